@@ -1,0 +1,38 @@
+package io.vnpu.kube.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code vnpu} command line: the example node agent and host tools.
+ *
+ * <p>Each subcommand is a class of its own in this package; add it to {@code subcommands}.
+ */
+@Command(
+    name = "vnpu",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
+    description = "Slice Huawei Ascend NPUs: memory quotas and AI-core shares per container, "
+        + "DCMI vNPU templates, and a kubelet device plugin speaking the HAMi protocol.",
+    subcommands = {
+        CommandLine.HelpCommand.class,
+    })
+public final class VnpuCli implements Runnable {
+
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  /** Builds the command line with its subcommands; tests use this to run commands in-process. */
+  public static CommandLine commandLine() {
+    return new CommandLine(new VnpuCli());
+  }
+
+  public static void main(String[] args) {
+    System.exit(commandLine().execute(args));
+  }
+}
