@@ -1,0 +1,52 @@
+package io.vnpu.kube.hami.alloc;
+
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * Host paths of a soft-split (hami-vnpu-core) node (protocol spec sections 4.3, 5.1). Container
+ * paths are fixed by hami-vnpu-core and are constants here.
+ *
+ * @param npuSmi            host {@code npu-smi} binary, mounted at the same path
+ * @param ascendInstallInfo host {@code /etc/ascend_install.info}
+ * @param driverLibDir      host {@code /usr/local/Ascend/driver/lib64/driver}
+ * @param driverVersionInfo host {@code /usr/local/Ascend/driver/version.info}
+ * @param limiterDir        host directory holding {@code libvnpu.so} and {@code ld.so.preload}
+ * @param sharedRegionDir   host directory of the per-card global registries
+ * @param hookPath          {@code HOOK_PATH}: root of the per-container {@code containers/} dirs
+ */
+public record SoftSplitLayout(String npuSmi, String ascendInstallInfo, String driverLibDir,
+    String driverVersionInfo, String limiterDir, String sharedRegionDir, Path hookPath) {
+  /** Container path of the limiter directory. */
+  public static final String CONTAINER_LIMITER_DIR = "/hami-vnpu-core";
+  /** Container path of the preload list. */
+  public static final String CONTAINER_LD_SO_PRELOAD = "/etc/ld.so.preload";
+  /** Container path of the shared (per-card registry) directory. */
+  public static final String CONTAINER_SHARED_REGION = "/hami-shared-region";
+  /** Container path of the per-container directory. */
+  public static final String CONTAINER_SHMEM_DIR = "/hami-vnpu-shmem";
+  /** Name of the per-container quota region file in that directory. */
+  public static final String LOCAL_SHMEM_FILE = "vnpu_local_shmem";
+
+  public SoftSplitLayout {
+    Objects.requireNonNull(npuSmi, "npuSmi");
+    Objects.requireNonNull(ascendInstallInfo, "ascendInstallInfo");
+    Objects.requireNonNull(driverLibDir, "driverLibDir");
+    Objects.requireNonNull(driverVersionInfo, "driverVersionInfo");
+    Objects.requireNonNull(limiterDir, "limiterDir");
+    Objects.requireNonNull(sharedRegionDir, "sharedRegionDir");
+    Objects.requireNonNull(hookPath, "hookPath");
+  }
+
+  /** The upstream paths, with {@code HOOK_PATH} as given (upstream default {@code /usr/local/hami-vnpu-core}). */
+  public static SoftSplitLayout upstream(Path hookPath) {
+    return new SoftSplitLayout("/usr/local/bin/npu-smi", "/etc/ascend_install.info",
+        "/usr/local/Ascend/driver/lib64/driver", "/usr/local/Ascend/driver/version.info",
+        "/usr/local/hami-vnpu-core", "/usr/local/hami-shared-region", hookPath);
+  }
+
+  /** Host directory of one container: {@code <HOOK_PATH>/containers/<podUID>_<containerName>}. */
+  public Path containerDir(String podUid, String containerName) {
+    return hookPath.resolve("containers").resolve(podUid + "_" + containerName);
+  }
+}

@@ -1,0 +1,99 @@
+package io.vnpu.kube.hami.alloc;
+
+import io.vnpu.api.model.Npu;
+import io.vnpu.api.model.Units;
+import io.vnpu.kube.hami.codec.ContainerDevice;
+import io.vnpu.kube.hami.codec.RuntimeInfo;
+import io.vnpu.kube.hami.devices.NodeDevices;
+import io.vnpu.kube.resource.AllocationException;
+import io.vnpu.kube.resource.ContainerAllocation;
+import io.vnpu.kube.resource.MountSpec;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+
+/**
+ * The soft-split (hami-vnpu-core) response (protocol spec section 4.3), pure: the eight mounts in
+ * upstream order, {@code ASCEND_VISIBLE_DEVICES}, {@code NPU_MEM_QUOTA} and {@code NPU_PRIORITY}
+ * from the first device that has them (what libvnpu reads), the first card's global registry
+ * {@code NPU_GLOBAL_SHM_PATH} and {@code NPU_LOCAL_SHM_PATH}. {@link #quotas} gives the per-device
+ * limits for the quota region (every device, not the first only: bug 9.6).
+ */
+public final class SoftSplitResponses {
+  private SoftSplitResponses() {}
+
+  /**
+   * @param containerDir host directory of this container ({@link SoftSplitLayout#containerDir})
+   * @throws AllocationException as {@link HardSplitResponses#build}
+   */
+  public static ContainerAllocation build(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
+      NodeDevices npus, String runtimeInfoKey, SoftSplitLayout layout, Path containerDir)
+      throws AllocationException {
+    List<Npu> resolved = HardSplitResponses.resolve(devices, npus, runtimeInfoKey);
+    Map<String, String> envs = new LinkedHashMap<>();
+    envs.put(AscendEnv.VISIBLE_DEVICES, HardSplitResponses.phyIds(resolved));
+    firstOf(devices, info, true).ifPresent(m -> envs.put(AscendEnv.NPU_MEM_QUOTA, Integer.toString(m)));
+    firstOf(devices, info, false).ifPresent(c -> envs.put(AscendEnv.NPU_PRIORITY, Integer.toString(c)));
+    envs.put(AscendEnv.NPU_GLOBAL_SHM_PATH, SoftSplitLayout.CONTAINER_SHARED_REGION + "/"
+        + resolved.get(0).phyId() + "_global_registry");
+    envs.put(AscendEnv.NPU_LOCAL_SHM_PATH,
+        SoftSplitLayout.CONTAINER_SHMEM_DIR + "/" + SoftSplitLayout.LOCAL_SHMEM_FILE);
+    return new ContainerAllocation(envs, mounts(layout, containerDir), List.of(), Map.of(), List.of());
+  }
+
+  /** The eight mounts of section 4.3, in order. */
+  public static List<MountSpec> mounts(SoftSplitLayout layout, Path containerDir) {
+    String limiterDir = layout.limiterDir();
+    return List.of(
+        new MountSpec(layout.npuSmi(), layout.npuSmi(), true),
+        new MountSpec(layout.ascendInstallInfo(), layout.ascendInstallInfo(), true),
+        new MountSpec(layout.driverLibDir(), layout.driverLibDir(), true),
+        new MountSpec(layout.driverVersionInfo(), layout.driverVersionInfo(), true),
+        new MountSpec(SoftSplitLayout.CONTAINER_LIMITER_DIR, limiterDir, true),
+        new MountSpec(SoftSplitLayout.CONTAINER_LD_SO_PRELOAD, limiterDir + "/ld.so.preload", true),
+        new MountSpec(SoftSplitLayout.CONTAINER_SHARED_REGION, layout.sharedRegionDir(), false),
+        new MountSpec(SoftSplitLayout.CONTAINER_SHMEM_DIR, containerDir.toString(), false));
+  }
+
+  /**
+   * Per-device limits: each device's RuntimeInfo {@code memory} (else the MiB the scheduler
+   * charged in devices-to-allocate, else unlimited) and {@code core} (else the charged percent).
+   *
+   * @throws AllocationException for negative or out-of-range values, naming the device
+   */
+  public static List<DeviceQuota> quotas(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
+      NodeDevices npus, String runtimeInfoKey) throws AllocationException {
+    List<Npu> resolved = HardSplitResponses.resolve(devices, npus, runtimeInfoKey);
+    List<DeviceQuota> out = new ArrayList<>(devices.size());
+    for (int i = 0; i < devices.size(); i++) {
+      ContainerDevice d = devices.get(i);
+      RuntimeInfo ri = info.get(d.uuid());
+      int memMib = ri != null && ri.memory().isPresent() ? ri.memory().getAsInt() : d.usedMemMib();
+      int core = ri != null && ri.core().isPresent() ? ri.core().getAsInt() : d.usedCores();
+      if (memMib < 0) {
+        throw new AllocationException("annotation " + runtimeInfoKey + ": memory " + memMib
+            + " MiB of device " + d.uuid() + " is negative");
+      }
+      if (core < 0 || core > 100) {
+        throw new AllocationException("annotation " + runtimeInfoKey + ": core " + core
+            + " of device " + d.uuid() + " is not a percent in 0..100");
+      }
+      out.add(new DeviceQuota(resolved.get(i).phyId(), d.uuid(), memMib * Units.MIB, core));
+    }
+    return out;
+  }
+
+  private static OptionalInt firstOf(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
+      boolean memory) {
+    for (ContainerDevice d : devices) {
+      RuntimeInfo ri = info.get(d.uuid());
+      if (ri == null) continue;
+      OptionalInt v = memory ? ri.memory() : ri.core();
+      if (v.isPresent()) return v;
+    }
+    return OptionalInt.empty();
+  }
+}

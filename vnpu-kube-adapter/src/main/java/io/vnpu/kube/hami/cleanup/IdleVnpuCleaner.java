@@ -1,0 +1,83 @@
+package io.vnpu.kube.hami.cleanup;
+
+import io.vnpu.api.model.Npu;
+import io.vnpu.api.model.Vnpu;
+import io.vnpu.api.spi.DeviceException;
+import io.vnpu.api.spi.DeviceManager;
+import io.vnpu.kube.hami.devices.NodeDevices;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Idle hard-vNPU cleanup (protocol spec section 6.4): reclaims vNPUs no container uses, e.g. left
+ * behind by a reboot or by a container that failed to start, but only after they have been idle
+ * for the whole grace period. Errors of one NPU are logged and the others still scanned.
+ */
+public final class IdleVnpuCleaner {
+  private static final Logger LOG = LoggerFactory.getLogger(IdleVnpuCleaner.class);
+
+  private final DeviceManager deviceManager;
+  private final Supplier<NodeDevices> devices;
+  private final VnpuIdleTracker tracker;
+  private final Clock clock;
+  private final Duration grace;
+
+  /**
+   * @param grace how long a vNPU must be seen idle (or, for one created here, exist unused)
+   *     before it is destroyed; covers image pulls between Allocate and container start
+   */
+  public IdleVnpuCleaner(DeviceManager deviceManager, Supplier<NodeDevices> devices,
+      VnpuIdleTracker tracker, Clock clock, Duration grace) {
+    this.deviceManager = Objects.requireNonNull(deviceManager, "deviceManager");
+    this.devices = Objects.requireNonNull(devices, "devices");
+    this.tracker = Objects.requireNonNull(tracker, "tracker");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.grace = Objects.requireNonNull(grace, "grace");
+    if (grace.isNegative()) throw new IllegalArgumentException("grace must be >= 0: " + grace);
+  }
+
+  /**
+   * One scan over every NPU of the node.
+   *
+   * @return the vNPUs destroyed
+   */
+  public List<VnpuKey> runOnce() {
+    List<VnpuKey> destroyed = new ArrayList<>();
+    for (Npu npu : devices.get().npus()) {
+      List<Vnpu> vnpus;
+      try {
+        vnpus = deviceManager.listVnpus(npu.logicId());
+      } catch (DeviceException e) {
+        LOG.warn("idle vNPU cleanup: list vNPUs of NPU {} (logic ID {}) failed: {}",
+            npu.uuid(), npu.logicId(), e.getMessage());
+        continue;
+      }
+      Set<VnpuKey> existing = new HashSet<>();
+      for (Vnpu v : vnpus) {
+        VnpuKey key = new VnpuKey(npu.logicId(), v.vnpuId(), v.templateName());
+        existing.add(key);
+        if (!tracker.observe(key, v.inUse(), clock.instant(), grace)) continue;
+        try {
+          deviceManager.destroyVnpu(npu.logicId(), v.vnpuId());
+          tracker.forget(key);
+          existing.remove(key);
+          destroyed.add(key);
+          LOG.info("destroyed idle vNPU {} ({}) on NPU {}", v.vnpuId(), v.templateName(), npu.uuid());
+        } catch (DeviceException e) {
+          LOG.warn("idle vNPU cleanup: destroy vNPU {} on NPU {} failed: {}", v.vnpuId(), npu.uuid(),
+              e.getMessage());
+        }
+      }
+      tracker.retainOnDevice(npu.logicId(), existing);
+    }
+    return destroyed;
+  }
+}

@@ -1,0 +1,26 @@
+package io.vnpu.kube.hami.config;
+
+import java.util.Set;
+
+/**
+ * This node's settings: the global {@code vnpus.hamiVnpuCore} switch resolved against the node's
+ * {@code node-config.yaml} entry (protocol spec section 5.4).
+ *
+ * @param hamiVnpuCore    true when the node soft-slices (hami-vnpu-core mode)
+ * @param vDeviceCount    node override of VDeviceCount, 0 when not set
+ * @param filterUuids     die-ID UUIDs hidden from the scheduler and the kubelet
+ * @param filterCardIds   DCMI card IDs hidden likewise ({@code filterDevices.index})
+ */
+public record HamiNodeSettings(boolean hamiVnpuCore, int vDeviceCount, Set<String> filterUuids,
+    Set<Integer> filterCardIds) {
+  public HamiNodeSettings {
+    if (vDeviceCount < 0) throw new IllegalArgumentException("vDeviceCount must be >= 0: " + vDeviceCount);
+    filterUuids = Set.copyOf(filterUuids);
+    filterCardIds = Set.copyOf(filterCardIds);
+  }
+
+  /** A node without a node-config entry. */
+  public static HamiNodeSettings defaults(boolean globalHamiVnpuCore) {
+    return new HamiNodeSettings(globalHamiVnpuCore, 0, Set.of(), Set.of());
+  }
+}

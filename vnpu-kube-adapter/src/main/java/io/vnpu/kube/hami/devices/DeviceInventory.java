@@ -1,0 +1,77 @@
+package io.vnpu.kube.hami.devices;
+
+import io.vnpu.api.model.DeviceHealth;
+import io.vnpu.api.model.Npu;
+import io.vnpu.api.spi.DeviceException;
+import io.vnpu.api.spi.DeviceManager;
+import io.vnpu.kube.hami.config.HamiNodeSettings;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node's current NPUs and their health, read from the {@link DeviceManager}. Every
+ * {@link #refresh()} reads health live for every NPU, so a device that recovers is republished
+ * (upstream only refreshes while something is unhealthy, bug 9.3). Thread-safe.
+ */
+public final class DeviceInventory {
+  private static final Logger LOG = LoggerFactory.getLogger(DeviceInventory.class);
+
+  private final DeviceManager deviceManager;
+  private final HamiNodeSettings node;
+  private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+  private volatile NodeDevices current = NodeDevices.EMPTY;
+
+  public DeviceInventory(DeviceManager deviceManager, HamiNodeSettings node) {
+    this.deviceManager = Objects.requireNonNull(deviceManager, "deviceManager");
+    this.node = Objects.requireNonNull(node, "node");
+  }
+
+  /** The last successfully read snapshot (empty before the first refresh). */
+  public NodeDevices current() {
+    return current;
+  }
+
+  /**
+   * Re-reads the NPU list and each NPU's health; listeners run when the set of NPUs or any health
+   * changed. On a driver error the previous snapshot is kept.
+   *
+   * @return the new snapshot
+   * @throws DeviceException when the NPU list cannot be read
+   */
+  public NodeDevices refresh() {
+    List<Npu> found = deviceManager.discover();
+    List<Npu> kept = new ArrayList<>(found.size());
+    for (Npu n : found) {
+      if (node.filterUuids().contains(n.uuid()) || node.filterCardIds().contains(n.cardId())) continue;
+      DeviceHealth h = deviceManager.health(n.logicId());
+      kept.add(n.withHealth(h));
+      if (!h.healthy()) LOG.warn("NPU {} (logic ID {}) unhealthy: {}", n.uuid(), n.logicId(), h.reason());
+    }
+    NodeDevices next = new NodeDevices(kept);
+    NodeDevices previous = current;
+    current = next;
+    if (!next.healthByUuid().equals(previous.healthByUuid())) {
+      LOG.info("NPU set or health changed: {}", next.healthByUuid());
+      for (Runnable l : listeners) {
+        try {
+          l.run();
+        } catch (RuntimeException e) {
+          // one broken listener must not stop health publication for the others
+          LOG.error("device change listener failed", e);
+        }
+      }
+    }
+    return next;
+  }
+
+  /** Adds a change listener; close the handle to remove it. */
+  public AutoCloseable watch(Runnable onChange) {
+    Objects.requireNonNull(onChange, "onChange");
+    listeners.add(onChange);
+    return () -> listeners.remove(onChange);
+  }
+}

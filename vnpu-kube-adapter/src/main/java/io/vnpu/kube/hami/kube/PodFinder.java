@@ -1,0 +1,147 @@
+package io.vnpu.kube.hami.kube;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.vnpu.kube.hami.HamiNames;
+import io.vnpu.kube.hami.codec.HamiFormatException;
+import io.vnpu.kube.hami.codec.NodeLock;
+import io.vnpu.kube.resource.AllocationException;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Finds the pod an Allocate call is for (protocol spec section 3.4), stricter than upstream
+ * (bug 9.2): the pod named by the node lock {@code hami.io/mutex.lock} is used only if it is
+ * Pending, on this node and still has devices of this chip to allocate; otherwise the fallback
+ * takes, among this node's Pending pods with {@code hami.io/bind-time},
+ * {@code hami.io/bind-phase} {@code allocating} or {@code success}, {@code hami.io/vgpu-node} =
+ * this node and devices still to allocate, the one with the oldest bind time (API order breaks
+ * ties only after creation time and name).
+ */
+public final class PodFinder {
+  private static final Logger LOG = LoggerFactory.getLogger(PodFinder.class);
+
+  private final KubernetesClient client;
+  private final String nodeName;
+  private final HamiNames names;
+
+  public PodFinder(KubernetesClient client, String nodeName, HamiNames names) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.nodeName = Objects.requireNonNull(nodeName, "nodeName");
+    this.names = Objects.requireNonNull(names, "names");
+  }
+
+  /**
+   * @throws AllocationException {@code get pending pod: ...} when the node cannot be read or the
+   *     lock value is malformed; {@code no binding pod found on node <node>} when nothing matches
+   */
+  public FoundPod find() throws AllocationException {
+    Node node;
+    try {
+      node = client.nodes().withName(nodeName).get();
+    } catch (KubernetesClientException e) {
+      throw new AllocationException("get pending pod: get node " + nodeName + ": " + e.getMessage(), e);
+    }
+    if (node == null) throw new AllocationException("get pending pod: node " + nodeName + " not found");
+    Optional<NodeLock> lock = Optional.empty();
+    String lockValue = annotations(node.getMetadata().getAnnotations()).get(HamiNames.NODE_LOCK);
+    if (lockValue != null) {
+      try {
+        lock = Optional.of(NodeLock.parse(lockValue));
+      } catch (HamiFormatException e) {
+        throw new AllocationException("get pending pod: node " + nodeName + ": " + e.getMessage(), e);
+      }
+      if (lock.get().owner().isPresent()) {
+        Optional<Pod> owner = lockOwner(lock.get());
+        if (owner.isPresent()) return new FoundPod(owner.get(), lock);
+      }
+    }
+    Pod pod = fallback();
+    // a lock may only be released by the pod it names; a legacy lock has no owner to check
+    boolean ours = lock.isPresent() && lock.get().owner()
+        .map(o -> o.equals(pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName()))
+        .orElse(true);
+    return new FoundPod(pod, ours ? lock : Optional.empty());
+  }
+
+  private Optional<Pod> lockOwner(NodeLock lock) throws AllocationException {
+    Pod pod;
+    try {
+      pod = client.pods().inNamespace(lock.namespace()).withName(lock.podName()).get();
+    } catch (KubernetesClientException e) {
+      throw new AllocationException("get pending pod: get pod " + lock.owner().orElseThrow()
+          + " named by " + HamiNames.NODE_LOCK + ": " + e.getMessage(), e);
+    }
+    if (pod == null) {
+      LOG.warn("node lock names pod {} which does not exist; falling back", lock.owner().orElseThrow());
+      return Optional.empty();
+    }
+    Optional<String> why = unsuitable(pod, false);
+    if (why.isPresent()) {
+      LOG.warn("node lock names pod {} but {}; falling back", lock.owner().orElseThrow(), why.get());
+      return Optional.empty();
+    }
+    return Optional.of(pod);
+  }
+
+  private Pod fallback() throws AllocationException {
+    List<Pod> pods;
+    try {
+      pods = client.pods().inAnyNamespace().withField("spec.nodeName", nodeName).list().getItems();
+    } catch (KubernetesClientException e) {
+      throw new AllocationException("get pending pod: list pods on node " + nodeName + ": " + e.getMessage(), e);
+    }
+    return pods.stream()
+        .filter(p -> nodeName.equals(p.getSpec() == null ? null : p.getSpec().getNodeName()))
+        .filter(p -> unsuitable(p, true).isEmpty())
+        .min(Comparator.comparingLong(PodFinder::bindTime)
+            .thenComparing(p -> Objects.toString(p.getMetadata().getCreationTimestamp(), ""))
+            .thenComparing(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName()))
+        .orElseThrow(() -> new AllocationException("no binding pod found on node " + nodeName));
+  }
+
+  /** Why the pod cannot be the one being bound, empty when it can. */
+  private Optional<String> unsuitable(Pod pod, boolean requireSchedulerAnnotations) {
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    if (!"Pending".equals(phase)) return Optional.of("its phase is " + phase);
+    Map<String, String> a = annotations(pod.getMetadata().getAnnotations());
+    String specNode = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+    if (!nodeName.equals(specNode) && !nodeName.equals(a.get(HamiNames.VGPU_NODE))) {
+      return Optional.of("it is not on node " + nodeName);
+    }
+    String phaseAnno = a.get(HamiNames.BIND_PHASE);
+    if ("failed".equals(phaseAnno)) return Optional.of("its bind-phase is failed");
+    if (requireSchedulerAnnotations) {
+      if (!a.containsKey(HamiNames.BIND_TIME)) return Optional.of("it has no " + HamiNames.BIND_TIME);
+      if (!"allocating".equals(phaseAnno) && !"success".equals(phaseAnno)) {
+        return Optional.of("its bind-phase is " + phaseAnno);
+      }
+      if (!nodeName.equals(a.get(HamiNames.VGPU_NODE))) return Optional.of("its vgpu-node is not " + nodeName);
+    }
+    String pending = a.get(names.devicesToAllocate());
+    if (pending == null || pending.chars().allMatch(c -> c == ';')) {
+      return Optional.of("it has no " + names.devicesToAllocate() + " left");
+    }
+    return Optional.empty();
+  }
+
+  private static long bindTime(Pod p) {
+    String t = annotations(p.getMetadata().getAnnotations()).get(HamiNames.BIND_TIME);
+    try {
+      return Long.parseLong(t);
+    } catch (NumberFormatException e) {
+      return Long.MAX_VALUE;
+    }
+  }
+
+  private static Map<String, String> annotations(Map<String, String> a) {
+    return a == null ? Map.of() : a;
+  }
+}
