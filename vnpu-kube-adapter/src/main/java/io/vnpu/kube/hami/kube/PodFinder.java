@@ -9,7 +9,7 @@ import io.vnpu.kube.hami.codec.HamiFormatException;
 import io.vnpu.kube.hami.codec.NodeLock;
 import io.vnpu.kube.resource.AllocationException;
 import java.util.Comparator;
-import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -22,8 +22,9 @@ import org.slf4j.LoggerFactory;
  * Pending, on this node and still has devices of this chip to allocate; otherwise the fallback
  * takes, among this node's Pending pods with {@code hami.io/bind-time},
  * {@code hami.io/bind-phase} {@code allocating} or {@code success}, {@code hami.io/vgpu-node} =
- * this node and devices still to allocate, the one with the oldest bind time (API order breaks
- * ties only after creation time and name).
+ * this node and devices still to allocate, the one with the oldest bind time (then creation
+ * time, then name: never API order). Candidates are listed by field {@code spec.nodeName} and by
+ * the scheduler's label {@code hami.io/vgpu-node}.
  */
 public final class PodFinder {
   private static final Logger LOG = LoggerFactory.getLogger(PodFinder.class);
@@ -92,13 +93,20 @@ public final class PodFinder {
   }
 
   private Pod fallback() throws AllocationException {
-    List<Pod> pods;
+    Map<String, Pod> pods = new LinkedHashMap<>();
     try {
-      pods = client.pods().inAnyNamespace().withField("spec.nodeName", nodeName).list().getItems();
+      // upstream lists by spec.nodeName; the scheduler also labels its pods hami.io/vgpu-node, which
+      // finds them where field selectors are unsupported (and costs one more list only here)
+      for (Pod p : client.pods().inAnyNamespace().withField("spec.nodeName", nodeName).list().getItems()) {
+        pods.put(p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(), p);
+      }
+      for (Pod p : client.pods().inAnyNamespace().withLabel(HamiNames.VGPU_NODE, nodeName).list().getItems()) {
+        pods.putIfAbsent(p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(), p);
+      }
     } catch (KubernetesClientException e) {
       throw new AllocationException("get pending pod: list pods on node " + nodeName + ": " + e.getMessage(), e);
     }
-    return pods.stream()
+    return pods.values().stream()
         .filter(p -> nodeName.equals(p.getSpec() == null ? null : p.getSpec().getNodeName()))
         .filter(p -> unsuitable(p, true).isEmpty())
         .min(Comparator.comparingLong(PodFinder::bindTime)

@@ -1,0 +1,106 @@
+package io.vnpu.kube.hami;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vnpu.api.spi.DeviceException;
+import io.vnpu.api.spi.DeviceManager;
+import io.vnpu.kube.hami.alloc.ContainerResponder;
+import io.vnpu.kube.hami.bind.HamiAllocator;
+import io.vnpu.kube.hami.cleanup.IdleVnpuCleaner;
+import io.vnpu.kube.hami.cleanup.VnpuIdleTracker;
+import io.vnpu.kube.hami.codec.DevicesToAllocateCodec;
+import io.vnpu.kube.hami.codec.RegisterAnnotationCodec;
+import io.vnpu.kube.hami.config.HamiChipSettings;
+import io.vnpu.kube.hami.config.HamiNodeSettings;
+import io.vnpu.kube.hami.devices.DeviceInventory;
+import io.vnpu.kube.hami.kube.NodeRegistrar;
+import io.vnpu.kube.hami.kube.PodBindingClient;
+import io.vnpu.kube.hami.kube.PodFinder;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HAMi side of one node agent, wired: the {@link HamiResourceManager} for the gRPC device
+ * plugin, the health-and-register loop and the idle hard-vNPU cleanup.
+ */
+public final class HamiComponents implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(HamiComponents.class);
+
+  private final DeviceInventory inventory;
+  private final HamiResourceManager resourceManager;
+  private final RegisterLoop registerLoop;
+  private final IdleVnpuCleaner idleCleaner;
+  private final Scheduler scheduler;
+  private final HamiOptions options;
+  private volatile boolean closed;
+
+  /**
+   * @param scheduler runs the periodic tasks; the agent passes one backed by a
+   *     {@code ScheduledExecutorService}
+   */
+  public HamiComponents(KubernetesClient client, DeviceManager deviceManager, HamiChipSettings chip,
+      HamiNodeSettings node, HamiOptions options, Clock clock, Scheduler scheduler) {
+    this.options = Objects.requireNonNull(options, "options");
+    this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+    HamiNames names = new HamiNames(chip.commonWord());
+    inventory = new DeviceInventory(deviceManager, node);
+    VnpuIdleTracker tracker = new VnpuIdleTracker();
+    ContainerResponder responder = new ContainerResponder(names, node.hamiVnpuCore(), options.hardSplit(),
+        deviceManager, tracker, options.softLayout(), options.regions(), clock);
+    HamiAllocator allocator = new HamiAllocator(new PodFinder(client, options.nodeName(), names),
+        new PodBindingClient(client, options.nodeName()), names,
+        new DevicesToAllocateCodec(options.decodeVariant()), inventory::current, responder);
+    resourceManager = new HamiResourceManager(chip, node, inventory, allocator);
+    registerLoop = new RegisterLoop(inventory,
+        new NodeRegistrar(client, options.nodeName(), names,
+            new RegisterAnnotationCodec(options.emitDevicePairScore()), clock, options.reportTimeOffset()),
+        chip, node, scheduler, options.registerPeriod(), options.retryDelay());
+    idleCleaner = new IdleVnpuCleaner(deviceManager, inventory::current, tracker, clock, options.idleVnpuGrace());
+  }
+
+  public HamiResourceManager resourceManager() {
+    return resourceManager;
+  }
+
+  public DeviceInventory inventory() {
+    return inventory;
+  }
+
+  public RegisterLoop registerLoop() {
+    return registerLoop;
+  }
+
+  public IdleVnpuCleaner idleCleaner() {
+    return idleCleaner;
+  }
+
+  /**
+   * Reads the devices once (so the kubelet gets a list at registration), then starts the register
+   * loop (first round after 1 s) and the idle cleanup (every {@code checkIdleVnpuInterval}).
+   *
+   * @throws DeviceException when the first device read fails
+   */
+  public void start() {
+    inventory.refresh();
+    registerLoop.start(Duration.ofSeconds(1));
+    scheduler.schedule(this::cleanupTick, Duration.ZERO);
+  }
+
+  private void cleanupTick() {
+    if (closed) return;
+    try {
+      idleCleaner.runOnce();
+    } catch (RuntimeException e) {
+      LOG.error("idle vNPU cleanup failed", e);
+    }
+    if (!closed) scheduler.schedule(this::cleanupTick, options.checkIdleVnpuInterval());
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    registerLoop.close();
+  }
+}
