@@ -6,10 +6,14 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import java.util.List;
 import java.util.Map;
 
-/** Nodes and pods as the HAMi scheduler leaves them at Bind. */
+/**
+ * Nodes and pods as the HAMi scheduler leaves them at Bind. Created with create-or-update: on a
+ * loaded machine the client may retry a POST that timed out but was stored.
+ */
 final class KubeFixtures {
   static final String NODE = "node-1";
 
@@ -17,7 +21,7 @@ final class KubeFixtures {
 
   static Node node(KubernetesClient client, Map<String, String> annotations) {
     return client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE)
-        .withAnnotations(annotations).endMetadata().build()).create();
+        .withAnnotations(annotations).endMetadata().build()).createOr(NonDeletingOperation::update);
   }
 
   /**
@@ -36,7 +40,7 @@ final class KubeFixtures {
         .withInitContainers(initContainers.stream().map(c -> new ContainerBuilder().withName(c).withImage("busybox").build()).toList())
         .withContainers(containers.stream().map(c -> new ContainerBuilder().withName(c).withImage("busybox").build()).toList())
         .endSpec().withNewStatus().withPhase("Pending").endStatus().build();
-    return client.pods().inNamespace("default").resource(p).create();
+    return client.pods().inNamespace("default").resource(p).createOr(NonDeletingOperation::update);
   }
 
   static Map<String, String> podAnnotations(KubernetesClient client, String name) {

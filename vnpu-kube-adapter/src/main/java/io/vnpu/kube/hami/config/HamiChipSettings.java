@@ -1,5 +1,6 @@
 package io.vnpu.kube.hami.config;
 
+import io.vnpu.api.config.ChipConfig;
 import io.vnpu.api.model.VnpuTemplate;
 import java.util.Comparator;
 import java.util.List;
@@ -28,5 +29,11 @@ public record HamiChipSettings(String chipName, String commonWord, String resour
           + " must be in 1.." + Integer.MAX_VALUE + " MiB: " + memoryAllocatableMib);
     }
     templates = templates.stream().sorted(Comparator.comparingLong(VnpuTemplate::memoryMib)).toList();
+  }
+
+  /** The plugin's view of a loaded {@code vnpus.configs[]} entry. */
+  public static HamiChipSettings from(ChipConfig c) {
+    return new HamiChipSettings(c.chipName(), c.commonWord(), c.resourceName(), c.memoryAllocatableMib(),
+        c.memoryCapacityMib(), c.chip().aiCores(), c.templates());
   }
 }

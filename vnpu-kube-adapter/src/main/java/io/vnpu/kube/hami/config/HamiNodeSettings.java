@@ -1,5 +1,9 @@
 package io.vnpu.kube.hami.config;
 
+import io.vnpu.api.config.DeviceConfig;
+import io.vnpu.api.config.NodeSettings;
+import java.util.HashSet;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -22,5 +26,17 @@ public record HamiNodeSettings(boolean hamiVnpuCore, int vDeviceCount, Set<Strin
   /** A node without a node-config entry. */
   public static HamiNodeSettings defaults(boolean globalHamiVnpuCore) {
     return new HamiNodeSettings(globalHamiVnpuCore, 0, Set.of(), Set.of());
+  }
+
+  /**
+   * This node's settings from the loaded configs: the node entry's {@code hami-vnpu-core} when
+   * present, else the global {@code vnpus.hamiVnpuCore} (upstream treats a missing key as false,
+   * bug 9.4), its {@code vDeviceCount} and {@code filterDevices}.
+   */
+  public static HamiNodeSettings from(DeviceConfig global, Optional<NodeSettings> node) {
+    if (node.isEmpty()) return defaults(global.hamiVnpuCore());
+    NodeSettings n = node.get();
+    return new HamiNodeSettings(n.hamiVnpuCore(global.hamiVnpuCore()), n.vDeviceCount(),
+        new HashSet<>(n.filterDevices().uuids()), new HashSet<>(n.filterDevices().cardIds()));
   }
 }
