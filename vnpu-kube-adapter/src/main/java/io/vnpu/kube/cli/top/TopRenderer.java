@@ -67,7 +67,7 @@ public final class TopRenderer {
   }
 
   private static String share(Double pct) {
-    return pct == null ? "  -  " : String.format(Locale.ROOT, "%.1f%%", pct);
+    return pct == null ? "-" : String.format(Locale.ROOT, "%.1f%%", pct);
   }
 
   private static String truncate(String s) {

@@ -45,8 +45,8 @@ class TopViewTest {
         "SLICE            NPU  MEMORY                 USED/LIMIT            AI-CORE ach/tgt WEIGHT",
         "demo-a             0  [#####...............] 4.0 GiB / 16.0 GiB    25.0% / 25.0%   w1",
         "  pid 1201        4.0 GiB  npu-burn launch --ms 2",
-        "demo-b             0  [....................] 0 B / 32.0 GiB        -   / 75.0%   w3",
-        "old                2  [....................] 0 B / unlimited       -   / 0.0%    w1  STALE (owner 4242 gone)");
+        "demo-b             0  [....................] 0 B / 32.0 GiB        - / 75.0%       w3",
+        "old                2  [....................] 0 B / unlimited       - / 0.0%        w1  STALE (owner 4242 gone)");
   }
 
   @Test
@@ -91,8 +91,8 @@ class TopViewTest {
   void shareMeterMeasuresBusyOverWallBetweenReadings() {
     ShareMeter m = new ShareMeter();
     assertThat(m.record("a", 1_000, 0)).isNull();
-    assertThat(m.record("a", 251_000_000, 1_000_000_000)).isCloseTo(25.0, org.assertj.core.data.Offset.offset(1e-9));
-    assertThat(m.record("a", 251_000_000, 1_000_000_000)).isNull(); // no time elapsed
+    assertThat(m.record("a", 250_001_000, 1_000_000_000)).isCloseTo(25.0, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(m.record("a", 250_001_000, 1_000_000_000)).isNull(); // no time elapsed
     assertThat(m.record("a", 10, 2_000_000_000)).isNull();           // counter went back: re-created
     assertThat(m.record("a", 2_000_000_010, 3_000_000_000L)).isEqualTo(100.0); // clamped
     m.retainOnly(java.util.Set.of());

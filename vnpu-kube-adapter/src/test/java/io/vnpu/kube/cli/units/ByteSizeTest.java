@@ -26,7 +26,7 @@ class ByteSizeTest {
       "8GB|'8GB' is not a size: write a quantity such as 8Gi or 512Mi, or an integer number of MiB",
       "-1Gi|'-1Gi' is not a size: write a quantity such as 8Gi or 512Mi, or an integer number of MiB",
       "0Gi|'0Gi' must be larger than 0",
-      "0.5k|'0.5k' is not a whole number of bytes",
+      "0.1Ki|'0.1Ki' is not a whole number of bytes",
       "99999999Ti|'99999999Ti' is larger than 2^63 bytes"})
   void rejectsWithTheReason(String text, String message) {
     assertThatThrownBy(() -> ByteSize.parseBytes(text))
