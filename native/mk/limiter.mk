@@ -33,3 +33,11 @@ $(B)/limiter/region_client: limiter/tests/region_client.c $(LIMITER_CORE) $(LIMI
 	$(CC) $(CFLAGS) -o $@ limiter/tests/region_client.c $(LIMITER_CORE) $(LDFLAGS) $(LDLIBS)
 
 TARGETS += $(B)/limiter/region_client
+
+# end to end on the simulated CANN runtime (needs npu-burn from mk/cann-sim.mk)
+$(B)/limiter/test_limiter.sh: limiter/tests/test_limiter.sh $(B)/libvnpu.so $(B)/npu-burn
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+TARGETS += $(B)/limiter/test_limiter.sh
+TESTS   += $(B)/limiter/test_limiter.sh
