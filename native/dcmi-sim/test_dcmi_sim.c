@@ -1,0 +1,250 @@
+/* Native tests of the simulated libdcmi.so through its public API (linked like a real client). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "dcmi_interface_api.h"
+
+static int failures;
+static char g_build[512];
+static char g_root[600];
+
+#define CHECK(cond, ...)                                                     \
+    do {                                                                     \
+        if (!(cond)) {                                                       \
+            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);  \
+            fprintf(stderr, __VA_ARGS__);                                    \
+            fputc('\n', stderr);                                             \
+            failures++;                                                      \
+        }                                                                    \
+    } while (0)
+
+static int ctl(const char *args) {
+    char cmd[1200];
+    snprintf(cmd, sizeof(cmd), "'%s/vnpu-sim-ctl' %s >/dev/null", g_build, args);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void use_profile(const char *profile, const char *root_name) {
+    setenv("VNPU_SIM_PROFILE", profile, 1);
+    snprintf(g_root, sizeof(g_root), "%s/%s", getenv("VNPU_TEST_TMP"), root_name);
+    setenv("VNPU_SIM_ROOT", g_root, 1);
+    CHECK(dcmi_init() == 0, "init %s", profile);
+}
+
+struct expect {
+    const char *profile;
+    int cards, chips_per_card;
+    const char *chip;
+    unsigned aic;
+    int hbm; /* 1 when dcmi_get_device_hbm_info works */
+};
+
+static void discovery(const struct expect *e) {
+    use_profile(e->profile, e->profile);
+    int cards[64], n = -1;
+    CHECK(dcmi_get_card_list(&n, cards, 64) == 0 && n == e->cards, "%s card count %d", e->profile, n);
+    int logic_seen = 0;
+    for (int i = 0; i < n; i++) {
+        int dn = 0;
+        CHECK(dcmi_get_device_num_in_card(cards[i], &dn) == 0 && dn == e->chips_per_card, "%s chips in card %d: %d",
+              e->profile, cards[i], dn);
+        for (int d = 0; d < dn; d++) {
+            int logic = -1, card2 = -1, dev2 = -1;
+            unsigned phy = 0, logic2 = 99;
+            CHECK(dcmi_get_device_logic_id(&logic, cards[i], d) == 0 && logic == logic_seen, "%s logic %d",
+                  e->profile, logic);
+            logic_seen++;
+            CHECK(dcmi_get_card_id_device_id_from_logicid(&card2, &dev2, (unsigned)logic) == 0 && card2 == cards[i] &&
+                      dev2 == d,
+                  "%s card/dev of logic %d", e->profile, logic);
+            CHECK(dcmi_get_device_phyid_from_logicid((unsigned)logic, &phy) == 0, "phy");
+            CHECK(dcmi_get_device_logicid_from_phyid(phy, &logic2) == 0 && (int)logic2 == logic, "%s phy %u->%u",
+                  e->profile, phy, logic2);
+            struct dcmi_chip_info_v2 ci;
+            CHECK(dcmi_get_device_chip_info_v2(cards[i], d, &ci) == 0 && strcmp((char *)ci.chip_name, e->chip) == 0 &&
+                      ci.aicore_cnt == e->aic && strcmp((char *)ci.chip_type, "Ascend") == 0,
+                  "%s chip info %s", e->profile, ci.chip_name);
+            struct dcmi_hbm_info hbm;
+            int rc = dcmi_get_device_hbm_info(cards[i], d, &hbm);
+            CHECK(e->hbm ? rc == 0 && hbm.memory_size > 0 : rc == DCMI_ERR_NOT_SUPPORT, "%s hbm rc %d", e->profile,
+                  rc);
+            struct dcmi_die_id die;
+            CHECK(dcmi_get_device_die_v2(cards[i], d, VDIE, &die) == 0, "die");
+            unsigned health = 9;
+            CHECK(dcmi_get_device_health(cards[i], d, &health) == 0 && health == 0, "%s health %u", e->profile,
+                  health);
+        }
+    }
+    int bad = 0;
+    CHECK(dcmi_get_device_num_in_card(63, &bad) == DCMI_ERR_INVALID_DEVICE_ID, "unknown card");
+    CHECK(dcmi_get_device_health(cards[0], 3, NULL) == DCMI_ERR_INVALID_PARAMETER ||
+              dcmi_get_device_health(cards[0], 3, NULL) == DCMI_ERR_INVALID_DEVICE_ID,
+          "bad args");
+}
+
+static int create(int card, int dev, const char *tmpl, unsigned *id) {
+    struct dcmi_create_vdev_res_stru in;
+    struct dcmi_create_vdev_out out;
+    memset(&in, 0, sizeof(in));
+    in.vdev_id = DCMI_VDEV_ID_AUTO;
+    in.vfg_id = DCMI_VDEV_ID_AUTO;
+    snprintf(in.template_name, sizeof(in.template_name), "%s", tmpl);
+    int rc = dcmi_create_vdevice(card, dev, &in, &out);
+    if (rc == 0) *id = out.vdev_id;
+    return rc;
+}
+
+static void vnpu_lifecycle(void) {
+    use_profile("910B3x8", "vnpu");
+    /* logic 4 = card 8 (non-contiguous), phy 4: vNPU IDs from 4*16+100 = 164 */
+    unsigned ids[5] = {0};
+    for (int i = 0; i < 4; i++) CHECK(create(8, 0, "vir05_1c_16g", &ids[i]) == 0 && ids[i] == 164u + i, "id %u", ids[i]);
+    CHECK(create(8, 0, "vir05_1c_16g", &ids[4]) == DCMI_ERR_RESOURCE_OCCUPIED, "exhausted chip accepted a vNPU");
+    CHECK(create(8, 0, "vir03_1c_8g", &ids[4]) == DCMI_ERR_INVALID_PARAMETER, "foreign template accepted");
+
+    struct dcmi_soc_free_resource fr;
+    unsigned size = sizeof(fr);
+    CHECK(dcmi_get_device_info(8, 0, DCMI_MAIN_CMD_VDEV_MNG, DCMI_VMNG_SUB_CMD_GET_FREE_RESOURCE, &fr, &size) == 0 &&
+              fr.computing.aic == 0.0f && fr.computing.memory_size == 0,
+          "free after 4 vNPUs: %f", fr.computing.aic);
+
+    /* destroy frees; ID reuse is lowest-first */
+    CHECK(dcmi_set_destroy_vdevice(8, 0, 165) == 0, "destroy 165");
+    CHECK(dcmi_set_destroy_vdevice(8, 0, 164) == 0, "destroy 164");
+    size = sizeof(fr);
+    CHECK(dcmi_get_device_info(8, 0, DCMI_MAIN_CMD_VDEV_MNG, DCMI_VMNG_SUB_CMD_GET_FREE_RESOURCE, &fr, &size) == 0 &&
+              fr.computing.aic == 10.0f && fr.computing.memory_size == 32768 && fr.computing.device_aicpu == 5,
+          "free after destroy: %f %llu", fr.computing.aic, (unsigned long long)fr.computing.memory_size);
+    unsigned id = 0;
+    CHECK(create(8, 0, "vir05_1c_16g", &id) == 0 && id == 164, "reuse lowest: %u", id);
+
+    /* in use: -8020 */
+    CHECK(ctl("use 4 166 1") == 0, "ctl use");
+    CHECK(dcmi_set_destroy_vdevice(8, 0, 166) == DCMI_ERR_RESOURCE_OCCUPIED, "destroyed an in-use vNPU");
+    struct dcmi_vdev_query_stru q;
+    memset(&q, 0, sizeof(q));
+    q.vdev_id = 166;
+    size = sizeof(q);
+    CHECK(dcmi_get_device_info(8, 0, DCMI_MAIN_CMD_VDEV_MNG, DCMI_VMNG_SUB_CMD_GET_VDEV_RESOURCE, &q, &size) == 0 &&
+              strcmp(q.query_info.name, "vir05_1c_16g") == 0 && q.query_info.is_container_used == 1 &&
+              q.query_info.computing.aic == 5.0f && q.query_info.computing.memory_size == 16384,
+          "query 166: %s used=%u", q.query_info.name, q.query_info.is_container_used);
+    CHECK(ctl("use 4 166 0") == 0, "ctl unuse");
+    CHECK(dcmi_set_destroy_vdevice(8, 0, 166) == 0, "destroy after release");
+    CHECK(dcmi_set_destroy_vdevice(8, 0, 166) == DCMI_ERR_INVALID_DEVICE_ID, "double destroy");
+    char node[700];
+    snprintf(node, sizeof(node), "%s/dev/vdavinci164", g_root);
+    CHECK(access(node, F_OK) == 0, "device node %s", node);
+
+    struct dcmi_soc_total_resource tot;
+    size = sizeof(tot);
+    CHECK(dcmi_get_device_info(8, 0, DCMI_MAIN_CMD_VDEV_MNG, DCMI_VMNG_SUB_CMD_GET_TOTAL_RESOURCE, &tot, &size) == 0 &&
+              tot.vdev_num == 2 && tot.vdev_id[0] == 164 && tot.vdev_id[1] == 167 && tot.computing.aic == 20.0f,
+          "total: num=%u", tot.vdev_num);
+    size = 8;
+    CHECK(dcmi_get_device_info(8, 0, DCMI_MAIN_CMD_VDEV_MNG, DCMI_VMNG_SUB_CMD_GET_TOTAL_RESOURCE, &tot, &size) ==
+              DCMI_ERR_INVALID_PARAMETER,
+          "short buffer accepted");
+}
+
+static void two_processes(void) {
+    use_profile("310P3x4", "shared");
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* a second process: its own init, creates a vNPU on card 3 */
+        unsigned id = 0;
+        int ok = dcmi_init() == 0 && create(3, 0, "vir04", &id) == 0 && id == 116;
+        _exit(ok ? 0 : 1);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child create");
+    struct dcmi_soc_total_resource tot;
+    unsigned size = sizeof(tot);
+    CHECK(dcmi_get_device_info(3, 0, DCMI_MAIN_CMD_VDEV_MNG, DCMI_VMNG_SUB_CMD_GET_TOTAL_RESOURCE, &tot, &size) == 0 &&
+              tot.vdev_num == 1 && tot.vdev_id[0] == 116,
+          "parent sees child's vNPU: %u", tot.vdev_num);
+}
+
+static void faults(void) {
+    use_profile("A3x8", "faults");
+    unsigned health = 0;
+    int count = -1;
+    unsigned codes[128];
+    CHECK(ctl("fault 3 0x80E01801") == 0, "ctl fault");
+    CHECK(dcmi_get_device_health(1, 1, &health) == 0 && health == 2, "health after fault %u", health);
+    CHECK(dcmi_get_device_errorcode_v2(1, 1, &count, codes, 128) == 0 && count == 1 && codes[0] == 0x80E01801u,
+          "codes %d", count);
+    CHECK(ctl("clear 3") == 0, "ctl clear");
+    CHECK(dcmi_get_device_health(1, 1, &health) == 0 && health == 0, "health after clear %u", health);
+    CHECK(ctl("drop 2") == 0, "ctl drop");
+    CHECK(dcmi_get_device_health(1, 0, &health) == DCMI_ERR_NOT_READY, "dropped die 0");
+    CHECK(dcmi_get_device_health(1, 1, &health) == DCMI_ERR_NOT_READY, "dropped die 1 (same card)");
+    CHECK(dcmi_get_device_health(2, 0, &health) == 0, "other card");
+    CHECK(ctl("restore 2") == 0, "ctl restore");
+    CHECK(dcmi_get_device_health(1, 0, &health) == 0, "restored");
+
+    CHECK(ctl("init-fail -8005") == 0, "ctl init-fail");
+    CHECK(dcmi_init() == DCMI_ERR_INNER_ERR, "init should fail");
+    CHECK(ctl("init-fail 0") == 0, "ctl init-fail 0");
+    CHECK(dcmi_init() == 0, "init again");
+
+    CHECK(ctl("late-cards 2") == 0, "ctl late-cards");
+    int cards[64], n = -1;
+    CHECK(dcmi_get_card_list(&n, cards, 64) == 0 && n == 0, "late 1: %d", n);
+    CHECK(dcmi_get_card_num_list(&n, cards, 64) == 0 && n == 0, "late 2: %d", n);
+    CHECK(dcmi_get_card_list(&n, cards, 64) == 0 && n == 8, "cards back: %d", n);
+    CHECK(dcmi_get_card_list(&n, cards, 3) == 0 && n == 3 && cards[2] == 2, "list_len honoured: %d", n);
+    CHECK(ctl("bogus") == 2 && ctl("fault 99 1") == 2, "ctl usage errors");
+}
+
+static void hbm_used(void) {
+    use_profile("910B4x8", "hbm");
+    char path[700];
+    snprintf(path, sizeof(path), "%s/hbm.bin", g_root);
+    int fd = open(path, O_RDWR | O_CREAT, 0666);
+    CHECK(fd >= 0 && ftruncate(fd, 16 * 8) == 0, "hbm.bin");
+    uint64_t *c = mmap(NULL, 16 * 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    CHECK(c != MAP_FAILED, "map");
+    if (c == MAP_FAILED) return;
+    __atomic_store_n(&c[2], 3000ULL * 1024 * 1024, __ATOMIC_RELEASE);
+    struct dcmi_hbm_info h;
+    CHECK(dcmi_get_device_hbm_info(2, 0, &h) == 0 && h.memory_size == 32768 && h.memory_usage == 3000,
+          "hbm %llu/%llu", (unsigned long long)h.memory_usage, (unsigned long long)h.memory_size);
+    CHECK(dcmi_get_device_hbm_info(3, 0, &h) == 0 && h.memory_usage == 0, "other chip");
+    munmap(c, 16 * 8);
+    close(fd);
+}
+
+int main(void) {
+    const char *b = getenv("VNPU_NATIVE_BUILD");
+    const char *tmp = getenv("VNPU_TEST_TMP");
+    if (b == NULL || tmp == NULL) {
+        fprintf(stderr, "needs VNPU_NATIVE_BUILD and VNPU_TEST_TMP\n");
+        return 2;
+    }
+    snprintf(g_build, sizeof(g_build), "%s", b);
+    unsetenv("VNPU_SIM_DCMI_INIT_FAIL");
+    unsetenv("VNPU_SIM_DCMI_LATENCY_MS");
+    int n = 0;
+    CHECK(dcmi_get_card_list(&n, &n, 1) == DCMI_ERR_INNER_ERR, "call before init must fail");
+    static const struct expect E[] = {
+        {"910B3x8", 8, 1, "910B3", 20, 1}, {"910B4x8", 8, 1, "910B4", 20, 1}, {"910A x8", 8, 1, "910ProB", 30, 1},
+        {"310P3x4", 4, 1, "310P3", 8, 0},  {"300I-Duo x2", 2, 2, "310P3", 8, 0}, {"A3x8", 8, 2, "Ascend910", 24, 1},
+    };
+    for (size_t i = 0; i < sizeof(E) / sizeof(E[0]); i++) discovery(&E[i]);
+    vnpu_lifecycle();
+    two_processes();
+    faults();
+    hbm_used();
+    if (failures == 0) printf("dcmi-sim: all checks passed\n");
+    return failures == 0 ? 0 : 1;
+}

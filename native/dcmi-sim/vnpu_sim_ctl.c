@@ -1,0 +1,188 @@
+/*
+ * vnpu-sim-ctl: changes the simulated DCMI host that every process under $VNPU_SIM_ROOT shares
+ * (profile from $VNPU_SIM_PROFILE). Used by tests and by the CLI to inject faults.
+ *
+ *   vnpu-sim-ctl show                         one line per chip: logic, health, dropped, faults, vNPUs
+ *   vnpu-sim-ctl reset                        forget every vNPU, fault and knob
+ *   vnpu-sim-ctl fault LOGIC CODE [LEVEL]     add a fault code (hex 0x... or decimal); health LEVEL (default 2)
+ *   vnpu-sim-ctl clear LOGIC                  clear faults, health back to 0, card back
+ *   vnpu-sim-ctl health LOGIC LEVEL           set the health value only (0..3)
+ *   vnpu-sim-ctl drop LOGIC | restore LOGIC   card of LOGIC dropped (health calls return -8012) / back
+ *   vnpu-sim-ctl util LOGIC PERCENT           AI Core utilisation
+ *   vnpu-sim-ctl use LOGIC VDEV 0|1           set a vNPU's is_container_used
+ *   vnpu-sim-ctl create LOGIC TEMPLATE        create a vNPU (prints its ID), as dcmi_create_vdevice
+ *   vnpu-sim-ctl destroy LOGIC VDEV           destroy a vNPU, as dcmi_set_destroy_vdevice
+ *   vnpu-sim-ctl init-fail CODE               dcmi_init returns CODE (0 = succeed)
+ *   vnpu-sim-ctl latency MS                   add MS milliseconds to every DCMI call
+ *   vnpu-sim-ctl late-cards N                 the next N card-list calls return no cards
+ * Exit status 0 on success, 2 on usage errors, 1 when the operation fails (DCMI code printed).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcmi_interface_api.h"
+#include "sim_state.h"
+
+struct op {
+    const struct sim_host *host;
+    const char *cmd;
+    int idx;
+    long a, b;
+    const char *text;
+    uint32_t out;
+};
+
+static int card_of_all(const struct sim_host *h, int idx, struct sim_state *st, uint32_t dropped) {
+    for (int i = 0; i < h->n; i++) {
+        if (h->devs[i].card_id == h->devs[idx].card_id) st->chips[i].dropped = dropped;
+    }
+    return 0;
+}
+
+static int apply(struct sim_state *st, void *arg) {
+    struct op *o = arg;
+    struct sim_chip *chip = o->idx >= 0 ? &st->chips[o->idx] : NULL;
+    const char *c = o->cmd;
+    if (strcmp(c, "show") == 0) {
+        for (int i = 0; i < o->host->n; i++) {
+            const struct sim_chip *ch = &st->chips[i];
+            printf("logic=%d phy=%d card=%d device=%d chip=%s health=%u dropped=%u util=%u faults=", i,
+                   o->host->devs[i].phy_id, o->host->devs[i].card_id, o->host->devs[i].device_id,
+                   o->host->devs[i].chip_name, ch->health, ch->dropped, ch->aicore_util);
+            for (uint32_t f = 0; f < ch->fault_count; f++) printf("%s0x%08X", f ? "," : "", ch->faults[f]);
+            printf(" vnpus=");
+            int first = 1;
+            for (int v = 0; v < SIM_MAX_VDEV; v++) {
+                if (ch->vdevs[v].id == 0) continue;
+                printf("%s%u:%s:%s", first ? "" : ",", ch->vdevs[v].id, ch->vdevs[v].template_name,
+                       ch->vdevs[v].in_use ? "used" : "free");
+                first = 0;
+            }
+            printf("\n");
+        }
+        return 0;
+    }
+    if (strcmp(c, "reset") == 0) {
+        uint64_t sig = st->host_signature;
+        memset(st, 0, sizeof(*st));
+        st->magic = SIM_STATE_MAGIC;
+        st->version = SIM_STATE_VERSION;
+        st->host_signature = sig;
+        return 0;
+    }
+    if (strcmp(c, "fault") == 0) {
+        if (chip->fault_count == SIM_MAX_FAULTS) return DCMI_ERR_RESOURCE_OCCUPIED;
+        chip->faults[chip->fault_count++] = (uint32_t)o->a;
+        chip->health = (uint32_t)o->b;
+        return 0;
+    }
+    if (strcmp(c, "clear") == 0) {
+        chip->fault_count = 0;
+        memset(chip->faults, 0, sizeof(chip->faults));
+        chip->health = 0;
+        return card_of_all(o->host, o->idx, st, 0);
+    }
+    if (strcmp(c, "health") == 0) {
+        chip->health = (uint32_t)o->a;
+        return 0;
+    }
+    if (strcmp(c, "drop") == 0) return card_of_all(o->host, o->idx, st, 1);
+    if (strcmp(c, "restore") == 0) return card_of_all(o->host, o->idx, st, 0);
+    if (strcmp(c, "util") == 0) {
+        chip->aicore_util = (uint32_t)o->a;
+        return 0;
+    }
+    if (strcmp(c, "use") == 0) {
+        struct sim_vdev *v = sim_vdev_find(chip, (uint32_t)o->a);
+        if (v == NULL) return DCMI_ERR_INVALID_DEVICE_ID;
+        v->in_use = o->b != 0;
+        v->container_id = o->b != 0 ? 0x1000u + v->id : 0;
+        return 0;
+    }
+    if (strcmp(c, "create") == 0) {
+        uint32_t vfg;
+        return sim_vdev_create(&o->host->devs[o->idx], chip, o->text, DCMI_VDEV_ID_AUTO, &o->out, &vfg);
+    }
+    if (strcmp(c, "destroy") == 0) return sim_vdev_destroy(chip, (uint32_t)o->a);
+    if (strcmp(c, "init-fail") == 0) {
+        st->init_fail = (int32_t)o->a;
+        return 0;
+    }
+    if (strcmp(c, "latency") == 0) {
+        st->latency_ms = (uint32_t)o->a;
+        return 0;
+    }
+    if (strcmp(c, "late-cards") == 0) {
+        st->hidden_card_calls = (uint32_t)o->a;
+        return 0;
+    }
+    return DCMI_ERR_INVALID_PARAMETER;
+}
+
+static int usage(void) {
+    fprintf(stderr, "usage: vnpu-sim-ctl show|reset|fault|clear|health|drop|restore|util|use|create|destroy|"
+                    "init-fail|latency|late-cards ARGS (see the source header)\n");
+    return 2;
+}
+
+static int number(const char *s, long *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 0);
+    if (errno != 0 || end == s || *end != '\0') {
+        fprintf(stderr, "vnpu-sim-ctl: not a number: '%s'\n", s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) return usage();
+    struct sim_host host;
+    if (sim_host_load(&host) != 0) {
+        fprintf(stderr, "vnpu-sim-ctl: unknown VNPU_SIM_PROFILE '%s' or unusable VNPU_SIM_ROOT\n",
+                getenv("VNPU_SIM_PROFILE") ? getenv("VNPU_SIM_PROFILE") : "");
+        return 1;
+    }
+    struct op o = {&host, argv[1], -1, 0, 0, NULL, 0};
+    const char *cmd = argv[1];
+    int per_chip = strcmp(cmd, "show") != 0 && strcmp(cmd, "reset") != 0 && strcmp(cmd, "init-fail") != 0 &&
+                   strcmp(cmd, "latency") != 0 && strcmp(cmd, "late-cards") != 0;
+    int argi = 2;
+    long v;
+    if (per_chip) {
+        if (argc < 3 || number(argv[2], &v) != 0) return usage();
+        if (v < 0 || v >= host.n) {
+            fprintf(stderr, "vnpu-sim-ctl: logic ID %ld not on this host (0..%d)\n", v, host.n - 1);
+            return 2;
+        }
+        o.idx = (int)v;
+        argi = 3;
+    }
+    o.b = 2; /* default health level for "fault" */
+    if (strcmp(cmd, "create") == 0) {
+        if (argc != 4) return usage();
+        o.text = argv[3];
+    } else {
+        int need = strcmp(cmd, "use") == 0 ? 2
+                   : (strcmp(cmd, "show") == 0 || strcmp(cmd, "reset") == 0 || strcmp(cmd, "clear") == 0 ||
+                      strcmp(cmd, "drop") == 0 || strcmp(cmd, "restore") == 0)
+                       ? 0
+                       : 1;
+        int optional = strcmp(cmd, "fault") == 0 ? 1 : 0; /* fault LOGIC CODE [LEVEL] */
+        int have = argc - argi;
+        if (have < need || have > need + optional) return usage();
+        if (have >= 1 && number(argv[argi], &o.a) != 0) return usage();
+        if (have >= 2 && number(argv[argi + 1], &o.b) != 0) return usage();
+    }
+    int rc = sim_with_state(&host, apply, &o);
+    if (rc != 0) {
+        fprintf(stderr, "vnpu-sim-ctl: %s failed: %d\n", cmd, rc);
+        return 1;
+    }
+    if (strcmp(cmd, "create") == 0) printf("%u\n", o.out);
+    return 0;
+}

@@ -1,0 +1,146 @@
+#include "ptrmap.h"
+
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define STRIPES 16
+#define INITIAL_CAP 256 /* entries per stripe, power of two */
+
+struct stripe {
+    pthread_mutex_t mu;
+    struct vnpu_ptr_entry *tab;
+    uint64_t cap;
+    uint64_t n;
+};
+
+static struct stripe stripes[STRIPES] = {
+#define S {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0}
+    S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S
+#undef S
+};
+
+static uint64_t mix(uintptr_t k) {
+    uint64_t x = (uint64_t)k;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static struct stripe *stripe_of(uint64_t h) { return &stripes[h & (STRIPES - 1)]; }
+
+static struct vnpu_ptr_entry *map_entries(uint64_t cap) {
+    void *p = mmap(NULL, cap * sizeof(struct vnpu_ptr_entry), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                   -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void insert_raw(struct vnpu_ptr_entry *tab, uint64_t cap, const struct vnpu_ptr_entry *e) {
+    uint64_t i = (mix(e->key) >> 4) & (cap - 1);
+    while (tab[i].key && tab[i].key != e->key) i = (i + 1) & (cap - 1);
+    tab[i] = *e;
+}
+
+static int grow(struct stripe *s) {
+    uint64_t ncap = s->cap ? s->cap * 2 : INITIAL_CAP;
+    struct vnpu_ptr_entry *nt = map_entries(ncap);
+    if (!nt) return -1;
+    for (uint64_t i = 0; i < s->cap; i++)
+        if (s->tab[i].key) insert_raw(nt, ncap, &s->tab[i]);
+    if (s->tab) munmap(s->tab, s->cap * sizeof(struct vnpu_ptr_entry));
+    s->tab = nt;
+    s->cap = ncap;
+    return 0;
+}
+
+int vnpu_ptrmap_put(uintptr_t key, uint32_t dev, uint64_t bytes, uint32_t kind) {
+    uint64_t h = mix(key);
+    struct stripe *s = stripe_of(h);
+    struct vnpu_ptr_entry e = {key, bytes, dev, kind};
+    pthread_mutex_lock(&s->mu);
+    int rc = 0;
+    if ((s->n + 1) * 4 > s->cap * 3 && grow(s) != 0) { /* load factor <= 3/4 */
+        rc = -1;
+    } else {
+        uint64_t i = (h >> 4) & (s->cap - 1);
+        while (s->tab[i].key && s->tab[i].key != key) i = (i + 1) & (s->cap - 1);
+        if (!s->tab[i].key) s->n++;
+        s->tab[i] = e;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+int vnpu_ptrmap_take(uintptr_t key, struct vnpu_ptr_entry *out) {
+    uint64_t h = mix(key);
+    struct stripe *s = stripe_of(h);
+    int found = 0;
+    pthread_mutex_lock(&s->mu);
+    if (s->cap && key) {
+        uint64_t mask = s->cap - 1, i = (h >> 4) & mask;
+        while (s->tab[i].key && s->tab[i].key != key) i = (i + 1) & mask;
+        if (s->tab[i].key == key) {
+            found = 1;
+            if (out) *out = s->tab[i];
+            /* backward-shift deletion keeps probe chains intact without tombstones */
+            uint64_t hole = i, j = i;
+            for (;;) {
+                j = (j + 1) & mask;
+                if (!s->tab[j].key) break;
+                uint64_t home = (mix(s->tab[j].key) >> 4) & mask;
+                /* move j into the hole unless its home lies cyclically in (hole, j] */
+                int in_range = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+                if (!in_range) {
+                    s->tab[hole] = s->tab[j];
+                    hole = j;
+                }
+            }
+            memset(&s->tab[hole], 0, sizeof s->tab[hole]);
+            s->n--;
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    return found;
+}
+
+uint64_t vnpu_ptrmap_size(void) {
+    uint64_t n = 0;
+    for (int k = 0; k < STRIPES; k++) {
+        pthread_mutex_lock(&stripes[k].mu);
+        n += stripes[k].n;
+        pthread_mutex_unlock(&stripes[k].mu);
+    }
+    return n;
+}
+
+void vnpu_ptrmap_atfork_prepare(void) {
+    for (int k = 0; k < STRIPES; k++) pthread_mutex_lock(&stripes[k].mu);
+}
+
+void vnpu_ptrmap_atfork_parent(void) {
+    for (int k = STRIPES - 1; k >= 0; k--) pthread_mutex_unlock(&stripes[k].mu);
+}
+
+static void clear_locked(struct stripe *s) {
+    if (s->tab) munmap(s->tab, s->cap * sizeof(struct vnpu_ptr_entry));
+    s->tab = NULL;
+    s->cap = 0;
+    s->n = 0;
+}
+
+void vnpu_ptrmap_atfork_child(void) {
+    /* the parent's allocations stay charged to the parent: the child frees nothing on their behalf */
+    for (int k = STRIPES - 1; k >= 0; k--) {
+        clear_locked(&stripes[k]);
+        pthread_mutex_unlock(&stripes[k].mu);
+    }
+}
+
+void vnpu_ptrmap_reset(void) {
+    for (int k = 0; k < STRIPES; k++) {
+        pthread_mutex_lock(&stripes[k].mu);
+        clear_locked(&stripes[k]);
+        pthread_mutex_unlock(&stripes[k].mu);
+    }
+}

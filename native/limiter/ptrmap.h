@@ -1,0 +1,32 @@
+/*
+ * Process-local table: device pointer (or physical handle) -> (device, bytes) charged for it.
+ * Lock-striped open addressing; storage comes from mmap, never from malloc, so the table works in
+ * any allocator state (including a fork child) and never recurses into hooked code.
+ * Critical sections are a few probes long; growth doubles one stripe under its own lock.
+ */
+#ifndef VNPU_LIMITER_PTRMAP_H
+#define VNPU_LIMITER_PTRMAP_H
+
+#include <stdint.h>
+
+struct vnpu_ptr_entry {
+    uintptr_t key; /* 0 = empty */
+    uint64_t bytes;
+    uint32_t dev;
+    uint32_t kind;
+};
+
+/* Inserts or replaces; returns 0, or -1 if memory for growth could not be mapped. */
+int vnpu_ptrmap_put(uintptr_t key, uint32_t dev, uint64_t bytes, uint32_t kind);
+/* Removes key; returns 1 and fills *out if it was present, 0 otherwise. */
+int vnpu_ptrmap_take(uintptr_t key, struct vnpu_ptr_entry *out);
+/* Number of entries (tests). */
+uint64_t vnpu_ptrmap_size(void);
+/* fork handlers: prepare locks every stripe, parent unlocks, child empties (the child owns nothing). */
+void vnpu_ptrmap_atfork_prepare(void);
+void vnpu_ptrmap_atfork_parent(void);
+void vnpu_ptrmap_atfork_child(void);
+/* Drops every entry and returns the memory (tests, leak checks). */
+void vnpu_ptrmap_reset(void);
+
+#endif

@@ -1,0 +1,86 @@
+/*
+ * Quota-region access for the limiter: open/initialise/validate, slot ownership, lock-free exact
+ * admission, reaping of dead owners. No CANN dependency, so it is unit-tested on its own.
+ * Layout: include/vnpu_region.h; protocol: docs/region-layout.md.
+ */
+#ifndef VNPU_LIMITER_REGION_H
+#define VNPU_LIMITER_REGION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vnpu_region.h"
+
+/* Outcome of vnpu_region_open; every non-OK value comes with a one-line message naming file and field. */
+enum vnpu_open_status {
+    VNPU_OPEN_OK = 0,
+    VNPU_OPEN_MISSING,      /* no file and nothing to initialise it from */
+    VNPU_OPEN_ACCESS,       /* open/mmap refused (permissions) */
+    VNPU_OPEN_BAD_MAGIC,
+    VNPU_OPEN_BAD_MAJOR,
+    VNPU_OPEN_BAD_GEOMETRY, /* size or a geometry field disagrees with this layout */
+    VNPU_OPEN_NOT_READY,    /* file exists but was never initialised and we have no config */
+    VNPU_OPEN_LOCK_TIMEOUT, /* the init lock stayed busy longer than the bound */
+    VNPU_OPEN_IO,
+};
+
+/* What a region is initialised with when the limiter is the first to find it missing or empty. */
+struct vnpu_init_config {
+    uint32_t device_count;                       /* 1..VNPU_REGION_MAX_DEVICES */
+    uint64_t mem_limit[VNPU_REGION_MAX_DEVICES];  /* bytes, 0 = unlimited */
+    uint32_t compute_weight;                     /* 1..10000 */
+    uint32_t compute_cap_pct;                    /* 0..100 */
+    int32_t priority_class;                      /* 0 high, 1 normal */
+    uint32_t policy_flags;                       /* VNPU_POLICY_* */
+};
+
+struct vnpu_region {
+    int fd;              /* the only descriptor of the file in this process (record-lock semantics) */
+    unsigned char *base; /* VNPU_REGION_FILE_BYTES mapped MAP_SHARED */
+    int slot;            /* own slot index, -1 before claim */
+    int use_ofd;         /* 1: OFD locks; 0: classic POSIX locks (kernel without OFD) */
+};
+
+/* Bound on waiting for another process's initialisation (VNPU_LOCK_INIT). */
+#define VNPU_INIT_WAIT_MS 2000
+
+enum vnpu_open_status vnpu_region_open(struct vnpu_region *r, const char *path,
+                                       const struct vnpu_init_config *init, char *err, size_t errlen);
+void vnpu_region_close(struct vnpu_region *r);
+const char *vnpu_open_status_name(enum vnpu_open_status s);
+
+/* Claims a free slot (reaping dead owners if none is free) and holds its lock for the process lifetime.
+ * Returns the slot index or -1 when all slots belong to live processes. */
+int vnpu_region_claim_slot(struct vnpu_region *r);
+
+/* Charges bytes on logical device dev to the own slot if the device limit allows it.
+ * Returns 0 (charged) or 1 (over quota, nothing charged). Never waits. */
+int vnpu_region_admit(struct vnpu_region *r, uint32_t dev, uint64_t bytes);
+/* Uncharges bytes from the own slot (never below zero). */
+void vnpu_region_release(struct vnpu_region *r, uint32_t dev, uint64_t bytes);
+/* Sum of charged bytes on dev over all slots (saturating). */
+uint64_t vnpu_region_used(const struct vnpu_region *r, uint32_t dev);
+/* Same sum read consistently: no admission committed during the scan, so the value is one the
+ * region really held at some instant (hence <= the limit when enforcing). Returns 1 when consistent,
+ * 0 when VNPU_SNAPSHOT_ATTEMPTS scans all raced with commits (*out is then the last plain sum). */
+#define VNPU_SNAPSHOT_ATTEMPTS 64
+int vnpu_region_used_snapshot(const struct vnpu_region *r, uint32_t dev, uint64_t *out);
+uint64_t vnpu_region_limit(const struct vnpu_region *r, uint32_t dev);
+uint32_t vnpu_region_device_count(const struct vnpu_region *r);
+uint32_t vnpu_region_policy(const struct vnpu_region *r);
+/* Frees the slots of dead owners; returns how many were reaped. */
+int vnpu_region_reap(struct vnpu_region *r);
+void vnpu_region_count(struct vnpu_region *r, uint32_t dev, uint32_t ds_field, uint64_t n);
+
+/* Raw accessors (atomic) used by tests and the hooks. */
+uint64_t vnpu_load64(const struct vnpu_region *r, uint64_t off);
+uint32_t vnpu_load32(const struct vnpu_region *r, uint64_t off);
+
+static inline uint64_t vnpu_slot_off(uint32_t i) { return VNPU_SLOTS_OFF + (uint64_t)i * VNPU_SLOT_BYTES; }
+static inline uint64_t vnpu_devcfg_off(uint32_t d) { return VNPU_DEVCFG_OFF + (uint64_t)d * VNPU_DEVCFG_BYTES; }
+static inline uint64_t vnpu_devstate_off(uint32_t d) { return VNPU_DEVSTATE_OFF + (uint64_t)d * VNPU_DEVSTATE_BYTES; }
+
+/* Field 22 of /proc/self/stat (start time in clock ticks), 0 if unreadable. */
+uint64_t vnpu_self_starttime(void);
+
+#endif

@@ -1,0 +1,335 @@
+/*
+ * Quota-region core without CANN: open/initialise/validate, exact admission, multi-device limits,
+ * 8-process stress with a sampler, kill -9 reclaim, PID-reuse immunity, separate slots per process.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../region.h"
+#include "check.h"
+
+#define MiB (1024ull * 1024ull)
+
+static char dir[512];
+
+static void path_of(char *out, const char *name) { snprintf(out, 600, "%s/%s", dir, name); }
+
+static struct vnpu_init_config cfg(uint32_t devs, uint64_t limit) {
+    struct vnpu_init_config c;
+    memset(&c, 0, sizeof c);
+    c.device_count = devs;
+    for (uint32_t d = 0; d < devs; d++) c.mem_limit[d] = limit;
+    c.compute_weight = 30;
+    c.compute_cap_pct = 0;
+    c.priority_class = 1;
+    c.policy_flags = VNPU_POLICY_MEM_ENFORCE;
+    return c;
+}
+
+static enum vnpu_open_status open_claim(struct vnpu_region *r, const char *p, const struct vnpu_init_config *c) {
+    char err[512];
+    enum vnpu_open_status st = vnpu_region_open(r, p, c, err, sizeof err);
+    if (st == VNPU_OPEN_OK) CHECK(vnpu_region_claim_slot(r) >= 0);
+    return st;
+}
+
+static void test_open_and_validate(void) {
+    char p[600], err[512];
+    struct vnpu_region r;
+    path_of(p, "missing");
+    CHECK(vnpu_region_open(&r, p, NULL, err, sizeof err) == VNPU_OPEN_MISSING);
+    CHECK(strstr(err, p) != NULL);
+
+    struct vnpu_init_config c = cfg(2, 64 * MiB);
+    path_of(p, "fresh");
+    CHECK(vnpu_region_open(&r, p, &c, err, sizeof err) == VNPU_OPEN_OK);
+    struct stat sb;
+    CHECK(stat(p, &sb) == 0);
+    CHECK_EQ_U64(sb.st_size, VNPU_REGION_FILE_BYTES);
+    CHECK_EQ_U64(sb.st_mode & 0777, 0666);
+    CHECK_EQ_U64(vnpu_load64(&r, VNPU_H_MAGIC), VNPU_REGION_MAGIC);
+    CHECK_EQ_U64(vnpu_load32(&r, VNPU_H_INIT_STATE), VNPU_INIT_READY);
+    CHECK_EQ_U64(vnpu_region_device_count(&r), 2);
+    CHECK_EQ_U64(vnpu_region_limit(&r, 1), 64 * MiB);
+    CHECK_EQ_U64(vnpu_region_limit(&r, 2), 0); /* beyond device_count: no limit */
+    CHECK_EQ_U64(vnpu_load32(&r, vnpu_devcfg_off(0) + VNPU_DC_COMPUTE_WEIGHT), 30);
+    CHECK(vnpu_load64(&r, VNPU_H_EPOCH) != 0);
+    vnpu_region_close(&r);
+    /* reopen without config: reads the existing region, never re-initialises it */
+    CHECK(vnpu_region_open(&r, p, NULL, err, sizeof err) == VNPU_OPEN_OK);
+    CHECK_EQ_U64(vnpu_region_limit(&r, 0), 64 * MiB);
+    vnpu_region_close(&r);
+
+    /* bad magic: refused and the file is left as it was */
+    path_of(p, "badmagic");
+    int fd = open(p, O_CREAT | O_RDWR, 0666);
+    char junk[VNPU_REGION_FILE_BYTES];
+    memset(junk, 'x', sizeof junk);
+    CHECK(write(fd, junk, sizeof junk) == (ssize_t)sizeof junk);
+    close(fd);
+    CHECK(vnpu_region_open(&r, p, &c, err, sizeof err) == VNPU_OPEN_BAD_MAGIC);
+    CHECK(strstr(err, "magic") != NULL && strstr(err, p) != NULL);
+    fd = open(p, O_RDONLY);
+    char back[16];
+    CHECK(read(fd, back, 16) == 16 && memcmp(back, junk, 16) == 0);
+    close(fd);
+
+    /* unknown major */
+    path_of(p, "major2");
+    CHECK(vnpu_region_open(&r, p, &c, err, sizeof err) == VNPU_OPEN_OK);
+    *(uint16_t *)(r.base + VNPU_H_MAJOR) = 2;
+    vnpu_region_close(&r);
+    CHECK(vnpu_region_open(&r, p, &c, err, sizeof err) == VNPU_OPEN_BAD_MAJOR);
+    CHECK(strstr(err, "version_major = 2") != NULL);
+
+    /* truncated file that claims to be ready */
+    path_of(p, "short");
+    CHECK(vnpu_region_open(&r, p, &c, err, sizeof err) == VNPU_OPEN_OK);
+    vnpu_region_close(&r);
+    CHECK(truncate(p, 8192) == 0);
+    CHECK(vnpu_region_open(&r, p, &c, err, sizeof err) == VNPU_OPEN_BAD_GEOMETRY);
+    CHECK(strstr(err, "file size") != NULL);
+
+    /* an initialiser died half-way (INITIALISING, lock gone): the next opener with config redoes it */
+    path_of(p, "halfinit");
+    fd = open(p, O_CREAT | O_RDWR, 0666);
+    CHECK(ftruncate(fd, VNPU_REGION_FILE_BYTES) == 0);
+    uint32_t initialising = VNPU_INIT_INITIALISING;
+    CHECK(pwrite(fd, &initialising, 4, VNPU_H_INIT_STATE) == 4);
+    close(fd);
+    CHECK(vnpu_region_open(&r, p, NULL, err, sizeof err) == VNPU_OPEN_NOT_READY);
+    CHECK(vnpu_region_open(&r, p, &c, err, sizeof err) == VNPU_OPEN_OK);
+    CHECK_EQ_U64(vnpu_load32(&r, VNPU_H_INIT_STATE), VNPU_INIT_READY);
+    vnpu_region_close(&r);
+}
+
+static void test_exact_quota(void) {
+    char p[600];
+    path_of(p, "exact");
+    struct vnpu_init_config c = cfg(2, 100 * MiB);
+    struct vnpu_region r;
+    CHECK(open_claim(&r, p, &c) == VNPU_OPEN_OK);
+    CHECK(vnpu_region_admit(&r, 0, 60 * MiB) == 0);
+    CHECK(vnpu_region_admit(&r, 0, 40 * MiB) == 0);
+    CHECK(vnpu_region_admit(&r, 0, 1) == 1); /* the next byte */
+    CHECK_EQ_U64(vnpu_region_used(&r, 0), 100 * MiB);
+    /* device 1 has its own limit: no aggregation */
+    CHECK(vnpu_region_admit(&r, 1, 100 * MiB) == 0);
+    CHECK(vnpu_region_admit(&r, 1, 1) == 1);
+    vnpu_region_release(&r, 0, 40 * MiB);
+    CHECK(vnpu_region_admit(&r, 0, 1) == 0);
+    CHECK_EQ_U64(vnpu_region_used(&r, 0), 60 * MiB + 1);
+    CHECK(vnpu_region_admit(&r, 0, UINT64_MAX) == 1);
+    CHECK_EQ_U64(vnpu_load64(&r, vnpu_devstate_off(0) + VNPU_DS_OOM_REJECTIONS), 2);
+    CHECK_EQ_U64(vnpu_load64(&r, vnpu_devstate_off(1) + VNPU_DS_OOM_REJECTIONS), 1);
+    CHECK_EQ_U64(vnpu_load64(&r, vnpu_devstate_off(0) + VNPU_DS_PEAK_BYTES), 100 * MiB);
+    /* release never goes below zero */
+    vnpu_region_release(&r, 1, 200 * MiB);
+    CHECK_EQ_U64(vnpu_region_used(&r, 1), 0);
+    /* limit lowered below usage at run time: refusals, usage readable, no wrap */
+    *(uint64_t *)(r.base + vnpu_devcfg_off(0) + VNPU_DC_MEM_LIMIT) = 10 * MiB;
+    CHECK(vnpu_region_admit(&r, 0, 1) == 1);
+    CHECK_EQ_U64(vnpu_region_used(&r, 0), 60 * MiB + 1);
+    /* enforcement off: charged but never refused */
+    *(uint32_t *)(r.base + VNPU_H_POLICY_FLAGS) = 0;
+    CHECK(vnpu_region_admit(&r, 0, 500 * MiB) == 0);
+    vnpu_region_close(&r);
+}
+
+/* ---- 8-process stress: sampler never sees sum > limit; final sum == live allocations ---- */
+
+static void stress_child(const char *p, uint64_t limit, int wfd, unsigned seed) {
+    struct vnpu_region r;
+    CHECK(open_claim(&r, p, NULL) == VNPU_OPEN_OK);
+    uint64_t held[64] = {0};
+    uint64_t live = 0, grants = 0, refusals = 0;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 > 1500) break;
+        int k = (int)(rand_r(&seed) % 64);
+        if (held[k]) {
+            vnpu_region_release(&r, 0, held[k]);
+            live -= held[k];
+            held[k] = 0;
+        } else {
+            uint64_t sz = (uint64_t)(rand_r(&seed) % (unsigned)(limit / 8)) + 1;
+            if (vnpu_region_admit(&r, 0, sz) == 0) {
+                held[k] = sz;
+                live += sz;
+                grants++;
+            } else {
+                refusals++;
+            }
+        }
+    }
+    char line[128];
+    int n = snprintf(line, sizeof line, "%llu %llu %llu\n", (unsigned long long)live, (unsigned long long)grants,
+                     (unsigned long long)refusals);
+    CHECK(write(wfd, line, (size_t)n) == n);
+    close(wfd);
+    /* stay alive (holding the slot) until the parent has compared */
+    pause();
+    _exit(0);
+}
+
+static void test_stress(void) {
+    char p[600];
+    path_of(p, "stress");
+    const uint64_t limit = 256 * MiB;
+    struct vnpu_init_config c = cfg(1, limit);
+    struct vnpu_region r;
+    CHECK(open_claim(&r, p, &c) == VNPU_OPEN_OK);
+    int pipes[8][2];
+    pid_t kids[8];
+    for (int i = 0; i < 8; i++) {
+        CHECK(pipe(pipes[i]) == 0);
+        kids[i] = fork();
+        CHECK(kids[i] >= 0);
+        if (kids[i] == 0) {
+            close(pipes[i][0]);
+            stress_child(p, limit, pipes[i][1], 1234u + (unsigned)i);
+        }
+        close(pipes[i][1]);
+    }
+    /* sample while the children run */
+    uint64_t samples = 0, max_seen = 0, torn = 0;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        uint64_t u;
+        if (vnpu_region_used_snapshot(&r, 0, &u)) {
+            if (u > max_seen) max_seen = u;
+            samples++;
+        } else {
+            torn++;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < 1400);
+    uint64_t live_total = 0, grants = 0, refusals = 0;
+    for (int i = 0; i < 8; i++) {
+        char buf[128] = {0};
+        ssize_t n = read(pipes[i][0], buf, sizeof buf - 1);
+        CHECK(n > 0);
+        unsigned long long a, b, cc;
+        CHECK(sscanf(buf, "%llu %llu %llu", &a, &b, &cc) == 3);
+        live_total += a;
+        grants += b;
+        refusals += cc;
+        close(pipes[i][0]);
+    }
+    printf("stress: %llu consistent samples (%llu torn), max seen %llu of %llu, %llu grants, %llu refusals\n",
+           (unsigned long long)samples, (unsigned long long)torn, (unsigned long long)max_seen, (unsigned long long)limit,
+           (unsigned long long)grants, (unsigned long long)refusals);
+    CHECK(max_seen <= limit);
+    CHECK(samples > 1000);
+    CHECK(grants > 1000 && refusals > 0);
+    CHECK_EQ_U64(vnpu_region_used(&r, 0), live_total);
+    CHECK(vnpu_load64(&r, vnpu_devstate_off(0) + VNPU_DS_PEAK_BYTES) <= limit);
+    for (int i = 0; i < 8; i++) kill(kids[i], SIGKILL);
+    for (int i = 0; i < 8; i++) waitpid(kids[i], NULL, 0);
+    CHECK_EQ_U64(vnpu_region_reap(&r), 8);
+    CHECK_EQ_U64(vnpu_region_used(&r, 0), 0);
+    CHECK_EQ_U64(vnpu_load64(&r, vnpu_devstate_off(0) + VNPU_DS_REAPED_BYTES), live_total);
+    vnpu_region_close(&r);
+}
+
+/* ---- kill -9 in the middle: the next admission that needs the bytes reclaims them ---- */
+
+static void test_kill9_and_pid_reuse(void) {
+    char p[600];
+    path_of(p, "kill9");
+    const uint64_t limit = 100 * MiB;
+    struct vnpu_init_config c = cfg(1, limit);
+    struct vnpu_region r;
+    CHECK(open_claim(&r, p, &c) == VNPU_OPEN_OK);
+    int ready[2];
+    CHECK(pipe(ready) == 0);
+    pid_t kid = fork();
+    CHECK(kid >= 0);
+    if (kid == 0) {
+        struct vnpu_region k;
+        CHECK(open_claim(&k, p, NULL) == VNPU_OPEN_OK);
+        CHECK(vnpu_region_admit(&k, 0, 70 * MiB) == 0);
+        CHECK(write(ready[1], "x", 1) == 1);
+        for (;;) { /* keep allocating/freeing small blocks until killed */
+            if (vnpu_region_admit(&k, 0, 1 * MiB) == 0) vnpu_region_release(&k, 0, 1 * MiB);
+        }
+    }
+    char x;
+    CHECK(read(ready[0], &x, 1) == 1);
+    CHECK(vnpu_region_admit(&r, 0, 40 * MiB) == 1); /* child alive: 70 MiB are its */
+    /* PID reuse: make the child's slot claim to be us (a live PID); ownership is the lock, not the PID */
+    int kid_slot = -1;
+    for (uint32_t i = 0; i < VNPU_REGION_SLOT_COUNT; i++)
+        if (*(int32_t *)(r.base + vnpu_slot_off(i) + VNPU_S_PID) == kid) kid_slot = (int)i;
+    CHECK(kid_slot >= 0 && kid_slot != r.slot);
+    CHECK_EQ_U64(vnpu_region_reap(&r), 0); /* alive: never reaped */
+    kill(kid, SIGKILL);
+    waitpid(kid, NULL, 0);
+    *(int32_t *)(r.base + vnpu_slot_off((uint32_t)kid_slot) + VNPU_S_PID) = getpid();
+    uint64_t start = *(uint64_t *)(r.base + vnpu_slot_off(r.slot) + VNPU_S_STARTTIME);
+    *(uint64_t *)(r.base + vnpu_slot_off((uint32_t)kid_slot) + VNPU_S_STARTTIME) = start;
+    CHECK(vnpu_region_admit(&r, 0, 40 * MiB) == 0); /* reclaimed by this admission */
+    CHECK_EQ_U64(vnpu_region_used(&r, 0), 40 * MiB);
+    uint64_t reaped = vnpu_load64(&r, vnpu_devstate_off(0) + VNPU_DS_REAPED_BYTES);
+    CHECK(reaped == 70 * MiB || reaped == 71 * MiB); /* killed between admit and release: 1 MiB more */
+    CHECK_EQ_U64(vnpu_load32(&r, vnpu_slot_off((uint32_t)kid_slot) + VNPU_S_STATE), VNPU_SLOT_FREE);
+    /* a new process gets a slot (possibly the same index) with a new generation */
+    uint64_t gen = vnpu_load64(&r, vnpu_slot_off((uint32_t)kid_slot) + VNPU_S_GENERATION);
+    pid_t k2 = fork();
+    if (k2 == 0) {
+        struct vnpu_region k;
+        CHECK(open_claim(&k, p, NULL) == VNPU_OPEN_OK);
+        _exit(k.slot == kid_slot && vnpu_load64(&k, vnpu_slot_off((uint32_t)k.slot) + VNPU_S_GENERATION) == gen + 1
+                  ? 0 : 3);
+    }
+    int ws;
+    waitpid(k2, &ws, 0);
+    CHECK(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    vnpu_region_close(&r);
+}
+
+/* ---- the same file opened twice in one process would break classic POSIX locks; OFD locks keep
+ * the owner's slot alive even when another descriptor of the file is closed ---- */
+static void test_foreign_close_keeps_ownership(void) {
+    char p[600];
+    path_of(p, "foreign");
+    struct vnpu_init_config c = cfg(1, 10 * MiB);
+    struct vnpu_region r;
+    CHECK(open_claim(&r, p, &c) == VNPU_OPEN_OK);
+    CHECK(vnpu_region_admit(&r, 0, 5 * MiB) == 0);
+    int fd = open(p, O_RDONLY);
+    close(fd); /* e.g. the application reading the region itself */
+    pid_t kid = fork();
+    if (kid == 0) {
+        struct vnpu_region k;
+        CHECK(open_claim(&k, p, NULL) == VNPU_OPEN_OK);
+        _exit(vnpu_region_reap(&k) == 0 && vnpu_region_used(&k, 0) == 5 * MiB ? 0 : 4);
+    }
+    int ws;
+    waitpid(kid, &ws, 0);
+    CHECK(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    vnpu_region_close(&r);
+}
+
+int main(void) {
+    const char *t = getenv("VNPU_TEST_TMP");
+    snprintf(dir, sizeof dir, "%s", t ? t : "/tmp");
+    test_open_and_validate();
+    test_exact_quota();
+    test_stress();
+    test_kill9_and_pid_reuse();
+    test_foreign_close_keeps_ownership();
+    printf("test_region: ok\n");
+    return 0;
+}
