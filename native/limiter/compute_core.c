@@ -127,13 +127,14 @@ uint64_t vnpu_cost_add(struct vnpu_cost_window *w, uint64_t sample_ns)
 {
     if (sample_ns == 0)
         sample_ns = 1;
-    w->samples[w->next] = sample_ns;
-    w->next = (w->next + 1) % VNPU_COST_WINDOW;
-    if (w->count < VNPU_COST_WINDOW)
+    if (w->count == 0) {
+        w->est = sample_ns;
+        w->count = 1;
+        return w->est;
+    }
+    uint64_t ceiling = w->est + w->est / VNPU_COST_RISE_DIV + 1;
+    w->est = sample_ns < ceiling ? sample_ns : ceiling;
+    if (w->count < UINT32_MAX)
         w->count++;
-    uint64_t m = UINT64_MAX;
-    for (uint32_t i = 0; i < w->count; i++)
-        if (w->samples[i] < m)
-            m = w->samples[i];
-    return m;
+    return w->est;
 }

@@ -44,16 +44,17 @@ struct vnpu_share_input {
 uint32_t vnpu_share_ppm(const struct vnpu_share_input *in, int n, int self);
 
 /*
- * Device-time estimator of one kernel key: the smallest of the last VNPU_COST_WINDOW samples.
- * A measured span (event before the launch to event after it) is the kernel's own device time plus
- * any time it queued behind other containers' kernels; queueing only ever adds, so the minimum of a
- * short window tracks the uncontended time while still following a kernel that became slower.
+ * Device-time estimator of one kernel key. A measured span (event before the launch to event after
+ * it) is the kernel's own device time plus any time it queued behind other containers' kernels;
+ * queueing only ever adds. So a sample below the estimate is taken at once, and a sample above it
+ * raises the estimate by at most 1/VNPU_COST_RISE_DIV: the estimate follows the lower envelope
+ * (the uncontended time) and still climbs to a kernel that really became slower (doubling takes
+ * about 0.7 * VNPU_COST_RISE_DIV samples).
  */
-#define VNPU_COST_WINDOW 8
+#define VNPU_COST_RISE_DIV 128
 struct vnpu_cost_window {
-    uint32_t count; /* samples seen, saturates at VNPU_COST_WINDOW */
-    uint32_t next;  /* ring position */
-    uint64_t samples[VNPU_COST_WINDOW];
+    uint64_t est;   /* current estimate, ns */
+    uint32_t count; /* samples seen (saturating) */
 };
 /* Adds a sample (ns, > 0) and returns the new estimate. */
 uint64_t vnpu_cost_add(struct vnpu_cost_window *w, uint64_t sample_ns);

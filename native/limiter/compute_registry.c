@@ -156,6 +156,10 @@ int vnpu_reg_create(const char *path, int32_t phys_id)
         goto out;
     }
     int ready = H64(b, VNPU_RH_MAGIC) == VNPU_REG_MAGIC && H16(b, VNPU_RH_MAJOR) == VNPU_REG_MAJOR
+                && H64(b, VNPU_RH_FILE_BYTES) >= VNPU_REG_FILE_BYTES
+                && H32(b, VNPU_RH_ENTRY_COUNT) == VNPU_REG_ENTRY_COUNT
+                && H32(b, VNPU_RH_ENTRY_BYTES) == VNPU_REG_ENTRY_BYTES
+                && H32(b, VNPU_RH_HEADER_BYTES) == VNPU_REG_HDR_BYTES
                 && __atomic_load_n((uint32_t *)(b + VNPU_RH_INIT_STATE), __ATOMIC_ACQUIRE) == VNPU_REG_INIT_READY;
     if (!ready) {
         /* readers check init_state and magic: clear both before the rest */
