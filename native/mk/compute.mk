@@ -24,4 +24,4 @@ $(B)/limiter/libvnpu-compute-test.so: $(COMPUTE_LIB_SRCS) limiter/tests/compute_
 
 TARGETS += $(B)/limiter/test_compute_core $(B)/limiter/test_compute_registry $(B)/limiter/registry_tool \
            $(B)/limiter/libvnpu-compute-test.so
-TESTS   += $(B)/limiter/test_compute_core $(B)/limiter/test_compute_registry
+TESTS   += $(B)/limiter/test_compute_core $(B)/limiter/test_compute_registry limiter/tests/test_compute_sim.sh
