@@ -18,15 +18,8 @@
 #include "compute_core.h"
 #include "compute_registry.h"
 
-const char *const vnpu_launch_symbol_names[VNPU_SYM_COUNT] = {
-    "rtKernelLaunch", "rtKernelLaunchWithFlag", "rtKernelLaunchWithFlagV2", "rtKernelLaunchWithHandle",
-    "rtKernelLaunchWithHandleV2", "rtKernelLaunchEx", "rtKernelLaunchFwk", "rtAicpuKernelLaunchWithFlag",
-    "rtAicpuKernelLaunchExWithArgs", "rtCpuKernelLaunchWithFlag", "rtVectorCoreKernelLaunch",
-    "rtVectorCoreKernelLaunchWithHandle", "rtLaunchKernelByFuncHandle", "rtLaunchKernelByFuncHandleV2",
-    "rtLaunchKernelByFuncHandleV3", "rtsLaunchKernelWithConfig", "rtsLaunchKernelWithDevArgs",
-    "rtsLaunchKernelWithHostArgs", "rtsLaunchCpuKernel", "rtLaunchKernelWithArgsArray", "rtModelExecute",
-    "rtModelExecuteSync",
-};
+#define VNPU_SYM_NAME_(name) #name,
+const char *const vnpu_launch_symbol_names[VNPU_SYM_COUNT] = {VNPU_LAUNCH_SYMBOLS(VNPU_SYM_NAME_)};
 
 /* ---------- tunables (not configuration: they shape the algorithm, docs/compute-registry.md) ---------- */
 #define SEED_COST_NS        1000000ULL   /* a kernel never measured is charged 1 ms */
@@ -602,7 +595,7 @@ static void measure_samples(int64_t now)
         if (!over && rt.event_elapsed(&ms, s->pre, s->post) == 0 && ms > 0) {
             uint64_t ns = (uint64_t)((double)ms * 1e6);
             uint64_t before = s->ce->win.est;
-            uint64_t est = vnpu_cost_add(&s->ce->win, ns ? ns : 1);
+            uint64_t est = vnpu_cost_add(&s->ce->win, now, ns ? ns : 1);
             if (before > 2 * est)
                 forgive_debt(&devs[s->dev], now);
             __atomic_store_n(&s->ce->cost_ns, est, __ATOMIC_RELAXED);

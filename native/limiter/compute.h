@@ -14,37 +14,23 @@
 
 #include <stdint.h>
 
-#include "runtime/rt.h"
+#include "launch_abi.h"
 #include "vnpu_registry.h"
 
 #define VNPU_COMPUTE_MAX_DEVICES 16
 
-/* Every launch entry point of limiter-design.md 5.3; the index of the per-symbol counters. */
-enum vnpu_launch_symbol {
-    VNPU_SYM_rtKernelLaunch,
-    VNPU_SYM_rtKernelLaunchWithFlag,
-    VNPU_SYM_rtKernelLaunchWithFlagV2,
-    VNPU_SYM_rtKernelLaunchWithHandle,
-    VNPU_SYM_rtKernelLaunchWithHandleV2,
-    VNPU_SYM_rtKernelLaunchEx,
-    VNPU_SYM_rtKernelLaunchFwk,
-    VNPU_SYM_rtAicpuKernelLaunchWithFlag,
-    VNPU_SYM_rtAicpuKernelLaunchExWithArgs,
-    VNPU_SYM_rtCpuKernelLaunchWithFlag,
-    VNPU_SYM_rtVectorCoreKernelLaunch,
-    VNPU_SYM_rtVectorCoreKernelLaunchWithHandle,
-    VNPU_SYM_rtLaunchKernelByFuncHandle,
-    VNPU_SYM_rtLaunchKernelByFuncHandleV2,
-    VNPU_SYM_rtLaunchKernelByFuncHandleV3,
-    VNPU_SYM_rtsLaunchKernelWithConfig,
-    VNPU_SYM_rtsLaunchKernelWithDevArgs,
-    VNPU_SYM_rtsLaunchKernelWithHostArgs,
-    VNPU_SYM_rtsLaunchCpuKernel,
-    VNPU_SYM_rtLaunchKernelWithArgsArray,
-    VNPU_SYM_rtModelExecute,
-    VNPU_SYM_rtModelExecuteSync,
-    VNPU_SYM_COUNT
-};
+/* Every launch entry point of limiter-design.md 5.3, in the order of the per-symbol counters. */
+#define VNPU_LAUNCH_SYMBOLS(X)                                                                       \
+    X(rtKernelLaunch) X(rtKernelLaunchWithFlag) X(rtKernelLaunchWithFlagV2) X(rtKernelLaunchWithHandle) \
+    X(rtKernelLaunchWithHandleV2) X(rtKernelLaunchEx) X(rtKernelLaunchFwk) X(rtAicpuKernelLaunchWithFlag) \
+    X(rtAicpuKernelLaunchExWithArgs) X(rtCpuKernelLaunchWithFlag) X(rtVectorCoreKernelLaunch)         \
+    X(rtVectorCoreKernelLaunchWithHandle) X(rtLaunchKernelByFuncHandle) X(rtLaunchKernelByFuncHandleV2) \
+    X(rtLaunchKernelByFuncHandleV3) X(rtsLaunchKernelWithConfig) X(rtsLaunchKernelWithDevArgs)         \
+    X(rtsLaunchKernelWithHostArgs) X(rtsLaunchCpuKernel) X(rtLaunchKernelWithArgsArray) X(rtModelExecute) \
+    X(rtModelExecuteSync)
+
+#define VNPU_SYM_ENUM_(name) VNPU_SYM_##name,
+enum vnpu_launch_symbol { VNPU_LAUNCH_SYMBOLS(VNPU_SYM_ENUM_) VNPU_SYM_COUNT };
 _Static_assert(VNPU_SYM_COUNT <= VNPU_REG_SYMBOL_COUNT, "per-symbol counters must fit the registry entry");
 
 /* Symbol names, indexed by enum vnpu_launch_symbol. */

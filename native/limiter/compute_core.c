@@ -123,18 +123,28 @@ uint32_t vnpu_share_ppm(const struct vnpu_share_input *in, int n, int self)
     return VNPU_SHARE_FULL; /* unreachable: self's class is always visited */
 }
 
-uint64_t vnpu_cost_add(struct vnpu_cost_window *w, uint64_t sample_ns)
+uint64_t vnpu_cost_add(struct vnpu_cost_window *w, int64_t now, uint64_t sample_ns)
 {
     if (sample_ns == 0)
         sample_ns = 1;
-    if (w->count == 0) {
-        w->est = sample_ns;
-        w->count = 1;
-        return w->est;
+    if (w->est == 0) {
+        w->bucket_start = now;
+        w->cur = 0;
     }
-    uint64_t ceiling = w->est + w->est / VNPU_COST_RISE_DIV + 1;
-    w->est = sample_ns < ceiling ? sample_ns : ceiling;
-    if (w->count < UINT32_MAX)
-        w->count++;
-    return w->est;
+    /* rotate past buckets that ended; a long silence empties the whole window */
+    for (int n = 0; now - w->bucket_start >= VNPU_COST_BUCKET_NS && n < VNPU_COST_BUCKETS; n++) {
+        w->cur = (w->cur + 1) % VNPU_COST_BUCKETS;
+        w->mins[w->cur] = 0;
+        w->bucket_start += VNPU_COST_BUCKET_NS;
+    }
+    if (now - w->bucket_start >= VNPU_COST_BUCKET_NS)
+        w->bucket_start = now;
+    if (w->mins[w->cur] == 0 || sample_ns < w->mins[w->cur])
+        w->mins[w->cur] = sample_ns;
+    uint64_t m = UINT64_MAX;
+    for (int b = 0; b < VNPU_COST_BUCKETS; b++)
+        if (w->mins[b] != 0 && w->mins[b] < m)
+            m = w->mins[b];
+    w->est = m;
+    return m;
 }

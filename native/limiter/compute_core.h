@@ -44,19 +44,24 @@ struct vnpu_share_input {
 uint32_t vnpu_share_ppm(const struct vnpu_share_input *in, int n, int self);
 
 /*
- * Device-time estimator of one kernel key. A measured span (event before the launch to event after
- * it) is the kernel's own device time plus any time it queued behind other containers' kernels;
- * queueing only ever adds. So a sample below the estimate is taken at once, and a sample above it
- * raises the estimate by at most 1/VNPU_COST_RISE_DIV: the estimate follows the lower envelope
- * (the uncontended time) and still climbs to a kernel that really became slower (doubling takes
- * about 0.7 * VNPU_COST_RISE_DIV samples).
+ * Device-time estimator of one kernel key: the smallest sample of the last second.
+ * A measured span (event before the launch to event after it) is the kernel's own device time plus
+ * any time it queued behind other containers' kernels; queueing only ever adds. While a neighbour
+ * keeps the device busy most samples are inflated, but now and then one finds the queue empty, and
+ * the minimum over a window that is long compared with those gaps is the uncontended time. The
+ * window is kept as VNPU_COST_BUCKETS minima of VNPU_COST_BUCKET_NS each, so a kernel that really
+ * became slower is followed within one window. Bias: kernels whose duration varies under one key are
+ * charged their shortest run.
  */
-#define VNPU_COST_RISE_DIV 128
+#define VNPU_COST_BUCKETS 10
+#define VNPU_COST_BUCKET_NS 100000000LL /* 100 ms: window = 1 s */
 struct vnpu_cost_window {
-    uint64_t est;   /* current estimate, ns */
-    uint32_t count; /* samples seen (saturating) */
+    uint64_t est;                        /* current estimate, ns (0 before the first sample) */
+    int64_t bucket_start;                /* CLOCK_MONOTONIC ns the current bucket began */
+    uint32_t cur;                        /* index of the current bucket */
+    uint64_t mins[VNPU_COST_BUCKETS];    /* per-bucket minimum, 0 = empty */
 };
-/* Adds a sample (ns, > 0) and returns the new estimate. */
-uint64_t vnpu_cost_add(struct vnpu_cost_window *w, uint64_t sample_ns);
+/* Adds a sample (ns; 0 counts as 1) measured at now (ns) and returns the new estimate. */
+uint64_t vnpu_cost_add(struct vnpu_cost_window *w, int64_t now, uint64_t sample_ns);
 
 #endif

@@ -14,6 +14,8 @@
 #include "compute.h"
 
 #define FEATURE_NOT_SUPPORT 207000
+/* libvnpu.so is built with -fvisibility=hidden: only the hooks are exported */
+#define EXPORT __attribute__((visibility("default")))
 
 static void *real_fn[VNPU_SYM_COUNT];
 
@@ -43,14 +45,14 @@ static void *real_get(int sym)
         return rc;                                                                               \
     } while (0)
 
-rtError_t rtKernelLaunch(const void *stubFunc, uint32_t numBlocks, void *args, uint32_t argsSize,
+EXPORT rtError_t rtKernelLaunch(const void *stubFunc, uint32_t numBlocks, void *args, uint32_t argsSize,
                          rtSmDesc_t *smDesc, rtStream_t stm)
 {
     typedef rtError_t (*fn)(const void *, uint32_t, void *, uint32_t, rtSmDesc_t *, rtStream_t);
     LAUNCH(rtKernelLaunch, fn, stubFunc, 0, numBlocks, stm, stubFunc, numBlocks, args, argsSize, smDesc, stm);
 }
 
-rtError_t rtKernelLaunchWithFlag(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
+EXPORT rtError_t rtKernelLaunchWithFlag(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
                                  rtSmDesc_t *smDesc, rtStream_t stm, uint32_t flags)
 {
     typedef rtError_t (*fn)(const void *, uint32_t, rtArgsEx_t *, rtSmDesc_t *, rtStream_t, uint32_t);
@@ -58,7 +60,7 @@ rtError_t rtKernelLaunchWithFlag(const void *stubFunc, uint32_t numBlocks, rtArg
            flags);
 }
 
-rtError_t rtKernelLaunchWithFlagV2(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
+EXPORT rtError_t rtKernelLaunchWithFlagV2(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
                                    rtSmDesc_t *smDesc, rtStream_t stm, uint32_t flags,
                                    const rtTaskCfgInfo_t *cfgInfo)
 {
@@ -68,7 +70,7 @@ rtError_t rtKernelLaunchWithFlagV2(const void *stubFunc, uint32_t numBlocks, rtA
            stm, flags, cfgInfo);
 }
 
-rtError_t rtKernelLaunchWithHandle(void *hdl, const uint64_t tilingKey, uint32_t numBlocks,
+EXPORT rtError_t rtKernelLaunchWithHandle(void *hdl, const uint64_t tilingKey, uint32_t numBlocks,
                                    rtArgsEx_t *argsInfo, rtSmDesc_t *smDesc, rtStream_t stm,
                                    const void *kernelInfo)
 {
@@ -77,7 +79,7 @@ rtError_t rtKernelLaunchWithHandle(void *hdl, const uint64_t tilingKey, uint32_t
            smDesc, stm, kernelInfo);
 }
 
-rtError_t rtKernelLaunchWithHandleV2(void *hdl, const uint64_t tilingKey, uint32_t numBlocks,
+EXPORT rtError_t rtKernelLaunchWithHandleV2(void *hdl, const uint64_t tilingKey, uint32_t numBlocks,
                                      rtArgsEx_t *argsInfo, rtSmDesc_t *smDesc, rtStream_t stm,
                                      const rtTaskCfgInfo_t *cfgInfo)
 {
@@ -87,31 +89,31 @@ rtError_t rtKernelLaunchWithHandleV2(void *hdl, const uint64_t tilingKey, uint32
            smDesc, stm, cfgInfo);
 }
 
-rtError_t rtKernelLaunchEx(void *args, uint32_t argsSize, uint32_t flags, rtStream_t stm)
+EXPORT rtError_t rtKernelLaunchEx(void *args, uint32_t argsSize, uint32_t flags, rtStream_t stm)
 {
     typedef rtError_t (*fn)(void *, uint32_t, uint32_t, rtStream_t);
     /* no function handle: the argument size tells kernels apart */
     LAUNCH(rtKernelLaunchEx, fn, NULL, argsSize, flags, stm, args, argsSize, flags, stm);
 }
 
-rtError_t rtKernelLaunchFwk(const char_t *opName, void *args, uint32_t argsSize, uint32_t flags,
+EXPORT rtError_t rtKernelLaunchFwk(const char_t *opName, void *args, uint32_t argsSize, uint32_t flags,
                             rtStream_t rtStream)
 {
     typedef rtError_t (*fn)(const char_t *, void *, uint32_t, uint32_t, rtStream_t);
     LAUNCH(rtKernelLaunchFwk, fn, opName, argsSize, flags, rtStream, opName, args, argsSize, flags, rtStream);
 }
 
-rtError_t rtAicpuKernelLaunchWithFlag(const rtKernelLaunchNames_t *launchNames, uint32_t numBlocks,
+EXPORT rtError_t rtAicpuKernelLaunchWithFlag(const rtKernelLaunchNames_t *launchNames, uint32_t numBlocks,
                                       const rtArgsEx_t *argsInfo, rtSmDesc_t *smDesc, rtStream_t stm,
                                       uint32_t flags)
 {
     typedef rtError_t (*fn)(const rtKernelLaunchNames_t *, uint32_t, const rtArgsEx_t *, rtSmDesc_t *,
                             rtStream_t, uint32_t);
-    LAUNCH(rtAicpuKernelLaunchWithFlag, fn, launchNames ? (const void *)launchNames->kernelName : NULL, 0,
+    LAUNCH(rtAicpuKernelLaunchWithFlag, fn, NULL, 0, /* the names block is often on the caller's stack */
            numBlocks, stm, launchNames, numBlocks, argsInfo, smDesc, stm, flags);
 }
 
-rtError_t rtAicpuKernelLaunchExWithArgs(const uint32_t kernelType, const char_t *const opName,
+EXPORT rtError_t rtAicpuKernelLaunchExWithArgs(const uint32_t kernelType, const char_t *const opName,
                                         const uint32_t numBlocks, const rtAicpuArgsEx_t *argsInfo,
                                         rtSmDesc_t *const smDesc, const rtStream_t stm, const uint32_t flags)
 {
@@ -121,7 +123,7 @@ rtError_t rtAicpuKernelLaunchExWithArgs(const uint32_t kernelType, const char_t 
            argsInfo, smDesc, stm, flags);
 }
 
-rtError_t rtCpuKernelLaunchWithFlag(const void *soName, const void *kernelName, uint32_t numBlocks,
+EXPORT rtError_t rtCpuKernelLaunchWithFlag(const void *soName, const void *kernelName, uint32_t numBlocks,
                                     const rtArgsEx_t *argsInfo, rtSmDesc_t *smDesc, rtStream_t stm,
                                     uint32_t flags)
 {
@@ -131,7 +133,7 @@ rtError_t rtCpuKernelLaunchWithFlag(const void *soName, const void *kernelName, 
            smDesc, stm, flags);
 }
 
-rtError_t rtVectorCoreKernelLaunch(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
+EXPORT rtError_t rtVectorCoreKernelLaunch(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
                                    rtSmDesc_t *smDesc, rtStream_t stm, uint32_t flags,
                                    const rtTaskCfgInfo_t *cfgInfo)
 {
@@ -141,7 +143,7 @@ rtError_t rtVectorCoreKernelLaunch(const void *stubFunc, uint32_t numBlocks, rtA
            flags, cfgInfo);
 }
 
-rtError_t rtVectorCoreKernelLaunchWithHandle(void *hdl, const uint64_t tilingKey, uint32_t numBlocks,
+EXPORT rtError_t rtVectorCoreKernelLaunchWithHandle(void *hdl, const uint64_t tilingKey, uint32_t numBlocks,
                                              rtArgsEx_t *argsInfo, rtSmDesc_t *smDesc, rtStream_t stm,
                                              const rtTaskCfgInfo_t *cfgInfo)
 {
@@ -151,14 +153,14 @@ rtError_t rtVectorCoreKernelLaunchWithHandle(void *hdl, const uint64_t tilingKey
            argsInfo, smDesc, stm, cfgInfo);
 }
 
-rtError_t rtLaunchKernelByFuncHandle(rtFuncHandle funcHandle, uint32_t numBlocks, rtLaunchArgsHandle argsHandle,
+EXPORT rtError_t rtLaunchKernelByFuncHandle(rtFuncHandle funcHandle, uint32_t numBlocks, rtLaunchArgsHandle argsHandle,
                                      rtStream_t stm)
 {
     typedef rtError_t (*fn)(rtFuncHandle, uint32_t, rtLaunchArgsHandle, rtStream_t);
     LAUNCH(rtLaunchKernelByFuncHandle, fn, funcHandle, 0, numBlocks, stm, funcHandle, numBlocks, argsHandle, stm);
 }
 
-rtError_t rtLaunchKernelByFuncHandleV2(rtFuncHandle funcHandle, uint32_t numBlocks,
+EXPORT rtError_t rtLaunchKernelByFuncHandleV2(rtFuncHandle funcHandle, uint32_t numBlocks,
                                        rtLaunchArgsHandle argsHandle, rtStream_t stm,
                                        const rtTaskCfgInfo_t *cfgInfo)
 {
@@ -167,7 +169,7 @@ rtError_t rtLaunchKernelByFuncHandleV2(rtFuncHandle funcHandle, uint32_t numBloc
            stm, cfgInfo);
 }
 
-rtError_t rtLaunchKernelByFuncHandleV3(rtFuncHandle funcHandle, uint32_t numBlocks,
+EXPORT rtError_t rtLaunchKernelByFuncHandleV3(rtFuncHandle funcHandle, uint32_t numBlocks,
                                        const rtArgsEx_t *const argsInfo, rtStream_t stm,
                                        const rtTaskCfgInfo_t *const cfgInfo)
 {
@@ -176,7 +178,7 @@ rtError_t rtLaunchKernelByFuncHandleV3(rtFuncHandle funcHandle, uint32_t numBloc
            cfgInfo);
 }
 
-rtError_t rtsLaunchKernelWithConfig(rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
+EXPORT rtError_t rtsLaunchKernelWithConfig(rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
                                     rtKernelLaunchCfg_t *cfg, rtArgsHandle argsHandle, void *reserve)
 {
     typedef rtError_t (*fn)(rtFuncHandle, uint32_t, rtStream_t, rtKernelLaunchCfg_t *, rtArgsHandle, void *);
@@ -184,7 +186,7 @@ rtError_t rtsLaunchKernelWithConfig(rtFuncHandle funcHandle, uint32_t numBlocks,
            argsHandle, reserve);
 }
 
-rtError_t rtsLaunchKernelWithDevArgs(rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
+EXPORT rtError_t rtsLaunchKernelWithDevArgs(rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
                                      rtKernelLaunchCfg_t *cfg, const void *args, uint32_t argsSize,
                                      void *reserve)
 {
@@ -194,7 +196,7 @@ rtError_t rtsLaunchKernelWithDevArgs(rtFuncHandle funcHandle, uint32_t numBlocks
            argsSize, reserve);
 }
 
-rtError_t rtsLaunchKernelWithHostArgs(rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
+EXPORT rtError_t rtsLaunchKernelWithHostArgs(rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
                                       rtKernelLaunchCfg_t *cfg, void *hostArgs, uint32_t argsSize,
                                       rtPlaceHolderInfo_t *placeHolderArray, uint32_t placeHolderNum)
 {
@@ -204,28 +206,28 @@ rtError_t rtsLaunchKernelWithHostArgs(rtFuncHandle funcHandle, uint32_t numBlock
            hostArgs, argsSize, placeHolderArray, placeHolderNum);
 }
 
-rtError_t rtsLaunchCpuKernel(const rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
+EXPORT rtError_t rtsLaunchCpuKernel(const rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
                              const rtKernelLaunchCfg_t *cfg, rtCpuKernelArgs_t *argsInfo)
 {
     typedef rtError_t (*fn)(rtFuncHandle, uint32_t, rtStream_t, const rtKernelLaunchCfg_t *, rtCpuKernelArgs_t *);
     LAUNCH(rtsLaunchCpuKernel, fn, funcHandle, 0, numBlocks, stm, funcHandle, numBlocks, stm, cfg, argsInfo);
 }
 
-rtError_t rtLaunchKernelWithArgsArray(void *func, uint32_t numBlocks, rtStream_t stm, rtKernelLaunchCfg_t *cfg,
+EXPORT rtError_t rtLaunchKernelWithArgsArray(void *func, uint32_t numBlocks, rtStream_t stm, rtKernelLaunchCfg_t *cfg,
                                       void **args)
 {
     typedef rtError_t (*fn)(void *, uint32_t, rtStream_t, rtKernelLaunchCfg_t *, void **);
     LAUNCH(rtLaunchKernelWithArgsArray, fn, func, 0, numBlocks, stm, func, numBlocks, stm, cfg, args);
 }
 
-rtError_t rtModelExecute(rtModel_t mdl, rtStream_t stm, uint32_t flag)
+EXPORT rtError_t rtModelExecute(rtModel_t mdl, rtStream_t stm, uint32_t flag)
 {
     typedef rtError_t (*fn)(rtModel_t, rtStream_t, uint32_t);
     /* one key per model: its measured cost is the whole graph's device time */
     LAUNCH(rtModelExecute, fn, mdl, 0, 0, stm, mdl, stm, flag);
 }
 
-rtError_t rtModelExecuteSync(rtModel_t mdl, rtStream_t stm, uint32_t flag, int32_t timeout)
+EXPORT rtError_t rtModelExecuteSync(rtModel_t mdl, rtStream_t stm, uint32_t flag, int32_t timeout)
 {
     typedef rtError_t (*fn)(rtModel_t, rtStream_t, uint32_t, int32_t);
     LAUNCH(rtModelExecuteSync, fn, mdl, 0, 0, stm, mdl, stm, flag, timeout);
@@ -242,7 +244,7 @@ static void *resolve_cached(void **slot, const char *name)
     return p;
 }
 
-rtError_t rtModelBindStream(rtModel_t mdl, rtStream_t stm, uint32_t flag)
+EXPORT rtError_t rtModelBindStream(rtModel_t mdl, rtStream_t stm, uint32_t flag)
 {
     static void *slot;
     rtError_t (*real)(rtModel_t, rtStream_t, uint32_t) =
@@ -255,7 +257,7 @@ rtError_t rtModelBindStream(rtModel_t mdl, rtStream_t stm, uint32_t flag)
     return rc;
 }
 
-rtError_t rtModelUnbindStream(rtModel_t mdl, rtStream_t stm)
+EXPORT rtError_t rtModelUnbindStream(rtModel_t mdl, rtStream_t stm)
 {
     static void *slot;
     rtError_t (*real)(rtModel_t, rtStream_t) = (rtError_t(*)(rtModel_t, rtStream_t))resolve_cached(&slot, "rtModelUnbindStream");
@@ -267,7 +269,7 @@ rtError_t rtModelUnbindStream(rtModel_t mdl, rtStream_t stm)
     return rc;
 }
 
-rtError_t rtStreamBeginCapture(rtStream_t stm, const rtStreamCaptureMode mode)
+EXPORT rtError_t rtStreamBeginCapture(rtStream_t stm, const rtStreamCaptureMode mode)
 {
     static void *slot;
     rtError_t (*real)(rtStream_t, rtStreamCaptureMode) =
@@ -280,7 +282,7 @@ rtError_t rtStreamBeginCapture(rtStream_t stm, const rtStreamCaptureMode mode)
     return rc;
 }
 
-rtError_t rtStreamEndCapture(rtStream_t stm, rtModel_t *captureMdl)
+EXPORT rtError_t rtStreamEndCapture(rtStream_t stm, rtModel_t *captureMdl)
 {
     static void *slot;
     rtError_t (*real)(rtStream_t, rtModel_t *) = (rtError_t(*)(rtStream_t, rtModel_t *))resolve_cached(&slot, "rtStreamEndCapture");
