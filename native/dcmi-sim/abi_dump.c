@@ -2,7 +2,7 @@
  * Prints the size and every field offset of the DCMI structs, compiled from the simulator's header
  * (include/dcmi_interface_api.h). The Java ABI test compares these lines with its JNA Structures:
  *   <struct> size <bytes>
- *   <struct>.<field> <offset>
+ *   <struct>.<field> <offset> <bytes>
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include "dcmi_interface_api.h"
 
 #define SIZE(s) printf("%s size %zu\n", #s, sizeof(struct s))
-#define OFF(s, f) printf("%s.%s %zu\n", #s, #f, offsetof(struct s, f))
+#define OFF(s, f) printf("%s.%s %zu %zu\n", #s, #f, offsetof(struct s, f), sizeof(((struct s *)0)->f))
 
 int main(void) {
     SIZE(dcmi_chip_info);

@@ -127,6 +127,7 @@
 /* ---------- advisory lock bytes (beyond EOF; fcntl OFD or classic POSIX record locks) ---------- */
 #define VNPU_LOCK_BASE           (1ULL << 30)
 #define VNPU_LOCK_INIT           VNPU_LOCK_BASE                 /* exclusive while initialising */
+#define VNPU_LOCK_CONFIG         (VNPU_LOCK_BASE + 1ULL)        /* serialises config writers (config_seq) */
 #define VNPU_LOCK_SLOT(i)        (VNPU_LOCK_BASE + 4096ULL + (uint64_t)(i)) /* held by a slot's owner */
 
 /* ---------- CANN return codes the limiter produces ---------- */

@@ -16,3 +16,10 @@ $(B)/limiter/test_ptrmap: limiter/tests/test_ptrmap.c $(LIMITER_CORE) $(LIMITER_
 
 TARGETS += $(B)/limiter/region_offsets $(B)/limiter/test_region $(B)/limiter/test_ptrmap
 TESTS   += $(B)/limiter/test_region $(B)/limiter/test_ptrmap
+
+# driven by vnpu-quota's JUnit tests (Java <-> C interoperation on one region)
+$(B)/limiter/region_client: limiter/tests/region_client.c $(LIMITER_CORE) $(LIMITER_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ limiter/tests/region_client.c $(LIMITER_CORE) $(LDFLAGS) $(LDLIBS)
+
+TARGETS += $(B)/limiter/region_client

@@ -1,0 +1,80 @@
+package io.vnpu.dcmi;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.BitSet;
+import java.util.stream.Stream;
+
+/**
+ * Maps a chip's CPU affinity (a Linux cpulist from
+ * {@code dcmi_get_affinity_cpu_info_by_device_id}) to the NUMA node whose
+ * {@code /sys/devices/system/node/nodeN/cpulist} contains it, as the MindCluster device plugin does.
+ */
+public final class NumaNodes {
+  private final Path nodeDir;
+
+  /** @param nodeDir usually {@code /sys/devices/system/node} */
+  public NumaNodes(Path nodeDir) {
+    this.nodeDir = nodeDir;
+  }
+
+  public static NumaNodes system() {
+    return new NumaNodes(Path.of("/sys/devices/system/node"));
+  }
+
+  /** The node containing every CPU of {@code cpulist}, or -1 when none does or it is unknown. */
+  public int nodeOf(String cpulist) {
+    BitSet want = parse(cpulist);
+    if (want == null || want.isEmpty() || !Files.isDirectory(nodeDir)) {
+      return -1;
+    }
+    try (Stream<Path> nodes = Files.list(nodeDir)) {
+      return nodes.filter(p -> p.getFileName().toString().matches("node\\d+"))
+          .filter(p -> {
+            BitSet have = parse(read(p.resolve("cpulist")));
+            if (have == null) {
+              return false;
+            }
+            BitSet missing = (BitSet) want.clone();
+            missing.andNot(have);
+            return missing.isEmpty();
+          })
+          .mapToInt(p -> Integer.parseInt(p.getFileName().toString().substring(4)))
+          .min().orElse(-1);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot list " + nodeDir, e);
+    }
+  }
+
+  private static String read(Path file) {
+    try {
+      return Files.readString(file).trim();
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  /** Parses {@code 0-3,8,10-11}; null when malformed. */
+  static BitSet parse(String cpulist) {
+    BitSet set = new BitSet();
+    if (cpulist == null || cpulist.isBlank()) {
+      return set;
+    }
+    try {
+      for (String part : cpulist.trim().split(",")) {
+        String[] range = part.split("-");
+        int lo = Integer.parseInt(range[0].trim());
+        int hi = range.length > 1 ? Integer.parseInt(range[1].trim()) : lo;
+        if (lo < 0 || hi < lo || range.length > 2) {
+          return null;
+        }
+        set.set(lo, hi + 1);
+      }
+    } catch (NumberFormatException e) {
+      return null;
+    }
+    return set;
+  }
+}

@@ -1,0 +1,441 @@
+package io.vnpu.quota.region;
+
+import static io.vnpu.quota.layout.RegionLayout.*;
+
+import io.vnpu.api.model.Priority;
+import io.vnpu.quota.model.DeviceQuota;
+import io.vnpu.quota.model.DeviceUsage;
+import io.vnpu.quota.model.PolicyFlag;
+import io.vnpu.quota.model.ProcessUsage;
+import io.vnpu.quota.model.RegionConfig;
+import io.vnpu.quota.model.SlotState;
+import io.vnpu.quota.model.UsageSnapshot;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * An open quota region (layout HVNP v1, see {@code docs/region-layout.md}): config, usage
+ * snapshots, reaping, and a {@link MemoryAccount} to admit and release memory with the same
+ * protocol as the C limiter. Thread-safe. Obtain it from {@link QuotaRegions}.
+ */
+public final class QuotaRegion implements AutoCloseable {
+  static final long INIT_WAIT_MS = 2000;
+  static final int SNAPSHOT_ATTEMPTS = 10_000;
+  static final int CONFIG_READ_ATTEMPTS = 10_000;
+
+  private final Path file;
+  private final FileChannel channel;
+  private final RegionMemory mem;
+  private final RegionLocks locks;
+  private final QuotaRegions registry;
+  private final Object registryKey;
+  private final Object reapLock = new Object();
+  private MemoryAccount account;
+  private boolean closed;
+
+  private QuotaRegion(Path file, FileChannel channel, MappedByteBuffer buf, QuotaRegions registry, Object key) {
+    this.file = file;
+    this.channel = channel;
+    this.mem = new RegionMemory(buf);
+    this.locks = new RegionLocks(channel);
+    this.registry = registry;
+    this.registryKey = key;
+  }
+
+  // ---------------------------------------------------------------- open / create
+
+  static QuotaRegion create(Path file, RegionConfig config, QuotaRegions registry) throws IOException {
+    boolean existed = Files.exists(file);
+    FileChannel ch =
+        FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    Object key = null;
+    try {
+      if (!existed) Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-rw-rw-"));
+      key = registry.register(file);
+      RegionLocks locks = new RegionLocks(ch);
+      FileLock init = locks.lockBounded(LOCK_INIT, INIT_WAIT_MS);
+      if (init == null) throw new RegionBusyException(file, "init lock busy for more than " + INIT_WAIT_MS + " ms");
+      try {
+        ByteBuffer hdr = readHeader(ch);
+        long magic = hdr.getLong(H_MAGIC);
+        if (magic != 0 && magic != REGION_MAGIC) {
+          throw new RegionFormatException(file, "magic", hex(magic), hex(REGION_MAGIC) + " (file left untouched)");
+        }
+        if (magic == REGION_MAGIC && hdr.getInt(H_INIT_STATE) == INIT_READY) {
+          throw new FileAlreadyExistsException(file.toString(), null, "an initialised quota region exists");
+        }
+        ch.truncate(0);
+        ch.write(ByteBuffer.wrap(new byte[1]), REGION_FILE_BYTES - 1);
+        MappedByteBuffer buf = ch.map(FileChannel.MapMode.READ_WRITE, 0, REGION_FILE_BYTES);
+        QuotaRegion r = new QuotaRegion(file, ch, buf, registry, key);
+        r.initialise(config);
+        return r;
+      } finally {
+        init.release();
+      }
+    } catch (IOException | RuntimeException e) {
+      if (key != null) registry.unregister(key);
+      ch.close();
+      throw e;
+    }
+  }
+
+  static QuotaRegion open(Path file, QuotaRegions registry) throws IOException {
+    FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    Object key = null;
+    try {
+      key = registry.register(file);
+      ByteBuffer hdr = readHeader(ch);
+      validate(file, hdr, ch.size());
+      MappedByteBuffer buf = ch.map(FileChannel.MapMode.READ_WRITE, 0, REGION_FILE_BYTES);
+      return new QuotaRegion(file, ch, buf, registry, key);
+    } catch (IOException | RuntimeException e) {
+      if (key != null) registry.unregister(key);
+      ch.close();
+      throw e;
+    }
+  }
+
+  private static ByteBuffer readHeader(FileChannel ch) throws IOException {
+    ByteBuffer hdr = ByteBuffer.allocate(HDR_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    while (hdr.hasRemaining() && ch.read(hdr, hdr.position()) > 0) {
+      // pread until the header page is in or EOF
+    }
+    return hdr.clear();
+  }
+
+  private static void validate(Path file, ByteBuffer h, long size) throws RegionFormatException {
+    if (size < HDR_BYTES) {
+      throw new RegionFormatException(file, "file size", Long.toString(size), ">= " + REGION_FILE_BYTES);
+    }
+    long magic = h.getLong(H_MAGIC);
+    if (magic != REGION_MAGIC) throw new RegionFormatException(file, "magic", hex(magic), hex(REGION_MAGIC));
+    int major = Short.toUnsignedInt(h.getShort(H_MAJOR));
+    if (major != REGION_MAJOR) {
+      throw new RegionFormatException(file, "version_major", Integer.toString(major), Integer.toString(REGION_MAJOR));
+    }
+    int state = h.getInt(H_INIT_STATE);
+    if (state != INIT_READY) {
+      throw new RegionFormatException(file, "init_state", Integer.toString(state), INIT_READY + " (READY)");
+    }
+    expect(file, "header_bytes", h.getInt(H_HEADER_BYTES), HDR_BYTES);
+    long fileBytes = h.getLong(H_FILE_BYTES);
+    if (fileBytes < REGION_FILE_BYTES) {
+      throw new RegionFormatException(file, "file_bytes", Long.toUnsignedString(fileBytes), ">= " + REGION_FILE_BYTES);
+    }
+    if (size < fileBytes) {
+      throw new RegionFormatException(file, "file size", Long.toString(size), ">= file_bytes " + fileBytes);
+    }
+    expect(file, "slot_count", h.getInt(H_SLOT_COUNT), REGION_SLOT_COUNT);
+    expect(file, "slot_bytes", h.getInt(H_SLOT_BYTES), SLOT_BYTES);
+    expect(file, "device_config_stride", h.getInt(H_DEVCFG_STRIDE), DEVCFG_BYTES);
+    expect(file, "device_state_stride", h.getInt(H_DEVSTATE_STRIDE), DEVSTATE_BYTES);
+    int devs = h.getInt(H_DEVICE_COUNT);
+    if (devs < 1 || devs > REGION_MAX_DEVICES) {
+      throw new RegionFormatException(file, "device_count", Integer.toUnsignedString(devs), "1..16");
+    }
+  }
+
+  private static void expect(Path file, String field, int actual, int expected) throws RegionFormatException {
+    if (actual != expected) {
+      throw new RegionFormatException(file, field, Integer.toUnsignedString(actual), Integer.toString(expected));
+    }
+  }
+
+  private static String hex(long v) {
+    return String.format("0x%016x", v);
+  }
+
+  private void initialise(RegionConfig config) {
+    mem.setInt(H_INIT_STATE, INIT_INITIALISING);
+    mem.setU16(H_MAJOR, REGION_MAJOR);
+    mem.setU16(H_MINOR, REGION_MINOR);
+    mem.setInt(H_HEADER_BYTES, HDR_BYTES);
+    mem.setLong(H_FILE_BYTES, REGION_FILE_BYTES);
+    mem.setInt(H_DEVICE_COUNT, config.devices().size());
+    mem.setInt(H_SLOT_COUNT, REGION_SLOT_COUNT);
+    mem.setInt(H_SLOT_BYTES, SLOT_BYTES);
+    long epoch = new SecureRandom().nextLong();
+    mem.setLong(H_EPOCH, epoch == 0 ? 1 : epoch);
+    long now = System.currentTimeMillis() * 1_000_000L;
+    mem.setLong(H_CREATED_NS, now);
+    mem.setInt(H_DEVCFG_STRIDE, DEVCFG_BYTES);
+    mem.setInt(H_DEVSTATE_STRIDE, DEVSTATE_BYTES);
+    mem.setInt(H_CREATOR, CREATOR_JAVA);
+    writeConfigFields(config);
+    mem.setLong(H_MAGIC, REGION_MAGIC);
+    mem.setInt(H_INIT_STATE, INIT_READY);
+  }
+
+  // ---------------------------------------------------------------- config
+
+  /** The region file. */
+  public Path file() {
+    return file;
+  }
+
+  /** Number of configured logical devices (1..16). */
+  public int deviceCount() {
+    return Math.min(mem.getInt(H_DEVICE_COUNT), REGION_MAX_DEVICES);
+  }
+
+  /** Minor version of the file (a newer minor only adds fields). */
+  public int versionMinor() {
+    return mem.getU16(H_MINOR);
+  }
+
+  /**
+   * Reads the config consistently (seqlock {@code config_seq}).
+   *
+   * @throws RegionBusyException if a writer kept it changing for {@value #CONFIG_READ_ATTEMPTS} attempts
+   */
+  public RegionConfig readConfig() throws RegionBusyException {
+    for (int attempt = 0; attempt < CONFIG_READ_ATTEMPTS; attempt++) {
+      int s1 = mem.getInt(H_CONFIG_SEQ);
+      if ((s1 & 1) == 0) {
+        RegionConfig c = readConfigFields();
+        if (mem.getInt(H_CONFIG_SEQ) == s1) return c;
+      }
+      Thread.onSpinWait();
+    }
+    throw new RegionBusyException(file, "config kept changing (config_seq)");
+  }
+
+  private RegionConfig readConfigFields() {
+    List<DeviceQuota> devs = new ArrayList<>();
+    for (int d = 0; d < deviceCount(); d++) {
+      int o = devCfgOff(d);
+      byte[] raw = mem.getBytes(o + DC_UUID, REGION_UUID_BYTES);
+      int n = 0;
+      while (n < raw.length && raw[n] != 0) n++;
+      devs.add(
+          new DeviceQuota(
+              Math.max(0, mem.getLong(o + DC_MEM_LIMIT)),
+              Math.max(1, Math.min(10000, mem.getInt(o + DC_COMPUTE_WEIGHT))),
+              Math.max(0, Math.min(100, mem.getInt(o + DC_COMPUTE_CAP_PCT))),
+              mem.getInt(o + DC_PRIORITY_CLASS) == 0 ? Priority.HIGH : Priority.NORMAL,
+              Math.max(-1, mem.getInt(o + DC_PHYS_ID)),
+              new String(raw, 0, Math.min(n, REGION_UUID_BYTES - 1), StandardCharsets.US_ASCII)));
+    }
+    byte[] dir = mem.getBytes(H_REGISTRY_DIR, REGION_PATH_BYTES);
+    int n = 0;
+    while (n < dir.length - 1 && dir[n] != 0) n++;
+    return new RegionConfig(
+        devs, PolicyFlag.decode(mem.getInt(H_POLICY_FLAGS)), new String(dir, 0, n, StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Replaces the config while processes run. Limits take effect at the next admission; lowering a
+   * limit below current usage refuses new allocations and frees nothing. The device count is fixed at
+   * creation.
+   *
+   * @throws IllegalArgumentException if {@code config} has another number of devices
+   * @throws RegionBusyException if another config writer holds the config lock for more than 2 s
+   */
+  public synchronized void updateConfig(RegionConfig config) throws IOException {
+    if (config.devices().size() != deviceCount()) {
+      throw new IllegalArgumentException(
+          "quota region " + file + ": device count is " + deviceCount() + ", config has " + config.devices().size());
+    }
+    FileLock l = locks.lockBounded(LOCK_CONFIG, INIT_WAIT_MS);
+    if (l == null) throw new RegionBusyException(file, "config lock busy for more than " + INIT_WAIT_MS + " ms");
+    try {
+      // an odd value left by a writer that died mid-update stays odd: we finish its job
+      int seq = mem.getInt(H_CONFIG_SEQ);
+      int odd = (seq & 1) == 1 ? seq : seq + 1;
+      mem.setInt(H_CONFIG_SEQ, odd);
+      writeConfigFields(config);
+      mem.setInt(H_CONFIG_SEQ, odd + 1);
+    } finally {
+      l.release();
+    }
+  }
+
+  private void writeConfigFields(RegionConfig config) {
+    mem.setInt(H_POLICY_FLAGS, PolicyFlag.encode(config.policy()));
+    mem.setBytes(H_REGISTRY_DIR, config.registryDir().getBytes(StandardCharsets.UTF_8), REGION_PATH_BYTES);
+    for (int d = 0; d < REGION_MAX_DEVICES; d++) {
+      int o = devCfgOff(d);
+      if (d >= config.devices().size()) {
+        mem.setLong(o + DC_MEM_LIMIT, 0);
+        continue;
+      }
+      DeviceQuota q = config.devices().get(d);
+      mem.setLong(o + DC_MEM_LIMIT, q.memLimitBytes());
+      mem.setInt(o + DC_COMPUTE_WEIGHT, q.computeWeight());
+      mem.setInt(o + DC_COMPUTE_CAP_PCT, q.computeCapPct());
+      mem.setInt(o + DC_PRIORITY_CLASS, q.priority() == Priority.HIGH ? 0 : 1);
+      mem.setInt(o + DC_PHYS_ID, q.physId());
+      mem.setBytes(o + DC_UUID, q.uuid().getBytes(StandardCharsets.US_ASCII), REGION_UUID_BYTES);
+    }
+  }
+
+  // ---------------------------------------------------------------- usage
+
+  int slotHwm() {
+    return Math.min(Math.max(mem.getInt(H_SLOT_HWM), 0), REGION_SLOT_COUNT);
+  }
+
+  /** Committed bytes on {@code dev} over all slots (saturating, never negative); not a snapshot. */
+  long usedBytes(int dev) {
+    long sum = 0;
+    int hwm = slotHwm();
+    for (int i = 0; i < hwm; i++) sum = RegionMemory.satAdd(sum, mem.getLong(slotOff(i) + S_USED_BYTES + 8 * dev));
+    return sum;
+  }
+
+  /** Committed plus pending bytes on {@code dev}: what an admission must fit under the limit. */
+  long claimedBytes(int dev) {
+    long sum = 0;
+    int hwm = slotHwm();
+    for (int i = 0; i < hwm; i++) {
+      int o = slotOff(i) + 8 * dev;
+      sum = RegionMemory.satAdd(sum, mem.getLong(o + S_PENDING_BYTES));
+      sum = RegionMemory.satAdd(sum, mem.getLong(o + S_USED_BYTES));
+    }
+    return sum;
+  }
+
+  /**
+   * A consistent snapshot of per-device and per-process usage: no admission committed on any device
+   * while it was read, so it shows a state the region really had.
+   *
+   * @throws RegionBusyException if admissions kept committing during {@value #SNAPSHOT_ATTEMPTS} reads
+   */
+  public UsageSnapshot usage() throws RegionBusyException {
+    int devs = deviceCount();
+    long[] seq = new long[devs];
+    for (int attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
+      for (int d = 0; d < devs; d++) seq[d] = mem.getLong(devStateOff(d) + DS_COMMIT_SEQ);
+      UsageSnapshot s = readUsage(devs);
+      boolean stable = true;
+      for (int d = 0; d < devs && stable; d++) stable = mem.getLong(devStateOff(d) + DS_COMMIT_SEQ) == seq[d];
+      if (stable) return s;
+      Thread.onSpinWait();
+    }
+    throw new RegionBusyException(file, "admissions kept committing during " + SNAPSHOT_ATTEMPTS + " reads");
+  }
+
+  private UsageSnapshot readUsage(int devs) {
+    List<ProcessUsage> procs = new ArrayList<>();
+    long[] used = new long[devs];
+    int hwm = slotHwm();
+    for (int i = 0; i < hwm; i++) {
+      int o = slotOff(i);
+      List<Long> mine = new ArrayList<>(devs);
+      for (int d = 0; d < devs; d++) {
+        long v = mem.getLong(o + S_USED_BYTES + 8 * d);
+        used[d] = RegionMemory.satAdd(used[d], v);
+        mine.add(RegionMemory.clampReport(v));
+      }
+      int state = mem.getInt(o + S_STATE);
+      if (state == SLOT_FREE || state < 0 || state > SLOT_REAPING) continue;
+      procs.add(
+          new ProcessUsage(
+              i,
+              SlotState.of(state),
+              mem.getInt(o + S_PID),
+              mem.getLong(o + S_STARTTIME),
+              mem.getLong(o + S_GENERATION),
+              (mem.getInt(o + S_FLAGS) & SLOTF_JAVA) != 0,
+              mine));
+    }
+    List<DeviceUsage> out = new ArrayList<>(devs);
+    for (int d = 0; d < devs; d++) {
+      int s = devStateOff(d);
+      out.add(
+          new DeviceUsage(
+              d,
+              RegionMemory.clampReport(used[d]),
+              RegionMemory.clampReport(mem.getLong(devCfgOff(d) + DC_MEM_LIMIT)),
+              RegionMemory.clampReport(mem.getLong(s + DS_PEAK_BYTES)),
+              RegionMemory.clampReport(mem.getLong(s + DS_OOM_REJECTIONS)),
+              RegionMemory.clampReport(mem.getLong(s + DS_REAPED_BYTES)),
+              RegionMemory.clampReport(mem.getLong(s + DS_UNKNOWN_FREES)),
+              RegionMemory.clampReport(mem.getLong(s + DS_ADMISSIONS))));
+    }
+    return new UsageSnapshot(out, procs);
+  }
+
+  // ---------------------------------------------------------------- reaping
+
+  /**
+   * Frees the slots of dead owners (their slot lock is free) and adds their bytes to
+   * {@code reaped_bytes}. A live owner, in any PID namespace, is never touched.
+   *
+   * @return number of slots reaped
+   */
+  public int reap() throws IOException {
+    synchronized (reapLock) {
+      int reaped = 0;
+      int own = account == null ? -1 : account.slot();
+      int hwm = slotHwm();
+      for (int i = 0; i < hwm; i++) {
+        if (i == own) continue;
+        int o = slotOff(i);
+        if (mem.getInt(o + S_STATE) == SLOT_FREE) continue;
+        FileLock probe = locks.tryLock(lockSlot(i));
+        if (probe == null) continue; // a live process (maybe this JVM) holds it
+        try {
+          int st = mem.getInt(o + S_STATE);
+          if (st != SLOT_FREE && mem.casInt(o + S_STATE, st, SLOT_REAPING)) {
+            for (int d = 0; d < REGION_MAX_DEVICES; d++) {
+              mem.setLong(o + S_PENDING_BYTES + 8 * d, 0);
+              long b = mem.swapLong(o + S_USED_BYTES + 8 * d, 0);
+              if (b != 0) mem.addLong(devStateOff(d) + DS_REAPED_BYTES, b);
+            }
+            mem.setInt(o + S_STATE, SLOT_FREE);
+            reaped++;
+          }
+        } finally {
+          probe.release();
+        }
+      }
+      return reaped;
+    }
+  }
+
+  // ---------------------------------------------------------------- Java admission
+
+  /**
+   * The JVM's own process slot, claimed on first call (reaping dead slots if none is free) and held
+   * until {@link #close()}.
+   *
+   * @throws RegionBusyException if all 256 slots belong to live processes
+   */
+  public synchronized MemoryAccount memoryAccount() throws IOException {
+    if (closed) throw new IllegalStateException("quota region " + file + " is closed");
+    if (account == null) {
+      account = MemoryAccount.claim(this, mem, locks, ProcessIdentity.current());
+      if (account == null && reap() > 0) account = MemoryAccount.claim(this, mem, locks, ProcessIdentity.current());
+      if (account == null) throw new RegionBusyException(file, "all " + REGION_SLOT_COUNT + " slots are in use");
+    }
+    return account;
+  }
+
+  /** Releases the JVM's slot (its charges vanish), unmaps nothing (GC does), closes the file. */
+  @Override
+  public synchronized void close() throws IOException {
+    if (closed) return;
+    closed = true;
+    try {
+      if (account != null) account.retire();
+    } finally {
+      registry.unregister(registryKey);
+      channel.close();
+    }
+  }
+}

@@ -1,0 +1,114 @@
+package io.vnpu.quota.region;
+
+import static io.vnpu.api.model.Units.MIB;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vnpu.quota.NativeDir;
+import io.vnpu.quota.model.ProcessUsage;
+import io.vnpu.quota.model.RegionConfig;
+import io.vnpu.quota.model.UsageSnapshot;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Java and the C limiter's region code sharing one region (native/limiter/tests/region_client.c). */
+class CrossProcessTest {
+  @TempDir Path dir;
+  private final QuotaRegions regions = new QuotaRegions();
+  private final List<Process> started = new ArrayList<>();
+
+  @AfterEach
+  void killLeftovers() {
+    started.forEach(Process::destroyForcibly);
+  }
+
+  private Process client(Path region, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(NativeDir.program("limiter/region_client").toString());
+    cmd.add(region.toString());
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    started.add(p);
+    return p;
+  }
+
+  private static String firstLine(Process p) throws Exception {
+    return new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII)).readLine();
+  }
+
+  @Test
+  void cAndJavaShareOneLimitAndKill9IsReclaimedByTheNextAdmission() throws Exception {
+    Path f = dir.resolve("r");
+    try (QuotaRegion r = regions.create(f, RegionConfig.memoryLimit(1, 100 * MIB))) {
+      Process c = client(f, "hold", "0", Long.toString(70 * MIB));
+      assertThat(firstLine(c)).isEqualTo("admitted 0");
+      UsageSnapshot s = r.usage();
+      assertThat(s.devices().get(0).usedBytes()).isEqualTo(70 * MIB);
+      ProcessUsage cp = s.processes().get(0);
+      assertThat(cp.pid()).isEqualTo(c.pid());
+      assertThat(cp.java()).isFalse();
+      assertThat(cp.usedBytes()).containsExactly(70 * MIB);
+
+      MemoryAccount a = r.memoryAccount();
+      assertThat(a.admit(0, 40 * MIB)).isFalse(); // C process alive: its 70 MiB count
+      assertThat(r.reap()).isZero();
+      Process c2 = client(f, "hold", "0", Long.toString(31 * MIB));
+      assertThat(firstLine(c2)).isEqualTo("admitted 1"); // 70 + 31 MiB > 100 MiB, seen from C too
+
+      c.destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL
+      assertThat(a.admit(0, 40 * MIB)).isTrue(); // reaped by this admission
+      UsageSnapshot after = r.usage();
+      assertThat(after.devices().get(0).usedBytes()).isEqualTo(40 * MIB);
+      assertThat(after.devices().get(0).reapedBytes()).isEqualTo(70 * MIB);
+      assertThat(after.processes()).extracting(ProcessUsage::pid).doesNotContain((int) c.pid());
+    }
+  }
+
+  @Test
+  void eightProcessesChurnWhileTheJavaSamplerNeverSeesMoreThanTheLimit() throws Exception {
+    Path f = dir.resolve("r");
+    long limit = 256 * MIB;
+    try (QuotaRegion r = regions.create(f, RegionConfig.memoryLimit(1, limit))) {
+      List<Process> ps = new ArrayList<>();
+      for (int i = 0; i < 8; i++) {
+        ps.add(client(f, "churn", "0", "2000", Integer.toString(100 + i), Long.toString(limit / 8)));
+      }
+      long maxSeen = 0;
+      int samples = 0;
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1800);
+      while (System.nanoTime() < deadline) {
+        long used = r.usage().devices().get(0).usedBytes();
+        maxSeen = Math.max(maxSeen, used);
+        samples++;
+      }
+      long live = 0;
+      long grants = 0;
+      for (Process p : ps) {
+        String[] w = firstLine(p).split(" ");
+        live += Long.parseLong(w[1]);
+        grants += Long.parseLong(w[3]);
+      }
+      assertThat(samples).isGreaterThan(100);
+      assertThat(maxSeen).isLessThanOrEqualTo(limit);
+      assertThat(grants).isGreaterThan(100);
+      UsageSnapshot s = r.usage();
+      assertThat(s.devices().get(0).usedBytes()).isEqualTo(live);
+      assertThat(s.processes()).hasSize(8);
+      assertThat(s.devices().get(0).peakBytes()).isLessThanOrEqualTo(limit);
+      for (Process p : ps) {
+        p.getOutputStream().close(); // let it exit normally: its slot is reaped, not freed
+        assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      }
+      assertThat(r.reap()).isEqualTo(8);
+      assertThat(r.usage().devices().get(0).usedBytes()).isZero();
+      assertThat(r.usage().devices().get(0).reapedBytes()).isEqualTo(live);
+    }
+  }
+}
