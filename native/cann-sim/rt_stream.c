@@ -1,0 +1,791 @@
+/*
+ * Streams, events, kernel launches and models of the simulated runtime.
+ *
+ * Device time is a timestamp timeline rather than a worker thread: a launch returns at once (like
+ * real hardware it only queues work) after reserving an exclusive slot on its device's shared
+ * timeline (device-time.bin, busy_until advanced by CAS, so tasks of all processes of the simulated
+ * host never overlap). A task starts when its device is free and the previous task of its stream
+ * has finished; synchronisation sleeps until the stream's last end time, events complete at the
+ * end time of the work recorded before them. A stream accepts at most VNPU_SIM_STREAM_DEPTH
+ * unfinished tasks (default 64); a further launch blocks until the oldest one completes, like a
+ * full submission queue, which keeps one process from reserving the device far into the future.
+ */
+#include "sim_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_DEPTH 64U
+#define MAX_DEPTH 4096U
+#define STREAM_MAGIC 0x5354524d53494dULL
+#define EVENT_MAGIC 0x45564e5453494dULL
+#define MODEL_MAGIC 0x4d4f444c53494dULL
+
+struct sim_model {
+    uint64_t magic;
+    struct sim_model *next;
+    uint32_t tasks;
+    uint64_t total_ns;
+    int loaded;
+};
+
+struct sim_stream {
+    uint64_t magic;
+    struct sim_stream *next;
+    int dev;
+    pthread_mutex_t lock;
+    uint64_t tail_end_ns;   /* end of the last task queued */
+    uint64_t wait_until_ns; /* rtStreamWaitEvent: no task starts before */
+    uint64_t *ring;         /* end times of unfinished tasks, oldest at head */
+    unsigned head, count, depth;
+    struct sim_model *bound;   /* rtModelBindStream: launches become model tasks */
+    struct sim_model *capture; /* rtStreamBeginCapture: likewise */
+};
+
+struct sim_event {
+    uint64_t magic;
+    struct sim_event *next;
+    int recorded;
+    uint64_t ts_ns;
+};
+
+struct objects {
+    pthread_mutex_t lock;
+    struct sim_stream *streams;
+    struct sim_event *events;
+    struct sim_model *models;
+    struct sim_stream *defaults[VNPU_SIM_MAX_DEVICES];
+};
+
+static struct objects objs = {.lock = PTHREAD_MUTEX_INITIALIZER};
+static pthread_once_t config_once = PTHREAD_ONCE_INIT;
+static unsigned stream_depth = DEFAULT_DEPTH;
+static uint64_t default_kernel_ns = VNPU_SIM_DEFAULT_KERNEL_NS;
+
+static void read_config(void) {
+    const char *d = getenv("VNPU_SIM_STREAM_DEPTH");
+    if (d != NULL) {
+        char *end;
+        unsigned long v = strtoul(d, &end, 10);
+        if (*end == '\0' && v >= 1 && v <= MAX_DEPTH) stream_depth = (unsigned)v;
+        else sim_log("ignoring VNPU_SIM_STREAM_DEPTH=%s: expected 1..%u", d, MAX_DEPTH);
+    }
+    const char *k = getenv("VNPU_SIM_KERNEL_NS");
+    if (k != NULL) {
+        char *end;
+        unsigned long long v = strtoull(k, &end, 10);
+        if (*end == '\0' && v <= VNPU_SIM_MAX_KERNEL_NS) default_kernel_ns = v;
+        else sim_log("ignoring VNPU_SIM_KERNEL_NS=%s: expected 0..%llu", k, VNPU_SIM_MAX_KERNEL_NS);
+    }
+}
+
+static uint64_t kernel_duration(const void *args, uint64_t size) {
+    pthread_once(&config_once, read_config);
+    struct vnpu_sim_kernel_args k;
+    if (args == NULL || size < sizeof(k)) return default_kernel_ns;
+    memcpy(&k, args, sizeof(k));
+    if (k.magic != VNPU_SIM_KERNEL_MAGIC) return default_kernel_ns;
+    return k.duration_ns > VNPU_SIM_MAX_KERNEL_NS ? VNPU_SIM_MAX_KERNEL_NS : k.duration_ns;
+}
+
+static struct sim_stream *new_stream(int dev) {
+    pthread_once(&config_once, read_config);
+    struct sim_stream *s = calloc(1, sizeof(*s));
+    if (s == NULL) return NULL;
+    s->ring = calloc(stream_depth, sizeof(uint64_t));
+    if (s->ring == NULL) {
+        free(s);
+        return NULL;
+    }
+    s->depth = stream_depth;
+    s->dev = dev;
+    s->magic = STREAM_MAGIC;
+    pthread_mutex_init(&s->lock, NULL);
+    return s;
+}
+
+static void free_stream(struct sim_stream *s) {
+    s->magic = 0;
+    pthread_mutex_destroy(&s->lock);
+    free(s->ring);
+    free(s);
+}
+
+/* The stream object for a handle: NULL means the thread's device default stream. */
+static struct sim_stream *resolve_stream(rtStream_t stm, rtError_t *rc) {
+    pthread_mutex_lock(&objs.lock);
+    struct sim_stream *found = NULL;
+    if (stm == NULL) {
+        int dev = sim_current_device();
+        if (dev < 0) {
+            *rc = ACL_ERROR_RT_CONTEXT_NULL;
+        } else {
+            if (objs.defaults[dev] == NULL) objs.defaults[dev] = new_stream(dev);
+            found = objs.defaults[dev];
+            *rc = found == NULL ? ACL_ERROR_RT_NO_STREAM_RESOURCE : RT_ERROR_NONE;
+        }
+    } else {
+        for (struct sim_stream *s = objs.streams; s != NULL; s = s->next)
+            if (s == stm) found = s;
+        *rc = found == NULL ? ACL_ERROR_RT_PARAM_INVALID : RT_ERROR_NONE;
+    }
+    pthread_mutex_unlock(&objs.lock);
+    return found;
+}
+
+static struct sim_event *resolve_event(rtEvent_t evt) {
+    struct sim_event *found = NULL;
+    pthread_mutex_lock(&objs.lock);
+    for (struct sim_event *e = objs.events; e != NULL; e = e->next)
+        if (e == evt) found = e;
+    pthread_mutex_unlock(&objs.lock);
+    return found;
+}
+
+static struct sim_model *resolve_model(rtModel_t mdl) {
+    struct sim_model *found = NULL;
+    pthread_mutex_lock(&objs.lock);
+    for (struct sim_model *m = objs.models; m != NULL; m = m->next)
+        if (m == mdl) found = m;
+    pthread_mutex_unlock(&objs.lock);
+    return found;
+}
+
+static void retire_finished(struct sim_stream *s, uint64_t now) {
+    while (s->count > 0 && s->ring[s->head] <= now) {
+        s->head = (s->head + 1) % s->depth;
+        s->count--;
+    }
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* Queues `duration_ns` of exclusive device time on the stream; the caller holds s->lock. */
+static void enqueue_locked(struct sim_stream *s, uint64_t duration_ns) {
+    uint64_t now = sim_now_ns();
+    retire_finished(s, now);
+    while (s->count == s->depth) {
+        /* bounded: the oldest task ends at a known time no later than depth * 10 s from now */
+        uint64_t oldest = s->ring[s->head];
+        pthread_mutex_unlock(&s->lock);
+        sim_sleep_until(oldest);
+        pthread_mutex_lock(&s->lock);
+        now = sim_now_ns();
+        retire_finished(s, now);
+    }
+    uint64_t ready = max_u64(now, max_u64(s->tail_end_ns, s->wait_until_ns));
+    uint64_t end = sim_device_schedule(s->dev, ready, duration_ns);
+    s->tail_end_ns = end;
+    s->ring[(s->head + s->count) % s->depth] = end;
+    s->count++;
+}
+
+static rtError_t launch(rtStream_t stm, uint64_t duration_ns) {
+    rtError_t rc;
+    struct sim_stream *s = resolve_stream(stm, &rc);
+    if (s == NULL) return rc;
+    pthread_mutex_lock(&s->lock);
+    struct sim_model *m = s->capture != NULL ? s->capture : s->bound;
+    if (m != NULL) {
+        m->tasks++;
+        m->total_ns += duration_ns;
+    } else {
+        enqueue_locked(s, duration_ns);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return RT_ERROR_NONE;
+}
+
+/* ---- kernel launch entry points: every one queues one task on its stream ---- */
+
+#define CHECK_LAUNCH(fn, blocks)                                                                   \
+    do {                                                                                           \
+        if ((fn) == NULL || (blocks) == 0) return ACL_ERROR_RT_PARAM_INVALID;                     \
+    } while (0)
+
+static uint64_t args_ex_duration(const rtArgsEx_t *a) {
+    return a == NULL ? kernel_duration(NULL, 0) : kernel_duration(a->args, a->argsSize);
+}
+
+rtError_t rtKernelLaunch(const void *stubFunc, uint32_t numBlocks, void *args, uint32_t argsSize,
+                         rtSmDesc_t *smDesc, rtStream_t stm) {
+    (void)smDesc;
+    CHECK_LAUNCH(stubFunc, numBlocks);
+    return launch(stm, kernel_duration(args, argsSize));
+}
+
+rtError_t rtKernelLaunchWithFlag(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
+                                 rtSmDesc_t *smDesc, rtStream_t stm, uint32_t flags) {
+    (void)smDesc;
+    (void)flags;
+    CHECK_LAUNCH(stubFunc, numBlocks);
+    if (argsInfo == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    return launch(stm, args_ex_duration(argsInfo));
+}
+
+rtError_t rtKernelLaunchWithFlagV2(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
+                                   rtSmDesc_t *smDesc, rtStream_t stm, uint32_t flags,
+                                   const rtTaskCfgInfo_t *cfgInfo) {
+    (void)cfgInfo;
+    return rtKernelLaunchWithFlag(stubFunc, numBlocks, argsInfo, smDesc, stm, flags);
+}
+
+rtError_t rtKernelLaunchWithHandle(void *hdl, const uint64_t tilingKey, uint32_t numBlocks, rtArgsEx_t *argsInfo,
+                                   rtSmDesc_t *smDesc, rtStream_t stm, const void *kernelInfo) {
+    (void)tilingKey;
+    (void)smDesc;
+    (void)kernelInfo;
+    CHECK_LAUNCH(hdl, numBlocks);
+    if (argsInfo == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    return launch(stm, args_ex_duration(argsInfo));
+}
+
+rtError_t rtKernelLaunchWithHandleV2(void *hdl, const uint64_t tilingKey, uint32_t numBlocks,
+                                     rtArgsEx_t *argsInfo, rtSmDesc_t *smDesc, rtStream_t stm,
+                                     const rtTaskCfgInfo_t *cfgInfo) {
+    (void)cfgInfo;
+    return rtKernelLaunchWithHandle(hdl, tilingKey, numBlocks, argsInfo, smDesc, stm, NULL);
+}
+
+rtError_t rtKernelLaunchEx(void *args, uint32_t argsSize, uint32_t flags, rtStream_t stm) {
+    (void)flags;
+    if (args == NULL || argsSize == 0) return ACL_ERROR_RT_PARAM_INVALID;
+    return launch(stm, kernel_duration(args, argsSize));
+}
+
+rtError_t rtKernelLaunchFwk(const char_t *opName, void *args, uint32_t argsSize, uint32_t flags,
+                            rtStream_t rtStream) {
+    (void)flags;
+    if (opName == NULL || args == NULL || argsSize == 0) return ACL_ERROR_RT_PARAM_INVALID;
+    return launch(rtStream, kernel_duration(args, argsSize));
+}
+
+rtError_t rtAicpuKernelLaunchWithFlag(const rtKernelLaunchNames_t *launchNames, uint32_t numBlocks,
+                                      const rtArgsEx_t *argsInfo, rtSmDesc_t *smDesc, rtStream_t stm,
+                                      uint32_t flags) {
+    (void)smDesc;
+    (void)flags;
+    CHECK_LAUNCH(launchNames, numBlocks);
+    if (argsInfo == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    return launch(stm, args_ex_duration(argsInfo));
+}
+
+rtError_t rtAicpuKernelLaunchExWithArgs(const uint32_t kernelType, const char_t *const opName,
+                                        const uint32_t numBlocks, const rtAicpuArgsEx_t *argsInfo,
+                                        rtSmDesc_t *const smDesc, const rtStream_t stm, const uint32_t flags) {
+    (void)kernelType;
+    (void)smDesc;
+    (void)flags;
+    CHECK_LAUNCH(opName, numBlocks);
+    if (argsInfo == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    return launch(stm, kernel_duration(argsInfo->args, argsInfo->argsSize));
+}
+
+rtError_t rtCpuKernelLaunchWithFlag(const void *soName, const void *kernelName, uint32_t numBlocks,
+                                    const rtArgsEx_t *argsInfo, rtSmDesc_t *smDesc, rtStream_t stm,
+                                    uint32_t flags) {
+    (void)soName;
+    (void)smDesc;
+    (void)flags;
+    CHECK_LAUNCH(kernelName, numBlocks);
+    if (argsInfo == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    return launch(stm, args_ex_duration(argsInfo));
+}
+
+rtError_t rtVectorCoreKernelLaunch(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
+                                   rtSmDesc_t *smDesc, rtStream_t stm, uint32_t flags,
+                                   const rtTaskCfgInfo_t *cfgInfo) {
+    (void)cfgInfo;
+    return rtKernelLaunchWithFlag(stubFunc, numBlocks, argsInfo, smDesc, stm, flags);
+}
+
+rtError_t rtVectorCoreKernelLaunchWithHandle(void *hdl, const uint64_t tilingKey, uint32_t numBlocks,
+                                             rtArgsEx_t *argsInfo, rtSmDesc_t *smDesc, rtStream_t stm,
+                                             const rtTaskCfgInfo_t *cfgInfo) {
+    (void)cfgInfo;
+    return rtKernelLaunchWithHandle(hdl, tilingKey, numBlocks, argsInfo, smDesc, stm, NULL);
+}
+
+/* Argument handles are opaque runtime objects: these launches run for the default duration. */
+rtError_t rtLaunchKernelByFuncHandle(rtFuncHandle funcHandle, uint32_t numBlocks, rtLaunchArgsHandle argsHandle,
+                                     rtStream_t stm) {
+    (void)argsHandle;
+    CHECK_LAUNCH(funcHandle, numBlocks);
+    return launch(stm, kernel_duration(NULL, 0));
+}
+
+rtError_t rtLaunchKernelByFuncHandleV2(rtFuncHandle funcHandle, uint32_t numBlocks, rtLaunchArgsHandle argsHandle,
+                                       rtStream_t stm, const rtTaskCfgInfo_t *cfgInfo) {
+    (void)cfgInfo;
+    return rtLaunchKernelByFuncHandle(funcHandle, numBlocks, argsHandle, stm);
+}
+
+rtError_t rtLaunchKernelByFuncHandleV3(rtFuncHandle funcHandle, uint32_t numBlocks, const rtArgsEx_t *const argsInfo,
+                                       rtStream_t stm, const rtTaskCfgInfo_t *const cfgInfo) {
+    (void)cfgInfo;
+    CHECK_LAUNCH(funcHandle, numBlocks);
+    if (argsInfo == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    return launch(stm, args_ex_duration(argsInfo));
+}
+
+rtError_t rtsLaunchKernelWithConfig(rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
+                                    rtKernelLaunchCfg_t *cfg, rtArgsHandle argsHandle, void *reserve) {
+    (void)cfg;
+    (void)reserve;
+    CHECK_LAUNCH(funcHandle, numBlocks);
+    if (argsHandle == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    return launch(stm, kernel_duration(NULL, 0));
+}
+
+/* Device-resident arguments are never read by the simulator: default duration. */
+rtError_t rtsLaunchKernelWithDevArgs(rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
+                                     rtKernelLaunchCfg_t *cfg, const void *args, uint32_t argsSize, void *reserve) {
+    (void)cfg;
+    (void)reserve;
+    CHECK_LAUNCH(funcHandle, numBlocks);
+    if (args == NULL || argsSize == 0) return ACL_ERROR_RT_PARAM_INVALID;
+    return launch(stm, kernel_duration(NULL, 0));
+}
+
+rtError_t rtsLaunchKernelWithHostArgs(rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
+                                      rtKernelLaunchCfg_t *cfg, void *hostArgs, uint32_t argsSize,
+                                      rtPlaceHolderInfo_t *placeHolderArray, uint32_t placeHolderNum) {
+    (void)cfg;
+    (void)placeHolderArray;
+    (void)placeHolderNum;
+    CHECK_LAUNCH(funcHandle, numBlocks);
+    if (hostArgs == NULL || argsSize == 0) return ACL_ERROR_RT_PARAM_INVALID;
+    return launch(stm, kernel_duration(hostArgs, argsSize));
+}
+
+rtError_t rtsLaunchCpuKernel(const rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
+                             const rtKernelLaunchCfg_t *cfg, rtCpuKernelArgs_t *argsInfo) {
+    (void)cfg;
+    CHECK_LAUNCH(funcHandle, numBlocks);
+    if (argsInfo == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    return launch(stm, kernel_duration(argsInfo->baseArgs.args, argsInfo->baseArgs.argsSize));
+}
+
+/* args[0] may point at a struct vnpu_sim_kernel_args (the first kernel argument). */
+rtError_t rtLaunchKernelWithArgsArray(void *func, uint32_t numBlocks, rtStream_t stm, rtKernelLaunchCfg_t *cfg,
+                                      void **args) {
+    (void)cfg;
+    CHECK_LAUNCH(func, numBlocks);
+    if (args == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    return launch(stm, kernel_duration(args[0], args[0] == NULL ? 0 : sizeof(struct vnpu_sim_kernel_args)));
+}
+
+/* ---- streams ---- */
+
+rtError_t rtStreamCreate(rtStream_t *stm, int32_t priority) {
+    (void)priority;
+    if (stm == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    int dev = sim_current_device();
+    if (dev < 0) return ACL_ERROR_RT_CONTEXT_NULL;
+    struct sim_stream *s = new_stream(dev);
+    if (s == NULL) return ACL_ERROR_RT_NO_STREAM_RESOURCE;
+    pthread_mutex_lock(&objs.lock);
+    s->next = objs.streams;
+    objs.streams = s;
+    pthread_mutex_unlock(&objs.lock);
+    *stm = s;
+    return RT_ERROR_NONE;
+}
+
+rtError_t rtStreamDestroy(rtStream_t stm) {
+    if (stm == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    pthread_mutex_lock(&objs.lock);
+    struct sim_stream **pp = &objs.streams;
+    while (*pp != NULL && *pp != stm) pp = &(*pp)->next;
+    struct sim_stream *s = *pp;
+    if (s != NULL) *pp = s->next;
+    pthread_mutex_unlock(&objs.lock);
+    if (s == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    free_stream(s); /* queued tasks keep their device slots, as on hardware */
+    return RT_ERROR_NONE;
+}
+
+static uint64_t stream_tail(struct sim_stream *s) {
+    pthread_mutex_lock(&s->lock);
+    uint64_t t = s->tail_end_ns;
+    pthread_mutex_unlock(&s->lock);
+    return t;
+}
+
+rtError_t rtStreamSynchronize(rtStream_t stm) {
+    rtError_t rc;
+    struct sim_stream *s = resolve_stream(stm, &rc);
+    if (s == NULL) return rc;
+    sim_sleep_until(stream_tail(s));
+    return RT_ERROR_NONE;
+}
+
+rtError_t rtStreamSynchronizeWithTimeout(rtStream_t stm, int32_t timeout) {
+    if (timeout < -1) return ACL_ERROR_RT_PARAM_INVALID;
+    rtError_t rc;
+    struct sim_stream *s = resolve_stream(stm, &rc);
+    if (s == NULL) return rc;
+    uint64_t tail = stream_tail(s);
+    uint64_t now = sim_now_ns();
+    if (timeout > 0 && tail > now + (uint64_t)timeout * 1000000ULL) {
+        sim_sleep_until(now + (uint64_t)timeout * 1000000ULL);
+        return ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
+    }
+    sim_sleep_until(tail);
+    return RT_ERROR_NONE;
+}
+
+rtError_t rtStreamQuery(rtStream_t stm) {
+    rtError_t rc;
+    struct sim_stream *s = resolve_stream(stm, &rc);
+    if (s == NULL) return rc;
+    return stream_tail(s) <= sim_now_ns() ? RT_ERROR_NONE : ACL_ERROR_RT_STREAM_NOT_COMPLETE;
+}
+
+rtError_t rtStreamWaitEvent(rtStream_t stm, rtEvent_t evt) {
+    rtError_t rc;
+    struct sim_stream *s = resolve_stream(stm, &rc);
+    if (s == NULL) return rc;
+    struct sim_event *e = resolve_event(evt);
+    if (e == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    pthread_mutex_lock(&s->lock);
+    if (e->recorded) s->wait_until_ns = max_u64(s->wait_until_ns, e->ts_ns);
+    pthread_mutex_unlock(&s->lock);
+    return RT_ERROR_NONE;
+}
+
+uint64_t sim_streams_tail(int dev) {
+    uint64_t t = 0;
+    pthread_mutex_lock(&objs.lock);
+    for (struct sim_stream *s = objs.streams; s != NULL; s = s->next)
+        if (s->dev == dev) t = max_u64(t, stream_tail(s));
+    if (objs.defaults[dev] != NULL) t = max_u64(t, stream_tail(objs.defaults[dev]));
+    pthread_mutex_unlock(&objs.lock);
+    return t;
+}
+
+void sim_streams_release_device(int dev) {
+    pthread_mutex_lock(&objs.lock);
+    for (struct sim_stream **pp = &objs.streams; *pp != NULL;) {
+        struct sim_stream *s = *pp;
+        if (s->dev == dev) {
+            *pp = s->next;
+            free_stream(s);
+        } else {
+            pp = &s->next;
+        }
+    }
+    if (objs.defaults[dev] != NULL) free_stream(objs.defaults[dev]);
+    objs.defaults[dev] = NULL;
+    pthread_mutex_unlock(&objs.lock);
+}
+
+/* ---- capture ---- */
+
+static struct sim_model *new_model(void) {
+    struct sim_model *m = calloc(1, sizeof(*m));
+    if (m == NULL) return NULL;
+    m->magic = MODEL_MAGIC;
+    pthread_mutex_lock(&objs.lock);
+    m->next = objs.models;
+    objs.models = m;
+    pthread_mutex_unlock(&objs.lock);
+    return m;
+}
+
+rtError_t rtStreamBeginCapture(rtStream_t stm, const rtStreamCaptureMode mode) {
+    if (stm == NULL || mode >= RT_STREAM_CAPTURE_MODE_MAX) return ACL_ERROR_RT_PARAM_INVALID;
+    rtError_t rc;
+    struct sim_stream *s = resolve_stream(stm, &rc);
+    if (s == NULL) return rc;
+    struct sim_model *m = new_model();
+    if (m == NULL) return ACL_ERROR_RT_NO_MODEL_RESOURCE;
+    pthread_mutex_lock(&s->lock);
+    rc = s->capture != NULL || s->bound != NULL ? ACL_ERROR_RT_STREAM_CAPTURED : RT_ERROR_NONE;
+    if (rc == RT_ERROR_NONE) s->capture = m;
+    pthread_mutex_unlock(&s->lock);
+    if (rc != RT_ERROR_NONE) rtModelDestroy(m);
+    return rc;
+}
+
+rtError_t rtStreamEndCapture(rtStream_t stm, rtModel_t *captureMdl) {
+    if (captureMdl == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    rtError_t rc;
+    struct sim_stream *s = resolve_stream(stm, &rc);
+    if (s == NULL) return rc;
+    pthread_mutex_lock(&s->lock);
+    struct sim_model *m = s->capture;
+    s->capture = NULL;
+    pthread_mutex_unlock(&s->lock);
+    if (m == NULL) return ACL_ERROR_RT_STREAM_NOT_CAPTURED;
+    m->loaded = 1;
+    *captureMdl = m;
+    return RT_ERROR_NONE;
+}
+
+rtError_t rtStreamGetCaptureInfo(rtStream_t stm, rtStreamCaptureStatus *const status, rtModel_t *captureMdl) {
+    if (status == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    rtError_t rc;
+    struct sim_stream *s = resolve_stream(stm, &rc);
+    if (s == NULL) return rc;
+    pthread_mutex_lock(&s->lock);
+    *status = s->capture != NULL ? RT_STREAM_CAPTURE_STATUS_ACTIVE : RT_STREAM_CAPTURE_STATUS_NONE;
+    if (captureMdl != NULL) *captureMdl = s->capture;
+    pthread_mutex_unlock(&s->lock);
+    return RT_ERROR_NONE;
+}
+
+/* ---- events ---- */
+
+rtError_t rtEventCreate(rtEvent_t *evt) {
+    if (evt == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    if (sim_current_device() < 0) return ACL_ERROR_RT_CONTEXT_NULL;
+    struct sim_event *e = calloc(1, sizeof(*e));
+    if (e == NULL) return ACL_ERROR_RT_NO_EVENT_RESOURCE;
+    e->magic = EVENT_MAGIC;
+    pthread_mutex_lock(&objs.lock);
+    e->next = objs.events;
+    objs.events = e;
+    pthread_mutex_unlock(&objs.lock);
+    *evt = e;
+    return RT_ERROR_NONE;
+}
+
+rtError_t rtEventCreateWithFlag(rtEvent_t *evt, uint32_t flag) {
+    (void)flag;
+    return rtEventCreate(evt);
+}
+
+rtError_t rtEventDestroy(rtEvent_t evt) {
+    if (evt == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    pthread_mutex_lock(&objs.lock);
+    struct sim_event **pp = &objs.events;
+    while (*pp != NULL && *pp != evt) pp = &(*pp)->next;
+    struct sim_event *e = *pp;
+    if (e != NULL) *pp = e->next;
+    pthread_mutex_unlock(&objs.lock);
+    if (e == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    e->magic = 0;
+    free(e);
+    return RT_ERROR_NONE;
+}
+
+/* The event completes when everything queued before it on the stream has finished. */
+rtError_t rtEventRecord(rtEvent_t evt, rtStream_t stm) {
+    struct sim_event *e = resolve_event(evt);
+    if (e == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    rtError_t rc;
+    struct sim_stream *s = resolve_stream(stm, &rc);
+    if (s == NULL) return rc;
+    pthread_mutex_lock(&s->lock);
+    uint64_t ts = max_u64(sim_now_ns(), max_u64(s->tail_end_ns, s->wait_until_ns));
+    int captured = s->capture != NULL || s->bound != NULL;
+    pthread_mutex_unlock(&s->lock);
+    if (captured) return RT_ERROR_NONE; /* becomes part of the model; not timed by the simulator */
+    pthread_mutex_lock(&objs.lock);
+    e->ts_ns = ts;
+    e->recorded = 1;
+    pthread_mutex_unlock(&objs.lock);
+    return RT_ERROR_NONE;
+}
+
+static void event_state(struct sim_event *e, int *recorded, uint64_t *ts) {
+    pthread_mutex_lock(&objs.lock);
+    *recorded = e->recorded;
+    *ts = e->ts_ns;
+    pthread_mutex_unlock(&objs.lock);
+}
+
+rtError_t rtEventQuery(rtEvent_t evt) {
+    struct sim_event *e = resolve_event(evt);
+    if (e == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    int recorded;
+    uint64_t ts;
+    event_state(e, &recorded, &ts);
+    return !recorded || ts <= sim_now_ns() ? RT_ERROR_NONE : ACL_ERROR_RT_EVENT_NOT_COMPLETE;
+}
+
+rtError_t rtEventQueryStatus(rtEvent_t evt, rtEventStatus_t *status) {
+    if (status == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    struct sim_event *e = resolve_event(evt);
+    if (e == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    int recorded;
+    uint64_t ts;
+    event_state(e, &recorded, &ts);
+    *status = recorded && ts <= sim_now_ns() ? RT_EVENT_RECORDED : RT_EVENT_INIT;
+    return RT_ERROR_NONE;
+}
+
+rtError_t rtEventSynchronize(rtEvent_t evt) {
+    struct sim_event *e = resolve_event(evt);
+    if (e == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    int recorded;
+    uint64_t ts;
+    event_state(e, &recorded, &ts);
+    if (recorded) sim_sleep_until(ts);
+    return RT_ERROR_NONE;
+}
+
+rtError_t rtEventElapsedTime(float32_t *timeInterval, rtEvent_t startEvent, rtEvent_t endEvent) {
+    if (timeInterval == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    struct sim_event *a = resolve_event(startEvent), *b = resolve_event(endEvent);
+    if (a == NULL || b == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    int ra, rb;
+    uint64_t ta, tb;
+    event_state(a, &ra, &ta);
+    event_state(b, &rb, &tb);
+    if (!ra || !rb) return ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID;
+    uint64_t now = sim_now_ns();
+    if (ta > now || tb > now) return ACL_ERROR_RT_EVENT_NOT_COMPLETE;
+    if (tb < ta) return ACL_ERROR_RT_EVENT_TIMESTAMP_REVERSAL;
+    *timeInterval = (float32_t)((double)(tb - ta) / 1e6);
+    return RT_ERROR_NONE;
+}
+
+/* Microseconds of the device clock (CLOCK_MONOTONIC here) at which the event completed. */
+rtError_t rtEventGetTimeStamp(uint64_t *timeStamp, rtEvent_t evt) {
+    if (timeStamp == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    struct sim_event *e = resolve_event(evt);
+    if (e == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    int recorded;
+    uint64_t ts;
+    event_state(e, &recorded, &ts);
+    if (!recorded) return ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID;
+    if (ts > sim_now_ns()) return ACL_ERROR_RT_EVENT_NOT_COMPLETE;
+    *timeStamp = ts / 1000ULL;
+    return RT_ERROR_NONE;
+}
+
+/* ---- models ---- */
+
+rtError_t rtModelCreate(rtModel_t *mdl, uint32_t flag) {
+    (void)flag;
+    if (mdl == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    struct sim_model *m = new_model();
+    if (m == NULL) return ACL_ERROR_RT_NO_MODEL_RESOURCE;
+    *mdl = m;
+    return RT_ERROR_NONE;
+}
+
+rtError_t rtModelDestroy(rtModel_t mdl) {
+    if (mdl == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    pthread_mutex_lock(&objs.lock);
+    struct sim_model **pp = &objs.models;
+    while (*pp != NULL && *pp != mdl) pp = &(*pp)->next;
+    struct sim_model *m = *pp;
+    if (m != NULL) {
+        *pp = m->next;
+        for (struct sim_stream *s = objs.streams; s != NULL; s = s->next) {
+            pthread_mutex_lock(&s->lock);
+            if (s->bound == m) s->bound = NULL;
+            if (s->capture == m) s->capture = NULL;
+            pthread_mutex_unlock(&s->lock);
+        }
+    }
+    pthread_mutex_unlock(&objs.lock);
+    if (m == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    m->magic = 0;
+    free(m);
+    return RT_ERROR_NONE;
+}
+
+rtError_t rtModelBindStream(rtModel_t mdl, rtStream_t stm, uint32_t flag) {
+    (void)flag;
+    struct sim_model *m = resolve_model(mdl);
+    if (m == NULL || stm == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    rtError_t rc;
+    struct sim_stream *s = resolve_stream(stm, &rc);
+    if (s == NULL) return rc;
+    pthread_mutex_lock(&s->lock);
+    rc = s->bound != NULL || s->capture != NULL ? ACL_ERROR_RT_STREAM_MODEL : RT_ERROR_NONE;
+    if (rc == RT_ERROR_NONE) s->bound = m;
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+rtError_t rtModelUnbindStream(rtModel_t mdl, rtStream_t stm) {
+    struct sim_model *m = resolve_model(mdl);
+    if (m == NULL || stm == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    rtError_t rc;
+    struct sim_stream *s = resolve_stream(stm, &rc);
+    if (s == NULL) return rc;
+    pthread_mutex_lock(&s->lock);
+    rc = s->bound == m ? RT_ERROR_NONE : ACL_ERROR_RT_STREAM_MODEL;
+    if (rc == RT_ERROR_NONE) s->bound = NULL;
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+rtError_t rtModelLoadComplete(rtModel_t mdl) {
+    struct sim_model *m = resolve_model(mdl);
+    if (m == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    pthread_mutex_lock(&objs.lock);
+    m->loaded = 1;
+    pthread_mutex_unlock(&objs.lock);
+    return RT_ERROR_NONE;
+}
+
+/* One execution runs the model's tasks back to back: one exclusive slot of their total duration. */
+rtError_t rtModelExecute(rtModel_t mdl, rtStream_t stm, uint32_t flag) {
+    (void)flag;
+    struct sim_model *m = resolve_model(mdl);
+    if (m == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    pthread_mutex_lock(&objs.lock);
+    int loaded = m->loaded;
+    uint64_t total = m->total_ns;
+    pthread_mutex_unlock(&objs.lock);
+    if (!loaded) return ACL_ERROR_RT_MODEL_EXECUTE;
+    rtError_t rc;
+    struct sim_stream *s = resolve_stream(stm, &rc);
+    if (s == NULL) return rc;
+    pthread_mutex_lock(&s->lock);
+    if (s->bound != NULL || s->capture != NULL) {
+        pthread_mutex_unlock(&s->lock);
+        return ACL_ERROR_RT_STREAM_CAPTURED;
+    }
+    enqueue_locked(s, total);
+    pthread_mutex_unlock(&s->lock);
+    return RT_ERROR_NONE;
+}
+
+rtError_t rtModelExecuteSync(rtModel_t mdl, rtStream_t stm, uint32_t flag, int32_t timeout) {
+    rtError_t rc = rtModelExecute(mdl, stm, flag);
+    if (rc != RT_ERROR_NONE) return rc;
+    return rtStreamSynchronizeWithTimeout(stm, timeout);
+}
+
+/* ---- fork: runtime objects belong to the parent's device context ---- */
+
+static void objs_atfork_prepare(void) { pthread_mutex_lock(&objs.lock); }
+static void objs_atfork_parent(void) { pthread_mutex_unlock(&objs.lock); }
+
+static void objs_atfork_child(void) {
+    while (objs.streams != NULL) {
+        struct sim_stream *s = objs.streams;
+        objs.streams = s->next;
+        free(s->ring);
+        free(s);
+    }
+    for (int d = 0; d < VNPU_SIM_MAX_DEVICES; d++) {
+        if (objs.defaults[d] != NULL) {
+            free(objs.defaults[d]->ring);
+            free(objs.defaults[d]);
+        }
+        objs.defaults[d] = NULL;
+    }
+    while (objs.events != NULL) {
+        struct sim_event *e = objs.events;
+        objs.events = e->next;
+        free(e);
+    }
+    while (objs.models != NULL) {
+        struct sim_model *m = objs.models;
+        objs.models = m->next;
+        free(m);
+    }
+    pthread_mutex_unlock(&objs.lock);
+}
+
+__attribute__((constructor)) static void rt_stream_ctor(void) {
+    pthread_atfork(objs_atfork_prepare, objs_atfork_parent, objs_atfork_child);
+}

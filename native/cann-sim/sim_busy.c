@@ -1,0 +1,77 @@
+/*
+ * cann-sim-busy: prints the simulated host's ground truth (device-time.bin, busy/<pid>-<dev>,
+ * hbm.bin) as machine-readable lines, for tests of the compute and memory limiters.
+ *   device logic=D busy_ns= tasks= busy_until_ns= hbm_used=
+ *   busy pid=P logic=D busy_ns= tasks= first_start_ns= last_end_ns=
+ * Options: --pid P and --device D restrict the "busy" lines; VNPU_SIM_ROOT selects the host.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cann_sim/cann_sim.h"
+#include "vnpu_sim_host.h"
+
+static int read_exact(const char *path, void *buf, size_t len) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t n = pread(fd, buf, len, 0);
+    close(fd);
+    return n == (ssize_t)len ? 0 : -1;
+}
+
+int main(int argc, char **argv) {
+    long want_pid = -1, want_dev = -1;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--pid") == 0 && i + 1 < argc) want_pid = strtol(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) want_dev = strtol(argv[++i], NULL, 10);
+        else {
+            fprintf(stderr, "cann-sim-busy: unknown argument '%s'\nusage: cann-sim-busy [--pid P] [--device D]\n",
+                    argv[i]);
+            return 2;
+        }
+    }
+    char root[512];
+    int rc = vnpu_sim_host_root(root, sizeof(root));
+    if (rc != 0) {
+        fprintf(stderr, "cann-sim-busy: no simulated host root (VNPU_SIM_ROOT): error %d\n", rc);
+        return 1;
+    }
+    char path[1024];
+    struct vnpu_sim_device_time dt[VNPU_SIM_MAX_DEVICES];
+    uint64_t hbm[VNPU_SIM_MAX_DEVICES];
+    snprintf(path, sizeof(path), "%s/device-time.bin", root);
+    int have_dt = read_exact(path, dt, sizeof(dt)) == 0;
+    snprintf(path, sizeof(path), "%s/hbm.bin", root);
+    int have_hbm = read_exact(path, hbm, sizeof(hbm)) == 0;
+    struct vnpu_sim_device_info devs[VNPU_SIM_MAX_DEVICES];
+    int n = vnpu_sim_host_devices(devs, VNPU_SIM_MAX_DEVICES);
+    for (int d = 0; d < n; d++) {
+        if (want_dev >= 0 && d != want_dev) continue;
+        printf("device logic=%d busy_ns=%" PRIu64 " tasks=%" PRIu64 " busy_until_ns=%" PRIu64 " hbm_used=%" PRIu64
+               " hbm_total=%" PRIu64 "\n",
+               d, have_dt ? dt[d].busy_ns : 0, have_dt ? dt[d].tasks : 0, have_dt ? dt[d].busy_until_ns : 0,
+               have_hbm ? hbm[d] : 0, devs[d].hbm_bytes);
+    }
+    snprintf(path, sizeof(path), "%s/busy", root);
+    DIR *dp = opendir(path);
+    if (dp == NULL) return 0;
+    struct dirent *e;
+    while ((e = readdir(dp)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char file[1400];
+        struct vnpu_sim_busy_record r;
+        snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
+        if (read_exact(file, &r, sizeof(r)) != 0 || r.magic != VNPU_SIM_BUSY_MAGIC) continue;
+        if ((want_pid >= 0 && r.pid != want_pid) || (want_dev >= 0 && r.logic_id != want_dev)) continue;
+        printf("busy pid=%d logic=%d busy_ns=%" PRIu64 " tasks=%" PRIu64 " first_start_ns=%" PRIu64
+               " last_end_ns=%" PRIu64 "\n",
+               r.pid, r.logic_id, r.busy_ns, r.tasks, r.first_start_ns, r.last_end_ns);
+    }
+    closedir(dp);
+    return 0;
+}

@@ -1,0 +1,414 @@
+/*
+ * Process-wide state of the simulated runtime: the simulated host (device facts, shared files under
+ * $VNPU_SIM_ROOT), the thread's current device, crash-safe HBM usage and the device timeline.
+ *
+ * HBM usage is the contract counter array hbm.bin (read by the DCMI simulator). Like a real driver,
+ * which frees a process's device memory when it dies, every process also publishes what it holds in
+ * "procs/<pid>-<start ns>" and keeps a POSIX write lock on that file for its lifetime; a process that
+ * needs memory (or asks for memory info) reaps files whose lock is free, i.e. whose owner is dead.
+ */
+#include "sim_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define USAGE_MAGIC 0x4547415355444d53ULL /* "SMDUSAGE" */
+
+struct usage_record {
+    uint64_t magic;
+    int32_t pid;
+    uint32_t reaped; /* set (under the record lock) once its bytes left hbm.bin */
+    uint64_t used[VNPU_SIM_MAX_DEVICES];
+};
+
+struct own_usage {
+    pthread_mutex_t lock;
+    pid_t pid;
+    int fd;
+    char path[600];
+    struct usage_record *rec;
+};
+
+struct busy_files {
+    pthread_mutex_t lock;
+    pid_t pid;
+    struct vnpu_sim_busy_record *rec[VNPU_SIM_MAX_DEVICES];
+};
+
+static pthread_once_t host_once = PTHREAD_ONCE_INIT;
+static struct sim_host host_state;
+static int host_ok;
+static __thread int thread_device = -1;
+static struct own_usage own = {PTHREAD_MUTEX_INITIALIZER, 0, -1, "", NULL};
+static struct busy_files busy = {PTHREAD_MUTEX_INITIALIZER, 0, {NULL}};
+
+void sim_log(const char *fmt, ...) {
+    if (getenv("VNPU_SIM_QUIET") != NULL) return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "[cann-sim %d] %s\n", (int)getpid(), line);
+}
+
+uint64_t sim_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void sim_sleep_until(uint64_t deadline_ns) {
+    struct timespec ts = {(time_t)(deadline_ns / 1000000000ULL), (long)(deadline_ns % 1000000000ULL)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+    }
+}
+
+static void *map_shared(const char *path, size_t size) {
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        sim_log("cannot open %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    (void)fchmod(fd, 0666); /* other uids of the simulated host share it; fails harmlessly if not ours */
+    struct stat st;
+    if (fstat(fd, &st) != 0 || ((size_t)st.st_size < size && ftruncate(fd, (off_t)size) != 0)) {
+        sim_log("cannot size %s to %zu bytes: %s", path, size, strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        sim_log("cannot map %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    return p;
+}
+
+static int make_dir(const char *path) {
+    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+        sim_log("cannot create %s: %s", path, strerror(errno));
+        return -1;
+    }
+    (void)chmod(path, 0777);
+    return 0;
+}
+
+static void host_init(void) {
+    struct sim_host *h = &host_state;
+    int n = vnpu_sim_host_devices(h->dev, VNPU_SIM_MAX_DEVICES);
+    if (n < 0) {
+        const char *p = getenv("VNPU_SIM_PROFILE");
+        sim_log("unknown simulated host profile VNPU_SIM_PROFILE=%s: no device", p ? p : "(unset)");
+        return;
+    }
+    h->ndev = n > VNPU_SIM_MAX_DEVICES ? VNPU_SIM_MAX_DEVICES : n;
+    int rc = vnpu_sim_host_root(h->root, sizeof(h->root));
+    if (rc != 0) {
+        sim_log("cannot create the simulated host root VNPU_SIM_ROOT: %s", strerror(-rc));
+        return;
+    }
+    char path[600];
+    snprintf(path, sizeof(path), "%s/hbm.bin", h->root);
+    h->hbm_used = map_shared(path, VNPU_SIM_MAX_DEVICES * sizeof(uint64_t));
+    snprintf(path, sizeof(path), "%s/device-time.bin", h->root);
+    h->dtime = map_shared(path, VNPU_SIM_MAX_DEVICES * sizeof(struct vnpu_sim_device_time));
+    snprintf(path, sizeof(path), "%s/procs", h->root);
+    int dirs = make_dir(path);
+    snprintf(path, sizeof(path), "%s/busy", h->root);
+    dirs |= make_dir(path);
+    host_ok = h->hbm_used != NULL && h->dtime != NULL && dirs == 0;
+}
+
+struct sim_host *sim_host(void) {
+    pthread_once(&host_once, host_init);
+    return host_ok ? &host_state : NULL;
+}
+
+int sim_valid_device(int32_t dev) {
+    struct sim_host *h = sim_host();
+    return h != NULL && dev >= 0 && dev < h->ndev;
+}
+
+int sim_current_device(void) { return thread_device; }
+
+rtError_t rtSetDevice(int32_t devId) {
+    if (sim_host() == NULL) return ACL_ERROR_RT_NO_DEVICE;
+    if (!sim_valid_device(devId)) return ACL_ERROR_RT_INVALID_DEVICEID;
+    thread_device = devId;
+    return RT_ERROR_NONE;
+}
+
+rtError_t rtGetDevice(int32_t *devId) {
+    if (devId == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    if (thread_device < 0) return ACL_ERROR_RT_CONTEXT_NULL;
+    *devId = thread_device;
+    return RT_ERROR_NONE;
+}
+
+rtError_t rtGetDeviceCount(int32_t *cnt) {
+    if (cnt == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    struct sim_host *h = sim_host();
+    if (h == NULL) return ACL_ERROR_RT_NO_DEVICE;
+    *cnt = h->ndev;
+    return RT_ERROR_NONE;
+}
+
+rtError_t rtDeviceSynchronize(void) {
+    if (thread_device < 0) return ACL_ERROR_RT_CONTEXT_NULL;
+    sim_sleep_until(sim_streams_tail(thread_device));
+    return RT_ERROR_NONE;
+}
+
+rtError_t rtDeviceSynchronizeWithTimeout(int32_t timeout) {
+    if (thread_device < 0) return ACL_ERROR_RT_CONTEXT_NULL;
+    if (timeout < -1) return ACL_ERROR_RT_PARAM_INVALID;
+    uint64_t tail = sim_streams_tail(thread_device);
+    uint64_t now = sim_now_ns();
+    if (timeout > 0 && tail > now + (uint64_t)timeout * 1000000ULL) {
+        sim_sleep_until(now + (uint64_t)timeout * 1000000ULL);
+        return ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
+    }
+    sim_sleep_until(tail);
+    return RT_ERROR_NONE;
+}
+
+/* Like a device context teardown: waits for the device, then drops this process's streams and memory. */
+rtError_t rtDeviceReset(int32_t devId) {
+    if (!sim_valid_device(devId)) return ACL_ERROR_RT_INVALID_DEVICEID;
+    sim_sleep_until(sim_streams_tail(devId));
+    sim_streams_release_device(devId);
+    sim_mem_release_device(devId);
+    if (thread_device == devId) thread_device = -1;
+    return RT_ERROR_NONE;
+}
+
+/* ---- crash-safe usage ---- */
+
+static void sub_saturating(uint64_t *counter, uint64_t bytes) {
+    uint64_t cur = __atomic_load_n(counter, __ATOMIC_ACQUIRE);
+    for (;;) {
+        uint64_t next = cur >= bytes ? cur - bytes : 0;
+        if (__atomic_compare_exchange_n(counter, &cur, next, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return;
+    }
+}
+
+/* Moves a dead owner's bytes out of hbm.bin; the caller holds the record's write lock. */
+static void drain_record(struct sim_host *h, struct usage_record *rec) {
+    if (rec->magic != USAGE_MAGIC || __atomic_load_n(&rec->reaped, __ATOMIC_ACQUIRE)) return;
+    for (int d = 0; d < VNPU_SIM_MAX_DEVICES; d++) {
+        uint64_t b = __atomic_exchange_n(&rec->used[d], 0, __ATOMIC_ACQ_REL);
+        if (b != 0) sub_saturating(&h->hbm_used[d], b);
+    }
+    __atomic_store_n(&rec->reaped, 1, __ATOMIC_RELEASE);
+}
+
+static void reap_file(struct sim_host *h, const char *path) {
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) return;
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+    struct stat st;
+    if (fcntl(fd, F_SETLK, &fl) == 0 && fstat(fd, &st) == 0 && st.st_nlink > 0 &&
+        (size_t)st.st_size >= sizeof(struct usage_record)) {
+        struct usage_record *rec =
+            mmap(NULL, sizeof(*rec), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (rec != MAP_FAILED) {
+            drain_record(h, rec);
+            munmap(rec, sizeof(*rec));
+            unlink(path);
+        }
+    }
+    close(fd); /* drops our probe lock; we never hold our own record through this fd */
+}
+
+void sim_usage_reap_dead(void) {
+    struct sim_host *h = sim_host();
+    if (h == NULL) return;
+    char dir[600];
+    snprintf(dir, sizeof(dir), "%s/procs", h->root);
+    DIR *dp = opendir(dir);
+    if (dp == NULL) return;
+    struct dirent *e;
+    while ((e = readdir(dp)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char path[900];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        if (strcmp(path, own.path) == 0 && own.pid == getpid()) continue;
+        reap_file(h, path);
+    }
+    closedir(dp);
+}
+
+static struct usage_record *own_record(struct sim_host *h) {
+    pthread_mutex_lock(&own.lock);
+    if (own.rec == NULL) {
+        pid_t pid = getpid();
+        snprintf(own.path, sizeof(own.path), "%s/procs/%d-%llu", h->root, (int)pid,
+                 (unsigned long long)sim_now_ns());
+        int fd = open(own.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+        if (fd >= 0 && fcntl(fd, F_SETLK, &fl) == 0 && ftruncate(fd, sizeof(struct usage_record)) == 0) {
+            (void)fchmod(fd, 0666);
+            void *p = mmap(NULL, sizeof(struct usage_record), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            if (p != MAP_FAILED) {
+                own.rec = p;
+                own.rec->pid = pid;
+                __atomic_store_n(&own.rec->magic, USAGE_MAGIC, __ATOMIC_RELEASE);
+                own.fd = fd;
+                own.pid = pid;
+            }
+        }
+        if (own.rec == NULL) {
+            sim_log("cannot create usage record %s: %s", own.path, strerror(errno));
+            if (fd >= 0) {
+                close(fd);
+                unlink(own.path);
+            }
+            own.path[0] = '\0';
+        }
+    }
+    struct usage_record *rec = own.rec;
+    pthread_mutex_unlock(&own.lock);
+    return rec;
+}
+
+int sim_usage_charge(int dev, uint64_t bytes) {
+    struct sim_host *h = sim_host();
+    if (h == NULL) return ACL_ERROR_RT_NO_DEVICE;
+    struct usage_record *rec = own_record(h);
+    if (rec == NULL) return ACL_ERROR_RT_INTERNAL_ERROR;
+    uint64_t cap = h->dev[dev].hbm_bytes;
+    /* Own record first: a crash between the two steps can only make a reaper subtract too much,
+     * which the saturating subtraction absorbs, never leave bytes nobody can reclaim. */
+    __atomic_fetch_add(&rec->used[dev], bytes, __ATOMIC_ACQ_REL);
+    for (int attempt = 0; attempt < 2; attempt++) {
+        uint64_t cur = __atomic_load_n(&h->hbm_used[dev], __ATOMIC_ACQUIRE);
+        while (bytes <= cap && cur <= cap - bytes) {
+            if (__atomic_compare_exchange_n(&h->hbm_used[dev], &cur, cur + bytes, 0, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE))
+                return RT_ERROR_NONE;
+        }
+        if (attempt == 0) sim_usage_reap_dead();
+    }
+    sub_saturating(&rec->used[dev], bytes);
+    return ACL_ERROR_RT_MEMORY_ALLOCATION;
+}
+
+void sim_usage_release(int dev, uint64_t bytes) {
+    struct sim_host *h = sim_host();
+    if (h == NULL || own.rec == NULL) return;
+    sub_saturating(&own.rec->used[dev], bytes);
+    sub_saturating(&h->hbm_used[dev], bytes);
+}
+
+uint64_t sim_usage_own(int dev) {
+    return own.rec == NULL ? 0 : __atomic_load_n(&own.rec->used[dev], __ATOMIC_ACQUIRE);
+}
+
+/* ---- device timeline and ground truth ---- */
+
+static struct vnpu_sim_busy_record *busy_record(struct sim_host *h, int dev) {
+    pid_t pid = getpid();
+    pthread_mutex_lock(&busy.lock);
+    if (busy.pid != pid) { /* first use, or a forked child: records are per process */
+        for (int d = 0; d < VNPU_SIM_MAX_DEVICES; d++) {
+            if (busy.rec[d] != NULL) munmap(busy.rec[d], sizeof(*busy.rec[d]));
+            busy.rec[d] = NULL;
+        }
+        busy.pid = pid;
+    }
+    if (busy.rec[dev] == NULL) {
+        char path[700];
+        snprintf(path, sizeof(path), "%s/busy/%d-%d", h->root, (int)pid, dev);
+        struct vnpu_sim_busy_record *r = map_shared(path, sizeof(*r));
+        if (r != NULL) {
+            memset(r, 0, sizeof(*r)); /* a previous process with the same PID left its record */
+            r->pid = pid;
+            r->logic_id = dev;
+            __atomic_store_n(&r->magic, VNPU_SIM_BUSY_MAGIC, __ATOMIC_RELEASE);
+            busy.rec[dev] = r;
+        }
+    }
+    struct vnpu_sim_busy_record *r = busy.rec[dev];
+    pthread_mutex_unlock(&busy.lock);
+    return r;
+}
+
+uint64_t sim_device_schedule(int dev, uint64_t ready_ns, uint64_t duration_ns) {
+    struct sim_host *h = sim_host();
+    struct vnpu_sim_device_time *t = &h->dtime[dev];
+    uint64_t cur = __atomic_load_n(&t->busy_until_ns, __ATOMIC_ACQUIRE);
+    uint64_t start;
+    do {
+        start = cur > ready_ns ? cur : ready_ns;
+    } while (!__atomic_compare_exchange_n(&t->busy_until_ns, &cur, start + duration_ns, 0, __ATOMIC_ACQ_REL,
+                                          __ATOMIC_ACQUIRE));
+    uint64_t end = start + duration_ns;
+    __atomic_fetch_add(&t->busy_ns, duration_ns, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&t->tasks, 1, __ATOMIC_RELAXED);
+    struct vnpu_sim_busy_record *r = busy_record(h, dev);
+    if (r != NULL) {
+        uint64_t zero = 0;
+        __atomic_compare_exchange_n(&r->first_start_ns, &zero, start, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&r->busy_ns, duration_ns, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&r->tasks, 1, __ATOMIC_RELAXED);
+        uint64_t last = __atomic_load_n(&r->last_end_ns, __ATOMIC_RELAXED);
+        while (last < end && !__atomic_compare_exchange_n(&r->last_end_ns, &last, end, 0, __ATOMIC_RELAXED,
+                                                          __ATOMIC_RELAXED)) {
+        }
+    }
+    return end;
+}
+
+/* ---- process lifecycle ---- */
+
+static void forget_own_after_fork(void) {
+    /* The child must not touch the parent's record (shared mapping) nor its lock-holding fd. */
+    if (own.rec != NULL) munmap(own.rec, sizeof(*own.rec));
+    if (own.fd >= 0) close(own.fd); /* a child holds no lock on it: closing drops nothing */
+    own.rec = NULL;
+    own.fd = -1;
+    own.pid = 0;
+    own.path[0] = '\0';
+}
+
+static void atfork_prepare(void) {
+    pthread_mutex_lock(&own.lock);
+    pthread_mutex_lock(&busy.lock);
+}
+
+static void atfork_parent(void) {
+    pthread_mutex_unlock(&busy.lock);
+    pthread_mutex_unlock(&own.lock);
+}
+
+static void atfork_child(void) {
+    pthread_mutex_unlock(&busy.lock);
+    pthread_mutex_unlock(&own.lock);
+    forget_own_after_fork();
+}
+
+__attribute__((constructor)) static void sim_state_ctor(void) {
+    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+
+/* A real driver frees a process's device memory when it exits; so do we, at normal exit. */
+__attribute__((destructor)) static void sim_state_dtor(void) {
+    if (own.rec == NULL || own.pid != getpid() || !host_ok) return;
+    drain_record(&host_state, own.rec);
+    unlink(own.path);
+    munmap(own.rec, sizeof(*own.rec));
+    own.rec = NULL;
+    close(own.fd);
+    own.fd = -1;
+}

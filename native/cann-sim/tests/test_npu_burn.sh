@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# npu-burn against the simulated runtime: argument errors, exact capacity and the OOM code, fork,
+# SIGKILL reclaim, concurrent processes, every launch entry point, ground truth, and the ACL -> rt
+# layering seen by an LD_PRELOAD interposer.
+set -u
+B=${VNPU_NATIVE_BUILD:?}
+TMP=${VNPU_TEST_TMP:?}
+export VNPU_SIM_ROOT="$TMP/host" VNPU_SIM_PROFILE=910B3x8 VNPU_SIM_QUIET=1
+BURN="$B/npu-burn"
+HBM=$((65536 * 1024 * 1024))
+fails=0
+
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+expect_line() { # OUTPUT REGEX WHAT
+  grep -Eq -- "$2" <<<"$1" || fail "$3: no line matching '$2' in:"$'\n'"$1"
+}
+field() { # OUTPUT LINE-REGEX KEY -> value of KEY= on the first matching line
+  grep -E -- "$2" <<<"$1" | head -n1 | tr ' ' '\n' | sed -n "s/^$3=//p"
+}
+hbm_used() { "$B/cann-sim-busy" --device "$1" | sed -n 's/.* hbm_used=\([0-9]*\).*/\1/p' | head -n1; }
+
+# bad arguments: exit 2 with the usage text and the offending word
+out=$("$BURN" --device 0 alloc 1Q 2>&1); rc=$?
+[ "$rc" -eq 2 ] || fail "bad size: exit $rc, want 2"
+expect_line "$out" "bad size '1Q'" "bad size message"
+expect_line "$out" "^usage: npu-burn" "usage text"
+out=$("$BURN" --frobnicate 2>&1); [ $? -eq 2 ] || fail "unknown option: want exit 2"
+expect_line "$out" "unknown option '--frobnicate'" "unknown option message"
+out=$("$BURN" 2>&1); [ $? -eq 2 ] || fail "no step: want exit 2"
+out=$("$BURN" --device 9 meminfo 2>&1); [ $? -eq 1 ] || fail "invalid device: want exit 1"
+expect_line "$out" "error call=aclrtSetDevice code=107001" "invalid device code"
+
+# exact capacity through the runtime API; ACL pads 32 + 32 bytes so 64G no longer fits
+out=$("$BURN" --device 0 --alloc-via rt alloc 64G alloc 1 free 0 alloc 1 meminfo)
+expect_line "$out" "^alloc ok size=$HBM " "whole device via rtMalloc"
+expect_line "$out" "^alloc fail code=207001 size=1 " "one byte over capacity"
+expect_line "$out" "^meminfo ok free=$((HBM - 1)) total=$HBM " "meminfo after free"
+out=$("$BURN" --device 0 alloc 64G free-unknown)
+expect_line "$out" "^alloc fail code=207001 size=$HBM " "ACL padding makes 64G not fit"
+expect_line "$out" "^free fail code=107000 " "unknown pointer"
+out=$("$BURN" --device 1 --until-fail alloc 16G meminfo)
+expect_line "$out" "^alloc-until-fail done count=3 bytes=$((3 * 16 * 1024 * 1024 * 1024)) code=207001" "until-fail"
+expect_line "$out" "^meminfo ok free=$((HBM - 3 * (16 * 1024 * 1024 * 1024 + 32))) " "meminfo sees padded sizes"
+[ "$(hbm_used 1)" = "0" ] || fail "device 1 not released at exit: $(hbm_used 1)"
+
+# fork: parent and child are separate contexts; both are released when they exit
+out=$("$BURN" --device 2 --alloc-via rt alloc 1G fork alloc 2G meminfo sleep 200)
+expect_line "$out" "^alloc ok size=$((2 << 30)) .* role=parent" "parent allocates after fork"
+expect_line "$out" "^alloc ok size=$((2 << 30)) .* role=child" "child allocates after fork"
+expect_line "$out" "^child done child=[0-9]+ exit=0" "child exit"
+[ "$(hbm_used 2)" = "0" ] || fail "device 2 not released after fork test: $(hbm_used 2)"
+
+# SIGKILL: the dead process's memory is reclaimed by the next allocation (or memory info)
+"$BURN" --device 3 --alloc-via rt alloc 60G kill-self >/dev/null 2>&1; rc=$?
+[ "$rc" -eq 137 ] || fail "kill-self: exit $rc, want 137"
+[ "$(hbm_used 3)" = "$((60 << 30))" ] || fail "killed process's bytes should still be counted: $(hbm_used 3)"
+out=$("$BURN" --device 3 --alloc-via rt alloc 10G)
+expect_line "$out" "^alloc ok size=$((10 << 30)) " "allocation after a killed neighbour"
+[ "$(hbm_used 3)" = "0" ] || fail "device 3 after reclaim: $(hbm_used 3)"
+
+# four processes race for one device: together they get exactly what fits, nobody more
+out=$("$BURN" --device 4 --procs 4 --alloc-via rt --hold-ms 400 alloc-until-fail 1G)
+total=$(grep -E '^alloc-until-fail done' <<<"$out" | sed 's/.* count=\([0-9]*\) .*/\1/' | awk '{s += $1} END {print s + 0}')
+[ "$total" = "64" ] || fail "4 racing processes got $total GiB in total, want 64:"$'\n'"$out"
+[ "$(grep -c 'code=207001' <<<"$out")" = "4" ] || fail "every racer should end with 207001"
+
+# every launch entry point runs kernels of the requested duration (ground truth per process)
+for via in acl rtKernelLaunch rtKernelLaunchWithFlagV2 rtKernelLaunchWithHandleV2 rtAicpuKernelLaunchExWithArgs \
+           rtLaunchKernelByFuncHandleV3 rtsLaunchKernelWithHostArgs; do
+  out=$("$BURN" --device 5 --launch-via "$via" launch 500 10)
+  expect_line "$out" "^launch done kernels=10 kernel_ns=500000 busy_ns=5000000 " "launch via $via"
+  pid=$(field "$out" "^launch done" pid)
+  truth=$("$B/cann-sim-busy" --pid "$pid" --device 5)
+  expect_line "$truth" "^busy pid=$pid logic=5 busy_ns=5000000 tasks=10 " "ground truth via $via"
+done
+out=$("$BURN" --device 5 model 4 250 3)
+expect_line "$out" "^model done executions=3 busy_ns=3000000 " "model execution"
+
+# two burning processes share device 6: their device time never overlaps (exact, ground truth)
+out=$("$BURN" --device 6 --procs 2 burn 2000 1)
+[ "$(grep -c '^burn done' <<<"$out")" = "2" ] || fail "two burn reports expected:"$'\n'"$out"
+truth=$("$B/cann-sim-busy" --device 6 | grep '^busy ')
+[ "$(wc -l <<<"$truth")" = "2" ] || fail "two ground-truth records expected:"$'\n'"$truth"
+read -r busy_sum span < <(awk '{for (i = 2; i <= NF; i++) {split($i, kv, "="); v[kv[1]] = kv[2]}
+  s += v["busy_ns"]; if (min == "" || v["first_start_ns"] < min) min = v["first_start_ns"];
+  if (v["last_end_ns"] > max) max = v["last_end_ns"]} END {printf "%d %d\n", s, max - min}' <<<"$truth")
+[ "$busy_sum" -le "$span" ] || fail "device time $busy_sum exceeds the span $span of both processes: overlap"
+[ "$busy_sum" -ge $((span / 2)) ] || fail "device nearly idle while two processes burn: $busy_sum / $span"
+
+# an rt-level interposer sees what ACL does (libascendcl calls libruntime through the PLT)
+hook_out="$TMP/hook.txt"
+VNPU_TEST_HOOK_OUT="$hook_out" LD_PRELOAD="$B/cann-sim/libtesthook.so${LD_PRELOAD:+:$LD_PRELOAD}" \
+  "$BURN" --device 7 alloc 1K meminfo launch 10 3 model 2 10 1 >/dev/null
+expect_line "$(cat "$hook_out" 2>/dev/null)" \
+  "^hook rtMalloc=1 rtFree=1 rtMemGetInfoEx=1 rtLaunchKernelByFuncHandleV3=3 rtKernelLaunch=2 rtModelExecute=1$" \
+  "rt-level interposer"
+
+[ "$fails" -eq 0 ] && echo "test_npu_burn: all checks passed"
+[ "$fails" -eq 0 ]
