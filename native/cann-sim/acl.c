@@ -46,6 +46,22 @@ aclError aclrtGetDevice(int32_t *deviceId) { return deviceId == NULL ? ACL_ERROR
 aclError aclrtResetDevice(int32_t deviceId) { return rtDeviceReset(deviceId); }
 aclError aclrtSynchronizeDevice(void) { return rtDeviceSynchronize(); }
 
+aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId) {
+    return context == NULL ? ACL_ERROR_INVALID_PARAM : rtCtxCreateEx(context, RT_CTX_NORMAL_MODE, deviceId);
+}
+
+aclError aclrtDestroyContext(aclrtContext context) {
+    return context == NULL ? ACL_ERROR_INVALID_PARAM : rtCtxDestroy(context);
+}
+
+aclError aclrtSetCurrentContext(aclrtContext context) {
+    return context == NULL ? ACL_ERROR_INVALID_PARAM : rtCtxSetCurrent(context);
+}
+
+aclError aclrtGetCurrentContext(aclrtContext *context) {
+    return context == NULL ? ACL_ERROR_INVALID_PARAM : rtCtxGetCurrent(context);
+}
+
 aclError aclrtGetDeviceCount(uint32_t *count) {
     if (count == NULL) return ACL_ERROR_INVALID_PARAM;
     int32_t n = 0;

@@ -104,6 +104,30 @@ static int make_dir(const char *path) {
     return 0;
 }
 
+/* CLOCK_MONOTONIC restarts at boot: timeline records written before the current boot are void. */
+static uint64_t boot_tag(void) {
+    char id[64] = "";
+    int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, id, sizeof(id) - 1);
+        id[n > 0 ? n : 0] = '\0';
+        close(fd);
+    }
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (const char *p = id; *p != '\0'; p++) h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    return h | 1; /* never 0, the value of a fresh file */
+}
+
+static void reset_stale_timeline(struct vnpu_sim_device_time *t) {
+    uint64_t tag = boot_tag();
+    for (int d = 0; d < VNPU_SIM_MAX_DEVICES; d++) {
+        uint64_t seen = __atomic_load_n(&t[d].boot_tag, __ATOMIC_ACQUIRE);
+        if (seen != tag &&
+            __atomic_compare_exchange_n(&t[d].boot_tag, &seen, tag, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            __atomic_store_n(&t[d].busy_until_ns, 0, __ATOMIC_RELEASE);
+    }
+}
+
 static void host_init(void) {
     struct sim_host *h = &host_state;
     int n = vnpu_sim_host_devices(h->dev, VNPU_SIM_MAX_DEVICES);
@@ -123,6 +147,7 @@ static void host_init(void) {
     h->hbm_used = map_shared(path, VNPU_SIM_MAX_DEVICES * sizeof(uint64_t));
     snprintf(path, sizeof(path), "%s/device-time.bin", h->root);
     h->dtime = map_shared(path, VNPU_SIM_MAX_DEVICES * sizeof(struct vnpu_sim_device_time));
+    if (h->dtime != NULL) reset_stale_timeline(h->dtime);
     snprintf(path, sizeof(path), "%s/procs", h->root);
     int dirs = make_dir(path);
     snprintf(path, sizeof(path), "%s/busy", h->root);
@@ -142,10 +167,13 @@ int sim_valid_device(int32_t dev) {
 
 int sim_current_device(void) { return thread_device; }
 
+void sim_set_current_device(int dev) { thread_device = dev; }
+
 rtError_t rtSetDevice(int32_t devId) {
     if (sim_host() == NULL) return ACL_ERROR_RT_NO_DEVICE;
     if (!sim_valid_device(devId)) return ACL_ERROR_RT_INVALID_DEVICEID;
     thread_device = devId;
+    sim_ctx_on_set_device(devId);
     return RT_ERROR_NONE;
 }
 

@@ -65,14 +65,31 @@ total=$(grep -E '^alloc-until-fail done' <<<"$out" | sed 's/.* count=\([0-9]*\) 
 [ "$(grep -c 'code=207001' <<<"$out")" = "4" ] || fail "every racer should end with 207001"
 
 # every launch entry point runs kernels of the requested duration (ground truth per process)
-for via in acl rtKernelLaunch rtKernelLaunchWithFlagV2 rtKernelLaunchWithHandleV2 rtAicpuKernelLaunchExWithArgs \
-           rtLaunchKernelByFuncHandleV3 rtsLaunchKernelWithHostArgs; do
+launch_apis=$("$BURN" --help | sed -n 's/^--launch-via: //p')
+[ "$(wc -w <<<"$launch_apis")" -ge 18 ] || fail "--help lists too few launch APIs: $launch_apis"
+for via in $launch_apis; do
   out=$("$BURN" --device 5 --launch-via "$via" launch 500 10)
   expect_line "$out" "^launch done kernels=10 kernel_ns=500000 busy_ns=5000000 " "launch via $via"
   pid=$(field "$out" "^launch done" pid)
   truth=$("$B/cann-sim-busy" --pid "$pid" --device 5)
   expect_line "$truth" "^busy pid=$pid logic=5 busy_ns=5000000 tasks=10 " "ground truth via $via"
 done
+# every allocation/free pair charges and releases the device exactly
+alloc_apis=$("$BURN" --help | sed -n 's/^--alloc-via: //p')
+[ "$(wc -w <<<"$alloc_apis")" -ge 11 ] || fail "--help lists too few allocation APIs: $alloc_apis"
+for via in $alloc_apis; do
+  out=$("$BURN" --device 5 --alloc-via "$via" alloc 3G meminfo free 0 meminfo)
+  expect_line "$out" "^alloc ok size=$((3 << 30)) " "alloc via $via"
+  expect_line "$out" "^free ok size=$((3 << 30)) " "free via $via"
+  used=$(( HBM - $(field "$out" "^meminfo ok" free) ))
+  [ "$used" -ge $((3 << 30)) ] && [ "$used" -le $(((3 << 30) + 64)) ] || fail "alloc via $via charged $used bytes"
+  expect_line "$(grep '^meminfo' <<<"$out" | tail -n1)" "^meminfo ok free=$HBM " "release via $via"
+done
+for via in acl rtMemGetInfoEx rtMemGetInfo rtsMemGetInfo rtMemGetInfoByType; do
+  out=$("$BURN" --device 5 --alloc-via rt --meminfo-via "$via" alloc 5G meminfo)
+  expect_line "$out" "^meminfo ok free=$((HBM - (5 << 30))) total=$HBM " "meminfo via $via"
+done
+out=$("$BURN" --meminfo-via nope meminfo 2>&1); [ $? -eq 2 ] || fail "unknown --meminfo-via: want exit 2"
 out=$("$BURN" --device 5 model 4 250 3)
 expect_line "$out" "^model done executions=3 busy_ns=3000000 " "model execution"
 

@@ -4,6 +4,7 @@
  * HBM between processes (fork, normal exit, SIGKILL reclaimed by the next allocation).
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -185,6 +186,7 @@ static int in_child(void (*fn)(int), int fd) {
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
+        test_failures = 0; /* report only the child's own failures */
         fn(fd);
         exit(test_failures == 0 ? 0 : 1);
     }
@@ -251,6 +253,38 @@ static void test_cross_process(void) {
     CHECK_EQ(hbm_file_used(0), 0);
 }
 
+static void *worker_uses_context(void *arg) {
+    void *p = NULL;
+    CHECK_EQ(rtMalloc(&p, 64, RT_MEMORY_HBM, 0), ACL_ERROR_RT_CONTEXT_NULL); /* a new thread has none */
+    rtContext_t none = NULL;
+    CHECK_EQ(rtCtxGetCurrent(&none), ACL_ERROR_RT_CONTEXT_NULL);
+    CHECK_EQ(rtCtxSetCurrent(arg), RT_ERROR_NONE);
+    int32_t dev = -1;
+    CHECK_EQ(rtGetDevice(&dev), RT_ERROR_NONE);
+    CHECK_EQ(dev, 6);
+    CHECK_EQ(rtMalloc(&p, 4096, RT_MEMORY_HBM, 0), RT_ERROR_NONE);
+    CHECK_EQ(hbm_file_used(6), 4096);
+    CHECK_EQ(rtFree(p), RT_ERROR_NONE);
+    return NULL;
+}
+
+static void test_contexts(void) {
+    rtContext_t ctx = NULL, cur = NULL;
+    CHECK_EQ(rtCtxCreateEx(&ctx, RT_CTX_NORMAL_MODE, 9), ACL_ERROR_RT_INVALID_DEVICEID);
+    CHECK_EQ(rtCtxCreateEx(&ctx, RT_CTX_NORMAL_MODE, 6), RT_ERROR_NONE);
+    CHECK_EQ(rtCtxGetCurrent(&cur), RT_ERROR_NONE);
+    CHECK(cur == ctx);
+    pthread_t t;
+    CHECK_EQ(pthread_create(&t, NULL, worker_uses_context, ctx), 0);
+    pthread_join(t, NULL);
+    CHECK_EQ(rtSetDevice(0), RT_ERROR_NONE); /* back to device 0's primary context */
+    CHECK_EQ(rtCtxGetCurrent(&cur), RT_ERROR_NONE);
+    CHECK(cur != ctx);
+    CHECK_EQ(rtCtxDestroy(ctx), RT_ERROR_NONE);
+    CHECK_EQ(rtCtxSetCurrent(ctx), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK_EQ(rtCtxDestroy(ctx), ACL_ERROR_RT_PARAM_INVALID);
+}
+
 int main(void) {
     test_fresh_host("test_rt_mem");
     setenv("VNPU_SIM_QUIET", "1", 1);
@@ -259,6 +293,7 @@ int main(void) {
     test_other_allocators();
     test_mem_info_variants();
     test_device_reset_releases();
+    test_contexts();
     test_cross_process();
     TEST_DONE("test_rt_mem");
 }

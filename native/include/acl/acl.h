@@ -83,6 +83,10 @@ aclError aclrtGetDevice(int32_t *deviceId);
 aclError aclrtResetDevice(int32_t deviceId);
 aclError aclrtGetDeviceCount(uint32_t *count);
 aclError aclrtSynchronizeDevice(void);
+aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId);
+aclError aclrtDestroyContext(aclrtContext context);
+aclError aclrtSetCurrentContext(aclrtContext context);
+aclError aclrtGetCurrentContext(aclrtContext *context);
 
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
 aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy);

@@ -49,7 +49,8 @@ struct vnpu_sim_device_time {
     uint64_t busy_until_ns; /* end of the last task scheduled on the device (CAS-advanced) */
     uint64_t busy_ns;       /* total device time scheduled, all processes */
     uint64_t tasks;         /* kernels and model executions scheduled */
-    uint64_t reserved[5];
+    uint64_t boot_tag;      /* hash of the kernel boot_id: a record from an earlier boot is reset */
+    uint64_t reserved[4];
 };
 
 /*

@@ -282,6 +282,19 @@ rtError_t rtDeviceReset(int32_t devId);
 rtError_t rtDeviceSynchronize(void);
 rtError_t rtDeviceSynchronizeWithTimeout(int32_t timeout);
 
+/* ---- contexts (one current context per thread; rtSetDevice makes the device's primary one current) ---- */
+typedef enum tagCtxMode {
+    RT_CTX_NORMAL_MODE = 0,
+    RT_CTX_GEN_MODE = 1,
+} rtCtxMode_t;
+
+rtError_t rtCtxCreate(rtContext_t *createCtx, uint32_t flags, int32_t devId);
+rtError_t rtCtxCreateEx(rtContext_t *createCtx, uint32_t flags, int32_t devId);
+rtError_t rtCtxDestroy(rtContext_t destroyCtx);
+rtError_t rtCtxSetCurrent(rtContext_t currentCtx);
+rtError_t rtCtxGetCurrent(rtContext_t *currentCtx);
+rtError_t rtCtxGetDevice(int32_t *devId);
+
 /* ---- streams ---- */
 typedef enum tagRtStreamCaptureStatus {
     RT_STREAM_CAPTURE_STATUS_NONE = 0,

@@ -1,0 +1,283 @@
+package io.vnpu.kube.deviceplugin;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import io.vnpu.kube.deviceplugin.v1beta1.AllocateRequest;
+import io.vnpu.kube.deviceplugin.v1beta1.AllocateResponse;
+import io.vnpu.kube.deviceplugin.v1beta1.ContainerAllocateRequest;
+import io.vnpu.kube.deviceplugin.v1beta1.ContainerPreferredAllocationRequest;
+import io.vnpu.kube.deviceplugin.v1beta1.ContainerPreferredAllocationResponse;
+import io.vnpu.kube.deviceplugin.v1beta1.DevicePluginGrpc;
+import io.vnpu.kube.deviceplugin.v1beta1.DevicePluginOptions;
+import io.vnpu.kube.deviceplugin.v1beta1.Empty;
+import io.vnpu.kube.deviceplugin.v1beta1.ListAndWatchResponse;
+import io.vnpu.kube.deviceplugin.v1beta1.PreStartContainerRequest;
+import io.vnpu.kube.deviceplugin.v1beta1.PreStartContainerResponse;
+import io.vnpu.kube.deviceplugin.v1beta1.PreferredAllocationRequest;
+import io.vnpu.kube.deviceplugin.v1beta1.PreferredAllocationResponse;
+import io.vnpu.kube.resource.AllocationException;
+import io.vnpu.kube.resource.ResourceManager;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The v1beta1 {@code DevicePlugin} service over one {@link ResourceManager}, for one generation of
+ * the gRPC server (a kubelet restart gets a fresh instance, so no stream outlives its server).
+ *
+ * <p>Error mapping: {@link AllocationException} from the manager becomes {@code INVALID_ARGUMENT},
+ * an {@link IllegalArgumentException} from the manager or a malformed request becomes
+ * {@code INVALID_ARGUMENT}, any other exception {@code INTERNAL}; the status description names the
+ * container request and its device IDs.
+ */
+final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase
+    implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(DevicePluginService.class);
+
+  private final ResourceManager manager;
+  /** Serialises every ListAndWatch send so that each stream sees the lists in notification order. */
+  private final Object sendLock = new Object();
+  private final Set<ServerCallStreamObserver<ListAndWatchResponse>> streams = new LinkedHashSet<>();
+  private boolean closed;
+  private AutoCloseable watch;
+
+  private DevicePluginService(ResourceManager manager) {
+    this.manager = manager;
+  }
+
+  /** Creates the service and subscribes it to the manager's change notifications. */
+  static DevicePluginService open(ResourceManager manager) {
+    DevicePluginService s = new DevicePluginService(manager);
+    s.watch = manager.watch(s::publish);
+    return s;
+  }
+
+  static DevicePluginOptions options(ResourceManager manager) {
+    return DevicePluginOptions.newBuilder()
+        .setPreStartRequired(manager.preStartRequired())
+        .setGetPreferredAllocationAvailable(true)
+        .build();
+  }
+
+  /** Number of ListAndWatch streams currently open. */
+  int openStreams() {
+    synchronized (sendLock) {
+      return streams.size();
+    }
+  }
+
+  @Override
+  public void getDevicePluginOptions(Empty request, StreamObserver<DevicePluginOptions> out) {
+    out.onNext(options(manager));
+    out.onCompleted();
+  }
+
+  @Override
+  public void listAndWatch(Empty request, StreamObserver<ListAndWatchResponse> out) {
+    ServerCallStreamObserver<ListAndWatchResponse> stream =
+        (ServerCallStreamObserver<ListAndWatchResponse>) out;
+    stream.setOnCancelHandler(() -> {
+      synchronized (sendLock) {
+        streams.remove(stream);
+      }
+    });
+    synchronized (sendLock) {
+      if (closed) {
+        stream.onError(Status.UNAVAILABLE.withDescription("device plugin is shutting down")
+            .asRuntimeException());
+        return;
+      }
+      ListAndWatchResponse first;
+      try {
+        first = ProtoMapping.deviceList(manager.devices());
+      } catch (RuntimeException e) {
+        log.error("ListAndWatch: reading the device list of {} failed", manager.resourceName(), e);
+        stream.onError(Status.INTERNAL.withDescription("ListAndWatch: reading the device list of "
+            + manager.resourceName() + " failed: " + e).withCause(e).asRuntimeException());
+        return;
+      }
+      stream.onNext(first);
+      streams.add(stream);
+    }
+  }
+
+  /** Sends the full current list to every open stream (called on every manager change). */
+  void publish() {
+    synchronized (sendLock) {
+      if (closed || streams.isEmpty()) {
+        return;
+      }
+      ListAndWatchResponse list;
+      try {
+        list = ProtoMapping.deviceList(manager.devices());
+      } catch (RuntimeException e) {
+        // The previous list stays in force at the kubelet; the next notification retries.
+        log.error("ListAndWatch: reading the device list of {} failed, update not sent",
+            manager.resourceName(), e);
+        return;
+      }
+      for (var it = streams.iterator(); it.hasNext(); ) {
+        ServerCallStreamObserver<ListAndWatchResponse> s = it.next();
+        try {
+          s.onNext(list);
+        } catch (StatusRuntimeException | IllegalStateException e) {
+          log.debug("ListAndWatch stream gone: {}", e.toString());
+          it.remove();
+        }
+      }
+    }
+  }
+
+  @Override
+  public void allocate(AllocateRequest request, StreamObserver<AllocateResponse> out) {
+    AllocateResponse.Builder response = AllocateResponse.newBuilder();
+    int n = request.getContainerRequestsCount();
+    for (int i = 0; i < n; i++) {
+      ContainerAllocateRequest c = request.getContainerRequests(i);
+      List<String> ids = List.copyOf(c.getDevicesIdsList());
+      String where = "Allocate container request " + (i + 1) + " of " + n + " (device IDs " + ids
+          + ")";
+      try {
+        response.addContainerResponses(ProtoMapping.containerResponse(manager.allocate(ids)));
+      } catch (AllocationException e) {
+        log.warn("{} refused: {}", where, e.getMessage());
+        out.onError(Status.INVALID_ARGUMENT.withDescription(where + ": " + e.getMessage())
+            .withCause(e).asRuntimeException());
+        return;
+      } catch (RuntimeException e) {
+        log.error("{} failed", where, e);
+        out.onError(Status.INTERNAL.withDescription(where + " failed: " + e).withCause(e)
+            .asRuntimeException());
+        return;
+      }
+    }
+    out.onNext(response.build());
+    out.onCompleted();
+  }
+
+  @Override
+  public void getPreferredAllocation(PreferredAllocationRequest request,
+      StreamObserver<PreferredAllocationResponse> out) {
+    PreferredAllocationResponse.Builder response = PreferredAllocationResponse.newBuilder();
+    int n = request.getContainerRequestsCount();
+    for (int i = 0; i < n; i++) {
+      ContainerPreferredAllocationRequest c = request.getContainerRequests(i);
+      List<String> available = List.copyOf(c.getAvailableDeviceIDsList());
+      List<String> mustInclude = List.copyOf(c.getMustIncludeDeviceIDsList());
+      int size = c.getAllocationSize();
+      String where = "GetPreferredAllocation container request " + (i + 1) + " of " + n
+          + " (allocation_size " + size + ", available " + available + ", must_include "
+          + mustInclude + ")";
+      String bad = validateRequest(available, mustInclude, size);
+      if (bad != null) {
+        out.onError(Status.INVALID_ARGUMENT.withDescription(where + ": " + bad).asRuntimeException());
+        return;
+      }
+      List<String> chosen;
+      try {
+        chosen = manager.preferredAllocation(available, mustInclude, size);
+      } catch (IllegalArgumentException e) {
+        out.onError(Status.INVALID_ARGUMENT.withDescription(where + ": " + e.getMessage())
+            .withCause(e).asRuntimeException());
+        return;
+      } catch (RuntimeException e) {
+        log.error("{} failed", where, e);
+        out.onError(Status.INTERNAL.withDescription(where + " failed: " + e).withCause(e)
+            .asRuntimeException());
+        return;
+      }
+      String wrong = validateAnswer(available, mustInclude, size, chosen);
+      if (wrong != null) {
+        out.onError(Status.INTERNAL.withDescription(where + ": resource manager answered " + chosen
+            + ", " + wrong).asRuntimeException());
+        return;
+      }
+      response.addContainerResponses(
+          ContainerPreferredAllocationResponse.newBuilder().addAllDeviceIDs(chosen));
+    }
+    out.onNext(response.build());
+    out.onCompleted();
+  }
+
+  private static String validateRequest(List<String> available, List<String> mustInclude,
+      int size) {
+    if (size < 0 || size > available.size()) {
+      return "allocation_size must be between 0 and the " + available.size()
+          + " available device IDs";
+    }
+    if (mustInclude.size() > size) {
+      return "must_include has more IDs than allocation_size";
+    }
+    Set<String> avail = new HashSet<>(available);
+    for (String id : mustInclude) {
+      if (!avail.contains(id)) {
+        return "must_include ID " + id + " is not among the available IDs";
+      }
+    }
+    return null;
+  }
+
+  private static String validateAnswer(List<String> available, List<String> mustInclude,
+      int size, List<String> chosen) {
+    if (chosen == null || chosen.size() != size) {
+      return "expected exactly " + size + " IDs";
+    }
+    Set<String> set = new HashSet<>(chosen);
+    if (set.size() != chosen.size()) {
+      return "which repeats an ID";
+    }
+    if (!set.containsAll(mustInclude)) {
+      return "which misses a must_include ID";
+    }
+    if (!new HashSet<>(available).containsAll(set)) {
+      return "which names an ID that is not available";
+    }
+    return null;
+  }
+
+  @Override
+  public void preStartContainer(PreStartContainerRequest request,
+      StreamObserver<PreStartContainerResponse> out) {
+    List<String> ids = List.copyOf(request.getDevicesIdsList());
+    try {
+      manager.preStartContainer(ids);
+    } catch (RuntimeException e) {
+      log.error("PreStartContainer for device IDs {} failed", ids, e);
+      out.onError(Status.INTERNAL.withDescription("PreStartContainer for device IDs " + ids
+          + " failed: " + e).withCause(e).asRuntimeException());
+      return;
+    }
+    out.onNext(PreStartContainerResponse.getDefaultInstance());
+    out.onCompleted();
+  }
+
+  /** Ends every ListAndWatch stream (the kubelet sees a clean end) and unsubscribes from changes. */
+  @Override
+  public void close() {
+    synchronized (sendLock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      for (ServerCallStreamObserver<ListAndWatchResponse> s : streams) {
+        try {
+          s.onCompleted();
+        } catch (StatusRuntimeException | IllegalStateException e) {
+          log.debug("ListAndWatch stream already gone: {}", e.toString());
+        }
+      }
+      streams.clear();
+    }
+    try {
+      watch.close();
+    } catch (Exception e) {
+      log.warn("unsubscribing from device changes of {} failed", manager.resourceName(), e);
+    }
+  }
+}
