@@ -43,11 +43,55 @@ static int a_memalloc(int d, uint64_t n, void **p) { (void)d; return rtMemAlloc(
 static int a_dvpp(int d, uint64_t n, void **p) { (void)d; return rtDvppMalloc(p, n, 0); }
 static int a_managed(int d, uint64_t n, void **p) { (void)d; return rtMemAllocManaged(p, n, 0, 0); }
 static int a_physical(int d, uint64_t n, void **p) {
-    rtDrvMemProp_t prop = {0, (uint32_t)d, 0, 0, 0, 0};
+    rtDrvMemProp_t prop = {1, (uint32_t)d, 0, 1, 0, 0}; /* side 1 = device, huge pages */
     return rtMallocPhysical(p, n, &prop, 0);
 }
 static int a_rtsphysical(int d, uint64_t n, void **p) { (void)d; return rtsMemMallocPhysical(p, n, RT_MEM_MALLOC_HUGE_FIRST, NULL); }
 static int f_acl(void *p) { return aclrtFree(p); }
+
+/* The expandable-segment pattern of torch_npu: one physical chunk mapped into a reserved VA range.
+ * The "pointer" is the physical handle; its VA range is kept beside it. */
+struct vmm_chunk {
+    aclrtDrvMemHandle handle;
+    void *va;
+    size_t size;
+};
+
+static int a_vmm(int d, uint64_t n, void **p) {
+    aclrtPhysicalMemProp prop = {ACL_MEM_HANDLE_TYPE_NONE, ACL_MEM_ALLOCATION_TYPE_PINNED, ACL_HBM_MEM_HUGE,
+                                 {(uint32_t)d, ACL_MEM_LOCATION_TYPE_DEVICE}, 0};
+    size_t gran = 0;
+    int rc = aclrtMemGetAllocationGranularity(&prop, ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED, &gran);
+    if (rc != ACL_SUCCESS) return rc;
+    if (gran == 0 || n % gran != 0) return ACL_ERROR_INVALID_PARAM; /* sizes must be granule multiples */
+    struct vmm_chunk *c = calloc(1, sizeof(*c));
+    if (c == NULL) return ACL_ERROR_BAD_ALLOC;
+    c->size = n;
+    rc = aclrtReserveMemAddress(&c->va, n, 0, NULL, 0);
+    if (rc == ACL_SUCCESS) {
+        rc = aclrtMallocPhysical(&c->handle, n, &prop, 0);
+        if (rc == ACL_SUCCESS) {
+            rc = aclrtMapMem(c->va, n, 0, c->handle, 0);
+            if (rc != ACL_SUCCESS) aclrtFreePhysical(c->handle);
+        }
+        if (rc != ACL_SUCCESS) aclrtReleaseMemAddress(c->va);
+    }
+    if (rc != ACL_SUCCESS) {
+        free(c);
+        return rc;
+    }
+    *p = c;
+    return ACL_SUCCESS;
+}
+
+static int f_vmm(void *p) {
+    struct vmm_chunk *c = p;
+    int rc = aclrtUnmapMem(c->va);
+    if (rc == ACL_SUCCESS) rc = aclrtFreePhysical(c->handle);
+    if (rc == ACL_SUCCESS) rc = aclrtReleaseMemAddress(c->va);
+    if (rc == ACL_SUCCESS) free(c);
+    return rc;
+}
 static int f_rt(void *p) { return rtFree(p); }
 static int f_rts(void *p) { return rtsFree(p); }
 static int f_dvpp(void *p) { return rtDvppFree(p); }
@@ -68,6 +112,7 @@ static const struct alloc_api ALLOC_APIS[] = {
     {"managed", a_managed, f_managed},        /* rtMemAllocManaged / rtMemFreeManaged */
     {"physical", a_physical, f_physical},     /* rtMallocPhysical / rtFreePhysical */
     {"rtsphysical", a_rtsphysical, f_rtsphysical}, /* rtsMemMallocPhysical / rtsMemFreePhysical */
+    {"acl-vmm", a_vmm, f_vmm}, /* aclrtReserveMemAddress + aclrtMallocPhysical + aclrtMapMem */
 };
 
 struct launch_api {
