@@ -59,7 +59,7 @@ expect_line "$out" "^alloc ok size=$((10 << 30)) " "allocation after a killed ne
 [ "$(hbm_used 3)" = "0" ] || fail "device 3 after reclaim: $(hbm_used 3)"
 
 # four processes race for one device: together they get exactly what fits, nobody more
-out=$("$BURN" --device 4 --procs 4 --alloc-via rt --hold-ms 400 alloc-until-fail 1G)
+out=$("$BURN" --device 4 --procs 4 --alloc-via rt --hold-ms 1500 alloc-until-fail 1G)
 total=$(grep -E '^alloc-until-fail done' <<<"$out" | sed 's/.* count=\([0-9]*\) .*/\1/' | awk '{s += $1} END {print s + 0}')
 [ "$total" = "64" ] || fail "4 racing processes got $total GiB in total, want 64:"$'\n'"$out"
 [ "$(grep -c 'code=207001' <<<"$out")" = "4" ] || fail "every racer should end with 207001"
