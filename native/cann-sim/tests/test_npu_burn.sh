@@ -60,9 +60,25 @@ expect_line "$out" "^alloc ok size=$((10 << 30)) " "allocation after a killed ne
 
 # four processes race for one device: together they get exactly what fits, nobody more
 out=$("$BURN" --device 4 --procs 4 --alloc-via rt --hold-ms 1500 alloc-until-fail 1G)
-total=$(grep -E '^alloc-until-fail done' <<<"$out" | sed 's/.* count=\([0-9]*\) .*/\1/' | awk '{s += $1} END {print s + 0}')
+total=$(grep -E '^alloc-until-fail done' <<<"$out" | sed 's/.* count=\([0-9]*\) .*/\1/' | awk '{s += $1} END {printf "%.0f\n", s}')
 [ "$total" = "64" ] || fail "4 racing processes got $total GiB in total, want 64:"$'\n'"$out"
 [ "$(grep -c 'code=207001' <<<"$out")" = "4" ] || fail "every racer should end with 207001"
+
+# churn: random allocations and frees in 4 processes; while they hold their survivors, the device
+# counts exactly the sum of what they report live
+"$BURN" --device 4 --procs 4 --alloc-via rt --seed 7 --hold-ms 4000 churn 1 256M 6G >"$TMP/churn.out" &
+churn_pid=$!
+sleep 2.5
+held=$(hbm_used 4)
+wait "$churn_pid" || fail "churn run failed"
+out=$(cat "$TMP/churn.out")
+[ "$(grep -c '^churn done' <<<"$out")" = "4" ] || fail "four churn reports expected:"$'\n'"$out"
+live_sum=$(grep -E '^churn done' <<<"$out" | sed 's/.* live_bytes=\([0-9]*\) .*/\1/' | awk '{s += $1} END {printf "%.0f\n", s}')
+[ "$held" = "$live_sum" ] || fail "device counts $held bytes while the churners hold $live_sum"
+[ "$live_sum" -le "$HBM" ] || fail "churners hold $live_sum bytes, more than the device"
+[ "$(hbm_used 4)" = "0" ] || fail "device 4 after churn: $(hbm_used 4)"
+out=$("$BURN" --device 4 --seconds 1 alloc 1M free 0)
+[ "$(grep -c '^free ok' <<<"$out")" -gt 10 ] || fail "--seconds should repeat the steps"
 
 # every launch entry point runs kernels of the requested duration (ground truth per process)
 launch_apis=$("$BURN" --help | sed -n 's/^--launch-via: //p')
@@ -100,7 +116,7 @@ truth=$("$B/cann-sim-busy" --device 6 | grep '^busy ')
 [ "$(wc -l <<<"$truth")" = "2" ] || fail "two ground-truth records expected:"$'\n'"$truth"
 read -r busy_sum span < <(awk '{for (i = 2; i <= NF; i++) {split($i, kv, "="); v[kv[1]] = kv[2]}
   s += v["busy_ns"]; if (min == "" || v["first_start_ns"] < min) min = v["first_start_ns"];
-  if (v["last_end_ns"] > max) max = v["last_end_ns"]} END {printf "%d %d\n", s, max - min}' <<<"$truth")
+  if (v["last_end_ns"] > max) max = v["last_end_ns"]} END {printf "%.0f %.0f\n", s, max - min}' <<<"$truth")
 [ "$busy_sum" -le "$span" ] || fail "device time $busy_sum exceeds the span $span of both processes: overlap"
 [ "$busy_sum" -ge $((span / 2)) ] || fail "device nearly idle while two processes burn: $busy_sum / $span"
 
