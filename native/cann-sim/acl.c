@@ -46,6 +46,22 @@ aclError aclrtGetDevice(int32_t *deviceId) { return deviceId == NULL ? ACL_ERROR
 aclError aclrtResetDevice(int32_t deviceId) { return rtDeviceReset(deviceId); }
 aclError aclrtSynchronizeDevice(void) { return rtDeviceSynchronize(); }
 
+aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId) {
+    return context == NULL ? ACL_ERROR_INVALID_PARAM : rtCtxCreateEx(context, RT_CTX_NORMAL_MODE, deviceId);
+}
+
+aclError aclrtDestroyContext(aclrtContext context) {
+    return context == NULL ? ACL_ERROR_INVALID_PARAM : rtCtxDestroy(context);
+}
+
+aclError aclrtSetCurrentContext(aclrtContext context) {
+    return context == NULL ? ACL_ERROR_INVALID_PARAM : rtCtxSetCurrent(context);
+}
+
+aclError aclrtGetCurrentContext(aclrtContext *context) {
+    return context == NULL ? ACL_ERROR_INVALID_PARAM : rtCtxGetCurrent(context);
+}
+
 aclError aclrtGetDeviceCount(uint32_t *count) {
     if (count == NULL) return ACL_ERROR_INVALID_PARAM;
     int32_t n = 0;
@@ -106,6 +122,67 @@ aclError aclrtFreeHost(void *hostPtr) { return hostPtr == NULL ? ACL_ERROR_INVAL
 aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total) {
     if (free == NULL || total == NULL) return ACL_ERROR_INVALID_PARAM;
     return rtMemGetInfoEx((rtMemInfoType_t)attr, free, total);
+}
+
+/* ---- virtual memory management (torch_npu expandable segments) ---- */
+
+aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr, uint64_t flags) {
+    if (virPtr == NULL || size == 0) return ACL_ERROR_INVALID_PARAM;
+    return rtReserveMemAddress(virPtr, size, alignment, expectPtr, flags);
+}
+
+aclError aclrtReleaseMemAddress(void *virPtr) {
+    return virPtr == NULL ? ACL_ERROR_INVALID_PARAM : rtReleaseMemAddress(virPtr);
+}
+
+static int is_huge(aclrtMemAttr a) {
+    return a == ACL_HBM_MEM_HUGE || a == ACL_DDR_MEM_HUGE || a == ACL_HBM_MEM_P2P_HUGE || a == ACL_DDR_MEM_P2P_HUGE;
+}
+
+/* Same checks and prop translation as ACL: location type becomes `side`, location id `devid`. */
+static aclError to_rt_prop(const aclrtPhysicalMemProp *prop, rtDrvMemProp_t *rt) {
+    if (prop->handleType != ACL_MEM_HANDLE_TYPE_NONE || prop->allocationType != ACL_MEM_ALLOCATION_TYPE_PINNED ||
+        prop->location.type == ACL_MEM_LOCATION_TYPE_UNREGISTERED || prop->location.type == ACL_MEM_LOCATION_TYPE_MANAGED)
+        return ACL_ERROR_INVALID_PARAM;
+    int ddr = prop->memAttr == ACL_DDR_MEM_HUGE || prop->memAttr == ACL_DDR_MEM_NORMAL ||
+              prop->memAttr == ACL_DDR_MEM_P2P_HUGE || prop->memAttr == ACL_DDR_MEM_P2P_NORMAL;
+    if (prop->location.type == ACL_MEM_LOCATION_TYPE_DEVICE && ddr) return ACL_ERROR_INVALID_PARAM;
+    memset(rt, 0, sizeof(*rt));
+    rt->side = (uint32_t)prop->location.type;
+    rt->devid = prop->location.id;
+    rt->module_id = APP_MODULE_ID;
+    rt->pg_type = prop->memAttr == ACL_HBM_MEM_HUGE1G || prop->memAttr == ACL_HBM_MEM_P2P_HUGE1G ? 2U
+                  : is_huge(prop->memAttr)                                                       ? 1U
+                                                                                                 : 0U;
+    rt->reserve = prop->reserve;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, const aclrtPhysicalMemProp *prop, uint64_t flags) {
+    if (handle == NULL || prop == NULL || size == 0 || flags != 0) return ACL_ERROR_INVALID_PARAM;
+    rtDrvMemProp_t rt;
+    aclError rc = to_rt_prop(prop, &rt);
+    return rc != ACL_SUCCESS ? rc : rtMallocPhysical(handle, size, &rt, flags);
+}
+
+aclError aclrtFreePhysical(aclrtDrvMemHandle handle) {
+    return handle == NULL ? ACL_ERROR_INVALID_PARAM : rtFreePhysical(handle);
+}
+
+aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle, uint64_t flags) {
+    if (virPtr == NULL || handle == NULL || size == 0 || flags != 0) return ACL_ERROR_INVALID_PARAM;
+    return rtMapMem(virPtr, size, offset, handle, flags);
+}
+
+aclError aclrtUnmapMem(void *virPtr) { return virPtr == NULL ? ACL_ERROR_INVALID_PARAM : rtUnmapMem(virPtr); }
+
+aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop, aclrtMemGranularityOptions option,
+                                          size_t *granularity) {
+    if (prop == NULL || granularity == NULL || option == ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF)
+        return ACL_ERROR_INVALID_PARAM;
+    rtDrvMemProp_t rt;
+    aclError rc = to_rt_prop(prop, &rt);
+    return rc != ACL_SUCCESS ? rc : rtMemGetAllocationGranularity(&rt, (rtDrvMemGranularityOptions)option, granularity);
 }
 
 aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind) {

@@ -22,20 +22,221 @@
 #define MAX_STEPS 256
 #define MAX_LIVE 65536
 
+/* ---- the API a step goes through: every allocation/free pair and launch entry point of spec 5.3
+ * whose arguments carry the kernel duration ---- */
+
+struct alloc_api {
+    const char *name;
+    int (*alloc)(int dev, uint64_t size, void **p);
+    int (*release)(void *p);
+};
+
+static int a_acl(int d, uint64_t n, void **p) { (void)d; return aclrtMalloc(p, n, ACL_MEM_MALLOC_HUGE_FIRST); }
+static int a_align32(int d, uint64_t n, void **p) { (void)d; return aclrtMallocAlign32(p, n, ACL_MEM_MALLOC_HUGE_FIRST); }
+static int a_cached(int d, uint64_t n, void **p) { (void)d; return aclrtMallocCached(p, n, ACL_MEM_MALLOC_HUGE_FIRST); }
+static int a_rt(int d, uint64_t n, void **p) {
+    (void)d;
+    return rtMalloc(p, n, RT_MEMORY_HBM | RT_MEMORY_POLICY_HUGE_PAGE_FIRST, 0);
+}
+static int a_rts(int d, uint64_t n, void **p) { (void)d; return rtsMalloc(p, n, RT_MEM_MALLOC_HUGE_FIRST, RT_MEM_ADVISE_NONE, NULL); }
+static int a_memalloc(int d, uint64_t n, void **p) { (void)d; return rtMemAlloc(p, n, RT_MEM_MALLOC_HUGE_FIRST, RT_MEM_ADVISE_NONE, NULL); }
+static int a_dvpp(int d, uint64_t n, void **p) { (void)d; return rtDvppMalloc(p, n, 0); }
+static int a_managed(int d, uint64_t n, void **p) { (void)d; return rtMemAllocManaged(p, n, 0, 0); }
+static int a_physical(int d, uint64_t n, void **p) {
+    rtDrvMemProp_t prop = {1, (uint32_t)d, 0, 1, 0, 0}; /* side 1 = device, huge pages */
+    return rtMallocPhysical(p, n, &prop, 0);
+}
+static int a_rtsphysical(int d, uint64_t n, void **p) { (void)d; return rtsMemMallocPhysical(p, n, RT_MEM_MALLOC_HUGE_FIRST, NULL); }
+static int f_acl(void *p) { return aclrtFree(p); }
+
+/* The expandable-segment pattern of torch_npu: one physical chunk mapped into a reserved VA range.
+ * The "pointer" is the physical handle; its VA range is kept beside it. */
+struct vmm_chunk {
+    aclrtDrvMemHandle handle;
+    void *va;
+    size_t size;
+};
+
+static int a_vmm(int d, uint64_t n, void **p) {
+    aclrtPhysicalMemProp prop = {ACL_MEM_HANDLE_TYPE_NONE, ACL_MEM_ALLOCATION_TYPE_PINNED, ACL_HBM_MEM_HUGE,
+                                 {(uint32_t)d, ACL_MEM_LOCATION_TYPE_DEVICE}, 0};
+    size_t gran = 0;
+    int rc = aclrtMemGetAllocationGranularity(&prop, ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED, &gran);
+    if (rc != ACL_SUCCESS) return rc;
+    if (gran == 0 || n % gran != 0) return ACL_ERROR_INVALID_PARAM; /* sizes must be granule multiples */
+    struct vmm_chunk *c = calloc(1, sizeof(*c));
+    if (c == NULL) return ACL_ERROR_BAD_ALLOC;
+    c->size = n;
+    rc = aclrtReserveMemAddress(&c->va, n, 0, NULL, 0);
+    if (rc == ACL_SUCCESS) {
+        rc = aclrtMallocPhysical(&c->handle, n, &prop, 0);
+        if (rc == ACL_SUCCESS) {
+            rc = aclrtMapMem(c->va, n, 0, c->handle, 0);
+            if (rc != ACL_SUCCESS) aclrtFreePhysical(c->handle);
+        }
+        if (rc != ACL_SUCCESS) aclrtReleaseMemAddress(c->va);
+    }
+    if (rc != ACL_SUCCESS) {
+        free(c);
+        return rc;
+    }
+    *p = c;
+    return ACL_SUCCESS;
+}
+
+static int f_vmm(void *p) {
+    struct vmm_chunk *c = p;
+    int rc = aclrtUnmapMem(c->va);
+    if (rc == ACL_SUCCESS) rc = aclrtFreePhysical(c->handle);
+    if (rc == ACL_SUCCESS) rc = aclrtReleaseMemAddress(c->va);
+    if (rc == ACL_SUCCESS) free(c);
+    return rc;
+}
+static int f_rt(void *p) { return rtFree(p); }
+static int f_rts(void *p) { return rtsFree(p); }
+static int f_dvpp(void *p) { return rtDvppFree(p); }
+static int f_managed(void *p) { return rtMemFreeManaged(p); }
+static int f_physical(void *p) { return rtFreePhysical(p); }
+static int f_rtsphysical(void *p) { return rtsMemFreePhysical(&p); }
+static int f_devsync(void *p) { return rtFreeWithDevSync(p); }
+
+static const struct alloc_api ALLOC_APIS[] = {
+    {"acl", a_acl, f_acl},                    /* aclrtMalloc / aclrtFree -> rtMalloc / rtFree */
+    {"align32", a_align32, f_acl},            /* aclrtMallocAlign32 */
+    {"cached", a_cached, f_acl},              /* aclrtMallocCached -> rtMallocCached */
+    {"rt", a_rt, f_rt},                       /* rtMalloc / rtFree */
+    {"rt-devsync", a_rt, f_devsync},          /* rtMalloc / rtFreeWithDevSync */
+    {"rts", a_rts, f_rts},                    /* rtsMalloc / rtsFree */
+    {"memalloc", a_memalloc, f_rt},           /* rtMemAlloc / rtFree */
+    {"dvpp", a_dvpp, f_dvpp},                 /* rtDvppMalloc / rtDvppFree */
+    {"managed", a_managed, f_managed},        /* rtMemAllocManaged / rtMemFreeManaged */
+    {"physical", a_physical, f_physical},     /* rtMallocPhysical / rtFreePhysical */
+    {"rtsphysical", a_rtsphysical, f_rtsphysical}, /* rtsMemMallocPhysical / rtsMemFreePhysical */
+    {"acl-vmm", a_vmm, f_vmm}, /* aclrtReserveMemAddress + aclrtMallocPhysical + aclrtMapMem */
+};
+
+struct launch_api {
+    const char *name;
+    int (*launch)(rtStream_t stm, struct vnpu_sim_kernel_args *k);
+};
+
+static char kernel_stub[] = "npu-burn-kernel";
+
+static rtArgsEx_t args_ex(struct vnpu_sim_kernel_args *k) {
+    rtArgsEx_t ax;
+    memset(&ax, 0, sizeof(ax));
+    ax.args = k;
+    ax.argsSize = sizeof(*k);
+    return ax;
+}
+
+static rtAicpuArgsEx_t aicpu_args(struct vnpu_sim_kernel_args *k) {
+    rtAicpuArgsEx_t cx;
+    memset(&cx, 0, sizeof(cx));
+    cx.args = k;
+    cx.argsSize = sizeof(*k);
+    return cx;
+}
+
+static int l_acl(rtStream_t s, struct vnpu_sim_kernel_args *k) { return aclrtLaunchKernel(kernel_stub, 1, k, sizeof(*k), s); }
+static int l_acl_array(rtStream_t s, struct vnpu_sim_kernel_args *k) {
+    void *args[1] = {k};
+    return aclrtLaunchKernelWithArgsArray(kernel_stub, 1, s, NULL, args);
+}
+static int l_kl(rtStream_t s, struct vnpu_sim_kernel_args *k) { return rtKernelLaunch(kernel_stub, 1, k, sizeof(*k), NULL, s); }
+static int l_flag(rtStream_t s, struct vnpu_sim_kernel_args *k) {
+    rtArgsEx_t a = args_ex(k);
+    return rtKernelLaunchWithFlag(kernel_stub, 1, &a, NULL, s, 0);
+}
+static int l_flag2(rtStream_t s, struct vnpu_sim_kernel_args *k) {
+    rtArgsEx_t a = args_ex(k);
+    return rtKernelLaunchWithFlagV2(kernel_stub, 1, &a, NULL, s, 0, NULL);
+}
+static int l_handle(rtStream_t s, struct vnpu_sim_kernel_args *k) {
+    rtArgsEx_t a = args_ex(k);
+    return rtKernelLaunchWithHandle(kernel_stub, 0, 1, &a, NULL, s, NULL);
+}
+static int l_handle2(rtStream_t s, struct vnpu_sim_kernel_args *k) {
+    rtArgsEx_t a = args_ex(k);
+    return rtKernelLaunchWithHandleV2(kernel_stub, 0, 1, &a, NULL, s, NULL);
+}
+static int l_ex(rtStream_t s, struct vnpu_sim_kernel_args *k) { return rtKernelLaunchEx(k, sizeof(*k), 0, s); }
+static int l_fwk(rtStream_t s, struct vnpu_sim_kernel_args *k) { return rtKernelLaunchFwk(kernel_stub, k, sizeof(*k), 0, s); }
+static int l_aicpu(rtStream_t s, struct vnpu_sim_kernel_args *k) {
+    rtArgsEx_t a = args_ex(k);
+    rtKernelLaunchNames_t names = {"libnpu_burn.so", kernel_stub, kernel_stub};
+    return rtAicpuKernelLaunchWithFlag(&names, 1, &a, NULL, s, 0);
+}
+static int l_aicpu_ex(rtStream_t s, struct vnpu_sim_kernel_args *k) {
+    rtAicpuArgsEx_t c = aicpu_args(k);
+    return rtAicpuKernelLaunchExWithArgs(0, kernel_stub, 1, &c, NULL, s, 0);
+}
+static int l_cpu(rtStream_t s, struct vnpu_sim_kernel_args *k) {
+    rtArgsEx_t a = args_ex(k);
+    return rtCpuKernelLaunchWithFlag("libnpu_burn.so", kernel_stub, 1, &a, NULL, s, 0);
+}
+static int l_vec(rtStream_t s, struct vnpu_sim_kernel_args *k) {
+    rtArgsEx_t a = args_ex(k);
+    return rtVectorCoreKernelLaunch(kernel_stub, 1, &a, NULL, s, 0, NULL);
+}
+static int l_vec_handle(rtStream_t s, struct vnpu_sim_kernel_args *k) {
+    rtArgsEx_t a = args_ex(k);
+    return rtVectorCoreKernelLaunchWithHandle(kernel_stub, 0, 1, &a, NULL, s, NULL);
+}
+static int l_v3(rtStream_t s, struct vnpu_sim_kernel_args *k) {
+    rtArgsEx_t a = args_ex(k);
+    return rtLaunchKernelByFuncHandleV3(kernel_stub, 1, &a, s, NULL);
+}
+static int l_host_args(rtStream_t s, struct vnpu_sim_kernel_args *k) {
+    return rtsLaunchKernelWithHostArgs(kernel_stub, 1, s, NULL, k, sizeof(*k), NULL, 0);
+}
+static int l_cpu_kernel(rtStream_t s, struct vnpu_sim_kernel_args *k) {
+    rtCpuKernelArgs_t c;
+    memset(&c, 0, sizeof(c));
+    c.baseArgs = aicpu_args(k);
+    return rtsLaunchCpuKernel(kernel_stub, 1, s, NULL, &c);
+}
+static int l_args_array(rtStream_t s, struct vnpu_sim_kernel_args *k) {
+    void *args[1] = {k};
+    return rtLaunchKernelWithArgsArray(kernel_stub, 1, s, NULL, args);
+}
+
+static const struct launch_api LAUNCH_APIS[] = {
+    {"acl", l_acl}, /* aclrtLaunchKernel -> rtLaunchKernelByFuncHandleV3 */
+    {"aclrtLaunchKernelWithArgsArray", l_acl_array},
+    {"rtKernelLaunch", l_kl},
+    {"rtKernelLaunchWithFlag", l_flag},
+    {"rtKernelLaunchWithFlagV2", l_flag2},
+    {"rtKernelLaunchWithHandle", l_handle},
+    {"rtKernelLaunchWithHandleV2", l_handle2},
+    {"rtKernelLaunchEx", l_ex},
+    {"rtKernelLaunchFwk", l_fwk},
+    {"rtAicpuKernelLaunchWithFlag", l_aicpu},
+    {"rtAicpuKernelLaunchExWithArgs", l_aicpu_ex},
+    {"rtCpuKernelLaunchWithFlag", l_cpu},
+    {"rtVectorCoreKernelLaunch", l_vec},
+    {"rtVectorCoreKernelLaunchWithHandle", l_vec_handle},
+    {"rtLaunchKernelByFuncHandleV3", l_v3},
+    {"rtsLaunchKernelWithHostArgs", l_host_args},
+    {"rtsLaunchCpuKernel", l_cpu_kernel},
+    {"rtLaunchKernelWithArgsArray", l_args_array},
+};
+
 static const char USAGE[] =
     "usage: npu-burn [options] STEP...\n"
     "options:\n"
     "  --device N          logic ID to use (default 0)\n"
-    "  --alloc-via API     acl (aclrtMalloc, default) | rt (rtMalloc HBM) | rts (rtsMalloc)\n"
-    "                      | physical (rtMallocPhysical) | cached (aclrtMallocCached)\n"
-    "  --launch-via API    acl (aclrtLaunchKernel, default) | rtKernelLaunch | rtKernelLaunchWithFlagV2\n"
-    "                      | rtKernelLaunchWithHandleV2 | rtAicpuKernelLaunchExWithArgs\n"
-    "                      | rtLaunchKernelByFuncHandleV3 | rtsLaunchKernelWithHostArgs\n"
+    "  --alloc-via API     allocation/free pair (default acl = aclrtMalloc/aclrtFree), one of the list below\n"
+    "  --launch-via API    launch entry point (default acl = aclrtLaunchKernel), one of the list below\n"
+    "  --meminfo-via API   acl (aclrtGetMemInfo, default) | rtMemGetInfoEx | rtMemGetInfo | rtsMemGetInfo\n"
+    "                      | rtMemGetInfoByType (HBM_SIZE or DDR_SIZE from ATTR)\n"
     "  --threads N         run the steps in N threads at once (default 1)\n"
     "  --procs N           run the steps in N processes at once (default 1)\n"
     "  --repeat N          run the steps N times (default 1)\n"
     "  --hold-ms N         sleep N ms after the steps, before releasing and exiting\n"
     "  --until-fail        make every 'alloc' repeat until it fails\n"
+    "  --seconds S         run the steps again and again until S seconds have passed (after --repeat)\n"
+    "  --seed N            seed of 'churn' (default: the PID)\n"
     "steps (sizes take K, M, G, T suffixes, powers of 1024):\n"
     "  alloc SIZE          -> alloc ok size= ptr=   | alloc fail code= size=\n"
     "  alloc-until-fail SIZE -> alloc-until-fail done count= bytes= code=\n"
@@ -51,13 +252,25 @@ static const char USAGE[] =
     "  sleep MS            sleep MS milliseconds\n"
     "  device N            switch the current device\n"
     "  fork                from here on, run the rest in a parent and a child process (role=)\n"
+    "  churn SECONDS MIN MAX  for SECONDS, allocate random sizes in [MIN, MAX] and free random live\n"
+    "                      allocations (at most 64 live), keep the survivors\n"
+    "                      -> churn done allocs= frees= fails= fail_code= live= live_bytes=\n"
     "  kill-self           SIGKILL this process (crash tests)\n"
     "every line ends with pid= and thread=; exit status 0, 1 if a runtime call failed unexpectedly,\n"
     "2 on bad arguments.\n";
 
+static void print_usage(FILE *f) {
+    fputs(USAGE, f);
+    fputs("--alloc-via:", f);
+    for (size_t i = 0; i < sizeof(ALLOC_APIS) / sizeof(ALLOC_APIS[0]); i++) fprintf(f, " %s", ALLOC_APIS[i].name);
+    fputs("\n--launch-via:", f);
+    for (size_t i = 0; i < sizeof(LAUNCH_APIS) / sizeof(LAUNCH_APIS[0]); i++) fprintf(f, " %s", LAUNCH_APIS[i].name);
+    fputs("\n", f);
+}
+
 enum step_kind {
     S_ALLOC, S_ALLOC_UNTIL_FAIL, S_FREE, S_FREE_UNKNOWN, S_MEMINFO, S_LAUNCH, S_BURN, S_MODEL, S_SLEEP,
-    S_DEVICE, S_FORK, S_KILL_SELF
+    S_DEVICE, S_FORK, S_KILL_SELF, S_CHURN
 };
 
 struct step {
@@ -68,11 +281,14 @@ struct step {
 
 struct options {
     int device;
-    const char *alloc_via;
-    const char *launch_via;
+    const struct alloc_api *alloc_via;
+    const struct launch_api *launch_via;
+    const char *meminfo_via;
     int threads, procs, repeat;
     long hold_ms;
     int until_fail;
+    long seconds;
+    unsigned long long seed;
     struct step steps[MAX_STEPS];
     int nsteps;
 };
@@ -97,7 +313,8 @@ static void die_usage(const char *fmt, ...) {
     va_start(ap, fmt);
     fprintf(stderr, "npu-burn: ");
     vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n%s", USAGE);
+    fprintf(stderr, "\n");
+    print_usage(stderr);
     va_end(ap);
     exit(2);
 }
@@ -136,6 +353,20 @@ static uint64_t parse_u64(const char *what, const char *s, int allow_suffix) {
     return (uint64_t)v * mul;
 }
 
+static const struct alloc_api *find_alloc_api(const char *name) {
+    for (size_t i = 0; i < sizeof(ALLOC_APIS) / sizeof(ALLOC_APIS[0]); i++)
+        if (strcmp(ALLOC_APIS[i].name, name) == 0) return &ALLOC_APIS[i];
+    die_usage("unknown --alloc-via '%s'", name);
+    return NULL;
+}
+
+static const struct launch_api *find_launch_api(const char *name) {
+    for (size_t i = 0; i < sizeof(LAUNCH_APIS) / sizeof(LAUNCH_APIS[0]); i++)
+        if (strcmp(LAUNCH_APIS[i].name, name) == 0) return &LAUNCH_APIS[i];
+    die_usage("unknown --launch-via '%s'", name);
+    return NULL;
+}
+
 static const char *need(int argc, char **argv, int *i, const char *what) {
     if (*i + 1 >= argc) die_usage("%s needs %s", argv[*i], what);
     return argv[++*i];
@@ -143,35 +374,33 @@ static const char *need(int argc, char **argv, int *i, const char *what) {
 
 static void parse(int argc, char **argv, struct options *o) {
     memset(o, 0, sizeof(*o));
-    o->alloc_via = "acl";
-    o->launch_via = "acl";
+    o->alloc_via = &ALLOC_APIS[0];
+    o->launch_via = &LAUNCH_APIS[0];
+    o->meminfo_via = "acl";
     o->threads = o->procs = o->repeat = 1;
     int i = 1;
     for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--device") == 0) o->device = (int)parse_u64("device", need(argc, argv, &i, "a logic ID"), 0);
-        else if (strcmp(a, "--alloc-via") == 0) o->alloc_via = need(argc, argv, &i, "an API name");
-        else if (strcmp(a, "--launch-via") == 0) o->launch_via = need(argc, argv, &i, "an API name");
+        else if (strcmp(a, "--alloc-via") == 0) o->alloc_via = find_alloc_api(need(argc, argv, &i, "an API name"));
+        else if (strcmp(a, "--launch-via") == 0) o->launch_via = find_launch_api(need(argc, argv, &i, "an API name"));
+        else if (strcmp(a, "--meminfo-via") == 0) o->meminfo_via = need(argc, argv, &i, "an API name");
         else if (strcmp(a, "--threads") == 0) o->threads = (int)parse_u64("threads", need(argc, argv, &i, "a count"), 0);
         else if (strcmp(a, "--procs") == 0) o->procs = (int)parse_u64("procs", need(argc, argv, &i, "a count"), 0);
         else if (strcmp(a, "--repeat") == 0) o->repeat = (int)parse_u64("repeat", need(argc, argv, &i, "a count"), 0);
         else if (strcmp(a, "--hold-ms") == 0) o->hold_ms = (long)parse_u64("hold-ms", need(argc, argv, &i, "milliseconds"), 0);
         else if (strcmp(a, "--until-fail") == 0) o->until_fail = 1;
+        else if (strcmp(a, "--seconds") == 0) o->seconds = (long)parse_u64("seconds", need(argc, argv, &i, "seconds"), 0);
+        else if (strcmp(a, "--seed") == 0) o->seed = parse_u64("seed", need(argc, argv, &i, "a number"), 0);
         else if (strcmp(a, "--help") == 0) {
-            fputs(USAGE, stdout);
+            print_usage(stdout);
             exit(0);
         } else die_usage("unknown option '%s'", a);
     }
-    const char *allocs[] = {"acl", "rt", "rts", "physical", "cached"};
-    const char *launches[] = {"acl", "rtKernelLaunch", "rtKernelLaunchWithFlagV2", "rtKernelLaunchWithHandleV2",
-                              "rtAicpuKernelLaunchExWithArgs", "rtLaunchKernelByFuncHandleV3",
-                              "rtsLaunchKernelWithHostArgs"};
-    int ok = 0;
-    for (size_t k = 0; k < sizeof(allocs) / sizeof(allocs[0]); k++) ok |= strcmp(o->alloc_via, allocs[k]) == 0;
-    if (!ok) die_usage("unknown --alloc-via '%s'", o->alloc_via);
-    ok = 0;
-    for (size_t k = 0; k < sizeof(launches) / sizeof(launches[0]); k++) ok |= strcmp(o->launch_via, launches[k]) == 0;
-    if (!ok) die_usage("unknown --launch-via '%s'", o->launch_via);
+    const char *infos[] = {"acl", "rtMemGetInfoEx", "rtMemGetInfo", "rtsMemGetInfo", "rtMemGetInfoByType"};
+    int known = 0;
+    for (size_t k = 0; k < sizeof(infos) / sizeof(infos[0]); k++) known |= strcmp(o->meminfo_via, infos[k]) == 0;
+    if (!known) die_usage("unknown --meminfo-via '%s'", o->meminfo_via);
     if (o->threads < 1 || o->threads > 256) die_usage("--threads must be 1..256");
     if (o->procs < 1 || o->procs > 256) die_usage("--procs must be 1..256");
     if (o->repeat < 1) die_usage("--repeat must be >= 1");
@@ -217,6 +446,12 @@ static void parse(int argc, char **argv, struct options *o) {
             s->a = parse_u64("device", need(argc, argv, &i, "a logic ID"), 0);
         } else if (strcmp(w, "fork") == 0) {
             s->kind = S_FORK;
+        } else if (strcmp(w, "churn") == 0) {
+            s->kind = S_CHURN;
+            s->a = parse_u64("seconds", need(argc, argv, &i, "seconds"), 0);
+            s->b = parse_u64("size", need(argc, argv, &i, "a minimum size"), 1);
+            s->c = parse_u64("size", need(argc, argv, &i, "a maximum size"), 1);
+            if (s->b == 0 || s->c < s->b) die_usage("churn needs 0 < MIN <= MAX");
         } else if (strcmp(w, "kill-self") == 0) {
             s->kind = S_KILL_SELF;
         } else {
@@ -240,21 +475,9 @@ static void note_error(struct worker *w, const char *call, int rc) {
     w->failed = 1;
 }
 
-static int do_alloc(struct worker *w, uint64_t size, void **p) {
-    const char *via = w->opt->alloc_via;
-    if (strcmp(via, "acl") == 0) return aclrtMalloc(p, size, ACL_MEM_MALLOC_HUGE_FIRST);
-    if (strcmp(via, "cached") == 0) return aclrtMallocCached(p, size, ACL_MEM_MALLOC_HUGE_FIRST);
-    if (strcmp(via, "rt") == 0) return rtMalloc(p, size, RT_MEMORY_HBM | RT_MEMORY_POLICY_HUGE_PAGE_FIRST, 0);
-    if (strcmp(via, "rts") == 0) return rtsMalloc(p, size, RT_MEM_MALLOC_HUGE_FIRST, RT_MEM_ADVISE_NONE, NULL);
-    rtDrvMemProp_t prop = {0, (uint32_t)w->device, 0, 0, 0, 0};
-    return rtMallocPhysical(p, size, &prop, 0);
-}
+static int do_alloc(struct worker *w, uint64_t size, void **p) { return w->opt->alloc_via->alloc(w->device, size, p); }
 
-static int do_free(struct worker *w, void *p) {
-    if (strcmp(w->opt->alloc_via, "physical") == 0) return rtFreePhysical(p);
-    if (strcmp(w->opt->alloc_via, "rt") == 0 || strcmp(w->opt->alloc_via, "rts") == 0) return rtFree(p);
-    return aclrtFree(p);
-}
+static int do_free(struct worker *w, void *p) { return w->opt->alloc_via->release(p); }
 
 static void alloc_step(struct worker *w, uint64_t size, int until_fail) {
     uint64_t count = 0, bytes = 0;
@@ -299,29 +522,6 @@ static void free_step(struct worker *w, const struct step *s) {
     }
 }
 
-static char kernel_stub[] = "npu-burn-kernel";
-
-static int launch_one(struct worker *w, rtStream_t stm, struct vnpu_sim_kernel_args *k) {
-    const char *via = w->opt->launch_via;
-    rtArgsEx_t ax;
-    memset(&ax, 0, sizeof(ax));
-    ax.args = k;
-    ax.argsSize = sizeof(*k);
-    if (strcmp(via, "acl") == 0) return aclrtLaunchKernel(kernel_stub, 1, k, sizeof(*k), stm);
-    if (strcmp(via, "rtKernelLaunch") == 0) return rtKernelLaunch(kernel_stub, 1, k, sizeof(*k), NULL, stm);
-    if (strcmp(via, "rtKernelLaunchWithFlagV2") == 0) return rtKernelLaunchWithFlagV2(kernel_stub, 1, &ax, NULL, stm, 0, NULL);
-    if (strcmp(via, "rtKernelLaunchWithHandleV2") == 0)
-        return rtKernelLaunchWithHandleV2(kernel_stub, 0, 1, &ax, NULL, stm, NULL);
-    if (strcmp(via, "rtLaunchKernelByFuncHandleV3") == 0) return rtLaunchKernelByFuncHandleV3(kernel_stub, 1, &ax, stm, NULL);
-    if (strcmp(via, "rtsLaunchKernelWithHostArgs") == 0)
-        return rtsLaunchKernelWithHostArgs(kernel_stub, 1, stm, NULL, k, sizeof(*k), NULL, 0);
-    rtAicpuArgsEx_t cx;
-    memset(&cx, 0, sizeof(cx));
-    cx.args = k;
-    cx.argsSize = sizeof(*k);
-    return rtAicpuKernelLaunchExWithArgs(0, kernel_stub, 1, &cx, NULL, stm, 0);
-}
-
 /* Launches until `count` kernels or `until_ns` of wall time, synchronises and reports. */
 static void launch_step(struct worker *w, const char *name, uint64_t us, uint64_t count, uint64_t until_ns) {
     aclrtStream stm = NULL;
@@ -337,11 +537,11 @@ static void launch_step(struct worker *w, const char *name, uint64_t us, uint64_
     uint64_t t0 = now_ns(), n = 0;
     rc = aclrtRecordEvent(start, stm);
     while (rc == ACL_SUCCESS && (until_ns != 0 ? now_ns() < until_ns : n < count)) {
-        rc = launch_one(w, stm, &k);
+        rc = w->opt->launch_via->launch(stm, &k);
         if (rc == ACL_SUCCESS) n++;
     }
     if (rc != ACL_SUCCESS) {
-        note_error(w, w->opt->launch_via, rc);
+        note_error(w, w->opt->launch_via->name, rc);
         goto done;
     }
     uint64_t submitted = now_ns();
@@ -381,6 +581,70 @@ static void model_step(struct worker *w, const struct step *s) {
     aclmdlDestroyDataset(in);
     aclmdlDestroyDataset(outp);
     aclmdlUnload(id);
+}
+
+static int mem_info(struct worker *w, int attr, size_t *f, size_t *t) {
+    const char *via = w->opt->meminfo_via;
+    if (strcmp(via, "acl") == 0) return aclrtGetMemInfo((aclrtMemAttr)attr, f, t);
+    if (strcmp(via, "rtMemGetInfoEx") == 0) return rtMemGetInfoEx((rtMemInfoType_t)attr, f, t);
+    if (strcmp(via, "rtMemGetInfo") == 0) return rtMemGetInfo(f, t);
+    if (strcmp(via, "rtsMemGetInfo") == 0) return rtsMemGetInfo((rtMemInfoType)attr, f, t);
+    rtMemInfo_t info;
+    memset(&info, 0, sizeof(info));
+    int rc = rtMemGetInfoByType(w->device, attr == ACL_DDR_MEM ? RT_MEM_INFO_TYPE_DDR_SIZE : RT_MEM_INFO_TYPE_HBM_SIZE,
+                                &info);
+    *f = (size_t)info.phyInfo.free;
+    *t = (size_t)info.phyInfo.total;
+    return rc;
+}
+
+/* xorshift64*: reproducible with --seed */
+static uint64_t next_random(uint64_t *state) {
+    uint64_t x = *state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    return x * 0x2545F4914F6CDD1DULL;
+}
+
+#define CHURN_MAX_LIVE 64
+
+static void churn_step(struct worker *w, const struct step *s) {
+    uint64_t rng = (w->opt->seed != 0 ? w->opt->seed : (uint64_t)getpid()) * 2654435761ULL + (uint64_t)w->index + 1;
+    uint64_t until = now_ns() + s->a * 1000000000ULL;
+    uint64_t allocs = 0, frees = 0, fails = 0;
+    int fail_code = 0;
+    size_t base = w->nlive; /* allocations made before the churn are left alone */
+    while (now_ns() < until) {
+        size_t mine = w->nlive - base;
+        int do_alloc_now = mine == 0 || (mine < CHURN_MAX_LIVE && next_random(&rng) % 2 == 0);
+        if (do_alloc_now && w->nlive < MAX_LIVE) {
+            uint64_t size = s->b + next_random(&rng) % (s->c - s->b + 1);
+            void *p = NULL;
+            int rc = do_alloc(w, size, &p);
+            if (rc == ACL_SUCCESS) {
+                w->live[w->nlive++] = (struct live){p, size};
+                allocs++;
+            } else {
+                fails++;
+                fail_code = rc;
+            }
+        } else if (mine > 0) {
+            size_t idx = base + (size_t)(next_random(&rng) % mine);
+            int rc = do_free(w, w->live[idx].ptr);
+            if (rc != ACL_SUCCESS) {
+                note_error(w, "free", rc);
+                return;
+            }
+            w->live[idx] = w->live[--w->nlive];
+            frees++;
+        }
+    }
+    uint64_t live_bytes = 0;
+    for (size_t i = base; i < w->nlive; i++) live_bytes += w->live[i].size;
+    out(w, "churn done allocs=%" PRIu64 " frees=%" PRIu64 " fails=%" PRIu64 " fail_code=%d live=%zu live_bytes=%" PRIu64,
+        allocs, frees, fails, fail_code, w->nlive - base, live_bytes);
 }
 
 static void run_steps(struct worker *w, int from);
@@ -427,7 +691,7 @@ static void run_steps(struct worker *w, int from) {
             out(w, "free %s code=%d ptr=0xdead0000", rc == ACL_SUCCESS ? "ok" : "fail", rc);
             break;
         case S_MEMINFO:
-            rc = aclrtGetMemInfo((aclrtMemAttr)s->a, &f, &t);
+            rc = mem_info(w, (int)s->a, &f, &t);
             if (rc == ACL_SUCCESS) out(w, "meminfo ok free=%zu total=%zu attr=%" PRIu64, f, t, s->a);
             else out(w, "meminfo fail code=%d attr=%" PRIu64, rc, s->a);
             break;
@@ -441,6 +705,7 @@ static void run_steps(struct worker *w, int from) {
             else w->device = (int)s->a;
             break;
         case S_FORK: fork_step(w, i + 1); return;
+        case S_CHURN: churn_step(w, s); break;
         case S_KILL_SELF:
             fflush(stdout);
             raise(SIGKILL);
@@ -457,9 +722,9 @@ static void *worker_main(void *arg) {
         note_error(w, "aclrtSetDevice", rc);
         return NULL;
     }
-    for (int r = 0; r < w->opt->repeat && !w->failed; r++) {
-        run_steps(w, 0);
-    }
+    for (int r = 0; r < w->opt->repeat && !w->failed; r++) run_steps(w, 0);
+    uint64_t until = now_ns() + (uint64_t)w->opt->seconds * 1000000000ULL;
+    while (w->opt->seconds > 0 && !w->failed && now_ns() < until) run_steps(w, 0);
     if (w->opt->hold_ms > 0) sleep_ms((uint64_t)w->opt->hold_ms);
     while (w->nlive > 0) {
         struct live l = w->live[--w->nlive];

@@ -29,6 +29,8 @@ SIM_HIDDEN void sim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2
 
 /* Current device of the calling thread (-1 when none) and the validation of a device ID. */
 SIM_HIDDEN int sim_current_device(void);
+SIM_HIDDEN void sim_set_current_device(int dev); /* -1: none */
+SIM_HIDDEN void sim_ctx_on_set_device(int dev);
 SIM_HIDDEN int sim_valid_device(int32_t dev);
 
 /* Per-process usage record ("procs/<pid>"), reclaimed by others when this process dies. */

@@ -21,21 +21,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#define USAGE_MAGIC 0x4547415355444d53ULL /* "SMDUSAGE" */
+#define USAGE_MAGIC VNPU_SIM_PROC_USAGE_MAGIC
 
-struct usage_record {
-    uint64_t magic;
-    int32_t pid;
-    uint32_t reaped; /* set (under the record lock) once its bytes left hbm.bin */
-    uint64_t used[VNPU_SIM_MAX_DEVICES];
-};
+/* Layout documented in cann_sim.h; `reaped` is set under the record lock. */
+_Static_assert(VNPU_SIM_MAX_DEVICES == 16, "vnpu_sim_proc_usage.used has 16 entries");
 
 struct own_usage {
     pthread_mutex_t lock;
     pid_t pid;
     int fd;
     char path[600];
-    struct usage_record *rec;
+    struct vnpu_sim_proc_usage *rec;
 };
 
 struct busy_files {
@@ -104,6 +100,30 @@ static int make_dir(const char *path) {
     return 0;
 }
 
+/* CLOCK_MONOTONIC restarts at boot: timeline records written before the current boot are void. */
+static uint64_t boot_tag(void) {
+    char id[64] = "";
+    int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, id, sizeof(id) - 1);
+        id[n > 0 ? n : 0] = '\0';
+        close(fd);
+    }
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (const char *p = id; *p != '\0'; p++) h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    return h | 1; /* never 0, the value of a fresh file */
+}
+
+static void reset_stale_timeline(struct vnpu_sim_device_time *t) {
+    uint64_t tag = boot_tag();
+    for (int d = 0; d < VNPU_SIM_MAX_DEVICES; d++) {
+        uint64_t seen = __atomic_load_n(&t[d].boot_tag, __ATOMIC_ACQUIRE);
+        if (seen != tag &&
+            __atomic_compare_exchange_n(&t[d].boot_tag, &seen, tag, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            __atomic_store_n(&t[d].busy_until_ns, 0, __ATOMIC_RELEASE);
+    }
+}
+
 static void host_init(void) {
     struct sim_host *h = &host_state;
     int n = vnpu_sim_host_devices(h->dev, VNPU_SIM_MAX_DEVICES);
@@ -123,6 +143,7 @@ static void host_init(void) {
     h->hbm_used = map_shared(path, VNPU_SIM_MAX_DEVICES * sizeof(uint64_t));
     snprintf(path, sizeof(path), "%s/device-time.bin", h->root);
     h->dtime = map_shared(path, VNPU_SIM_MAX_DEVICES * sizeof(struct vnpu_sim_device_time));
+    if (h->dtime != NULL) reset_stale_timeline(h->dtime);
     snprintf(path, sizeof(path), "%s/procs", h->root);
     int dirs = make_dir(path);
     snprintf(path, sizeof(path), "%s/busy", h->root);
@@ -142,10 +163,13 @@ int sim_valid_device(int32_t dev) {
 
 int sim_current_device(void) { return thread_device; }
 
+void sim_set_current_device(int dev) { thread_device = dev; }
+
 rtError_t rtSetDevice(int32_t devId) {
     if (sim_host() == NULL) return ACL_ERROR_RT_NO_DEVICE;
     if (!sim_valid_device(devId)) return ACL_ERROR_RT_INVALID_DEVICEID;
     thread_device = devId;
+    sim_ctx_on_set_device(devId);
     return RT_ERROR_NONE;
 }
 
@@ -204,7 +228,7 @@ static void sub_saturating(uint64_t *counter, uint64_t bytes) {
 }
 
 /* Moves a dead owner's bytes out of hbm.bin; the caller holds the record's write lock. */
-static void drain_record(struct sim_host *h, struct usage_record *rec) {
+static void drain_record(struct sim_host *h, struct vnpu_sim_proc_usage *rec) {
     if (rec->magic != USAGE_MAGIC || __atomic_load_n(&rec->reaped, __ATOMIC_ACQUIRE)) return;
     for (int d = 0; d < VNPU_SIM_MAX_DEVICES; d++) {
         uint64_t b = __atomic_exchange_n(&rec->used[d], 0, __ATOMIC_ACQ_REL);
@@ -219,8 +243,8 @@ static void reap_file(struct sim_host *h, const char *path) {
     struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
     struct stat st;
     if (fcntl(fd, F_SETLK, &fl) == 0 && fstat(fd, &st) == 0 && st.st_nlink > 0 &&
-        (size_t)st.st_size >= sizeof(struct usage_record)) {
-        struct usage_record *rec =
+        (size_t)st.st_size >= sizeof(struct vnpu_sim_proc_usage)) {
+        struct vnpu_sim_proc_usage *rec =
             mmap(NULL, sizeof(*rec), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (rec != MAP_FAILED) {
             drain_record(h, rec);
@@ -249,7 +273,7 @@ void sim_usage_reap_dead(void) {
     closedir(dp);
 }
 
-static struct usage_record *own_record(struct sim_host *h) {
+static struct vnpu_sim_proc_usage *own_record(struct sim_host *h) {
     pthread_mutex_lock(&own.lock);
     if (own.rec == NULL) {
         pid_t pid = getpid();
@@ -257,9 +281,9 @@ static struct usage_record *own_record(struct sim_host *h) {
                  (unsigned long long)sim_now_ns());
         int fd = open(own.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
-        if (fd >= 0 && fcntl(fd, F_SETLK, &fl) == 0 && ftruncate(fd, sizeof(struct usage_record)) == 0) {
+        if (fd >= 0 && fcntl(fd, F_SETLK, &fl) == 0 && ftruncate(fd, sizeof(struct vnpu_sim_proc_usage)) == 0) {
             (void)fchmod(fd, 0666);
-            void *p = mmap(NULL, sizeof(struct usage_record), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            void *p = mmap(NULL, sizeof(struct vnpu_sim_proc_usage), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
             if (p != MAP_FAILED) {
                 own.rec = p;
                 own.rec->pid = pid;
@@ -277,7 +301,7 @@ static struct usage_record *own_record(struct sim_host *h) {
             own.path[0] = '\0';
         }
     }
-    struct usage_record *rec = own.rec;
+    struct vnpu_sim_proc_usage *rec = own.rec;
     pthread_mutex_unlock(&own.lock);
     return rec;
 }
@@ -285,7 +309,7 @@ static struct usage_record *own_record(struct sim_host *h) {
 int sim_usage_charge(int dev, uint64_t bytes) {
     struct sim_host *h = sim_host();
     if (h == NULL) return ACL_ERROR_RT_NO_DEVICE;
-    struct usage_record *rec = own_record(h);
+    struct vnpu_sim_proc_usage *rec = own_record(h);
     if (rec == NULL) return ACL_ERROR_RT_INTERNAL_ERROR;
     uint64_t cap = h->dev[dev].hbm_bytes;
     /* Own record first: a crash between the two steps can only make a reaper subtract too much,
@@ -317,15 +341,21 @@ uint64_t sim_usage_own(int dev) {
 
 /* ---- device timeline and ground truth ---- */
 
+/* getpid() is a system call in current glibc; the launch path uses this copy, renewed in a fork child. */
+static pid_t self_pid;
+
 static struct vnpu_sim_busy_record *busy_record(struct sim_host *h, int dev) {
-    pid_t pid = getpid();
+    pid_t pid = __atomic_load_n(&self_pid, __ATOMIC_RELAXED);
+    if (pid == 0) pid = getpid();
+    struct vnpu_sim_busy_record *fast = __atomic_load_n(&busy.rec[dev], __ATOMIC_ACQUIRE);
+    if (fast != NULL && __atomic_load_n(&busy.pid, __ATOMIC_RELAXED) == pid) return fast;
     pthread_mutex_lock(&busy.lock);
     if (busy.pid != pid) { /* first use, or a forked child: records are per process */
         for (int d = 0; d < VNPU_SIM_MAX_DEVICES; d++) {
             if (busy.rec[d] != NULL) munmap(busy.rec[d], sizeof(*busy.rec[d]));
-            busy.rec[d] = NULL;
+            __atomic_store_n(&busy.rec[d], NULL, __ATOMIC_RELAXED);
         }
-        busy.pid = pid;
+        __atomic_store_n(&busy.pid, pid, __ATOMIC_RELAXED);
     }
     if (busy.rec[dev] == NULL) {
         char path[700];
@@ -336,7 +366,7 @@ static struct vnpu_sim_busy_record *busy_record(struct sim_host *h, int dev) {
             r->pid = pid;
             r->logic_id = dev;
             __atomic_store_n(&r->magic, VNPU_SIM_BUSY_MAGIC, __ATOMIC_RELEASE);
-            busy.rec[dev] = r;
+            __atomic_store_n(&busy.rec[dev], r, __ATOMIC_RELEASE);
         }
     }
     struct vnpu_sim_busy_record *r = busy.rec[dev];
@@ -393,12 +423,14 @@ static void atfork_parent(void) {
 }
 
 static void atfork_child(void) {
+    self_pid = getpid();
     pthread_mutex_unlock(&busy.lock);
     pthread_mutex_unlock(&own.lock);
     forget_own_after_fork();
 }
 
 __attribute__((constructor)) static void sim_state_ctor(void) {
+    self_pid = getpid();
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 

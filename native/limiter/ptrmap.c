@@ -54,7 +54,7 @@ static int grow(struct stripe *s) {
     return 0;
 }
 
-int vnpu_ptrmap_put(uintptr_t key, uint32_t dev, uint64_t bytes, uint32_t kind) {
+int vnpu_ptrmap_put(uintptr_t key, uint32_t dev, uint64_t bytes, uint32_t kind, struct vnpu_ptr_entry *replaced) {
     uint64_t h = mix(key);
     struct stripe *s = stripe_of(h);
     struct vnpu_ptr_entry e = {key, bytes, dev, kind};
@@ -65,7 +65,12 @@ int vnpu_ptrmap_put(uintptr_t key, uint32_t dev, uint64_t bytes, uint32_t kind) 
     } else {
         uint64_t i = (h >> 4) & (s->cap - 1);
         while (s->tab[i].key && s->tab[i].key != key) i = (i + 1) & (s->cap - 1);
-        if (!s->tab[i].key) s->n++;
+        if (!s->tab[i].key) {
+            s->n++;
+        } else {
+            rc = 1;
+            if (replaced) *replaced = s->tab[i];
+        }
         s->tab[i] = e;
     }
     pthread_mutex_unlock(&s->mu);

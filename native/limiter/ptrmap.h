@@ -16,8 +16,9 @@ struct vnpu_ptr_entry {
     uint32_t kind;
 };
 
-/* Inserts or replaces; returns 0, or -1 if memory for growth could not be mapped. */
-int vnpu_ptrmap_put(uintptr_t key, uint32_t dev, uint64_t bytes, uint32_t kind);
+/* Inserts; returns 0 (new key), 1 (an entry with that key was replaced and copied to *replaced when
+ * not NULL), or -1 if memory for growth could not be mapped (nothing stored). */
+int vnpu_ptrmap_put(uintptr_t key, uint32_t dev, uint64_t bytes, uint32_t kind, struct vnpu_ptr_entry *replaced);
 /* Removes key; returns 1 and fills *out if it was present, 0 otherwise. */
 int vnpu_ptrmap_take(uintptr_t key, struct vnpu_ptr_entry *out);
 /* Number of entries (tests). */

@@ -22,6 +22,10 @@
 /* Serialises reaping between threads of one process: record locks do not exclude our own threads. */
 static pthread_mutex_t reap_mu = PTHREAD_MUTEX_INITIALIZER;
 
+void vnpu_region_atfork_prepare(void) { pthread_mutex_lock(&reap_mu); }
+void vnpu_region_atfork_parent(void) { pthread_mutex_unlock(&reap_mu); }
+void vnpu_region_atfork_child(void) { pthread_mutex_unlock(&reap_mu); }
+
 uint64_t vnpu_load64(const struct vnpu_region *r, uint64_t off) {
     return __atomic_load_n((const uint64_t *)(r->base + off), __ATOMIC_SEQ_CST);
 }
@@ -135,16 +139,16 @@ static enum vnpu_open_status validate(const unsigned char *h, uint64_t file_size
     memcpy(&dstride, h + VNPU_H_DEVCFG_STRIDE, 4);
     memcpy(&sstride, h + VNPU_H_DEVSTATE_STRIDE, 4);
     if (magic != VNPU_REGION_MAGIC) {
-        ERR("region %s: field magic = 0x%016" PRIx64 ", expected 0x%016llx", path, magic, VNPU_REGION_MAGIC);
+        ERR("quota region %s: field magic = 0x%016" PRIx64 ", expected 0x%016llx", path, magic, VNPU_REGION_MAGIC);
         return VNPU_OPEN_BAD_MAGIC;
     }
     if (major != VNPU_REGION_MAJOR) {
-        ERR("region %s: field version_major = %u, this limiter reads only %u", path, major, VNPU_REGION_MAJOR);
+        ERR("quota region %s: field version_major = %u, this limiter reads only %u", path, major, VNPU_REGION_MAJOR);
         return VNPU_OPEN_BAD_MAJOR;
     }
 #define GEO(cond, name, val, want)                                                                         \
     if (!(cond)) {                                                                                         \
-        ERR("region %s: field %s = %" PRIu64 ", expected %s", path, name, (uint64_t)(val), want);          \
+        ERR("quota region %s: field %s = %" PRIu64 ", expected %s", path, name, (uint64_t)(val), want);          \
         return VNPU_OPEN_BAD_GEOMETRY;                                                                     \
     }
     GEO(hdr == VNPU_HDR_BYTES, "header_bytes", hdr, "4096");
@@ -224,7 +228,7 @@ enum vnpu_open_status vnpu_region_open(struct vnpu_region *r, const char *path,
     r->fd = open_fd(path, init != NULL, &created);
     if (r->fd < 0) {
         int e = errno;
-        ERR("region %s: open: %s", path, strerror(e));
+        ERR("quota region %s: open: %s", path, strerror(e));
         return e == ENOENT ? VNPU_OPEN_MISSING : (e == EACCES || e == EPERM || e == EROFS) ? VNPU_OPEN_ACCESS
                                                                                          : VNPU_OPEN_IO;
     }
@@ -233,7 +237,7 @@ enum vnpu_open_status vnpu_region_open(struct vnpu_region *r, const char *path,
     for (int pass = 0; pass < 2; pass++) {
         struct stat sb;
         if (fstat(r->fd, &sb) != 0) {
-            ERR("region %s: fstat: %s", path, strerror(errno));
+            ERR("quota region %s: fstat: %s", path, strerror(errno));
             st = VNPU_OPEN_IO;
             goto fail;
         }
@@ -241,7 +245,7 @@ enum vnpu_open_status vnpu_region_open(struct vnpu_region *r, const char *path,
         memset(hdr, 0, sizeof hdr);
         ssize_t n = sb.st_size > 0 ? pread(r->fd, hdr, sizeof hdr, 0) : 0;
         if (n < 0) {
-            ERR("region %s: read: %s", path, strerror(errno));
+            ERR("quota region %s: read: %s", path, strerror(errno));
             st = VNPU_OPEN_IO;
             goto fail;
         }
@@ -257,7 +261,7 @@ enum vnpu_open_status vnpu_region_open(struct vnpu_region *r, const char *path,
             st = validate(hdr, (uint64_t)sb.st_size, path, err, errlen);
             if (st != VNPU_OPEN_OK) goto fail;
             if (map_file(r) != 0) {
-                ERR("region %s: mmap: %s", path, strerror(errno));
+                ERR("quota region %s: mmap: %s", path, strerror(errno));
                 st = errno == EACCES ? VNPU_OPEN_ACCESS : VNPU_OPEN_IO;
                 goto fail;
             }
@@ -267,7 +271,7 @@ enum vnpu_open_status vnpu_region_open(struct vnpu_region *r, const char *path,
         /* empty, or an initialiser is at work (or died at work): wait for it under the init lock */
         if (pass == 1) break;
         if (!lock_bounded(r, VNPU_LOCK_INIT, VNPU_INIT_WAIT_MS)) {
-            ERR("region %s: init lock busy for more than %d ms", path, VNPU_INIT_WAIT_MS);
+            ERR("quota region %s: init lock busy for more than %d ms", path, VNPU_INIT_WAIT_MS);
             st = VNPU_OPEN_LOCK_TIMEOUT;
             goto fail;
         }
@@ -276,12 +280,12 @@ enum vnpu_open_status vnpu_region_open(struct vnpu_region *r, const char *path,
     /* holding the init lock and the file is still not ready: whoever initialised it died */
     (void)created;
     if (!init) {
-        ERR("region %s: field init_state is not READY and no quota configuration is present", path);
+        ERR("quota region %s: field init_state is not READY and no quota configuration is present", path);
         st = VNPU_OPEN_NOT_READY;
         goto fail;
     }
     if (ftruncate(r->fd, 0) != 0 || ftruncate(r->fd, VNPU_REGION_FILE_BYTES) != 0 || map_file(r) != 0) {
-        ERR("region %s: initialise: %s", path, strerror(errno));
+        ERR("quota region %s: initialise: %s", path, strerror(errno));
         st = errno == EACCES || errno == EPERM ? VNPU_OPEN_ACCESS : VNPU_OPEN_IO;
         goto fail;
     }

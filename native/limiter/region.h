@@ -72,6 +72,11 @@ uint32_t vnpu_region_policy(const struct vnpu_region *r);
 int vnpu_region_reap(struct vnpu_region *r);
 void vnpu_region_count(struct vnpu_region *r, uint32_t dev, uint32_t ds_field, uint64_t n);
 
+/* fork handlers for the process-local reaper mutex */
+void vnpu_region_atfork_prepare(void);
+void vnpu_region_atfork_parent(void);
+void vnpu_region_atfork_child(void);
+
 /* Raw accessors (atomic) used by tests and the hooks. */
 uint64_t vnpu_load64(const struct vnpu_region *r, uint64_t off);
 uint32_t vnpu_load32(const struct vnpu_region *r, uint64_t off);

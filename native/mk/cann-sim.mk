@@ -3,7 +3,7 @@
 # See cann-sim/README.md.
 CANN_SIM_HDRS := include/runtime/rt.h include/acl/acl.h include/cann_sim/cann_sim.h \
                  include/vnpu_sim_host.h cann-sim/sim_internal.h
-CANN_SIM_RT_SRCS := cann-sim/sim_state.c cann-sim/rt_mem.c cann-sim/rt_stream.c
+CANN_SIM_RT_SRCS := cann-sim/sim_state.c cann-sim/rt_context.c cann-sim/rt_mem.c cann-sim/rt_stream.c
 
 # -Bsymbolic-functions: calls between rt* functions inside the library bind locally, so a hook on
 # one entry point never sees a second, nested call (e.g. rtModelExecuteSync -> rtModelExecute).

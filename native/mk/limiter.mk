@@ -1,6 +1,16 @@
 # The limiter libvnpu.so (LD_PRELOAD / ld.so.preload), its layout printer and its native tests.
 LIMITER_CORE := limiter/region.c limiter/ptrmap.c
 LIMITER_HDRS := include/vnpu_region.h limiter/region.h limiter/ptrmap.h
+LIMITER_SRCS := $(LIMITER_CORE) limiter/config.c limiter/hooks.c
+LIMITER_ALL_HDRS := $(LIMITER_HDRS) limiter/config.h limiter/cann_abi.h
+
+# Only the hooked rt* symbols are exported (-fvisibility=hidden + EXPORT), so the limiter's helpers
+# never clash with the application's symbols. Links only libc, libpthread, libdl.
+$(B)/libvnpu.so: $(LIMITER_SRCS) $(LIMITER_ALL_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fvisibility=hidden $(SOFLAGS) -Wl,-soname,libvnpu.so -o $@ $(LIMITER_SRCS) $(LDLIBS)
+
+TARGETS += $(B)/libvnpu.so
 
 $(B)/limiter/region_offsets: limiter/region_offsets.c include/vnpu_region.h
 	@mkdir -p $(dir $@)
@@ -23,3 +33,11 @@ $(B)/limiter/region_client: limiter/tests/region_client.c $(LIMITER_CORE) $(LIMI
 	$(CC) $(CFLAGS) -o $@ limiter/tests/region_client.c $(LIMITER_CORE) $(LDFLAGS) $(LDLIBS)
 
 TARGETS += $(B)/limiter/region_client
+
+# end to end on the simulated CANN runtime (needs npu-burn from mk/cann-sim.mk)
+$(B)/limiter/test_limiter.sh: limiter/tests/test_limiter.sh $(B)/libvnpu.so $(B)/npu-burn
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+TARGETS += $(B)/limiter/test_limiter.sh
+TESTS   += $(B)/limiter/test_limiter.sh

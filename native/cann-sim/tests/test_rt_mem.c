@@ -4,6 +4,7 @@
  * HBM between processes (fork, normal exit, SIGKILL reclaimed by the next allocation).
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -105,7 +106,7 @@ static void test_other_allocators(void) {
     CHECK_EQ(rtDvppFree(d), RT_ERROR_NONE);
     CHECK_EQ(rtMemFreeManaged(m), RT_ERROR_NONE);
 
-    rtDrvMemProp_t prop = {0, 1, 0, 0, 0, 0};
+    rtDrvMemProp_t prop = {1, 1, 0, 0, 0, 0}; /* side 1: device memory of logic ID 1 */
     rtDrvMemHandle h = NULL;
     CHECK_EQ(rtMallocPhysical(&h, 2 * GIB, &prop, 0), RT_ERROR_NONE);
     CHECK_EQ(hbm_file_used(1), 2 * GIB);
@@ -129,6 +130,32 @@ static void test_other_allocators(void) {
     CHECK_EQ(free_now(), HBM_910B3);
     CHECK_EQ(rtFreeHost(p), RT_ERROR_NONE);
     CHECK_EQ(rtFreeHost(p), ACL_ERROR_RT_PARAM_INVALID);
+}
+
+static void test_virtual_memory(void) {
+    CHECK_EQ(rtSetDevice(0), RT_ERROR_NONE);
+    rtDrvMemProp_t dev_prop = {1, 0, 0, 1, 0, 0}, host_prop = {0, 0, 0, 0, 0, 0};
+    size_t gran = 0;
+    CHECK_EQ(rtMemGetAllocationGranularity(&dev_prop, RT_MEM_ALLOC_GRANULARITY_RECOMMENDED, &gran), RT_ERROR_NONE);
+    CHECK_EQ(gran, 2 * 1024 * 1024);
+    void *va = NULL;
+    CHECK_EQ(rtReserveMemAddress(&va, 8 * GIB, 0, NULL, 0), RT_ERROR_NONE);
+    CHECK_EQ(free_now(), HBM_910B3); /* address space costs no device memory */
+    rtDrvMemHandle h = NULL, hh = NULL;
+    CHECK_EQ(rtMallocPhysical(&h, 2 * GIB, &dev_prop, 0), RT_ERROR_NONE);
+    CHECK_EQ(rtMallocPhysical(&hh, 2 * GIB, &host_prop, 0), RT_ERROR_NONE); /* side 0: host memory */
+    CHECK_EQ(free_now(), HBM_910B3 - 2 * GIB);
+    CHECK_EQ(rtMapMem(va, 2 * GIB, 0, h, 0), RT_ERROR_NONE);
+    CHECK_EQ(rtMapMem((char *)va + 7 * GIB, 2 * GIB, 0, h, 0), ACL_ERROR_RT_PARAM_INVALID); /* past the range */
+    CHECK_EQ(rtMapMem(va, 2 * GIB, 0, va, 0), ACL_ERROR_RT_PARAM_INVALID);                    /* not a handle */
+    CHECK_EQ(free_now(), HBM_910B3 - 2 * GIB); /* mapping charges nothing more */
+    CHECK_EQ(rtUnmapMem(va), RT_ERROR_NONE);
+    CHECK_EQ(rtFreePhysical(h), RT_ERROR_NONE);
+    CHECK_EQ(rtFreePhysical(hh), RT_ERROR_NONE);
+    CHECK_EQ(rtFree(va), ACL_ERROR_RT_PARAM_INVALID); /* a reservation is released, not freed */
+    CHECK_EQ(rtReleaseMemAddress(va), RT_ERROR_NONE);
+    CHECK_EQ(rtReleaseMemAddress(va), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK_EQ(free_now(), HBM_910B3);
 }
 
 static void test_mem_info_variants(void) {
@@ -185,6 +212,7 @@ static int in_child(void (*fn)(int), int fd) {
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
+        test_failures = 0; /* report only the child's own failures */
         fn(fd);
         exit(test_failures == 0 ? 0 : 1);
     }
@@ -251,6 +279,38 @@ static void test_cross_process(void) {
     CHECK_EQ(hbm_file_used(0), 0);
 }
 
+static void *worker_uses_context(void *arg) {
+    void *p = NULL;
+    CHECK_EQ(rtMalloc(&p, 64, RT_MEMORY_HBM, 0), ACL_ERROR_RT_CONTEXT_NULL); /* a new thread has none */
+    rtContext_t none = NULL;
+    CHECK_EQ(rtCtxGetCurrent(&none), ACL_ERROR_RT_CONTEXT_NULL);
+    CHECK_EQ(rtCtxSetCurrent(arg), RT_ERROR_NONE);
+    int32_t dev = -1;
+    CHECK_EQ(rtGetDevice(&dev), RT_ERROR_NONE);
+    CHECK_EQ(dev, 6);
+    CHECK_EQ(rtMalloc(&p, 4096, RT_MEMORY_HBM, 0), RT_ERROR_NONE);
+    CHECK_EQ(hbm_file_used(6), 4096);
+    CHECK_EQ(rtFree(p), RT_ERROR_NONE);
+    return NULL;
+}
+
+static void test_contexts(void) {
+    rtContext_t ctx = NULL, cur = NULL;
+    CHECK_EQ(rtCtxCreateEx(&ctx, RT_CTX_NORMAL_MODE, 9), ACL_ERROR_RT_INVALID_DEVICEID);
+    CHECK_EQ(rtCtxCreateEx(&ctx, RT_CTX_NORMAL_MODE, 6), RT_ERROR_NONE);
+    CHECK_EQ(rtCtxGetCurrent(&cur), RT_ERROR_NONE);
+    CHECK(cur == ctx);
+    pthread_t t;
+    CHECK_EQ(pthread_create(&t, NULL, worker_uses_context, ctx), 0);
+    pthread_join(t, NULL);
+    CHECK_EQ(rtSetDevice(0), RT_ERROR_NONE); /* back to device 0's primary context */
+    CHECK_EQ(rtCtxGetCurrent(&cur), RT_ERROR_NONE);
+    CHECK(cur != ctx);
+    CHECK_EQ(rtCtxDestroy(ctx), RT_ERROR_NONE);
+    CHECK_EQ(rtCtxSetCurrent(ctx), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK_EQ(rtCtxDestroy(ctx), ACL_ERROR_RT_PARAM_INVALID);
+}
+
 int main(void) {
     test_fresh_host("test_rt_mem");
     setenv("VNPU_SIM_QUIET", "1", 1);
@@ -258,7 +318,9 @@ int main(void) {
     test_accounting_and_oom();
     test_other_allocators();
     test_mem_info_variants();
+    test_virtual_memory();
     test_device_reset_releases();
+    test_contexts();
     test_cross_process();
     TEST_DONE("test_rt_mem");
 }

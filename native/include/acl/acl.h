@@ -62,6 +62,44 @@ typedef enum aclrtMemAttr {
     ACL_HBM_MEM_P2P_HUGE1G,
 } aclrtMemAttr;
 
+typedef void *aclrtDrvMemHandle;
+
+typedef enum aclrtMemLocationType {
+    ACL_MEM_LOCATION_TYPE_HOST = 0,
+    ACL_MEM_LOCATION_TYPE_DEVICE,
+    ACL_MEM_LOCATION_TYPE_UNREGISTERED,
+    ACL_MEM_LOCATION_TYPE_MANAGED,
+    ACL_MEM_LOCATION_TYPE_HOST_NUMA = 4,
+} aclrtMemLocationType;
+
+typedef struct aclrtMemLocation {
+    uint32_t id;
+    aclrtMemLocationType type;
+} aclrtMemLocation;
+
+typedef enum aclrtMemAllocationType {
+    ACL_MEM_ALLOCATION_TYPE_PINNED = 0,
+} aclrtMemAllocationType;
+
+typedef enum aclrtMemHandleType {
+    ACL_MEM_HANDLE_TYPE_NONE = 0,
+    ACL_MEM_HANDLE_TYPE_POSIX = 2,
+} aclrtMemHandleType;
+
+typedef struct aclrtPhysicalMemProp {
+    aclrtMemHandleType handleType;
+    aclrtMemAllocationType allocationType;
+    aclrtMemAttr memAttr;
+    aclrtMemLocation location;
+    uint64_t reserve;
+} aclrtPhysicalMemProp;
+
+typedef enum aclrtMemGranularityOptions {
+    ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM,
+    ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED,
+    ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF = 0xFFFF,
+} aclrtMemGranularityOptions;
+
 typedef enum aclrtMemcpyKind {
     ACL_MEMCPY_HOST_TO_HOST,
     ACL_MEMCPY_HOST_TO_DEVICE,
@@ -83,6 +121,10 @@ aclError aclrtGetDevice(int32_t *deviceId);
 aclError aclrtResetDevice(int32_t deviceId);
 aclError aclrtGetDeviceCount(uint32_t *count);
 aclError aclrtSynchronizeDevice(void);
+aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId);
+aclError aclrtDestroyContext(aclrtContext context);
+aclError aclrtSetCurrentContext(aclrtContext context);
+aclError aclrtGetCurrentContext(aclrtContext *context);
 
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
 aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
@@ -91,6 +133,14 @@ aclError aclrtFree(void *devPtr);
 aclError aclrtMallocHost(void **hostPtr, size_t size);
 aclError aclrtFreeHost(void *hostPtr);
 aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total);
+aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr, uint64_t flags);
+aclError aclrtReleaseMemAddress(void *virPtr);
+aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, const aclrtPhysicalMemProp *prop, uint64_t flags);
+aclError aclrtFreePhysical(aclrtDrvMemHandle handle);
+aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle, uint64_t flags);
+aclError aclrtUnmapMem(void *virPtr);
+aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop, aclrtMemGranularityOptions option,
+                                          size_t *granularity);
 aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind);
 aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count);
 

@@ -49,7 +49,25 @@ struct vnpu_sim_device_time {
     uint64_t busy_until_ns; /* end of the last task scheduled on the device (CAS-advanced) */
     uint64_t busy_ns;       /* total device time scheduled, all processes */
     uint64_t tasks;         /* kernels and model executions scheduled */
-    uint64_t reserved[5];
+    uint64_t boot_tag;      /* hash of the kernel boot_id: a record from an earlier boot is reset */
+    uint64_t reserved[4];
+};
+
+/*
+ * HBM held per process, "$VNPU_SIM_ROOT/procs/<pid>-<start ns>": written by that process only
+ * (atomic ops through MAP_SHARED); the owner holds a POSIX write lock (F_WRLCK, whole file) on it for
+ * its lifetime. A record whose lock is free belongs to a dead process: the next allocation or memory
+ * query moves its bytes out of hbm.bin, sets `reaped` and unlinks it. A reader wanting live
+ * per-process usage (e.g. dcmi_get_device_resource_info) takes records with magic set, reaped == 0
+ * and a lock held by another process (F_GETLK).
+ */
+#define VNPU_SIM_PROC_USAGE_MAGIC 0x4547415355444d53ULL /* "SMDUSAGE" little-endian */
+
+struct vnpu_sim_proc_usage {
+    uint64_t magic;    /* VNPU_SIM_PROC_USAGE_MAGIC */
+    int32_t pid;
+    uint32_t reaped;   /* 1 once its bytes left hbm.bin */
+    uint64_t used[16]; /* bytes held per logic ID (VNPU_SIM_MAX_DEVICES) */
 };
 
 /*

@@ -259,6 +259,20 @@ rtError_t rtMemFreeManaged(void *ptr);
 rtError_t rtFreePhysical(rtDrvMemHandle handle);
 rtError_t rtsMemFreePhysical(rtMemHandle *handle);
 
+/* Virtual memory management: VA reservations are not device memory; physical memory is charged when
+ * created (rtMallocPhysical with side 1 = device), not when mapped. */
+typedef enum {
+    RT_MEM_ALLOC_GRANULARITY_MINIMUM,
+    RT_MEM_ALLOC_GRANULARITY_RECOMMENDED,
+    RT_MEM_ALLOC_GRANULARITY_INVALID,
+} rtDrvMemGranularityOptions;
+
+rtError_t rtReserveMemAddress(void **devPtr, size_t size, size_t alignment, void *devAddr, uint64_t flags);
+rtError_t rtReleaseMemAddress(void *devPtr);
+rtError_t rtMapMem(void *devPtr, size_t size, size_t offset, rtDrvMemHandle handle, uint64_t flags);
+rtError_t rtUnmapMem(void *devPtr);
+rtError_t rtMemGetAllocationGranularity(rtDrvMemProp_t *prop, rtDrvMemGranularityOptions option, size_t *granularity);
+
 rtError_t rtMallocHost(void **hostPtr, uint64_t size, const uint16_t moduleId);
 rtError_t rtFreeHost(void *hostPtr);
 
@@ -281,6 +295,19 @@ rtError_t rtGetDeviceCount(int32_t *cnt);
 rtError_t rtDeviceReset(int32_t devId);
 rtError_t rtDeviceSynchronize(void);
 rtError_t rtDeviceSynchronizeWithTimeout(int32_t timeout);
+
+/* ---- contexts (one current context per thread; rtSetDevice makes the device's primary one current) ---- */
+typedef enum tagCtxMode {
+    RT_CTX_NORMAL_MODE = 0,
+    RT_CTX_GEN_MODE = 1,
+} rtCtxMode_t;
+
+rtError_t rtCtxCreate(rtContext_t *createCtx, uint32_t flags, int32_t devId);
+rtError_t rtCtxCreateEx(rtContext_t *createCtx, uint32_t flags, int32_t devId);
+rtError_t rtCtxDestroy(rtContext_t destroyCtx);
+rtError_t rtCtxSetCurrent(rtContext_t currentCtx);
+rtError_t rtCtxGetCurrent(rtContext_t *currentCtx);
+rtError_t rtCtxGetDevice(int32_t *devId);
 
 /* ---- streams ---- */
 typedef enum tagRtStreamCaptureStatus {

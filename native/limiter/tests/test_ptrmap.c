@@ -9,7 +9,7 @@
 
 static void *worker(void *arg) {
     uintptr_t base = (uintptr_t)arg;
-    for (uintptr_t i = 1; i <= 20000; i++) CHECK(vnpu_ptrmap_put(base + i * 64, 1, i, 0) == 0);
+    for (uintptr_t i = 1; i <= 20000; i++) CHECK(vnpu_ptrmap_put(base + i * 64, 1, i, 0, NULL) == 0);
     for (uintptr_t i = 1; i <= 20000; i += 2) {
         struct vnpu_ptr_entry e;
         CHECK(vnpu_ptrmap_take(base + i * 64, &e) == 1);
@@ -22,9 +22,11 @@ int main(void) {
     struct vnpu_ptr_entry e;
     CHECK(vnpu_ptrmap_take(0x1000, &e) == 0);
     /* dense keys like a device allocator returns (same low bits), many growths */
-    for (uint64_t i = 1; i <= N; i++) CHECK(vnpu_ptrmap_put(0x100000000ull + i * 512, (uint32_t)(i % 16), i * 3, 7) == 0);
+    for (uint64_t i = 1; i <= N; i++) CHECK(vnpu_ptrmap_put(0x100000000ull + i * 512, (uint32_t)(i % 16), i * 3, 7, NULL) == 0);
     CHECK_EQ_U64(vnpu_ptrmap_size(), N);
-    CHECK(vnpu_ptrmap_put(0x100000000ull + 512, 2, 99, 1) == 0); /* replace */
+    CHECK(vnpu_ptrmap_put(0x100000000ull + 512, 2, 99, 1, &e) == 1); /* replace */
+    CHECK_EQ_U64(e.bytes, 3);
+    CHECK_EQ_U64(e.dev, 1);
     CHECK_EQ_U64(vnpu_ptrmap_size(), N);
     CHECK(vnpu_ptrmap_take(0x100000000ull + 512, &e) == 1);
     CHECK_EQ_U64(e.bytes, 99);

@@ -1,0 +1,413 @@
+/*
+ * libvnpu.so, memory part: interposes the CANN runtime's allocation, free and memory-info entry
+ * points (limiter-design.md 5.3) and enforces the container's per-device HBM limits kept in the
+ * quota region (docs/region-layout.md).
+ *
+ * Lifecycle (explicit state machine, g_state):
+ *   UNINIT --first hooked call--> ACTIVE   (region open + own slot claimed)
+ *                              \-> DISABLED (region unusable: one line on stderr, calls forwarded)
+ *   ACTIVE --fork (child side)--> UNINIT   (the child claims its own slot on its first call)
+ * Nothing runs before the first hooked call: no constructor work, no threads, no signal handlers,
+ * so processes that never touch the NPU (shells, JVMs) are unaffected.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "cann_abi.h"
+#include "config.h"
+#include "ptrmap.h"
+#include "region.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+enum { ST_UNINIT = 0, ST_ACTIVE = 1, ST_DISABLED = 2 };
+enum { KIND_DEVICE = 1, KIND_PHYSICAL = 2 };
+
+/* ---------- real functions ---------- */
+
+enum sym {
+    S_rtMalloc, S_rtMallocCached, S_rtsMalloc, S_rtMemAlloc, S_rtDvppMalloc, S_rtDvppMallocWithFlag,
+    S_rtMemAllocManaged, S_rtMallocPhysical, S_rtsMemMallocPhysical,
+    S_rtFree, S_rtFreeWithDevSync, S_rtsFree, S_rtDvppFree, S_rtMemFreeManaged, S_rtFreePhysical,
+    S_rtsMemFreePhysical,
+    S_rtMemGetInfoEx, S_rtMemGetInfo, S_rtsMemGetInfo, S_rtMemGetInfoByType,
+    S_rtGetDevice,
+    S_COUNT
+};
+
+static const char *const sym_names[S_COUNT] = {
+    "rtMalloc", "rtMallocCached", "rtsMalloc", "rtMemAlloc", "rtDvppMalloc", "rtDvppMallocWithFlag",
+    "rtMemAllocManaged", "rtMallocPhysical", "rtsMemMallocPhysical",
+    "rtFree", "rtFreeWithDevSync", "rtsFree", "rtDvppFree", "rtMemFreeManaged", "rtFreePhysical",
+    "rtsMemFreePhysical",
+    "rtMemGetInfoEx", "rtMemGetInfo", "rtsMemGetInfo", "rtMemGetInfoByType",
+    "rtGetDevice",
+};
+
+static void *real_fn[S_COUNT];
+
+/* The next definition after ours; if libruntime.so was dlopen'ed RTLD_LOCAL (e.g. by Python) it is
+ * not in the global scope, so ask it directly. */
+static void *real(enum sym s) {
+    void *f = __atomic_load_n(&real_fn[s], __ATOMIC_ACQUIRE);
+    if (f) return f;
+    f = dlsym(RTLD_NEXT, sym_names[s]);
+    if (!f) {
+        void *h = dlopen("libruntime.so", RTLD_LAZY | RTLD_NOLOAD);
+        if (h) {
+            f = dlsym(h, sym_names[s]);
+            dlclose(h);
+        }
+    }
+    if (f) __atomic_store_n(&real_fn[s], f, __ATOMIC_RELEASE);
+    return f;
+}
+
+#define REAL(name) ((__typeof__(&name))real(S_##name))
+
+/* ---------- state ---------- */
+
+static int g_state = ST_UNINIT;
+static pthread_mutex_t g_init_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct vnpu_region g_region = {-1, NULL, -1, 1};
+static int g_atfork_done;
+static __thread int t_in_hook; /* our own runtime calls and nested runtime calls bypass the hooks */
+
+static void log_line(const char *line) {
+    char buf[1024];
+    int n = snprintf(buf, sizeof buf, "%s\n", line);
+    if (n > (int)sizeof buf - 1) n = (int)sizeof buf - 1;
+    ssize_t w = write(2, buf, (size_t)n);
+    (void)w;
+}
+
+static void atfork_prepare(void) {
+    pthread_mutex_lock(&g_init_mu);
+    vnpu_ptrmap_atfork_prepare();
+    vnpu_region_atfork_prepare();
+}
+
+static void atfork_parent(void) {
+    vnpu_region_atfork_parent();
+    vnpu_ptrmap_atfork_parent();
+    pthread_mutex_unlock(&g_init_mu);
+}
+
+static void atfork_child(void) {
+    vnpu_region_atfork_child();
+    vnpu_ptrmap_atfork_child(); /* the parent's allocations stay the parent's */
+    if (g_state == ST_ACTIVE) {
+        /* the inherited descriptor shares the parent's OFD slot lock: drop our reference (the parent
+         * keeps its lock) and claim a slot of our own on the first hooked call */
+        vnpu_region_close(&g_region);
+        __atomic_store_n(&g_state, ST_UNINIT, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&g_init_mu);
+}
+
+static int init_slow(void) {
+    pthread_mutex_lock(&g_init_mu);
+    if (g_state == ST_UNINIT) {
+        for (int s = 0; s < S_COUNT; s++) (void)real((enum sym)s);
+        if (!g_atfork_done) {
+            pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+            g_atfork_done = 1;
+        }
+        char path[512], err[512], line[800];
+        vnpu_config_region_path(path, sizeof path);
+        struct vnpu_init_config cfg;
+        int have = vnpu_config_load(path, &cfg, log_line);
+        enum vnpu_open_status st = vnpu_region_open(&g_region, path, have ? &cfg : NULL, err, sizeof err);
+        int state = ST_DISABLED;
+        if (st != VNPU_OPEN_OK) {
+            snprintf(line, sizeof line, "vnpu: %s (%s); memory limits are not enforced", err,
+                     vnpu_open_status_name(st));
+            log_line(line);
+        } else if (vnpu_region_claim_slot(&g_region) < 0) {
+            snprintf(line, sizeof line, "vnpu: quota region %s: all %u process slots are held by live processes; "
+                     "memory limits are not enforced", path, VNPU_REGION_SLOT_COUNT);
+            log_line(line);
+            vnpu_region_close(&g_region);
+        } else {
+            state = ST_ACTIVE;
+        }
+        __atomic_store_n(&g_state, state, __ATOMIC_RELEASE);
+    }
+    int st = g_state;
+    pthread_mutex_unlock(&g_init_mu);
+    return st;
+}
+
+/* 1 when this call must be limited (then leave() must follow), 0 to forward untouched. */
+static int enter(void) {
+    if (t_in_hook) return 0;
+    int st = __atomic_load_n(&g_state, __ATOMIC_ACQUIRE);
+    if (st == ST_UNINIT) st = init_slow();
+    if (st != ST_ACTIVE) return 0;
+    t_in_hook = 1;
+    return 1;
+}
+
+static void leave(void) { t_in_hook = 0; }
+
+/* ---------- accounting helpers ---------- */
+
+static int current_device(uint32_t *dev) {
+    int32_t d = -1;
+    __typeof__(&rtGetDevice) get = REAL(rtGetDevice);
+    if (!get || get(&d) != VNPU_RT_ERROR_NONE || d < 0 || (uint32_t)d >= VNPU_REGION_MAX_DEVICES) return 0;
+    *dev = (uint32_t)d;
+    return 1;
+}
+
+static int cfg_device(const rtMallocConfig_t *cfg, uint32_t *dev) {
+    if (cfg && cfg->attrs) {
+        for (size_t i = 0; i < cfg->numAttrs; i++) {
+            if (cfg->attrs[i].attr == VNPU_RT_MEM_MALLOC_ATTR_DEVICE_ID) {
+                uint32_t d = cfg->attrs[i].value.deviceId;
+                if (d >= VNPU_REGION_MAX_DEVICES) return 0;
+                *dev = d;
+                return 1;
+            }
+        }
+    }
+    return current_device(dev);
+}
+
+struct charge {
+    int on;
+    uint32_t dev;
+    uint64_t bytes;
+};
+
+/* Admits before the real call. Without a known device there is nothing to check: the real call
+ * decides (and fails with its own code if no device is set). */
+static rtError_t charge_begin(struct charge *c, int have_dev, uint32_t dev, uint64_t bytes) {
+    c->on = 0;
+    if (!have_dev || bytes == 0) return VNPU_RT_ERROR_NONE;
+    if (vnpu_region_admit(&g_region, dev, bytes) != 0) return VNPU_ACL_ERROR_RT_MEMORY_ALLOCATION;
+    c->on = 1;
+    c->dev = dev;
+    c->bytes = bytes;
+    return VNPU_RT_ERROR_NONE;
+}
+
+static void charge_end(const struct charge *c, rtError_t rc, uintptr_t key, uint32_t kind) {
+    if (!c->on) return;
+    if (rc != VNPU_RT_ERROR_NONE || key == 0) {
+        vnpu_region_release(&g_region, c->dev, c->bytes);
+        return;
+    }
+    struct vnpu_ptr_entry old;
+    int put = vnpu_ptrmap_put(key, c->dev, c->bytes, kind, &old);
+    if (put == 1) {
+        /* the runtime handed out an address we still held: it was freed through a path we do not
+         * see, so its old charge is stale */
+        vnpu_region_release(&g_region, old.dev, old.bytes);
+    } else if (put < 0) {
+        vnpu_region_release(&g_region, c->dev, c->bytes); /* cannot track it: do not charge it */
+    }
+}
+
+struct untrack {
+    uintptr_t key;
+    int had;
+    struct vnpu_ptr_entry e;
+};
+
+/* Takes the entry out before the real free, so an address reused by a concurrent allocation right
+ * after the real free can never be confused with the old one. */
+static void untrack_begin(struct untrack *u, uintptr_t key) {
+    u->key = key;
+    u->had = key != 0 && vnpu_ptrmap_take(key, &u->e);
+}
+
+static void untrack_end(struct untrack *u, rtError_t rc) {
+    if (!u->had) {
+        uint32_t dev = 0;
+        if (!current_device(&dev) || dev >= VNPU_REGION_MAX_DEVICES) dev = 0;
+        vnpu_region_count(&g_region, dev, VNPU_DS_UNKNOWN_FREES, 1);
+        return;
+    }
+    if (rc == VNPU_RT_ERROR_NONE)
+        vnpu_region_release(&g_region, u->e.dev, u->e.bytes);
+    else
+        (void)vnpu_ptrmap_put(u->key, u->e.dev, u->e.bytes, u->e.kind, NULL); /* still allocated */
+}
+
+static int charged_type(rtMemType_t type) {
+    uint32_t kind = type & VNPU_RT_MEMORY_KIND_MASK;
+    return kind != VNPU_RT_MEMORY_HOST && kind != VNPU_RT_MEMORY_SVM;
+}
+
+/* total = min(limit, physical total); free = clamp(total - used, 0, physical free). */
+static void virtualise(uint32_t dev, uint64_t *freep, uint64_t *totalp) {
+    uint64_t limit = vnpu_region_limit(&g_region, dev);
+    if (limit == 0 || !(vnpu_region_policy(&g_region) & VNPU_POLICY_MEM_ENFORCE)) return;
+    uint64_t used;
+    (void)vnpu_region_used_snapshot(&g_region, dev, &used);
+    uint64_t total = limit < *totalp ? limit : *totalp;
+    uint64_t free = total > used ? total - used : 0;
+    if (free > *freep) free = *freep;
+    *totalp = total;
+    *freep = free;
+}
+
+static int virtualised_info_type(rtMemInfoType_t t) {
+    return t != VNPU_RT_MEMORYINFO_DDR && t != VNPU_RT_MEMORYINFO_DDR_HUGE && t != VNPU_RT_MEMORYINFO_DDR_NORMAL &&
+           t != VNPU_RT_MEMORYINFO_DDR_P2P_HUGE && t != VNPU_RT_MEMORYINFO_DDR_P2P_NORMAL;
+}
+
+static void virtualise_sizes(size_t *freeSize, size_t *totalSize) {
+    uint32_t dev;
+    if (!freeSize || !totalSize || !current_device(&dev)) return;
+    uint64_t f = *freeSize, t = *totalSize;
+    virtualise(dev, &f, &t);
+    *freeSize = (size_t)f;
+    *totalSize = (size_t)t;
+}
+
+/* ---------- allocation hooks ---------- */
+
+#define MISSING VNPU_ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+
+/* body shared by every allocator with an out-pointer: admit, call, record or undo */
+#define ALLOC_BODY(name, outp, bytes, have_dev_expr, kind, ...)                                  \
+    __typeof__(&name) fn = REAL(name);                                                          \
+    if (!fn) return MISSING;                                                                    \
+    if (!enter()) return fn(__VA_ARGS__);                                                       \
+    uint32_t dev = 0;                                                                           \
+    int have_dev = (have_dev_expr);                                                             \
+    struct charge c;                                                                            \
+    rtError_t rc = charge_begin(&c, have_dev, dev, (bytes));                                    \
+    if (rc == VNPU_RT_ERROR_NONE) {                                                             \
+        rc = fn(__VA_ARGS__);                                                                   \
+        charge_end(&c, rc, (outp) ? (uintptr_t) * (void **)(outp) : 0, (kind));                 \
+    }                                                                                           \
+    leave();                                                                                    \
+    return rc
+
+EXPORT rtError_t rtMalloc(void **devPtr, uint64_t size, rtMemType_t type, const uint16_t moduleId) {
+    ALLOC_BODY(rtMalloc, devPtr, size, charged_type(type) && current_device(&dev), KIND_DEVICE, devPtr, size, type,
+               moduleId);
+}
+
+EXPORT rtError_t rtMallocCached(void **devPtr, uint64_t size, rtMemType_t type, const uint16_t moduleId) {
+    ALLOC_BODY(rtMallocCached, devPtr, size, charged_type(type) && current_device(&dev), KIND_DEVICE, devPtr, size,
+               type, moduleId);
+}
+
+EXPORT rtError_t rtsMalloc(void **devPtr, uint64_t size, rtMallocPolicy policy, rtMallocAdvise advise,
+                           rtMallocConfig_t *cfg) {
+    ALLOC_BODY(rtsMalloc, devPtr, size, cfg_device(cfg, &dev), KIND_DEVICE, devPtr, size, policy, advise, cfg);
+}
+
+EXPORT rtError_t rtMemAlloc(void **devPtr, uint64_t size, rtMallocPolicy policy, rtMallocAdvise advise,
+                            rtMallocConfig_t *cfg) {
+    ALLOC_BODY(rtMemAlloc, devPtr, size, cfg_device(cfg, &dev), KIND_DEVICE, devPtr, size, policy, advise, cfg);
+}
+
+EXPORT rtError_t rtDvppMalloc(void **devPtr, uint64_t size, const uint16_t moduleId) {
+    ALLOC_BODY(rtDvppMalloc, devPtr, size, current_device(&dev), KIND_DEVICE, devPtr, size, moduleId);
+}
+
+EXPORT rtError_t rtDvppMallocWithFlag(void **devPtr, uint64_t size, uint32_t flag, const uint16_t moduleId) {
+    ALLOC_BODY(rtDvppMallocWithFlag, devPtr, size, current_device(&dev), KIND_DEVICE, devPtr, size, flag, moduleId);
+}
+
+EXPORT rtError_t rtMemAllocManaged(void **ptr, uint64_t size, uint32_t flag, const uint16_t moduleId) {
+    ALLOC_BODY(rtMemAllocManaged, ptr, size, current_device(&dev), KIND_DEVICE, ptr, size, flag, moduleId);
+}
+
+static int prop_device(const rtDrvMemProp_t *prop, uint32_t *dev) {
+    if (!prop || prop->devid >= VNPU_REGION_MAX_DEVICES) return 0;
+    *dev = prop->devid;
+    return 1;
+}
+
+EXPORT rtError_t rtMallocPhysical(rtDrvMemHandle *handle, size_t size, rtDrvMemProp_t *prop, uint64_t flags) {
+    ALLOC_BODY(rtMallocPhysical, handle, size, prop_device(prop, &dev), KIND_PHYSICAL, handle, size, prop, flags);
+}
+
+EXPORT rtError_t rtsMemMallocPhysical(rtMemHandle *handle, size_t size, rtMallocPolicy policy,
+                                      rtMallocConfig_t *cfg) {
+    ALLOC_BODY(rtsMemMallocPhysical, handle, size, cfg_device(cfg, &dev), KIND_PHYSICAL, handle, size, policy, cfg);
+}
+
+/* ---------- release hooks ---------- */
+
+#define FREE_BODY(name, key, ...)                                                               \
+    __typeof__(&name) fn = REAL(name);                                                          \
+    if (!fn) return MISSING;                                                                    \
+    if (!enter()) return fn(__VA_ARGS__);                                                       \
+    struct untrack u;                                                                           \
+    untrack_begin(&u, (key));                                                                   \
+    rtError_t rc = fn(__VA_ARGS__);                                                             \
+    untrack_end(&u, rc);                                                                        \
+    leave();                                                                                    \
+    return rc
+
+EXPORT rtError_t rtFree(void *devPtr) { FREE_BODY(rtFree, (uintptr_t)devPtr, devPtr); }
+EXPORT rtError_t rtFreeWithDevSync(void *devPtr) { FREE_BODY(rtFreeWithDevSync, (uintptr_t)devPtr, devPtr); }
+EXPORT rtError_t rtsFree(void *devPtr) { FREE_BODY(rtsFree, (uintptr_t)devPtr, devPtr); }
+EXPORT rtError_t rtDvppFree(void *devPtr) { FREE_BODY(rtDvppFree, (uintptr_t)devPtr, devPtr); }
+EXPORT rtError_t rtMemFreeManaged(void *ptr) { FREE_BODY(rtMemFreeManaged, (uintptr_t)ptr, ptr); }
+EXPORT rtError_t rtFreePhysical(rtDrvMemHandle handle) { FREE_BODY(rtFreePhysical, (uintptr_t)handle, handle); }
+EXPORT rtError_t rtsMemFreePhysical(rtMemHandle *handle) {
+    FREE_BODY(rtsMemFreePhysical, handle ? (uintptr_t)*handle : 0, handle);
+}
+
+/* ---------- memory-info hooks ---------- */
+
+EXPORT rtError_t rtMemGetInfoEx(rtMemInfoType_t memInfoType, size_t *freeSize, size_t *totalSize) {
+    __typeof__(&rtMemGetInfoEx) fn = REAL(rtMemGetInfoEx);
+    if (!fn) return MISSING;
+    rtError_t rc = fn(memInfoType, freeSize, totalSize); /* physical numbers first */
+    if (rc != VNPU_RT_ERROR_NONE || !virtualised_info_type(memInfoType) || !enter()) return rc;
+    virtualise_sizes(freeSize, totalSize);
+    leave();
+    return rc;
+}
+
+EXPORT rtError_t rtsMemGetInfo(rtMemInfoType_t memInfoType, size_t *freeSize, size_t *totalSize) {
+    __typeof__(&rtsMemGetInfo) fn = REAL(rtsMemGetInfo);
+    if (!fn) return MISSING;
+    rtError_t rc = fn(memInfoType, freeSize, totalSize);
+    if (rc != VNPU_RT_ERROR_NONE || !virtualised_info_type(memInfoType) || !enter()) return rc;
+    virtualise_sizes(freeSize, totalSize);
+    leave();
+    return rc;
+}
+
+EXPORT rtError_t rtMemGetInfo(size_t *freeSize, size_t *totalSize) {
+    __typeof__(&rtMemGetInfo) fn = REAL(rtMemGetInfo);
+    if (!fn) return MISSING;
+    rtError_t rc = fn(freeSize, totalSize);
+    if (rc != VNPU_RT_ERROR_NONE || !enter()) return rc;
+    virtualise_sizes(freeSize, totalSize);
+    leave();
+    return rc;
+}
+
+EXPORT rtError_t rtMemGetInfoByType(const int32_t devId, const rtMemType_t type, rtMemInfo_t *const info) {
+    __typeof__(&rtMemGetInfoByType) fn = REAL(rtMemGetInfoByType);
+    if (!fn) return MISSING;
+    rtError_t rc = fn(devId, type, info);
+    if (rc != VNPU_RT_ERROR_NONE || !info || devId < 0 || devId >= (int32_t)VNPU_REGION_MAX_DEVICES ||
+        (type != VNPU_RT_MEM_INFO_TYPE_HBM_SIZE && type != VNPU_RT_MEM_INFO_TYPE_HBM_P2P_SIZE) || !enter())
+        return rc;
+    vnpu_rtMemPhyInfo_t p;
+    memcpy(&p, info, sizeof p);
+    virtualise((uint32_t)devId, &p.free, &p.total);
+    if (p.hugeTotal > p.total) p.hugeTotal = p.total;
+    if (p.hugeFree > p.free) p.hugeFree = p.free;
+    if (p.giantHugeTotal > p.total) p.giantHugeTotal = p.total;
+    if (p.giantHugeFree > p.free) p.giantHugeFree = p.free;
+    memcpy(info, &p, sizeof p);
+    leave();
+    return rc;
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# libvnpu.so preloaded into npu-burn on the simulated CANN runtime (plain and ASan/UBSan builds):
+# exact quota through every allocator, real error codes, unknown frees, multi-device limits,
+# memory info, fork, SIGKILL reclaim, fail-open policy lines, inertness, exported symbols.
+set -u
+B=${VNPU_NATIVE_BUILD:?}
+TMP=${VNPU_TEST_TMP:?}
+export VNPU_SIM_ROOT="$TMP/host" VNPU_SIM_PROFILE=910B3x8 VNPU_SIM_QUIET=1
+unset NPU_MEM_QUOTA NPU_PRIORITY VNPU_DEVICE_COUNT VNPU_COMPUTE_CAP_PCT
+LIB="$B/libvnpu.so"
+BURN="$B/npu-burn"
+GIB=$((1 << 30)); MIB=$((1 << 20)); HBM=$((64 * GIB))
+fails=0
+n=0
+
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+expect_line() { grep -Eq -- "$2" <<<"$1" || fail "$3: no line matching '$2' in:"$'\n'"$1"; }
+new_region() { n=$((n + 1)); R="$TMP/r$n/vnpu_local_shmem"; mkdir -p "$TMP/r$n"; }
+burn() { LD_PRELOAD="$LIB" "$BURN" "$@"; }
+
+# exported symbols: only the hooks (no sigaction, no helpers)
+syms=$(nm -D --defined-only "$LIB" | awk '{print $3}' | grep -v '^_' | sort | tr '\n' ' ')
+want="rtDvppFree rtDvppMalloc rtDvppMallocWithFlag rtFree rtFreePhysical rtFreeWithDevSync rtMalloc rtMallocCached rtMallocPhysical rtMemAlloc rtMemAllocManaged rtMemFreeManaged rtMemGetInfo rtMemGetInfoByType rtMemGetInfoEx rtsFree rtsMalloc rtsMemFreePhysical rtsMemGetInfo rtsMemMallocPhysical "
+[ "$syms" = "$want" ] || fail "exported symbols: $syms"
+
+# exact quota, every allocator family, and the next byte fails with 207001
+for via in rt rts physical cached; do
+  new_region
+  out=$(NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=1024 burn --alloc-via $via alloc 512M alloc 512M alloc 1 free 0 alloc 1 2>&1)
+  if [ $via = cached ]; then # aclrtMallocCached pads like aclrtMalloc: 512M + 32 each
+    expect_line "$out" "^alloc ok size=$((512 * MIB)) " "$via: first half"
+    expect_line "$out" "^alloc fail code=207001 size=$((512 * MIB)) " "$via: padded second half"
+  else
+    [ "$(grep -c '^alloc ok size=536870912 ' <<<"$out")" = 2 ] || fail "$via: two halves: $out"
+    expect_line "$out" "^alloc fail code=207001 size=1 " "$via: next byte"
+    expect_line "$out" "^free ok size=$((512 * MIB)) " "$via: free"
+    expect_line "$out" "^alloc ok size=1 " "$via: after free"
+  fi
+done
+
+# real failures keep the real code and charge nothing; unknown pointer frees change nothing
+new_region
+out=$(NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=1048576 burn --alloc-via rt alloc 0 alloc 65G alloc 1G meminfo free-unknown meminfo 2>&1)
+expect_line "$out" "^alloc fail code=107000 size=0 " "size 0: runtime's parameter error"
+expect_line "$out" "^alloc fail code=207001 size=$((65 * GIB)) " "device OOM"
+expect_line "$out" "^meminfo ok free=$((HBM - GIB)) total=$HBM " "quota above physical: physical numbers"
+expect_line "$out" "^free fail code=107000 " "unknown pointer"
+[ "$(grep -c "^meminfo ok free=$((HBM - GIB)) " <<<"$out")" = 2 ] || fail "unknown free changed memory info: $out"
+
+# per-device limits, no aggregation; memory info min(limit, physical) and clamped free
+new_region
+out=$(NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=1024 VNPU_DEVICE_COUNT=2 burn --alloc-via rt alloc 768M meminfo \
+      device 1 meminfo alloc 1G alloc 1 device 0 alloc 257M meminfo 2>&1)
+expect_line "$out" "^meminfo ok free=$((256 * MIB)) total=$GIB attr=1 " "device 0 after 768M"
+expect_line "$out" "^meminfo ok free=$GIB total=$GIB attr=1 " "device 1 untouched by device 0"
+expect_line "$out" "^alloc ok size=$GIB " "device 1 full limit"
+expect_line "$out" "^alloc fail code=207001 size=1 " "device 1 next byte"
+expect_line "$out" "^alloc fail code=207001 size=$((257 * MIB)) " "device 0 over by 1M"
+
+# fork: the child claims its own slot; both can use the rest of the limit independently of slots
+new_region
+out=$(NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=1024 burn --alloc-via rt alloc 600M fork alloc 200M sleep 300 2>&1)
+[ "$(grep -c "^alloc ok size=$((200 * MIB)) " <<<"$out")" = 2 ] || fail "fork: 600 + 200 + 200 fits: $out"
+out=$(NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=1024 burn --alloc-via rt alloc 600M fork alloc 300M sleep 300 2>&1)
+[ "$(grep -c "^alloc ok size=$((300 * MIB)) " <<<"$out")" = 1 ] || fail "fork: 600 + 300 + 300 must not fit: $out"
+expect_line "$out" "^alloc fail code=207001 size=$((300 * MIB)) " "fork: the second 300M is refused"
+
+# SIGKILL: the dead process's bytes are reclaimed by the next admission that needs them
+new_region
+NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=1024 burn --alloc-via rt alloc 900M kill-self >/dev/null 2>&1
+out=$(NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=1024 burn --alloc-via rt alloc 1G 2>&1)
+expect_line "$out" "^alloc ok size=$GIB " "allocation after a killed process"
+
+# fail-open policy: exactly one line, the workload runs unlimited
+new_region
+out=$(NPU_LOCAL_SHM_PATH=$R burn --alloc-via rt alloc 40G alloc 20G 2>&1)
+[ "$(grep -c '^alloc ok' <<<"$out")" = 2 ] || fail "missing region: unlimited: $out"
+[ "$(grep -c '^vnpu: ' <<<"$out")" = 1 ] || fail "missing region: one line: $out"
+expect_line "$out" "^vnpu: quota region $R: open: No such file or directory \(missing\); memory limits are not enforced$" "missing line"
+new_region; head -c 6200 /dev/urandom >"$R"; sum=$(md5sum <"$R")
+out=$(NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=1024 burn --alloc-via rt alloc 40G 2>&1)
+[ "$(grep -c '^vnpu: ' <<<"$out")" = 1 ] || fail "bad magic: one line: $out"
+expect_line "$out" "field magic = 0x" "bad magic line"
+expect_line "$out" "^alloc ok size=$((40 * GIB)) " "bad magic: unlimited"
+[ "$(md5sum <"$R")" = "$sum" ] || fail "bad magic: file modified"
+
+# inert: a process that never calls the runtime creates nothing and logs nothing
+new_region
+out=$(NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=1024 LD_PRELOAD="$LIB" /bin/sh -c 'echo hello' 2>&1)
+[ "$out" = hello ] || fail "inert process output: $out"
+[ -e "$R" ] && fail "inert process created the region"
+
+echo "test_limiter: $fails failure(s)"
+[ "$fails" -eq 0 ]
