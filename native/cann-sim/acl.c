@@ -260,6 +260,34 @@ aclError aclrtLaunchKernelWithArgsArray(void *func, uint32_t numBlocks, aclrtStr
     return rtLaunchKernelWithArgsArray(func, numBlocks, stream, (rtKernelLaunchCfg_t *)(void *)cfg, args);
 }
 
+/* ---- graph capture ---- */
+
+aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode) {
+    return rtStreamBeginCapture(stream, (rtStreamCaptureMode)mode);
+}
+
+aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus *status, aclmdlRI *modelRI) {
+    if (status == NULL) return ACL_ERROR_INVALID_PARAM;
+    rtStreamCaptureStatus st = RT_STREAM_CAPTURE_STATUS_NONE;
+    aclError rc = rtStreamGetCaptureInfo(stream, &st, modelRI);
+    if (rc == ACL_SUCCESS) *status = (aclmdlRICaptureStatus)st;
+    return rc;
+}
+
+aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI) {
+    return modelRI == NULL ? ACL_ERROR_INVALID_PARAM : rtStreamEndCapture(stream, modelRI);
+}
+
+aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream) {
+    return modelRI == NULL ? ACL_ERROR_INVALID_PARAM : rtModelExecute(modelRI, stream, 0);
+}
+
+aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout) {
+    return modelRI == NULL ? ACL_ERROR_INVALID_PARAM : rtsModelExecute(modelRI, timeout);
+}
+
+aclError aclmdlRIDestroy(aclmdlRI modelRI) { return modelRI == NULL ? ACL_ERROR_INVALID_PARAM : rtModelDestroy(modelRI); }
+
 /* ---- models ---- */
 
 struct aclmdlDataset {

@@ -249,6 +249,10 @@ static const char USAGE[] =
     "                      -> burn done (same keys as launch)\n"
     "  model TASKS US COUNT  load a model of TASKS tasks of US microseconds, execute it COUNT times\n"
     "                      -> model done executions= busy_ns= wall_ns=\n"
+    "  graph TASKS US COUNT  capture TASKS launches of US microseconds on a stream (aclmdlRICaptureBegin/\n"
+    "                      End, through --launch-via), replay COUNT times with aclmdlRIExecuteAsync\n"
+    "                      -> graph done executions= busy_ns= wall_ns= event_ns=\n"
+    "  graph-sync TASKS US COUNT  the same, replayed with aclmdlRIExecute (rtsModelExecute)\n"
     "  sleep MS            sleep MS milliseconds\n"
     "  device N            switch the current device\n"
     "  fork                from here on, run the rest in a parent and a child process (role=)\n"
@@ -270,7 +274,7 @@ static void print_usage(FILE *f) {
 
 enum step_kind {
     S_ALLOC, S_ALLOC_UNTIL_FAIL, S_FREE, S_FREE_UNKNOWN, S_MEMINFO, S_LAUNCH, S_BURN, S_MODEL, S_SLEEP,
-    S_DEVICE, S_FORK, S_KILL_SELF, S_CHURN
+    S_DEVICE, S_FORK, S_KILL_SELF, S_CHURN, S_GRAPH, S_GRAPH_SYNC
 };
 
 struct step {
@@ -446,6 +450,12 @@ static void parse(int argc, char **argv, struct options *o) {
             s->a = parse_u64("device", need(argc, argv, &i, "a logic ID"), 0);
         } else if (strcmp(w, "fork") == 0) {
             s->kind = S_FORK;
+        } else if (strcmp(w, "graph") == 0 || strcmp(w, "graph-sync") == 0) {
+            s->kind = strcmp(w, "graph") == 0 ? S_GRAPH : S_GRAPH_SYNC;
+            s->a = parse_u64("tasks", need(argc, argv, &i, "a task count"), 0);
+            s->b = parse_u64("task microseconds", need(argc, argv, &i, "task microseconds"), 0);
+            s->c = parse_u64("executions", need(argc, argv, &i, "an execution count"), 0);
+            if (s->b * 1000ULL > VNPU_SIM_MAX_KERNEL_NS) die_usage("task of %" PRIu64 " us is longer than 10 s", s->b);
         } else if (strcmp(w, "churn") == 0) {
             s->kind = S_CHURN;
             s->a = parse_u64("seconds", need(argc, argv, &i, "seconds"), 0);
@@ -647,6 +657,41 @@ static void churn_step(struct worker *w, const struct step *s) {
         allocs, frees, fails, fail_code, w->nlive - base, live_bytes);
 }
 
+static void graph_step(struct worker *w, const struct step *s, int sync) {
+    aclrtStream stm = NULL;
+    aclrtEvent start = NULL, end = NULL;
+    aclmdlRI ri = NULL;
+    int rc = aclrtCreateStream(&stm);
+    if (rc == ACL_SUCCESS) rc = aclrtCreateEvent(&start);
+    if (rc == ACL_SUCCESS) rc = aclrtCreateEvent(&end);
+    if (rc == ACL_SUCCESS) rc = aclmdlRICaptureBegin(stm, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL);
+    struct vnpu_sim_kernel_args k = {VNPU_SIM_KERNEL_MAGIC, s->b * 1000ULL};
+    for (uint64_t i = 0; rc == ACL_SUCCESS && i < s->a; i++) rc = w->opt->launch_via->launch(stm, &k);
+    if (rc == ACL_SUCCESS) rc = aclmdlRICaptureEnd(stm, &ri);
+    if (rc != ACL_SUCCESS) {
+        note_error(w, "capture", rc);
+        goto done;
+    }
+    uint64_t t0 = now_ns(), n = 0;
+    rc = aclrtRecordEvent(start, stm);
+    for (; rc == ACL_SUCCESS && n < s->c; n++) rc = sync ? aclmdlRIExecute(ri, -1) : aclmdlRIExecuteAsync(ri, stm);
+    if (rc == ACL_SUCCESS) rc = aclrtRecordEvent(end, stm);
+    if (rc == ACL_SUCCESS) rc = aclrtSynchronizeStream(stm);
+    float ms = 0;
+    if (rc == ACL_SUCCESS) rc = aclrtEventElapsedTime(&ms, start, end);
+    if (rc != ACL_SUCCESS) {
+        note_error(w, sync ? "aclmdlRIExecute" : "aclmdlRIExecuteAsync", rc);
+        goto done;
+    }
+    out(w, "%s done executions=%" PRIu64 " busy_ns=%" PRIu64 " wall_ns=%" PRIu64 " event_ns=%" PRIu64,
+        sync ? "graph-sync" : "graph", n, n * s->a * s->b * 1000ULL, now_ns() - t0, (uint64_t)((double)ms * 1e6));
+done:
+    if (ri != NULL) aclmdlRIDestroy(ri);
+    if (end != NULL) aclrtDestroyEvent(end);
+    if (start != NULL) aclrtDestroyEvent(start);
+    if (stm != NULL) aclrtDestroyStream(stm);
+}
+
 static void run_steps(struct worker *w, int from);
 
 static void fork_step(struct worker *w, int next) {
@@ -706,6 +751,8 @@ static void run_steps(struct worker *w, int from) {
             break;
         case S_FORK: fork_step(w, i + 1); return;
         case S_CHURN: churn_step(w, s); break;
+        case S_GRAPH: graph_step(w, s, 0); break;
+        case S_GRAPH_SYNC: graph_step(w, s, 1); break;
         case S_KILL_SELF:
             fflush(stdout);
             raise(SIGKILL);

@@ -105,6 +105,13 @@ for via in acl rtMemGetInfoEx rtMemGetInfo rtsMemGetInfo rtMemGetInfoByType; do
   out=$("$BURN" --device 5 --alloc-via rt --meminfo-via "$via" alloc 5G meminfo)
   expect_line "$out" "^meminfo ok free=$((HBM - (5 << 30))) total=$HBM " "meminfo via $via"
 done
+out=$("$BURN" --device 5 graph 5 200 4 graph-sync 5 200 2)
+expect_line "$out" "^graph done executions=4 busy_ns=4000000 " "graph replay (async)"
+expect_line "$out" "^graph-sync done executions=2 busy_ns=2000000 " "graph replay (sync)"
+pid=$(field "$out" "^graph done" pid)
+# capture runs nothing: only the 6 replays are device tasks
+expect_line "$("$B/cann-sim-busy" --pid "$pid" --device 5)" "^busy pid=$pid logic=5 busy_ns=6000000 tasks=6 " \
+  "graph ground truth"
 out=$("$BURN" --meminfo-via nope meminfo 2>&1); [ $? -eq 2 ] || fail "unknown --meminfo-via: want exit 2"
 out=$("$BURN" --device 5 model 4 250 3)
 expect_line "$out" "^model done executions=3 busy_ns=3000000 " "model execution"

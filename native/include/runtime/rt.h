@@ -466,6 +466,9 @@ rtError_t rtModelUnbindStream(rtModel_t mdl, rtStream_t stm);
 rtError_t rtModelLoadComplete(rtModel_t mdl);
 rtError_t rtModelExecute(rtModel_t mdl, rtStream_t stm, uint32_t flag);
 rtError_t rtModelExecuteSync(rtModel_t mdl, rtStream_t stm, uint32_t flag, int32_t timeout);
+/* Target of aclmdlRIExecute: runs the model on its own stream and waits (timeout ms, -1 forever).
+ * Not in the limiter's hook list of CANN 8.x symbols (limiter-design.md 5.3). */
+rtError_t rtsModelExecute(rtModel_t mdl, int32_t timeout);
 
 #ifdef __cplusplus
 }
