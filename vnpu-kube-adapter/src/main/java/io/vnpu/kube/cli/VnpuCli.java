@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
     subcommands = {
         CommandLine.HelpCommand.class,
         PluginCommand.class,
+        ConfigCommand.class,
         DevicesCommand.class,
     })
 public final class VnpuCli implements Runnable {
