@@ -32,7 +32,7 @@ class ComputeEndToEndTest {
   @TempDir Path dir;
 
   private static long groundTruthBusyNs(Path simRoot, long pid) throws Exception {
-    Process p = new ProcessBuilder(NativeDir.program("cann-sim-busy").toString(), "--pid", Long.toString(pid), "--device", "0")
+    ProcessBuilder p = new ProcessBuilder(NativeDir.program("cann-sim-busy").toString(), "--pid", Long.toString(pid), "--device", "0")
         .redirectErrorStream(true);
     p.environment().put("VNPU_SIM_ROOT", simRoot.toString());
     Process proc = p.start();
