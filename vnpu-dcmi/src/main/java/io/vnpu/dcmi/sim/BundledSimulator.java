@@ -28,6 +28,8 @@ public final class BundledSimulator {
     int setenv(String name, String value, int overwrite);
 
     int unsetenv(String name);
+
+    String getenv(String name);
   }
 
   private final Path nativeDir;
@@ -66,6 +68,29 @@ public final class BundledSimulator {
     }
     if (root != null) {
       set(ROOT_ENV, root.toAbsolutePath().toString());
+    }
+  }
+
+  /** The profile the simulator of this process uses now ({@value #PROFILE_ENV}, default 910B3x8). */
+  public String profile() {
+    String p = libc.getenv(PROFILE_ENV);
+    return p == null || p.isEmpty() ? "910B3x8" : p;
+  }
+
+  /**
+   * The state directory the simulator of this process uses now: {@value #ROOT_ENV}, else
+   * {@code /tmp/vnpu-sim-<uid>} as {@code vnpu_sim_host.h} defines.
+   */
+  public Path root() {
+    String r = libc.getenv(ROOT_ENV);
+    if (r != null && !r.isEmpty()) {
+      return Path.of(r);
+    }
+    try {
+      Object uid = Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+      return Path.of("/tmp/vnpu-sim-" + uid);
+    } catch (java.io.IOException | UnsupportedOperationException e) {
+      throw new IllegalStateException("cannot determine the uid for the default " + ROOT_ENV, e);
     }
   }
 

@@ -16,6 +16,9 @@ import picocli.CommandLine.Command;
         + "DCMI vNPU templates, and a kubelet device plugin speaking the HAMi protocol.",
     subcommands = {
         CommandLine.HelpCommand.class,
+        RunCommand.class,
+        TopCommand.class,
+        DemoCommand.class,
     })
 public final class VnpuCli implements Runnable {
 
@@ -29,7 +32,10 @@ public final class VnpuCli implements Runnable {
 
   /** Builds the command line with its subcommands; tests use this to run commands in-process. */
   public static CommandLine commandLine() {
-    return new CommandLine(new VnpuCli());
+    CommandLine cl = new CommandLine(new VnpuCli());
+    // everything after the command's first word belongs to the command, also without "--"
+    cl.getSubcommands().get("run").setStopAtPositional(true);
+    return cl;
   }
 
   public static void main(String[] args) {
