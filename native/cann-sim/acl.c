@@ -124,6 +124,67 @@ aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total) {
     return rtMemGetInfoEx((rtMemInfoType_t)attr, free, total);
 }
 
+/* ---- virtual memory management (torch_npu expandable segments) ---- */
+
+aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr, uint64_t flags) {
+    if (virPtr == NULL || size == 0) return ACL_ERROR_INVALID_PARAM;
+    return rtReserveMemAddress(virPtr, size, alignment, expectPtr, flags);
+}
+
+aclError aclrtReleaseMemAddress(void *virPtr) {
+    return virPtr == NULL ? ACL_ERROR_INVALID_PARAM : rtReleaseMemAddress(virPtr);
+}
+
+static int is_huge(aclrtMemAttr a) {
+    return a == ACL_HBM_MEM_HUGE || a == ACL_DDR_MEM_HUGE || a == ACL_HBM_MEM_P2P_HUGE || a == ACL_DDR_MEM_P2P_HUGE;
+}
+
+/* Same checks and prop translation as ACL: location type becomes `side`, location id `devid`. */
+static aclError to_rt_prop(const aclrtPhysicalMemProp *prop, rtDrvMemProp_t *rt) {
+    if (prop->handleType != ACL_MEM_HANDLE_TYPE_NONE || prop->allocationType != ACL_MEM_ALLOCATION_TYPE_PINNED ||
+        prop->location.type == ACL_MEM_LOCATION_TYPE_UNREGISTERED || prop->location.type == ACL_MEM_LOCATION_TYPE_MANAGED)
+        return ACL_ERROR_INVALID_PARAM;
+    int ddr = prop->memAttr == ACL_DDR_MEM_HUGE || prop->memAttr == ACL_DDR_MEM_NORMAL ||
+              prop->memAttr == ACL_DDR_MEM_P2P_HUGE || prop->memAttr == ACL_DDR_MEM_P2P_NORMAL;
+    if (prop->location.type == ACL_MEM_LOCATION_TYPE_DEVICE && ddr) return ACL_ERROR_INVALID_PARAM;
+    memset(rt, 0, sizeof(*rt));
+    rt->side = (uint32_t)prop->location.type;
+    rt->devid = prop->location.id;
+    rt->module_id = APP_MODULE_ID;
+    rt->pg_type = prop->memAttr == ACL_HBM_MEM_HUGE1G || prop->memAttr == ACL_HBM_MEM_P2P_HUGE1G ? 2U
+                  : is_huge(prop->memAttr)                                                       ? 1U
+                                                                                                 : 0U;
+    rt->reserve = prop->reserve;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, const aclrtPhysicalMemProp *prop, uint64_t flags) {
+    if (handle == NULL || prop == NULL || size == 0 || flags != 0) return ACL_ERROR_INVALID_PARAM;
+    rtDrvMemProp_t rt;
+    aclError rc = to_rt_prop(prop, &rt);
+    return rc != ACL_SUCCESS ? rc : rtMallocPhysical(handle, size, &rt, flags);
+}
+
+aclError aclrtFreePhysical(aclrtDrvMemHandle handle) {
+    return handle == NULL ? ACL_ERROR_INVALID_PARAM : rtFreePhysical(handle);
+}
+
+aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle, uint64_t flags) {
+    if (virPtr == NULL || handle == NULL || size == 0 || flags != 0) return ACL_ERROR_INVALID_PARAM;
+    return rtMapMem(virPtr, size, offset, handle, flags);
+}
+
+aclError aclrtUnmapMem(void *virPtr) { return virPtr == NULL ? ACL_ERROR_INVALID_PARAM : rtUnmapMem(virPtr); }
+
+aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop, aclrtMemGranularityOptions option,
+                                          size_t *granularity) {
+    if (prop == NULL || granularity == NULL || option == ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF)
+        return ACL_ERROR_INVALID_PARAM;
+    rtDrvMemProp_t rt;
+    aclError rc = to_rt_prop(prop, &rt);
+    return rc != ACL_SUCCESS ? rc : rtMemGetAllocationGranularity(&rt, (rtDrvMemGranularityOptions)option, granularity);
+}
+
 aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind) {
     if (dst == NULL || src == NULL) return ACL_ERROR_INVALID_PARAM;
     return rtMemcpy(dst, destMax, src, count, (rtMemcpyKind_t)kind);
@@ -198,6 +259,34 @@ aclError aclrtLaunchKernelWithArgsArray(void *func, uint32_t numBlocks, aclrtStr
     if (func == NULL || args == NULL) return ACL_ERROR_INVALID_PARAM;
     return rtLaunchKernelWithArgsArray(func, numBlocks, stream, (rtKernelLaunchCfg_t *)(void *)cfg, args);
 }
+
+/* ---- graph capture ---- */
+
+aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode) {
+    return rtStreamBeginCapture(stream, (rtStreamCaptureMode)mode);
+}
+
+aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus *status, aclmdlRI *modelRI) {
+    if (status == NULL) return ACL_ERROR_INVALID_PARAM;
+    rtStreamCaptureStatus st = RT_STREAM_CAPTURE_STATUS_NONE;
+    aclError rc = rtStreamGetCaptureInfo(stream, &st, modelRI);
+    if (rc == ACL_SUCCESS) *status = (aclmdlRICaptureStatus)st;
+    return rc;
+}
+
+aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI) {
+    return modelRI == NULL ? ACL_ERROR_INVALID_PARAM : rtStreamEndCapture(stream, modelRI);
+}
+
+aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream) {
+    return modelRI == NULL ? ACL_ERROR_INVALID_PARAM : rtModelExecute(modelRI, stream, 0);
+}
+
+aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout) {
+    return modelRI == NULL ? ACL_ERROR_INVALID_PARAM : rtsModelExecute(modelRI, timeout);
+}
+
+aclError aclmdlRIDestroy(aclmdlRI modelRI) { return modelRI == NULL ? ACL_ERROR_INVALID_PARAM : rtModelDestroy(modelRI); }
 
 /* ---- models ---- */
 

@@ -43,11 +43,55 @@ static int a_memalloc(int d, uint64_t n, void **p) { (void)d; return rtMemAlloc(
 static int a_dvpp(int d, uint64_t n, void **p) { (void)d; return rtDvppMalloc(p, n, 0); }
 static int a_managed(int d, uint64_t n, void **p) { (void)d; return rtMemAllocManaged(p, n, 0, 0); }
 static int a_physical(int d, uint64_t n, void **p) {
-    rtDrvMemProp_t prop = {0, (uint32_t)d, 0, 0, 0, 0};
+    rtDrvMemProp_t prop = {1, (uint32_t)d, 0, 1, 0, 0}; /* side 1 = device, huge pages */
     return rtMallocPhysical(p, n, &prop, 0);
 }
 static int a_rtsphysical(int d, uint64_t n, void **p) { (void)d; return rtsMemMallocPhysical(p, n, RT_MEM_MALLOC_HUGE_FIRST, NULL); }
 static int f_acl(void *p) { return aclrtFree(p); }
+
+/* The expandable-segment pattern of torch_npu: one physical chunk mapped into a reserved VA range.
+ * The "pointer" is the physical handle; its VA range is kept beside it. */
+struct vmm_chunk {
+    aclrtDrvMemHandle handle;
+    void *va;
+    size_t size;
+};
+
+static int a_vmm(int d, uint64_t n, void **p) {
+    aclrtPhysicalMemProp prop = {ACL_MEM_HANDLE_TYPE_NONE, ACL_MEM_ALLOCATION_TYPE_PINNED, ACL_HBM_MEM_HUGE,
+                                 {(uint32_t)d, ACL_MEM_LOCATION_TYPE_DEVICE}, 0};
+    size_t gran = 0;
+    int rc = aclrtMemGetAllocationGranularity(&prop, ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED, &gran);
+    if (rc != ACL_SUCCESS) return rc;
+    if (gran == 0 || n % gran != 0) return ACL_ERROR_INVALID_PARAM; /* sizes must be granule multiples */
+    struct vmm_chunk *c = calloc(1, sizeof(*c));
+    if (c == NULL) return ACL_ERROR_BAD_ALLOC;
+    c->size = n;
+    rc = aclrtReserveMemAddress(&c->va, n, 0, NULL, 0);
+    if (rc == ACL_SUCCESS) {
+        rc = aclrtMallocPhysical(&c->handle, n, &prop, 0);
+        if (rc == ACL_SUCCESS) {
+            rc = aclrtMapMem(c->va, n, 0, c->handle, 0);
+            if (rc != ACL_SUCCESS) aclrtFreePhysical(c->handle);
+        }
+        if (rc != ACL_SUCCESS) aclrtReleaseMemAddress(c->va);
+    }
+    if (rc != ACL_SUCCESS) {
+        free(c);
+        return rc;
+    }
+    *p = c;
+    return ACL_SUCCESS;
+}
+
+static int f_vmm(void *p) {
+    struct vmm_chunk *c = p;
+    int rc = aclrtUnmapMem(c->va);
+    if (rc == ACL_SUCCESS) rc = aclrtFreePhysical(c->handle);
+    if (rc == ACL_SUCCESS) rc = aclrtReleaseMemAddress(c->va);
+    if (rc == ACL_SUCCESS) free(c);
+    return rc;
+}
 static int f_rt(void *p) { return rtFree(p); }
 static int f_rts(void *p) { return rtsFree(p); }
 static int f_dvpp(void *p) { return rtDvppFree(p); }
@@ -68,6 +112,7 @@ static const struct alloc_api ALLOC_APIS[] = {
     {"managed", a_managed, f_managed},        /* rtMemAllocManaged / rtMemFreeManaged */
     {"physical", a_physical, f_physical},     /* rtMallocPhysical / rtFreePhysical */
     {"rtsphysical", a_rtsphysical, f_rtsphysical}, /* rtsMemMallocPhysical / rtsMemFreePhysical */
+    {"acl-vmm", a_vmm, f_vmm}, /* aclrtReserveMemAddress + aclrtMallocPhysical + aclrtMapMem */
 };
 
 struct launch_api {
@@ -190,6 +235,8 @@ static const char USAGE[] =
     "  --repeat N          run the steps N times (default 1)\n"
     "  --hold-ms N         sleep N ms after the steps, before releasing and exiting\n"
     "  --until-fail        make every 'alloc' repeat until it fails\n"
+    "  --seconds S         run the steps again and again until S seconds have passed (after --repeat)\n"
+    "  --seed N            seed of 'churn' (default: the PID)\n"
     "steps (sizes take K, M, G, T suffixes, powers of 1024):\n"
     "  alloc SIZE          -> alloc ok size= ptr=   | alloc fail code= size=\n"
     "  alloc-until-fail SIZE -> alloc-until-fail done count= bytes= code=\n"
@@ -202,9 +249,16 @@ static const char USAGE[] =
     "                      -> burn done (same keys as launch)\n"
     "  model TASKS US COUNT  load a model of TASKS tasks of US microseconds, execute it COUNT times\n"
     "                      -> model done executions= busy_ns= wall_ns=\n"
+    "  graph TASKS US COUNT  capture TASKS launches of US microseconds on a stream (aclmdlRICaptureBegin/\n"
+    "                      End, through --launch-via), replay COUNT times with aclmdlRIExecuteAsync\n"
+    "                      -> graph done executions= busy_ns= wall_ns= event_ns=\n"
+    "  graph-sync TASKS US COUNT  the same, replayed with aclmdlRIExecute (rtsModelExecute)\n"
     "  sleep MS            sleep MS milliseconds\n"
     "  device N            switch the current device\n"
     "  fork                from here on, run the rest in a parent and a child process (role=)\n"
+    "  churn SECONDS MIN MAX  for SECONDS, allocate random sizes in [MIN, MAX] and free random live\n"
+    "                      allocations (at most 64 live), keep the survivors\n"
+    "                      -> churn done allocs= frees= fails= fail_code= live= live_bytes=\n"
     "  kill-self           SIGKILL this process (crash tests)\n"
     "every line ends with pid= and thread=; exit status 0, 1 if a runtime call failed unexpectedly,\n"
     "2 on bad arguments.\n";
@@ -220,7 +274,7 @@ static void print_usage(FILE *f) {
 
 enum step_kind {
     S_ALLOC, S_ALLOC_UNTIL_FAIL, S_FREE, S_FREE_UNKNOWN, S_MEMINFO, S_LAUNCH, S_BURN, S_MODEL, S_SLEEP,
-    S_DEVICE, S_FORK, S_KILL_SELF
+    S_DEVICE, S_FORK, S_KILL_SELF, S_CHURN, S_GRAPH, S_GRAPH_SYNC
 };
 
 struct step {
@@ -237,6 +291,8 @@ struct options {
     int threads, procs, repeat;
     long hold_ms;
     int until_fail;
+    long seconds;
+    unsigned long long seed;
     struct step steps[MAX_STEPS];
     int nsteps;
 };
@@ -338,6 +394,8 @@ static void parse(int argc, char **argv, struct options *o) {
         else if (strcmp(a, "--repeat") == 0) o->repeat = (int)parse_u64("repeat", need(argc, argv, &i, "a count"), 0);
         else if (strcmp(a, "--hold-ms") == 0) o->hold_ms = (long)parse_u64("hold-ms", need(argc, argv, &i, "milliseconds"), 0);
         else if (strcmp(a, "--until-fail") == 0) o->until_fail = 1;
+        else if (strcmp(a, "--seconds") == 0) o->seconds = (long)parse_u64("seconds", need(argc, argv, &i, "seconds"), 0);
+        else if (strcmp(a, "--seed") == 0) o->seed = parse_u64("seed", need(argc, argv, &i, "a number"), 0);
         else if (strcmp(a, "--help") == 0) {
             print_usage(stdout);
             exit(0);
@@ -392,6 +450,18 @@ static void parse(int argc, char **argv, struct options *o) {
             s->a = parse_u64("device", need(argc, argv, &i, "a logic ID"), 0);
         } else if (strcmp(w, "fork") == 0) {
             s->kind = S_FORK;
+        } else if (strcmp(w, "graph") == 0 || strcmp(w, "graph-sync") == 0) {
+            s->kind = strcmp(w, "graph") == 0 ? S_GRAPH : S_GRAPH_SYNC;
+            s->a = parse_u64("tasks", need(argc, argv, &i, "a task count"), 0);
+            s->b = parse_u64("task microseconds", need(argc, argv, &i, "task microseconds"), 0);
+            s->c = parse_u64("executions", need(argc, argv, &i, "an execution count"), 0);
+            if (s->b * 1000ULL > VNPU_SIM_MAX_KERNEL_NS) die_usage("task of %" PRIu64 " us is longer than 10 s", s->b);
+        } else if (strcmp(w, "churn") == 0) {
+            s->kind = S_CHURN;
+            s->a = parse_u64("seconds", need(argc, argv, &i, "seconds"), 0);
+            s->b = parse_u64("size", need(argc, argv, &i, "a minimum size"), 1);
+            s->c = parse_u64("size", need(argc, argv, &i, "a maximum size"), 1);
+            if (s->b == 0 || s->c < s->b) die_usage("churn needs 0 < MIN <= MAX");
         } else if (strcmp(w, "kill-self") == 0) {
             s->kind = S_KILL_SELF;
         } else {
@@ -538,6 +608,90 @@ static int mem_info(struct worker *w, int attr, size_t *f, size_t *t) {
     return rc;
 }
 
+/* xorshift64*: reproducible with --seed */
+static uint64_t next_random(uint64_t *state) {
+    uint64_t x = *state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    return x * 0x2545F4914F6CDD1DULL;
+}
+
+#define CHURN_MAX_LIVE 64
+
+static void churn_step(struct worker *w, const struct step *s) {
+    uint64_t rng = (w->opt->seed != 0 ? w->opt->seed : (uint64_t)getpid()) * 2654435761ULL + (uint64_t)w->index + 1;
+    uint64_t until = now_ns() + s->a * 1000000000ULL;
+    uint64_t allocs = 0, frees = 0, fails = 0;
+    int fail_code = 0;
+    size_t base = w->nlive; /* allocations made before the churn are left alone */
+    while (now_ns() < until) {
+        size_t mine = w->nlive - base;
+        int do_alloc_now = mine == 0 || (mine < CHURN_MAX_LIVE && next_random(&rng) % 2 == 0);
+        if (do_alloc_now && w->nlive < MAX_LIVE) {
+            uint64_t size = s->b + next_random(&rng) % (s->c - s->b + 1);
+            void *p = NULL;
+            int rc = do_alloc(w, size, &p);
+            if (rc == ACL_SUCCESS) {
+                w->live[w->nlive++] = (struct live){p, size};
+                allocs++;
+            } else {
+                fails++;
+                fail_code = rc;
+            }
+        } else if (mine > 0) {
+            size_t idx = base + (size_t)(next_random(&rng) % mine);
+            int rc = do_free(w, w->live[idx].ptr);
+            if (rc != ACL_SUCCESS) {
+                note_error(w, "free", rc);
+                return;
+            }
+            w->live[idx] = w->live[--w->nlive];
+            frees++;
+        }
+    }
+    uint64_t live_bytes = 0;
+    for (size_t i = base; i < w->nlive; i++) live_bytes += w->live[i].size;
+    out(w, "churn done allocs=%" PRIu64 " frees=%" PRIu64 " fails=%" PRIu64 " fail_code=%d live=%zu live_bytes=%" PRIu64,
+        allocs, frees, fails, fail_code, w->nlive - base, live_bytes);
+}
+
+static void graph_step(struct worker *w, const struct step *s, int sync) {
+    aclrtStream stm = NULL;
+    aclrtEvent start = NULL, end = NULL;
+    aclmdlRI ri = NULL;
+    int rc = aclrtCreateStream(&stm);
+    if (rc == ACL_SUCCESS) rc = aclrtCreateEvent(&start);
+    if (rc == ACL_SUCCESS) rc = aclrtCreateEvent(&end);
+    if (rc == ACL_SUCCESS) rc = aclmdlRICaptureBegin(stm, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL);
+    struct vnpu_sim_kernel_args k = {VNPU_SIM_KERNEL_MAGIC, s->b * 1000ULL};
+    for (uint64_t i = 0; rc == ACL_SUCCESS && i < s->a; i++) rc = w->opt->launch_via->launch(stm, &k);
+    if (rc == ACL_SUCCESS) rc = aclmdlRICaptureEnd(stm, &ri);
+    if (rc != ACL_SUCCESS) {
+        note_error(w, "capture", rc);
+        goto done;
+    }
+    uint64_t t0 = now_ns(), n = 0;
+    rc = aclrtRecordEvent(start, stm);
+    for (; rc == ACL_SUCCESS && n < s->c; n++) rc = sync ? aclmdlRIExecute(ri, -1) : aclmdlRIExecuteAsync(ri, stm);
+    if (rc == ACL_SUCCESS) rc = aclrtRecordEvent(end, stm);
+    if (rc == ACL_SUCCESS) rc = aclrtSynchronizeStream(stm);
+    float ms = 0;
+    if (rc == ACL_SUCCESS) rc = aclrtEventElapsedTime(&ms, start, end);
+    if (rc != ACL_SUCCESS) {
+        note_error(w, sync ? "aclmdlRIExecute" : "aclmdlRIExecuteAsync", rc);
+        goto done;
+    }
+    out(w, "%s done executions=%" PRIu64 " busy_ns=%" PRIu64 " wall_ns=%" PRIu64 " event_ns=%" PRIu64,
+        sync ? "graph-sync" : "graph", n, n * s->a * s->b * 1000ULL, now_ns() - t0, (uint64_t)((double)ms * 1e6));
+done:
+    if (ri != NULL) aclmdlRIDestroy(ri);
+    if (end != NULL) aclrtDestroyEvent(end);
+    if (start != NULL) aclrtDestroyEvent(start);
+    if (stm != NULL) aclrtDestroyStream(stm);
+}
+
 static void run_steps(struct worker *w, int from);
 
 static void fork_step(struct worker *w, int next) {
@@ -596,6 +750,9 @@ static void run_steps(struct worker *w, int from) {
             else w->device = (int)s->a;
             break;
         case S_FORK: fork_step(w, i + 1); return;
+        case S_CHURN: churn_step(w, s); break;
+        case S_GRAPH: graph_step(w, s, 0); break;
+        case S_GRAPH_SYNC: graph_step(w, s, 1); break;
         case S_KILL_SELF:
             fflush(stdout);
             raise(SIGKILL);
@@ -612,9 +769,9 @@ static void *worker_main(void *arg) {
         note_error(w, "aclrtSetDevice", rc);
         return NULL;
     }
-    for (int r = 0; r < w->opt->repeat && !w->failed; r++) {
-        run_steps(w, 0);
-    }
+    for (int r = 0; r < w->opt->repeat && !w->failed; r++) run_steps(w, 0);
+    uint64_t until = now_ns() + (uint64_t)w->opt->seconds * 1000000000ULL;
+    while (w->opt->seconds > 0 && !w->failed && now_ns() < until) run_steps(w, 0);
     if (w->opt->hold_ms > 0) sleep_ms((uint64_t)w->opt->hold_ms);
     while (w->nlive > 0) {
         struct live l = w->live[--w->nlive];

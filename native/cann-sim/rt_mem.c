@@ -12,7 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum alloc_kind { KIND_DEVICE = 1, KIND_UNCHARGED = 2, KIND_HOST = 3, KIND_PHYSICAL = 4 };
+enum alloc_kind {
+    KIND_DEVICE = 1,        /* charged device memory at a fake address */
+    KIND_UNCHARGED = 2,     /* SVM: fake address, not charged */
+    KIND_HOST = 3,          /* real host memory */
+    KIND_PHYSICAL = 4,      /* physical device memory handle, charged */
+    KIND_PHYSICAL_HOST = 5, /* physical host memory handle (side 0 / 4), not charged */
+    KIND_VA = 6,            /* reserved virtual range (rtReserveMemAddress), not charged */
+};
 
 struct alloc {
     uint64_t key; /* 0: empty slot, 1: tombstone */
@@ -95,7 +102,8 @@ static void erase(struct alloc *slot) {
 static int overlaps_live(uint64_t lo, uint64_t size) {
     for (size_t i = 0; i < table.cap; i++) {
         const struct alloc *a = &table.slots[i];
-        if (a->key <= KEY_TOMB || a->kind == KIND_HOST || a->kind == KIND_PHYSICAL) continue;
+        if (a->key <= KEY_TOMB || a->kind == KIND_HOST || a->kind == KIND_PHYSICAL || a->kind == KIND_PHYSICAL_HOST)
+            continue;
         if (a->key < lo + size && lo < a->key + a->size) return 1;
     }
     return 0;
@@ -127,8 +135,9 @@ static rtError_t alloc_device(void **out, uint64_t size, int dev, int kind) {
         if (rc != RT_ERROR_NONE) return rc;
     }
     pthread_mutex_lock(&table.lock);
-    uint64_t key = kind == KIND_PHYSICAL ? HANDLE_BASE + (table.next_handle += 64) : take_va(dev, size);
-    struct alloc a = {key, size, dev, kind == KIND_PHYSICAL ? KIND_PHYSICAL : kind};
+    int handle = kind == KIND_PHYSICAL || kind == KIND_PHYSICAL_HOST;
+    uint64_t key = handle ? HANDLE_BASE + (table.next_handle += 64) : take_va(dev, size);
+    struct alloc a = {key, size, dev, kind};
     int ok = key != 0 && insert(&a) == 0;
     pthread_mutex_unlock(&table.lock);
     if (!ok) {
@@ -248,9 +257,15 @@ rtError_t rtMemAllocManaged(void **ptr, uint64_t size, uint32_t flag, const uint
     return alloc_device(ptr, size, sim_current_device(), KIND_DEVICE);
 }
 
+#define MEM_SIDE_DEVICE 1U /* rtDrvMemProp_t.side = aclrtMemLocationType: 0 host, 1 device, 4 host NUMA */
+
 rtError_t rtMallocPhysical(rtDrvMemHandle *handle, size_t size, rtDrvMemProp_t *prop, uint64_t flags) {
     (void)flags;
     if (prop == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    if (prop->side != MEM_SIDE_DEVICE) {
+        if (handle == NULL || size == 0) return ACL_ERROR_RT_PARAM_INVALID;
+        return alloc_device(handle, size, sim_current_device() < 0 ? 0 : sim_current_device(), KIND_PHYSICAL_HOST);
+    }
     if (!sim_valid_device((int32_t)prop->devid)) return ACL_ERROR_RT_INVALID_DEVICEID;
     rtError_t rc = handle == NULL || size == 0 ? ACL_ERROR_RT_PARAM_INVALID : sim_usage_charge((int)prop->devid, size);
     if (rc != RT_ERROR_NONE) return rc;
@@ -284,13 +299,63 @@ rtError_t rtsFree(void *devPtr) { return release(devPtr, MASK_DEVICE, ACL_ERROR_
 rtError_t rtDvppFree(void *devPtr) { return release(devPtr, MASK_DEVICE, ACL_ERROR_RT_PARAM_INVALID); }
 rtError_t rtMemFreeManaged(void *ptr) { return release(ptr, MASK_DEVICE, ACL_ERROR_RT_PARAM_INVALID); }
 
-rtError_t rtFreePhysical(rtDrvMemHandle handle) {
-    return release(handle, 1u << KIND_PHYSICAL, ACL_ERROR_RT_INVALID_HANDLE);
-}
+#define MASK_PHYSICAL ((1u << KIND_PHYSICAL) | (1u << KIND_PHYSICAL_HOST))
+
+rtError_t rtFreePhysical(rtDrvMemHandle handle) { return release(handle, MASK_PHYSICAL, ACL_ERROR_RT_INVALID_HANDLE); }
 
 rtError_t rtsMemFreePhysical(rtMemHandle *handle) {
     if (handle == NULL) return ACL_ERROR_RT_PARAM_INVALID;
-    return release(*handle, 1u << KIND_PHYSICAL, ACL_ERROR_RT_INVALID_HANDLE);
+    return release(*handle, MASK_PHYSICAL, ACL_ERROR_RT_INVALID_HANDLE);
+}
+
+/* ---- virtual memory management (validated, not modelled: mapping charges nothing) ---- */
+
+rtError_t rtReserveMemAddress(void **devPtr, size_t size, size_t alignment, void *devAddr, uint64_t flags) {
+    (void)alignment;
+    (void)devAddr; /* a hint only */
+    (void)flags;
+    int dev = sim_current_device();
+    if (devPtr == NULL || size == 0) return ACL_ERROR_RT_PARAM_INVALID;
+    return alloc_device(devPtr, size, dev, KIND_VA);
+}
+
+rtError_t rtReleaseMemAddress(void *devPtr) { return release(devPtr, 1u << KIND_VA, ACL_ERROR_RT_PARAM_INVALID); }
+
+/* 1: [p, p + size) lies inside a live VA reservation; handle (if not NULL) is a live physical handle. */
+static int vmm_args_ok(const void *p, uint64_t size, rtDrvMemHandle handle) {
+    uint64_t a = (uint64_t)(uintptr_t)p;
+    int va_ok = 0, handle_ok = handle == NULL;
+    pthread_mutex_lock(&table.lock);
+    for (size_t i = 0; i < table.cap; i++) {
+        const struct alloc *s = &table.slots[i];
+        if (s->key <= KEY_TOMB) continue;
+        if (s->kind == KIND_VA && a >= s->key && size <= s->size && a - s->key <= s->size - size) va_ok = 1;
+        if (handle != NULL && s->key == (uint64_t)(uintptr_t)handle && (MASK_PHYSICAL & (1u << s->kind)))
+            handle_ok = 1;
+    }
+    pthread_mutex_unlock(&table.lock);
+    return va_ok && handle_ok;
+}
+
+rtError_t rtMapMem(void *devPtr, size_t size, size_t offset, rtDrvMemHandle handle, uint64_t flags) {
+    (void)offset;
+    (void)flags;
+    if (devPtr == NULL || handle == NULL || size == 0) return ACL_ERROR_RT_PARAM_INVALID;
+    return vmm_args_ok(devPtr, size, handle) ? RT_ERROR_NONE : ACL_ERROR_RT_PARAM_INVALID;
+}
+
+rtError_t rtUnmapMem(void *devPtr) {
+    if (devPtr == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    return vmm_args_ok(devPtr, 1, NULL) ? RT_ERROR_NONE : ACL_ERROR_RT_PARAM_INVALID;
+}
+
+#define PHYSICAL_GRANULARITY (2ULL * 1024 * 1024) /* huge-page granularity of device memory */
+
+rtError_t rtMemGetAllocationGranularity(rtDrvMemProp_t *prop, rtDrvMemGranularityOptions option, size_t *granularity) {
+    if (prop == NULL || granularity == NULL || option >= RT_MEM_ALLOC_GRANULARITY_INVALID)
+        return ACL_ERROR_RT_PARAM_INVALID;
+    *granularity = PHYSICAL_GRANULARITY;
+    return RT_ERROR_NONE;
 }
 
 rtError_t rtMallocHost(void **hostPtr, uint64_t size, const uint16_t moduleId) {
@@ -397,7 +462,7 @@ static int device_range_ok(const void *p, uint64_t cnt) {
     pthread_mutex_lock(&table.lock);
     for (size_t i = 0; i < table.cap && !ok; i++) {
         const struct alloc *s = &table.slots[i];
-        if (s->key <= KEY_TOMB || s->kind == KIND_PHYSICAL) continue;
+        if (s->key <= KEY_TOMB || (MASK_PHYSICAL & (1u << s->kind))) continue;
         ok = a >= s->key && cnt <= s->size && a - s->key <= s->size - cnt;
     }
     pthread_mutex_unlock(&table.lock);

@@ -24,6 +24,7 @@
 struct sim_model {
     uint64_t magic;
     struct sim_model *next;
+    int dev; /* device of its creator (-1: unknown until executed on a stream) */
     uint32_t tasks;
     uint64_t total_ns;
     int loaded;
@@ -482,10 +483,11 @@ void sim_streams_release_device(int dev) {
 
 /* ---- capture ---- */
 
-static struct sim_model *new_model(void) {
+static struct sim_model *new_model(int dev) {
     struct sim_model *m = calloc(1, sizeof(*m));
     if (m == NULL) return NULL;
     m->magic = MODEL_MAGIC;
+    m->dev = dev;
     pthread_mutex_lock(&objs.lock);
     m->next = objs.models;
     objs.models = m;
@@ -498,7 +500,7 @@ rtError_t rtStreamBeginCapture(rtStream_t stm, const rtStreamCaptureMode mode) {
     rtError_t rc;
     struct sim_stream *s = resolve_stream(stm, &rc);
     if (s == NULL) return rc;
-    struct sim_model *m = new_model();
+    struct sim_model *m = new_model(s->dev);
     if (m == NULL) return ACL_ERROR_RT_NO_MODEL_RESOURCE;
     pthread_mutex_lock(&s->lock);
     rc = s->capture != NULL || s->bound != NULL ? ACL_ERROR_RT_STREAM_CAPTURED : RT_ERROR_NONE;
@@ -661,7 +663,7 @@ rtError_t rtEventGetTimeStamp(uint64_t *timeStamp, rtEvent_t evt) {
 rtError_t rtModelCreate(rtModel_t *mdl, uint32_t flag) {
     (void)flag;
     if (mdl == NULL) return ACL_ERROR_RT_PARAM_INVALID;
-    struct sim_model *m = new_model();
+    struct sim_model *m = new_model(sim_current_device());
     if (m == NULL) return ACL_ERROR_RT_NO_MODEL_RESOURCE;
     *mdl = m;
     return RT_ERROR_NONE;
@@ -745,6 +747,33 @@ rtError_t rtModelExecute(rtModel_t mdl, rtStream_t stm, uint32_t flag) {
     }
     enqueue_locked(s, total);
     pthread_mutex_unlock(&s->lock);
+    return RT_ERROR_NONE;
+}
+
+/* Runs the model on a private stream of its device and waits (timeout in ms, -1: no limit). */
+rtError_t rtsModelExecute(rtModel_t mdl, int32_t timeout) {
+    if (timeout < -1) return ACL_ERROR_RT_PARAM_INVALID;
+    struct sim_model *m = resolve_model(mdl);
+    if (m == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    pthread_mutex_lock(&objs.lock);
+    int loaded = m->loaded, dev = m->dev >= 0 ? m->dev : sim_current_device();
+    uint64_t total = m->total_ns;
+    pthread_mutex_unlock(&objs.lock);
+    if (!loaded) return ACL_ERROR_RT_MODEL_EXECUTE;
+    if (dev < 0) return ACL_ERROR_RT_CONTEXT_NULL;
+    struct sim_stream *s = new_stream(dev);
+    if (s == NULL) return ACL_ERROR_RT_NO_STREAM_RESOURCE;
+    pthread_mutex_lock(&s->lock);
+    enqueue_locked(s, total);
+    uint64_t end = s->tail_end_ns;
+    pthread_mutex_unlock(&s->lock);
+    free_stream(s);
+    uint64_t now = sim_now_ns();
+    if (timeout > 0 && end > now + (uint64_t)timeout * 1000000ULL) {
+        sim_sleep_until(now + (uint64_t)timeout * 1000000ULL);
+        return ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
+    }
+    sim_sleep_until(end);
     return RT_ERROR_NONE;
 }
 

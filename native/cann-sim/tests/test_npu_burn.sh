@@ -60,9 +60,25 @@ expect_line "$out" "^alloc ok size=$((10 << 30)) " "allocation after a killed ne
 
 # four processes race for one device: together they get exactly what fits, nobody more
 out=$("$BURN" --device 4 --procs 4 --alloc-via rt --hold-ms 1500 alloc-until-fail 1G)
-total=$(grep -E '^alloc-until-fail done' <<<"$out" | sed 's/.* count=\([0-9]*\) .*/\1/' | awk '{s += $1} END {print s + 0}')
+total=$(grep -E '^alloc-until-fail done' <<<"$out" | sed 's/.* count=\([0-9]*\) .*/\1/' | awk '{s += $1} END {printf "%.0f\n", s}')
 [ "$total" = "64" ] || fail "4 racing processes got $total GiB in total, want 64:"$'\n'"$out"
 [ "$(grep -c 'code=207001' <<<"$out")" = "4" ] || fail "every racer should end with 207001"
+
+# churn: random allocations and frees in 4 processes; while they hold their survivors, the device
+# counts exactly the sum of what they report live
+"$BURN" --device 4 --procs 4 --alloc-via rt --seed 7 --hold-ms 4000 churn 1 256M 6G >"$TMP/churn.out" &
+churn_pid=$!
+sleep 2.5
+held=$(hbm_used 4)
+wait "$churn_pid" || fail "churn run failed"
+out=$(cat "$TMP/churn.out")
+[ "$(grep -c '^churn done' <<<"$out")" = "4" ] || fail "four churn reports expected:"$'\n'"$out"
+live_sum=$(grep -E '^churn done' <<<"$out" | sed 's/.* live_bytes=\([0-9]*\) .*/\1/' | awk '{s += $1} END {printf "%.0f\n", s}')
+[ "$held" = "$live_sum" ] || fail "device counts $held bytes while the churners hold $live_sum"
+[ "$live_sum" -le "$HBM" ] || fail "churners hold $live_sum bytes, more than the device"
+[ "$(hbm_used 4)" = "0" ] || fail "device 4 after churn: $(hbm_used 4)"
+out=$("$BURN" --device 4 --seconds 1 alloc 1M free 0)
+[ "$(grep -c '^free ok' <<<"$out")" -gt 10 ] || fail "--seconds should repeat the steps"
 
 # every launch entry point runs kernels of the requested duration (ground truth per process)
 launch_apis=$("$BURN" --help | sed -n 's/^--launch-via: //p')
@@ -89,6 +105,13 @@ for via in acl rtMemGetInfoEx rtMemGetInfo rtsMemGetInfo rtMemGetInfoByType; do
   out=$("$BURN" --device 5 --alloc-via rt --meminfo-via "$via" alloc 5G meminfo)
   expect_line "$out" "^meminfo ok free=$((HBM - (5 << 30))) total=$HBM " "meminfo via $via"
 done
+out=$("$BURN" --device 5 graph 5 200 4 graph-sync 5 200 2)
+expect_line "$out" "^graph done executions=4 busy_ns=4000000 " "graph replay (async)"
+expect_line "$out" "^graph-sync done executions=2 busy_ns=2000000 " "graph replay (sync)"
+pid=$(field "$out" "^graph done" pid)
+# capture runs nothing: only the 6 replays are device tasks
+expect_line "$("$B/cann-sim-busy" --pid "$pid" --device 5)" "^busy pid=$pid logic=5 busy_ns=6000000 tasks=6 " \
+  "graph ground truth"
 out=$("$BURN" --meminfo-via nope meminfo 2>&1); [ $? -eq 2 ] || fail "unknown --meminfo-via: want exit 2"
 out=$("$BURN" --device 5 model 4 250 3)
 expect_line "$out" "^model done executions=3 busy_ns=3000000 " "model execution"
@@ -100,7 +123,7 @@ truth=$("$B/cann-sim-busy" --device 6 | grep '^busy ')
 [ "$(wc -l <<<"$truth")" = "2" ] || fail "two ground-truth records expected:"$'\n'"$truth"
 read -r busy_sum span < <(awk '{for (i = 2; i <= NF; i++) {split($i, kv, "="); v[kv[1]] = kv[2]}
   s += v["busy_ns"]; if (min == "" || v["first_start_ns"] < min) min = v["first_start_ns"];
-  if (v["last_end_ns"] > max) max = v["last_end_ns"]} END {printf "%d %d\n", s, max - min}' <<<"$truth")
+  if (v["last_end_ns"] > max) max = v["last_end_ns"]} END {printf "%.0f %.0f\n", s, max - min}' <<<"$truth")
 [ "$busy_sum" -le "$span" ] || fail "device time $busy_sum exceeds the span $span of both processes: overlap"
 [ "$busy_sum" -ge $((span / 2)) ] || fail "device nearly idle while two processes burn: $busy_sum / $span"
 

@@ -106,7 +106,7 @@ static void test_other_allocators(void) {
     CHECK_EQ(rtDvppFree(d), RT_ERROR_NONE);
     CHECK_EQ(rtMemFreeManaged(m), RT_ERROR_NONE);
 
-    rtDrvMemProp_t prop = {0, 1, 0, 0, 0, 0};
+    rtDrvMemProp_t prop = {1, 1, 0, 0, 0, 0}; /* side 1: device memory of logic ID 1 */
     rtDrvMemHandle h = NULL;
     CHECK_EQ(rtMallocPhysical(&h, 2 * GIB, &prop, 0), RT_ERROR_NONE);
     CHECK_EQ(hbm_file_used(1), 2 * GIB);
@@ -130,6 +130,32 @@ static void test_other_allocators(void) {
     CHECK_EQ(free_now(), HBM_910B3);
     CHECK_EQ(rtFreeHost(p), RT_ERROR_NONE);
     CHECK_EQ(rtFreeHost(p), ACL_ERROR_RT_PARAM_INVALID);
+}
+
+static void test_virtual_memory(void) {
+    CHECK_EQ(rtSetDevice(0), RT_ERROR_NONE);
+    rtDrvMemProp_t dev_prop = {1, 0, 0, 1, 0, 0}, host_prop = {0, 0, 0, 0, 0, 0};
+    size_t gran = 0;
+    CHECK_EQ(rtMemGetAllocationGranularity(&dev_prop, RT_MEM_ALLOC_GRANULARITY_RECOMMENDED, &gran), RT_ERROR_NONE);
+    CHECK_EQ(gran, 2 * 1024 * 1024);
+    void *va = NULL;
+    CHECK_EQ(rtReserveMemAddress(&va, 8 * GIB, 0, NULL, 0), RT_ERROR_NONE);
+    CHECK_EQ(free_now(), HBM_910B3); /* address space costs no device memory */
+    rtDrvMemHandle h = NULL, hh = NULL;
+    CHECK_EQ(rtMallocPhysical(&h, 2 * GIB, &dev_prop, 0), RT_ERROR_NONE);
+    CHECK_EQ(rtMallocPhysical(&hh, 2 * GIB, &host_prop, 0), RT_ERROR_NONE); /* side 0: host memory */
+    CHECK_EQ(free_now(), HBM_910B3 - 2 * GIB);
+    CHECK_EQ(rtMapMem(va, 2 * GIB, 0, h, 0), RT_ERROR_NONE);
+    CHECK_EQ(rtMapMem((char *)va + 7 * GIB, 2 * GIB, 0, h, 0), ACL_ERROR_RT_PARAM_INVALID); /* past the range */
+    CHECK_EQ(rtMapMem(va, 2 * GIB, 0, va, 0), ACL_ERROR_RT_PARAM_INVALID);                    /* not a handle */
+    CHECK_EQ(free_now(), HBM_910B3 - 2 * GIB); /* mapping charges nothing more */
+    CHECK_EQ(rtUnmapMem(va), RT_ERROR_NONE);
+    CHECK_EQ(rtFreePhysical(h), RT_ERROR_NONE);
+    CHECK_EQ(rtFreePhysical(hh), RT_ERROR_NONE);
+    CHECK_EQ(rtFree(va), ACL_ERROR_RT_PARAM_INVALID); /* a reservation is released, not freed */
+    CHECK_EQ(rtReleaseMemAddress(va), RT_ERROR_NONE);
+    CHECK_EQ(rtReleaseMemAddress(va), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK_EQ(free_now(), HBM_910B3);
 }
 
 static void test_mem_info_variants(void) {
@@ -292,6 +318,7 @@ int main(void) {
     test_accounting_and_oom();
     test_other_allocators();
     test_mem_info_variants();
+    test_virtual_memory();
     test_device_reset_releases();
     test_contexts();
     test_cross_process();

@@ -178,6 +178,10 @@ static void test_models(void) {
     CHECK_EQ(rtModelExecuteSync(cap, s, 0, 1000), RT_ERROR_NONE);
     CHECK_EQ(read_busy(getpid(), 2, &after), 0);
     CHECK_EQ(after.busy_ns, 43 * MS);
+    CHECK_EQ(rtsModelExecute(cap, -1), RT_ERROR_NONE); /* on the model's own stream, waits */
+    CHECK_EQ(read_busy(getpid(), 2, &after), 0);
+    CHECK_EQ(after.busy_ns, 46 * MS);
+    CHECK(after.last_end_ns <= test_now_ns());
     CHECK_EQ(rtModelDestroy(cap), RT_ERROR_NONE);
     CHECK_EQ(rtModelDestroy(m), RT_ERROR_NONE);
     CHECK_EQ(rtModelDestroy(m), ACL_ERROR_RT_PARAM_INVALID);

@@ -259,6 +259,20 @@ rtError_t rtMemFreeManaged(void *ptr);
 rtError_t rtFreePhysical(rtDrvMemHandle handle);
 rtError_t rtsMemFreePhysical(rtMemHandle *handle);
 
+/* Virtual memory management: VA reservations are not device memory; physical memory is charged when
+ * created (rtMallocPhysical with side 1 = device), not when mapped. */
+typedef enum {
+    RT_MEM_ALLOC_GRANULARITY_MINIMUM,
+    RT_MEM_ALLOC_GRANULARITY_RECOMMENDED,
+    RT_MEM_ALLOC_GRANULARITY_INVALID,
+} rtDrvMemGranularityOptions;
+
+rtError_t rtReserveMemAddress(void **devPtr, size_t size, size_t alignment, void *devAddr, uint64_t flags);
+rtError_t rtReleaseMemAddress(void *devPtr);
+rtError_t rtMapMem(void *devPtr, size_t size, size_t offset, rtDrvMemHandle handle, uint64_t flags);
+rtError_t rtUnmapMem(void *devPtr);
+rtError_t rtMemGetAllocationGranularity(rtDrvMemProp_t *prop, rtDrvMemGranularityOptions option, size_t *granularity);
+
 rtError_t rtMallocHost(void **hostPtr, uint64_t size, const uint16_t moduleId);
 rtError_t rtFreeHost(void *hostPtr);
 
@@ -452,6 +466,9 @@ rtError_t rtModelUnbindStream(rtModel_t mdl, rtStream_t stm);
 rtError_t rtModelLoadComplete(rtModel_t mdl);
 rtError_t rtModelExecute(rtModel_t mdl, rtStream_t stm, uint32_t flag);
 rtError_t rtModelExecuteSync(rtModel_t mdl, rtStream_t stm, uint32_t flag, int32_t timeout);
+/* Target of aclmdlRIExecute: runs the model on its own stream and waits (timeout ms, -1 forever).
+ * Not in the limiter's hook list of CANN 8.x symbols (limiter-design.md 5.3). */
+rtError_t rtsModelExecute(rtModel_t mdl, int32_t timeout);
 
 #ifdef __cplusplus
 }
