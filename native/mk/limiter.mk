@@ -41,3 +41,10 @@ $(B)/limiter/test_limiter.sh: limiter/tests/test_limiter.sh $(B)/libvnpu.so $(B)
 
 TARGETS += $(B)/limiter/test_limiter.sh
 TESTS   += $(B)/limiter/test_limiter.sh
+
+# micro-benchmark of the hooked allocation path (not a test: compare with and without LD_PRELOAD)
+$(B)/limiter/bench_alloc: limiter/bench/bench_alloc.c $(B)/libruntime.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) -L$(B) -lruntime -Wl,-rpath,'$$ORIGIN/..' $(LDLIBS)
+
+TARGETS += $(B)/limiter/bench_alloc

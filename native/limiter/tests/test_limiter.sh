@@ -71,6 +71,24 @@ NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=1024 burn --alloc-via rt alloc 900M kill-sel
 out=$(NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=1024 burn --alloc-via rt alloc 1G 2>&1)
 expect_line "$out" "^alloc ok size=$GIB " "allocation after a killed process"
 
+# PID namespaces: a live process in another PID namespace (its recorded PID means nothing here) is
+# never reaped; once it is gone its bytes come back
+if unshare -p -f --mount-proc true 2>/dev/null; then
+  new_region
+  NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=1024 LD_PRELOAD="$LIB" unshare -p -f --mount-proc \
+    sh -c "'$BURN' --alloc-via rt alloc 600M sleep 3000; true" >"$TMP/ns.out" 2>&1 &
+  nspid=$!
+  for _ in $(seq 100); do grep -q '^alloc ok' "$TMP/ns.out" && break; sleep 0.1; done
+  expect_line "$(cat "$TMP/ns.out")" "^alloc ok size=$((600 * MIB)) .*pid=2 " "namespaced process (pid 2 inside)"
+  out=$(NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=1024 burn --alloc-via rt alloc 600M 2>&1)
+  expect_line "$out" "^alloc fail code=207001 size=$((600 * MIB)) " "live process in another PID namespace kept its bytes"
+  wait $nspid
+  out=$(NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=1024 burn --alloc-via rt alloc 600M 2>&1)
+  expect_line "$out" "^alloc ok size=$((600 * MIB)) " "namespaced process gone: bytes reclaimed"
+else
+  echo "note: unshare -p not permitted here; PID-namespace case covered by test_region's PID-reuse case only"
+fi
+
 # fail-open policy: exactly one line, the workload runs unlimited
 new_region
 out=$(NPU_LOCAL_SHM_PATH=$R burn --alloc-via rt alloc 40G alloc 20G 2>&1)

@@ -1,0 +1,132 @@
+package io.vnpu.kube.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.vnpu.api.model.Npu;
+import io.vnpu.api.model.Units;
+import io.vnpu.api.model.Vnpu;
+import io.vnpu.api.spi.DeviceException;
+import io.vnpu.dcmi.DcmiDeviceManager;
+import io.vnpu.dcmi.DcmiErrorCode;
+import io.vnpu.dcmi.DcmiException;
+import io.vnpu.dcmi.NpuUsage;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code vnpu devices}: one row per NPU of this node, from DCMI. */
+@Command(name = "devices", mixinStandardHelpOptions = true,
+    description = "List the NPUs of this node: logic/phy/card IDs, chip, HBM used/total (MiB), "
+        + "AI Cores, health with reason, vNPUs. Without an Ascend driver the bundled simulated "
+        + "node is used.")
+public final class DevicesCommand implements Callable<Integer> {
+
+  @Option(names = "--json", description = "Print JSON instead of a table.")
+  boolean json;
+
+  @Option(names = "--sim-profile", paramLabel = "NAME",
+      description = "Use the bundled simulated node with this profile (910B3x8, 910B4x8, 910Ax8, "
+          + "310P3x4, 300IDuox2, A3x8).")
+  String simProfile;
+
+  @Spec
+  CommandSpec spec;
+
+  private final NodeEnvironment environment;
+
+  public DevicesCommand() {
+    this(NodeEnvironment.system());
+  }
+
+  DevicesCommand(NodeEnvironment environment) {
+    this.environment = environment;
+  }
+
+  /**
+   * One NPU as printed.
+   *
+   * @param hbmUsedMib  device memory in use, MiB
+   * @param hbmTotalMib device memory capacity, MiB
+   */
+  record Row(int logicId, int phyId, int cardId, int deviceId, String uuid, String chip,
+      long hbmUsedMib, long hbmTotalMib, int aiCores, int aiCpus, int aiCorePercent,
+      boolean healthy, String healthReason, long faultCode, int numaNode, List<VnpuRow> vnpus) {}
+
+  /** One vNPU as printed; memory in MiB. */
+  record VnpuRow(int id, String template, long memoryMib, int aiCores, boolean inUse) {}
+
+  /** The JSON document. */
+  record Report(String library, boolean simulated, List<Row> npus) {}
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    NodeEnvironment.Selection selection;
+    try {
+      selection = environment.select(simProfile);
+    } catch (IllegalArgumentException e) {
+      err.println("vnpu devices: " + e.getMessage());
+      return 2;
+    } catch (DeviceException e) {
+      err.println("vnpu devices: " + e.getMessage());
+      return 1;
+    }
+    try (DcmiDeviceManager manager = environment.open(selection, err)) {
+      List<Row> rows = new ArrayList<>();
+      for (Npu npu : manager.discover()) {
+        rows.add(row(manager, npu));
+      }
+      if (json) {
+        ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        out.println(mapper.writeValueAsString(
+            new Report(selection.library().path().toString(), selection.simulated(), rows)));
+      } else {
+        printTable(out, rows);
+      }
+      out.flush();
+      return 0;
+    } catch (DeviceException e) {
+      err.println("vnpu devices: " + e.getMessage());
+      return 1;
+    }
+  }
+
+  private static Row row(DcmiDeviceManager manager, Npu npu) {
+    NpuUsage usage = manager.usage(npu.logicId());
+    List<VnpuRow> vnpus = new ArrayList<>();
+    try {
+      for (Vnpu v : manager.listVnpus(npu.logicId())) {
+        vnpus.add(new VnpuRow(v.vnpuId(), v.templateName(), v.memoryMib(), v.aiCores(), v.inUse()));
+      }
+    } catch (DcmiException e) {
+      if (e.errorCode() != DcmiErrorCode.NOT_SUPPORT) {
+        throw e;
+      }
+    }
+    return new Row(npu.logicId(), npu.phyId(), npu.cardId(), npu.deviceId(), npu.uuid(),
+        npu.chipName(), usage.hbmUsedBytes() / Units.MIB, npu.hbmMib(), npu.aiCores(),
+        npu.aiCpus(), usage.aiCorePercent(), npu.health().healthy(), npu.health().reason(),
+        npu.health().faultCode(), npu.numaNode(), vnpus);
+  }
+
+  private static void printTable(PrintWriter out, List<Row> rows) {
+    String fmt = "%-5s %-4s %-4s %-3s %-10s %-19s %-7s %-8s %s%n";
+    out.printf(fmt, "LOGIC", "PHY", "CARD", "DEV", "CHIP", "HBM-USED/TOTAL(MiB)", "AICORE",
+        "VNPUS", "HEALTH");
+    for (Row r : rows) {
+      String vnpus = r.vnpus().isEmpty() ? "-" : r.vnpus().stream()
+          .map(v -> v.id() + ":" + v.template() + (v.inUse() ? "(in use)" : ""))
+          .collect(Collectors.joining(","));
+      String health = r.healthy() ? "OK" : "UNHEALTHY: " + r.healthReason();
+      out.printf(fmt, r.logicId(), r.phyId(), r.cardId(), r.deviceId(), r.chip(),
+          r.hbmUsedMib() + "/" + r.hbmTotalMib(), r.aiCores(), vnpus, health);
+    }
+  }
+}
