@@ -68,4 +68,9 @@ public record HamiOptions(String nodeName, Duration reportTimeOffset, Duration r
     return new HamiOptions(nodeName, reportTimeOffset, registerPeriod, retryDelay, checkInterval,
         grace, hardSplit, softLayout, regions, decodeVariant, emitDevicePairScore);
   }
+
+  public HamiOptions withReportTimeOffset(Duration offset) {
+    return new HamiOptions(nodeName, offset, registerPeriod, retryDelay, checkIdleVnpuInterval,
+        idleVnpuGrace, hardSplit, softLayout, regions, decodeVariant, emitDevicePairScore);
+  }
 }

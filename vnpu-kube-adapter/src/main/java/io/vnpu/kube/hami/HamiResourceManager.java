@@ -1,10 +1,12 @@
 package io.vnpu.kube.hami;
 
+import io.vnpu.kube.deviceplugin.PreferredAllocationPolicy;
 import io.vnpu.kube.hami.bind.HamiAllocator;
 import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
 import io.vnpu.kube.hami.config.VDeviceCount;
 import io.vnpu.kube.hami.devices.DeviceInventory;
+import io.vnpu.kube.hami.devices.FakeDeviceId;
 import io.vnpu.kube.resource.AllocationException;
 import io.vnpu.kube.resource.ContainerAllocation;
 import io.vnpu.kube.resource.PluginDevice;
@@ -15,13 +17,15 @@ import java.util.Objects;
 /**
  * The HAMi Ascend {@link ResourceManager}: advertises {@code VDeviceCount} fake devices per NPU
  * (protocol spec section 1.3) with live health, and serves Allocate from the HAMi scheduler's pod
- * annotations.
+ * annotations. GetPreferredAllocation spreads replicas over NPUs and, on 910 boards with HCCS
+ * (every {@code Ascend910*} type but 910C), keeps a container inside one group of four.
  */
 public final class HamiResourceManager implements ResourceManager {
   private final HamiChipSettings chip;
   private final int vDeviceCount;
   private final DeviceInventory inventory;
   private final HamiAllocator allocator;
+  private final PreferredAllocationPolicy preferred;
 
   public HamiResourceManager(HamiChipSettings chip, HamiNodeSettings node, DeviceInventory inventory,
       HamiAllocator allocator) {
@@ -29,6 +33,22 @@ public final class HamiResourceManager implements ResourceManager {
     this.vDeviceCount = VDeviceCount.of(chip, Objects.requireNonNull(node, "node"));
     this.inventory = Objects.requireNonNull(inventory, "inventory");
     this.allocator = Objects.requireNonNull(allocator, "allocator");
+    String cw = chip.commonWord();
+    this.preferred = cw.startsWith("Ascend910") && !cw.equals("Ascend910C")
+        ? new PreferredAllocationPolicy(HamiResourceManager::npuOf, this::hccsGroupOf)
+        : PreferredAllocationPolicy.spreadOnly(HamiResourceManager::npuOf);
+  }
+
+  private static Object npuOf(String deviceId) {
+    return FakeDeviceId.uuidOf(deviceId).orElse(deviceId);
+  }
+
+  /** Group of four by phy ID; an ID of an NPU no longer listed forms a group of its own. */
+  private Object hccsGroupOf(String deviceId) {
+    String uuid = FakeDeviceId.uuidOf(deviceId).orElse(deviceId);
+    return inventory.current().byUuid(uuid)
+        .<Object>map(n -> PreferredAllocationPolicy.hccsGroupOfFour(n.phyId()))
+        .orElse("unknown " + uuid);
   }
 
   @Override
@@ -53,6 +73,6 @@ public final class HamiResourceManager implements ResourceManager {
 
   @Override
   public List<String> preferredAllocation(List<String> available, List<String> mustInclude, int size) {
-    return SpreadPreferredAllocation.choose(available, mustInclude, size);
+    return preferred.choose(available, mustInclude, size);
   }
 }

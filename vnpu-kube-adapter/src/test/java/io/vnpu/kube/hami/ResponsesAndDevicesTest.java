@@ -129,14 +129,6 @@ class ResponsesAndDevicesTest {
     assertThat(VDeviceCount.of(none, node(5))).isEqualTo(5);
   }
 
-  @Test
-  void preferredAllocationSpreadsOverNpus() {
-    List<String> available = List.of("a-0", "a-1", "a-2", "b-0", "b-1", "c-0");
-    assertThat(SpreadPreferredAllocation.choose(available, List.of(), 3)).containsExactly("a-0", "b-0", "c-0");
-    assertThat(SpreadPreferredAllocation.choose(available, List.of("a-1"), 2)).containsExactly("a-1", "b-0");
-    assertThat(SpreadPreferredAllocation.choose(available, List.of("a-1", "a-2"), 4)).containsExactly("a-1", "a-2", "b-0", "c-0");
-  }
-
   static HamiChipSettings chip(List<VnpuTemplate> templates) {
     return new HamiChipSettings("910B4", "Ascend910B4", "huawei.com/Ascend910B4", 32768, 32768, 20, templates);
   }

@@ -1,0 +1,79 @@
+package io.vnpu.kube.hami;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.vnpu.kube.agent.AgentEnvironment;
+import io.vnpu.kube.agent.ResourceBackend;
+import io.vnpu.kube.hami.alloc.SoftSplitLayout;
+import io.vnpu.kube.hami.alloc.VnpuQuotaRegionFactory;
+import io.vnpu.kube.hami.config.HamiChipSettings;
+import io.vnpu.kube.hami.config.HamiNodeSettings;
+import io.vnpu.kube.resource.ResourceManager;
+import io.vnpu.quota.region.QuotaRegions;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * The HAMi backend of the node agent: {@link HamiComponents} with a Kubernetes client from the
+ * environment (in-cluster, or {@code KUBECONFIG}), one scheduler thread for the register loop and
+ * the idle cleanup, and vnpu-quota regions for soft split under {@code HOOK_PATH} (default
+ * {@code /usr/local/hami-vnpu-core}).
+ */
+public final class HamiBackend implements ResourceBackend {
+  private final KubernetesClient client;
+  private final ScheduledExecutorService executor;
+  private final HamiComponents components;
+
+  HamiBackend(KubernetesClient client, ScheduledExecutorService executor, HamiComponents components) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.executor = Objects.requireNonNull(executor, "executor");
+    this.components = Objects.requireNonNull(components, "components");
+  }
+
+  /** Builds the backend from what the agent loaded, reading {@code HOOK_PATH} from {@code env}. */
+  public static HamiBackend create(AgentEnvironment environment, Map<String, String> env) {
+    return create(environment, env, new KubernetesClientBuilder().build());
+  }
+
+  /** As {@link #create(AgentEnvironment, Map)} with a given client (closed with the backend). */
+  static HamiBackend create(AgentEnvironment environment, Map<String, String> env, KubernetesClient client) {
+    String hookPath = env.getOrDefault("HOOK_PATH", "/usr/local/hami-vnpu-core");
+    HamiOptions options = HamiOptions.defaults(environment.options().nodeName())
+        .withSoftSplit(SoftSplitLayout.upstream(Path.of(hookPath)),
+            Optional.of(new VnpuQuotaRegionFactory(new QuotaRegions(), SoftSplitLayout.CONTAINER_SHARED_REGION)))
+        .withIdleVnpu(environment.options().checkIdleVnpuInterval(), HamiOptions.defaults("n").idleVnpuGrace())
+        .withReportTimeOffset(environment.options().reportTimeOffset());
+    ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "hami-register");
+      t.setDaemon(true);
+      return t;
+    });
+    HamiComponents components = new HamiComponents(client, environment.deviceManager(),
+        HamiChipSettings.from(environment.chip()),
+        HamiNodeSettings.from(environment.deviceConfig(), environment.nodeSettings()), options,
+        Clock.systemDefaultZone(), new ExecutorScheduler(executor));
+    return new HamiBackend(client, executor, components);
+  }
+
+  @Override
+  public ResourceManager resourceManager() {
+    return components.resourceManager();
+  }
+
+  @Override
+  public void start() {
+    components.start();
+  }
+
+  @Override
+  public void close() {
+    components.close();
+    executor.shutdownNow();
+    client.close();
+  }
+}
