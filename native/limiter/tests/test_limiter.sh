@@ -19,8 +19,9 @@ new_region() { n=$((n + 1)); R="$TMP/r$n/vnpu_local_shmem"; mkdir -p "$TMP/r$n";
 burn() { LD_PRELOAD="$LIB" "$BURN" "$@"; }
 
 # exported symbols: only the hooks (no sigaction, no helpers)
-syms=$(nm -D --defined-only "$LIB" | awk '{print $3}' | grep -v '^_' | sort | tr '\n' ' ')
-want="rtDvppFree rtDvppMalloc rtDvppMallocWithFlag rtFree rtFreePhysical rtFreeWithDevSync rtMalloc rtMallocCached rtMallocPhysical rtMemAlloc rtMemAllocManaged rtMemFreeManaged rtMemGetInfo rtMemGetInfoByType rtMemGetInfoEx rtsFree rtsMalloc rtsMemFreePhysical rtsMemGetInfo rtsMemMallocPhysical "
+syms=$(nm -D --defined-only "$LIB" | awk '{print $3}' | grep -v '^_' | LC_ALL=C sort | tr '\n' ' ')
+# memory hooks (hooks.c) and compute hooks (hooks_launch.c)
+want="rtAicpuKernelLaunchExWithArgs rtAicpuKernelLaunchWithFlag rtCpuKernelLaunchWithFlag rtDvppFree rtDvppMalloc rtDvppMallocWithFlag rtFree rtFreePhysical rtFreeWithDevSync rtKernelLaunch rtKernelLaunchEx rtKernelLaunchFwk rtKernelLaunchWithFlag rtKernelLaunchWithFlagV2 rtKernelLaunchWithHandle rtKernelLaunchWithHandleV2 rtLaunchKernelByFuncHandle rtLaunchKernelByFuncHandleV2 rtLaunchKernelByFuncHandleV3 rtLaunchKernelWithArgsArray rtMalloc rtMallocCached rtMallocPhysical rtMemAlloc rtMemAllocManaged rtMemFreeManaged rtMemGetInfo rtMemGetInfoByType rtMemGetInfoEx rtModelBindStream rtModelExecute rtModelExecuteSync rtModelUnbindStream rtStreamBeginCapture rtStreamEndCapture rtVectorCoreKernelLaunch rtVectorCoreKernelLaunchWithHandle rtsFree rtsLaunchCpuKernel rtsLaunchKernelWithConfig rtsLaunchKernelWithDevArgs rtsLaunchKernelWithHostArgs rtsMalloc rtsMemFreePhysical rtsMemGetInfo rtsMemMallocPhysical "
 [ "$syms" = "$want" ] || fail "exported symbols: $syms"
 
 # exact quota, every allocator family, and the next byte fails with 207001
