@@ -29,6 +29,7 @@ _Static_assert(VNPU_SIM_MAX_DEVICES == 16, "vnpu_sim_proc_usage.used has 16 entr
 struct own_usage {
     pthread_mutex_t lock;
     pid_t pid;
+    pid_t failed_pid; /* the record could not be created in this process: do not retry */
     int fd;
     char path[600];
     struct vnpu_sim_proc_usage *rec;
@@ -44,11 +45,12 @@ static pthread_once_t host_once = PTHREAD_ONCE_INIT;
 static struct sim_host host_state;
 static int host_ok;
 static __thread int thread_device = -1;
-static struct own_usage own = {PTHREAD_MUTEX_INITIALIZER, 0, -1, "", NULL};
+static struct own_usage own = {PTHREAD_MUTEX_INITIALIZER, 0, 0, -1, "", NULL};
 static struct busy_files busy = {PTHREAD_MUTEX_INITIALIZER, 0, {NULL}};
 
 void sim_log(const char *fmt, ...) {
-    if (getenv("VNPU_SIM_QUIET") != NULL) return;
+    const char *quiet = getenv("VNPU_SIM_QUIET");
+    if (quiet != NULL && quiet[0] != '\0') return;
     char line[512];
     va_list ap;
     va_start(ap, fmt);
@@ -144,11 +146,12 @@ static void host_init(void) {
     snprintf(path, sizeof(path), "%s/device-time.bin", h->root);
     h->dtime = map_shared(path, VNPU_SIM_MAX_DEVICES * sizeof(struct vnpu_sim_device_time));
     if (h->dtime != NULL) reset_stale_timeline(h->dtime);
+    /* without these directories the runtime still works, minus crash reclaim and ground truth */
     snprintf(path, sizeof(path), "%s/procs", h->root);
-    int dirs = make_dir(path);
+    make_dir(path);
     snprintf(path, sizeof(path), "%s/busy", h->root);
-    dirs |= make_dir(path);
-    host_ok = h->hbm_used != NULL && h->dtime != NULL && dirs == 0;
+    make_dir(path);
+    host_ok = h->hbm_used != NULL && h->dtime != NULL;
 }
 
 struct sim_host *sim_host(void) {
@@ -247,9 +250,10 @@ static void reap_file(struct sim_host *h, const char *path) {
         struct vnpu_sim_proc_usage *rec =
             mmap(NULL, sizeof(*rec), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (rec != MAP_FAILED) {
+            int complete = __atomic_load_n(&rec->magic, __ATOMIC_ACQUIRE) == USAGE_MAGIC;
             drain_record(h, rec);
             munmap(rec, sizeof(*rec));
-            unlink(path);
+            if (complete) unlink(path);
         }
     }
     close(fd); /* drops our probe lock; we never hold our own record through this fd */
@@ -275,25 +279,30 @@ void sim_usage_reap_dead(void) {
 
 static struct vnpu_sim_proc_usage *own_record(struct sim_host *h) {
     pthread_mutex_lock(&own.lock);
-    if (own.rec == NULL) {
+    if (own.rec == NULL && own.failed_pid != getpid()) {
         pid_t pid = getpid();
         snprintf(own.path, sizeof(own.path), "%s/procs/%d-%llu", h->root, (int)pid,
                  (unsigned long long)sim_now_ns());
         int fd = open(own.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
-        if (fd >= 0 && fcntl(fd, F_SETLK, &fl) == 0 && ftruncate(fd, sizeof(struct vnpu_sim_proc_usage)) == 0) {
+        /* Lock before sizing: a reaper probing the new file either finds it empty (and leaves it)
+         * or finds it locked. F_SETLKW only waits for such a probe to finish. */
+        if (fd >= 0 && fcntl(fd, F_SETLKW, &fl) == 0 && ftruncate(fd, sizeof(struct vnpu_sim_proc_usage)) == 0) {
             (void)fchmod(fd, 0666);
-            void *p = mmap(NULL, sizeof(struct vnpu_sim_proc_usage), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            struct vnpu_sim_proc_usage *p =
+                mmap(NULL, sizeof(struct vnpu_sim_proc_usage), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
             if (p != MAP_FAILED) {
-                own.rec = p;
-                own.rec->pid = pid;
-                __atomic_store_n(&own.rec->magic, USAGE_MAGIC, __ATOMIC_RELEASE);
+                p->pid = pid;
+                __atomic_store_n(&p->magic, USAGE_MAGIC, __ATOMIC_RELEASE);
                 own.fd = fd;
                 own.pid = pid;
+                __atomic_store_n(&own.rec, p, __ATOMIC_RELEASE);
             }
         }
         if (own.rec == NULL) {
-            sim_log("cannot create usage record %s: %s", own.path, strerror(errno));
+            sim_log("cannot create usage record %s: %s; this process's memory is not reclaimed if it dies",
+                    own.path, strerror(errno));
+            own.failed_pid = pid;
             if (fd >= 0) {
                 close(fd);
                 unlink(own.path);
@@ -306,15 +315,16 @@ static struct vnpu_sim_proc_usage *own_record(struct sim_host *h) {
     return rec;
 }
 
+/* Without a usage record (e.g. procs/ not writable for this uid) memory is still charged to
+ * hbm.bin, only not reclaimable should the process be killed; the failure is logged once. */
 int sim_usage_charge(int dev, uint64_t bytes) {
     struct sim_host *h = sim_host();
     if (h == NULL) return ACL_ERROR_RT_NO_DEVICE;
     struct vnpu_sim_proc_usage *rec = own_record(h);
-    if (rec == NULL) return ACL_ERROR_RT_INTERNAL_ERROR;
     uint64_t cap = h->dev[dev].hbm_bytes;
     /* Own record first: a crash between the two steps can only make a reaper subtract too much,
      * which the saturating subtraction absorbs, never leave bytes nobody can reclaim. */
-    __atomic_fetch_add(&rec->used[dev], bytes, __ATOMIC_ACQ_REL);
+    if (rec != NULL) __atomic_fetch_add(&rec->used[dev], bytes, __ATOMIC_ACQ_REL);
     for (int attempt = 0; attempt < 2; attempt++) {
         uint64_t cur = __atomic_load_n(&h->hbm_used[dev], __ATOMIC_ACQUIRE);
         while (bytes <= cap && cur <= cap - bytes) {
@@ -324,14 +334,15 @@ int sim_usage_charge(int dev, uint64_t bytes) {
         }
         if (attempt == 0) sim_usage_reap_dead();
     }
-    sub_saturating(&rec->used[dev], bytes);
+    if (rec != NULL) sub_saturating(&rec->used[dev], bytes);
     return ACL_ERROR_RT_MEMORY_ALLOCATION;
 }
 
 void sim_usage_release(int dev, uint64_t bytes) {
     struct sim_host *h = sim_host();
-    if (h == NULL || own.rec == NULL) return;
-    sub_saturating(&own.rec->used[dev], bytes);
+    if (h == NULL) return;
+    struct vnpu_sim_proc_usage *rec = __atomic_load_n(&own.rec, __ATOMIC_ACQUIRE);
+    if (rec != NULL) sub_saturating(&rec->used[dev], bytes);
     sub_saturating(&h->hbm_used[dev], bytes);
 }
 

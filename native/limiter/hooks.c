@@ -154,6 +154,13 @@ static int enter(void) {
 
 static void leave(void) { t_in_hook = 0; }
 
+/* For the compute limiter (compute_config.c): the region once initialised, NULL when disabled. */
+struct vnpu_region *vnpu_limiter_region(void) {
+    int st = __atomic_load_n(&g_state, __ATOMIC_ACQUIRE);
+    if (st == ST_UNINIT) st = init_slow();
+    return st == ST_ACTIVE ? &g_region : NULL;
+}
+
 /* ---------- accounting helpers ---------- */
 
 static int current_device(uint32_t *dev) {

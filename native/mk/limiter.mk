@@ -1,8 +1,8 @@
 # The limiter libvnpu.so (LD_PRELOAD / ld.so.preload), its layout printer and its native tests.
 LIMITER_CORE := limiter/region.c limiter/ptrmap.c
 LIMITER_HDRS := include/vnpu_region.h limiter/region.h limiter/ptrmap.h
-LIMITER_SRCS := $(LIMITER_CORE) limiter/config.c limiter/hooks.c
-LIMITER_ALL_HDRS := $(LIMITER_HDRS) limiter/config.h limiter/cann_abi.h
+LIMITER_SRCS := $(LIMITER_CORE) limiter/config.c limiter/hooks.c $(COMPUTE_LIB_SRCS) limiter/compute_config.c
+LIMITER_ALL_HDRS := $(LIMITER_HDRS) limiter/config.h limiter/cann_abi.h $(COMPUTE_HDRS)
 
 # Only the hooked rt* symbols are exported (-fvisibility=hidden + EXPORT), so the limiter's helpers
 # never clash with the application's symbols. Links only libc, libpthread, libdl.
@@ -41,3 +41,10 @@ $(B)/limiter/test_limiter.sh: limiter/tests/test_limiter.sh $(B)/libvnpu.so $(B)
 
 TARGETS += $(B)/limiter/test_limiter.sh
 TESTS   += $(B)/limiter/test_limiter.sh
+
+# micro-benchmark of the hooked allocation path (not a test: compare with and without LD_PRELOAD)
+$(B)/limiter/bench_alloc: limiter/bench/bench_alloc.c $(B)/libruntime.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) -L$(B) -lruntime -Wl,-rpath,'$$ORIGIN/..' $(LDLIBS)
+
+TARGETS += $(B)/limiter/bench_alloc

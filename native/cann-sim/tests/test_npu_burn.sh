@@ -58,6 +58,14 @@ out=$("$BURN" --device 3 --alloc-via rt alloc 10G)
 expect_line "$out" "^alloc ok size=$((10 << 30)) " "allocation after a killed neighbour"
 [ "$(hbm_used 3)" = "0" ] || fail "device 3 after reclaim: $(hbm_used 3)"
 
+# no usable procs/ directory: memory still works (without crash reclaim), one diagnostic
+mkdir -p "$TMP/host2" && touch "$TMP/host2/procs"
+out=$(VNPU_SIM_ROOT="$TMP/host2" VNPU_SIM_QUIET= "$BURN" --device 0 --alloc-via rt alloc 1G alloc 1G free 0 meminfo 2>&1)
+expect_line "$out" "^meminfo ok free=$((HBM - (1 << 30))) " "memory without a usage record"
+[ "$(grep -c 'cannot create usage record' <<<"$out")" = "1" ] || fail "one diagnostic expected:"$'\n'"$out"
+[ "$(VNPU_SIM_ROOT="$TMP/host2" "$B/cann-sim-busy" --device 0 | sed -n 's/.* hbm_used=\([0-9]*\).*/\1/p')" = "0" ] ||
+  fail "memory not released at exit without a usage record"
+
 # four processes race for one device: together they get exactly what fits, nobody more
 out=$("$BURN" --device 4 --procs 4 --alloc-via rt --hold-ms 1500 alloc-until-fail 1G)
 total=$(grep -E '^alloc-until-fail done' <<<"$out" | sed 's/.* count=\([0-9]*\) .*/\1/' | awk '{s += $1} END {printf "%.0f\n", s}')

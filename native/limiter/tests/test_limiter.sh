@@ -19,8 +19,9 @@ new_region() { n=$((n + 1)); R="$TMP/r$n/vnpu_local_shmem"; mkdir -p "$TMP/r$n";
 burn() { LD_PRELOAD="$LIB" "$BURN" "$@"; }
 
 # exported symbols: only the hooks (no sigaction, no helpers)
-syms=$(nm -D --defined-only "$LIB" | awk '{print $3}' | grep -v '^_' | sort | tr '\n' ' ')
-want="rtDvppFree rtDvppMalloc rtDvppMallocWithFlag rtFree rtFreePhysical rtFreeWithDevSync rtMalloc rtMallocCached rtMallocPhysical rtMemAlloc rtMemAllocManaged rtMemFreeManaged rtMemGetInfo rtMemGetInfoByType rtMemGetInfoEx rtsFree rtsMalloc rtsMemFreePhysical rtsMemGetInfo rtsMemMallocPhysical "
+syms=$(nm -D --defined-only "$LIB" | awk '{print $3}' | grep -v '^_' | LC_ALL=C sort | tr '\n' ' ')
+# memory hooks (hooks.c) and compute hooks (hooks_launch.c)
+want="rtAicpuKernelLaunchExWithArgs rtAicpuKernelLaunchWithFlag rtCpuKernelLaunchWithFlag rtDvppFree rtDvppMalloc rtDvppMallocWithFlag rtFree rtFreePhysical rtFreeWithDevSync rtKernelLaunch rtKernelLaunchEx rtKernelLaunchFwk rtKernelLaunchWithFlag rtKernelLaunchWithFlagV2 rtKernelLaunchWithHandle rtKernelLaunchWithHandleV2 rtLaunchKernelByFuncHandle rtLaunchKernelByFuncHandleV2 rtLaunchKernelByFuncHandleV3 rtLaunchKernelWithArgsArray rtMalloc rtMallocCached rtMallocPhysical rtMemAlloc rtMemAllocManaged rtMemFreeManaged rtMemGetInfo rtMemGetInfoByType rtMemGetInfoEx rtModelBindStream rtModelExecute rtModelExecuteSync rtModelUnbindStream rtStreamBeginCapture rtStreamEndCapture rtVectorCoreKernelLaunch rtVectorCoreKernelLaunchWithHandle rtsFree rtsLaunchCpuKernel rtsLaunchKernelWithConfig rtsLaunchKernelWithDevArgs rtsLaunchKernelWithHostArgs rtsMalloc rtsMemFreePhysical rtsMemGetInfo rtsMemMallocPhysical "
 [ "$syms" = "$want" ] || fail "exported symbols: $syms"
 
 # exact quota, every allocator family, and the next byte fails with 207001
@@ -70,6 +71,24 @@ new_region
 NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=1024 burn --alloc-via rt alloc 900M kill-self >/dev/null 2>&1
 out=$(NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=1024 burn --alloc-via rt alloc 1G 2>&1)
 expect_line "$out" "^alloc ok size=$GIB " "allocation after a killed process"
+
+# PID namespaces: a live process in another PID namespace (its recorded PID means nothing here) is
+# never reaped; once it is gone its bytes come back
+if unshare -p -f --mount-proc true 2>/dev/null; then
+  new_region
+  NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=1024 LD_PRELOAD="$LIB" unshare -p -f --mount-proc \
+    sh -c "'$BURN' --alloc-via rt alloc 600M sleep 3000; true" >"$TMP/ns.out" 2>&1 &
+  nspid=$!
+  for _ in $(seq 100); do grep -q '^alloc ok' "$TMP/ns.out" && break; sleep 0.1; done
+  expect_line "$(cat "$TMP/ns.out")" "^alloc ok size=$((600 * MIB)) .*pid=2 " "namespaced process (pid 2 inside)"
+  out=$(NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=1024 burn --alloc-via rt alloc 600M 2>&1)
+  expect_line "$out" "^alloc fail code=207001 size=$((600 * MIB)) " "live process in another PID namespace kept its bytes"
+  wait $nspid
+  out=$(NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=1024 burn --alloc-via rt alloc 600M 2>&1)
+  expect_line "$out" "^alloc ok size=$((600 * MIB)) " "namespaced process gone: bytes reclaimed"
+else
+  echo "note: unshare -p not permitted here; PID-namespace case covered by test_region's PID-reuse case only"
+fi
 
 # fail-open policy: exactly one line, the workload runs unlimited
 new_region

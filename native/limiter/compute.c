@@ -1,0 +1,731 @@
+/*
+ * Compute limiter: per-process state, launch bracket, measurement thread. See compute.h and
+ * docs/compute-registry.md.
+ */
+#include "compute.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "compute_core.h"
+#include "compute_registry.h"
+
+#define VNPU_SYM_NAME_(name) #name,
+const char *const vnpu_launch_symbol_names[VNPU_SYM_COUNT] = {VNPU_LAUNCH_SYMBOLS(VNPU_SYM_NAME_)};
+
+/* ---------- tunables (not configuration: they shape the algorithm, docs/compute-registry.md) ---------- */
+#define SEED_COST_NS        1000000ULL   /* a kernel never measured is charged 1 ms */
+#define SAMPLE_INTERVAL_NS  2000000LL    /* at most one measurement per kernel key per 2 ms */
+#define MAX_THROTTLE_NS     1000000000LL /* one launch never waits longer than 1 s (then fails open) */
+#define SLEEP_STEP_NS       5000000LL    /* waits re-check the share at least every 5 ms */
+#define LAST_LAUNCH_GRAIN   1000000LL    /* last_launch_ns is refreshed at most once per ms */
+#define POLL_NS             1000000LL    /* measurement thread: event poll period */
+#define SHARE_EVERY_POLLS   5            /* share recomputed every 5 polls */
+#define SAMPLE_TIMEOUT_NS   10000000000LL /* a bracket not complete after 10 s is dropped */
+#define COST_TABLE          1024
+#define COST_PROBE          8
+#define MAX_SAMPLES         64
+#define MAX_POOL_EVENTS     (2 * MAX_SAMPLES)
+#define MAX_SPECIAL         64
+#define RT_EVENT_NOT_COMPLETE 507006
+
+/* ---------- logging: one line per distinct problem ---------- */
+static void compute_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void compute_log(const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof buf)
+        n = sizeof buf - 1;
+    char line[540];
+    int m = snprintf(line, sizeof line, "vnpu: compute: %.*s\n", n, buf);
+    if (m > 0) {
+        ssize_t w = write(STDERR_FILENO, line, (size_t)(m < (int)sizeof line ? m : (int)sizeof line - 1));
+        (void)w;
+    }
+}
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void sleep_ns(int64_t ns)
+{
+    if (ns <= 0)
+        return;
+    struct timespec ts = {(time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+/* ---------- runtime functions the limiter itself calls (never hooked) ---------- */
+struct rt_ops {
+    rtError_t (*get_device)(int32_t *);
+    rtError_t (*set_device)(int32_t);
+    rtError_t (*event_create)(rtEvent_t *);
+    rtError_t (*event_destroy)(rtEvent_t);
+    rtError_t (*event_record)(rtEvent_t, rtStream_t);
+    rtError_t (*event_query)(rtEvent_t);
+    rtError_t (*event_elapsed)(float *, rtEvent_t, rtEvent_t);
+};
+static struct rt_ops rt;
+
+void *vnpu_rt_resolve(const char *name)
+{
+    void *p = dlsym(RTLD_NEXT, name);
+    if (p)
+        return p;
+    /* libruntime.so loaded with RTLD_LOCAL (dlopen by a framework) is not in the global scope */
+    void *h = dlopen("libruntime.so", RTLD_LAZY | RTLD_NOLOAD);
+    if (!h)
+        return NULL;
+    p = dlsym(h, name);
+    dlclose(h);
+    return p;
+}
+
+static int rt_ops_load(void)
+{
+    rt.get_device = (rtError_t(*)(int32_t *))vnpu_rt_resolve("rtGetDevice");
+    rt.set_device = (rtError_t(*)(int32_t))vnpu_rt_resolve("rtSetDevice");
+    rt.event_create = (rtError_t(*)(rtEvent_t *))vnpu_rt_resolve("rtEventCreate");
+    rt.event_destroy = (rtError_t(*)(rtEvent_t))vnpu_rt_resolve("rtEventDestroy");
+    rt.event_record = (rtError_t(*)(rtEvent_t, rtStream_t))vnpu_rt_resolve("rtEventRecord");
+    rt.event_query = (rtError_t(*)(rtEvent_t))vnpu_rt_resolve("rtEventQuery");
+    rt.event_elapsed = (rtError_t(*)(float *, rtEvent_t, rtEvent_t))vnpu_rt_resolve("rtEventElapsedTime");
+    return rt.event_create && rt.event_destroy && rt.event_record && rt.event_query && rt.event_elapsed;
+}
+
+/* ---------- per-thread counters: single writer, so the hook never needs an atomic RMW ---------- */
+struct tcount {
+    uint64_t launches[VNPU_COMPUTE_MAX_DEVICES][VNPU_SYM_COUNT];
+    uint64_t charged_ns[VNPU_COMPUTE_MAX_DEVICES];
+    uint64_t throttled_ns[VNPU_COMPUTE_MAX_DEVICES];
+    struct tcount *next;
+    int retired; /* thread gone: the block stays (its totals are still published) */
+};
+static pthread_mutex_t tc_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct tcount *tc_head;
+static pthread_key_t tc_key;
+static pthread_once_t tc_key_once = PTHREAD_ONCE_INIT;
+static __thread struct tcount *tc_self;
+
+static void tc_retire(void *p)
+{
+    struct tcount *t = p;
+    __atomic_store_n(&t->retired, 1, __ATOMIC_RELEASE);
+}
+static void tc_key_init(void) { (void)pthread_key_create(&tc_key, tc_retire); }
+
+static struct tcount *tc_get(void)
+{
+    if (__builtin_expect(tc_self != NULL, 1))
+        return tc_self;
+    pthread_once(&tc_key_once, tc_key_init);
+    pthread_mutex_lock(&tc_mu);
+    /* reuse a retired block: its totals carry on, so nothing published is ever lost */
+    struct tcount *t = NULL;
+    for (struct tcount *c = tc_head; c; c = c->next)
+        if (__atomic_load_n(&c->retired, __ATOMIC_ACQUIRE)) {
+            t = c;
+            break;
+        }
+    if (t) {
+        __atomic_store_n(&t->retired, 0, __ATOMIC_RELEASE);
+    } else {
+        t = calloc(1, sizeof *t);
+        if (t) {
+            t->next = tc_head;
+            tc_head = t;
+        }
+    }
+    pthread_mutex_unlock(&tc_mu);
+    if (t)
+        pthread_setspecific(tc_key, t);
+    tc_self = t;
+    return t;
+}
+
+static inline void tc_add(uint64_t *field, uint64_t n)
+{
+    __atomic_store_n(field, __atomic_load_n(field, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+}
+
+/* ---------- kernel cost table ---------- */
+struct costent {
+    uint64_t key;          /* 0 = empty; claimed by CAS */
+    uint64_t cost_ns;      /* read by hooks, written by the measurement thread */
+    int64_t last_sample_ns;
+    struct vnpu_cost_window win; /* measurement thread only */
+};
+static struct costent costs[COST_TABLE];
+static uint64_t seed_cost_ns = SEED_COST_NS; /* latest estimate of any kernel: the guess for new keys */
+
+uint64_t vnpu_kernel_key(int sym, const void *fn, uint64_t tiling_key, uint32_t num_blocks)
+{
+    uint64_t h = (uint64_t)(uintptr_t)fn * 0x9E3779B97F4A7C15ULL;
+    h ^= (tiling_key + 0x632BE59BD9B4E019ULL) * 0xC2B2AE3D27D4EB4FULL;
+    h ^= ((uint64_t)num_blocks << 32 | (uint32_t)sym) * 0x165667B19E3779F9ULL;
+    h ^= h >> 29;
+    return h ? h : 1;
+}
+
+static struct costent *cost_find(uint64_t key, int insert)
+{
+    uint32_t i = (uint32_t)(key ^ (key >> 32)) % COST_TABLE;
+    for (int p = 0; p < COST_PROBE; p++, i = (i + 1) % COST_TABLE) {
+        struct costent *e = &costs[i];
+        uint64_t k = __atomic_load_n(&e->key, __ATOMIC_ACQUIRE);
+        if (k == key)
+            return e;
+        if (k == 0) {
+            if (!insert)
+                return NULL;
+            uint64_t zero = 0;
+            __atomic_store_n(&e->cost_ns, __atomic_load_n(&seed_cost_ns, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+            if (__atomic_compare_exchange_n(&e->key, &zero, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                return e;
+            if (zero == key)
+                return e;
+        }
+    }
+    return NULL; /* table region full: the launch is charged the seed estimate */
+}
+
+/* ---------- per-device state ---------- */
+enum { DEV_UNINIT = 0, DEV_ON, DEV_OFF };
+struct devstate {
+    int state;               /* DEV_*: read by hooks without a lock */
+    struct vnpu_reg reg;
+    int64_t *tat;
+    uint64_t *last_launch;
+    int64_t last_launch_cache;
+    uint32_t share_ppm;      /* written by the measurement thread */
+    int set_device_done;     /* measurement thread made dev current on itself */
+    /* published totals (measurement thread only) */
+    uint64_t pub_launches[VNPU_SYM_COUNT];
+    uint64_t pub_charged, pub_throttled, pub_samples;
+    uint64_t samples;        /* completed measurements (measurement thread) */
+};
+static struct devstate devs[VNPU_COMPUTE_MAX_DEVICES];
+static pthread_mutex_t dev_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static struct vnpu_compute_config cfg;
+static int cfg_state; /* 0 unknown, 1 on, 2 off */
+static pthread_mutex_t cfg_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---------- measurement brackets ---------- */
+struct sample {
+    rtEvent_t pre, post;
+    struct costent *ce;
+    uint32_t dev;
+    int64_t t0;
+};
+static pthread_mutex_t smp_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct sample smp[MAX_SAMPLES];
+static int smp_n;
+static rtEvent_t pool[MAX_POOL_EVENTS];
+static int pool_n;
+static int smp_inflight; /* brackets taken by hooks and not yet returned */
+
+static int special_n; /* number of capture/model-building streams; hooks read it without a lock */
+static rtStream_t special[MAX_SPECIAL];
+
+static int thread_state; /* 0 not started, 1 running, 2 failed */
+static pthread_mutex_t thr_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned char missing_logged[VNPU_SYM_COUNT];
+
+/* ---------- configuration and device join (first launch only) ---------- */
+static int config_on(void)
+{
+    int s = __atomic_load_n(&cfg_state, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(s != 0, 1))
+        return s == 1;
+    pthread_mutex_lock(&cfg_mu);
+    s = cfg_state;
+    if (s == 0) {
+        struct vnpu_compute_config c;
+        memset(&c, 0, sizeof c);
+        s = 2;
+        if (vnpu_compute_load_config(&c) == 0 && c.enabled) {
+            if (c.registry_dir[0] == 0) {
+                compute_log("no registry directory configured: launches run unthrottled");
+            } else if (!rt_ops_load()) {
+                compute_log("runtime event functions not found: launches run unthrottled");
+            } else {
+                cfg = c;
+                if (cfg.device_count == 0 || cfg.device_count > VNPU_COMPUTE_MAX_DEVICES)
+                    cfg.device_count = 1;
+                s = 1;
+            }
+        }
+        __atomic_store_n(&cfg_state, s, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&cfg_mu);
+    return s == 1;
+}
+
+static void dev_join(uint32_t d)
+{
+    struct devstate *ds = &devs[d];
+    pthread_mutex_lock(&dev_mu);
+    if (ds->state != DEV_UNINIT) {
+        pthread_mutex_unlock(&dev_mu);
+        return;
+    }
+    int st = DEV_OFF;
+    const struct vnpu_compute_device_config *dc = &cfg.dev[d];
+    if (d >= cfg.device_count || dc->phys_id < 0) {
+        compute_log("logical device %u has no phy ID in the quota region: its launches run unthrottled", d);
+    } else {
+        char path[512];
+        char name[64];
+        snprintf(name, sizeof name, VNPU_REG_FILE_FMT, dc->phys_id);
+        snprintf(path, sizeof path, "%s/%s", cfg.registry_dir, name);
+        int err = 0;
+        enum vnpu_reg_status rs = vnpu_reg_open(path, &ds->reg, &err);
+        if (rs == VNPU_REG_OK) {
+            struct vnpu_reg_member m;
+            memset(&m, 0, sizeof m);
+            m.key = cfg.key;
+            m.weight = dc->weight;
+            m.cap_pct = dc->cap_pct;
+            m.prio = dc->prio;
+            memcpy(m.name, cfg.name, sizeof m.name);
+            rs = vnpu_reg_join(&ds->reg, &m);
+            if (rs != VNPU_REG_OK)
+                vnpu_reg_close(&ds->reg);
+        }
+        if (rs == VNPU_REG_OK) {
+            ds->tat = vnpu_reg_field(&ds->reg, ds->reg.entry, VNPU_RE_GCRA_TAT_NS);
+            ds->last_launch = vnpu_reg_field(&ds->reg, ds->reg.entry, VNPU_RE_LAST_LAUNCH_NS);
+            /* until the first share computation: what the container would get if everybody were busy
+             * is unknown, so start from the cap alone (or unthrottled) and let the thread correct it */
+            struct vnpu_share_input in[VNPU_REG_ENTRY_COUNT];
+            vnpu_reg_scan(&ds->reg, now_ns(), in);
+            __atomic_store_n(&ds->share_ppm, vnpu_share_ppm(in, VNPU_REG_ENTRY_COUNT, ds->reg.entry), __ATOMIC_RELEASE);
+            st = DEV_ON;
+        } else if (rs == VNPU_REG_IO) {
+            compute_log("%s: %s (%s): launches on logical device %u run unthrottled", path, vnpu_reg_strerror(rs),
+                 strerror(err), d);
+        } else {
+            compute_log("%s: %s: launches on logical device %u run unthrottled", path, vnpu_reg_strerror(rs), d);
+        }
+    }
+    __atomic_store_n(&ds->state, st, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&dev_mu);
+}
+
+static void *measure_main(void *arg);
+
+static void thread_start(void)
+{
+    if (__builtin_expect(__atomic_load_n(&thread_state, __ATOMIC_ACQUIRE) != 0, 1))
+        return;
+    pthread_mutex_lock(&thr_mu);
+    if (thread_state == 0) {
+        pthread_t t;
+        pthread_attr_t a;
+        pthread_attr_init(&a);
+        pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+        int rc = pthread_create(&t, &a, measure_main, NULL);
+        pthread_attr_destroy(&a);
+        if (rc != 0)
+            compute_log("cannot start the measurement thread (%s): device time is not measured", strerror(rc));
+        __atomic_store_n(&thread_state, rc == 0 ? 1 : 2, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&thr_mu);
+}
+
+/* ---------- the launch bracket ---------- */
+static uint32_t current_dev(void)
+{
+    if (cfg.device_count <= 1 || !rt.get_device)
+        return 0;
+    int32_t d = 0;
+    if (rt.get_device(&d) != 0 || d < 0 || (uint32_t)d >= VNPU_COMPUTE_MAX_DEVICES)
+        return 0;
+    return (uint32_t)d;
+}
+
+static int stream_is_special(rtStream_t stm)
+{
+    if (__builtin_expect(__atomic_load_n(&special_n, __ATOMIC_ACQUIRE) == 0, 1))
+        return 0;
+    int hit = 0;
+    pthread_mutex_lock(&smp_mu);
+    for (int i = 0; i < special_n; i++)
+        if (special[i] == stm)
+            hit = 1;
+    pthread_mutex_unlock(&smp_mu);
+    return hit;
+}
+
+void vnpu_compute_stream_special(rtStream_t stm, int on)
+{
+    pthread_mutex_lock(&smp_mu);
+    int at = -1;
+    for (int i = 0; i < special_n; i++)
+        if (special[i] == stm)
+            at = i;
+    if (on && at < 0 && special_n < MAX_SPECIAL) {
+        special[special_n] = stm;
+        __atomic_store_n(&special_n, special_n + 1, __ATOMIC_RELEASE);
+    } else if (!on && at >= 0) {
+        special[at] = special[special_n - 1];
+        __atomic_store_n(&special_n, special_n - 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&smp_mu);
+}
+
+/* Takes two events for a bracket, creating them on first use; 0 or -1. */
+static int bracket_take(rtEvent_t *a, rtEvent_t *b)
+{
+    pthread_mutex_lock(&smp_mu);
+    if (smp_inflight >= MAX_SAMPLES) {
+        pthread_mutex_unlock(&smp_mu);
+        return -1;
+    }
+    smp_inflight++;
+    *a = pool_n > 0 ? pool[--pool_n] : NULL;
+    *b = pool_n > 0 ? pool[--pool_n] : NULL;
+    pthread_mutex_unlock(&smp_mu);
+    if ((*a == NULL && rt.event_create(a) != 0) || (*b == NULL && rt.event_create(b) != 0)) {
+        pthread_mutex_lock(&smp_mu);
+        smp_inflight--;
+        if (*a && pool_n < MAX_POOL_EVENTS)
+            pool[pool_n++] = *a;
+        else if (*a)
+            rt.event_destroy(*a);
+        pthread_mutex_unlock(&smp_mu);
+        return -1;
+    }
+    return 0;
+}
+
+static void bracket_give_back(rtEvent_t a, rtEvent_t b)
+{
+    pthread_mutex_lock(&smp_mu);
+    smp_inflight--;
+    rtEvent_t ev[2] = {a, b};
+    for (int i = 0; i < 2; i++) {
+        if (pool_n < MAX_POOL_EVENTS)
+            pool[pool_n++] = ev[i];
+        else
+            rt.event_destroy(ev[i]);
+    }
+    pthread_mutex_unlock(&smp_mu);
+}
+
+void vnpu_compute_before(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t stm)
+{
+    l->sampled = 0;
+    l->cost = NULL;
+    l->stream = stm;
+    l->dev = 0;
+    if (!config_on())
+        return;
+    uint32_t d = current_dev();
+    l->dev = d;
+    struct devstate *ds = &devs[d];
+    int st = __atomic_load_n(&ds->state, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(st == DEV_UNINIT, 0)) {
+        dev_join(d);
+        thread_start();
+        st = __atomic_load_n(&ds->state, __ATOMIC_ACQUIRE);
+    }
+    struct tcount *tc = tc_get();
+    if (tc)
+        tc_add(&tc->launches[d][sym], 1);
+    if (st != DEV_ON || stream_is_special(stm))
+        return;
+
+    int64_t now = now_ns();
+    struct costent *ce = cost_find(key, 1);
+    uint64_t cost = ce ? __atomic_load_n(&ce->cost_ns, __ATOMIC_RELAXED)
+                       : __atomic_load_n(&seed_cost_ns, __ATOMIC_RELAXED);
+    uint32_t share = __atomic_load_n(&ds->share_ppm, __ATOMIC_RELAXED);
+    if (tc)
+        tc_add(&tc->charged_ns[d], cost);
+
+    if (share < VNPU_SHARE_FULL) {
+        int64_t start = now, waited = 0;
+        /* strict priority: a higher class is busy; wait in steps, bounded by the registry's limit */
+        while (share == 0 && waited < ds->reg.prio_wait_ns) {
+            sleep_ns(SLEEP_STEP_NS);
+            now = now_ns();
+            waited = now - start;
+            share = __atomic_load_n(&ds->share_ppm, __ATOMIC_RELAXED);
+        }
+        if (share > 0 && share < VNPU_SHARE_FULL) {
+            for (;;) {
+                int64_t wait = vnpu_gcra_admit(ds->tat, now, vnpu_gcra_charge(cost, share), ds->reg.burst_ns);
+                if (wait == 0)
+                    break;
+                if (now - start >= MAX_THROTTLE_NS)
+                    break; /* fail open: never hold a launch longer than the bound */
+                sleep_ns(wait < SLEEP_STEP_NS ? wait : SLEEP_STEP_NS);
+                now = now_ns();
+                share = __atomic_load_n(&ds->share_ppm, __ATOMIC_RELAXED);
+                if (share == 0 || share >= VNPU_SHARE_FULL)
+                    break;
+            }
+        }
+        if (tc)
+            tc_add(&tc->throttled_ns[d], (uint64_t)(now - start));
+    }
+    if (now - ds->last_launch_cache >= LAST_LAUNCH_GRAIN) {
+        ds->last_launch_cache = now;
+        __atomic_store_n(ds->last_launch, (uint64_t)now, __ATOMIC_RELAXED);
+    }
+
+    /* measurement bracket: now and then, per kernel key */
+    if (ce && __atomic_load_n(&thread_state, __ATOMIC_ACQUIRE) == 1) {
+        int64_t last = __atomic_load_n(&ce->last_sample_ns, __ATOMIC_RELAXED);
+        if (now - last >= SAMPLE_INTERVAL_NS
+            && __atomic_compare_exchange_n(&ce->last_sample_ns, &last, now, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)
+            && bracket_take(&l->pre, &l->post) == 0) {
+            if (rt.event_record(l->pre, stm) == 0) {
+                l->sampled = 1;
+                l->cost = ce;
+            } else {
+                bracket_give_back(l->pre, l->post);
+            }
+        }
+    }
+}
+
+void vnpu_compute_after(struct vnpu_launch *l, rtError_t rc)
+{
+    if (!l->sampled)
+        return;
+    if (rc != 0 || rt.event_record(l->post, l->stream) != 0) {
+        bracket_give_back(l->pre, l->post);
+        return;
+    }
+    pthread_mutex_lock(&smp_mu);
+    if (smp_n < MAX_SAMPLES) {
+        smp[smp_n].pre = l->pre;
+        smp[smp_n].post = l->post;
+        smp[smp_n].ce = l->cost;
+        smp[smp_n].dev = l->dev;
+        smp[smp_n].t0 = now_ns();
+        smp_n++;
+        pthread_mutex_unlock(&smp_mu);
+        return;
+    }
+    pthread_mutex_unlock(&smp_mu);
+    bracket_give_back(l->pre, l->post);
+}
+
+void vnpu_compute_missing_symbol(int sym)
+{
+    if (sym < 0 || sym >= VNPU_SYM_COUNT)
+        return;
+    if (__atomic_exchange_n(&missing_logged[sym], 1, __ATOMIC_RELAXED) == 0)
+        compute_log("launch through %s, which the loaded runtime does not export: returning %d",
+             vnpu_launch_symbol_names[sym], 207000);
+}
+
+uint32_t vnpu_compute_share_ppm(uint32_t dev)
+{
+    if (dev >= VNPU_COMPUTE_MAX_DEVICES || __atomic_load_n(&devs[dev].state, __ATOMIC_ACQUIRE) != DEV_ON)
+        return VNPU_SHARE_FULL;
+    return __atomic_load_n(&devs[dev].share_ppm, __ATOMIC_RELAXED);
+}
+
+uint64_t vnpu_compute_cost_ns(uint64_t key)
+{
+    struct costent *e = cost_find(key, 0);
+    return e ? __atomic_load_n(&e->cost_ns, __ATOMIC_RELAXED) : 0;
+}
+
+/* ---------- measurement thread ---------- */
+/*
+ * The estimate of a kernel fell by more than half: launches were charged for queueing behind other
+ * containers (typically right after a neighbour ran unthrottled), not for their own device time.
+ * Forgive what exceeds the burst instead of making the container pay that debt.
+ */
+static void forgive_debt(struct devstate *ds, int64_t now)
+{
+    if (__atomic_load_n(&ds->state, __ATOMIC_ACQUIRE) != DEV_ON)
+        return;
+    int64_t cur = __atomic_load_n(ds->tat, __ATOMIC_RELAXED);
+    while (cur > now + ds->reg.burst_ns
+           && !__atomic_compare_exchange_n(ds->tat, &cur, now + ds->reg.burst_ns, 0, __ATOMIC_RELAXED,
+                                           __ATOMIC_RELAXED)) {
+    }
+}
+
+static void measure_samples(int64_t now)
+{
+    /* take the brackets out, query without holding the lock, put the unfinished ones back */
+    struct sample all[MAX_SAMPLES];
+    pthread_mutex_lock(&smp_mu);
+    int n = smp_n;
+    memcpy(all, smp, (size_t)n * sizeof all[0]);
+    smp_n = 0;
+    pthread_mutex_unlock(&smp_mu);
+    int keep = 0;
+    for (int i = 0; i < n; i++) {
+        struct sample *s = &all[i];
+        int over = now - s->t0 > SAMPLE_TIMEOUT_NS;
+        if (!over && rt.event_query(s->post) != 0) {
+            all[keep++] = *s;
+            continue;
+        }
+        float ms = 0;
+        if (!over && rt.event_elapsed(&ms, s->pre, s->post) == 0 && ms > 0) {
+            uint64_t ns = (uint64_t)((double)ms * 1e6);
+            uint64_t before = s->ce->win.est;
+            uint64_t est = vnpu_cost_add(&s->ce->win, now, ns ? ns : 1);
+            if (before > 2 * est)
+                forgive_debt(&devs[s->dev], now);
+            __atomic_store_n(&s->ce->cost_ns, est, __ATOMIC_RELAXED);
+            __atomic_store_n(&seed_cost_ns, est, __ATOMIC_RELAXED);
+            devs[s->dev].samples++;
+        }
+        bracket_give_back(s->pre, s->post);
+    }
+    pthread_mutex_lock(&smp_mu);
+    for (int i = 0; i < keep && smp_n < MAX_SAMPLES; i++)
+        smp[smp_n++] = all[i];
+    pthread_mutex_unlock(&smp_mu);
+}
+
+static void publish(uint32_t d, int64_t now)
+{
+    struct devstate *ds = &devs[d];
+    uint64_t launches[VNPU_SYM_COUNT] = {0}, charged = 0, throttled = 0;
+    pthread_mutex_lock(&tc_mu);
+    for (struct tcount *t = tc_head; t; t = t->next) {
+        for (int s = 0; s < VNPU_SYM_COUNT; s++)
+            launches[s] += __atomic_load_n(&t->launches[d][s], __ATOMIC_RELAXED);
+        charged += __atomic_load_n(&t->charged_ns[d], __ATOMIC_RELAXED);
+        throttled += __atomic_load_n(&t->throttled_ns[d], __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&tc_mu);
+    struct vnpu_reg *r = &ds->reg;
+    int e = r->entry;
+    uint64_t dl = 0;
+    for (int s = 0; s < VNPU_SYM_COUNT; s++) {
+        uint64_t delta = launches[s] - ds->pub_launches[s];
+        if (delta) {
+            __atomic_add_fetch((uint64_t *)vnpu_reg_field(r, e, VNPU_RE_SYMBOL_LAUNCHES + 8u * (unsigned)s), delta,
+                               __ATOMIC_RELAXED);
+            dl += delta;
+            ds->pub_launches[s] = launches[s];
+        }
+    }
+    uint64_t dc = charged - ds->pub_charged, dt = throttled - ds->pub_throttled, dsm = ds->samples - ds->pub_samples;
+    ds->pub_charged = charged;
+    ds->pub_throttled = throttled;
+    ds->pub_samples = ds->samples;
+    if (dl)
+        __atomic_add_fetch((uint64_t *)vnpu_reg_field(r, e, VNPU_RE_LAUNCHES), dl, __ATOMIC_RELAXED);
+    if (dt)
+        __atomic_add_fetch((uint64_t *)vnpu_reg_field(r, e, VNPU_RE_THROTTLED_NS), dt, __ATOMIC_RELAXED);
+    if (dc)
+        __atomic_add_fetch((uint64_t *)vnpu_reg_field(r, e, VNPU_RE_BUSY_NS), dc, __ATOMIC_RELAXED);
+    if (dsm)
+        __atomic_add_fetch((uint64_t *)vnpu_reg_field(r, e, VNPU_RE_SAMPLES), dsm, __ATOMIC_RELAXED);
+    uint64_t cost = __atomic_load_n(&seed_cost_ns, __ATOMIC_RELAXED);
+    __atomic_store_n((uint64_t *)vnpu_reg_field(r, e, VNPU_RE_COST_NS), cost, __ATOMIC_RELAXED);
+    __atomic_store_n((uint32_t *)vnpu_reg_field(r, e, VNPU_RE_SHARE_PPM),
+                     __atomic_load_n(&ds->share_ppm, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+    (void)now;
+    vnpu_compute_publish_region(d, dl, dt, dc, cost, ds->last_launch_cache);
+}
+
+static void *measure_main(void *arg)
+{
+    (void)arg;
+    for (unsigned tick = 0;; tick++) {
+        sleep_ns(POLL_NS);
+        int64_t now = now_ns();
+        /* the simulated and the real runtime keep the current device per thread */
+        for (uint32_t d = 0; d < VNPU_COMPUTE_MAX_DEVICES; d++)
+            if (__atomic_load_n(&devs[d].state, __ATOMIC_ACQUIRE) == DEV_ON && !devs[d].set_device_done) {
+                if (rt.set_device)
+                    rt.set_device((int32_t)d);
+                devs[d].set_device_done = 1;
+            }
+        measure_samples(now);
+        if (tick % SHARE_EVERY_POLLS != 0)
+            continue;
+        for (uint32_t d = 0; d < VNPU_COMPUTE_MAX_DEVICES; d++) {
+            struct devstate *ds = &devs[d];
+            if (__atomic_load_n(&ds->state, __ATOMIC_ACQUIRE) != DEV_ON)
+                continue;
+            struct vnpu_share_input in[VNPU_REG_ENTRY_COUNT];
+            vnpu_reg_scan(&ds->reg, now, in);
+            uint32_t s = vnpu_share_ppm(in, VNPU_REG_ENTRY_COUNT, ds->reg.entry);
+            __atomic_store_n(&ds->share_ppm, s, __ATOMIC_RELAXED);
+            publish(d, now);
+        }
+    }
+    return NULL;
+}
+
+/* ---------- fork: the child has no measurement thread and no registry locks ---------- */
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&cfg_mu);
+    pthread_mutex_lock(&dev_mu);
+    pthread_mutex_lock(&thr_mu);
+    pthread_mutex_lock(&tc_mu);
+    pthread_mutex_lock(&smp_mu);
+}
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&smp_mu);
+    pthread_mutex_unlock(&tc_mu);
+    pthread_mutex_unlock(&thr_mu);
+    pthread_mutex_unlock(&dev_mu);
+    pthread_mutex_unlock(&cfg_mu);
+}
+static void fork_child(void)
+{
+    /* brackets belong to the parent's streams; the child's runtime starts without them */
+    smp_n = 0;
+    smp_inflight = 0;
+    pool_n = 0;
+    special_n = 0;
+    thread_state = 0;
+    for (struct tcount *t = tc_head; t; t = t->next) {
+        memset(t->launches, 0, sizeof t->launches);
+        memset(t->charged_ns, 0, sizeof t->charged_ns);
+        memset(t->throttled_ns, 0, sizeof t->throttled_ns);
+    }
+    for (uint32_t d = 0; d < VNPU_COMPUTE_MAX_DEVICES; d++) {
+        struct devstate *ds = &devs[d];
+        if (ds->state == DEV_ON) {
+            /* POSIX record locks are not inherited: drop the mapping and rejoin on the first launch */
+            vnpu_reg_close(&ds->reg);
+        }
+        memset(ds, 0, sizeof *ds);
+        ds->reg.fd = -1;
+    }
+    fork_parent();
+}
+__attribute__((constructor)) static void compute_atfork(void)
+{
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+}

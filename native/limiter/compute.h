@@ -1,0 +1,101 @@
+/*
+ * The compute limiter of libvnpu.so: throttles kernel launches so that a container gets its share of
+ * a physical NPU's AI-core time (hard cap, weights, strict priority; docs/compute-registry.md).
+ *
+ * Hooks (hooks_launch.c) bracket every launch with vnpu_compute_before / vnpu_compute_after. The
+ * unthrottled path is one clock read and at most one atomic read-modify-write, with no lock and no
+ * system call. Device time is measured off the application thread: now and then a launch is
+ * bracketed by two events and the measurement thread (started on the first launch only, so
+ * processes that never launch stay inert) reads their elapsed time. Every wait is bounded and any
+ * trouble with the registry makes the limiter run unthrottled (compute fails open).
+ */
+#ifndef VNPU_COMPUTE_H
+#define VNPU_COMPUTE_H
+
+#include <stdint.h>
+
+#include "launch_abi.h"
+#include "vnpu_registry.h"
+
+#define VNPU_COMPUTE_MAX_DEVICES 16
+
+/* Every launch entry point of limiter-design.md 5.3, in the order of the per-symbol counters. */
+#define VNPU_LAUNCH_SYMBOLS(X)                                                                       \
+    X(rtKernelLaunch) X(rtKernelLaunchWithFlag) X(rtKernelLaunchWithFlagV2) X(rtKernelLaunchWithHandle) \
+    X(rtKernelLaunchWithHandleV2) X(rtKernelLaunchEx) X(rtKernelLaunchFwk) X(rtAicpuKernelLaunchWithFlag) \
+    X(rtAicpuKernelLaunchExWithArgs) X(rtCpuKernelLaunchWithFlag) X(rtVectorCoreKernelLaunch)         \
+    X(rtVectorCoreKernelLaunchWithHandle) X(rtLaunchKernelByFuncHandle) X(rtLaunchKernelByFuncHandleV2) \
+    X(rtLaunchKernelByFuncHandleV3) X(rtsLaunchKernelWithConfig) X(rtsLaunchKernelWithDevArgs)         \
+    X(rtsLaunchKernelWithHostArgs) X(rtsLaunchCpuKernel) X(rtLaunchKernelWithArgsArray) X(rtModelExecute) \
+    X(rtModelExecuteSync)
+
+#define VNPU_SYM_ENUM_(name) VNPU_SYM_##name,
+enum vnpu_launch_symbol { VNPU_LAUNCH_SYMBOLS(VNPU_SYM_ENUM_) VNPU_SYM_COUNT };
+_Static_assert(VNPU_SYM_COUNT <= VNPU_REG_SYMBOL_COUNT, "per-symbol counters must fit the registry entry");
+
+/* Symbol names, indexed by enum vnpu_launch_symbol. */
+extern const char *const vnpu_launch_symbol_names[VNPU_SYM_COUNT];
+
+/* What the container is configured with (from the quota region, see compute_config.c). */
+struct vnpu_compute_device_config {
+    int32_t phys_id;   /* names the registry file; < 0: this device is not coordinated */
+    uint32_t weight;   /* 1..10000 */
+    uint32_t cap_pct;  /* 0..100 */
+    int32_t prio;      /* VNPU_REG_PRIO_* */
+};
+struct vnpu_compute_config {
+    int enabled;                   /* 0: compute limiting off, all launches pass through */
+    char registry_dir[256];        /* directory of the npu<phyId>.reg files */
+    uint64_t key;                  /* container key (quota region epoch) */
+    char name[VNPU_REG_NAME_BYTES];
+    uint32_t device_count;         /* logical devices configured */
+    struct vnpu_compute_device_config dev[VNPU_COMPUTE_MAX_DEVICES];
+};
+
+/*
+ * Provided by the integration (compute_config.c reads the quota region; tests provide their own):
+ * fills *out and returns 0, or returns -1 when there is no configuration (compute stays off).
+ * Called once, on the first launch.
+ */
+int vnpu_compute_load_config(struct vnpu_compute_config *out);
+
+/*
+ * Called by the measurement thread after each publication with this container's statistics deltas for
+ * logical device dev (the integration mirrors them into the quota region). May be a no-op.
+ */
+void vnpu_compute_publish_region(uint32_t dev, uint64_t launches, uint64_t throttled_ns,
+                                 uint64_t busy_ns, uint64_t cost_ns, int64_t last_launch_ns);
+
+/* Per-launch state kept on the hook's stack between before and after. */
+struct vnpu_launch {
+    int sampled;
+    rtEvent_t pre;
+    rtEvent_t post;
+    void *cost;    /* cost-table entry of the kernel key, NULL if none */
+    rtStream_t stream;
+    uint32_t dev;
+};
+
+/* Address of a runtime function: the next definition after libvnpu.so, else libruntime.so's own
+ * (loaded RTLD_LOCAL by a framework). NULL when the loaded runtime lacks it. */
+void *vnpu_rt_resolve(const char *name);
+
+/* Key of a kernel for the device-time estimate: symbol, function/handle and launch geometry. */
+uint64_t vnpu_kernel_key(int sym, const void *fn, uint64_t tiling_key, uint32_t num_blocks);
+
+/* Throttles (bounded) before a launch; never fails. */
+void vnpu_compute_before(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t stm);
+/* Completes the measurement bracket after the real launch returned rc. */
+void vnpu_compute_after(struct vnpu_launch *l, rtError_t rc);
+
+/* Capture / model-building streams: launches on them are recorded, not run, and are not charged. */
+void vnpu_compute_stream_special(rtStream_t stm, int on);
+
+/* Logs once per symbol that a launch arrived through a hook whose real function is missing. */
+void vnpu_compute_missing_symbol(int sym);
+
+/* Test support: the share the limiter currently uses on dev (ppm) and the cost estimate of key. */
+uint32_t vnpu_compute_share_ppm(uint32_t dev);
+uint64_t vnpu_compute_cost_ns(uint64_t key);
+
+#endif

@@ -1,0 +1,107 @@
+/*
+ * Where the compute limiter's configuration comes from in libvnpu.so: the container's quota region
+ * (opened by the memory part, hooks.c), which the node agent filled: policy flag COMPUTE_ENFORCE,
+ * the registry directory, per logical device the phy ID, weight, cap and priority class; the region's
+ * epoch is the container key in the registry. Statistics flow back into the region's per-device
+ * compute state and the process slot, where `vnpu top` and the device plugin's monitor read them.
+ */
+#include <sched.h>
+#include <string.h>
+
+#include "compute.h"
+#include "config.h"
+#include "region.h"
+
+/* hooks.c: the region once initialised, NULL when the memory limiter is disabled */
+struct vnpu_region *vnpu_limiter_region(void);
+
+#define CONFIG_READ_ATTEMPTS 1000
+
+static void copy_trunc(char *out, size_t len, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= len)
+        n = len - 1;
+    memcpy(out, src, n);
+    out[n] = 0;
+}
+
+static void container_name(char *out, size_t len)
+{
+    /* the region lives in the container's own directory (.../containers/<podUID>_<ctr>/region) */
+    char path[512];
+    vnpu_config_region_path(path, sizeof path);
+    char *slash = strrchr(path, '/');
+    if (slash && slash != path) {
+        *slash = 0;
+        char *parent = strrchr(path, '/');
+        copy_trunc(out, len, parent ? parent + 1 : path);
+    } else {
+        copy_trunc(out, len, path);
+    }
+}
+
+int vnpu_compute_load_config(struct vnpu_compute_config *out)
+{
+    struct vnpu_region *r = vnpu_limiter_region();
+    if (!r)
+        return -1;
+    memset(out, 0, sizeof *out);
+    /* the node agent may rewrite the config under the config_seq seqlock (odd while writing) */
+    for (int attempt = 0;; attempt++) {
+        uint32_t s1 = vnpu_load32(r, VNPU_H_CONFIG_SEQ);
+        if (s1 & 1u) {
+            if (attempt >= CONFIG_READ_ATTEMPTS)
+                return -1;
+            sched_yield();
+            continue;
+        }
+        uint32_t policy = vnpu_region_policy(r);
+        out->enabled = (policy & VNPU_POLICY_COMPUTE_ENFORCE) != 0;
+        memcpy(out->registry_dir, r->base + VNPU_H_REGISTRY_DIR, sizeof out->registry_dir);
+        out->registry_dir[sizeof out->registry_dir - 1] = 0;
+        out->key = vnpu_load64(r, VNPU_H_EPOCH);
+        out->device_count = vnpu_region_device_count(r);
+        if (out->device_count > VNPU_COMPUTE_MAX_DEVICES)
+            out->device_count = VNPU_COMPUTE_MAX_DEVICES;
+        for (uint32_t d = 0; d < out->device_count; d++) {
+            uint64_t o = vnpu_devcfg_off(d);
+            out->dev[d].phys_id = (int32_t)vnpu_load32(r, o + VNPU_DC_PHYS_ID);
+            out->dev[d].weight = vnpu_load32(r, o + VNPU_DC_COMPUTE_WEIGHT);
+            out->dev[d].cap_pct = vnpu_load32(r, o + VNPU_DC_COMPUTE_CAP_PCT);
+            out->dev[d].prio = (int32_t)vnpu_load32(r, o + VNPU_DC_PRIORITY_CLASS);
+        }
+        if (vnpu_load32(r, VNPU_H_CONFIG_SEQ) == s1)
+            break;
+        if (attempt >= CONFIG_READ_ATTEMPTS)
+            return -1;
+    }
+    container_name(out->name, sizeof out->name);
+    return 0;
+}
+
+void vnpu_compute_publish_region(uint32_t dev, uint64_t launches, uint64_t throttled_ns, uint64_t busy_ns,
+                                 uint64_t cost_ns, int64_t last_launch_ns)
+{
+    struct vnpu_region *r = vnpu_limiter_region();
+    if (!r || dev >= VNPU_REGION_MAX_DEVICES)
+        return;
+    uint64_t ds = vnpu_devstate_off(dev);
+    if (launches)
+        vnpu_region_count(r, dev, VNPU_DS_LAUNCHES, launches);
+    if (throttled_ns)
+        vnpu_region_count(r, dev, VNPU_DS_THROTTLED_NS, throttled_ns);
+    if (busy_ns)
+        vnpu_region_count(r, dev, VNPU_DS_BUSY_NS, busy_ns);
+    __atomic_store_n((uint64_t *)(r->base + ds + VNPU_DS_COST_EMA_NS), cost_ns, __ATOMIC_RELAXED);
+    if (last_launch_ns > 0)
+        __atomic_store_n((uint64_t *)(r->base + ds + VNPU_DS_LAST_LAUNCH_NS), (uint64_t)last_launch_ns,
+                         __ATOMIC_RELAXED);
+    if (r->slot >= 0) {
+        uint64_t so = vnpu_slot_off((uint32_t)r->slot);
+        if (launches)
+            __atomic_fetch_add((uint64_t *)(r->base + so + VNPU_S_LAUNCHES), launches, __ATOMIC_RELAXED);
+        if (busy_ns)
+            __atomic_fetch_add((uint64_t *)(r->base + so + VNPU_S_BUSY_NS), busy_ns, __ATOMIC_RELAXED);
+    }
+}

@@ -1,0 +1,150 @@
+#include "compute_core.h"
+
+int64_t vnpu_gcra_charge(uint64_t cost_ns, uint32_t share_ppm)
+{
+    if (share_ppm == 0)
+        share_ppm = 1;
+    /* cost_ns * 1e6 fits in 64 bits for any cost below 9.2e12 ns; clamp before multiplying */
+    if (cost_ns > (uint64_t)VNPU_GCRA_MAX_CHARGE_NS)
+        cost_ns = (uint64_t)VNPU_GCRA_MAX_CHARGE_NS;
+    uint64_t c = cost_ns * (uint64_t)VNPU_SHARE_FULL / share_ppm;
+    if (c > (uint64_t)VNPU_GCRA_MAX_CHARGE_NS)
+        c = (uint64_t)VNPU_GCRA_MAX_CHARGE_NS;
+    return (int64_t)c;
+}
+
+int64_t vnpu_gcra_admit(int64_t *tat, int64_t now, int64_t charge_ns, int64_t burst_ns)
+{
+    int64_t cur = __atomic_load_n(tat, __ATOMIC_RELAXED);
+    for (;;) {
+        int64_t base = cur > now ? cur : now;
+        if (base - now > burst_ns + VNPU_GCRA_MAX_CHARGE_NS)
+            base = now; /* impossible for conforming launches: corrupt or clock trouble */
+        else if (base - now > burst_ns)
+            return base - now - burst_ns;
+        if (__atomic_compare_exchange_n(tat, &cur, base + charge_ns, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            return 0;
+        /* another process or thread of the container advanced it: cur holds the new value */
+    }
+}
+
+static uint32_t weight_of(const struct vnpu_share_input *e)
+{
+    return e->weight == 0 ? 1u : e->weight;
+}
+
+static uint64_t cap_ppm(const struct vnpu_share_input *e)
+{
+    if (e->cap_pct == 0 || e->cap_pct >= 100)
+        return VNPU_SHARE_FULL;
+    return (uint64_t)e->cap_pct * (VNPU_SHARE_FULL / 100u);
+}
+
+#define SHARE_MAX_N 256
+
+uint32_t vnpu_share_ppm(const struct vnpu_share_input *in, int n, int self)
+{
+    if (n <= 0 || self < 0 || self >= n)
+        return VNPU_SHARE_FULL;
+    if (n > SHARE_MAX_N)
+        n = SHARE_MAX_N;
+    uint64_t remaining = VNPU_SHARE_FULL;
+    int32_t self_prio = in[self].prio;
+    int higher_busy = 0;
+    /* classes in increasing prio order; the loop visits each distinct class once */
+    int32_t cls = INT32_MIN;
+    for (;;) {
+        int32_t next = INT32_MAX;
+        int found = 0;
+        for (int i = 0; i < n; i++) {
+            int busy = in[i].busy || i == self;
+            if (busy && in[i].prio > cls && in[i].prio <= next) {
+                next = in[i].prio;
+                found = 1;
+            }
+        }
+        if (!found)
+            break;
+        cls = next;
+        /* water-fill the remaining capacity inside this class */
+        unsigned char fixed[SHARE_MAX_N] = {0};
+        uint64_t alloc[SHARE_MAX_N] = {0};
+        uint64_t left = remaining;
+        for (;;) {
+            uint64_t wsum = 0;
+            for (int i = 0; i < n; i++)
+                if ((in[i].busy || i == self) && in[i].prio == cls && !fixed[i])
+                    wsum += weight_of(&in[i]);
+            if (wsum == 0)
+                break;
+            int clipped = 0;
+            for (int i = 0; i < n; i++) {
+                if (!((in[i].busy || i == self) && in[i].prio == cls) || fixed[i])
+                    continue;
+                uint64_t part = left * weight_of(&in[i]) / wsum;
+                if (part > cap_ppm(&in[i])) {
+                    alloc[i] = cap_ppm(&in[i]);
+                    fixed[i] = 1;
+                    clipped = 1;
+                }
+            }
+            if (clipped) {
+                /* recompute what is left for the unclipped ones */
+                left = remaining;
+                for (int i = 0; i < n; i++)
+                    if (fixed[i])
+                        left = left > alloc[i] ? left - alloc[i] : 0;
+                continue;
+            }
+            for (int i = 0; i < n; i++)
+                if ((in[i].busy || i == self) && in[i].prio == cls && !fixed[i])
+                    alloc[i] = left * weight_of(&in[i]) / wsum;
+            break;
+        }
+        if (cls == self_prio) {
+            uint64_t s = alloc[self];
+            int alone_uncapped = !higher_busy && cap_ppm(&in[self]) >= VNPU_SHARE_FULL;
+            for (int i = 0; i < n; i++)
+                if (i != self && in[i].busy && in[i].prio == cls)
+                    alone_uncapped = 0;
+            if (alone_uncapped)
+                return VNPU_SHARE_FULL;
+            if (s >= VNPU_SHARE_FULL)
+                s = VNPU_SHARE_FULL - 1; /* capped at 100 % but not alone: still charged */
+            return (uint32_t)s;
+        }
+        uint64_t used = 0;
+        for (int i = 0; i < n; i++)
+            if ((in[i].busy || i == self) && in[i].prio == cls)
+                used += alloc[i];
+        remaining = remaining > used ? remaining - used : 0;
+        higher_busy = 1;
+    }
+    return VNPU_SHARE_FULL; /* unreachable: self's class is always visited */
+}
+
+uint64_t vnpu_cost_add(struct vnpu_cost_window *w, int64_t now, uint64_t sample_ns)
+{
+    if (sample_ns == 0)
+        sample_ns = 1;
+    if (w->est == 0) {
+        w->bucket_start = now;
+        w->cur = 0;
+    }
+    /* rotate past buckets that ended; a long silence empties the whole window */
+    for (int n = 0; now - w->bucket_start >= VNPU_COST_BUCKET_NS && n < VNPU_COST_BUCKETS; n++) {
+        w->cur = (w->cur + 1) % VNPU_COST_BUCKETS;
+        w->mins[w->cur] = 0;
+        w->bucket_start += VNPU_COST_BUCKET_NS;
+    }
+    if (now - w->bucket_start >= VNPU_COST_BUCKET_NS)
+        w->bucket_start = now;
+    if (w->mins[w->cur] == 0 || sample_ns < w->mins[w->cur])
+        w->mins[w->cur] = sample_ns;
+    uint64_t m = UINT64_MAX;
+    for (int b = 0; b < VNPU_COST_BUCKETS; b++)
+        if (w->mins[b] != 0 && w->mins[b] < m)
+            m = w->mins[b];
+    w->est = m;
+    return m;
+}

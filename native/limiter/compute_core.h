@@ -1,0 +1,67 @@
+/*
+ * The compute limiter's algorithms, free of I/O and clocks so that unit tests drive them with a fake
+ * clock: the GCRA admission step on a shared theoretical-arrival-time word, the share a container
+ * gets on a physical NPU (strict priority classes, hard caps, weights, work-conserving), and the
+ * per-kernel device-time estimator.
+ */
+#ifndef VNPU_COMPUTE_CORE_H
+#define VNPU_COMPUTE_CORE_H
+
+#include <stdint.h>
+
+#define VNPU_SHARE_FULL 1000000u /* share in parts per million: the whole device */
+
+/*
+ * One GCRA step on *tat (CLOCK_MONOTONIC ns, shared by every process of a container).
+ * The launch conforms when the container is no more than burst_ns ahead of now; then *tat advances by
+ * charge_ns (device time divided by the share) with one compare-and-swap and 0 is returned.
+ * Otherwise nothing changes and the result is how long to wait (ns, > 0) before it would conform.
+ * A tat further ahead than burst_ns + VNPU_GCRA_MAX_CHARGE_NS cannot come from conforming launches
+ * (corrupt file, clock trouble): it is treated as now, so no state can stall a container for ever.
+ */
+#define VNPU_GCRA_MAX_CHARGE_NS 500000000LL /* one launch never charges more than 0.5 s */
+int64_t vnpu_gcra_admit(int64_t *tat, int64_t now, int64_t charge_ns, int64_t burst_ns);
+
+/* Charge for a launch of estimated device time cost_ns at share share_ppm (> 0), clamped. */
+int64_t vnpu_gcra_charge(uint64_t cost_ns, uint32_t share_ppm);
+
+/* One container on the device as the share computation sees it. */
+struct vnpu_share_input {
+    uint32_t weight;   /* 1..10000; 0 is read as 1 */
+    uint32_t cap_pct;  /* 0 = none, else 1..100 */
+    int32_t prio;      /* 0 = high ... larger = lower; classes are served strictly in order */
+    int busy;          /* launched within the activity window and has a live process */
+};
+
+/*
+ * Share of the device (ppm) for entry self among n entries; self counts as busy whatever its flag
+ * says. Classes are served from the highest (smallest prio) down: inside a class the remaining
+ * capacity is split by weight among busy entries, an entry's cap clips its part and the excess is
+ * split again among the others (water-filling); capacity a class leaves unused goes to the next.
+ * Returns 0 when higher classes use everything (self must wait), VNPU_SHARE_FULL when self may run
+ * unthrottled (busy alone in its class and uncapped, with nobody above).
+ */
+uint32_t vnpu_share_ppm(const struct vnpu_share_input *in, int n, int self);
+
+/*
+ * Device-time estimator of one kernel key: the smallest sample of the last second.
+ * A measured span (event before the launch to event after it) is the kernel's own device time plus
+ * any time it queued behind other containers' kernels; queueing only ever adds. While a neighbour
+ * keeps the device busy most samples are inflated, but now and then one finds the queue empty, and
+ * the minimum over a window that is long compared with those gaps is the uncontended time. The
+ * window is kept as VNPU_COST_BUCKETS minima of VNPU_COST_BUCKET_NS each, so a kernel that really
+ * became slower is followed within one window. Bias: kernels whose duration varies under one key are
+ * charged their shortest run.
+ */
+#define VNPU_COST_BUCKETS 10
+#define VNPU_COST_BUCKET_NS 100000000LL /* 100 ms: window = 1 s */
+struct vnpu_cost_window {
+    uint64_t est;                        /* current estimate, ns (0 before the first sample) */
+    int64_t bucket_start;                /* CLOCK_MONOTONIC ns the current bucket began */
+    uint32_t cur;                        /* index of the current bucket */
+    uint64_t mins[VNPU_COST_BUCKETS];    /* per-bucket minimum, 0 = empty */
+};
+/* Adds a sample (ns; 0 counts as 1) measured at now (ns) and returns the new estimate. */
+uint64_t vnpu_cost_add(struct vnpu_cost_window *w, int64_t now, uint64_t sample_ns);
+
+#endif

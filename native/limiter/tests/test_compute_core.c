@@ -1,0 +1,193 @@
+/*
+ * Unit tests of the compute algorithms with a fake clock: GCRA admission and its long-run rate,
+ * bounded state, the share computation (caps, weights, work conservation, strict priority), and the
+ * device-time estimator.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "compute_core.h"
+
+#define MS 1000000LL
+
+/* A saturating launcher on a fake clock: launches whenever admitted, else sleeps the returned wait. */
+static uint64_t run_saturating(int64_t *tat, int64_t start, int64_t duration, uint64_t cost, uint32_t share,
+                               int64_t burst)
+{
+    uint64_t launches = 0;
+    for (int64_t now = start; now < start + duration;) {
+        int64_t wait = vnpu_gcra_admit(tat, now, vnpu_gcra_charge(cost, share), burst);
+        if (wait == 0)
+            launches++;
+        else
+            now += wait;
+    }
+    return launches;
+}
+
+static void test_gcra_burst_then_wait(void)
+{
+    int64_t tat = 0;
+    /* charge 1 ms, burst 20 ms: at t=1000 ms, 21 launches conform (tat up to now + 21 ms) */
+    int64_t now = 1000 * MS;
+    for (int i = 0; i < 21; i++)
+        CHECK_EQ_U64(vnpu_gcra_admit(&tat, now, 1 * MS, 20 * MS), 0);
+    CHECK_EQ_U64(tat, now + 21 * MS);
+    /* the 22nd must wait exactly 1 ms, and state is unchanged by the refusal */
+    CHECK_EQ_U64(vnpu_gcra_admit(&tat, now, 1 * MS, 20 * MS), 1 * MS);
+    CHECK_EQ_U64(tat, now + 21 * MS);
+    CHECK_EQ_U64(vnpu_gcra_admit(&tat, now + 1 * MS, 1 * MS, 20 * MS), 0);
+    /* idle time is not banked: after a long pause only the burst is available again */
+    int64_t later = now + 10000 * MS;
+    int n = 0;
+    while (vnpu_gcra_admit(&tat, later, 1 * MS, 20 * MS) == 0)
+        n++;
+    CHECK_EQ_U64(n, 21);
+}
+
+static void test_gcra_long_run_rate(void)
+{
+    /* 1 ms kernels at a 25 % share (4 ms charged) for 10 s: 6 launches at t=0 (tat 0..20 ms conform),
+     * then one every 4 ms from t=4 ms to t=9996 ms */
+    int64_t tat = 0;
+    uint64_t n = run_saturating(&tat, 0, 10000 * MS, 1 * MS, 250000, 20 * MS);
+    CHECK_EQ_U64(n, 6 + 2499);
+    /* 100 us kernels at 10 % (1 ms charged): 21 at t=0, then one per ms from t=1 ms to t=9999 ms */
+    tat = 0;
+    n = run_saturating(&tat, 0, 10000 * MS, 100000, 100000, 20 * MS);
+    CHECK_EQ_U64(n, 21 + 9999);
+}
+
+static void test_gcra_charge_clamps(void)
+{
+    CHECK_EQ_U64(vnpu_gcra_charge(1 * MS, 500000), 2 * MS);
+    CHECK_EQ_U64(vnpu_gcra_charge(1 * MS, 0), (uint64_t)VNPU_GCRA_MAX_CHARGE_NS);
+    CHECK_EQ_U64(vnpu_gcra_charge(UINT64_MAX, 1000000), (uint64_t)VNPU_GCRA_MAX_CHARGE_NS);
+}
+
+static void test_gcra_corrupt_state_is_bounded(void)
+{
+    /* a tat an hour ahead cannot come from conforming launches: it must not stall anybody */
+    int64_t now = 5000 * MS;
+    int64_t tat = now + 3600000 * MS;
+    CHECK_EQ_U64(vnpu_gcra_admit(&tat, now, 1 * MS, 20 * MS), 0);
+    CHECK_EQ_U64(tat, now + 1 * MS);
+    /* a legitimately large debt (burst + 0.4 s) is honoured */
+    tat = now + 420 * MS;
+    CHECK_EQ_U64(vnpu_gcra_admit(&tat, now, 1 * MS, 20 * MS), 400 * MS);
+}
+
+static struct vnpu_share_input E(uint32_t w, uint32_t cap, int32_t prio, int busy)
+{
+    struct vnpu_share_input e = {w, cap, prio, busy};
+    return e;
+}
+
+static void test_share_alone(void)
+{
+    struct vnpu_share_input in[3] = {E(1, 0, 1, 1), E(5, 0, 1, 0), E(9, 0, 0, 0)};
+    CHECK_EQ_U64(vnpu_share_ppm(in, 3, 0), VNPU_SHARE_FULL); /* idle neighbours do not count */
+    in[0].cap_pct = 25;
+    CHECK_EQ_U64(vnpu_share_ppm(in, 3, 0), 250000);
+    in[0].cap_pct = 100;
+    CHECK_EQ_U64(vnpu_share_ppm(in, 3, 0), VNPU_SHARE_FULL);
+    /* self counts as busy even when its flag says otherwise (it is launching right now) */
+    in[0] = E(1, 10, 1, 0);
+    CHECK_EQ_U64(vnpu_share_ppm(in, 3, 0), 100000);
+}
+
+static void test_share_weights(void)
+{
+    struct vnpu_share_input in[2] = {E(1, 0, 1, 1), E(3, 0, 1, 1)};
+    CHECK_EQ_U64(vnpu_share_ppm(in, 2, 0), 250000);
+    CHECK_EQ_U64(vnpu_share_ppm(in, 2, 1), 750000);
+    /* neighbour idle: work-conserving */
+    in[1].busy = 0;
+    CHECK_EQ_U64(vnpu_share_ppm(in, 2, 0), VNPU_SHARE_FULL);
+    /* weight 0 reads as 1 */
+    struct vnpu_share_input z[2] = {E(0, 0, 1, 1), E(1, 0, 1, 1)};
+    CHECK_EQ_U64(vnpu_share_ppm(z, 2, 0), 500000);
+}
+
+static void test_share_caps_water_fill(void)
+{
+    /* A capped at 10 % with equal weights: B gets the remaining 90 % (not 50 %) */
+    struct vnpu_share_input in[3] = {E(1, 10, 1, 1), E(1, 0, 1, 1), E(2, 0, 1, 0)};
+    CHECK_EQ_U64(vnpu_share_ppm(in, 3, 0), 100000);
+    CHECK_EQ_U64(vnpu_share_ppm(in, 3, 1), 900000);
+    /* three busy: A cap 10, B w1, C w2 -> B 30 %, C 60 % */
+    in[2].busy = 1;
+    CHECK_EQ_U64(vnpu_share_ppm(in, 3, 1), 300000);
+    CHECK_EQ_U64(vnpu_share_ppm(in, 3, 2), 600000);
+    /* caps above the weighted part do not bind */
+    struct vnpu_share_input c[2] = {E(1, 80, 1, 1), E(1, 0, 1, 1)};
+    CHECK_EQ_U64(vnpu_share_ppm(c, 2, 0), 500000);
+    /* alone but capped at 100 % with a busy neighbour: charged at its weighted share */
+    struct vnpu_share_input d[2] = {E(3, 100, 1, 1), E(1, 0, 1, 1)};
+    CHECK_EQ_U64(vnpu_share_ppm(d, 2, 0), 750000);
+}
+
+static void test_share_strict_priority(void)
+{
+    /* high class busy: normal class waits (share 0), high runs unthrottled */
+    struct vnpu_share_input in[2] = {E(1, 0, 0, 1), E(9, 0, 1, 1)};
+    CHECK_EQ_U64(vnpu_share_ppm(in, 2, 1), 0);
+    CHECK_EQ_U64(vnpu_share_ppm(in, 2, 0), VNPU_SHARE_FULL);
+    /* a capped high class leaves the rest to the normal class */
+    in[0].cap_pct = 30;
+    CHECK_EQ_U64(vnpu_share_ppm(in, 2, 1), 700000);
+    CHECK_EQ_U64(vnpu_share_ppm(in, 2, 0), 300000);
+    /* high class idle: normal alone runs unthrottled */
+    in[0].busy = 0;
+    CHECK_EQ_U64(vnpu_share_ppm(in, 2, 1), VNPU_SHARE_FULL);
+}
+
+static void test_share_bad_input(void)
+{
+    struct vnpu_share_input in[1] = {E(1, 0, 1, 1)};
+    CHECK_EQ_U64(vnpu_share_ppm(in, 1, 5), VNPU_SHARE_FULL);
+    CHECK_EQ_U64(vnpu_share_ppm(in, 0, 0), VNPU_SHARE_FULL);
+    /* a cap above 100 (corrupt file) is no cap */
+    in[0].cap_pct = 250;
+    CHECK_EQ_U64(vnpu_share_ppm(in, 1, 0), VNPU_SHARE_FULL);
+}
+
+static void test_cost_estimator(void)
+{
+    struct vnpu_cost_window w;
+    memset(&w, 0, sizeof w);
+    int64_t t = 1000 * MS;
+    CHECK_EQ_U64(vnpu_cost_add(&w, t, 3000000), 3000000); /* first sample, even a queued one, counts */
+    CHECK_EQ_U64(vnpu_cost_add(&w, t + 1 * MS, 1000000), 1000000); /* lower: taken at once */
+    /* 900 ms of samples inflated by queueing behind a neighbour: the clean one still rules */
+    for (int i = 2; i < 900; i++)
+        CHECK_EQ_U64(vnpu_cost_add(&w, t + i * MS, 1000000 + 15000000ULL * (uint64_t)(i % 7 + 1) / 7), 1000000);
+    /* a kernel that really became slower (2 ms, never faster): followed once the window passed */
+    uint64_t e = 0;
+    int64_t at = t + 900 * MS;
+    for (; e != 2000000 && at < t + 3000 * MS; at += 1 * MS)
+        e = vnpu_cost_add(&w, at, 2000000);
+    CHECK_EQ_U64(e, 2000000);
+    CHECK(at > t + 1000 * MS && at <= t + 1102 * MS); /* one window (1 s) after the last 1 ms sample */
+    /* a long silence forgets everything: the next sample is the estimate */
+    CHECK_EQ_U64(vnpu_cost_add(&w, at + 60000 * MS, 5000000), 5000000);
+    CHECK_EQ_U64(vnpu_cost_add(&w, at + 60001 * MS, 0), 1); /* a zero span counts as 1 ns, never 0 */
+}
+
+int main(void)
+{
+    test_gcra_burst_then_wait();
+    test_gcra_long_run_rate();
+    test_gcra_charge_clamps();
+    test_gcra_corrupt_state_is_bounded();
+    test_share_alone();
+    test_share_weights();
+    test_share_caps_water_fill();
+    test_share_strict_priority();
+    test_share_bad_input();
+    test_cost_estimator();
+    printf("test_compute_core: ok\n");
+    return 0;
+}

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# Compute limiter against the simulated CANN runtime (ground truth: the simulator's per-process
+# device-busy nanoseconds). Every workload saturates the device with 1 ms kernels.
+# libvnpu.so is preloaded into npu-burn; each container has its own quota region (made with
+# registry_tool region, as the node agent would) pointing at the registry of NPU 0.
+#   caps 10/25/50 % alone; weights 1:3; idle neighbour (work-conserving) and capped with an idle
+#   neighbour; kill -9 of a container holding debt; registry missing / unknown major; every launch
+#   entry point npu-burn offers, and model execution, is throttled and counted.
+# Prints one "result" line per measurement with the exact error in percentage points.
+set -u
+B=${VNPU_NATIVE_BUILD:?}
+TMP=${VNPU_TEST_TMP:?}
+PRELOAD=$B/libvnpu.so
+TOOL=$B/limiter/registry_tool
+BURN=$B/npu-burn
+fails=0
+
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# fresh simulated host + registry for one scenario
+setup() {
+  export VNPU_SIM_ROOT=$TMP/$1/sim
+  REG=$TMP/$1/reg
+  mkdir -p "$REG" "$VNPU_SIM_ROOT"
+  "$TOOL" create "$REG/npu0.reg" 0 || { echo "cannot create registry"; exit 1; }
+}
+
+# run NAME WEIGHT CAP PRIO STEPS... : npu-burn under libvnpu.so as container NAME, whose quota region
+# (created on first use, as the node agent would) puts logical device 0 on NPU 0 with this config
+run() {
+  local name=$1 w=$2 cap=$3 prio=$4; shift 4
+  local region=$REG/../containers/$name/vnpu_local_shmem
+  if [ ! -f "$region" ]; then
+    mkdir -p "$(dirname "$region")"
+    "$TOOL" region "$region" "$REG" 0 "$w" "$cap" "$prio" > /dev/null || { echo "cannot create region"; exit 1; }
+  fi
+  LD_PRELOAD=$PRELOAD NPU_LOCAL_SHM_PATH=$region VNPU_SIM_QUIET=1 "$BURN" "$@"
+}
+
+region_key() { "$TOOL" region "$REG/../containers/$1/vnpu_local_shmem" "$REG" 0 1 0 1 | sed -n 's/^key=//p'; }
+
+field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" | head -n1; }
+
+# phase_share LINE: for processes with several phases: the line's own busy_ns (its kernels x their
+# duration, which the simulator runs exactly) over the line's wall time, in %
+phase_share() {
+  local line=$1
+  awk -v b="$(echo "$line" | field busy_ns)" -v w="$(echo "$line" | field wall_ns)" \
+    'BEGIN { if (w > 0) printf "%.2f", 100 * b / w; else print "nan" }'
+}
+
+# share LINE: device busy of the line's process (simulator ground truth) over the line's wall time, in %
+share_of_line() {
+  local line=$1 pid wall busy
+  pid=$(echo "$line" | field pid)
+  wall=$(echo "$line" | field wall_ns)
+  busy=$("$B/cann-sim-busy" --pid "$pid" --device 0 | grep '^busy' | field busy_ns)
+  [ -n "$busy" ] && [ -n "$wall" ] || { echo "nan"; return; }
+  awk -v b="$busy" -v w="$wall" 'BEGIN { printf "%.2f", 100 * b / w }'
+}
+
+# check NAME ACTUAL TARGET TOL: |actual - target| <= tol
+check() {
+  local err
+  err=$(awk -v a="$2" -v t="$3" 'BEGIN { printf "%+.2f", a - t }')
+  echo "result $1 share=$2% target=$3% error=${err}pp"
+  awk -v a="$2" -v t="$3" -v tol="$4" 'BEGIN { d = a - t; if (d < 0) d = -d; exit !(d <= tol) }' ||
+    fail "$1: share $2% not within $4 pp of $3%"
+}
+
+# at_least NAME ACTUAL MIN
+at_least() {
+  echo "result $1 share=$2% min=$3%"
+  awk -v a="$2" -v m="$3" 'BEGIN { exit !(a >= m) }' || fail "$1: share $2% below $3%"
+}
+
+# --- caps alone on the device: COUNT kernels sized for ~1.5 s at the cap ---
+for cap in 10 25 50; do
+  setup cap$cap
+  line=$(run 1 1 "$cap" 1 launch 1000 $((cap * 15)) | grep '^launch done')
+  check "cap$cap-alone" "$(share_of_line "$line")" "$cap" 5
+done
+
+# --- weights 1:3, both saturating: 1 s warm-up, 2 s measured, 1 s cool-down, so that the measured
+# phases overlap completely whatever the start-up skew of the two processes ---
+weights_once() {
+  setup "weights$1"
+  run "a$1" 1 0 1 burn 1000 1 burn 1000 2 burn 1000 1 > "$TMP/weights$1/a.out" &
+  run "b$1" 3 0 1 burn 1000 1 burn 1000 2 burn 1000 1 > "$TMP/weights$1/b.out" &
+  wait
+  wa=$(phase_share "$(grep '^burn done' "$TMP/weights$1/a.out" | sed -n 2p)")
+  wb=$(phase_share "$(grep '^burn done' "$TMP/weights$1/b.out" | sed -n 2p)")
+}
+weights_once 1
+# Both containers saturate, so the device can only idle when the host did not run them (CPU
+# starvation on an overloaded machine, not a limiter decision): then measure once more.
+if awk -v a="$wa" -v b="$wb" 'BEGIN { exit !(a + b < 90) }'; then
+  echo "result weights: device busy only $(awk -v a="$wa" -v b="$wb" 'BEGIN { print a + b }')% with both saturating: host starved, measuring again"
+  weights_once 2
+fi
+check weight1-of-1:3 "$wa" 25 5
+check weight3-of-1:3 "$wb" 75 5
+
+# --- the same with the weight-1 container registered but idle: work-conserving ---
+setup idle
+run 1 1 0 1 launch 1000 1 sleep 2400 > /dev/null &
+sleep 0.3
+line=$(run 2 3 0 1 burn 1000 2 | grep '^burn done')
+wait
+at_least busy-with-idle-neighbour "$(share_of_line "$line")" 90
+# ... unless capped
+setup idlecap
+run 1 1 0 1 launch 1000 1 sleep 1900 > /dev/null &
+sleep 0.3
+line=$(run 2 3 30 1 launch 1000 450 | grep '^launch done')
+wait
+check capped-with-idle-neighbour "$(share_of_line "$line")" 30 5
+
+# --- kill -9 of a container while it holds debt: the survivor is not stalled ---
+# A (weight 1) and B (weight 1) saturate; A kills itself after 1 s with tokens/debt outstanding.
+# B's second phase (from 1.2 s) must get the device: >= 90 %, and every launch of B returns within
+# the burst bound plus one throttle step (its longest launch call is reported by npu-burn as submit).
+setup kill
+run 1 1 0 1 burn 1000 1 kill-self > /dev/null 2>&1 &
+apid=$!
+out=$(run 2 1 0 1 launch 1000 600 launch 1000 1000)
+wait $apid 2>/dev/null
+phase1=$(echo "$out" | grep '^launch done' | sed -n 1p)
+phase2=$(echo "$out" | grep '^launch done' | sed -n 2p)
+at_least survivor-before-kill "$(phase_share "$phase1")" 40
+at_least survivor-after-kill "$(phase_share "$phase2")" 90
+"$TOOL" dump "$REG/npu0.reg" | grep -q "key=$(region_key 1) .* live=0" || fail "killed container still counts as live"
+
+# --- registry missing / unknown major: unthrottled, exactly one log line ---
+for bad in missing major; do
+  setup "bad-$bad"
+  if [ "$bad" = missing ]; then rm -f "$REG/npu0.reg"; else "$TOOL" corrupt-major "$REG/npu0.reg"; fi
+  run 1 1 10 1 launch 1000 300 > "$TMP/bad-$bad/out" 2> "$TMP/bad-$bad/err"
+  line=$(grep '^launch done' "$TMP/bad-$bad/out")
+  at_least "registry-$bad-unthrottled" "$(share_of_line "$line")" 90
+  n=$(grep -c '^vnpu: compute:' "$TMP/bad-$bad/err")
+  echo "result registry-$bad log-lines=$n: $(grep '^vnpu: compute:' "$TMP/bad-$bad/err" | head -n1)"
+  [ "$n" -eq 1 ] || fail "registry $bad: expected one log line, got $n"
+done
+
+# --- every launch entry point (and model execution) is throttled and counted ---
+setup symbols
+for via in $("$BURN" --help 2>&1 | sed -n 's/^--launch-via: //p'); do
+  line=$(run "sym-$via" 1 50 1 --launch-via "$via" launch 1000 80 | grep '^launch done')
+  s=$(share_of_line "$line")
+  awk -v a="$s" 'BEGIN { exit !(a >= 35 && a <= 65) }' || fail "--launch-via $via: share $s% not throttled to 50%"
+done
+mline=$(run model 1 50 1 model 4 1000 25 | grep '^model done')
+ms=$(share_of_line "$mline")
+awk -v a="$ms" 'BEGIN { exit !(a >= 35 && a <= 65) }' || fail "model execute: share $ms% not throttled to 50%"
+echo "result model-execute share=$ms% target=50%"
+dump=$("$TOOL" dump "$REG/npu0.reg")
+for sym in rtKernelLaunch rtKernelLaunchWithFlag rtKernelLaunchWithFlagV2 rtKernelLaunchWithHandle \
+           rtKernelLaunchWithHandleV2 rtKernelLaunchEx rtKernelLaunchFwk rtAicpuKernelLaunchWithFlag \
+           rtAicpuKernelLaunchExWithArgs rtCpuKernelLaunchWithFlag rtVectorCoreKernelLaunch \
+           rtVectorCoreKernelLaunchWithHandle rtLaunchKernelByFuncHandleV3 rtsLaunchKernelWithHostArgs \
+           rtsLaunchCpuKernel rtLaunchKernelWithArgsArray; do
+  echo "$dump" | grep -q "^sym=$sym launches=" || fail "no launches counted for $sym"
+done
+echo "$dump" | grep -q '^sym=rtModelExecute' || fail "model execution not counted"
+
+[ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
+echo "test_compute_sim: ok"

@@ -1,0 +1,30 @@
+# Compute limiter (issue 5): GCRA/share core, per-NPU registry, launch hooks, measurement thread.
+# Its sources join libvnpu.so through COMPUTE_LIB_SRCS (used by limiter.mk, included after this file).
+COMPUTE_LIB_SRCS := limiter/compute_core.c limiter/compute_registry.c limiter/compute.c limiter/hooks_launch.c
+COMPUTE_HDRS := include/vnpu_registry.h limiter/launch_abi.h limiter/compute.h limiter/compute_core.h \
+                limiter/compute_registry.h
+
+$(B)/limiter/test_compute_core: limiter/tests/test_compute_core.c limiter/compute_core.c $(COMPUTE_HDRS) limiter/tests/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Ilimiter -o $@ limiter/tests/test_compute_core.c limiter/compute_core.c $(LDFLAGS) $(LDLIBS)
+
+$(B)/limiter/test_compute_registry: limiter/tests/test_compute_registry.c limiter/compute_registry.c limiter/compute_core.c $(COMPUTE_HDRS) limiter/tests/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Ilimiter -o $@ limiter/tests/test_compute_registry.c limiter/compute_registry.c limiter/compute_core.c $(LDFLAGS) $(LDLIBS)
+
+# creates/prints registries and creates quota regions with compute config (test tooling, debugging aid)
+$(B)/limiter/registry_tool: limiter/tests/registry_tool.c limiter/compute_registry.c limiter/compute_core.c \
+                            limiter/region.c limiter/ptrmap.c $(COMPUTE_HDRS) include/vnpu_region.h limiter/region.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Ilimiter -o $@ limiter/tests/registry_tool.c limiter/compute_registry.c limiter/compute_core.c \
+	  limiter/region.c limiter/ptrmap.c $(LDFLAGS) $(LDLIBS)
+
+# constants for vnpu-quota's RegistryLayoutConformanceTest
+$(B)/limiter/registry_offsets: limiter/tests/registry_offsets.c $(COMPUTE_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Ilimiter -o $@ limiter/tests/registry_offsets.c $(LDFLAGS) $(LDLIBS)
+
+TARGETS += $(B)/limiter/test_compute_core $(B)/limiter/test_compute_registry $(B)/limiter/registry_tool \
+           $(B)/limiter/registry_offsets
+# test_compute_sim.sh preloads $(B)/libvnpu.so into $(B)/npu-burn (both in TARGETS)
+TESTS   += $(B)/limiter/test_compute_core $(B)/limiter/test_compute_registry limiter/tests/test_compute_sim.sh

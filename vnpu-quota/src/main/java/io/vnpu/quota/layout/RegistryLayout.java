@@ -1,0 +1,100 @@
+package io.vnpu.quota.layout;
+
+/**
+ * Offsets and constants of the per-NPU compute registry, layout "VNPUREG1" major 1 minor 0.
+ *
+ * <p>Mirror of {@code native/include/vnpu_registry.h}, the source of truth: every field is named
+ * after its C macro without the {@code VNPU_} prefix, and {@code RegistryLayoutConformanceTest}
+ * checks the values against the output of {@code native/limiter/tests/registry_offsets.c}. All
+ * integers are little-endian; sizes and offsets are in bytes. Protocols: {@code
+ * docs/compute-registry.md}.
+ */
+public final class RegistryLayout {
+  private RegistryLayout() {}
+
+  // identity
+  public static final long REG_MAGIC = 0x3147455255504E56L;
+  public static final int REG_MAJOR = 1;
+  public static final int REG_MINOR = 0;
+  public static final int REG_ENTRY_COUNT = 64;
+  public static final int REG_NAME_BYTES = 32;
+  public static final int REG_SYMBOL_COUNT = 32;
+
+  // geometry
+  public static final int REG_HDR_BYTES = 256;
+  public static final int REG_ENTRIES_OFF = 256;
+  public static final int REG_ENTRY_BYTES = 512;
+  public static final int REG_FILE_BYTES = REG_ENTRIES_OFF + REG_ENTRY_COUNT * REG_ENTRY_BYTES;
+
+  // header
+  public static final int RH_MAGIC = 0;
+  public static final int RH_MAJOR = 8;
+  public static final int RH_MINOR = 10;
+  public static final int RH_HEADER_BYTES = 12;
+  public static final int RH_FILE_BYTES = 16;
+  public static final int RH_INIT_STATE = 24;
+  public static final int RH_ENTRY_COUNT = 28;
+  public static final int RH_ENTRY_BYTES = 32;
+  public static final int RH_PHYS_ID = 36;
+  public static final int RH_EPOCH = 40;
+  public static final int RH_CREATED_NS = 48;
+  public static final int RH_ACTIVE_WINDOW_MS = 56;
+  public static final int RH_BURST_US = 60;
+  public static final int RH_PRIO_WAIT_MS = 64;
+  public static final int RH_CREATOR = 68;
+
+  // entry
+  public static final int RE_STATE = 0;
+  public static final int RE_FLAGS = 4;
+  public static final int RE_KEY = 8;
+  public static final int RE_WEIGHT = 16;
+  public static final int RE_CAP_PCT = 20;
+  public static final int RE_PRIORITY_CLASS = 24;
+  public static final int RE_GENERATION = 28;
+  public static final int RE_NAME = 32;
+  public static final int RE_GCRA_TAT_NS = 64;
+  public static final int RE_LAST_LAUNCH_NS = 72;
+  public static final int RE_LAUNCHES = 128;
+  public static final int RE_THROTTLED_NS = 136;
+  public static final int RE_BUSY_NS = 144;
+  public static final int RE_COST_NS = 152;
+  public static final int RE_SHARE_PPM = 160;
+  public static final int RE_SAMPLES = 168;
+  public static final int RE_SYMBOL_LAUNCHES = 256;
+
+  // enumerations
+  public static final int REG_INIT_EMPTY = 0;
+  public static final int REG_INIT_INITIALISING = 1;
+  public static final int REG_INIT_READY = 2;
+  public static final int REG_ENTRY_FREE = 0;
+  public static final int REG_ENTRY_CLAIMING = 1;
+  public static final int REG_ENTRY_ACTIVE = 2;
+  public static final int REG_ENTRYF_PINNED = 1;
+  public static final int REG_CREATOR_LIMITER = 1;
+  public static final int REG_CREATOR_JAVA = 2;
+  public static final int REG_PRIO_HIGH = 0;
+  public static final int REG_PRIO_NORMAL = 1;
+  public static final int REG_DEFAULT_ACTIVE_WINDOW_MS = 200;
+  public static final int REG_DEFAULT_BURST_US = 20000;
+  public static final int REG_DEFAULT_PRIO_WAIT_MS = 2000;
+
+  // advisory lock bytes (beyond EOF)
+  public static final long REG_LOCK_BASE = 1L << 30;
+  public static final long REG_LOCK_INIT = REG_LOCK_BASE;
+  public static final long REG_LOCK_ADMIN = REG_LOCK_BASE + 1;
+
+  /** Lock byte whose shared holders are the live processes of entry {@code i}. */
+  public static long lockEntry(int i) {
+    return REG_LOCK_BASE + 4096L + i;
+  }
+
+  /** Offset of entry {@code i}. */
+  public static int entryOff(int i) {
+    return REG_ENTRIES_OFF + i * REG_ENTRY_BYTES;
+  }
+
+  /** File name of the registry of phy ID {@code physId} inside the registry directory. */
+  public static String fileName(int physId) {
+    return "npu" + physId + ".reg";
+  }
+}

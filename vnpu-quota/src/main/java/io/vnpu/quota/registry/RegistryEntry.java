@@ -1,0 +1,46 @@
+package io.vnpu.quota.registry;
+
+import io.vnpu.api.model.Priority;
+import java.util.Map;
+
+/**
+ * Snapshot of one ACTIVE entry of a compute registry.
+ *
+ * @param index entry index 0..63
+ * @param key container key (quota region epoch)
+ * @param name display name
+ * @param weight share weight
+ * @param capPct hard cap in percent, 0 = none
+ * @param priority strict priority class
+ * @param pinned registered by the node agent (kept while no process uses it)
+ * @param live some process holds the entry's liveness lock
+ * @param lastLaunchNs CLOCK_MONOTONIC ns of a recent launch, 0 = never
+ * @param launches launches the limiter saw
+ * @param busyNs estimated device time of those launches, ns
+ * @param throttledNs time launches waited in the limiter, ns
+ * @param sharePpm share of the NPU the limiter last computed (1,000,000 = all)
+ * @param costNs latest per-launch device-time estimate, ns
+ * @param samples device-time measurements taken
+ * @param launchesBySymbol launches per runtime entry point name (only non-zero counts)
+ */
+public record RegistryEntry(
+    int index,
+    long key,
+    String name,
+    int weight,
+    int capPct,
+    Priority priority,
+    boolean pinned,
+    boolean live,
+    long lastLaunchNs,
+    long launches,
+    long busyNs,
+    long throttledNs,
+    int sharePpm,
+    long costNs,
+    long samples,
+    Map<String, Long> launchesBySymbol) {
+  public RegistryEntry {
+    launchesBySymbol = Map.copyOf(launchesBySymbol);
+  }
+}

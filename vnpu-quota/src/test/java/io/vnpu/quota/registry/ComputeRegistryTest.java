@@ -1,0 +1,138 @@
+package io.vnpu.quota.registry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.vnpu.api.model.Priority;
+import io.vnpu.quota.NativeDir;
+import io.vnpu.quota.layout.RegistryLayout;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Java side of the compute registry, and interoperation with the C side (registry_tool). */
+class ComputeRegistryTest {
+  @TempDir Path dir;
+  private final ComputeRegistries registries = new ComputeRegistries();
+
+  private static String run(String... cmd) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as(out).isZero();
+    return out;
+  }
+
+  private static void poke16(Path f, long off, int v) throws IOException {
+    try (RandomAccessFile raf = new RandomAccessFile(f.toFile(), "rw")) {
+      raf.seek(off);
+      raf.write(ByteBuffer.allocate(2).order(ByteOrder.LITTLE_ENDIAN).putShort((short) v).array());
+    }
+  }
+
+  @Test
+  void createdByJavaIsReadByCAndViceVersa() throws Exception {
+    Path f = dir.resolve(RegistryLayout.fileName(2));
+    try (ComputeRegistry r = registries.createOrOpen(f, 2)) {
+      assertThat(r.physId()).isEqualTo(2);
+      assertThat(r.epoch()).isNotZero();
+      assertThat(Files.size(f)).isEqualTo(RegistryLayout.REG_FILE_BYTES);
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f))).isEqualTo("rw-rw-rw-");
+      int idx = r.register(new RegistryMember(0x1234L, "pod-a/main", 3, 40, Priority.HIGH));
+      // C validates and reads it: the registration is an ACTIVE pinned entry nobody holds yet
+      String dump = run(NativeDir.program("limiter/registry_tool").toString(), "dump", f.toString());
+      assertThat(dump).contains("entry=" + idx + " key=" + 0x1234L + " weight=3 cap=40 prio=0 ").contains("live=0");
+    }
+    // a registry the C side created opens in Java with the same geometry
+    Path g = dir.resolve("c.reg");
+    run(NativeDir.program("limiter/registry_tool").toString(), "create", g.toString(), "5");
+    try (ComputeRegistry r = registries.open(g)) {
+      assertThat(r.physId()).isEqualTo(5);
+      assertThat(r.entries()).isEmpty();
+    }
+  }
+
+  @Test
+  void registerIsIdempotentPerKeyAndUnregisterFreesIdleEntries() throws Exception {
+    try (ComputeRegistry r = registries.createOrOpen(dir.resolve("npu0.reg"), 0)) {
+      int a = r.register(new RegistryMember(1, "a", 1, 0, Priority.NORMAL));
+      int b = r.register(new RegistryMember(2, "b", 3, 0, Priority.NORMAL));
+      assertThat(b).isNotEqualTo(a);
+      assertThat(r.register(new RegistryMember(1, "a", 7, 25, Priority.NORMAL))).isEqualTo(a);
+      List<RegistryEntry> es = r.entries();
+      assertThat(es).extracting(RegistryEntry::key).containsExactly(1L, 2L);
+      RegistryEntry ea = es.get(0);
+      assertThat(ea.weight()).isEqualTo(7);
+      assertThat(ea.capPct()).isEqualTo(25);
+      assertThat(ea.pinned()).isTrue();
+      assertThat(ea.live()).isFalse();
+      assertThat(ea.launches()).isZero();
+      assertThat(r.unregister(1)).isTrue();
+      assertThat(r.unregister(99)).isFalse();
+      assertThat(r.entries()).extracting(RegistryEntry::key).containsExactly(2L);
+    }
+  }
+
+  @Test
+  void reopeningValidatesAndNamesTheField() throws Exception {
+    Path f = dir.resolve("npu1.reg");
+    registries.createOrOpen(f, 1).close();
+    poke16(f, RegistryLayout.RH_MAJOR, 9);
+    assertThatThrownBy(() -> registries.open(f))
+        .isInstanceOf(RegistryFormatException.class)
+        .hasMessageContaining(f.toString())
+        .hasMessageContaining("VNPU_RH_MAJOR is 9, expected 1");
+    // the node agent's createOrOpen re-initialises an unreadable registry (it holds no lasting state)
+    try (ComputeRegistry r = registries.createOrOpen(f, 1)) {
+      assertThat(r.entries()).isEmpty();
+    }
+    Files.write(f, new byte[100]);
+    assertThatThrownBy(() -> registries.open(f))
+        .isInstanceOf(RegistryFormatException.class)
+        .hasMessageContaining("file size is 100");
+    assertThatThrownBy(() -> registries.open(dir.resolve("absent.reg"))).isInstanceOf(NoSuchFileException.class);
+  }
+
+  @Test
+  void oneOpenPerJvm() throws Exception {
+    Path f = dir.resolve("npu4.reg");
+    try (ComputeRegistry r = registries.createOrOpen(f, 4)) {
+      assertThatThrownBy(() -> registries.open(f)).isInstanceOf(IllegalStateException.class).hasMessageContaining("already open");
+      assertThat(r.file()).isEqualTo(f);
+    }
+    registries.open(f).close();
+  }
+
+  @Test
+  void memberValidation() {
+    assertThatThrownBy(() -> new RegistryMember(0, "x", 1, 0, Priority.NORMAL)).hasMessageContaining("key");
+    assertThatThrownBy(() -> new RegistryMember(1, "x", 0, 0, Priority.NORMAL)).hasMessageContaining("weight must be in 1..10000: 0");
+    assertThatThrownBy(() -> new RegistryMember(1, "x", 1, 101, Priority.NORMAL)).hasMessageContaining("capPct must be in 0..100: 101");
+    assertThatThrownBy(() -> new RegistryMember(1, "x".repeat(32), 1, 0, Priority.NORMAL)).hasMessageContaining("31 bytes");
+  }
+
+  @Test
+  void achievedSharesFromTwoSnapshots() {
+    RegistryEntry a0 = entry(0, 1, 1_000_000_000L, 100);
+    RegistryEntry a1 = entry(0, 1, 1_250_000_000L, 350);
+    RegistryEntry b1 = entry(1, 2, 500_000_000L, 10); // appeared in between: no base, not reported
+    List<AchievedShare> s = AchievedShare.between(List.of(a0), List.of(a1, b1), 1_000_000_000L);
+    assertThat(s).containsExactly(new AchievedShare(1, "e0", 0.25, 250));
+    assertThatThrownBy(() -> AchievedShare.between(List.of(), List.of(), 0)).hasMessageContaining("elapsedNs");
+  }
+
+  private static RegistryEntry entry(int idx, long key, long busy, long launches) {
+    return new RegistryEntry(idx, key, "e" + idx, 1, 0, Priority.NORMAL, false, true, 0, launches, busy, 0, 0, 0, 0,
+        java.util.Map.of());
+  }
+}
