@@ -3,6 +3,7 @@
  * hbm.bin) as machine-readable lines, for tests of the compute and memory limiters.
  *   device logic=D busy_ns= tasks= busy_until_ns= hbm_used=
  *   busy pid=P logic=D busy_ns= tasks= first_start_ns= last_end_ns=
+ *   hbm pid=P logic=D used= alive=0|1     (device memory each process holds, procs/ records)
  * Options: --pid P and --device D restrict the "busy" lines; VNPU_SIM_ROOT selects the host.
  */
 #include <dirent.h>
@@ -22,6 +23,33 @@ static int read_exact(const char *path, void *buf, size_t len) {
     ssize_t n = pread(fd, buf, len, 0);
     close(fd);
     return n == (ssize_t)len ? 0 : -1;
+}
+
+/* alive: the owner still holds its record lock (F_GETLK sees a conflicting lock). */
+static void print_proc_usage(const char *root, long want_pid, long want_dev) {
+    char dir[700];
+    snprintf(dir, sizeof(dir), "%s/procs", root);
+    DIR *dp = opendir(dir);
+    if (dp == NULL) return;
+    struct dirent *e;
+    while ((e = readdir(dp)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char file[1400];
+        snprintf(file, sizeof(file), "%s/%s", dir, e->d_name);
+        int fd = open(file, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        struct vnpu_sim_proc_usage u;
+        struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+        int ok = pread(fd, &u, sizeof(u), 0) == (ssize_t)sizeof(u) && u.magic == VNPU_SIM_PROC_USAGE_MAGIC &&
+                 !u.reaped && fcntl(fd, F_GETLK, &fl) == 0;
+        close(fd);
+        if (!ok || (want_pid >= 0 && u.pid != want_pid)) continue;
+        for (int d = 0; d < VNPU_SIM_MAX_DEVICES; d++) {
+            if (u.used[d] == 0 || (want_dev >= 0 && d != want_dev)) continue;
+            printf("hbm pid=%d logic=%d used=%" PRIu64 " alive=%d\n", u.pid, d, u.used[d], fl.l_type != F_UNLCK);
+        }
+    }
+    closedir(dp);
 }
 
 int main(int argc, char **argv) {
@@ -57,6 +85,7 @@ int main(int argc, char **argv) {
                d, have_dt ? dt[d].busy_ns : 0, have_dt ? dt[d].tasks : 0, have_dt ? dt[d].busy_until_ns : 0,
                have_hbm ? hbm[d] : 0, devs[d].hbm_bytes);
     }
+    print_proc_usage(root, want_pid, want_dev);
     snprintf(path, sizeof(path), "%s/busy", root);
     DIR *dp = opendir(path);
     if (dp == NULL) return 0;

@@ -317,9 +317,13 @@ static struct vnpu_sim_proc_usage *own_record(struct sim_host *h) {
 
 /* Without a usage record (e.g. procs/ not writable for this uid) memory is still charged to
  * hbm.bin, only not reclaimable should the process be killed; the failure is logged once. */
+/* Set by the exit destructor (see sim_state_dtor). */
+static int exited;
+
 int sim_usage_charge(int dev, uint64_t bytes) {
     struct sim_host *h = sim_host();
     if (h == NULL) return ACL_ERROR_RT_NO_DEVICE;
+    if (__atomic_load_n(&exited, __ATOMIC_ACQUIRE)) return ACL_ERROR_RT_MEMORY_ALLOCATION;
     struct vnpu_sim_proc_usage *rec = own_record(h);
     uint64_t cap = h->dev[dev].hbm_bytes;
     /* Own record first: a crash between the two steps can only make a reaper subtract too much,
@@ -340,7 +344,7 @@ int sim_usage_charge(int dev, uint64_t bytes) {
 
 void sim_usage_release(int dev, uint64_t bytes) {
     struct sim_host *h = sim_host();
-    if (h == NULL) return;
+    if (h == NULL || __atomic_load_n(&exited, __ATOMIC_ACQUIRE)) return;
     struct vnpu_sim_proc_usage *rec = __atomic_load_n(&own.rec, __ATOMIC_ACQUIRE);
     if (rec != NULL) sub_saturating(&rec->used[dev], bytes);
     sub_saturating(&h->hbm_used[dev], bytes);
@@ -446,12 +450,12 @@ __attribute__((constructor)) static void sim_state_ctor(void) {
 }
 
 /* A real driver frees a process's device memory when it exits; so do we, at normal exit. */
+/* Threads may still run while the process exits: the record stays mapped, and `exited` keeps them
+ * from touching hbm.bin once the process's bytes were given back. */
+
 __attribute__((destructor)) static void sim_state_dtor(void) {
     if (own.rec == NULL || own.pid != getpid() || !host_ok) return;
+    __atomic_store_n(&exited, 1, __ATOMIC_RELEASE);
     drain_record(&host_state, own.rec);
     unlink(own.path);
-    munmap(own.rec, sizeof(*own.rec));
-    own.rec = NULL;
-    close(own.fd);
-    own.fd = -1;
 }

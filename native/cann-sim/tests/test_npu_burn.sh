@@ -54,6 +54,8 @@ expect_line "$out" "^child done child=[0-9]+ exit=0" "child exit"
 "$BURN" --device 3 --alloc-via rt alloc 60G kill-self >/dev/null 2>&1; rc=$?
 [ "$rc" -eq 137 ] || fail "kill-self: exit $rc, want 137"
 [ "$(hbm_used 3)" = "$((60 << 30))" ] || fail "killed process's bytes should still be counted: $(hbm_used 3)"
+expect_line "$("$B/cann-sim-busy" --device 3)" "^hbm pid=[0-9]+ logic=3 used=$((60 << 30)) alive=0$" \
+  "dead process's record before reclaim"
 out=$("$BURN" --device 3 --alloc-via rt alloc 10G)
 expect_line "$out" "^alloc ok size=$((10 << 30)) " "allocation after a killed neighbour"
 [ "$(hbm_used 3)" = "0" ] || fail "device 3 after reclaim: $(hbm_used 3)"
@@ -78,11 +80,15 @@ total=$(grep -E '^alloc-until-fail done' <<<"$out" | sed 's/.* count=\([0-9]*\) 
 churn_pid=$!
 sleep 2.5
 held=$(hbm_used 4)
+per_proc=$("$B/cann-sim-busy" --device 4 | grep '^hbm ')
 wait "$churn_pid" || fail "churn run failed"
 out=$(cat "$TMP/churn.out")
 [ "$(grep -c '^churn done' <<<"$out")" = "4" ] || fail "four churn reports expected:"$'\n'"$out"
 live_sum=$(grep -E '^churn done' <<<"$out" | sed 's/.* live_bytes=\([0-9]*\) .*/\1/' | awk '{s += $1} END {printf "%.0f\n", s}')
 [ "$held" = "$live_sum" ] || fail "device counts $held bytes while the churners hold $live_sum"
+proc_sum=$(sed 's/.* used=\([0-9]*\) .*/\1/' <<<"$per_proc" | awk '{s += $1} END {printf "%.0f\n", s}')
+[ "$proc_sum" = "$live_sum" ] || fail "per-process records sum to $proc_sum, want $live_sum:"$'\n'"$per_proc"
+grep -q 'alive=0' <<<"$per_proc" && fail "holding churners reported dead:"$'\n'"$per_proc"
 [ "$live_sum" -le "$HBM" ] || fail "churners hold $live_sum bytes, more than the device"
 [ "$(hbm_used 4)" = "0" ] || fail "device 4 after churn: $(hbm_used 4)"
 out=$("$BURN" --device 4 --seconds 1 alloc 1M free 0)
