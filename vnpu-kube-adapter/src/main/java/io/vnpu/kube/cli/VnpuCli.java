@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
         + "DCMI vNPU templates, and a kubelet device plugin speaking the HAMi protocol.",
     subcommands = {
         CommandLine.HelpCommand.class,
+        PluginCommand.class,
         ConfigCommand.class,
         DevicesCommand.class,
     })

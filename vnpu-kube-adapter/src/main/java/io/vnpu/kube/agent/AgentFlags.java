@@ -1,0 +1,73 @@
+package io.vnpu.kube.agent;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import picocli.CommandLine.Option;
+
+/**
+ * The node agent's command-line flags, shared by {@code vnpu plugin} and {@link NodeAgentMain}.
+ * Upstream names are kept as they are (underscores), so the upstream DaemonSet arguments work
+ * unchanged; Go's single-dash spelling ({@code -config_file}) is accepted too.
+ */
+public final class AgentFlags {
+
+  @Option(names = {"--config_file", "-config_file"}, required = true, paramLabel = "FILE",
+      description = "HAMi device config (device-config.yaml).")
+  Path configFile;
+
+  @Option(names = {"--node_config_file", "-node_config_file"}, paramLabel = "FILE",
+      description = "HAMi node config (node-config.yaml); hami-vnpu-core, vDeviceCount, "
+          + "filterDevices per node.")
+  Path nodeConfigFile;
+
+  @Option(names = {"--node_name", "-node_name"}, paramLabel = "NAME",
+      description = "This node's name (default: env NODE_NAME).")
+  String nodeName;
+
+  @Option(names = {"--check_idle_vnpu_interval", "-check_idle_vnpu_interval"},
+      defaultValue = "60", paramLabel = "SECONDS",
+      description = "Period of the idle hard-vNPU cleanup, seconds (default: ${DEFAULT-VALUE}).")
+  long checkIdleVnpuIntervalSeconds;
+
+  @Option(names = {"--report_time_offset", "-report_time_offset"}, defaultValue = "1",
+      paramLabel = "SECONDS",
+      description = "Seconds added to the Reported_ handshake time (default: ${DEFAULT-VALUE}).")
+  long reportTimeOffsetSeconds;
+
+  @Option(names = {"--hw_loglevel", "-hw_loglevel"}, defaultValue = "0", paramLabel = "LEVEL",
+      description = "Accepted for compatibility with the upstream plugin; ignored.")
+  int hwLogLevel;
+
+  @Option(names = {"--v", "-v"}, paramLabel = "LEVEL", hidden = true,
+      description = "klog verbosity of the upstream plugin; accepted and ignored.")
+  Integer klogVerbosity;
+
+  @Option(names = "--kubelet-dir", defaultValue = "/var/lib/kubelet/device-plugins",
+      paramLabel = "DIR",
+      description = "The kubelet's device-plugin directory (default: ${DEFAULT-VALUE}).")
+  Path kubeletDir;
+
+  @Option(names = "--dcmi-library", paramLabel = "FILE",
+      description = "Path of libdcmi.so (default: the driver's standard locations).")
+  Path dcmiLibrary;
+
+  @Option(names = "--simulate", arity = "0..1", fallbackValue = "910B3x8", paramLabel = "PROFILE",
+      description = "Run on the bundled simulated node (profile, default 910B3x8). Never "
+          + "simulates unless given.")
+  String simulate;
+
+  /**
+   * The options these flags denote.
+   *
+   * @param env process environment (for {@code NODE_NAME})
+   * @throws IllegalArgumentException naming the flag when a value is invalid
+   */
+  public NodeAgentOptions toOptions(Map<String, String> env) {
+    String node = nodeName != null ? nodeName : env.getOrDefault("NODE_NAME", "");
+    return new NodeAgentOptions(configFile, Optional.ofNullable(nodeConfigFile), node,
+        Duration.ofSeconds(checkIdleVnpuIntervalSeconds), Duration.ofSeconds(reportTimeOffsetSeconds),
+        hwLogLevel, kubeletDir, Optional.ofNullable(dcmiLibrary), Optional.ofNullable(simulate));
+  }
+}
