@@ -28,7 +28,7 @@ mkdir -p "$tmp/compute"
 VNPU_NATIVE_BUILD=$build VNPU_TEST_TMP=$tmp/compute "$here/limiter/tests/test_compute_sim.sh" > "$tmp/compute.log" 2>&1 ||
   echo "note: test_compute_sim.sh reported failures (see below); shares are still recorded" >&2
 # "result NAME share=S% target=T% error=Epp" lines -> JSON array
-grep '^result ' "$tmp/compute.log" | grep 'target=' |
+grep '^result ' "$tmp/compute.log" | grep 'error=' |
   sed -E 's/^result ([^ ]+) share=([-0-9.na]+)% target=([0-9.]+)% error=([-+0-9.na]+)pp.*/{"scenario":"\1","share_pct":\2,"target_pct":\3,"error_pp":\4}/' |
   jq -s '{scenarios: ., max_abs_error_pp: ([.[].error_pp | if . < 0 then -. else . end] | max)}' > "$out/compute-share.json"
 echo "compute share: $out/compute-share.json"
