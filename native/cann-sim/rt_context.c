@@ -20,10 +20,7 @@ static struct {
 } ctxs = {PTHREAD_MUTEX_INITIALIZER, NULL};
 static __thread struct sim_ctx *current;
 
-void sim_ctx_on_set_device(int dev) {
-    primary[dev].dev = dev;
-    current = &primary[dev];
-}
+void sim_ctx_on_set_device(int dev) { current = &primary[dev]; }
 
 static int ctx_known(const struct sim_ctx *c) {
     if (c >= &primary[0] && c < &primary[VNPU_SIM_MAX_DEVICES]) return sim_valid_device(c->dev) && c == &primary[c->dev];
@@ -96,5 +93,6 @@ static void ctx_atfork_parent(void) { pthread_mutex_unlock(&ctxs.lock); }
 static void ctx_atfork_child(void) { pthread_mutex_unlock(&ctxs.lock); }
 
 __attribute__((constructor)) static void rt_context_ctor(void) {
+    for (int d = 0; d < VNPU_SIM_MAX_DEVICES; d++) primary[d].dev = d;
     pthread_atfork(ctx_atfork_prepare, ctx_atfork_parent, ctx_atfork_child);
 }

@@ -5,6 +5,8 @@
 #include "compute.h"
 
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -448,8 +450,9 @@ void vnpu_compute_before(struct vnpu_launch *l, int sym, uint64_t key, rtStream_
     int st = __atomic_load_n(&ds->state, __ATOMIC_ACQUIRE);
     if (__builtin_expect(st == DEV_UNINIT, 0)) {
         dev_join(d);
-        thread_start();
         st = __atomic_load_n(&ds->state, __ATOMIC_ACQUIRE);
+        if (st == DEV_ON)
+            thread_start(); /* nothing to measure or coordinate on devices that run unthrottled */
     }
     struct tcount *tc = tc_get();
     if (tc)
@@ -610,6 +613,8 @@ static void measure_samples(int64_t now)
     pthread_mutex_unlock(&smp_mu);
 }
 
+static pthread_mutex_t pub_mu = PTHREAD_MUTEX_INITIALIZER; /* thread's publications vs the exit one */
+
 static void publish(uint32_t d, int64_t now)
 {
     struct devstate *ds = &devs[d];
@@ -654,9 +659,101 @@ static void publish(uint32_t d, int64_t now)
     vnpu_compute_publish_region(d, dl, dt, dc, cost, ds->last_launch_cache);
 }
 
+/* ---------- launch entry points the runtime has and the limiter does not hook ---------- */
+/*
+ * Newer runtimes add launch entry points (e.g. rtsModelExecute); work enqueued through them is not
+ * throttled. The measurement thread reads libruntime.so's exported symbols once and logs each
+ * launch-like name (containing "Launch" or "ModelExecute") that is not hooked, so the gap is visible.
+ */
+static int hooked_name(const char *n)
+{
+    for (int s = 0; s < VNPU_SYM_COUNT; s++)
+        if (strcmp(n, vnpu_launch_symbol_names[s]) == 0)
+            return 1;
+    return 0;
+}
+
+static int launch_like(const char *n)
+{
+    return (n[0] == 'r' && n[1] == 't') && (strstr(n, "Launch") || strstr(n, "ModelExecute"));
+}
+
+static uintptr_t dyn_ptr(const struct dl_phdr_info *info, ElfW(Addr) p)
+{
+    /* glibc relocates these entries in place; other loaders may leave them relative */
+    return p < info->dlpi_addr ? (uintptr_t)(info->dlpi_addr + p) : (uintptr_t)p;
+}
+
+static uint32_t gnu_hash_symbols(const uint32_t *gh)
+{
+    uint32_t nbuckets = gh[0], symoffset = gh[1], bloom_size = gh[2];
+    const uint32_t *buckets = gh + 4 + bloom_size * (sizeof(ElfW(Addr)) / 4);
+    const uint32_t *chain = buckets + nbuckets;
+    uint32_t last = 0;
+    for (uint32_t b = 0; b < nbuckets; b++)
+        if (buckets[b] > last)
+            last = buckets[b];
+    if (last < symoffset)
+        return symoffset;
+    while (!(chain[last - symoffset] & 1u))
+        last++;
+    return last + 1;
+}
+
+static int scan_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    int *logged = arg;
+    const char *name = info->dlpi_name;
+    const char *base = name ? strrchr(name, '/') : NULL;
+    base = base ? base + 1 : name;
+    if (!base || strncmp(base, "libruntime.so", 13) != 0)
+        return 0;
+    const ElfW(Dyn) *dyn = NULL;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+    if (!dyn)
+        return 0;
+    const ElfW(Sym) *symtab = NULL;
+    const char *strtab = NULL;
+    const uint32_t *hash = NULL, *gnu = NULL;
+    for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
+        if (d->d_tag == DT_SYMTAB)
+            symtab = (const ElfW(Sym) *)dyn_ptr(info, d->d_un.d_ptr);
+        else if (d->d_tag == DT_STRTAB)
+            strtab = (const char *)dyn_ptr(info, d->d_un.d_ptr);
+        else if (d->d_tag == DT_HASH)
+            hash = (const uint32_t *)dyn_ptr(info, d->d_un.d_ptr);
+        else if (d->d_tag == DT_GNU_HASH)
+            gnu = (const uint32_t *)dyn_ptr(info, d->d_un.d_ptr);
+    }
+    if (!symtab || !strtab || (!hash && !gnu))
+        return 0;
+    uint32_t n = hash ? hash[1] : gnu_hash_symbols(gnu);
+    for (uint32_t i = 1; i < n && i < 100000; i++) {
+        const ElfW(Sym) *s = &symtab[i];
+        if (s->st_shndx == SHN_UNDEF || ELF64_ST_TYPE(s->st_info) != STT_FUNC)
+            continue;
+        const char *sn = strtab + s->st_name;
+        if (launch_like(sn) && !hooked_name(sn)) {
+            compute_log("%s exports launch entry point %s, which the limiter does not throttle", base, sn);
+            (*logged)++;
+        }
+    }
+    return 1; /* one runtime is enough */
+}
+
+static void scan_unhooked_launches(void)
+{
+    int logged = 0;
+    dl_iterate_phdr(scan_object, &logged);
+}
+
 static void *measure_main(void *arg)
 {
     (void)arg;
+    scan_unhooked_launches();
     for (unsigned tick = 0;; tick++) {
         sleep_ns(POLL_NS);
         int64_t now = now_ns();
@@ -678,10 +775,25 @@ static void *measure_main(void *arg)
             vnpu_reg_scan(&ds->reg, now, in);
             uint32_t s = vnpu_share_ppm(in, VNPU_REG_ENTRY_COUNT, ds->reg.entry);
             __atomic_store_n(&ds->share_ppm, s, __ATOMIC_RELAXED);
+            pthread_mutex_lock(&pub_mu);
             publish(d, now);
+            pthread_mutex_unlock(&pub_mu);
         }
     }
     return NULL;
+}
+
+/* A process that exits normally publishes its last launches (the thread publishes every 5 ms). */
+__attribute__((destructor)) static void compute_exit(void)
+{
+    if (__atomic_load_n(&thread_state, __ATOMIC_ACQUIRE) != 1)
+        return;
+    if (pthread_mutex_trylock(&pub_mu) != 0)
+        return; /* the thread is publishing right now: never wait at exit */
+    for (uint32_t d = 0; d < VNPU_COMPUTE_MAX_DEVICES; d++)
+        if (__atomic_load_n(&devs[d].state, __ATOMIC_ACQUIRE) == DEV_ON)
+            publish(d, now_ns());
+    pthread_mutex_unlock(&pub_mu);
 }
 
 /* ---------- fork: the child has no measurement thread and no registry locks ---------- */
@@ -692,9 +804,11 @@ static void fork_prepare(void)
     pthread_mutex_lock(&thr_mu);
     pthread_mutex_lock(&tc_mu);
     pthread_mutex_lock(&smp_mu);
+    pthread_mutex_lock(&pub_mu);
 }
 static void fork_parent(void)
 {
+    pthread_mutex_unlock(&pub_mu);
     pthread_mutex_unlock(&smp_mu);
     pthread_mutex_unlock(&tc_mu);
     pthread_mutex_unlock(&thr_mu);

@@ -77,9 +77,12 @@ at_least() {
 # --- caps alone on the device: COUNT kernels sized for ~1.5 s at the cap ---
 for cap in 10 25 50; do
   setup cap$cap
-  line=$(run 1 1 "$cap" 1 launch 1000 $((cap * 15)) | grep '^launch done')
+  line=$(run 1 1 "$cap" 1 launch 1000 $((cap * 15)) 2> "$TMP/cap$cap/err" | grep '^launch done')
   check "cap$cap-alone" "$(share_of_line "$line")" "$cap" 5
 done
+# the simulated runtime exports a launch entry point outside limiter-design.md 5.3: logged once
+n=$(grep -c '^vnpu: compute: libruntime.so exports launch entry point rtsModelExecute, which the limiter does not throttle$' "$TMP/cap10/err")
+[ "$n" -eq 1 ] || fail "unhooked rtsModelExecute logged $n times: $(cat "$TMP/cap10/err")"
 
 # --- weights 1:3, both saturating: 1 s warm-up, 2 s measured, 1 s cool-down, so that the measured
 # phases overlap completely whatever the start-up skew of the two processes ---
@@ -118,12 +121,12 @@ check capped-with-idle-neighbour "$(share_of_line "$line")" 30 5
 
 # --- kill -9 of a container while it holds debt: the survivor is not stalled ---
 # A (weight 1) and B (weight 1) saturate; A kills itself after 1 s with tokens/debt outstanding.
-# B's second phase (from 1.2 s) must get the device: >= 90 %, and every launch of B returns within
-# the burst bound plus one throttle step (its longest launch call is reported by npu-burn as submit).
+# B's second phase (from about 1.6 s) must get the device (>= 90 %): the dead container's debt and
+# queued kernels do not hold B back beyond the burst bound.
 setup kill
 run 1 1 0 1 burn 1000 1 kill-self > /dev/null 2>&1 &
 apid=$!
-out=$(run 2 1 0 1 launch 1000 600 launch 1000 1000)
+out=$(run 2 1 0 1 launch 1000 800 launch 1000 1000)
 wait $apid 2>/dev/null
 phase1=$(echo "$out" | grep '^launch done' | sed -n 1p)
 phase2=$(echo "$out" | grep '^launch done' | sed -n 2p)

@@ -19,6 +19,9 @@ import picocli.CommandLine.Command;
         PluginCommand.class,
         ConfigCommand.class,
         DevicesCommand.class,
+        RunCommand.class,
+        TopCommand.class,
+        DemoCommand.class,
     })
 public final class VnpuCli implements Runnable {
 
@@ -32,7 +35,10 @@ public final class VnpuCli implements Runnable {
 
   /** Builds the command line with its subcommands; tests use this to run commands in-process. */
   public static CommandLine commandLine() {
-    return new CommandLine(new VnpuCli());
+    CommandLine cl = new CommandLine(new VnpuCli());
+    // everything after the command's first word belongs to the command, also without "--"
+    cl.getSubcommands().get("run").setStopAtPositional(true);
+    return cl;
   }
 
   public static void main(String[] args) {

@@ -192,6 +192,14 @@ public final class QuotaRegion implements AutoCloseable {
     return Math.min(mem.getInt(H_DEVICE_COUNT), REGION_MAX_DEVICES);
   }
 
+  /**
+   * Initialisation epoch (random, non-zero): the container's key in the per-NPU compute registries
+   * ({@code io.vnpu.quota.registry.RegistryMember#key}).
+   */
+  public long epoch() {
+    return mem.getLong(H_EPOCH);
+  }
+
   /** Minor version of the file (a newer minor only adds fields). */
   public int versionMinor() {
     return mem.getU16(H_MINOR);

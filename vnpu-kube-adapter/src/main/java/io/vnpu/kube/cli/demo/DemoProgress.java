@@ -1,6 +1,6 @@
 package io.vnpu.kube.cli.demo;
 
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.util.Locale;
 import java.util.function.LongSupplier;
 
@@ -10,7 +10,7 @@ import java.util.function.LongSupplier;
  */
 public final class DemoProgress {
 
-  private final PrintStream out;
+  private final PrintWriter out;
   private final int steps;
   private final LongSupplier nanoClock;
   private final long startNs;
@@ -21,7 +21,7 @@ public final class DemoProgress {
    * @param steps total number of steps
    * @param nanoClock monotonic clock ({@code System::nanoTime})
    */
-  public DemoProgress(PrintStream out, int steps, LongSupplier nanoClock) {
+  public DemoProgress(PrintWriter out, int steps, LongSupplier nanoClock) {
     this.out = out;
     this.steps = steps;
     this.nanoClock = nanoClock;
@@ -46,7 +46,7 @@ public final class DemoProgress {
   }
 
   private void line(String text) {
-    out.printf(Locale.ROOT, "%5.1fs %s%n", elapsedSeconds(), text);
+    out.print(String.format(Locale.ROOT, "%5.1fs %s", elapsedSeconds(), text) + "\n");
     out.flush();
   }
 }

@@ -2,9 +2,6 @@ package io.vnpu.kube.cli.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -55,14 +52,14 @@ class MarkdownReportTest {
 
   @Test
   void progressNumbersStepsAndStampsElapsedTime() {
-    ByteArrayOutputStream buf = new ByteArrayOutputStream();
+    java.io.StringWriter buf = new java.io.StringWriter();
     AtomicLong clock = new AtomicLong(5_000_000_000L);
-    DemoProgress p = new DemoProgress(new PrintStream(buf, true, StandardCharsets.UTF_8), 2, clock::get);
+    DemoProgress p = new DemoProgress(new java.io.PrintWriter(buf), 2, clock::get);
     p.step("Discover the node");
     clock.addAndGet(1_250_000_000L);
     p.detail("8 NPUs");
     p.step("Create slices");
-    assertThat(buf.toString(StandardCharsets.UTF_8).split(System.lineSeparator())).containsExactly(
+    assertThat(buf.toString().split("\n")).containsExactly(
         "  0.0s [1/2] Discover the node",
         "  1.3s       8 NPUs",
         "  1.3s [2/2] Create slices");

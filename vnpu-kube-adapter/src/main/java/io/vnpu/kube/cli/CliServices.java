@@ -1,0 +1,35 @@
+package io.vnpu.kube.cli;
+
+import io.vnpu.kube.cli.node.DcmiNodeAccess;
+import io.vnpu.kube.cli.node.NodeAccess;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/** Builds the production collaborators of the CLI commands (their no-argument constructors use it). */
+final class CliServices {
+
+  private CliServices() {}
+
+  /** The node through the DCMI binding, or the bundled simulated node. */
+  static NodeAccess nodeAccess() {
+    return new DcmiNodeAccess(NodeEnvironment.system());
+  }
+
+  /** The native build directory: system property {@code vnpu.native.dir}, else env VNPU_NATIVE_DIR. */
+  static Optional<Path> nativeDir() {
+    String dir = System.getProperty(NodeEnvironment.NATIVE_DIR_PROPERTY);
+    if (dir == null || dir.isBlank()) dir = System.getenv("VNPU_NATIVE_DIR");
+    return dir == null || dir.isBlank() ? Optional.empty() : Optional.of(Path.of(dir).toAbsolutePath());
+  }
+
+  /** The real user id of this process. */
+  static int uid() {
+    try {
+      return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+    } catch (IOException | UnsupportedOperationException e) {
+      throw new IllegalStateException("cannot read the uid of this process from /proc/self", e);
+    }
+  }
+}

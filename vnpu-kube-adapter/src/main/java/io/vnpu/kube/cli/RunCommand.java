@@ -1,0 +1,227 @@
+package io.vnpu.kube.cli;
+
+import io.vnpu.api.model.Npu;
+import io.vnpu.api.model.Priority;
+import io.vnpu.kube.cli.node.NodeAccess;
+import io.vnpu.kube.cli.node.NodeInfo;
+import io.vnpu.kube.cli.process.ChildCommand;
+import io.vnpu.kube.cli.process.ChildSupervisor;
+import io.vnpu.kube.cli.process.CommandLaunchException;
+import io.vnpu.kube.cli.process.ExitStatus;
+import io.vnpu.kube.cli.process.JvmSignalSource;
+import io.vnpu.kube.cli.process.LibcSignalSender;
+import io.vnpu.kube.cli.run.LimiterLibrary;
+import io.vnpu.kube.cli.run.RunSummary;
+import io.vnpu.kube.cli.run.SliceSession;
+import io.vnpu.kube.cli.run.WorkloadEnvironment;
+import io.vnpu.kube.cli.slice.SliceRecord;
+import io.vnpu.kube.cli.slice.SliceStore;
+import io.vnpu.kube.cli.slice.StateDir;
+import io.vnpu.kube.cli.units.ByteSize;
+import io.vnpu.quota.model.DeviceQuota;
+import io.vnpu.quota.model.PolicyFlag;
+import io.vnpu.quota.model.RegionConfig;
+import io.vnpu.quota.region.QuotaRegions;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code vnpu run}: runs one command in a slice of an NPU (memory quota, AI-core share) on a host
+ * without Kubernetes, and removes the slice when the command ends.
+ */
+@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {
+        "Run CMD in a slice of one NPU: creates the slice's quota region, runs CMD with the limiter "
+            + "libvnpu.so preloaded, forwards SIGINT/SIGTERM/SIGHUP to it, exits with its exit code "
+            + "(128+N when it died of signal N), prints a usage summary on stderr and removes the slice.",
+        "Without an Ascend driver the bundled simulated node is used."})
+public final class RunCommand implements Callable<Integer> {
+
+  @Option(names = "--device", paramLabel = "N", defaultValue = "0",
+      description = "Logic ID of the NPU (default ${DEFAULT-VALUE}).")
+  int device;
+
+  @Option(names = "--memory", paramLabel = "SIZE", converter = SizeConverter.class,
+      description = "Device-memory quota: a quantity (8Gi, 512Mi) or an integer of MiB. Default: unlimited.")
+  Long memoryBytes;
+
+  @ArgGroup(exclusive = true, multiplicity = "0..1")
+  Compute compute;
+
+  /** --core and --weight exclude each other. */
+  static final class Compute {
+    @Option(names = "--core", paramLabel = "PCT",
+        description = "Hard cap: at most PCT % of the NPU's AI-core time (1..100).")
+    Integer corePct;
+
+    @Option(names = "--weight", paramLabel = "W",
+        description = "Share weight among busy slices of the NPU (1..10000; default 1); idle time goes to busy slices.")
+    Integer weight;
+  }
+
+  @Option(names = "--priority", paramLabel = "CLASS", defaultValue = "normal",
+      converter = PriorityConverter.class, description = "Launch priority: high or normal (default).")
+  Priority priority;
+
+  @Option(names = "--name", paramLabel = "NAME", description = "Slice name (default run-<pid>).")
+  String name;
+
+  @Option(names = "--state-dir", paramLabel = "DIR",
+      description = "Where slices live (default $VNPU_STATE_DIR, $XDG_RUNTIME_DIR/vnpu, /run/vnpu for root, /tmp/vnpu-<uid>).")
+  Path stateDir;
+
+  @Option(names = "--sim-profile", paramLabel = "NAME",
+      description = "Use the bundled simulated node with this profile (e.g. 910B3x8).")
+  String simProfile;
+
+  @Option(names = "--limiter", paramLabel = "PATH", description = "The limiter libvnpu.so to preload.")
+  Path limiter;
+
+  @Parameters(arity = "1..*", paramLabel = "CMD", description = "The command and its arguments (after --).")
+  List<String> command;
+
+  @Spec
+  CommandSpec spec;
+
+  private final NodeAccess nodes;
+  private final Map<String, String> environment;
+  private final int uid;
+
+  public RunCommand() {
+    this(CliServices.nodeAccess(), System.getenv(), CliServices.uid());
+  }
+
+  RunCommand(NodeAccess nodes, Map<String, String> environment, int uid) {
+    this.nodes = nodes;
+    this.environment = environment;
+    this.uid = uid;
+  }
+
+  @Override
+  public Integer call() throws IOException, InterruptedException {
+    PrintWriter err = spec.commandLine().getErr();
+    NodeInfo node;
+    Path lib;
+    try {
+      node = nodes.discover(simProfile, null, err);
+      lib = LimiterLibrary.locate(limiter, environment.get(LimiterLibrary.ENV), CliServices.nativeDir());
+    } catch (RuntimeException e) {
+      err.println("vnpu run: " + e.getMessage());
+      return 1;
+    }
+    Optional<Npu> npu = node.npu(device);
+    if (npu.isEmpty()) {
+      err.println("vnpu run: no NPU with logic ID " + device + " (this node has logic IDs "
+          + node.npus().stream().map(n -> Integer.toString(n.logicId())).toList() + ")");
+      return 1;
+    }
+    long mem = memoryBytes == null ? 0 : memoryBytes;
+    if (mem > npu.get().hbmBytes() && npu.get().hbmBytes() > 0) {
+      err.println("vnpu run: --memory " + ByteSize.format(mem) + " exceeds NPU " + device + "'s HBM of "
+          + ByteSize.format(npu.get().hbmBytes()));
+      return 1;
+    }
+    int cap = compute != null && compute.corePct != null ? compute.corePct : 0;
+    int weight = compute != null && compute.weight != null ? compute.weight : cap > 0 ? cap : 1;
+    if (cap < 0 || cap > 100 || weight < 1 || weight > 10000) {
+      err.println("vnpu run: --core must be in 1..100 and --weight in 1..10000");
+      return 2;
+    }
+    ProcessHandle me = ProcessHandle.current();
+    SliceRecord record;
+    try {
+      record = new SliceRecord(name == null ? "run-" + me.pid() : name, device, npu.get().phyId(), mem, weight, cap,
+          priority, me.pid(), me.info().startInstant().map(i -> i.toEpochMilli()).orElse(0L),
+          System.currentTimeMillis(), command);
+    } catch (IllegalArgumentException e) {
+      err.println("vnpu run: " + e.getMessage());
+      return 2;
+    }
+    StateDir dir = StateDir.resolve(stateDir, environment, uid);
+    EnumSet<PolicyFlag> policy = EnumSet.of(PolicyFlag.MEM_ENFORCE, PolicyFlag.COMPUTE_ENFORCE,
+        PolicyFlag.COMPUTE_FAIL_OPEN);
+    if (cap > 0) policy.add(PolicyFlag.HARD_CAP);
+    RegionConfig config = new RegionConfig(
+        List.of(new DeviceQuota(mem, weight, cap, priority, npu.get().phyId(), npu.get().uuid())),
+        policy, dir.registry().toString());
+
+    SliceSession session;
+    try {
+      session = SliceSession.create(new SliceStore(dir), new QuotaRegions(), record, config);
+    } catch (IOException e) {
+      err.println("vnpu run: cannot create slice " + record.name() + " in " + dir.root() + ": " + e.getMessage());
+      return 1;
+    }
+    Thread cleanup = new Thread(() -> closeQuietly(session, err), "vnpu-run-cleanup");
+    Runtime.getRuntime().addShutdownHook(cleanup);
+    long startNs = System.nanoTime();
+    ExitStatus status;
+    try {
+      WorkloadEnvironment env = new WorkloadEnvironment(lib, session.regionFile(), mem, weight, device,
+          node.simulator());
+      PrintStream diag = new PrintStream(System.err, true);
+      ChildSupervisor sup = new ChildSupervisor(new JvmSignalSource(), new LibcSignalSender(),
+          ChildSupervisor.FORWARDED, diag);
+      try {
+        status = sup.run(new ChildCommand(command, env.variables(environment), null));
+      } catch (CommandLaunchException e) {
+        err.println("vnpu run: " + e.getMessage());
+        status = e.status();
+      }
+      double seconds = (System.nanoTime() - startNs) / 1e9;
+      err.println(RunSummary.line(record, status, seconds, session.memory(), session.busyTime()));
+      err.flush();
+    } finally {
+      closeQuietly(session, err);
+      try {
+        Runtime.getRuntime().removeShutdownHook(cleanup);
+      } catch (IllegalStateException shuttingDown) {
+        // the JVM is exiting: the hook runs anyway and finds the slice already removed
+      }
+    }
+    return status.code();
+  }
+
+  private static void closeQuietly(SliceSession s, PrintWriter err) {
+    try {
+      s.close();
+    } catch (IOException | RuntimeException e) {
+      err.println("vnpu run: could not remove slice " + s.record().name() + ": " + e.getMessage());
+      err.flush();
+    }
+  }
+
+  /** picocli converter for --memory. */
+  static final class SizeConverter implements ITypeConverter<Long> {
+    @Override
+    public Long convert(String value) {
+      return ByteSize.parseBytes(value);
+    }
+  }
+
+  /** picocli converter for --priority. */
+  static final class PriorityConverter implements ITypeConverter<Priority> {
+    @Override
+    public Priority convert(String value) {
+      return switch (value.toLowerCase(java.util.Locale.ROOT)) {
+        case "high" -> Priority.HIGH;
+        case "normal" -> Priority.NORMAL;
+        default -> throw new IllegalArgumentException("'" + value + "' is not a priority: use high or normal");
+      };
+    }
+  }
+}

@@ -1,0 +1,112 @@
+package io.vnpu.kube.cli;
+
+import io.vnpu.kube.cli.node.NodeAccess;
+import io.vnpu.kube.cli.node.NodeInfo;
+import io.vnpu.kube.cli.slice.SliceStore;
+import io.vnpu.kube.cli.slice.StateDir;
+import io.vnpu.kube.cli.top.HostScanner;
+import io.vnpu.kube.cli.top.HostSnapshot;
+import io.vnpu.kube.cli.top.TopJson;
+import io.vnpu.kube.cli.top.TopRenderer;
+import io.vnpu.quota.region.QuotaRegions;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.ZoneId;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code vnpu top}: a live view of every slice on this host. */
+@Command(name = "top", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {
+        "Show every slice on this host, refreshed every second: memory used/limit as a bar, the AI-core "
+            + "share achieved against the target, and the processes of each slice.",
+        "The achieved share is measured between two refreshes; --once samples over one interval."})
+public final class TopCommand implements Callable<Integer> {
+
+  @Option(names = "--once", description = "Print one view (after one measuring interval) and exit.")
+  boolean once;
+
+  @Option(names = "--json", description = "Print JSON (implies --once unless --iterations is given).")
+  boolean json;
+
+  @Option(names = {"-n", "--iterations"}, paramLabel = "N",
+      description = "Stop after N refreshes (default: run until interrupted).")
+  Integer iterations;
+
+  @Option(names = "--interval", paramLabel = "SECONDS", defaultValue = "1",
+      description = "Seconds between refreshes (default ${DEFAULT-VALUE}).")
+  double interval;
+
+  @Option(names = "--state-dir", paramLabel = "DIR", description = "Where slices live (as for vnpu run).")
+  Path stateDir;
+
+  @Option(names = "--sim-profile", paramLabel = "NAME", description = "Use the bundled simulated node.")
+  String simProfile;
+
+  @Spec
+  CommandSpec spec;
+
+  private final NodeAccess nodes;
+  private final Map<String, String> environment;
+  private final int uid;
+
+  public TopCommand() {
+    this(CliServices.nodeAccess(), System.getenv(), CliServices.uid());
+  }
+
+  TopCommand(NodeAccess nodes, Map<String, String> environment, int uid) {
+    this.nodes = nodes;
+    this.environment = environment;
+    this.uid = uid;
+  }
+
+  @Override
+  public Integer call() throws IOException, InterruptedException {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    if (!(interval > 0) || interval > 3600) {
+      err.println("vnpu top: --interval must be in (0, 3600] seconds: " + interval);
+      return 2;
+    }
+    NodeInfo node;
+    try {
+      node = nodes.discover(simProfile, null, err);
+    } catch (RuntimeException e) {
+      err.println("vnpu top: " + e.getMessage());
+      return 1;
+    }
+    StateDir dir = StateDir.resolve(stateDir, environment, uid);
+    HostScanner scanner = new HostScanner(new SliceStore(dir), new QuotaRegions(), node.simulated(),
+        Clock.systemUTC(), System::nanoTime, err);
+    long sleepMs = Math.round(interval * 1000);
+    boolean single = once || (json && iterations == null);
+    if (single) {
+      scanner.scan(); // first reading of the compute counters
+      Thread.sleep(sleepMs);
+      print(out, scanner.scan(), false);
+      return 0;
+    }
+    scanner.scan();
+    for (int i = 0; iterations == null || i < iterations; i++) {
+      Thread.sleep(sleepMs);
+      print(out, scanner.scan(), !json);
+    }
+    return 0;
+  }
+
+  private void print(PrintWriter out, HostSnapshot snap, boolean clear) {
+    if (json) {
+      out.println(new TopJson().write(snap));
+    } else {
+      if (clear) out.print(io.vnpu.kube.cli.top.TopRenderer.CLEAR_SCREEN);
+      out.print(new TopRenderer(ZoneId.systemDefault()).render(snap));
+    }
+    out.flush();
+  }
+}

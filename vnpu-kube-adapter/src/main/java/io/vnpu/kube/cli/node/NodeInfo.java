@@ -1,0 +1,30 @@
+package io.vnpu.kube.cli.node;
+
+import io.vnpu.api.model.Npu;
+import io.vnpu.kube.cli.run.WorkloadEnvironment;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The node a CLI command works on, as discovered through DCMI.
+ *
+ * @param npus every NPU, ordered by logic ID
+ * @param library the libdcmi.so used and why (e.g. {@code bundled simulator})
+ * @param simulator the bundled simulated node's settings, or null on a real host
+ */
+public record NodeInfo(List<Npu> npus, String library, WorkloadEnvironment.Simulator simulator) {
+
+  public NodeInfo {
+    npus = List.copyOf(npus);
+  }
+
+  /** Whether this is the bundled simulated node. */
+  public boolean simulated() {
+    return simulator != null;
+  }
+
+  /** The NPU with this logic ID. */
+  public Optional<Npu> npu(int logicId) {
+    return npus.stream().filter(n -> n.logicId() == logicId).findFirst();
+  }
+}

@@ -1,0 +1,93 @@
+package io.vnpu.kube.cli.top;
+
+import io.vnpu.kube.cli.run.ComputeCounters;
+import io.vnpu.kube.cli.slice.SliceRecord;
+import io.vnpu.kube.cli.slice.SliceStore;
+import io.vnpu.quota.model.DeviceUsage;
+import io.vnpu.quota.model.ProcessUsage;
+import io.vnpu.quota.model.UsageSnapshot;
+import io.vnpu.quota.region.QuotaRegion;
+import io.vnpu.quota.region.QuotaRegions;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.NoSuchFileException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.LongSupplier;
+
+/**
+ * Reads every slice of a {@link SliceStore} into a {@link HostSnapshot}: the record, the region's
+ * memory accounting and processes, and the AI-core share since the previous scan (from the region's
+ * compute counters). A slice that vanishes or is half-created during the scan is skipped; a broken
+ * one is reported once per scan on {@code err} and skipped.
+ */
+public final class HostScanner {
+
+  private final SliceStore store;
+  private final QuotaRegions regions;
+  private final boolean simulated;
+  private final Clock clock;
+  private final LongSupplier nanoClock;
+  private final PrintWriter err;
+  private final ShareMeter meter = new ShareMeter();
+
+  public HostScanner(SliceStore store, QuotaRegions regions, boolean simulated, Clock clock, LongSupplier nanoClock,
+      PrintWriter err) {
+    this.store = store;
+    this.regions = regions;
+    this.simulated = simulated;
+    this.clock = clock;
+    this.nanoClock = nanoClock;
+    this.err = err;
+  }
+
+  /** One scan. */
+  public HostSnapshot scan() throws IOException {
+    List<SliceStatus> out = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    for (String name : store.names()) {
+      try {
+        Optional<SliceStatus> s = read(name);
+        s.ifPresent(out::add);
+        if (s.isPresent()) seen.add(name);
+      } catch (NoSuchFileException gone) {
+        // removed between listing and reading: its run ended
+      } catch (IOException | RuntimeException e) {
+        err.println("vnpu top: skipping slice " + name + ": " + e.getMessage());
+      }
+    }
+    meter.retainOnly(seen);
+    out.sort(Comparator.comparingInt(SliceStatus::logicId).thenComparing(SliceStatus::name));
+    return new HostSnapshot(clock.instant(), store.stateDir().root().toString(), simulated, TargetShares.apply(out));
+  }
+
+  private Optional<SliceStatus> read(String name) throws IOException {
+    Optional<SliceRecord> rec = store.read(name);
+    if (rec.isEmpty()) return Optional.empty();
+    SliceRecord r = rec.get();
+    UsageSnapshot usage;
+    try (QuotaRegion region = regions.open(store.regionFile(name))) {
+      usage = region.usage();
+    }
+    ComputeCounters cc = ComputeCounters.read(store.regionFile(name), 0);
+    Double achieved = meter.record(name, cc.busyNs(), nanoClock.getAsLong());
+    DeviceUsage dev = usage.devices().get(0);
+    List<ProcessStatus> procs = new ArrayList<>();
+    for (ProcessUsage p : usage.processes()) {
+      procs.add(new ProcessStatus(p.pid(), p.usedBytes().isEmpty() ? 0 : p.usedBytes().get(0), commandOf(p.pid())));
+    }
+    procs.sort(Comparator.comparingInt(ProcessStatus::pid));
+    return Optional.of(new SliceStatus(r.name(), r.logicId(), dev.usedBytes(), dev.limitBytes(), dev.peakBytes(),
+        dev.oomRejections(), r.weight(), r.capPct(), r.priority(), 0, achieved, r.ownerPid(),
+        SliceStore.ownerGone(r), procs));
+  }
+
+  private static String commandOf(int pid) {
+    return ProcessHandle.of(pid).flatMap(h -> h.info().commandLine()).orElse("");
+  }
+}

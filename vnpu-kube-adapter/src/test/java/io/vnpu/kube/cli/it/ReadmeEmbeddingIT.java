@@ -1,0 +1,73 @@
+package io.vnpu.kube.cli.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The README's embedding example, taken from between its markers, compiles against the SDK modules
+ * and runs on the simulated node: the README cannot drift from the API.
+ */
+class ReadmeEmbeddingIT {
+
+  static final String START = "<!-- embedding-example:start -->";
+  static final String END = "<!-- embedding-example:end -->";
+
+  @TempDir Path tmp;
+
+  static String example(String readme) {
+    int s = readme.indexOf(START);
+    int e = readme.indexOf(END);
+    if (s < 0 || e < s) throw new AssertionError("README.md lacks the " + START + " ... " + END + " markers");
+    String block = readme.substring(s + START.length(), e).strip();
+    if (!block.startsWith("```java\n") || !block.endsWith("```")) {
+      throw new AssertionError("the embedding example is not one ```java block: " + block);
+    }
+    return block.substring("```java\n".length(), block.length() - 3);
+  }
+
+  @Test
+  void theReadmeExampleCompilesAndRuns() throws Exception {
+    Path readme = Path.of(CliJar.required("vnpu.repo.dir"), "README.md");
+    String code = example(Files.readString(readme, StandardCharsets.UTF_8));
+    assertThat(code.lines().count()).isLessThanOrEqualTo(30);
+    Path src = Files.createDirectories(tmp.resolve("src")).resolve("EmbedVnpu.java");
+    Files.writeString(src, code, StandardCharsets.UTF_8);
+    Path classes = Files.createDirectories(tmp.resolve("classes"));
+    // failsafe runs tests from a manifest-only jar; this property holds the real class path
+    String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+
+    JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+    java.io.ByteArrayOutputStream diag = new java.io.ByteArrayOutputStream();
+    int rc = javac.run(null, diag, diag, "--release", "17", "-cp", cp, "-d", classes.toString(), src.toString());
+    assertThat(rc).as(diag.toString(StandardCharsets.UTF_8)).isZero();
+
+    Path nativeDir = Path.of(CliJar.required("vnpu.native.dir"));
+    Path region = tmp.resolve("region");
+    ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", classes + File.pathSeparator + cp,
+        "-Dvnpu.dcmi.library=" + nativeDir.resolve("libdcmi.so"), "EmbedVnpu", region.toString());
+    pb.environment().put("VNPU_SIM_ROOT", Files.createDirectories(tmp.resolve("sim")).toString());
+    pb.environment().remove("VNPU_SIM_PROFILE");
+    pb.redirectErrorStream(true);
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as(out).isZero();
+    List<String> lines = out.lines().filter(l -> !l.contains(" WARN ") && !l.contains(" INFO ")).toList();
+    assertThat(lines).hasSize(8 + 2);
+    assertThat(lines.get(0)).isEqualTo("NPU 0: 910B3, 65536 MiB");
+    assertThat(lines.get(7)).isEqualTo("NPU 7: 910B3, 65536 MiB");
+    assertThat(lines.get(8)).isEqualTo("6 GiB admitted: true, 4 GiB more admitted: false");
+    assertThat(lines.get(9)).isEqualTo("used bytes: " + (6L << 30));
+  }
+}

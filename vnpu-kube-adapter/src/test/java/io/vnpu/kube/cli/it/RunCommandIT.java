@@ -1,0 +1,103 @@
+package io.vnpu.kube.cli.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vnpu.kube.cli.process.LibcSignalSender;
+import io.vnpu.kube.cli.process.UnixSignal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code vnpu run} from the shaded jar: exit codes, signals, cleanup, the limiter in the workload. */
+class RunCommandIT {
+
+  @TempDir Path tmp;
+
+  private Path slice(CliJar cli, String name) {
+    return cli.stateDir().resolve("slices").resolve(name);
+  }
+
+  @Test
+  void propagatesTheExitCodeSummarisesAndRemovesTheSlice() throws Exception {
+    CliJar cli = new CliJar(tmp);
+    CliJar.Result r = cli.run("exit7", List.of("run", "--memory", "1Gi", "--name", "exit7", "--",
+        "/bin/sh", "-c", "test -f \"$NPU_LOCAL_SHM_PATH\" && test -n \"$LD_PRELOAD\" && exit 7; exit 1"), 60);
+    assertThat(r.exitCode()).as(r.stderr()).isEqualTo(7);
+    assertThat(r.stderr()).contains("using the bundled simulated node");
+    assertThat(r.stderr()).containsPattern(
+        "vnpu run: slice exit7 on NPU 0: exit 7 after [0-9.]+ s; peak HBM 0 B of 1\\.0 GiB; AI-core share");
+    assertThat(slice(cli, "exit7")).doesNotExist();
+  }
+
+  @Test
+  void theWorkloadRunsUnderTheLimiter() throws Exception {
+    CliJar cli = new CliJar(tmp);
+    CliJar.Result r = cli.run("burn", List.of("run", "--memory", "1Gi", "--name", "burn",
+        cli.nativeDir().resolve("npu-burn").toString(), "alloc", "768M", "alloc", "512M", "meminfo"), 60);
+    assertThat(r.exitCode()).as(r.stderr()).isZero();
+    assertThat(r.stdout()).contains("alloc ok size=805306368").contains("alloc fail code=207001 size=536870912")
+        .contains("meminfo ok").contains("total=1073741824");
+    assertThat(r.stderr()).containsPattern("peak HBM 768\\.0 MiB of 1\\.0 GiB \\(1 allocation refused with 207001\\)");
+    assertThat(slice(cli, "burn")).doesNotExist();
+  }
+
+  @Test
+  void forwardsSigintToTheChildWhichChoosesTheExitCode() throws Exception {
+    CliJar cli = new CliJar(tmp);
+    Path ready = tmp.resolve("ready");
+    Process vnpu = cli.start("trap", List.of("run", "--name", "trap", "--", "/bin/sh", "-c",
+        "trap 'exit 42' INT; touch " + ready + "; while :; do sleep 0.05; done"));
+    CliJar.await(ready, 60);
+    new LibcSignalSender().send(vnpu.pid(), UnixSignal.INT);
+    assertThat(vnpu.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(vnpu.exitValue()).as(cli.err("trap")).isEqualTo(42);
+    assertThat(cli.err("trap")).contains("vnpu run: slice trap on NPU 0: exit 42 after");
+    assertThat(slice(cli, "trap")).doesNotExist();
+  }
+
+  @Test
+  void sigtermKillsTheChildAndGives143() throws Exception {
+    CliJar cli = new CliJar(tmp);
+    Process vnpu = cli.start("term", List.of("run", "--name", "term", "--", "sleep", "60"));
+    CliJar.await(slice(cli, "term").resolve("region"), 60);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (vnpu.descendants().findAny().isEmpty() && System.nanoTime() < deadline) Thread.sleep(20);
+    ProcessHandle child = vnpu.descendants().findFirst().orElseThrow();
+    new LibcSignalSender().send(vnpu.pid(), UnixSignal.TERM);
+    assertThat(vnpu.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(vnpu.exitValue()).as(cli.err("term")).isEqualTo(143);
+    assertThat(child.isAlive()).isFalse();
+    assertThat(cli.err("term")).contains("exit 143 (SIGTERM)");
+    assertThat(slice(cli, "term")).doesNotExist();
+  }
+
+  @Test
+  void aChildKilledWithSigkillGives137AndTheSliceIsRemoved() throws Exception {
+    CliJar cli = new CliJar(tmp);
+    Process vnpu = cli.start("kill9", List.of("run", "--memory", "2Gi", "--name", "kill9", "--", "sleep", "60"));
+    CliJar.await(slice(cli, "kill9").resolve("region"), 60);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (vnpu.descendants().findAny().isEmpty() && System.nanoTime() < deadline) Thread.sleep(20);
+    ProcessHandle child = vnpu.descendants().findFirst().orElseThrow();
+    new LibcSignalSender().send(child.pid(), UnixSignal.KILL);
+    assertThat(vnpu.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(vnpu.exitValue()).isEqualTo(137);
+    assertThat(cli.err("kill9")).contains("exit 137 (SIGKILL)");
+    assertThat(slice(cli, "kill9")).doesNotExist();
+  }
+
+  @Test
+  void aMissingCommandIs127AndLeavesNothing() throws Exception {
+    CliJar cli = new CliJar(tmp);
+    CliJar.Result r = cli.run("missing", List.of("run", "--name", "missing", "--", "vnpu-no-such-command"), 60);
+    assertThat(r.exitCode()).isEqualTo(127);
+    assertThat(r.stderr()).contains("vnpu run: vnpu-no-such-command: command not found");
+    assertThat(slice(cli, "missing")).doesNotExist();
+    try (var left = Files.list(cli.stateDir().resolve("slices"))) {
+      assertThat(left).isEmpty();
+    }
+  }
+}

@@ -1,0 +1,75 @@
+package io.vnpu.kube.cli.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.vnpu.kube.cli.process.LibcSignalSender;
+import io.vnpu.kube.cli.process.UnixSignal;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code vnpu top} from the shaded jar lists the slices of running {@code vnpu run}s. */
+class TopCommandIT {
+
+  private static final long GIB = 1L << 30;
+
+  @TempDir Path tmp;
+
+  @Test
+  void onceJsonListsRunningSlicesWithMemoryAndProcesses() throws Exception {
+    CliJar cli = new CliJar(tmp);
+    Process a = cli.start("a", List.of("run", "--memory", "2Gi", "--weight", "1", "--name", "top-a", "--",
+        cli.nativeDir().resolve("npu-burn").toString(), "alloc", "1G", "sleep", "60000"));
+    Process b = cli.start("b", List.of("run", "--memory", "4Gi", "--weight", "3", "--name", "top-b", "--",
+        "sleep", "60"));
+    try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (!cli.out("a").contains("alloc ok") && System.nanoTime() < deadline) Thread.sleep(20);
+      assertThat(cli.out("a")).as(cli.err("a")).contains("alloc ok size=1073741824");
+      CliJar.await(cli.stateDir().resolve("slices/top-b/region"), 60);
+
+      CliJar.Result r = cli.run("top", List.of("top", "--once", "--json", "--interval", "0.3"), 60);
+      assertThat(r.exitCode()).as(r.stderr()).isZero();
+      JsonNode root = new ObjectMapper().readTree(r.stdout());
+      assertThat(root.get("simulated").asBoolean()).isTrue();
+      assertThat(root.get("stateDir").asText()).isEqualTo(cli.stateDir().toString());
+      JsonNode slices = root.get("slices");
+      assertThat(slices).hasSize(2);
+      JsonNode sa = slices.get(0);
+      JsonNode sb = slices.get(1);
+      assertThat(sa.get("name").asText()).isEqualTo("top-a");
+      assertThat(sa.get("memoryLimitBytes").asLong()).isEqualTo(2 * GIB);
+      // aclrtMalloc pads each allocation by up to 64 bytes, as real ACL does
+      assertThat(sa.get("memoryUsedBytes").asLong()).isBetween(GIB, GIB + 64);
+      assertThat(sa.get("targetSharePct").asDouble()).isEqualTo(25.0);
+      assertThat(sa.get("stale").asBoolean()).isFalse();
+      assertThat(sa.get("processes")).hasSize(1);
+      assertThat(sa.get("processes").get(0).get("memoryUsedBytes").asLong()).isBetween(GIB, GIB + 64);
+      assertThat(sa.get("processes").get(0).get("command").asText()).contains("npu-burn");
+      assertThat(sb.get("name").asText()).isEqualTo("top-b");
+      assertThat(sb.get("memoryLimitBytes").asLong()).isEqualTo(4 * GIB);
+      assertThat(sb.get("memoryUsedBytes").asLong()).isZero();
+      assertThat(sb.get("targetSharePct").asDouble()).isEqualTo(75.0);
+      assertThat(sb.get("ownerPid").asLong()).isEqualTo(b.pid());
+
+      CliJar.Result live = cli.run("live", List.of("top", "--iterations", "2", "--interval", "0.2"), 60);
+      assertThat(live.exitCode()).as(live.stderr()).isZero();
+      assertThat(live.stdout().split("\033\\[H\033\\[2J", -1)).hasSize(3);
+      assertThat(live.stdout()).contains("2 slices on 1 NPU").contains("top-a").contains("top-b")
+          .contains("1.0 GiB / 2.0 GiB");
+    } finally {
+      for (Process p : List.of(a, b)) {
+        new LibcSignalSender().send(p.pid(), UnixSignal.TERM);
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      }
+    }
+    assertThat(a.exitValue()).isEqualTo(143);
+    assertThat(b.exitValue()).isEqualTo(143);
+    CliJar.Result after = cli.run("after", List.of("top", "--once", "--json", "--interval", "0.1"), 60);
+    assertThat(new ObjectMapper().readTree(after.stdout()).get("slices")).isEmpty();
+  }
+}
