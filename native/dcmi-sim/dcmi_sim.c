@@ -115,7 +115,7 @@ static int take_hidden_card_call(struct sim_state *st, void *arg) {
     return DCMI_OK;
 }
 
-int dcmi_get_card_list(int *card_num, int *card_list, int list_len) {
+static int list_cards(int *card_num, int *card_list, int list_len) {
     BEGIN(c);
     NOT_NULL(card_num);
     NOT_NULL(card_list);
@@ -133,8 +133,15 @@ int dcmi_get_card_list(int *card_num, int *card_list, int list_len) {
     return DCMI_OK;
 }
 
+/* Older drivers only have the (now deprecated) dcmi_get_card_num_list name. */
+#ifndef SIM_OLD_DRIVER
+int dcmi_get_card_list(int *card_num, int *card_list, int list_len) {
+    return list_cards(card_num, card_list, list_len);
+}
+#endif
+
 int dcmi_get_card_num_list(int *card_num, int *card_list, int list_len) {
-    return dcmi_get_card_list(card_num, card_list, list_len);
+    return list_cards(card_num, card_list, list_len);
 }
 
 int dcmi_get_device_num_in_card(int card_id, int *device_num) {
@@ -377,6 +384,7 @@ int dcmi_get_device_health(int card_id, int device_id, unsigned int *health) {
     return DCMI_OK;
 }
 
+#ifndef SIM_OLD_DRIVER
 int dcmi_get_device_errorcode_v2(int card_id, int device_id, int *error_count, unsigned int *error_code_list,
                                  unsigned int list_len) {
     BEGIN(c);
@@ -390,6 +398,7 @@ int dcmi_get_device_errorcode_v2(int card_id, int device_id, int *error_count, u
     *error_count = (int)n;
     return DCMI_OK;
 }
+#endif
 
 int dcmi_get_device_errorcode(int card_id, int device_id, int *error_count, unsigned int *error_code,
                               int *error_width) {

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -174,6 +175,59 @@ static void two_processes(void) {
           "parent sees child's vNPU: %u", tot.vdev_num);
 }
 
+/* Eight processes race for a chip that holds four vir05_1c_16g: the state lock admits exactly four. */
+static void concurrent_creates(void) {
+    use_profile("910B3x8", "race");
+    pid_t kids[8];
+    for (int i = 0; i < 8; i++) {
+        kids[i] = fork();
+        if (kids[i] == 0) {
+            unsigned id = 0;
+            if (dcmi_init() != 0) _exit(3);
+            int rc = create(9, 0, "vir05_1c_16g", &id);
+            _exit(rc == 0 ? 0 : rc == DCMI_ERR_RESOURCE_OCCUPIED ? 1 : 2);
+        }
+    }
+    int ok = 0, full = 0, other = 0;
+    for (int i = 0; i < 8; i++) {
+        int st = 0;
+        waitpid(kids[i], &st, 0);
+        int code = WIFEXITED(st) ? WEXITSTATUS(st) : 9;
+        ok += code == 0;
+        full += code == 1;
+        other += code > 1;
+    }
+    CHECK(ok == 4 && full == 4 && other == 0, "race: %d created, %d rejected, %d errors", ok, full, other);
+    struct dcmi_soc_total_resource tot;
+    unsigned size = sizeof(tot);
+    CHECK(dcmi_get_device_info(9, 0, DCMI_MAIN_CMD_VDEV_MNG, DCMI_VMNG_SUB_CMD_GET_TOTAL_RESOURCE, &tot, &size) == 0 &&
+              tot.vdev_num == 4 && tot.vdev_id[0] == 180 && tot.vdev_id[3] == 183,
+          "race result: %u vNPUs", tot.vdev_num);
+}
+
+static long now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+static void knobs(void) {
+    use_profile("310P3x4", "knobs");
+    CHECK(ctl("latency 40") == 0, "ctl latency");
+    unsigned health = 9;
+    long t0 = now_ms();
+    CHECK(dcmi_get_device_health(1, 0, &health) == 0, "health with latency");
+    CHECK(now_ms() - t0 >= 40, "latency knob not applied: %ld ms", now_ms() - t0);
+    CHECK(ctl("latency 0") == 0, "ctl latency 0");
+    setenv("VNPU_SIM_DCMI_INIT_FAIL", "-8005", 1);
+    CHECK(dcmi_init() == DCMI_ERR_INNER_ERR, "env init failure");
+    unsetenv("VNPU_SIM_DCMI_INIT_FAIL");
+    CHECK(dcmi_init() == 0, "init after env knob");
+    setenv("VNPU_SIM_PROFILE", "H100x8", 1);
+    CHECK(dcmi_init() == DCMI_ERR_INNER_ERR, "unknown profile");
+    setenv("VNPU_SIM_PROFILE", "310P3x4", 1);
+}
+
 static void faults(void) {
     use_profile("A3x8", "faults");
     unsigned health = 0;
@@ -243,6 +297,8 @@ int main(void) {
     for (size_t i = 0; i < sizeof(E) / sizeof(E[0]); i++) discovery(&E[i]);
     vnpu_lifecycle();
     two_processes();
+    concurrent_creates();
+    knobs();
     faults();
     hbm_used();
     if (failures == 0) printf("dcmi-sim: all checks passed\n");

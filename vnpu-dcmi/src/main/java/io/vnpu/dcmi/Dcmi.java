@@ -78,6 +78,13 @@ public final class Dcmi {
     return path;
   }
 
+  /**
+   * Optional functions found missing so far (each was logged once); their features are degraded.
+   */
+  public Set<String> missingFunctions() {
+    return Set.copyOf(missing);
+  }
+
   /** {@code dcmi_init}: must be the first call. */
   public void init() {
     check("dcmi_init", lib::dcmi_init, "");

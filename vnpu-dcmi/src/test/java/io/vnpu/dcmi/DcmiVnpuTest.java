@@ -99,6 +99,34 @@ class DcmiVnpuTest {
   }
 
   @Test
+  void concurrentCreatesAreSerialisedAndAdmitExactlyTheChipsCapacity() throws Exception {
+    SimNode node = new SimNode("910B3x8", root);
+    try (DcmiDeviceManager manager = node.open()) {
+      java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+      try {
+        List<java.util.concurrent.Future<Integer>> results = new java.util.ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+          results.add(pool.submit(() -> {
+            try {
+              return manager.createVnpu(6, "vir05_1c_16g").vnpuId();
+            } catch (DcmiException e) {
+              return e.code();
+            }
+          }));
+        }
+        List<Integer> outcomes = new java.util.ArrayList<>();
+        for (java.util.concurrent.Future<Integer> f : results) {
+          outcomes.add(f.get(60, java.util.concurrent.TimeUnit.SECONDS));
+        }
+        assertThat(outcomes).containsExactlyInAnyOrder(196, 197, 198, 199, -8020, -8020, -8020,
+            -8020);
+      } finally {
+        pool.shutdownNow();
+      }
+    }
+  }
+
+  @Test
   void anotherProcessSeesTheSameSimulatedHost() {
     SimNode node = new SimNode("910B3x8", root);
     try (DcmiDeviceManager manager = node.open()) {
