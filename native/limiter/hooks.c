@@ -255,6 +255,9 @@ static int charged_type(rtMemType_t type) {
 static void virtualise(uint32_t dev, uint64_t *freep, uint64_t *totalp) {
     uint64_t limit = vnpu_region_limit(&g_region, dev);
     if (limit == 0 || !(vnpu_region_policy(&g_region) & VNPU_POLICY_MEM_ENFORCE)) return;
+    /* callers size their caches from this answer (vLLM, torch_npu): do not report bytes of
+     * processes that are already gone; a probe is two fcntl calls per non-free slot */
+    (void)vnpu_region_reap(&g_region);
     uint64_t used;
     (void)vnpu_region_used_snapshot(&g_region, dev, &used);
     uint64_t total = limit < *totalp ? limit : *totalp;

@@ -71,6 +71,10 @@ new_region
 NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=1024 burn --alloc-via rt alloc 900M kill-self >/dev/null 2>&1
 out=$(NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=1024 burn --alloc-via rt alloc 1G 2>&1)
 expect_line "$out" "^alloc ok size=$GIB " "allocation after a killed process"
+# ... and memory info never reports the bytes of a process that is gone
+NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=1024 burn --alloc-via rt alloc 700M kill-self >/dev/null 2>&1
+out=$(NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=1024 burn meminfo 2>&1)
+expect_line "$out" "^meminfo ok free=$GIB total=$GIB " "memory info after a killed process"
 
 # PID namespaces: a live process in another PID namespace (its recorded PID means nothing here) is
 # never reaped; once it is gone its bytes come back

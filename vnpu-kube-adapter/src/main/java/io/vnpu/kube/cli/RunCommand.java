@@ -11,6 +11,7 @@ import io.vnpu.kube.cli.process.ExitStatus;
 import io.vnpu.kube.cli.process.JvmSignalSource;
 import io.vnpu.kube.cli.process.LibcSignalSender;
 import io.vnpu.kube.cli.run.LimiterLibrary;
+import io.vnpu.kube.cli.run.NpuRegistries;
 import io.vnpu.kube.cli.run.RunSummary;
 import io.vnpu.kube.cli.run.SliceSession;
 import io.vnpu.kube.cli.run.WorkloadEnvironment;
@@ -159,14 +160,19 @@ public final class RunCommand implements Callable<Integer> {
         List.of(new DeviceQuota(mem, weight, cap, priority, npu.get().phyId(), npu.get().uuid())),
         policy, dir.registry().toString());
 
+    NpuRegistries registries = new NpuRegistries(dir.registry());
     SliceSession session;
     try {
-      session = SliceSession.create(new SliceStore(dir), new QuotaRegions(), record, config);
-    } catch (IOException e) {
+      session = SliceSession.create(new SliceStore(dir), new QuotaRegions(), registries, record, config);
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(registries, err);
       err.println("vnpu run: cannot create slice " + record.name() + " in " + dir.root() + ": " + e.getMessage());
       return 1;
     }
-    Thread cleanup = new Thread(() -> closeQuietly(session, err), "vnpu-run-cleanup");
+    Thread cleanup = new Thread(() -> {
+      closeQuietly(session, err);
+      closeQuietly(registries, err);
+    }, "vnpu-run-cleanup");
     Runtime.getRuntime().addShutdownHook(cleanup);
     long startNs = System.nanoTime();
     ExitStatus status;
@@ -187,6 +193,7 @@ public final class RunCommand implements Callable<Integer> {
       err.flush();
     } finally {
       closeQuietly(session, err);
+      closeQuietly(registries, err);
       try {
         Runtime.getRuntime().removeShutdownHook(cleanup);
       } catch (IllegalStateException shuttingDown) {
@@ -201,6 +208,15 @@ public final class RunCommand implements Callable<Integer> {
       s.close();
     } catch (IOException | RuntimeException e) {
       err.println("vnpu run: could not remove slice " + s.record().name() + ": " + e.getMessage());
+      err.flush();
+    }
+  }
+
+  private static void closeQuietly(NpuRegistries r, PrintWriter err) {
+    try {
+      r.close();
+    } catch (IOException | RuntimeException e) {
+      err.println("vnpu run: could not close the compute registry: " + e.getMessage());
       err.flush();
     }
   }

@@ -1,5 +1,6 @@
 package io.vnpu.quota.region;
 
+import static io.vnpu.api.model.Units.GIB;
 import static io.vnpu.api.model.Units.MIB;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,7 +31,11 @@ class CrossProcessTest {
   }
 
   private Process client(Path region, String... args) throws Exception {
-    List<String> cmd = new ArrayList<>();
+    return clientIn(List.of(), region, args);
+  }
+
+  private Process clientIn(List<String> wrapper, Path region, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(wrapper);
     cmd.add(NativeDir.program("limiter/region_client").toString());
     cmd.add(region.toString());
     cmd.addAll(List.of(args));
@@ -68,6 +73,33 @@ class CrossProcessTest {
       assertThat(after.devices().get(0).usedBytes()).isEqualTo(40 * MIB);
       assertThat(after.devices().get(0).reapedBytes()).isEqualTo(70 * MIB);
       assertThat(after.processes()).extracting(ProcessUsage::pid).doesNotContain((int) c.pid());
+    }
+  }
+
+  @Test
+  void theSamePidInTwoPidNamespacesIsTwoOwnersAndOnlyTheDeadOneIsReaped() throws Exception {
+    Path f = dir.resolve("r");
+    List<String> ns = List.of("unshare", "--pid", "--fork"); // each client is PID 1 of its own namespace
+    try (QuotaRegion r = regions.create(f, RegionConfig.memoryLimit(1, GIB))) {
+      Process a = clientIn(ns, f, "hold", "0", Long.toString(300 * MIB));
+      Process b = clientIn(ns, f, "hold", "0", Long.toString(200 * MIB));
+      assertThat(firstLine(a)).isEqualTo("admitted 0");
+      assertThat(firstLine(b)).isEqualTo("admitted 0");
+      List<ProcessUsage> both = r.usage().processes();
+      assertThat(both).extracting(ProcessUsage::pid).containsExactly(1, 1);
+      assertThat(both).extracting(u -> u.usedBytes().get(0)).containsExactlyInAnyOrder(300 * MIB, 200 * MIB);
+      assertThat(r.reap()).isZero(); // both alive, whatever their PIDs say
+
+      a.getOutputStream().close(); // a exits; b, also "PID 1", lives on
+      assertThat(a.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(r.reap()).isEqualTo(1);
+      UsageSnapshot s = r.usage();
+      assertThat(s.processes()).singleElement().satisfies(u -> {
+        assertThat(u.pid()).isEqualTo(1);
+        assertThat(u.usedBytes()).containsExactly(200 * MIB);
+      });
+      assertThat(s.devices().get(0).usedBytes()).isEqualTo(200 * MIB);
+      assertThat(s.devices().get(0).reapedBytes()).isEqualTo(300 * MIB);
     }
   }
 

@@ -8,6 +8,7 @@ import io.vnpu.kube.cli.chart.Series;
 import io.vnpu.kube.cli.chart.SvgWriter;
 import io.vnpu.kube.cli.node.NodeAccess;
 import io.vnpu.kube.cli.node.NodeInfo;
+import io.vnpu.kube.cli.run.NpuRegistries;
 import io.vnpu.kube.cli.run.SliceSession;
 import io.vnpu.kube.cli.run.WorkloadEnvironment;
 import io.vnpu.kube.cli.slice.SliceRecord;
@@ -93,6 +94,7 @@ public final class DemoRun {
     Path simRoot = Files.createTempDirectory("vnpu-demo-sim-");
     List<DemoCheck> checks = new ArrayList<>();
     List<SliceSession> sessions = new ArrayList<>();
+    NpuRegistries registries = new NpuRegistries(settings.stateDir().registry());
     try {
       progress.step("Discover the node through DCMI (bundled simulated node, profile " + settings.profile() + ")");
       NodeInfo node = nodes.discover(settings.profile(), simRoot, err);
@@ -109,7 +111,7 @@ public final class DemoRun {
       SliceStore store = new SliceStore(settings.stateDir());
       QuotaRegions regions = new QuotaRegions();
       for (Plan p : plans) {
-        sessions.add(createSlice(store, regions, p, npu));
+        sessions.add(createSlice(store, regions, registries, p, npu));
         progress.detail(String.format(Locale.ROOT, "%s: %s HBM quota, AI-core weight %d -> %s",
             p.label(), ByteSize.format(p.memoryBytes()), p.weight(), store.regionFile(p.label())));
       }
@@ -171,6 +173,7 @@ public final class DemoRun {
     } finally {
       for (Process p : workloads) p.destroyForcibly();
       closeAll(sessions);
+      registries.close();
       deleteTree(simRoot);
     }
   }
@@ -180,7 +183,8 @@ public final class DemoRun {
     for (Process p : List.copyOf(workloads)) p.destroyForcibly();
   }
 
-  private SliceSession createSlice(SliceStore store, QuotaRegions regions, Plan p, Npu npu) throws IOException {
+  private SliceSession createSlice(SliceStore store, QuotaRegions regions, NpuRegistries registries, Plan p, Npu npu)
+      throws IOException {
     ProcessHandle me = ProcessHandle.current();
     SliceRecord rec = new SliceRecord(p.label(), npu.logicId(), npu.phyId(), p.memoryBytes(), p.weight(), 0,
         Priority.NORMAL, me.pid(), me.info().startInstant().map(i -> i.toEpochMilli()).orElse(0L),
@@ -189,7 +193,7 @@ public final class DemoRun {
         List.of(new DeviceQuota(p.memoryBytes(), p.weight(), 0, Priority.NORMAL, npu.phyId(), npu.uuid())),
         EnumSet.of(PolicyFlag.MEM_ENFORCE, PolicyFlag.COMPUTE_ENFORCE, PolicyFlag.COMPUTE_FAIL_OPEN),
         settings.stateDir().registry().toString());
-    return SliceSession.create(store, regions, rec, cfg);
+    return SliceSession.create(store, regions, registries, rec, cfg);
   }
 
   private Process start(SliceSession s, WorkloadEnvironment.Simulator sim, String phase, List<String> steps)

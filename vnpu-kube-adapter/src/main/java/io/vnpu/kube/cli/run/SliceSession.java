@@ -6,7 +6,16 @@ import io.vnpu.quota.model.DeviceUsage;
 import io.vnpu.quota.model.RegionConfig;
 import io.vnpu.quota.region.QuotaRegion;
 import io.vnpu.quota.region.QuotaRegions;
+import io.vnpu.quota.layout.RegionLayout;
+import io.vnpu.quota.registry.ComputeRegistry;
+import io.vnpu.quota.registry.RegistryEntry;
+import io.vnpu.quota.registry.RegistryMember;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -20,24 +29,29 @@ public final class SliceSession implements AutoCloseable {
   private final SliceStore store;
   private final SliceRecord record;
   private final QuotaRegion region;
+  private final ComputeRegistry registry;
+  private final long key;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private SliceSession(SliceStore store, SliceRecord record, QuotaRegion region) {
+  private SliceSession(SliceStore store, SliceRecord record, QuotaRegion region, ComputeRegistry registry, long key) {
     this.store = store;
     this.record = record;
     this.region = region;
+    this.registry = registry;
+    this.key = key;
   }
 
   /**
-   * Creates the slice: its directory and record, then its quota region from {@code config}. A
+   * Creates the slice: its directory and record, then its quota region from {@code config}, then
+   * its entry in the compute registry of its NPU (key = the region's epoch, as the limiter expects). A
    * stale slice of the same name (its owner died without cleaning up) is removed first. On failure
    * nothing is left behind.
    *
    * @throws java.nio.file.FileAlreadyExistsException when a live slice of that name exists
    * @throws IOException when the region cannot be created
    */
-  public static SliceSession create(SliceStore store, QuotaRegions regions, SliceRecord record, RegionConfig config)
-      throws IOException {
+  public static SliceSession create(SliceStore store, QuotaRegions regions, NpuRegistries registries,
+      SliceRecord record, RegionConfig config) throws IOException {
     try {
       store.create(record);
     } catch (java.nio.file.FileAlreadyExistsException e) {
@@ -46,10 +60,22 @@ public final class SliceSession implements AutoCloseable {
       store.remove(record.name());
       store.create(record);
     }
+    QuotaRegion region = null;
     try {
-      QuotaRegion region = regions.create(store.regionFile(record.name()), config);
-      return new SliceSession(store, record, region);
+      region = regions.create(store.regionFile(record.name()), config);
+      long key = epoch(region.file());
+      ComputeRegistry registry = registries.forNpu(Math.max(0, record.phyId()));
+      registry.register(new RegistryMember(key, registryName(record.name()), record.weight(), record.capPct(),
+          record.priority()));
+      return new SliceSession(store, record, region, registry, key);
     } catch (IOException | RuntimeException e) {
+      if (region != null) {
+        try {
+          region.close();
+        } catch (IOException cleanup) {
+          e.addSuppressed(cleanup);
+        }
+      }
       try {
         store.remove(record.name());
       } catch (IOException cleanup) {
@@ -74,9 +100,35 @@ public final class SliceSession implements AutoCloseable {
     return region.usage().devices().get(0);
   }
 
-  /** Compute counters of the slice's device. */
+  /**
+   * Compute counters of the slice: its compute-registry entry's launches and estimated device time
+   * when the limiter joined it, else the region's own counters.
+   */
   public ComputeCounters busyTime() throws IOException {
+    for (RegistryEntry e : registry.entries()) {
+      if (e.key() == key) return new ComputeCounters(e.launches(), e.busyNs());
+    }
     return ComputeCounters.read(region.file(), 0);
+  }
+
+  /** The region's epoch: the key of the slice in its NPU's compute registry. */
+  public static long epoch(Path regionFile) throws IOException {
+    ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+    try (FileChannel ch = FileChannel.open(regionFile, StandardOpenOption.READ)) {
+      while (b.hasRemaining()) {
+        if (ch.read(b, RegionLayout.H_EPOCH + b.position()) < 0) {
+          throw new IOException("quota region " + regionFile + " ends inside its header");
+        }
+      }
+    }
+    return b.getLong(0);
+  }
+
+  /** The slice name cut to the registry's 31 UTF-8 bytes. */
+  static String registryName(String name) {
+    String n = name;
+    while (n.getBytes(StandardCharsets.UTF_8).length > 31) n = n.substring(0, n.length() - 1);
+    return n;
   }
 
   /** The open region. */
@@ -89,9 +141,13 @@ public final class SliceSession implements AutoCloseable {
   public void close() throws IOException {
     if (!closed.compareAndSet(false, true)) return;
     try {
-      region.close();
+      registry.unregister(key);
     } finally {
-      store.remove(record.name());
+      try {
+        region.close();
+      } finally {
+        store.remove(record.name());
+      }
     }
   }
 }

@@ -1,6 +1,14 @@
 package io.vnpu.kube.cli.top;
 
 import io.vnpu.kube.cli.run.ComputeCounters;
+import io.vnpu.kube.cli.run.NpuRegistries;
+import io.vnpu.kube.cli.run.SliceSession;
+import io.vnpu.quota.registry.ComputeRegistries;
+import io.vnpu.quota.registry.ComputeRegistry;
+import io.vnpu.quota.registry.RegistryEntry;
+import java.nio.file.Files;
+import java.util.HashMap;
+import java.util.Map;
 import io.vnpu.kube.cli.slice.SliceRecord;
 import io.vnpu.kube.cli.slice.SliceStore;
 import io.vnpu.quota.model.DeviceUsage;
@@ -22,8 +30,8 @@ import java.util.function.LongSupplier;
 
 /**
  * Reads every slice of a {@link SliceStore} into a {@link HostSnapshot}: the record, the region's
- * memory accounting and processes, and the AI-core share since the previous scan (from the region's
- * compute counters). A slice that vanishes or is half-created during the scan is skipped; a broken
+ * memory accounting and processes, and the AI-core share since the previous scan (from the slice's
+ * entry in its NPU's compute registry, else the region's compute counters). A slice that vanishes or is half-created during the scan is skipped; a broken
  * one is reported once per scan on {@code err} and skipped.
  */
 public final class HostScanner {
@@ -50,9 +58,10 @@ public final class HostScanner {
   public HostSnapshot scan() throws IOException {
     List<SliceStatus> out = new ArrayList<>();
     Set<String> seen = new HashSet<>();
+    Map<Integer, Map<Long, Long>> busyByNpu = new HashMap<>();
     for (String name : store.names()) {
       try {
-        Optional<SliceStatus> s = read(name);
+        Optional<SliceStatus> s = read(name, busyByNpu);
         s.ifPresent(out::add);
         if (s.isPresent()) seen.add(name);
       } catch (NoSuchFileException gone) {
@@ -66,7 +75,7 @@ public final class HostScanner {
     return new HostSnapshot(clock.instant(), store.stateDir().root().toString(), simulated, TargetShares.apply(out));
   }
 
-  private Optional<SliceStatus> read(String name) throws IOException {
+  private Optional<SliceStatus> read(String name, Map<Integer, Map<Long, Long>> busyByNpu) throws IOException {
     Optional<SliceRecord> rec = store.read(name);
     if (rec.isEmpty()) return Optional.empty();
     SliceRecord r = rec.get();
@@ -74,8 +83,10 @@ public final class HostScanner {
     try (QuotaRegion region = regions.open(store.regionFile(name))) {
       usage = region.usage();
     }
-    ComputeCounters cc = ComputeCounters.read(store.regionFile(name), 0);
-    Double achieved = meter.record(name, cc.busyNs(), nanoClock.getAsLong());
+    Map<Long, Long> registered = busyByNpu.computeIfAbsent(Math.max(0, r.phyId()), this::registryBusy);
+    Long busy = registered.get(SliceSession.epoch(store.regionFile(name)));
+    if (busy == null) busy = ComputeCounters.read(store.regionFile(name), 0).busyNs();
+    Double achieved = meter.record(name, busy, nanoClock.getAsLong());
     DeviceUsage dev = usage.devices().get(0);
     List<ProcessStatus> procs = new ArrayList<>();
     for (ProcessUsage p : usage.processes()) {
@@ -85,6 +96,19 @@ public final class HostScanner {
     return Optional.of(new SliceStatus(r.name(), r.logicId(), dev.usedBytes(), dev.limitBytes(), dev.peakBytes(),
         dev.oomRejections(), r.weight(), r.capPct(), r.priority(), 0, achieved, r.ownerPid(),
         SliceStore.ownerGone(r), procs));
+  }
+
+  /** Estimated device time per registry key on one NPU; empty when it has no readable registry. */
+  private Map<Long, Long> registryBusy(int phyId) {
+    Map<Long, Long> busy = new HashMap<>();
+    java.nio.file.Path f = NpuRegistries.file(store.stateDir().registry(), phyId);
+    if (!Files.exists(f)) return busy;
+    try (ComputeRegistry reg = new ComputeRegistries().open(f)) {
+      for (RegistryEntry e : reg.entries()) busy.put(e.key(), e.busyNs());
+    } catch (IOException | RuntimeException e) {
+      err.println("vnpu top: compute registry " + f + " unreadable, using region counters: " + e.getMessage());
+    }
+    return busy;
   }
 
   private static String commandOf(int pid) {
