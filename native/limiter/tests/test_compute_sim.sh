@@ -147,15 +147,18 @@ for bad in missing major; do
 done
 
 # --- every launch entry point (and model execution) is throttled and counted ---
+# The upper bound proves the throttle is applied (an unhooked path runs at ~100 %); the lower bound
+# only proves the path is not stalled, and is loose because 80 kernels are a short sample that a
+# loaded host (the ASan pass, other builds) can starve of CPU.
 setup symbols
 for via in $("$BURN" --help 2>&1 | sed -n 's/^--launch-via: //p'); do
   line=$(run "sym-$via" 1 50 1 --launch-via "$via" launch 1000 80 | grep '^launch done')
   s=$(share_of_line "$line")
-  awk -v a="$s" 'BEGIN { exit !(a >= 35 && a <= 65) }' || fail "--launch-via $via: share $s% not throttled to 50%"
+  awk -v a="$s" 'BEGIN { exit !(a >= 15 && a <= 65) }' || fail "--launch-via $via: share $s% not throttled to 50% (15..65)"
 done
 mline=$(run model 1 50 1 model 4 1000 25 | grep '^model done')
 ms=$(share_of_line "$mline")
-awk -v a="$ms" 'BEGIN { exit !(a >= 35 && a <= 65) }' || fail "model execute: share $ms% not throttled to 50%"
+awk -v a="$ms" 'BEGIN { exit !(a >= 15 && a <= 65) }' || fail "model execute: share $ms% not throttled to 50% (15..65)"
 echo "result model-execute share=$ms% target=50%"
 dump=$("$TOOL" dump "$REG/npu0.reg")
 for sym in rtKernelLaunch rtKernelLaunchWithFlag rtKernelLaunchWithFlagV2 rtKernelLaunchWithHandle \

@@ -231,8 +231,10 @@ static void test_stress(void) {
            (unsigned long long)samples, (unsigned long long)torn, (unsigned long long)max_seen, (unsigned long long)limit,
            (unsigned long long)grants, (unsigned long long)refusals);
     CHECK(max_seen <= limit);
-    CHECK(samples > 1000);
-    CHECK(grants > 1000 && refusals > 0);
+    /* Activity floors only prove the race really happened; they are low because the run is
+     * time-bounded and a loaded host (the ASan pass, parallel builds) may give it little CPU. */
+    CHECK(samples > 100);
+    CHECK(grants > 100 && refusals > 0);
     CHECK_EQ_U64(vnpu_region_used(&r, 0), live_total);
     CHECK(vnpu_load64(&r, vnpu_devstate_off(0) + VNPU_DS_PEAK_BYTES) <= limit);
     for (int i = 0; i < 8; i++) kill(kids[i], SIGKILL);

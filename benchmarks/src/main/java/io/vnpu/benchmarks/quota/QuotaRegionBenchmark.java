@@ -70,6 +70,15 @@ public class QuotaRegionBenchmark {
   }
 
   @Benchmark
+  @Threads(4)
+  public boolean admitReleaseFourThreads() throws IOException {
+    boolean ok = account.admit(0, 4096);
+    account.release(0, 4096);
+    return ok;
+  }
+
+  /** Snapshot of a region with one slot in use (this JVM's). */
+  @Benchmark
   public UsageSnapshot usageSnapshot() throws IOException {
     return region.usage();
   }

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# RSS of the node agent (`vnpu plugin --simulate`) after startup, registered with a kubelet
+# Registration stand-in. Prints "agent_rss_kib=N registered=K settle_s=S" (VmRSS from /proc after
+# the settle time) and the agent's VmHWM (peak RSS).
+# Usage: benchmarks/measure-agent-rss.sh [SETTLE_SECONDS]   (needs benchmarks/target/benchmarks.jar
+#        and the CLI jar; ./vnpu builds the latter)
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+settle=${1:-20}
+dir=$(mktemp -d)
+kpid=""; apid=""
+cleanup() {
+  [ -n "$apid" ] && kill "$apid" 2>/dev/null && wait "$apid" 2>/dev/null
+  [ -n "$kpid" ] && kill "$kpid" 2>/dev/null && wait "$kpid" 2>/dev/null
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+mkdir -p "$dir/kubelet"
+java -cp "$root/benchmarks/target/benchmarks.jar" io.vnpu.benchmarks.deviceplugin.KubeletRegistrationStandIn \
+  "$dir/kubelet" > "$dir/kubelet.log" 2>&1 &
+kpid=$!
+for _ in $(seq 1 300); do grep -q '^serving' "$dir/kubelet.log" && break; sleep 0.1; done
+grep -q '^serving' "$dir/kubelet.log" || { echo "kubelet stand-in did not start"; cat "$dir/kubelet.log"; exit 1; }
+jar="$root/vnpu-kube-adapter/target/vnpu-kube-adapter-0.1.0-SNAPSHOT-all.jar"
+[ -f "$jar" ] || "$root/vnpu" --version > /dev/null
+java -Dvnpu.native.dir="$root/native/build" -Dvnpu.repo.dir="$root" -jar "$jar" plugin --simulate \
+  --config_file "$root/config/device-config.yaml" --node_config_file "$root/config/node-config.yaml" \
+  --node_name bench-node --kubelet-dir "$dir/kubelet" > "$dir/agent.log" 2>&1 &
+apid=$!
+for _ in $(seq 1 600); do grep -q '^registered' "$dir/kubelet.log" && break; sleep 0.1; done
+sleep "$settle"
+kill -0 "$apid" 2>/dev/null || { echo "agent exited"; cat "$dir/agent.log"; exit 1; }
+rss=$(awk '/^VmRSS/ {print $2}' "/proc/$apid/status")
+hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$apid/status")
+echo "agent_rss_kib=$rss agent_peak_rss_kib=$hwm registered=$(grep -c '^registered' "$dir/kubelet.log") settle_s=$settle"
+grep '^registered' "$dir/kubelet.log" | sed 's/^/  /'
+echo "agent log (first lines):"; head -n 15 "$dir/agent.log" | sed 's/^/  /'

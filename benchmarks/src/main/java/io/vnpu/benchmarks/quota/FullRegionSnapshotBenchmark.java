@@ -1,0 +1,96 @@
+package io.vnpu.benchmarks.quota;
+
+import static io.vnpu.quota.layout.RegionLayout.H_SLOT_HWM;
+import static io.vnpu.quota.layout.RegionLayout.REGION_FILE_BYTES;
+import static io.vnpu.quota.layout.RegionLayout.SLOTS_OFF;
+import static io.vnpu.quota.layout.RegionLayout.SLOT_ACTIVE;
+import static io.vnpu.quota.layout.RegionLayout.SLOT_BYTES;
+import static io.vnpu.quota.layout.RegionLayout.S_GENERATION;
+import static io.vnpu.quota.layout.RegionLayout.S_PID;
+import static io.vnpu.quota.layout.RegionLayout.S_STARTTIME;
+import static io.vnpu.quota.layout.RegionLayout.S_STATE;
+import static io.vnpu.quota.layout.RegionLayout.S_USED_BYTES;
+
+import io.vnpu.api.model.Units;
+import io.vnpu.quota.model.RegionConfig;
+import io.vnpu.quota.model.UsageSnapshot;
+import io.vnpu.quota.region.QuotaRegion;
+import io.vnpu.quota.region.QuotaRegions;
+import java.io.IOException;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Usage snapshot of a full region: all 256 process slots active, each with bytes charged on both
+ * devices, as the node agent's metrics reader sees a container with 256 processes. The slot records
+ * are written directly into the file (what 256 limiter processes would have left there); the
+ * snapshot only reads slots, it never probes their owners.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+@State(Scope.Benchmark)
+public class FullRegionSnapshotBenchmark {
+  static final int SLOTS = 256;
+
+  private Path dir;
+  private QuotaRegion region;
+
+  @Setup(Level.Trial)
+  public void setUp() throws IOException {
+    dir = Files.createTempDirectory("vnpu-bench-");
+    Path file = dir.resolve("region");
+    new QuotaRegions().create(file, RegionConfig.memoryLimit(2, 64 * Units.GIB)).close();
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      MappedByteBuffer m = ch.map(FileChannel.MapMode.READ_WRITE, 0, REGION_FILE_BYTES);
+      m.order(ByteOrder.LITTLE_ENDIAN);
+      for (int i = 0; i < SLOTS; i++) {
+        int o = SLOTS_OFF + i * SLOT_BYTES;
+        m.putInt(o + S_PID, 100_000 + i);
+        m.putLong(o + S_STARTTIME, 1_000 + i);
+        m.putLong(o + S_GENERATION, 1);
+        m.putLong(o + S_USED_BYTES, (i + 1) * Units.MIB);
+        m.putLong(o + S_USED_BYTES + 8, (i + 1) * 2 * Units.MIB);
+        m.putInt(o + S_STATE, SLOT_ACTIVE);
+      }
+      m.putInt(H_SLOT_HWM, SLOTS);
+      m.force();
+    }
+    region = new QuotaRegions().open(file);
+    UsageSnapshot s = region.usage();
+    if (s.processes().size() != SLOTS) {
+      throw new IllegalStateException("expected " + SLOTS + " active slots, snapshot shows " + s.processes().size());
+    }
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() throws IOException {
+    region.close();
+    Files.deleteIfExists(dir.resolve("region"));
+    Files.deleteIfExists(dir);
+  }
+
+  @Benchmark
+  public UsageSnapshot usageSnapshot256Slots() throws IOException {
+    return region.usage();
+  }
+}
