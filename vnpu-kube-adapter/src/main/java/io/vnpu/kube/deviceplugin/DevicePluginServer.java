@@ -82,6 +82,7 @@ public final class DevicePluginServer implements AutoCloseable {
   private volatile PluginState state = PluginState.NEW;
   private volatile boolean started;
   private volatile Throwable failure;
+  private volatile Thread supervisorThread;
 
   // Owned by the supervisor thread.
   private Generation current;
@@ -111,6 +112,7 @@ public final class DevicePluginServer implements AutoCloseable {
     ScheduledThreadPoolExecutor exec = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "device-plugin-" + socketName);
       t.setDaemon(true);
+      supervisorThread = t;
       return t;
     });
     // A restart scheduled before stop() must not run after it.
@@ -154,7 +156,10 @@ public final class DevicePluginServer implements AutoCloseable {
     return termination.copy();
   }
 
-  /** Adds a listener called on the supervisor thread after every state change. */
+  /**
+   * Adds a listener called on the supervisor thread after every state change; it may call
+   * {@link #stop()}.
+   */
   public void addStateListener(Consumer<PluginState> listener) {
     listeners.add(Objects.requireNonNull(listener, "listener"));
   }
@@ -220,6 +225,11 @@ public final class DevicePluginServer implements AutoCloseable {
   }
 
   private void runOnSupervisor(Runnable task) {
+    if (Thread.currentThread() == supervisorThread) {
+      // Called from a state listener: waiting for our own thread would deadlock.
+      task.run();
+      return;
+    }
     Future<?> f = supervisor.submit(task);
     long waitMs = registerTimeout.toMillis() + 10_000;
     try {
@@ -346,7 +356,9 @@ public final class DevicePluginServer implements AutoCloseable {
     log.warn("device plugin {}: {}; restart {} of {} in {} ms", socketName, message,
         budget.recentFailures(), restartPolicy.maxRestarts(), delay.get().toMillis());
     setState(PluginState.BACKOFF);
-    supervisor.schedule(this::attemptStart, delay.get().toMillis(), TimeUnit.MILLISECONDS);
+    if (!state.terminal()) { // a listener may have stopped us
+      supervisor.schedule(this::attemptStart, delay.get().toMillis(), TimeUnit.MILLISECONDS);
+    }
   }
 
   private void closeGeneration() {

@@ -393,6 +393,21 @@ class DevicePluginServerTest {
   }
 
   @Test
+  void aStateListenerMayStopTheServer() throws Exception {
+    kubelet.rejectAllRegistrations(Status.UNAVAILABLE);
+    DevicePluginServer s = server(FAST);
+    s.addStateListener(state -> {
+      if (state == PluginState.BACKOFF) {
+        s.stop();
+      }
+    });
+    s.start();
+    assertThat(s.termination().get(5, TimeUnit.SECONDS)).isEqualTo(PluginState.STOPPED);
+    assertThat(kubelet.registrations()).hasSize(1);
+    assertThat(Files.exists(s.socketPath())).isFalse();
+  }
+
+  @Test
   void startTwiceIsRefused() throws Exception {
     DevicePluginServer s = started();
     assertThatThrownBy(s::start).isInstanceOf(IllegalStateException.class)
