@@ -31,6 +31,8 @@ class BenchmarkSmokeTest {
     "quota.RegionLifecycleBenchmark.openValidateRegion",
     "quota.QuotaRegionVsNativeBenchmark.admitReleaseAgainstNativeProcess",
     "deviceplugin.AllocateRoundTripBenchmark.allocateOneDevice",
+    "hami.HamiCodecBenchmark.encodeRegisterAnnotation16Npus",
+    "hami.HamiCodecBenchmark.decodeDevicesToAllocate",
   };
 
   @Test
