@@ -1,5 +1,6 @@
 package io.vnpu.quota.region;
 
+import io.vnpu.quota.mapped.SharedMemory;
 import static io.vnpu.quota.layout.RegionLayout.*;
 
 import java.io.IOException;
@@ -17,18 +18,18 @@ public final class MemoryAccount {
   static final int ADMIT_ATTEMPTS = 4;
 
   private final QuotaRegion region;
-  private final RegionMemory mem;
+  private final SharedMemory mem;
   private final int slot;
   private final FileLock slotLock;
 
-  private MemoryAccount(QuotaRegion region, RegionMemory mem, int slot, FileLock slotLock) {
+  private MemoryAccount(QuotaRegion region, SharedMemory mem, int slot, FileLock slotLock) {
     this.region = region;
     this.mem = mem;
     this.slot = slot;
     this.slotLock = slotLock;
   }
 
-  static MemoryAccount claim(QuotaRegion region, RegionMemory mem, RegionLocks locks, ProcessIdentity me)
+  static MemoryAccount claim(QuotaRegion region, SharedMemory mem, RegionLocks locks, ProcessIdentity me)
       throws IOException {
     for (int i = 0; i < REGION_SLOT_COUNT; i++) {
       int o = slotOff(i);

@@ -1,5 +1,6 @@
 package io.vnpu.quota.region;
 
+import io.vnpu.quota.mapped.SharedMemory;
 import static io.vnpu.quota.layout.RegionLayout.*;
 
 import io.vnpu.api.model.Priority;
@@ -38,7 +39,7 @@ public final class QuotaRegion implements AutoCloseable {
 
   private final Path file;
   private final FileChannel channel;
-  private final RegionMemory mem;
+  private final SharedMemory mem;
   private final RegionLocks locks;
   private final QuotaRegions registry;
   private final Object registryKey;
@@ -49,7 +50,7 @@ public final class QuotaRegion implements AutoCloseable {
   private QuotaRegion(Path file, FileChannel channel, MappedByteBuffer buf, QuotaRegions registry, Object key) {
     this.file = file;
     this.channel = channel;
-    this.mem = new RegionMemory(buf);
+    this.mem = new SharedMemory(buf);
     this.locks = new RegionLocks(channel);
     this.registry = registry;
     this.registryKey = key;
@@ -301,7 +302,7 @@ public final class QuotaRegion implements AutoCloseable {
   long usedBytes(int dev) {
     long sum = 0;
     int hwm = slotHwm();
-    for (int i = 0; i < hwm; i++) sum = RegionMemory.satAdd(sum, mem.getLong(slotOff(i) + S_USED_BYTES + 8 * dev));
+    for (int i = 0; i < hwm; i++) sum = SharedMemory.satAdd(sum, mem.getLong(slotOff(i) + S_USED_BYTES + 8 * dev));
     return sum;
   }
 
@@ -311,8 +312,8 @@ public final class QuotaRegion implements AutoCloseable {
     int hwm = slotHwm();
     for (int i = 0; i < hwm; i++) {
       int o = slotOff(i) + 8 * dev;
-      sum = RegionMemory.satAdd(sum, mem.getLong(o + S_PENDING_BYTES));
-      sum = RegionMemory.satAdd(sum, mem.getLong(o + S_USED_BYTES));
+      sum = SharedMemory.satAdd(sum, mem.getLong(o + S_PENDING_BYTES));
+      sum = SharedMemory.satAdd(sum, mem.getLong(o + S_USED_BYTES));
     }
     return sum;
   }
@@ -346,8 +347,8 @@ public final class QuotaRegion implements AutoCloseable {
       List<Long> mine = new ArrayList<>(devs);
       for (int d = 0; d < devs; d++) {
         long v = mem.getLong(o + S_USED_BYTES + 8 * d);
-        used[d] = RegionMemory.satAdd(used[d], v);
-        mine.add(RegionMemory.clampReport(v));
+        used[d] = SharedMemory.satAdd(used[d], v);
+        mine.add(SharedMemory.clampReport(v));
       }
       int state = mem.getInt(o + S_STATE);
       if (state == SLOT_FREE || state < 0 || state > SLOT_REAPING) continue;
@@ -367,13 +368,13 @@ public final class QuotaRegion implements AutoCloseable {
       out.add(
           new DeviceUsage(
               d,
-              RegionMemory.clampReport(used[d]),
-              RegionMemory.clampReport(mem.getLong(devCfgOff(d) + DC_MEM_LIMIT)),
-              RegionMemory.clampReport(mem.getLong(s + DS_PEAK_BYTES)),
-              RegionMemory.clampReport(mem.getLong(s + DS_OOM_REJECTIONS)),
-              RegionMemory.clampReport(mem.getLong(s + DS_REAPED_BYTES)),
-              RegionMemory.clampReport(mem.getLong(s + DS_UNKNOWN_FREES)),
-              RegionMemory.clampReport(mem.getLong(s + DS_ADMISSIONS))));
+              SharedMemory.clampReport(used[d]),
+              SharedMemory.clampReport(mem.getLong(devCfgOff(d) + DC_MEM_LIMIT)),
+              SharedMemory.clampReport(mem.getLong(s + DS_PEAK_BYTES)),
+              SharedMemory.clampReport(mem.getLong(s + DS_OOM_REJECTIONS)),
+              SharedMemory.clampReport(mem.getLong(s + DS_REAPED_BYTES)),
+              SharedMemory.clampReport(mem.getLong(s + DS_UNKNOWN_FREES)),
+              SharedMemory.clampReport(mem.getLong(s + DS_ADMISSIONS))));
     }
     return new UsageSnapshot(out, procs);
   }

@@ -1,5 +1,6 @@
 package io.vnpu.quota.registry;
 
+import io.vnpu.quota.mapped.SharedMemory;
 import static io.vnpu.quota.layout.RegistryLayout.*;
 
 import io.vnpu.api.model.Priority;
@@ -31,7 +32,7 @@ public final class ComputeRegistry implements AutoCloseable {
 
   private final Path file;
   private final FileChannel channel;
-  private final RegistryMemory mem;
+  private final SharedMemory mem;
   private final ComputeRegistries owner;
   private final Object ownerKey;
   private boolean closed;
@@ -39,7 +40,7 @@ public final class ComputeRegistry implements AutoCloseable {
   private ComputeRegistry(Path file, FileChannel channel, MappedByteBuffer buf, ComputeRegistries owner, Object key) {
     this.file = file;
     this.channel = channel;
-    this.mem = new RegistryMemory(buf);
+    this.mem = new SharedMemory(buf);
     this.owner = owner;
     this.ownerKey = key;
   }
