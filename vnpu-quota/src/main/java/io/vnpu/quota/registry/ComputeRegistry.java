@@ -3,6 +3,7 @@ package io.vnpu.quota.registry;
 import static io.vnpu.quota.layout.RegistryLayout.*;
 
 import io.vnpu.api.model.Priority;
+import io.vnpu.quota.files.HostFiles;
 import io.vnpu.quota.layout.RegionLayout;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -35,6 +36,9 @@ import java.util.Optional;
  */
 public final class ComputeRegistry implements AutoCloseable {
   static final long LOCK_WAIT_MS = 2000;
+  /** {@code rw-r--r--}: only the node agent writes a registry; containers read it. */
+  static final java.util.Set<java.nio.file.attribute.PosixFilePermission> REGISTRY_FILE_MODE =
+      PosixFilePermissions.fromString("rw-r--r--");
 
   private final Path file;
   private final FileChannel channel;
@@ -52,15 +56,15 @@ public final class ComputeRegistry implements AutoCloseable {
   // ---------------------------------------------------------------- open / create
 
   static ComputeRegistry createOrOpen(Path file, int physId, ComputeRegistries owner) throws IOException {
-    if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
-      try {
-        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")));
-      } catch (FileAlreadyExistsException raced) {
-        // another initialiser created it: validate below
-      }
+    // the registry directory is shared with the containers: create exclusively and never follow a
+    // link a tenant planted under the registry's name (HostFiles rules)
+    try {
+      HostFiles.createExclusive(file, REGISTRY_FILE_MODE).close();
+    } catch (FileAlreadyExistsException exists) {
+      // another initialiser created it (or something else has the name): opened no-follow below
     }
     // only the node agent writes a registry; the limiter refuses one writable by group or others
-    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+    if (!Files.isSymbolicLink(file)) HostFiles.setMode(file, REGISTRY_FILE_MODE);
     Object key = owner.register(file);
     FileChannel ch = null;
     try {
