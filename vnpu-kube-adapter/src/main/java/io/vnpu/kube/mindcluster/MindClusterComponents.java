@@ -1,5 +1,6 @@
 package io.vnpu.kube.mindcluster;
 
+import io.vnpu.api.health.HealthSource;
 import io.vnpu.api.spi.DeviceException;
 import io.vnpu.api.spi.DeviceManager;
 import io.vnpu.kube.mindcluster.alloc.ContainerAllocator;
@@ -12,7 +13,6 @@ import io.vnpu.kube.mindcluster.devices.ChipInventory;
 import io.vnpu.kube.mindcluster.devices.ChipState;
 import io.vnpu.kube.mindcluster.devices.DeviceCatalog;
 import io.vnpu.kube.mindcluster.devices.NodeChips;
-import io.vnpu.kube.mindcluster.health.ChipHealthSource;
 import io.vnpu.kube.mindcluster.volcano.KubeletDeviceMap;
 import io.vnpu.kube.resource.ResourceManager;
 import java.time.Clock;
@@ -40,7 +40,9 @@ public final class MindClusterComponents implements AutoCloseable {
 
   private final MindClusterOptions options;
   private final DeviceManager deviceManager;
+  private final HealthSource healthSource;
   private final ChipInventory inventory;
+  private volatile AutoCloseable healthWatch;
   private final DeviceCatalog catalog;
   private final KubeletDeviceMap kubeletMap = new KubeletDeviceMap();
   private final ContainerResponses responses;
@@ -50,13 +52,15 @@ public final class MindClusterComponents implements AutoCloseable {
   private volatile boolean closed;
 
   /**
-   * @param healthSource where chip health and faults come from (e.g. {@code DriverHealthSource})
+   * @param healthSource the node's chip health (the fault engine's {@code HealthMonitor}, or any
+   *     {@link HealthSource}); its changes reach ListAndWatch and the ConfigMap at once
    */
   public MindClusterComponents(MindClusterOptions options, DeviceManager deviceManager,
-      ChipHealthSource healthSource, Clock clock) {
+      HealthSource healthSource, Clock clock) {
     this.options = Objects.requireNonNull(options, "options");
     this.deviceManager = Objects.requireNonNull(deviceManager, "deviceManager");
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.healthSource = Objects.requireNonNull(healthSource, "healthSource");
     this.inventory = new ChipInventory(deviceManager, healthSource);
     this.catalog = new DeviceCatalog(options.presetVirtualDevice(), options.shareDevCount());
     this.responses = new ContainerResponses(options.useAscendDocker(), new DeviceNodes(options.devRoot()));
@@ -83,6 +87,7 @@ public final class MindClusterComponents implements AutoCloseable {
           allocatorFor(resource)));
     }
     managers = List.copyOf(built);
+    healthWatch = healthSource.watch(inventory::updateHealth);
     LOG.info("MindCluster device types on node {}: {}", options.nodeName(),
         built.stream().map(MindClusterResourceManager::resourceName).toList());
     if (executor != null) {
@@ -156,5 +161,13 @@ public final class MindClusterComponents implements AutoCloseable {
     closed = true;
     ScheduledFuture<?> r = refresh;
     if (r != null) r.cancel(false);
+    AutoCloseable w = healthWatch;
+    if (w != null) {
+      try {
+        w.close();
+      } catch (Exception e) {
+        LOG.debug("closing the health watch failed: {}", e.toString());
+      }
+    }
   }
 }

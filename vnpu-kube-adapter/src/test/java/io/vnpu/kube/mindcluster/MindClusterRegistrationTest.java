@@ -15,7 +15,14 @@ import io.vnpu.kube.deviceplugin.v1beta1.Empty;
 import io.vnpu.kube.deviceplugin.v1beta1.ListAndWatchResponse;
 import io.vnpu.kube.deviceplugin.v1beta1.PreferredAllocationRequest;
 import io.vnpu.kube.mindcluster.config.MindClusterOptions;
-import io.vnpu.kube.mindcluster.health.DriverHealthSource;
+import io.vnpu.api.fault.FaultConfigs;
+import io.vnpu.api.fault.FaultTracker;
+import io.vnpu.api.fault.HealthMonitor;
+import io.vnpu.api.health.ChipUsage;
+import io.vnpu.api.health.FaultNotifier;
+import io.vnpu.api.health.ManualSeparationStore;
+import io.vnpu.dcmi.fault.DcmiFaultProbe;
+import java.time.Duration;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -44,6 +51,7 @@ class MindClusterRegistrationTest {
   private KubeletStandIn kubelet;
   private SimHost host;
   private MindClusterComponents components;
+  private HealthMonitor health;
   private PluginFleet fleet;
 
   private void start(String profile, MindClusterOptions options) throws Exception {
@@ -53,16 +61,25 @@ class MindClusterRegistrationTest {
   }
 
   private void startComponents(MindClusterOptions options) throws Exception {
-    components = new MindClusterComponents(options, host.deviceManager,
-        new DriverHealthSource(host.deviceManager, CLOCK), CLOCK);
+    health = healthOf(host);
+    health.pollOnce();
+    components = new MindClusterComponents(options, host.deviceManager, health, CLOCK);
     components.start(null);
     fleet = new PluginFleet(kubelet, components.resourceManagers());
+  }
+
+  /** The fault engine over the simulated driver, polled by the test. */
+  static HealthMonitor healthOf(SimHost host) {
+    return new HealthMonitor(new DcmiFaultProbe(host.deviceManager.dcmi(), CLOCK),
+        new FaultTracker(FaultConfigs.shippedDefault(), CLOCK), ManualSeparationStore.inMemory(),
+        ChipUsage.NONE, FaultNotifier.NONE, Duration.ofSeconds(5));
   }
 
   @AfterEach
   void tearDown() throws Exception {
     if (fleet != null) fleet.close();
     if (components != null) components.close();
+    if (health != null) health.close();
     if (host != null) host.close();
     if (kubelet != null) kubelet.close();
   }
@@ -94,13 +111,13 @@ class MindClusterRegistrationTest {
           .isInstanceOf(StatusRuntimeException.class).hasMessageContaining("UNIMPLEMENTED");
 
       host.ctl("fault", "3", "0x80E01801");
-      components.refreshOnce();
+      health.pollOnce();
       ListAndWatchResponse bad = law.next(WAIT);
       assertThat(bad.getDevicesList()).filteredOn(d -> d.getHealth().equals("Unhealthy"))
           .extracting(Device::getID).containsExactly("Ascend910-3");
 
       host.ctl("clear", "3");
-      components.refreshOnce();
+      health.pollOnce();
       assertThat(law.next(WAIT).getDevicesList()).extracting(Device::getHealth).containsOnly("Healthy");
     }
   }
@@ -210,8 +227,9 @@ class MindClusterRegistrationTest {
   void shareModeIsRefusedOnA910Chip() throws Exception {
     kubelet = KubeletStandIn.start(dir.resolve("device-plugins"));
     host = new SimHost("910B3x8", dir.resolve("sim"));
+    health = healthOf(host);
     MindClusterComponents c = new MindClusterComponents(options(true).withShare(2, Optional.empty()),
-        host.deviceManager, new DriverHealthSource(host.deviceManager, CLOCK), CLOCK);
+        host.deviceManager, health, CLOCK);
     assertThatThrownBy(() -> c.start(null)).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("-shareDevCount=2: chip 910B3 (Ascend910B) cannot be shared; only 310P and 310B can"
             + " (or soft sharing with -shareDevCount=100 and -softShareDevConfigDir)");

@@ -2,7 +2,7 @@ package io.vnpu.kube.mindcluster.devices;
 
 import io.vnpu.api.model.Npu;
 import io.vnpu.api.model.Vnpu;
-import io.vnpu.kube.mindcluster.health.ChipHealth;
+import io.vnpu.api.health.ChipHealth;
 import java.util.List;
 import java.util.Objects;
 
@@ -12,7 +12,7 @@ import java.util.Objects;
  * @param npu    the chip (logic ID, phy ID, chip name, AI Cores, NUMA node)
  * @param type   its family
  * @param vnpus  vNPUs that exist on it, by vNPU ID (empty when the chip has no virtualisation)
- * @param health its health from the {@code ChipHealthSource}
+ * @param health its health from the node's {@code HealthSource}
  */
 public record ChipState(Npu npu, CardType type, List<Vnpu> vnpus, ChipHealth health) {
   public ChipState {

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.vnpu.api.model.DeviceHealth;
 import io.vnpu.api.model.Npu;
 import io.vnpu.api.model.Vnpu;
-import io.vnpu.kube.mindcluster.health.ChipHealth;
+import io.vnpu.api.health.ChipHealth;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -50,7 +50,7 @@ class CardTypeTest {
 
   private static ChipState chip(String chipName, int logic, int phy, int aiCores, int numa, List<Vnpu> vnpus) {
     Npu n = new Npu("U" + logic, logic, phy, logic, 0, chipName, 64L << 30, aiCores, 7, DeviceHealth.HEALTHY, numa);
-    return new ChipState(n, CardType.ofChipName(chipName).orElseThrow(), vnpus, ChipHealth.HEALTHY);
+    return new ChipState(n, CardType.ofChipName(chipName).orElseThrow(), vnpus, ChipHealth.normal(logic));
   }
 
   @Test
