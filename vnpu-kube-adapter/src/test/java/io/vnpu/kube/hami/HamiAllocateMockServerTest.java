@@ -281,7 +281,10 @@ class HamiAllocateMockServerTest {
         new MountSpec("/etc/ld.so.preload", "/usr/local/hami-vnpu-core/ld.so.preload", true));
     assertThat(regionLog).containsExactly(dir.resolve("vnpu_local_shmem") + " "
         + List.of(new DeviceQuota(4, "uuid1", 16384L << 20, 40), new DeviceQuota(5, "uuid2", 8192L << 20, 20)));
-    assertThat(Files.getPosixFilePermissions(dir)).isEqualTo(PosixFilePermissions.fromString("rwxrwxrwx"));
+    // the region is complete before anyone else may enter; nobody but the agent writes the directory
+    assertThat(Files.getPosixFilePermissions(dir)).isEqualTo(PosixFilePermissions.fromString("rwxr-xr-x"));
+    assertThat(Files.getPosixFilePermissions(hookPath.resolve("containers")))
+        .isEqualTo(PosixFilePermissions.fromString("rwx------"));
     assertThat(podAnnotations(client, "test-pod")).containsEntry("hami.io/bind-phase", "success");
   }
 
