@@ -434,6 +434,8 @@ static struct subscriber g_subs[SIM_MAX_SUBSCRIBERS];
 static int g_nsubs;
 static int g_sub_thread;
 static uint64_t g_seen_seq;
+/* the host of the first subscription: the thread never re-reads the environment (setenv races) */
+static struct sim_host g_sub_host;
 
 struct new_events {
     uint64_t after;
@@ -489,12 +491,12 @@ static void *subscription_thread(void *arg) {
     struct new_events ne;
     for (;;) {
         sleep_ms(SUB_POLL_MS);
-        struct sim_host host;
-        if (sim_host_load(&host) != 0) continue;
         pthread_mutex_lock(&g_sub_lock);
         ne.after = g_seen_seq;
+        struct sim_host host = g_sub_host;
         pthread_mutex_unlock(&g_sub_lock);
-        if (sim_with_state(&host, take_events, &ne) != 0) continue;
+        /* a host whose state directory was removed (a finished test) is not recreated */
+        if (sim_with_existing_state(&host, take_events, &ne) != 0) continue;
         pthread_mutex_lock(&g_sub_lock);
         g_seen_seq = ne.after;
         pthread_mutex_unlock(&g_sub_lock);
@@ -522,7 +524,11 @@ int dcmi_subscribe_fault_event(int card_id, int device_id, struct dcmi_event_fil
         pthread_mutex_unlock(&g_sub_lock);
         return DCMI_ERR_RESOURCE_OCCUPIED;
     }
-    if (g_nsubs == 0) g_seen_seq = seq; /* deliver events from now on, not the history */
+    if (g_nsubs == 0 || strcmp(g_sub_host.root, c.host.root) != 0) {
+        /* first subscription, or the process moved to another simulated host: follow it */
+        g_sub_host = c.host;
+        g_seen_seq = seq; /* deliver events from now on, not the history */
+    }
     g_subs[g_nsubs++] = (struct subscriber){card_id, device_id, handler};
     if (!g_sub_thread) {
         pthread_t t;

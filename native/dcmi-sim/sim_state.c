@@ -83,15 +83,15 @@ static int open_shared(const char *root, const char *name, int flags) {
     return fd;
 }
 
-int sim_with_state(const struct sim_host *host, int (*fn)(struct sim_state *st, void *arg), void *arg) {
-    int lock_fd = open_shared(host->root, "dcmi.lock", O_RDWR | O_CREAT);
+static int with_state(const struct sim_host *host, int (*fn)(struct sim_state *st, void *arg), void *arg, int create) {
+    int lock_fd = open_shared(host->root, "dcmi.lock", O_RDWR | (create ? O_CREAT : 0));
     if (lock_fd < 0) return DCMI_ERR_FILE_OPERATE_FAIL;
     int rc = lock_bounded(lock_fd);
     if (rc != 0) {
         close(lock_fd);
         return rc;
     }
-    int fd = open_shared(host->root, "dcmi-state.bin", O_RDWR | O_CREAT);
+    int fd = open_shared(host->root, "dcmi-state.bin", O_RDWR | (create ? O_CREAT : 0));
     struct sim_state *st = MAP_FAILED;
     if (fd >= 0) {
         struct stat sb;
@@ -116,6 +116,14 @@ int sim_with_state(const struct sim_host *host, int (*fn)(struct sim_state *st, 
     flock(lock_fd, LOCK_UN);
     close(lock_fd);
     return rc;
+}
+
+int sim_with_state(const struct sim_host *host, int (*fn)(struct sim_state *st, void *arg), void *arg) {
+    return with_state(host, fn, arg, 1);
+}
+
+int sim_with_existing_state(const struct sim_host *host, int (*fn)(struct sim_state *st, void *arg), void *arg) {
+    return with_state(host, fn, arg, 0);
 }
 
 const struct sim_template *sim_template_find(const char *chip_name, const char *name) {

@@ -110,6 +110,9 @@ int sim_find(const struct sim_host *host, int card_id, int device_id);
  */
 int sim_with_state(const struct sim_host *host, int (*fn)(struct sim_state *st, void *arg), void *arg);
 
+/* As sim_with_state, but never creates the root's files: -8014 when the host's state is gone. */
+int sim_with_existing_state(const struct sim_host *host, int (*fn)(struct sim_state *st, void *arg), void *arg);
+
 /* The template `name` on chip `chip_name`, or NULL. */
 const struct sim_template *sim_template_find(const char *chip_name, const char *name);
 uint64_t sim_template_mem_mb(const struct sim_template *t, const struct vnpu_sim_device_info *dev);
