@@ -170,6 +170,8 @@ class DeployManifestsTest {
     assertThat(mount(c, "/usr/local/Ascend/driver").getReadOnly()).isTrue();
     assertThat(volume(pod, mount(c, "/usr/local/hami-vnpu-core")).getHostPath().getPath())
         .isEqualTo("/usr/local/hami-vnpu-core");
+    // per-container regions live at the agent's HOOK_PATH default, outside the limiter directory
+    assertThat(volume(pod, mount(c, "/var/lib/vnpu/hami")).getHostPath().getPath()).isEqualTo("/var/lib/vnpu/hami");
   }
 
   private static VolumeMount mount(Container c, String path) {

@@ -47,6 +47,9 @@ class HamiAllocateMockServerTest {
   @TempDir
   Path hookPath;
 
+  @TempDir
+  Path limiterRoot;
+
   private final List<String> regionLog = new ArrayList<>();
 
   private HamiComponents rig(List<Npu> npus, HamiNodeSettings node, HamiOptions options) {
@@ -262,7 +265,7 @@ class HamiAllocateMockServerTest {
   // soft split: an init container without NPU, then a two-device hami-core container
   @Test
   void softSplitCreatesPerDeviceQuotaRegion() throws Exception {
-    LimiterFiles limiter = LimiterFixture.installInto(hookPath.resolve("limiter"));
+    LimiterFiles limiter = LimiterFixture.installInto(limiterRoot.resolve("hami-vnpu-core"));
     node(client, Map.of("hami.io/mutex.lock", LOCK));
     pod(client, "test-pod", 1L, Map.of("huawei.com/vnpu-mode", "hami-core",
         "hami.io/Ascend910-devices-to-allocate", ";uuid1,Ascend910,16384,40:uuid2,Ascend910,8192,20:;",
@@ -285,14 +288,17 @@ class HamiAllocateMockServerTest {
         new MountSpec("/etc/ld.so.preload", limiter.preload().toString(), true));
     assertThat(regionLog).containsExactly(dir.resolve("vnpu_local_shmem") + " "
         + List.of(new DeviceQuota(4, "uuid1", 16384L << 20, 40), new DeviceQuota(5, "uuid2", 8192L << 20, 20)));
-    assertThat(Files.getPosixFilePermissions(dir)).isEqualTo(PosixFilePermissions.fromString("rwxrwxrwx"));
+    // the region is complete before anyone else may enter; nobody but the agent writes the directory
+    assertThat(Files.getPosixFilePermissions(dir)).isEqualTo(PosixFilePermissions.fromString("rwxr-xr-x"));
+    assertThat(Files.getPosixFilePermissions(hookPath.resolve("containers")))
+        .isEqualTo(PosixFilePermissions.fromString("rwx------"));
     assertThat(podAnnotations(client, "test-pod")).containsEntry("hami.io/bind-phase", "success");
   }
 
   // the node's mode applies when the pod says nothing; a region failure fails the bind and cleans up
   @Test
   void softSplitByNodeModeAndRegionFailure() throws Exception {
-    LimiterFiles limiter = LimiterFixture.installInto(hookPath.resolve("limiter"));
+    LimiterFiles limiter = LimiterFixture.installInto(limiterRoot.resolve("hami-vnpu-core"));
     node(client, Map.of("hami.io/mutex.lock", LOCK));
     pod(client, "test-pod", 1L, Map.of("hami.io/Ascend910-devices-to-allocate", "uuid1,Ascend910,4096,10:;",
         "huawei.com/Ascend910", "[{\"UUID\":\"uuid1\",\"memory\":4096,\"core\":10}]"), List.of(), List.of("main"));
@@ -313,7 +319,7 @@ class HamiAllocateMockServerTest {
   // the limiter is missing or corrupt: soft Allocate is refused naming the file, nothing is prepared
   @Test
   void softSplitRefusedWhenLimiterMissingOrCorrupt() throws Exception {
-    Path limiterDir = hookPath.resolve("limiter");
+    Path limiterDir = limiterRoot.resolve("hami-vnpu-core");
     HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(
         SoftSplitLayout.upstream(hookPath).withLimiterDir(limiterDir.toString()),
         Optional.of((file, quotas) -> regionLog.add(file + " " + quotas)));

@@ -17,17 +17,19 @@ import io.vnpu.kube.resource.ContainerAllocation;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.LinkOption;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import io.vnpu.quota.files.HostFiles;
+import java.util.Set;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +40,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class ContainerResponder {
   private static final Logger LOG = LoggerFactory.getLogger(ContainerResponder.class);
+  /** Container directory holding a region this agent created: {@code rwxr-xr-x}. */
+  static final Set<PosixFilePermission> REGION_DIR_MODE = PosixFilePermissions.fromString("rwxr-xr-x");
+  /** Container directory where the limiter creates its region (upstream): {@code rwxrwxrwx}. */
+  static final Set<PosixFilePermission> LIMITER_CREATES_DIR_MODE = PosixFilePermissions.fromString("rwxrwxrwx");
 
   private final HamiNames names;
   private final boolean nodeHamiVnpuCore;
@@ -138,38 +144,40 @@ public final class ContainerResponder {
       throw new AllocationException("soft slice for container " + target.namespace() + "/" + target.podName()
           + "/" + target.containerName() + " refused: limiter " + e.getMessage(), e);
     }
-    Path dir = layout.containerDir(target.podUid(), target.containerName());
+    Path dir;
+    try {
+      dir = layout.containerDir(target.podUid(), target.containerName());
+    } catch (IllegalArgumentException e) {
+      throw new AllocationException("container " + target.namespace() + "/" + target.podName() + "/"
+          + target.containerName() + ": " + e.getMessage(), e);
+    }
     ContainerAllocation allocation =
         SoftSplitResponses.build(devices, info, npus, names.runtimeInfo(), layout, dir);
     List<DeviceQuota> quotas = SoftSplitResponses.quotas(devices, info, npus, names.runtimeInfo());
     try {
-      deleteRecursively(dir);
-      Files.createDirectories(dir);
-      // the container may run as any user; upstream creates the directory 0777 as well
-      Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+      // HostFiles rules: the root is ours alone; the container's directory is created afresh
+      // (never reused, a previous one is removed without following links) and stays 0700 until
+      // the region in it is complete, so nobody can plant a link the creation would follow
+      HostFiles.ensureTrustedDirectory(layout.containersRoot(), HostFiles.OWNER_ONLY_DIR);
+      HostFiles.deleteTree(dir);
+      HostFiles.createPrivateDirectory(dir);
       if (regions.isPresent()) {
         regions.get().create(dir.resolve(SoftSplitLayout.LOCAL_SHMEM_FILE), quotas);
+        // the region file is 0666 for any container user; the directory needs no writer
+        HostFiles.setMode(dir, REGION_DIR_MODE);
+      } else {
+        // the limiter creates its own region here (upstream): the container's user must write
+        HostFiles.setMode(dir, LIMITER_CREATES_DIR_MODE);
       }
     } catch (IOException | RuntimeException e) {
-      deleteQuietly(dir);
+      HostFiles.deleteQuietly(dir);
       throw new AllocationException("prepare quota region in " + dir + " for container "
           + target.namespace() + "/" + target.podName() + "/" + target.containerName() + ": " + e.getMessage(), e);
     }
-    return new PreparedContainer(allocation, () -> deleteQuietly(dir));
-  }
-
-  private static void deleteQuietly(Path dir) {
-    try {
-      deleteRecursively(dir);
-    } catch (IOException e) {
-      LOG.warn("remove {} failed: {}", dir, e.getMessage());
-    }
-  }
-
-  private static void deleteRecursively(Path dir) throws IOException {
-    if (!Files.exists(dir)) return;
-    try (Stream<Path> walk = Files.walk(dir)) {
-      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) Files.delete(p);
-    }
+    return new PreparedContainer(allocation, () -> {
+      if (!HostFiles.deleteQuietly(dir) && Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+        LOG.warn("rollback: remove {} failed; the region cleanup retries", dir);
+      }
+    });
   }
 }
