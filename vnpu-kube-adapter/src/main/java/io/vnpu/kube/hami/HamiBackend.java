@@ -45,7 +45,7 @@ public final class HamiBackend implements ResourceBackend {
     String hookPath = env.getOrDefault("HOOK_PATH", "/usr/local/hami-vnpu-core");
     HamiOptions options = HamiOptions.defaults(environment.options().nodeName())
         .withSoftSplit(SoftSplitLayout.upstream(Path.of(hookPath)),
-            Optional.of(new VnpuQuotaRegionFactory(new QuotaRegions(), SoftSplitLayout.CONTAINER_SHARED_REGION)))
+            Optional.of(new VnpuQuotaRegionFactory(new QuotaRegions())))
         .withIdleVnpu(environment.options().checkIdleVnpuInterval(), HamiOptions.defaults("n").idleVnpuGrace())
         .withReportTimeOffset(environment.options().reportTimeOffset());
     ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {

@@ -1,6 +1,8 @@
 package io.vnpu.kube.hami.alloc;
 
-import io.vnpu.api.model.Npu;
+import io.vnpu.api.slice.ContainerEdits;
+import io.vnpu.api.slice.SlicePlan;
+import io.vnpu.api.slice.VnpuToCreate;
 import io.vnpu.api.model.Vnpu;
 import io.vnpu.api.spi.DeviceException;
 import io.vnpu.api.spi.DeviceManager;
@@ -19,7 +21,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -64,51 +65,49 @@ public final class ContainerResponder {
   }
 
   /**
+   * Decides the container's slice from the annotations, then carries out the plan: creates its
+   * vNPUs or its container directory and quota region, and returns the response.
+   *
    * @throws AllocationException when a device is unknown, a value is out of range, or a vNPU or
    *     region cannot be created (everything created so far is undone)
    */
   public PreparedContainer prepare(ContainerTarget target, List<ContainerDevice> devices,
       Map<String, RuntimeInfo> info, NodeDevices npus) throws AllocationException {
     return switch (AllocationMode.of(target.podAnnotations(), nodeHamiVnpuCore)) {
-      case SOFT -> soft(target, devices, info, npus);
+      case SOFT -> {
+        Path dir = layout.containerDir(target.podUid(), target.containerName());
+        yield soft(target, dir, SoftSplitResponses.plan(devices, info, npus, names.runtimeInfo(), layout, dir));
+      }
       case HARD_OR_WHOLE -> hardSplit == HardSplitStrategy.PLUGIN_CREATES_VNPU
           && HardSplitResponses.firstTemplate(devices, info).isPresent()
-          ? createVnpus(devices, info, npus)
-          : new PreparedContainer(HardSplitResponses.build(devices, info, npus, names.runtimeInfo()), () -> { });
+          ? createVnpus(HardSplitResponses.pluginCreatesPlan(devices, info, npus, names.runtimeInfo()))
+          : new PreparedContainer(response(HardSplitResponses.plan(devices, info, npus, names.runtimeInfo()),
+              SlicePlan::edits), () -> { });
     };
   }
 
-  private PreparedContainer createVnpus(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
-      NodeDevices npus) throws AllocationException {
-    List<Npu> resolved = HardSplitResponses.resolve(devices, npus, names.runtimeInfo());
+  private static ContainerAllocation response(SlicePlan plan, java.util.function.Function<SlicePlan, ContainerEdits> edits) {
+    return ContainerAllocation.of(edits.apply(plan), plan.annotations(), plan.cdiDevices());
+  }
+
+  private PreparedContainer createVnpus(SlicePlan plan) throws AllocationException {
     List<VnpuKey> created = new ArrayList<>();
     Runnable rollback = () -> destroy(created);
-    for (int i = 0; i < devices.size(); i++) {
-      ContainerDevice d = devices.get(i);
-      RuntimeInfo ri = info.get(d.uuid());
-      String template = ri == null ? "" : ri.temp();
-      if (template.isEmpty()) {
-        rollback.run();
-        throw new AllocationException("annotation " + names.runtimeInfo() + ": device " + d.uuid()
-            + " has no temp while another device of the container has one");
-      }
-      Npu npu = resolved.get(i);
+    for (VnpuToCreate want : plan.vnpus()) {
       try {
-        Vnpu v = deviceManager.createVnpu(npu.logicId(), template);
-        VnpuKey key = new VnpuKey(npu.logicId(), v.vnpuId(), v.templateName());
+        Vnpu v = deviceManager.createVnpu(want.logicId(), want.template());
+        VnpuKey key = new VnpuKey(want.logicId(), v.vnpuId(), v.templateName());
         idleTracker.created(key, clock.instant());
         created.add(key);
       } catch (DeviceException e) {
         rollback.run();
-        throw new AllocationException("create vNPU " + template + " on NPU " + npu.uuid()
-            + " (logic ID " + npu.logicId() + "): " + e.getMessage(), e);
+        throw new AllocationException("create vNPU " + want.template() + " on NPU " + want.npu().uuid()
+            + " (logic ID " + want.logicId() + "): " + e.getMessage(), e);
       }
     }
-    Map<String, String> envs = new LinkedHashMap<>();
-    envs.put(AscendEnv.VISIBLE_DEVICES,
-        created.stream().map(k -> Integer.toString(k.vnpuId())).collect(Collectors.joining(",")));
-    envs.put(AscendEnv.RUNTIME_OPTIONS, "VIRTUAL");
-    return new PreparedContainer(new ContainerAllocation(envs, List.of(), List.of(), Map.of(), List.of()), rollback);
+    String ids = created.stream().map(k -> Integer.toString(k.vnpuId())).collect(Collectors.joining(","));
+    ContainerEdits edits = plan.createdVnpuIdsEnv().map(env -> plan.edits().withEnv(env, ids)).orElse(plan.edits());
+    return new PreparedContainer(ContainerAllocation.of(edits, plan.annotations(), plan.cdiDevices()), rollback);
   }
 
   private void destroy(List<VnpuKey> created) {
@@ -124,26 +123,21 @@ public final class ContainerResponder {
     created.clear();
   }
 
-  private PreparedContainer soft(ContainerTarget target, List<ContainerDevice> devices,
-      Map<String, RuntimeInfo> info, NodeDevices npus) throws AllocationException {
-    Path dir = layout.containerDir(target.podUid(), target.containerName());
-    ContainerAllocation allocation =
-        SoftSplitResponses.build(devices, info, npus, names.runtimeInfo(), layout, dir);
-    List<DeviceQuota> quotas = SoftSplitResponses.quotas(devices, info, npus, names.runtimeInfo());
+  private PreparedContainer soft(ContainerTarget target, Path dir, SlicePlan plan) throws AllocationException {
     try {
       deleteRecursively(dir);
       Files.createDirectories(dir);
       // the container may run as any user; upstream creates the directory 0777 as well
       Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
-      if (regions.isPresent()) {
-        regions.get().create(dir.resolve(SoftSplitLayout.LOCAL_SHMEM_FILE), quotas);
+      if (regions.isPresent() && plan.region().isPresent()) {
+        regions.get().create(plan.region().get());
       }
     } catch (IOException | RuntimeException e) {
       deleteQuietly(dir);
       throw new AllocationException("prepare quota region in " + dir + " for container "
           + target.namespace() + "/" + target.podName() + "/" + target.containerName() + ": " + e.getMessage(), e);
     }
-    return new PreparedContainer(allocation, () -> deleteQuietly(dir));
+    return new PreparedContainer(response(plan, SlicePlan::edits), () -> deleteQuietly(dir));
   }
 
   private static void deleteQuietly(Path dir) {
