@@ -6,6 +6,7 @@
 #   machine.txt         nproc, lscpu, free -h, load average, compiler
 # Usage: native/bench/run-bench.sh [OUT_DIR] [vnpu-bench args...]   (default args: --rounds 7)
 set -eu
+command -v jq >/dev/null || { echo "run-bench.sh: jq not found: install jq (apt-get install jq)" >&2; exit 2; }
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$here/build/bench-results}
 shift || true

@@ -5,8 +5,6 @@
 #include "compute.h"
 
 #include <dlfcn.h>
-#include <elf.h>
-#include <link.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -19,6 +17,8 @@
 
 #include "compute_core.h"
 #include "compute_registry.h"
+#include "elf_exports.h"
+#include "fork.h"
 
 #define VNPU_SYM_NAME_(name) #name,
 const char *const vnpu_launch_symbol_names[VNPU_SYM_COUNT] = {VNPU_LAUNCH_SYMBOLS(VNPU_SYM_NAME_)};
@@ -260,23 +260,25 @@ static int config_on(void)
     int s = __atomic_load_n(&cfg_state, __ATOMIC_ACQUIRE);
     if (__builtin_expect(s != 0, 1))
         return s == 1;
+    /* read outside cfg_mu: loading initialises the memory part (g_init_mu), which comes before cfg_mu
+     * in the lock order (fork.h); two threads loading at once read the same region twice, harmlessly */
+    struct vnpu_compute_config c;
+    memset(&c, 0, sizeof c);
+    int have = vnpu_compute_load_config(&c) == 0 && c.enabled;
+    int events = have && c.registry_dir[0] != 0 && rt_ops_load();
     pthread_mutex_lock(&cfg_mu);
     s = cfg_state;
     if (s == 0) {
-        struct vnpu_compute_config c;
-        memset(&c, 0, sizeof c);
         s = 2;
-        if (vnpu_compute_load_config(&c) == 0 && c.enabled) {
-            if (c.registry_dir[0] == 0) {
-                compute_log("no registry directory configured: launches run unthrottled");
-            } else if (!rt_ops_load()) {
-                compute_log("runtime event functions not found: launches run unthrottled");
-            } else {
-                cfg = c;
-                if (cfg.device_count == 0 || cfg.device_count > VNPU_COMPUTE_MAX_DEVICES)
-                    cfg.device_count = 1;
-                s = 1;
-            }
+        if (have && c.registry_dir[0] == 0) {
+            compute_log("no registry directory configured: launches run unthrottled");
+        } else if (have && !events) {
+            compute_log("runtime event functions not found: launches run unthrottled");
+        } else if (have) {
+            cfg = c;
+            if (cfg.device_count == 0 || cfg.device_count > VNPU_COMPUTE_MAX_DEVICES)
+                cfg.device_count = 1;
+            s = 1;
         }
         __atomic_store_n(&cfg_state, s, __ATOMIC_RELEASE);
     }
@@ -494,8 +496,8 @@ void vnpu_compute_before(struct vnpu_launch *l, int sym, uint64_t key, rtStream_
         if (tc)
             tc_add(&tc->throttled_ns[d], (uint64_t)(now - start));
     }
-    if (now - ds->last_launch_cache >= LAST_LAUNCH_GRAIN) {
-        ds->last_launch_cache = now;
+    if (now - __atomic_load_n(&ds->last_launch_cache, __ATOMIC_RELAXED) >= LAST_LAUNCH_GRAIN) {
+        __atomic_store_n(&ds->last_launch_cache, now, __ATOMIC_RELAXED);
         __atomic_store_n(ds->last_launch, (uint64_t)now, __ATOMIC_RELAXED);
     }
 
@@ -656,14 +658,14 @@ static void publish(uint32_t d, int64_t now)
     __atomic_store_n((uint32_t *)vnpu_reg_field(r, e, VNPU_RE_SHARE_PPM),
                      __atomic_load_n(&ds->share_ppm, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
     (void)now;
-    vnpu_compute_publish_region(d, dl, dt, dc, cost, ds->last_launch_cache);
+    vnpu_compute_publish_region(d, dl, dt, dc, cost, __atomic_load_n(&ds->last_launch_cache, __ATOMIC_RELAXED));
 }
 
 /* ---------- launch entry points the runtime has and the limiter does not hook ---------- */
 /*
- * Newer runtimes add launch entry points (e.g. rtsModelExecute); work enqueued through them is not
- * throttled. The measurement thread reads libruntime.so's exported symbols once and logs each
- * launch-like name (containing "Launch" or "ModelExecute") that is not hooked, so the gap is visible.
+ * Newer runtimes add launch entry points; work enqueued through one the limiter does not hook is not
+ * throttled. The measurement thread reads libruntime.so's exported functions once (elf_exports.c)
+ * and logs each launch-like name (containing "Launch" or "ModelExecute") that is not hooked.
  */
 static int hooked_name(const char *n)
 {
@@ -678,76 +680,16 @@ static int launch_like(const char *n)
     return (n[0] == 'r' && n[1] == 't') && (strstr(n, "Launch") || strstr(n, "ModelExecute"));
 }
 
-static uintptr_t dyn_ptr(const struct dl_phdr_info *info, ElfW(Addr) p)
+static void unhooked_export(const char *object, const char *sym, void *arg)
 {
-    /* glibc relocates these entries in place; other loaders may leave them relative */
-    return p < info->dlpi_addr ? (uintptr_t)(info->dlpi_addr + p) : (uintptr_t)p;
-}
-
-static uint32_t gnu_hash_symbols(const uint32_t *gh)
-{
-    uint32_t nbuckets = gh[0], symoffset = gh[1], bloom_size = gh[2];
-    const uint32_t *buckets = gh + 4 + bloom_size * (sizeof(ElfW(Addr)) / 4);
-    const uint32_t *chain = buckets + nbuckets;
-    uint32_t last = 0;
-    for (uint32_t b = 0; b < nbuckets; b++)
-        if (buckets[b] > last)
-            last = buckets[b];
-    if (last < symoffset)
-        return symoffset;
-    while (!(chain[last - symoffset] & 1u))
-        last++;
-    return last + 1;
-}
-
-static int scan_object(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    int *logged = arg;
-    const char *name = info->dlpi_name;
-    const char *base = name ? strrchr(name, '/') : NULL;
-    base = base ? base + 1 : name;
-    if (!base || strncmp(base, "libruntime.so", 13) != 0)
-        return 0;
-    const ElfW(Dyn) *dyn = NULL;
-    for (int i = 0; i < info->dlpi_phnum; i++)
-        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-            dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-    if (!dyn)
-        return 0;
-    const ElfW(Sym) *symtab = NULL;
-    const char *strtab = NULL;
-    const uint32_t *hash = NULL, *gnu = NULL;
-    for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
-        if (d->d_tag == DT_SYMTAB)
-            symtab = (const ElfW(Sym) *)dyn_ptr(info, d->d_un.d_ptr);
-        else if (d->d_tag == DT_STRTAB)
-            strtab = (const char *)dyn_ptr(info, d->d_un.d_ptr);
-        else if (d->d_tag == DT_HASH)
-            hash = (const uint32_t *)dyn_ptr(info, d->d_un.d_ptr);
-        else if (d->d_tag == DT_GNU_HASH)
-            gnu = (const uint32_t *)dyn_ptr(info, d->d_un.d_ptr);
-    }
-    if (!symtab || !strtab || (!hash && !gnu))
-        return 0;
-    uint32_t n = hash ? hash[1] : gnu_hash_symbols(gnu);
-    for (uint32_t i = 1; i < n && i < 100000; i++) {
-        const ElfW(Sym) *s = &symtab[i];
-        if (s->st_shndx == SHN_UNDEF || ELF64_ST_TYPE(s->st_info) != STT_FUNC)
-            continue;
-        const char *sn = strtab + s->st_name;
-        if (launch_like(sn) && !hooked_name(sn)) {
-            compute_log("%s exports launch entry point %s, which the limiter does not throttle", base, sn);
-            (*logged)++;
-        }
-    }
-    return 1; /* one runtime is enough */
+    (void)arg;
+    if (launch_like(sym) && !hooked_name(sym))
+        compute_log("%s exports launch entry point %s, which the limiter does not throttle", object, sym);
 }
 
 static void scan_unhooked_launches(void)
 {
-    int logged = 0;
-    dl_iterate_phdr(scan_object, &logged);
+    (void)vnpu_elf_exported_functions("libruntime.so", unhooked_export, NULL);
 }
 
 static void *measure_main(void *arg)
@@ -796,26 +738,27 @@ __attribute__((destructor)) static void compute_exit(void)
     pthread_mutex_unlock(&pub_mu);
 }
 
-/* ---------- fork: the child has no measurement thread and no registry locks ---------- */
-static void fork_prepare(void)
+/* ---------- fork (fork.c registers the handlers; order of fork.h): the child has no measurement
+ * thread and no registry locks ---------- */
+void vnpu_compute_fork_prepare(void)
 {
     pthread_mutex_lock(&cfg_mu);
     pthread_mutex_lock(&dev_mu);
     pthread_mutex_lock(&thr_mu);
+    pthread_mutex_lock(&pub_mu);
     pthread_mutex_lock(&tc_mu);
     pthread_mutex_lock(&smp_mu);
-    pthread_mutex_lock(&pub_mu);
 }
-static void fork_parent(void)
+void vnpu_compute_fork_parent(void)
 {
-    pthread_mutex_unlock(&pub_mu);
     pthread_mutex_unlock(&smp_mu);
     pthread_mutex_unlock(&tc_mu);
+    pthread_mutex_unlock(&pub_mu);
     pthread_mutex_unlock(&thr_mu);
     pthread_mutex_unlock(&dev_mu);
     pthread_mutex_unlock(&cfg_mu);
 }
-static void fork_child(void)
+void vnpu_compute_fork_child(void)
 {
     /* brackets belong to the parent's streams; the child's runtime starts without them */
     smp_n = 0;
@@ -837,9 +780,5 @@ static void fork_child(void)
         memset(ds, 0, sizeof *ds);
         ds->reg.fd = -1;
     }
-    fork_parent();
-}
-__attribute__((constructor)) static void compute_atfork(void)
-{
-    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    vnpu_compute_fork_parent();
 }

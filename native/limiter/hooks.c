@@ -19,6 +19,7 @@
 
 #include "cann_abi.h"
 #include "config.h"
+#include "fork.h"
 #include "ptrmap.h"
 #include "region.h"
 
@@ -74,7 +75,6 @@ static void *real(enum sym s) {
 static int g_state = ST_UNINIT;
 static pthread_mutex_t g_init_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct vnpu_region g_region = {-1, NULL, -1, 1};
-static int g_atfork_done;
 static __thread int t_in_hook; /* our own runtime calls and nested runtime calls bypass the hooks */
 
 static void log_line(const char *line) {
@@ -85,21 +85,13 @@ static void log_line(const char *line) {
     (void)w;
 }
 
-static void atfork_prepare(void) {
-    pthread_mutex_lock(&g_init_mu);
-    vnpu_ptrmap_atfork_prepare();
-    vnpu_region_atfork_prepare();
-}
+/* fork handlers (fork.c calls them in the lock order of fork.h) */
+void vnpu_hooks_fork_prepare(void) { pthread_mutex_lock(&g_init_mu); }
 
-static void atfork_parent(void) {
-    vnpu_region_atfork_parent();
-    vnpu_ptrmap_atfork_parent();
-    pthread_mutex_unlock(&g_init_mu);
-}
+void vnpu_hooks_fork_parent(void) { pthread_mutex_unlock(&g_init_mu); }
 
-static void atfork_child(void) {
-    vnpu_region_atfork_child();
-    vnpu_ptrmap_atfork_child(); /* the parent's allocations stay the parent's */
+void vnpu_hooks_fork_child(void) {
+    /* the parent's allocations stay the parent's (ptrmap emptied by its own handler) */
     if (g_state == ST_ACTIVE) {
         /* the inherited descriptor shares the parent's OFD slot lock: drop our reference (the parent
          * keeps its lock) and claim a slot of our own on the first hooked call */
@@ -113,10 +105,6 @@ static int init_slow(void) {
     pthread_mutex_lock(&g_init_mu);
     if (g_state == ST_UNINIT) {
         for (int s = 0; s < S_COUNT; s++) (void)real((enum sym)s);
-        if (!g_atfork_done) {
-            pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
-            g_atfork_done = 1;
-        }
         char path[512], err[512], line[800];
         vnpu_config_region_path(path, sizeof path);
         struct vnpu_init_config cfg;

@@ -10,4 +10,4 @@ $(B)/bench/vnpu-bench: $(BENCH_SRCS) $(BENCH_HDRS) $(B)/libruntime.so
 	$(CC) $(CFLAGS) -o $@ $(BENCH_SRCS) $(LDFLAGS) -L$(B) -lruntime -Wl,-rpath,'$$ORIGIN/..' $(LDLIBS)
 
 TARGETS += $(B)/bench/vnpu-bench
-TESTS   += bench/test_bench_smoke.sh
+TESTS   += bench/tests/test_bench_smoke.sh

@@ -1,8 +1,9 @@
 # Compute limiter (issue 5): GCRA/share core, per-NPU registry, launch hooks, measurement thread.
 # Its sources join libvnpu.so through COMPUTE_LIB_SRCS (used by limiter.mk, included after this file).
-COMPUTE_LIB_SRCS := limiter/compute_core.c limiter/compute_registry.c limiter/compute.c limiter/hooks_launch.c
+COMPUTE_LIB_SRCS := limiter/compute_core.c limiter/compute_registry.c limiter/compute.c limiter/hooks_launch.c \
+                    limiter/elf_exports.c
 COMPUTE_HDRS := include/vnpu_registry.h limiter/launch_abi.h limiter/compute.h limiter/compute_core.h \
-                limiter/compute_registry.h
+                limiter/compute_registry.h limiter/elf_exports.h limiter/fork.h
 
 $(B)/limiter/test_compute_core: limiter/tests/test_compute_core.c limiter/compute_core.c $(COMPUTE_HDRS) limiter/tests/check.h
 	@mkdir -p $(dir $@)
@@ -28,3 +29,5 @@ TARGETS += $(B)/limiter/test_compute_core $(B)/limiter/test_compute_registry $(B
            $(B)/limiter/registry_offsets
 # test_compute_sim.sh preloads $(B)/libvnpu.so into $(B)/npu-burn (both in TARGETS)
 TESTS   += $(B)/limiter/test_compute_core $(B)/limiter/test_compute_registry limiter/tests/test_compute_sim.sh
+TSAN_TARGETS += $(B)/limiter/test_compute_core $(B)/limiter/test_compute_registry
+TSAN_TESTS   += $(B)/limiter/test_compute_core $(B)/limiter/test_compute_registry

@@ -20,10 +20,10 @@ $(B)/vnpu-sim-ctl: dcmi-sim/vnpu_sim_ctl.c dcmi-sim/sim_state.c $(DCMI_SIM_HDR) 
 $(B)/dcmi-abi-dump: dcmi-sim/abi_dump.c include/dcmi_interface_api.h | $(B)
 	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS)
 
-$(B)/dcmi-sim/test_dcmi_sim: dcmi-sim/test_dcmi_sim.c include/dcmi_interface_api.h $(B)/libdcmi.so
+$(B)/dcmi-sim/test_dcmi_sim: dcmi-sim/tests/test_dcmi_sim.c include/dcmi_interface_api.h $(B)/libdcmi.so
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< -L$(B) -ldcmi -Wl,-rpath,'$$ORIGIN/..' $(LDFLAGS) $(LDLIBS)
 
 TARGETS += $(B)/libdcmi.so $(B)/dcmi-sim-old/libdcmi.so $(B)/vnpu-sim-ctl $(B)/dcmi-abi-dump \
            $(B)/dcmi-sim/test_dcmi_sim
-TESTS   += $(B)/dcmi-sim/test_dcmi_sim tests/dcmi-sim-ctl.sh
+TESTS   += $(B)/dcmi-sim/test_dcmi_sim dcmi-sim/tests/test_vnpu_sim_ctl.sh

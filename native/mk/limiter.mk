@@ -1,7 +1,7 @@
 # The limiter libvnpu.so (LD_PRELOAD / ld.so.preload), its layout printer and its native tests.
 LIMITER_CORE := limiter/region.c limiter/ptrmap.c
 LIMITER_HDRS := include/vnpu_region.h limiter/region.h limiter/ptrmap.h
-LIMITER_SRCS := $(LIMITER_CORE) limiter/config.c limiter/hooks.c $(COMPUTE_LIB_SRCS) limiter/compute_config.c
+LIMITER_SRCS := $(LIMITER_CORE) limiter/config.c limiter/hooks.c limiter/fork.c $(COMPUTE_LIB_SRCS) limiter/compute_config.c
 LIMITER_ALL_HDRS := $(LIMITER_HDRS) limiter/config.h limiter/cann_abi.h $(COMPUTE_HDRS)
 
 # Only the hooked rt* symbols are exported (-fvisibility=hidden + EXPORT), so the limiter's helpers
@@ -34,13 +34,8 @@ $(B)/limiter/region_client: limiter/tests/region_client.c $(LIMITER_CORE) $(LIMI
 
 TARGETS += $(B)/limiter/region_client
 
-# end to end on the simulated CANN runtime (needs npu-burn from mk/cann-sim.mk)
-$(B)/limiter/test_limiter.sh: limiter/tests/test_limiter.sh $(B)/libvnpu.so $(B)/npu-burn
-	@mkdir -p $(dir $@)
-	cp $< $@
-
-TARGETS += $(B)/limiter/test_limiter.sh
-TESTS   += $(B)/limiter/test_limiter.sh
+# end to end on the simulated CANN runtime (preloads $(B)/libvnpu.so into $(B)/npu-burn)
+TESTS   += limiter/tests/test_limiter.sh
 
 # micro-benchmark of the hooked allocation path (not a test: compare with and without LD_PRELOAD)
 $(B)/limiter/bench_alloc: limiter/bench/bench_alloc.c $(B)/libruntime.so
@@ -48,3 +43,15 @@ $(B)/limiter/bench_alloc: limiter/bench/bench_alloc.c $(B)/libruntime.so
 	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) -L$(B) -lruntime -Wl,-rpath,'$$ORIGIN/..' $(LDLIBS)
 
 TARGETS += $(B)/limiter/bench_alloc
+
+# fork stress (issue 12): the limiter compiled into the test program, so the same test runs plain,
+# under ASan+UBSan and under ThreadSanitizer (TSAN_TESTS, `make test-tsan`)
+$(B)/limiter/test_fork_stress: limiter/tests/test_fork_stress.c $(LIMITER_SRCS) $(LIMITER_ALL_HDRS) limiter/fork.h $(B)/libruntime.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Ilimiter -o $@ limiter/tests/test_fork_stress.c $(LIMITER_SRCS) $(LDFLAGS) \
+	  -L$(B) -lruntime -Wl,-rpath,'$$ORIGIN/..' $(LDLIBS)
+
+TARGETS += $(B)/limiter/test_fork_stress
+TESTS   += limiter/tests/test_fork.sh
+TSAN_TARGETS += $(B)/limiter/test_fork_stress $(B)/limiter/registry_tool
+TSAN_TESTS   += limiter/tests/test_fork.sh

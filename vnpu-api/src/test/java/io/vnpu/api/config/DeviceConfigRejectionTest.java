@@ -145,7 +145,7 @@ class DeviceConfigRejectionTest {
 
   @Test
   void errorsInAConfigMapNameTheManifestLine() throws IOException {
-    String manifest = Files.readString(SharedData.hamiFile("ascend-device-configmap.yaml"));
+    String manifest = Files.readString(HamiFixtures.file("ascend-device-configmap.yaml"));
     // lines 67 and 72 of the shipped manifest: 910B3 (configs[2]) template memory and aiCore
     assertThat(manifest.lines().skip(66).findFirst().orElseThrow())
         .isEqualTo("            memory: 16384");
@@ -201,7 +201,7 @@ class DeviceConfigRejectionTest {
 
   @Test
   void configMapWithoutTheKey() throws IOException {
-    String nodeCm = Files.readString(SharedData.hamiFile("ascend-device-node-configmap.yaml"));
+    String nodeCm = Files.readString(HamiFixtures.file("ascend-device-node-configmap.yaml"));
 
     assertThatThrownBy(() -> loader.parse(nodeCm, "cm.yaml")).isInstanceOf(ConfigException.class)
         .hasMessage("cm.yaml:1: data: the ConfigMap has no key device-config.yaml (it has:"

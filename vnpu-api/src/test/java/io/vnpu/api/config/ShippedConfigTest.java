@@ -31,7 +31,7 @@ class ShippedConfigTest {
       """)
   void chipTableMatchesSpec(String file, String chipName, String commonWord, long allocatable,
       long capacity, int aiCore, int aiCpu, String templates, int vDeviceCount) {
-    DeviceConfig config = loader.load(SharedData.hamiFile(file)).value();
+    DeviceConfig config = loader.load(HamiFixtures.file(file)).value();
 
     ChipConfig chip = config.forChipName(chipName).orElseThrow();
     assertThat(chip.commonWord()).isEqualTo(commonWord);
@@ -48,7 +48,7 @@ class ShippedConfigTest {
   @ParameterizedTest
   @ValueSource(strings = {"ascend-device-configmap.yaml", "ascend-device-configmap-v1.3.0.yaml"})
   void shippedConfigMapsLoadWithoutWarnings(String file) {
-    Loaded<DeviceConfig> loaded = loader.load(SharedData.hamiFile(file));
+    Loaded<DeviceConfig> loaded = loader.load(HamiFixtures.file(file));
 
     assertThat(loaded.warnings()).isEmpty();
     assertThat(loaded.value().hamiVnpuCore()).isFalse();
@@ -59,7 +59,7 @@ class ShippedConfigTest {
 
   @Test
   void resourceCoreNameOnlyWhereConfigured() {
-    DeviceConfig config = loader.load(SharedData.hamiFile("ascend-device-configmap.yaml")).value();
+    DeviceConfig config = loader.load(HamiFixtures.file("ascend-device-configmap.yaml")).value();
 
     assertThat(config.forCommonWord("Ascend910B3").orElseThrow().resourceCoreName())
         .contains("huawei.com/Ascend910B3-core");
@@ -71,7 +71,7 @@ class ShippedConfigTest {
   @Test
   void shippedNodeConfigMapLoads() {
     Loaded<NodeConfig> loaded =
-        new NodeConfigLoader().load(SharedData.hamiFile("ascend-device-node-configmap.yaml"));
+        new NodeConfigLoader().load(HamiFixtures.file("ascend-device-node-configmap.yaml"));
 
     assertThat(loaded.warnings()).isEmpty();
     assertThat(loaded.value().nodes()).containsExactly(new NodeSettings("worker-1",
@@ -81,9 +81,9 @@ class ShippedConfigTest {
 
   @Test
   void nodeOverrideFromShippedNodeConfig() {
-    DeviceConfig config = loader.load(SharedData.hamiFile("ascend-device-configmap.yaml")).value();
+    DeviceConfig config = loader.load(HamiFixtures.file("ascend-device-configmap.yaml")).value();
     NodeConfig nodes =
-        new NodeConfigLoader().load(SharedData.hamiFile("ascend-device-node-configmap.yaml")).value();
+        new NodeConfigLoader().load(HamiFixtures.file("ascend-device-node-configmap.yaml")).value();
     ChipConfig b3 = config.forChipName("910B3").orElseThrow();
 
     assertThat(b3.vDeviceCount(nodes.forNode("worker-1"))).isEqualTo(8);

@@ -15,7 +15,7 @@ class TrimTest {
 
   @BeforeAll
   static void load() {
-    config = new DeviceConfigLoader().load(SharedData.hamiFile("ascend-device-configmap.yaml"))
+    config = new DeviceConfigLoader().load(HamiFixtures.file("ascend-device-configmap.yaml"))
         .value();
   }
 
@@ -59,7 +59,7 @@ class TrimTest {
   @Test
   void chipWithoutTemplatesGetsWholeCardOrRejection() {
     DeviceConfig v130 = new DeviceConfigLoader()
-        .load(SharedData.hamiFile("ascend-device-configmap-v1.3.0.yaml")).value();
+        .load(HamiFixtures.file("ascend-device-configmap-v1.3.0.yaml")).value();
     ChipConfig c = v130.forCommonWord("Ascend910C").orElseThrow();
 
     assertThat(c.trim(1)).isEqualTo(new TemplateChoice.WholeCard(65536));

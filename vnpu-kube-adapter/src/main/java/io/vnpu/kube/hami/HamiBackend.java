@@ -22,7 +22,8 @@ import java.util.concurrent.ScheduledExecutorService;
  * The HAMi backend of the node agent: {@link HamiComponents} with a Kubernetes client from the
  * environment (in-cluster, or {@code KUBECONFIG}), one scheduler thread for the register loop and
  * the idle cleanup, and vnpu-quota regions for soft split under {@code HOOK_PATH} (default
- * {@code /usr/local/hami-vnpu-core}).
+ * {@value SoftSplitLayout#DEFAULT_HOOK_PATH}; a path inside the limiter or shared-region
+ * directory is refused, those are mounted into every container).
  */
 public final class HamiBackend implements ResourceBackend {
   private final KubernetesClient client;
@@ -42,7 +43,7 @@ public final class HamiBackend implements ResourceBackend {
 
   /** As {@link #create(AgentEnvironment, Map)} with a given client (closed with the backend). */
   static HamiBackend create(AgentEnvironment environment, Map<String, String> env, KubernetesClient client) {
-    String hookPath = env.getOrDefault("HOOK_PATH", "/usr/local/hami-vnpu-core");
+    String hookPath = env.getOrDefault("HOOK_PATH", SoftSplitLayout.DEFAULT_HOOK_PATH);
     HamiOptions options = HamiOptions.defaults(environment.options().nodeName())
         .withSoftSplit(SoftSplitLayout.upstream(Path.of(hookPath)),
             Optional.of(new VnpuQuotaRegionFactory(new QuotaRegions())))

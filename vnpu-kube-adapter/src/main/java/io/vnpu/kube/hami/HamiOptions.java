@@ -44,13 +44,14 @@ public record HamiOptions(String nodeName, Duration reportTimeOffset, Duration r
 
   /**
    * Upstream defaults: 1 s report offset, 30 s / 5 s rounds, 60 s idle check, 10 min idle grace,
-   * the Ascend Docker Runtime creates vNPUs, {@code HOOK_PATH=/usr/local/hami-vnpu-core}, no
+   * the Ascend Docker Runtime creates vNPUs, {@code HOOK_PATH=/var/lib/vnpu/hami}
+   * (not upstream's limiter directory, which every container sees), no
    * region factory, v1.4.0 decoding, {@code devicepairscore} emitted.
    */
   public static HamiOptions defaults(String nodeName) {
     return new HamiOptions(nodeName, Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofSeconds(5),
         Duration.ofSeconds(60), Duration.ofMinutes(10), HardSplitStrategy.RUNTIME_CREATES_VNPU,
-        SoftSplitLayout.upstream(Path.of("/usr/local/hami-vnpu-core")), Optional.empty(),
+        SoftSplitLayout.upstream(Path.of(SoftSplitLayout.DEFAULT_HOOK_PATH)), Optional.empty(),
         DecodeVariant.PRESERVE_EMPTY, true);
   }
 

@@ -9,6 +9,7 @@ import io.vnpu.kube.deviceplugin.PluginState;
 import io.vnpu.kube.deviceplugin.RestartPolicy;
 import io.vnpu.kube.deviceplugin.v1beta1.Device;
 import io.vnpu.kube.deviceplugin.v1beta1.RegisterRequest;
+import io.vnpu.kube.testing.HamiFixtures;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,8 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 class NodeAgentTest {
 
-  static final Path DEVICE_CONFIG = HamiData.file("ascend-device-configmap.yaml");
-  static final Path NODE_CONFIG = HamiData.file("ascend-device-node-configmap.yaml");
+  static final Path DEVICE_CONFIG = HamiFixtures.file("ascend-device-configmap.yaml");
+  static final Path NODE_CONFIG = HamiFixtures.file("ascend-device-node-configmap.yaml");
   private static final Duration WAIT = Duration.ofSeconds(5);
 
   @TempDir Path dir;

@@ -2,6 +2,7 @@ package io.vnpu.kube.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vnpu.kube.testing.HamiFixtures;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -110,8 +111,8 @@ class ConfigCommandTest {
 
   @Test
   void shippedHamiConfigMapWithNodeConfig() {
-    Path devices = SharedData.hamiFile("ascend-device-configmap.yaml");
-    Path nodes = SharedData.hamiFile("ascend-device-node-configmap.yaml");
+    Path devices = HamiFixtures.file("ascend-device-configmap.yaml");
+    Path nodes = HamiFixtures.file("ascend-device-node-configmap.yaml");
 
     int exit = run("config", "check", devices.toString(), "--node-config", nodes.toString(),
         "--node", "worker-1");
@@ -131,7 +132,7 @@ class ConfigCommandTest {
 
   @Test
   void shippedHamiConfigMapWithoutNodeOverride() {
-    Path devices = SharedData.hamiFile("ascend-device-configmap.yaml");
+    Path devices = HamiFixtures.file("ascend-device-configmap.yaml");
 
     assertThat(run("config", "check", devices.toString())).isZero();
     assertThat(out.toString())
@@ -159,7 +160,7 @@ class ConfigCommandTest {
 
   @Test
   void nodeWithoutNodeConfigIsAUsageError() {
-    Path devices = SharedData.hamiFile("ascend-device-configmap.yaml");
+    Path devices = HamiFixtures.file("ascend-device-configmap.yaml");
 
     assertThat(run("config", "check", devices.toString(), "--node", "worker-1")).isEqualTo(2);
     assertThat(err.toString()).startsWith("--node needs --node-config");

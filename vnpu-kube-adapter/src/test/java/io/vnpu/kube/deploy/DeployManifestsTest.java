@@ -22,6 +22,7 @@ import io.vnpu.api.config.DeviceConfig;
 import io.vnpu.api.config.DeviceConfigLoader;
 import io.vnpu.api.config.NodeConfig;
 import io.vnpu.api.config.NodeConfigLoader;
+import io.vnpu.kube.testing.HamiFixtures;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -169,6 +170,8 @@ class DeployManifestsTest {
     assertThat(mount(c, "/usr/local/Ascend/driver").getReadOnly()).isTrue();
     assertThat(volume(pod, mount(c, "/usr/local/hami-vnpu-core")).getHostPath().getPath())
         .isEqualTo("/usr/local/hami-vnpu-core");
+    // per-container regions live at the agent's HOOK_PATH default, outside the limiter directory
+    assertThat(volume(pod, mount(c, "/var/lib/vnpu/hami")).getHostPath().getPath()).isEqualTo("/var/lib/vnpu/hami");
   }
 
   private static VolumeMount mount(Container c, String path) {
@@ -208,7 +211,7 @@ class DeployManifestsTest {
     ConfigMap device = one(ConfigMap.class, "hami-scheduler-device");
     DeviceConfig ours = new DeviceConfigLoader()
         .parse(device.getData().get("device-config.yaml"), "deploy/device-configmap.yaml").value();
-    Path upstream = sharedFile("ascend-device-configmap.yaml");
+    Path upstream = HamiFixtures.file("ascend-device-configmap.yaml");
     DeviceConfig theirs = new DeviceConfigLoader().load(upstream).value();
     assertThat(ours).isEqualTo(theirs);
     assertThat(ours.chips()).extracting(ChipConfig::commonWord).containsExactly("Ascend910A",
@@ -218,16 +221,6 @@ class DeployManifestsTest {
     NodeConfig nodes = new NodeConfigLoader()
         .parse(node.getData().get("node-config.yaml"), "deploy/node-configmap.yaml").value();
     assertThat(nodes).isEqualTo(NodeConfig.EMPTY);
-  }
-
-  private static Path sharedFile(String name) {
-    for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
-      Path f = d.resolve("shared/data/hami-ascend-device-plugin").resolve(name);
-      if (Files.isRegularFile(f)) {
-        return f;
-      }
-    }
-    throw new IllegalStateException("no shared/data/hami-ascend-device-plugin/" + name);
   }
 
   @Test

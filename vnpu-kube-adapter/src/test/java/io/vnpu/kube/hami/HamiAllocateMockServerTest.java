@@ -285,7 +285,10 @@ class HamiAllocateMockServerTest {
     assertThat(regionLog).containsExactly(dir.resolve("vnpu_local_shmem") + " /hami-shared-region "
         + List.of(new SliceDevice(new NpuRef(4, "uuid1"), new SliceShare.SoftQuota(16384L << 20, 40, 0, Priority.NORMAL)),
             new SliceDevice(new NpuRef(5, "uuid2"), new SliceShare.SoftQuota(8192L << 20, 20, 0, Priority.NORMAL))));
-    assertThat(Files.getPosixFilePermissions(dir)).isEqualTo(PosixFilePermissions.fromString("rwxrwxrwx"));
+    // the region is complete before anyone else may enter; nobody but the agent writes the directory
+    assertThat(Files.getPosixFilePermissions(dir)).isEqualTo(PosixFilePermissions.fromString("rwxr-xr-x"));
+    assertThat(Files.getPosixFilePermissions(hookPath.resolve("containers")))
+        .isEqualTo(PosixFilePermissions.fromString("rwx------"));
     assertThat(podAnnotations(client, "test-pod")).containsEntry("hami.io/bind-phase", "success");
   }
 

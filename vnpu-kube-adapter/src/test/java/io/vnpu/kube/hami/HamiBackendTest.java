@@ -13,6 +13,7 @@ import io.vnpu.api.config.NodeConfigLoader;
 import io.vnpu.kube.agent.AgentEnvironment;
 import io.vnpu.kube.agent.NodeAgentOptions;
 import io.vnpu.kube.resource.PluginDevice;
+import io.vnpu.kube.testing.HamiFixtures;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -31,8 +32,8 @@ class HamiBackendTest {
 
   @Test
   void backendFromAgentEnvironmentAdvertisesAndRegisters() throws Exception {
-    Path deviceFile = SharedConfigTest.shared("ascend-device-configmap.yaml");
-    Path nodeFile = SharedConfigTest.shared("ascend-device-node-configmap.yaml");
+    Path deviceFile = HamiFixtures.file("ascend-device-configmap.yaml");
+    Path nodeFile = HamiFixtures.file("ascend-device-node-configmap.yaml");
     DeviceConfig dc = new DeviceConfigLoader().load(deviceFile).value();
     NodeConfig nc = new NodeConfigLoader().load(nodeFile).value();
     FakeDeviceManager dm = new FakeDeviceManager(List.of(FakeDeviceManager.npu("U0", 0, 0), FakeDeviceManager.npu("U1", 1, 1)));

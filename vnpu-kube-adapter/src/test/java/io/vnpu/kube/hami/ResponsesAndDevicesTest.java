@@ -71,9 +71,9 @@ class ResponsesAndDevicesTest {
   // vector 6, hami-core
   @Test
   void softSplitResponse() throws Exception {
-    SoftSplitLayout layout = SoftSplitLayout.upstream(Path.of("/usr/local/hami-vnpu-core"));
-    Path dir = layout.containerDir("", "");
-    assertThat(dir).isEqualTo(Path.of("/usr/local/hami-vnpu-core/containers/_"));
+    SoftSplitLayout layout = SoftSplitLayout.upstream(Path.of(SoftSplitLayout.DEFAULT_HOOK_PATH));
+    Path dir = layout.containerDir("u1", "c");
+    assertThat(dir).isEqualTo(Path.of("/var/lib/vnpu/hami/containers/u1_c"));
     ContainerAllocation a = SoftSplitResponses.build(List.of(dev("uuid3")),
         Map.of("uuid3", new RuntimeInfo("uuid3", "", OptionalInt.of(16384), OptionalInt.of(4))), NPUS, KEY, layout, dir);
     assertThat(a.envs()).isEqualTo(Map.of("ASCEND_VISIBLE_DEVICES", "3", "NPU_MEM_QUOTA", "16384", "NPU_PRIORITY", "4",
@@ -87,7 +87,7 @@ class ResponsesAndDevicesTest {
         new Mount("/hami-vnpu-core", "/usr/local/hami-vnpu-core", true),
         new Mount("/etc/ld.so.preload", "/usr/local/hami-vnpu-core/ld.so.preload", true),
         new Mount("/hami-shared-region", "/usr/local/hami-shared-region", false),
-        new Mount("/hami-vnpu-shmem", "/usr/local/hami-vnpu-core/containers/_", false));
+        new Mount("/hami-vnpu-shmem", "/var/lib/vnpu/hami/containers/u1_c", false));
     assertThat(a.envs()).doesNotContainKey("ASCEND_VNPU_SPECS");
 
     ContainerAllocation nil = SoftSplitResponses.build(List.of(dev("uuid3")),

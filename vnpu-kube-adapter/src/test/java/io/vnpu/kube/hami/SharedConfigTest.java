@@ -9,27 +9,16 @@ import io.vnpu.api.config.NodeConfigLoader;
 import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
 import io.vnpu.kube.hami.config.VDeviceCount;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.vnpu.kube.testing.HamiFixtures;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** The HAMi settings from the real upstream ConfigMaps (protocol spec section 5.3 table). */
 class SharedConfigTest {
-  static Path shared(String name) {
-    String prop = System.getProperty("vnpu.shared.dir");
-    Path base = prop != null ? Path.of(prop) : null;
-    for (Path dir = Path.of("").toAbsolutePath(); base == null || !Files.isDirectory(base.resolve("data")); dir = dir.getParent()) {
-      if (dir == null) throw new IllegalStateException("no shared dir (vnpu.shared.dir=" + prop + ")");
-      base = dir.resolve("shared");
-    }
-    return base.resolve("data/hami-ascend-device-plugin").resolve(name);
-  }
-
   @Test
   void upstreamConfigMapsGiveTheDocumentedValues() {
-    DeviceConfig dc = new DeviceConfigLoader().load(shared("ascend-device-configmap.yaml")).value();
-    NodeConfig nc = new NodeConfigLoader().load(shared("ascend-device-node-configmap.yaml")).value();
+    DeviceConfig dc = new DeviceConfigLoader().load(HamiFixtures.file("ascend-device-configmap.yaml")).value();
+    NodeConfig nc = new NodeConfigLoader().load(HamiFixtures.file("ascend-device-node-configmap.yaml")).value();
     HamiChipSettings b3 = HamiChipSettings.from(dc.forChipName("910B3").orElseThrow());
     assertThat(b3.commonWord()).isEqualTo("Ascend910B3");
     assertThat(b3.resourceName()).isEqualTo("huawei.com/Ascend910B3");

@@ -1,5 +1,6 @@
 package io.vnpu.quota.region;
 
+import io.vnpu.quota.files.HostFiles;
 import io.vnpu.quota.mapped.SharedMemory;
 import static io.vnpu.quota.layout.RegionLayout.*;
 
@@ -19,7 +20,7 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -36,6 +37,9 @@ public final class QuotaRegion implements AutoCloseable {
   static final long INIT_WAIT_MS = 2000;
   static final int SNAPSHOT_ATTEMPTS = 10_000;
   static final int CONFIG_READ_ATTEMPTS = 10_000;
+  /** {@code rw-rw-rw-}: the container may run as any user; its directory is what keeps others out. */
+  static final java.util.Set<java.nio.file.attribute.PosixFilePermission> REGION_FILE_MODE =
+      PosixFilePermissions.fromString("rw-rw-rw-");
 
   private final Path file;
   private final FileChannel channel;
@@ -59,26 +63,16 @@ public final class QuotaRegion implements AutoCloseable {
   // ---------------------------------------------------------------- open / create
 
   static QuotaRegion create(Path file, RegionConfig config, QuotaRegions registry) throws IOException {
-    boolean existed = Files.exists(file);
-    FileChannel ch =
-        FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    // exclusive and no-follow: a planted link or any existing file makes this fail, so nothing
+    // outside the region's own name is ever created, truncated or chmod-ed (HostFiles rules)
+    FileChannel ch = HostFiles.createExclusive(file, REGION_FILE_MODE);
     Object key = null;
     try {
-      if (!existed) Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-rw-rw-"));
       key = registry.register(file);
       RegionLocks locks = new RegionLocks(ch);
       FileLock init = locks.lockBounded(LOCK_INIT, INIT_WAIT_MS);
       if (init == null) throw new RegionBusyException(file, "init lock busy for more than " + INIT_WAIT_MS + " ms");
       try {
-        ByteBuffer hdr = readHeader(ch);
-        long magic = hdr.getLong(H_MAGIC);
-        if (magic != 0 && magic != REGION_MAGIC) {
-          throw new RegionFormatException(file, "magic", hex(magic), hex(REGION_MAGIC) + " (file left untouched)");
-        }
-        if (magic == REGION_MAGIC && hdr.getInt(H_INIT_STATE) == INIT_READY) {
-          throw new FileAlreadyExistsException(file.toString(), null, "an initialised quota region exists");
-        }
-        ch.truncate(0);
         ch.write(ByteBuffer.wrap(new byte[1]), REGION_FILE_BYTES - 1);
         MappedByteBuffer buf = ch.map(FileChannel.MapMode.READ_WRITE, 0, REGION_FILE_BYTES);
         QuotaRegion r = new QuotaRegion(file, ch, buf, registry, key);
@@ -90,12 +84,13 @@ public final class QuotaRegion implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       if (key != null) registry.unregister(key);
       ch.close();
+      HostFiles.deleteQuietly(file);
       throw e;
     }
   }
 
   static QuotaRegion open(Path file, QuotaRegions registry) throws IOException {
-    FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
     Object key = null;
     try {
       key = registry.register(file);

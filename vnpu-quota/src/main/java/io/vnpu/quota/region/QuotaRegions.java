@@ -3,7 +3,9 @@ package io.vnpu.quota.region;
 import io.vnpu.quota.model.RegionConfig;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -18,10 +20,13 @@ public final class QuotaRegions {
   private final Set<Object> open = ConcurrentHashMap.newKeySet();
 
   /**
-   * Creates and initialises a region file (mode 0666) from {@code config}.
+   * Creates and initialises a region file (mode 0666, set through a descriptor) from
+   * {@code config}. The creation is exclusive and never follows links ({@code O_EXCL|O_NOFOLLOW},
+   * see {@link io.vnpu.quota.files.HostFiles}): nothing that already has the name, a file or a
+   * planted link, is ever opened, truncated or chmod-ed. On failure the new file is removed.
    *
-   * @throws java.nio.file.FileAlreadyExistsException if an initialised region is already there
-   * @throws RegionFormatException if the file holds something that is not a region (never overwritten)
+   * @throws java.nio.file.FileAlreadyExistsException if anything (a region, another file, a
+   *     symbolic link) already has that name; it is left untouched
    * @throws RegionBusyException if another initialiser holds the init lock for more than 2 s
    * @throws IllegalStateException if this registry already has the file open
    */
@@ -42,7 +47,8 @@ public final class QuotaRegions {
   }
 
   Object register(Path file) throws IOException {
-    Object key = Files.readAttributes(file, "unix:ino").get("ino") + ":" + Files.readAttributes(file, "unix:dev").get("dev");
+    Map<String, Object> a = Files.readAttributes(file, "unix:ino,dev", LinkOption.NOFOLLOW_LINKS);
+    Object key = a.get("ino") + ":" + a.get("dev");
     if (!open.add(key)) {
       throw new IllegalStateException("quota region " + file + " is already open in this JVM");
     }

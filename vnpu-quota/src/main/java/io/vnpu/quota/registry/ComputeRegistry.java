@@ -1,5 +1,6 @@
 package io.vnpu.quota.registry;
 
+import io.vnpu.quota.files.HostFiles;
 import io.vnpu.quota.mapped.SharedMemory;
 import static io.vnpu.quota.layout.RegistryLayout.*;
 
@@ -11,6 +12,7 @@ import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -29,6 +31,9 @@ import java.util.Optional;
  */
 public final class ComputeRegistry implements AutoCloseable {
   static final long LOCK_WAIT_MS = 2000;
+  /** {@code rw-rw-rw-}: containers of any user join the registry. */
+  static final java.util.Set<java.nio.file.attribute.PosixFilePermission> REGISTRY_FILE_MODE =
+      PosixFilePermissions.fromString("rw-rw-rw-");
 
   private final Path file;
   private final FileChannel channel;
@@ -48,19 +53,17 @@ public final class ComputeRegistry implements AutoCloseable {
   // ---------------------------------------------------------------- open / create
 
   static ComputeRegistry createOrOpen(Path file, int physId, ComputeRegistries owner) throws IOException {
-    if (!Files.exists(file)) {
-      try {
-        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-rw-rw-")));
-      } catch (java.nio.file.FileAlreadyExistsException raced) {
-        // another initialiser created it: validate below
-      }
-      // the umask may have cut the mode: containers of other users must be able to join
-      Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-rw-rw-"));
+    // the registry directory is shared with the containers: create exclusively and never follow a
+    // link a tenant planted under the registry's name (HostFiles rules)
+    try {
+      HostFiles.createExclusive(file, REGISTRY_FILE_MODE).close();
+    } catch (java.nio.file.FileAlreadyExistsException exists) {
+      // another initialiser created it (or something else has the name): opened no-follow below
     }
     Object key = owner.register(file);
     FileChannel ch = null;
     try {
-      ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+      ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
       FileLock init = lockBounded(ch, REG_LOCK_INIT);
       if (init == null) throw new RegistryBusyException(file, "init lock held for more than " + LOCK_WAIT_MS + " ms");
       try {
@@ -85,7 +88,7 @@ public final class ComputeRegistry implements AutoCloseable {
     Object key = owner.register(file);
     FileChannel ch = null;
     try {
-      ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+      ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
       long size = ch.size();
       if (size < REG_HDR_BYTES) {
         throw new RegistryFormatException(file, "file size", Long.toString(size), ">= " + REG_FILE_BYTES + " bytes");

@@ -4,6 +4,7 @@ import static io.vnpu.api.model.Units.GIB;
 import static io.vnpu.api.model.Units.MIB;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vnpu.quota.NativeDir;
 import io.vnpu.quota.model.DeviceQuota;
 import io.vnpu.quota.model.DeviceUsage;
 import io.vnpu.quota.model.PolicyFlag;
@@ -18,6 +19,7 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
@@ -377,8 +379,15 @@ class LimiterEndToEndTest {
       region = shared.resolve("vnpu_local_shmem");
       javaRegion(GIB, 1).close();
       Files.setPosixFilePermissions(region, PosixFilePermissions.fromString("rw-------")); // root only
+      // npu-burn finds its runtime libraries beside itself ($ORIGIN), so these four travel together.
+      Path bin = Files.createDirectory(shared.resolve("bin"));
+      for (String f : List.of("npu-burn", "libvnpu.so", "libascendcl.so", "libruntime.so")) {
+        Files.copy(NativeDir.program(f), bin.resolve(f), StandardCopyOption.COPY_ATTRIBUTES);
+      }
+      Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rwxr-xr-x"));
       NpuBurn nobody =
           new NpuBurn(shared.resolve("host"))
+              .programsIn(bin)
               .wrappedBy("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups")
               .env("NPU_LOCAL_SHM_PATH", region.toString())
               .env("NPU_MEM_QUOTA", "1024");

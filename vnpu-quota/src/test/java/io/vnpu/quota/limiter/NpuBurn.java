@@ -16,6 +16,7 @@ final class NpuBurn {
   private final Map<String, String> env = new HashMap<>();
   private boolean preload = true;
   private final List<String> wrapper = new ArrayList<>();
+  private Path programs;
 
   NpuBurn(Path simRoot) {
     this.simRoot = simRoot;
@@ -37,6 +38,19 @@ final class NpuBurn {
     return this;
   }
 
+  /**
+   * Runs npu-burn and libvnpu.so from {@code dir} instead of the native build directory: another user
+   * cannot reach a checkout under a private (0700) directory such as a home or a mktemp dir.
+   */
+  NpuBurn programsIn(Path dir) {
+    programs = dir;
+    return this;
+  }
+
+  private Path program(String name) {
+    return programs == null ? NativeDir.program(name) : programs.resolve(name);
+  }
+
   ProcessBuilder builder(List<String> command) {
     List<String> full = new ArrayList<>(wrapper);
     full.addAll(command);
@@ -45,14 +59,14 @@ final class NpuBurn {
     e.keySet().removeIf(k -> k.startsWith("NPU_") || k.startsWith("VNPU_") || k.equals("LD_PRELOAD"));
     e.put("VNPU_SIM_ROOT", simRoot.toString());
     e.put("VNPU_SIM_QUIET", "1");
-    if (preload) e.put("LD_PRELOAD", NativeDir.program("libvnpu.so").toString());
+    if (preload) e.put("LD_PRELOAD", program("libvnpu.so").toString());
     e.putAll(env);
     return pb;
   }
 
   Process start(String... args) throws IOException {
     List<String> cmd = new ArrayList<>();
-    cmd.add(NativeDir.program("npu-burn").toString());
+    cmd.add(program("npu-burn").toString());
     cmd.addAll(List.of(args));
     return builder(cmd).start();
   }

@@ -62,7 +62,7 @@ class QuotaRegionTest {
   }
 
   @Test
-  void createRefusesAnExistingRegionAndNeverOverwritesForeignFiles() throws Exception {
+  void createRefusesAnExistingFileAndNeverOverwritesIt() throws Exception {
     Path f = dir.resolve("r");
     regions.create(f, twoDevices()).close();
     assertThatThrownBy(() -> regions.create(f, twoDevices())).isInstanceOf(FileAlreadyExistsException.class);
@@ -71,10 +71,33 @@ class QuotaRegionTest {
     java.util.Arrays.fill(content, (byte) 'x');
     Files.write(junk, content);
     assertThatThrownBy(() -> regions.create(junk, twoDevices()))
-        .isInstanceOf(RegionFormatException.class)
-        .hasMessageContaining(junk.toString())
-        .hasMessageContaining("field magic = 0x7878787878787878");
+        .isInstanceOf(FileAlreadyExistsException.class)
+        .hasMessageContaining(junk.toString());
     assertThat(Files.readAllBytes(junk)).isEqualTo(content);
+  }
+
+  // an empty file or a link (even dangling) under the region's name is never truncated or chmod-ed
+  @Test
+  void createIsExclusiveAndNeverFollowsLinks() throws Exception {
+    Path empty = dir.resolve("empty");
+    Files.createFile(empty);
+    Files.setPosixFilePermissions(empty, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    assertThatThrownBy(() -> regions.create(empty, twoDevices())).isInstanceOf(FileAlreadyExistsException.class);
+    assertThat(Files.size(empty)).isZero();
+    assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(empty)))
+        .isEqualTo("rw-------");
+
+    Path target = dir.resolve("victim");
+    Path link = dir.resolve("link");
+    Files.createSymbolicLink(link, target);
+    assertThatThrownBy(() -> regions.create(link, twoDevices())).isInstanceOf(FileAlreadyExistsException.class);
+    assertThat(target).doesNotExist();
+    assertThat(Files.isSymbolicLink(link)).isTrue();
+
+    Path made = dir.resolve("made");
+    regions.create(made, twoDevices()).close();
+    assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(made)))
+        .isEqualTo("rw-rw-rw-");
   }
 
   @Test

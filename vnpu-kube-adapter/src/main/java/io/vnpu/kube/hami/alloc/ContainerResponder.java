@@ -17,16 +17,18 @@ import io.vnpu.kube.resource.ContainerAllocation;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.LinkOption;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import io.vnpu.quota.files.HostFiles;
+import java.util.Set;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +39,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class ContainerResponder {
   private static final Logger LOG = LoggerFactory.getLogger(ContainerResponder.class);
+  /** Container directory holding a region this agent created: {@code rwxr-xr-x}. */
+  static final Set<PosixFilePermission> REGION_DIR_MODE = PosixFilePermissions.fromString("rwxr-xr-x");
+  /** Container directory where the limiter creates its region (upstream): {@code rwxrwxrwx}. */
+  static final Set<PosixFilePermission> LIMITER_CREATES_DIR_MODE = PosixFilePermissions.fromString("rwxrwxrwx");
 
   private final HamiNames names;
   private final boolean nodeHamiVnpuCore;
@@ -75,7 +81,7 @@ public final class ContainerResponder {
       Map<String, RuntimeInfo> info, NodeDevices npus) throws AllocationException {
     return switch (AllocationMode.of(target.podAnnotations(), nodeHamiVnpuCore)) {
       case SOFT -> {
-        Path dir = layout.containerDir(target.podUid(), target.containerName());
+        Path dir = containerDir(target);
         yield soft(target, dir, SoftSplitResponses.plan(devices, info, npus, names.runtimeInfo(), layout, dir));
       }
       case HARD_OR_WHOLE -> hardSplit == HardSplitStrategy.PLUGIN_CREATES_VNPU
@@ -123,35 +129,40 @@ public final class ContainerResponder {
     created.clear();
   }
 
+  private Path containerDir(ContainerTarget target) throws AllocationException {
+    try {
+      return layout.containerDir(target.podUid(), target.containerName());
+    } catch (IllegalArgumentException e) {
+      throw new AllocationException("container " + target.namespace() + "/" + target.podName() + "/"
+          + target.containerName() + ": " + e.getMessage(), e);
+    }
+  }
+
   private PreparedContainer soft(ContainerTarget target, Path dir, SlicePlan plan) throws AllocationException {
     try {
-      deleteRecursively(dir);
-      Files.createDirectories(dir);
-      // the container may run as any user; upstream creates the directory 0777 as well
-      Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+      // HostFiles rules: the root is ours alone; the container's directory is created afresh
+      // (never reused, a previous one is removed without following links) and stays 0700 until
+      // the region in it is complete, so nobody can plant a link the creation would follow
+      HostFiles.ensureTrustedDirectory(layout.containersRoot(), HostFiles.OWNER_ONLY_DIR);
+      HostFiles.deleteTree(dir);
+      HostFiles.createPrivateDirectory(dir);
       if (regions.isPresent() && plan.region().isPresent()) {
         regions.get().create(plan.region().get());
+        // the region file is 0666 for any container user; the directory needs no writer
+        HostFiles.setMode(dir, REGION_DIR_MODE);
+      } else {
+        // the limiter creates its own region here (upstream): the container's user must write
+        HostFiles.setMode(dir, LIMITER_CREATES_DIR_MODE);
       }
     } catch (IOException | RuntimeException e) {
-      deleteQuietly(dir);
+      HostFiles.deleteQuietly(dir);
       throw new AllocationException("prepare quota region in " + dir + " for container "
           + target.namespace() + "/" + target.podName() + "/" + target.containerName() + ": " + e.getMessage(), e);
     }
-    return new PreparedContainer(response(plan, SlicePlan::edits), () -> deleteQuietly(dir));
-  }
-
-  private static void deleteQuietly(Path dir) {
-    try {
-      deleteRecursively(dir);
-    } catch (IOException e) {
-      LOG.warn("remove {} failed: {}", dir, e.getMessage());
-    }
-  }
-
-  private static void deleteRecursively(Path dir) throws IOException {
-    if (!Files.exists(dir)) return;
-    try (Stream<Path> walk = Files.walk(dir)) {
-      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) Files.delete(p);
-    }
+    return new PreparedContainer(response(plan, SlicePlan::edits), () -> {
+      if (!HostFiles.deleteQuietly(dir) && Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+        LOG.warn("rollback: remove {} failed; the region cleanup retries", dir);
+      }
+    });
   }
 }

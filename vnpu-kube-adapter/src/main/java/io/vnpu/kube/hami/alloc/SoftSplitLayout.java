@@ -1,6 +1,7 @@
 package io.vnpu.kube.hami.alloc;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -13,7 +14,10 @@ import java.util.Objects;
  * @param driverVersionInfo host {@code /usr/local/Ascend/driver/version.info}
  * @param limiterDir        host directory holding {@code libvnpu.so} and {@code ld.so.preload}
  * @param sharedRegionDir   host directory of the per-card global registries
- * @param hookPath          {@code HOOK_PATH}: root of the per-container {@code containers/} dirs
+ * @param hookPath          {@code HOOK_PATH}: root of the per-container {@code containers/} dirs;
+ *                          it must lie outside {@code limiterDir} and {@code sharedRegionDir}, which
+ *                          are mounted into every soft-split container (a region there would show
+ *                          every tenant's pod UIDs, PIDs and usage to every other tenant)
  */
 public record SoftSplitLayout(String npuSmi, String ascendInstallInfo, String driverLibDir,
     String driverVersionInfo, String limiterDir, String sharedRegionDir, Path hookPath) {
@@ -25,6 +29,12 @@ public record SoftSplitLayout(String npuSmi, String ascendInstallInfo, String dr
   public static final String CONTAINER_SHARED_REGION = "/hami-shared-region";
   /** Container path of the per-container directory. */
   public static final String CONTAINER_SHMEM_DIR = "/hami-vnpu-shmem";
+  /**
+   * Default {@code HOOK_PATH} of this agent. Upstream uses the limiter directory
+   * {@code /usr/local/hami-vnpu-core}, which every soft-split container sees; this one no container
+   * sees (only each container's own directory is mounted, at {@link #CONTAINER_SHMEM_DIR}).
+   */
+  public static final String DEFAULT_HOOK_PATH = "/var/lib/vnpu/hami";
   /** Name of the per-container quota region file in that directory. */
   public static final String LOCAL_SHMEM_FILE = "vnpu_local_shmem";
 
@@ -36,17 +46,45 @@ public record SoftSplitLayout(String npuSmi, String ascendInstallInfo, String dr
     Objects.requireNonNull(limiterDir, "limiterDir");
     Objects.requireNonNull(sharedRegionDir, "sharedRegionDir");
     Objects.requireNonNull(hookPath, "hookPath");
+    Path hook = hookPath.toAbsolutePath().normalize();
+    for (String shared : List.of(limiterDir, sharedRegionDir)) {
+      Path s = Path.of(shared).toAbsolutePath().normalize();
+      if (hook.startsWith(s) || s.startsWith(hook)) {
+        throw new IllegalArgumentException("HOOK_PATH = " + hookPath + ": overlaps " + shared
+            + ", which is mounted into every soft-split container; per-container quota regions there"
+            + " would be readable by every tenant (use a directory of its own, default " + DEFAULT_HOOK_PATH + ")");
+      }
+    }
   }
 
-  /** The upstream paths, with {@code HOOK_PATH} as given (upstream default {@code /usr/local/hami-vnpu-core}). */
+  /**
+   * The upstream paths, with {@code HOOK_PATH} as given (default {@link #DEFAULT_HOOK_PATH}).
+   *
+   * @throws IllegalArgumentException when {@code hookPath} overlaps the limiter or shared directory
+   */
   public static SoftSplitLayout upstream(Path hookPath) {
     return new SoftSplitLayout("/usr/local/bin/npu-smi", "/etc/ascend_install.info",
         "/usr/local/Ascend/driver/lib64/driver", "/usr/local/Ascend/driver/version.info",
         "/usr/local/hami-vnpu-core", "/usr/local/hami-shared-region", hookPath);
   }
 
-  /** Host directory of one container: {@code <HOOK_PATH>/containers/<podUID>_<containerName>}. */
+  /** Host directory holding every container's directory: {@code <HOOK_PATH>/containers}. */
+  public Path containersRoot() {
+    return hookPath.resolve("containers");
+  }
+
+  /**
+   * Host directory of one container: {@code <HOOK_PATH>/containers/<podUID>_<containerName>}.
+   *
+   * @throws IllegalArgumentException when the pod UID or container name could leave
+   *     {@link #containersRoot()} (a {@code /}, a NUL, or an empty name)
+   */
   public Path containerDir(String podUid, String containerName) {
-    return hookPath.resolve("containers").resolve(podUid + "_" + containerName);
+    String name = podUid + "_" + containerName;
+    if (podUid.isEmpty() || containerName.isEmpty() || name.indexOf('/') >= 0 || name.indexOf('\0') >= 0) {
+      throw new IllegalArgumentException("pod UID \"" + podUid + "\" and container name \"" + containerName
+          + "\" do not make a directory name");
+    }
+    return containersRoot().resolve(name);
   }
 }

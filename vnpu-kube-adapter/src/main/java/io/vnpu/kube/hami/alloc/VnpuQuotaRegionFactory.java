@@ -5,7 +5,7 @@ import io.vnpu.quota.model.RegionConfig;
 import io.vnpu.quota.region.QuotaRegion;
 import io.vnpu.quota.region.QuotaRegions;
 import java.io.IOException;
-import java.nio.file.Files;
+import io.vnpu.quota.files.HostFiles;
 import java.nio.file.Path;
 import java.util.Objects;
 
@@ -31,8 +31,9 @@ public final class VnpuQuotaRegionFactory implements QuotaRegionFactory {
     } catch (IllegalArgumentException e) {
       throw new IOException("quota region " + file + ": " + e.getMessage(), e);
     }
-    // a region left by an earlier container of the same name must not be reused
-    Files.deleteIfExists(file);
+    // a region left by an earlier container of the same name must not be reused; removed without
+    // following links, and the creation below is exclusive and no-follow
+    HostFiles.deleteTree(file);
     try (QuotaRegion ignored = regions.create(file, config)) {
       // created and initialised; the limiter in the container maps it from here on
     }

@@ -2,6 +2,7 @@
 # vnpu-bench --smoke: every measurement runs once with tiny counts (so the benchmark cannot rot);
 # the output must be one well-formed JSON object with every series, and nothing over-committed.
 set -u
+command -v jq >/dev/null || { echo "FAIL: jq not found: install jq (apt-get install jq) to check vnpu-bench's JSON"; exit 1; }
 B=${VNPU_NATIVE_BUILD:?}
 out=$VNPU_TEST_TMP/bench.json
 "$B/bench/vnpu-bench" --smoke > "$out" || { echo "vnpu-bench --smoke exited $?"; cat "$out"; exit 1; }

@@ -1,0 +1,17 @@
+/*
+ * Reads the exported function symbols of a loaded shared object from its dynamic section (no file
+ * I/O, no allocation): how the compute limiter finds launch entry points the runtime exports and it
+ * does not hook.
+ */
+#ifndef VNPU_LIMITER_ELF_EXPORTS_H
+#define VNPU_LIMITER_ELF_EXPORTS_H
+
+typedef void (*vnpu_export_fn)(const char *object, const char *symbol, void *arg);
+
+/*
+ * Calls fn(object basename, symbol, arg) for every defined STT_FUNC symbol of the first loaded object
+ * whose file name starts with prefix. Returns 1 when such an object was found and read, 0 otherwise.
+ */
+int vnpu_elf_exported_functions(const char *prefix, vnpu_export_fn fn, void *arg);
+
+#endif
