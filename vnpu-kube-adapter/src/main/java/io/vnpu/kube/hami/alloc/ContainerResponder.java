@@ -12,6 +12,8 @@ import io.vnpu.kube.hami.cleanup.VnpuKey;
 import io.vnpu.kube.hami.codec.ContainerDevice;
 import io.vnpu.kube.hami.codec.RuntimeInfo;
 import io.vnpu.kube.hami.devices.NodeDevices;
+import io.vnpu.kube.limiter.LimiterGate;
+import io.vnpu.kube.limiter.LimiterUnavailableException;
 import io.vnpu.kube.resource.AllocationException;
 import io.vnpu.kube.resource.ContainerAllocation;
 import java.io.IOException;
@@ -51,15 +53,18 @@ public final class ContainerResponder {
   private final VnpuIdleTracker idleTracker;
   private final SoftSplitLayout layout;
   private final Optional<QuotaRegionFactory> regions;
+  private final LimiterGate limiter;
   private final Clock clock;
 
   /**
    * @param regions creates the per-container quota region; empty when the limiter creates its own
    *     (upstream hami-vnpu-core)
+   * @param limiter checked before a soft-split container is answered: a container must never be
+   *     told it is limited while the limiter files are missing or broken
    */
   public ContainerResponder(HamiNames names, boolean nodeHamiVnpuCore, HardSplitStrategy hardSplit,
       DeviceManager deviceManager, VnpuIdleTracker idleTracker, SoftSplitLayout layout,
-      Optional<QuotaRegionFactory> regions, Clock clock) {
+      Optional<QuotaRegionFactory> regions, LimiterGate limiter, Clock clock) {
     this.names = Objects.requireNonNull(names, "names");
     this.nodeHamiVnpuCore = nodeHamiVnpuCore;
     this.hardSplit = Objects.requireNonNull(hardSplit, "hardSplit");
@@ -67,6 +72,7 @@ public final class ContainerResponder {
     this.idleTracker = Objects.requireNonNull(idleTracker, "idleTracker");
     this.layout = Objects.requireNonNull(layout, "layout");
     this.regions = Objects.requireNonNull(regions, "regions");
+    this.limiter = Objects.requireNonNull(limiter, "limiter");
     this.clock = Objects.requireNonNull(clock, "clock");
   }
 
@@ -81,6 +87,7 @@ public final class ContainerResponder {
       Map<String, RuntimeInfo> info, NodeDevices npus) throws AllocationException {
     return switch (AllocationMode.of(target.podAnnotations(), nodeHamiVnpuCore)) {
       case SOFT -> {
+        verifyLimiter(target);
         Path dir = containerDir(target);
         yield soft(target, dir, SoftSplitResponses.plan(devices, info, npus, names.runtimeInfo(), layout, dir));
       }
@@ -127,6 +134,15 @@ public final class ContainerResponder {
       }
     }
     created.clear();
+  }
+
+  private void verifyLimiter(ContainerTarget target) throws AllocationException {
+    try {
+      limiter.verify();
+    } catch (LimiterUnavailableException e) {
+      throw new AllocationException("soft slice for container " + target.namespace() + "/" + target.podName()
+          + "/" + target.containerName() + " refused: limiter " + e.getMessage(), e);
+    }
   }
 
   private Path containerDir(ContainerTarget target) throws AllocationException {
