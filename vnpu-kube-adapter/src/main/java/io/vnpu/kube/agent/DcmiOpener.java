@@ -1,13 +1,24 @@
 package io.vnpu.kube.agent;
 
+import io.vnpu.api.fault.FaultConfigs;
+import io.vnpu.api.fault.HealthMonitor;
+import io.vnpu.api.fault.RateLimitedNotifier;
+import io.vnpu.api.health.ChipUsage;
+import io.vnpu.api.health.HealthSource;
+import io.vnpu.api.health.ManualSeparationStore;
 import io.vnpu.api.spi.DeviceManager;
 import io.vnpu.dcmi.DcmiDeviceManager;
 import io.vnpu.dcmi.DcmiLibraryLocator;
 import io.vnpu.dcmi.DcmiLibrarySource;
+import io.vnpu.dcmi.fault.DcmiHealth;
 import io.vnpu.dcmi.sim.BundledSimulator;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Opens {@link DcmiDeviceManager}: the real driver ({@code --dcmi-library} or the standard
@@ -16,6 +27,7 @@ import java.util.function.Function;
  * {@code native/build}). The simulator is used only when asked for.
  */
 public final class DcmiOpener implements DeviceManagerOpener {
+  private static final Logger LOG = LoggerFactory.getLogger(DcmiOpener.class);
 
   private final Function<String, String> properties;
   private final Function<String, String> environment;
@@ -54,4 +66,28 @@ public final class DcmiOpener implements DeviceManagerOpener {
     }
     return Path.of(dir == null || dir.isBlank() ? "native/build" : dir).toAbsolutePath();
   }
+
+  /**
+   * A {@link HealthMonitor} over the driver (fault levels from the shipped
+   * {@code faultCode.json}, escalation, event subscription where supported), polling every
+   * {@link #HEALTH_PERIOD}; any other device manager gets live reads.
+   */
+  @Override
+  public HealthSource openHealth(DeviceManager opened, NodeAgentOptions options) {
+    if (!(opened instanceof DcmiDeviceManager dcmi)) {
+      return DeviceManagerOpener.super.openHealth(opened, options);
+    }
+    HealthMonitor monitor = DcmiHealth.create(dcmi.dcmi(),
+        FaultConfigs.shippedDefault(),
+        ManualSeparationStore.inMemory(), ChipUsage.NONE,
+        RateLimitedNotifier.perMinute(
+            (logic, reason, message) -> LOG
+                .warn("{}: {}", reason, message), Clock.systemUTC()),
+        HEALTH_PERIOD, Clock.systemUTC()).monitor();
+    monitor.start();
+    return monitor;
+  }
+
+  /** Health poll period (MindCluster's {@code -listWatchPeriod} default). */
+  public static final Duration HEALTH_PERIOD = Duration.ofSeconds(5);
 }
