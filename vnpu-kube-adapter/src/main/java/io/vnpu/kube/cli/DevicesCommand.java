@@ -8,13 +8,14 @@ import io.vnpu.api.health.ChipUsage;
 import io.vnpu.api.health.FaultNotifier;
 import io.vnpu.api.health.ManualSeparationStore;
 import io.vnpu.api.model.Npu;
+import io.vnpu.api.model.NpuUsage;
 import io.vnpu.api.model.Units;
 import io.vnpu.api.model.Vnpu;
 import io.vnpu.api.spi.DeviceException;
-import io.vnpu.dcmi.DcmiDeviceManager;
+import io.vnpu.api.spi.DeviceManager;
 import io.vnpu.dcmi.DcmiErrorCode;
 import io.vnpu.dcmi.DcmiException;
-import io.vnpu.dcmi.NpuUsage;
+import io.vnpu.dcmi.DcmiNodeSelector;
 import io.vnpu.dcmi.fault.DcmiHealth;
 import java.io.PrintWriter;
 import java.time.Clock;
@@ -22,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
@@ -47,13 +49,13 @@ public final class DevicesCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  private final NodeEnvironment environment;
+  private final DcmiNodeSelector environment;
 
   public DevicesCommand() {
-    this(NodeEnvironment.system());
+    this(DcmiNodeSelector.system());
   }
 
-  DevicesCommand(NodeEnvironment environment) {
+  DevicesCommand(DcmiNodeSelector environment) {
     this.environment = environment;
   }
 
@@ -78,7 +80,7 @@ public final class DevicesCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    NodeEnvironment.Selection selection;
+    DcmiNodeSelector.Selection selection;
     try {
       selection = environment.select(simProfile);
     } catch (IllegalArgumentException e) {
@@ -88,9 +90,13 @@ public final class DevicesCommand implements Callable<Integer> {
       err.println("vnpu devices: " + e.getMessage());
       return 1;
     }
-    try (DcmiDeviceManager manager = environment.open(selection, err)) {
+    try (DcmiNodeSelector.OpenNode node = environment.open(selection, Optional.empty(), line -> {
+      err.println(line);
+      err.flush();
+    })) {
+      DeviceManager manager = node.deviceManager();
       List<Row> rows = new ArrayList<>();
-      Map<Integer, ChipHealth> health = healthOnce(manager);
+      Map<Integer, ChipHealth> health = healthOnce(node);
       for (Npu npu : manager.discover()) {
         rows.add(row(manager, npu, health.getOrDefault(npu.logicId(), ChipHealth.normal(npu.logicId()))));
       }
@@ -110,12 +116,13 @@ public final class DevicesCommand implements Callable<Integer> {
   }
 
   /** One poll of the fault engine: levels from the shipped faultCode.json, network health apart. */
-  private static Map<Integer, ChipHealth> healthOnce(DcmiDeviceManager manager) {
-    return DcmiHealth.create(manager.dcmi(), FaultConfigs.shippedDefault(), ManualSeparationStore.inMemory(),
-        ChipUsage.NONE, FaultNotifier.NONE, Duration.ofSeconds(1), Clock.systemUTC()).monitor().pollOnce();
+  private static Map<Integer, ChipHealth> healthOnce(DcmiNodeSelector.OpenNode node) {
+    return DcmiHealth.create(node.deviceManager().dcmi(), FaultConfigs.shippedDefault(),
+        ManualSeparationStore.inMemory(), ChipUsage.NONE, FaultNotifier.NONE, Duration.ofSeconds(1),
+        Clock.systemUTC()).monitor().pollOnce();
   }
 
-  private static Row row(DcmiDeviceManager manager, Npu npu, ChipHealth chip) {
+  private static Row row(DeviceManager manager, Npu npu, ChipHealth chip) {
     NpuUsage usage = manager.usage(npu.logicId());
     List<VnpuRow> vnpus = new ArrayList<>();
     try {
