@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.vnpu.kube.cli.process.LibcSignalSender;
-import io.vnpu.kube.cli.process.UnixSignal;
+import io.vnpu.quota.host.process.LibcSignalSender;
+import io.vnpu.quota.host.process.UnixSignal;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
