@@ -60,7 +60,7 @@ class TopCommandIT {
       assertThat(live.exitCode()).as(live.stderr()).isZero();
       assertThat(live.stdout().split("\033\\[H\033\\[2J", -1)).hasSize(3);
       assertThat(live.stdout()).contains("2 slices on 1 NPU").contains("top-a").contains("top-b")
-          .contains("1.0 GiB / 2.0 GiB");
+          .contains("1.0 GiB/2.0 GiB");
     } finally {
       for (Process p : List.of(a, b)) {
         new LibcSignalSender().send(p.pid(), UnixSignal.TERM);
