@@ -15,6 +15,10 @@ import io.vnpu.kube.hami.devices.DeviceInventory;
 import io.vnpu.kube.hami.kube.NodeRegistrar;
 import io.vnpu.kube.hami.kube.PodBindingClient;
 import io.vnpu.kube.hami.kube.PodFinder;
+import io.vnpu.kube.limiter.LimiterFiles;
+import io.vnpu.kube.limiter.LimiterGate;
+import io.vnpu.kube.limiter.LimiterVerifier;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
@@ -48,7 +52,7 @@ public final class HamiComponents implements AutoCloseable {
     inventory = new DeviceInventory(deviceManager, node);
     VnpuIdleTracker tracker = new VnpuIdleTracker();
     ContainerResponder responder = new ContainerResponder(names, node.hamiVnpuCore(), options.hardSplit(),
-        deviceManager, tracker, options.softLayout(), options.regions(), clock);
+        deviceManager, tracker, options.softLayout(), options.regions(), limiterGate(options), clock);
     HamiAllocator allocator = new HamiAllocator(new PodFinder(client, options.nodeName(), names),
         new PodBindingClient(client, options.nodeName()), names,
         new DevicesToAllocateCodec(options.decodeVariant()), inventory::current, responder);
@@ -58,6 +62,11 @@ public final class HamiComponents implements AutoCloseable {
             new RegisterAnnotationCodec(options.emitDevicePairScore()), clock, options.reportTimeOffset()),
         chip, node, scheduler, options.registerPeriod(), options.retryDelay());
     idleCleaner = new IdleVnpuCleaner(deviceManager, inventory::current, tracker, clock, options.idleVnpuGrace());
+  }
+
+  private static LimiterGate limiterGate(HamiOptions options) {
+    return options.limiterGate().orElseGet(() -> LimiterVerifier.forThisMachine(
+        LimiterFiles.hami(Path.of(options.softLayout().limiterDir()))));
   }
 
   public HamiResourceManager resourceManager() {
