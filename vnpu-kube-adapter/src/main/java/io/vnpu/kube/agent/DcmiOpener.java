@@ -7,6 +7,7 @@ import io.vnpu.dcmi.DcmiLibrarySource;
 import io.vnpu.dcmi.sim.BundledSimulator;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -32,10 +33,20 @@ public final class DcmiOpener implements DeviceManagerOpener {
 
   @Override
   public DeviceManager open(NodeAgentOptions options) {
-    if (options.simulate().isPresent()) {
+    return open(options.dcmiLibrary(), options.simulate());
+  }
+
+  /**
+   * Opens the simulated node for {@code simulate} (a profile), else the driver's library
+   * ({@code dcmiLibrary} or the standard locations).
+   *
+   * @throws RuntimeException naming the library or the missing simulator when opening fails
+   */
+  public DcmiDeviceManager open(Optional<Path> dcmiLibrary, Optional<String> simulate) {
+    if (simulate.isPresent()) {
       Path nativeDir = nativeDir();
       BundledSimulator sim = new BundledSimulator(nativeDir);
-      sim.configure(options.simulate().get(), null);
+      sim.configure(simulate.get(), null);
       Path lib = sim.library().orElseThrow(() -> new IllegalStateException("--simulate: "
           + nativeDir.resolve("libdcmi.so") + " does not exist; build native/ first "
           + "(mvn -B -pl native compile)"));
@@ -44,7 +55,12 @@ public final class DcmiOpener implements DeviceManagerOpener {
     }
     DcmiLibraryLocator locator = new DcmiLibraryLocator(properties, environment,
         DcmiLibraryLocator.DRIVER_LOCATIONS);
-    return DcmiDeviceManager.open(locator.locate(options.dcmiLibrary().orElse(null)));
+    return DcmiDeviceManager.open(locator.locate(dcmiLibrary.orElse(null)));
+  }
+
+  /** The simulator's state directory for this process (device files of created vNPUs live there). */
+  public Path simulatorRoot() {
+    return new BundledSimulator(nativeDir()).root();
   }
 
   private Path nativeDir() {
