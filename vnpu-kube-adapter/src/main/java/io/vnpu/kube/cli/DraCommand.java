@@ -1,6 +1,6 @@
 package io.vnpu.kube.cli;
 
-import io.vnpu.kube.agent.DcmiOpener;
+import io.vnpu.dcmi.DcmiNodeSelector;
 import io.vnpu.kube.dra.app.DraFlags;
 import io.vnpu.kube.dra.app.DraLauncher;
 import java.util.concurrent.Callable;
@@ -22,6 +22,6 @@ public final class DraCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    return new DraLauncher(DcmiOpener.system(), System.err).run(flags, "vnpu dra");
+    return new DraLauncher(DcmiNodeSelector.system(), System.err).run(flags, "vnpu dra");
   }
 }

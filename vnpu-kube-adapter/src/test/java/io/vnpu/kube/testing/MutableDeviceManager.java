@@ -2,6 +2,7 @@ package io.vnpu.kube.testing;
 
 import io.vnpu.api.model.DeviceHealth;
 import io.vnpu.api.model.Npu;
+import io.vnpu.api.model.NpuUsage;
 import io.vnpu.api.model.Vnpu;
 import io.vnpu.api.spi.DeviceException;
 import io.vnpu.api.spi.DeviceManager;
@@ -72,6 +73,11 @@ public final class MutableDeviceManager implements DeviceManager {
   @Override
   public DeviceHealth health(int logicId) {
     return DeviceHealth.HEALTHY;
+  }
+
+  @Override
+  public NpuUsage usage(int logicId) {
+    return new NpuUsage(0, 0);
   }
 
   @Override

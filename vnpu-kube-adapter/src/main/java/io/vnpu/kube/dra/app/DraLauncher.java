@@ -6,8 +6,8 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.vnpu.api.model.Npu;
 import io.vnpu.api.spi.DeviceManager;
 import io.vnpu.dcmi.DcmiDeviceManager;
+import io.vnpu.dcmi.DcmiNodeSelector;
 import io.vnpu.dcmi.PcieInfo;
-import io.vnpu.kube.agent.DcmiOpener;
 import io.vnpu.kube.dra.DraOptions;
 import io.vnpu.kube.dra.DraPlugin;
 import io.vnpu.kube.dra.devices.NpuDeviceFacts;
@@ -41,11 +41,12 @@ public final class DraLauncher {
 
   private static final Logger log = LoggerFactory.getLogger(DraLauncher.class);
 
-  private final DcmiOpener opener;
+  private final DcmiNodeSelector selector;
   private final PrintStream err;
 
-  public DraLauncher(DcmiOpener opener, PrintStream err) {
-    this.opener = opener;
+  /** @param selector decides between the installed driver and the bundled simulator */
+  public DraLauncher(DcmiNodeSelector selector, PrintStream err) {
+    this.selector = selector;
     this.err = err;
   }
 
@@ -53,19 +54,28 @@ public final class DraLauncher {
   public int run(DraFlags flags, String command) {
     Path devRoot = Path.of("/dev");
     Path mountRoot = Path.of("/");
-    Optional<Path> simRoot = Optional.empty();
+    DcmiNodeSelector.Selection selection;
+    Optional<DcmiNodeSelector.OpenNode> simulated = Optional.empty();
     DraOptions options;
     try {
-      if (flags.simulate().isPresent()) {
-        simRoot = Optional.of(opener.simulatorRoot());
-        devRoot = simRoot.get().resolve("dev");
-        mountRoot = simRoot.get().resolve("host");
+      selection = selector.select(flags.dcmiLibrary(), flags.simulate(),
+          DcmiNodeSelector.Fallback.NONE);
+      if (selection.simulated()) {
+        // the simulated node is always ready; its state directory holds the stand-in /dev
+        simulated = Optional.of(selector.open(selection, Optional.empty(), log::info));
+        Path simRoot = simulated.get().simulator().orElseThrow().root();
+        devRoot = simRoot.resolve("dev");
+        mountRoot = simRoot.resolve("host");
       }
       options = flags.toOptions(devRoot, mountRoot);
       PluginSockets.of(options.driverName(), options.registrarDir(), options.pluginsDir());
     } catch (IllegalArgumentException e) {
       err.println(command + ": " + e.getMessage());
+      simulated.ifPresent(DcmiNodeSelector.OpenNode::close);
       return EXIT_USAGE;
+    } catch (RuntimeException e) {
+      err.println(command + ": " + e.getMessage());
+      return EXIT_STARTUP_FAILED;
     }
     KubernetesClient client;
     try {
@@ -77,12 +87,15 @@ public final class DraLauncher {
     }
     AtomicReference<DcmiDeviceManager> dcmi = new AtomicReference<>();
     NpuDeviceFacts facts = npu -> pciBusId(dcmi.get(), npu);
+    Optional<DcmiNodeSelector.OpenNode> simNode = simulated;
     DraPlugin plugin = new DraPlugin(options, client, () -> {
-      DcmiDeviceManager m = opener.open(flags.dcmiLibrary(), flags.simulate());
+      // the driver may not be ready at boot: the plugin retries this with backoff
+      DcmiDeviceManager m = simNode.isPresent() ? simNode.get().deviceManager()
+          : selector.open(selection, Optional.empty(), log::info).deviceManager();
       dcmi.set(m);
       return (DeviceManager) m;
     }, facts, BootId.read(BootId.PROC_FILE), Clock.systemUTC());
-    if (simRoot.isPresent()) {
+    if (simNode.isPresent()) {
       Path dev = devRoot;
       plugin.inventory().addListener(npus -> standInNodes(dev, npus.values()));
       standInNodes(dev, List.of());

@@ -1,6 +1,6 @@
 package io.vnpu.kube.dra.app;
 
-import io.vnpu.kube.agent.DcmiOpener;
+import io.vnpu.dcmi.DcmiNodeSelector;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -21,7 +21,7 @@ public final class DraMain implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    return new DraLauncher(DcmiOpener.system(), System.err).run(flags, "vnpu-dra-kubeletplugin");
+    return new DraLauncher(DcmiNodeSelector.system(), System.err).run(flags, "vnpu-dra-kubeletplugin");
   }
 
   public static void main(String[] args) {

@@ -21,7 +21,7 @@ public interface NpuDeviceFacts {
     if (!npu.chipName().startsWith("910")) {
       return Optional.empty();
     }
-    return Optional.of("ring-" + io.vnpu.kube.deviceplugin.PreferredAllocationPolicy
+    return Optional.of("ring-" + io.vnpu.kube.resource.PreferredAllocationPolicy
         .hccsGroupOfFour(npu.phyId()));
   }
 
