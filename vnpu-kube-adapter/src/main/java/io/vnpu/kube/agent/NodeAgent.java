@@ -46,6 +46,7 @@ public final class NodeAgent implements AutoCloseable {
   private final UnaryOperator<DevicePluginServer.Builder> serverSettings;
 
   private DeviceManager deviceManager;
+  private io.vnpu.api.health.HealthSource health;
   private ResourceBackend backend;
   private DevicePluginServer server;
   private boolean stopped;
@@ -94,8 +95,9 @@ public final class NodeAgent implements AutoCloseable {
       ChipConfig chip = selectChip(deviceConfig, npus.get(0).chipName());
       log.info("{} NPU(s) of chip {} ({}), resource {}", npus.size(), chip.chipName(),
           chip.commonWord(), chip.resourceName());
+      health = opener.openHealth(deviceManager, options);
       backend = backends.create(new AgentEnvironment(options, deviceConfig, nodeConfig,
-          nodeSettings, chip, npus, deviceManager));
+          nodeSettings, chip, npus, deviceManager, health));
       backend.start();
       server = serverSettings.apply(
           DevicePluginServer.builder(backend.resourceManager(), options.kubeletDir())).build();
@@ -162,6 +164,13 @@ public final class NodeAgent implements AutoCloseable {
         backend.close();
       } catch (RuntimeException e) {
         log.warn("stopping the resource backend failed", e);
+      }
+    }
+    if (health instanceof AutoCloseable c) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        log.warn("stopping the health monitor failed: {}", e.toString());
       }
     }
     if (deviceManager != null) {

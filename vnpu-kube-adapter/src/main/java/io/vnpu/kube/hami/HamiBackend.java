@@ -68,7 +68,7 @@ public final class HamiBackend implements ResourceBackend {
       return t;
     });
     HamiComponents components = new HamiComponents(client, environment.deviceManager(),
-        HamiChipSettings.from(environment.chip()),
+        environment.health(), HamiChipSettings.from(environment.chip()),
         HamiNodeSettings.from(environment.deviceConfig(), environment.nodeSettings()), options,
         Clock.systemDefaultZone(), new ExecutorScheduler(executor));
     return new HamiBackend(client, executor, components, limiter);
