@@ -271,4 +271,22 @@ public final class NodeAgent implements AutoCloseable {
       log.debug("shutdown in progress; hook stays");
     }
   }
+
+  /**
+   * Builds the options from the flags and runs the agent until SIGTERM or give-up; what
+   * {@code vnpu plugin} and every plain main class of a node agent call.
+   *
+   * @return the exit code ({@link #EXIT_OK}, {@link #EXIT_STARTUP_FAILED}, {@link #EXIT_PLUGIN_GAVE_UP})
+   */
+  public static int launch(AgentFlags flags, DeviceManagerOpener opener,
+      ResourceBackendFactory backends, java.util.Map<String, String> env) {
+    NodeAgentOptions options;
+    try {
+      options = flags.toOptions(env);
+    } catch (IllegalArgumentException e) {
+      System.err.println("vnpu node agent: " + e.getMessage());
+      return EXIT_STARTUP_FAILED;
+    }
+    return new NodeAgent(options, opener, backends, UnaryOperator.identity()).run();
+  }
 }

@@ -6,10 +6,12 @@ import io.vnpu.api.model.Npu;
 import io.vnpu.api.model.Units;
 import io.vnpu.api.model.Vnpu;
 import io.vnpu.api.spi.DeviceException;
-import io.vnpu.dcmi.DcmiDeviceManager;
+import io.vnpu.api.spi.DeviceManager;
+import io.vnpu.dcmi.DcmiNodeSelector;
+import java.util.Optional;
 import io.vnpu.dcmi.DcmiErrorCode;
 import io.vnpu.dcmi.DcmiException;
-import io.vnpu.dcmi.NpuUsage;
+import io.vnpu.api.model.NpuUsage;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,13 +40,13 @@ public final class DevicesCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  private final NodeEnvironment environment;
+  private final DcmiNodeSelector environment;
 
   public DevicesCommand() {
-    this(NodeEnvironment.system());
+    this(DcmiNodeSelector.system());
   }
 
-  DevicesCommand(NodeEnvironment environment) {
+  DevicesCommand(DcmiNodeSelector environment) {
     this.environment = environment;
   }
 
@@ -68,7 +70,7 @@ public final class DevicesCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    NodeEnvironment.Selection selection;
+    DcmiNodeSelector.Selection selection;
     try {
       selection = environment.select(simProfile);
     } catch (IllegalArgumentException e) {
@@ -78,7 +80,11 @@ public final class DevicesCommand implements Callable<Integer> {
       err.println("vnpu devices: " + e.getMessage());
       return 1;
     }
-    try (DcmiDeviceManager manager = environment.open(selection, err)) {
+    try (DcmiNodeSelector.OpenNode node = environment.open(selection, Optional.empty(), line -> {
+      err.println(line);
+      err.flush();
+    })) {
+      DeviceManager manager = node.deviceManager();
       List<Row> rows = new ArrayList<>();
       for (Npu npu : manager.discover()) {
         rows.add(row(manager, npu));
@@ -98,7 +104,7 @@ public final class DevicesCommand implements Callable<Integer> {
     }
   }
 
-  private static Row row(DcmiDeviceManager manager, Npu npu) {
+  private static Row row(DeviceManager manager, Npu npu) {
     NpuUsage usage = manager.usage(npu.logicId());
     List<VnpuRow> vnpus = new ArrayList<>();
     try {

@@ -72,7 +72,7 @@ public final class HamiBackend implements ResourceBackend {
         ElfSharedObject.thisMachine());
     HamiOptions options = HamiOptions.defaults(environment.options().nodeName())
         .withSoftSplit(SoftSplitLayout.upstream(Path.of(hookPath)).withLimiterDir(lo.hostDir().toString()),
-            Optional.of(new VnpuQuotaRegionFactory(new QuotaRegions(), SoftSplitLayout.CONTAINER_SHARED_REGION)))
+            Optional.of(new VnpuQuotaRegionFactory(new QuotaRegions())))
         .withIdleVnpu(environment.options().checkIdleVnpuInterval(), HamiOptions.defaults("n").idleVnpuGrace())
         .withReportTimeOffset(environment.options().reportTimeOffset())
         .withLimiterGate(limiter);

@@ -1,5 +1,6 @@
 package io.vnpu.kube.cli;
 
+import io.vnpu.dcmi.DcmiNodeSelector;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -36,13 +37,13 @@ class DevicesCommandTest {
   }
 
   /** A node without any installed driver: the standard locations point into an empty dir. */
-  private NodeEnvironment nodeWithoutDriver() {
+  private DcmiNodeSelector nodeWithoutDriver() {
     DcmiLibraryLocator locator = new DcmiLibraryLocator(k -> null, k -> null,
         List.of(noDriver.resolve("lib64/driver/libdcmi.so")));
-    return new NodeEnvironment(locator, Optional.of(nativeDir));
+    return new DcmiNodeSelector(locator, Optional.of(nativeDir));
   }
 
-  private int run(NodeEnvironment env, String... args) {
+  private int run(DcmiNodeSelector env, String... args) {
     CommandLine cli = new CommandLine(new DevicesCommand(env));
     cli.setOut(new PrintWriter(out, true));
     cli.setErr(new PrintWriter(err, true));
@@ -124,7 +125,7 @@ class DevicesCommandTest {
     Path bad = noDriver.resolve("custom/libdcmi.so");
     DcmiLibraryLocator locator = new DcmiLibraryLocator(
         k -> k.equals(DcmiLibraryLocator.PROPERTY) ? bad.toString() : null, k -> null, List.of());
-    int rc = run(new NodeEnvironment(locator, Optional.of(nativeDir)));
+    int rc = run(new DcmiNodeSelector(locator, Optional.of(nativeDir)));
     assertThat(rc).isEqualTo(1);
     assertThat(err.toString()).contains("tried: " + bad).doesNotContain("simulated node");
   }
@@ -133,7 +134,7 @@ class DevicesCommandTest {
   void noDriverAndNoSimulatorListsEverything() {
     DcmiLibraryLocator locator = new DcmiLibraryLocator(k -> null, k -> null,
         List.of(noDriver.resolve("libdcmi.so")));
-    int rc = run(new NodeEnvironment(locator, Optional.empty()));
+    int rc = run(new DcmiNodeSelector(locator, Optional.empty()));
     assertThat(rc).isEqualTo(1);
     assertThat(err.toString()).contains("tried: " + noDriver.resolve("libdcmi.so"))
         .contains("needs system property vnpu.native.dir");
