@@ -22,7 +22,7 @@ import io.vnpu.kube.metrics.OpsServer;
 import io.vnpu.kube.metrics.RequestMetrics;
 import io.vnpu.kube.metrics.SliceCollector;
 import io.vnpu.kube.resource.ContainerAllocation;
-import io.vnpu.kube.resource.MountSpec;
+import io.vnpu.api.slice.Mount;
 import io.vnpu.quota.region.MemoryAccount;
 import io.vnpu.quota.region.QuotaRegion;
 import io.vnpu.quota.region.QuotaRegions;
@@ -70,7 +70,7 @@ class SliceMetricsScrapeTest {
     SoftSplitLayout layout = SoftSplitLayout.upstream(hook)
         .withLimiterDir(LimiterFixture.installInto(limiterRoot.resolve("hami-vnpu-core")).hostDir().toString());
     HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(layout,
-        Optional.of(new VnpuQuotaRegionFactory(new QuotaRegions(), SoftSplitLayout.CONTAINER_SHARED_REGION)));
+        Optional.of(new VnpuQuotaRegionFactory(new QuotaRegions())));
     FakeDeviceManager dm = new FakeDeviceManager(List.of(FakeDeviceManager.npu("U0", 0, 4), FakeDeviceManager.npu("U1", 1, 5)));
     HamiComponents c = new HamiComponents(client, dm,
         new HamiChipSettings("910B3", "Ascend910B3", "huawei.com/Ascend910B3", 65536, 65536, 20, List.of()),
@@ -87,7 +87,7 @@ class SliceMetricsScrapeTest {
 
     ContainerAllocation a = rm.allocate(List.of("U0-0"));
     Path region = Path.of(a.mounts().stream().filter(m -> m.containerPath().equals("/hami-vnpu-shmem"))
-        .map(MountSpec::hostPath).findFirst().orElseThrow()).resolve("vnpu_local_shmem");
+        .map(Mount::hostPath).findFirst().orElseThrow()).resolve("vnpu_local_shmem");
 
     try (OpsServer server = OpsServer.start("127.0.0.1", 0, registry, Map.of(), Map.of());
          QuotaRegion workload = new QuotaRegions().open(region);
