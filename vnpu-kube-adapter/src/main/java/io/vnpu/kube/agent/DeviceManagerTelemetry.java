@@ -1,5 +1,6 @@
 package io.vnpu.kube.agent;
 
+import io.vnpu.api.health.HealthSource;
 import io.vnpu.api.model.DeviceHealth;
 import io.vnpu.api.model.Npu;
 import io.vnpu.api.model.Units;
@@ -16,17 +17,19 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 /**
- * {@link NpuTelemetry} over the agent's driver port: health and vNPU count from any
- * {@link DeviceManager}; HBM use and AI Core utilisation from DCMI when the manager is a
+ * {@link NpuTelemetry} over the agent's driver port: health from the node's {@link HealthSource}
+ * (the one every adapter reads, fault code included), vNPU count from any {@link DeviceManager}; HBM use and AI Core utilisation from DCMI when the manager is a
  * {@link DcmiDeviceManager} ({@code dcmi_get_device_hbm_info}, {@code dcmi_get_device_utilization_rate}
  * with input type 2), else absent. A failing driver call leaves that value absent.
  */
 public final class DeviceManagerTelemetry implements NpuTelemetry {
   private final DeviceManager devices;
   private final List<Npu> npus;
+  private final HealthSource health;
 
-  public DeviceManagerTelemetry(DeviceManager devices, List<Npu> npus) {
+  public DeviceManagerTelemetry(DeviceManager devices, List<Npu> npus, HealthSource health) {
     this.devices = Objects.requireNonNull(devices, "devices");
+    this.health = Objects.requireNonNull(health, "health");
     this.npus = List.copyOf(npus);
   }
 
@@ -38,8 +41,8 @@ public final class DeviceManagerTelemetry implements NpuTelemetry {
   @Override
   public Optional<DeviceHealth> health(Npu npu) {
     try {
-      return Optional.of(devices.health(npu.logicId()));
-    } catch (DeviceException | IllegalArgumentException e) {
+      return Optional.of(health.chip(npu.logicId()).toDeviceHealth());
+    } catch (RuntimeException e) {
       return Optional.empty();
     }
   }

@@ -56,6 +56,7 @@ public final class NodeAgent implements AutoCloseable {
   private final UnaryOperator<DevicePluginServer.Builder> serverSettings;
 
   private DeviceManager deviceManager;
+  private io.vnpu.api.health.HealthSource health;
   private ResourceBackend backend;
   private DevicePluginServer server;
   private OpsServer ops;
@@ -106,8 +107,9 @@ public final class NodeAgent implements AutoCloseable {
       ChipConfig chip = selectChip(deviceConfig, npus.get(0).chipName());
       log.info("{} NPU(s) of chip {} ({}), resource {}", npus.size(), chip.chipName(),
           chip.commonWord(), chip.resourceName());
+      health = opener.openHealth(deviceManager, options);
       backend = backends.create(new AgentEnvironment(options, deviceConfig, nodeConfig,
-          nodeSettings, chip, npus, deviceManager));
+          nodeSettings, chip, npus, deviceManager, health));
       backend.start();
       RequestMetrics requests = new RequestMetrics(registry);
       server = serverSettings.apply(DevicePluginServer.builder(
@@ -115,7 +117,7 @@ public final class NodeAgent implements AutoCloseable {
           options.kubeletDir())).build();
       DevicePluginServer s = server;
       registry.register(new NpuCollector(options.nodeName(), chip.commonWord(),
-          new DeviceManagerTelemetry(deviceManager, npus), options.metrics().compat()));
+          new DeviceManagerTelemetry(deviceManager, npus, health), options.metrics().compat()));
       StateGauges.registered(registry, chip.resourceName(), () -> s.state() == PluginState.REGISTERED);
       backend.registerMetrics(registry, options.metrics().compat());
       startEndpoint(s);
@@ -213,6 +215,13 @@ public final class NodeAgent implements AutoCloseable {
         backend.close();
       } catch (RuntimeException e) {
         log.warn("stopping the resource backend failed", e);
+      }
+    }
+    if (health instanceof AutoCloseable c) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        log.warn("stopping the health monitor failed: {}", e.toString());
       }
     }
     if (deviceManager != null) {

@@ -83,7 +83,7 @@ public final class HamiBackend implements ResourceBackend {
     });
     HamiNodeSettings node = HamiNodeSettings.from(environment.deviceConfig(), environment.nodeSettings());
     HamiComponents components = new HamiComponents(client, environment.deviceManager(),
-        HamiChipSettings.from(environment.chip()), node, options,
+        environment.health(), HamiChipSettings.from(environment.chip()), node, options,
         Clock.systemDefaultZone(), new ExecutorScheduler(executor));
     return new HamiBackend(client, executor, components, limiter, options, node.hamiVnpuCore() || lo.install());
   }

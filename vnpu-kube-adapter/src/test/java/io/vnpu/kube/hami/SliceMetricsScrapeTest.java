@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.vnpu.api.fault.LiveDeviceHealth;
 import io.vnpu.api.model.Priority;
 import io.vnpu.kube.agent.DeviceManagerTelemetry;
 import io.vnpu.kube.hami.alloc.SoftSplitLayout;
@@ -81,7 +82,7 @@ class SliceMetricsScrapeTest {
     AtomicLong nanos = new AtomicLong(1_000_000_000L);
     Set<CompatNames> all = EnumSet.allOf(CompatNames.class);
     MeasuredResourceManager rm = new MeasuredResourceManager(c.resourceManager(), new RequestMetrics(registry), nanos::get);
-    registry.register(new NpuCollector(NODE, "Ascend910B3", new DeviceManagerTelemetry(dm, dm.discover()), all));
+    registry.register(new NpuCollector(NODE, "Ascend910B3", new DeviceManagerTelemetry(dm, dm.discover(), new LiveDeviceHealth(dm)), all));
     registry.register(new SliceCollector(NODE, new HamiSliceSource(client, NODE, layout),
         d -> d.equals("/hami-shared-region") ? Optional.of(shared) : Optional.empty(), all, nanos::get));
 
