@@ -1,5 +1,6 @@
 package io.vnpu.kube.mindcluster;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vnpu.api.health.HealthSource;
 import io.vnpu.api.spi.DeviceException;
 import io.vnpu.api.spi.DeviceManager;
@@ -14,6 +15,9 @@ import io.vnpu.kube.mindcluster.devices.ChipState;
 import io.vnpu.kube.mindcluster.devices.DeviceCatalog;
 import io.vnpu.kube.mindcluster.devices.NodeChips;
 import io.vnpu.kube.mindcluster.volcano.KubeletDeviceMap;
+import io.vnpu.kube.mindcluster.volcano.VolcanoAllocator;
+import io.vnpu.kube.mindcluster.volcano.VolcanoPods;
+import io.vnpu.kube.resource.AllocationException;
 import io.vnpu.kube.resource.ResourceManager;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -47,17 +51,36 @@ public final class MindClusterComponents implements AutoCloseable {
   private final KubeletDeviceMap kubeletMap = new KubeletDeviceMap();
   private final ContainerResponses responses;
   private final Clock clock;
+  private final KubernetesClient client;
+  private final VolcanoPods pods;
+  /** Upstream's pod lock: one Volcano claim at a time on this node, across device types. */
+  private final Object nodeLock = new Object();
   private volatile List<MindClusterResourceManager> managers = List.of();
   private volatile ScheduledFuture<?> refresh;
   private volatile boolean closed;
 
   /**
+   * @param client       the API server (pods for the Volcano handshake, the device-info ConfigMap,
+   *     node labels); not closed here
    * @param healthSource the node's chip health (the fault engine's {@code HealthMonitor}, or any
    *     {@link HealthSource}); its changes reach ListAndWatch and the ConfigMap at once
    */
-  public MindClusterComponents(MindClusterOptions options, DeviceManager deviceManager,
-      HealthSource healthSource, Clock clock) {
+  public MindClusterComponents(MindClusterOptions options, KubernetesClient client,
+      DeviceManager deviceManager, HealthSource healthSource, Clock clock) {
+    this(options, client, VolcanoPods.PodLister.byFieldSelector(client, options.nodeName()),
+        deviceManager, healthSource, clock);
+  }
+
+  /**
+   * As {@link #MindClusterComponents(MindClusterOptions, KubernetesClient, DeviceManager,
+   * HealthSource, Clock)} with another way to list this node's pods.
+   */
+  public MindClusterComponents(MindClusterOptions options, KubernetesClient client,
+      VolcanoPods.PodLister podLister, DeviceManager deviceManager, HealthSource healthSource,
+      Clock clock) {
     this.options = Objects.requireNonNull(options, "options");
+    this.client = Objects.requireNonNull(client, "client");
+    this.pods = new VolcanoPods(client, options.nodeName(), podLister);
     this.deviceManager = Objects.requireNonNull(deviceManager, "deviceManager");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.healthSource = Objects.requireNonNull(healthSource, "healthSource");
@@ -97,6 +120,13 @@ public final class MindClusterComponents implements AutoCloseable {
   }
 
   private ContainerAllocator allocatorFor(String resource) {
+    boolean wholeChips = inventory.current().chips().stream()
+        .anyMatch(c -> c.type().resourceName().equals(resource));
+    if (options.volcanoType() && wholeChips && options.shareDevCount() == 1) {
+      return new VolcanoAllocator(pods, inventory::current, responses, kubeletMap, options.hostIp(),
+          nodeLock);
+    }
+    // static vNPUs are always allocated by the kubelet directly (section 3.8)
     return new DirectAllocator(inventory::current, catalog, responses);
   }
 
@@ -126,6 +156,19 @@ public final class MindClusterComponents implements AutoCloseable {
    */
   public void refreshOnce() {
     inventory.refresh();
+    if (options.volcanoType() && !kubeletMap.pods().isEmpty()) {
+      try {
+        int dropped = kubeletMap.retainPods(pods.liveUids());
+        if (dropped > 0) LOG.info("dropped the kubelet-ID map of {} pod(s) that are gone", dropped);
+      } catch (AllocationException e) {
+        LOG.warn("pruning the kubelet-ID map: {}", e.getMessage());
+      }
+    }
+  }
+
+  /** Kubelet ID → real chip of the pods Volcano placed here. */
+  public KubeletDeviceMap kubeletMap() {
+    return kubeletMap;
   }
 
   private void tick() {
