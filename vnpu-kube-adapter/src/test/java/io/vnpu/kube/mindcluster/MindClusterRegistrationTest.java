@@ -75,8 +75,13 @@ class MindClusterRegistrationTest {
 
   /** The fault engine over the simulated driver, polled by the test. */
   static HealthMonitor healthOf(SimHost host) {
-    return new HealthMonitor(new DcmiFaultProbe(host.deviceManager.dcmi(), CLOCK),
-        new FaultTracker(FaultConfigs.shippedDefault(), CLOCK), ManualSeparationStore.inMemory(),
+    return healthOf(host, CLOCK);
+  }
+
+  /** As {@link #healthOf(SimHost)} on another clock. */
+  static HealthMonitor healthOf(SimHost host, Clock clock) {
+    return new HealthMonitor(new DcmiFaultProbe(host.deviceManager.dcmi(), clock),
+        new FaultTracker(FaultConfigs.shippedDefault(), clock), ManualSeparationStore.inMemory(),
         ChipUsage.NONE, FaultNotifier.NONE, Duration.ofSeconds(5));
   }
 
