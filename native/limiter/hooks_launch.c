@@ -10,6 +10,7 @@
  * recorded into a model, not run; the model's rtModelExecute is what gets charged).
  */
 #include <stddef.h>
+#include <time.h>
 
 #include "compute.h"
 
@@ -233,6 +234,25 @@ EXPORT rtError_t rtModelExecuteSync(rtModel_t mdl, rtStream_t stm, uint32_t flag
     LAUNCH(rtModelExecuteSync, fn, mdl, 0, 0, stm, mdl, stm, flag, timeout);
 }
 
+EXPORT rtError_t rtsModelExecute(rtModel_t mdl, int32_t timeout)
+{
+    typedef rtError_t (*fn)(rtModel_t, int32_t);
+    fn real = (fn)real_get(VNPU_SYM_rtsModelExecute);
+    if (!real) {
+        vnpu_compute_missing_symbol(VNPU_SYM_rtsModelExecute);
+        return FEATURE_NOT_SUPPORT;
+    }
+    /* aclmdlRIExecute: the model runs on its own stream and the call waits; one key per model */
+    struct vnpu_launch l;
+    vnpu_compute_before_sync(&l, VNPU_SYM_rtsModelExecute, vnpu_kernel_key(VNPU_SYM_rtsModelExecute, mdl, 0, 0));
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    rtError_t rc = real(mdl, timeout);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    vnpu_compute_after_sync(&l, rc, (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
+    return rc;
+}
+
 /* ---------- streams whose launches are recorded into a model ---------- */
 static void *resolve_cached(void **slot, const char *name)
 {
@@ -253,7 +273,7 @@ EXPORT rtError_t rtModelBindStream(rtModel_t mdl, rtStream_t stm, uint32_t flag)
         return FEATURE_NOT_SUPPORT;
     rtError_t rc = real(mdl, stm, flag);
     if (rc == 0)
-        vnpu_compute_stream_special(stm, 1);
+        vnpu_compute_stream_special(stm, mdl, 1);
     return rc;
 }
 
@@ -265,7 +285,7 @@ EXPORT rtError_t rtModelUnbindStream(rtModel_t mdl, rtStream_t stm)
         return FEATURE_NOT_SUPPORT;
     rtError_t rc = real(mdl, stm);
     if (rc == 0)
-        vnpu_compute_stream_special(stm, 0);
+        vnpu_compute_stream_special(stm, mdl, 0);
     return rc;
 }
 
@@ -278,7 +298,7 @@ EXPORT rtError_t rtStreamBeginCapture(rtStream_t stm, const rtStreamCaptureMode 
         return FEATURE_NOT_SUPPORT;
     rtError_t rc = real(stm, mode);
     if (rc == 0)
-        vnpu_compute_stream_special(stm, 1);
+        vnpu_compute_stream_special(stm, NULL, 1);
     return rc;
 }
 
@@ -289,6 +309,32 @@ EXPORT rtError_t rtStreamEndCapture(rtStream_t stm, rtModel_t *captureMdl)
     if (!real)
         return FEATURE_NOT_SUPPORT;
     rtError_t rc = real(stm, captureMdl);
-    vnpu_compute_stream_special(stm, 0);
+    vnpu_compute_stream_special(stm, NULL, 0);
+    return rc;
+}
+
+/* The runtime unbinds a destroyed model's streams, and a destroyed stream's address may be reused
+ * by a new, ordinary stream: neither may stay exempt from throttling. */
+EXPORT rtError_t rtModelDestroy(rtModel_t mdl)
+{
+    static void *slot;
+    rtError_t (*real)(rtModel_t) = (rtError_t(*)(rtModel_t))resolve_cached(&slot, "rtModelDestroy");
+    if (!real)
+        return FEATURE_NOT_SUPPORT;
+    rtError_t rc = real(mdl);
+    if (rc == 0)
+        vnpu_compute_forget(NULL, mdl);
+    return rc;
+}
+
+EXPORT rtError_t rtStreamDestroy(rtStream_t stm)
+{
+    static void *slot;
+    rtError_t (*real)(rtStream_t) = (rtError_t(*)(rtStream_t))resolve_cached(&slot, "rtStreamDestroy");
+    if (!real)
+        return FEATURE_NOT_SUPPORT;
+    rtError_t rc = real(stm);
+    if (rc == 0)
+        vnpu_compute_forget(stm, NULL);
     return rc;
 }

@@ -1,6 +1,6 @@
 # The limiter libvnpu.so (LD_PRELOAD / ld.so.preload), its layout printer and its native tests.
-LIMITER_CORE := limiter/region.c limiter/ptrmap.c
-LIMITER_HDRS := include/vnpu_region.h limiter/region.h limiter/ptrmap.h
+LIMITER_CORE := limiter/region.c limiter/ptrmap.c limiter/safe_open.c
+LIMITER_HDRS := include/vnpu_region.h limiter/region.h limiter/ptrmap.h limiter/safe_open.h
 LIMITER_SRCS := $(LIMITER_CORE) limiter/config.c limiter/hooks.c limiter/fork.c $(COMPUTE_LIB_SRCS) limiter/compute_config.c
 LIMITER_ALL_HDRS := $(LIMITER_HDRS) limiter/config.h limiter/cann_abi.h $(COMPUTE_HDRS)
 
@@ -55,3 +55,13 @@ TARGETS += $(B)/limiter/test_fork_stress
 TESTS   += limiter/tests/test_fork.sh
 TSAN_TARGETS += $(B)/limiter/test_fork_stress $(B)/limiter/registry_tool
 TSAN_TESTS   += limiter/tests/test_fork.sh
+
+# memory accounting edge cases (issue 12): preloaded like a workload; links the region code for its
+# slot-holding helper mode
+$(B)/limiter/test_memory_edges: limiter/tests/test_memory_edges.c $(LIMITER_CORE) $(LIMITER_HDRS) $(B)/libruntime.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ limiter/tests/test_memory_edges.c $(LIMITER_CORE) $(LDFLAGS) -L$(B) -lruntime \
+	  -Wl,-rpath,'$$ORIGIN/..' $(LDLIBS)
+
+TARGETS += $(B)/limiter/test_memory_edges
+TESTS   += limiter/tests/test_memory_edges.sh

@@ -1,6 +1,8 @@
 package io.vnpu.kube.hami;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vnpu.api.fault.LiveDeviceHealth;
+import io.vnpu.api.health.HealthSource;
 import io.vnpu.api.spi.DeviceException;
 import io.vnpu.api.spi.DeviceManager;
 import io.vnpu.kube.hami.alloc.ContainerResponder;
@@ -38,6 +40,8 @@ public final class HamiComponents implements AutoCloseable {
   private final IdleVnpuCleaner idleCleaner;
   private final Scheduler scheduler;
   private final HamiOptions options;
+  private final HealthSource health;
+  private volatile AutoCloseable healthWatch;
   private volatile boolean closed;
 
   /**
@@ -46,10 +50,20 @@ public final class HamiComponents implements AutoCloseable {
    */
   public HamiComponents(KubernetesClient client, DeviceManager deviceManager, HamiChipSettings chip,
       HamiNodeSettings node, HamiOptions options, Clock clock, Scheduler scheduler) {
+    this(client, deviceManager, new LiveDeviceHealth(deviceManager), chip, node, options, clock, scheduler);
+  }
+
+  /**
+   * @param health the node's health source: the register annotation and ListAndWatch follow it, a
+   *     change is republished at once
+   */
+  public HamiComponents(KubernetesClient client, DeviceManager deviceManager, HealthSource health,
+      HamiChipSettings chip, HamiNodeSettings node, HamiOptions options, Clock clock, Scheduler scheduler) {
     this.options = Objects.requireNonNull(options, "options");
     this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+    this.health = Objects.requireNonNull(health, "health");
     HamiNames names = new HamiNames(chip.commonWord());
-    inventory = new DeviceInventory(deviceManager, node);
+    inventory = new DeviceInventory(deviceManager, health, node);
     VnpuIdleTracker tracker = new VnpuIdleTracker();
     ContainerResponder responder = new ContainerResponder(names, node.hamiVnpuCore(), options.hardSplit(),
         deviceManager, tracker, options.softLayout(), options.regions(), limiterGate(options), clock);
@@ -93,8 +107,18 @@ public final class HamiComponents implements AutoCloseable {
    */
   public void start() {
     inventory.refresh();
+    healthWatch = health.watch(chips -> scheduler.schedule(this::republish, Duration.ZERO));
     registerLoop.start(Duration.ofSeconds(1));
     scheduler.schedule(this::cleanupTick, Duration.ZERO);
+  }
+
+  /**
+   * A health change republishes ListAndWatch and the register annotation at once (an extra
+   * register round on the loop's scheduler), not at the next periodic round.
+   */
+  private void republish() {
+    if (closed) return;
+    registerLoop.runOnce();
   }
 
   private void cleanupTick() {
@@ -110,6 +134,14 @@ public final class HamiComponents implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
+    AutoCloseable w = healthWatch;
+    if (w != null) {
+      try {
+        w.close();
+      } catch (Exception e) {
+        LOG.debug("health watch close: {}", e.toString());
+      }
+    }
     registerLoop.close();
   }
 }
