@@ -5,6 +5,8 @@ import io.vnpu.api.spi.DeviceException;
 import io.vnpu.api.spi.DeviceManager;
 import io.vnpu.kube.hami.alloc.ContainerResponder;
 import io.vnpu.kube.hami.bind.HamiAllocator;
+import io.vnpu.kube.hami.bind.StaleBindReaper;
+import io.vnpu.kube.hami.cleanup.ContainerDirCleaner;
 import io.vnpu.kube.hami.cleanup.IdleVnpuCleaner;
 import io.vnpu.kube.hami.cleanup.VnpuIdleTracker;
 import io.vnpu.kube.hami.codec.DevicesToAllocateCodec;
@@ -18,23 +20,19 @@ import io.vnpu.kube.hami.kube.PodFinder;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The HAMi side of one node agent, wired: the {@link HamiResourceManager} for the gRPC device
  * plugin, the health-and-register loop and the idle hard-vNPU cleanup.
  */
 public final class HamiComponents implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(HamiComponents.class);
-
   private final DeviceInventory inventory;
   private final HamiResourceManager resourceManager;
   private final RegisterLoop registerLoop;
   private final IdleVnpuCleaner idleCleaner;
-  private final Scheduler scheduler;
-  private final HamiOptions options;
-  private volatile boolean closed;
+  private final NodePodSweep podSweep;
+  private final PeriodicTask idleTask;
+  private final PeriodicTask sweepTask;
 
   /**
    * @param scheduler runs the periodic tasks; the agent passes one backed by a
@@ -42,15 +40,16 @@ public final class HamiComponents implements AutoCloseable {
    */
   public HamiComponents(KubernetesClient client, DeviceManager deviceManager, HamiChipSettings chip,
       HamiNodeSettings node, HamiOptions options, Clock clock, Scheduler scheduler) {
-    this.options = Objects.requireNonNull(options, "options");
-    this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+    Objects.requireNonNull(options, "options");
+    Objects.requireNonNull(scheduler, "scheduler");
     HamiNames names = new HamiNames(chip.commonWord());
     inventory = new DeviceInventory(deviceManager, node);
     VnpuIdleTracker tracker = new VnpuIdleTracker();
     ContainerResponder responder = new ContainerResponder(names, node.hamiVnpuCore(), options.hardSplit(),
         deviceManager, tracker, options.softLayout(), options.regions(), clock);
+    PodBindingClient binding = new PodBindingClient(client, options.nodeName());
     HamiAllocator allocator = new HamiAllocator(new PodFinder(client, options.nodeName(), names),
-        new PodBindingClient(client, options.nodeName()), names,
+        binding, names,
         new DevicesToAllocateCodec(options.decodeVariant()), inventory::current, responder);
     resourceManager = new HamiResourceManager(chip, node, inventory, allocator);
     registerLoop = new RegisterLoop(inventory,
@@ -58,6 +57,21 @@ public final class HamiComponents implements AutoCloseable {
             new RegisterAnnotationCodec(options.emitDevicePairScore()), clock, options.reportTimeOffset()),
         chip, node, scheduler, options.registerPeriod(), options.retryDelay());
     idleCleaner = new IdleVnpuCleaner(deviceManager, inventory::current, tracker, clock, options.idleVnpuGrace());
+    idleTask = new PeriodicTask("idle vNPU cleanup", scheduler, () -> {
+      idleCleaner.runOnce();
+      return options.checkIdleVnpuInterval();
+    }, options.checkIdleVnpuInterval());
+    podSweep = new NodePodSweep(client, options.nodeName(),
+        new ContainerDirCleaner(options.softLayout().containersRoot()),
+        new StaleBindReaper(client, binding, options.nodeName()), SWEEP_PERIOD);
+    sweepTask = new PeriodicTask("pod sweep", scheduler, podSweep::round, SWEEP_PERIOD);
+  }
+
+  /** How often finished pods' directories are removed and stale binds ended (also at start-up). */
+  public static final Duration SWEEP_PERIOD = Duration.ofSeconds(60);
+
+  public NodePodSweep podSweep() {
+    return podSweep;
   }
 
   public HamiResourceManager resourceManager() {
@@ -78,29 +92,22 @@ public final class HamiComponents implements AutoCloseable {
 
   /**
    * Reads the devices once (so the kubelet gets a list at registration), then starts the register
-   * loop (first round after 1 s) and the idle cleanup (every {@code checkIdleVnpuInterval}).
+   * loop (first round after 1 s), the idle cleanup (every {@code checkIdleVnpuInterval}) and the
+   * pod sweep (now, then every {@link #SWEEP_PERIOD}). Each survives any failure of a round.
    *
    * @throws DeviceException when the first device read fails
    */
   public void start() {
     inventory.refresh();
     registerLoop.start(Duration.ofSeconds(1));
-    scheduler.schedule(this::cleanupTick, Duration.ZERO);
-  }
-
-  private void cleanupTick() {
-    if (closed) return;
-    try {
-      idleCleaner.runOnce();
-    } catch (RuntimeException e) {
-      LOG.error("idle vNPU cleanup failed", e);
-    }
-    if (!closed) scheduler.schedule(this::cleanupTick, options.checkIdleVnpuInterval());
+    idleTask.start(Duration.ZERO);
+    sweepTask.start(Duration.ZERO);
   }
 
   @Override
   public void close() {
-    closed = true;
     registerLoop.close();
+    idleTask.close();
+    sweepTask.close();
   }
 }
