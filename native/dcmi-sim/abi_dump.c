@@ -161,5 +161,32 @@ int main(void) {
     OFF(dcmi_soc_total_resource, base);
     OFF(dcmi_soc_total_resource, computing);
     OFF(dcmi_soc_total_resource, media);
+
+    SIZE(dcmi_dms_fault_event);
+    OFF(dcmi_dms_fault_event, event_id);
+    OFF(dcmi_dms_fault_event, deviceid);
+    OFF(dcmi_dms_fault_event, node_type);
+    OFF(dcmi_dms_fault_event, node_id);
+    OFF(dcmi_dms_fault_event, sub_node_type);
+    OFF(dcmi_dms_fault_event, sub_node_id);
+    OFF(dcmi_dms_fault_event, severity);
+    OFF(dcmi_dms_fault_event, assertion);
+    OFF(dcmi_dms_fault_event, event_serial_num);
+    OFF(dcmi_dms_fault_event, notify_serial_num);
+    OFF(dcmi_dms_fault_event, alarm_raised_time);
+    OFF(dcmi_dms_fault_event, event_name);
+    OFF(dcmi_dms_fault_event, additional_info);
+    OFF(dcmi_dms_fault_event, resv);
+
+    SIZE(dcmi_event);
+    OFF(dcmi_event, type);
+    OFF(dcmi_event, event_t);
+
+    SIZE(dcmi_event_filter);
+    OFF(dcmi_event_filter, filter_flag);
+    OFF(dcmi_event_filter, event_id);
+    OFF(dcmi_event_filter, severity);
+    OFF(dcmi_event_filter, node_type);
+    OFF(dcmi_event_filter, resv);
     return 0;
 }

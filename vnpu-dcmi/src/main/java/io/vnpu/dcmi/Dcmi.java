@@ -36,6 +36,10 @@ public final class Dcmi {
   public static final int VDIE = 1;
   /** {@code dcmi_get_device_utilization_rate} input type for AI Core. */
   public static final int UTIL_AICORE = 2;
+  /** {@code enum dcmi_reset_channel} INBAND_CHANNEL. */
+  public static final int INBAND_CHANNEL = 1;
+  /** {@code dcmi_get_device_boot_status} value of a fully booted chip. */
+  public static final int BOOT_FINISHED = 16;
 
   private static final Logger LOG = LoggerFactory.getLogger(Dcmi.class);
   private static final int MAIN_CMD_VDEV_MNG = 52;
@@ -51,6 +55,8 @@ public final class Dcmi {
   private final Path path;
   private final ReentrantLock lock = new ReentrantLock();
   private final Set<String> missing = ConcurrentHashMap.newKeySet();
+  /** Subscribed callbacks: JNA must not collect them while the driver may call them. */
+  private final List<DcmiLibrary.FaultEventCallback> callbacks = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   Dcmi(DcmiLibrary lib, Path path) {
     this.lib = lib;
@@ -351,6 +357,63 @@ public final class Dcmi {
           }
           return out;
         });
+  }
+
+  /**
+   * Subscribes to fault events of every chip ({@code dcmi_subscribe_fault_event} with card and
+   * device -1 and a zero filter). The handler runs on the driver's thread; it is kept strongly
+   * referenced for the life of this binding (the driver keeps calling it).
+   *
+   * @return false when the driver lacks the function or answers -8255 (polling only)
+   * @throws DcmiException on any other error
+   */
+  public boolean subscribeFaultEvents(java.util.function.Consumer<DmsFaultEvent> handler) {
+    DcmiLibrary.FaultEventCallback cb = p -> {
+      DcmiStructs.Event ev = new DcmiStructs.Event(p);
+      ev.read();
+      DcmiStructs.DmsFaultEvent e = ev.event_t;
+      handler.accept(new DmsFaultEvent(e.event_id & 0xFFFFFFFFL, e.deviceid & 0xFFFF,
+          e.severity & 0xFF, e.assertion & 0xFF, e.alarm_raised_time,
+          DcmiStructure.text(e.event_name)));
+    };
+    DcmiStructs.EventFilter.ByValue all = new DcmiStructs.EventFilter.ByValue();
+    Optional<Integer> rc = optional("dcmi_subscribe_fault_event", "fault event subscription",
+        () -> lib.dcmi_subscribe_fault_event(-1, -1, all, cb));
+    if (rc.isEmpty() || rc.get() == DcmiErrorCode.NOT_SUPPORT.code()) return false;
+    if (rc.get() != 0) throw new DcmiException("dcmi_subscribe_fault_event", rc.get(), "all chips");
+    callbacks.add(cb);
+    return true;
+  }
+
+  /**
+   * Parameter-plane network health ({@code dcmi_get_device_network_health}): 0 OK, 1 socket
+   * failure, 2 receive timeout, 3 unreachable, 4 time exceeded, 5 fault, 6 init (no detection
+   * configured), 7 thread error, 8 IP set; empty on chips without RoCE (-8255 or missing function).
+   */
+  public OptionalInt networkHealth(int cardId, int deviceId) {
+    IntByReference result = new IntByReference();
+    return supported("dcmi_get_device_network_health", "network health",
+        () -> lib.dcmi_get_device_network_health(cardId, deviceId, result), at(cardId, deviceId))
+        .map(ok -> OptionalInt.of(result.getValue())).orElse(OptionalInt.empty());
+  }
+
+  /** Boot status ({@code dcmi_get_device_boot_status}): 16 when the chip is fully up. */
+  public int bootStatus(int cardId, int deviceId) {
+    IntByReference st = new IntByReference();
+    check("dcmi_get_device_boot_status", () -> lib.dcmi_get_device_boot_status(cardId, deviceId, st),
+        at(cardId, deviceId));
+    return st.getValue();
+  }
+
+  /**
+   * Hot reset ({@code dcmi_set_device_reset}); returns at once, poll {@link #bootStatus}.
+   *
+   * @param channel {@link #INBAND_CHANNEL} (normal) or 0 out-of-band
+   * @throws DcmiException -8020 while processes use the chip, -8015 when the reset failed
+   */
+  public void reset(int cardId, int deviceId, int channel) {
+    check("dcmi_set_device_reset", () -> lib.dcmi_set_device_reset(cardId, deviceId, channel),
+        at(cardId, deviceId) + ", channel " + channel);
   }
 
   private void deviceInfo(int cardId, int deviceId, int sub, DcmiStructure buf) {

@@ -40,6 +40,9 @@ class DcmiAbiTest {
     MAPPED.put("dcmi_vdev_query_stru", DcmiStructs.VdevQueryStru::new);
     MAPPED.put("dcmi_soc_free_resource", DcmiStructs.SocFreeResource::new);
     MAPPED.put("dcmi_soc_total_resource", DcmiStructs.SocTotalResource::new);
+    MAPPED.put("dcmi_dms_fault_event", DcmiStructs.DmsFaultEvent::new);
+    MAPPED.put("dcmi_event", DcmiStructs.Event::new);
+    MAPPED.put("dcmi_event_filter", DcmiStructs.EventFilter::new);
   }
 
   /** Java's view in the dump's format: "struct size N" and "struct.field offset bytes". */
@@ -89,6 +92,9 @@ class DcmiAbiTest {
     assertThat(new DcmiStructs.SocTotalResource().size()).isEqualTo(360);
     assertThat(new DcmiStructs.MemoryInfoV3().size()).isEqualTo(112);
     assertThat(new DcmiStructs.ChipInfoV2().size()).isEqualTo(132);
+    assertThat(new DcmiStructs.DmsFaultEvent().size()).isEqualTo(352);
+    assertThat(new DcmiStructs.Event().size()).isEqualTo(360);
+    assertThat(new DcmiStructs.EventFilter.ByValue().size()).isEqualTo(48);
     assertThat(new DcmiStructs.ComputingResource().offsetOf("vdev_memory_total")).isEqualTo(64);
   }
 }

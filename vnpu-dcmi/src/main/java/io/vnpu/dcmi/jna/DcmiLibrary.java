@@ -67,4 +67,18 @@ public interface DcmiLibrary extends Library {
 
   int dcmi_get_device_info(int cardId, int deviceId, int mainCmd, int subCmd,
       DcmiStructure buf, IntByReference size);
+
+  /** {@code dcmi_fault_event_callback}: runs on a driver thread with the event. */
+  interface FaultEventCallback extends com.sun.jna.Callback {
+    void invoke(com.sun.jna.Pointer event);
+  }
+
+  int dcmi_subscribe_fault_event(int cardId, int deviceId, DcmiStructs.EventFilter.ByValue filter,
+      FaultEventCallback handler);
+
+  int dcmi_get_device_network_health(int cardId, int deviceId, IntByReference result);
+
+  int dcmi_get_device_boot_status(int cardId, int deviceId, IntByReference bootStatus);
+
+  int dcmi_set_device_reset(int cardId, int deviceId, int channelType);
 }

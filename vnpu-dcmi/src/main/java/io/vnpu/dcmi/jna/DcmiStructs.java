@@ -220,4 +220,60 @@ public final class DcmiStructs {
     public ComputingResource computing = new ComputingResource();
     public MediaResource media = new MediaResource();
   }
+
+  /** {@code struct dcmi_dms_fault_event}, 352 bytes: one fault event of the driver. */
+  @FieldOrder({"event_id", "deviceid", "node_type", "node_id", "sub_node_type", "sub_node_id",
+      "severity", "assertion", "event_serial_num", "notify_serial_num", "alarm_raised_time",
+      "event_name", "additional_info", "resv"})
+  public static class DmsFaultEvent extends DcmiStructure {
+    /** Fault code (unsigned). */
+    public int event_id;
+    /** Logic ID of the chip (unsigned short). */
+    public short deviceid;
+    public byte node_type;
+    public byte node_id;
+    public byte sub_node_type;
+    public byte sub_node_id;
+    /** 0 warning, 1 minor, 2 major, 3 critical. */
+    public byte severity;
+    /** 0 recovered, 1 occurred, 2 one-shot. */
+    public byte assertion;
+    public int event_serial_num;
+    public int notify_serial_num;
+    /** Seconds since the epoch. */
+    public long alarm_raised_time;
+    public byte[] event_name = new byte[256];
+    public byte[] additional_info = new byte[32];
+    public byte[] resv = new byte[32];
+  }
+
+  /** {@code struct dcmi_event}, 360 bytes: {@code type} then the event union at offset 8. */
+  @FieldOrder({"type", "event_t"})
+  public static class Event extends DcmiStructure {
+    /** {@code enum dcmi_event_type}: 0 = DCMI_DMS_FAULT_EVENT. */
+    public int type;
+    public DmsFaultEvent event_t = new DmsFaultEvent();
+
+    public Event() {
+    }
+
+    /** A view of the driver's event at {@code p} (read it with {@link #read()}). */
+    public Event(com.sun.jna.Pointer p) {
+      super(p);
+    }
+  }
+
+  /** {@code struct dcmi_event_filter}, 48 bytes, passed by value; all zero = no filtering. */
+  @FieldOrder({"filter_flag", "event_id", "severity", "node_type", "resv"})
+  public static class EventFilter extends DcmiStructure {
+    public long filter_flag;
+    public int event_id;
+    public byte severity;
+    public byte node_type;
+    public byte[] resv = new byte[32];
+
+    /** The by-value form {@code dcmi_subscribe_fault_event} takes. */
+    public static class ByValue extends EventFilter implements com.sun.jna.Structure.ByValue {
+    }
+  }
 }

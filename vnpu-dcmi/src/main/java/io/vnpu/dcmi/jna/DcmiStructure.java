@@ -8,6 +8,15 @@ import com.sun.jna.Structure;
  */
 public abstract class DcmiStructure extends Structure {
 
+  protected DcmiStructure() {
+    super();
+  }
+
+  /** A view of native memory owned by the driver (e.g. a callback argument). */
+  protected DcmiStructure(com.sun.jna.Pointer p) {
+    super(p);
+  }
+
   /** Byte offset of a field, as laid out by JNA. */
   public int offsetOf(String field) {
     return fieldOffset(field);

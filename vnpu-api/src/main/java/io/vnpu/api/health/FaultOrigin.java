@@ -1,0 +1,15 @@
+package io.vnpu.api.health;
+
+/** Where a fault was learnt from (vnpu DCMI spec section 3.4, fault sources a to e). */
+public enum FaultOrigin {
+  /** {@code dcmi_subscribe_fault_event} callback. */
+  EVENT,
+  /** {@code dcmi_get_device_errorcode_v2} polling, diffed against the known set. */
+  POLL,
+  /** {@code dcmi_get_device_health} returned -8012: the card dropped. */
+  CARD_DROP,
+  /** Parameter-plane (RoCE) link status. */
+  LINK,
+  /** Set by an operator or restored from the persisted manual separation. */
+  OPERATOR
+}

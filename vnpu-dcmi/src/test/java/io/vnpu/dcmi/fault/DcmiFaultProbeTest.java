@@ -1,0 +1,60 @@
+package io.vnpu.dcmi.fault;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vnpu.api.fault.FaultConfigs;
+import io.vnpu.api.fault.FaultTracker;
+import io.vnpu.api.fault.HealthMonitor;
+import io.vnpu.api.health.ChipHealth;
+import io.vnpu.api.health.ChipReading;
+import io.vnpu.api.health.ChipUsage;
+import io.vnpu.api.health.FaultCode;
+import io.vnpu.api.health.FaultLevel;
+import io.vnpu.api.health.FaultNotifier;
+import io.vnpu.api.health.ManualSeparationStore;
+import io.vnpu.dcmi.DcmiDeviceManager;
+import io.vnpu.dcmi.SimNodeAccess;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DcmiFaultProbeTest {
+  @TempDir
+  Path root;
+
+  @Test
+  void pollingSeesInjectedCodesCardDropAndRecovery() {
+    SimNodeAccess node = new SimNodeAccess("910B3x8", root);
+    try (DcmiDeviceManager manager = node.open()) {
+      DcmiFaultProbe probe = new DcmiFaultProbe(manager.dcmi(), Clock.systemUTC());
+      assertThat(probe.chips()).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+      assertThat(probe.read(2)).isEqualTo(ChipReading.of(Set.of(), Optional.of(true)));
+
+      node.ctl("fault", "2", "0x80e01801");
+      node.ctl("fault", "2", "0x8C2FA009");
+      assertThat(probe.read(2).activeCodes())
+          .containsExactlyInAnyOrder(FaultCode.parse("80E01801"), FaultCode.parse("8c2fa009"));
+      node.ctl("drop", "3");
+      assertThat(probe.read(3)).isEqualTo(ChipReading.dropped());
+      assertThat(probe.read(9).error()).contains("no chip with logic ID 9");
+
+      HealthMonitor monitor = new HealthMonitor(probe,
+          new FaultTracker(FaultConfigs.shippedDefault(), Clock.systemUTC()),
+          ManualSeparationStore.inMemory(), ChipUsage.NONE, FaultNotifier.NONE, Duration.ofSeconds(1));
+      ChipHealth two = monitor.pollOnce().get(2);
+      assertThat(two.healthy()).isFalse();
+      assertThat(two.level()).isEqualTo(FaultLevel.RESTART_BUSINESS);
+      assertThat(two.reason()).isEqualTo("80E01801 RestartBusiness (poll), 8C2FA009 NotHandleFault (poll)");
+      assertThat(monitor.chip(3).level()).isEqualTo(FaultLevel.RESTART_NPU);
+      assertThat(monitor.chip(3).faults()).extracting(f -> f.code().hex()).containsExactly("40F84E00");
+
+      node.ctl("clear", "2");
+      node.ctl("restore", "3");
+      assertThat(monitor.pollOnce().values()).allMatch(ChipHealth::healthy);
+    }
+  }
+}

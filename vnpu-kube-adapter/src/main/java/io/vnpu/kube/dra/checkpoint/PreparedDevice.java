@@ -1,0 +1,32 @@
+package io.vnpu.kube.dra.checkpoint;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One allocated device of a prepared claim, as recorded in the checkpoint: enough to answer a
+ * repeated NodePrepareResources identically and to re-create the CDI spec after a reboot without
+ * the ResourceClaim.
+ *
+ * @param requestNames requests it serves, sub-request suffix already removed (proto
+ *                     {@code Device.request_names})
+ * @param poolName     allocation result {@code pool}
+ * @param deviceName   allocation result {@code device}, e.g. {@code npu-3}
+ * @param shareId      allocation result {@code shareID}, null for an exclusive device
+ * @param physicalId   the NPU's phy ID ({@code /dev/davinci<phy>})
+ * @param adminAccess  allocation result {@code adminAccess}
+ * @param cdiDeviceIds the fully qualified CDI IDs returned to the kubelet
+ */
+@JsonIgnoreProperties(ignoreUnknown = true)
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record PreparedDevice(List<String> requestNames, String poolName, String deviceName,
+    String shareId, int physicalId, boolean adminAccess, List<String> cdiDeviceIds) {
+  public PreparedDevice {
+    requestNames = requestNames == null ? List.of() : List.copyOf(requestNames);
+    Objects.requireNonNull(poolName, "poolName");
+    Objects.requireNonNull(deviceName, "deviceName");
+    cdiDeviceIds = cdiDeviceIds == null ? List.of() : List.copyOf(cdiDeviceIds);
+  }
+}
