@@ -8,6 +8,7 @@
  * the environment do the same for one process.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -415,16 +416,136 @@ int dcmi_get_device_errorcode(int card_id, int device_id, int *error_count, unsi
     return DCMI_OK;
 }
 
-/* Fault events are not pushed by the simulator; callers fall back to polling, as the DP does. */
+/*
+ * Fault event subscription: a per-process thread polls the shared event ring every
+ * SUB_POLL_MS and calls each matching handler once per new event, outside the state lock, like
+ * the driver's own callback thread. Only the 910 family supports it (310/310P: -8255).
+ */
+#define SIM_MAX_SUBSCRIBERS 8
+#define SUB_POLL_MS 20
+
+struct subscriber {
+    int card_id, device_id; /* -1, -1 = every chip */
+    dcmi_fault_event_callback handler;
+};
+
+static pthread_mutex_t g_sub_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct subscriber g_subs[SIM_MAX_SUBSCRIBERS];
+static int g_nsubs;
+static int g_sub_thread;
+static uint64_t g_seen_seq;
+/* the host of the first subscription: the thread never re-reads the environment (setenv races) */
+static struct sim_host g_sub_host;
+
+struct new_events {
+    uint64_t after;
+    int n;
+    struct sim_event ev[SIM_EVENT_RING];
+};
+
+static int take_events(struct sim_state *st, void *arg) {
+    struct new_events *ne = arg;
+    uint64_t first = ne->after + 1;
+    if (st->event_seq >= SIM_EVENT_RING && first <= st->event_seq - SIM_EVENT_RING) {
+        first = st->event_seq - SIM_EVENT_RING + 1; /* older ones were overwritten */
+    }
+    ne->n = 0;
+    for (uint64_t seq = first; seq <= st->event_seq; seq++) ne->ev[ne->n++] = st->events[seq % SIM_EVENT_RING];
+    ne->after = st->event_seq;
+    return DCMI_OK;
+}
+
+static int read_event_seq(struct sim_state *st, void *arg) {
+    *(uint64_t *)arg = st->event_seq;
+    return DCMI_OK;
+}
+
+static void deliver(const struct sim_host *host, const struct sim_event *e) {
+    if (e->logic_id >= (uint32_t)host->n) return;
+    const struct vnpu_sim_device_info *d = &host->devs[e->logic_id];
+    struct dcmi_event ev;
+    memset(&ev, 0, sizeof(ev));
+    ev.type = DCMI_DMS_FAULT_EVENT;
+    struct dcmi_dms_fault_event *f = &ev.event_t.dms_event;
+    f->event_id = e->code;
+    f->deviceid = (unsigned short)e->logic_id;
+    f->severity = e->severity;
+    f->assertion = e->assertion;
+    f->event_serial_num = (int)e->seq;
+    f->notify_serial_num = (int)e->seq;
+    f->alarm_raised_time = e->raised_s;
+    snprintf(f->event_name, sizeof(f->event_name), "simulated fault 0x%08X", e->code);
+    struct subscriber subs[SIM_MAX_SUBSCRIBERS];
+    pthread_mutex_lock(&g_sub_lock);
+    int n = g_nsubs;
+    memcpy(subs, g_subs, sizeof(subs));
+    pthread_mutex_unlock(&g_sub_lock);
+    for (int i = 0; i < n; i++) {
+        if (subs[i].card_id != -1 && (subs[i].card_id != d->card_id || subs[i].device_id != d->device_id)) continue;
+        subs[i].handler(&ev);
+    }
+}
+
+static void *subscription_thread(void *arg) {
+    (void)arg;
+    struct new_events ne;
+    for (;;) {
+        sleep_ms(SUB_POLL_MS);
+        pthread_mutex_lock(&g_sub_lock);
+        ne.after = g_seen_seq;
+        struct sim_host host = g_sub_host;
+        pthread_mutex_unlock(&g_sub_lock);
+        /* a host whose state directory was removed (a finished test) is not recreated */
+        if (sim_with_existing_state(&host, take_events, &ne) != 0) continue;
+        pthread_mutex_lock(&g_sub_lock);
+        g_seen_seq = ne.after;
+        pthread_mutex_unlock(&g_sub_lock);
+        for (int i = 0; i < ne.n; i++) deliver(&host, &ne.ev[i]);
+    }
+    return NULL;
+}
+
 int dcmi_subscribe_fault_event(int card_id, int device_id, struct dcmi_event_filter filter,
                                dcmi_fault_event_callback handler) {
     BEGIN(c);
-    (void)filter;
+    (void)filter; /* the device plugin passes an all-zero filter: everything */
     NOT_NULL(handler);
-    if (!(card_id == -1 && device_id == -1) && sim_find(&c.host, card_id, device_id) < 0) {
-        return DCMI_ERR_INVALID_DEVICE_ID;
+    int idx = 0;
+    if (!(card_id == -1 && device_id == -1)) {
+        idx = sim_find(&c.host, card_id, device_id);
+        if (idx < 0) return DCMI_ERR_INVALID_DEVICE_ID;
     }
-    return DCMI_ERR_NOT_SUPPORT;
+    if (!is_910_family(dev_at(&c, idx))) return DCMI_ERR_NOT_SUPPORT;
+    uint64_t seq = 0;
+    int rc = sim_with_state(&c.host, read_event_seq, &seq);
+    if (rc != 0) return rc;
+    pthread_mutex_lock(&g_sub_lock);
+    if (g_nsubs == SIM_MAX_SUBSCRIBERS) {
+        pthread_mutex_unlock(&g_sub_lock);
+        return DCMI_ERR_RESOURCE_OCCUPIED;
+    }
+    if (g_nsubs == 0 || strcmp(g_sub_host.root, c.host.root) != 0) {
+        /* first subscription, or the process moved to another simulated host: follow it */
+        g_sub_host = c.host;
+        g_seen_seq = seq; /* deliver events from now on, not the history */
+    }
+    g_subs[g_nsubs++] = (struct subscriber){card_id, device_id, handler};
+    if (!g_sub_thread) {
+        pthread_t t;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        if (pthread_create(&t, &attr, subscription_thread, NULL) != 0) {
+            g_nsubs--;
+            pthread_mutex_unlock(&g_sub_lock);
+            pthread_attr_destroy(&attr);
+            return DCMI_ERR_INNER_ERR;
+        }
+        pthread_attr_destroy(&attr);
+        g_sub_thread = 1;
+    }
+    pthread_mutex_unlock(&g_sub_lock);
+    return DCMI_OK;
 }
 
 int dcmi_get_device_network_health(int card_id, int device_id, enum dcmi_rdfx_detect_result *result) {
@@ -432,8 +553,13 @@ int dcmi_get_device_network_health(int card_id, int device_id, enum dcmi_rdfx_de
     NOT_NULL(result);
     DEVICE(c, idx, card_id, device_id);
     if (!is_910_family(dev_at(&c, idx))) return DCMI_ERR_NOT_SUPPORT;
-    if (c.snap.chips[idx].dropped) return DCMI_ERR_NOT_READY;
-    *result = DCMI_RDFX_DETECT_OK;
+    const struct sim_chip *chip = &c.snap.chips[idx];
+    if (chip->dropped) return DCMI_ERR_NOT_READY;
+    if (sim_boot_status(&c.snap, chip) != DCMI_SYSTEM_START_FINISH) {
+        *result = DCMI_RDFX_DETECT_INIT; /* the RoCE port comes up after the chip */
+    } else {
+        *result = chip->link_down ? DCMI_RDFX_DETECT_UNREACH : DCMI_RDFX_DETECT_OK;
+    }
     return DCMI_OK;
 }
 
@@ -441,9 +567,57 @@ int dcmi_get_device_boot_status(int card_id, int device_id, enum dcmi_boot_statu
     BEGIN(c);
     NOT_NULL(boot_status);
     DEVICE(c, idx, card_id, device_id);
-    (void)idx;
-    *boot_status = (enum dcmi_boot_status)DCMI_SYSTEM_START_FINISH;
+    *boot_status = (enum dcmi_boot_status)sim_boot_status(&c.snap, &c.snap.chips[idx]);
     return DCMI_OK;
+}
+
+/* Atlas 300I Duo: the two chips of a card reset together (the device plugin passes device 0). */
+static int whole_card_reset(const struct call *c, int idx) {
+    return is_310p(dev_at(c, idx)) && chips_in_card(c, dev_at(c, idx)->card_id) == 2;
+}
+
+struct reset_args {
+    const struct sim_host *host;
+    int idx;
+    int whole_card;
+};
+
+static int do_reset(struct sim_state *st, void *arg) {
+    struct reset_args *a = arg;
+    int card = a->host->devs[a->idx].card_id;
+    for (int i = 0; i < a->host->n; i++) {
+        int hit = a->whole_card ? a->host->devs[i].card_id == card : i == a->idx;
+        if (hit && st->chips[i].proc_count > 0) return DCMI_ERR_RESOURCE_OCCUPIED;
+    }
+    struct sim_chip *target = &st->chips[a->idx];
+    if (target->reset_fail > 0) {
+        target->reset_fail--;
+        return DCMI_ERR_RESET_FAIL;
+    }
+    uint64_t now = sim_now_ms();
+    for (int i = 0; i < a->host->n; i++) {
+        int hit = a->whole_card ? a->host->devs[i].card_id == card : i == a->idx;
+        if (!hit) continue;
+        struct sim_chip *chip = &st->chips[i];
+        sim_faults_clear(st, i); /* a reset clears the chip's faults, each with a recovery event */
+        chip->health = 0;
+        chip->dropped = 0;
+        chip->link_down = 0;
+        chip->reset_at_ms = now;
+        chip->resets++;
+    }
+    return DCMI_OK;
+}
+
+int dcmi_set_device_reset(int card_id, int device_id, enum dcmi_reset_channel channel_type) {
+    BEGIN(c);
+    DEVICE(c, idx, card_id, device_id);
+    if (channel_type != INBAND_CHANNEL && channel_type != OUTBAND_CHANNEL) return DCMI_ERR_INVALID_PARAMETER;
+    if (channel_type == OUTBAND_CHANNEL && strncmp(dev_at(&c, idx)->chip_name, "Ascend910", 9) != 0) {
+        return DCMI_ERR_NOT_SUPPORT; /* out-of-band reset: A3 only */
+    }
+    struct reset_args a = {&c.host, idx, whole_card_reset(&c, idx)};
+    return sim_with_state(&c.host, do_reset, &a);
 }
 
 static uint64_t used_mb(const struct call *c, int idx) {
@@ -619,14 +793,19 @@ int dcmi_get_device_ecc_info(int card_id, int device_id, enum dcmi_device_type i
 }
 
 #ifndef SIM_OLD_DRIVER
-/* The simulated host keeps no per-process table (the CANN simulator only publishes byte counters). */
+/* Host processes registered on the chip (vnpu-sim-ctl proc); the caller's array holds 32 entries. */
 int dcmi_get_device_resource_info(int card_id, int device_id, struct dcmi_proc_mem_info *proc_info, int *proc_num) {
     BEGIN(c);
     NOT_NULL(proc_info);
     NOT_NULL(proc_num);
     DEVICE(c, idx, card_id, device_id);
-    (void)idx;
-    *proc_num = 0;
+    const struct sim_chip *chip = &c.snap.chips[idx];
+    uint32_t n = chip->proc_count < SIM_MAX_PROCS ? chip->proc_count : SIM_MAX_PROCS;
+    for (uint32_t i = 0; i < n; i++) {
+        proc_info[i].proc_id = chip->procs[i].pid;
+        proc_info[i].proc_mem_usage = (unsigned long)chip->procs[i].mem_bytes;
+    }
+    *proc_num = (int)n;
     return DCMI_OK;
 }
 #endif

@@ -83,15 +83,15 @@ static int open_shared(const char *root, const char *name, int flags) {
     return fd;
 }
 
-int sim_with_state(const struct sim_host *host, int (*fn)(struct sim_state *st, void *arg), void *arg) {
-    int lock_fd = open_shared(host->root, "dcmi.lock", O_RDWR | O_CREAT);
+static int with_state(const struct sim_host *host, int (*fn)(struct sim_state *st, void *arg), void *arg, int create) {
+    int lock_fd = open_shared(host->root, "dcmi.lock", O_RDWR | (create ? O_CREAT : 0));
     if (lock_fd < 0) return DCMI_ERR_FILE_OPERATE_FAIL;
     int rc = lock_bounded(lock_fd);
     if (rc != 0) {
         close(lock_fd);
         return rc;
     }
-    int fd = open_shared(host->root, "dcmi-state.bin", O_RDWR | O_CREAT);
+    int fd = open_shared(host->root, "dcmi-state.bin", O_RDWR | (create ? O_CREAT : 0));
     struct sim_state *st = MAP_FAILED;
     if (fd >= 0) {
         struct stat sb;
@@ -116,6 +116,14 @@ int sim_with_state(const struct sim_host *host, int (*fn)(struct sim_state *st, 
     flock(lock_fd, LOCK_UN);
     close(lock_fd);
     return rc;
+}
+
+int sim_with_state(const struct sim_host *host, int (*fn)(struct sim_state *st, void *arg), void *arg) {
+    return with_state(host, fn, arg, 1);
+}
+
+int sim_with_existing_state(const struct sim_host *host, int (*fn)(struct sim_state *st, void *arg), void *arg) {
+    return with_state(host, fn, arg, 0);
 }
 
 const struct sim_template *sim_template_find(const char *chip_name, const char *name) {
@@ -234,4 +242,59 @@ uint64_t sim_hbm_used_bytes(const struct sim_host *host, int logic_id) {
     }
     close(fd);
     return used;
+}
+
+void sim_event_push(struct sim_state *st, int logic_id, uint32_t code, uint8_t severity, uint8_t assertion) {
+    uint64_t seq = ++st->event_seq;
+    struct sim_event *e = &st->events[seq % SIM_EVENT_RING];
+    memset(e, 0, sizeof(*e));
+    e->seq = seq;
+    e->code = code;
+    e->logic_id = (uint32_t)logic_id;
+    e->severity = severity;
+    e->assertion = assertion;
+    e->raised_s = sim_now_ms() / 1000;
+}
+
+int sim_fault_add(struct sim_state *st, int logic_id, uint32_t code, uint8_t severity) {
+    struct sim_chip *chip = &st->chips[logic_id];
+    for (uint32_t i = 0; i < chip->fault_count; i++) {
+        if (chip->faults[i] == code) return DCMI_OK;
+    }
+    if (chip->fault_count == SIM_MAX_FAULTS) return DCMI_ERR_RESOURCE_OCCUPIED;
+    chip->faults[chip->fault_count++] = code;
+    sim_event_push(st, logic_id, code, severity, 1);
+    return DCMI_OK;
+}
+
+void sim_fault_remove(struct sim_state *st, int logic_id, uint32_t code) {
+    struct sim_chip *chip = &st->chips[logic_id];
+    for (uint32_t i = 0; i < chip->fault_count; i++) {
+        if (chip->faults[i] != code) continue;
+        memmove(&chip->faults[i], &chip->faults[i + 1], (chip->fault_count - i - 1) * sizeof(chip->faults[0]));
+        chip->faults[--chip->fault_count] = 0;
+        sim_event_push(st, logic_id, code, 0, 0);
+        return;
+    }
+}
+
+void sim_faults_clear(struct sim_state *st, int logic_id) {
+    struct sim_chip *chip = &st->chips[logic_id];
+    while (chip->fault_count > 0) sim_fault_remove(st, logic_id, chip->faults[0]);
+}
+
+uint64_t sim_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+unsigned sim_boot_status(const struct sim_state *st, const struct sim_chip *chip) {
+    if (chip->reset_at_ms == 0) return DCMI_SYSTEM_START_FINISH;
+    if (chip->reset_hang) return DCMI_BOOT_STATUS_BIOS;
+    uint64_t boot = st->boot_ms != 0 ? st->boot_ms : SIM_DEFAULT_BOOT_MS;
+    uint64_t now = sim_now_ms();
+    uint64_t elapsed = now > chip->reset_at_ms ? now - chip->reset_at_ms : 0;
+    if (elapsed >= boot) return DCMI_SYSTEM_START_FINISH;
+    return (unsigned)(elapsed * 4 / boot); /* UNINIT, BIOS, OS, FINISH */
 }

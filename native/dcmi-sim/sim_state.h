@@ -14,8 +14,11 @@
 #define SIM_MAX_FAULTS 32
 #define SIM_TEMPLATE_LEN 32
 #define SIM_STATE_MAGIC 0x44434d49u /* "DCMI" */
-#define SIM_STATE_VERSION 1u
+#define SIM_STATE_VERSION 2u /* 2: fault events, link, reset, processes */
 #define SIM_LOCK_TIMEOUT_MS 5000
+#define SIM_MAX_PROCS 32      /* dcmi_get_device_resource_info fills at most 32 entries */
+#define SIM_EVENT_RING 64     /* fault events kept for subscribers */
+#define SIM_DEFAULT_BOOT_MS 400 /* a reset chip walks boot states 0,1,2,3 then 16 over this time */
 
 struct sim_vdev {
     uint32_t id; /* 0 = free slot */
@@ -26,6 +29,13 @@ struct sim_vdev {
     char template_name[SIM_TEMPLATE_LEN];
 };
 
+/* A host process holding device memory on a chip (dcmi_get_device_resource_info). */
+struct sim_proc {
+    int32_t pid;
+    uint32_t reserved;
+    uint64_t mem_bytes;
+};
+
 struct sim_chip {
     uint32_t health;  /* 0 ok, 1 minor, 2 major, 3 critical */
     uint32_t dropped; /* card dropped: health queries return -8012 */
@@ -33,6 +43,26 @@ struct sim_chip {
     uint32_t faults[SIM_MAX_FAULTS];
     uint32_t aicore_util;
     struct sim_vdev vdevs[SIM_MAX_VDEV];
+    /* version 2 */
+    uint32_t link_down;   /* parameter-plane link down: network health reports UNREACH */
+    uint32_t reset_fail;  /* the next N dcmi_set_device_reset calls return -8015 */
+    uint32_t reset_hang;  /* after a reset the chip stays in BIOS (boot status 1) */
+    uint32_t resets;      /* successful resets so far */
+    uint64_t reset_at_ms; /* CLOCK_REALTIME ms of the last reset, 0 = never */
+    uint32_t proc_count;
+    uint32_t reserved;
+    struct sim_proc procs[SIM_MAX_PROCS];
+};
+
+/* One fault event as dcmi_subscribe_fault_event delivers it. */
+struct sim_event {
+    uint64_t seq; /* 1, 2, ...: subscribers deliver each sequence number once */
+    uint32_t code;
+    uint32_t logic_id;
+    uint8_t severity;  /* 0 warning .. 3 critical */
+    uint8_t assertion; /* 0 recovered, 1 occurred, 2 one-shot */
+    uint8_t reserved[6];
+    uint64_t raised_s; /* alarm_raised_time */
 };
 
 struct sim_state {
@@ -44,6 +74,11 @@ struct sim_state {
     uint32_t hidden_card_calls; /* "cards appear late": this many card-list calls return no cards */
     uint32_t multi_die_policy;  /* A3: enum dcmi_multi_die_policy */
     struct sim_chip chips[VNPU_SIM_MAX_DEVICES];
+    /* version 2 */
+    uint32_t boot_ms;   /* reset boot time, 0 = SIM_DEFAULT_BOOT_MS */
+    uint32_t reserved;
+    uint64_t event_seq; /* sequence number of the newest event */
+    struct sim_event events[SIM_EVENT_RING];
 };
 
 /* A vNPU template and what it takes from its chip. */
@@ -75,6 +110,9 @@ int sim_find(const struct sim_host *host, int card_id, int device_id);
  */
 int sim_with_state(const struct sim_host *host, int (*fn)(struct sim_state *st, void *arg), void *arg);
 
+/* As sim_with_state, but never creates the root's files: -8014 when the host's state is gone. */
+int sim_with_existing_state(const struct sim_host *host, int (*fn)(struct sim_state *st, void *arg), void *arg);
+
 /* The template `name` on chip `chip_name`, or NULL. */
 const struct sim_template *sim_template_find(const char *chip_name, const char *name);
 uint64_t sim_template_mem_mb(const struct sim_template *t, const struct vnpu_sim_device_info *dev);
@@ -101,6 +139,24 @@ int sim_vdev_create(const struct vnpu_sim_device_info *dev, struct sim_chip *chi
 /* 0, -8007 unknown vNPU, -8020 in use. */
 int sim_vdev_destroy(struct sim_chip *chip, uint32_t vdev_id);
 struct sim_vdev *sim_vdev_find(struct sim_chip *chip, uint32_t vdev_id);
+
+/* Appends a fault event (state locked); the oldest falls out of the ring. */
+void sim_event_push(struct sim_state *st, int logic_id, uint32_t code, uint8_t severity, uint8_t assertion);
+
+/*
+ * Fault list edits that also raise the matching event, as the driver does (state locked):
+ * add raises "occurred" (no-op when present), remove raises "recovered" (no-op when absent).
+ * 0, or -8020 when the list is full.
+ */
+int sim_fault_add(struct sim_state *st, int logic_id, uint32_t code, uint8_t severity);
+void sim_fault_remove(struct sim_state *st, int logic_id, uint32_t code);
+void sim_faults_clear(struct sim_state *st, int logic_id);
+
+/* CLOCK_REALTIME in ms (shared by every process of the host). */
+uint64_t sim_now_ms(void);
+
+/* Boot status of a chip now: 16 when up, 0..3 while booting after a reset (1 for ever when hung). */
+unsigned sim_boot_status(const struct sim_state *st, const struct sim_chip *chip);
 
 /* Device-memory bytes in use on logic ID (from $root/hbm.bin; 0 when the file is absent). */
 uint64_t sim_hbm_used_bytes(const struct sim_host *host, int logic_id);

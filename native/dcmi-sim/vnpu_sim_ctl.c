@@ -15,6 +15,17 @@
  *   vnpu-sim-ctl init-fail CODE               dcmi_init returns CODE (0 = succeed)
  *   vnpu-sim-ctl latency MS                   add MS milliseconds to every DCMI call
  *   vnpu-sim-ctl late-cards N                 the next N card-list calls return no cards
+ *   vnpu-sim-ctl event LOGIC CODE ASSERT [SEV] raise a fault event for subscribers: ASSERT 1 occurred
+ *                                             (code added), 0 recovered (code removed), 2 one-shot;
+ *                                             SEV severity 0..3 (default 2)
+ *   vnpu-sim-ctl link LOGIC up|down           parameter-plane link status (network health)
+ *   vnpu-sim-ctl reset-fail LOGIC N           the next N dcmi_set_device_reset calls return -8015
+ *   vnpu-sim-ctl reset-hang LOGIC 0|1         after a reset the chip stays in BIOS (boot status 1)
+ *   vnpu-sim-ctl boot-ms MS                   a reset chip boots (status 16) after MS ms (default 400)
+ *   vnpu-sim-ctl proc LOGIC PID [BYTES]       a host process uses the chip (reset refused: -8020)
+ *   vnpu-sim-ctl proc-clear LOGIC             no process uses the chip
+ *   vnpu-sim-ctl show-faults                  one line per chip: link, boot status, resets, processes, faults
+ * "fault" and "clear" raise the matching occurred / recovered events too.
  * Exit status 0 on success, 2 on usage errors, 1 when the operation fails (DCMI code printed).
  */
 #include <errno.h>
@@ -29,7 +40,7 @@ struct op {
     const struct sim_host *host;
     const char *cmd;
     int idx;
-    long a, b;
+    long a, b, c;
     const char *text;
     uint32_t out;
 };
@@ -73,14 +84,13 @@ static int apply(struct sim_state *st, void *arg) {
         return 0;
     }
     if (strcmp(c, "fault") == 0) {
-        if (chip->fault_count == SIM_MAX_FAULTS) return DCMI_ERR_RESOURCE_OCCUPIED;
-        chip->faults[chip->fault_count++] = (uint32_t)o->a;
+        int rc = sim_fault_add(st, o->idx, (uint32_t)o->a, (uint8_t)(o->b > 3 ? 3 : o->b < 0 ? 0 : o->b));
+        if (rc != 0) return rc;
         chip->health = (uint32_t)o->b;
         return 0;
     }
     if (strcmp(c, "clear") == 0) {
-        chip->fault_count = 0;
-        memset(chip->faults, 0, sizeof(chip->faults));
+        sim_faults_clear(st, o->idx);
         chip->health = 0;
         return card_of_all(o->host, o->idx, st, 0);
     }
@@ -118,12 +128,65 @@ static int apply(struct sim_state *st, void *arg) {
         st->hidden_card_calls = (uint32_t)o->a;
         return 0;
     }
+    if (strcmp(c, "event") == 0) {
+        uint8_t sev = (uint8_t)o->c;
+        if (o->b == 1) return sim_fault_add(st, o->idx, (uint32_t)o->a, sev);
+        if (o->b == 0) {
+            sim_fault_remove(st, o->idx, (uint32_t)o->a);
+            return 0;
+        }
+        sim_event_push(st, o->idx, (uint32_t)o->a, sev, 2);
+        return 0;
+    }
+    if (strcmp(c, "link") == 0) {
+        chip->link_down = (uint32_t)o->a;
+        return 0;
+    }
+    if (strcmp(c, "reset-fail") == 0) {
+        chip->reset_fail = (uint32_t)o->a;
+        return 0;
+    }
+    if (strcmp(c, "reset-hang") == 0) {
+        chip->reset_hang = o->a != 0;
+        return 0;
+    }
+    if (strcmp(c, "boot-ms") == 0) {
+        st->boot_ms = (uint32_t)o->a;
+        return 0;
+    }
+    if (strcmp(c, "proc") == 0) {
+        if (chip->proc_count == SIM_MAX_PROCS) return DCMI_ERR_RESOURCE_OCCUPIED;
+        chip->procs[chip->proc_count].pid = (int32_t)o->a;
+        chip->procs[chip->proc_count].mem_bytes = (uint64_t)o->b;
+        chip->proc_count++;
+        return 0;
+    }
+    if (strcmp(c, "proc-clear") == 0) {
+        chip->proc_count = 0;
+        memset(chip->procs, 0, sizeof(chip->procs));
+        return 0;
+    }
+    if (strcmp(c, "show-faults") == 0) {
+        for (int i = 0; i < o->host->n; i++) {
+            const struct sim_chip *ch = &st->chips[i];
+            printf("logic=%d link=%s boot=%u resets=%u procs=", i, ch->link_down ? "down" : "up",
+                   sim_boot_status(st, ch), ch->resets);
+            for (uint32_t p = 0; p < ch->proc_count; p++) {
+                printf("%s%d:%llu", p ? "," : "", ch->procs[p].pid, (unsigned long long)ch->procs[p].mem_bytes);
+            }
+            printf(" faults=");
+            for (uint32_t f = 0; f < ch->fault_count; f++) printf("%s0x%08X", f ? "," : "", ch->faults[f]);
+            printf("\n");
+        }
+        return 0;
+    }
     return DCMI_ERR_INVALID_PARAMETER;
 }
 
 static int usage(void) {
     fprintf(stderr, "usage: vnpu-sim-ctl show|reset|fault|clear|health|drop|restore|util|use|create|destroy|"
-                    "init-fail|latency|late-cards ARGS (see the source header)\n");
+                    "init-fail|latency|late-cards|event|link|reset-fail|reset-hang|boot-ms|proc|proc-clear|show-faults ARGS "
+                    "(see the source header)\n");
     return 2;
 }
 
@@ -147,10 +210,11 @@ int main(int argc, char **argv) {
                 getenv("VNPU_SIM_PROFILE") ? getenv("VNPU_SIM_PROFILE") : "");
         return 1;
     }
-    struct op o = {&host, argv[1], -1, 0, 0, NULL, 0};
+    struct op o = {&host, argv[1], -1, 0, 0, 0, NULL, 0};
     const char *cmd = argv[1];
     int per_chip = strcmp(cmd, "show") != 0 && strcmp(cmd, "reset") != 0 && strcmp(cmd, "init-fail") != 0 &&
-                   strcmp(cmd, "latency") != 0 && strcmp(cmd, "late-cards") != 0;
+                   strcmp(cmd, "latency") != 0 && strcmp(cmd, "late-cards") != 0 && strcmp(cmd, "boot-ms") != 0 &&
+                   strcmp(cmd, "show-faults") != 0;
     int argi = 2;
     long v;
     if (per_chip) {
@@ -163,20 +227,32 @@ int main(int argc, char **argv) {
         argi = 3;
     }
     o.b = 2; /* default health level for "fault" */
+    o.c = 2; /* default severity for "event" */
     if (strcmp(cmd, "create") == 0) {
         if (argc != 4) return usage();
         o.text = argv[3];
+    } else if (strcmp(cmd, "link") == 0) {
+        if (argc != 4 || (strcmp(argv[3], "up") != 0 && strcmp(argv[3], "down") != 0)) return usage();
+        o.a = strcmp(argv[3], "down") == 0;
     } else {
-        int need = strcmp(cmd, "use") == 0 ? 2
+        int need = strcmp(cmd, "use") == 0 || strcmp(cmd, "event") == 0 ? 2
                    : (strcmp(cmd, "show") == 0 || strcmp(cmd, "reset") == 0 || strcmp(cmd, "clear") == 0 ||
-                      strcmp(cmd, "drop") == 0 || strcmp(cmd, "restore") == 0)
+                      strcmp(cmd, "drop") == 0 || strcmp(cmd, "restore") == 0 || strcmp(cmd, "proc-clear") == 0 ||
+                      strcmp(cmd, "show-faults") == 0)
                        ? 0
                        : 1;
-        int optional = strcmp(cmd, "fault") == 0 ? 1 : 0; /* fault LOGIC CODE [LEVEL] */
+        /* fault LOGIC CODE [LEVEL], event LOGIC CODE ASSERT [SEV], proc LOGIC PID [BYTES] */
+        int optional = strcmp(cmd, "fault") == 0 || strcmp(cmd, "event") == 0 || strcmp(cmd, "proc") == 0 ? 1 : 0;
         int have = argc - argi;
         if (have < need || have > need + optional) return usage();
+        if (strcmp(cmd, "proc") == 0) o.b = 0;
         if (have >= 1 && number(argv[argi], &o.a) != 0) return usage();
         if (have >= 2 && number(argv[argi + 1], &o.b) != 0) return usage();
+        if (have >= 3 && number(argv[argi + 2], &o.c) != 0) return usage();
+        if (strcmp(cmd, "event") == 0 && (o.b < 0 || o.b > 2 || o.c < 0 || o.c > 3)) {
+            fprintf(stderr, "vnpu-sim-ctl: event assertion must be 0..2 and severity 0..3\n");
+            return 2;
+        }
     }
     int rc = sim_with_state(&host, apply, &o);
     if (rc != 0) {

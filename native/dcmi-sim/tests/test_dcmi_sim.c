@@ -1,4 +1,5 @@
 /* Native tests of the simulated libdcmi.so through its public API (linked like a real client). */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,6 +279,113 @@ static void hbm_used(void) {
     close(fd);
 }
 
+/* ---- fault events, link, reset, processes ---- */
+
+static pthread_mutex_t g_ev_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct dcmi_dms_fault_event g_ev[16];
+static int g_nev;
+
+static void on_event(struct dcmi_event *e) {
+    pthread_mutex_lock(&g_ev_lock);
+    if (e->type == DCMI_DMS_FAULT_EVENT && g_nev < 16) g_ev[g_nev++] = e->event_t.dms_event;
+    pthread_mutex_unlock(&g_ev_lock);
+}
+
+static int events_seen(void) {
+    pthread_mutex_lock(&g_ev_lock);
+    int n = g_nev;
+    pthread_mutex_unlock(&g_ev_lock);
+    return n;
+}
+
+/* Waits (bounded: 5 s) until n events arrived. */
+static int wait_events(int n) {
+    for (int i = 0; i < 500 && events_seen() < n; i++) usleep(10000);
+    return events_seen() >= n;
+}
+
+static unsigned boot_status(int card, int dev) {
+    enum dcmi_boot_status st = DCMI_BOOT_STATUS_UNINIT;
+    if (dcmi_get_device_boot_status(card, dev, &st) != 0) return 999;
+    return (unsigned)st;
+}
+
+static void fault_events_and_reset(void) {
+    struct dcmi_event_filter all;
+    memset(&all, 0, sizeof(all));
+    use_profile("310P3x4", "events-310p");
+    CHECK(dcmi_subscribe_fault_event(-1, -1, all, on_event) == DCMI_ERR_NOT_SUPPORT, "310P has no subscription");
+
+    use_profile("910B3x8", "events");
+    CHECK(ctl("fault 1 0x80E01801") == 0, "fault before subscribing is not replayed");
+    CHECK(dcmi_subscribe_fault_event(-1, -1, all, on_event) == 0, "subscribe");
+    CHECK(dcmi_subscribe_fault_event(3, 0, all, NULL) == DCMI_ERR_INVALID_PARAMETER, "NULL handler");
+    CHECK(ctl("event 5 0x80E18005 1 3") == 0, "ctl event occur (logic 5 = card 9)");
+    CHECK(wait_events(1), "occur event delivered");
+    int count = -1;
+    unsigned codes[128];
+    CHECK(dcmi_get_device_errorcode_v2(9, 0, &count, codes, 128) == 0 && count == 1 && codes[0] == 0x80E18005u,
+          "event code listed: %d", count);
+    CHECK(ctl("event 5 0x80E18005 0") == 0 && wait_events(2), "recover event delivered");
+    CHECK(dcmi_get_device_errorcode_v2(9, 0, &count, codes, 128) == 0 && count == 0, "recovered code gone");
+    CHECK(ctl("event 6 0x8C2FA009 2 0") == 0 && wait_events(3), "one-shot event delivered");
+    pthread_mutex_lock(&g_ev_lock);
+    CHECK(g_nev == 3, "exactly 3 events, got %d", g_nev);
+    CHECK(g_ev[0].event_id == 0x80E18005u && g_ev[0].deviceid == 5 && g_ev[0].assertion == 1 && g_ev[0].severity == 3,
+          "occur fields %x %u %u %u", g_ev[0].event_id, g_ev[0].deviceid, g_ev[0].assertion, g_ev[0].severity);
+    CHECK(g_ev[0].alarm_raised_time > 1700000000ull, "raised time %llu", (unsigned long long)g_ev[0].alarm_raised_time);
+    CHECK(g_ev[1].assertion == 0 && g_ev[2].assertion == 2 && g_ev[2].event_id == 0x8C2FA009u, "recover/one-shot");
+    pthread_mutex_unlock(&g_ev_lock);
+    CHECK(dcmi_get_device_errorcode_v2(10, 0, &count, codes, 128) == 0 && count == 0, "one-shot not kept active");
+
+    enum dcmi_rdfx_detect_result net = DCMI_RDFX_DETECT_MAX;
+    CHECK(dcmi_get_device_network_health(2, 0, &net) == 0 && net == DCMI_RDFX_DETECT_OK, "link up: %d", net);
+    CHECK(ctl("link 2 down") == 0, "ctl link down");
+    CHECK(dcmi_get_device_network_health(2, 0, &net) == 0 && net == DCMI_RDFX_DETECT_UNREACH, "link down: %d", net);
+    CHECK(ctl("link 2 sideways") == 2, "link usage");
+
+    /* reset: refused while a process uses the chip, fails on demand, then boots through 0..3 to 16 */
+    struct dcmi_proc_mem_info procs[32];
+    int nproc = -1;
+    CHECK(ctl("proc 2 4242 1048576") == 0, "ctl proc");
+    CHECK(dcmi_get_device_resource_info(2, 0, procs, &nproc) == 0 && nproc == 1 && procs[0].proc_id == 4242 &&
+              procs[0].proc_mem_usage == 1048576ul,
+          "process listed: %d", nproc);
+    CHECK(ctl("fault 2 0x40F84E00") == 0, "fault on chip 2");
+    CHECK(dcmi_set_device_reset(2, 0, INBAND_CHANNEL) == DCMI_ERR_RESOURCE_OCCUPIED, "busy chip not reset");
+    CHECK(ctl("proc-clear 2") == 0, "ctl proc-clear");
+    CHECK(ctl("reset-fail 2 1") == 0, "ctl reset-fail");
+    CHECK(dcmi_set_device_reset(2, 0, INBAND_CHANNEL) == DCMI_ERR_RESET_FAIL, "failing reset");
+    CHECK(dcmi_set_device_reset(2, 0, (enum dcmi_reset_channel)7) == DCMI_ERR_INVALID_PARAMETER, "bad channel");
+    CHECK(ctl("boot-ms 2000") == 0, "ctl boot-ms");
+    CHECK(dcmi_set_device_reset(2, 0, INBAND_CHANNEL) == 0, "reset");
+    CHECK(boot_status(2, 0) < 4, "booting right after the reset: %u", boot_status(2, 0));
+    CHECK(dcmi_get_device_network_health(2, 0, &net) == 0 && net == DCMI_RDFX_DETECT_INIT, "network initialising");
+    CHECK(dcmi_get_device_errorcode_v2(2, 0, &count, codes, 128) == 0 && count == 0, "reset cleared the faults");
+    unsigned last = 0;
+    int monotonic = 1;
+    for (int i = 0; i < 400 && last != DCMI_SYSTEM_START_FINISH; i++) {
+        unsigned st = boot_status(2, 0);
+        if (st < last) monotonic = 0;
+        last = st;
+        usleep(10000);
+    }
+    CHECK(last == DCMI_SYSTEM_START_FINISH && monotonic, "booted: %u", last);
+    CHECK(dcmi_get_device_network_health(2, 0, &net) == 0 && net == DCMI_RDFX_DETECT_OK, "link up after reset");
+    CHECK(ctl("reset-hang 3 1") == 0 && ctl("boot-ms 50") == 0, "ctl reset-hang");
+    CHECK(dcmi_set_device_reset(3, 0, INBAND_CHANNEL) == 0, "reset of a chip that will hang");
+    usleep(100000);
+    CHECK(boot_status(3, 0) == DCMI_BOOT_STATUS_BIOS, "hung in BIOS: %u", boot_status(3, 0));
+    CHECK(boot_status(1, 0) == DCMI_SYSTEM_START_FINISH, "other chips untouched");
+
+    /* Atlas 300I Duo: a reset of device 0 resets both chips of the card */
+    use_profile("300I-Duo x2", "duo");
+    CHECK(ctl("boot-ms 5000") == 0, "ctl boot-ms duo");
+    CHECK(dcmi_set_device_reset(64, 0, INBAND_CHANNEL) == 0, "reset duo card");
+    CHECK(boot_status(64, 0) < 4 && boot_status(64, 1) < 4, "both chips reboot");
+    CHECK(boot_status(0, 0) == DCMI_SYSTEM_START_FINISH, "other card untouched");
+}
+
 int main(void) {
     const char *b = getenv("VNPU_NATIVE_BUILD");
     const char *tmp = getenv("VNPU_TEST_TMP");
@@ -301,6 +409,7 @@ int main(void) {
     knobs();
     faults();
     hbm_used();
+    fault_events_and_reset(); /* last: its subscription thread reads the environment */
     if (failures == 0) printf("dcmi-sim: all checks passed\n");
     return failures == 0 ? 0 : 1;
 }

@@ -15,4 +15,12 @@ if "$ctl" destroy 1 117 2>/dev/null; then echo "destroyed an in-use vNPU"; exit 
 "$ctl" show | grep -q '^logic=1 .* health=0 dropped=0 util=0 faults= vnpus=$'
 set +e; "$ctl" health 1 2>/dev/null; rc=$?; set -e
 [ "$rc" = 2 ]
+"$ctl" link 3 down
+"$ctl" proc 3 77 4096
+"$ctl" event 3 0x80e18005 1 3
+"$ctl" show-faults | grep -q '^logic=3 link=down boot=16 resets=0 procs=77:4096 faults=0x80E18005$'
+"$ctl" event 3 0x80E18005 0
+"$ctl" show-faults | grep -q '^logic=3 link=down boot=16 resets=0 procs=77:4096 faults=$'
+set +e; "$ctl" event 3 0x1 5 2>/dev/null; rc=$?; set -e
+[ "$rc" = 2 ]
 echo "vnpu-sim-ctl: ok"

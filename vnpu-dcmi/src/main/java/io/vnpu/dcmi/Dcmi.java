@@ -55,8 +55,14 @@ public final class Dcmi {
   private final Path path;
   private final ReentrantLock lock = new ReentrantLock();
   private final Set<String> missing = ConcurrentHashMap.newKeySet();
-  /** Subscribed callbacks: JNA must not collect them while the driver may call them. */
-  private final List<DcmiLibrary.FaultEventCallback> callbacks = new java.util.concurrent.CopyOnWriteArrayList<>();
+  /**
+   * Every subscribed callback of the process. DCMI has no unsubscribe: the driver keeps the
+   * function pointer until the process exits, so the JNA callback behind it must never be
+   * collected, even after this binding is dropped (a collected callback would crash the process
+   * on the next event). Hence process-wide, and append-only.
+   */
+  private static final List<DcmiLibrary.FaultEventCallback> SUBSCRIBED =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
 
   Dcmi(DcmiLibrary lib, Path path) {
     this.lib = lib;
@@ -369,19 +375,24 @@ public final class Dcmi {
    */
   public boolean subscribeFaultEvents(java.util.function.Consumer<DmsFaultEvent> handler) {
     DcmiLibrary.FaultEventCallback cb = p -> {
-      DcmiStructs.Event ev = new DcmiStructs.Event(p);
-      ev.read();
-      DcmiStructs.DmsFaultEvent e = ev.event_t;
-      handler.accept(new DmsFaultEvent(e.event_id & 0xFFFFFFFFL, e.deviceid & 0xFFFF,
-          e.severity & 0xFF, e.assertion & 0xFF, e.alarm_raised_time,
-          DcmiStructure.text(e.event_name)));
+      try {
+        DcmiStructs.Event ev = new DcmiStructs.Event(p);
+        ev.read();
+        DcmiStructs.DmsFaultEvent e = ev.event_t;
+        handler.accept(new DmsFaultEvent(e.event_id & 0xFFFFFFFFL, e.deviceid & 0xFFFF,
+            e.severity & 0xFF, e.assertion & 0xFF, e.alarm_raised_time,
+            DcmiStructure.text(e.event_name)));
+      } catch (RuntimeException e) {
+        // never let an exception unwind into the driver's thread
+        LOG.warn("fault event handler failed: {}", e.toString());
+      }
     };
     DcmiStructs.EventFilter.ByValue all = new DcmiStructs.EventFilter.ByValue();
+    SUBSCRIBED.add(cb); // before the call: the driver may call it at once
     Optional<Integer> rc = optional("dcmi_subscribe_fault_event", "fault event subscription",
         () -> lib.dcmi_subscribe_fault_event(-1, -1, all, cb));
     if (rc.isEmpty() || rc.get() == DcmiErrorCode.NOT_SUPPORT.code()) return false;
     if (rc.get() != 0) throw new DcmiException("dcmi_subscribe_fault_event", rc.get(), "all chips");
-    callbacks.add(cb);
     return true;
   }
 

@@ -81,7 +81,11 @@ public final class HealthMonitor implements HealthSource, AutoCloseable {
       tracker.onEvent(e);
       // grade on the monitor thread, never on the driver's callback thread
       ScheduledExecutorService l = loop;
-      if (l != null && !l.isShutdown()) l.execute(this::evaluateQuietly);
+      try {
+        if (l != null) l.execute(this::evaluateQuietly);
+      } catch (java.util.concurrent.RejectedExecutionException closed) {
+        // closed: the event is folded, nobody grades any more
+      }
     });
     LOG.info("fault events: {}", subscribed ? "subscribed, polling as a safety net" : "not supported, polling only");
     ex.scheduleWithFixedDelay(this::pollQuietly, 0, period.toMillis(), TimeUnit.MILLISECONDS);

@@ -57,4 +57,45 @@ class DcmiFaultProbeTest {
       assertThat(monitor.pollOnce().values()).allMatch(ChipHealth::healthy);
     }
   }
+
+  @Test
+  void eventsArriveThroughTheSubscriptionCallbackAndMakeTheChipUnhealthyBeforeAnyPoll() throws Exception {
+    SimNodeAccess node = new SimNodeAccess("910B3x8", root);
+    try (DcmiDeviceManager manager = node.open()) {
+      DcmiFaultProbe probe = new DcmiFaultProbe(manager.dcmi(), Clock.systemUTC());
+      java.util.concurrent.BlockingQueue<io.vnpu.api.health.FaultEvent> got =
+          new java.util.concurrent.LinkedBlockingQueue<>();
+      assertThat(probe.subscribe(got::add)).isTrue();
+      node.ctl("event", "4", "0x80e18005", "1", "3");
+      io.vnpu.api.health.FaultEvent e = got.poll(10, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(e).isNotNull();
+      assertThat(e.logicId()).isEqualTo(4);
+      assertThat(e.code()).isEqualTo(FaultCode.parse("80E18005"));
+      assertThat(e.assertion()).isEqualTo(io.vnpu.api.health.Assertion.OCCURRED);
+      assertThat(e.severity()).isEqualTo(3);
+      assertThat(e.origin()).isEqualTo(io.vnpu.api.health.FaultOrigin.EVENT);
+      node.ctl("event", "4", "0x80E18005", "0");
+      assertThat(got.poll(10, java.util.concurrent.TimeUnit.SECONDS).assertion())
+          .isEqualTo(io.vnpu.api.health.Assertion.RECOVERED);
+    }
+  }
+
+  @Test
+  void a310PHostHasNoSubscriptionAndPollsOnly() {
+    SimNodeAccess node = new SimNodeAccess("310P3x4", root);
+    try (DcmiDeviceManager manager = node.open()) {
+      assertThat(new DcmiFaultProbe(manager.dcmi(), Clock.systemUTC()).subscribe(e -> { })).isFalse();
+    }
+  }
+
+  @Test
+  void linkDownIsReadFromNetworkHealth() {
+    SimNodeAccess node = new SimNodeAccess("910B3x8", root);
+    try (DcmiDeviceManager manager = node.open()) {
+      DcmiFaultProbe probe = new DcmiFaultProbe(manager.dcmi(), Clock.systemUTC());
+      node.ctl("link", "6", "down");
+      assertThat(probe.read(6).linkUp()).contains(false);
+      assertThat(probe.read(5).linkUp()).contains(true);
+    }
+  }
 }

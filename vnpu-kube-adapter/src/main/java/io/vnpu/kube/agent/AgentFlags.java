@@ -58,6 +58,21 @@ public final class AgentFlags {
           + "simulates unless given.")
   String simulate;
 
+  @Option(names = "--limiter-assets", paramLabel = "DIR",
+      description = "Directory in the image holding libvnpu.so (default: env HAMI_VNPU_ASSETS_PATH, "
+          + "else " + LimiterOptions.DEFAULT_ASSETS + ").")
+  Path limiterAssets;
+
+  @Option(names = "--limiter-dir", defaultValue = LimiterOptions.DEFAULT_HOST_DIR, paramLabel = "DIR",
+      description = "Host directory soft-sliced containers mount; libvnpu.so and ld.so.preload are "
+          + "installed there (default: ${DEFAULT-VALUE}).")
+  Path limiterDir;
+
+  @Option(names = "--install-limiter", negatable = true, defaultValue = "true", fallbackValue = "true",
+      description = "Install the limiter into --limiter-dir at start (default: ${DEFAULT-VALUE}); "
+          + "--no-install-limiter only verifies files an operator provides.")
+  boolean installLimiter;
+
   /**
    * The options these flags denote.
    *
@@ -66,8 +81,12 @@ public final class AgentFlags {
    */
   public NodeAgentOptions toOptions(Map<String, String> env) {
     String node = nodeName != null ? nodeName : env.getOrDefault("NODE_NAME", "");
+    String assetsEnv = env.get("HAMI_VNPU_ASSETS_PATH");
+    Path assets = limiterAssets != null ? limiterAssets
+        : Path.of(assetsEnv != null && !assetsEnv.isBlank() ? assetsEnv : LimiterOptions.DEFAULT_ASSETS);
     return new NodeAgentOptions(configFile, Optional.ofNullable(nodeConfigFile), node,
         Duration.ofSeconds(checkIdleVnpuIntervalSeconds), Duration.ofSeconds(reportTimeOffsetSeconds),
-        hwLogLevel, kubeletDir, Optional.ofNullable(dcmiLibrary), Optional.ofNullable(simulate));
+        hwLogLevel, kubeletDir, Optional.ofNullable(dcmiLibrary), Optional.ofNullable(simulate),
+        new LimiterOptions(assets, limiterDir, installLimiter));
   }
 }

@@ -20,10 +20,20 @@ import java.util.Optional;
  *                              driver's standard locations
  * @param simulate              {@code --simulate[=PROFILE]}: use the bundled simulated node with this
  *                              profile; empty means the real driver (never simulated unless asked)
+ * @param limiter               limiter installation ({@code --limiter-assets}, {@code --limiter-dir},
+ *                              {@code --install-limiter})
  */
 public record NodeAgentOptions(Path configFile, Optional<Path> nodeConfigFile, String nodeName,
     Duration checkIdleVnpuInterval, Duration reportTimeOffset, int hwLogLevel, Path kubeletDir,
-    Optional<Path> dcmiLibrary, Optional<String> simulate) {
+    Optional<Path> dcmiLibrary, Optional<String> simulate, LimiterOptions limiter) {
+
+  /** The options with {@link LimiterOptions#defaults()}. */
+  public NodeAgentOptions(Path configFile, Optional<Path> nodeConfigFile, String nodeName,
+      Duration checkIdleVnpuInterval, Duration reportTimeOffset, int hwLogLevel, Path kubeletDir,
+      Optional<Path> dcmiLibrary, Optional<String> simulate) {
+    this(configFile, nodeConfigFile, nodeName, checkIdleVnpuInterval, reportTimeOffset, hwLogLevel,
+        kubeletDir, dcmiLibrary, simulate, LimiterOptions.defaults());
+  }
 
   public NodeAgentOptions {
     Objects.requireNonNull(configFile, "configFile");
@@ -34,6 +44,7 @@ public record NodeAgentOptions(Path configFile, Optional<Path> nodeConfigFile, S
     Objects.requireNonNull(kubeletDir, "kubeletDir");
     Objects.requireNonNull(dcmiLibrary, "dcmiLibrary");
     Objects.requireNonNull(simulate, "simulate");
+    Objects.requireNonNull(limiter, "limiter");
     if (nodeName.isBlank()) {
       throw new IllegalArgumentException(
           "node name is empty: pass --node_name or set the NODE_NAME environment variable");

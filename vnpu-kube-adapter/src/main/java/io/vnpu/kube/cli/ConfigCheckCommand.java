@@ -11,6 +11,7 @@ import io.vnpu.api.config.NodeConfigLoader;
 import io.vnpu.api.config.NodeSettings;
 import io.vnpu.api.model.VnpuTemplate;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,6 +60,13 @@ public final class ConfigCheckCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     if (nodeName != null && nodeConfigFile == null) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--node needs --node-config");
+    }
+    for (Path f : nodeConfigFile == null ? List.of(file) : List.of(file, nodeConfigFile)) {
+      if (Files.isDirectory(f)) {
+        err.println("vnpu config check: " + f + ": is a directory, not a config file");
+        err.flush();
+        return 2;
+      }
     }
     List<ConfigProblem> errors = new ArrayList<>();
     List<ConfigProblem> warnings = new ArrayList<>();

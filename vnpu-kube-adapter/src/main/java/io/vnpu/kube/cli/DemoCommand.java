@@ -32,11 +32,11 @@ public final class DemoCommand implements Callable<Integer> {
       description = "Output directory (default ./${DEFAULT-VALUE}).")
   Path out;
 
-  @Option(names = "--seconds", paramLabel = "S", defaultValue = "8",
-      description = "How long both slices saturate the NPU (default ${DEFAULT-VALUE}).")
+  @Option(names = "--seconds", paramLabel = "S", defaultValue = "8", converter = OptionRanges.BurnSeconds.class,
+      description = "How long both slices saturate the NPU, 2..3600 s (default ${DEFAULT-VALUE}).")
   double seconds;
 
-  @Option(names = "--tolerance", paramLabel = "PP", defaultValue = "5",
+  @Option(names = "--tolerance", paramLabel = "PP", defaultValue = "5", converter = OptionRanges.TolerancePp.class,
       description = "Allowed AI-core share error in percentage points (default ${DEFAULT-VALUE}).")
   double tolerance;
 
@@ -83,6 +83,11 @@ public final class DemoCommand implements Callable<Integer> {
     } catch (IllegalStateException e) {
       err.println("vnpu demo: " + e.getMessage());
       return 1;
+    }
+    Optional<String> unwritable = OutputDirectory.problem(out);
+    if (unwritable.isPresent()) {
+      err.println("vnpu demo: --out " + out + ": " + unwritable.get());
+      return 2;
     }
     DemoRun.Settings settings;
     try {

@@ -39,6 +39,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
 
 /**
  * {@code vnpu run}: runs one command in a slice of an NPU (memory quota, AI-core share) on a host
@@ -52,7 +53,7 @@ import picocli.CommandLine.Spec;
         "Without an Ascend driver the bundled simulated node is used."})
 public final class RunCommand implements Callable<Integer> {
 
-  @Option(names = "--device", paramLabel = "N", defaultValue = "0",
+  @Option(names = "--device", paramLabel = "N", defaultValue = "0", converter = OptionRanges.LogicId.class,
       description = "Logic ID of the NPU (default ${DEFAULT-VALUE}).")
   int device;
 
@@ -65,11 +66,11 @@ public final class RunCommand implements Callable<Integer> {
 
   /** --core and --weight exclude each other. */
   static final class Compute {
-    @Option(names = "--core", paramLabel = "PCT",
-        description = "Hard cap: at most PCT % of the NPU's AI-core time (1..100).")
+    @Option(names = "--core", paramLabel = "PCT", converter = OptionRanges.CorePercent.class,
+        description = "Hard cap: at most PCT %% of the NPU's AI-core time (1..100).")
     Integer corePct;
 
-    @Option(names = "--weight", paramLabel = "W",
+    @Option(names = "--weight", paramLabel = "W", converter = OptionRanges.Weight.class,
         description = "Share weight among busy slices of the NPU (1..10000; default 1); idle time goes to busy slices.")
     Integer weight;
   }
@@ -138,10 +139,6 @@ public final class RunCommand implements Callable<Integer> {
     }
     int cap = compute != null && compute.corePct != null ? compute.corePct : 0;
     int weight = compute != null && compute.weight != null ? compute.weight : cap > 0 ? cap : 1;
-    if (cap < 0 || cap > 100 || weight < 1 || weight > 10000) {
-      err.println("vnpu run: --core must be in 1..100 and --weight in 1..10000");
-      return 2;
-    }
     ProcessHandle me = ProcessHandle.current();
     SliceRecord record;
     try {
@@ -225,7 +222,11 @@ public final class RunCommand implements Callable<Integer> {
   static final class SizeConverter implements ITypeConverter<Long> {
     @Override
     public Long convert(String value) {
-      return ByteSize.parseBytes(value);
+      try {
+        return ByteSize.parseBytes(value);
+      } catch (IllegalArgumentException e) {
+        throw new TypeConversionException(e.getMessage());
+      }
     }
   }
 
@@ -236,7 +237,7 @@ public final class RunCommand implements Callable<Integer> {
       return switch (value.toLowerCase(java.util.Locale.ROOT)) {
         case "high" -> Priority.HIGH;
         case "normal" -> Priority.NORMAL;
-        default -> throw new IllegalArgumentException("'" + value + "' is not a priority: use high or normal");
+        default -> throw new TypeConversionException("'" + value + "': expected high or normal");
       };
     }
   }

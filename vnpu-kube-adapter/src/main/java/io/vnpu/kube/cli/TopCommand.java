@@ -6,6 +6,7 @@ import io.vnpu.kube.cli.slice.SliceStore;
 import io.vnpu.kube.cli.slice.StateDir;
 import io.vnpu.kube.cli.top.HostScanner;
 import io.vnpu.kube.cli.top.HostSnapshot;
+import io.vnpu.kube.cli.top.QuitKey;
 import io.vnpu.kube.cli.top.TopJson;
 import io.vnpu.kube.cli.top.TopRenderer;
 import io.vnpu.quota.region.QuotaRegions;
@@ -25,7 +26,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "top", mixinStandardHelpOptions = true, sortOptions = false,
     description = {
         "Show every slice on this host, refreshed every second: memory used/limit as a bar, the AI-core "
-            + "share achieved against the target, and the processes of each slice.",
+            + "share achieved against the target, and the processes of each slice. Press q to quit.",
         "The achieved share is measured between two refreshes; --once samples over one interval."})
 public final class TopCommand implements Callable<Integer> {
 
@@ -35,12 +36,13 @@ public final class TopCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print JSON (implies --once unless --iterations is given).")
   boolean json;
 
-  @Option(names = {"-n", "--iterations"}, paramLabel = "N",
-      description = "Stop after N refreshes (default: run until interrupted).")
+  @Option(names = {"-n", "--iterations"}, paramLabel = "N", converter = OptionRanges.Count.class,
+      description = "Stop after N refreshes, N >= 1 (default: run until interrupted or q).")
   Integer iterations;
 
   @Option(names = "--interval", paramLabel = "SECONDS", defaultValue = "1",
-      description = "Seconds between refreshes (default ${DEFAULT-VALUE}).")
+      converter = OptionRanges.IntervalSeconds.class,
+      description = "Seconds between refreshes, 0.1..3600 (default ${DEFAULT-VALUE}).")
   double interval;
 
   @Option(names = "--state-dir", paramLabel = "DIR", description = "Where slices live (as for vnpu run).")
@@ -70,10 +72,6 @@ public final class TopCommand implements Callable<Integer> {
   public Integer call() throws IOException, InterruptedException {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    if (!(interval > 0) || interval > 3600) {
-      err.println("vnpu top: --interval must be in (0, 3600] seconds: " + interval);
-      return 2;
-    }
     NodeInfo node;
     try {
       node = nodes.discover(simProfile, null, err);
@@ -93,9 +91,11 @@ public final class TopCommand implements Callable<Integer> {
       return 0;
     }
     scanner.scan();
-    for (int i = 0; iterations == null || i < iterations; i++) {
-      Thread.sleep(sleepMs);
-      print(out, scanner.scan(), !json);
+    try (QuitKey keys = json ? QuitKey.sleepOnly() : QuitKey.forThisProcess()) {
+      for (int i = 0; iterations == null || i < iterations; i++) {
+        if (keys.awaitQuit(sleepMs)) break;
+        print(out, scanner.scan(), !json);
+      }
     }
     return 0;
   }

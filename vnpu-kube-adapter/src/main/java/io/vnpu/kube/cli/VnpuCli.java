@@ -36,6 +36,7 @@ public final class VnpuCli implements Runnable {
   /** Builds the command line with its subcommands; tests use this to run commands in-process. */
   public static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new VnpuCli());
+    cl.setParameterExceptionHandler(new UsageErrorHandler());
     // everything after the command's first word belongs to the command, also without "--"
     cl.getSubcommands().get("run").setStopAtPositional(true);
     return cl;

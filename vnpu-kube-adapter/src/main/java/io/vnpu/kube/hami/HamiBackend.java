@@ -8,6 +8,11 @@ import io.vnpu.kube.hami.alloc.SoftSplitLayout;
 import io.vnpu.kube.hami.alloc.VnpuQuotaRegionFactory;
 import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
+import io.vnpu.kube.agent.LimiterOptions;
+import io.vnpu.kube.limiter.ElfSharedObject;
+import io.vnpu.kube.limiter.LimiterFiles;
+import io.vnpu.kube.limiter.LimiterProvisioning;
+import io.vnpu.kube.limiter.LimiterVerifier;
 import io.vnpu.kube.resource.ResourceManager;
 import io.vnpu.quota.region.QuotaRegions;
 import java.nio.file.Path;
@@ -29,11 +34,14 @@ public final class HamiBackend implements ResourceBackend {
   private final KubernetesClient client;
   private final ScheduledExecutorService executor;
   private final HamiComponents components;
+  private final LimiterVerifier limiter;
 
-  HamiBackend(KubernetesClient client, ScheduledExecutorService executor, HamiComponents components) {
+  HamiBackend(KubernetesClient client, ScheduledExecutorService executor, HamiComponents components,
+      LimiterVerifier limiter) {
     this.client = Objects.requireNonNull(client, "client");
     this.executor = Objects.requireNonNull(executor, "executor");
     this.components = Objects.requireNonNull(components, "components");
+    this.limiter = Objects.requireNonNull(limiter, "limiter");
   }
 
   /** Builds the backend from what the agent loaded, reading {@code HOOK_PATH} from {@code env}. */
@@ -44,11 +52,16 @@ public final class HamiBackend implements ResourceBackend {
   /** As {@link #create(AgentEnvironment, Map)} with a given client (closed with the backend). */
   static HamiBackend create(AgentEnvironment environment, Map<String, String> env, KubernetesClient client) {
     String hookPath = env.getOrDefault("HOOK_PATH", SoftSplitLayout.DEFAULT_HOOK_PATH);
+    LimiterOptions lo = environment.options().limiter();
+    LimiterVerifier limiter = LimiterProvisioning.provision(LimiterFiles.hami(lo.hostDir()),
+        lo.install() ? Optional.of(lo.assetsDir().resolve(LimiterFiles.LIBRARY)) : Optional.empty(),
+        ElfSharedObject.thisMachine());
     HamiOptions options = HamiOptions.defaults(environment.options().nodeName())
-        .withSoftSplit(SoftSplitLayout.upstream(Path.of(hookPath)),
+        .withSoftSplit(SoftSplitLayout.upstream(Path.of(hookPath)).withLimiterDir(lo.hostDir().toString()),
             Optional.of(new VnpuQuotaRegionFactory(new QuotaRegions(), SoftSplitLayout.CONTAINER_SHARED_REGION)))
         .withIdleVnpu(environment.options().checkIdleVnpuInterval(), HamiOptions.defaults("n").idleVnpuGrace())
-        .withReportTimeOffset(environment.options().reportTimeOffset());
+        .withReportTimeOffset(environment.options().reportTimeOffset())
+        .withLimiterGate(limiter);
     ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "hami-register");
       t.setDaemon(true);
@@ -58,7 +71,12 @@ public final class HamiBackend implements ResourceBackend {
         HamiChipSettings.from(environment.chip()),
         HamiNodeSettings.from(environment.deviceConfig(), environment.nodeSettings()), options,
         Clock.systemDefaultZone(), new ExecutorScheduler(executor));
-    return new HamiBackend(client, executor, components);
+    return new HamiBackend(client, executor, components, limiter);
+  }
+
+  /** The limiter check soft-split Allocate runs; its last outcome feeds readiness and metrics. */
+  public LimiterVerifier limiter() {
+    return limiter;
   }
 
   @Override

@@ -17,6 +17,10 @@ import io.vnpu.kube.hami.devices.DeviceInventory;
 import io.vnpu.kube.hami.kube.NodeRegistrar;
 import io.vnpu.kube.hami.kube.PodBindingClient;
 import io.vnpu.kube.hami.kube.PodFinder;
+import io.vnpu.kube.limiter.LimiterFiles;
+import io.vnpu.kube.limiter.LimiterGate;
+import io.vnpu.kube.limiter.LimiterVerifier;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
@@ -46,7 +50,7 @@ public final class HamiComponents implements AutoCloseable {
     inventory = new DeviceInventory(deviceManager, node);
     VnpuIdleTracker tracker = new VnpuIdleTracker();
     ContainerResponder responder = new ContainerResponder(names, node.hamiVnpuCore(), options.hardSplit(),
-        deviceManager, tracker, options.softLayout(), options.regions(), clock);
+        deviceManager, tracker, options.softLayout(), options.regions(), limiterGate(options), clock);
     PodBindingClient binding = new PodBindingClient(client, options.nodeName());
     HamiAllocator allocator = new HamiAllocator(new PodFinder(client, options.nodeName(), names),
         binding, names,
@@ -72,6 +76,11 @@ public final class HamiComponents implements AutoCloseable {
 
   public NodePodSweep podSweep() {
     return podSweep;
+  }
+
+  private static LimiterGate limiterGate(HamiOptions options) {
+    return options.limiterGate().orElseGet(() -> LimiterVerifier.forThisMachine(
+        LimiterFiles.hami(Path.of(options.softLayout().limiterDir()))));
   }
 
   public HamiResourceManager resourceManager() {

@@ -163,6 +163,7 @@ class ConfigCommandTest {
     Path devices = HamiFixtures.file("ascend-device-configmap.yaml");
 
     assertThat(run("config", "check", devices.toString(), "--node", "worker-1")).isEqualTo(2);
-    assertThat(err.toString()).startsWith("--node needs --node-config");
+    assertThat(err.toString()).isEqualTo(
+        "vnpu config check: --node needs --node-config (see 'vnpu config check --help')" + System.lineSeparator());
   }
 }

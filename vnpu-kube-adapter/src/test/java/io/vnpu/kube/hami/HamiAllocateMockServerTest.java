@@ -15,6 +15,8 @@ import io.vnpu.api.model.VnpuTemplate;
 import io.vnpu.kube.hami.alloc.DeviceQuota;
 import io.vnpu.kube.hami.alloc.HardSplitStrategy;
 import io.vnpu.kube.hami.alloc.SoftSplitLayout;
+import io.vnpu.kube.limiter.LimiterFiles;
+import io.vnpu.kube.limiter.LimiterFixture;
 import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
 import io.vnpu.kube.resource.AllocationException;
@@ -44,6 +46,9 @@ class HamiAllocateMockServerTest {
 
   @TempDir
   Path hookPath;
+
+  @TempDir
+  Path limiterRoot;
 
   private final List<String> regionLog = new ArrayList<>();
 
@@ -260,12 +265,14 @@ class HamiAllocateMockServerTest {
   // soft split: an init container without NPU, then a two-device hami-core container
   @Test
   void softSplitCreatesPerDeviceQuotaRegion() throws Exception {
+    LimiterFiles limiter = LimiterFixture.installInto(limiterRoot.resolve("hami-vnpu-core"));
     node(client, Map.of("hami.io/mutex.lock", LOCK));
     pod(client, "test-pod", 1L, Map.of("huawei.com/vnpu-mode", "hami-core",
         "hami.io/Ascend910-devices-to-allocate", ";uuid1,Ascend910,16384,40:uuid2,Ascend910,8192,20:;",
         "huawei.com/Ascend910", "[{\"UUID\":\"uuid1\",\"memory\":16384,\"core\":40},{\"UUID\":\"uuid2\",\"memory\":8192,\"core\":20}]"),
         List.of("init"), List.of("worker"));
-    HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(SoftSplitLayout.upstream(hookPath),
+    HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(
+        SoftSplitLayout.upstream(hookPath).withLimiterDir(limiter.hostDir().toString()),
         Optional.of((file, quotas) -> {
           Files.writeString(file, quotas.toString());
           regionLog.add(file + " " + quotas);
@@ -278,7 +285,7 @@ class HamiAllocateMockServerTest {
         "NPU_PRIORITY", "40", "NPU_GLOBAL_SHM_PATH", "/hami-shared-region/4_global_registry",
         "NPU_LOCAL_SHM_PATH", "/hami-vnpu-shmem/vnpu_local_shmem"));
     assertThat(a.mounts()).hasSize(8).contains(new MountSpec("/hami-vnpu-shmem", dir.toString(), false),
-        new MountSpec("/etc/ld.so.preload", "/usr/local/hami-vnpu-core/ld.so.preload", true));
+        new MountSpec("/etc/ld.so.preload", limiter.preload().toString(), true));
     assertThat(regionLog).containsExactly(dir.resolve("vnpu_local_shmem") + " "
         + List.of(new DeviceQuota(4, "uuid1", 16384L << 20, 40), new DeviceQuota(5, "uuid2", 8192L << 20, 20)));
     // the region is complete before anyone else may enter; nobody but the agent writes the directory
@@ -290,11 +297,13 @@ class HamiAllocateMockServerTest {
 
   // the node's mode applies when the pod says nothing; a region failure fails the bind and cleans up
   @Test
-  void softSplitByNodeModeAndRegionFailure() {
+  void softSplitByNodeModeAndRegionFailure() throws Exception {
+    LimiterFiles limiter = LimiterFixture.installInto(limiterRoot.resolve("hami-vnpu-core"));
     node(client, Map.of("hami.io/mutex.lock", LOCK));
     pod(client, "test-pod", 1L, Map.of("hami.io/Ascend910-devices-to-allocate", "uuid1,Ascend910,4096,10:;",
         "huawei.com/Ascend910", "[{\"UUID\":\"uuid1\",\"memory\":4096,\"core\":10}]"), List.of(), List.of("main"));
-    HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(SoftSplitLayout.upstream(hookPath),
+    HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(
+        SoftSplitLayout.upstream(hookPath).withLimiterDir(limiter.hostDir().toString()),
         Optional.of((file, quotas) -> {
           throw new java.io.IOException("disk full");
         }));
@@ -305,5 +314,42 @@ class HamiAllocateMockServerTest {
     assertThat(dir).doesNotExist();
     assertThat(podAnnotations(client, "test-pod")).containsEntry("hami.io/bind-phase", "failed");
     assertThat(nodeAnnotations(client)).doesNotContainKey("hami.io/mutex.lock");
+  }
+
+  // the limiter is missing or corrupt: soft Allocate is refused naming the file, nothing is prepared
+  @Test
+  void softSplitRefusedWhenLimiterMissingOrCorrupt() throws Exception {
+    Path limiterDir = limiterRoot.resolve("hami-vnpu-core");
+    HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(
+        SoftSplitLayout.upstream(hookPath).withLimiterDir(limiterDir.toString()),
+        Optional.of((file, quotas) -> regionLog.add(file + " " + quotas)));
+    String annotation = "[{\"UUID\":\"uuid1\",\"memory\":4096,\"core\":10}]";
+    Map<String, String> podAnnotations = Map.of("huawei.com/vnpu-mode", "hami-core",
+        "hami.io/Ascend910-devices-to-allocate", "uuid1,Ascend910,4096,10:;", "huawei.com/Ascend910", annotation);
+
+    node(client, Map.of("hami.io/mutex.lock", LOCK));
+    pod(client, "test-pod", 1L, podAnnotations, List.of(), List.of("main"));
+    HamiResourceManager rm = rig(uuid1AtPhy3(), HamiNodeSettings.defaults(false), opts).resourceManager();
+    Path dir = hookPath.resolve("containers/" + KubeFixtures.uid(client, "test-pod") + "_main");
+    assertThatThrownBy(() -> rm.allocate(List.of("uuid1-0"))).hasMessageContaining(
+        "soft slice for container default/test-pod/main refused: limiter " + limiterDir.resolve("libvnpu.so")
+            + ": does not exist");
+    assertThat(dir).doesNotExist();
+    assertThat(regionLog).isEmpty();
+    assertThat(podAnnotations(client, "test-pod")).containsEntry("hami.io/bind-phase", "failed");
+
+    LimiterFiles limiter = LimiterFixture.installInto(limiterDir);
+    Files.write(limiter.library(), new byte[100]);
+    node(client, Map.of("hami.io/mutex.lock", LOCK));
+    pod(client, "pod-2", 2L, podAnnotations, List.of(), List.of("main"));
+    assertThatThrownBy(() -> rm.allocate(List.of("uuid1-0"))).hasMessageContaining(
+        "soft slice for container default/pod-2/main refused: limiter " + limiter.library()
+            + ": is not an ELF file (20 header bytes read)");
+    assertThat(regionLog).isEmpty();
+
+    // a hard-split or whole-NPU container on the same node is not affected
+    node(client, Map.of("hami.io/mutex.lock", LOCK));
+    pod(client, "whole", 3L, oneContainer("[{\"UUID\":\"uuid1\",\"memory\":32768,\"core\":0}]"), List.of(), List.of("main"));
+    assertThat(rm.allocate(List.of("uuid1-0")).envs()).containsEntry("ASCEND_VISIBLE_DEVICES", "3");
   }
 }

@@ -21,6 +21,7 @@ import io.vnpu.kube.deviceplugin.v1beta1.Device;
 import io.vnpu.kube.deviceplugin.v1beta1.ListAndWatchResponse;
 import io.vnpu.kube.deviceplugin.v1beta1.RegisterRequest;
 import io.vnpu.kube.hami.alloc.SoftSplitLayout;
+import io.vnpu.kube.limiter.LimiterFixture;
 import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
 import java.nio.file.Path;
@@ -61,7 +62,8 @@ class HamiGrpcEndToEndTest {
     HamiChipSettings chip = new HamiChipSettings("910B3", "Ascend910B3", "huawei.com/Ascend910B3", 65536, 65536, 20,
         List.of(new VnpuTemplate("vir05_1c_16g", 16384, 5, 1), new VnpuTemplate("vir10_3c_32g", 32768, 10, 3)));
     hami = new HamiComponents(client, dm, chip, HamiNodeSettings.defaults(false),
-        HamiOptions.defaults(NODE).withSoftSplit(SoftSplitLayout.upstream(dir.resolve("hook")), Optional.empty()),
+        HamiOptions.defaults(NODE).withSoftSplit(SoftSplitLayout.upstream(dir.resolve("hook"))
+            .withLimiterDir(LimiterFixture.installInto(dir.resolve("limiter")).hostDir().toString()), Optional.empty()),
         new MutableClock(Instant.parse("2026-07-24T10:15:30Z")), new RecordingScheduler());
     hami.start();
     server = DevicePluginServer.builder(hami.resourceManager(), kubelet.pluginDir())

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.vnpu.kube.hami.alloc.SoftSplitLayout;
+import io.vnpu.kube.limiter.LimiterFixture;
 import io.vnpu.kube.hami.alloc.VnpuQuotaRegionFactory;
 import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
@@ -49,7 +50,8 @@ class SoftSplitLimiterEndToEndTest {
         "huawei.com/Ascend910B3", "[{\"UUID\":\"U0\",\"memory\":1024,\"core\":50},{\"UUID\":\"U1\",\"memory\":512,\"core\":50}]"),
         List.of(), List.of("main"));
     QuotaRegions regions = new QuotaRegions();
-    HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(SoftSplitLayout.upstream(tmp.resolve("hook")),
+    HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(SoftSplitLayout.upstream(tmp.resolve("hook"))
+            .withLimiterDir(LimiterFixture.installInto(tmp.resolve("limiter")).hostDir().toString()),
         Optional.of(new VnpuQuotaRegionFactory(regions, "/hami-shared-region")));
     HamiChipSettings chip = new HamiChipSettings("910B3", "Ascend910B3", "huawei.com/Ascend910B3", 65536, 65536, 20, List.of());
     HamiComponents c = new HamiComponents(client, new FakeDeviceManager(List.of(FakeDeviceManager.npu("U0", 0, 0),

@@ -10,6 +10,8 @@ import io.vnpu.kube.hami.cleanup.VnpuKey;
 import io.vnpu.kube.hami.codec.ContainerDevice;
 import io.vnpu.kube.hami.codec.RuntimeInfo;
 import io.vnpu.kube.hami.devices.NodeDevices;
+import io.vnpu.kube.limiter.LimiterGate;
+import io.vnpu.kube.limiter.LimiterUnavailableException;
 import io.vnpu.kube.resource.AllocationException;
 import io.vnpu.kube.resource.ContainerAllocation;
 import java.io.IOException;
@@ -50,15 +52,18 @@ public final class ContainerResponder {
   private final VnpuIdleTracker idleTracker;
   private final SoftSplitLayout layout;
   private final Optional<QuotaRegionFactory> regions;
+  private final LimiterGate limiter;
   private final Clock clock;
 
   /**
    * @param regions creates the per-container quota region; empty when the limiter creates its own
    *     (upstream hami-vnpu-core)
+   * @param limiter checked before a soft-split container is answered: a container must never be
+   *     told it is limited while the limiter files are missing or broken
    */
   public ContainerResponder(HamiNames names, boolean nodeHamiVnpuCore, HardSplitStrategy hardSplit,
       DeviceManager deviceManager, VnpuIdleTracker idleTracker, SoftSplitLayout layout,
-      Optional<QuotaRegionFactory> regions, Clock clock) {
+      Optional<QuotaRegionFactory> regions, LimiterGate limiter, Clock clock) {
     this.names = Objects.requireNonNull(names, "names");
     this.nodeHamiVnpuCore = nodeHamiVnpuCore;
     this.hardSplit = Objects.requireNonNull(hardSplit, "hardSplit");
@@ -66,6 +71,7 @@ public final class ContainerResponder {
     this.idleTracker = Objects.requireNonNull(idleTracker, "idleTracker");
     this.layout = Objects.requireNonNull(layout, "layout");
     this.regions = Objects.requireNonNull(regions, "regions");
+    this.limiter = Objects.requireNonNull(limiter, "limiter");
     this.clock = Objects.requireNonNull(clock, "clock");
   }
 
@@ -132,6 +138,12 @@ public final class ContainerResponder {
 
   private PreparedContainer soft(ContainerTarget target, List<ContainerDevice> devices,
       Map<String, RuntimeInfo> info, NodeDevices npus) throws AllocationException {
+    try {
+      limiter.verify();
+    } catch (LimiterUnavailableException e) {
+      throw new AllocationException("soft slice for container " + target.namespace() + "/" + target.podName()
+          + "/" + target.containerName() + " refused: limiter " + e.getMessage(), e);
+    }
     Path dir;
     try {
       dir = layout.containerDir(target.podUid(), target.containerName());

@@ -68,6 +68,12 @@ public record SoftSplitLayout(String npuSmi, String ascendInstallInfo, String dr
         "/usr/local/hami-vnpu-core", "/usr/local/hami-shared-region", hookPath);
   }
 
+  /** The same layout with the limiter in {@code dir} (host path, as the agent's {@code --limiter-dir}). */
+  public SoftSplitLayout withLimiterDir(String dir) {
+    return new SoftSplitLayout(npuSmi, ascendInstallInfo, driverLibDir, driverVersionInfo, dir, sharedRegionDir,
+        hookPath);
+  }
+
   /** Host directory holding every container's directory: {@code <HOOK_PATH>/containers}. */
   public Path containersRoot() {
     return hookPath.resolve("containers");

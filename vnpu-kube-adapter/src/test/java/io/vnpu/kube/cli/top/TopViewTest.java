@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 class TopViewTest {
 
   private static final long GIB = 1L << 30;
+  private static final long MIB = 1L << 20;
 
   private static SliceStatus slice(String name, int npu, long used, long limit, int weight, int cap,
       Double achieved, boolean stale, List<ProcessStatus> procs) {
@@ -41,12 +42,34 @@ class TopViewTest {
             slice("old", 2, 0, 0, 1, 0, null, true, List.of()))));
     String screen = new TopRenderer(ZoneOffset.UTC).render(snap);
     assertThat(screen.split("\n")).containsExactly(
-        "vnpu top - 17:20:05 - 3 slices on 2 NPUs - /tmp/vnpu-1000 (bundled simulated node)",
-        "SLICE            NPU  MEMORY                 USED/LIMIT            AI-CORE ach/tgt WEIGHT",
-        "demo-a             0  [#####...............] 4.0 GiB / 16.0 GiB    25.0% / 25.0%   w1",
+        "vnpu top - 17:20:05 - 3 slices on 2 NPUs - /tmp/vnpu-1000 (simulated node)",
+        "SLICE        NPU MEMORY       USED/LIMIT            SHARE ach/tgt WEIGHT",
+        "demo-a         0 [###.......] 4.0 GiB/16.0 GiB      25.0%/25.0%   w1",
         "  pid 1201        4.0 GiB  npu-burn launch --ms 2",
-        "demo-b             0  [....................] 0 B / 32.0 GiB        - / 75.0%       w3",
-        "old                2  [....................] 0 B / unlimited       - / 0.0%        w1  STALE (owner 4242 gone)");
+        "demo-b         0 [..........] 0 B/32.0 GiB          -/75.0%       w3",
+        "old            2 [..........] 0 B/unlimited         -/0.0%        w1",
+        "  ! stale: owner pid 4242 is gone");
+  }
+
+  @Test
+  void theWidestSlicesStillFitEightyColumns() {
+    SliceStatus wide = new SliceStatus("training-job-with-a-very-long-name", 15, 1023 * MIB + 900 * 1024,
+        1023 * MIB + 900 * 1024, 0, 12345, 10000, 100, Priority.HIGH, 100.0, 100.0, 4242, false,
+        List.of(new ProcessStatus(4_194_303, 1023 * MIB, "python3 -m torch.distributed.run --nproc 8 "
+            + "train.py --config configs/a-very-long-configuration-file.yaml")));
+    SliceStatus stale = new SliceStatus("x", 7, 0, 0, 0, 0, 10000, 0, Priority.HIGH, 0.0, null,
+        4_194_303, true, List.of());
+    String screen = new TopRenderer(ZoneOffset.UTC).render(new HostSnapshot(
+        Instant.parse("2026-11-29T17:20:05Z"), "/home/someone/.local/state/a/deeply/nested/vnpu/state/dir",
+        true, List.of(wide, stale)));
+    String[] lines = screen.split("\n");
+    assertThat(lines).hasSize(7).allSatisfy(l -> assertThat(l.length()).isLessThanOrEqualTo(80));
+    assertThat(lines[0]).isEqualTo("vnpu top - 17:20:05 - 2 slices on 2 NPUs - ...ed/vnpu/state/dir (simulated node)");
+    assertThat(lines[2]).startsWith("training-jo~  15 [##########] 1023.9 MiB/1023.9 MiB 100.0%/100.0% cap 100% high");
+    assertThat(lines[3]).isEqualTo("  ! 12345 allocations refused (207001)");
+    assertThat(lines[4]).endsWith("~").hasSize(80);
+    assertThat(lines[5]).isEqualTo("x              7 [..........] 0 B/unlimited         -/0.0%        w10000 high");
+    assertThat(lines[6]).isEqualTo("  ! stale: owner pid 4194303 is gone");
   }
 
   @Test
@@ -59,10 +82,10 @@ class TopViewTest {
 
   @Test
   void barShowsAnyUseAndSaturatesAtTheLimit() {
-    assertThat(TopRenderer.bar(1, 16 * GIB)).isEqualTo("[#...................]");
-    assertThat(TopRenderer.bar(16 * GIB, 16 * GIB)).isEqualTo("[####################]");
-    assertThat(TopRenderer.bar(8 * GIB, 16 * GIB)).isEqualTo("[##########..........]");
-    assertThat(TopRenderer.bar(5, 0)).isEqualTo("[....................]");
+    assertThat(TopRenderer.bar(1, 16 * GIB)).isEqualTo("[#.........]");
+    assertThat(TopRenderer.bar(16 * GIB, 16 * GIB)).isEqualTo("[##########]");
+    assertThat(TopRenderer.bar(8 * GIB, 16 * GIB)).isEqualTo("[#####.....]");
+    assertThat(TopRenderer.bar(5, 0)).isEqualTo("[..........]");
   }
 
   @Test

@@ -1,0 +1,127 @@
+package io.vnpu.kube.cli;
+
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * picocli converters that parse a number and check its range, so a bad value is rejected while
+ * parsing with a message that says what is allowed (picocli prefixes the option name).
+ */
+final class OptionRanges {
+  private OptionRanges() {}
+
+  /** An integer in {@code [min, max]}. */
+  abstract static class IntIn implements ITypeConverter<Integer> {
+    private final int min;
+    private final int max;
+    private final String what;
+
+    IntIn(int min, int max, String what) {
+      this.min = min;
+      this.max = max;
+      this.what = what;
+    }
+
+    @Override
+    public Integer convert(String value) {
+      int v;
+      try {
+        v = Integer.parseInt(value.strip());
+      } catch (NumberFormatException e) {
+        throw new TypeConversionException("'" + value + "': expected " + what + " (" + range() + ")");
+      }
+      if (v < min || v > max) {
+        throw new TypeConversionException("'" + value + "': " + what + " must be in " + range());
+      }
+      return v;
+    }
+
+    private String range() {
+      return max == Integer.MAX_VALUE ? min + " or more" : min + ".." + max;
+    }
+  }
+
+  /** A decimal number in {@code [min, max]}. */
+  abstract static class DecimalIn implements ITypeConverter<Double> {
+    private final double min;
+    private final double max;
+    private final String what;
+
+    DecimalIn(double min, double max, String what) {
+      this.min = min;
+      this.max = max;
+      this.what = what;
+    }
+
+    @Override
+    public Double convert(String value) {
+      double v;
+      try {
+        v = Double.parseDouble(value.strip());
+      } catch (NumberFormatException e) {
+        throw new TypeConversionException("'" + value + "': expected " + what + " (" + range() + ")");
+      }
+      if (!(v >= min && v <= max)) {
+        throw new TypeConversionException("'" + value + "': " + what + " must be in " + range());
+      }
+      return v;
+    }
+
+    private String range() {
+      return plain(min) + ".." + plain(max);
+    }
+
+    private static String plain(double d) {
+      return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
+    }
+  }
+
+  /** {@code --core}: a percent of the AI-core time, 1..100. */
+  static final class CorePercent extends IntIn {
+    CorePercent() {
+      super(1, 100, "a percent of the AI-core time");
+    }
+  }
+
+  /** {@code --weight}: 1..10000. */
+  static final class Weight extends IntIn {
+    Weight() {
+      super(1, 10_000, "a share weight");
+    }
+  }
+
+  /** A logic ID, 0 or more. */
+  static final class LogicId extends IntIn {
+    LogicId() {
+      super(0, Integer.MAX_VALUE, "an NPU logic ID");
+    }
+  }
+
+  /** {@code top --iterations}: 1 or more. */
+  static final class Count extends IntIn {
+    Count() {
+      super(1, Integer.MAX_VALUE, "a count");
+    }
+  }
+
+  /** {@code top --interval}: seconds between refreshes, 0.1..3600. */
+  static final class IntervalSeconds extends DecimalIn {
+    IntervalSeconds() {
+      super(0.1, 3600, "a number of seconds");
+    }
+  }
+
+  /** {@code demo --seconds}: how long the demo's slices saturate the NPU, 2..3600 (shares need time to settle). */
+  static final class BurnSeconds extends DecimalIn {
+    BurnSeconds() {
+      super(2, 3600, "a number of seconds");
+    }
+  }
+
+  /** {@code demo --tolerance}: allowed share error in percentage points, 0..100. */
+  static final class TolerancePp extends DecimalIn {
+    TolerancePp() {
+      super(0, 100, "a number of percentage points");
+    }
+  }
+}

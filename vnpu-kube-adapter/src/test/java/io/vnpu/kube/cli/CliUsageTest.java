@@ -1,0 +1,135 @@
+package io.vnpu.kube.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
+
+/** Help texts, version and usage errors of every {@code vnpu} command, as a user sees them. */
+class CliUsageTest {
+
+  /** What a run printed. */
+  private record Run(int exit, String out, String err) {}
+
+  private static Run run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cl = VnpuCli.commandLine();
+    cl.setOut(new PrintWriter(out, true));
+    cl.setErr(new PrintWriter(err, true));
+    int exit = cl.execute(args);
+    return new Run(exit, out.toString(), err.toString());
+  }
+
+  private static List<CommandLine> everyCommand(CommandLine cl) {
+    List<CommandLine> all = new ArrayList<>(List.of(cl));
+    for (CommandLine sub : cl.getSubcommands().values()) {
+      if (!all.contains(sub)) all.addAll(everyCommand(sub));
+    }
+    return all;
+  }
+
+  @Test
+  void everyHelpTextRendersWithoutAPicocliWarning() {
+    PrintStream stderr = System.err;
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    List<String> names = new ArrayList<>();
+    System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    try {
+      for (CommandLine cl : everyCommand(VnpuCli.commandLine())) {
+        String help = cl.getUsageMessage(CommandLine.Help.Ansi.OFF);
+        assertThat(help).as(cl.getCommandSpec().qualifiedName()).contains("Usage: " + cl.getCommandSpec().qualifiedName())
+            .doesNotContain("%n").doesNotContain("%%");
+        names.add(cl.getCommandSpec().qualifiedName());
+      }
+    } finally {
+      System.setErr(stderr);
+    }
+    assertThat(captured.toString(StandardCharsets.UTF_8)).isEmpty();
+    assertThat(names).contains("vnpu", "vnpu run", "vnpu top", "vnpu demo", "vnpu devices", "vnpu plugin",
+        "vnpu config", "vnpu config check");
+  }
+
+  @Test
+  void runHelpSaysPercent() {
+    assertThat(run("run", "--help").out()).contains("Hard cap: at most PCT % of the NPU's AI-core time");
+  }
+
+  @Test
+  void versionIsTheBuildVersion() {
+    String expected = System.getProperty("vnpu.project.version");
+    assertThat(expected).as("surefire passes the project version").isNotBlank();
+    Run r = run("--version");
+    assertThat(r.exit()).isZero();
+    assertThat(r.out()).isEqualTo("vnpu " + expected + System.lineSeparator());
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "run --core 0 -- true | vnpu run: invalid value for option '--core': '0': a percent of the AI-core time must be in 1..100 (see 'vnpu run --help')",
+      "run --core 150 -- true | vnpu run: invalid value for option '--core': '150': a percent of the AI-core time must be in 1..100 (see 'vnpu run --help')",
+      "run --weight 0 -- true | vnpu run: invalid value for option '--weight': '0': a share weight must be in 1..10000 (see 'vnpu run --help')",
+      "run --weight lots -- true | vnpu run: invalid value for option '--weight': 'lots': expected a share weight (1..10000) (see 'vnpu run --help')",
+      "run --device -1 -- true | vnpu run: invalid value for option '--device': '-1': an NPU logic ID must be in 0 or more (see 'vnpu run --help')",
+      "run --priority urgent -- true | vnpu run: invalid value for option '--priority': 'urgent': expected high or normal (see 'vnpu run --help')",
+      "top -n 0 | vnpu top: invalid value for option '--iterations': '0': a count must be in 1 or more (see 'vnpu top --help')",
+      "top --interval 0 | vnpu top: invalid value for option '--interval': '0': a number of seconds must be in 0.1..3600 (see 'vnpu top --help')",
+      "demo --seconds 1 | vnpu demo: invalid value for option '--seconds': '1': a number of seconds must be in 2..3600 (see 'vnpu demo --help')",
+      "run --bogus -- true | vnpu run: unknown option: '--bogus' (see 'vnpu run --help')",
+  })
+  void aUsageErrorIsOneLineNamingTheOptionAndTheRange(String args, String expected) {
+    Run r = run(args.trim().split(" "));
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err()).isEqualTo(expected.trim() + System.lineSeparator());
+  }
+
+  @Test
+  void aBadSizeIsOneLineWithoutJavaTypeNames() {
+    Run r = run("run", "--memory", "-1", "--", "true");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err().lines().toList()).singleElement().asString()
+        .startsWith("vnpu run: invalid value for option '--memory': ")
+        .endsWith(" (see 'vnpu run --help')")
+        .doesNotContain("java.").doesNotContain("Long").doesNotContain("Exception");
+  }
+
+  @Test
+  void configCheckOnADirectoryIsOneLine(@TempDir Path dir) {
+    Run r = run("config", "check", dir.toString());
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).isEqualTo("vnpu config check: " + dir + ": is a directory, not a config file"
+        + System.lineSeparator());
+  }
+
+  @Test
+  void demoToAnUnwritableOutIsOneLine(@TempDir Path dir) throws Exception {
+    Path file = Files.writeString(dir.resolve("file"), "x");
+    Run r = run("demo", "--out", file.resolve("out").toString());
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err().lines().toList()).singleElement().asString()
+        .startsWith("vnpu demo: --out " + file.resolve("out") + ": cannot write there: ")
+        .doesNotContain("java.").doesNotContain("Exception");
+  }
+
+  @Test
+  void usageLinesTakeOnlyTheFirstLineOfAMessage() {
+    assertThat(UsageErrorHandler.line("vnpu x", "Invalid value for option '--m': cannot convert '-1' to Long "
+        + "(java.lang.IllegalArgumentException: '-1' is not a size)"))
+        .isEqualTo("vnpu x: invalid value for option '--m': '-1' is not a size (see 'vnpu x --help')");
+    assertThat(UsageErrorHandler.line("vnpu x", "Missing required option: '--a'\nmore"))
+        .isEqualTo("vnpu x: missing required option: '--a' (see 'vnpu x --help')");
+  }
+}
