@@ -17,6 +17,7 @@ import io.vnpu.kube.hami.devices.DeviceInventory;
 import io.vnpu.kube.hami.kube.NodeRegistrar;
 import io.vnpu.kube.hami.kube.PodBindingClient;
 import io.vnpu.kube.hami.kube.PodFinder;
+import io.vnpu.kube.hami.kube.PodSpecCheck;
 import io.vnpu.kube.limiter.LimiterFiles;
 import io.vnpu.kube.limiter.LimiterGate;
 import io.vnpu.kube.limiter.LimiterVerifier;
@@ -52,9 +53,10 @@ public final class HamiComponents implements AutoCloseable {
     ContainerResponder responder = new ContainerResponder(names, node.hamiVnpuCore(), options.hardSplit(),
         deviceManager, tracker, options.softLayout(), options.regions(), limiterGate(options), clock);
     PodBindingClient binding = new PodBindingClient(client, options.nodeName());
-    HamiAllocator allocator = new HamiAllocator(new PodFinder(client, options.nodeName(), names),
-        binding, names,
-        new DevicesToAllocateCodec(options.decodeVariant()), inventory::current, responder);
+    DevicesToAllocateCodec devicesCodec = new DevicesToAllocateCodec(options.decodeVariant());
+    PodSpecCheck spec = new PodSpecCheck(chip.resourceName());
+    HamiAllocator allocator = new HamiAllocator(new PodFinder(client, options.nodeName(), names, devicesCodec, spec),
+        binding, names, devicesCodec, inventory::current, responder, spec);
     resourceManager = new HamiResourceManager(chip, node, inventory, allocator);
     registerLoop = new RegisterLoop(inventory,
         new NodeRegistrar(client, options.nodeName(), names,

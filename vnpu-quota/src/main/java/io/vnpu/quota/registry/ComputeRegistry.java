@@ -1,6 +1,7 @@
 package io.vnpu.quota.registry;
 
 import io.vnpu.quota.files.HostFiles;
+import io.vnpu.quota.mapped.MappedFileFault;
 import io.vnpu.quota.mapped.SharedMemory;
 import static io.vnpu.quota.layout.RegistryLayout.*;
 
@@ -45,7 +46,7 @@ public final class ComputeRegistry implements AutoCloseable {
   private ComputeRegistry(Path file, FileChannel channel, MappedByteBuffer buf, ComputeRegistries owner, Object key) {
     this.file = file;
     this.channel = channel;
-    this.mem = new SharedMemory(buf);
+    this.mem = new SharedMemory(buf, file);
     this.owner = owner;
     this.ownerKey = key;
   }
@@ -205,9 +206,30 @@ public final class ComputeRegistry implements AutoCloseable {
    * Snapshot of every ACTIVE entry, with liveness probed through the entries' lock bytes.
    *
    * @throws IOException if a lock probe fails
+   * @throws RegistryFormatException if the file was truncated while mapped
    */
   public synchronized List<RegistryEntry> entries() throws IOException {
     ensureOpen();
+    // touching a page past the end of a truncated file faults; the JVM may report it only later
+    // as an InternalError, so check the size first and catch both forms at this boundary
+    if (channel.size() < REG_FILE_BYTES) throw truncated(null);
+    try {
+      return readEntries();
+    } catch (MappedFileFault e) {
+      throw truncated(e.getCause());
+    } catch (InternalError e) {
+      throw truncated(e);
+    }
+  }
+
+  private RegistryFormatException truncated(Throwable cause) {
+    RegistryFormatException f = new RegistryFormatException(file, "file size", "truncated while mapped",
+        ">= " + REG_FILE_BYTES + " bytes");
+    f.initCause(cause);
+    return f;
+  }
+
+  private List<RegistryEntry> readEntries() throws IOException {
     List<RegistryEntry> out = new ArrayList<>();
     LaunchSymbol[] syms = LaunchSymbol.values();
     for (int i = 0; i < REG_ENTRY_COUNT; i++) {
