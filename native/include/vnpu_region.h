@@ -1,5 +1,5 @@
 /*
- * vnpu quota region, layout "HVNP" major 1 minor 0: the per-container file shared by every process
+ * vnpu quota region, layout "HVNP" major 1 minor 1: the per-container file shared by every process
  * of the container (through the limiter libvnpu.so), the node agent and the Java library vnpu-quota.
  *
  * This header is the single source of truth for offsets. docs/region-layout.md explains the
@@ -22,7 +22,7 @@
 /* ---------- identity ---------- */
 #define VNPU_REGION_MAGIC        0x31504E56494D4148ULL /* ASCII "HAMIVNP1" read as LE u64 */
 #define VNPU_REGION_MAJOR        1u
-#define VNPU_REGION_MINOR        0u
+#define VNPU_REGION_MINOR        1u /* 1: compute statistics and activity (issue 12) */
 #define VNPU_REGION_MAX_DEVICES  16u
 #define VNPU_REGION_SLOT_COUNT   256u
 #define VNPU_REGION_UUID_BYTES   64u  /* NUL-padded device UUID as the device plugin reports it */
@@ -57,8 +57,11 @@
 #define VNPU_H_DEVSTATE_STRIDE   72u  /* u32 = VNPU_DEVSTATE_BYTES */
 #define VNPU_H_CREATOR           76u  /* u32 VNPU_CREATOR_* (who initialised the file) */
 #define VNPU_H_REGISTRY_DIR      128u /* char[256] directory of the per-physical-device compute registry
-                                         files (issue 5); empty = compute coordination off */
-/* 384..1023 reserved (minor additions) */
+                                         files (issue 5); empty = nobody to coordinate with */
+/* 384..511 reserved (minor additions) */
+#define VNPU_H_SYMBOL_LAUNCHES   512u /* minor 1: u64[32] launches per hooked launch symbol, all devices,
+                                         index = enum vnpu_launch_symbol (limiter compute.h) */
+/* 768..1023 reserved (minor additions) */
 
 /* ---------- device config, VNPU_DEVCFG_OFF + d * VNPU_DEVCFG_BYTES; written under config_seq ---------- */
 #define VNPU_DC_MEM_LIMIT        0u   /* u64 bytes, 0 = unlimited */
@@ -79,14 +82,18 @@
 #define VNPU_DS_ADMISSIONS       32u  /* u64 admissions granted */
 #define VNPU_DS_COMMIT_SEQ       40u  /* u64 +1 by every admission after its check, before its commit:
                                          a reader whose scan saw it unchanged read a consistent sum */
-/* second and third cache lines: compute (issue 5) */
-#define VNPU_DS_GCRA_TAT_NS      64u  /* i64 CLOCK_MONOTONIC ns theoretical arrival time */
+/* second and third cache lines: compute (issue 5; per container, written by its own limiters only) */
+#define VNPU_DS_GCRA_TAT_NS      64u  /* i64 CLOCK_MONOTONIC ns theoretical arrival time (GCRA state) */
 #define VNPU_DS_LAUNCHES         72u  /* u64 */
 #define VNPU_DS_THROTTLED_NS     80u  /* u64 */
-#define VNPU_DS_LAST_LAUNCH_NS   88u  /* u64 CLOCK_MONOTONIC ns */
-#define VNPU_DS_COST_EMA_NS      96u  /* u64 device ns per launch */
-#define VNPU_DS_BUSY_NS          104u /* u64 measured device ns */
-/* 112..255 reserved for compute */
+#define VNPU_DS_LAST_LAUNCH_NS   88u  /* u64 CLOCK_MONOTONIC ns the container was last active here (a
+                                         launch, or launches in flight); neighbours read it through the
+                                         registry's activity link: the only field another container reads */
+#define VNPU_DS_COST_EMA_NS      96u  /* u64 device ns per launch (latest estimate) */
+#define VNPU_DS_BUSY_NS          104u /* u64 estimated device ns (sum of charged per-launch costs) */
+#define VNPU_DS_SHARE_PPM        112u /* minor 1: u32 share the limiter last computed, 1e6 = whole NPU */
+#define VNPU_DS_SAMPLES          120u /* minor 1: u64 device-time measurements taken */
+/* 128..255 reserved for compute */
 
 /* ---------- process slot, VNPU_SLOTS_OFF + i * VNPU_SLOT_BYTES ---------- */
 #define VNPU_S_STATE             0u   /* u32 VNPU_SLOT_* */

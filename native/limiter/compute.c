@@ -79,7 +79,8 @@ static void sleep_ns(int64_t ns)
 /* ---------- runtime functions the limiter itself calls (never hooked) ---------- */
 struct rt_ops {
     rtError_t (*get_device)(int32_t *);
-    rtError_t (*set_device)(int32_t);
+    rtError_t (*ctx_get)(rtContext_t *);
+    rtError_t (*ctx_set)(rtContext_t);
     rtError_t (*event_create)(rtEvent_t *);
     rtError_t (*event_destroy)(rtEvent_t);
     rtError_t (*event_record)(rtEvent_t, rtStream_t);
@@ -105,7 +106,8 @@ void *vnpu_rt_resolve(const char *name)
 static int rt_ops_load(void)
 {
     rt.get_device = (rtError_t(*)(int32_t *))vnpu_rt_resolve("rtGetDevice");
-    rt.set_device = (rtError_t(*)(int32_t))vnpu_rt_resolve("rtSetDevice");
+    rt.ctx_get = (rtError_t(*)(rtContext_t *))vnpu_rt_resolve("rtCtxGetCurrent");
+    rt.ctx_set = (rtError_t(*)(rtContext_t))vnpu_rt_resolve("rtCtxSetCurrent");
     rt.event_create = (rtError_t(*)(rtEvent_t *))vnpu_rt_resolve("rtEventCreate");
     rt.event_destroy = (rtError_t(*)(rtEvent_t))vnpu_rt_resolve("rtEventDestroy");
     rt.event_record = (rtError_t(*)(rtEvent_t, rtStream_t))vnpu_rt_resolve("rtEventRecord");
@@ -119,6 +121,8 @@ struct tcount {
     uint64_t launches[VNPU_COMPUTE_MAX_DEVICES][VNPU_SYM_COUNT];
     uint64_t charged_ns[VNPU_COMPUTE_MAX_DEVICES];
     uint64_t throttled_ns[VNPU_COMPUTE_MAX_DEVICES];
+    int64_t in_call_since; /* CLOCK_MONOTONIC ns a launch of this thread entered the limiter, 0 = none */
+    uint32_t in_call_dev;
     struct tcount *next;
     int retired; /* thread gone: the block stays (its totals are still published) */
 };
@@ -214,12 +218,13 @@ static struct costent *cost_find(uint64_t key, int insert)
 enum { DEV_UNINIT = 0, DEV_ON, DEV_OFF };
 struct devstate {
     int state;               /* DEV_*: read by hooks without a lock */
-    struct vnpu_reg reg;
-    int64_t *tat;
-    uint64_t *last_launch;
+    struct vnpu_reg reg;     /* read-only view of the NPU's registry (fd -1: nobody to coordinate with) */
+    struct vnpu_reg_self self; /* own parameters, from the own quota region */
+    int64_t *tat;            /* GCRA state: in the own quota region (per container and device) */
+    uint64_t *activity;      /* activity time: in the own quota region, read by neighbours */
     int64_t last_launch_cache;
     uint32_t share_ppm;      /* written by the measurement thread */
-    int set_device_done;     /* measurement thread made dev current on itself */
+    rtContext_t ctx;         /* the launching thread's context: the measurement thread borrows it */
     /* published totals (measurement thread only) */
     uint64_t pub_launches[VNPU_SYM_COUNT];
     uint64_t pub_charged, pub_throttled, pub_samples;
@@ -234,10 +239,11 @@ static pthread_mutex_t cfg_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---------- measurement brackets ---------- */
 struct sample {
-    rtEvent_t pre, post;
+    rtEvent_t pre, post; /* NULL, NULL: a synchronous call measured on the host (direct_ns) */
     struct costent *ce;
     uint32_t dev;
     int64_t t0;
+    uint64_t direct_ns;
 };
 static pthread_mutex_t smp_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct sample smp[MAX_SAMPLES];
@@ -296,42 +302,42 @@ static void dev_join(uint32_t d)
     }
     int st = DEV_OFF;
     const struct vnpu_compute_device_config *dc = &cfg.dev[d];
-    if (d >= cfg.device_count || dc->phys_id < 0) {
-        compute_log("logical device %u has no phy ID in the quota region: its launches run unthrottled", d);
+    ds->tat = vnpu_compute_region_word(d, VNPU_DS_GCRA_TAT_NS);
+    ds->activity = vnpu_compute_region_word(d, VNPU_DS_LAST_LAUNCH_NS);
+    if (d >= cfg.device_count || !ds->tat || !ds->activity) {
+        compute_log("logical device %u is not described by the quota region: its launches run unthrottled", d);
     } else {
-        char path[512];
-        char name[64];
-        snprintf(name, sizeof name, VNPU_REG_FILE_FMT, dc->phys_id);
-        snprintf(path, sizeof path, "%s/%s", cfg.registry_dir, name);
-        int err = 0;
-        enum vnpu_reg_status rs = vnpu_reg_open(path, &ds->reg, &err);
-        if (rs == VNPU_REG_OK) {
-            struct vnpu_reg_member m;
-            memset(&m, 0, sizeof m);
-            m.key = cfg.key;
-            m.weight = dc->weight;
-            m.cap_pct = dc->cap_pct;
-            m.prio = dc->prio;
-            memcpy(m.name, cfg.name, sizeof m.name);
-            rs = vnpu_reg_join(&ds->reg, &m);
-            if (rs != VNPU_REG_OK)
-                vnpu_reg_close(&ds->reg);
-        }
-        if (rs == VNPU_REG_OK) {
-            ds->tat = vnpu_reg_field(&ds->reg, ds->reg.entry, VNPU_RE_GCRA_TAT_NS);
-            ds->last_launch = vnpu_reg_field(&ds->reg, ds->reg.entry, VNPU_RE_LAST_LAUNCH_NS);
-            /* until the first share computation: what the container would get if everybody were busy
-             * is unknown, so start from the cap alone (or unthrottled) and let the thread correct it */
-            struct vnpu_share_input in[VNPU_REG_ENTRY_COUNT];
-            vnpu_reg_scan(&ds->reg, now_ns(), in);
-            __atomic_store_n(&ds->share_ppm, vnpu_share_ppm(in, VNPU_REG_ENTRY_COUNT, ds->reg.entry), __ATOMIC_RELEASE);
-            st = DEV_ON;
-        } else if (rs == VNPU_REG_IO) {
-            compute_log("%s: %s (%s): launches on logical device %u run unthrottled", path, vnpu_reg_strerror(rs),
-                 strerror(err), d);
+        ds->self.key = cfg.key;
+        ds->self.weight = dc->weight;
+        ds->self.cap_pct = dc->cap_pct;
+        ds->self.prio = dc->prio;
+        vnpu_reg_none(&ds->reg);
+        if (dc->phys_id < 0) {
+            compute_log("logical device %u has no phy ID in the quota region: only its own cap applies", d);
         } else {
-            compute_log("%s: %s: launches on logical device %u run unthrottled", path, vnpu_reg_strerror(rs), d);
+            char path[512];
+            char name[64];
+            snprintf(name, sizeof name, VNPU_REG_FILE_FMT, dc->phys_id);
+            snprintf(path, sizeof path, "%s/%s", cfg.registry_dir, name);
+            int err = 0;
+            enum vnpu_reg_status rs = vnpu_reg_open(path, &ds->reg, &err);
+            if (rs == VNPU_REG_IO)
+                compute_log("%s: %s (%s): logical device %u coordinates with nobody (its own cap applies)", path,
+                            vnpu_reg_strerror(rs), strerror(err), d);
+            else if (rs != VNPU_REG_OK)
+                compute_log("%s: %s: logical device %u coordinates with nobody (its own cap applies)", path,
+                            vnpu_reg_strerror(rs), d);
+            if (rs != VNPU_REG_OK)
+                vnpu_reg_none(&ds->reg);
         }
+        if (rt.ctx_get && rt.ctx_get(&ds->ctx) != 0)
+            ds->ctx = NULL;
+        /* until the first share computation: what the registry says right now */
+        struct vnpu_share_input in[VNPU_REG_ENTRY_COUNT + 1];
+        int n = 0;
+        int self = vnpu_reg_scan(&ds->reg, &ds->self, now_ns(), in, &n);
+        __atomic_store_n(&ds->share_ppm, vnpu_share_ppm(in, n, self), __ATOMIC_RELEASE);
+        st = DEV_ON;
     }
     __atomic_store_n(&ds->state, st, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&dev_mu);
@@ -438,12 +444,41 @@ static void bracket_give_back(rtEvent_t a, rtEvent_t b)
     pthread_mutex_unlock(&smp_mu);
 }
 
+static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t stm, int sync);
+
+void vnpu_compute_before_sync(struct vnpu_launch *l, int sym, uint64_t key) { before_impl(l, sym, key, NULL, 1); }
+
 void vnpu_compute_before(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t stm)
 {
+    before_impl(l, sym, key, stm, 0);
+}
+
+void vnpu_compute_after_sync(struct vnpu_launch *l, rtError_t rc, int64_t elapsed_ns)
+{
+    if (l->tc)
+        __atomic_store_n(&((struct tcount *)l->tc)->in_call_since, 0, __ATOMIC_RELAXED);
+    if (rc != 0 || !l->cost || elapsed_ns <= 0)
+        return;
+    pthread_mutex_lock(&smp_mu);
+    if (smp_n < MAX_SAMPLES) {
+        struct sample *s = &smp[smp_n++];
+        memset(s, 0, sizeof *s);
+        s->ce = l->cost;
+        s->dev = l->dev;
+        s->t0 = now_ns();
+        s->direct_ns = (uint64_t)elapsed_ns;
+    }
+    pthread_mutex_unlock(&smp_mu);
+}
+
+static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t stm, int sync)
+{
+    l->sync = sync;
     l->sampled = 0;
     l->cost = NULL;
     l->stream = stm;
     l->dev = 0;
+    l->tc = NULL;
     if (!config_on())
         return;
     uint32_t d = current_dev();
@@ -463,6 +498,12 @@ void vnpu_compute_before(struct vnpu_launch *l, int sym, uint64_t key, rtStream_
         return;
 
     int64_t now = now_ns();
+    if (tc) {
+        /* in flight from here until the runtime returns (a launch blocked behind a full stream is busy) */
+        __atomic_store_n(&tc->in_call_dev, d, __ATOMIC_RELAXED);
+        __atomic_store_n(&tc->in_call_since, now, __ATOMIC_RELAXED);
+        l->tc = tc;
+    }
     struct costent *ce = cost_find(key, 1);
     uint64_t cost = ce ? __atomic_load_n(&ce->cost_ns, __ATOMIC_RELAXED)
                        : __atomic_load_n(&seed_cost_ns, __ATOMIC_RELAXED);
@@ -498,9 +539,13 @@ void vnpu_compute_before(struct vnpu_launch *l, int sym, uint64_t key, rtStream_
     }
     if (now - __atomic_load_n(&ds->last_launch_cache, __ATOMIC_RELAXED) >= LAST_LAUNCH_GRAIN) {
         __atomic_store_n(&ds->last_launch_cache, now, __ATOMIC_RELAXED);
-        __atomic_store_n(ds->last_launch, (uint64_t)now, __ATOMIC_RELAXED);
+        __atomic_store_n(ds->activity, (uint64_t)now, __ATOMIC_RELAXED);
     }
 
+    if (l->sync) {
+        l->cost = ce; /* measured on the host by vnpu_compute_after_sync */
+        return;
+    }
     /* measurement bracket: now and then, per kernel key */
     if (ce && __atomic_load_n(&thread_state, __ATOMIC_ACQUIRE) == 1) {
         int64_t last = __atomic_load_n(&ce->last_sample_ns, __ATOMIC_RELAXED);
@@ -519,6 +564,8 @@ void vnpu_compute_before(struct vnpu_launch *l, int sym, uint64_t key, rtStream_
 
 void vnpu_compute_after(struct vnpu_launch *l, rtError_t rc)
 {
+    if (l->tc)
+        __atomic_store_n(&((struct tcount *)l->tc)->in_call_since, 0, __ATOMIC_RELAXED);
     if (!l->sampled)
         return;
     if (rc != 0 || rt.event_record(l->post, l->stream) != 0) {
@@ -591,6 +638,15 @@ static void measure_samples(int64_t now)
     int keep = 0;
     for (int i = 0; i < n; i++) {
         struct sample *s = &all[i];
+        if (!s->pre) {
+            uint64_t before = s->ce->win.est;
+            uint64_t est = vnpu_cost_add(&s->ce->win, now, s->direct_ns);
+            if (before > 2 * est)
+                forgive_debt(&devs[s->dev], now);
+            __atomic_store_n(&s->ce->cost_ns, est, __ATOMIC_RELAXED);
+            devs[s->dev].samples++;
+            continue;
+        }
         int over = now - s->t0 > SAMPLE_TIMEOUT_NS;
         if (!over && rt.event_query(s->post) != 0) {
             all[keep++] = *s;
@@ -617,6 +673,26 @@ static void measure_samples(int64_t now)
 
 static pthread_mutex_t pub_mu = PTHREAD_MUTEX_INITIALIZER; /* thread's publications vs the exit one */
 
+/* Launches of this process are in flight on dev: a thread is inside a launch (throttled, or blocked in
+ * the runtime behind a full stream), or a measured launch has not completed on the device yet. */
+static int in_flight(uint32_t d, int64_t now)
+{
+    int busy = 0;
+    pthread_mutex_lock(&tc_mu);
+    for (struct tcount *t = tc_head; t && !busy; t = t->next) {
+        int64_t since = __atomic_load_n(&t->in_call_since, __ATOMIC_RELAXED);
+        busy = since != 0 && since <= now && __atomic_load_n(&t->in_call_dev, __ATOMIC_RELAXED) == d;
+    }
+    pthread_mutex_unlock(&tc_mu);
+    if (!busy) {
+        pthread_mutex_lock(&smp_mu);
+        for (int i = 0; i < smp_n && !busy; i++)
+            busy = smp[i].dev == d;
+        pthread_mutex_unlock(&smp_mu);
+    }
+    return busy;
+}
+
 static void publish(uint32_t d, int64_t now)
 {
     struct devstate *ds = &devs[d];
@@ -629,36 +705,24 @@ static void publish(uint32_t d, int64_t now)
         throttled += __atomic_load_n(&t->throttled_ns[d], __ATOMIC_RELAXED);
     }
     pthread_mutex_unlock(&tc_mu);
-    struct vnpu_reg *r = &ds->reg;
-    int e = r->entry;
-    uint64_t dl = 0;
+    struct vnpu_compute_stats st;
+    memset(&st, 0, sizeof st);
     for (int s = 0; s < VNPU_SYM_COUNT; s++) {
-        uint64_t delta = launches[s] - ds->pub_launches[s];
-        if (delta) {
-            __atomic_add_fetch((uint64_t *)vnpu_reg_field(r, e, VNPU_RE_SYMBOL_LAUNCHES + 8u * (unsigned)s), delta,
-                               __ATOMIC_RELAXED);
-            dl += delta;
-            ds->pub_launches[s] = launches[s];
-        }
+        st.sym_launches[s] = launches[s] - ds->pub_launches[s];
+        st.launches += st.sym_launches[s];
+        ds->pub_launches[s] = launches[s];
     }
-    uint64_t dc = charged - ds->pub_charged, dt = throttled - ds->pub_throttled, dsm = ds->samples - ds->pub_samples;
+    st.busy_ns = charged - ds->pub_charged;
+    st.throttled_ns = throttled - ds->pub_throttled;
+    st.samples = ds->samples - ds->pub_samples;
     ds->pub_charged = charged;
     ds->pub_throttled = throttled;
     ds->pub_samples = ds->samples;
-    if (dl)
-        __atomic_add_fetch((uint64_t *)vnpu_reg_field(r, e, VNPU_RE_LAUNCHES), dl, __ATOMIC_RELAXED);
-    if (dt)
-        __atomic_add_fetch((uint64_t *)vnpu_reg_field(r, e, VNPU_RE_THROTTLED_NS), dt, __ATOMIC_RELAXED);
-    if (dc)
-        __atomic_add_fetch((uint64_t *)vnpu_reg_field(r, e, VNPU_RE_BUSY_NS), dc, __ATOMIC_RELAXED);
-    if (dsm)
-        __atomic_add_fetch((uint64_t *)vnpu_reg_field(r, e, VNPU_RE_SAMPLES), dsm, __ATOMIC_RELAXED);
-    uint64_t cost = __atomic_load_n(&seed_cost_ns, __ATOMIC_RELAXED);
-    __atomic_store_n((uint64_t *)vnpu_reg_field(r, e, VNPU_RE_COST_NS), cost, __ATOMIC_RELAXED);
-    __atomic_store_n((uint32_t *)vnpu_reg_field(r, e, VNPU_RE_SHARE_PPM),
-                     __atomic_load_n(&ds->share_ppm, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
-    (void)now;
-    vnpu_compute_publish_region(d, dl, dt, dc, cost, __atomic_load_n(&ds->last_launch_cache, __ATOMIC_RELAXED));
+    st.cost_ns = __atomic_load_n(&seed_cost_ns, __ATOMIC_RELAXED);
+    st.share_ppm = __atomic_load_n(&ds->share_ppm, __ATOMIC_RELAXED);
+    /* busy for the neighbours: launched recently (the hook stamps that) or launches still in flight */
+    st.active_ns = in_flight(d, now) ? now : 0;
+    vnpu_compute_publish_region(d, &st);
 }
 
 /* ---------- launch entry points the runtime has and the limiter does not hook ---------- */
@@ -696,16 +760,16 @@ static void *measure_main(void *arg)
 {
     (void)arg;
     scan_unhooked_launches();
+    rtContext_t cur_ctx = NULL;
     for (unsigned tick = 0;; tick++) {
         sleep_ns(POLL_NS);
         int64_t now = now_ns();
-        /* the simulated and the real runtime keep the current device per thread */
-        for (uint32_t d = 0; d < VNPU_COMPUTE_MAX_DEVICES; d++)
-            if (__atomic_load_n(&devs[d].state, __ATOMIC_ACQUIRE) == DEV_ON && !devs[d].set_device_done) {
-                if (rt.set_device)
-                    rt.set_device((int32_t)d);
-                devs[d].set_device_done = 1;
-            }
+        /* events are queried in the launching thread's context, borrowed: rtCtxSetCurrent takes no
+         * device reference, so the application's rtDeviceReset still frees the device */
+        for (uint32_t d = 0; d < VNPU_COMPUTE_MAX_DEVICES && !cur_ctx; d++)
+            if (__atomic_load_n(&devs[d].state, __ATOMIC_ACQUIRE) == DEV_ON && devs[d].ctx && rt.ctx_set
+                && rt.ctx_set(devs[d].ctx) == 0)
+                cur_ctx = devs[d].ctx;
         measure_samples(now);
         if (tick % SHARE_EVERY_POLLS != 0)
             continue;
@@ -713,10 +777,10 @@ static void *measure_main(void *arg)
             struct devstate *ds = &devs[d];
             if (__atomic_load_n(&ds->state, __ATOMIC_ACQUIRE) != DEV_ON)
                 continue;
-            struct vnpu_share_input in[VNPU_REG_ENTRY_COUNT];
-            vnpu_reg_scan(&ds->reg, now, in);
-            uint32_t s = vnpu_share_ppm(in, VNPU_REG_ENTRY_COUNT, ds->reg.entry);
-            __atomic_store_n(&ds->share_ppm, s, __ATOMIC_RELAXED);
+            struct vnpu_share_input in[VNPU_REG_ENTRY_COUNT + 1];
+            int n = 0;
+            int self = vnpu_reg_scan(&ds->reg, &ds->self, now, in, &n);
+            __atomic_store_n(&ds->share_ppm, vnpu_share_ppm(in, n, self), __ATOMIC_RELAXED);
             pthread_mutex_lock(&pub_mu);
             publish(d, now);
             pthread_mutex_unlock(&pub_mu);
@@ -778,7 +842,7 @@ void vnpu_compute_fork_child(void)
             vnpu_reg_close(&ds->reg);
         }
         memset(ds, 0, sizeof *ds);
-        ds->reg.fd = -1;
+        vnpu_reg_none(&ds->reg);
     }
     vnpu_compute_fork_parent();
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "launch_abi.h"
+#include "vnpu_region.h"
 #include "vnpu_registry.h"
 
 #define VNPU_COMPUTE_MAX_DEVICES 16
@@ -27,7 +28,7 @@
     X(rtVectorCoreKernelLaunchWithHandle) X(rtLaunchKernelByFuncHandle) X(rtLaunchKernelByFuncHandleV2) \
     X(rtLaunchKernelByFuncHandleV3) X(rtsLaunchKernelWithConfig) X(rtsLaunchKernelWithDevArgs)         \
     X(rtsLaunchKernelWithHostArgs) X(rtsLaunchCpuKernel) X(rtLaunchKernelWithArgsArray) X(rtModelExecute) \
-    X(rtModelExecuteSync)
+    X(rtModelExecuteSync) X(rtsModelExecute)
 
 #define VNPU_SYM_ENUM_(name) VNPU_SYM_##name,
 enum vnpu_launch_symbol { VNPU_LAUNCH_SYMBOLS(VNPU_SYM_ENUM_) VNPU_SYM_COUNT };
@@ -59,12 +60,27 @@ struct vnpu_compute_config {
  */
 int vnpu_compute_load_config(struct vnpu_compute_config *out);
 
+/* Statistics deltas of one publication (every 5 ms) for one logical device. */
+struct vnpu_compute_stats {
+    uint64_t launches, throttled_ns, busy_ns, samples;
+    uint64_t cost_ns;      /* latest estimate (a value, not a delta) */
+    uint32_t share_ppm;    /* share last computed (a value) */
+    int64_t active_ns;     /* CLOCK_MONOTONIC ns: launches in flight now, 0 = none */
+    uint64_t sym_launches[VNPU_SYM_COUNT];
+};
+
 /*
- * Called by the measurement thread after each publication with this container's statistics deltas for
- * logical device dev (the integration mirrors them into the quota region). May be a no-op.
+ * Provided by the integration (compute_config.c: the own quota region): called by the measurement
+ * thread after each publication for logical device dev.
  */
-void vnpu_compute_publish_region(uint32_t dev, uint64_t launches, uint64_t throttled_ns,
-                                 uint64_t busy_ns, uint64_t cost_ns, int64_t last_launch_ns);
+void vnpu_compute_publish_region(uint32_t dev, const struct vnpu_compute_stats *delta);
+
+/*
+ * Provided by the integration: address of the 64-bit word at VNPU_DS_* offset off of logical device
+ * dev's live state in the own quota region (per container: GCRA tat, activity time), NULL when the
+ * region does not describe dev.
+ */
+void *vnpu_compute_region_word(uint32_t dev, unsigned off);
 
 /* Per-launch state kept on the hook's stack between before and after. */
 struct vnpu_launch {
@@ -74,6 +90,8 @@ struct vnpu_launch {
     void *cost;    /* cost-table entry of the kernel key, NULL if none */
     rtStream_t stream;
     uint32_t dev;
+    void *tc;      /* the thread's counter block while the launch is in flight, NULL if none */
+    int sync;      /* set by vnpu_compute_before_sync: no event bracket */
 };
 
 /* Address of a runtime function: the next definition after libvnpu.so, else libruntime.so's own
@@ -87,6 +105,14 @@ uint64_t vnpu_kernel_key(int sym, const void *fn, uint64_t tiling_key, uint32_t 
 void vnpu_compute_before(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t stm);
 /* Completes the measurement bracket after the real launch returned rc. */
 void vnpu_compute_after(struct vnpu_launch *l, rtError_t rc);
+
+/*
+ * For synchronous entry points without a stream argument (rtsModelExecute runs the model on its own
+ * stream and waits): throttle like vnpu_compute_before but bracket nothing; after the call, the
+ * measured wall time (>= the device time) is the sample.
+ */
+void vnpu_compute_before_sync(struct vnpu_launch *l, int sym, uint64_t key);
+void vnpu_compute_after_sync(struct vnpu_launch *l, rtError_t rc, int64_t elapsed_ns);
 
 /* Capture / model-building streams: launches on them are recorded, not run, and are not charged. */
 void vnpu_compute_stream_special(rtStream_t stm, int on);

@@ -80,28 +80,46 @@ int vnpu_compute_load_config(struct vnpu_compute_config *out)
     return 0;
 }
 
-void vnpu_compute_publish_region(uint32_t dev, uint64_t launches, uint64_t throttled_ns, uint64_t busy_ns,
-                                 uint64_t cost_ns, int64_t last_launch_ns)
+void *vnpu_compute_region_word(uint32_t dev, unsigned off)
+{
+    struct vnpu_region *r = vnpu_limiter_region();
+    if (!r || dev >= vnpu_region_device_count(r) || off + 8 > VNPU_DEVSTATE_BYTES)
+        return NULL;
+    return r->base + vnpu_devstate_off(dev) + off;
+}
+
+static void add64(struct vnpu_region *r, uint64_t off, uint64_t n)
+{
+    if (n)
+        __atomic_fetch_add((uint64_t *)(r->base + off), n, __ATOMIC_RELAXED);
+}
+
+void vnpu_compute_publish_region(uint32_t dev, const struct vnpu_compute_stats *st)
 {
     struct vnpu_region *r = vnpu_limiter_region();
     if (!r || dev >= VNPU_REGION_MAX_DEVICES)
         return;
     uint64_t ds = vnpu_devstate_off(dev);
-    if (launches)
-        vnpu_region_count(r, dev, VNPU_DS_LAUNCHES, launches);
-    if (throttled_ns)
-        vnpu_region_count(r, dev, VNPU_DS_THROTTLED_NS, throttled_ns);
-    if (busy_ns)
-        vnpu_region_count(r, dev, VNPU_DS_BUSY_NS, busy_ns);
-    __atomic_store_n((uint64_t *)(r->base + ds + VNPU_DS_COST_EMA_NS), cost_ns, __ATOMIC_RELAXED);
-    if (last_launch_ns > 0)
-        __atomic_store_n((uint64_t *)(r->base + ds + VNPU_DS_LAST_LAUNCH_NS), (uint64_t)last_launch_ns,
-                         __ATOMIC_RELAXED);
+    add64(r, ds + VNPU_DS_LAUNCHES, st->launches);
+    add64(r, ds + VNPU_DS_THROTTLED_NS, st->throttled_ns);
+    add64(r, ds + VNPU_DS_BUSY_NS, st->busy_ns);
+    add64(r, ds + VNPU_DS_SAMPLES, st->samples);
+    __atomic_store_n((uint64_t *)(r->base + ds + VNPU_DS_COST_EMA_NS), st->cost_ns, __ATOMIC_RELAXED);
+    __atomic_store_n((uint32_t *)(r->base + ds + VNPU_DS_SHARE_PPM), st->share_ppm, __ATOMIC_RELAXED);
+    if (st->active_ns > 0) {
+        /* only ever forward: several processes of the container publish */
+        uint64_t *act = (uint64_t *)(r->base + ds + VNPU_DS_LAST_LAUNCH_NS);
+        uint64_t cur = __atomic_load_n(act, __ATOMIC_RELAXED);
+        while (cur < (uint64_t)st->active_ns
+               && !__atomic_compare_exchange_n(act, &cur, (uint64_t)st->active_ns, 0, __ATOMIC_RELAXED,
+                                               __ATOMIC_RELAXED)) {
+        }
+    }
+    for (int s = 0; s < VNPU_SYM_COUNT; s++)
+        add64(r, VNPU_H_SYMBOL_LAUNCHES + 8u * (unsigned)s, st->sym_launches[s]);
     if (r->slot >= 0) {
         uint64_t so = vnpu_slot_off((uint32_t)r->slot);
-        if (launches)
-            __atomic_fetch_add((uint64_t *)(r->base + so + VNPU_S_LAUNCHES), launches, __ATOMIC_RELAXED);
-        if (busy_ns)
-            __atomic_fetch_add((uint64_t *)(r->base + so + VNPU_S_BUSY_NS), busy_ns, __ATOMIC_RELAXED);
+        add64(r, so + VNPU_S_LAUNCHES, st->launches);
+        add64(r, so + VNPU_S_BUSY_NS, st->busy_ns);
     }
 }

@@ -1,8 +1,10 @@
 /*
- * Access to a per-physical-NPU compute registry file (layout in vnpu_registry.h): open and validate,
- * join the container's entry (claiming or reusing one), liveness probes, and the scan the share
- * computation needs. Every wait here is bounded; every failure is reported to the caller, which
- * then runs unthrottled (compute fails open).
+ * The limiter's read-only view of a per-physical-NPU compute registry (layout in vnpu_registry.h):
+ * open and validate, then, on every share computation, a fresh validated snapshot of the agent's
+ * entries (pread, never mmap: a file shrunk by anyone can never raise SIGBUS here) and each
+ * neighbour's activity time (pread on the hard link to its quota region). Nothing here writes a
+ * shared file. Every failure is reported to the caller, which then coordinates with nobody (its own
+ * cap still applies).
  */
 #ifndef VNPU_COMPUTE_REGISTRY_H
 #define VNPU_COMPUTE_REGISTRY_H
@@ -13,70 +15,80 @@
 #include "compute_core.h"
 #include "vnpu_registry.h"
 
+/* Cached descriptor on one neighbour's activity link. */
+struct vnpu_reg_act {
+    uint64_t key;   /* 0 = unused */
+    uint32_t generation;
+    int fd;         /* -1: no link (the neighbour counts as busy) */
+};
+
 struct vnpu_reg {
-    int fd;               /* the only fd this process has on the file: closing another would drop locks */
-    unsigned char *base;  /* MAP_SHARED mapping of VNPU_REG_FILE_BYTES */
-    int entry;            /* index of our container's entry, -1 before joining */
+    int fd;               /* O_RDONLY descriptor (>= 3) on the registry file, -1 when closed */
+    int32_t phys_id;
+    char dir[256];        /* registry directory (activity links live there) */
     int64_t burst_ns;
     int64_t active_window_ns;
     int64_t prio_wait_ns;
+    struct vnpu_reg_act act[VNPU_REG_ENTRY_COUNT];
 };
 
-/* What the container asks for on one device; copied into its entry when joining. */
-struct vnpu_reg_member {
-    uint64_t key;          /* container key: the quota region's epoch */
+/* One ACTIVE entry as read and range-checked. */
+struct vnpu_reg_peer {
+    uint64_t key;
     uint32_t weight;       /* 1..10000 */
     uint32_t cap_pct;      /* 0..100 */
-    int32_t prio;          /* VNPU_REG_PRIO_* */
-    char name[VNPU_REG_NAME_BYTES];
+    int32_t prio;          /* VNPU_REG_PRIO_HIGH or VNPU_REG_PRIO_NORMAL */
+    uint32_t dev_index;    /* < VNPU_REGION_MAX_DEVICES (16) */
+    uint32_t generation;
+};
+
+/* What the container itself is configured with (from its own quota region). */
+struct vnpu_reg_self {
+    uint64_t key;
+    uint32_t weight;
+    uint32_t cap_pct;
+    int32_t prio;
 };
 
 /* Result codes; vnpu_reg_strerror gives the text for the one log line. */
 enum vnpu_reg_status {
     VNPU_REG_OK = 0,
     VNPU_REG_MISSING,      /* no file at the path */
-    VNPU_REG_IO,           /* open/stat/mmap/fcntl failed (errno in *err) */
+    VNPU_REG_IO,           /* open/stat/read failed, or not a regular file (errno in *err) */
     VNPU_REG_BAD_MAGIC,
     VNPU_REG_BAD_MAJOR,
     VNPU_REG_TOO_SMALL,    /* file or file_bytes smaller than this minor needs */
     VNPU_REG_NOT_READY,    /* init_state != READY */
     VNPU_REG_BAD_GEOMETRY, /* entry count/size differ from this build's */
-    VNPU_REG_BUSY,         /* the admin lock stayed taken past the bound */
-    VNPU_REG_FULL,         /* no free or reclaimable entry */
+    VNPU_REG_WRITABLE,     /* group- or world-writable: a tenant could have written it */
 };
 const char *vnpu_reg_strerror(enum vnpu_reg_status st);
 
-/* Opens and validates path; on success fills *r (entry = -1). *err gets errno for VNPU_REG_IO. */
+/* No registry: nobody to coordinate with, default tunables (fd -1). */
+void vnpu_reg_none(struct vnpu_reg *r);
+
+/* Opens path read-only and validates it; on success fills *r. *err gets errno for VNPU_REG_IO. */
 enum vnpu_reg_status vnpu_reg_open(const char *path, struct vnpu_reg *r, int *err);
 
 /*
- * Creates (or re-initialises, when absent/invalid) a registry file for phys_id: test tooling and the C
- * side of the node agent protocol; the limiter itself never creates registries. 0 or -errno.
+ * Reads the file again (header validated again) and fills peers[0..n) with its ACTIVE entries, every
+ * field range-checked (an entry with a zero key or an out-of-range device index is skipped). Returns
+ * n, or -1 when the file no longer validates (then nobody is coordinated with).
  */
-int vnpu_reg_create(const char *path, int32_t phys_id);
+int vnpu_reg_read_peers(const struct vnpu_reg *r, struct vnpu_reg_peer *peers);
 
 /*
- * Joins the container's entry: under the admin lock (bounded wait), finds the ACTIVE entry with the
- * member's key or claims a free or dead one, copies the member's weight/cap/priority/name, and takes
- * the shared liveness lock on it. Sets r->entry.
+ * Builds the share computation's input from the registry and the neighbours' activity: entries other
+ * than self's key (busy = active within the window per its activity link, or no link), then self from
+ * its own configuration, always busy, at the returned index. in has room for VNPU_REG_ENTRY_COUNT + 1.
+ * *n gets the entry count. Registry trouble: self alone.
  */
-enum vnpu_reg_status vnpu_reg_join(struct vnpu_reg *r, const struct vnpu_reg_member *m);
+int vnpu_reg_scan(struct vnpu_reg *r, const struct vnpu_reg_self *self, int64_t now, struct vnpu_share_input *in,
+                  int *n);
 
-/* 1 when some process (other than the caller) holds the liveness lock of entry i, 0 if none. */
-int vnpu_reg_entry_live(const struct vnpu_reg *r, int i);
-
-/*
- * Fills in[0..VNPU_REG_ENTRY_COUNT) from the file for the share computation: busy = ACTIVE, launched
- * within the activity window before now, and live (the caller's own entry is always live).
- * Returns the number of slots filled (always VNPU_REG_ENTRY_COUNT).
- */
-int vnpu_reg_scan(const struct vnpu_reg *r, int64_t now, struct vnpu_share_input *in);
-
-/* Pointer to a field of entry i (offset VNPU_RE_*). */
-static inline void *vnpu_reg_field(const struct vnpu_reg *r, int i, unsigned off)
-{
-    return r->base + VNPU_REG_ENTRIES_OFF + (size_t)i * VNPU_REG_ENTRY_BYTES + off;
-}
+/* Activity time (CLOCK_MONOTONIC ns) the neighbour with this key published for its logical device
+ * dev_index, through its activity link; -1 when there is no link, 0 when unreadable (counts idle). */
+int64_t vnpu_reg_activity(struct vnpu_reg *r, const struct vnpu_reg_peer *p);
 
 void vnpu_reg_close(struct vnpu_reg *r);
 

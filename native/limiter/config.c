@@ -1,4 +1,5 @@
 #include "config.h"
+#include "safe_open.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,7 +45,8 @@ static char *trim(char *s) {
 
 /* Reads the config file into buf (NUL-terminated) and points the known keys into it. */
 static void read_file(const char *file, char *buf, size_t len, struct values *v, vnpu_log_fn log) {
-    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    /* regular file only, no symlink, never blocking: a FIFO here must not hang every NPU process */
+    int fd = vnpu_open_regular(file, O_RDONLY, 0);
     if (fd < 0) return;
     ssize_t n = read(fd, buf, len - 1);
     close(fd);

@@ -10,6 +10,7 @@
  * recorded into a model, not run; the model's rtModelExecute is what gets charged).
  */
 #include <stddef.h>
+#include <time.h>
 
 #include "compute.h"
 
@@ -231,6 +232,25 @@ EXPORT rtError_t rtModelExecuteSync(rtModel_t mdl, rtStream_t stm, uint32_t flag
 {
     typedef rtError_t (*fn)(rtModel_t, rtStream_t, uint32_t, int32_t);
     LAUNCH(rtModelExecuteSync, fn, mdl, 0, 0, stm, mdl, stm, flag, timeout);
+}
+
+EXPORT rtError_t rtsModelExecute(rtModel_t mdl, int32_t timeout)
+{
+    typedef rtError_t (*fn)(rtModel_t, int32_t);
+    fn real = (fn)real_get(VNPU_SYM_rtsModelExecute);
+    if (!real) {
+        vnpu_compute_missing_symbol(VNPU_SYM_rtsModelExecute);
+        return FEATURE_NOT_SUPPORT;
+    }
+    /* aclmdlRIExecute: the model runs on its own stream and the call waits; one key per model */
+    struct vnpu_launch l;
+    vnpu_compute_before_sync(&l, VNPU_SYM_rtsModelExecute, vnpu_kernel_key(VNPU_SYM_rtsModelExecute, mdl, 0, 0));
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    rtError_t rc = real(mdl, timeout);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    vnpu_compute_after_sync(&l, rc, (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
+    return rc;
 }
 
 /* ---------- streams whose launches are recorded into a model ---------- */

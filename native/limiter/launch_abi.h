@@ -15,6 +15,7 @@ typedef char char_t;
 typedef void *rtStream_t;
 typedef void *rtEvent_t;
 typedef void *rtModel_t;
+typedef void *rtContext_t;
 typedef void *rtFuncHandle;
 typedef void *rtLaunchArgsHandle;
 typedef void *rtArgsHandle;

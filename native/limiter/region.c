@@ -2,6 +2,7 @@
  * Quota region: see region.h and docs/region-layout.md for the protocol and its proof.
  */
 #include "region.h"
+#include "safe_open.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -196,9 +197,10 @@ static void initialise(struct vnpu_region *r, const struct vnpu_init_config *c) 
 static int open_fd(const char *path, int create, int *created) {
     *created = 0;
     for (int attempt = 0; attempt < 3; attempt++) {
-        int fd = open(path, O_RDWR | O_CLOEXEC);
+        /* regular file, no symlink, never blocking, fd >= 3 (safe_open.h) */
+        int fd = vnpu_open_regular(path, O_RDWR, 0);
         if (fd >= 0 || errno != ENOENT || !create) return fd;
-        fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        fd = vnpu_open_regular(path, O_RDWR | O_CREAT | O_EXCL, 0666);
         if (fd >= 0) {
             /* umask would narrow 0666; other users of the container (non-root) must open it too */
             (void)fchmod(fd, 0666);
@@ -284,7 +286,21 @@ enum vnpu_open_status vnpu_region_open(struct vnpu_region *r, const char *path,
         st = VNPU_OPEN_NOT_READY;
         goto fail;
     }
-    if (ftruncate(r->fd, 0) != 0 || ftruncate(r->fd, VNPU_REGION_FILE_BYTES) != 0 || map_file(r) != 0) {
+    /* re-initialising clears every slot: never while a process still owns one (it would keep running
+     * on a region whose charges were wiped), whatever the header says */
+    for (uint32_t i = 0; i < VNPU_REGION_SLOT_COUNT; i++) {
+        if (!try_lock(r, VNPU_LOCK_SLOT(i))) {
+            ERR("quota region %s: field init_state is not READY while process slot %u has a live owner; "
+                "not re-initialised", path, i);
+            st = VNPU_OPEN_NOT_READY;
+            goto fail;
+        }
+        unlock(r, VNPU_LOCK_SLOT(i));
+    }
+    /* grow if needed, never shrink: another process may have the file mapped (SIGBUS beyond EOF) */
+    struct stat sb;
+    if (fstat(r->fd, &sb) != 0 || (sb.st_size < (off_t)VNPU_REGION_FILE_BYTES && ftruncate(r->fd, VNPU_REGION_FILE_BYTES) != 0)
+        || map_file(r) != 0) {
         ERR("quota region %s: initialise: %s", path, strerror(errno));
         st = errno == EACCES || errno == EPERM ? VNPU_OPEN_ACCESS : VNPU_OPEN_IO;
         goto fail;

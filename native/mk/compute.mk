@@ -9,15 +9,18 @@ $(B)/limiter/test_compute_core: limiter/tests/test_compute_core.c limiter/comput
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Ilimiter -o $@ limiter/tests/test_compute_core.c limiter/compute_core.c $(LDFLAGS) $(LDLIBS)
 
-$(B)/limiter/test_compute_registry: limiter/tests/test_compute_registry.c limiter/compute_registry.c limiter/compute_core.c $(COMPUTE_HDRS) limiter/tests/check.h
+REGISTRY_TEST_SRCS := limiter/compute_registry.c limiter/compute_core.c limiter/safe_open.c limiter/tests/registry_agent.c
+REGISTRY_TEST_HDRS := $(COMPUTE_HDRS) limiter/safe_open.h limiter/tests/registry_agent.h include/vnpu_region.h
+
+$(B)/limiter/test_compute_registry: limiter/tests/test_compute_registry.c $(REGISTRY_TEST_SRCS) $(REGISTRY_TEST_HDRS) limiter/tests/check.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Ilimiter -o $@ limiter/tests/test_compute_registry.c limiter/compute_registry.c limiter/compute_core.c $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CFLAGS) -Ilimiter -Ilimiter/tests -o $@ limiter/tests/test_compute_registry.c $(REGISTRY_TEST_SRCS) $(LDFLAGS) $(LDLIBS)
 
 # creates/prints registries and creates quota regions with compute config (test tooling, debugging aid)
-$(B)/limiter/registry_tool: limiter/tests/registry_tool.c limiter/compute_registry.c limiter/compute_core.c \
-                            limiter/region.c limiter/ptrmap.c $(COMPUTE_HDRS) include/vnpu_region.h limiter/region.h
+$(B)/limiter/registry_tool: limiter/tests/registry_tool.c $(REGISTRY_TEST_SRCS) $(REGISTRY_TEST_HDRS) \
+                            limiter/region.c limiter/ptrmap.c limiter/region.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Ilimiter -o $@ limiter/tests/registry_tool.c limiter/compute_registry.c limiter/compute_core.c \
+	$(CC) $(CFLAGS) -Ilimiter -Ilimiter/tests -o $@ limiter/tests/registry_tool.c $(REGISTRY_TEST_SRCS) \
 	  limiter/region.c limiter/ptrmap.c $(LDFLAGS) $(LDLIBS)
 
 # constants for vnpu-quota's RegistryLayoutConformanceTest

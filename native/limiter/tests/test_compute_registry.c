@@ -1,20 +1,25 @@
 /*
- * Registry file tests: validation of every header field a reader checks, joining (same key shares
- * an entry, a new key claims a free one), liveness by record locks across processes (a SIGKILLed
- * container stops counting at once and its entry is reclaimed), and the busy scan.
+ * The limiter's read-only view of the compute registry (issue 12, threat model of
+ * docs/compute-registry.md): header validation; a registry writable by group/others, a FIFO or a
+ * symlink at its path are refused without hanging; every entry field is range-checked (a hostile
+ * priority INT32_MIN or weight 0xFFFFFFFF cannot skew the share computation); a registry truncated
+ * under the reader never raises SIGBUS and leaves the container alone with its own parameters; the
+ * container's own weight/cap/priority always come from its own configuration; a neighbour is busy only
+ * through its activity link (no link: busy; stale or shrunk: idle).
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "compute_registry.h"
+#include "registry_agent.h"
+#include "vnpu_region.h"
 
 static char dir[512];
 
@@ -27,236 +32,212 @@ static int64_t mono(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static void poke16(const char *p, unsigned off, uint16_t v)
+static void poke(const char *p, uint64_t off, const void *v, size_t n)
 {
     int fd = open(p, O_RDWR);
     CHECK(fd >= 0);
-    CHECK(pwrite(fd, &v, sizeof v, off) == (ssize_t)sizeof v);
+    CHECK(pwrite(fd, v, n, (off_t)off) == (ssize_t)n);
     close(fd);
 }
 
-static void poke64(const char *p, unsigned off, uint64_t v)
+static enum vnpu_reg_status open_status(const char *p)
 {
-    int fd = open(p, O_RDWR);
-    CHECK(fd >= 0);
-    CHECK(pwrite(fd, &v, sizeof v, off) == (ssize_t)sizeof v);
-    close(fd);
+    struct vnpu_reg r;
+    int err;
+    enum vnpu_reg_status st = vnpu_reg_open(p, &r, &err);
+    if (st == VNPU_REG_OK)
+        vnpu_reg_close(&r);
+    return st;
 }
 
-static struct vnpu_reg_member member(uint64_t key, uint32_t w)
+static void fresh(const char *p)
 {
-    struct vnpu_reg_member m;
-    memset(&m, 0, sizeof m);
-    m.key = key;
-    m.weight = w;
-    m.prio = VNPU_REG_PRIO_NORMAL;
-    snprintf(m.name, sizeof m.name, "c%llu", (unsigned long long)key);
-    return m;
+    unlink(p);
+    CHECK(vnpu_agent_create(p, 0) == 0);
 }
 
 static void test_validation(void)
 {
     char p[600];
+    path_of(p, sizeof p, "npu0.reg");
+    fresh(p);
+    struct stat st;
+    CHECK(stat(p, &st) == 0 && (st.st_mode & 0777) == 0644);
+    CHECK(open_status(p) == VNPU_REG_OK);
+    uint16_t major = 99;
+    poke(p, VNPU_RH_MAJOR, &major, 2);
+    CHECK(open_status(p) == VNPU_REG_BAD_MAJOR);
+    fresh(p);
+    uint64_t magic = 1;
+    poke(p, VNPU_RH_MAGIC, &magic, 8);
+    CHECK(open_status(p) == VNPU_REG_BAD_MAGIC);
+    fresh(p);
+    uint32_t bytes = 64;
+    poke(p, VNPU_RH_ENTRY_BYTES, &bytes, 4);
+    CHECK(open_status(p) == VNPU_REG_BAD_GEOMETRY);
+    fresh(p);
+    CHECK(truncate(p, VNPU_REG_FILE_BYTES - 1) == 0);
+    CHECK(open_status(p) == VNPU_REG_TOO_SMALL);
+    fresh(p);
+    uint32_t init = VNPU_REG_INIT_INITIALISING;
+    poke(p, VNPU_RH_INIT_STATE, &init, 4);
+    CHECK(open_status(p) == VNPU_REG_NOT_READY);
+    /* a registry a tenant could have written is refused */
+    fresh(p);
+    CHECK(chmod(p, 0666) == 0);
+    CHECK(open_status(p) == VNPU_REG_WRITABLE);
+    /* a FIFO or a symlink at the path: refused at once, never blocking */
+    char f[600];
+    path_of(f, sizeof f, "npu1.reg");
+    CHECK(mkfifo(f, 0644) == 0);
+    CHECK(open_status(f) == VNPU_REG_IO);
+    unlink(f);
+    fresh(p);
+    CHECK(symlink(p, f) == 0);
+    CHECK(open_status(f) == VNPU_REG_IO);
+    unlink(f);
+    path_of(f, sizeof f, "absent.reg");
+    CHECK(open_status(f) == VNPU_REG_MISSING);
+}
+
+static void member(struct vnpu_agent_member *m, uint64_t key, uint32_t w, uint32_t cap, int32_t prio, const char *region)
+{
+    memset(m, 0, sizeof *m);
+    m->key = key;
+    m->weight = w;
+    m->cap_pct = cap;
+    m->prio = prio;
+    m->name = "c";
+    m->region = region;
+}
+
+/* a stand-in quota region: only the activity word of device 0 matters here */
+static void make_region(const char *p, uint64_t activity)
+{
+    int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    CHECK(fd >= 0);
+    CHECK(ftruncate(fd, VNPU_REGION_FILE_BYTES) == 0);
+    CHECK(pwrite(fd, &activity, 8, VNPU_DEVSTATE_OFF + VNPU_DS_LAST_LAUNCH_NS) == 8);
+    close(fd);
+}
+
+static void test_range_checks_and_own_parameters(void)
+{
+    char p[600];
+    path_of(p, sizeof p, "npu0.reg");
+    fresh(p);
+    struct vnpu_agent_member m;
+    member(&m, 11, 100, 0, VNPU_REG_PRIO_NORMAL, NULL);
+    int e11 = vnpu_agent_register(p, &m);
+    member(&m, 22, 300, 0, VNPU_REG_PRIO_NORMAL, NULL);
+    int e22 = vnpu_agent_register(p, &m);
+    CHECK(e11 >= 0 && e22 >= 0 && e11 != e22);
+    /* a hostile (or corrupt) entry: priority INT32_MIN, weight 2^32-1, cap 1000 */
+    uint64_t o = VNPU_REG_ENTRIES_OFF + (uint64_t)e22 * VNPU_REG_ENTRY_BYTES;
+    int32_t prio = INT32_MIN;
+    uint32_t w = 0xFFFFFFFFu, cap = 1000, dev = 99;
+    poke(p, o + VNPU_RE_PRIORITY_CLASS, &prio, 4);
+    poke(p, o + VNPU_RE_WEIGHT, &w, 4);
+    poke(p, o + VNPU_RE_CAP_PCT, &cap, 4);
     struct vnpu_reg r;
     int err;
-    path_of(p, sizeof p, "missing.reg");
-    CHECK_EQ_U64(vnpu_reg_open(p, &r, &err), VNPU_REG_MISSING);
-
-    path_of(p, sizeof p, "v.reg");
-    CHECK_EQ_U64(vnpu_reg_create(p, 3), 0);
-    CHECK_EQ_U64(vnpu_reg_open(p, &r, &err), VNPU_REG_OK);
-    CHECK_EQ_U64(*(int32_t *)(r.base + VNPU_RH_PHYS_ID), 3);
-    CHECK_EQ_U64(r.burst_ns, VNPU_REG_DEFAULT_BURST_US * 1000ULL);
-    CHECK_EQ_U64(r.active_window_ns, VNPU_REG_DEFAULT_ACTIVE_WINDOW_MS * 1000000ULL);
+    CHECK(vnpu_reg_open(p, &r, &err) == VNPU_REG_OK);
+    struct vnpu_reg_peer peers[VNPU_REG_ENTRY_COUNT];
+    CHECK_EQ_U64(vnpu_reg_read_peers(&r, peers), 2);
+    for (int i = 0; i < 2; i++)
+        if (peers[i].key == 22) {
+            CHECK_EQ_U64(peers[i].weight, 10000);
+            CHECK_EQ_U64(peers[i].cap_pct, 100);
+            CHECK(peers[i].prio == VNPU_REG_PRIO_NORMAL);
+        }
+    poke(p, o + VNPU_RE_DEVICE_INDEX, &dev, 4); /* out of range: the entry is ignored */
+    CHECK_EQ_U64(vnpu_reg_read_peers(&r, peers), 1);
+    /* self (key 11) is registered with weight 100, but its own region says 300 and cap 20: its own
+     * configuration wins; the registry's copy of itself is never used */
+    struct vnpu_reg_self self = {11, 300, 20, VNPU_REG_PRIO_NORMAL};
+    struct vnpu_share_input in[VNPU_REG_ENTRY_COUNT + 1];
+    int n = 0;
+    int s = vnpu_reg_scan(&r, &self, mono(), in, &n);
+    CHECK_EQ_U64(n, 1);
+    CHECK_EQ_U64(s, 0);
+    CHECK_EQ_U64(in[s].weight, 300);
+    CHECK_EQ_U64(in[s].cap_pct, 20);
+    CHECK_EQ_U64(vnpu_share_ppm(in, n, s), 200000);
     vnpu_reg_close(&r);
-
-    poke16(p, VNPU_RH_MAJOR, 2);
-    CHECK_EQ_U64(vnpu_reg_open(p, &r, &err), VNPU_REG_BAD_MAJOR);
-    /* create re-initialises a file it cannot read */
-    CHECK_EQ_U64(vnpu_reg_create(p, 3), 0);
-    CHECK_EQ_U64(vnpu_reg_open(p, &r, &err), VNPU_REG_OK);
-    vnpu_reg_close(&r);
-
-    poke64(p, VNPU_RH_MAGIC, 0x1122334455667788ULL);
-    CHECK_EQ_U64(vnpu_reg_open(p, &r, &err), VNPU_REG_BAD_MAGIC);
-    CHECK_EQ_U64(vnpu_reg_create(p, 3), 0);
-
-    poke64(p, VNPU_RH_FILE_BYTES, 1024);
-    CHECK_EQ_U64(vnpu_reg_open(p, &r, &err), VNPU_REG_TOO_SMALL);
-    CHECK_EQ_U64(vnpu_reg_create(p, 3), 0);
-    CHECK(truncate(p, 4096) == 0);
-    CHECK_EQ_U64(vnpu_reg_open(p, &r, &err), VNPU_REG_TOO_SMALL);
-    CHECK_EQ_U64(vnpu_reg_create(p, 3), 0);
-
-    uint32_t state = VNPU_REG_INIT_INITIALISING;
-    int fd = open(p, O_RDWR);
-    CHECK(pwrite(fd, &state, 4, VNPU_RH_INIT_STATE) == 4);
-    close(fd);
-    CHECK_EQ_U64(vnpu_reg_open(p, &r, &err), VNPU_REG_NOT_READY);
-
-    path_of(p, sizeof p, "empty.reg");
-    fd = open(p, O_RDWR | O_CREAT, 0666);
-    close(fd);
-    CHECK_EQ_U64(vnpu_reg_open(p, &r, &err), VNPU_REG_NOT_READY);
 }
 
-static void test_join_and_keys(void)
+static void test_truncated_registry_never_faults(void)
 {
     char p[600];
-    path_of(p, sizeof p, "j.reg");
-    CHECK_EQ_U64(vnpu_reg_create(p, 0), 0);
-    struct vnpu_reg a, b, c;
-    int err;
-    CHECK_EQ_U64(vnpu_reg_open(p, &a, &err), VNPU_REG_OK);
-    CHECK_EQ_U64(vnpu_reg_open(p, &b, &err), VNPU_REG_OK);
-    CHECK_EQ_U64(vnpu_reg_open(p, &c, &err), VNPU_REG_OK);
-    struct vnpu_reg_member m1 = member(11, 1), m2 = member(22, 3);
-    m2.cap_pct = 250; /* clamped to 100 when stored */
-    CHECK_EQ_U64(vnpu_reg_join(&a, &m1), VNPU_REG_OK);
-    CHECK_EQ_U64(vnpu_reg_join(&b, &m2), VNPU_REG_OK);
-    CHECK(a.entry != b.entry);
-    CHECK_EQ_U64(vnpu_reg_join(&c, &m1), VNPU_REG_OK);
-    CHECK_EQ_U64(c.entry, a.entry); /* a second process of the same container shares the entry */
-    CHECK_EQ_U64(*(uint32_t *)vnpu_reg_field(&b, b.entry, VNPU_RE_WEIGHT), 3);
-    CHECK_EQ_U64(*(uint32_t *)vnpu_reg_field(&b, b.entry, VNPU_RE_CAP_PCT), 100);
-    CHECK_EQ_U64(*(uint64_t *)vnpu_reg_field(&b, b.entry, VNPU_RE_KEY), 22);
-    CHECK(strcmp((char *)vnpu_reg_field(&b, b.entry, VNPU_RE_NAME), "c22") == 0);
-    vnpu_reg_close(&a);
-    vnpu_reg_close(&b);
-    vnpu_reg_close(&c);
-}
-
-/* Child: joins with key, reports its entry through the pipe, then waits to be killed. */
-static pid_t spawn_member(const char *p, uint64_t key, int *entry_out)
-{
-    int fds[2];
-    CHECK(pipe(fds) == 0);
-    pid_t pid = fork();
-    CHECK(pid >= 0);
-    if (pid == 0) {
-        close(fds[0]);
-        struct vnpu_reg r;
-        int err;
-        if (vnpu_reg_open(p, &r, &err) != VNPU_REG_OK)
-            _exit(3);
-        struct vnpu_reg_member m = member(key, 1);
-        if (vnpu_reg_join(&r, &m) != VNPU_REG_OK)
-            _exit(4);
-        __atomic_store_n((uint64_t *)vnpu_reg_field(&r, r.entry, VNPU_RE_LAST_LAUNCH_NS), (uint64_t)mono(),
-                         __ATOMIC_RELAXED);
-        __atomic_store_n((int64_t *)vnpu_reg_field(&r, r.entry, VNPU_RE_GCRA_TAT_NS), mono() + 400000000LL,
-                         __ATOMIC_RELAXED); /* holds 0.4 s of debt when killed */
-        CHECK(write(fds[1], &r.entry, sizeof r.entry) == (ssize_t)sizeof r.entry);
-        for (;;)
-            pause();
-    }
-    close(fds[1]);
-    CHECK(read(fds[0], entry_out, sizeof *entry_out) == (ssize_t)sizeof *entry_out);
-    close(fds[0]);
-    return pid;
-}
-
-static int join_in_child(const char *p, uint64_t key)
-{
-    pid_t pid = fork();
-    CHECK(pid >= 0);
-    if (pid == 0) {
-        struct vnpu_reg r;
-        int err;
-        if (vnpu_reg_open(p, &r, &err) != VNPU_REG_OK)
-            _exit(100);
-        struct vnpu_reg_member m = member(key, 1);
-        _exit((int)vnpu_reg_join(&r, &m));
-    }
-    int st = 0;
-    CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st));
-    return WEXITSTATUS(st);
-}
-
-static void test_liveness_and_reclaim(void)
-{
-    char p[600];
-    path_of(p, sizeof p, "l.reg");
-    CHECK_EQ_U64(vnpu_reg_create(p, 0), 0);
-    struct vnpu_reg me;
-    int err;
-    CHECK_EQ_U64(vnpu_reg_open(p, &me, &err), VNPU_REG_OK);
-    struct vnpu_reg_member mine = member(1, 1);
-    CHECK_EQ_U64(vnpu_reg_join(&me, &mine), VNPU_REG_OK);
-
-    int e = -1;
-    pid_t child = spawn_member(p, 2, &e);
-    CHECK(e >= 0 && e != me.entry);
-    CHECK_EQ_U64(vnpu_reg_entry_live(&me, e), 1);
-    struct vnpu_share_input in[VNPU_REG_ENTRY_COUNT];
-    vnpu_reg_scan(&me, mono(), in);
-    CHECK_EQ_U64(in[e].busy, 1);
-    CHECK_EQ_U64(vnpu_share_ppm(in, VNPU_REG_ENTRY_COUNT, me.entry), 500000);
-
-    kill(child, SIGKILL);
-    CHECK(waitpid(child, NULL, 0) == child);
-    /* the kernel dropped its lock: idle at once, although its last launch is recent */
-    CHECK_EQ_U64(vnpu_reg_entry_live(&me, e), 0);
-    vnpu_reg_scan(&me, mono(), in);
-    CHECK_EQ_U64(in[e].busy, 0);
-    CHECK_EQ_U64(vnpu_share_ppm(in, VNPU_REG_ENTRY_COUNT, me.entry), VNPU_SHARE_FULL);
-
-    /* fill every other entry with live members; the dead one is reclaimed for the last newcomer */
-    pid_t kids[VNPU_REG_ENTRY_COUNT];
-    int nk = 0;
-    for (uint64_t k = 100; nk < (int)VNPU_REG_ENTRY_COUNT - 2; k++) {
-        int ee;
-        kids[nk++] = spawn_member(p, k, &ee);
-        CHECK(ee != e && ee != me.entry);
-    }
-    int reused = -1;
-    kids[nk++] = spawn_member(p, 999, &reused);
-    CHECK_EQ_U64(reused, e);
-    /* the reclaimed entry starts without the dead container's debt or statistics */
-    struct vnpu_reg probe;
-    CHECK_EQ_U64(vnpu_reg_open(p, &probe, &err), VNPU_REG_OK);
-    CHECK_EQ_U64(*(uint64_t *)vnpu_reg_field(&probe, e, VNPU_RE_KEY), 999);
-    /* all entries live now: one more container is refused (the caller then fails open); joined from
-     * another process, since record locks never conflict with the caller's own */
-    CHECK_EQ_U64(join_in_child(p, 5000), VNPU_REG_FULL);
-    for (int i = 0; i < nk; i++) {
-        kill(kids[i], SIGKILL);
-        waitpid(kids[i], NULL, 0);
-    }
-    CHECK_EQ_U64(join_in_child(p, 5000), VNPU_REG_OK);
-    vnpu_reg_close(&probe);
-    vnpu_reg_close(&me);
-}
-
-static void test_pinned_entries_survive(void)
-{
-    char p[600];
-    path_of(p, sizeof p, "pin.reg");
-    CHECK_EQ_U64(vnpu_reg_create(p, 0), 0);
+    path_of(p, sizeof p, "npu0.reg");
+    fresh(p);
+    struct vnpu_agent_member m;
+    member(&m, 33, 1, 0, VNPU_REG_PRIO_NORMAL, NULL); /* no activity link: counts as busy */
+    CHECK(vnpu_agent_register(p, &m) >= 0);
     struct vnpu_reg r;
     int err;
-    CHECK_EQ_U64(vnpu_reg_open(p, &r, &err), VNPU_REG_OK);
-    /* the node agent registered key 77 (pinned, nobody running): a limiter with that key joins it */
-    *(uint64_t *)vnpu_reg_field(&r, 5, VNPU_RE_KEY) = 77;
-    *(uint32_t *)vnpu_reg_field(&r, 5, VNPU_RE_FLAGS) = VNPU_REG_ENTRYF_PINNED;
-    *(uint32_t *)vnpu_reg_field(&r, 5, VNPU_RE_WEIGHT) = 4;
-    __atomic_store_n((uint32_t *)vnpu_reg_field(&r, 5, VNPU_RE_STATE), VNPU_REG_ENTRY_ACTIVE, __ATOMIC_RELEASE);
-    struct vnpu_reg_member m = member(77, 2);
-    CHECK_EQ_U64(vnpu_reg_join(&r, &m), VNPU_REG_OK);
-    CHECK_EQ_U64(r.entry, 5);
-    CHECK_EQ_U64(*(uint32_t *)vnpu_reg_field(&r, 5, VNPU_RE_FLAGS), VNPU_REG_ENTRYF_PINNED);
-    CHECK_EQ_U64(*(uint32_t *)vnpu_reg_field(&r, 5, VNPU_RE_WEIGHT), 2); /* the region's config wins */
+    CHECK(vnpu_reg_open(p, &r, &err) == VNPU_REG_OK);
+    struct vnpu_reg_self self = {44, 3, 0, VNPU_REG_PRIO_NORMAL};
+    struct vnpu_share_input in[VNPU_REG_ENTRY_COUNT + 1];
+    int n = 0;
+    int s = vnpu_reg_scan(&r, &self, mono(), in, &n);
+    CHECK_EQ_U64(n, 2);
+    CHECK_EQ_U64(vnpu_share_ppm(in, n, s), 750000);
+    CHECK(truncate(p, 0) == 0); /* what a tenant with write access would do: no SIGBUS, self alone */
+    CHECK(vnpu_reg_read_peers(&r, (struct vnpu_reg_peer[VNPU_REG_ENTRY_COUNT]){0}) == -1);
+    s = vnpu_reg_scan(&r, &self, mono(), in, &n);
+    CHECK_EQ_U64(n, 1);
+    CHECK_EQ_U64(vnpu_share_ppm(in, n, s), 1000000);
+    vnpu_reg_close(&r);
+}
+
+static void test_activity_links(void)
+{
+    char p[600], region[600], lp[700];
+    path_of(p, sizeof p, "npu0.reg");
+    fresh(p);
+    path_of(region, sizeof region, "neighbour.region");
+    int64_t now = mono();
+    make_region(region, (uint64_t)now);
+    struct vnpu_agent_member m;
+    member(&m, 55, 1, 0, VNPU_REG_PRIO_NORMAL, region);
+    CHECK(vnpu_agent_register(p, &m) >= 0);
+    snprintf(lp, sizeof lp, "%s/" VNPU_REG_ACTIVITY_FMT, dir, 0, 55ULL);
+    struct stat a, b;
+    CHECK(stat(lp, &a) == 0 && stat(region, &b) == 0 && a.st_ino == b.st_ino); /* a hard link */
+    struct vnpu_reg r;
+    int err;
+    CHECK(vnpu_reg_open(p, &r, &err) == VNPU_REG_OK);
+    struct vnpu_reg_self self = {66, 3, 0, VNPU_REG_PRIO_NORMAL};
+    struct vnpu_share_input in[VNPU_REG_ENTRY_COUNT + 1];
+    int n = 0;
+    int s = vnpu_reg_scan(&r, &self, now + 1000000, in, &n);
+    CHECK(in[0].busy == 1);
+    CHECK_EQ_U64(vnpu_share_ppm(in, n, s), 750000);
+    /* stale activity (beyond the 200 ms window): idle, self gets the whole device */
+    s = vnpu_reg_scan(&r, &self, now + 300000000LL, in, &n);
+    CHECK(in[0].busy == 0);
+    CHECK_EQ_U64(vnpu_share_ppm(in, n, s), 1000000);
+    /* the neighbour shrinks its own region: idle, no fault */
+    CHECK(truncate(region, 0) == 0);
+    s = vnpu_reg_scan(&r, &self, now + 1000000, in, &n);
+    CHECK(in[0].busy == 0);
+    /* unregistered: gone from the scan and the link removed */
+    CHECK(vnpu_agent_unregister(p, 55) == 1);
+    CHECK(access(lp, F_OK) != 0 && errno == ENOENT);
+    s = vnpu_reg_scan(&r, &self, now, in, &n);
+    CHECK_EQ_U64(n, 1);
     vnpu_reg_close(&r);
 }
 
 int main(void)
 {
     const char *t = getenv("VNPU_TEST_TMP");
-    snprintf(dir, sizeof dir, "%s", t ? t : "/tmp");
+    snprintf(dir, sizeof dir, "%s", t && *t ? t : "/tmp");
     test_validation();
-    test_join_and_keys();
-    test_liveness_and_reclaim();
-    test_pinned_entries_survive();
+    test_range_checks_and_own_parameters();
+    test_truncated_registry_never_faults();
+    test_activity_links();
     printf("test_compute_registry: ok\n");
     return 0;
 }

@@ -16,7 +16,8 @@ import java.util.Optional;
  *                             {@code aiCore}, {@code aiCPU} (0 when not configured)
  * @param resourceName         kubelet extended resource, e.g. {@code huawei.com/Ascend910B3}
  * @param resourceMemoryName   scheduler-only memory resource (MiB), e.g.
- *                             {@code huawei.com/Ascend910B3-memory}
+ *                             {@code huawei.com/Ascend910B3-memory}, when set (the plugin does not
+ *                             need it: a missing one is a load warning)
  * @param resourceCoreName     scheduler-only AI-core percent resource (hami-core mode), when set
  * @param memoryAllocatableMib memory advertised per NPU ({@code devmem}) and charged for a whole
  *                             card, in MiB; at most the capacity
@@ -25,7 +26,7 @@ import java.util.Optional;
  * @param memoryFactor         HAMi scheduler's {@code memoryFactor} (request multiplier), 1 when
  *                             not configured; the plugin does not use it
  */
-public record ChipConfig(ChipModel chip, String resourceName, String resourceMemoryName,
+public record ChipConfig(ChipModel chip, String resourceName, Optional<String> resourceMemoryName,
     Optional<String> resourceCoreName, long memoryAllocatableMib, List<VnpuTemplate> templates,
     int memoryFactor) {
 

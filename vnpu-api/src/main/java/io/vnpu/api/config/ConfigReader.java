@@ -151,6 +151,27 @@ final class ConfigReader {
     return Optional.of(v);
   }
 
+  /**
+   * A string key that only the HAMi scheduler reads: a configuration the upstream plugin accepts must
+   * load here, so a missing, empty or non-string value is a warning, never an error.
+   */
+  Optional<String> schedulerOnlyString(Fields f, String key) {
+    Optional<Node> v = f.value(key).filter(n -> !n.getTag().equals(Tag.NULL));
+    if (v.isEmpty()) {
+      Node at = f.value(key).orElse(f.node());
+      warnKey(at, f.path(key), (f.value(key).isPresent() ? "has no value" : "is missing")
+          + "; only the HAMi scheduler reads it (this device plugin does not), so pods cannot request it");
+      return Optional.empty();
+    }
+    Node n = v.get();
+    if (!(n instanceof ScalarNode) || ((ScalarNode) n).getValue().isBlank()) {
+      warn(n, f.path(key), (n instanceof ScalarNode ? "is empty" : "expected a string, got " + kind(n))
+          + "; only the HAMi scheduler reads it (this device plugin does not)");
+      return Optional.empty();
+    }
+    return Optional.of(((ScalarNode) n).getValue());
+  }
+
   /** A memory size in MiB (integer MiB or quantity), see {@link MemoryQuantity}. */
   Optional<Long> memoryMib(Fields f, String key, boolean required) {
     return present(f, key, required).flatMap(n -> memoryMib(n, f.path(key)));

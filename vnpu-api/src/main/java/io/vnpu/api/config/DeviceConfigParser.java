@@ -101,7 +101,7 @@ final class DeviceConfigParser {
       }
     });
     Optional<String> resourceName = r.string(f, "resourceName", true);
-    Optional<String> resourceMemoryName = r.string(f, "resourceMemoryName", true);
+    Optional<String> resourceMemoryName = r.schedulerOnlyString(f, "resourceMemoryName");
     Optional<String> resourceCoreName = r.string(f, "resourceCoreName", false);
     Optional<Long> capacity = r.memoryMib(f, "memoryCapacity", true);
     Optional<Long> allocatable = r.memoryMib(f, "memoryAllocatable", true);
@@ -130,14 +130,14 @@ final class DeviceConfigParser {
     }
     warnIfNoFakeDevice(f, allocatable, templates);
     if (chipName.isEmpty() || commonWord.isEmpty() || resourceName.isEmpty()
-        || resourceMemoryName.isEmpty() || capacity.isEmpty() || allocatable.isEmpty()
+        || capacity.isEmpty() || allocatable.isEmpty()
         || aiCore.isEmpty() || aiCpu.isEmpty() || memoryFactor.isEmpty() || !templatesValid
         || allocatable.get() > capacity.get()) {
       return Optional.empty();
     }
     ChipModel model = new ChipModel(chipName.get(), commonWord.get(), capacity.get(), aiCore.get(),
         aiCpu.get());
-    return Optional.of(new ChipConfig(model, resourceName.get(), resourceMemoryName.get(),
+    return Optional.of(new ChipConfig(model, resourceName.get(), resourceMemoryName,
         resourceCoreName, allocatable.get(), templates, memoryFactor.get()));
   }
 

@@ -72,7 +72,6 @@ class DeviceConfigRejectionTest {
       5  | `    # commonWord removed`         | bad.yaml:4: vnpus.configs[0].commonWord: required key is missing
       14 | `        # memory removed`         | bad.yaml:13: vnpus.configs[0].templates[0].memory: required key is missing
       10 | `    # aiCore removed`             | bad.yaml:4: vnpus.configs[0].aiCore: required key is missing
-      7  | `    resourceMemoryName:`          | bad.yaml:7: vnpus.configs[0].resourceMemoryName: required key has no value
       4  | `  - chipName: ""`                 | bad.yaml:4: vnpus.configs[0].chipName = "": must not be empty
       9  | `    memoryCapacity: 68719476736`  | bad.yaml:9: vnpus.configs[0].memoryCapacity = 68719476736: is surely bytes, not MiB (sizes are MiB as in HAMi); 68719476736 bytes = 65536 MiB: write 65536 or 64Gi
       14 | `        memory: 17179869185`      | bad.yaml:14: vnpus.configs[0].templates[0].memory = 17179869185: is surely bytes, not MiB (sizes are MiB as in HAMi); write the size in MiB or as a quantity such as 16Gi
@@ -90,6 +89,22 @@ class DeviceConfigRejectionTest {
     assertThat(e).as("no ConfigException for line %d: %s", line, replacement).isNotNull();
     assertThat(e.errors()).extracting(ConfigProblem::toString).containsExactly(expected);
     assertThat(e.getMessage()).isEqualTo(expected);
+  }
+
+  @ParameterizedTest(name = "line 7: {0}")
+  @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
+      `    # resourceMemoryName removed` | bad.yaml:4: vnpus.configs[0].resourceMemoryName: is missing; only the HAMi scheduler reads it (this device plugin does not), so pods cannot request it
+      `    resourceMemoryName:`          | bad.yaml:7: vnpus.configs[0].resourceMemoryName: has no value; only the HAMi scheduler reads it (this device plugin does not), so pods cannot request it
+      `    resourceMemoryName: [a, b]`   | bad.yaml:7: vnpus.configs[0].resourceMemoryName: expected a string, got a list; only the HAMi scheduler reads it (this device plugin does not)
+      """)
+  void schedulerOnlyKeysAreWarningsNotErrors(String replacement, String expected) {
+    Loaded<DeviceConfig> loaded = loader.parse(replaceLine(BASE, 7, replacement), "bad.yaml");
+
+    assertThat(loaded.warnings()).extracting(ConfigProblem::toString).containsExactly(expected);
+    assertThat(loaded.value().chips()).singleElement().satisfies(c -> {
+      assertThat(c.resourceMemoryName()).isEmpty();
+      assertThat(c.resourceName()).isEqualTo("huawei.com/Ascend910B3");
+    });
   }
 
   @Test

@@ -36,7 +36,7 @@ class ShippedConfigTest {
     ChipConfig chip = config.forChipName(chipName).orElseThrow();
     assertThat(chip.commonWord()).isEqualTo(commonWord);
     assertThat(chip.resourceName()).isEqualTo("huawei.com/" + commonWord);
-    assertThat(chip.resourceMemoryName()).isEqualTo("huawei.com/" + commonWord + "-memory");
+    assertThat(chip.resourceMemoryName()).hasValue("huawei.com/" + commonWord + "-memory");
     assertThat(chip.memoryAllocatableMib()).isEqualTo(allocatable);
     assertThat(chip.memoryCapacityMib()).isEqualTo(capacity);
     assertThat(chip.chip().aiCores()).isEqualTo(aiCore);

@@ -60,14 +60,14 @@ class VDeviceCountTest {
       """)
   void flooredQuotientNeverBelowOne(long allocatable, long smallest, int expected) {
     ChipConfig chip = new ChipConfig(new ChipModel("x", "X", 65536, 30, 0), "huawei.com/X",
-        "huawei.com/X-memory", Optional.empty(), allocatable,
+        Optional.of("huawei.com/X-memory"), Optional.empty(), allocatable,
         List.of(new VnpuTemplate("t", smallest, 1, 0)), 1);
 
     assertThat(chip.vDeviceCount()).isEqualTo(expected);
   }
 
   private static ChipConfig chip(List<VnpuTemplate> templates) {
-    return new ChipConfig(B4, "huawei.com/Ascend910B4", "huawei.com/Ascend910B4-memory",
+    return new ChipConfig(B4, "huawei.com/Ascend910B4", Optional.of("huawei.com/Ascend910B4-memory"),
         Optional.empty(), 32768, templates, 1);
   }
 }

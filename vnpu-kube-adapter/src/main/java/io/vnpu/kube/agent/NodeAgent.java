@@ -1,6 +1,7 @@
 package io.vnpu.kube.agent;
 
 import io.vnpu.api.config.ChipConfig;
+import io.vnpu.api.config.ConfigException;
 import io.vnpu.api.config.DeviceConfig;
 import io.vnpu.api.config.DeviceConfigLoader;
 import io.vnpu.api.config.NodeConfig;
@@ -102,6 +103,10 @@ public final class NodeAgent implements AutoCloseable {
     } catch (AgentStartupException e) {
       stop();
       throw e;
+    } catch (ConfigException e) {
+      // a user's mistake: the file:line: path = value: reason lines say it all, no stack trace
+      stop();
+      throw new AgentStartupException(e.getMessage());
     } catch (RuntimeException e) {
       stop();
       throw new AgentStartupException(e.getMessage() != null ? e.getMessage() : e.toString(), e);

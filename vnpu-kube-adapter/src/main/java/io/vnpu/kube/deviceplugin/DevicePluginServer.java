@@ -15,11 +15,14 @@ import java.nio.file.StandardWatchEventKinds;
 import java.nio.file.WatchEvent;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -74,6 +77,7 @@ public final class DevicePluginServer implements AutoCloseable {
   private final RestartPolicy restartPolicy;
   private final RestartBudget budget;
   private final boolean watchDirectory;
+  private final Optional<Set<PosixFilePermission>> socketPermissions;
   private final ScheduledExecutorService supervisor;
   private final UnixSocketTransport transport;
   private final CompletableFuture<PluginState> termination = new CompletableFuture<>();
@@ -109,6 +113,7 @@ public final class DevicePluginServer implements AutoCloseable {
     this.restartPolicy = b.restartPolicy;
     this.budget = new RestartBudget(b.restartPolicy);
     this.watchDirectory = b.watchDirectory;
+    this.socketPermissions = b.socketPermissions;
     ScheduledThreadPoolExecutor exec = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "device-plugin-" + socketName);
       t.setDaemon(true);
@@ -262,6 +267,15 @@ public final class DevicePluginServer implements AutoCloseable {
       } catch (IOException | RuntimeException e) {
         service.close();
         throw e;
+      }
+      if (socketPermissions.isPresent()) {
+        try {
+          Files.setPosixFilePermissions(socket, socketPermissions.get());
+        } catch (IOException | RuntimeException e) {
+          server.shutdownNow();
+          service.close();
+          throw e;
+        }
       }
       current = new Generation(server, service, FileIdentity.of(socket).orElse(null));
       ensureWatch();
@@ -482,6 +496,7 @@ public final class DevicePluginServer implements AutoCloseable {
     private Duration registerTimeout = Duration.ofSeconds(5);
     private RestartPolicy restartPolicy = RestartPolicy.DEFAULT;
     private boolean watchDirectory = true;
+    private Optional<Set<PosixFilePermission>> socketPermissions = Optional.empty();
 
     private Builder(ResourceManager manager, Path pluginDir) {
       this.manager = Objects.requireNonNull(manager, "manager");
@@ -530,6 +545,17 @@ public final class DevicePluginServer implements AutoCloseable {
      */
     public Builder watchDirectory(boolean watch) {
       this.watchDirectory = watch;
+      return this;
+    }
+
+    /**
+     * Mode the plugin socket gets right after it is bound, e.g. {@code rw-------} (0600, as
+     * MindCluster's plugin sets it); default: left as the process umask made it.
+     *
+     * @throws IllegalArgumentException when {@code mode} is not a 9-character {@code rwx} string
+     */
+    public Builder socketMode(String mode) {
+      this.socketPermissions = Optional.of(PosixFilePermissions.fromString(mode));
       return this;
     }
 

@@ -61,7 +61,7 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase
   static DevicePluginOptions options(ResourceManager manager) {
     return DevicePluginOptions.newBuilder()
         .setPreStartRequired(manager.preStartRequired())
-        .setGetPreferredAllocationAvailable(true)
+        .setGetPreferredAllocationAvailable(manager.preferredAllocationAvailable())
         .build();
   }
 
@@ -164,6 +164,11 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase
   @Override
   public void getPreferredAllocation(PreferredAllocationRequest request,
       StreamObserver<PreferredAllocationResponse> out) {
+    if (!manager.preferredAllocationAvailable()) {
+      out.onError(Status.UNIMPLEMENTED.withDescription("GetPreferredAllocation is not supported by "
+          + manager.resourceName()).asRuntimeException());
+      return;
+    }
     PreferredAllocationResponse.Builder response = PreferredAllocationResponse.newBuilder();
     int n = request.getContainerRequestsCount();
     for (int i = 0; i < n; i++) {

@@ -36,6 +36,15 @@ public interface ResourceManager {
    */
   List<String> preferredAllocation(List<String> available, List<String> mustInclude, int size);
 
+  /**
+   * Whether the kubelet may call GetPreferredAllocation ({@code get_preferred_allocation_available});
+   * when false the device plugin answers such a call with {@code UNIMPLEMENTED} and never calls
+   * {@link #preferredAllocation}.
+   */
+  default boolean preferredAllocationAvailable() {
+    return true;
+  }
+
   /** Whether the kubelet must call PreStartContainer before each container starts. */
   default boolean preStartRequired() {
     return false;

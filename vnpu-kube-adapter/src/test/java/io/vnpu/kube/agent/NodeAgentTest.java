@@ -2,6 +2,7 @@ package io.vnpu.kube.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.grpc.Status;
 import io.vnpu.kube.deviceplugin.KubeletStandIn;
@@ -117,6 +118,24 @@ class NodeAgentTest {
         .hasMessageContaining(dir.resolve("nope.yaml").toString())
         .hasMessageContaining("no such file");
     assertThat(agent(o, dm).run()).isEqualTo(NodeAgent.EXIT_STARTUP_FAILED);
+    assertThat(kubelet.registrations()).isEmpty();
+  }
+
+  @Test
+  void aBadConfigFailsWithItsErrorLinesAndNoStackTrace() throws Exception {
+    Path bad = Files.writeString(dir.resolve("bad.yaml"), String.join("\n", "vnpus:", "  configs:",
+        "  - chipName: 910B3", "    commonWord: Ascend910B3", "    resourceName: huawei.com/Ascend910B3",
+        "    memoryAllocatable: lots", "    memoryCapacity: 65536", "    aiCore: 20", ""));
+    NodeAgentOptions o = new NodeAgentOptions(bad, Optional.empty(),
+        "worker-1", Duration.ofSeconds(60), Duration.ofSeconds(1), 0, dir, Optional.empty(),
+        Optional.empty());
+    FixedDeviceManager dm = new FixedDeviceManager("910B3", 1);
+
+    AgentStartupException e = catchThrowableOfType(() -> agent(o, dm).start(), AgentStartupException.class);
+
+    assertThat(e.getMessage()).isEqualTo(bad + ":6: vnpus.configs[0].memoryAllocatable = lots: not an integer "
+        + "number of MiB nor a quantity such as 16Gi or 16384Mi");
+    assertThat(e.getCause()).as("a user's mistake carries no stack trace").isNull();
     assertThat(kubelet.registrations()).isEmpty();
   }
 

@@ -15,7 +15,7 @@ public final class RegionLayout {
   // identity
   public static final long REGION_MAGIC = 0x31504E56494D4148L;
   public static final int REGION_MAJOR = 1;
-  public static final int REGION_MINOR = 0;
+  public static final int REGION_MINOR = 1;
   public static final int REGION_MAX_DEVICES = 16;
   public static final int REGION_SLOT_COUNT = 256;
   public static final int REGION_UUID_BYTES = 64;
@@ -50,6 +50,7 @@ public final class RegionLayout {
   public static final int H_DEVSTATE_STRIDE = 72;
   public static final int H_CREATOR = 76;
   public static final int H_REGISTRY_DIR = 128;
+  public static final int H_SYMBOL_LAUNCHES = 512;
 
   // device config
   public static final int DC_MEM_LIMIT = 0;
@@ -73,6 +74,8 @@ public final class RegionLayout {
   public static final int DS_LAST_LAUNCH_NS = 88;
   public static final int DS_COST_EMA_NS = 96;
   public static final int DS_BUSY_NS = 104;
+  public static final int DS_SHARE_PPM = 112;
+  public static final int DS_SAMPLES = 120;
 
   // process slot
   public static final int S_STATE = 0;

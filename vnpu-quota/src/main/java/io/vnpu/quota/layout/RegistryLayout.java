@@ -1,7 +1,8 @@
 package io.vnpu.quota.layout;
 
 /**
- * Offsets and constants of the per-NPU compute registry, layout "VNPUREG1" major 1 minor 0.
+ * Offsets and constants of the per-NPU compute registry, layout "VNPUREG1" major 2 minor 0, written only by
+ * the node agent (the limiter reads it with pread and never writes it).
  *
  * <p>Mirror of {@code native/include/vnpu_registry.h}, the source of truth: every field is named
  * after its C macro without the {@code VNPU_} prefix, and {@code RegistryLayoutConformanceTest}
@@ -14,7 +15,7 @@ public final class RegistryLayout {
 
   // identity
   public static final long REG_MAGIC = 0x3147455255504E56L;
-  public static final int REG_MAJOR = 1;
+  public static final int REG_MAJOR = 2;
   public static final int REG_MINOR = 0;
   public static final int REG_ENTRY_COUNT = 64;
   public static final int REG_NAME_BYTES = 32;
@@ -23,7 +24,7 @@ public final class RegistryLayout {
   // geometry
   public static final int REG_HDR_BYTES = 256;
   public static final int REG_ENTRIES_OFF = 256;
-  public static final int REG_ENTRY_BYTES = 512;
+  public static final int REG_ENTRY_BYTES = 128;
   public static final int REG_FILE_BYTES = REG_ENTRIES_OFF + REG_ENTRY_COUNT * REG_ENTRY_BYTES;
 
   // header
@@ -42,6 +43,7 @@ public final class RegistryLayout {
   public static final int RH_BURST_US = 60;
   public static final int RH_PRIO_WAIT_MS = 64;
   public static final int RH_CREATOR = 68;
+  public static final int RH_WRITE_SEQ = 72;
 
   // entry
   public static final int RE_STATE = 0;
@@ -52,25 +54,15 @@ public final class RegistryLayout {
   public static final int RE_PRIORITY_CLASS = 24;
   public static final int RE_GENERATION = 28;
   public static final int RE_NAME = 32;
-  public static final int RE_GCRA_TAT_NS = 64;
-  public static final int RE_LAST_LAUNCH_NS = 72;
-  public static final int RE_LAUNCHES = 128;
-  public static final int RE_THROTTLED_NS = 136;
-  public static final int RE_BUSY_NS = 144;
-  public static final int RE_COST_NS = 152;
-  public static final int RE_SHARE_PPM = 160;
-  public static final int RE_SAMPLES = 168;
-  public static final int RE_SYMBOL_LAUNCHES = 256;
+  public static final int RE_DEVICE_INDEX = 64;
 
   // enumerations
   public static final int REG_INIT_EMPTY = 0;
   public static final int REG_INIT_INITIALISING = 1;
   public static final int REG_INIT_READY = 2;
   public static final int REG_ENTRY_FREE = 0;
-  public static final int REG_ENTRY_CLAIMING = 1;
   public static final int REG_ENTRY_ACTIVE = 2;
-  public static final int REG_ENTRYF_PINNED = 1;
-  public static final int REG_CREATOR_LIMITER = 1;
+  public static final int REG_CREATOR_TOOL = 1;
   public static final int REG_CREATOR_JAVA = 2;
   public static final int REG_PRIO_HIGH = 0;
   public static final int REG_PRIO_NORMAL = 1;
@@ -83,11 +75,6 @@ public final class RegistryLayout {
   public static final long REG_LOCK_INIT = REG_LOCK_BASE;
   public static final long REG_LOCK_ADMIN = REG_LOCK_BASE + 1;
 
-  /** Lock byte whose shared holders are the live processes of entry {@code i}. */
-  public static long lockEntry(int i) {
-    return REG_LOCK_BASE + 4096L + i;
-  }
-
   /** Offset of entry {@code i}. */
   public static int entryOff(int i) {
     return REG_ENTRIES_OFF + i * REG_ENTRY_BYTES;
@@ -96,5 +83,13 @@ public final class RegistryLayout {
   /** File name of the registry of phy ID {@code physId} inside the registry directory. */
   public static String fileName(int physId) {
     return "npu" + physId + ".reg";
+  }
+
+  /**
+   * File name of a registered container's activity link (a hard link to its quota region) inside the
+   * registry directory: {@code VNPU_REG_ACTIVITY_FMT}, {@code npu<phyId>-<key as 16 hex digits>.act}.
+   */
+  public static String activityLinkName(int physId, long key) {
+    return String.format("npu%d-%016x.act", physId, key);
   }
 }

@@ -17,7 +17,7 @@ public final class ComputeRegistries {
   private final Set<Object> open = ConcurrentHashMap.newKeySet();
 
   /**
-   * Creates (mode 0666) and initialises the registry of one NPU, or opens it when a valid one is
+   * Creates (mode 0644: only the node agent writes it) and initialises the registry of one NPU, or opens it when a valid one is
    * already there (the node agent calls this for every NPU at start-up, idempotently). A file that
    * exists but is not a valid registry of this major is re-initialised: registries hold no state
    * that outlives the processes using them.

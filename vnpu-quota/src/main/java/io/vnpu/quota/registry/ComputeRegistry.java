@@ -1,19 +1,21 @@
 package io.vnpu.quota.registry;
 
-import io.vnpu.quota.files.HostFiles;
-import io.vnpu.quota.mapped.MappedFileFault;
-import io.vnpu.quota.mapped.SharedMemory;
 import static io.vnpu.quota.layout.RegistryLayout.*;
 
 import io.vnpu.api.model.Priority;
+import io.vnpu.quota.files.HostFiles;
+import io.vnpu.quota.layout.RegionLayout;
 import java.io.IOException;
-import java.nio.MappedByteBuffer;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -25,28 +27,28 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * An open per-NPU compute registry (layout {@code VNPUREG1} v1, {@code docs/compute-registry.md}):
- * the node agent registers containers (pinned entries), the CLI reads entries and achieved shares.
- * The C limiter joins entries by key and keeps them live with shared record locks. Thread-safe.
- * Obtain it from {@link ComputeRegistries}.
+ * An open per-NPU compute registry (layout {@code VNPUREG1} v2, {@code docs/compute-registry.md}),
+ * from the node agent's side: it is the registry's only writer. It registers containers (key, weight,
+ * cap, priority class, which logical device of the container's quota region is this NPU) and
+ * hard-links each container's quota region next to the registry as its activity link; the limiters
+ * only read. The file is accessed with positional reads and writes, never mapped, so a file shrunk
+ * under it cannot fault the JVM. Thread-safe. Obtain it from {@link ComputeRegistries}.
  */
 public final class ComputeRegistry implements AutoCloseable {
   static final long LOCK_WAIT_MS = 2000;
-  /** {@code rw-rw-rw-}: containers of any user join the registry. */
+  /** {@code rw-r--r--}: only the node agent writes a registry; containers read it. */
   static final java.util.Set<java.nio.file.attribute.PosixFilePermission> REGISTRY_FILE_MODE =
-      PosixFilePermissions.fromString("rw-rw-rw-");
+      PosixFilePermissions.fromString("rw-r--r--");
 
   private final Path file;
   private final FileChannel channel;
-  private final SharedMemory mem;
   private final ComputeRegistries owner;
   private final Object ownerKey;
   private boolean closed;
 
-  private ComputeRegistry(Path file, FileChannel channel, MappedByteBuffer buf, ComputeRegistries owner, Object key) {
+  private ComputeRegistry(Path file, FileChannel channel, ComputeRegistries owner, Object key) {
     this.file = file;
     this.channel = channel;
-    this.mem = new SharedMemory(buf, file);
     this.owner = owner;
     this.ownerKey = key;
   }
@@ -58,9 +60,11 @@ public final class ComputeRegistry implements AutoCloseable {
     // link a tenant planted under the registry's name (HostFiles rules)
     try {
       HostFiles.createExclusive(file, REGISTRY_FILE_MODE).close();
-    } catch (java.nio.file.FileAlreadyExistsException exists) {
+    } catch (FileAlreadyExistsException exists) {
       // another initialiser created it (or something else has the name): opened no-follow below
     }
+    // only the node agent writes a registry; the limiter refuses one writable by group or others
+    if (!Files.isSymbolicLink(file)) HostFiles.setMode(file, REGISTRY_FILE_MODE);
     Object key = owner.register(file);
     FileChannel ch = null;
     try {
@@ -68,12 +72,8 @@ public final class ComputeRegistry implements AutoCloseable {
       FileLock init = lockBounded(ch, REG_LOCK_INIT);
       if (init == null) throw new RegistryBusyException(file, "init lock held for more than " + LOCK_WAIT_MS + " ms");
       try {
-        if (ch.size() < REG_FILE_BYTES) {
-          ch.write(java.nio.ByteBuffer.allocate(1), REG_FILE_BYTES - 1);
-        }
-        MappedByteBuffer buf = ch.map(FileChannel.MapMode.READ_WRITE, 0, REG_FILE_BYTES);
-        ComputeRegistry r = new ComputeRegistry(file, ch, buf, owner, key);
-        if (r.problem(ch.size()).isPresent()) r.initialise(physId);
+        ComputeRegistry r = new ComputeRegistry(file, ch, owner, key);
+        if (r.problem().isPresent()) r.initialise(physId);
         return r;
       } finally {
         init.release();
@@ -90,13 +90,8 @@ public final class ComputeRegistry implements AutoCloseable {
     FileChannel ch = null;
     try {
       ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
-      long size = ch.size();
-      if (size < REG_HDR_BYTES) {
-        throw new RegistryFormatException(file, "file size", Long.toString(size), ">= " + REG_FILE_BYTES + " bytes");
-      }
-      MappedByteBuffer buf = ch.map(FileChannel.MapMode.READ_WRITE, 0, Math.min(size, REG_FILE_BYTES));
-      ComputeRegistry r = new ComputeRegistry(file, ch, buf, owner, key);
-      Optional<RegistryFormatException> bad = r.problem(size);
+      ComputeRegistry r = new ComputeRegistry(file, ch, owner, key);
+      Optional<RegistryFormatException> bad = r.problem();
       if (bad.isPresent()) throw bad.get();
       return r;
     } catch (IOException | RuntimeException e) {
@@ -106,28 +101,63 @@ public final class ComputeRegistry implements AutoCloseable {
     }
   }
 
+  // ---------------------------------------------------------------- positional I/O
+
+  private ByteBuffer read(long off, int len) throws IOException {
+    ByteBuffer b = ByteBuffer.allocate(len).order(ByteOrder.LITTLE_ENDIAN);
+    while (b.hasRemaining()) {
+      if (channel.read(b, off + b.position()) < 0) break;
+    }
+    b.flip();
+    if (b.remaining() < len) {
+      ByteBuffer full = ByteBuffer.allocate(len).order(ByteOrder.LITTLE_ENDIAN);
+      full.put(b);
+      full.clear();
+      return full; // a short file reads as zeros beyond its end
+    }
+    return b;
+  }
+
+  private void write(long off, ByteBuffer b) throws IOException {
+    b.flip();
+    while (b.hasRemaining()) channel.write(b, off + b.position());
+  }
+
+  private void putInt(long off, int v) throws IOException {
+    write(off, ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(v));
+  }
+
+  private void putLong(long off, long v) throws IOException {
+    write(off, ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(v));
+  }
+
   /** The first header check that fails, in the order the C limiter checks them. */
-  private Optional<RegistryFormatException> problem(long size) {
-    long magic = mem.getLong(RH_MAGIC);
+  private Optional<RegistryFormatException> problem() throws IOException {
+    long size = channel.size();
+    if (size < REG_HDR_BYTES) {
+      return bad("file size", Long.toString(size), ">= " + REG_FILE_BYTES + " bytes");
+    }
+    ByteBuffer h = read(0, REG_HDR_BYTES);
+    long magic = h.getLong(RH_MAGIC);
     if (magic != REG_MAGIC) {
       return bad("VNPU_RH_MAGIC", "0x" + Long.toHexString(magic), "0x" + Long.toHexString(REG_MAGIC));
     }
-    int major = mem.getU16(RH_MAJOR);
+    int major = Short.toUnsignedInt(h.getShort(RH_MAJOR));
     if (major != REG_MAJOR) return bad("VNPU_RH_MAJOR", Integer.toString(major), Integer.toString(REG_MAJOR));
-    long fileBytes = mem.getLong(RH_FILE_BYTES);
+    long fileBytes = h.getLong(RH_FILE_BYTES);
     if (fileBytes < REG_FILE_BYTES || size < REG_FILE_BYTES) {
       return bad("VNPU_RH_FILE_BYTES", fileBytes + " (file size " + size + ")", ">= " + REG_FILE_BYTES);
     }
-    if (mem.getInt(RH_ENTRY_COUNT) != REG_ENTRY_COUNT) {
-      return bad("VNPU_RH_ENTRY_COUNT", Integer.toString(mem.getInt(RH_ENTRY_COUNT)), Integer.toString(REG_ENTRY_COUNT));
+    if (h.getInt(RH_ENTRY_COUNT) != REG_ENTRY_COUNT) {
+      return bad("VNPU_RH_ENTRY_COUNT", Integer.toString(h.getInt(RH_ENTRY_COUNT)), Integer.toString(REG_ENTRY_COUNT));
     }
-    if (mem.getInt(RH_ENTRY_BYTES) != REG_ENTRY_BYTES) {
-      return bad("VNPU_RH_ENTRY_BYTES", Integer.toString(mem.getInt(RH_ENTRY_BYTES)), Integer.toString(REG_ENTRY_BYTES));
+    if (h.getInt(RH_ENTRY_BYTES) != REG_ENTRY_BYTES) {
+      return bad("VNPU_RH_ENTRY_BYTES", Integer.toString(h.getInt(RH_ENTRY_BYTES)), Integer.toString(REG_ENTRY_BYTES));
     }
-    if (mem.getInt(RH_HEADER_BYTES) != REG_HDR_BYTES) {
-      return bad("VNPU_RH_HEADER_BYTES", Integer.toString(mem.getInt(RH_HEADER_BYTES)), Integer.toString(REG_HDR_BYTES));
+    if (h.getInt(RH_HEADER_BYTES) != REG_HDR_BYTES) {
+      return bad("VNPU_RH_HEADER_BYTES", Integer.toString(h.getInt(RH_HEADER_BYTES)), Integer.toString(REG_HDR_BYTES));
     }
-    int state = mem.getInt(RH_INIT_STATE);
+    int state = h.getInt(RH_INIT_STATE);
     if (state != REG_INIT_READY) return bad("VNPU_RH_INIT_STATE", Integer.toString(state), "2 (READY)");
     return Optional.empty();
   }
@@ -136,31 +166,33 @@ public final class ComputeRegistry implements AutoCloseable {
     return Optional.of(new RegistryFormatException(file, field, actual, expected));
   }
 
-  /** Same order as the C side: hide the file from readers, clear it, fill the header, publish. */
-  private void initialise(int physId) {
-    mem.setInt(RH_INIT_STATE, REG_INIT_INITIALISING);
-    mem.setLong(RH_MAGIC, 0);
-    mem.zero(8, REG_FILE_BYTES - 8);
-    mem.setInt(RH_INIT_STATE, REG_INIT_INITIALISING);
-    mem.setU16(RH_MAJOR, REG_MAJOR);
-    mem.setU16(RH_MINOR, REG_MINOR);
-    mem.setInt(RH_HEADER_BYTES, REG_HDR_BYTES);
-    mem.setLong(RH_FILE_BYTES, REG_FILE_BYTES);
-    mem.setInt(RH_ENTRY_COUNT, REG_ENTRY_COUNT);
-    mem.setInt(RH_ENTRY_BYTES, REG_ENTRY_BYTES);
-    mem.setInt(RH_PHYS_ID, physId);
+  /** Same order as the C side: hide the file from readers (all zero), fill the header, publish. */
+  private void initialise(int physId) throws IOException {
+    write(0, ByteBuffer.allocate(REG_FILE_BYTES).position(REG_FILE_BYTES));
+    channel.truncate(REG_FILE_BYTES);
+    ByteBuffer h = ByteBuffer.allocate(REG_HDR_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    h.putInt(RH_INIT_STATE, REG_INIT_INITIALISING);
+    h.putShort(RH_MAJOR, (short) REG_MAJOR);
+    h.putShort(RH_MINOR, (short) REG_MINOR);
+    h.putInt(RH_HEADER_BYTES, REG_HDR_BYTES);
+    h.putLong(RH_FILE_BYTES, REG_FILE_BYTES);
+    h.putInt(RH_ENTRY_COUNT, REG_ENTRY_COUNT);
+    h.putInt(RH_ENTRY_BYTES, REG_ENTRY_BYTES);
+    h.putInt(RH_PHYS_ID, physId);
     long epoch = 0;
     SecureRandom rnd = new SecureRandom();
     while (epoch == 0) epoch = rnd.nextLong();
-    mem.setLong(RH_EPOCH, epoch);
+    h.putLong(RH_EPOCH, epoch);
     java.time.Instant now = java.time.Instant.now();
-    mem.setLong(RH_CREATED_NS, now.getEpochSecond() * 1_000_000_000L + now.getNano());
-    mem.setInt(RH_ACTIVE_WINDOW_MS, REG_DEFAULT_ACTIVE_WINDOW_MS);
-    mem.setInt(RH_BURST_US, REG_DEFAULT_BURST_US);
-    mem.setInt(RH_PRIO_WAIT_MS, REG_DEFAULT_PRIO_WAIT_MS);
-    mem.setInt(RH_CREATOR, REG_CREATOR_JAVA);
-    mem.setLong(RH_MAGIC, REG_MAGIC);
-    mem.setInt(RH_INIT_STATE, REG_INIT_READY);
+    h.putLong(RH_CREATED_NS, now.getEpochSecond() * 1_000_000_000L + now.getNano());
+    h.putInt(RH_ACTIVE_WINDOW_MS, REG_DEFAULT_ACTIVE_WINDOW_MS);
+    h.putInt(RH_BURST_US, REG_DEFAULT_BURST_US);
+    h.putInt(RH_PRIO_WAIT_MS, REG_DEFAULT_PRIO_WAIT_MS);
+    h.putInt(RH_CREATOR, REG_CREATOR_JAVA);
+    h.position(REG_HDR_BYTES);
+    write(0, h);
+    putLong(RH_MAGIC, REG_MAGIC);
+    putInt(RH_INIT_STATE, REG_INIT_READY);
   }
 
   private static FileLock tryLock(FileChannel ch, long pos, boolean shared) throws IOException {
@@ -192,138 +224,184 @@ public final class ComputeRegistry implements AutoCloseable {
     return file;
   }
 
-  /** Phy ID of the NPU this registry coordinates. */
-  public int physId() {
-    return mem.getInt(RH_PHYS_ID);
-  }
-
-  /** Initialisation epoch (random, non-zero, new at every initialisation). */
-  public long epoch() {
-    return mem.getLong(RH_EPOCH);
-  }
-
   /**
-   * Snapshot of every ACTIVE entry, with liveness probed through the entries' lock bytes.
+   * Phy ID of the NPU this registry coordinates.
    *
-   * @throws IOException if a lock probe fails
-   * @throws RegistryFormatException if the file was truncated while mapped
+   * @throws java.io.UncheckedIOException if the file cannot be read
    */
-  public synchronized List<RegistryEntry> entries() throws IOException {
-    ensureOpen();
-    // touching a page past the end of a truncated file faults; the JVM may report it only later
-    // as an InternalError, so check the size first and catch both forms at this boundary
-    if (channel.size() < REG_FILE_BYTES) throw truncated(null);
+  public int physId() {
     try {
-      return readEntries();
-    } catch (MappedFileFault e) {
-      throw truncated(e.getCause());
-    } catch (InternalError e) {
-      throw truncated(e);
+      return read(RH_PHYS_ID, 4).getInt(0);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
   }
 
-  private RegistryFormatException truncated(Throwable cause) {
-    RegistryFormatException f = new RegistryFormatException(file, "file size", "truncated while mapped",
-        ">= " + REG_FILE_BYTES + " bytes");
-    f.initCause(cause);
-    return f;
+  /**
+   * Initialisation epoch (random, non-zero, new at every initialisation).
+   *
+   * @throws java.io.UncheckedIOException if the file cannot be read
+   */
+  public long epoch() {
+    try {
+      return read(RH_EPOCH, 8).getLong(0);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
-  private List<RegistryEntry> readEntries() throws IOException {
+  /** The activity link of a container: a hard link to its quota region next to the registry. */
+  public Path activityLink(long key) {
+    Path parent = file.toAbsolutePath().getParent();
+    return parent.resolve(activityLinkName(physId(), key));
+  }
+
+  /**
+   * Snapshot of every ACTIVE entry. Statistics come from the container's own quota region through its
+   * activity link (zero when it has none); {@code live} is true when some process holds a slot of that
+   * region.
+   *
+   * @throws IOException if the registry cannot be read
+   */
+  public synchronized List<RegistryEntry> entries() throws IOException {
+    ensureOpen();
     List<RegistryEntry> out = new ArrayList<>();
-    LaunchSymbol[] syms = LaunchSymbol.values();
+    ByteBuffer all = read(0, REG_FILE_BYTES);
     for (int i = 0; i < REG_ENTRY_COUNT; i++) {
       int o = entryOff(i);
-      if (mem.getInt(o + RE_STATE) != REG_ENTRY_ACTIVE) continue;
-      Map<String, Long> bySym = new LinkedHashMap<>();
-      for (LaunchSymbol s : syms) {
-        long n = mem.getLong(o + RE_SYMBOL_LAUNCHES + 8 * s.ordinal());
-        if (n != 0) bySym.put(s.name(), n);
-      }
-      int prio = mem.getInt(o + RE_PRIORITY_CLASS);
+      if (all.getInt(o + RE_STATE) != REG_ENTRY_ACTIVE) continue;
+      long key = all.getLong(o + RE_KEY);
+      int dev = all.getInt(o + RE_DEVICE_INDEX);
+      int prio = all.getInt(o + RE_PRIORITY_CLASS);
+      Activity a = activity(key, dev);
       out.add(new RegistryEntry(
           i,
-          mem.getLong(o + RE_KEY),
-          name(o),
-          mem.getInt(o + RE_WEIGHT),
-          mem.getInt(o + RE_CAP_PCT),
+          key,
+          name(all, o),
+          all.getInt(o + RE_WEIGHT),
+          all.getInt(o + RE_CAP_PCT),
           prio == REG_PRIO_HIGH ? Priority.HIGH : Priority.NORMAL,
-          (mem.getInt(o + RE_FLAGS) & REG_ENTRYF_PINNED) != 0,
-          live(i),
-          mem.getLong(o + RE_LAST_LAUNCH_NS),
-          mem.getLong(o + RE_LAUNCHES),
-          mem.getLong(o + RE_BUSY_NS),
-          mem.getLong(o + RE_THROTTLED_NS),
-          mem.getInt(o + RE_SHARE_PPM),
-          mem.getLong(o + RE_COST_NS),
-          mem.getLong(o + RE_SAMPLES),
-          bySym));
+          true,
+          a.live,
+          a.ds.getLong(RegionLayout.DS_LAST_LAUNCH_NS),
+          a.ds.getLong(RegionLayout.DS_LAUNCHES),
+          a.ds.getLong(RegionLayout.DS_BUSY_NS),
+          a.ds.getLong(RegionLayout.DS_THROTTLED_NS),
+          a.ds.getInt(RegionLayout.DS_SHARE_PPM),
+          a.ds.getLong(RegionLayout.DS_COST_EMA_NS),
+          a.ds.getLong(RegionLayout.DS_SAMPLES),
+          a.bySymbol));
     }
     return out;
   }
 
-  private String name(int entryOff) {
-    byte[] b = mem.getBytes(entryOff + RE_NAME, REG_NAME_BYTES);
+  private record Activity(boolean live, ByteBuffer ds, Map<String, Long> bySymbol) {}
+
+  /** Reads a container's statistics from its quota region through the activity link. */
+  private Activity activity(long key, int dev) throws IOException {
+    ByteBuffer empty = ByteBuffer.allocate(RegionLayout.DEVSTATE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    Path link = activityLink(key);
+    if (dev < 0 || dev >= RegionLayout.REGION_MAX_DEVICES || !Files.isRegularFile(link, LinkOption.NOFOLLOW_LINKS)) {
+      return new Activity(false, empty, Map.of());
+    }
+    ByteBuffer r = ByteBuffer.allocate(RegionLayout.REGION_FILE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    boolean live = false;
+    try (FileChannel ch = FileChannel.open(link, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+      while (r.hasRemaining() && ch.read(r, r.position()) > 0) {
+        // positional reads until EOF: a shrunk region reads as zeros
+      }
+      r.clear();
+      // a slot owner holds its slot's record lock while it lives (docs/region-layout.md)
+      for (int s = 0; s < RegionLayout.REGION_SLOT_COUNT && !live; s++) {
+        if (r.getInt(RegionLayout.slotOff(s) + RegionLayout.S_STATE) == RegionLayout.SLOT_FREE) continue;
+        live = slotHeld(ch, RegionLayout.lockSlot(s));
+      }
+    } catch (NoSuchFileException gone) {
+      return new Activity(false, empty, Map.of());
+    }
+    ByteBuffer ds = r.slice(RegionLayout.devStateOff(dev), RegionLayout.DEVSTATE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    Map<String, Long> bySym = new LinkedHashMap<>();
+    for (LaunchSymbol s : LaunchSymbol.values()) {
+      long n = r.getLong(RegionLayout.H_SYMBOL_LAUNCHES + 8 * s.ordinal());
+      if (n != 0) bySym.put(s.name(), n);
+    }
+    return new Activity(live, ds, bySym);
+  }
+
+  /** Whether some process holds this lock byte (shared probe: a read-only descriptor suffices). */
+  private static boolean slotHeld(FileChannel ch, long pos) throws IOException {
+    try {
+      FileLock probe = ch.tryLock(pos, 1, true);
+      if (probe == null) return true;
+      probe.release();
+      return false;
+    } catch (OverlappingFileLockException thisJvm) {
+      return true; // this JVM holds the region open (e.g. vnpu run's own slot)
+    }
+  }
+
+  private static String name(ByteBuffer all, int entryOff) {
+    byte[] b = new byte[REG_NAME_BYTES];
+    all.get(entryOff + RE_NAME, b);
     int n = 0;
     while (n < b.length && b[n] != 0) n++;
     return new String(b, 0, n, StandardCharsets.UTF_8);
   }
 
-  /** Whether some process holds entry i's liveness lock (an exclusive probe fails). */
-  private boolean live(int i) throws IOException {
-    FileLock probe = tryLock(channel, lockEntry(i), false);
-    if (probe == null) return true;
-    probe.release();
-    return false;
-  }
-
   // ---------------------------------------------------------------- node agent writes
 
   /**
-   * Registers (or updates) a container: a pinned entry that survives while no process of the
-   * container runs, so its configuration is visible before the first launch. The limiter later joins
-   * the entry with the same key and overwrites weight, cap and priority with the quota region's.
+   * Registers (or updates) a container, and when the member names its quota region, hard-links the
+   * region as the container's activity link (neighbours read its activity time there; a container
+   * without a link counts as busy for its neighbours).
    *
    * @return the entry index
    * @throws RegistryBusyException if the admin lock stays held for more than 2 s
-   * @throws IllegalStateException if all 64 entries belong to other containers with live processes
-   *     or pinned registrations
+   * @throws IllegalStateException if all 64 entries belong to other containers
+   * @throws IOException if the registry cannot be written or the link cannot be made (e.g. the region
+   *     lies on another file system than the registry: message names both paths)
    */
   public synchronized int register(RegistryMember m) throws IOException {
     ensureOpen();
     FileLock admin = lockBounded(channel, REG_LOCK_ADMIN);
     if (admin == null) throw new RegistryBusyException(file, "admin lock held for more than " + LOCK_WAIT_MS + " ms");
     try {
+      ByteBuffer all = read(0, REG_FILE_BYTES);
       int found = -1;
       for (int i = 0; i < REG_ENTRY_COUNT && found < 0; i++) {
         int o = entryOff(i);
-        if (mem.getInt(o + RE_STATE) == REG_ENTRY_ACTIVE && mem.getLong(o + RE_KEY) == m.key()) found = i;
+        if (all.getInt(o + RE_STATE) == REG_ENTRY_ACTIVE && all.getLong(o + RE_KEY) == m.key()) found = i;
       }
-      if (found < 0) {
-        for (int pass = 0; pass < 2 && found < 0; pass++) {
-          for (int i = 0; i < REG_ENTRY_COUNT && found < 0; i++) {
-            int o = entryOff(i);
-            int s = mem.getInt(o + RE_STATE);
-            if (pass == 0 && s == REG_ENTRY_FREE) found = i;
-            else if (pass == 1 && s != REG_ENTRY_FREE && (mem.getInt(o + RE_FLAGS) & REG_ENTRYF_PINNED) == 0 && !live(i)) {
-              found = i;
-            }
-          }
-        }
-        if (found < 0) throw new IllegalStateException("compute registry " + file + ": all " + REG_ENTRY_COUNT + " entries are in use");
-        int o = entryOff(found);
-        mem.setInt(o + RE_STATE, REG_ENTRY_CLAIMING);
-        mem.zero(o + 64, REG_ENTRY_BYTES - 64);
-        mem.setLong(o + RE_KEY, m.key());
-        mem.addInt(o + RE_GENERATION, 1);
+      for (int i = 0; i < REG_ENTRY_COUNT && found < 0; i++) {
+        if (all.getInt(entryOff(i) + RE_STATE) == REG_ENTRY_FREE) found = i;
       }
+      if (found < 0) throw new IllegalStateException("compute registry " + file + ": all " + REG_ENTRY_COUNT + " entries are in use");
       int o = entryOff(found);
-      mem.setInt(o + RE_FLAGS, mem.getInt(o + RE_FLAGS) | REG_ENTRYF_PINNED);
-      mem.setInt(o + RE_WEIGHT, m.weight());
-      mem.setInt(o + RE_CAP_PCT, m.capPct());
-      mem.setInt(o + RE_PRIORITY_CLASS, m.priority() == Priority.HIGH ? REG_PRIO_HIGH : REG_PRIO_NORMAL);
-      mem.setBytes(o + RE_NAME, m.name().getBytes(StandardCharsets.UTF_8), REG_NAME_BYTES);
-      mem.setInt(o + RE_STATE, REG_ENTRY_ACTIVE);
+      ByteBuffer e = ByteBuffer.allocate(REG_ENTRY_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+      e.putInt(RE_STATE, REG_ENTRY_ACTIVE);
+      e.putLong(RE_KEY, m.key());
+      e.putInt(RE_WEIGHT, m.weight());
+      e.putInt(RE_CAP_PCT, m.capPct());
+      e.putInt(RE_PRIORITY_CLASS, m.priority() == Priority.HIGH ? REG_PRIO_HIGH : REG_PRIO_NORMAL);
+      e.putInt(RE_GENERATION, all.getInt(o + RE_GENERATION) + 1);
+      byte[] name = m.name().getBytes(StandardCharsets.UTF_8);
+      e.put(RE_NAME, name, 0, Math.min(name.length, REG_NAME_BYTES - 1));
+      e.putInt(RE_DEVICE_INDEX, m.deviceIndex());
+      e.position(REG_ENTRY_BYTES);
+      int seq = all.getInt(RH_WRITE_SEQ);
+      putInt(RH_WRITE_SEQ, seq + 1); // odd: readers retry
+      write(o, e);
+      putInt(RH_WRITE_SEQ, seq + 2);
+      Path link = activityLink(m.key());
+      Files.deleteIfExists(link);
+      if (m.region().isPresent()) {
+        try {
+          Files.createLink(link, m.region().get());
+        } catch (IOException | UnsupportedOperationException ex) {
+          throw new IOException("compute registry " + file + ": cannot hard-link quota region " + m.region().get()
+              + " as " + link + " (it must be on the registry's file system): " + ex.getMessage(), ex);
+        }
+      }
       return found;
     } finally {
       admin.release();
@@ -331,8 +409,7 @@ public final class ComputeRegistry implements AutoCloseable {
   }
 
   /**
-   * Removes a container's registration: its entry becomes free once no process of it is live (until
-   * then only the pin is dropped, and the limiter reclaims the entry after the last process exits).
+   * Removes a container's registration and its activity link.
    *
    * @return true if an entry with this key existed
    * @throws RegistryBusyException if the admin lock stays held for more than 2 s
@@ -342,14 +419,19 @@ public final class ComputeRegistry implements AutoCloseable {
     FileLock admin = lockBounded(channel, REG_LOCK_ADMIN);
     if (admin == null) throw new RegistryBusyException(file, "admin lock held for more than " + LOCK_WAIT_MS + " ms");
     try {
+      ByteBuffer all = read(0, REG_FILE_BYTES);
+      boolean found = false;
       for (int i = 0; i < REG_ENTRY_COUNT; i++) {
         int o = entryOff(i);
-        if (mem.getInt(o + RE_STATE) != REG_ENTRY_ACTIVE || mem.getLong(o + RE_KEY) != key) continue;
-        mem.setInt(o + RE_FLAGS, mem.getInt(o + RE_FLAGS) & ~REG_ENTRYF_PINNED);
-        if (!live(i)) mem.setInt(o + RE_STATE, REG_ENTRY_FREE);
-        return true;
+        if (all.getInt(o + RE_STATE) != REG_ENTRY_ACTIVE || all.getLong(o + RE_KEY) != key) continue;
+        int seq = all.getInt(RH_WRITE_SEQ);
+        putInt(RH_WRITE_SEQ, seq + 1);
+        putInt(o + RE_STATE, REG_ENTRY_FREE);
+        putInt(RH_WRITE_SEQ, seq + 2);
+        found = true;
       }
-      return false;
+      Files.deleteIfExists(activityLink(key));
+      return found;
     } finally {
       admin.release();
     }

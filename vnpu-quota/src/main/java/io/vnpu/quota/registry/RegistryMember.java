@@ -1,9 +1,12 @@
 package io.vnpu.quota.registry;
 
 import io.vnpu.api.model.Priority;
+import io.vnpu.quota.layout.RegionLayout;
 import io.vnpu.quota.layout.RegistryLayout;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A container as the node agent registers it on one NPU's compute registry.
@@ -14,16 +17,35 @@ import java.util.Objects;
  * @param weight share weight 1..10000 (HAMi {@code NPU_PRIORITY} semantics)
  * @param capPct hard cap of AI-core time in percent 0..100, 0 = none
  * @param priority strict priority class
+ * @param deviceIndex logical device of the container's quota region that is this NPU, 0..15
+ * @param region the container's quota region file, hard-linked next to the registry as its activity
+ *     link (neighbours read its activity time there); empty = no link, the container then counts as
+ *     busy for its neighbours and {@link ComputeRegistry#entries()} shows no statistics for it
  */
-public record RegistryMember(long key, String name, int weight, int capPct, Priority priority) {
+public record RegistryMember(
+    long key, String name, int weight, int capPct, Priority priority, int deviceIndex, Optional<Path> region) {
   public RegistryMember {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(priority, "priority");
+    Objects.requireNonNull(region, "region");
     if (key == 0) throw new IllegalArgumentException("key must be non-zero");
     if (weight < 1 || weight > 10000) throw new IllegalArgumentException("weight must be in 1..10000: " + weight);
     if (capPct < 0 || capPct > 100) throw new IllegalArgumentException("capPct must be in 0..100: " + capPct);
+    if (deviceIndex < 0 || deviceIndex >= RegionLayout.REGION_MAX_DEVICES) {
+      throw new IllegalArgumentException("deviceIndex must be in 0..15: " + deviceIndex);
+    }
     if (name.getBytes(StandardCharsets.UTF_8).length >= RegistryLayout.REG_NAME_BYTES) {
       throw new IllegalArgumentException("name longer than 31 bytes: " + name);
     }
+  }
+
+  /** A container whose logical device 0 is this NPU, registered with its quota region. */
+  public RegistryMember(long key, String name, int weight, int capPct, Priority priority, Path region) {
+    this(key, name, weight, capPct, priority, 0, Optional.of(region));
+  }
+
+  /** A container registered without an activity link (it then counts as busy for its neighbours). */
+  public RegistryMember(long key, String name, int weight, int capPct, Priority priority) {
+    this(key, name, weight, capPct, priority, 0, Optional.empty());
   }
 }

@@ -52,7 +52,7 @@ class QuotaRegionTest {
     try (QuotaRegion r = regions.create(f, twoDevices())) {
       assertThat(r.readConfig()).isEqualTo(twoDevices());
       assertThat(r.deviceCount()).isEqualTo(2);
-      assertThat(r.versionMinor()).isZero();
+      assertThat(r.versionMinor()).isEqualTo(1); // minor 1: compute statistics and activity (issue 12)
     }
     assertThat(Files.size(f)).isEqualTo(RegionLayout.REGION_FILE_BYTES);
     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f))).isEqualTo("rw-rw-rw-");

@@ -47,11 +47,13 @@ class ComputeRegistryTest {
       assertThat(r.physId()).isEqualTo(2);
       assertThat(r.epoch()).isNotZero();
       assertThat(Files.size(f)).isEqualTo(RegistryLayout.REG_FILE_BYTES);
-      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f))).isEqualTo("rw-rw-rw-");
-      int idx = r.register(new RegistryMember(0x1234L, "pod-a/main", 3, 40, Priority.HIGH));
-      // C validates and reads it: the registration is an ACTIVE pinned entry nobody holds yet
+      // only the node agent writes a registry: the limiter refuses one writable by group or others
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f))).isEqualTo("rw-r--r--");
+      int idx = r.register(new RegistryMember(0x1234L, "pod-a/main", 3, 40, Priority.HIGH, 2, java.util.Optional.empty()));
+      // C validates and reads it (limiter's read path): one ACTIVE entry, no activity link
       String dump = run(NativeDir.program("limiter/registry_tool").toString(), "dump", f.toString());
-      assertThat(dump).contains("entry=" + idx + " key=" + 0x1234L + " weight=3 cap=40 prio=0 ").contains("live=0");
+      assertThat(dump).isEqualTo("entry=0 key=" + 0x1234L + " weight=3 cap=40 prio=0 dev=2 link=none\n");
+      assertThat(idx).isZero();
     }
     // a registry the C side created opens in Java with the same geometry
     Path g = dir.resolve("c.reg");
@@ -91,7 +93,7 @@ class ComputeRegistryTest {
     assertThatThrownBy(() -> registries.open(f))
         .isInstanceOf(RegistryFormatException.class)
         .hasMessageContaining(f.toString())
-        .hasMessageContaining("VNPU_RH_MAJOR is 9, expected 1");
+        .hasMessageContaining("VNPU_RH_MAJOR is 9, expected 2");
     // the node agent's createOrOpen re-initialises an unreadable registry (it holds no lasting state)
     try (ComputeRegistry r = registries.createOrOpen(f, 1)) {
       assertThat(r.entries()).isEmpty();
@@ -101,6 +103,42 @@ class ComputeRegistryTest {
         .isInstanceOf(RegistryFormatException.class)
         .hasMessageContaining("file size is 100");
     assertThatThrownBy(() -> registries.open(dir.resolve("absent.reg"))).isInstanceOf(NoSuchFileException.class);
+  }
+
+  @Test
+  void activityLinkIsAHardLinkToTheRegionAndCarriesItsStatistics() throws Exception {
+    Path region = dir.resolve("c1-region");
+    // a quota region as the limiter leaves it: device 1 launched 300 kernels, share 25 %, slot 3 ACTIVE
+    // but its owner gone (nobody holds the slot's lock)
+    ByteBuffer b = ByteBuffer.allocate(io.vnpu.quota.layout.RegionLayout.REGION_FILE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    int ds = io.vnpu.quota.layout.RegionLayout.devStateOff(1);
+    b.putLong(ds + io.vnpu.quota.layout.RegionLayout.DS_LAUNCHES, 300);
+    b.putLong(ds + io.vnpu.quota.layout.RegionLayout.DS_BUSY_NS, 7_000_000L);
+    b.putInt(ds + io.vnpu.quota.layout.RegionLayout.DS_SHARE_PPM, 250_000);
+    b.putLong(io.vnpu.quota.layout.RegionLayout.H_SYMBOL_LAUNCHES + 8 * LaunchSymbol.rtsModelExecute.ordinal(), 300);
+    b.putInt(io.vnpu.quota.layout.RegionLayout.slotOff(3) + io.vnpu.quota.layout.RegionLayout.S_STATE,
+        io.vnpu.quota.layout.RegionLayout.SLOT_ACTIVE);
+    Files.write(region, b.array());
+    Path f = dir.resolve("npu6.reg");
+    try (ComputeRegistry r = registries.createOrOpen(f, 6)) {
+      r.register(new RegistryMember(0xabcL, "c1", 2, 0, Priority.NORMAL, 1, java.util.Optional.of(region)));
+      Path link = dir.resolve("npu6-0000000000000abc.act");
+      assertThat(r.activityLink(0xabcL)).isEqualTo(link);
+      assertThat(Files.isSameFile(link, region)).isTrue();
+      assertThat(Files.isSymbolicLink(link)).isFalse();
+      RegistryEntry e = r.entries().get(0);
+      assertThat(e.launches()).isEqualTo(300);
+      assertThat(e.busyNs()).isEqualTo(7_000_000L);
+      assertThat(e.sharePpm()).isEqualTo(250_000);
+      assertThat(e.live()).isFalse();
+      assertThat(e.launchesBySymbol()).containsExactly(java.util.Map.entry("rtsModelExecute", 300L));
+      String dump = run(NativeDir.program("limiter/registry_tool").toString(), "dump", f.toString());
+      assertThat(dump).contains("dev=1 launches=300 busy_ns=7000000 ").contains("share_ppm=250000")
+          .contains("sym=rtsModelExecute launches=300");
+      assertThat(r.unregister(0xabcL)).isTrue();
+      assertThat(link).doesNotExist();
+      assertThat(region).exists();
+    }
   }
 
   @Test
@@ -119,6 +157,8 @@ class ComputeRegistryTest {
     assertThatThrownBy(() -> new RegistryMember(1, "x", 0, 0, Priority.NORMAL)).hasMessageContaining("weight must be in 1..10000: 0");
     assertThatThrownBy(() -> new RegistryMember(1, "x", 1, 101, Priority.NORMAL)).hasMessageContaining("capPct must be in 0..100: 101");
     assertThatThrownBy(() -> new RegistryMember(1, "x".repeat(32), 1, 0, Priority.NORMAL)).hasMessageContaining("31 bytes");
+    assertThatThrownBy(() -> new RegistryMember(1, "x", 1, 0, Priority.NORMAL, 16, java.util.Optional.empty()))
+        .hasMessageContaining("deviceIndex must be in 0..15: 16");
   }
 
   @Test

@@ -65,8 +65,9 @@ public final class SliceSession implements AutoCloseable {
       region = regions.create(store.regionFile(record.name()), config);
       long key = epoch(region.file());
       ComputeRegistry registry = registries.forNpu(Math.max(0, record.phyId()));
+      // the region is hard-linked next to the registry: neighbours read the slice's activity there
       registry.register(new RegistryMember(key, registryName(record.name()), record.weight(), record.capPct(),
-          record.priority()));
+          record.priority(), region.file()));
       return new SliceSession(store, record, region, registry, key);
     } catch (IOException | RuntimeException e) {
       if (region != null) {

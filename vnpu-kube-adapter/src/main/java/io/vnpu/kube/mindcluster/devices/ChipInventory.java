@@ -1,0 +1,114 @@
+package io.vnpu.kube.mindcluster.devices;
+
+import io.vnpu.api.health.ChipHealth;
+import io.vnpu.api.health.HealthSource;
+import io.vnpu.api.model.Npu;
+import io.vnpu.api.model.Vnpu;
+import io.vnpu.api.spi.DeviceException;
+import io.vnpu.api.spi.DeviceManager;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node's chips, their vNPUs and their health. {@link #refresh()} reads the driver
+ * ({@link DeviceManager#discover()}, {@link DeviceManager#listVnpus(int)}); the health of every
+ * chip is the node's {@link HealthSource}'s (the one place chip health and faults come from), taken
+ * at each refresh and again whenever the source reports a change ({@link #updateHealth}).
+ * Listeners run when anything the kubelet or the ConfigMap sees changed. Thread-safe.
+ */
+public final class ChipInventory {
+  private static final Logger LOG = LoggerFactory.getLogger(ChipInventory.class);
+
+  private final DeviceManager deviceManager;
+  private final HealthSource healthSource;
+  private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+  private final Object lock = new Object();
+  private volatile NodeChips current = NodeChips.EMPTY;
+
+  public ChipInventory(DeviceManager deviceManager, HealthSource healthSource) {
+    this.deviceManager = Objects.requireNonNull(deviceManager, "deviceManager");
+    this.healthSource = Objects.requireNonNull(healthSource, "healthSource");
+  }
+
+  /** The last snapshot read (empty before the first refresh). */
+  public NodeChips current() {
+    return current;
+  }
+
+  /**
+   * Re-reads chips, vNPUs and health; on a change the listeners run.
+   *
+   * @return the new snapshot
+   * @throws DeviceException when the chip list cannot be read (the previous snapshot stays)
+   * @throws IllegalStateException when the driver reports a chip name MindCluster does not know
+   */
+  public NodeChips refresh() {
+    List<Npu> found = deviceManager.discover();
+    Map<Integer, ChipHealth> health = healthSource.chips();
+    List<ChipState> chips = new ArrayList<>(found.size());
+    for (Npu n : found) {
+      CardType type = CardType.ofChipName(n.chipName()).orElseThrow(() -> new IllegalStateException(
+          "chip " + n.chipName() + " (phy ID " + n.phyId() + ") is not a chip MindCluster supports"));
+      chips.add(new ChipState(n, type, vnpusOf(n, type),
+          health.getOrDefault(n.logicId(), ChipHealth.normal(n.logicId()))));
+    }
+    return publish(new NodeChips(chips));
+  }
+
+  /** Applies a health snapshot of the source to the chips already known; listeners run on a change. */
+  public NodeChips updateHealth(Map<Integer, ChipHealth> health) {
+    synchronized (lock) {
+      List<ChipState> chips = new ArrayList<>();
+      for (ChipState c : current.chips()) {
+        int logic = c.npu().logicId();
+        chips.add(new ChipState(c.npu(), c.type(), c.vnpus(),
+            health.getOrDefault(logic, ChipHealth.normal(logic))));
+      }
+      return publish(new NodeChips(chips));
+    }
+  }
+
+  private NodeChips publish(NodeChips next) {
+    NodeChips previous;
+    synchronized (lock) {
+      previous = current;
+      current = next;
+    }
+    if (!next.equals(previous)) {
+      for (Runnable l : listeners) {
+        try {
+          l.run();
+        } catch (RuntimeException e) {
+          // one broken listener must not stop health publication for the others
+          LOG.warn("chip change listener failed: {}", e.toString());
+        }
+      }
+    }
+    return next;
+  }
+
+  private List<Vnpu> vnpusOf(Npu npu, CardType type) {
+    if (type.templates().isEmpty()) {
+      return List.of();
+    }
+    try {
+      return deviceManager.listVnpus(npu.logicId());
+    } catch (DeviceException e) {
+      // chips without virtualisation answer -8255; the chip is then advertised whole
+      LOG.debug("listing vNPUs of phy ID {} failed: {}", npu.phyId(), e.getMessage());
+      return List.of();
+    }
+  }
+
+  /** Adds a change listener; close the handle to remove it. */
+  public AutoCloseable watch(Runnable onChange) {
+    Objects.requireNonNull(onChange, "onChange");
+    listeners.add(onChange);
+    return () -> listeners.remove(onChange);
+  }
+}

@@ -1,0 +1,2 @@
+/** The Volcano scheduler handshake of MindCluster (pod annotations, predicate-time, AscendReal). */
+package io.vnpu.kube.mindcluster.volcano;
