@@ -176,15 +176,16 @@ class ComputeRegistryTest {
         java.util.Map.of());
   }
 
+  // the registry is read with positional reads, not mapped: a file truncated while open reads as
+  // zeros (no entries), never a fault
   @Test
-  void registryTruncatedWhileMappedIsAFormatException() throws Exception {
+  void registryTruncatedWhileOpenReadsAsEmpty() throws Exception {
     Path f = dir.resolve(RegistryLayout.fileName(4));
     try (ComputeRegistry r = registries.createOrOpen(f, 4)) {
       try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(f, java.nio.file.StandardOpenOption.WRITE)) {
         ch.truncate(0);
       }
-      org.assertj.core.api.Assertions.assertThatThrownBy(r::entries).isInstanceOf(RegistryFormatException.class)
-          .hasMessageContaining(f.toString()).hasMessageContaining("truncated while mapped");
+      assertThat(r.entries()).isEmpty();
     }
   }
 
