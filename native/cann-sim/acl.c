@@ -44,6 +44,7 @@ aclError aclFinalize(void) {
 aclError aclrtSetDevice(int32_t deviceId) { return rtSetDevice(deviceId); }
 aclError aclrtGetDevice(int32_t *deviceId) { return deviceId == NULL ? ACL_ERROR_INVALID_PARAM : rtGetDevice(deviceId); }
 aclError aclrtResetDevice(int32_t deviceId) { return rtDeviceReset(deviceId); }
+aclError aclrtResetDeviceForce(int32_t deviceId) { return rtDeviceResetForce(deviceId); }
 aclError aclrtSynchronizeDevice(void) { return rtDeviceSynchronize(); }
 
 aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId) {

@@ -168,9 +168,14 @@ int sim_current_device(void) { return thread_device; }
 
 void sim_set_current_device(int dev) { thread_device = dev; }
 
+/* Per-process device references, as CANN counts them: every rtSetDevice takes one, rtDeviceReset
+ * drops one and releases the device's resources of this process at zero. */
+static int dev_refs[VNPU_SIM_MAX_DEVICES];
+
 rtError_t rtSetDevice(int32_t devId) {
     if (sim_host() == NULL) return ACL_ERROR_RT_NO_DEVICE;
     if (!sim_valid_device(devId)) return ACL_ERROR_RT_INVALID_DEVICEID;
+    __atomic_add_fetch(&dev_refs[devId], 1, __ATOMIC_ACQ_REL);
     thread_device = devId;
     sim_ctx_on_set_device(devId);
     return RT_ERROR_NONE;
@@ -210,13 +215,30 @@ rtError_t rtDeviceSynchronizeWithTimeout(int32_t timeout) {
     return RT_ERROR_NONE;
 }
 
-/* Like a device context teardown: waits for the device, then drops this process's streams and memory. */
-rtError_t rtDeviceReset(int32_t devId) {
-    if (!sim_valid_device(devId)) return ACL_ERROR_RT_INVALID_DEVICEID;
+static void release_device(int32_t devId) {
+    __atomic_store_n(&dev_refs[devId], 0, __ATOMIC_RELEASE);
     sim_sleep_until(sim_streams_tail(devId));
     sim_streams_release_device(devId);
     sim_mem_release_device(devId);
     if (thread_device == devId) thread_device = -1;
+}
+
+/* Like a device context teardown once the last reference is gone: waits for the device, then drops
+ * this process's streams and memory. A reset with references left only drops one. */
+rtError_t rtDeviceReset(int32_t devId) {
+    if (!sim_valid_device(devId)) return ACL_ERROR_RT_INVALID_DEVICEID;
+    int refs = __atomic_load_n(&dev_refs[devId], __ATOMIC_ACQUIRE);
+    while (refs > 1 && !__atomic_compare_exchange_n(&dev_refs[devId], &refs, refs - 1, 0, __ATOMIC_ACQ_REL,
+                                                    __ATOMIC_ACQUIRE)) {
+    }
+    if (refs > 1) return RT_ERROR_NONE;
+    release_device(devId);
+    return RT_ERROR_NONE;
+}
+
+rtError_t rtDeviceResetForce(int32_t devId) {
+    if (!sim_valid_device(devId)) return ACL_ERROR_RT_INVALID_DEVICEID;
+    release_device(devId);
     return RT_ERROR_NONE;
 }
 
@@ -439,6 +461,8 @@ static void atfork_parent(void) {
 
 static void atfork_child(void) {
     self_pid = getpid();
+    /* a forked child starts without device references, like without a device context */
+    memset(dev_refs, 0, sizeof dev_refs);
     pthread_mutex_unlock(&busy.lock);
     pthread_mutex_unlock(&own.lock);
     forget_own_after_fork();

@@ -97,5 +97,8 @@ rtError_t rtsMemGetInfo(rtMemInfoType_t memInfoType, size_t *freeSize, size_t *t
 rtError_t rtMemGetInfoByType(const int32_t devId, const rtMemType_t type, rtMemInfo_t *const info);
 /* called, not hooked */
 rtError_t rtGetDevice(int32_t *devId);
+rtError_t rtSetDevice(int32_t devId);
+rtError_t rtDeviceReset(int32_t devId);
+rtError_t rtDeviceResetForce(int32_t devId);
 
 #endif

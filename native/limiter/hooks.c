@@ -6,6 +6,8 @@
  * Lifecycle (explicit state machine, g_state):
  *   UNINIT --first hooked call--> ACTIVE   (region open + own slot claimed)
  *                              \-> DISABLED (region unusable: one line on stderr, calls forwarded)
+ *                              \-> FULL     (all 256 slots held by live processes: fails closed, every
+ *                                            device allocation is refused with 207001; one line)
  *   ACTIVE --fork (child side)--> UNINIT   (the child claims its own slot on its first call)
  * Nothing runs before the first hooked call: no constructor work, no threads, no signal handlers,
  * so processes that never touch the NPU (shells, JVMs) are unaffected.
@@ -25,7 +27,7 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-enum { ST_UNINIT = 0, ST_ACTIVE = 1, ST_DISABLED = 2 };
+enum { ST_UNINIT = 0, ST_ACTIVE = 1, ST_DISABLED = 2, ST_FULL = 3 };
 enum { KIND_DEVICE = 1, KIND_PHYSICAL = 2 };
 
 /* ---------- real functions ---------- */
@@ -36,7 +38,7 @@ enum sym {
     S_rtFree, S_rtFreeWithDevSync, S_rtsFree, S_rtDvppFree, S_rtMemFreeManaged, S_rtFreePhysical,
     S_rtsMemFreePhysical,
     S_rtMemGetInfoEx, S_rtMemGetInfo, S_rtsMemGetInfo, S_rtMemGetInfoByType,
-    S_rtGetDevice,
+    S_rtGetDevice, S_rtSetDevice, S_rtDeviceReset, S_rtDeviceResetForce,
     S_COUNT
 };
 
@@ -46,7 +48,7 @@ static const char *const sym_names[S_COUNT] = {
     "rtFree", "rtFreeWithDevSync", "rtsFree", "rtDvppFree", "rtMemFreeManaged", "rtFreePhysical",
     "rtsMemFreePhysical",
     "rtMemGetInfoEx", "rtMemGetInfo", "rtsMemGetInfo", "rtMemGetInfoByType",
-    "rtGetDevice",
+    "rtGetDevice", "rtSetDevice", "rtDeviceReset", "rtDeviceResetForce",
 };
 
 static void *real_fn[S_COUNT];
@@ -90,7 +92,10 @@ void vnpu_hooks_fork_prepare(void) { pthread_mutex_lock(&g_init_mu); }
 
 void vnpu_hooks_fork_parent(void) { pthread_mutex_unlock(&g_init_mu); }
 
+static int g_dev_refs[VNPU_REGION_MAX_DEVICES]; /* the runtime's per-process device references, mirrored */
+
 void vnpu_hooks_fork_child(void) {
+    memset(g_dev_refs, 0, sizeof g_dev_refs); /* a forked child holds no device reference */
     /* the parent's allocations stay the parent's (ptrmap emptied by its own handler) */
     if (g_state == ST_ACTIVE) {
         /* the inherited descriptor shares the parent's OFD slot lock: drop our reference (the parent
@@ -116,10 +121,12 @@ static int init_slow(void) {
                      vnpu_open_status_name(st));
             log_line(line);
         } else if (vnpu_region_claim_slot(&g_region) < 0) {
+            /* fail closed: a process that cannot be counted must not allocate unlimited */
             snprintf(line, sizeof line, "vnpu: quota region %s: all %u process slots are held by live processes; "
-                     "memory limits are not enforced", path, VNPU_REGION_SLOT_COUNT);
+                     "device memory allocations of this process are refused (207001)", path, VNPU_REGION_SLOT_COUNT);
             log_line(line);
             vnpu_region_close(&g_region);
+            state = ST_FULL;
         } else {
             state = ST_ACTIVE;
         }
@@ -141,6 +148,9 @@ static int enter(void) {
 }
 
 static void leave(void) { t_in_hook = 0; }
+
+/* FULL state: device allocations are refused (nested runtime-internal calls are not ours to refuse) */
+static int full_refuses(void) { return !t_in_hook && __atomic_load_n(&g_state, __ATOMIC_ACQUIRE) == ST_FULL; }
 
 /* For the compute limiter (compute_config.c): the region once initialised, NULL when disabled. */
 struct vnpu_region *vnpu_limiter_region(void) {
@@ -184,6 +194,12 @@ struct charge {
 static rtError_t charge_begin(struct charge *c, int have_dev, uint32_t dev, uint64_t bytes) {
     c->on = 0;
     if (!have_dev || bytes == 0) return VNPU_RT_ERROR_NONE;
+    /* a device the region does not describe has no limit we could enforce: fail closed, never run it
+     * unlimited (e.g. a process that selected a device outside its slice) */
+    if (dev >= vnpu_region_device_count(&g_region)) {
+        vnpu_region_count(&g_region, 0, VNPU_DS_OOM_REJECTIONS, 1);
+        return VNPU_ACL_ERROR_RT_MEMORY_ALLOCATION;
+    }
     if (vnpu_region_admit(&g_region, dev, bytes) != 0) return VNPU_ACL_ERROR_RT_MEMORY_ALLOCATION;
     c->on = 1;
     c->dev = dev;
@@ -277,7 +293,13 @@ static void virtualise_sizes(size_t *freeSize, size_t *totalSize) {
 #define ALLOC_BODY(name, outp, bytes, have_dev_expr, kind, ...)                                  \
     __typeof__(&name) fn = REAL(name);                                                          \
     if (!fn) return MISSING;                                                                    \
-    if (!enter()) return fn(__VA_ARGS__);                                                       \
+    if (!enter()) {                                                                             \
+        if (full_refuses()) {                                                                   \
+            uint32_t dev = 0;                                                                   \
+            if (have_dev_expr) return VNPU_ACL_ERROR_RT_MEMORY_ALLOCATION;                      \
+        }                                                                                       \
+        return fn(__VA_ARGS__);                                                                 \
+    }                                                                                           \
     uint32_t dev = 0;                                                                           \
     int have_dev = (have_dev_expr);                                                             \
     struct charge c;                                                                            \
@@ -321,8 +343,12 @@ EXPORT rtError_t rtMemAllocManaged(void **ptr, uint64_t size, uint32_t flag, con
     ALLOC_BODY(rtMemAllocManaged, ptr, size, current_device(&dev), KIND_DEVICE, ptr, size, flag, moduleId);
 }
 
+/* rtDrvMemProp_t.side is the memory location (aclrtMemLocationType): 1 = device HBM; 0 host and
+ * 4 host NUMA are host physical memory, which is not HBM and not charged to the device quota */
+#define VNPU_MEM_SIDE_DEVICE 1u
+
 static int prop_device(const rtDrvMemProp_t *prop, uint32_t *dev) {
-    if (!prop || prop->devid >= VNPU_REGION_MAX_DEVICES) return 0;
+    if (!prop || prop->side != VNPU_MEM_SIDE_DEVICE || prop->devid >= VNPU_REGION_MAX_DEVICES) return 0;
     *dev = prop->devid;
     return 1;
 }
@@ -357,6 +383,57 @@ EXPORT rtError_t rtMemFreeManaged(void *ptr) { FREE_BODY(rtMemFreeManaged, (uint
 EXPORT rtError_t rtFreePhysical(rtDrvMemHandle handle) { FREE_BODY(rtFreePhysical, (uintptr_t)handle, handle); }
 EXPORT rtError_t rtsMemFreePhysical(rtMemHandle *handle) {
     FREE_BODY(rtsMemFreePhysical, handle ? (uintptr_t)*handle : 0, handle);
+}
+
+/* ---------- device references: a reset that frees the device frees its charges ---------- */
+
+/* The runtime frees every allocation of the process on dev: so do we (count stays exact). */
+static void release_device(uint32_t dev) {
+    uint64_t n = 0;
+    uint64_t bytes = vnpu_ptrmap_drop_device(dev, &n);
+    if (bytes) vnpu_region_release(&g_region, dev, bytes);
+    (void)n;
+}
+
+EXPORT rtError_t rtSetDevice(int32_t devId) {
+    __typeof__(&rtSetDevice) fn = REAL(rtSetDevice);
+    if (!fn) return MISSING;
+    if (!enter()) return fn(devId);
+    rtError_t rc = fn(devId);
+    if (rc == VNPU_RT_ERROR_NONE && devId >= 0 && devId < (int32_t)VNPU_REGION_MAX_DEVICES)
+        __atomic_add_fetch(&g_dev_refs[devId], 1, __ATOMIC_ACQ_REL);
+    leave();
+    return rc;
+}
+
+EXPORT rtError_t rtDeviceReset(int32_t devId) {
+    __typeof__(&rtDeviceReset) fn = REAL(rtDeviceReset);
+    if (!fn) return MISSING;
+    if (!enter()) return fn(devId);
+    rtError_t rc = fn(devId);
+    if (rc == VNPU_RT_ERROR_NONE && devId >= 0 && devId < (int32_t)VNPU_REGION_MAX_DEVICES) {
+        /* CANN frees the device's resources when the process's last reference goes */
+        int refs = __atomic_load_n(&g_dev_refs[devId], __ATOMIC_ACQUIRE);
+        while (refs > 0 && !__atomic_compare_exchange_n(&g_dev_refs[devId], &refs, refs - 1, 0, __ATOMIC_ACQ_REL,
+                                                        __ATOMIC_ACQUIRE)) {
+        }
+        if (refs <= 1) release_device((uint32_t)devId);
+    }
+    leave();
+    return rc;
+}
+
+EXPORT rtError_t rtDeviceResetForce(int32_t devId) {
+    __typeof__(&rtDeviceResetForce) fn = REAL(rtDeviceResetForce);
+    if (!fn) return MISSING;
+    if (!enter()) return fn(devId);
+    rtError_t rc = fn(devId);
+    if (rc == VNPU_RT_ERROR_NONE && devId >= 0 && devId < (int32_t)VNPU_REGION_MAX_DEVICES) {
+        __atomic_store_n(&g_dev_refs[devId], 0, __ATOMIC_RELEASE);
+        release_device((uint32_t)devId);
+    }
+    leave();
+    return rc;
 }
 
 /* ---------- memory-info hooks ---------- */

@@ -109,6 +109,27 @@ int vnpu_ptrmap_take(uintptr_t key, struct vnpu_ptr_entry *out) {
     return found;
 }
 
+uint64_t vnpu_ptrmap_drop_device(uint32_t dev, uint64_t *entries) {
+    uint64_t bytes = 0, n = 0;
+    for (int k = 0; k < STRIPES; k++) {
+        for (;;) {
+            uintptr_t key = 0;
+            pthread_mutex_lock(&stripes[k].mu);
+            for (uint64_t i = 0; i < stripes[k].cap && !key; i++)
+                if (stripes[k].tab[i].key && stripes[k].tab[i].dev == dev) key = stripes[k].tab[i].key;
+            pthread_mutex_unlock(&stripes[k].mu);
+            if (!key) break;
+            struct vnpu_ptr_entry e;
+            if (vnpu_ptrmap_take(key, &e)) {
+                bytes += e.bytes;
+                n++;
+            }
+        }
+    }
+    if (entries) *entries = n;
+    return bytes;
+}
+
 uint64_t vnpu_ptrmap_size(void) {
     uint64_t n = 0;
     for (int k = 0; k < STRIPES; k++) {

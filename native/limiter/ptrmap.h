@@ -21,6 +21,9 @@ struct vnpu_ptr_entry {
 int vnpu_ptrmap_put(uintptr_t key, uint32_t dev, uint64_t bytes, uint32_t kind, struct vnpu_ptr_entry *replaced);
 /* Removes key; returns 1 and fills *out if it was present, 0 otherwise. */
 int vnpu_ptrmap_take(uintptr_t key, struct vnpu_ptr_entry *out);
+/* Removes every entry of device dev (the runtime freed them all: device reset); returns their bytes
+ * and, when entries is not NULL, their count. */
+uint64_t vnpu_ptrmap_drop_device(uint32_t dev, uint64_t *entries);
 /* Number of entries (tests). */
 uint64_t vnpu_ptrmap_size(void);
 /* fork handlers: prepare locks every stripe, parent unlocks, child empties (the child owns nothing). */

@@ -475,7 +475,15 @@ int vnpu_region_admit(struct vnpu_region *r, uint32_t dev, uint64_t bytes) {
     uint64_t limit = vnpu_region_limit(r, dev);
     int enforce = (vnpu_region_policy(r) & VNPU_POLICY_MEM_ENFORCE) && limit != 0;
     if (!enforce) {
-        __atomic_fetch_add(own, bytes, __ATOMIC_SEQ_CST);
+        /* unlimited, but counted exactly: a charge that would wrap the counter is refused (a limit
+         * set later must see the true usage, and a release must never be clamped) */
+        uint64_t cur = __atomic_load_n(own, __ATOMIC_SEQ_CST);
+        do {
+            if (cur + bytes < cur) {
+                vnpu_region_count(r, dev, VNPU_DS_OOM_REJECTIONS, 1);
+                return 1;
+            }
+        } while (!__atomic_compare_exchange_n(own, &cur, cur + bytes, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
         vnpu_region_count(r, dev, VNPU_DS_ADMISSIONS, 1);
         return 0;
     }

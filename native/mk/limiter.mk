@@ -55,3 +55,13 @@ TARGETS += $(B)/limiter/test_fork_stress
 TESTS   += limiter/tests/test_fork.sh
 TSAN_TARGETS += $(B)/limiter/test_fork_stress $(B)/limiter/registry_tool
 TSAN_TESTS   += limiter/tests/test_fork.sh
+
+# memory accounting edge cases (issue 12): preloaded like a workload; links the region code for its
+# slot-holding helper mode
+$(B)/limiter/test_memory_edges: limiter/tests/test_memory_edges.c $(LIMITER_CORE) $(LIMITER_HDRS) $(B)/libruntime.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ limiter/tests/test_memory_edges.c $(LIMITER_CORE) $(LDFLAGS) -L$(B) -lruntime \
+	  -Wl,-rpath,'$$ORIGIN/..' $(LDLIBS)
+
+TARGETS += $(B)/limiter/test_memory_edges
+TESTS   += limiter/tests/test_memory_edges.sh

@@ -205,6 +205,19 @@ static void test_device_reset_releases(void) {
     CHECK_EQ(rtFree(p), ACL_ERROR_RT_PARAM_INVALID);
     int32_t dev;
     CHECK_EQ(rtGetDevice(&dev), ACL_ERROR_RT_CONTEXT_NULL);
+    /* the process's device references: two rtSetDevice need two resets; the force variant needs one */
+    CHECK_EQ(rtSetDevice(3), RT_ERROR_NONE);
+    CHECK_EQ(rtSetDevice(3), RT_ERROR_NONE);
+    CHECK_EQ(rtMalloc(&p, GIB, RT_MEMORY_HBM, 0), RT_ERROR_NONE);
+    CHECK_EQ(rtDeviceReset(3), RT_ERROR_NONE);
+    CHECK_EQ(hbm_file_used(3), GIB);
+    CHECK_EQ(rtDeviceReset(3), RT_ERROR_NONE);
+    CHECK_EQ(hbm_file_used(3), 0);
+    CHECK_EQ(rtSetDevice(3), RT_ERROR_NONE);
+    CHECK_EQ(rtSetDevice(3), RT_ERROR_NONE);
+    CHECK_EQ(rtMalloc(&p, GIB, RT_MEMORY_HBM, 0), RT_ERROR_NONE);
+    CHECK_EQ(rtDeviceResetForce(3), RT_ERROR_NONE);
+    CHECK_EQ(hbm_file_used(3), 0);
 }
 
 /* Runs fn in a child process and returns its exit status (or 128+signal). */

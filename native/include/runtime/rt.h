@@ -292,7 +292,10 @@ rtError_t rtMemset(void *devPtr, uint64_t destMax, uint32_t val, uint64_t cnt);
 rtError_t rtSetDevice(int32_t devId);
 rtError_t rtGetDevice(int32_t *devId);
 rtError_t rtGetDeviceCount(int32_t *cnt);
+/* rtSetDevice takes a per-process reference on the device; rtDeviceReset drops one and, at zero,
+ * frees the process's streams, events and memory on it; rtDeviceResetForce frees them at once. */
 rtError_t rtDeviceReset(int32_t devId);
+rtError_t rtDeviceResetForce(int32_t devId);
 rtError_t rtDeviceSynchronize(void);
 rtError_t rtDeviceSynchronizeWithTimeout(int32_t timeout);
 

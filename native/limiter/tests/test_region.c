@@ -324,6 +324,95 @@ static void test_foreign_close_keeps_ownership(void) {
     vnpu_region_close(&r);
 }
 
+/* issue 12: an unlimited device still counts exactly; a charge that would wrap is refused */
+static void test_unlimited_counts_exactly(void) {
+    char p[600];
+    path_of(p, "unlimited");
+    struct vnpu_init_config c = cfg(1, 0);
+    struct vnpu_region r;
+    CHECK(open_claim(&r, p, &c) == VNPU_OPEN_OK);
+    CHECK(vnpu_region_admit(&r, 0, UINT64_MAX - 5) == 0);
+    CHECK(vnpu_region_admit(&r, 0, 10) == 1);
+    CHECK_EQ_U64(vnpu_region_used(&r, 0), UINT64_MAX - 5);
+    CHECK(vnpu_region_admit(&r, 0, 5) == 0);
+    CHECK_EQ_U64(vnpu_region_used(&r, 0), UINT64_MAX);
+    vnpu_region_release(&r, 0, UINT64_MAX - 5);
+    CHECK_EQ_U64(vnpu_region_used(&r, 0), 5);
+    vnpu_region_release(&r, 0, 5);
+    CHECK_EQ_U64(vnpu_region_used(&r, 0), 0);
+    vnpu_region_close(&r);
+}
+
+/* issue 12: a header that stops reading READY is never re-initialised while a slot owner lives, and
+ * the file is never shrunk under a mapping */
+static void test_no_reinit_under_live_owner(void) {
+    char p[600], err[512];
+    path_of(p, "reinit");
+    struct vnpu_init_config c = cfg(1, 64 * MiB);
+    int ready[2], done[2];
+    CHECK(pipe(ready) == 0 && pipe(done) == 0);
+    pid_t kid = fork();
+    if (kid == 0) {
+        struct vnpu_region k;
+        if (open_claim(&k, p, &c) != VNPU_OPEN_OK || vnpu_region_admit(&k, 0, 3 * MiB) != 0) _exit(3);
+        char b = 1;
+        if (write(ready[1], &b, 1) != 1) _exit(4);
+        if (read(done[0], &b, 1) != 1) _exit(5); /* holds its slot until told */
+        _exit(vnpu_region_used(&k, 0) == 3 * MiB ? 0 : 6);
+    }
+    char b;
+    CHECK(read(ready[0], &b, 1) == 1);
+    uint32_t initialising = VNPU_INIT_INITIALISING;
+    int fd = open(p, O_RDWR);
+    CHECK(fd >= 0 && pwrite(fd, &initialising, 4, VNPU_H_INIT_STATE) == 4);
+    close(fd);
+    struct vnpu_region r;
+    CHECK(vnpu_region_open(&r, p, &c, err, sizeof err) == VNPU_OPEN_NOT_READY);
+    CHECK(strstr(err, "live owner") != NULL);
+    struct stat sb;
+    CHECK(stat(p, &sb) == 0);
+    CHECK_EQ_U64(sb.st_size, VNPU_REGION_FILE_BYTES);
+    CHECK(write(done[1], &b, 1) == 1);
+    int ws;
+    waitpid(kid, &ws, 0);
+    CHECK(WIFEXITED(ws) && WEXITSTATUS(ws) == 0); /* its charge survived the attempt */
+    /* the owner is gone: now it may be initialised again */
+    CHECK(vnpu_region_open(&r, p, &c, err, sizeof err) == VNPU_OPEN_OK);
+    CHECK_EQ_U64(vnpu_region_used(&r, 0), 0);
+    vnpu_region_close(&r);
+    close(ready[0]);
+    close(ready[1]);
+    close(done[0]);
+    close(done[1]);
+}
+
+/* issue 12: regular files only, no symlink, never blocking; own descriptors >= 3 */
+static void test_safe_open(void) {
+    char p[600], q[600], err[512];
+    struct vnpu_region r;
+    struct vnpu_init_config c = cfg(1, 64 * MiB);
+    path_of(p, "fifo");
+    CHECK(mkfifo(p, 0666) == 0);
+    CHECK(vnpu_region_open(&r, p, &c, err, sizeof err) != VNPU_OPEN_OK); /* returns at once */
+    path_of(q, "target");
+    CHECK(vnpu_region_open(&r, q, &c, err, sizeof err) == VNPU_OPEN_OK);
+    vnpu_region_close(&r);
+    path_of(p, "link");
+    CHECK(symlink(q, p) == 0);
+    CHECK(vnpu_region_open(&r, p, &c, err, sizeof err) != VNPU_OPEN_OK);
+    pid_t kid = fork();
+    if (kid == 0) {
+        close(0);
+        close(1);
+        close(2); /* a process started with the standard descriptors closed */
+        if (vnpu_region_open(&r, q, &c, err, sizeof err) != VNPU_OPEN_OK) _exit(3);
+        _exit(r.fd >= 3 ? 0 : 4);
+    }
+    int ws;
+    waitpid(kid, &ws, 0);
+    CHECK(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+}
+
 int main(void) {
     const char *t = getenv("VNPU_TEST_TMP");
     snprintf(dir, sizeof dir, "%s", t ? t : "/tmp");
@@ -332,6 +421,9 @@ int main(void) {
     test_stress();
     test_kill9_and_pid_reuse();
     test_foreign_close_keeps_ownership();
+    test_unlimited_counts_exactly();
+    test_no_reinit_under_live_owner();
+    test_safe_open();
     printf("test_region: ok\n");
     return 0;
 }

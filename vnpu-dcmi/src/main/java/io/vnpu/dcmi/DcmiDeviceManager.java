@@ -3,6 +3,7 @@ package io.vnpu.dcmi;
 import io.vnpu.api.model.ChipModel;
 import io.vnpu.api.model.DeviceHealth;
 import io.vnpu.api.model.Npu;
+import io.vnpu.api.model.NpuUsage;
 import io.vnpu.api.model.Units;
 import io.vnpu.api.model.Vnpu;
 import io.vnpu.api.spi.DeviceException;
@@ -184,6 +185,7 @@ public final class DcmiDeviceManager implements DeviceManager {
    *
    * @throws DcmiException when the driver cannot be queried
    */
+  @Override
   public NpuUsage usage(int logicId) {
     CardDevice at = address(logicId);
     long usedBytes = memory(at.cardId(), at.deviceId()).map(m -> m.usedMb() * Units.MIB).orElse(0L);

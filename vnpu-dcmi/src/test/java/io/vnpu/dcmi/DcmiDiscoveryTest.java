@@ -1,5 +1,7 @@
 package io.vnpu.dcmi;
 
+import io.vnpu.api.model.NpuUsage;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vnpu.api.model.Npu;

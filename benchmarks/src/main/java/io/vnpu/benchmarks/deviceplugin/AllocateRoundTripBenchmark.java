@@ -14,7 +14,7 @@ import io.vnpu.kube.deviceplugin.v1beta1.Empty;
 import io.vnpu.kube.deviceplugin.v1beta1.RegisterRequest;
 import io.vnpu.kube.deviceplugin.v1beta1.RegistrationGrpc;
 import io.vnpu.kube.resource.ContainerAllocation;
-import io.vnpu.kube.resource.DeviceNodeSpec;
+import io.vnpu.api.slice.DeviceNode;
 import io.vnpu.kube.resource.PluginDevice;
 import io.vnpu.kube.resource.ResourceManager;
 import java.io.IOException;
@@ -87,8 +87,8 @@ public class AllocateRoundTripBenchmark {
     @Override
     public ContainerAllocation allocate(List<String> deviceIds) {
       String indexes = String.join(",", deviceIds.stream().map(id -> id.substring(4)).toList());
-      List<DeviceNodeSpec> nodes = deviceIds.stream()
-          .map(id -> new DeviceNodeSpec("/dev/davinci" + id.substring(4), "/dev/davinci" + id.substring(4), "rw"))
+      List<DeviceNode> nodes = deviceIds.stream()
+          .map(id -> new DeviceNode("/dev/davinci" + id.substring(4), "/dev/davinci" + id.substring(4), "rw"))
           .toList();
       return new ContainerAllocation(Map.of("ASCEND_VISIBLE_DEVICES", indexes), List.of(), nodes, Map.of(), List.of());
     }

@@ -299,7 +299,7 @@ public final class FaultTracker {
     for (Active a : c.active.values()) {
       FaultLevel l = table.levelOf(a.code, a.severity);
       faults.add(new ActiveFault(a.code, l, a.since, a.origin));
-      String why = a.code.hex() + " " + l.term() + " (" + a.origin.name().toLowerCase(java.util.Locale.ROOT) + ")";
+      String why = a.code.hex() + " " + l.term() + " (" + a.origin.label() + ")";
       if (FaultCodeTable.isNetwork(a.code)) {
         netLevel = netLevel.max(l);
         netWhy.add(why);

@@ -42,8 +42,9 @@ public record ChipHealth(int logicId, boolean healthy, FaultLevel level, String 
   }
 
   /**
-   * The health in the SDK's device model: unhealthy when the chip is, with the reason and the
-   * most severe fault code; network health is not folded in (adapters report it separately).
+   * The health in the SDK's device model: unhealthy when the chip is, with {@link #reason()} (or
+   * "reset in progress") and the code of the most severe fault; network health is not folded in
+   * (adapters report it separately).
    */
   public DeviceHealth toDeviceHealth() {
     if (healthy) return DeviceHealth.HEALTHY;
@@ -51,6 +52,8 @@ public record ChipHealth(int logicId, boolean healthy, FaultLevel level, String 
         .filter(f -> f.level() == level)
         .map(f -> f.code().value()).findFirst()
         .orElse(faults.isEmpty() ? 0L : faults.get(0).code().value());
-    return new DeviceHealth(false, level.term() + ": " + reason, code);
+    String why = resetting && reason.isEmpty() ? "reset in progress"
+        : resetting ? "reset in progress; " + reason : reason;
+    return new DeviceHealth(false, why, code);
   }
 }

@@ -2,6 +2,7 @@ package io.vnpu.api.spi;
 
 import io.vnpu.api.model.DeviceHealth;
 import io.vnpu.api.model.Npu;
+import io.vnpu.api.model.NpuUsage;
 import io.vnpu.api.model.Vnpu;
 import java.util.List;
 
@@ -25,6 +26,14 @@ public interface DeviceManager extends AutoCloseable {
    * @param logicId DCMI logic ID
    */
   DeviceHealth health(int logicId);
+
+  /**
+   * Live memory and AI Core use of one NPU.
+   *
+   * @param logicId DCMI logic ID
+   * @throws DeviceException when the driver cannot be queried or the NPU does not exist
+   */
+  NpuUsage usage(int logicId);
 
   /**
    * Creates a vNPU from a template on an NPU; the driver picks the lowest free vNPU ID.

@@ -4,6 +4,8 @@ import io.vnpu.api.config.ChipConfig;
 import io.vnpu.api.config.DeviceConfig;
 import io.vnpu.api.config.NodeConfig;
 import io.vnpu.api.config.NodeSettings;
+import io.vnpu.api.fault.LiveDeviceHealth;
+import io.vnpu.api.health.HealthSource;
 import io.vnpu.api.model.Npu;
 import io.vnpu.api.spi.DeviceManager;
 import java.util.List;
@@ -21,10 +23,12 @@ import java.util.Optional;
  * @param chip          the {@code vnpus.configs[]} entry whose {@code chipName} matches the first NPU
  * @param npus          the NPUs the driver reported at startup, ordered by logic ID (not empty)
  * @param deviceManager the open driver port; owned by the agent (closed on stop)
+ * @param health        the node's one health source every backend reads chip health from; owned
+ *                      by the agent (started before the backend, closed on stop)
  */
 public record AgentEnvironment(NodeAgentOptions options, DeviceConfig deviceConfig,
     NodeConfig nodeConfig, Optional<NodeSettings> nodeSettings, ChipConfig chip, List<Npu> npus,
-    DeviceManager deviceManager) {
+    DeviceManager deviceManager, HealthSource health) {
   public AgentEnvironment {
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(deviceConfig, "deviceConfig");
@@ -32,6 +36,14 @@ public record AgentEnvironment(NodeAgentOptions options, DeviceConfig deviceConf
     Objects.requireNonNull(nodeSettings, "nodeSettings");
     Objects.requireNonNull(chip, "chip");
     Objects.requireNonNull(deviceManager, "deviceManager");
+    Objects.requireNonNull(health, "health");
     npus = List.copyOf(npus);
+  }
+
+  /** With health read live from the device manager ({@link LiveDeviceHealth}). */
+  public AgentEnvironment(NodeAgentOptions options, DeviceConfig deviceConfig, NodeConfig nodeConfig,
+      Optional<NodeSettings> nodeSettings, ChipConfig chip, List<Npu> npus, DeviceManager deviceManager) {
+    this(options, deviceConfig, nodeConfig, nodeSettings, chip, npus, deviceManager,
+        new LiveDeviceHealth(deviceManager));
   }
 }

@@ -7,7 +7,7 @@ import java.util.Optional;
 import picocli.CommandLine.Option;
 
 /**
- * The node agent's command-line flags, shared by {@code vnpu plugin} and {@link NodeAgentMain}.
+ * The node agent's command-line flags, shared by {@code vnpu plugin} and {@code io.vnpu.kube.app.NodeAgentMain}.
  * Upstream names are kept as they are (underscores), so the upstream DaemonSet arguments work
  * unchanged; Go's single-dash spelling ({@code -config_file}) is accepted too.
  */

@@ -1,28 +1,40 @@
 package io.vnpu.kube.agent;
 
+import io.vnpu.api.fault.FaultConfigs;
+import io.vnpu.api.fault.HealthMonitor;
+import io.vnpu.api.fault.RateLimitedNotifier;
+import io.vnpu.api.health.ChipUsage;
+import io.vnpu.api.health.HealthSource;
+import io.vnpu.api.health.ManualSeparationStore;
 import io.vnpu.api.spi.DeviceManager;
 import io.vnpu.dcmi.DcmiDeviceManager;
 import io.vnpu.dcmi.DcmiLibraryLocator;
-import io.vnpu.dcmi.DcmiLibrarySource;
-import io.vnpu.dcmi.sim.BundledSimulator;
+import io.vnpu.dcmi.DcmiNodeSelector;
+import io.vnpu.dcmi.fault.DcmiHealth;
 import java.nio.file.Path;
-import java.util.List;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Opens {@link DcmiDeviceManager}: the real driver ({@code --dcmi-library} or the standard
- * locations), or with {@code --simulate} the simulated {@code libdcmi.so} from the native build
- * directory (system property {@code vnpu.native.dir}, env {@code VNPU_NATIVE_DIR}, else
- * {@code native/build}). The simulator is used only when asked for.
+ * Opens the driver through {@link DcmiNodeSelector}: the real driver ({@code --dcmi-library} or the
+ * standard locations), or with {@code --simulate} the simulated {@code libdcmi.so} from the native
+ * build directory (system property {@code vnpu.native.dir}, env {@code VNPU_NATIVE_DIR}, else
+ * {@code native/build}). A node agent never falls back to the simulator: only when asked.
  */
 public final class DcmiOpener implements DeviceManagerOpener {
+  private static final Logger LOG = LoggerFactory.getLogger(DcmiOpener.class);
 
-  private final Function<String, String> properties;
-  private final Function<String, String> environment;
+  private final DcmiNodeSelector selector;
 
   public DcmiOpener(Function<String, String> properties, Function<String, String> environment) {
-    this.properties = properties;
-    this.environment = environment;
+    Path nativeDir = DcmiNodeSelector.nativeDir(properties, environment)
+        .orElse(Path.of("native/build").toAbsolutePath());
+    this.selector = new DcmiNodeSelector(new DcmiLibraryLocator(properties, environment,
+        DcmiLibraryLocator.DRIVER_LOCATIONS), Optional.of(nativeDir));
   }
 
   /** An opener over this JVM's system properties and environment. */
@@ -32,26 +44,32 @@ public final class DcmiOpener implements DeviceManagerOpener {
 
   @Override
   public DeviceManager open(NodeAgentOptions options) {
-    if (options.simulate().isPresent()) {
-      Path nativeDir = nativeDir();
-      BundledSimulator sim = new BundledSimulator(nativeDir);
-      sim.configure(options.simulate().get(), null);
-      Path lib = sim.library().orElseThrow(() -> new IllegalStateException("--simulate: "
-          + nativeDir.resolve("libdcmi.so") + " does not exist; build native/ first "
-          + "(mvn -B -pl native compile)"));
-      return DcmiDeviceManager.open(new DcmiLibrarySource(lib, "bundled simulator (--simulate)",
-          List.of(lib)));
-    }
-    DcmiLibraryLocator locator = new DcmiLibraryLocator(properties, environment,
-        DcmiLibraryLocator.DRIVER_LOCATIONS);
-    return DcmiDeviceManager.open(locator.locate(options.dcmiLibrary().orElse(null)));
+    DcmiNodeSelector.Selection selection = selector.select(options.dcmiLibrary(), options.simulate(),
+        DcmiNodeSelector.Fallback.NONE);
+    return selector.open(selection, Optional.empty(), LOG::info).deviceManager();
   }
 
-  private Path nativeDir() {
-    String dir = properties.apply("vnpu.native.dir");
-    if (dir == null || dir.isBlank()) {
-      dir = environment.apply("VNPU_NATIVE_DIR");
+  /**
+   * A {@link HealthMonitor} over the driver (fault levels from the shipped
+   * {@code faultCode.json}, escalation, event subscription where supported), polling every
+   * {@link #HEALTH_PERIOD}; any other device manager gets live reads.
+   */
+  @Override
+  public HealthSource openHealth(DeviceManager opened, NodeAgentOptions options) {
+    if (!(opened instanceof DcmiDeviceManager dcmi)) {
+      return DeviceManagerOpener.super.openHealth(opened, options);
     }
-    return Path.of(dir == null || dir.isBlank() ? "native/build" : dir).toAbsolutePath();
+    HealthMonitor monitor = DcmiHealth.create(dcmi.dcmi(),
+        FaultConfigs.shippedDefault(),
+        ManualSeparationStore.inMemory(), ChipUsage.NONE,
+        RateLimitedNotifier.perMinute(
+            (logic, reason, message) -> LOG
+                .warn("{}: {}", reason, message), Clock.systemUTC()),
+        HEALTH_PERIOD, Clock.systemUTC()).monitor();
+    monitor.start();
+    return monitor;
   }
+
+  /** Health poll period (MindCluster's {@code -listWatchPeriod} default). */
+  public static final Duration HEALTH_PERIOD = Duration.ofSeconds(5);
 }

@@ -46,6 +46,7 @@ public final class NodeAgent implements AutoCloseable {
   private final UnaryOperator<DevicePluginServer.Builder> serverSettings;
 
   private DeviceManager deviceManager;
+  private io.vnpu.api.health.HealthSource health;
   private ResourceBackend backend;
   private DevicePluginServer server;
   private boolean stopped;
@@ -94,8 +95,9 @@ public final class NodeAgent implements AutoCloseable {
       ChipConfig chip = selectChip(deviceConfig, npus.get(0).chipName());
       log.info("{} NPU(s) of chip {} ({}), resource {}", npus.size(), chip.chipName(),
           chip.commonWord(), chip.resourceName());
+      health = opener.openHealth(deviceManager, options);
       backend = backends.create(new AgentEnvironment(options, deviceConfig, nodeConfig,
-          nodeSettings, chip, npus, deviceManager));
+          nodeSettings, chip, npus, deviceManager, health));
       backend.start();
       server = serverSettings.apply(
           DevicePluginServer.builder(backend.resourceManager(), options.kubeletDir())).build();
@@ -164,6 +166,13 @@ public final class NodeAgent implements AutoCloseable {
         log.warn("stopping the resource backend failed", e);
       }
     }
+    if (health instanceof AutoCloseable c) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        log.warn("stopping the health monitor failed: {}", e.toString());
+      }
+    }
     if (deviceManager != null) {
       try {
         deviceManager.close();
@@ -219,5 +228,23 @@ public final class NodeAgent implements AutoCloseable {
       // The JVM is already shutting down (the hook is what stopped us): nothing to remove.
       log.debug("shutdown in progress; hook stays");
     }
+  }
+
+  /**
+   * Builds the options from the flags and runs the agent until SIGTERM or give-up; what
+   * {@code vnpu plugin} and every plain main class of a node agent call.
+   *
+   * @return the exit code ({@link #EXIT_OK}, {@link #EXIT_STARTUP_FAILED}, {@link #EXIT_PLUGIN_GAVE_UP})
+   */
+  public static int launch(AgentFlags flags, DeviceManagerOpener opener,
+      ResourceBackendFactory backends, java.util.Map<String, String> env) {
+    NodeAgentOptions options;
+    try {
+      options = flags.toOptions(env);
+    } catch (IllegalArgumentException e) {
+      System.err.println("vnpu node agent: " + e.getMessage());
+      return EXIT_STARTUP_FAILED;
+    }
+    return new NodeAgent(options, opener, backends, UnaryOperator.identity()).run();
   }
 }

@@ -1,5 +1,6 @@
 package io.vnpu.kube.cli;
 
+import io.vnpu.dcmi.DcmiNodeSelector;
 import io.vnpu.kube.cli.node.DcmiNodeAccess;
 import io.vnpu.kube.cli.node.NodeAccess;
 import java.io.IOException;
@@ -14,14 +15,12 @@ final class CliServices {
 
   /** The node through the DCMI binding, or the bundled simulated node. */
   static NodeAccess nodeAccess() {
-    return new DcmiNodeAccess(NodeEnvironment.system());
+    return new DcmiNodeAccess(DcmiNodeSelector.system());
   }
 
   /** The native build directory: system property {@code vnpu.native.dir}, else env VNPU_NATIVE_DIR. */
   static Optional<Path> nativeDir() {
-    String dir = System.getProperty(NodeEnvironment.NATIVE_DIR_PROPERTY);
-    if (dir == null || dir.isBlank()) dir = System.getenv("VNPU_NATIVE_DIR");
-    return dir == null || dir.isBlank() ? Optional.empty() : Optional.of(Path.of(dir).toAbsolutePath());
+    return DcmiNodeSelector.nativeDir(System::getProperty, System::getenv);
   }
 
   /** The real user id of this process. */

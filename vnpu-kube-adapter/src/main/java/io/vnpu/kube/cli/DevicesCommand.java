@@ -2,17 +2,28 @@ package io.vnpu.kube.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.vnpu.api.fault.FaultConfigs;
+import io.vnpu.api.health.ChipHealth;
+import io.vnpu.api.health.ChipUsage;
+import io.vnpu.api.health.FaultNotifier;
+import io.vnpu.api.health.ManualSeparationStore;
 import io.vnpu.api.model.Npu;
+import io.vnpu.api.model.NpuUsage;
 import io.vnpu.api.model.Units;
 import io.vnpu.api.model.Vnpu;
 import io.vnpu.api.spi.DeviceException;
-import io.vnpu.dcmi.DcmiDeviceManager;
+import io.vnpu.api.spi.DeviceManager;
 import io.vnpu.dcmi.DcmiErrorCode;
 import io.vnpu.dcmi.DcmiException;
-import io.vnpu.dcmi.NpuUsage;
+import io.vnpu.dcmi.DcmiNodeSelector;
+import io.vnpu.dcmi.fault.DcmiHealth;
 import java.io.PrintWriter;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
@@ -38,13 +49,13 @@ public final class DevicesCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  private final NodeEnvironment environment;
+  private final DcmiNodeSelector environment;
 
   public DevicesCommand() {
-    this(NodeEnvironment.system());
+    this(DcmiNodeSelector.system());
   }
 
-  DevicesCommand(NodeEnvironment environment) {
+  DevicesCommand(DcmiNodeSelector environment) {
     this.environment = environment;
   }
 
@@ -56,7 +67,8 @@ public final class DevicesCommand implements Callable<Integer> {
    */
   record Row(int logicId, int phyId, int cardId, int deviceId, String uuid, String chip,
       long hbmUsedMib, long hbmTotalMib, int aiCores, int aiCpus, int aiCorePercent,
-      boolean healthy, String healthReason, long faultCode, int numaNode, List<VnpuRow> vnpus) {}
+      boolean healthy, String healthReason, long faultCode, int numaNode, List<VnpuRow> vnpus,
+      String faultLevel, List<String> faultCodes, boolean networkHealthy, String networkReason) {}
 
   /** One vNPU as printed; memory in MiB. */
   record VnpuRow(int id, String template, long memoryMib, int aiCores, boolean inUse) {}
@@ -68,7 +80,7 @@ public final class DevicesCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    NodeEnvironment.Selection selection;
+    DcmiNodeSelector.Selection selection;
     try {
       selection = environment.select(simProfile);
     } catch (IllegalArgumentException e) {
@@ -78,10 +90,15 @@ public final class DevicesCommand implements Callable<Integer> {
       err.println("vnpu devices: " + e.getMessage());
       return 1;
     }
-    try (DcmiDeviceManager manager = environment.open(selection, err)) {
+    try (DcmiNodeSelector.OpenNode node = environment.open(selection, Optional.empty(), line -> {
+      err.println(line);
+      err.flush();
+    })) {
+      DeviceManager manager = node.deviceManager();
       List<Row> rows = new ArrayList<>();
+      Map<Integer, ChipHealth> health = healthOnce(node);
       for (Npu npu : manager.discover()) {
-        rows.add(row(manager, npu));
+        rows.add(row(manager, npu, health.getOrDefault(npu.logicId(), ChipHealth.normal(npu.logicId()))));
       }
       if (json) {
         ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -98,7 +115,14 @@ public final class DevicesCommand implements Callable<Integer> {
     }
   }
 
-  private static Row row(DcmiDeviceManager manager, Npu npu) {
+  /** One poll of the fault engine: levels from the shipped faultCode.json, network health apart. */
+  private static Map<Integer, ChipHealth> healthOnce(DcmiNodeSelector.OpenNode node) {
+    return DcmiHealth.create(node.deviceManager().dcmi(), FaultConfigs.shippedDefault(),
+        ManualSeparationStore.inMemory(), ChipUsage.NONE, FaultNotifier.NONE, Duration.ofSeconds(1),
+        Clock.systemUTC()).monitor().pollOnce();
+  }
+
+  private static Row row(DeviceManager manager, Npu npu, ChipHealth chip) {
     NpuUsage usage = manager.usage(npu.logicId());
     List<VnpuRow> vnpus = new ArrayList<>();
     try {
@@ -112,8 +136,9 @@ public final class DevicesCommand implements Callable<Integer> {
     }
     return new Row(npu.logicId(), npu.phyId(), npu.cardId(), npu.deviceId(), npu.uuid(),
         npu.chipName(), usage.hbmUsedBytes() / Units.MIB, npu.hbmMib(), npu.aiCores(),
-        npu.aiCpus(), usage.aiCorePercent(), npu.health().healthy(), npu.health().reason(),
-        npu.health().faultCode(), npu.numaNode(), vnpus);
+        npu.aiCpus(), usage.aiCorePercent(), chip.healthy(), chip.reason(),
+        chip.toDeviceHealth().faultCode(), npu.numaNode(), vnpus, chip.level().term(),
+        chip.faults().stream().map(f -> f.code().hex()).toList(), chip.networkHealthy(), chip.networkReason());
   }
 
   private static void printTable(PrintWriter out, List<Row> rows) {
@@ -124,7 +149,8 @@ public final class DevicesCommand implements Callable<Integer> {
       String vnpus = r.vnpus().isEmpty() ? "-" : r.vnpus().stream()
           .map(v -> v.id() + ":" + v.template() + (v.inUse() ? "(in use)" : ""))
           .collect(Collectors.joining(","));
-      String health = r.healthy() ? "OK" : "UNHEALTHY: " + r.healthReason();
+      String health = r.healthy() ? "OK" : "UNHEALTHY " + r.faultLevel() + ": " + r.healthReason();
+      if (!r.networkHealthy()) health += "; NETWORK UNHEALTHY: " + r.networkReason();
       out.printf(fmt, r.logicId(), r.phyId(), r.cardId(), r.deviceId(), r.chip(),
           r.hbmUsedMib() + "/" + r.hbmTotalMib(), r.aiCores(), vnpus, health);
     }

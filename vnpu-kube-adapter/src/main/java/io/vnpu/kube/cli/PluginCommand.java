@@ -2,11 +2,10 @@ package io.vnpu.kube.cli;
 
 import io.vnpu.kube.agent.AgentFlags;
 import io.vnpu.kube.agent.DcmiOpener;
-import io.vnpu.kube.agent.DefaultBackends;
 import io.vnpu.kube.agent.DeviceManagerOpener;
 import io.vnpu.kube.agent.NodeAgent;
-import io.vnpu.kube.agent.NodeAgentMain;
 import io.vnpu.kube.agent.ResourceBackendFactory;
+import io.vnpu.kube.app.DefaultBackends;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -42,6 +41,6 @@ public final class PluginCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    return NodeAgentMain.launch(flags, opener, backends, env);
+    return NodeAgent.launch(flags, opener, backends, env);
   }
 }

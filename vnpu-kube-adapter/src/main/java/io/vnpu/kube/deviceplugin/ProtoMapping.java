@@ -9,8 +9,7 @@ import io.vnpu.kube.deviceplugin.v1beta1.Mount;
 import io.vnpu.kube.deviceplugin.v1beta1.NUMANode;
 import io.vnpu.kube.deviceplugin.v1beta1.TopologyInfo;
 import io.vnpu.kube.resource.ContainerAllocation;
-import io.vnpu.kube.resource.DeviceNodeSpec;
-import io.vnpu.kube.resource.MountSpec;
+import io.vnpu.api.slice.DeviceNode;
 import io.vnpu.kube.resource.PluginDevice;
 import java.util.List;
 
@@ -44,13 +43,13 @@ final class ProtoMapping {
     ContainerAllocateResponse.Builder b = ContainerAllocateResponse.newBuilder()
         .putAllEnvs(a.envs())
         .putAllAnnotations(a.annotations());
-    for (MountSpec m : a.mounts()) {
+    for (io.vnpu.api.slice.Mount m : a.mounts()) {
       b.addMounts(Mount.newBuilder()
           .setContainerPath(m.containerPath())
           .setHostPath(m.hostPath())
           .setReadOnly(m.readOnly()));
     }
-    for (DeviceNodeSpec d : a.devices()) {
+    for (DeviceNode d : a.devices()) {
       b.addDevices(DeviceSpec.newBuilder()
           .setContainerPath(d.containerPath())
           .setHostPath(d.hostPath())

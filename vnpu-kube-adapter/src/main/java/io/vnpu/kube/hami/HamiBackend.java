@@ -58,7 +58,7 @@ public final class HamiBackend implements ResourceBackend {
         ElfSharedObject.thisMachine());
     HamiOptions options = HamiOptions.defaults(environment.options().nodeName())
         .withSoftSplit(SoftSplitLayout.upstream(Path.of(hookPath)).withLimiterDir(lo.hostDir().toString()),
-            Optional.of(new VnpuQuotaRegionFactory(new QuotaRegions(), SoftSplitLayout.CONTAINER_SHARED_REGION)))
+            Optional.of(new VnpuQuotaRegionFactory(new QuotaRegions())))
         .withIdleVnpu(environment.options().checkIdleVnpuInterval(), HamiOptions.defaults("n").idleVnpuGrace())
         .withReportTimeOffset(environment.options().reportTimeOffset())
         .withLimiterGate(limiter);
@@ -68,7 +68,7 @@ public final class HamiBackend implements ResourceBackend {
       return t;
     });
     HamiComponents components = new HamiComponents(client, environment.deviceManager(),
-        HamiChipSettings.from(environment.chip()),
+        environment.health(), HamiChipSettings.from(environment.chip()),
         HamiNodeSettings.from(environment.deviceConfig(), environment.nodeSettings()), options,
         Clock.systemDefaultZone(), new ExecutorScheduler(executor));
     return new HamiBackend(client, executor, components, limiter);

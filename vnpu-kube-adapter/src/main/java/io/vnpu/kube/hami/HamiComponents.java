@@ -1,6 +1,8 @@
 package io.vnpu.kube.hami;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vnpu.api.fault.LiveDeviceHealth;
+import io.vnpu.api.health.HealthSource;
 import io.vnpu.api.spi.DeviceException;
 import io.vnpu.api.spi.DeviceManager;
 import io.vnpu.kube.hami.alloc.ContainerResponder;
@@ -25,12 +27,19 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The HAMi side of one node agent, wired: the {@link HamiResourceManager} for the gRPC device
- * plugin, the health-and-register loop and the idle hard-vNPU cleanup.
+ * plugin, the health-and-register loop, the idle hard-vNPU cleanup and the pod sweep.
  */
 public final class HamiComponents implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(HamiComponents.class);
+
+  /** How often finished pods' directories are removed and stale binds ended (also at start-up). */
+  public static final Duration SWEEP_PERIOD = Duration.ofSeconds(60);
+
   private final DeviceInventory inventory;
   private final HamiResourceManager resourceManager;
   private final RegisterLoop registerLoop;
@@ -38,6 +47,10 @@ public final class HamiComponents implements AutoCloseable {
   private final NodePodSweep podSweep;
   private final PeriodicTask idleTask;
   private final PeriodicTask sweepTask;
+  private final Scheduler scheduler;
+  private final HealthSource health;
+  private volatile AutoCloseable healthWatch;
+  private volatile boolean closed;
 
   /**
    * @param scheduler runs the periodic tasks; the agent passes one backed by a
@@ -45,10 +58,20 @@ public final class HamiComponents implements AutoCloseable {
    */
   public HamiComponents(KubernetesClient client, DeviceManager deviceManager, HamiChipSettings chip,
       HamiNodeSettings node, HamiOptions options, Clock clock, Scheduler scheduler) {
+    this(client, deviceManager, new LiveDeviceHealth(deviceManager), chip, node, options, clock, scheduler);
+  }
+
+  /**
+   * @param health the node's health source: the register annotation and ListAndWatch follow it, a
+   *     change is republished at once
+   */
+  public HamiComponents(KubernetesClient client, DeviceManager deviceManager, HealthSource health,
+      HamiChipSettings chip, HamiNodeSettings node, HamiOptions options, Clock clock, Scheduler scheduler) {
     Objects.requireNonNull(options, "options");
-    Objects.requireNonNull(scheduler, "scheduler");
+    this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+    this.health = Objects.requireNonNull(health, "health");
     HamiNames names = new HamiNames(chip.commonWord());
-    inventory = new DeviceInventory(deviceManager, node);
+    inventory = new DeviceInventory(deviceManager, health, node);
     VnpuIdleTracker tracker = new VnpuIdleTracker();
     ContainerResponder responder = new ContainerResponder(names, node.hamiVnpuCore(), options.hardSplit(),
         deviceManager, tracker, options.softLayout(), options.regions(), limiterGate(options), clock);
@@ -73,13 +96,6 @@ public final class HamiComponents implements AutoCloseable {
     sweepTask = new PeriodicTask("pod sweep", scheduler, podSweep::round, SWEEP_PERIOD);
   }
 
-  /** How often finished pods' directories are removed and stale binds ended (also at start-up). */
-  public static final Duration SWEEP_PERIOD = Duration.ofSeconds(60);
-
-  public NodePodSweep podSweep() {
-    return podSweep;
-  }
-
   private static LimiterGate limiterGate(HamiOptions options) {
     return options.limiterGate().orElseGet(() -> LimiterVerifier.forThisMachine(
         LimiterFiles.hami(Path.of(options.softLayout().limiterDir()))));
@@ -101,6 +117,10 @@ public final class HamiComponents implements AutoCloseable {
     return idleCleaner;
   }
 
+  public NodePodSweep podSweep() {
+    return podSweep;
+  }
+
   /**
    * Reads the devices once (so the kubelet gets a list at registration), then starts the register
    * loop (first round after 1 s), the idle cleanup (every {@code checkIdleVnpuInterval}) and the
@@ -110,13 +130,32 @@ public final class HamiComponents implements AutoCloseable {
    */
   public void start() {
     inventory.refresh();
+    healthWatch = health.watch(chips -> scheduler.schedule(this::republish, Duration.ZERO));
     registerLoop.start(Duration.ofSeconds(1));
     idleTask.start(Duration.ZERO);
     sweepTask.start(Duration.ZERO);
   }
 
+  /**
+   * A health change republishes ListAndWatch and the register annotation at once (an extra
+   * register round on the loop's scheduler), not at the next periodic round.
+   */
+  private void republish() {
+    if (closed) return;
+    registerLoop.runOnce();
+  }
+
   @Override
   public void close() {
+    closed = true;
+    AutoCloseable w = healthWatch;
+    if (w != null) {
+      try {
+        w.close();
+      } catch (Exception e) {
+        LOG.debug("health watch close: {}", e.toString());
+      }
+    }
     registerLoop.close();
     idleTask.close();
     sweepTask.close();

@@ -1,6 +1,6 @@
 package io.vnpu.kube.hami;
 
-import io.vnpu.kube.deviceplugin.PreferredAllocationPolicy;
+import io.vnpu.kube.resource.PreferredAllocationPolicy;
 import io.vnpu.kube.hami.bind.HamiAllocator;
 import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;

@@ -2,6 +2,7 @@ package io.vnpu.kube.agent;
 
 import io.vnpu.api.model.DeviceHealth;
 import io.vnpu.api.model.Npu;
+import io.vnpu.api.model.NpuUsage;
 import io.vnpu.api.model.Vnpu;
 import io.vnpu.api.spi.DeviceException;
 import io.vnpu.api.spi.DeviceManager;
@@ -27,6 +28,11 @@ final class FixedDeviceManager implements DeviceManager {
   @Override
   public DeviceHealth health(int logicId) {
     return DeviceHealth.HEALTHY;
+  }
+
+  @Override
+  public NpuUsage usage(int logicId) {
+    return new NpuUsage(0, -1);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.vnpu.kube.cli;
 
+import io.vnpu.dcmi.DcmiNodeSelector;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -36,13 +37,13 @@ class DevicesCommandTest {
   }
 
   /** A node without any installed driver: the standard locations point into an empty dir. */
-  private NodeEnvironment nodeWithoutDriver() {
+  private DcmiNodeSelector nodeWithoutDriver() {
     DcmiLibraryLocator locator = new DcmiLibraryLocator(k -> null, k -> null,
         List.of(noDriver.resolve("lib64/driver/libdcmi.so")));
-    return new NodeEnvironment(locator, Optional.of(nativeDir));
+    return new DcmiNodeSelector(locator, Optional.of(nativeDir));
   }
 
-  private int run(NodeEnvironment env, String... args) {
+  private int run(DcmiNodeSelector env, String... args) {
     CommandLine cli = new CommandLine(new DevicesCommand(env));
     cli.setOut(new PrintWriter(out, true));
     cli.setErr(new PrintWriter(err, true));
@@ -73,8 +74,8 @@ class DevicesCommandTest {
         "LOGIC PHY  CARD DEV CHIP       HBM-USED/TOTAL(MiB) AICORE  VNPUS    HEALTH",
         "0     0    1    0   310P3      0/21527             8       -        OK",
         "1     1    3    0   310P3      0/21527             8       116:vir04(in use) OK",
-        "2     2    5    0   310P3      0/21527             8       -        UNHEALTHY: fault code "
-            + "0x80E01801, health 2 (major alarm)",
+        "2     2    5    0   310P3      0/21527             8       -        UNHEALTHY RestartBusiness: "
+            + "80E01801 RestartBusiness (poll)",
         "3     3    7    0   310P3      0/21527             8       -        OK");
     assertThat(err.toString().lines()).singleElement().asString()
         .startsWith("vnpu: no Ascend driver in use; using the bundled simulated node (profile "
@@ -104,8 +105,11 @@ class DevicesCommandTest {
     assertThat(fifth.get("hbmTotalMib").asLong()).isEqualTo(65536);
     assertThat(fifth.get("aiCores").asInt()).isEqualTo(24);
     assertThat(fifth.get("healthy").asBoolean()).isFalse();
-    assertThat(fifth.get("healthReason").asText())
-        .isEqualTo("card dropped (dcmi_get_device_health returned -8012)");
+    assertThat(fifth.get("healthReason").asText()).isEqualTo("40F84E00 RestartNPU (card drop)");
+    assertThat(fifth.get("faultLevel").asText()).isEqualTo("RestartNPU");
+    assertThat(fifth.get("faultCodes")).singleElement().satisfies(c -> assertThat(c.asText()).isEqualTo("40F84E00"));
+    assertThat(fifth.get("faultCode").asLong()).isEqualTo(0x40F84E00L);
+    assertThat(fifth.get("networkHealthy").asBoolean()).isTrue();
     assertThat(fifth.get("uuid").asText()).matches("[0-9A-F]{8}(-[0-9A-F]{8}){4}");
     assertThat(npus.get(0).get("healthy").asBoolean()).isTrue();
     assertThat(npus.get(0).get("vnpus")).isEmpty();
@@ -124,7 +128,7 @@ class DevicesCommandTest {
     Path bad = noDriver.resolve("custom/libdcmi.so");
     DcmiLibraryLocator locator = new DcmiLibraryLocator(
         k -> k.equals(DcmiLibraryLocator.PROPERTY) ? bad.toString() : null, k -> null, List.of());
-    int rc = run(new NodeEnvironment(locator, Optional.of(nativeDir)));
+    int rc = run(new DcmiNodeSelector(locator, Optional.of(nativeDir)));
     assertThat(rc).isEqualTo(1);
     assertThat(err.toString()).contains("tried: " + bad).doesNotContain("simulated node");
   }
@@ -133,7 +137,7 @@ class DevicesCommandTest {
   void noDriverAndNoSimulatorListsEverything() {
     DcmiLibraryLocator locator = new DcmiLibraryLocator(k -> null, k -> null,
         List.of(noDriver.resolve("libdcmi.so")));
-    int rc = run(new NodeEnvironment(locator, Optional.empty()));
+    int rc = run(new DcmiNodeSelector(locator, Optional.empty()));
     assertThat(rc).isEqualTo(1);
     assertThat(err.toString()).contains("tried: " + noDriver.resolve("libdcmi.so"))
         .contains("needs system property vnpu.native.dir");

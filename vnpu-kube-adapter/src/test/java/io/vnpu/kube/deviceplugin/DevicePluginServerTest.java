@@ -22,8 +22,7 @@ import io.vnpu.kube.deviceplugin.v1beta1.PreferredAllocationResponse;
 import io.vnpu.kube.deviceplugin.v1beta1.RegisterRequest;
 import io.vnpu.kube.deviceplugin.v1beta1.TopologyInfo;
 import io.vnpu.kube.resource.ContainerAllocation;
-import io.vnpu.kube.resource.DeviceNodeSpec;
-import io.vnpu.kube.resource.MountSpec;
+import io.vnpu.api.slice.DeviceNode;
 import io.vnpu.kube.resource.PluginDevice;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -177,8 +176,8 @@ class DevicePluginServerTest {
     started();
     manager.answer(List.of("UUID0-0"), new ContainerAllocation(
         Map.of("ASCEND_VISIBLE_DEVICES", "0", "ASCEND_VNPU_SPECS", "vir05_1c_16g"),
-        List.of(new MountSpec("/etc/ld.so.preload", "/usr/local/vnpu/ld.so.preload", true)),
-        List.of(new DeviceNodeSpec("/dev/davinci0", "/dev/davinci0", "rwm")),
+        List.of(new io.vnpu.api.slice.Mount("/etc/ld.so.preload", "/usr/local/vnpu/ld.so.preload", true)),
+        List.of(new DeviceNode("/dev/davinci0", "/dev/davinci0", "rwm")),
         Map.of("vnpu.io/slice", "a"),
         List.of("huawei.com/npu=0")));
     manager.answer(List.of("UUID0-1", "UUID1-0"), new ContainerAllocation(

@@ -2,6 +2,7 @@ package io.vnpu.kube.hami;
 
 import io.vnpu.api.model.DeviceHealth;
 import io.vnpu.api.model.Npu;
+import io.vnpu.api.model.NpuUsage;
 import io.vnpu.api.model.Vnpu;
 import io.vnpu.api.spi.DeviceException;
 import io.vnpu.api.spi.DeviceManager;
@@ -71,6 +72,11 @@ final class FakeDeviceManager implements DeviceManager {
   @Override
   public synchronized DeviceHealth health(int logicId) {
     return health.getOrDefault(logicId, DeviceHealth.HEALTHY);
+  }
+
+  @Override
+  public synchronized NpuUsage usage(int logicId) {
+    return new NpuUsage(0, -1);
   }
 
   @Override

@@ -12,7 +12,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.vnpu.api.model.Npu;
 import io.vnpu.api.model.VnpuTemplate;
-import io.vnpu.kube.hami.alloc.DeviceQuota;
+import io.vnpu.api.model.Priority;
+import io.vnpu.api.slice.NpuRef;
+import io.vnpu.api.slice.SliceDevice;
+import io.vnpu.api.slice.SliceShare;
 import io.vnpu.kube.hami.alloc.HardSplitStrategy;
 import io.vnpu.kube.hami.alloc.SoftSplitLayout;
 import io.vnpu.kube.limiter.LimiterFiles;
@@ -21,7 +24,7 @@ import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
 import io.vnpu.kube.resource.AllocationException;
 import io.vnpu.kube.resource.ContainerAllocation;
-import io.vnpu.kube.resource.MountSpec;
+import io.vnpu.api.slice.Mount;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -273,9 +276,9 @@ class HamiAllocateMockServerTest {
         List.of("init"), List.of("worker"));
     HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(
         SoftSplitLayout.upstream(hookPath).withLimiterDir(limiter.hostDir().toString()),
-        Optional.of((file, quotas) -> {
-          Files.writeString(file, quotas.toString());
-          regionLog.add(file + " " + quotas);
+        Optional.of(region -> {
+          Files.writeString(region.file(), region.devices().toString());
+          regionLog.add(region.file() + " " + region.registryDir() + " " + region.devices());
         }));
     HamiResourceManager rm = rig(List.of(FakeDeviceManager.npu("uuid1", 0, 4), FakeDeviceManager.npu("uuid2", 1, 5)),
         HamiNodeSettings.defaults(false), opts).resourceManager();
@@ -284,10 +287,11 @@ class HamiAllocateMockServerTest {
     assertThat(a.envs()).isEqualTo(Map.of("ASCEND_VISIBLE_DEVICES", "4,5", "NPU_MEM_QUOTA", "16384",
         "NPU_PRIORITY", "40", "NPU_GLOBAL_SHM_PATH", "/hami-shared-region/4_global_registry",
         "NPU_LOCAL_SHM_PATH", "/hami-vnpu-shmem/vnpu_local_shmem"));
-    assertThat(a.mounts()).hasSize(8).contains(new MountSpec("/hami-vnpu-shmem", dir.toString(), false),
-        new MountSpec("/etc/ld.so.preload", limiter.preload().toString(), true));
-    assertThat(regionLog).containsExactly(dir.resolve("vnpu_local_shmem") + " "
-        + List.of(new DeviceQuota(4, "uuid1", 16384L << 20, 40), new DeviceQuota(5, "uuid2", 8192L << 20, 20)));
+    assertThat(a.mounts()).hasSize(8).contains(new Mount("/hami-vnpu-shmem", dir.toString(), false),
+        new Mount("/etc/ld.so.preload", limiter.preload().toString(), true));
+    assertThat(regionLog).containsExactly(dir.resolve("vnpu_local_shmem") + " /hami-shared-region "
+        + List.of(new SliceDevice(new NpuRef(4, "uuid1"), new SliceShare.SoftQuota(16384L << 20, 40, 0, Priority.NORMAL)),
+            new SliceDevice(new NpuRef(5, "uuid2"), new SliceShare.SoftQuota(8192L << 20, 20, 0, Priority.NORMAL))));
     // the region is complete before anyone else may enter; nobody but the agent writes the directory
     assertThat(Files.getPosixFilePermissions(dir)).isEqualTo(PosixFilePermissions.fromString("rwxr-xr-x"));
     assertThat(Files.getPosixFilePermissions(hookPath.resolve("containers")))
@@ -304,7 +308,7 @@ class HamiAllocateMockServerTest {
         "huawei.com/Ascend910", "[{\"UUID\":\"uuid1\",\"memory\":4096,\"core\":10}]"), List.of(), List.of("main"));
     HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(
         SoftSplitLayout.upstream(hookPath).withLimiterDir(limiter.hostDir().toString()),
-        Optional.of((file, quotas) -> {
+        Optional.of(region -> {
           throw new java.io.IOException("disk full");
         }));
     HamiResourceManager rm = rig(uuid1AtPhy3(), HamiNodeSettings.defaults(true), opts).resourceManager();
@@ -322,7 +326,7 @@ class HamiAllocateMockServerTest {
     Path limiterDir = limiterRoot.resolve("hami-vnpu-core");
     HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(
         SoftSplitLayout.upstream(hookPath).withLimiterDir(limiterDir.toString()),
-        Optional.of((file, quotas) -> regionLog.add(file + " " + quotas)));
+        Optional.of(region -> regionLog.add(region.file() + " " + region.devices())));
     String annotation = "[{\"UUID\":\"uuid1\",\"memory\":4096,\"core\":10}]";
     Map<String, String> podAnnotations = Map.of("huawei.com/vnpu-mode", "hami-core",
         "hami.io/Ascend910-devices-to-allocate", "uuid1,Ascend910,4096,10:;", "huawei.com/Ascend910", annotation);

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vnpu.api.model.DeviceHealth;
 import io.vnpu.api.model.VnpuTemplate;
-import io.vnpu.kube.hami.alloc.DeviceQuota;
+import io.vnpu.api.model.Priority;
+import io.vnpu.api.slice.NpuRef;
+import io.vnpu.api.slice.SliceDevice;
+import io.vnpu.api.slice.SliceShare;
 import io.vnpu.kube.hami.alloc.HardSplitResponses;
 import io.vnpu.kube.hami.alloc.SoftSplitLayout;
 import io.vnpu.kube.hami.alloc.SoftSplitResponses;
@@ -16,7 +19,7 @@ import io.vnpu.kube.hami.config.HamiNodeSettings;
 import io.vnpu.kube.hami.config.VDeviceCount;
 import io.vnpu.kube.hami.devices.NodeDevices;
 import io.vnpu.kube.resource.ContainerAllocation;
-import io.vnpu.kube.resource.MountSpec;
+import io.vnpu.api.slice.Mount;
 import io.vnpu.kube.resource.PluginDevice;
 import java.nio.file.Path;
 import java.util.List;
@@ -77,14 +80,14 @@ class ResponsesAndDevicesTest {
         "NPU_GLOBAL_SHM_PATH", "/hami-shared-region/3_global_registry",
         "NPU_LOCAL_SHM_PATH", "/hami-vnpu-shmem/vnpu_local_shmem"));
     assertThat(a.mounts()).containsExactly(
-        new MountSpec("/usr/local/bin/npu-smi", "/usr/local/bin/npu-smi", true),
-        new MountSpec("/etc/ascend_install.info", "/etc/ascend_install.info", true),
-        new MountSpec("/usr/local/Ascend/driver/lib64/driver", "/usr/local/Ascend/driver/lib64/driver", true),
-        new MountSpec("/usr/local/Ascend/driver/version.info", "/usr/local/Ascend/driver/version.info", true),
-        new MountSpec("/hami-vnpu-core", "/usr/local/hami-vnpu-core", true),
-        new MountSpec("/etc/ld.so.preload", "/usr/local/hami-vnpu-core/ld.so.preload", true),
-        new MountSpec("/hami-shared-region", "/usr/local/hami-shared-region", false),
-        new MountSpec("/hami-vnpu-shmem", "/var/lib/vnpu/hami/containers/u1_c", false));
+        new Mount("/usr/local/bin/npu-smi", "/usr/local/bin/npu-smi", true),
+        new Mount("/etc/ascend_install.info", "/etc/ascend_install.info", true),
+        new Mount("/usr/local/Ascend/driver/lib64/driver", "/usr/local/Ascend/driver/lib64/driver", true),
+        new Mount("/usr/local/Ascend/driver/version.info", "/usr/local/Ascend/driver/version.info", true),
+        new Mount("/hami-vnpu-core", "/usr/local/hami-vnpu-core", true),
+        new Mount("/etc/ld.so.preload", "/usr/local/hami-vnpu-core/ld.so.preload", true),
+        new Mount("/hami-shared-region", "/usr/local/hami-shared-region", false),
+        new Mount("/hami-vnpu-shmem", "/var/lib/vnpu/hami/containers/u1_c", false));
     assertThat(a.envs()).doesNotContainKey("ASCEND_VNPU_SPECS");
 
     ContainerAllocation nil = SoftSplitResponses.build(List.of(dev("uuid3")),
@@ -99,15 +102,37 @@ class ResponsesAndDevicesTest {
   }
 
   @Test
+  void hardPlansCarryTheDecision() throws Exception {
+    var whole = HardSplitResponses.plan(List.of(dev("uuid0"), dev("uuid1")), Map.of(), NPUS, KEY);
+    assertThat(whole.decision().devices()).containsExactly(
+        new SliceDevice(new NpuRef(0, "uuid0"), new SliceShare.Whole()),
+        new SliceDevice(new NpuRef(1, "uuid1"), new SliceShare.Whole()));
+    assertThat(whole.vnpus()).isEmpty();
+    var runtime = HardSplitResponses.plan(List.of(dev("uuid3")), Map.of("uuid3", temp("uuid3", "vir01")), NPUS, KEY);
+    assertThat(runtime.decision().devices()).containsExactly(
+        new SliceDevice(new NpuRef(3, "uuid3"), new SliceShare.HardTemplate("vir01")));
+    var plugin = HardSplitResponses.pluginCreatesPlan(List.of(dev("uuid3")), Map.of("uuid3", temp("uuid3", "vir01")), NPUS, KEY);
+    assertThat(plugin.vnpus()).extracting(v -> v.template()).containsExactly("vir01");
+    assertThat(plugin.createdVnpuIdsEnv()).contains("ASCEND_VISIBLE_DEVICES");
+    assertThat(plugin.edits().env()).isEqualTo(Map.of("ASCEND_RUNTIME_OPTIONS", "VIRTUAL"));
+    assertThatThrownBy(() -> HardSplitResponses.plan(List.of(dev("uuid3"), dev("uuid3")), Map.of(), NPUS, KEY))
+        .hasMessage("annotation " + KEY + ": device uuid3 is listed twice for the container");
+  }
+
+  private static SliceDevice soft(int phyId, String uuid, long bytes, int weight) {
+    return new SliceDevice(new NpuRef(phyId, uuid), new SliceShare.SoftQuota(bytes, weight, 0, Priority.NORMAL));
+  }
+
+  @Test
   void softSplitQuotasArePerDevice() throws Exception {
     Map<String, RuntimeInfo> info = Map.of("uuid0", new RuntimeInfo("uuid0", "", OptionalInt.of(32768), OptionalInt.of(8)),
         "uuid1", new RuntimeInfo("uuid1", "", OptionalInt.of(8192), OptionalInt.of(30)));
-    List<DeviceQuota> q = SoftSplitResponses.quotas(List.of(dev("uuid0"), dev("uuid1")), info, NPUS, KEY);
-    assertThat(q).containsExactly(new DeviceQuota(0, "uuid0", 32768L << 20, 8), new DeviceQuota(1, "uuid1", 8192L << 20, 30));
+    List<SliceDevice> q = SoftSplitResponses.quotas(List.of(dev("uuid0"), dev("uuid1")), info, NPUS, KEY);
+    assertThat(q).containsExactly(soft(0, "uuid0", 32768L << 20, 8), soft(1, "uuid1", 8192L << 20, 30));
     // without RuntimeInfo memory the charged MiB of devices-to-allocate is the limit
-    List<DeviceQuota> fallback = SoftSplitResponses.quotas(
+    List<SliceDevice> fallback = SoftSplitResponses.quotas(
         List.of(new ContainerDevice("uuid3", "Ascend910", 4096, 25)), Map.of(), NPUS, KEY);
-    assertThat(fallback).containsExactly(new DeviceQuota(3, "uuid3", 4096L << 20, 25));
+    assertThat(fallback).containsExactly(soft(3, "uuid3", 4096L << 20, 25));
     assertThatThrownBy(() -> SoftSplitResponses.quotas(List.of(dev("uuid3")),
         Map.of("uuid3", new RuntimeInfo("uuid3", "", OptionalInt.of(-1), OptionalInt.empty())), NPUS, KEY))
         .hasMessageContaining("memory -1 MiB of device uuid3");

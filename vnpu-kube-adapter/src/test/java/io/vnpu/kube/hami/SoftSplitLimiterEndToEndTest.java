@@ -13,7 +13,7 @@ import io.vnpu.kube.hami.alloc.VnpuQuotaRegionFactory;
 import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
 import io.vnpu.kube.resource.ContainerAllocation;
-import io.vnpu.kube.resource.MountSpec;
+import io.vnpu.api.slice.Mount;
 import io.vnpu.quota.region.QuotaRegion;
 import io.vnpu.quota.region.QuotaRegions;
 import java.nio.charset.StandardCharsets;
@@ -52,7 +52,7 @@ class SoftSplitLimiterEndToEndTest {
     QuotaRegions regions = new QuotaRegions();
     HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(SoftSplitLayout.upstream(tmp.resolve("hook"))
             .withLimiterDir(LimiterFixture.installInto(tmp.resolve("limiter")).hostDir().toString()),
-        Optional.of(new VnpuQuotaRegionFactory(regions, "/hami-shared-region")));
+        Optional.of(new VnpuQuotaRegionFactory(regions)));
     HamiChipSettings chip = new HamiChipSettings("910B3", "Ascend910B3", "huawei.com/Ascend910B3", 65536, 65536, 20, List.of());
     HamiComponents c = new HamiComponents(client, new FakeDeviceManager(List.of(FakeDeviceManager.npu("U0", 0, 0),
         FakeDeviceManager.npu("U1", 1, 1))), chip, HamiNodeSettings.defaults(true), opts,
@@ -61,7 +61,7 @@ class SoftSplitLimiterEndToEndTest {
 
     ContainerAllocation a = c.resourceManager().allocate(List.of("U0-0", "U1-0"));
     Path hostDir = Path.of(a.mounts().stream().filter(m -> m.containerPath().equals("/hami-vnpu-shmem"))
-        .map(MountSpec::hostPath).findFirst().orElseThrow());
+        .map(Mount::hostPath).findFirst().orElseThrow());
     Path region = hostDir.resolve("vnpu_local_shmem");
     assertThat(region).exists();
     assertThat(a.envs()).containsEntry("NPU_MEM_QUOTA", "1024").containsEntry("ASCEND_VISIBLE_DEVICES", "0,1");

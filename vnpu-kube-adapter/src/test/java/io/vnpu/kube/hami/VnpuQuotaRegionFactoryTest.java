@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vnpu.api.model.Priority;
-import io.vnpu.kube.hami.alloc.DeviceQuota;
+import io.vnpu.api.slice.NpuRef;
+import io.vnpu.api.slice.RegionToCreate;
+import io.vnpu.api.slice.SliceDevice;
+import io.vnpu.api.slice.SliceShare;
 import io.vnpu.kube.hami.alloc.VnpuQuotaRegionFactory;
 import io.vnpu.quota.model.PolicyFlag;
 import io.vnpu.quota.model.RegionConfig;
@@ -28,8 +31,8 @@ class VnpuQuotaRegionFactoryTest {
   @Test
   void writesOneEntryPerDeviceWithItsOwnLimits() throws Exception {
     Path file = dir.resolve("vnpu_local_shmem");
-    new VnpuQuotaRegionFactory(regions, "/hami-shared-region").create(file, List.of(
-        new DeviceQuota(4, "U4", 16384L << 20, 40), new DeviceQuota(5, "U5", 8192L << 20, 0)));
+    new VnpuQuotaRegionFactory(regions).create(new RegionToCreate(file, List.of(
+        soft(4, "U4", 16384L << 20, 40), soft(5, "U5", 8192L << 20, 0)), "/hami-shared-region"));
     try (QuotaRegion r = regions.open(file)) {
       RegionConfig c = r.readConfig();
       assertThat(c.devices()).containsExactly(
@@ -43,9 +46,9 @@ class VnpuQuotaRegionFactoryTest {
   @Test
   void memoryOnlyWhenNoPercentAndReplacesAStaleRegion() throws Exception {
     Path file = dir.resolve("vnpu_local_shmem");
-    VnpuQuotaRegionFactory f = new VnpuQuotaRegionFactory(regions, "/hami-shared-region");
-    f.create(file, List.of(new DeviceQuota(0, "U0", 1L << 30, 0)));
-    f.create(file, List.of(new DeviceQuota(0, "U0", 2L << 30, 0)));
+    VnpuQuotaRegionFactory f = new VnpuQuotaRegionFactory(regions);
+    f.create(new RegionToCreate(file, List.of(soft(0, "U0", 1L << 30, 0)), "/hami-shared-region"));
+    f.create(new RegionToCreate(file, List.of(soft(0, "U0", 2L << 30, 0)), "/hami-shared-region"));
     try (QuotaRegion r = regions.open(file)) {
       assertThat(r.readConfig().devices().get(0).memLimitBytes()).isEqualTo(2L << 30);
       assertThat(r.readConfig().policy()).containsExactly(PolicyFlag.MEM_ENFORCE);
@@ -56,9 +59,13 @@ class VnpuQuotaRegionFactoryTest {
   @Test
   void tooManyDevicesIsAnIoErrorNamingTheFile() {
     Path file = dir.resolve("vnpu_local_shmem");
-    List<DeviceQuota> seventeen = java.util.stream.IntStream.range(0, 17)
-        .mapToObj(i -> new DeviceQuota(i, "U" + i, 1, 0)).toList();
-    assertThatThrownBy(() -> new VnpuQuotaRegionFactory(regions, "/r").create(file, seventeen))
+    List<SliceDevice> seventeen = java.util.stream.IntStream.range(0, 17)
+        .mapToObj(i -> soft(i, "U" + i, 1, 0)).toList();
+    assertThatThrownBy(() -> new VnpuQuotaRegionFactory(regions).create(new RegionToCreate(file, seventeen, "/r")))
         .isInstanceOf(IOException.class).hasMessageContaining(file.toString()).hasMessageContaining("1..16");
+  }
+
+  private static SliceDevice soft(int phyId, String uuid, long bytes, int weight) {
+    return new SliceDevice(new NpuRef(phyId, uuid), new SliceShare.SoftQuota(bytes, weight, 0, Priority.NORMAL));
   }
 }

@@ -1,6 +1,10 @@
 package io.vnpu.quota.model;
 
+import io.vnpu.api.slice.RegionToCreate;
+import io.vnpu.api.slice.SliceDevice;
+import io.vnpu.api.slice.SliceShare;
 import io.vnpu.quota.layout.RegionLayout;
+import java.util.EnumSet;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Objects;
@@ -36,5 +40,39 @@ public record RegionConfig(List<DeviceQuota> devices, Set<PolicyFlag> policy, St
   /** A copy with other device quotas. */
   public RegionConfig withDevices(List<DeviceQuota> newDevices) {
     return new RegionConfig(newDevices, policy, registryDir);
+  }
+
+  /**
+   * The region of a soft slice, the one rule for what a slice's region looks like: one entry per
+   * device in order, each with its memory limit, its compute weight (100 when the device has no
+   * compute share), its ceiling, priority, phy ID and UUID. Memory is always enforced; compute is
+   * enforced (fail-open on registry trouble) when any device has a weight; the ceiling is hard
+   * when any device has one.
+   *
+   * @param devices     the slice's devices, each with a {@link SliceShare.SoftQuota}
+   * @param registryDir directory of the per-NPU compute registries as the limiter sees it
+   * @throws IllegalArgumentException for a device without a soft quota, more than 16 devices, a
+   *     UUID longer than 63 bytes or a registry directory longer than 255 bytes
+   */
+  public static RegionConfig forSlice(List<SliceDevice> devices, String registryDir) {
+    List<DeviceQuota> quotas = devices.stream().map(d -> {
+      SliceShare.SoftQuota q = d.softQuota();
+      return new DeviceQuota(q.memoryLimitBytes(), q.computeWeight() > 0 ? q.computeWeight() : 100,
+          q.computeCapPct(), q.priority(), d.npu().phyId(), d.npu().uuid());
+    }).toList();
+    EnumSet<PolicyFlag> policy = EnumSet.of(PolicyFlag.MEM_ENFORCE);
+    if (devices.stream().anyMatch(d -> d.softQuota().computeWeight() > 0)) {
+      policy.add(PolicyFlag.COMPUTE_ENFORCE);
+      policy.add(PolicyFlag.COMPUTE_FAIL_OPEN);
+    }
+    if (devices.stream().anyMatch(d -> d.softQuota().computeCapPct() > 0)) {
+      policy.add(PolicyFlag.HARD_CAP);
+    }
+    return new RegionConfig(quotas, policy, registryDir);
+  }
+
+  /** {@link #forSlice(List, String)} of a node plan's region. */
+  public static RegionConfig forSlice(RegionToCreate region) {
+    return forSlice(region.devices(), region.registryDir());
   }
 }

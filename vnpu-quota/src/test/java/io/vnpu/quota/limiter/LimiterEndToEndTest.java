@@ -274,8 +274,9 @@ class LimiterEndToEndTest {
             "alloc fail code=207001 size=1",
             "meminfo ok free=0 total=1073741824",
             "meminfo ok free=0 total=1073741824",
-            "alloc ok size=2147483648", // device 2 is not in the container's config: unlimited
-            "meminfo ok free=" + (HBM - 2 * GIB) + " total=" + HBM);
+            // device 2 is not in the container's config: fails closed (issue 12), never unlimited
+            "alloc fail code=207001 size=2147483648",
+            "meminfo ok free=" + HBM + " total=" + HBM);
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.vnpu.kube.cli.demo;
 
+import io.vnpu.dcmi.DcmiNodeSelector;
 import io.vnpu.api.model.Npu;
 import io.vnpu.api.model.Priority;
 import io.vnpu.kube.cli.chart.LineChart;
@@ -115,7 +116,7 @@ public final class DemoRun {
         progress.detail(String.format(Locale.ROOT, "%s: %s HBM quota, AI-core weight %d -> %s",
             p.label(), ByteSize.format(p.memoryBytes()), p.weight(), store.regionFile(p.label())));
       }
-      WorkloadEnvironment.Simulator sim = node.simulator();
+      DcmiNodeSelector.SimulatedNode sim = node.simulator();
       SliceSession a = sessions.get(0);
       SliceSession b = sessions.get(1);
 
@@ -196,7 +197,7 @@ public final class DemoRun {
     return SliceSession.create(store, regions, registries, rec, cfg);
   }
 
-  private Process start(SliceSession s, WorkloadEnvironment.Simulator sim, String phase, List<String> steps)
+  private Process start(SliceSession s, DcmiNodeSelector.SimulatedNode sim, String phase, List<String> steps)
       throws IOException {
     List<String> argv = new ArrayList<>();
     argv.add(settings.nativeDir().resolve("npu-burn").toString());
@@ -244,7 +245,7 @@ public final class DemoRun {
     return new DemoReport.MemoryTrial("demo-a", held, request, code, "demo-b", bBytes, bOk);
   }
 
-  private DemoReport.ComputeTrial computeTrial(SliceSession a, SliceSession b, WorkloadEnvironment.Simulator sim,
+  private DemoReport.ComputeTrial computeTrial(SliceSession a, SliceSession b, DcmiNodeSelector.SimulatedNode sim,
       Path simRoot, List<Plan> plans) throws IOException, InterruptedException {
     String secs = Long.toString(Math.round(settings.burnSeconds()));
     Process pa = start(a, sim, "compute", List.of("burn", Integer.toString(KERNEL_US), secs));

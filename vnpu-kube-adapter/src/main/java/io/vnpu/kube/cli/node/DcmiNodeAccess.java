@@ -1,37 +1,33 @@
 package io.vnpu.kube.cli.node;
 
 import io.vnpu.api.model.Npu;
-import io.vnpu.dcmi.DcmiDeviceManager;
-import io.vnpu.dcmi.sim.BundledSimulator;
-import io.vnpu.kube.cli.NodeEnvironment;
-import io.vnpu.kube.cli.run.WorkloadEnvironment;
+import io.vnpu.dcmi.DcmiNodeSelector;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 
-/** {@link NodeAccess} through the DCMI binding, choosing the node with {@link NodeEnvironment}. */
+/** {@link NodeAccess} through the DCMI binding, choosing the node with {@link DcmiNodeSelector}. */
 public final class DcmiNodeAccess implements NodeAccess {
 
-  private final NodeEnvironment environment;
+  private final DcmiNodeSelector selector;
 
-  public DcmiNodeAccess(NodeEnvironment environment) {
-    this.environment = environment;
+  public DcmiNodeAccess(DcmiNodeSelector selector) {
+    this.selector = selector;
   }
 
   @Override
   public NodeInfo discover(String simProfile, Path simRoot, PrintWriter err) {
-    NodeEnvironment.Selection sel = environment.select(simProfile);
-    BundledSimulator bundled = null;
-    if (sel.simulated()) {
-      bundled = new BundledSimulator(sel.library().path().getParent());
-      bundled.configure(null, simRoot); // the profile is set by open()
-    }
+    DcmiNodeSelector.Selection sel = selector.select(simProfile);
     List<Npu> npus;
-    try (DcmiDeviceManager dm = environment.open(sel, err)) {
-      npus = dm.discover();
+    Optional<DcmiNodeSelector.SimulatedNode> sim;
+    try (DcmiNodeSelector.OpenNode node = selector.open(sel, Optional.ofNullable(simRoot), line -> {
+      err.println(line);
+      err.flush();
+    })) {
+      npus = node.deviceManager().discover();
+      sim = node.simulator();
     }
-    WorkloadEnvironment.Simulator sim = bundled == null ? null
-        : new WorkloadEnvironment.Simulator(sel.library().path().getParent(), bundled.root(), bundled.profile());
-    return new NodeInfo(npus, sel.library().path() + " (" + sel.library().origin() + ")", sim);
+    return new NodeInfo(npus, sel.library().path() + " (" + sel.library().origin() + ")", sim.orElse(null));
   }
 }

@@ -1,7 +1,7 @@
 package io.vnpu.kube.cli.node;
 
 import io.vnpu.api.model.Npu;
-import io.vnpu.kube.cli.run.WorkloadEnvironment;
+import io.vnpu.dcmi.DcmiNodeSelector;
 import java.util.List;
 import java.util.Optional;
 
@@ -12,7 +12,7 @@ import java.util.Optional;
  * @param library the libdcmi.so used and why (e.g. {@code bundled simulator})
  * @param simulator the bundled simulated node's settings, or null on a real host
  */
-public record NodeInfo(List<Npu> npus, String library, WorkloadEnvironment.Simulator simulator) {
+public record NodeInfo(List<Npu> npus, String library, DcmiNodeSelector.SimulatedNode simulator) {
 
   public NodeInfo {
     npus = List.copyOf(npus);

@@ -1,5 +1,6 @@
 package io.vnpu.kube.cli.run;
 
+import io.vnpu.dcmi.DcmiNodeSelector;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -19,22 +20,8 @@ import java.util.Objects;
  * @param simulator the simulated node's settings, or null on a real host
  */
 public record WorkloadEnvironment(
-    Path limiter, Path region, long memoryLimitBytes, int weight, int logicId, Simulator simulator) {
-
-  /**
-   * The bundled simulated node.
-   *
-   * @param libraryDir directory of the simulated {@code libascendcl.so} / {@code libruntime.so}
-   * @param root the simulator's host state ({@code VNPU_SIM_ROOT})
-   * @param profile host profile ({@code VNPU_SIM_PROFILE})
-   */
-  public record Simulator(Path libraryDir, Path root, String profile) {
-    public Simulator {
-      Objects.requireNonNull(libraryDir, "libraryDir");
-      Objects.requireNonNull(root, "root");
-      Objects.requireNonNull(profile, "profile");
-    }
-  }
+    Path limiter, Path region, long memoryLimitBytes, int weight, int logicId,
+    DcmiNodeSelector.SimulatedNode simulator) {
 
   public WorkloadEnvironment {
     Objects.requireNonNull(limiter, "limiter");
@@ -55,8 +42,8 @@ public record WorkloadEnvironment(
     v.put("ASCEND_RT_VISIBLE_DEVICES", Integer.toString(logicId));
     if (simulator != null) {
       v.put("LD_LIBRARY_PATH", prepend(simulator.libraryDir().toString(), inherited.get("LD_LIBRARY_PATH"), ":"));
-      v.put("VNPU_SIM_ROOT", simulator.root().toString());
-      v.put("VNPU_SIM_PROFILE", simulator.profile());
+      v.put(DcmiNodeSelector.SimulatedNode.ROOT_ENV, simulator.root().toString());
+      v.put(DcmiNodeSelector.SimulatedNode.PROFILE_ENV, simulator.profile());
     }
     return v;
   }

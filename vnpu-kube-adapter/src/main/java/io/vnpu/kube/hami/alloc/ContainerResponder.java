@@ -1,6 +1,8 @@
 package io.vnpu.kube.hami.alloc;
 
-import io.vnpu.api.model.Npu;
+import io.vnpu.api.slice.ContainerEdits;
+import io.vnpu.api.slice.SlicePlan;
+import io.vnpu.api.slice.VnpuToCreate;
 import io.vnpu.api.model.Vnpu;
 import io.vnpu.api.spi.DeviceException;
 import io.vnpu.api.spi.DeviceManager;
@@ -24,7 +26,6 @@ import io.vnpu.quota.files.HostFiles;
 import java.util.Set;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -76,51 +77,50 @@ public final class ContainerResponder {
   }
 
   /**
+   * Decides the container's slice from the annotations, then carries out the plan: creates its
+   * vNPUs or its container directory and quota region, and returns the response.
+   *
    * @throws AllocationException when a device is unknown, a value is out of range, or a vNPU or
    *     region cannot be created (everything created so far is undone)
    */
   public PreparedContainer prepare(ContainerTarget target, List<ContainerDevice> devices,
       Map<String, RuntimeInfo> info, NodeDevices npus) throws AllocationException {
     return switch (AllocationMode.of(target.podAnnotations(), nodeHamiVnpuCore)) {
-      case SOFT -> soft(target, devices, info, npus);
+      case SOFT -> {
+        verifyLimiter(target);
+        Path dir = containerDir(target);
+        yield soft(target, dir, SoftSplitResponses.plan(devices, info, npus, names.runtimeInfo(), layout, dir));
+      }
       case HARD_OR_WHOLE -> hardSplit == HardSplitStrategy.PLUGIN_CREATES_VNPU
           && HardSplitResponses.firstTemplate(devices, info).isPresent()
-          ? createVnpus(devices, info, npus)
-          : new PreparedContainer(HardSplitResponses.build(devices, info, npus, names.runtimeInfo()), () -> { });
+          ? createVnpus(HardSplitResponses.pluginCreatesPlan(devices, info, npus, names.runtimeInfo()))
+          : new PreparedContainer(response(HardSplitResponses.plan(devices, info, npus, names.runtimeInfo()),
+              SlicePlan::edits), () -> { });
     };
   }
 
-  private PreparedContainer createVnpus(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
-      NodeDevices npus) throws AllocationException {
-    List<Npu> resolved = HardSplitResponses.resolve(devices, npus, names.runtimeInfo());
+  private static ContainerAllocation response(SlicePlan plan, java.util.function.Function<SlicePlan, ContainerEdits> edits) {
+    return ContainerAllocation.of(edits.apply(plan), plan.annotations(), plan.cdiDevices());
+  }
+
+  private PreparedContainer createVnpus(SlicePlan plan) throws AllocationException {
     List<VnpuKey> created = new ArrayList<>();
     Runnable rollback = () -> destroy(created);
-    for (int i = 0; i < devices.size(); i++) {
-      ContainerDevice d = devices.get(i);
-      RuntimeInfo ri = info.get(d.uuid());
-      String template = ri == null ? "" : ri.temp();
-      if (template.isEmpty()) {
-        rollback.run();
-        throw new AllocationException("annotation " + names.runtimeInfo() + ": device " + d.uuid()
-            + " has no temp while another device of the container has one");
-      }
-      Npu npu = resolved.get(i);
+    for (VnpuToCreate want : plan.vnpus()) {
       try {
-        Vnpu v = deviceManager.createVnpu(npu.logicId(), template);
-        VnpuKey key = new VnpuKey(npu.logicId(), v.vnpuId(), v.templateName());
+        Vnpu v = deviceManager.createVnpu(want.logicId(), want.template());
+        VnpuKey key = new VnpuKey(want.logicId(), v.vnpuId(), v.templateName());
         idleTracker.created(key, clock.instant());
         created.add(key);
       } catch (DeviceException e) {
         rollback.run();
-        throw new AllocationException("create vNPU " + template + " on NPU " + npu.uuid()
-            + " (logic ID " + npu.logicId() + "): " + e.getMessage(), e);
+        throw new AllocationException("create vNPU " + want.template() + " on NPU " + want.npu().uuid()
+            + " (logic ID " + want.logicId() + "): " + e.getMessage(), e);
       }
     }
-    Map<String, String> envs = new LinkedHashMap<>();
-    envs.put(AscendEnv.VISIBLE_DEVICES,
-        created.stream().map(k -> Integer.toString(k.vnpuId())).collect(Collectors.joining(",")));
-    envs.put(AscendEnv.RUNTIME_OPTIONS, "VIRTUAL");
-    return new PreparedContainer(new ContainerAllocation(envs, List.of(), List.of(), Map.of(), List.of()), rollback);
+    String ids = created.stream().map(k -> Integer.toString(k.vnpuId())).collect(Collectors.joining(","));
+    ContainerEdits edits = plan.createdVnpuIdsEnv().map(env -> plan.edits().withEnv(env, ids)).orElse(plan.edits());
+    return new PreparedContainer(ContainerAllocation.of(edits, plan.annotations(), plan.cdiDevices()), rollback);
   }
 
   private void destroy(List<VnpuKey> created) {
@@ -136,24 +136,25 @@ public final class ContainerResponder {
     created.clear();
   }
 
-  private PreparedContainer soft(ContainerTarget target, List<ContainerDevice> devices,
-      Map<String, RuntimeInfo> info, NodeDevices npus) throws AllocationException {
+  private void verifyLimiter(ContainerTarget target) throws AllocationException {
     try {
       limiter.verify();
     } catch (LimiterUnavailableException e) {
       throw new AllocationException("soft slice for container " + target.namespace() + "/" + target.podName()
           + "/" + target.containerName() + " refused: limiter " + e.getMessage(), e);
     }
-    Path dir;
+  }
+
+  private Path containerDir(ContainerTarget target) throws AllocationException {
     try {
-      dir = layout.containerDir(target.podUid(), target.containerName());
+      return layout.containerDir(target.podUid(), target.containerName());
     } catch (IllegalArgumentException e) {
       throw new AllocationException("container " + target.namespace() + "/" + target.podName() + "/"
           + target.containerName() + ": " + e.getMessage(), e);
     }
-    ContainerAllocation allocation =
-        SoftSplitResponses.build(devices, info, npus, names.runtimeInfo(), layout, dir);
-    List<DeviceQuota> quotas = SoftSplitResponses.quotas(devices, info, npus, names.runtimeInfo());
+  }
+
+  private PreparedContainer soft(ContainerTarget target, Path dir, SlicePlan plan) throws AllocationException {
     try {
       // HostFiles rules: the root is ours alone; the container's directory is created afresh
       // (never reused, a previous one is removed without following links) and stays 0700 until
@@ -161,8 +162,8 @@ public final class ContainerResponder {
       HostFiles.ensureTrustedDirectory(layout.containersRoot(), HostFiles.OWNER_ONLY_DIR);
       HostFiles.deleteTree(dir);
       HostFiles.createPrivateDirectory(dir);
-      if (regions.isPresent()) {
-        regions.get().create(dir.resolve(SoftSplitLayout.LOCAL_SHMEM_FILE), quotas);
+      if (regions.isPresent() && plan.region().isPresent()) {
+        regions.get().create(plan.region().get());
         // the region file is 0666 for any container user; the directory needs no writer
         HostFiles.setMode(dir, REGION_DIR_MODE);
       } else {
@@ -174,7 +175,7 @@ public final class ContainerResponder {
       throw new AllocationException("prepare quota region in " + dir + " for container "
           + target.namespace() + "/" + target.podName() + "/" + target.containerName() + ": " + e.getMessage(), e);
     }
-    return new PreparedContainer(allocation, () -> {
+    return new PreparedContainer(response(plan, SlicePlan::edits), () -> {
       if (!HostFiles.deleteQuietly(dir) && Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
         LOG.warn("rollback: remove {} failed; the region cleanup retries", dir);
       }

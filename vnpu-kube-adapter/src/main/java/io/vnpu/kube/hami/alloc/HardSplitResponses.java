@@ -1,6 +1,13 @@
 package io.vnpu.kube.hami.alloc;
 
 import io.vnpu.api.model.Npu;
+import io.vnpu.api.slice.ContainerEdits;
+import io.vnpu.api.slice.NpuRef;
+import io.vnpu.api.slice.SliceDecision;
+import io.vnpu.api.slice.SliceDevice;
+import io.vnpu.api.slice.SlicePlan;
+import io.vnpu.api.slice.SliceShare;
+import io.vnpu.api.slice.VnpuToCreate;
 import io.vnpu.kube.hami.codec.ContainerDevice;
 import io.vnpu.kube.hami.codec.RuntimeInfo;
 import io.vnpu.kube.hami.devices.NodeDevices;
@@ -14,25 +21,68 @@ import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
- * The upstream whole-card / hard-split response (protocol spec section 4.2): {@code
- * ASCEND_VISIBLE_DEVICES} = the devices' phy IDs in annotation order and, when any device has a
- * template, {@code ASCEND_VNPU_SPECS} = the first template. No mounts, no device nodes. Pure.
+ * Whole-card / hard-split slice plans, pure. The upstream response (protocol spec section 4.2):
+ * {@code ASCEND_VISIBLE_DEVICES} = the devices' phy IDs in annotation order and, when any device
+ * has a template, {@code ASCEND_VNPU_SPECS} = the first template; no mounts, no device nodes. With
+ * {@link HardSplitStrategy#PLUGIN_CREATES_VNPU} the node creates one vNPU per device and publishes
+ * their IDs in {@code ASCEND_VISIBLE_DEVICES} with {@code ASCEND_RUNTIME_OPTIONS=VIRTUAL}.
  */
 public final class HardSplitResponses {
   private HardSplitResponses() {}
 
   /**
+   * The upstream plan: the runtime creates the vNPU (if any), the node only edits the container.
+   * The decision gives every device the first template (what the runtime creates) or the whole NPU.
+   *
    * @param runtimeInfoKey {@code huawei.com/<cw>}, named in the error for an empty device list
    * @throws AllocationException {@code annotation <key> value invalid} for no devices,
    *     {@code unknown uuid: <UUID>} for a device this node does not have
    */
-  public static ContainerAllocation build(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
+  public static SlicePlan plan(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
       NodeDevices npus, String runtimeInfoKey) throws AllocationException {
     List<Npu> resolved = resolve(devices, npus, runtimeInfoKey);
+    Optional<String> template = firstTemplate(devices, info);
+    SliceShare share = template.<SliceShare>map(SliceShare.HardTemplate::new).orElse(new SliceShare.Whole());
+    SliceDecision decision = new SliceDecision(resolved.stream()
+        .map(n -> new SliceDevice(NpuRef.of(n), share)).toList());
     Map<String, String> envs = new LinkedHashMap<>();
     envs.put(AscendEnv.VISIBLE_DEVICES, phyIds(resolved));
-    firstTemplate(devices, info).ifPresent(t -> envs.put(AscendEnv.VNPU_SPECS, t));
-    return new ContainerAllocation(envs, List.of(), List.of(), Map.of(), List.of());
+    template.ifPresent(t -> envs.put(AscendEnv.VNPU_SPECS, t));
+    return SlicePlan.editsOnly(decision, ContainerEdits.ofEnv(envs));
+  }
+
+  /** The upstream response, {@link #plan}'s edits. */
+  public static ContainerAllocation build(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
+      NodeDevices npus, String runtimeInfoKey) throws AllocationException {
+    return ContainerAllocation.of(plan(devices, info, npus, runtimeInfoKey).edits(), Map.of(), List.of());
+  }
+
+  /**
+   * The plan when the plugin creates the vNPUs: one per device from its own template.
+   *
+   * @throws AllocationException as {@link #plan}, and when a device has no template
+   */
+  public static SlicePlan pluginCreatesPlan(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
+      NodeDevices npus, String runtimeInfoKey) throws AllocationException {
+    List<Npu> resolved = resolve(devices, npus, runtimeInfoKey);
+    List<SliceDevice> slice = new ArrayList<>(devices.size());
+    List<VnpuToCreate> vnpus = new ArrayList<>(devices.size());
+    for (int i = 0; i < devices.size(); i++) {
+      ContainerDevice d = devices.get(i);
+      RuntimeInfo ri = info.get(d.uuid());
+      String template = ri == null ? "" : ri.temp();
+      if (template.isEmpty()) {
+        throw new AllocationException("annotation " + runtimeInfoKey + ": device " + d.uuid()
+            + " has no temp while another device of the container has one");
+      }
+      Npu npu = resolved.get(i);
+      slice.add(new SliceDevice(NpuRef.of(npu), new SliceShare.HardTemplate(template)));
+      vnpus.add(new VnpuToCreate(NpuRef.of(npu), npu.logicId(), template));
+    }
+    Map<String, String> envs = new LinkedHashMap<>();
+    envs.put(AscendEnv.RUNTIME_OPTIONS, "VIRTUAL");
+    return SlicePlan.editsOnly(new SliceDecision(slice), ContainerEdits.ofEnv(envs))
+        .withVnpus(vnpus, AscendEnv.VISIBLE_DEVICES);
   }
 
   /** The first non-empty {@code temp} of the devices, in annotation order. */
@@ -52,7 +102,12 @@ public final class HardSplitResponses {
     }
     List<Npu> out = new ArrayList<>(devices.size());
     for (ContainerDevice d : devices) {
-      out.add(npus.byUuid(d.uuid()).orElseThrow(() -> new AllocationException("unknown uuid: " + d.uuid())));
+      Npu npu = npus.byUuid(d.uuid()).orElseThrow(() -> new AllocationException("unknown uuid: " + d.uuid()));
+      if (out.contains(npu)) {
+        throw new AllocationException("annotation " + runtimeInfoKey + ": device " + d.uuid()
+            + " is listed twice for the container");
+      }
+      out.add(npu);
     }
     return out;
   }

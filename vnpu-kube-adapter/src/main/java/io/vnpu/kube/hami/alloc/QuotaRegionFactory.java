@@ -1,17 +1,16 @@
 package io.vnpu.kube.hami.alloc;
 
+import io.vnpu.api.slice.RegionToCreate;
 import java.io.IOException;
-import java.nio.file.Path;
-import java.util.List;
 
 /** Creates a container's quota region file, the one the in-container limiter enforces. */
 @FunctionalInterface
 public interface QuotaRegionFactory {
   /**
-   * Creates (replacing any previous file) the region at {@code file} with one device entry per
-   * element of {@code devices}, in order.
+   * Creates (replacing any previous file) the region a slice plan asks for.
    *
-   * @throws IOException when the file cannot be created or written
+   * @throws IOException when the file cannot be created or written, or the region's content is
+   *     invalid (too many devices, a UUID too long)
    */
-  void create(Path file, List<DeviceQuota> devices) throws IOException;
+  void create(RegionToCreate region) throws IOException;
 }

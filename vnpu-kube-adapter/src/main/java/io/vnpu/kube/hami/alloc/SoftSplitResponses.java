@@ -1,13 +1,22 @@
 package io.vnpu.kube.hami.alloc;
 
 import io.vnpu.api.model.Npu;
+import io.vnpu.api.model.Priority;
 import io.vnpu.api.model.Units;
+import io.vnpu.api.slice.ContainerEdits;
+import io.vnpu.api.slice.Mount;
+import io.vnpu.api.slice.NpuRef;
+import io.vnpu.api.slice.RegionToCreate;
+import io.vnpu.api.slice.SliceDecision;
+import io.vnpu.api.slice.SliceDevice;
+import io.vnpu.api.slice.SlicePlan;
+import io.vnpu.api.slice.SliceShare;
 import io.vnpu.kube.hami.codec.ContainerDevice;
 import io.vnpu.kube.hami.codec.RuntimeInfo;
 import io.vnpu.kube.hami.devices.NodeDevices;
 import io.vnpu.kube.resource.AllocationException;
 import io.vnpu.kube.resource.ContainerAllocation;
-import io.vnpu.kube.resource.MountSpec;
+import io.vnpu.api.slice.Mount;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,10 +29,29 @@ import java.util.OptionalInt;
  * upstream order, {@code ASCEND_VISIBLE_DEVICES}, {@code NPU_MEM_QUOTA} and {@code NPU_PRIORITY}
  * from the first device that has them (what libvnpu reads), the first card's global registry
  * {@code NPU_GLOBAL_SHM_PATH} and {@code NPU_LOCAL_SHM_PATH}. {@link #quotas} gives the per-device
- * limits for the quota region (every device, not the first only: bug 9.6).
+ * limits for the quota region (every device, not the first only: bug 9.6); {@link #plan} puts
+ * both into the slice plan.
  */
 public final class SoftSplitResponses {
   private SoftSplitResponses() {}
+
+  /**
+   * The soft-split plan: the decision (one soft quota per device, {@link #quotas}), the edits of
+   * {@link #build}, and the container's quota region {@code <containerDir>/vnpu_local_shmem} with
+   * the registries under {@link SoftSplitLayout#CONTAINER_SHARED_REGION}.
+   *
+   * @param containerDir host directory of this container ({@link SoftSplitLayout#containerDir})
+   * @throws AllocationException as {@link #build} and {@link #quotas}
+   */
+  public static SlicePlan plan(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
+      NodeDevices npus, String runtimeInfoKey, SoftSplitLayout layout, Path containerDir)
+      throws AllocationException {
+    ContainerAllocation a = build(devices, info, npus, runtimeInfoKey, layout, containerDir);
+    List<SliceDevice> quotas = quotas(devices, info, npus, runtimeInfoKey);
+    return SlicePlan.editsOnly(new SliceDecision(quotas), new ContainerEdits(a.envs(), a.mounts(), a.devices()))
+        .withRegion(new RegionToCreate(containerDir.resolve(SoftSplitLayout.LOCAL_SHMEM_FILE), quotas,
+            SoftSplitLayout.CONTAINER_SHARED_REGION));
+  }
 
   /**
    * @param containerDir host directory of this container ({@link SoftSplitLayout#containerDir})
@@ -45,30 +73,31 @@ public final class SoftSplitResponses {
   }
 
   /** The eight mounts of section 4.3, in order. */
-  public static List<MountSpec> mounts(SoftSplitLayout layout, Path containerDir) {
+  public static List<Mount> mounts(SoftSplitLayout layout, Path containerDir) {
     String limiterDir = layout.limiterDir();
     return List.of(
-        new MountSpec(layout.npuSmi(), layout.npuSmi(), true),
-        new MountSpec(layout.ascendInstallInfo(), layout.ascendInstallInfo(), true),
-        new MountSpec(layout.driverLibDir(), layout.driverLibDir(), true),
-        new MountSpec(layout.driverVersionInfo(), layout.driverVersionInfo(), true),
-        new MountSpec(SoftSplitLayout.CONTAINER_LIMITER_DIR, limiterDir, true),
-        new MountSpec(SoftSplitLayout.CONTAINER_LD_SO_PRELOAD, limiterDir + "/ld.so.preload", true),
-        new MountSpec(SoftSplitLayout.CONTAINER_SHARED_REGION, layout.sharedRegionDir(), false),
-        new MountSpec(SoftSplitLayout.CONTAINER_SHMEM_DIR, containerDir.toString(), false));
+        new Mount(layout.npuSmi(), layout.npuSmi(), true),
+        new Mount(layout.ascendInstallInfo(), layout.ascendInstallInfo(), true),
+        new Mount(layout.driverLibDir(), layout.driverLibDir(), true),
+        new Mount(layout.driverVersionInfo(), layout.driverVersionInfo(), true),
+        new Mount(SoftSplitLayout.CONTAINER_LIMITER_DIR, limiterDir, true),
+        new Mount(SoftSplitLayout.CONTAINER_LD_SO_PRELOAD, limiterDir + "/ld.so.preload", true),
+        new Mount(SoftSplitLayout.CONTAINER_SHARED_REGION, layout.sharedRegionDir(), false),
+        new Mount(SoftSplitLayout.CONTAINER_SHMEM_DIR, containerDir.toString(), false));
   }
 
   /**
    * Per-device limits: each device's RuntimeInfo {@code memory} (else the MiB the scheduler
-   * charged in devices-to-allocate, else unlimited) and {@code core} (else the charged percent).
+   * charged in devices-to-allocate, else unlimited) and {@code core} (else the charged percent) as
+   * the compute weight (0 = none), normal priority, no ceiling.
    *
    * @throws AllocationException for out-of-range values (memory of 0 MiB or less, or more than the
    *     NPU's HBM; core outside 0..100), naming the annotation and the device
    */
-  public static List<DeviceQuota> quotas(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
+  public static List<SliceDevice> quotas(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
       NodeDevices npus, String runtimeInfoKey) throws AllocationException {
     List<Npu> resolved = HardSplitResponses.resolve(devices, npus, runtimeInfoKey);
-    List<DeviceQuota> out = new ArrayList<>(devices.size());
+    List<SliceDevice> out = new ArrayList<>(devices.size());
     for (int i = 0; i < devices.size(); i++) {
       ContainerDevice d = devices.get(i);
       RuntimeInfo ri = info.get(d.uuid());
@@ -90,7 +119,8 @@ public final class SoftSplitResponses {
         throw new AllocationException("annotation " + runtimeInfoKey + ": core " + core
             + " of device " + d.uuid() + " is not a percent in 0..100");
       }
-      out.add(new DeviceQuota(resolved.get(i).phyId(), d.uuid(), memMib * Units.MIB, core));
+      out.add(new SliceDevice(NpuRef.of(resolved.get(i)),
+          new SliceShare.SoftQuota(memMib * Units.MIB, core, 0, Priority.NORMAL)));
     }
     return out;
   }

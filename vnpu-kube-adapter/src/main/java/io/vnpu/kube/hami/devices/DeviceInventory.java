@@ -1,5 +1,7 @@
 package io.vnpu.kube.hami.devices;
 
+import io.vnpu.api.fault.LiveDeviceHealth;
+import io.vnpu.api.health.HealthSource;
 import io.vnpu.api.model.DeviceHealth;
 import io.vnpu.api.model.Npu;
 import io.vnpu.api.spi.DeviceException;
@@ -13,20 +15,29 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The node's current NPUs and their health, read from the {@link DeviceManager}. Every
- * {@link #refresh()} reads health live for every NPU, so a device that recovers is republished
- * (upstream only refreshes while something is unhealthy, bug 9.3). Thread-safe.
+ * The node's current NPUs (from the {@link DeviceManager}) and their health (from the node's one
+ * {@link HealthSource}). Every {@link #refresh()} reads health for every NPU, so a device that
+ * recovers is republished (upstream only refreshes while something is unhealthy, bug 9.3).
+ * Thread-safe.
  */
 public final class DeviceInventory {
   private static final Logger LOG = LoggerFactory.getLogger(DeviceInventory.class);
 
   private final DeviceManager deviceManager;
+  private final HealthSource health;
   private final HamiNodeSettings node;
   private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
   private volatile NodeDevices current = NodeDevices.EMPTY;
 
+  /** Health read live from the device manager ({@link LiveDeviceHealth}). */
   public DeviceInventory(DeviceManager deviceManager, HamiNodeSettings node) {
+    this(deviceManager, new LiveDeviceHealth(deviceManager), node);
+  }
+
+  /** @param health the node's health source (fault levels, escalation, recovery) */
+  public DeviceInventory(DeviceManager deviceManager, HealthSource health, HamiNodeSettings node) {
     this.deviceManager = Objects.requireNonNull(deviceManager, "deviceManager");
+    this.health = Objects.requireNonNull(health, "health");
     this.node = Objects.requireNonNull(node, "node");
   }
 
@@ -47,7 +58,7 @@ public final class DeviceInventory {
     List<Npu> kept = new ArrayList<>(found.size());
     for (Npu n : found) {
       if (node.filterUuids().contains(n.uuid()) || node.filterCardIds().contains(n.cardId())) continue;
-      DeviceHealth h = deviceManager.health(n.logicId());
+      DeviceHealth h = health.chip(n.logicId()).toDeviceHealth();
       kept.add(n.withHealth(h));
       if (!h.healthy()) LOG.warn("NPU {} (logic ID {}) unhealthy: {}", n.uuid(), n.logicId(), h.reason());
     }

@@ -3,7 +3,7 @@ package io.vnpu.kube.mindcluster.alloc;
 import io.vnpu.kube.mindcluster.devices.CardType;
 import io.vnpu.kube.resource.AllocationException;
 import io.vnpu.kube.resource.ContainerAllocation;
-import io.vnpu.kube.resource.DeviceNodeSpec;
+import io.vnpu.api.slice.DeviceNode;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +35,7 @@ public final class ContainerResponses {
       throws AllocationException {
     List<Integer> sorted = phyIds.stream().distinct().sorted().toList();
     Map<String, String> env = new LinkedHashMap<>();
-    List<DeviceNodeSpec> devices = List.of();
+    List<DeviceNode> devices = List.of();
     if (useAscendDocker) {
       env.put(RuntimeEnv.VISIBLE_DEVICES,
           sorted.stream().map(String::valueOf).collect(Collectors.joining(",")));
@@ -56,7 +56,7 @@ public final class ContainerResponses {
   public ContainerAllocation vnpu(CardType type, int vnpuId, Map<String, String> extraEnv)
       throws AllocationException {
     Map<String, String> env = new LinkedHashMap<>();
-    List<DeviceNodeSpec> devices = List.of();
+    List<DeviceNode> devices = List.of();
     if (useAscendDocker) {
       env.put(RuntimeEnv.VISIBLE_DEVICES, Integer.toString(vnpuId));
       env.put(RuntimeEnv.RUNTIME_OPTIONS, RuntimeEnv.VIRTUAL);

@@ -2,7 +2,7 @@ package io.vnpu.kube.mindcluster.alloc;
 
 import io.vnpu.kube.mindcluster.devices.CardType;
 import io.vnpu.kube.resource.AllocationException;
-import io.vnpu.kube.resource.DeviceNodeSpec;
+import io.vnpu.api.slice.DeviceNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,8 +36,8 @@ public final class DeviceNodes {
    *
    * @throws AllocationException naming the first required node that does not exist
    */
-  public List<DeviceNodeSpec> forChips(CardType type, List<Integer> phyIds) throws AllocationException {
-    List<DeviceNodeSpec> out = control(type);
+  public List<DeviceNode> forChips(CardType type, List<Integer> phyIds) throws AllocationException {
+    List<DeviceNode> out = control(type);
     for (int phy : phyIds) {
       out.add(required("/dev/davinci" + phy, "/dev/davinci" + phy));
     }
@@ -50,15 +50,15 @@ public final class DeviceNodes {
    *
    * @throws AllocationException naming the first required node that does not exist
    */
-  public List<DeviceNodeSpec> forVnpu(CardType type, int vnpuId) throws AllocationException {
-    List<DeviceNodeSpec> out = control(type);
+  public List<DeviceNode> forVnpu(CardType type, int vnpuId) throws AllocationException {
+    List<DeviceNode> out = control(type);
     out.add(required("/dev/davinci" + vnpuId, "/dev/vdavinci" + vnpuId));
     out.addAll(unifiedBus());
     return out;
   }
 
-  private List<DeviceNodeSpec> control(CardType type) throws AllocationException {
-    List<DeviceNodeSpec> out = new ArrayList<>();
+  private List<DeviceNode> control(CardType type) throws AllocationException {
+    List<DeviceNode> out = new ArrayList<>();
     out.add(required("/dev/davinci_manager", type == CardType.ASCEND310B
         ? "/dev/davinci_manager_docker" : "/dev/davinci_manager"));
     out.add(required("/dev/hisi_hdc", "/dev/hisi_hdc"));
@@ -66,20 +66,20 @@ public final class DeviceNodes {
       out.add(required("/dev/devmm_svm", "/dev/devmm_svm"));
     }
     if (exists("/dev/dvpp_cmdlist")) {
-      out.add(new DeviceNodeSpec("/dev/dvpp_cmdlist", "/dev/dvpp_cmdlist", PERMISSIONS));
+      out.add(new DeviceNode("/dev/dvpp_cmdlist", "/dev/dvpp_cmdlist", PERMISSIONS));
     }
     return out;
   }
 
-  private List<DeviceNodeSpec> unifiedBus() throws AllocationException {
-    List<DeviceNodeSpec> out = new ArrayList<>();
+  private List<DeviceNode> unifiedBus() throws AllocationException {
+    List<DeviceNode> out = new ArrayList<>();
     for (String dir : List.of("/dev/uburma", "/dev/ummu")) {
       Path d = onHost(dir);
       if (!Files.isDirectory(d)) continue;
       try (Stream<Path> files = Files.list(d)) {
         for (Path f : files.sorted().toList()) {
           String p = dir + "/" + f.getFileName();
-          out.add(new DeviceNodeSpec(p, p, PERMISSIONS));
+          out.add(new DeviceNode(p, p, PERMISSIONS));
         }
       } catch (IOException e) {
         throw new AllocationException("list device nodes in " + d + ": " + e.getMessage(), e);
@@ -88,12 +88,12 @@ public final class DeviceNodes {
     return out;
   }
 
-  private DeviceNodeSpec required(String containerPath, String hostPath) throws AllocationException {
+  private DeviceNode required(String containerPath, String hostPath) throws AllocationException {
     if (!exists(hostPath)) {
       throw new AllocationException("device node " + onHost(hostPath) + " does not exist; "
           + "is the Ascend driver loaded on this node?");
     }
-    return new DeviceNodeSpec(containerPath, hostPath, PERMISSIONS);
+    return new DeviceNode(containerPath, hostPath, PERMISSIONS);
   }
 
   private boolean exists(String hostPath) {

@@ -1,5 +1,6 @@
 package io.vnpu.kube.cli.run;
 
+import io.vnpu.dcmi.DcmiNodeSelector;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -36,7 +37,7 @@ class RunPiecesTest {
   @Test
   void workloadEnvironmentOnTheSimulatedNodeAddsTheSimulatedCann() {
     WorkloadEnvironment env = new WorkloadEnvironment(Path.of("/b/libvnpu.so"), Path.of("/s/region"), 0, 1, 0,
-        new WorkloadEnvironment.Simulator(Path.of("/b"), Path.of("/tmp/sim"), "910B3x8"));
+        new DcmiNodeSelector.SimulatedNode(Path.of("/b"), Path.of("/tmp/sim"), "910B3x8"));
     Map<String, String> v = env.variables(Map.of());
     assertThat(v).containsEntry("LD_PRELOAD", "/b/libvnpu.so").containsEntry("LD_LIBRARY_PATH", "/b")
         .containsEntry("VNPU_SIM_ROOT", "/tmp/sim").containsEntry("VNPU_SIM_PROFILE", "910B3x8")

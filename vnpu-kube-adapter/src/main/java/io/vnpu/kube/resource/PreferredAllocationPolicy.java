@@ -1,4 +1,4 @@
-package io.vnpu.kube.deviceplugin;
+package io.vnpu.kube.resource;
 
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,4 +1,4 @@
-package io.vnpu.api.model;
+package io.vnpu.api.slice;
 
 /** How a slice is carved out of a physical NPU. */
 public enum SliceKind {

@@ -1,8 +1,12 @@
-package io.vnpu.kube.agent;
+package io.vnpu.kube.app;
 
+import io.vnpu.kube.agent.ResourceBackendFactory;
 import io.vnpu.kube.hami.HamiBackend;
 
-/** The resource backends the shipped entry points use. */
+/**
+ * The resource backends the shipped entry points use. This package is the composition root: it
+ * depends on the agent and on the backends; neither depends on it, nor the agent on a backend.
+ */
 public final class DefaultBackends {
   private DefaultBackends() {}
 

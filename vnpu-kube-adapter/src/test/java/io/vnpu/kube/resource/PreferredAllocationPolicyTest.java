@@ -1,4 +1,4 @@
-package io.vnpu.kube.deviceplugin;
+package io.vnpu.kube.resource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

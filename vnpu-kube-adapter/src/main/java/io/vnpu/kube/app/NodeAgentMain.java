@@ -1,15 +1,19 @@
-package io.vnpu.kube.agent;
+package io.vnpu.kube.app;
 
+import io.vnpu.kube.agent.AgentFlags;
+import io.vnpu.kube.agent.DcmiOpener;
+import io.vnpu.kube.agent.DeviceManagerOpener;
+import io.vnpu.kube.agent.NodeAgent;
+import io.vnpu.kube.agent.ResourceBackendFactory;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.function.UnaryOperator;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
 /**
  * Plain main class of the example node agent, for images that run it without the {@code vnpu} CLI:
- * {@code java -cp vnpu.jar io.vnpu.kube.agent.NodeAgentMain --config_file ... --node_config_file ...}.
+ * {@code java -cp vnpu.jar io.vnpu.kube.app.NodeAgentMain --config_file ... --node_config_file ...}.
  * Same flags and exit codes as {@code vnpu plugin}.
  */
 @Command(name = "vnpu-node-agent", mixinStandardHelpOptions = true,
@@ -36,20 +40,7 @@ public final class NodeAgentMain implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    return launch(flags, opener, backends, env);
-  }
-
-  /** Builds the options from the flags and runs the agent until SIGTERM or give-up. */
-  public static int launch(AgentFlags flags, DeviceManagerOpener opener,
-      ResourceBackendFactory backends, Map<String, String> env) {
-    NodeAgentOptions options;
-    try {
-      options = flags.toOptions(env);
-    } catch (IllegalArgumentException e) {
-      System.err.println("vnpu node agent: " + e.getMessage());
-      return NodeAgent.EXIT_STARTUP_FAILED;
-    }
-    return new NodeAgent(options, opener, backends, UnaryOperator.identity()).run();
+    return NodeAgent.launch(flags, opener, backends, env);
   }
 
   public static void main(String[] args) {
