@@ -367,7 +367,7 @@ class HamiAllocateMockServerTest {
         "huawei.com/Ascend910", "[{\"UUID\":\"uuid1\",\"core\":10}]"), List.of(), List.of("main"));
     HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(
         SoftSplitLayout.upstream(hookPath).withLimiterDir(limiter.hostDir().toString()),
-        Optional.of((file, quotas) -> regionLog.add(file + " " + quotas)));
+        Optional.of(region -> regionLog.add(region.file() + " " + region.devices())));
     HamiResourceManager rm = rig(uuid1AtPhy3(), HamiNodeSettings.defaults(true), opts).resourceManager();
     assertThatThrownBy(() -> rm.allocate(List.of("uuid1-0")))
         .hasMessageContaining("devices-to-allocate: memory 0 MiB of device uuid1: a soft-split quota must be > 0 MiB");

@@ -5,6 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.file.Path;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * Atomic little-endian access to a file mapped by several processes (the quota region and the
@@ -22,6 +23,9 @@ public final class SharedMemory {
 
   private final MappedByteBuffer buf;
   private final Path file;
+  private final ReentrantReadWriteLock mapping = new ReentrantReadWriteLock();
+  private final Pin pin = new Pin();
+  private boolean unmapped; // guarded by mapping
 
   /**
    * @param file the mapped file, named by {@link MappedFileFault} when an access faults (the
@@ -31,6 +35,50 @@ public final class SharedMemory {
     this.buf = buf;
     this.file = file;
     buf.order(ByteOrder.LITTLE_ENDIAN);
+  }
+
+  /**
+   * Keeps the mapping alive for one operation: every public operation of a region or registry
+   * holds a pin (try-with-resources) so that {@link #unmap()} never pulls the pages from under a
+   * running access, which would crash the JVM instead of failing one call. Reentrant.
+   *
+   * @throws IllegalStateException once the mapping was unmapped (the region was closed)
+   */
+  public Pin pin() {
+    mapping.readLock().lock();
+    if (unmapped) {
+      mapping.readLock().unlock();
+      throw new IllegalStateException(file + " is closed");
+    }
+    return pin;
+  }
+
+  /** A held {@link #pin()}; closing it lets {@link #unmap()} proceed. */
+  public final class Pin implements AutoCloseable {
+    private Pin() {
+    }
+
+    @Override
+    public void close() {
+      mapping.readLock().unlock();
+    }
+  }
+
+  /**
+   * Unmaps the file now (after pinned operations finished) instead of at garbage collection; later
+   * {@link #pin()} calls fail. Must not be called while the calling thread holds a pin.
+   *
+   * @return whether the pages were unmapped now (false: left to the collector)
+   */
+  public boolean unmap() {
+    mapping.writeLock().lock();
+    try {
+      if (unmapped) return false;
+      unmapped = true;
+      return Unmapper.unmap(buf);
+    } finally {
+      mapping.writeLock().unlock();
+    }
   }
 
   private MappedFileFault fault(InternalError e) {

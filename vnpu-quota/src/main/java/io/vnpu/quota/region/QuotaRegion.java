@@ -193,7 +193,9 @@ public final class QuotaRegion implements AutoCloseable {
    * @throws MappedFileFault if the file was truncated while mapped
    */
   public int deviceCount() {
-    return Math.max(1, Math.min(mem.getInt(H_DEVICE_COUNT), REGION_MAX_DEVICES));
+    try (SharedMemory.Pin p = mem.pin()) {
+      return Math.max(1, Math.min(mem.getInt(H_DEVICE_COUNT), REGION_MAX_DEVICES));
+    }
   }
 
   /**
@@ -201,12 +203,16 @@ public final class QuotaRegion implements AutoCloseable {
    * ({@code io.vnpu.quota.registry.RegistryMember#key}).
    */
   public long epoch() {
-    return mem.getLong(H_EPOCH);
+    try (SharedMemory.Pin p = mem.pin()) {
+      return mem.getLong(H_EPOCH);
+    }
   }
 
   /** Minor version of the file (a newer minor only adds fields). */
   public int versionMinor() {
-    return mem.getU16(H_MINOR);
+    try (SharedMemory.Pin p = mem.pin()) {
+      return mem.getU16(H_MINOR);
+    }
   }
 
   /**
@@ -218,6 +224,12 @@ public final class QuotaRegion implements AutoCloseable {
    *     truncated while mapped
    */
   public RegionConfig readConfig() throws RegionBusyException, RegionFormatException {
+    try (SharedMemory.Pin p = mem.pin()) {
+      return readConfigPinned();
+    }
+  }
+
+  private RegionConfig readConfigPinned() throws RegionBusyException, RegionFormatException {
     checkSize();
     try {
       for (int attempt = 0; attempt < CONFIG_READ_ATTEMPTS; attempt++) {
@@ -310,6 +322,12 @@ public final class QuotaRegion implements AutoCloseable {
    * @throws RegionBusyException if another config writer holds the config lock for more than 2 s
    */
   public synchronized void updateConfig(RegionConfig config) throws IOException {
+    try (SharedMemory.Pin p = mem.pin()) {
+      updateConfigPinned(config);
+    }
+  }
+
+  private void updateConfigPinned(RegionConfig config) throws IOException {
     if (config.devices().size() != deviceCount()) {
       throw new IllegalArgumentException(
           "quota region " + file + ": device count is " + deviceCount() + ", config has " + config.devices().size());
@@ -381,8 +399,8 @@ public final class QuotaRegion implements AutoCloseable {
    * @throws RegionFormatException if the file was truncated while mapped
    */
   public UsageSnapshot usage() throws RegionBusyException, RegionFormatException {
-    checkSize();
-    try {
+    try (SharedMemory.Pin p = mem.pin()) {
+      checkSize();
       return consistentUsage();
     } catch (MappedFileFault e) {
       throw truncated(e.getCause());
@@ -455,6 +473,12 @@ public final class QuotaRegion implements AutoCloseable {
    * @return number of slots reaped
    */
   public int reap() throws IOException {
+    try (SharedMemory.Pin p = mem.pin()) {
+      return reapPinned();
+    }
+  }
+
+  private int reapPinned() throws IOException {
     synchronized (reapLock) {
       int reaped = 0;
       int own = account == null ? -1 : account.slot();
@@ -494,6 +518,12 @@ public final class QuotaRegion implements AutoCloseable {
    */
   public synchronized MemoryAccount memoryAccount() throws IOException {
     if (closed) throw new IllegalStateException("quota region " + file + " is closed");
+    try (SharedMemory.Pin p = mem.pin()) {
+      return claimAccount();
+    }
+  }
+
+  private MemoryAccount claimAccount() throws IOException {
     if (account == null) {
       account = MemoryAccount.claim(this, mem, locks, ProcessIdentity.current());
       if (account == null && reap() > 0) account = MemoryAccount.claim(this, mem, locks, ProcessIdentity.current());
@@ -502,7 +532,10 @@ public final class QuotaRegion implements AutoCloseable {
     return account;
   }
 
-  /** Releases the JVM's slot (its charges vanish), unmaps nothing (GC does), closes the file. */
+  /**
+   * Releases the JVM's slot (its charges vanish), unmaps the file now (after operations of other
+   * threads finished; later calls throw {@link IllegalStateException}) and closes it.
+   */
   @Override
   public synchronized void close() throws IOException {
     if (closed) return;
@@ -511,6 +544,7 @@ public final class QuotaRegion implements AutoCloseable {
       if (account != null) account.retire();
     } finally {
       registry.unregister(registryKey);
+      mem.unmap();
       channel.close();
     }
   }

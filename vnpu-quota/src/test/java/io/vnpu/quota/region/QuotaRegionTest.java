@@ -266,4 +266,30 @@ class QuotaRegionTest {
       assertThatThrownBy(r::usage).isInstanceOf(RegionFormatException.class);
     }
   }
+
+  private static long mappingsOf(Path dir) throws IOException {
+    return Files.readAllLines(Path.of("/proc/self/maps")).stream().filter(l -> l.contains(dir.toString())).count();
+  }
+
+  // mappings were left to the garbage collector (1,884 alive after 3,000 creates): close unmaps now
+  @Test
+  void closeUnmapsAtOnceAndLaterCallsFailCleanly() throws Exception {
+    Path f = dir.resolve("r");
+    QuotaRegion r = regions.create(f, twoDevices());
+    MemoryAccount a = r.memoryAccount();
+    assertThat(a.admit(0, MIB)).isTrue();
+    assertThat(mappingsOf(dir)).isEqualTo(1);
+    r.close();
+    assertThat(mappingsOf(dir)).isZero();
+    assertThatThrownBy(r::readConfig).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+    assertThatThrownBy(r::usage).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> a.admit(0, MIB)).isInstanceOf(IllegalStateException.class);
+
+    for (int i = 0; i < 300; i++) {
+      Path g = dir.resolve("many-" + i);
+      regions.create(g, twoDevices()).close();
+      Files.delete(g);
+    }
+    assertThat(mappingsOf(dir)).isZero();
+  }
 }
