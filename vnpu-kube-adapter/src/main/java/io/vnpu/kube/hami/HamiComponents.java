@@ -16,6 +16,7 @@ import io.vnpu.kube.hami.codec.RegisterAnnotationCodec;
 import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
 import io.vnpu.kube.hami.devices.DeviceInventory;
+import io.vnpu.kube.hami.kube.BoundPodAllocations;
 import io.vnpu.kube.hami.kube.NodeRegistrar;
 import io.vnpu.kube.hami.kube.PodBindingClient;
 import io.vnpu.kube.hami.kube.PodFinder;
@@ -85,7 +86,9 @@ public final class HamiComponents implements AutoCloseable {
         new NodeRegistrar(client, options.nodeName(), names,
             new RegisterAnnotationCodec(options.emitDevicePairScore()), clock, options.reportTimeOffset()),
         chip, node, scheduler, options.registerPeriod(), options.retryDelay());
-    idleCleaner = new IdleVnpuCleaner(deviceManager, inventory::current, tracker, clock, options.idleVnpuGrace());
+    idleCleaner = new IdleVnpuCleaner(deviceManager, inventory::current, tracker,
+        new BoundPodAllocations(client, options.nodeName(), names, devicesCodec),
+        clock, options.idleVnpuGrace());
     idleTask = new PeriodicTask("idle vNPU cleanup", scheduler, () -> {
       idleCleaner.runOnce();
       return options.checkIdleVnpuInterval();
