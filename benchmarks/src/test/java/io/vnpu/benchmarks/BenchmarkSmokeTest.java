@@ -44,6 +44,8 @@ class BenchmarkSmokeTest {
         .measurementIterations(1)
         .measurementTime(TimeValue.milliseconds(100))
         .shouldFailOnError(true)
+        // JMH's hundreds of progress lines go to a file, not into the build log
+        .output("target/jmh-smoke.txt")
         .build();
     Collection<RunResult> results = new Runner(opts).run();
 

@@ -1,10 +1,18 @@
 package io.vnpu.quota.region;
 
+import io.vnpu.quota.layout.RegionLayout;
 import io.vnpu.quota.model.RegionConfig;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -44,6 +52,53 @@ public final class QuotaRegions {
    */
   public QuotaRegion open(Path file) throws IOException {
     return QuotaRegion.open(file, this);
+  }
+
+  /**
+   * Deletes the quota region file {@code file}, for example when the slice it belongs to is gone.
+   * Only a regular file that starts with the region magic is deleted; a symbolic link, a directory or
+   * any other file with that name is left untouched. Processes that still have the region mapped keep
+   * their mapping until they exit; a process started afterwards finds no region and runs with the
+   * limiter's missing-region policy (memory limits not enforced, one log line).
+   *
+   * @return {@code true} if the region was deleted, {@code false} if nothing had that name
+   * @throws IllegalStateException if this registry has the region open (close it first)
+   * @throws RegionFormatException if the file is not a quota region (it is left untouched)
+   * @throws java.nio.file.FileSystemException if the name is a link or not a regular file (left
+   *     untouched), or the file cannot be read or removed
+   */
+  public boolean delete(Path file) throws IOException {
+    BasicFileAttributes attrs;
+    try {
+      attrs = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+    } catch (NoSuchFileException e) {
+      return false;
+    }
+    if (!attrs.isRegularFile()) {
+      throw new FileSystemException(file.toString(), null,
+          (attrs.isSymbolicLink() ? "a symbolic link" : "not a regular file") + ", not a quota region; left untouched");
+    }
+    Map<String, Object> a = Files.readAttributes(file, "unix:ino,dev", LinkOption.NOFOLLOW_LINKS);
+    if (open.contains(a.get("ino") + ":" + a.get("dev"))) {
+      throw new IllegalStateException("quota region " + file + " is open in this JVM; close it before deleting it");
+    }
+    ByteBuffer magic = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+      while (magic.hasRemaining() && ch.read(magic, RegionLayout.H_MAGIC + magic.position()) > 0) {
+        // pread until the magic is in or EOF
+      }
+    }
+    long m = magic.position() == Long.BYTES ? magic.getLong(0) : 0;
+    if (m != RegionLayout.REGION_MAGIC) {
+      throw new RegionFormatException(file, "magic", String.format("0x%016x", m),
+          String.format("0x%016x", RegionLayout.REGION_MAGIC));
+    }
+    try {
+      Files.delete(file);
+      return true;
+    } catch (NoSuchFileException e) {
+      return false; // someone else deleted it meanwhile
+    }
   }
 
   Object register(Path file) throws IOException {
