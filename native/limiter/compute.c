@@ -181,7 +181,33 @@ struct costent {
     struct vnpu_cost_window win; /* measurement thread only */
 };
 static struct costent costs[COST_TABLE];
-static uint64_t seed_cost_ns = SEED_COST_NS; /* latest estimate of any kernel: the guess for new keys */
+/* What a kernel never measured is charged: the LARGEST sample of the last second (any key), so work
+ * whose key keeps changing (block count following a dynamic shape) is never charged a small kernel's
+ * cost; and after its first measurement, what it cost beyond that is charged as debt. */
+static uint64_t seed_cost_ns = SEED_COST_NS;
+static struct {
+    int64_t bucket_start;
+    uint32_t cur;
+    uint64_t max[VNPU_COST_BUCKETS];
+} seed_win; /* measurement thread only */
+
+static uint64_t seed_add(int64_t now, uint64_t ns)
+{
+    for (int n = 0; now - seed_win.bucket_start >= VNPU_COST_BUCKET_NS && n < VNPU_COST_BUCKETS; n++) {
+        seed_win.cur = (seed_win.cur + 1) % VNPU_COST_BUCKETS;
+        seed_win.max[seed_win.cur] = 0;
+        seed_win.bucket_start += VNPU_COST_BUCKET_NS;
+    }
+    if (now - seed_win.bucket_start >= VNPU_COST_BUCKET_NS)
+        seed_win.bucket_start = now;
+    if (ns > seed_win.max[seed_win.cur])
+        seed_win.max[seed_win.cur] = ns;
+    uint64_t m = 0;
+    for (int b = 0; b < VNPU_COST_BUCKETS; b++)
+        if (seed_win.max[b] > m)
+            m = seed_win.max[b];
+    return m ? m : SEED_COST_NS;
+}
 
 uint64_t vnpu_kernel_key(int sym, const void *fn, uint64_t tiling_key, uint32_t num_blocks)
 {
@@ -192,8 +218,10 @@ uint64_t vnpu_kernel_key(int sym, const void *fn, uint64_t tiling_key, uint32_t 
     return h ? h : 1;
 }
 
-static struct costent *cost_find(uint64_t key, int insert)
+static struct costent *cost_find(uint64_t key, int insert, int *inserted)
 {
+    if (inserted)
+        *inserted = 0;
     uint32_t i = (uint32_t)(key ^ (key >> 32)) % COST_TABLE;
     for (int p = 0; p < COST_PROBE; p++, i = (i + 1) % COST_TABLE) {
         struct costent *e = &costs[i];
@@ -205,8 +233,11 @@ static struct costent *cost_find(uint64_t key, int insert)
                 return NULL;
             uint64_t zero = 0;
             __atomic_store_n(&e->cost_ns, __atomic_load_n(&seed_cost_ns, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
-            if (__atomic_compare_exchange_n(&e->key, &zero, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            if (__atomic_compare_exchange_n(&e->key, &zero, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+                if (inserted)
+                    *inserted = 1;
                 return e;
+            }
             if (zero == key)
                 return e;
         }
@@ -244,6 +275,9 @@ struct sample {
     uint32_t dev;
     int64_t t0;
     uint64_t direct_ns;
+    uint64_t charged;  /* device ns charged at launch */
+    uint32_t share;    /* share at launch, ppm */
+    int unknown;       /* the key was never measured when launched: charged the seed */
 };
 static pthread_mutex_t smp_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct sample smp[MAX_SAMPLES];
@@ -252,8 +286,14 @@ static rtEvent_t pool[MAX_POOL_EVENTS];
 static int pool_n;
 static int smp_inflight; /* brackets taken by hooks and not yet returned */
 
-static int special_n; /* number of capture/model-building streams; hooks read it without a lock */
-static rtStream_t special[MAX_SPECIAL];
+/* Streams whose launches are recorded, not run: bound to a model (model != NULL) or being captured.
+ * Forgotten when unbound, when the capture ends, when their model or the stream is destroyed. */
+struct special_stream {
+    rtStream_t stm;
+    rtModel_t mdl;
+};
+static int special_n; /* hooks read it without a lock */
+static struct special_stream special[MAX_SPECIAL];
 
 static int thread_state; /* 0 not started, 1 running, 2 failed */
 static pthread_mutex_t thr_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -382,26 +422,43 @@ static int stream_is_special(rtStream_t stm)
     int hit = 0;
     pthread_mutex_lock(&smp_mu);
     for (int i = 0; i < special_n; i++)
-        if (special[i] == stm)
+        if (special[i].stm == stm)
             hit = 1;
     pthread_mutex_unlock(&smp_mu);
     return hit;
 }
 
-void vnpu_compute_stream_special(rtStream_t stm, int on)
+static void special_remove_at(int at)
+{
+    special[at] = special[special_n - 1];
+    __atomic_store_n(&special_n, special_n - 1, __ATOMIC_RELEASE);
+}
+
+void vnpu_compute_stream_special(rtStream_t stm, rtModel_t mdl, int on)
 {
     pthread_mutex_lock(&smp_mu);
     int at = -1;
     for (int i = 0; i < special_n; i++)
-        if (special[i] == stm)
+        if (special[i].stm == stm)
             at = i;
     if (on && at < 0 && special_n < MAX_SPECIAL) {
-        special[special_n] = stm;
+        special[special_n].stm = stm;
+        special[special_n].mdl = mdl;
         __atomic_store_n(&special_n, special_n + 1, __ATOMIC_RELEASE);
+    } else if (on && at >= 0) {
+        special[at].mdl = mdl;
     } else if (!on && at >= 0) {
-        special[at] = special[special_n - 1];
-        __atomic_store_n(&special_n, special_n - 1, __ATOMIC_RELEASE);
+        special_remove_at(at);
     }
+    pthread_mutex_unlock(&smp_mu);
+}
+
+void vnpu_compute_forget(rtStream_t stm, rtModel_t mdl)
+{
+    pthread_mutex_lock(&smp_mu);
+    for (int i = special_n - 1; i >= 0; i--)
+        if ((stm && special[i].stm == stm) || (mdl && special[i].mdl == mdl))
+            special_remove_at(i);
     pthread_mutex_unlock(&smp_mu);
 }
 
@@ -467,6 +524,9 @@ void vnpu_compute_after_sync(struct vnpu_launch *l, rtError_t rc, int64_t elapse
         s->dev = l->dev;
         s->t0 = now_ns();
         s->direct_ns = (uint64_t)elapsed_ns;
+        s->charged = l->charged;
+        s->share = l->share;
+        s->unknown = l->unknown;
     }
     pthread_mutex_unlock(&smp_mu);
 }
@@ -475,6 +535,9 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
 {
     l->sync = sync;
     l->sampled = 0;
+    l->charged = 0;
+    l->share = VNPU_SHARE_FULL;
+    l->unknown = 0;
     l->cost = NULL;
     l->stream = stm;
     l->dev = 0;
@@ -504,14 +567,24 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
         __atomic_store_n(&tc->in_call_since, now, __ATOMIC_RELAXED);
         l->tc = tc;
     }
-    struct costent *ce = cost_find(key, 1);
+    int fresh = 0;
+    struct costent *ce = cost_find(key, 1, &fresh);
     uint64_t cost = ce ? __atomic_load_n(&ce->cost_ns, __ATOMIC_RELAXED)
                        : __atomic_load_n(&seed_cost_ns, __ATOMIC_RELAXED);
     uint32_t share = __atomic_load_n(&ds->share_ppm, __ATOMIC_RELAXED);
+    l->charged = cost;
+    l->share = share;
+    l->unknown = fresh;
     if (tc)
         tc_add(&tc->charged_ns[d], cost);
 
-    if (share < VNPU_SHARE_FULL) {
+    if (share >= VNPU_SHARE_FULL) {
+        /* unthrottled, but the work is still accounted on the tat (no wait): when a neighbour turns
+         * busy, what this container queued while alone is debt, so its burst is bounded by the burst
+         * allowance instead of by the depth of its streams */
+        vnpu_gcra_account(ds->tat, now, (int64_t)(cost < (uint64_t)VNPU_GCRA_MAX_CHARGE_NS ? cost : VNPU_GCRA_MAX_CHARGE_NS),
+                          ds->reg.burst_ns + VNPU_GCRA_MAX_CHARGE_NS / 2);
+    } else {
         int64_t start = now, waited = 0;
         /* strict priority: a higher class is busy; wait in steps, bounded by the registry's limit */
         while (share == 0 && waited < ds->reg.prio_wait_ns) {
@@ -579,6 +652,10 @@ void vnpu_compute_after(struct vnpu_launch *l, rtError_t rc)
         smp[smp_n].ce = l->cost;
         smp[smp_n].dev = l->dev;
         smp[smp_n].t0 = now_ns();
+        smp[smp_n].direct_ns = 0;
+        smp[smp_n].charged = l->charged;
+        smp[smp_n].share = l->share;
+        smp[smp_n].unknown = l->unknown;
         smp_n++;
         pthread_mutex_unlock(&smp_mu);
         return;
@@ -605,7 +682,7 @@ uint32_t vnpu_compute_share_ppm(uint32_t dev)
 
 uint64_t vnpu_compute_cost_ns(uint64_t key)
 {
-    struct costent *e = cost_find(key, 0);
+    struct costent *e = cost_find(key, 0, NULL);
     return e ? __atomic_load_n(&e->cost_ns, __ATOMIC_RELAXED) : 0;
 }
 
@@ -626,6 +703,35 @@ static void forgive_debt(struct devstate *ds, int64_t now)
     }
 }
 
+static int64_t *dev_tat(uint32_t d);
+
+/* A measurement of ns device time for the sample's key. */
+static void take_sample(const struct sample *s, int64_t now, uint64_t ns)
+{
+    if (ns == 0)
+        ns = 1;
+    uint64_t before = s->ce->win.est;
+    uint64_t est = vnpu_cost_add(&s->ce->win, now, ns);
+    if (before > 2 * est)
+        forgive_debt(&devs[s->dev], now);
+    __atomic_store_n(&s->ce->cost_ns, est, __ATOMIC_RELAXED);
+    __atomic_store_n(&seed_cost_ns, seed_add(now, est), __ATOMIC_RELAXED);
+    devs[s->dev].samples++;
+    /* a never-measured kernel that cost more than it was charged: the rest is debt */
+    int64_t *tat = dev_tat(s->dev);
+    if (s->unknown && tat && ns > s->charged && s->share > 0 && s->share < VNPU_SHARE_FULL) {
+        int64_t extra = vnpu_gcra_charge(ns - s->charged, s->share);
+        int64_t cur = __atomic_load_n(tat, __ATOMIC_RELAXED), next;
+        do {
+            int64_t base = cur > now ? cur : now;
+            int64_t cap = now + devs[s->dev].reg.burst_ns + VNPU_GCRA_MAX_CHARGE_NS / 2;
+            next = base + extra > cap ? cap : base + extra;
+            if (next <= cur)
+                break;
+        } while (!__atomic_compare_exchange_n(tat, &cur, next, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    }
+}
+
 static void measure_samples(int64_t now)
 {
     /* take the brackets out, query without holding the lock, put the unfinished ones back */
@@ -639,12 +745,7 @@ static void measure_samples(int64_t now)
     for (int i = 0; i < n; i++) {
         struct sample *s = &all[i];
         if (!s->pre) {
-            uint64_t before = s->ce->win.est;
-            uint64_t est = vnpu_cost_add(&s->ce->win, now, s->direct_ns);
-            if (before > 2 * est)
-                forgive_debt(&devs[s->dev], now);
-            __atomic_store_n(&s->ce->cost_ns, est, __ATOMIC_RELAXED);
-            devs[s->dev].samples++;
+            take_sample(s, now, s->direct_ns);
             continue;
         }
         int over = now - s->t0 > SAMPLE_TIMEOUT_NS;
@@ -653,22 +754,20 @@ static void measure_samples(int64_t now)
             continue;
         }
         float ms = 0;
-        if (!over && rt.event_elapsed(&ms, s->pre, s->post) == 0 && ms > 0) {
-            uint64_t ns = (uint64_t)((double)ms * 1e6);
-            uint64_t before = s->ce->win.est;
-            uint64_t est = vnpu_cost_add(&s->ce->win, now, ns ? ns : 1);
-            if (before > 2 * est)
-                forgive_debt(&devs[s->dev], now);
-            __atomic_store_n(&s->ce->cost_ns, est, __ATOMIC_RELAXED);
-            __atomic_store_n(&seed_cost_ns, est, __ATOMIC_RELAXED);
-            devs[s->dev].samples++;
-        }
+        if (!over && rt.event_elapsed(&ms, s->pre, s->post) == 0 && ms > 0)
+            take_sample(s, now, (uint64_t)((double)ms * 1e6));
         bracket_give_back(s->pre, s->post);
     }
     pthread_mutex_lock(&smp_mu);
     for (int i = 0; i < keep && smp_n < MAX_SAMPLES; i++)
         smp[smp_n++] = all[i];
     pthread_mutex_unlock(&smp_mu);
+}
+
+static int64_t *dev_tat(uint32_t d)
+{
+    return d < VNPU_COMPUTE_MAX_DEVICES && __atomic_load_n(&devs[d].state, __ATOMIC_ACQUIRE) == DEV_ON ? devs[d].tat
+                                                                                                      : NULL;
 }
 
 static pthread_mutex_t pub_mu = PTHREAD_MUTEX_INITIALIZER; /* thread's publications vs the exit one */

@@ -92,6 +92,9 @@ struct vnpu_launch {
     uint32_t dev;
     void *tc;      /* the thread's counter block while the launch is in flight, NULL if none */
     int sync;      /* set by vnpu_compute_before_sync: no event bracket */
+    uint64_t charged; /* device ns charged */
+    uint32_t share;   /* share at launch, ppm */
+    int unknown;      /* the kernel key was never measured: charged the seed */
 };
 
 /* Address of a runtime function: the next definition after libvnpu.so, else libruntime.so's own
@@ -114,8 +117,11 @@ void vnpu_compute_after(struct vnpu_launch *l, rtError_t rc);
 void vnpu_compute_before_sync(struct vnpu_launch *l, int sym, uint64_t key);
 void vnpu_compute_after_sync(struct vnpu_launch *l, rtError_t rc, int64_t elapsed_ns);
 
-/* Capture / model-building streams: launches on them are recorded, not run, and are not charged. */
-void vnpu_compute_stream_special(rtStream_t stm, int on);
+/* Capture / model-building streams: launches on them are recorded, not run, and are not charged.
+ * mdl: the model the stream is bound to (NULL while capturing). */
+void vnpu_compute_stream_special(rtStream_t stm, rtModel_t mdl, int on);
+/* A destroyed stream (stm) or model (mdl, with every stream bound to it) is no longer special. */
+void vnpu_compute_forget(rtStream_t stm, rtModel_t mdl);
 
 /* Logs once per symbol that a launch arrived through a hook whose real function is missing. */
 void vnpu_compute_missing_symbol(int sym);

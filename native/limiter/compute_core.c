@@ -28,6 +28,21 @@ int64_t vnpu_gcra_admit(int64_t *tat, int64_t now, int64_t charge_ns, int64_t bu
     }
 }
 
+void vnpu_gcra_account(int64_t *tat, int64_t now, int64_t charge_ns, int64_t max_ahead_ns)
+{
+    int64_t cur = __atomic_load_n(tat, __ATOMIC_RELAXED);
+    for (;;) {
+        int64_t base = cur > now ? cur : now;
+        int64_t next = base + charge_ns;
+        if (next > now + max_ahead_ns)
+            next = now + max_ahead_ns;
+        if (next <= cur)
+            return;
+        if (__atomic_compare_exchange_n(tat, &cur, next, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            return;
+    }
+}
+
 static uint32_t weight_of(const struct vnpu_share_input *e)
 {
     return e->weight == 0 ? 1u : e->weight;

@@ -22,6 +22,12 @@
 #define VNPU_GCRA_MAX_CHARGE_NS 500000000LL /* one launch never charges more than 0.5 s */
 int64_t vnpu_gcra_admit(int64_t *tat, int64_t now, int64_t charge_ns, int64_t burst_ns);
 
+/*
+ * Accounts charge_ns on *tat without ever waiting (the container runs unthrottled): tat becomes
+ * max(tat, now) + charge_ns, but never more than now + max_ahead_ns.
+ */
+void vnpu_gcra_account(int64_t *tat, int64_t now, int64_t charge_ns, int64_t max_ahead_ns);
+
 /* Charge for a launch of estimated device time cost_ns at share share_ppm (> 0), clamped. */
 int64_t vnpu_gcra_charge(uint64_t cost_ns, uint32_t share_ppm);
 

@@ -273,7 +273,7 @@ EXPORT rtError_t rtModelBindStream(rtModel_t mdl, rtStream_t stm, uint32_t flag)
         return FEATURE_NOT_SUPPORT;
     rtError_t rc = real(mdl, stm, flag);
     if (rc == 0)
-        vnpu_compute_stream_special(stm, 1);
+        vnpu_compute_stream_special(stm, mdl, 1);
     return rc;
 }
 
@@ -285,7 +285,7 @@ EXPORT rtError_t rtModelUnbindStream(rtModel_t mdl, rtStream_t stm)
         return FEATURE_NOT_SUPPORT;
     rtError_t rc = real(mdl, stm);
     if (rc == 0)
-        vnpu_compute_stream_special(stm, 0);
+        vnpu_compute_stream_special(stm, mdl, 0);
     return rc;
 }
 
@@ -298,7 +298,7 @@ EXPORT rtError_t rtStreamBeginCapture(rtStream_t stm, const rtStreamCaptureMode 
         return FEATURE_NOT_SUPPORT;
     rtError_t rc = real(stm, mode);
     if (rc == 0)
-        vnpu_compute_stream_special(stm, 1);
+        vnpu_compute_stream_special(stm, NULL, 1);
     return rc;
 }
 
@@ -309,6 +309,32 @@ EXPORT rtError_t rtStreamEndCapture(rtStream_t stm, rtModel_t *captureMdl)
     if (!real)
         return FEATURE_NOT_SUPPORT;
     rtError_t rc = real(stm, captureMdl);
-    vnpu_compute_stream_special(stm, 0);
+    vnpu_compute_stream_special(stm, NULL, 0);
+    return rc;
+}
+
+/* The runtime unbinds a destroyed model's streams, and a destroyed stream's address may be reused
+ * by a new, ordinary stream: neither may stay exempt from throttling. */
+EXPORT rtError_t rtModelDestroy(rtModel_t mdl)
+{
+    static void *slot;
+    rtError_t (*real)(rtModel_t) = (rtError_t(*)(rtModel_t))resolve_cached(&slot, "rtModelDestroy");
+    if (!real)
+        return FEATURE_NOT_SUPPORT;
+    rtError_t rc = real(mdl);
+    if (rc == 0)
+        vnpu_compute_forget(NULL, mdl);
+    return rc;
+}
+
+EXPORT rtError_t rtStreamDestroy(rtStream_t stm)
+{
+    static void *slot;
+    rtError_t (*real)(rtStream_t) = (rtError_t(*)(rtStream_t))resolve_cached(&slot, "rtStreamDestroy");
+    if (!real)
+        return FEATURE_NOT_SUPPORT;
+    rtError_t rc = real(stm);
+    if (rc == 0)
+        vnpu_compute_forget(stm, NULL);
     return rc;
 }

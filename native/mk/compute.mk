@@ -34,3 +34,10 @@ TARGETS += $(B)/limiter/test_compute_core $(B)/limiter/test_compute_registry $(B
 TESTS   += $(B)/limiter/test_compute_core $(B)/limiter/test_compute_registry limiter/tests/test_compute_sim.sh
 TSAN_TARGETS += $(B)/limiter/test_compute_core $(B)/limiter/test_compute_registry
 TSAN_TESTS   += $(B)/limiter/test_compute_core $(B)/limiter/test_compute_registry
+
+# launch patterns driven by test_compute_sim.sh (model-destroy, stream reuse, key churn)
+$(B)/limiter/compute_patterns: limiter/tests/compute_patterns.c $(B)/libruntime.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) -L$(B) -lruntime -Wl,-rpath,'$$ORIGIN/..' $(LDLIBS)
+
+TARGETS += $(B)/limiter/compute_patterns

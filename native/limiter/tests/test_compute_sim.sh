@@ -168,6 +168,31 @@ wait $v; rc=$?
 line=$(grep '^launch done' "$TMP/hostile/out")
 check victim-keeps-own-cap "$(share_of_line "$line")" 50 8
 
+# --- launch patterns that once escaped the limiter (issue 12), cap 10 % ---
+setup patterns
+for mode in model-destroy stream-reuse key-churn; do
+  run "p-$mode" 1 10 1 launch 1000 1 > /dev/null # the agent's region + registration
+  line=$(LD_PRELOAD=$PRELOAD NPU_LOCAL_SHM_PATH=$REG/../containers/p-$mode/vnpu_local_shmem VNPU_SIM_QUIET=1 \
+         "$B/limiter/compute_patterns" "$mode" 2 | grep '^pattern done')
+  check "$mode-cap10" "$(share_of_line "$line")" 10 5
+done
+
+# --- weights 1:3 with an 8-stream weight-1 neighbour: its launchers block inside the runtime behind
+# the neighbour's queue, yet it stays busy (launches in flight), and neither floods the device ---
+setup multistream
+run "ms-a" 1 0 1 launch 1000 1 > /dev/null
+run "ms-b" 3 0 1 launch 1000 1 > /dev/null
+run "ms-a" 1 0 1 --threads 8 burn 1000 1 burn 1000 2 burn 1000 1 > "$TMP/multistream/a.out" &
+run "ms-b" 3 0 1 burn 1000 1 burn 1000 2 burn 1000 1 > "$TMP/multistream/b.out" &
+wait
+# every thread's second phase: summed busy over the longest of their walls
+ma=$(grep '^burn done' "$TMP/multistream/a.out" | awk '{for(i=1;i<=NF;i++){split($i,x,"=");v[x[1]]=x[2]}
+       n[v["thread"]]++; if (n[v["thread"]] == 2) { b += v["busy_ns"]; if (v["wall_ns"] > w) w = v["wall_ns"] } }
+       END { printf "%.2f", 100 * b / w }')
+mb=$(phase_share "$(grep '^burn done' "$TMP/multistream/b.out" | sed -n 2p)")
+check weight1x8-of-1:3 "$ma" 25 7
+check weight3x1-of-1:3 "$mb" 75 7
+
 # --- every launch entry point (and model execution) is throttled and counted ---
 # The upper bound proves the throttle is applied (an unhooked path runs at ~100 %); the lower bound
 # only proves the path is not stalled, and is loose because 80 kernels are a short sample that a

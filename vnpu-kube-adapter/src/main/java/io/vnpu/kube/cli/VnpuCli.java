@@ -22,6 +22,7 @@ import picocli.CommandLine.Command;
         RunCommand.class,
         TopCommand.class,
         DemoCommand.class,
+        DraCommand.class,
     })
 public final class VnpuCli implements Runnable {
 

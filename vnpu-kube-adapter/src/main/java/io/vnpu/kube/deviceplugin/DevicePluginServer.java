@@ -5,16 +5,12 @@ import io.grpc.Server;
 import io.grpc.StatusRuntimeException;
 import io.vnpu.kube.deviceplugin.v1beta1.RegisterRequest;
 import io.vnpu.kube.deviceplugin.v1beta1.RegistrationGrpc;
+import io.vnpu.kube.kubelet.FileIdentity;
+import io.vnpu.kube.kubelet.PathWatch;
 import io.vnpu.kube.resource.ResourceManager;
 import java.io.IOException;
-import java.nio.file.ClosedWatchServiceException;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardWatchEventKinds;
-import java.nio.file.WatchEvent;
-import java.nio.file.WatchKey;
-import java.nio.file.WatchService;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
@@ -45,8 +41,8 @@ import org.slf4j.LoggerFactory;
  * {@code <pluginDir>/kubelet.sock} (version {@code v1beta1}, endpoint {@code socketName}, the
  * manager's resource name, {@code get_preferred_allocation_available=true} and the manager's
  * {@code pre_start_required}). A kubelet restart wipes the directory and re-creates
- * {@code kubelet.sock}; the server notices through a {@link WatchService} on the directory (with a
- * periodic stat of both sockets every {@code checkInterval} as fallback), serves on a fresh gRPC
+ * {@code kubelet.sock}; the server notices through a {@link PathWatch} on the directory (with a
+ * periodic stat of both sockets every {@code checkInterval} as fallback; see {@link PathWatch}), serves on a fresh gRPC
  * server and registers again. Bind and Register failures, and a gRPC server that terminates by
  * itself, are retried as the {@link RestartPolicy} allows; then the server gives up in state
  * {@link PluginState#FAILED}. {@link #stop()} ends the ListAndWatch streams, stops the gRPC server
@@ -91,8 +87,7 @@ public final class DevicePluginServer implements AutoCloseable {
   // Owned by the supervisor thread.
   private Generation current;
   private FileIdentity registeredKubelet;
-  private WatchService watchService;
-  private WatchKey watchKey;
+  private volatile PathWatch watch;
 
   /** One gRPC server lifetime: a kubelet restart or a failure ends it, the next serve makes a new one. */
   private record Generation(Server server, DevicePluginService service, FileIdentity socketId) {}
@@ -183,7 +178,6 @@ public final class DevicePluginServer implements AutoCloseable {
       }
       started = true;
     }
-    Thread watcher = openWatch();
     runOnSupervisor(() -> {
       attemptStart();
       if (!state.terminal()) {
@@ -191,8 +185,8 @@ public final class DevicePluginServer implements AutoCloseable {
             checkInterval.toMillis(), TimeUnit.MILLISECONDS);
       }
     });
-    if (watcher != null && !state.terminal()) {
-      watcher.start();
+    if (!state.terminal()) {
+      openWatch();
     }
     return state;
   }
@@ -400,12 +394,9 @@ public final class DevicePluginServer implements AutoCloseable {
 
   private void terminate() {
     PluginState end = state;
-    try {
-      if (watchService != null) {
-        watchService.close();
-      }
-    } catch (IOException e) {
-      log.warn("closing the watch on {} failed: {}", pluginDir, e.toString());
+    PathWatch w = watch;
+    if (w != null) {
+      w.close();
     }
     supervisor.shutdown();
     transport.close();
@@ -429,60 +420,30 @@ public final class DevicePluginServer implements AutoCloseable {
 
   // ---- directory watch ----
 
-  private Thread openWatch() {
+  private void openWatch() {
     if (!watchDirectory) {
-      return null;
+      return;
     }
     try {
-      Files.createDirectories(pluginDir);
-      watchService = FileSystems.getDefault().newWatchService();
+      watch = PathWatch.start("device-plugin-watch-" + socketName, List.of(socket, kubeletSocket),
+          () -> {
+            try {
+              supervisor.execute(this::reconcile);
+            } catch (RejectedExecutionException e) {
+              // terminated: nothing to reconcile any more
+            }
+          });
     } catch (IOException e) {
       log.warn("no watch on {} ({}); relying on the periodic check every {} ms", pluginDir,
           e.toString(), checkInterval.toMillis());
-      return null;
     }
-    WatchService ws = watchService;
-    Thread t = new Thread(() -> watchLoop(ws), "device-plugin-watch-" + socketName);
-    t.setDaemon(true);
-    return t;
   }
 
   /** (Re-)registers the directory watch, which dies when the directory is removed. */
   private void ensureWatch() {
-    if (watchService == null || (watchKey != null && watchKey.isValid())) {
-      return;
-    }
-    try {
-      watchKey = pluginDir.register(watchService, StandardWatchEventKinds.ENTRY_CREATE,
-          StandardWatchEventKinds.ENTRY_DELETE);
-    } catch (IOException | ClosedWatchServiceException e) {
-      log.debug("watching {} failed: {}", pluginDir, e.toString());
-    }
-  }
-
-  private void watchLoop(WatchService ws) {
-    while (true) {
-      WatchKey key;
-      try {
-        key = ws.take();
-      } catch (InterruptedException | ClosedWatchServiceException e) {
-        return;
-      }
-      boolean relevant = false;
-      for (WatchEvent<?> ev : key.pollEvents()) {
-        Object ctx = ev.context();
-        relevant |= ev.kind() == StandardWatchEventKinds.OVERFLOW
-            || (ctx instanceof Path p
-                && (p.toString().equals(socketName) || p.toString().equals(KUBELET_SOCKET)));
-      }
-      key.reset();
-      if (relevant) {
-        try {
-          supervisor.execute(this::reconcile);
-        } catch (RejectedExecutionException e) {
-          return;
-        }
-      }
+    PathWatch w = watch;
+    if (w != null) {
+      w.ensureRegistered();
     }
   }
 
@@ -540,7 +501,7 @@ public final class DevicePluginServer implements AutoCloseable {
     }
 
     /**
-     * Whether to watch the plugin directory with a {@link WatchService} (default true); without it
+     * Whether to watch the plugin directory with a {@link PathWatch} (default true); without it
      * only the periodic check notices a kubelet restart.
      */
     public Builder watchDirectory(boolean watch) {

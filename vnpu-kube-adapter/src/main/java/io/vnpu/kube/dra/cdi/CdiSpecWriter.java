@@ -3,20 +3,23 @@ package io.vnpu.kube.dra.cdi;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.vnpu.kube.dra.files.AtomicFiles;
+import io.vnpu.quota.files.HostFiles;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
 /**
  * Writes and removes the per-claim CDI spec files of one {@link CdiKind} in the CDI directory
- * ({@code --cdi-root}). Writes are atomic ({@link AtomicFiles}): a runtime reading the directory
- * sees the old file or the new one, never a partial one, and the temporary file's {@code .tmp}
- * name is not one the runtime reads. The version field is set to {@link CdiVersion#minimumFor}.
+ * ({@code --cdi-root}). Writes are atomic ({@link HostFiles#writeAtomically}): a runtime reading
+ * the directory sees the old file or the new one, never a partial one, and the temporary file's
+ * name (not ending in {@code .json}) is not one the runtime reads. Deletes never follow a link.
+ * The directory must be trusted (not writable by others), as {@link HostFiles} checks. The version
+ * field is set to {@link CdiVersion#minimumFor}.
  */
 public final class CdiSpecWriter {
 
@@ -61,8 +64,8 @@ public final class CdiSpecWriter {
     }
     Path file = specPath(claimUid);
     try {
-      Files.createDirectories(cdiRoot);
-      AtomicFiles.write(file, render(spec), "rw-r--r--");
+      HostFiles.ensureTrustedDirectory(cdiRoot, PosixFilePermissions.fromString("rwxr-xr-x"));
+      HostFiles.writeAtomically(file, render(spec), PosixFilePermissions.fromString("rw-r--r--"));
     } catch (IOException e) {
       throw new IOException(file + ": writing the CDI spec failed: " + e.getMessage(), e);
     }
@@ -82,7 +85,7 @@ public final class CdiSpecWriter {
   public void delete(String claimUid) throws IOException {
     Path file = specPath(claimUid);
     try {
-      AtomicFiles.delete(file);
+      HostFiles.deleteTree(file);
     } catch (IOException e) {
       throw new IOException(file + ": removing the CDI spec failed: " + e.getMessage(), e);
     }

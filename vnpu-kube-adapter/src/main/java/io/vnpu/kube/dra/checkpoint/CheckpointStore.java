@@ -1,11 +1,13 @@
 package io.vnpu.kube.dra.checkpoint;
 
-import io.vnpu.kube.dra.files.AtomicFiles;
+import io.vnpu.quota.files.HostFiles;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -13,7 +15,8 @@ import java.util.Objects;
 
 /**
  * The checkpoint file {@code <plugin-dir>/checkpoint.json}: loaded once at start, replaced
- * atomically (temp file + fsync + rename + directory fsync) on every change. Not thread-safe;
+ * atomically ({@link HostFiles#writeAtomically}: exclusive temp file + fsync + rename; then the
+ * directory is fsynced) on every change. Not thread-safe;
  * callers serialize (the claim state holds one lock for prepare and unprepare).
  */
 public final class CheckpointStore {
@@ -59,7 +62,11 @@ public final class CheckpointStore {
    */
   public void save(Checkpoint checkpoint) throws IOException {
     try {
-      AtomicFiles.write(file, codec.encode(checkpoint), "rw-------");
+      HostFiles.writeAtomically(file, codec.encode(checkpoint), HostFiles.OWNER_ONLY_FILE);
+      // the rename itself must survive a power cut, or a reboot brings back the old state
+      try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
+        dir.force(true);
+      }
     } catch (IOException e) {
       throw new IOException(file + ": writing the checkpoint failed: " + e.getMessage(), e);
     }

@@ -1,4 +1,4 @@
-package io.vnpu.kube.deviceplugin;
+package io.vnpu.kube.kubelet;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -11,12 +11,13 @@ import java.util.Optional;
 /**
  * Identity of a file at a moment: device and inode ({@code fileKey}) plus modification time, so
  * that a socket deleted and re-created at the same path (kubelet restart) compares unequal even when
- * the file system reuses the inode number.
+ * the file system reuses the inode number. Used to notice that the kubelet (or anyone) removed or
+ * replaced a socket.
  */
-record FileIdentity(Object fileKey, FileTime modified) {
+public record FileIdentity(Object fileKey, FileTime modified) {
 
   /** The identity of the file at {@code path}, or empty when nothing is there. */
-  static Optional<FileIdentity> of(Path path) {
+  public static Optional<FileIdentity> of(Path path) {
     try {
       BasicFileAttributes a =
           Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);

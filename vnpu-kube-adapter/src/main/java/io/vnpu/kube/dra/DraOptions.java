@@ -1,0 +1,65 @@
+package io.vnpu.kube.dra;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * Settings of the NPU DRA kubelet plugin (the openFuyao driver's flags; see {@code vnpu dra}).
+ *
+ * @param nodeName        this node; pool name, slice {@code spec.nodeName}, owner of the slices
+ * @param driverName      DRA driver name, a lowercase DNS subdomain of at most 63 characters
+ * @param cdiRoot         directory the container runtime reads CDI specs from
+ * @param deviceProfile   device profile; only {@code npu} (whole NPUs) exists; the CDI class
+ * @param registrarDir    the kubelet's plugin registration directory
+ * @param pluginsDir      parent of the plugin's data directory {@code <pluginsDir>/<driverName>}
+ * @param enableHardVnpu  publish 910B chips as shareable by {@code memCapacity} (issue 15; refused
+ *                        for now)
+ * @param healthcheckPort gRPC liveness port: negative off, 0 random, positive fixed
+ * @param devRoot         host directory of the NPU device nodes ({@code /dev}; the simulator's
+ *                        device directory under {@code --simulate})
+ * @param mountRoot       host root the driver mount paths are resolved against ({@code /})
+ * @param resync          period of the full ResourceSlice sync
+ */
+public record DraOptions(String nodeName, String driverName, Path cdiRoot, String deviceProfile,
+    Path registrarDir, Path pluginsDir, boolean enableHardVnpu, int healthcheckPort, Path devRoot,
+    Path mountRoot, Duration resync) {
+
+  public static final String DEFAULT_DRIVER = "npu.huawei.com";
+  public static final String PROFILE_NPU = "npu";
+  private static final Pattern DNS_SUBDOMAIN =
+      Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+
+  /**
+   * @throws IllegalArgumentException naming the flag and value when a setting is invalid
+   */
+  public DraOptions {
+    Objects.requireNonNull(cdiRoot, "cdiRoot");
+    Objects.requireNonNull(registrarDir, "registrarDir");
+    Objects.requireNonNull(pluginsDir, "pluginsDir");
+    Objects.requireNonNull(devRoot, "devRoot");
+    Objects.requireNonNull(mountRoot, "mountRoot");
+    Objects.requireNonNull(resync, "resync");
+    if (nodeName == null || nodeName.isBlank()) {
+      throw new IllegalArgumentException("--node-name: required (or env NODE_NAME)");
+    }
+    if (driverName == null || driverName.length() > 63
+        || !DNS_SUBDOMAIN.matcher(driverName).matches()) {
+      throw new IllegalArgumentException("--driver-name = " + driverName
+          + ": must be a lowercase DNS subdomain of at most 63 characters");
+    }
+    if (!PROFILE_NPU.equals(deviceProfile)) {
+      throw new IllegalArgumentException("--device-profile = " + deviceProfile
+          + ": unknown profile (known: " + PROFILE_NPU + ")");
+    }
+    if (enableHardVnpu) {
+      throw new IllegalArgumentException("--enable-hard-vnpu: hard vNPU by memCapacity is not"
+          + " implemented in this version; run without it (whole NPUs)");
+    }
+    if (healthcheckPort > 65535) {
+      throw new IllegalArgumentException("--healthcheck-port = " + healthcheckPort
+          + ": must be -1 (off), 0 (random) or a port up to 65535");
+    }
+  }
+}

@@ -1,0 +1,148 @@
+package io.vnpu.kube.dra;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vnpu.api.spi.DeviceManager;
+import io.vnpu.kube.dra.cdi.AscendHostLayout;
+import io.vnpu.kube.dra.cdi.CdiKind;
+import io.vnpu.kube.dra.cdi.CdiSpecWriter;
+import io.vnpu.kube.dra.cdi.DeviceNodeProbe;
+import io.vnpu.kube.dra.checkpoint.CheckpointStore;
+import io.vnpu.kube.dra.claims.ClaimFetcher;
+import io.vnpu.kube.dra.devices.NpuDeviceFacts;
+import io.vnpu.kube.dra.devices.NpuDiscovery;
+import io.vnpu.kube.dra.devices.NpuInventory;
+import io.vnpu.kube.dra.kubelet.KubeletPluginServer;
+import io.vnpu.kube.dra.kubelet.LivenessServer;
+import io.vnpu.kube.dra.kubelet.PluginSockets;
+import io.vnpu.kube.dra.proto.registration.RegistrationStatus;
+import io.vnpu.kube.dra.slices.NpuSliceDevices;
+import io.vnpu.kube.dra.slices.ResourceSlicePublisher;
+import io.vnpu.kube.dra.state.ClaimPlanner;
+import io.vnpu.kube.dra.state.ClaimSpecBuilder;
+import io.vnpu.kube.dra.state.DeviceState;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The NPU DRA kubelet plugin assembled from its parts, embeddable: give it options, an API client
+ * and a way to open the node's {@link DeviceManager}.
+ *
+ * <p>Start order: DCMI discovery (background, retried until chips appear) feeding the
+ * ResourceSlice publisher; the claim state (checkpoint loaded or repaired, CDI files reconciled)
+ * before anything is served; the DRA socket, then the registration socket; the liveness port.
+ * {@link #close()} removes the registration socket first (the kubelet deregisters), then the DRA
+ * socket, and stops publishing; ResourceSlices are left in place (the kubelet removes them if the
+ * driver does not come back).
+ */
+public final class DraPlugin implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(DraPlugin.class);
+
+  private final DraOptions options;
+  private final NpuInventory inventory = new NpuInventory();
+  private final NpuDiscovery discovery;
+  private final ResourceSlicePublisher publisher;
+  private final NpuSliceDevices sliceDevices;
+  private final PluginSockets sockets;
+  private final CdiKind cdiKind;
+  private final KubernetesClient client;
+  private final String bootId;
+  private final Clock clock;
+  private DeviceState state;
+  private KubeletPluginServer server;
+  private LivenessServer liveness;
+
+  /**
+   * @param opener opens the node's DCMI device manager; retried with backoff while it fails
+   * @param facts  PCIe facts of the NPUs
+   * @param bootId the node's boot ID ({@link io.vnpu.kube.dra.state.BootId})
+   * @throws IllegalArgumentException naming the flag when a socket path is too long
+   */
+  public DraPlugin(DraOptions options, KubernetesClient client, Callable<DeviceManager> opener,
+      NpuDeviceFacts facts, String bootId, Clock clock) {
+    this.options = Objects.requireNonNull(options, "options");
+    this.client = Objects.requireNonNull(client, "client");
+    this.bootId = Objects.requireNonNull(bootId, "bootId");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.sockets = PluginSockets.of(options.driverName(), options.registrarDir(),
+        options.pluginsDir());
+    this.cdiKind = CdiKind.of(options.driverName(), options.deviceProfile());
+    this.discovery = new NpuDiscovery(opener, inventory, Duration.ofSeconds(1),
+        Duration.ofSeconds(30), Duration.ofSeconds(60));
+    this.publisher = new ResourceSlicePublisher(client, options.driverName(), options.nodeName(),
+        options.resync(), Duration.ofSeconds(1));
+    this.sliceDevices = new NpuSliceDevices(facts);
+  }
+
+  /**
+   * Starts everything.
+   *
+   * @throws IOException naming the file or socket when the checkpoint, the CDI directory or a
+   *     socket cannot be used
+   */
+  public void start() throws IOException {
+    inventory.addListener(npus -> publisher.publish(sliceDevices.devices(npus.values())));
+    publisher.start();
+    discovery.start();
+    CdiSpecWriter cdi = new CdiSpecWriter(options.cdiRoot(), cdiKind);
+    AscendHostLayout host = new AscendHostLayout(new DeviceNodeProbe(options.devRoot()),
+        options.mountRoot());
+    java.nio.file.Files.createDirectories(sockets.dataDir());
+    state = DeviceState.open(
+        new CheckpointStore(sockets.dataDir().resolve(CheckpointStore.FILE_NAME), clock), cdi,
+        new ClaimSpecBuilder(cdiKind, host),
+        new ClaimPlanner(options.driverName(), options.nodeName(), cdiKind), inventory,
+        options.nodeName(), bootId, Duration.ofSeconds(30));
+    server = new KubeletPluginServer(sockets, options.driverName(),
+        new NpuDriver(new ClaimFetcher(client), state), Duration.ofSeconds(1));
+    server.start();
+    if (options.healthcheckPort() >= 0) {
+      liveness = new LivenessServer(options.healthcheckPort(), sockets);
+    }
+    log.info("DRA driver {} started on node {} (CDI {} in {})", options.driverName(),
+        options.nodeName(), cdiKind.kind(), options.cdiRoot());
+  }
+
+  /** The socket layout. */
+  public PluginSockets sockets() {
+    return sockets;
+  }
+
+  /** The NPUs offered now. */
+  public NpuInventory inventory() {
+    return inventory;
+  }
+
+  /** The claim state (after {@link #start()}). */
+  public DeviceState state() {
+    return state;
+  }
+
+  /** The last registration status from the kubelet. */
+  public Optional<RegistrationStatus> registrationStatus() {
+    return server == null ? Optional.empty() : server.registrationStatus();
+  }
+
+  /** The liveness port, when enabled. */
+  public Optional<Integer> livenessPort() {
+    return Optional.ofNullable(liveness).map(LivenessServer::port);
+  }
+
+  @Override
+  public void close() {
+    if (liveness != null) {
+      liveness.close();
+    }
+    if (server != null) {
+      server.close();
+    }
+    publisher.close();
+    discovery.close();
+  }
+}

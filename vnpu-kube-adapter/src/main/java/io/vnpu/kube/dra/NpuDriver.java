@@ -1,0 +1,77 @@
+package io.vnpu.kube.dra;
+
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.grpc.Status;
+import io.grpc.StatusException;
+import io.vnpu.kube.dra.claims.ClaimFetchException;
+import io.vnpu.kube.dra.claims.ClaimFetcher;
+import io.vnpu.kube.dra.claims.ClaimRef;
+import io.vnpu.kube.dra.kubelet.ClaimHandler;
+import io.vnpu.kube.dra.state.DeviceState;
+import io.vnpu.kube.dra.state.PrepareOutcome;
+import io.vnpu.kube.dra.state.StateUnavailableException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The NPU DRA driver's answers to the kubelet: reads the claims of a NodePrepareResources call from
+ * the API server before taking the state lock (a slow API server must not block unprepare), then
+ * prepares each through {@link DeviceState}. One result per requested UID, never an extra one.
+ *
+ * <p>Errors: an empty request is answered at once (the liveness check sends one); a claim that
+ * cannot be read, was replaced (other UID) or is not allocated fails the whole call with a status
+ * naming it ({@code UNAVAILABLE} when retrying may help, else {@code FAILED_PRECONDITION}), as the
+ * Go kubelet-plugin helper does; a claim that cannot be prepared gets its own {@code error} while
+ * the others are prepared.
+ */
+public final class NpuDriver implements ClaimHandler {
+
+  private final ClaimFetcher fetcher;
+  private final DeviceState state;
+
+  public NpuDriver(ClaimFetcher fetcher, DeviceState state) {
+    this.fetcher = Objects.requireNonNull(fetcher, "fetcher");
+    this.state = Objects.requireNonNull(state, "state");
+  }
+
+  @Override
+  public Map<String, PrepareOutcome> prepare(List<ClaimRef> claims) throws StatusException {
+    Map<String, PrepareOutcome> out = new LinkedHashMap<>();
+    if (claims.isEmpty()) {
+      return out;
+    }
+    List<ResourceClaim> fetched = new ArrayList<>(claims.size());
+    for (ClaimRef ref : claims) {
+      try {
+        fetched.add(fetcher.fetch(ref));
+      } catch (ClaimFetchException e) {
+        Status s = e.transientFailure() ? Status.UNAVAILABLE : Status.FAILED_PRECONDITION;
+        throw s.withDescription(e.getMessage()).asException();
+      }
+    }
+    for (ResourceClaim claim : fetched) {
+      try {
+        out.put(claim.getMetadata().getUid(), state.prepare(claim));
+      } catch (StateUnavailableException e) {
+        throw Status.UNAVAILABLE.withDescription(e.getMessage()).asException();
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public Map<String, String> unprepare(List<ClaimRef> claims) throws StatusException {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (ClaimRef ref : claims) {
+      try {
+        out.put(ref.uid(), state.unprepare(ref));
+      } catch (StateUnavailableException e) {
+        throw Status.UNAVAILABLE.withDescription(e.getMessage()).asException();
+      }
+    }
+    return out;
+  }
+}

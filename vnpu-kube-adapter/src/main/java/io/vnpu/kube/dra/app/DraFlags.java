@@ -1,0 +1,95 @@
+package io.vnpu.kube.dra.app;
+
+import io.vnpu.kube.dra.DraOptions;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import picocli.CommandLine.Option;
+
+/**
+ * The flags of the NPU DRA kubelet plugin, shared by {@code vnpu dra} and {@link DraMain}: the
+ * openFuyao driver's flags, each also read from the environment variable named in its help.
+ */
+public final class DraFlags {
+
+  @Option(names = "--node-name", defaultValue = "${env:NODE_NAME}", paramLabel = "NAME",
+      description = "This node's name (env NODE_NAME).")
+  String nodeName;
+
+  @Option(names = "--driver-name", defaultValue = "${env:DRIVER_NAME:-npu.huawei.com}",
+      paramLabel = "NAME",
+      description = "DRA driver name (env DRIVER_NAME; default: ${DEFAULT-VALUE}).")
+  String driverName;
+
+  @Option(names = "--cdi-root", defaultValue = "${env:CDI_ROOT:-/etc/cdi}", paramLabel = "DIR",
+      description = "Directory the container runtime reads CDI specs from (env CDI_ROOT;"
+          + " default: ${DEFAULT-VALUE}).")
+  Path cdiRoot;
+
+  @Option(names = "--device-profile", defaultValue = "${env:DEVICE_PROFILE:-npu}",
+      paramLabel = "PROFILE", description = "Device profile (env DEVICE_PROFILE; default:"
+          + " ${DEFAULT-VALUE}; only npu: whole NPUs).")
+  String deviceProfile;
+
+  @Option(names = "--kubelet-registrar-directory-path",
+      defaultValue = "${env:KUBELET_REGISTRAR_DIRECTORY_PATH:-/var/lib/kubelet/plugins_registry}",
+      paramLabel = "DIR", description = "The kubelet's plugin registration directory (env"
+          + " KUBELET_REGISTRAR_DIRECTORY_PATH; default: ${DEFAULT-VALUE}).")
+  Path registrarDir;
+
+  @Option(names = "--kubelet-plugins-directory-path",
+      defaultValue = "${env:KUBELET_PLUGINS_DIRECTORY_PATH:-/var/lib/kubelet/plugins}",
+      paramLabel = "DIR", description = "Parent of the plugin's data directory (env"
+          + " KUBELET_PLUGINS_DIRECTORY_PATH; default: ${DEFAULT-VALUE}).")
+  Path pluginsDir;
+
+  @Option(names = "--enable-hard-vnpu", defaultValue = "${env:ENABLE_HARD_VNPU:-false}",
+      fallbackValue = "true", arity = "0..1", paramLabel = "BOOL",
+      description = "Hard vNPU by memCapacity (env ENABLE_HARD_VNPU); not in this version.")
+  boolean enableHardVnpu;
+
+  @Option(names = "--healthcheck-port", defaultValue = "${env:HEALTHCHECK_PORT:--1}",
+      paramLabel = "PORT", description = "gRPC liveness port: -1 off, 0 random, >0 fixed (env"
+          + " HEALTHCHECK_PORT; default: ${DEFAULT-VALUE}).")
+  int healthcheckPort;
+
+  @Option(names = "--kubeconfig", defaultValue = "${env:KUBECONFIG}", paramLabel = "FILE",
+      description = "Kubeconfig file (env KUBECONFIG; default: in-cluster configuration).")
+  Path kubeconfig;
+
+  @Option(names = "--dcmi-library", paramLabel = "FILE",
+      description = "Path of libdcmi.so (default: the driver's standard locations).")
+  Path dcmiLibrary;
+
+  @Option(names = "--simulate", arity = "0..1", fallbackValue = "910B3x8", paramLabel = "PROFILE",
+      description = "Run on the bundled simulated node (profile, default 910B3x8): device nodes"
+          + " are stand-in files under the simulator's directory. Never simulates unless given.")
+  String simulate;
+
+  /** The kubeconfig file, if given. */
+  public Optional<Path> kubeconfig() {
+    return Optional.ofNullable(kubeconfig);
+  }
+
+  /** The libdcmi.so path, if given. */
+  public Optional<Path> dcmiLibrary() {
+    return Optional.ofNullable(dcmiLibrary);
+  }
+
+  /** The simulator profile, if simulating. */
+  public Optional<String> simulate() {
+    return Optional.ofNullable(simulate);
+  }
+
+  /**
+   * The plugin options these flags denote.
+   *
+   * @param devRoot   where the device nodes are ({@code /dev}, or the simulator's directory)
+   * @param mountRoot where the driver files are ({@code /})
+   * @throws IllegalArgumentException naming the flag and value when one is invalid
+   */
+  public DraOptions toOptions(Path devRoot, Path mountRoot) {
+    return new DraOptions(nodeName, driverName, cdiRoot, deviceProfile, registrarDir, pluginsDir,
+        enableHardVnpu, healthcheckPort, devRoot, mountRoot, Duration.ofSeconds(30));
+  }
+}

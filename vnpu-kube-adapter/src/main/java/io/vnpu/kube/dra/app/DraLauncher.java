@@ -1,0 +1,165 @@
+package io.vnpu.kube.dra.app;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.vnpu.api.model.Npu;
+import io.vnpu.api.spi.DeviceManager;
+import io.vnpu.dcmi.DcmiDeviceManager;
+import io.vnpu.dcmi.DcmiNodeSelector;
+import io.vnpu.dcmi.PcieInfo;
+import io.vnpu.kube.dra.DraOptions;
+import io.vnpu.kube.dra.DraPlugin;
+import io.vnpu.kube.dra.devices.NpuDeviceFacts;
+import io.vnpu.kube.dra.kubelet.PluginSockets;
+import io.vnpu.kube.dra.state.BootId;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the NPU DRA kubelet plugin in the foreground until SIGTERM/SIGINT: the composition root of
+ * {@code vnpu dra} and {@link DraMain}. Exit codes: {@value #EXIT_OK} stopped by a signal,
+ * {@value #EXIT_STARTUP_FAILED} startup failed, {@value #EXIT_USAGE} a flag is invalid.
+ *
+ * <p>With {@code --simulate} the simulated {@code libdcmi.so} is used, the NPU device nodes are
+ * stand-in files in {@code <simulator root>/dev} (created for every discovered chip, with the
+ * management nodes), and no driver files are mounted.
+ */
+public final class DraLauncher {
+  public static final int EXIT_OK = 0;
+  public static final int EXIT_STARTUP_FAILED = 1;
+  public static final int EXIT_USAGE = 2;
+
+  private static final Logger log = LoggerFactory.getLogger(DraLauncher.class);
+
+  private final DcmiNodeSelector selector;
+  private final PrintStream err;
+
+  /** @param selector decides between the installed driver and the bundled simulator */
+  public DraLauncher(DcmiNodeSelector selector, PrintStream err) {
+    this.selector = selector;
+    this.err = err;
+  }
+
+  /** Runs until a signal; returns the exit code. */
+  public int run(DraFlags flags, String command) {
+    Path devRoot = Path.of("/dev");
+    Path mountRoot = Path.of("/");
+    DcmiNodeSelector.Selection selection;
+    Optional<DcmiNodeSelector.OpenNode> simulated = Optional.empty();
+    DraOptions options;
+    try {
+      selection = selector.select(flags.dcmiLibrary(), flags.simulate(),
+          DcmiNodeSelector.Fallback.NONE);
+      if (selection.simulated()) {
+        // the simulated node is always ready; its state directory holds the stand-in /dev
+        simulated = Optional.of(selector.open(selection, Optional.empty(), log::info));
+        Path simRoot = simulated.get().simulator().orElseThrow().root();
+        devRoot = simRoot.resolve("dev");
+        mountRoot = simRoot.resolve("host");
+      }
+      options = flags.toOptions(devRoot, mountRoot);
+      PluginSockets.of(options.driverName(), options.registrarDir(), options.pluginsDir());
+    } catch (IllegalArgumentException e) {
+      err.println(command + ": " + e.getMessage());
+      simulated.ifPresent(DcmiNodeSelector.OpenNode::close);
+      return EXIT_USAGE;
+    } catch (RuntimeException e) {
+      err.println(command + ": " + e.getMessage());
+      return EXIT_STARTUP_FAILED;
+    }
+    KubernetesClient client;
+    try {
+      client = new KubernetesClientBuilder().withConfig(config(flags)).build();
+    } catch (IOException | RuntimeException e) {
+      err.println(command + ": --kubeconfig " + flags.kubeconfig().map(Path::toString)
+          .orElse("(in-cluster)") + ": " + e.getMessage());
+      return EXIT_STARTUP_FAILED;
+    }
+    AtomicReference<DcmiDeviceManager> dcmi = new AtomicReference<>();
+    NpuDeviceFacts facts = npu -> pciBusId(dcmi.get(), npu);
+    Optional<DcmiNodeSelector.OpenNode> simNode = simulated;
+    DraPlugin plugin = new DraPlugin(options, client, () -> {
+      // the driver may not be ready at boot: the plugin retries this with backoff
+      DcmiDeviceManager m = simNode.isPresent() ? simNode.get().deviceManager()
+          : selector.open(selection, Optional.empty(), log::info).deviceManager();
+      dcmi.set(m);
+      return (DeviceManager) m;
+    }, facts, BootId.read(BootId.PROC_FILE), Clock.systemUTC());
+    if (simNode.isPresent()) {
+      Path dev = devRoot;
+      plugin.inventory().addListener(npus -> standInNodes(dev, npus.values()));
+      standInNodes(dev, List.of());
+    }
+    CountDownLatch stop = new CountDownLatch(1);
+    Thread hook = new Thread(() -> {
+      log.info("stopping the DRA driver");
+      plugin.close();
+      client.close();
+      stop.countDown();
+    }, "dra-shutdown");
+    try {
+      plugin.start();
+    } catch (IOException | RuntimeException e) {
+      err.println(command + ": " + e.getMessage());
+      plugin.close();
+      client.close();
+      return EXIT_STARTUP_FAILED;
+    }
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      stop.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return EXIT_OK;
+  }
+
+  private static Config config(DraFlags flags) throws IOException {
+    if (flags.kubeconfig().isPresent()) {
+      return Config.fromKubeconfig(Files.readString(flags.kubeconfig().get()));
+    }
+    return Config.autoConfigure(null);
+  }
+
+  private static Optional<String> pciBusId(DcmiDeviceManager m, Npu npu) {
+    if (m == null) {
+      return Optional.empty();
+    }
+    try {
+      return m.dcmi().pcieInfo(npu.cardId(), npu.deviceId()).map(PcieInfo::busId);
+    } catch (RuntimeException e) {
+      return Optional.empty(); // the attribute is optional; a chip without PCIe info has none
+    }
+  }
+
+  /** The simulated host's device nodes: empty files the CDI spec can point at. */
+  private static void standInNodes(Path dev, java.util.Collection<Npu> npus) {
+    try {
+      Files.createDirectories(dev);
+      for (String n : List.of("davinci_manager", "devmm_svm", "hisi_hdc")) {
+        touch(dev.resolve(n));
+      }
+      for (Npu n : npus) {
+        touch(dev.resolve("davinci" + n.phyId()));
+      }
+    } catch (IOException e) {
+      log.warn("creating the simulated device nodes in {} failed: {}", dev, e.toString());
+    }
+  }
+
+  private static void touch(Path p) throws IOException {
+    if (!Files.exists(p)) {
+      Files.createFile(p);
+    }
+  }
+}

@@ -1,0 +1,62 @@
+package io.vnpu.kube.dra.cdi;
+
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Where the Ascend driver's files are on this host, and what every NPU container needs from them:
+ * the management device nodes ({@code /dev/davinci_manager}, {@code /dev/devmm_svm},
+ * {@code /dev/hisi_hdc}; the facts of Ascend's docker runtime {@code base.list}) and read-only bind
+ * mounts of the driver libraries and tools the CANN runtime loads. Missing management nodes are an
+ * error at prepare time; a driver path that does not exist on the host is left out (driver
+ * packages differ between Atlas models).
+ *
+ * @param devices   device nodes, looked up under {@code /dev} or the simulator's directory
+ * @param mountRoot host root the driver mount paths are resolved against ({@code /} on a real host)
+ */
+public record AscendHostLayout(DeviceNodeProbe devices, Path mountRoot) {
+
+  /** Device nodes every container of an NPU claim gets. */
+  public static final List<String> MANAGEMENT_NODES =
+      List.of("/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc");
+
+  /** Driver paths bind-mounted read-only when present on the host. */
+  public static final List<String> DRIVER_MOUNTS = List.of(
+      "/usr/local/Ascend/driver/lib64",
+      "/usr/local/Ascend/driver/include",
+      "/usr/local/Ascend/driver/version.info",
+      "/etc/ascend_install.info",
+      "/usr/local/dcmi",
+      "/usr/local/bin/npu-smi");
+
+  public AscendHostLayout {
+    Objects.requireNonNull(devices, "devices");
+    mountRoot = Objects.requireNonNull(mountRoot, "mountRoot").toAbsolutePath();
+  }
+
+  /** A real host: {@code /dev} and {@code /}. */
+  public static AscendHostLayout host() {
+    return new AscendHostLayout(new DeviceNodeProbe(Path.of("/dev")), Path.of("/"));
+  }
+
+  /** The container device path of the whole NPU with phy ID {@code phyId}. */
+  public static String npuNode(int phyId) {
+    return "/dev/davinci" + phyId;
+  }
+
+  /** The read-only bind mounts for the driver paths that exist under {@link #mountRoot()}. */
+  public List<CdiMount> driverMounts() {
+    List<CdiMount> mounts = new ArrayList<>();
+    for (String p : DRIVER_MOUNTS) {
+      Path host = mountRoot.resolve(p.substring(1));
+      if (Files.exists(host, LinkOption.NOFOLLOW_LINKS)) {
+        mounts.add(new CdiMount(host.toString(), p, CdiMount.READ_ONLY_BIND));
+      }
+    }
+    return mounts;
+  }
+}

@@ -1,0 +1,89 @@
+package io.vnpu.kube.dra.slices;
+
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.resource.v1.Device;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttributeBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacityBuilder;
+import io.vnpu.api.model.Npu;
+import io.vnpu.kube.dra.devices.NpuDeviceFacts;
+import io.vnpu.kube.dra.devices.NpuDeviceNames;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The ResourceSlice devices ({@code resource.k8s.io/v1} {@code Device}) of whole NPUs; pure.
+ *
+ * <p>Name {@code npu-<phy ID>}. Attributes in the driver's domain: {@code chipName} (string, DCMI
+ * chip name, e.g. {@code 910B3}), {@code numaNode} (int, omitted when unknown), {@code physicalId}
+ * (int), {@code topologyGroup} (string {@code ring-<n>}, omitted without HCCS), {@code uuid} (die
+ * ID), {@code logicId} (int), {@code aiCore} (int, AI Cores of the chip); the standard
+ * {@code resource.kubernetes.io/pciBusID} when known. Capacity {@code memCapacity} = HBM, as a
+ * binary-suffixed quantity ({@code 64Gi}).
+ */
+public final class NpuSliceDevices {
+  /** Attribute names, one place for the publisher, the tests and the shipped DeviceClasses. */
+  public static final String CHIP_NAME = "chipName";
+  public static final String NUMA_NODE = "numaNode";
+  public static final String PHYSICAL_ID = "physicalId";
+  public static final String TOPOLOGY_GROUP = "topologyGroup";
+  public static final String UUID = "uuid";
+  public static final String LOGIC_ID = "logicId";
+  public static final String AI_CORE = "aiCore";
+  public static final String PCI_BUS_ID = "resource.kubernetes.io/pciBusID";
+  public static final String MEM_CAPACITY = "memCapacity";
+
+  private final NpuDeviceFacts facts;
+
+  public NpuSliceDevices(NpuDeviceFacts facts) {
+    this.facts = Objects.requireNonNull(facts, "facts");
+  }
+
+  /** Devices for {@code npus}, ordered by phy ID. */
+  public List<Device> devices(Collection<Npu> npus) {
+    List<Device> out = new ArrayList<>();
+    npus.stream().sorted((a, b) -> Integer.compare(a.phyId(), b.phyId()))
+        .forEach(n -> out.add(device(n)));
+    return out;
+  }
+
+  /** The device of one NPU. */
+  public Device device(Npu npu) {
+    Map<String, DeviceAttribute> attrs = new LinkedHashMap<>();
+    attrs.put(CHIP_NAME, new DeviceAttributeBuilder().withString(npu.chipName()).build());
+    if (npu.numaNode() >= 0) {
+      attrs.put(NUMA_NODE, new DeviceAttributeBuilder().withInt((long) npu.numaNode()).build());
+    }
+    attrs.put(PHYSICAL_ID, new DeviceAttributeBuilder().withInt((long) npu.phyId()).build());
+    NpuDeviceFacts.topologyGroup(npu).ifPresent(g ->
+        attrs.put(TOPOLOGY_GROUP, new DeviceAttributeBuilder().withString(g).build()));
+    attrs.put(UUID, new DeviceAttributeBuilder().withString(npu.uuid()).build());
+    attrs.put(LOGIC_ID, new DeviceAttributeBuilder().withInt((long) npu.logicId()).build());
+    attrs.put(AI_CORE, new DeviceAttributeBuilder().withInt((long) npu.aiCores()).build());
+    facts.pciBusId(npu).ifPresent(b ->
+        attrs.put(PCI_BUS_ID, new DeviceAttributeBuilder().withString(b).build()));
+    return new DeviceBuilder()
+        .withName(NpuDeviceNames.of(npu.phyId()))
+        .withAttributes(attrs)
+        .withCapacity(Map.of(MEM_CAPACITY,
+            new DeviceCapacityBuilder().withValue(quantity(npu.hbmBytes())).build()))
+        .build();
+  }
+
+  /** Bytes as a Kubernetes quantity with the largest exact binary suffix. */
+  static Quantity quantity(long bytes) {
+    String[] suffix = {"", "Ki", "Mi", "Gi", "Ti"};
+    long v = bytes;
+    int i = 0;
+    while (i < suffix.length - 1 && v != 0 && v % 1024 == 0) {
+      v /= 1024;
+      i++;
+    }
+    return new Quantity(v + suffix[i]);
+  }
+}

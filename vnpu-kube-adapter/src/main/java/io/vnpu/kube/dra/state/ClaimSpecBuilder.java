@@ -1,0 +1,94 @@
+package io.vnpu.kube.dra.state;
+
+import io.vnpu.kube.dra.cdi.AscendHostLayout;
+import io.vnpu.kube.dra.cdi.CdiContainerEdits;
+import io.vnpu.kube.dra.cdi.CdiDevice;
+import io.vnpu.kube.dra.cdi.CdiDeviceNode;
+import io.vnpu.kube.dra.cdi.CdiKind;
+import io.vnpu.kube.dra.cdi.CdiSpec;
+import io.vnpu.kube.dra.checkpoint.PreparedClaim;
+import io.vnpu.kube.dra.checkpoint.PreparedDevice;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+/**
+ * The CDI spec of one prepared claim, from its plan and the host: what the container runtime
+ * must add to a container that uses the claim.
+ *
+ * <ul>
+ *   <li>Spec level (any device of the claim injected): the management nodes of
+ *       {@link AscendHostLayout#MANAGEMENT_NODES}, the driver mounts present on the host, and
+ *       {@code NPU_DRA_CLAIM_UID}.
+ *   <li>Per device ({@code <claim UID>-npu-<phy>}): {@code /dev/davinci<phy>}, and
+ *       {@code ASCEND_VISIBLE_DEVICES} = the phy IDs of every device of the same request, sorted,
+ *       comma-separated (all devices of a request set the same value, so the CDI env edits agree;
+ *       a container using two requests of one claim sees the value of the last one injected).
+ * </ul>
+ *
+ * The name of a CDI device is the part after {@code =} of the plan's first CDI ID.
+ */
+public final class ClaimSpecBuilder {
+
+  private final CdiKind kind;
+  private final AscendHostLayout host;
+
+  public ClaimSpecBuilder(CdiKind kind, AscendHostLayout host) {
+    this.kind = Objects.requireNonNull(kind, "kind");
+    this.host = Objects.requireNonNull(host, "host");
+  }
+
+  /**
+   * The spec, or empty devices list when the claim has no devices of ours (then no file is
+   * written).
+   *
+   * @throws io.vnpu.kube.dra.cdi.MissingDeviceNodeException naming the host path of a device
+   *     node that does not exist
+   * @throws IOException when a device node cannot be examined
+   */
+  public java.util.Optional<CdiSpec> build(PreparedClaim claim) throws IOException {
+    if (claim.devices().isEmpty()) {
+      return java.util.Optional.empty();
+    }
+    Map<String, TreeSet<Integer>> phyByRequest = new TreeMap<>();
+    for (PreparedDevice d : claim.devices()) {
+      for (String r : d.requestNames()) {
+        phyByRequest.computeIfAbsent(r, k -> new TreeSet<>()).add(d.physicalId());
+      }
+    }
+    List<CdiDevice> devices = new ArrayList<>();
+    for (PreparedDevice d : claim.devices()) {
+      TreeSet<Integer> visible = new TreeSet<>();
+      d.requestNames().forEach(r -> visible.addAll(phyByRequest.get(r)));
+      if (visible.isEmpty()) {
+        visible.add(d.physicalId());
+      }
+      CdiDeviceNode node = host.devices().probe(AscendHostLayout.npuNode(d.physicalId()));
+      devices.add(new CdiDevice(cdiName(d), new CdiContainerEdits(
+          List.of("ASCEND_VISIBLE_DEVICES=" + visible.stream().map(String::valueOf)
+              .collect(Collectors.joining(","))),
+          List.of(node), List.of())));
+    }
+    List<CdiDeviceNode> common = new ArrayList<>();
+    for (String n : AscendHostLayout.MANAGEMENT_NODES) {
+      common.add(host.devices().probe(n));
+    }
+    CdiContainerEdits specEdits = new CdiContainerEdits(
+        List.of("NPU_DRA_CLAIM_UID=" + claim.uid()), common, host.driverMounts());
+    return java.util.Optional.of(new CdiSpec("0.3.0", kind.kind(), devices, specEdits));
+  }
+
+  private String cdiName(PreparedDevice d) {
+    String id = d.cdiDeviceIds().get(0);
+    String prefix = kind.kind() + "=";
+    if (!id.startsWith(prefix)) {
+      throw new IllegalArgumentException("CDI ID " + id + " is not of kind " + kind.kind());
+    }
+    return id.substring(prefix.length());
+  }
+}

@@ -1,0 +1,100 @@
+package io.vnpu.kube.dra;
+
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vnpu.kube.dra.devices.NpuDeviceFacts;
+import io.vnpu.kube.testing.MutableDeviceManager;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+
+/**
+ * A simulated node for DRA plugin tests: kubelet directories, a CDI directory, a device directory
+ * with stand-in files for {@code davinci0..7} and the management nodes, a driver tree with
+ * {@code /usr/local/dcmi}, a Node object in the mock API server, eight 910B3 chips.
+ */
+final class DraTestBed {
+  static final String NODE = "node-1";
+  static final String DRIVER = "npu.huawei.com";
+
+  final Path root;
+  final Path registrar;
+  final Path plugins;
+  final Path cdi;
+  final Path dev;
+  final Path mounts;
+  final KubernetesClient client;
+  final MutableDeviceManager dcmi = new MutableDeviceManager(MutableDeviceManager.eight910b3());
+  String bootId = "boot-1";
+
+  DraTestBed(Path root, KubernetesClient client) throws IOException {
+    this.root = root;
+    this.client = client;
+    registrar = Files.createDirectories(root.resolve("plugins_registry"));
+    plugins = Files.createDirectories(root.resolve("plugins"));
+    cdi = root.resolve("cdi");
+    dev = Files.createDirectories(root.resolve("dev"));
+    mounts = root.resolve("host");
+    Files.createDirectories(mounts.resolve("usr/local/dcmi"));
+    for (int i = 0; i < 8; i++) {
+      Files.writeString(dev.resolve("davinci" + i), "");
+    }
+    for (String n : List.of("davinci_manager", "devmm_svm", "hisi_hdc")) {
+      Files.writeString(dev.resolve(n), "");
+    }
+    if (client.nodes().withName(NODE).get() == null) {
+      client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata()
+          .build()).create();
+    }
+  }
+
+  DraOptions options() {
+    return new DraOptions(NODE, DRIVER, cdi, "npu", registrar, plugins, false, -1, dev, mounts,
+        Duration.ofMillis(300));
+  }
+
+  DraPlugin plugin() {
+    return new DraPlugin(options(), client, () -> dcmi,
+        npu -> Optional.of(String.format("0000:%02x:00.0", 0xc1 + npu.phyId())), bootId,
+        Clock.systemUTC());
+  }
+
+  DraPlugin startedPlugin() throws IOException {
+    DraPlugin p = plugin();
+    p.start();
+    return p;
+  }
+
+  ResourceClaim create(ResourceClaim claim) {
+    client.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder()
+        .withNewMetadata().withName(claim.getMetadata().getNamespace()).endMetadata().build())
+        .createOr(n -> n.update());
+    return client.dynamicResourceAllocation().v1().resourceClaims()
+        .inNamespace(claim.getMetadata().getNamespace()).resource(claim).create();
+  }
+
+  List<ResourceSlice> slices() {
+    return client.dynamicResourceAllocation().v1().resourcesSlices().list().getItems();
+  }
+
+  static void await(String what, BooleanSupplier condition) throws InterruptedException {
+    long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > end) {
+        throw new AssertionError("timed out waiting for " + what);
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  static NpuDeviceFacts noFacts() {
+    return NpuDeviceFacts.NONE;
+  }
+}
