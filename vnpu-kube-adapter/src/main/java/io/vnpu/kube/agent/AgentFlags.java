@@ -1,5 +1,6 @@
 package io.vnpu.kube.agent;
 
+import io.vnpu.kube.metrics.CompatNames;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -73,6 +74,19 @@ public final class AgentFlags {
           + "--no-install-limiter only verifies files an operator provides.")
   boolean installLimiter;
 
+  @Option(names = "--metrics-port", defaultValue = "" + MetricsOptions.DEFAULT_PORT, paramLabel = "PORT",
+      description = "Port of /metrics, /livez and /readyz (default: ${DEFAULT-VALUE}, HAMi's); 0 turns them off.")
+  int metricsPort;
+
+  @Option(names = "--metrics-host", defaultValue = "0.0.0.0", paramLabel = "ADDRESS",
+      description = "Address the metrics endpoint binds (default: ${DEFAULT-VALUE}).")
+  String metricsHost;
+
+  @Option(names = "--metrics-compat", defaultValue = "", paramLabel = "NAMES",
+      description = "Also export other exporters' metric names, comma-separated: hami, npu-exporter "
+          + "(default: none).")
+  String metricsCompat;
+
   /**
    * The options these flags denote.
    *
@@ -87,6 +101,7 @@ public final class AgentFlags {
     return new NodeAgentOptions(configFile, Optional.ofNullable(nodeConfigFile), node,
         Duration.ofSeconds(checkIdleVnpuIntervalSeconds), Duration.ofSeconds(reportTimeOffsetSeconds),
         hwLogLevel, kubeletDir, Optional.ofNullable(dcmiLibrary), Optional.ofNullable(simulate),
-        new LimiterOptions(assets, limiterDir, installLimiter));
+        new LimiterOptions(assets, limiterDir, installLimiter),
+        new MetricsOptions(metricsHost, metricsPort, CompatNames.parse(metricsCompat)));
   }
 }

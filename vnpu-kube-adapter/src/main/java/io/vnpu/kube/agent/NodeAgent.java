@@ -11,6 +11,16 @@ import io.vnpu.api.model.Npu;
 import io.vnpu.api.spi.DeviceManager;
 import io.vnpu.kube.deviceplugin.DevicePluginServer;
 import io.vnpu.kube.deviceplugin.PluginState;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.vnpu.kube.metrics.HealthCheck;
+import io.vnpu.kube.metrics.MeasuredResourceManager;
+import io.vnpu.kube.metrics.NpuCollector;
+import io.vnpu.kube.metrics.OpsServer;
+import io.vnpu.kube.metrics.RequestMetrics;
+import io.vnpu.kube.metrics.StateGauges;
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -49,6 +59,8 @@ public final class NodeAgent implements AutoCloseable {
   private io.vnpu.api.health.HealthSource health;
   private ResourceBackend backend;
   private DevicePluginServer server;
+  private OpsServer ops;
+  private final PrometheusRegistry registry = new PrometheusRegistry();
   private boolean stopped;
 
   /**
@@ -99,8 +111,16 @@ public final class NodeAgent implements AutoCloseable {
       backend = backends.create(new AgentEnvironment(options, deviceConfig, nodeConfig,
           nodeSettings, chip, npus, deviceManager, health));
       backend.start();
-      server = serverSettings.apply(
-          DevicePluginServer.builder(backend.resourceManager(), options.kubeletDir())).build();
+      RequestMetrics requests = new RequestMetrics(registry);
+      server = serverSettings.apply(DevicePluginServer.builder(
+          new MeasuredResourceManager(backend.resourceManager(), requests, System::nanoTime),
+          options.kubeletDir())).build();
+      DevicePluginServer s = server;
+      registry.register(new NpuCollector(options.nodeName(), chip.commonWord(),
+          new DeviceManagerTelemetry(deviceManager, npus, health), options.metrics().compat()));
+      StateGauges.registered(registry, chip.resourceName(), () -> s.state() == PluginState.REGISTERED);
+      backend.registerMetrics(registry, options.metrics().compat());
+      startEndpoint(s);
       return server.start();
     } catch (AgentStartupException e) {
       stop();
@@ -113,6 +133,34 @@ public final class NodeAgent implements AutoCloseable {
       stop();
       throw new AgentStartupException(e.getMessage() != null ? e.getMessage() : e.toString(), e);
     }
+  }
+
+  /** Starts {@code /metrics}, {@code /livez}, {@code /readyz} before registering, so probes answer from the start. */
+  private void startEndpoint(DevicePluginServer s) {
+    if (!options.metrics().enabled()) return;
+    Map<String, HealthCheck> ready = new LinkedHashMap<>();
+    ready.put("kubelet", () -> s.state() == PluginState.REGISTERED ? Optional.empty()
+        : Optional.of("device plugin " + s.socketPath().getFileName() + " is " + s.state() + ", not REGISTERED"));
+    ready.putAll(backend.readinessChecks());
+    Map<String, HealthCheck> live = Map.of("plugin", () -> s.state() == PluginState.FAILED
+        ? Optional.of("device plugin gave up: " + s.failure().map(Throwable::getMessage).orElse("unknown"))
+        : Optional.empty());
+    try {
+      ops = OpsServer.start(options.metrics().host(), options.metrics().port(), registry, live, ready);
+      log.info("metrics on http://{}:{}/metrics, probes /livez and /readyz", options.metrics().host(), ops.port());
+    } catch (IOException e) {
+      throw new AgentStartupException("--metrics-port " + options.metrics().port() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The agent's metrics registry (the endpoint serves it; embedders may add their own collectors). */
+  public PrometheusRegistry registry() {
+    return registry;
+  }
+
+  /** The metrics and probe endpoint, when enabled and started. */
+  public synchronized Optional<OpsServer> endpoint() {
+    return Optional.ofNullable(ops);
   }
 
   /** The first {@code vnpus.configs[]} entry whose {@code chipName} is the driver's chip name. */
@@ -158,6 +206,9 @@ public final class NodeAgent implements AutoCloseable {
     stopped = true;
     if (server != null) {
       server.stop();
+    }
+    if (ops != null) {
+      ops.close();
     }
     if (backend != null) {
       try {

@@ -22,17 +22,19 @@ import java.util.Optional;
  *                              profile; empty means the real driver (never simulated unless asked)
  * @param limiter               limiter installation ({@code --limiter-assets}, {@code --limiter-dir},
  *                              {@code --install-limiter})
+ * @param metrics               metrics and probe endpoint ({@code --metrics-host}, {@code --metrics-port},
+ *                              {@code --metrics-compat})
  */
 public record NodeAgentOptions(Path configFile, Optional<Path> nodeConfigFile, String nodeName,
     Duration checkIdleVnpuInterval, Duration reportTimeOffset, int hwLogLevel, Path kubeletDir,
-    Optional<Path> dcmiLibrary, Optional<String> simulate, LimiterOptions limiter) {
+    Optional<Path> dcmiLibrary, Optional<String> simulate, LimiterOptions limiter, MetricsOptions metrics) {
 
-  /** The options with {@link LimiterOptions#defaults()}. */
+  /** The options with {@link LimiterOptions#defaults()} and no metrics endpoint ({@link MetricsOptions#off()}). */
   public NodeAgentOptions(Path configFile, Optional<Path> nodeConfigFile, String nodeName,
       Duration checkIdleVnpuInterval, Duration reportTimeOffset, int hwLogLevel, Path kubeletDir,
       Optional<Path> dcmiLibrary, Optional<String> simulate) {
     this(configFile, nodeConfigFile, nodeName, checkIdleVnpuInterval, reportTimeOffset, hwLogLevel,
-        kubeletDir, dcmiLibrary, simulate, LimiterOptions.defaults());
+        kubeletDir, dcmiLibrary, simulate, LimiterOptions.defaults(), MetricsOptions.off());
   }
 
   public NodeAgentOptions {
@@ -45,6 +47,7 @@ public record NodeAgentOptions(Path configFile, Optional<Path> nodeConfigFile, S
     Objects.requireNonNull(dcmiLibrary, "dcmiLibrary");
     Objects.requireNonNull(simulate, "simulate");
     Objects.requireNonNull(limiter, "limiter");
+    Objects.requireNonNull(metrics, "metrics");
     if (nodeName.isBlank()) {
       throw new IllegalArgumentException(
           "node name is empty: pass --node_name or set the NODE_NAME environment variable");

@@ -19,7 +19,13 @@ import io.vnpu.kube.limiter.LimiterProvisioning;
 import io.vnpu.kube.limiter.LimiterVerifier;
 import io.vnpu.kube.resource.ResourceManager;
 import io.vnpu.quota.region.QuotaRegions;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.vnpu.kube.metrics.CompatNames;
+import io.vnpu.kube.metrics.HealthCheck;
+import io.vnpu.kube.metrics.SliceCollector;
+import io.vnpu.kube.metrics.StateGauges;
 import java.nio.file.Path;
+import java.util.Set;
 import java.time.Clock;
 import java.util.Map;
 import java.util.Objects;
@@ -39,14 +45,22 @@ public final class HamiBackend implements ResourceBackend {
   private final ScheduledExecutorService executor;
   private final HamiComponents components;
   private final LimiterVerifier limiter;
+  private final HamiOptions options;
+  private final boolean limiterRequired;
   private volatile Optional<KubeFaultHandling> faults = Optional.empty();
 
+  /**
+   * @param limiterRequired whether readiness waits for the limiter (the node soft-slices or the agent
+   *     installs the limiter)
+   */
   HamiBackend(KubernetesClient client, ScheduledExecutorService executor, HamiComponents components,
-      LimiterVerifier limiter) {
+      LimiterVerifier limiter, HamiOptions options, boolean limiterRequired) {
     this.client = Objects.requireNonNull(client, "client");
     this.executor = Objects.requireNonNull(executor, "executor");
     this.components = Objects.requireNonNull(components, "components");
     this.limiter = Objects.requireNonNull(limiter, "limiter");
+    this.options = Objects.requireNonNull(options, "options");
+    this.limiterRequired = limiterRequired;
   }
 
   /** Builds the backend from what the agent loaded, reading {@code HOOK_PATH} from {@code env}. */
@@ -72,11 +86,12 @@ public final class HamiBackend implements ResourceBackend {
       t.setDaemon(true);
       return t;
     });
+    HamiNodeSettings node = HamiNodeSettings.from(environment.deviceConfig(), environment.nodeSettings());
     HamiComponents components = new HamiComponents(client, environment.deviceManager(),
-        environment.health(), HamiChipSettings.from(environment.chip()),
-        HamiNodeSettings.from(environment.deviceConfig(), environment.nodeSettings()), options,
+        environment.health(), HamiChipSettings.from(environment.chip()), node, options,
         Clock.systemDefaultZone(), new ExecutorScheduler(executor));
-    HamiBackend backend = new HamiBackend(client, executor, components, limiter);
+    HamiBackend backend = new HamiBackend(client, executor, components, limiter, options,
+        node.hamiVnpuCore() || lo.install());
     if (environment.health() instanceof HealthMonitor monitor) {
       // the fault engine over DCMI: Events, mindx-dl-fault-config reloads, persisted separation
       backend.faults = Optional.of(KubeFaultHandling.start(client, environment.options().nodeName(), monitor,
@@ -98,6 +113,27 @@ public final class HamiBackend implements ResourceBackend {
   /** The limiter check soft-split Allocate runs; its last outcome feeds readiness and metrics. */
   public LimiterVerifier limiter() {
     return limiter;
+  }
+
+  /**
+   * Per-slice series of the node's soft slices ({@link HamiSliceSource}; compute registries read from
+   * the host's shared-region directory) and {@code vnpu_limiter_ready}.
+   */
+  @Override
+  public void registerMetrics(PrometheusRegistry registry, Set<CompatNames> compat) {
+    SoftSplitLayout layout = options.softLayout();
+    Path registryHostDir = Path.of(layout.sharedRegionDir());
+    registry.register(new SliceCollector(options.nodeName(), new HamiSliceSource(client, options.nodeName(), layout),
+        dir -> dir.equals(SoftSplitLayout.CONTAINER_SHARED_REGION) ? Optional.of(registryHostDir) : Optional.empty(),
+        compat, System::nanoTime));
+    StateGauges.limiterReady(registry, limiter::usable);
+  }
+
+  /** {@code limiter}: {@code libvnpu.so} and {@code ld.so.preload} pass verification (when soft slicing can happen). */
+  @Override
+  public Map<String, HealthCheck> readinessChecks() {
+    if (!limiterRequired) return Map.of();
+    return Map.of("limiter", () -> limiter.usable() ? Optional.empty() : limiter.lastProblem());
   }
 
   @Override

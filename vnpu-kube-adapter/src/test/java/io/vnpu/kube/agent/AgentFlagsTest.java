@@ -6,7 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.vnpu.kube.cli.VnpuCli;
 import java.nio.file.Path;
 import java.time.Duration;
+import io.vnpu.kube.metrics.CompatNames;
+import java.util.EnumSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -28,7 +31,7 @@ class AgentFlagsTest {
     assertThat(o).isEqualTo(new NodeAgentOptions(Path.of("/device-config.yaml"),
         Optional.of(Path.of("/node-config.yaml")), "worker-1", Duration.ofSeconds(60),
         Duration.ofSeconds(1), 0, Path.of("/var/lib/kubelet/device-plugins"), Optional.empty(),
-        Optional.empty()));
+        Optional.empty(), LimiterOptions.defaults(), new MetricsOptions("0.0.0.0", 9395, Set.of())));
   }
 
   @Test
@@ -40,7 +43,23 @@ class AgentFlagsTest {
 
     assertThat(o).isEqualTo(new NodeAgentOptions(Path.of("/c.yaml"), Optional.empty(), "n1",
         Duration.ofSeconds(30), Duration.ofSeconds(2), -1, Path.of("/tmp/dp"),
-        Optional.of(Path.of("/opt/libdcmi.so")), Optional.of("310P3x4")));
+        Optional.of(Path.of("/opt/libdcmi.so")), Optional.of("310P3x4"), LimiterOptions.defaults(),
+        new MetricsOptions("0.0.0.0", 9395, Set.of())));
+  }
+
+  @Test
+  void limiterAndMetricsFlagsAreRead() {
+    NodeAgentOptions o = parse("--config_file", "/c.yaml", "--limiter-dir", "/host/limiter", "--no-install-limiter",
+        "--metrics-port", "9400", "--metrics-host", "127.0.0.1", "--metrics-compat", "hami,npu-exporter")
+        .toOptions(Map.of("NODE_NAME", "n1", "HAMI_VNPU_ASSETS_PATH", "/assets"));
+    assertThat(o.limiter()).isEqualTo(new LimiterOptions(Path.of("/assets"), Path.of("/host/limiter"), false));
+    assertThat(o.metrics()).isEqualTo(new MetricsOptions("127.0.0.1", 9400, EnumSet.allOf(CompatNames.class)));
+    assertThat(parse("--config_file", "/c.yaml", "--limiter-assets", "/img").toOptions(Map.of("NODE_NAME", "n1"))
+        .limiter().assetsDir()).isEqualTo(Path.of("/img"));
+    assertThatThrownBy(() -> parse("--config_file", "/c.yaml", "--metrics-compat", "dcgm").toOptions(Map.of("NODE_NAME", "n")))
+        .hasMessageContaining("--metrics-compat = dcgm");
+    assertThatThrownBy(() -> parse("--config_file", "/c.yaml", "--metrics-port", "70000").toOptions(Map.of("NODE_NAME", "n")))
+        .hasMessage("--metrics-port = 70000: not a TCP port (0 turns metrics off)");
   }
 
   @Test

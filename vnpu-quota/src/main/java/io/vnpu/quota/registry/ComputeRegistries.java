@@ -33,6 +33,14 @@ public final class ComputeRegistries {
   }
 
   /**
+   * File name of the registry of the NPU with phy ID {@code physId} inside the registry directory a
+   * quota region names ({@code npu<physId>.reg}, {@code VNPU_REG_FILE_FMT} of {@code vnpu_registry.h}).
+   */
+  public static String fileName(int physId) {
+    return io.vnpu.quota.layout.RegistryLayout.fileName(physId);
+  }
+
+  /**
    * Opens and validates an initialised registry.
    *
    * @throws java.nio.file.NoSuchFileException if it does not exist
