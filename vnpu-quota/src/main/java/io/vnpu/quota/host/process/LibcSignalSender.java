@@ -1,4 +1,4 @@
-package io.vnpu.kube.cli.process;
+package io.vnpu.quota.host.process;
 
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Library;

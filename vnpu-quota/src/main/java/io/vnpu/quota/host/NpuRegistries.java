@@ -1,4 +1,4 @@
-package io.vnpu.kube.cli.run;
+package io.vnpu.quota.host;
 
 import io.vnpu.quota.registry.ComputeRegistries;
 import io.vnpu.quota.registry.ComputeRegistry;

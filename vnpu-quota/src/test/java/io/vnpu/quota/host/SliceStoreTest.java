@@ -1,4 +1,4 @@
-package io.vnpu.kube.cli.slice;
+package io.vnpu.quota.host;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.vnpu.kube.cli.process;
+package io.vnpu.quota.host.process;
 
 /** The POSIX signals the supervisor knows by name (Linux numbers). */
 public enum UnixSignal {

@@ -1,4 +1,4 @@
-package io.vnpu.kube.cli.process;
+package io.vnpu.quota.host.process;
 
 import java.io.IOException;
 import java.io.PrintStream;

@@ -1,4 +1,4 @@
-package io.vnpu.kube.cli.slice;
+package io.vnpu.quota.host;
 
 import io.vnpu.api.model.Priority;
 import java.util.List;
@@ -39,13 +39,22 @@ public record SliceRecord(
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(priority, "priority");
     command = List.copyOf(command);
-    if (!NAME.matcher(name).matches()) {
-      throw new IllegalArgumentException("slice name '" + name
-          + "' must be 1..63 characters of letters, digits, '.', '_' or '-', starting with a letter or digit");
-    }
+    checkName(name);
     if (logicId < 0) throw new IllegalArgumentException("logicId must be >= 0: " + logicId);
     if (memoryLimitBytes < 0) throw new IllegalArgumentException("memoryLimitBytes must be >= 0: " + memoryLimitBytes);
     if (weight < 1 || weight > 10000) throw new IllegalArgumentException("weight must be in 1..10000: " + weight);
     if (capPct < 0 || capPct > 100) throw new IllegalArgumentException("capPct must be in 0..100: " + capPct);
+  }
+
+  /**
+   * Checks a slice name: {@code [A-Za-z0-9][A-Za-z0-9._-]{0,62}} (it names a directory).
+   *
+   * @throws IllegalArgumentException naming the value and the rule
+   */
+  public static void checkName(String name) {
+    if (!NAME.matcher(name).matches()) {
+      throw new IllegalArgumentException("slice name '" + name
+          + "' must be 1..63 characters of letters, digits, '.', '_' or '-', starting with a letter or digit");
+    }
   }
 }

@@ -1,4 +1,4 @@
-package io.vnpu.kube.cli.run;
+package io.vnpu.quota.host;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

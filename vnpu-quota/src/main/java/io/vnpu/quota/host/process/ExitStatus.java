@@ -1,4 +1,4 @@
-package io.vnpu.kube.cli.process;
+package io.vnpu.quota.host.process;
 
 /**
  * How a supervised command ended, as a shell reports it.

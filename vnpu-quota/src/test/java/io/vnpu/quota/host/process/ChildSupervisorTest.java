@@ -1,4 +1,4 @@
-package io.vnpu.kube.cli.process;
+package io.vnpu.quota.host.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

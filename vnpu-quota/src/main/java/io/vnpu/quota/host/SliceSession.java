@@ -1,21 +1,15 @@
-package io.vnpu.kube.cli.run;
+package io.vnpu.quota.host;
 
-import io.vnpu.kube.cli.slice.SliceRecord;
-import io.vnpu.kube.cli.slice.SliceStore;
+import io.vnpu.quota.model.ComputeCounters;
 import io.vnpu.quota.model.DeviceUsage;
 import io.vnpu.quota.model.RegionConfig;
 import io.vnpu.quota.region.QuotaRegion;
 import io.vnpu.quota.region.QuotaRegions;
-import io.vnpu.quota.layout.RegionLayout;
 import io.vnpu.quota.registry.ComputeRegistry;
 import io.vnpu.quota.registry.RegistryEntry;
 import io.vnpu.quota.registry.RegistryMember;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -63,7 +57,7 @@ public final class SliceSession implements AutoCloseable {
     QuotaRegion region = null;
     try {
       region = regions.create(store.regionFile(record.name()), config);
-      long key = epoch(region.file());
+      long key = region.epoch();
       ComputeRegistry registry = registries.forNpu(Math.max(0, record.phyId()));
       // the region is hard-linked next to the registry: neighbours read the slice's activity there
       registry.register(new RegistryMember(key, registryName(record.name()), record.weight(), record.capPct(),
@@ -109,20 +103,12 @@ public final class SliceSession implements AutoCloseable {
     for (RegistryEntry e : registry.entries()) {
       if (e.key() == key) return new ComputeCounters(e.launches(), e.busyNs());
     }
-    return ComputeCounters.read(region.file(), 0);
+    return region.computeCounters(0);
   }
 
   /** The region's epoch: the key of the slice in its NPU's compute registry. */
-  public static long epoch(Path regionFile) throws IOException {
-    ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
-    try (FileChannel ch = FileChannel.open(regionFile, StandardOpenOption.READ)) {
-      while (b.hasRemaining()) {
-        if (ch.read(b, RegionLayout.H_EPOCH + b.position()) < 0) {
-          throw new IOException("quota region " + regionFile + " ends inside its header");
-        }
-      }
-    }
-    return b.getLong(0);
+  public long epoch() {
+    return region.epoch();
   }
 
   /** The slice name cut to the registry's 31 UTF-8 bytes. */

@@ -1,4 +1,4 @@
-package io.vnpu.kube.cli.slice;
+package io.vnpu.quota.host;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
