@@ -14,6 +14,7 @@ import io.vnpu.kube.hami.codec.RegisterAnnotationCodec;
 import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
 import io.vnpu.kube.hami.devices.DeviceInventory;
+import io.vnpu.kube.hami.kube.BoundPodAllocations;
 import io.vnpu.kube.hami.kube.NodeRegistrar;
 import io.vnpu.kube.hami.kube.PodBindingClient;
 import io.vnpu.kube.hami.kube.PodFinder;
@@ -75,7 +76,9 @@ public final class HamiComponents implements AutoCloseable {
         new NodeRegistrar(client, options.nodeName(), names,
             new RegisterAnnotationCodec(options.emitDevicePairScore()), clock, options.reportTimeOffset()),
         chip, node, scheduler, options.registerPeriod(), options.retryDelay());
-    idleCleaner = new IdleVnpuCleaner(deviceManager, inventory::current, tracker, clock, options.idleVnpuGrace());
+    idleCleaner = new IdleVnpuCleaner(deviceManager, inventory::current, tracker,
+        new BoundPodAllocations(client, options.nodeName(), names, new DevicesToAllocateCodec(options.decodeVariant())),
+        clock, options.idleVnpuGrace());
   }
 
   private static LimiterGate limiterGate(HamiOptions options) {

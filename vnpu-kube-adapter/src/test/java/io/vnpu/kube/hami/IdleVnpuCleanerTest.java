@@ -3,12 +3,16 @@ package io.vnpu.kube.hami;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vnpu.kube.hami.cleanup.IdleVnpuCleaner;
+import io.vnpu.kube.hami.cleanup.LiveAllocations;
+import io.vnpu.kube.hami.cleanup.LiveAllocationsUnavailableException;
 import io.vnpu.kube.hami.cleanup.VnpuIdleTracker;
 import io.vnpu.kube.hami.cleanup.VnpuKey;
 import io.vnpu.kube.hami.devices.NodeDevices;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** Idle hard-vNPU cleanup with a grace period (spec section 6.4, bug 9.5). */
@@ -17,8 +21,60 @@ class IdleVnpuCleanerTest {
   private final FakeDeviceManager dm = new FakeDeviceManager(List.of(FakeDeviceManager.npu("U0", 0, 0),
       FakeDeviceManager.npu("U1", 1, 1)));
   private final VnpuIdleTracker tracker = new VnpuIdleTracker();
+  /** What the live pods hold; null = the source is unreachable. */
+  private final AtomicReference<LiveAllocations.Holders> holders =
+      new AtomicReference<>(new LiveAllocations.Holders(Set.of(), Set.of()));
+  private final LiveAllocations live = () -> {
+    LiveAllocations.Holders h = holders.get();
+    if (h == null) throw new LiveAllocationsUnavailableException("API server unreachable", null);
+    return h;
+  };
   private final IdleVnpuCleaner cleaner = new IdleVnpuCleaner(dm, () -> new NodeDevices(dm.discover()), tracker,
-      clock, Duration.ofMinutes(10));
+      live, clock, Duration.ofMinutes(10));
+
+  @Test
+  void aVnpuOfALivePodIsKeptThoughDcmiSaysIdle() {
+    // a Running pod's sidecar or warm standby has not opened its vNPU yet
+    VnpuKey key = new VnpuKey(0, 100, "vir05_1c_16g");
+    dm.addVnpu(0, 100, "vir05_1c_16g", false);
+    tracker.created(key, clock.instant(), "pod-a");
+    holders.set(new LiveAllocations.Holders(Set.of("pod-a"), Set.of("U0")));
+    clock.advance(Duration.ofHours(3));
+    assertThat(cleaner.runOnce()).isEmpty();
+    // the pod ends: its vNPU is idle from now on, and goes after the grace period
+    holders.set(new LiveAllocations.Holders(Set.of("pod-b"), Set.of("U0")));
+    assertThat(cleaner.runOnce()).isEmpty();
+    clock.advance(Duration.ofMinutes(9));
+    assertThat(cleaner.runOnce()).isEmpty();
+    clock.advance(Duration.ofMinutes(1));
+    assertThat(cleaner.runOnce()).containsExactly(key);
+    assertThat(tracker.owner(key)).isEmpty();
+  }
+
+  @Test
+  void aVnpuOfUnknownOwnerIsKeptWhileALivePodHoldsItsNpu() {
+    // created before an agent restart: no owner recorded, but a live pod holds NPU U1
+    dm.addVnpu(1, 116, "vir10_3c_32g", false);
+    dm.addVnpu(0, 100, "vir05_1c_16g", false);
+    holders.set(new LiveAllocations.Holders(Set.of("pod-a"), Set.of("U1")));
+    assertThat(cleaner.runOnce()).isEmpty();
+    clock.advance(Duration.ofMinutes(10));
+    assertThat(cleaner.runOnce()).containsExactly(new VnpuKey(0, 100, "vir05_1c_16g"));
+    assertThat(dm.listVnpus(1)).extracting(v -> v.vnpuId()).containsExactly(116);
+  }
+
+  @Test
+  void nothingIsDestroyedWhileTheLiveAllocationsCannotBeRead() {
+    dm.addVnpu(0, 100, "vir05_1c_16g", false);
+    assertThat(cleaner.runOnce()).isEmpty(); // idle since now
+    holders.set(null);
+    clock.advance(Duration.ofHours(1));
+    assertThat(cleaner.runOnce()).isEmpty();
+    assertThat(cleaner.runOnce()).isEmpty();
+    assertThat(dm.listVnpus(0)).hasSize(1);
+    holders.set(new LiveAllocations.Holders(Set.of(), Set.of()));
+    assertThat(cleaner.runOnce()).containsExactly(new VnpuKey(0, 100, "vir05_1c_16g"));
+  }
 
   @Test
   void destroysOnlyVnpusIdleForTheWholeGracePeriod() {

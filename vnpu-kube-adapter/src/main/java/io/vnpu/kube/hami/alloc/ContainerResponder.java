@@ -93,7 +93,7 @@ public final class ContainerResponder {
       }
       case HARD_OR_WHOLE -> hardSplit == HardSplitStrategy.PLUGIN_CREATES_VNPU
           && HardSplitResponses.firstTemplate(devices, info).isPresent()
-          ? createVnpus(HardSplitResponses.pluginCreatesPlan(devices, info, npus, names.runtimeInfo()))
+          ? createVnpus(target, HardSplitResponses.pluginCreatesPlan(devices, info, npus, names.runtimeInfo()))
           : new PreparedContainer(response(HardSplitResponses.plan(devices, info, npus, names.runtimeInfo()),
               SlicePlan::edits), () -> { });
     };
@@ -103,14 +103,14 @@ public final class ContainerResponder {
     return ContainerAllocation.of(edits.apply(plan), plan.annotations(), plan.cdiDevices());
   }
 
-  private PreparedContainer createVnpus(SlicePlan plan) throws AllocationException {
+  private PreparedContainer createVnpus(ContainerTarget target, SlicePlan plan) throws AllocationException {
     List<VnpuKey> created = new ArrayList<>();
     Runnable rollback = () -> destroy(created);
     for (VnpuToCreate want : plan.vnpus()) {
       try {
         Vnpu v = deviceManager.createVnpu(want.logicId(), want.template());
         VnpuKey key = new VnpuKey(want.logicId(), v.vnpuId(), v.templateName());
-        idleTracker.created(key, clock.instant());
+        idleTracker.created(key, clock.instant(), target.podUid());
         created.add(key);
       } catch (DeviceException e) {
         rollback.run();

@@ -20,6 +20,11 @@ import org.slf4j.LoggerFactory;
  * Idle hard-vNPU cleanup (protocol spec section 6.4): reclaims vNPUs no container uses, e.g. left
  * behind by a reboot or by a container that failed to start, but only after they have been idle
  * for the whole grace period. Errors of one NPU are logged and the others still scanned.
+ *
+ * <p>DCMI's in-use flag only says whether a process has the vNPU open, so idleness also consults
+ * {@link LiveAllocations}: a vNPU created here for a pod that is still live, or (owner unknown, e.g.
+ * after a restart) on an NPU that a live pod of this node holds, is not idle whatever DCMI says. When
+ * the live allocations cannot be read, the scan destroys nothing and says why (once per outage).
  */
 public final class IdleVnpuCleaner {
   private static final Logger LOG = LoggerFactory.getLogger(IdleVnpuCleaner.class);
@@ -29,13 +34,17 @@ public final class IdleVnpuCleaner {
   private final VnpuIdleTracker tracker;
   private final Clock clock;
   private final Duration grace;
+  private final LiveAllocations live;
+  private boolean liveUnavailable;
 
   /**
+   * @param live  what the live pods of this node hold, read once per scan
    * @param grace how long a vNPU must be seen idle (or, for one created here, exist unused)
    *     before it is destroyed; covers image pulls between Allocate and container start
    */
   public IdleVnpuCleaner(DeviceManager deviceManager, Supplier<NodeDevices> devices,
-      VnpuIdleTracker tracker, Clock clock, Duration grace) {
+      VnpuIdleTracker tracker, LiveAllocations live, Clock clock, Duration grace) {
+    this.live = Objects.requireNonNull(live, "live");
     this.deviceManager = Objects.requireNonNull(deviceManager, "deviceManager");
     this.devices = Objects.requireNonNull(devices, "devices");
     this.tracker = Objects.requireNonNull(tracker, "tracker");
@@ -49,8 +58,21 @@ public final class IdleVnpuCleaner {
    *
    * @return the vNPUs destroyed
    */
-  public List<VnpuKey> runOnce() {
+  public synchronized List<VnpuKey> runOnce() {
     List<VnpuKey> destroyed = new ArrayList<>();
+    LiveAllocations.Holders holders;
+    try {
+      holders = live.read();
+      if (liveUnavailable) LOG.info("idle vNPU cleanup: live pod allocations readable again");
+      liveUnavailable = false;
+    } catch (LiveAllocationsUnavailableException e) {
+      if (!liveUnavailable) {
+        LOG.warn("idle vNPU cleanup: destroying nothing while the live pod allocations cannot be read: {}",
+            e.getMessage());
+      }
+      liveUnavailable = true;
+      return destroyed;
+    }
     for (Npu npu : devices.get().npus()) {
       List<Vnpu> vnpus;
       try {
@@ -64,7 +86,9 @@ public final class IdleVnpuCleaner {
       for (Vnpu v : vnpus) {
         VnpuKey key = new VnpuKey(npu.logicId(), v.vnpuId(), v.templateName());
         existing.add(key);
-        if (!tracker.observe(key, v.inUse(), clock.instant(), grace)) continue;
+        boolean held = tracker.owner(key).map(holders.podUids()::contains)
+            .orElseGet(() -> holders.npuUuids().contains(npu.uuid()));
+        if (!tracker.observe(key, v.inUse() || held, clock.instant(), grace)) continue;
         try {
           deviceManager.destroyVnpu(npu.logicId(), v.vnpuId());
           tracker.forget(key);

@@ -15,15 +15,28 @@ import java.util.Set;
  */
 public final class VnpuIdleTracker {
   private final Map<VnpuKey, Instant> idleSince = new HashMap<>();
+  private final Map<VnpuKey, String> ownerPodUid = new HashMap<>();
 
-  /** Records a vNPU created now for a container that will use it. */
+  /** Records a vNPU created now for a container that will use it, owner unknown. */
   public synchronized void created(VnpuKey key, Instant at) {
     idleSince.put(key, at);
+  }
+
+  /** Records a vNPU created now for a container of pod {@code podUid}. */
+  public synchronized void created(VnpuKey key, Instant at, String podUid) {
+    idleSince.put(key, at);
+    ownerPodUid.put(key, Objects.requireNonNull(podUid, "podUid"));
+  }
+
+  /** The UID of the pod this agent created {@code key} for; empty when not created here (or before a restart). */
+  public synchronized java.util.Optional<String> owner(VnpuKey key) {
+    return java.util.Optional.ofNullable(ownerPodUid.get(key));
   }
 
   /** Forgets a vNPU (destroyed). */
   public synchronized void forget(VnpuKey key) {
     idleSince.remove(key);
+    ownerPodUid.remove(key);
   }
 
   /**
@@ -43,6 +56,7 @@ public final class VnpuIdleTracker {
   /** Drops entries of vNPUs on {@code logicId} that no longer exist. */
   public synchronized void retainOnDevice(int logicId, Set<VnpuKey> existing) {
     idleSince.keySet().removeIf(k -> k.logicId() == logicId && !existing.contains(k));
+    ownerPodUid.keySet().removeIf(k -> k.logicId() == logicId && !existing.contains(k));
   }
 
   /** Number of tracked vNPUs (for tests and metrics). */
