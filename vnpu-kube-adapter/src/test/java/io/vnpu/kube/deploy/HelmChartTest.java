@@ -193,7 +193,8 @@ class HelmChartTest {
     List<HasMetadata> o = objects(render(Map.of("mode", "dra")));
     assertThat(o).extracting(x -> x.getKind() + "/" + x.getMetadata().getName()).containsExactlyInAnyOrder(
         "DaemonSet/vnpu-dra-kubeletplugin", "ServiceAccount/vnpu-dra-kubeletplugin",
-        "ClusterRole/vnpu-dra-kubeletplugin", "ClusterRoleBinding/vnpu-dra-kubeletplugin");
+        "ClusterRole/vnpu-dra-kubeletplugin", "ClusterRoleBinding/vnpu-dra-kubeletplugin",
+        "DeviceClass/npu.huawei.com");
     PodSpec pod = one(o, DaemonSet.class).getSpec().getTemplate().getSpec();
     Container c = pod.getContainers().get(0);
     assertThat(c.getCommand()).containsExactly("vnpu", "dra");
@@ -205,11 +206,25 @@ class HelmChartTest {
     DraOptions opts = flags.toOptions(Path.of("/dev"), Path.of("/"));
     assertThat(hostPathAt(pod, c, opts.registrarDir())).isEqualTo(opts.registrarDir().toString());
     assertThat(hostPathAt(pod, c, opts.pluginsDir())).isEqualTo(opts.pluginsDir().toString());
-    assertThat(hostPathAt(pod, c, opts.cdiRoot())).isEqualTo("/etc/cdi");
+    assertThat(hostPathAt(pod, c, opts.cdiRoot())).isEqualTo("/var/run/cdi");
+    assertThat(hostPathAt(pod, c, Path.of("/dev"))).isEqualTo("/dev");
+    // the same objects and fields the plain DRA manifests in deploy/dra/ carry (DraManifestsTest)
+    DaemonSet plain = client.load(DeployManifestsTest.deployDir().resolve("dra/daemonset.yaml").toFile()).items()
+        .stream().filter(DaemonSet.class::isInstance).map(DaemonSet.class::cast).findFirst().orElseThrow();
+    Container pc = plain.getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(c.getVolumeMounts()).extracting(VolumeMount::getMountPath)
+        .containsAll(pc.getVolumeMounts().stream().map(VolumeMount::getMountPath).toList());
+    assertThat(c.getResources()).isEqualTo(pc.getResources());
+    assertThat(one(o, DaemonSet.class).getSpec().getUpdateStrategy())
+        .isEqualTo(plain.getSpec().getUpdateStrategy());
+    assertThat(one(o, ClusterRole.class).getRules()).isEqualTo(client.load(DeployManifestsTest.deployDir()
+        .resolve("dra/rbac.yaml").toFile()).items().stream().filter(ClusterRole.class::isInstance)
+        .map(ClusterRole.class::cast).findFirst().orElseThrow().getRules());
     assertThat(c.getLivenessProbe().getGrpc().getPort()).isEqualTo(opts.healthcheckPort());
     assertCovers(o, List.of("resource.k8s.io/resourceslices/create", "resource.k8s.io/resourceslices/update",
         "resource.k8s.io/resourceslices/delete", "resource.k8s.io/resourceslices/list",
-        "resource.k8s.io/resourceslices/watch", "resource.k8s.io/resourceclaims/get", "/nodes/get"));
+        "resource.k8s.io/resourceslices/watch", "resource.k8s.io/resourceclaims/get",
+        "resource.k8s.io/resourceclaims/status/update", "/nodes/get"));
   }
 
   @Test
@@ -252,11 +267,13 @@ class HelmChartTest {
       assertThat(s.getNamespace()).isEqualTo(ds.getMetadata().getNamespace());
     });
     for (String call : calls) {
-      String[] p = call.split("/");
+      String group = call.substring(0, call.indexOf('/'));
+      String resource = call.substring(call.indexOf('/') + 1, call.lastIndexOf('/'));
+      String verb = call.substring(call.lastIndexOf('/') + 1);
       assertThat(role.getRules()).as("ClusterRole allows %s", call).anySatisfy(r -> {
-        assertThat(r.getApiGroups()).contains(p[0]);
-        assertThat(r.getResources()).contains(p[1]);
-        assertThat(r.getVerbs()).contains(p[2]);
+        assertThat(r.getApiGroups()).contains(group);
+        assertThat(r.getResources()).contains(resource);
+        assertThat(r.getVerbs()).contains(verb);
       });
     }
   }
