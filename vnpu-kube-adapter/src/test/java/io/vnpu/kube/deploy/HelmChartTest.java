@@ -189,7 +189,7 @@ class HelmChartTest {
   }
 
   @Test
-  void draModeArgsParseWithTheDraFlagsAndMountTheKubeletAndCdiDirectories() {
+  void draModeArgsParseWithTheDraFlagsAndMountTheKubeletAndCdiDirectories() throws Exception {
     List<HasMetadata> o = objects(render(Map.of("mode", "dra")));
     assertThat(o).extracting(x -> x.getKind() + "/" + x.getMetadata().getName()).containsExactlyInAnyOrder(
         "DaemonSet/vnpu-dra-kubeletplugin", "ServiceAccount/vnpu-dra-kubeletplugin",
@@ -209,7 +209,7 @@ class HelmChartTest {
     assertThat(hostPathAt(pod, c, opts.cdiRoot())).isEqualTo("/var/run/cdi");
     assertThat(hostPathAt(pod, c, Path.of("/dev"))).isEqualTo("/dev");
     // the same objects and fields the plain DRA manifests in deploy/dra/ carry (DraManifestsTest)
-    DaemonSet plain = client.load(DeployManifestsTest.deployDir().resolve("dra/daemonset.yaml").toFile()).items()
+    DaemonSet plain = objects(Files.readString(DeployManifestsTest.deployDir().resolve("dra/daemonset.yaml")))
         .stream().filter(DaemonSet.class::isInstance).map(DaemonSet.class::cast).findFirst().orElseThrow();
     Container pc = plain.getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(c.getVolumeMounts()).extracting(VolumeMount::getMountPath)
@@ -217,8 +217,8 @@ class HelmChartTest {
     assertThat(c.getResources()).isEqualTo(pc.getResources());
     assertThat(one(o, DaemonSet.class).getSpec().getUpdateStrategy())
         .isEqualTo(plain.getSpec().getUpdateStrategy());
-    assertThat(one(o, ClusterRole.class).getRules()).isEqualTo(client.load(DeployManifestsTest.deployDir()
-        .resolve("dra/rbac.yaml").toFile()).items().stream().filter(ClusterRole.class::isInstance)
+    assertThat(one(o, ClusterRole.class).getRules()).isEqualTo(objects(Files.readString(DeployManifestsTest.deployDir()
+        .resolve("dra/rbac.yaml"))).stream().filter(ClusterRole.class::isInstance)
         .map(ClusterRole.class::cast).findFirst().orElseThrow().getRules());
     assertThat(c.getLivenessProbe().getGrpc().getPort()).isEqualTo(opts.healthcheckPort());
     assertCovers(o, List.of("resource.k8s.io/resourceslices/create", "resource.k8s.io/resourceslices/update",
