@@ -99,7 +99,8 @@ public final class HealthMonitor implements HealthSource, AutoCloseable {
   private void pollQuietly() {
     try {
       pollOnce();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
+      // scheduleWithFixedDelay cancels the task for good on anything thrown, an Error included
       LOG.warn("health poll failed, keeping the last state: {}", e.getMessage());
     }
   }
@@ -107,7 +108,7 @@ public final class HealthMonitor implements HealthSource, AutoCloseable {
   private void evaluateQuietly() {
     try {
       evaluate();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       LOG.warn("health evaluation failed: {}", e.getMessage());
     }
   }
