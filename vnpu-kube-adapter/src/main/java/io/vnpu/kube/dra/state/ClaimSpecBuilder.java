@@ -63,6 +63,10 @@ public final class ClaimSpecBuilder {
     }
     List<CdiDevice> devices = new ArrayList<>();
     for (PreparedDevice d : claim.devices()) {
+      if (d.vnpu() != null && d.vnpu().vnpuId() != null) {
+        devices.add(vnpuDevice(d));
+        continue;
+      }
       TreeSet<Integer> visible = new TreeSet<>();
       d.requestNames().forEach(r -> visible.addAll(phyByRequest.get(r)));
       if (visible.isEmpty()) {
@@ -81,6 +85,23 @@ public final class ClaimSpecBuilder {
     CdiContainerEdits specEdits = new CdiContainerEdits(
         List.of("NPU_DRA_CLAIM_UID=" + claim.uid()), common, host.driverMounts());
     return java.util.Optional.of(new CdiSpec("0.3.0", kind.kind(), devices, specEdits));
+  }
+
+  /**
+   * A hard vNPU: host node {@code /dev/vdavinci<vnpuId>} injected as {@code /dev/davinci<vnpuId>}
+   * (as Ascend's own CDI code does), {@code ASCEND_VISIBLE_DEVICES=<vnpuId>}, and
+   * {@code ASCEND_VNPU_TEMPLATE=<template>} for the workload's information. Not
+   * {@code ASCEND_VNPU_SPECS}: that asks the Ascend runtime to create a second vNPU.
+   */
+  private CdiDevice vnpuDevice(PreparedDevice d) throws IOException {
+    int id = d.vnpu().vnpuId();
+    CdiDeviceNode host = this.host.devices().probe("/dev/vdavinci" + id);
+    CdiDeviceNode node = new CdiDeviceNode("/dev/davinci" + id,
+        host.hostPath() != null ? host.hostPath() : host.path(), host.type(), host.major(),
+        host.minor(), host.permissions());
+    return new CdiDevice(cdiName(d), new CdiContainerEdits(
+        List.of("ASCEND_VISIBLE_DEVICES=" + id, "ASCEND_VNPU_TEMPLATE=" + d.vnpu().template()),
+        List.of(node), List.of()));
   }
 
   private String cdiName(PreparedDevice d) {
