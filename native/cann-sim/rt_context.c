@@ -31,7 +31,8 @@ static int ctx_known(const struct sim_ctx *c) {
     return found;
 }
 
-rtError_t rtCtxCreate(rtContext_t *createCtx, uint32_t flags, int32_t devId) {
+rtError_t rtCtxCreate(rtContext_t *createCtx, uint32_t flags, int32_t userDev) {
+    int32_t devId = sim_phys_device(userDev);
     (void)flags;
     if (createCtx == NULL) return ACL_ERROR_RT_PARAM_INVALID;
     if (!sim_valid_device(devId)) return ACL_ERROR_RT_INVALID_DEVICEID;

@@ -222,7 +222,10 @@ rtError_t rtMallocCached(void **devPtr, uint64_t size, rtMemType_t type, const u
 static int cfg_device(const rtMallocConfig_t *cfg) {
     if (cfg != NULL && cfg->attrs != NULL) {
         for (size_t i = 0; i < cfg->numAttrs; i++)
-            if (cfg->attrs[i].attr == RT_MEM_MALLOC_ATTR_DEVICE_ID) return (int)cfg->attrs[i].value.deviceId;
+            if (cfg->attrs[i].attr == RT_MEM_MALLOC_ATTR_DEVICE_ID) {
+                int phys = sim_phys_device((int32_t)cfg->attrs[i].value.deviceId);
+                return phys >= 0 ? phys : VNPU_SIM_MAX_DEVICES; /* invalid: not a context problem */
+            }
     }
     return sim_current_device();
 }
@@ -266,10 +269,11 @@ rtError_t rtMallocPhysical(rtDrvMemHandle *handle, size_t size, rtDrvMemProp_t *
         if (handle == NULL || size == 0) return ACL_ERROR_RT_PARAM_INVALID;
         return alloc_device(handle, size, sim_current_device() < 0 ? 0 : sim_current_device(), KIND_PHYSICAL_HOST);
     }
-    if (!sim_valid_device((int32_t)prop->devid)) return ACL_ERROR_RT_INVALID_DEVICEID;
-    rtError_t rc = handle == NULL || size == 0 ? ACL_ERROR_RT_PARAM_INVALID : sim_usage_charge((int)prop->devid, size);
+    int phys = sim_phys_device((int32_t)prop->devid);
+    if (phys < 0) return ACL_ERROR_RT_INVALID_DEVICEID;
+    rtError_t rc = handle == NULL || size == 0 ? ACL_ERROR_RT_PARAM_INVALID : sim_usage_charge(phys, size);
     if (rc != RT_ERROR_NONE) return rc;
-    rc = alloc_device(handle, size, (int)prop->devid, KIND_PHYSICAL);
+    rc = alloc_device(handle, size, phys, KIND_PHYSICAL);
     return rc;
 }
 
@@ -423,7 +427,8 @@ rtError_t rtMemGetInfo(size_t *freeSize, size_t *totalSize) {
     return mem_info(dev, device_memory_is_ddr(dev) ? RT_MEMORYINFO_DDR : RT_MEMORYINFO_HBM, freeSize, totalSize);
 }
 
-rtError_t rtMemGetInfoByType(const int32_t devId, const rtMemType_t type, rtMemInfo_t *const info) {
+rtError_t rtMemGetInfoByType(const int32_t userDev, const rtMemType_t type, rtMemInfo_t *const info) {
+    const int32_t devId = sim_phys_device(userDev) < 0 ? -1 : sim_phys_device(userDev);
     if (info == NULL) return ACL_ERROR_RT_PARAM_INVALID;
     if (!sim_valid_device(devId)) return ACL_ERROR_RT_INVALID_DEVICEID;
     int want_ddr;

@@ -31,7 +31,11 @@ SIM_HIDDEN void sim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2
 SIM_HIDDEN int sim_current_device(void);
 SIM_HIDDEN void sim_set_current_device(int dev); /* -1: none */
 SIM_HIDDEN void sim_ctx_on_set_device(int dev);
-SIM_HIDDEN int sim_valid_device(int32_t dev);
+SIM_HIDDEN int sim_valid_device(int32_t dev); /* a device ID of the host (after the visibility mask) */
+/* The host device behind a device ID as the process numbers it (ASCEND_RT_VISIBLE_DEVICES), -1 if none. */
+SIM_HIDDEN int sim_phys_device(int32_t dev);
+/* The process's ID of host device phys, -1 when the process does not see it. */
+SIM_HIDDEN int sim_user_device(int phys);
 
 /* Per-process usage record ("procs/<pid>"), reclaimed by others when this process dies. */
 SIM_HIDDEN int sim_usage_charge(int dev, uint64_t bytes);   /* 0 or ACL error (207001 when full) */

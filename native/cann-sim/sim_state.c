@@ -126,6 +126,31 @@ static void reset_stale_timeline(struct vnpu_sim_device_time *t) {
     }
 }
 
+/* ASCEND_RT_VISIBLE_DEVICES: the process sees only the listed devices, renumbered 0..n-1 in list
+ * order (as CANN does). Entries are device IDs of the host; parsing stops at the first entry that is
+ * not a number below the device count or repeats one. Unset or empty: every device, unrenumbered. */
+static int vis_n = -1;
+static int vis[VNPU_SIM_MAX_DEVICES];
+
+static void parse_visible(int ndev) {
+    const char *v = getenv("ASCEND_RT_VISIBLE_DEVICES");
+    if (v == NULL || *v == '\0') return;
+    vis_n = 0;
+    while (*v != '\0' && vis_n < VNPU_SIM_MAX_DEVICES) {
+        char *end = NULL;
+        long d = strtol(v, &end, 10);
+        if (end == v || d < 0 || d >= ndev) break;
+        int dup = 0;
+        for (int i = 0; i < vis_n; i++) dup |= vis[i] == (int)d;
+        if (dup) break;
+        vis[vis_n++] = (int)d;
+        v = end;
+        while (*v == ' ') v++;
+        if (*v != ',') break;
+        v++;
+    }
+}
+
 static void host_init(void) {
     struct sim_host *h = &host_state;
     int n = vnpu_sim_host_devices(h->dev, VNPU_SIM_MAX_DEVICES);
@@ -152,6 +177,7 @@ static void host_init(void) {
     snprintf(path, sizeof(path), "%s/busy", h->root);
     make_dir(path);
     host_ok = h->hbm_used != NULL && h->dtime != NULL;
+    parse_visible(h->ndev);
 }
 
 struct sim_host *sim_host(void) {
@@ -164,6 +190,20 @@ int sim_valid_device(int32_t dev) {
     return h != NULL && dev >= 0 && dev < h->ndev;
 }
 
+int sim_phys_device(int32_t dev) {
+    struct sim_host *h = sim_host();
+    if (h == NULL || dev < 0) return -1;
+    if (vis_n < 0) return dev < h->ndev ? dev : -1;
+    return dev < vis_n ? vis[dev] : -1;
+}
+
+int sim_user_device(int phys) {
+    if (vis_n < 0) return phys;
+    for (int i = 0; i < vis_n; i++)
+        if (vis[i] == phys) return i;
+    return -1;
+}
+
 int sim_current_device(void) { return thread_device; }
 
 void sim_set_current_device(int dev) { thread_device = dev; }
@@ -172,9 +212,10 @@ void sim_set_current_device(int dev) { thread_device = dev; }
  * drops one and releases the device's resources of this process at zero. */
 static int dev_refs[VNPU_SIM_MAX_DEVICES];
 
-rtError_t rtSetDevice(int32_t devId) {
+rtError_t rtSetDevice(int32_t userDev) {
     if (sim_host() == NULL) return ACL_ERROR_RT_NO_DEVICE;
-    if (!sim_valid_device(devId)) return ACL_ERROR_RT_INVALID_DEVICEID;
+    int32_t devId = sim_phys_device(userDev);
+    if (devId < 0) return ACL_ERROR_RT_INVALID_DEVICEID;
     __atomic_add_fetch(&dev_refs[devId], 1, __ATOMIC_ACQ_REL);
     thread_device = devId;
     sim_ctx_on_set_device(devId);
@@ -184,7 +225,7 @@ rtError_t rtSetDevice(int32_t devId) {
 rtError_t rtGetDevice(int32_t *devId) {
     if (devId == NULL) return ACL_ERROR_RT_PARAM_INVALID;
     if (thread_device < 0) return ACL_ERROR_RT_CONTEXT_NULL;
-    *devId = thread_device;
+    *devId = sim_user_device(thread_device);
     return RT_ERROR_NONE;
 }
 
@@ -192,7 +233,17 @@ rtError_t rtGetDeviceCount(int32_t *cnt) {
     if (cnt == NULL) return ACL_ERROR_RT_PARAM_INVALID;
     struct sim_host *h = sim_host();
     if (h == NULL) return ACL_ERROR_RT_NO_DEVICE;
-    *cnt = h->ndev;
+    *cnt = vis_n < 0 ? h->ndev : vis_n;
+    return RT_ERROR_NONE;
+}
+
+rtError_t rtGetDevicePhyIdByIndex(uint32_t devIndex, uint32_t *phyId) {
+    if (phyId == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    struct sim_host *h = sim_host();
+    if (h == NULL) return ACL_ERROR_RT_NO_DEVICE;
+    int phys = devIndex > (uint32_t)INT32_MAX ? -1 : sim_phys_device((int32_t)devIndex);
+    if (phys < 0) return ACL_ERROR_RT_INVALID_DEVICEID;
+    *phyId = (uint32_t)h->dev[phys].phy_id;
     return RT_ERROR_NONE;
 }
 
@@ -225,8 +276,9 @@ static void release_device(int32_t devId) {
 
 /* Like a device context teardown once the last reference is gone: waits for the device, then drops
  * this process's streams and memory. A reset with references left only drops one. */
-rtError_t rtDeviceReset(int32_t devId) {
-    if (!sim_valid_device(devId)) return ACL_ERROR_RT_INVALID_DEVICEID;
+rtError_t rtDeviceReset(int32_t userDev) {
+    int32_t devId = sim_phys_device(userDev);
+    if (devId < 0) return ACL_ERROR_RT_INVALID_DEVICEID;
     int refs = __atomic_load_n(&dev_refs[devId], __ATOMIC_ACQUIRE);
     while (refs > 1 && !__atomic_compare_exchange_n(&dev_refs[devId], &refs, refs - 1, 0, __ATOMIC_ACQ_REL,
                                                     __ATOMIC_ACQUIRE)) {
@@ -236,8 +288,9 @@ rtError_t rtDeviceReset(int32_t devId) {
     return RT_ERROR_NONE;
 }
 
-rtError_t rtDeviceResetForce(int32_t devId) {
-    if (!sim_valid_device(devId)) return ACL_ERROR_RT_INVALID_DEVICEID;
+rtError_t rtDeviceResetForce(int32_t userDev) {
+    int32_t devId = sim_phys_device(userDev);
+    if (devId < 0) return ACL_ERROR_RT_INVALID_DEVICEID;
     release_device(devId);
     return RT_ERROR_NONE;
 }
@@ -460,6 +513,7 @@ static void atfork_parent(void) {
 }
 
 static void atfork_child(void) {
+    /* the environment may differ only through exec; the child keeps the parent's mask */
     self_pid = getpid();
     /* a forked child starts without device references, like without a device context */
     memset(dev_refs, 0, sizeof dev_refs);

@@ -100,5 +100,6 @@ rtError_t rtGetDevice(int32_t *devId);
 rtError_t rtSetDevice(int32_t devId);
 rtError_t rtDeviceReset(int32_t devId);
 rtError_t rtDeviceResetForce(int32_t devId);
+rtError_t rtGetDevicePhyIdByIndex(uint32_t devIndex, uint32_t *phyId);
 
 #endif

@@ -405,14 +405,15 @@ static void thread_start(void)
 }
 
 /* ---------- the launch bracket ---------- */
+/* The configuration's device of the launching thread's current device; VNPU_COMPUTE_MAX_DEVICES when
+ * it has none or the configuration does not describe it (then the launch is not throttled). */
 static uint32_t current_dev(void)
 {
-    if (cfg.device_count <= 1 || !rt.get_device)
-        return 0;
     int32_t d = 0;
-    if (rt.get_device(&d) != 0 || d < 0 || (uint32_t)d >= VNPU_COMPUTE_MAX_DEVICES)
-        return 0;
-    return (uint32_t)d;
+    if (!rt.get_device || rt.get_device(&d) != 0 || d < 0 || (uint32_t)d >= VNPU_COMPUTE_MAX_DEVICES)
+        return cfg.device_count == 1 ? 0 : VNPU_COMPUTE_MAX_DEVICES;
+    uint32_t m = vnpu_compute_map_device((uint32_t)d);
+    return m < cfg.device_count ? m : VNPU_COMPUTE_MAX_DEVICES;
 }
 
 static int stream_is_special(rtStream_t stm)
@@ -545,6 +546,8 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
     if (!config_on())
         return;
     uint32_t d = current_dev();
+    if (d >= VNPU_COMPUTE_MAX_DEVICES)
+        return; /* no device, or one the quota region does not describe: not ours to throttle */
     l->dev = d;
     struct devstate *ds = &devs[d];
     int st = __atomic_load_n(&ds->state, __ATOMIC_ACQUIRE);

@@ -76,6 +76,13 @@ struct vnpu_compute_stats {
 void vnpu_compute_publish_region(uint32_t dev, const struct vnpu_compute_stats *delta);
 
 /*
+ * Provided by the integration: the configuration's device index of the device this process numbers
+ * proc_dev (processes may renumber devices with ASCEND_RT_VISIBLE_DEVICES); >= device_count when the
+ * configuration does not describe it.
+ */
+uint32_t vnpu_compute_map_device(uint32_t proc_dev);
+
+/*
  * Provided by the integration: address of the 64-bit word at VNPU_DS_* offset off of logical device
  * dev's live state in the own quota region (per container: GCRA tat, activity time), NULL when the
  * region does not describe dev.

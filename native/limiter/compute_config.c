@@ -14,6 +14,10 @@
 
 /* hooks.c: the region once initialised, NULL when the memory limiter is disabled */
 struct vnpu_region *vnpu_limiter_region(void);
+/* hooks.c: the region's device of the process's device (phy ID match when the region names them) */
+uint32_t vnpu_limiter_region_device(uint32_t proc_dev);
+
+uint32_t vnpu_compute_map_device(uint32_t proc_dev) { return vnpu_limiter_region_device(proc_dev); }
 
 #define CONFIG_READ_ATTEMPTS 1000
 

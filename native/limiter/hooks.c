@@ -38,7 +38,7 @@ enum sym {
     S_rtFree, S_rtFreeWithDevSync, S_rtsFree, S_rtDvppFree, S_rtMemFreeManaged, S_rtFreePhysical,
     S_rtsMemFreePhysical,
     S_rtMemGetInfoEx, S_rtMemGetInfo, S_rtsMemGetInfo, S_rtMemGetInfoByType,
-    S_rtGetDevice, S_rtSetDevice, S_rtDeviceReset, S_rtDeviceResetForce,
+    S_rtGetDevice, S_rtSetDevice, S_rtDeviceReset, S_rtDeviceResetForce, S_rtGetDevicePhyIdByIndex,
     S_COUNT
 };
 
@@ -48,7 +48,7 @@ static const char *const sym_names[S_COUNT] = {
     "rtFree", "rtFreeWithDevSync", "rtsFree", "rtDvppFree", "rtMemFreeManaged", "rtFreePhysical",
     "rtsMemFreePhysical",
     "rtMemGetInfoEx", "rtMemGetInfo", "rtsMemGetInfo", "rtMemGetInfoByType",
-    "rtGetDevice", "rtSetDevice", "rtDeviceReset", "rtDeviceResetForce",
+    "rtGetDevice", "rtSetDevice", "rtDeviceReset", "rtDeviceResetForce", "rtGetDevicePhyIdByIndex",
 };
 
 static void *real_fn[S_COUNT];
@@ -161,11 +161,46 @@ struct vnpu_region *vnpu_limiter_region(void) {
 
 /* ---------- accounting helpers ---------- */
 
+/*
+ * The region's device for a device as this process numbers it. A process may renumber its devices
+ * (ASCEND_RT_VISIBLE_DEVICES): when the region names its NPUs by phy ID, the device is found by its
+ * phy ID (rtGetDevicePhyIdByIndex), so charges land on the physical NPU whatever the mask; a device
+ * the region does not describe maps to VNPU_REGION_MAX_DEVICES (allocations there fail closed).
+ * Regions without phy IDs (created from the environment) are indexed by the process's numbering.
+ */
+#define UNMAPPED (-2)
+static int g_dev_map[VNPU_REGION_MAX_DEVICES] = {
+    UNMAPPED, UNMAPPED, UNMAPPED, UNMAPPED, UNMAPPED, UNMAPPED, UNMAPPED, UNMAPPED,
+    UNMAPPED, UNMAPPED, UNMAPPED, UNMAPPED, UNMAPPED, UNMAPPED, UNMAPPED, UNMAPPED};
+
+static uint32_t region_device(uint32_t proc_dev) {
+    if (proc_dev >= VNPU_REGION_MAX_DEVICES) return VNPU_REGION_MAX_DEVICES;
+    if (__atomic_load_n(&g_state, __ATOMIC_ACQUIRE) != ST_ACTIVE) return proc_dev; /* no region to consult */
+    int m = __atomic_load_n(&g_dev_map[proc_dev], __ATOMIC_ACQUIRE);
+    if (m != UNMAPPED) return (uint32_t)m;
+    uint32_t n = vnpu_region_device_count(&g_region);
+    int named = 0;
+    for (uint32_t d = 0; d < n; d++) named |= (int32_t)vnpu_load32(&g_region, vnpu_devcfg_off(d) + VNPU_DC_PHYS_ID) >= 0;
+    uint32_t phy = 0;
+    __typeof__(&rtGetDevicePhyIdByIndex) byIndex = REAL(rtGetDevicePhyIdByIndex);
+    m = (int)proc_dev;
+    if (named && byIndex && byIndex(proc_dev, &phy) == VNPU_RT_ERROR_NONE) {
+        m = VNPU_REGION_MAX_DEVICES;
+        for (uint32_t d = 0; d < n; d++)
+            if ((int32_t)vnpu_load32(&g_region, vnpu_devcfg_off(d) + VNPU_DC_PHYS_ID) == (int32_t)phy) m = (int)d;
+    }
+    __atomic_store_n(&g_dev_map[proc_dev], m, __ATOMIC_RELEASE);
+    return (uint32_t)m;
+}
+
+/* For the compute limiter: the region device of the process's device proc_dev (see region_device). */
+uint32_t vnpu_limiter_region_device(uint32_t proc_dev) { return region_device(proc_dev); }
+
 static int current_device(uint32_t *dev) {
     int32_t d = -1;
     __typeof__(&rtGetDevice) get = REAL(rtGetDevice);
     if (!get || get(&d) != VNPU_RT_ERROR_NONE || d < 0 || (uint32_t)d >= VNPU_REGION_MAX_DEVICES) return 0;
-    *dev = (uint32_t)d;
+    *dev = region_device((uint32_t)d);
     return 1;
 }
 
@@ -175,7 +210,7 @@ static int cfg_device(const rtMallocConfig_t *cfg, uint32_t *dev) {
             if (cfg->attrs[i].attr == VNPU_RT_MEM_MALLOC_ATTR_DEVICE_ID) {
                 uint32_t d = cfg->attrs[i].value.deviceId;
                 if (d >= VNPU_REGION_MAX_DEVICES) return 0;
-                *dev = d;
+                *dev = region_device(d);
                 return 1;
             }
         }
@@ -349,7 +384,7 @@ EXPORT rtError_t rtMemAllocManaged(void **ptr, uint64_t size, uint32_t flag, con
 
 static int prop_device(const rtDrvMemProp_t *prop, uint32_t *dev) {
     if (!prop || prop->side != VNPU_MEM_SIDE_DEVICE || prop->devid >= VNPU_REGION_MAX_DEVICES) return 0;
-    *dev = prop->devid;
+    *dev = region_device(prop->devid);
     return 1;
 }
 
@@ -417,7 +452,7 @@ EXPORT rtError_t rtDeviceReset(int32_t devId) {
         while (refs > 0 && !__atomic_compare_exchange_n(&g_dev_refs[devId], &refs, refs - 1, 0, __ATOMIC_ACQ_REL,
                                                         __ATOMIC_ACQUIRE)) {
         }
-        if (refs <= 1) release_device((uint32_t)devId);
+        if (refs <= 1) release_device(region_device((uint32_t)devId));
     }
     leave();
     return rc;
@@ -430,7 +465,7 @@ EXPORT rtError_t rtDeviceResetForce(int32_t devId) {
     rtError_t rc = fn(devId);
     if (rc == VNPU_RT_ERROR_NONE && devId >= 0 && devId < (int32_t)VNPU_REGION_MAX_DEVICES) {
         __atomic_store_n(&g_dev_refs[devId], 0, __ATOMIC_RELEASE);
-        release_device((uint32_t)devId);
+        release_device(region_device((uint32_t)devId));
     }
     leave();
     return rc;
@@ -477,7 +512,7 @@ EXPORT rtError_t rtMemGetInfoByType(const int32_t devId, const rtMemType_t type,
         return rc;
     vnpu_rtMemPhyInfo_t p;
     memcpy(&p, info, sizeof p);
-    virtualise((uint32_t)devId, &p.free, &p.total);
+    virtualise(region_device((uint32_t)devId), &p.free, &p.total);
     if (p.hugeTotal > p.total) p.hugeTotal = p.total;
     if (p.hugeFree > p.free) p.hugeFree = p.free;
     if (p.giantHugeTotal > p.total) p.giantHugeTotal = p.total;

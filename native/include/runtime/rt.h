@@ -292,6 +292,8 @@ rtError_t rtMemset(void *devPtr, uint64_t destMax, uint32_t val, uint64_t cnt);
 rtError_t rtSetDevice(int32_t devId);
 rtError_t rtGetDevice(int32_t *devId);
 rtError_t rtGetDeviceCount(int32_t *cnt);
+/* phy ID of the device the process numbers devIndex (after ASCEND_RT_VISIBLE_DEVICES) */
+rtError_t rtGetDevicePhyIdByIndex(uint32_t devIndex, uint32_t *phyId);
 /* rtSetDevice takes a per-process reference on the device; rtDeviceReset drops one and, at zero,
  * frees the process's streams, events and memory on it; rtDeviceResetForce frees them at once. */
 rtError_t rtDeviceReset(int32_t devId);

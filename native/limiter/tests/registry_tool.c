@@ -2,8 +2,9 @@
  * registry_tool: the node agent's registry and region writes in C (test tooling, debugging aid; the
  * node agent itself uses vnpu-quota).
  *   registry_tool create PATH PHYS_ID              registry file, mode 0644
- *   registry_tool region REGION_PATH REGISTRY_DIR PHYS_ID WEIGHT CAP_PCT PRIO
- *        quota region for one device with compute on (created if missing); prints key=
+ *   registry_tool region REGION_PATH REGISTRY_DIR PHYS_ID WEIGHT CAP_PCT PRIO [MEM_MIB]
+ *        quota region for one device (NPU PHYS_ID) with compute on (created if missing), memory
+ *        unlimited or MEM_MIB; prints key=
  *   registry_tool register PATH REGION_PATH [DEV_INDEX]
  *        registers the region's container (key, weight, cap, prio of device DEV_INDEX, default 0)
  *        and hard-links the region as its activity link
@@ -29,11 +30,13 @@
 static const char *const sym_names[VNPU_SYM_COUNT] = {VNPU_LAUNCH_SYMBOLS(SYM_NAME_)};
 
 /* A quota region (created if missing) whose logical device 0 is NPU phys_id with this compute config. */
-static int make_region(const char *path, const char *regdir, int phys, unsigned weight, unsigned cap, int prio)
+static int make_region(const char *path, const char *regdir, int phys, unsigned weight, unsigned cap, int prio,
+                       unsigned long long mem_mib)
 {
     struct vnpu_init_config c;
     memset(&c, 0, sizeof c);
     c.device_count = 1;
+    c.mem_limit[0] = mem_mib * 1024ULL * 1024ULL;
     c.compute_weight = weight;
     c.compute_cap_pct = cap;
     c.priority_class = prio;
@@ -133,9 +136,9 @@ int main(int argc, char **argv)
         }
         return 0;
     }
-    if (argc == 8 && strcmp(argv[1], "region") == 0)
+    if ((argc == 8 || argc == 9) && strcmp(argv[1], "region") == 0)
         return make_region(argv[2], argv[3], atoi(argv[4]), (unsigned)atoi(argv[5]), (unsigned)atoi(argv[6]),
-                           atoi(argv[7]));
+                           atoi(argv[7]), argc == 9 ? strtoull(argv[8], NULL, 10) : 0);
     if ((argc == 4 || argc == 5) && strcmp(argv[1], "register") == 0)
         return register_region(argv[2], argv[3], argc == 5 ? (unsigned)atoi(argv[4]) : 0u);
     if (argc == 4 && strcmp(argv[1], "unregister") == 0) {

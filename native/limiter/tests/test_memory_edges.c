@@ -6,6 +6,7 @@
  *   hostphys     rtMallocPhysical of host memory (side 0) is not charged to the device quota
  *   undescribed  a device the region does not describe fails closed (207001), not unlimited
  *   alloc1       one 1 MiB allocation on device 0 (prints its return code)
+ *   alloc DEV MIB   rtSetDevice(DEV) and one allocation; prints "alloc dev=DEV set=RC rc=RC"
  *   hold-slots REGION   (run without the preload) claims all 256 slots and holds them until stdin closes
  */
 #include <stdio.h>
@@ -99,7 +100,14 @@ int main(int argc, char **argv)
         hostphys_mode();
     else if (strcmp(mode, "undescribed") == 0)
         undescribed_mode();
-    else if (strcmp(mode, "alloc1") == 0) {
+    else if (strcmp(mode, "alloc") == 0 && argc == 4) {
+        void *p = NULL;
+        int dev = atoi(argv[2]);
+        rtError_t set = rtSetDevice(dev);
+        rtError_t rc = rtMalloc(&p, strtoull(argv[3], NULL, 10) * MIB, RT_MEMORY_HBM, 0);
+        printf("alloc dev=%d set=%d rc=%d\n", dev, (int)set, (int)rc);
+        return 0;
+    } else if (strcmp(mode, "alloc1") == 0) {
         void *p = NULL;
         rtSetDevice(0);
         printf("alloc1 rc=%d\n", (int)rtMalloc(&p, MIB, RT_MEMORY_HBM, 0));

@@ -24,6 +24,23 @@ fresh
 out=$(VNPU_DEVICE_COUNT=1 limited "$prog" undescribed 2>&1) || fail "undescribed: $out"
 echo "$out"
 
+# ASCEND_RT_VISIBLE_DEVICES renumbers devices per process: charges land on the physical NPU (the
+# region names NPU 3, 1 GiB), whatever the mask; a device the region does not describe fails closed
+fresh
+"$b/limiter/registry_tool" region "$R" "$t" 3 100 0 1 1024 > /dev/null
+lim() { LD_PRELOAD=$b/libvnpu.so NPU_LOCAL_SHM_PATH=$R timeout 60 "$@"; }
+out=$(ASCEND_RT_VISIBLE_DEVICES=3 lim "$prog" alloc 0 1024 2>&1)
+[ "$out" = "alloc dev=0 set=0 rc=0" ] || fail "mask 3, device 0 (= NPU 3): $out"
+out=$(ASCEND_RT_VISIBLE_DEVICES=3 lim "$prog" alloc 0 1025 2>&1)
+[ "$out" = "alloc dev=0 set=0 rc=207001" ] || fail "mask 3, device 0 over quota: $out"
+out=$(ASCEND_RT_VISIBLE_DEVICES=2,3 lim "$prog" alloc 1 1025 2>&1)
+[ "$out" = "alloc dev=1 set=0 rc=207001" ] || fail "mask 2,3, device 1 (= NPU 3) over quota: $out"
+out=$(ASCEND_RT_VISIBLE_DEVICES=2,3 lim "$prog" alloc 0 1 2>&1)
+[ "$out" = "alloc dev=0 set=0 rc=207001" ] || fail "mask 2,3, device 0 (= NPU 2, not in the region): $out"
+out=$(ASCEND_RT_VISIBLE_DEVICES=3 lim "$prog" alloc 1 4096 2>&1)
+[ "$out" = "alloc dev=1 set=107001 rc=107002" ] || fail "mask 3, device 1 does not exist for the process: $out"
+echo "visible-devices ok"
+
 # all 256 slots held by a live process: the next process fails closed
 fresh
 limited "$prog" alloc1 > /dev/null 2>&1 # creates the region

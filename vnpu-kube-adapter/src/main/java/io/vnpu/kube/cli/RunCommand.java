@@ -2,32 +2,29 @@ package io.vnpu.kube.cli;
 
 import io.vnpu.api.model.Npu;
 import io.vnpu.api.model.Priority;
+import io.vnpu.api.slice.NpuRef;
+import io.vnpu.api.slice.SliceDevice;
+import io.vnpu.api.slice.SliceShare;
+import io.vnpu.quota.host.HostSliceRequest;
+import io.vnpu.quota.host.HostSlices;
 import io.vnpu.kube.cli.node.NodeAccess;
 import io.vnpu.kube.cli.node.NodeInfo;
-import io.vnpu.kube.cli.process.ChildCommand;
-import io.vnpu.kube.cli.process.ChildSupervisor;
-import io.vnpu.kube.cli.process.CommandLaunchException;
-import io.vnpu.kube.cli.process.ExitStatus;
-import io.vnpu.kube.cli.process.JvmSignalSource;
-import io.vnpu.kube.cli.process.LibcSignalSender;
-import io.vnpu.kube.cli.run.LimiterLibrary;
-import io.vnpu.kube.cli.run.NpuRegistries;
+import io.vnpu.quota.host.process.ChildSupervisor;
+import io.vnpu.quota.host.process.CommandLaunchException;
+import io.vnpu.quota.host.process.ExitStatus;
+import io.vnpu.quota.host.process.JvmSignalSource;
+import io.vnpu.quota.host.process.LibcSignalSender;
+import io.vnpu.quota.host.LimiterLibrary;
 import io.vnpu.kube.cli.run.RunSummary;
-import io.vnpu.kube.cli.run.SliceSession;
-import io.vnpu.kube.cli.run.WorkloadEnvironment;
-import io.vnpu.kube.cli.slice.SliceRecord;
-import io.vnpu.kube.cli.slice.SliceStore;
-import io.vnpu.kube.cli.slice.StateDir;
+import io.vnpu.quota.host.SliceSession;
+import io.vnpu.quota.host.SliceRecord;
+import io.vnpu.quota.host.StateDir;
 import io.vnpu.kube.cli.units.ByteSize;
-import io.vnpu.quota.model.DeviceQuota;
-import io.vnpu.quota.model.PolicyFlag;
-import io.vnpu.quota.model.RegionConfig;
 import io.vnpu.quota.region.QuotaRegions;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -139,58 +136,52 @@ public final class RunCommand implements Callable<Integer> {
     }
     int cap = compute != null && compute.corePct != null ? compute.corePct : 0;
     int weight = compute != null && compute.weight != null ? compute.weight : cap > 0 ? cap : 1;
-    ProcessHandle me = ProcessHandle.current();
-    SliceRecord record;
+    if (cap < 0 || cap > 100 || weight < 1 || weight > 10000) {
+      err.println("vnpu run: --core must be in 1..100 and --weight in 1..10000");
+      return 2;
+    }
+    String sliceName = name == null ? "run-" + ProcessHandle.current().pid() : name;
+    HostSliceRequest request;
     try {
-      record = new SliceRecord(name == null ? "run-" + me.pid() : name, device, npu.get().phyId(), mem, weight, cap,
-          priority, me.pid(), me.info().startInstant().map(i -> i.toEpochMilli()).orElse(0L),
-          System.currentTimeMillis(), command);
+      request = new HostSliceRequest(sliceName, device, new SliceDevice(NpuRef.of(npu.get()),
+          new SliceShare.SoftQuota(mem, weight, cap, priority)), command);
     } catch (IllegalArgumentException e) {
       err.println("vnpu run: " + e.getMessage());
       return 2;
     }
     StateDir dir = StateDir.resolve(stateDir, environment, uid);
-    EnumSet<PolicyFlag> policy = EnumSet.of(PolicyFlag.MEM_ENFORCE, PolicyFlag.COMPUTE_ENFORCE,
-        PolicyFlag.COMPUTE_FAIL_OPEN);
-    if (cap > 0) policy.add(PolicyFlag.HARD_CAP);
-    RegionConfig config = new RegionConfig(
-        List.of(new DeviceQuota(mem, weight, cap, priority, npu.get().phyId(), npu.get().uuid())),
-        policy, dir.registry().toString());
-
-    NpuRegistries registries = new NpuRegistries(dir.registry());
+    HostSlices slices = new HostSlices(dir, new QuotaRegions());
     SliceSession session;
     try {
-      session = SliceSession.create(new SliceStore(dir), new QuotaRegions(), registries, record, config);
+      session = slices.create(request);
     } catch (IOException | RuntimeException e) {
-      closeQuietly(registries, err);
-      err.println("vnpu run: cannot create slice " + record.name() + " in " + dir.root() + ": " + e.getMessage());
+      closeQuietly(slices, err);
+      err.println("vnpu run: cannot create slice " + sliceName + " in " + dir.root() + ": " + e.getMessage());
       return 1;
     }
     Thread cleanup = new Thread(() -> {
       closeQuietly(session, err);
-      closeQuietly(registries, err);
+      closeQuietly(slices, err);
     }, "vnpu-run-cleanup");
     Runtime.getRuntime().addShutdownHook(cleanup);
     long startNs = System.nanoTime();
     ExitStatus status;
     try {
-      WorkloadEnvironment env = new WorkloadEnvironment(lib, session.regionFile(), mem, weight, device,
-          node.simulator());
       PrintStream diag = new PrintStream(System.err, true);
       ChildSupervisor sup = new ChildSupervisor(new JvmSignalSource(), new LibcSignalSender(),
           ChildSupervisor.FORWARDED, diag);
       try {
-        status = sup.run(new ChildCommand(command, env.variables(environment), null));
+        status = slices.run(session, lib, node.runtime(), command, environment, sup);
       } catch (CommandLaunchException e) {
         err.println("vnpu run: " + e.getMessage());
         status = e.status();
       }
       double seconds = (System.nanoTime() - startNs) / 1e9;
-      err.println(RunSummary.line(record, status, seconds, session.memory(), session.busyTime()));
+      err.println(RunSummary.line(session.record(), status, seconds, session.memory(), session.busyTime()));
       err.flush();
     } finally {
       closeQuietly(session, err);
-      closeQuietly(registries, err);
+      closeQuietly(slices, err);
       try {
         Runtime.getRuntime().removeShutdownHook(cleanup);
       } catch (IllegalStateException shuttingDown) {
@@ -209,7 +200,7 @@ public final class RunCommand implements Callable<Integer> {
     }
   }
 
-  private static void closeQuietly(NpuRegistries r, PrintWriter err) {
+  private static void closeQuietly(HostSlices r, PrintWriter err) {
     try {
       r.close();
     } catch (IOException | RuntimeException e) {

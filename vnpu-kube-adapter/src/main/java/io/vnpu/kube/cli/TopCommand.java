@@ -2,8 +2,8 @@ package io.vnpu.kube.cli;
 
 import io.vnpu.kube.cli.node.NodeAccess;
 import io.vnpu.kube.cli.node.NodeInfo;
-import io.vnpu.kube.cli.slice.SliceStore;
-import io.vnpu.kube.cli.slice.StateDir;
+import io.vnpu.quota.host.SliceStore;
+import io.vnpu.quota.host.StateDir;
 import io.vnpu.kube.cli.top.HostScanner;
 import io.vnpu.kube.cli.top.HostSnapshot;
 import io.vnpu.kube.cli.top.QuitKey;

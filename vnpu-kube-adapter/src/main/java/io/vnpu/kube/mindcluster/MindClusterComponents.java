@@ -1,5 +1,6 @@
 package io.vnpu.kube.mindcluster;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vnpu.api.health.HealthSource;
 import io.vnpu.api.spi.DeviceException;
 import io.vnpu.api.spi.DeviceManager;
@@ -13,10 +14,19 @@ import io.vnpu.kube.mindcluster.devices.ChipInventory;
 import io.vnpu.kube.mindcluster.devices.ChipState;
 import io.vnpu.kube.mindcluster.devices.DeviceCatalog;
 import io.vnpu.kube.mindcluster.devices.NodeChips;
+import io.vnpu.kube.mindcluster.kube.DeviceInfoConfigMap;
+import io.vnpu.kube.mindcluster.kube.NodeReporter;
+import io.vnpu.kube.mindcluster.kube.WriteLimiter;
 import io.vnpu.kube.mindcluster.volcano.KubeletDeviceMap;
+import io.vnpu.kube.mindcluster.volcano.VolcanoKeys;
+import io.vnpu.kube.mindcluster.volcano.VolcanoAllocator;
+import io.vnpu.kube.mindcluster.volcano.VolcanoPods;
+import io.vnpu.kube.resource.AllocationException;
 import io.vnpu.kube.resource.ResourceManager;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
@@ -47,17 +57,42 @@ public final class MindClusterComponents implements AutoCloseable {
   private final KubeletDeviceMap kubeletMap = new KubeletDeviceMap();
   private final ContainerResponses responses;
   private final Clock clock;
+  private final KubernetesClient client;
+  private final VolcanoPods pods;
+  private final DeviceInfoConfigMap configMap;
+  private final NodeReporter nodeReporter;
+  private volatile AutoCloseable chipWatch;
+  /** Upstream's pod lock: one Volcano claim at a time on this node, across device types. */
+  private final Object nodeLock = new Object();
   private volatile List<MindClusterResourceManager> managers = List.of();
   private volatile ScheduledFuture<?> refresh;
   private volatile boolean closed;
 
   /**
+   * @param client       the API server (pods for the Volcano handshake, the device-info ConfigMap,
+   *     node labels); not closed here
    * @param healthSource the node's chip health (the fault engine's {@code HealthMonitor}, or any
    *     {@link HealthSource}); its changes reach ListAndWatch and the ConfigMap at once
    */
-  public MindClusterComponents(MindClusterOptions options, DeviceManager deviceManager,
-      HealthSource healthSource, Clock clock) {
+  public MindClusterComponents(MindClusterOptions options, KubernetesClient client,
+      DeviceManager deviceManager, HealthSource healthSource, Clock clock) {
+    this(options, client, VolcanoPods.PodLister.byFieldSelector(client, options.nodeName()),
+        deviceManager, healthSource, clock);
+  }
+
+  /**
+   * As {@link #MindClusterComponents(MindClusterOptions, KubernetesClient, DeviceManager,
+   * HealthSource, Clock)} with another way to list this node's pods.
+   */
+  public MindClusterComponents(MindClusterOptions options, KubernetesClient client,
+      VolcanoPods.PodLister podLister, DeviceManager deviceManager, HealthSource healthSource,
+      Clock clock) {
     this.options = Objects.requireNonNull(options, "options");
+    this.client = Objects.requireNonNull(client, "client");
+    this.pods = new VolcanoPods(client, options.nodeName(), podLister);
+    this.configMap = new DeviceInfoConfigMap(client, options.nodeName(), clock,
+        new WriteLimiter(clock, WriteLimiter.MIN_GAP, WriteLimiter.REFRESH));
+    this.nodeReporter = new NodeReporter(client, options.nodeName());
     this.deviceManager = Objects.requireNonNull(deviceManager, "deviceManager");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.healthSource = Objects.requireNonNull(healthSource, "healthSource");
@@ -88,6 +123,14 @@ public final class MindClusterComponents implements AutoCloseable {
     }
     managers = List.copyOf(built);
     healthWatch = healthSource.watch(inventory::updateHealth);
+    try {
+      nodeReporter.report(chips);
+    } catch (RuntimeException e) {
+      // labels help the scheduler but the plugin serves without them; the operator sees why
+      LOG.warn("writing the labels and annotations of node {} failed: {}", options.nodeName(), e.getMessage());
+    }
+    publishDeviceInfo();
+    chipWatch = inventory.watch(this::publishDeviceInfo);
     LOG.info("MindCluster device types on node {}: {}", options.nodeName(),
         built.stream().map(MindClusterResourceManager::resourceName).toList());
     if (executor != null) {
@@ -97,6 +140,13 @@ public final class MindClusterComponents implements AutoCloseable {
   }
 
   private ContainerAllocator allocatorFor(String resource) {
+    boolean wholeChips = inventory.current().chips().stream()
+        .anyMatch(c -> c.type().resourceName().equals(resource));
+    if (options.volcanoType() && wholeChips && options.shareDevCount() == 1) {
+      return new VolcanoAllocator(pods, inventory::current, responses, kubeletMap, options.hostIp(),
+          nodeLock);
+    }
+    // static vNPUs are always allocated by the kubelet directly (section 3.8)
     return new DirectAllocator(inventory::current, catalog, responses);
   }
 
@@ -126,6 +176,56 @@ public final class MindClusterComponents implements AutoCloseable {
    */
   public void refreshOnce() {
     inventory.refresh();
+    publishDeviceInfo();
+    if (options.volcanoType() && !kubeletMap.pods().isEmpty()) {
+      try {
+        int dropped = kubeletMap.retainPods(pods.liveUids());
+        if (dropped > 0) LOG.info("dropped the kubelet-ID map of {} pod(s) that are gone", dropped);
+      } catch (AllocationException e) {
+        LOG.warn("pruning the kubelet-ID map: {}", e.getMessage());
+      }
+    }
+  }
+
+  /**
+   * Writes the device-info ConfigMap if due (on change, every 5 min, at most once a second); an
+   * API error is logged and the next attempt writes.
+   */
+  public void publishDeviceInfo() {
+    try {
+      configMap.publish(inventory.current(), held());
+    } catch (RuntimeException e) {
+      LOG.warn("writing ConfigMap {}/{} failed: {}", DeviceInfoConfigMap.NAMESPACE, configMap.name(),
+          e.getMessage());
+    }
+  }
+
+  /** Chips pods hold: the real chips of the Volcano pods (live annotations and this plugin's map). */
+  private Set<String> held() {
+    Set<String> out = new HashSet<>(kubeletMap.realInUse(null));
+    if (options.volcanoType()) {
+      try {
+        for (io.fabric8.kubernetes.api.model.Pod p : pods.live()) {
+          String real = VolcanoPods.annotations(p).get(VolcanoKeys.ASCEND_REAL);
+          if (real != null) {
+            for (String n : real.split(",")) if (!n.isBlank()) out.add(n.strip());
+          }
+        }
+      } catch (AllocationException e) {
+        LOG.debug("pods for the free-chip list: {}", e.getMessage());
+      }
+    }
+    return out;
+  }
+
+  /** The device-info ConfigMap writer (also the home of {@code ManuallySeparateNPU}). */
+  public DeviceInfoConfigMap configMap() {
+    return configMap;
+  }
+
+  /** Kubelet ID → real chip of the pods Volcano placed here. */
+  public KubeletDeviceMap kubeletMap() {
+    return kubeletMap;
   }
 
   private void tick() {
@@ -161,12 +261,12 @@ public final class MindClusterComponents implements AutoCloseable {
     closed = true;
     ScheduledFuture<?> r = refresh;
     if (r != null) r.cancel(false);
-    AutoCloseable w = healthWatch;
-    if (w != null) {
+    for (AutoCloseable w : new AutoCloseable[] {healthWatch, chipWatch}) {
+      if (w == null) continue;
       try {
         w.close();
       } catch (Exception e) {
-        LOG.debug("closing the health watch failed: {}", e.toString());
+        LOG.debug("closing a watch failed: {}", e.toString());
       }
     }
   }

@@ -6,15 +6,15 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 
-/** A clock tests move by hand. */
-final class MutableClock extends Clock {
+/** A clock tests move by hand (shared by the HAMi and MindCluster tests). */
+public final class MutableClock extends Clock {
   private volatile Instant now;
 
-  MutableClock(Instant start) {
+  public MutableClock(Instant start) {
     this.now = start;
   }
 
-  void advance(Duration d) {
+  public void advance(Duration d) {
     now = now.plus(d);
   }
 

@@ -4,6 +4,8 @@ import static io.vnpu.kube.mindcluster.PluginFleet.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.grpc.StatusRuntimeException;
 import io.vnpu.kube.deviceplugin.KubeletStandIn;
 import io.vnpu.kube.deviceplugin.PluginClient;
@@ -42,8 +44,11 @@ import org.junit.jupiter.api.io.TempDir;
  * and non-Volcano Allocate with and without the Ascend Docker Runtime, static vNPU presets and 310P
  * share mode (spec sections 3.2, 3.3, 3.9).
  */
+@EnableKubernetesMockClient(crud = true)
 class MindClusterRegistrationTest {
   private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-07-24T10:15:30Z"), ZoneOffset.UTC);
+
+  KubernetesClient client;
 
   @TempDir
   Path dir;
@@ -63,15 +68,20 @@ class MindClusterRegistrationTest {
   private void startComponents(MindClusterOptions options) throws Exception {
     health = healthOf(host);
     health.pollOnce();
-    components = new MindClusterComponents(options, host.deviceManager, health, CLOCK);
+    components = new MindClusterComponents(options, client, host.deviceManager, health, CLOCK);
     components.start(null);
     fleet = new PluginFleet(kubelet, components.resourceManagers());
   }
 
   /** The fault engine over the simulated driver, polled by the test. */
   static HealthMonitor healthOf(SimHost host) {
-    return new HealthMonitor(new DcmiFaultProbe(host.deviceManager.dcmi(), CLOCK),
-        new FaultTracker(FaultConfigs.shippedDefault(), CLOCK), ManualSeparationStore.inMemory(),
+    return healthOf(host, CLOCK);
+  }
+
+  /** As {@link #healthOf(SimHost)} on another clock. */
+  static HealthMonitor healthOf(SimHost host, Clock clock) {
+    return new HealthMonitor(new DcmiFaultProbe(host.deviceManager.dcmi(), clock),
+        new FaultTracker(FaultConfigs.shippedDefault(), clock), ManualSeparationStore.inMemory(),
         ChipUsage.NONE, FaultNotifier.NONE, Duration.ofSeconds(5));
   }
 
@@ -229,7 +239,7 @@ class MindClusterRegistrationTest {
     host = new SimHost("910B3x8", dir.resolve("sim"));
     health = healthOf(host);
     MindClusterComponents c = new MindClusterComponents(options(true).withShare(2, Optional.empty()),
-        host.deviceManager, health, CLOCK);
+        client, host.deviceManager, health, CLOCK);
     assertThatThrownBy(() -> c.start(null)).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("-shareDevCount=2: chip 910B3 (Ascend910B) cannot be shared; only 310P and 310B can"
             + " (or soft sharing with -shareDevCount=100 and -softShareDevConfigDir)");

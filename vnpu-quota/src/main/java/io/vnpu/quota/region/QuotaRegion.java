@@ -6,6 +6,7 @@ import static io.vnpu.quota.layout.RegionLayout.*;
 
 import io.vnpu.api.model.Priority;
 import io.vnpu.quota.model.DeviceQuota;
+import io.vnpu.quota.model.ComputeCounters;
 import io.vnpu.quota.model.PolicyFlag;
 import io.vnpu.quota.model.RegionConfig;
 import io.vnpu.quota.model.UsageSnapshot;
@@ -380,6 +381,40 @@ public final class QuotaRegion implements AutoCloseable {
       b.unknownFrees[d] = SharedMemory.clampReport(mem.getLong(s + DS_UNKNOWN_FREES));
       b.admissions[d] = SharedMemory.clampReport(mem.getLong(s + DS_ADMISSIONS));
     }
+  }
+
+  // ---------------------------------------------------------------- compute counters
+
+  /**
+   * The compute counters of logical device {@code device} (its live state's {@code launches} and
+   * {@code busy_ns}). Each 8-byte field is read atomically; the two may come from slightly
+   * different instants. A negative value written by a broken writer reads as 0.
+   *
+   * @throws IllegalArgumentException when {@code device} is not in {@code 0..deviceCount()-1}
+   */
+  public ComputeCounters computeCounters(int device) {
+    if (device < 0 || device >= deviceCount()) {
+      throw new IllegalArgumentException("quota region " + file + ": device " + device
+          + " is not in 0.." + (deviceCount() - 1));
+    }
+    int s = devStateOff(device);
+    return new ComputeCounters(Math.max(0, mem.getLong(s + DS_LAUNCHES)), Math.max(0, mem.getLong(s + DS_BUSY_NS)));
+  }
+
+  /**
+   * The compute counters of every process slot that is not free, by slot index (the
+   * {@link ProcessUsage#slot()} of {@link #usage()}), in slot order.
+   */
+  public java.util.SortedMap<Integer, ComputeCounters> processComputeCounters() {
+    java.util.SortedMap<Integer, ComputeCounters> out = new java.util.TreeMap<>();
+    int hwm = slotHwm();
+    for (int i = 0; i < hwm; i++) {
+      int o = slotOff(i);
+      int state = mem.getInt(o + S_STATE);
+      if (state == SLOT_FREE || state < 0 || state > SLOT_REAPING) continue;
+      out.put(i, new ComputeCounters(Math.max(0, mem.getLong(o + S_LAUNCHES)), Math.max(0, mem.getLong(o + S_BUSY_NS))));
+    }
+    return java.util.Collections.unmodifiableSortedMap(out);
   }
 
   // ---------------------------------------------------------------- reaping

@@ -188,6 +188,26 @@ class QuotaRegionTest {
   }
 
   @Test
+  void computeCountersPerDeviceAndPerProcessSlot() throws Exception {
+    Path file = dir.resolve("r");
+    try (QuotaRegion r = regions.create(file, twoDevices())) {
+      assertThat(r.computeCounters(0)).isEqualTo(io.vnpu.quota.model.ComputeCounters.ZERO);
+      r.memoryAccount().admit(0, 1); // claims a slot for this JVM
+      int slot = r.usage().processes().get(0).slot();
+      ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+      patch(file, RegionLayout.devStateOff(1) + RegionLayout.DS_LAUNCHES, b.putLong(0, 300).array().clone());
+      patch(file, RegionLayout.devStateOff(1) + RegionLayout.DS_BUSY_NS, b.putLong(0, 7_000_000L).array().clone());
+      patch(file, RegionLayout.slotOff(slot) + RegionLayout.S_LAUNCHES, b.putLong(0, 12).array().clone());
+      patch(file, RegionLayout.slotOff(slot) + RegionLayout.S_BUSY_NS, b.putLong(0, -5).array().clone());
+      assertThat(r.computeCounters(1)).isEqualTo(new io.vnpu.quota.model.ComputeCounters(300, 7_000_000L));
+      // a negative value from a broken writer reads as 0
+      assertThat(r.processComputeCounters()).containsExactly(
+          java.util.Map.entry(slot, new io.vnpu.quota.model.ComputeCounters(12, 0)));
+      assertThatThrownBy(() -> r.computeCounters(2)).hasMessageContaining("device 2 is not in 0..1");
+    }
+  }
+
+  @Test
   void configUpdatesApplyToTheNextAdmissionAndLoweringBelowUsageNeverWraps() throws Exception {
     try (QuotaRegion r = regions.create(dir.resolve("r"), twoDevices())) {
       MemoryAccount a = r.memoryAccount();

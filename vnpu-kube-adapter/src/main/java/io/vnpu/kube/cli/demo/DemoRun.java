@@ -1,6 +1,10 @@
 package io.vnpu.kube.cli.demo;
 
-import io.vnpu.dcmi.DcmiNodeSelector;
+import io.vnpu.api.slice.NpuRef;
+import io.vnpu.api.slice.SliceDevice;
+import io.vnpu.api.slice.SliceShare;
+import io.vnpu.quota.host.HostSliceRequest;
+import io.vnpu.quota.host.HostSlices;
 import io.vnpu.api.model.Npu;
 import io.vnpu.api.model.Priority;
 import io.vnpu.kube.cli.chart.LineChart;
@@ -9,16 +13,12 @@ import io.vnpu.kube.cli.chart.Series;
 import io.vnpu.kube.cli.chart.SvgWriter;
 import io.vnpu.kube.cli.node.NodeAccess;
 import io.vnpu.kube.cli.node.NodeInfo;
-import io.vnpu.kube.cli.run.NpuRegistries;
-import io.vnpu.kube.cli.run.SliceSession;
-import io.vnpu.kube.cli.run.WorkloadEnvironment;
-import io.vnpu.kube.cli.slice.SliceRecord;
-import io.vnpu.kube.cli.slice.SliceStore;
-import io.vnpu.kube.cli.slice.StateDir;
+import io.vnpu.quota.host.SliceSession;
+import io.vnpu.quota.host.WorkloadEnvironment;
+import io.vnpu.quota.host.SliceRecord;
+import io.vnpu.quota.host.SliceStore;
+import io.vnpu.quota.host.StateDir;
 import io.vnpu.kube.cli.units.ByteSize;
-import io.vnpu.quota.model.DeviceQuota;
-import io.vnpu.quota.model.PolicyFlag;
-import io.vnpu.quota.model.RegionConfig;
 import io.vnpu.quota.region.QuotaRegions;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -26,7 +26,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -95,7 +94,7 @@ public final class DemoRun {
     Path simRoot = Files.createTempDirectory("vnpu-demo-sim-");
     List<DemoCheck> checks = new ArrayList<>();
     List<SliceSession> sessions = new ArrayList<>();
-    NpuRegistries registries = new NpuRegistries(settings.stateDir().registry());
+    HostSlices slices = new HostSlices(settings.stateDir(), new QuotaRegions());
     try {
       progress.step("Discover the node through DCMI (bundled simulated node, profile " + settings.profile() + ")");
       NodeInfo node = nodes.discover(settings.profile(), simRoot, err);
@@ -109,14 +108,13 @@ public final class DemoRun {
 
       progress.step("Create two slices on NPU 0");
       List<Plan> plans = List.of(new Plan("demo-a", 16 * GIB, 1), new Plan("demo-b", 32 * GIB, 3));
-      SliceStore store = new SliceStore(settings.stateDir());
-      QuotaRegions regions = new QuotaRegions();
+      SliceStore store = slices.store();
       for (Plan p : plans) {
-        sessions.add(createSlice(store, regions, registries, p, npu));
+        sessions.add(createSlice(slices, p, npu));
         progress.detail(String.format(Locale.ROOT, "%s: %s HBM quota, AI-core weight %d -> %s",
             p.label(), ByteSize.format(p.memoryBytes()), p.weight(), store.regionFile(p.label())));
       }
-      DcmiNodeSelector.SimulatedNode sim = node.simulator();
+      WorkloadEnvironment.NodeRuntime sim = node.runtime();
       SliceSession a = sessions.get(0);
       SliceSession b = sessions.get(1);
 
@@ -174,7 +172,7 @@ public final class DemoRun {
     } finally {
       for (Process p : workloads) p.destroyForcibly();
       closeAll(sessions);
-      registries.close();
+      slices.close();
       deleteTree(simRoot);
     }
   }
@@ -184,20 +182,12 @@ public final class DemoRun {
     for (Process p : List.copyOf(workloads)) p.destroyForcibly();
   }
 
-  private SliceSession createSlice(SliceStore store, QuotaRegions regions, NpuRegistries registries, Plan p, Npu npu)
-      throws IOException {
-    ProcessHandle me = ProcessHandle.current();
-    SliceRecord rec = new SliceRecord(p.label(), npu.logicId(), npu.phyId(), p.memoryBytes(), p.weight(), 0,
-        Priority.NORMAL, me.pid(), me.info().startInstant().map(i -> i.toEpochMilli()).orElse(0L),
-        System.currentTimeMillis(), List.of("npu-burn"));
-    RegionConfig cfg = new RegionConfig(
-        List.of(new DeviceQuota(p.memoryBytes(), p.weight(), 0, Priority.NORMAL, npu.phyId(), npu.uuid())),
-        EnumSet.of(PolicyFlag.MEM_ENFORCE, PolicyFlag.COMPUTE_ENFORCE, PolicyFlag.COMPUTE_FAIL_OPEN),
-        settings.stateDir().registry().toString());
-    return SliceSession.create(store, regions, registries, rec, cfg);
+  private SliceSession createSlice(HostSlices slices, Plan p, Npu npu) throws IOException {
+    return slices.create(new HostSliceRequest(p.label(), npu.logicId(), new SliceDevice(NpuRef.of(npu),
+        new SliceShare.SoftQuota(p.memoryBytes(), p.weight(), 0, Priority.NORMAL)), List.of("npu-burn")));
   }
 
-  private Process start(SliceSession s, DcmiNodeSelector.SimulatedNode sim, String phase, List<String> steps)
+  private Process start(SliceSession s, WorkloadEnvironment.NodeRuntime sim, String phase, List<String> steps)
       throws IOException {
     List<String> argv = new ArrayList<>();
     argv.add(settings.nativeDir().resolve("npu-burn").toString());
@@ -245,7 +235,7 @@ public final class DemoRun {
     return new DemoReport.MemoryTrial("demo-a", held, request, code, "demo-b", bBytes, bOk);
   }
 
-  private DemoReport.ComputeTrial computeTrial(SliceSession a, SliceSession b, DcmiNodeSelector.SimulatedNode sim,
+  private DemoReport.ComputeTrial computeTrial(SliceSession a, SliceSession b, WorkloadEnvironment.NodeRuntime sim,
       Path simRoot, List<Plan> plans) throws IOException, InterruptedException {
     String secs = Long.toString(Math.round(settings.burnSeconds()));
     Process pa = start(a, sim, "compute", List.of("burn", Integer.toString(KERNEL_US), secs));

@@ -2,7 +2,10 @@ package io.vnpu.kube.cli.node;
 
 import io.vnpu.api.model.Npu;
 import io.vnpu.dcmi.DcmiNodeSelector;
+import io.vnpu.quota.host.WorkloadEnvironment;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -26,5 +29,14 @@ public record NodeInfo(List<Npu> npus, String library, DcmiNodeSelector.Simulate
   /** The NPU with this logic ID. */
   public Optional<Npu> npu(int logicId) {
     return npus.stream().filter(n -> n.logicId() == logicId).findFirst();
+  }
+
+  /** What a workload's CANN runtime needs on this node (the simulated CANN and its state, or nothing). */
+  public WorkloadEnvironment.NodeRuntime runtime() {
+    if (simulator == null) return WorkloadEnvironment.NodeRuntime.INSTALLED;
+    Map<String, String> v = new LinkedHashMap<>();
+    v.put(DcmiNodeSelector.SimulatedNode.ROOT_ENV, simulator.root().toString());
+    v.put(DcmiNodeSelector.SimulatedNode.PROFILE_ENV, simulator.profile());
+    return new WorkloadEnvironment.NodeRuntime(Optional.of(simulator.libraryDir()), v);
   }
 }

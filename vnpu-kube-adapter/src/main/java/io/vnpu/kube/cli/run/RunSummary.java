@@ -1,7 +1,8 @@
 package io.vnpu.kube.cli.run;
 
-import io.vnpu.kube.cli.process.ExitStatus;
-import io.vnpu.kube.cli.slice.SliceRecord;
+import io.vnpu.quota.host.process.ExitStatus;
+import io.vnpu.quota.host.SliceRecord;
+import io.vnpu.quota.model.ComputeCounters;
 import io.vnpu.kube.cli.units.ByteSize;
 import io.vnpu.quota.model.DeviceUsage;
 import java.util.Locale;

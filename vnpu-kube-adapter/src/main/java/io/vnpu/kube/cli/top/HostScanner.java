@@ -1,16 +1,14 @@
 package io.vnpu.kube.cli.top;
 
-import io.vnpu.kube.cli.run.ComputeCounters;
-import io.vnpu.kube.cli.run.NpuRegistries;
-import io.vnpu.kube.cli.run.SliceSession;
+import io.vnpu.quota.host.NpuRegistries;
 import io.vnpu.quota.registry.ComputeRegistries;
 import io.vnpu.quota.registry.ComputeRegistry;
 import io.vnpu.quota.registry.RegistryEntry;
 import java.nio.file.Files;
 import java.util.HashMap;
 import java.util.Map;
-import io.vnpu.kube.cli.slice.SliceRecord;
-import io.vnpu.kube.cli.slice.SliceStore;
+import io.vnpu.quota.host.SliceRecord;
+import io.vnpu.quota.host.SliceStore;
 import io.vnpu.quota.model.DeviceUsage;
 import io.vnpu.quota.model.ProcessUsage;
 import io.vnpu.quota.model.UsageSnapshot;
@@ -80,12 +78,16 @@ public final class HostScanner {
     if (rec.isEmpty()) return Optional.empty();
     SliceRecord r = rec.get();
     UsageSnapshot usage;
+    long epoch;
+    long regionBusy;
     try (QuotaRegion region = regions.open(store.regionFile(name))) {
       usage = region.usage();
+      epoch = region.epoch();
+      regionBusy = region.computeCounters(0).busyNs();
     }
     Map<Long, Long> registered = busyByNpu.computeIfAbsent(Math.max(0, r.phyId()), this::registryBusy);
-    Long busy = registered.get(SliceSession.epoch(store.regionFile(name)));
-    if (busy == null) busy = ComputeCounters.read(store.regionFile(name), 0).busyNs();
+    Long busy = registered.get(epoch);
+    if (busy == null) busy = regionBusy;
     Double achieved = meter.record(name, busy, nanoClock.getAsLong());
     DeviceUsage dev = usage.devices().get(0);
     List<ProcessStatus> procs = new ArrayList<>();

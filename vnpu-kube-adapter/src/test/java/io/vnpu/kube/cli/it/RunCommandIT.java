@@ -2,8 +2,8 @@ package io.vnpu.kube.cli.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.vnpu.kube.cli.process.LibcSignalSender;
-import io.vnpu.kube.cli.process.UnixSignal;
+import io.vnpu.quota.host.process.LibcSignalSender;
+import io.vnpu.quota.host.process.UnixSignal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.vnpu.kube.cli.process.LibcSignalSender;
-import io.vnpu.kube.cli.process.UnixSignal;
+import io.vnpu.quota.host.process.LibcSignalSender;
+import io.vnpu.quota.host.process.UnixSignal;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -60,7 +60,7 @@ class TopCommandIT {
       assertThat(live.exitCode()).as(live.stderr()).isZero();
       assertThat(live.stdout().split("\033\\[H\033\\[2J", -1)).hasSize(3);
       assertThat(live.stdout()).contains("2 slices on 1 NPU").contains("top-a").contains("top-b")
-          .contains("1.0 GiB / 2.0 GiB");
+          .contains("1.0 GiB/2.0 GiB");
     } finally {
       for (Process p : List.of(a, b)) {
         new LibcSignalSender().send(p.pid(), UnixSignal.TERM);

@@ -1,0 +1,161 @@
+package io.vnpu.kube.mindcluster.kube;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.vnpu.api.health.FaultUpgrade;
+import io.vnpu.kube.mindcluster.devices.ChipState;
+import io.vnpu.kube.mindcluster.devices.NodeChips;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The device-info ConfigMap {@code kube-system/mindx-dl-deviceinfo-<node>} (label
+ * {@code mx-consumer-cim: "true"}, spec section 3.6): keys {@value #DEVICE_INFO_CFG} (see
+ * {@link DeviceInfo}), {@value #MANUALLY_SEPARATE_NPU}, {@value #UPGRADE_FAULT_REASON} and
+ * {@value #DESCRIPTION}. Written when the content changed and otherwise every 5 minutes, never
+ * twice within a second ({@link WriteLimiter}). {@value #MANUALLY_SEPARATE_NPU} belongs to the
+ * operator and the fault engine: every write keeps the value found in the ConfigMap, and only
+ * {@link #saveManuallySeparated} changes it. Thread-safe.
+ */
+public final class DeviceInfoConfigMap {
+  private static final Logger LOG = LoggerFactory.getLogger(DeviceInfoConfigMap.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  public static final String NAMESPACE = "kube-system";
+  public static final String NAME_PREFIX = "mindx-dl-deviceinfo-";
+  public static final String CONSUMER_LABEL = "mx-consumer-cim";
+  public static final String DEVICE_INFO_CFG = "DeviceInfoCfg";
+  public static final String MANUALLY_SEPARATE_NPU = "ManuallySeparateNPU";
+  public static final String UPGRADE_FAULT_REASON = "UpgradeFaultReason";
+  public static final String DESCRIPTION = "Description";
+  static final String DESCRIPTION_TEXT = "The free-chip list in DeviceInfoCfg is kept for compatibility;"
+      + " volcano-scheduler maintains the available chips itself unless self-maintain-available-card=false.";
+
+  private final KubernetesClient client;
+  private final String name;
+  private final Clock clock;
+  private final WriteLimiter limiter;
+
+  public DeviceInfoConfigMap(KubernetesClient client, String nodeName, Clock clock, WriteLimiter limiter) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.name = NAME_PREFIX + Objects.requireNonNull(nodeName, "nodeName");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.limiter = Objects.requireNonNull(limiter, "limiter");
+  }
+
+  public String name() {
+    return name;
+  }
+
+  /**
+   * Writes the chips' state if due.
+   *
+   * @param held chips held by pods (not free)
+   * @return whether it was written
+   * @throws KubernetesClientException when the API server fails (retried by the next attempt)
+   */
+  public synchronized boolean publish(NodeChips chips, Set<String> held) {
+    Map<String, String> deviceList = DeviceInfo.deviceList(chips, held);
+    String upgrades = upgradeReasons(chips);
+    String content = deviceList + "|" + upgrades;
+    if (!limiter.due(content)) return false;
+    Map<String, String> data = new LinkedHashMap<>();
+    data.put(DEVICE_INFO_CFG, DeviceInfo.cfg(deviceList, clock.instant(), DeviceInfo.NOT_SUPER_POD,
+        DeviceInfo.NOT_SUPER_POD));
+    data.put(UPGRADE_FAULT_REASON, upgrades);
+    data.put(DESCRIPTION, DESCRIPTION_TEXT);
+    write(data, Optional.empty());
+    limiter.written(content);
+    return true;
+  }
+
+  /**
+   * The chip names in {@value #MANUALLY_SEPARATE_NPU}, as found (empty when the ConfigMap or the
+   * key does not exist).
+   *
+   * @throws KubernetesClientException when the API server fails
+   */
+  public synchronized List<String> manuallySeparated() {
+    ConfigMap cm = client.configMaps().inNamespace(NAMESPACE).withName(name).get();
+    String v = cm == null || cm.getData() == null ? null : cm.getData().get(MANUALLY_SEPARATE_NPU);
+    if (v == null || v.isBlank()) return List.of();
+    List<String> out = new ArrayList<>();
+    for (String n : v.split(",")) if (!n.isBlank()) out.add(n.strip());
+    return out;
+  }
+
+  /**
+   * Sets {@value #MANUALLY_SEPARATE_NPU} to these chip names (comma-joined), keeping every other key.
+   *
+   * @throws KubernetesClientException when the API server fails
+   */
+  public synchronized void saveManuallySeparated(List<String> chipNames) {
+    write(Map.of(), Optional.of(String.join(",", chipNames)));
+  }
+
+  /** Read-modify-write: {@code data} replaces its keys; the separation key is kept unless given. */
+  private void write(Map<String, String> data, Optional<String> manuallySeparated) {
+    ConfigMap existing = client.configMaps().inNamespace(NAMESPACE).withName(name).get();
+    Map<String, String> merged = new LinkedHashMap<>();
+    if (existing != null && existing.getData() != null) merged.putAll(existing.getData());
+    merged.putAll(data);
+    manuallySeparated.ifPresent(v -> merged.put(MANUALLY_SEPARATE_NPU, v));
+    merged.putIfAbsent(MANUALLY_SEPARATE_NPU, "");
+    ConfigMap next = new ConfigMapBuilder().withNewMetadata().withName(name).withNamespace(NAMESPACE)
+        .addToLabels(CONSUMER_LABEL, "true").endMetadata().withData(merged).build();
+    if (existing == null) {
+      try {
+        client.configMaps().inNamespace(NAMESPACE).resource(next).create();
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409) throw e;
+        LOG.debug("{} was created meanwhile; updating it", name);
+        existing = client.configMaps().inNamespace(NAMESPACE).withName(name).get();
+      }
+    }
+    next.getMetadata().setResourceVersion(existing.getMetadata().getResourceVersion());
+    if (existing.getMetadata().getLabels() != null) {
+      Map<String, String> labels = new TreeMap<>(existing.getMetadata().getLabels());
+      labels.put(CONSUMER_LABEL, "true");
+      next.getMetadata().setLabels(labels);
+    }
+    // resourceVersion set: a concurrent writer makes this fail (409) rather than lose its change
+    client.configMaps().inNamespace(NAMESPACE).resource(next).update();
+  }
+
+  /** {@code UpgradeFaultReason}: chip name → its escalations, keys sorted. */
+  static String upgradeReasons(NodeChips chips) {
+    Map<String, List<Map<String, Object>>> out = new TreeMap<>();
+    for (ChipState c : chips.chips()) {
+      if (c.health().upgrades().isEmpty()) continue;
+      List<Map<String, Object>> list = new ArrayList<>();
+      for (FaultUpgrade u : c.health().upgrades()) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("fault_code", u.code().hex());
+        m.put("fault_level", u.level().term());
+        m.put("upgrade_type", u.type().name());
+        m.put("upgrade_time", u.time().toEpochMilli());
+        list.add(m);
+      }
+      out.put(c.name(), list);
+    }
+    try {
+      return JSON.writeValueAsString(out);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("UpgradeFaultReason not serialisable", e);
+    }
+  }
+}

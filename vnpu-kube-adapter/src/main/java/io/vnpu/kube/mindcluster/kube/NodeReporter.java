@@ -1,0 +1,94 @@
+package io.vnpu.kube.mindcluster.kube;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.vnpu.kube.mindcluster.devices.CardType;
+import io.vnpu.kube.mindcluster.devices.ChipState;
+import io.vnpu.kube.mindcluster.devices.NodeChips;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * The node labels and annotations MindCluster writes at start (spec section 3.7). Labels:
+ * {@code node.kubernetes.io/npu.chip.name}, {@code servertype} (only when absent: an operator's
+ * value wins), {@code accelerator}, {@code mind-cluster/npu-chip-memory} on HBM chips. Annotations:
+ * {@code baseDeviceInfos} (chip name → {@code {"IP","SuperDeviceID"}}; the RoCE IP is not reported
+ * by the {@code DeviceManager} port, so it is empty), {@code superPodID}, {@code serverIndex},
+ * {@code serverType}, {@code cardType}. The driver-version, accelerator-type and super-pod labels
+ * need driver facts the port does not carry and are not written.
+ */
+public final class NodeReporter {
+  public static final String CHIP_NAME = "node.kubernetes.io/npu.chip.name";
+  public static final String SERVER_TYPE = "servertype";
+  public static final String ACCELERATOR = "accelerator";
+  public static final String CHIP_MEMORY = "mind-cluster/npu-chip-memory";
+  public static final String BASE_DEVICE_INFOS = "baseDeviceInfos";
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final KubernetesClient client;
+  private final String nodeName;
+
+  public NodeReporter(KubernetesClient client, String nodeName) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.nodeName = Objects.requireNonNull(nodeName, "nodeName");
+  }
+
+  /**
+   * Writes the labels and annotations for the chips (the first chip gives the node's type).
+   *
+   * @throws IllegalStateException naming the node when it does not exist
+   * @throws KubernetesClientException when the API server fails
+   */
+  public void report(NodeChips chips) {
+    if (chips.chips().isEmpty()) return;
+    ChipState first = chips.chips().get(0);
+    CardType type = first.type();
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put(CHIP_NAME, first.npu().chipName());
+    labels.put(ACCELERATOR, "huawei-" + type.deviceName());
+    if (type.hbm() && first.npu().hbmMib() > 0) {
+      labels.put(CHIP_MEMORY, (first.npu().hbmMib() / 1024) + "G");
+    }
+    Map<String, String> annotations = new LinkedHashMap<>();
+    annotations.put(BASE_DEVICE_INFOS, baseDeviceInfos(chips));
+    annotations.put("superPodID", Integer.toString(DeviceInfo.NOT_SUPER_POD));
+    annotations.put("serverIndex", Integer.toString(DeviceInfo.NOT_SUPER_POD));
+    annotations.put("serverType", type == CardType.ASCEND910A3 ? "A3" : type == CardType.ASCEND950 ? "npu" : "");
+    annotations.put("cardType", type.realType());
+    String serverType = type.serverType(first.npu().aiCores());
+    Node node = client.nodes().withName(nodeName).get();
+    if (node == null) throw new IllegalStateException("node " + nodeName + " does not exist");
+    client.nodes().withName(nodeName).edit(n -> {
+      Map<String, String> l = n.getMetadata().getLabels() == null ? new HashMap<>() : new HashMap<>(n.getMetadata().getLabels());
+      l.putAll(labels);
+      l.putIfAbsent(SERVER_TYPE, serverType);
+      Map<String, String> a = n.getMetadata().getAnnotations() == null ? new HashMap<>()
+          : new HashMap<>(n.getMetadata().getAnnotations());
+      a.putAll(annotations);
+      n.getMetadata().setLabels(l);
+      n.getMetadata().setAnnotations(a);
+      return n;
+    });
+  }
+
+  static String baseDeviceInfos(NodeChips chips) {
+    Map<String, Object> m = new TreeMap<>();
+    for (ChipState c : chips.chips()) {
+      Map<String, Object> info = new LinkedHashMap<>();
+      info.put("IP", "");
+      info.put("SuperDeviceID", 0);
+      m.put(c.name(), info);
+    }
+    try {
+      return JSON.writeValueAsString(m);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("baseDeviceInfos not serialisable", e);
+    }
+  }
+}

@@ -1,0 +1,149 @@
+package io.vnpu.kube.mindcluster;
+
+import static io.vnpu.kube.mindcluster.PluginFleet.WAIT;
+import static io.vnpu.kube.mindcluster.VolcanoPodsFixture.annotations;
+import static io.vnpu.kube.mindcluster.VolcanoPodsFixture.volcanoPod;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.grpc.StatusRuntimeException;
+import io.vnpu.api.fault.HealthMonitor;
+import io.vnpu.kube.deviceplugin.KubeletStandIn;
+import io.vnpu.kube.deviceplugin.PluginClient;
+import io.vnpu.kube.deviceplugin.v1beta1.Device;
+import io.vnpu.kube.deviceplugin.v1beta1.ListAndWatchResponse;
+import io.vnpu.kube.mindcluster.config.MindClusterOptions;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Volcano handshake (spec section 3.8) end to end: kubelet stand-in, real gRPC plugin, the
+ * simulated 910B3x8 node and the CRUD mock API server holding the pods Volcano placed.
+ */
+@EnableKubernetesMockClient(crud = true)
+class MindClusterVolcanoTest {
+  private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-07-24T10:15:30Z"), ZoneOffset.UTC);
+  private static final String R = "huawei.com/Ascend910";
+
+  KubernetesClient client;
+
+  @TempDir
+  Path dir;
+
+  private KubeletStandIn kubelet;
+  private SimHost host;
+  private HealthMonitor health;
+  private MindClusterComponents components;
+  private PluginFleet fleet;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    kubelet = KubeletStandIn.start(dir.resolve("device-plugins"));
+    host = new SimHost("910B3x8", dir.resolve("sim"));
+    health = MindClusterRegistrationTest.healthOf(host);
+    health.pollOnce();
+    MindClusterOptions options = MindClusterOptions.defaults(VolcanoPodsFixture.NODE).withVolcano(true, true)
+        .withRuntime(true, dir.resolve("host")).withHostIp("10.0.0.7");
+    // the mock server has no field selector on spec.nodeName: list all, the plugin filters by node
+    components = new MindClusterComponents(options, client,
+        () -> client.pods().inAnyNamespace().list().getItems(), host.deviceManager, health, CLOCK);
+    components.start(null);
+    fleet = new PluginFleet(kubelet, components.resourceManagers());
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    fleet.close();
+    components.close();
+    health.close();
+    host.close();
+    kubelet.close();
+  }
+
+  private String uid(String pod) {
+    return client.pods().inNamespace("default").withName(pod).get().getMetadata().getUid();
+  }
+
+  @Test
+  void twoPendingPodsAreServedBySmallestPredicateTimeWithTheAnnotatedChips() throws Exception {
+    volcanoPod(client, "late", R, "Ascend910-4,Ascend910-5", 2_000_000_000_000_000_000L);
+    volcanoPod(client, "early", R, "Ascend910-0,Ascend910-1", 1_000_000_000_000_000_000L);
+    try (PluginClient plugin = fleet.client(R);
+        PluginClient.ListAndWatchRecorder law = plugin.listAndWatch()) {
+      law.next(WAIT);
+      assertThat(plugin.allocate(List.of(List.of("Ascend910-6", "Ascend910-7"))).getContainerResponses(0)
+          .getEnvsMap()).isEqualTo(Map.of("ASCEND_VISIBLE_DEVICES", "0,1", "ASCEND_RUNTIME_OPTIONS", ""));
+      Map<String, String> early = annotations(client, "early");
+      assertThat(early).containsEntry("predicate-time", "18446744073709551615")
+          .containsEntry("huawei.com/AscendReal", "Ascend910-0,Ascend910-1")
+          .containsEntry("huawei.com/kltDev", "Ascend910-6,Ascend910-7")
+          .containsEntry("ascend.kubectl.kubernetes.io/ascend-910-configuration",
+              "{\"pod_name\":\"early\",\"server_id\":\"" + uid("early") + "\",\"host_ip\":\"10.0.0.7\",\"super_pod_id\":\"-1\","
+                  + "\"devices\":[{\"device_id\":\"0\",\"device_ip\":\"-1\",\"super_device_id\":\"-1\"},"
+                  + "{\"device_id\":\"1\",\"device_ip\":\"-1\",\"super_device_id\":\"-1\"}],"
+                  + "\"rack_id\":\"-1\",\"server_index\":\"-1\",\"server_ip\":\"10.0.0.7\"}");
+      assertThat(annotations(client, "late")).containsEntry("predicate-time", "2000000000000000000")
+          .doesNotContainKey("huawei.com/AscendReal");
+
+      assertThat(plugin.allocate(List.of(List.of("Ascend910-2", "Ascend910-3"))).getContainerResponses(0)
+          .getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "4,5");
+      assertThat(annotations(client, "late")).containsEntry("predicate-time", "18446744073709551615")
+          .containsEntry("huawei.com/AscendReal", "Ascend910-4,Ascend910-5");
+
+      assertThatThrownBy(() -> plugin.allocate(List.of(List.of("Ascend910-0", "Ascend910-1"))))
+          .isInstanceOf(StatusRuntimeException.class)
+          .hasMessageContaining("no pod on this node waits for 2 chip(s) of huawei.com/Ascend910");
+
+      // the kubelet holds Ascend910-6 for pod early, whose real chip 0 faults
+      host.ctl("fault", "0", "0x80E01801");
+      health.pollOnce();
+      ListAndWatchResponse bad = law.next(WAIT);
+      assertThat(bad.getDevicesList()).filteredOn(d -> d.getHealth().equals("Unhealthy"))
+          .extracting(Device::getID).containsExactlyInAnyOrder("Ascend910-0", "Ascend910-6");
+
+      // pod early is deleted: its kubelet IDs report their own chips again
+      client.pods().inNamespace("default").withName("early").delete();
+      components.refreshOnce();
+      assertThat(components.kubeletMap().pods()).containsExactly(uid("late"));
+      assertThat(components.resourceManager(R).orElseThrow().devices()).filteredOn(d -> !d.healthy())
+          .extracting(d -> d.id()).containsExactly("Ascend910-0");
+    }
+  }
+
+  @Test
+  void aChipHeldByAnotherPodIsNeverHandedOutTwice() throws Exception {
+    volcanoPod(client, "first", R, "Ascend910-2", 10L);
+    try (PluginClient plugin = fleet.client(R)) {
+      assertThat(plugin.allocate(List.of(List.of("Ascend910-0"))).getContainerResponses(0).getEnvsMap())
+          .containsEntry("ASCEND_VISIBLE_DEVICES", "2");
+      volcanoPod(client, "second", R, "Ascend910-2", 20L);
+      assertThatThrownBy(() -> plugin.allocate(List.of(List.of("Ascend910-1"))))
+          .isInstanceOf(StatusRuntimeException.class)
+          .hasMessageContaining("pod default/second was given Ascend910-2 by Volcano, but default/first holds it;"
+              + " refusing to hand one chip to two pods");
+      assertThat(annotations(client, "second")).containsEntry("predicate-time", "20")
+          .doesNotContainKey("huawei.com/AscendReal");
+    }
+  }
+
+  @Test
+  void aPodNamingAChipThisNodeLacksIsRefused() throws Exception {
+    volcanoPod(client, "odd", R, "Ascend910-12", 10L);
+    try (PluginClient plugin = fleet.client(R)) {
+      assertThatThrownBy(() -> plugin.allocate(List.of(List.of("Ascend910-0"))))
+          .isInstanceOf(StatusRuntimeException.class)
+          .hasMessageContaining("pod default/odd: annotation huawei.com/Ascend910 = Ascend910-12 names Ascend910-12,"
+              + " which is not a chip of huawei.com/Ascend910 on this node");
+    }
+  }
+}

@@ -1,0 +1,122 @@
+package io.vnpu.quota.host;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * The slices of a {@link StateDir}: {@code slices/<name>/slice.json} (a {@link SliceRecord}) and
+ * {@code slices/<name>/region} (the quota region), plus whatever else the limiter keeps beside the
+ * region in that directory.
+ */
+public final class SliceStore {
+
+  /** File name of the record in a slice directory. */
+  public static final String RECORD_FILE = "slice.json";
+  /** File name of the quota region in a slice directory. */
+  public static final String REGION_FILE = "region";
+
+  private final StateDir dir;
+  private final ObjectMapper mapper =
+      new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+  public SliceStore(StateDir dir) {
+    this.dir = dir;
+  }
+
+  /** The state directory. */
+  public StateDir stateDir() {
+    return dir;
+  }
+
+  /** Directory of slice {@code name}. */
+  public Path sliceDir(String name) {
+    return dir.slices().resolve(name);
+  }
+
+  /** Quota region file of slice {@code name}. */
+  public Path regionFile(String name) {
+    return sliceDir(name).resolve(REGION_FILE);
+  }
+
+  /**
+   * Creates the slice directory and writes its record, world-readable so that {@code vnpu top} of
+   * any user lists it.
+   *
+   * @throws FileAlreadyExistsException when a slice of that name exists
+   */
+  public Path create(SliceRecord record) throws IOException {
+    Files.createDirectories(dir.slices());
+    Path d = sliceDir(record.name());
+    try {
+      Files.createDirectory(d);
+    } catch (FileAlreadyExistsException e) {
+      throw new FileAlreadyExistsException(d.toString(), null,
+          "a slice named '" + record.name() + "' exists (pick another --name, or remove it if stale)");
+    }
+    Path tmp = d.resolve(RECORD_FILE + ".tmp");
+    mapper.writeValue(tmp.toFile(), record);
+    Files.move(tmp, d.resolve(RECORD_FILE), StandardCopyOption.ATOMIC_MOVE);
+    return d;
+  }
+
+  /**
+   * Reads one slice's record.
+   *
+   * @return empty when the slice does not exist (or is being created: no record yet)
+   * @throws IOException naming the file when the record is unreadable or malformed
+   */
+  public Optional<SliceRecord> read(String name) throws IOException {
+    Path f = sliceDir(name).resolve(RECORD_FILE);
+    try {
+      return Optional.of(mapper.readValue(Files.readAllBytes(f), SliceRecord.class));
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    } catch (IOException | IllegalArgumentException e) {
+      throw new IOException("slice record " + f + " is malformed: " + e.getMessage(), e);
+    }
+  }
+
+  /** Names of every slice directory that holds a record, sorted. */
+  public List<String> names() throws IOException {
+    List<String> out = new ArrayList<>();
+    if (!Files.isDirectory(dir.slices())) return out;
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir.slices(), Files::isDirectory)) {
+      for (Path p : ds) if (Files.exists(p.resolve(RECORD_FILE))) out.add(p.getFileName().toString());
+    }
+    out.sort(Comparator.naturalOrder());
+    return out;
+  }
+
+  /** Removes the slice directory with everything in it; a missing slice is not an error. */
+  public void remove(String name) throws IOException {
+    Path d = sliceDir(name);
+    if (!Files.exists(d)) return;
+    try (Stream<Path> walk = Files.walk(d)) {
+      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+    }
+  }
+
+  /**
+   * Whether the slice's owner is gone: no process with that pid, or one started at another time
+   * (the pid was reused).
+   */
+  public static boolean ownerGone(SliceRecord r) {
+    Optional<ProcessHandle> h = ProcessHandle.of(r.ownerPid());
+    if (h.isEmpty() || !h.get().isAlive()) return true;
+    return h.get().info().startInstant()
+        .map(start -> Math.abs(start.toEpochMilli() - r.ownerStartMillis()) > 1000)
+        .orElse(false);
+  }
+}

@@ -1,0 +1,96 @@
+package io.vnpu.quota.host;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.vnpu.api.model.Priority;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SliceStoreTest {
+
+  @TempDir Path tmp;
+
+  private static SliceRecord record(String name, long ownerPid, long ownerStart) {
+    return new SliceRecord(name, 0, 3, 8L << 30, 3, 0, Priority.HIGH, ownerPid, ownerStart, 1_700_000_000_000L,
+        List.of("python", "train.py"));
+  }
+
+  private static SliceRecord mine(String name) {
+    ProcessHandle me = ProcessHandle.current();
+    return record(name, me.pid(), me.info().startInstant().orElseThrow().toEpochMilli());
+  }
+
+  @Test
+  void stateDirResolutionOrder() throws Exception {
+    Path xdg = Files.createDirectory(tmp.resolve("xdg"));
+    assertThat(StateDir.resolve(Path.of("/x/flag"), Map.of(StateDir.ENV, "/x/env"), 1000).root())
+        .isEqualTo(Path.of("/x/flag"));
+    assertThat(StateDir.resolve(null, Map.of(StateDir.ENV, "/x/env", "XDG_RUNTIME_DIR", xdg.toString()), 1000)
+        .root()).isEqualTo(Path.of("/x/env"));
+    assertThat(StateDir.resolve(null, Map.of("XDG_RUNTIME_DIR", xdg.toString()), 1000).root())
+        .isEqualTo(xdg.resolve("vnpu"));
+    assertThat(StateDir.resolve(null, Map.of("XDG_RUNTIME_DIR", tmp.resolve("missing").toString()), 1000).root())
+        .isEqualTo(Path.of("/tmp/vnpu-1000"));
+    assertThat(StateDir.resolve(null, Map.of(), 0).root()).isEqualTo(Path.of("/run/vnpu"));
+    StateDir d = new StateDir(Path.of("/s"));
+    assertThat(d.slices()).isEqualTo(Path.of("/s/slices"));
+    assertThat(d.registry()).isEqualTo(Path.of("/s/registry"));
+  }
+
+  @Test
+  void createReadListAndRemove() throws Exception {
+    SliceStore store = new SliceStore(new StateDir(tmp));
+    store.create(mine("job-b"));
+    store.create(mine("job-a"));
+    Files.writeString(store.regionFile("job-a"), "region bytes");
+    assertThat(store.names()).containsExactly("job-a", "job-b");
+    assertThat(store.read("job-a")).contains(mine("job-a"));
+    assertThat(store.read("nope")).isEmpty();
+    store.remove("job-a");
+    assertThat(store.sliceDir("job-a")).doesNotExist();
+    assertThat(store.names()).containsExactly("job-b");
+    store.remove("job-a"); // twice is fine
+  }
+
+  @Test
+  void aNameInUseIsRefusedWithAHint() throws Exception {
+    SliceStore store = new SliceStore(new StateDir(tmp));
+    store.create(mine("job"));
+    assertThatThrownBy(() -> store.create(mine("job")))
+        .isInstanceOf(FileAlreadyExistsException.class)
+        .hasMessageContaining("a slice named 'job' exists");
+  }
+
+  @Test
+  void aMalformedRecordNamesTheFile() throws Exception {
+    SliceStore store = new SliceStore(new StateDir(tmp));
+    Files.createDirectories(store.sliceDir("bad"));
+    Files.writeString(store.sliceDir("bad").resolve(SliceStore.RECORD_FILE), "{\"name\": \"bad\", \"weight\": 0}");
+    assertThatThrownBy(() -> store.read("bad"))
+        .hasMessageStartingWith("slice record " + store.sliceDir("bad").resolve("slice.json") + " is malformed: ");
+  }
+
+  @Test
+  void recordValidation() {
+    assertThatThrownBy(() -> record("../etc", 1, 0)).hasMessageContaining("slice name '../etc' must be");
+    assertThatThrownBy(() -> new SliceRecord("a", 0, 0, 0, 0, 0, Priority.NORMAL, 1, 0, 0, List.of()))
+        .hasMessage("weight must be in 1..10000: 0");
+  }
+
+  @Test
+  void ownerGoneWhenThePidIsDeadOrReused() throws Exception {
+    assertThat(SliceStore.ownerGone(mine("x"))).isFalse();
+    Process p = new ProcessBuilder("true").start();
+    p.waitFor();
+    assertThat(SliceStore.ownerGone(record("x", p.pid(), 0))).isTrue();
+    ProcessHandle me = ProcessHandle.current();
+    long start = me.info().startInstant().orElseThrow().toEpochMilli();
+    assertThat(SliceStore.ownerGone(record("x", me.pid(), start - 60_000))).isTrue();
+  }
+}
