@@ -403,7 +403,7 @@ public final class QuotaRegion implements AutoCloseable {
 
   /**
    * The compute counters of every process slot that is not free, by slot index (the
-   * {@link ProcessUsage#slot()} of {@link #usage()}), in slot order.
+   * {@link io.vnpu.quota.model.ProcessUsage#slot()} of {@link #usage()}), in slot order.
    */
   public java.util.SortedMap<Integer, ComputeCounters> processComputeCounters() {
     java.util.SortedMap<Integer, ComputeCounters> out = new java.util.TreeMap<>();
