@@ -56,18 +56,32 @@ public final class NumaNodes {
     }
   }
 
-  /** Parses {@code 0-3,8,10-11}; null when malformed. */
+  /**
+   * Highest CPU number accepted: Linux's {@code CONFIG_NR_CPUS} is at most 8192. A larger number
+   * (a driver reporting {@code 0-2147483647}) is malformed, not a reason to allocate gigabytes.
+   */
+  static final int MAX_CPU = 8191;
+  /** Longest cpulist read; a real one for 8192 CPUs is far shorter. */
+  static final int MAX_CPULIST_CHARS = 65_536;
+
+  /** Parses {@code 0-3,8,10-11}; null when malformed (including CPU numbers above {@value #MAX_CPU}). */
   static BitSet parse(String cpulist) {
     BitSet set = new BitSet();
     if (cpulist == null || cpulist.isBlank()) {
       return set;
     }
+    if (cpulist.length() > MAX_CPULIST_CHARS) {
+      return null;
+    }
     try {
-      for (String part : cpulist.trim().split(",")) {
-        String[] range = part.split("-");
-        int lo = Integer.parseInt(range[0].trim());
-        int hi = range.length > 1 ? Integer.parseInt(range[1].trim()) : lo;
-        if (lo < 0 || hi < lo || range.length > 2) {
+      for (String part : cpulist.trim().split(",", -1)) {
+        String[] range = part.split("-", -1);
+        if (range.length > 2) {
+          return null;
+        }
+        int lo = cpu(range[0]);
+        int hi = range.length > 1 ? cpu(range[1]) : lo;
+        if (lo < 0 || hi < lo) {
           return null;
         }
         set.set(lo, hi + 1);
@@ -76,5 +90,15 @@ public final class NumaNodes {
       return null;
     }
     return set;
+  }
+
+  /** A CPU number in 0..{@value #MAX_CPU}, or -1. */
+  private static int cpu(String text) {
+    String t = text.trim();
+    if (t.isEmpty() || t.length() > 5 || !t.chars().allMatch(c -> c >= '0' && c <= '9')) {
+      return -1;
+    }
+    int v = Integer.parseInt(t);
+    return v <= MAX_CPU ? v : -1;
   }
 }

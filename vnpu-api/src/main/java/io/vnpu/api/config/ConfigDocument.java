@@ -6,7 +6,10 @@ import java.util.List;
 import java.util.Optional;
 import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.composer.Composer;
+import org.yaml.snakeyaml.parser.ParserImpl;
+import org.yaml.snakeyaml.reader.StreamReader;
+import org.yaml.snakeyaml.resolver.Resolver;
 import org.yaml.snakeyaml.error.Mark;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.error.YAMLException;
@@ -91,21 +94,37 @@ record ConfigDocument(Node root, int lineOffset, boolean configMap) {
     options.setAllowDuplicateKeys(true); // reported by ConfigReader with both lines
     options.setMaxAliasesForCollections(50);
     List<Node> docs = new ArrayList<>();
+    // our own reader, so a failure without a mark still has the line the scanner stopped at
+    StreamReader reader = new StreamReader(new StringReader(text));
     try {
-      for (Node n : new Yaml(options).composeAll(new StringReader(text))) {
+      Composer composer = new Composer(new ParserImpl(reader, options), new Resolver(), options);
+      while (composer.checkNode()) {
+        Node n = composer.getNode();
         if (n != null) docs.add(n);
       }
     } catch (MarkedYAMLException e) {
       Mark mark = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
-      int line = mark == null ? 0 : mark.getLine() + 1 + offset;
+      int line = (mark == null ? reader.getLine() : mark.getLine()) + 1 + offset;
       String what = e.getProblem() != null ? e.getProblem() : e.getMessage();
       throw new ConfigException(List.of(problem(file, line, "",
           "YAML syntax error: " + what
               + (e.getContext() != null ? " (" + e.getContext() + ")" : ""))), e);
     } catch (YAMLException e) {
-      throw new ConfigException(List.of(problem(file, 0, "", "YAML error: " + e.getMessage())), e);
+      throw new ConfigException(List.of(problem(file, reader.getLine() + 1 + offset, "",
+          "YAML error: " + e.getMessage())), e);
+    } catch (RuntimeException | StackOverflowError e) {
+      // the parser's own failures (a bad backslash-u escape throws NumberFormatException, deep nesting
+      // overflows the stack) are syntax errors of the file too, never a crash of the caller
+      throw new ConfigException(List.of(problem(file, reader.getLine() + 1 + offset, "",
+          "YAML syntax error: " + describe(e))), e);
     }
     return docs;
+  }
+
+  private static String describe(Throwable e) {
+    if (e instanceof NumberFormatException) return "invalid escape or number (" + e.getMessage() + ")";
+    if (e instanceof StackOverflowError) return "nested too deeply";
+    return e.getMessage() == null ? "cannot parse" : e.getMessage();
   }
 
   private static boolean isConfigMap(Node doc) {

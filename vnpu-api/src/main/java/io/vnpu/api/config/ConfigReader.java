@@ -25,6 +25,8 @@ import org.yaml.snakeyaml.nodes.Tag;
  */
 final class ConfigReader {
   private static final Pattern INTEGER = Pattern.compile("[+-]?[0-9]+");
+  /** Longest value quoted in a problem. */
+  static final int MAX_SHOWN_CHARS = 64;
 
   private final String file;
   private final int lineOffset;
@@ -212,7 +214,9 @@ final class ConfigReader {
       error(node, path, "not an integer");
       return Optional.empty();
     }
-    BigInteger v = new BigInteger(((ScalarNode) node).getValue());
+    String text = ((ScalarNode) node).getValue();
+    // BigInteger parsing is quadratic in the digits: a huge literal is an overflow without parsing
+    BigInteger v = significantDigits(text) > 12 ? BigInteger.ONE.shiftLeft(64) : new BigInteger(text);
     if (v.bitLength() > 31) {
       error(node, path, "overflows the 32-bit integer HAMi uses (" + Integer.MIN_VALUE + ".."
           + Integer.MAX_VALUE + ")");
@@ -223,6 +227,13 @@ final class ConfigReader {
       return Optional.empty();
     }
     return Optional.of(v.intValue());
+  }
+
+  /** Digits of an integer literal without its sign and leading zeros. */
+  static int significantDigits(String integer) {
+    int i = 0;
+    while (i < integer.length() && (integer.charAt(i) == '+' || integer.charAt(i) == '-' || integer.charAt(i) == '0')) i++;
+    return integer.length() - i;
   }
 
   /** A YAML boolean ({@code true}/{@code false}, YAML 1.1 also {@code yes/no/on/off}). */
@@ -251,6 +262,10 @@ final class ConfigReader {
   private static Optional<String> valueOf(Node node) {
     if (!(node instanceof ScalarNode)) return Optional.empty();
     String v = ((ScalarNode) node).getValue();
+    // a megabyte literal must not become a megabyte error line
+    if (v.length() > MAX_SHOWN_CHARS) {
+      v = v.substring(0, MAX_SHOWN_CHARS) + "... (" + v.length() + " characters)";
+    }
     return Optional.of(v.isEmpty() || !v.strip().equals(v) ? '"' + v + '"' : v);
   }
 

@@ -53,6 +53,9 @@ final class MemoryQuantity {
     }
   }
 
+  /** Longest scalar read as a size; longer ones are refused before any number parsing. */
+  static final int MAX_TEXT_CHARS = 64;
+
   private MemoryQuantity() {}
 
   /**
@@ -65,6 +68,11 @@ final class MemoryQuantity {
    */
   static Mib parse(String text) throws InvalidSize {
     String s = text.trim();
+    // big-number parsing is quadratic in the digits; no valid size needs more than a few dozen
+    if (s.length() > MAX_TEXT_CHARS) {
+      throw new InvalidSize("is " + s.length() + " characters long, not a memory size (at most "
+          + MAX_TEXT_CHARS + ")");
+    }
     if (PLAIN.matcher(s).matches()) {
       BigInteger v = new BigInteger(s);
       if (v.signum() <= 0) throw new InvalidSize("must be > 0 MiB");

@@ -343,8 +343,8 @@ public final class DevicePluginServer implements AutoCloseable {
       } else if (kubelet.isPresent()) {
         registerIfKubeletPresent();
       }
-    } catch (RuntimeException e) {
-      // A scheduled task that throws is silently cancelled; keep the periodic check alive.
+    } catch (RuntimeException | Error e) {
+      // A scheduled task that throws (an Error too) is silently cancelled; keep the periodic check alive.
       log.error("device plugin {}: checking the sockets failed", socketName, e);
     }
   }

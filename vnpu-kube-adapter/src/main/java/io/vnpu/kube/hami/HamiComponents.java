@@ -7,6 +7,8 @@ import io.vnpu.api.spi.DeviceException;
 import io.vnpu.api.spi.DeviceManager;
 import io.vnpu.kube.hami.alloc.ContainerResponder;
 import io.vnpu.kube.hami.bind.HamiAllocator;
+import io.vnpu.kube.hami.bind.StaleBindReaper;
+import io.vnpu.kube.hami.cleanup.ContainerDirCleaner;
 import io.vnpu.kube.hami.cleanup.IdleVnpuCleaner;
 import io.vnpu.kube.hami.cleanup.VnpuIdleTracker;
 import io.vnpu.kube.hami.codec.DevicesToAllocateCodec;
@@ -18,6 +20,7 @@ import io.vnpu.kube.hami.kube.BoundPodAllocations;
 import io.vnpu.kube.hami.kube.NodeRegistrar;
 import io.vnpu.kube.hami.kube.PodBindingClient;
 import io.vnpu.kube.hami.kube.PodFinder;
+import io.vnpu.kube.hami.kube.PodSpecCheck;
 import io.vnpu.kube.limiter.LimiterFiles;
 import io.vnpu.kube.limiter.LimiterGate;
 import io.vnpu.kube.limiter.LimiterVerifier;
@@ -30,17 +33,22 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The HAMi side of one node agent, wired: the {@link HamiResourceManager} for the gRPC device
- * plugin, the health-and-register loop and the idle hard-vNPU cleanup.
+ * plugin, the health-and-register loop, the idle hard-vNPU cleanup and the pod sweep.
  */
 public final class HamiComponents implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(HamiComponents.class);
+
+  /** How often finished pods' directories are removed and stale binds ended (also at start-up). */
+  public static final Duration SWEEP_PERIOD = Duration.ofSeconds(60);
 
   private final DeviceInventory inventory;
   private final HamiResourceManager resourceManager;
   private final RegisterLoop registerLoop;
   private final IdleVnpuCleaner idleCleaner;
+  private final NodePodSweep podSweep;
+  private final PeriodicTask idleTask;
+  private final PeriodicTask sweepTask;
   private final Scheduler scheduler;
-  private final HamiOptions options;
   private final HealthSource health;
   private volatile AutoCloseable healthWatch;
   private volatile boolean closed;
@@ -60,7 +68,7 @@ public final class HamiComponents implements AutoCloseable {
    */
   public HamiComponents(KubernetesClient client, DeviceManager deviceManager, HealthSource health,
       HamiChipSettings chip, HamiNodeSettings node, HamiOptions options, Clock clock, Scheduler scheduler) {
-    this.options = Objects.requireNonNull(options, "options");
+    Objects.requireNonNull(options, "options");
     this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
     this.health = Objects.requireNonNull(health, "health");
     HamiNames names = new HamiNames(chip.commonWord());
@@ -68,17 +76,27 @@ public final class HamiComponents implements AutoCloseable {
     VnpuIdleTracker tracker = new VnpuIdleTracker();
     ContainerResponder responder = new ContainerResponder(names, node.hamiVnpuCore(), options.hardSplit(),
         deviceManager, tracker, options.softLayout(), options.regions(), limiterGate(options), clock);
-    HamiAllocator allocator = new HamiAllocator(new PodFinder(client, options.nodeName(), names),
-        new PodBindingClient(client, options.nodeName()), names,
-        new DevicesToAllocateCodec(options.decodeVariant()), inventory::current, responder);
+    PodBindingClient binding = new PodBindingClient(client, options.nodeName());
+    DevicesToAllocateCodec devicesCodec = new DevicesToAllocateCodec(options.decodeVariant());
+    PodSpecCheck spec = new PodSpecCheck(chip.resourceName());
+    HamiAllocator allocator = new HamiAllocator(new PodFinder(client, options.nodeName(), names, devicesCodec, spec),
+        binding, names, devicesCodec, inventory::current, responder, spec);
     resourceManager = new HamiResourceManager(chip, node, inventory, allocator);
     registerLoop = new RegisterLoop(inventory,
         new NodeRegistrar(client, options.nodeName(), names,
             new RegisterAnnotationCodec(options.emitDevicePairScore()), clock, options.reportTimeOffset()),
         chip, node, scheduler, options.registerPeriod(), options.retryDelay());
     idleCleaner = new IdleVnpuCleaner(deviceManager, inventory::current, tracker,
-        new BoundPodAllocations(client, options.nodeName(), names, new DevicesToAllocateCodec(options.decodeVariant())),
+        new BoundPodAllocations(client, options.nodeName(), names, devicesCodec),
         clock, options.idleVnpuGrace());
+    idleTask = new PeriodicTask("idle vNPU cleanup", scheduler, () -> {
+      idleCleaner.runOnce();
+      return options.checkIdleVnpuInterval();
+    }, options.checkIdleVnpuInterval());
+    podSweep = new NodePodSweep(client, options.nodeName(),
+        new ContainerDirCleaner(options.softLayout().containersRoot()),
+        new StaleBindReaper(client, binding, options.nodeName()), SWEEP_PERIOD);
+    sweepTask = new PeriodicTask("pod sweep", scheduler, podSweep::round, SWEEP_PERIOD);
   }
 
   private static LimiterGate limiterGate(HamiOptions options) {
@@ -102,9 +120,14 @@ public final class HamiComponents implements AutoCloseable {
     return idleCleaner;
   }
 
+  public NodePodSweep podSweep() {
+    return podSweep;
+  }
+
   /**
    * Reads the devices once (so the kubelet gets a list at registration), then starts the register
-   * loop (first round after 1 s) and the idle cleanup (every {@code checkIdleVnpuInterval}).
+   * loop (first round after 1 s), the idle cleanup (every {@code checkIdleVnpuInterval}) and the
+   * pod sweep (now, then every {@link #SWEEP_PERIOD}). Each survives any failure of a round.
    *
    * @throws DeviceException when the first device read fails
    */
@@ -112,7 +135,8 @@ public final class HamiComponents implements AutoCloseable {
     inventory.refresh();
     healthWatch = health.watch(chips -> scheduler.schedule(this::republish, Duration.ZERO));
     registerLoop.start(Duration.ofSeconds(1));
-    scheduler.schedule(this::cleanupTick, Duration.ZERO);
+    idleTask.start(Duration.ZERO);
+    sweepTask.start(Duration.ZERO);
   }
 
   /**
@@ -122,16 +146,6 @@ public final class HamiComponents implements AutoCloseable {
   private void republish() {
     if (closed) return;
     registerLoop.runOnce();
-  }
-
-  private void cleanupTick() {
-    if (closed) return;
-    try {
-      idleCleaner.runOnce();
-    } catch (RuntimeException e) {
-      LOG.error("idle vNPU cleanup failed", e);
-    }
-    if (!closed) scheduler.schedule(this::cleanupTick, options.checkIdleVnpuInterval());
   }
 
   @Override
@@ -146,5 +160,7 @@ public final class HamiComponents implements AutoCloseable {
       }
     }
     registerLoop.close();
+    idleTask.close();
+    sweepTask.close();
   }
 }

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * The health-and-register loop (protocol spec sections 1.5 and 2.1): each round re-reads every
  * NPU's health (listeners, i.e. ListAndWatch, hear about any change in either direction) and
  * publishes the node annotations; the next round runs after {@code period} (upstream 30 s), or
- * after {@code retryDelay} (5 s) when the round failed.
+ * after {@code retryDelay} (5 s) when the round failed, whatever it threw ({@link PeriodicTask}).
  */
 public final class RegisterLoop implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RegisterLoop.class);
@@ -28,7 +28,7 @@ public final class RegisterLoop implements AutoCloseable {
   private final Scheduler scheduler;
   private final Duration period;
   private final Duration retryDelay;
-  private volatile boolean closed;
+  private final PeriodicTask task;
 
   public RegisterLoop(DeviceInventory inventory, NodeRegistrar registrar, HamiChipSettings chip,
       HamiNodeSettings node, Scheduler scheduler, Duration period, Duration retryDelay) {
@@ -39,17 +39,12 @@ public final class RegisterLoop implements AutoCloseable {
     this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
     this.period = Objects.requireNonNull(period, "period");
     this.retryDelay = Objects.requireNonNull(retryDelay, "retryDelay");
+    this.task = new PeriodicTask("register", scheduler, this::runOnce, retryDelay);
   }
 
   /** Schedules the first round after {@code initialDelay} (upstream 1 s). */
   public void start(Duration initialDelay) {
-    scheduler.schedule(this::tick, initialDelay);
-  }
-
-  private void tick() {
-    if (closed) return;
-    Duration next = runOnce();
-    if (!closed) scheduler.schedule(this::tick, next);
+    task.start(initialDelay);
   }
 
   /**
@@ -66,6 +61,13 @@ public final class RegisterLoop implements AutoCloseable {
       devices = inventory.current();
       publish(devices);
       return retryDelay;
+    } catch (RuntimeException e) {
+      // a bug or an absurd driver value (e.g. CPU list 0-2147483647): the node must stay
+      // registered with the last list, or HAMi drops it after a minute
+      LOG.warn("reading NPUs failed unexpectedly, keeping the last list: {}", e.toString());
+      devices = inventory.current();
+      publish(devices);
+      return retryDelay;
     }
     return publish(devices) ? period : retryDelay;
   }
@@ -79,13 +81,13 @@ public final class RegisterLoop implements AutoCloseable {
       return false;
     } catch (RuntimeException e) {
       // any other failure must not end the loop; the scheduler would drop the node in 60 s
-      LOG.error("register node annotations failed", e);
+      LOG.warn("register node annotations failed: {}", e.toString());
       return false;
     }
   }
 
   @Override
   public void close() {
-    closed = true;
+    task.close();
   }
 }

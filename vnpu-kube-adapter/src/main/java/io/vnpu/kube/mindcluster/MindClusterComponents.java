@@ -232,8 +232,8 @@ public final class MindClusterComponents implements AutoCloseable {
     if (closed) return;
     try {
       refreshOnce();
-    } catch (RuntimeException e) {
-      // the next period tries again; a scheduled task that throws would stop for good
+    } catch (RuntimeException | Error e) {
+      // the next period tries again; a scheduled task that throws (an Error too) would stop for good
       LOG.warn("MindCluster refresh failed: {}", e.toString());
     }
   }

@@ -20,6 +20,7 @@ final class FakeDeviceManager implements DeviceManager {
   private final List<String> calls = new ArrayList<>();
   private boolean failDiscover;
   private String failCreate;
+  private RuntimeException discoverThrows;
 
   FakeDeviceManager(List<Npu> npus) {
     this.npus = List.copyOf(npus);
@@ -35,6 +36,11 @@ final class FakeDeviceManager implements DeviceManager {
 
   synchronized void failDiscover(boolean fail) {
     failDiscover = fail;
+  }
+
+  /** Makes discover throw {@code e} (an unexpected exception, not a DCMI error); null stops it. */
+  synchronized void throwOnDiscover(RuntimeException e) {
+    discoverThrows = e;
   }
 
   synchronized void failCreate(String message) {
@@ -59,6 +65,7 @@ final class FakeDeviceManager implements DeviceManager {
   public synchronized List<Npu> discover() {
     calls.add("discover");
     if (failDiscover) throw new DeviceException("dcmi_get_card_list failed: -8001");
+    if (discoverThrows != null) throw discoverThrows;
     return npus;
   }
 

@@ -356,4 +356,66 @@ class HamiAllocateMockServerTest {
     pod(client, "whole", 3L, oneContainer("[{\"UUID\":\"uuid1\",\"memory\":32768,\"core\":0}]"), List.of(), List.of("main"));
     assertThat(rm.allocate(List.of("uuid1-0")).envs()).containsEntry("ASCEND_VISIBLE_DEVICES", "3");
   }
+
+  // a pod that writes its own soft-split annotations with memory 0 would get an unlimited region
+  @Test
+  void forgedZeroMemorySoftQuotaIsRefused() throws Exception {
+    LimiterFiles limiter = LimiterFixture.installInto(limiterRoot.resolve("hami-vnpu-core"));
+    node(client, Map.of("hami.io/mutex.lock", LOCK));
+    pod(client, "test-pod", 1L, Map.of("huawei.com/vnpu-mode", "hami-core",
+        "hami.io/Ascend910-devices-to-allocate", "uuid1,Ascend910,0,10:;",
+        "huawei.com/Ascend910", "[{\"UUID\":\"uuid1\",\"core\":10}]"), List.of(), List.of("main"));
+    HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(
+        SoftSplitLayout.upstream(hookPath).withLimiterDir(limiter.hostDir().toString()),
+        Optional.of(region -> regionLog.add(region.file() + " " + region.devices())));
+    HamiResourceManager rm = rig(uuid1AtPhy3(), HamiNodeSettings.defaults(true), opts).resourceManager();
+    assertThatThrownBy(() -> rm.allocate(List.of("uuid1-0")))
+        .hasMessageContaining("devices-to-allocate: memory 0 MiB of device uuid1: a soft-split quota must be > 0 MiB");
+    assertThat(regionLog).isEmpty();
+    assertThat(hookPath.resolve("containers/" + KubeFixtures.uid(client, "test-pod") + "_main")).doesNotExist();
+    assertThat(podAnnotations(client, "test-pod")).containsEntry("hami.io/bind-phase", "failed");
+    assertThat(nodeAnnotations(client)).doesNotContainKey("hami.io/mutex.lock");
+  }
+
+  // without a lock, a decoy with the oldest bind time and made-up annotations (no NPU in its spec)
+  // is skipped: the real pod is served and the decoy keeps its annotations
+  @Test
+  void decoyWithOldestBindTimeCannotFailTheRealPod() throws Exception {
+    node(client, Map.of());
+    pod(client, "decoy", 1L, Map.of("hami.io/Ascend910-devices-to-allocate", "uuid1,Ascend910,32768,0:;",
+        "huawei.com/Ascend910", "[{\"UUID\":\"uuid1\",\"temp\":\"vir16\"}]"), List.of(), List.of("main"), false);
+    pod(client, "real", 1700000000L, oneContainer("[{\"UUID\":\"uuid1\",\"temp\":\"vir08\"}]"), List.of(), List.of("main"));
+    HamiResourceManager rm = rig(uuid1AtPhy3()).resourceManager();
+    assertThat(rm.allocate(List.of("uuid1-0")).envs()).containsEntry("ASCEND_VNPU_SPECS", "vir08");
+    assertThat(podAnnotations(client, "real")).containsEntry("hami.io/bind-phase", "success");
+    assertThat(podAnnotations(client, "decoy")).containsEntry("hami.io/bind-phase", "allocating")
+        .containsEntry("hami.io/Ascend910-devices-to-allocate", "uuid1,Ascend910,32768,0:;");
+  }
+
+  // under a legacy lock (no owner), even a decoy whose spec does request the NPU is skipped when its
+  // bind time is older than the lock: the scheduler locks first, then writes the bind time
+  @Test
+  void legacyLockSkipsABindOlderThanTheLock() throws Exception {
+    node(client, Map.of("hami.io/mutex.lock", "2023-11-14T22:13:20Z"));
+    pod(client, "decoy", 1L, Map.of("hami.io/Ascend910-devices-to-allocate", "uuid1,Ascend910,32768,0:;",
+        "huawei.com/Ascend910", "[{\"UUID\":\"uuid1\",\"temp\":\"vir16\"}]"), List.of(), List.of("main"));
+    pod(client, "real", 1700000001L, oneContainer("[{\"UUID\":\"uuid1\",\"temp\":\"vir08\"}]"), List.of(), List.of("main"));
+    HamiResourceManager rm = rig(uuid1AtPhy3()).resourceManager();
+    assertThat(rm.allocate(List.of("uuid1-0")).envs()).containsEntry("ASCEND_VNPU_SPECS", "vir08");
+    assertThat(podAnnotations(client, "real")).containsEntry("hami.io/bind-phase", "success");
+    assertThat(podAnnotations(client, "decoy")).containsEntry("hami.io/bind-phase", "allocating");
+    assertThat(nodeAnnotations(client)).doesNotContainKey("hami.io/mutex.lock");
+  }
+
+  // the lock owner itself wrote an entry its spec does not request: it fails, with the reason
+  @Test
+  void lockOwnerWhoseSpecDoesNotMatchItsAnnotationFails() {
+    node(client, Map.of("hami.io/mutex.lock", LOCK));
+    pod(client, "test-pod", 1L, oneContainer("[{\"UUID\":\"uuid1\",\"temp\":\"vir08\"}]"), List.of(), List.of("main"), false);
+    HamiResourceManager rm = rig(uuid1AtPhy3()).resourceManager();
+    assertThatThrownBy(() -> rm.allocate(List.of("uuid1-0"))).hasMessage("allocate for pod default/test-pod: annotation "
+        + "hami.io/Ascend910-devices-to-allocate entry 0 does not match the pod's spec: its container main requests no huawei.com/Ascend910");
+    assertThat(podAnnotations(client, "test-pod")).containsEntry("hami.io/bind-phase", "failed");
+    assertThat(nodeAnnotations(client)).doesNotContainKey("hami.io/mutex.lock");
+  }
 }

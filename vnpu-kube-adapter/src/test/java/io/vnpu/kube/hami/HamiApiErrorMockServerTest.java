@@ -43,7 +43,9 @@ class HamiApiErrorMockServerTest {
         .addToAnnotations("hami.io/vgpu-node", NODE)
         .addToAnnotations("hami.io/Ascend910-devices-to-allocate", "uuid1,Ascend910,8738,0:;")
         .addToAnnotations("huawei.com/Ascend910", "[{\"UUID\":\"uuid1\",\"temp\":\"vir08\"}]").endMetadata()
-        .withNewSpec().withNodeName(NODE).addNewContainer().withName("main").endContainer().endSpec()
+        .withNewSpec().withNodeName(NODE).addNewContainer().withName("main").withNewResources()
+        .addToLimits("huawei.com/Ascend910", new io.fabric8.kubernetes.api.model.Quantity("1")).endResources()
+        .endContainer().endSpec()
         .withNewStatus().withPhase("Pending").endStatus().build();
     server.expect().get().withPath("/api/v1/namespaces/default/pods/test-pod").andReturn(200, pod).always();
     server.expect().patch().withPath("/api/v1/namespaces/default/pods/test-pod")

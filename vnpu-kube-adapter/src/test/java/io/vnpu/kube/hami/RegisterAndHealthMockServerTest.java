@@ -105,6 +105,29 @@ class RegisterAndHealthMockServerTest {
     assertThat(scheduler.tasks).isEmpty();
   }
 
+  // an unexpected exception of a round (the NUMA parser's IndexOutOfBounds on CPU list
+  // 0-2147483647) used to end the loop for good; the node then dropped out of HAMi
+  @Test
+  void loopSurvivesAnUnexpectedExceptionAndKeepsTheNodeRegistered() {
+    node(client, Map.of());
+    FakeDeviceManager dm = new FakeDeviceManager(List.of(FakeDeviceManager.npu("U0", 0, 0)));
+    RecordingScheduler scheduler = new RecordingScheduler();
+    HamiComponents c = new HamiComponents(client, dm, chip(), HamiNodeSettings.defaults(false),
+        HamiOptions.defaults(NODE), clock, scheduler);
+    c.registerLoop().start(Duration.ofSeconds(1));
+    scheduler.runNext();
+    assertThat(scheduler.tasks).extracting(RecordingScheduler.Task::delay).containsExactly(Duration.ofSeconds(30));
+    dm.throwOnDiscover(new IndexOutOfBoundsException("bitIndex < 0: -2147483648"));
+    clock.advance(Duration.ofSeconds(30));
+    scheduler.runNext();
+    assertThat(scheduler.tasks).extracting(RecordingScheduler.Task::delay).containsExactly(Duration.ofSeconds(5));
+    assertThat(nodeAnnotations(client)).containsEntry("hami.io/node-handshake-Ascend910B3", "Reported_2026.07.24 10:16:01");
+    assertThat(nodeAnnotations(client).get("hami.io/node-register-Ascend910B3")).contains("\"id\":\"U0\"");
+    dm.throwOnDiscover(null);
+    scheduler.runNext();
+    assertThat(scheduler.tasks).extracting(RecordingScheduler.Task::delay).containsExactly(Duration.ofSeconds(30));
+  }
+
   // bug 9.3: recovery is republished to the scheduler and to ListAndWatch
   @Test
   void unhealthyDeviceIsRepublishedAndRecovers() throws Exception {

@@ -1,5 +1,6 @@
 package io.vnpu.quota.host;
 
+import io.vnpu.quota.files.HostFiles;
 import io.vnpu.quota.registry.ComputeRegistries;
 import io.vnpu.quota.registry.ComputeRegistry;
 import java.io.IOException;
@@ -33,7 +34,7 @@ public final class NpuRegistries implements AutoCloseable {
   public synchronized ComputeRegistry forNpu(int phyId) throws IOException {
     ComputeRegistry r = open.get(phyId);
     if (r == null) {
-      Files.createDirectories(dir);
+      HostFiles.ensureTrustedDirectory(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
       r = registries.createOrOpen(file(dir, phyId), phyId);
       open.put(phyId, r);
     }

@@ -2,18 +2,20 @@ package io.vnpu.quota.host;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.vnpu.quota.files.HostFiles;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.Stream;
+import java.util.Set;
 
 /**
  * The slices of a {@link StateDir}: {@code slices/<name>/slice.json} (a {@link SliceRecord}) and
@@ -26,6 +28,10 @@ public final class SliceStore {
   public static final String RECORD_FILE = "slice.json";
   /** File name of the quota region in a slice directory. */
   public static final String REGION_FILE = "region";
+  /** State, slices and slice directories: {@code rwxr-xr-x}, {@code vnpu top} of any user reads them. */
+  static final Set<PosixFilePermission> SHARED_DIR_MODE = PosixFilePermissions.fromString("rwxr-xr-x");
+  /** The record: {@code rw-r--r--}. */
+  static final Set<PosixFilePermission> RECORD_FILE_MODE = PosixFilePermissions.fromString("rw-r--r--");
 
   private final StateDir dir;
   private final ObjectMapper mapper =
@@ -57,7 +63,9 @@ public final class SliceStore {
    * @throws FileAlreadyExistsException when a slice of that name exists
    */
   public Path create(SliceRecord record) throws IOException {
-    Files.createDirectories(dir.slices());
+    // the default root is /tmp/vnpu-<uid> for a non-root user: a directory another user created
+    // there first (or made writable) is refused, not written into (HostFiles rules)
+    HostFiles.ensureTrustedDirectory(dir.slices(), SHARED_DIR_MODE);
     Path d = sliceDir(record.name());
     try {
       Files.createDirectory(d);
@@ -65,9 +73,8 @@ public final class SliceStore {
       throw new FileAlreadyExistsException(d.toString(), null,
           "a slice named '" + record.name() + "' exists (pick another --name, or remove it if stale)");
     }
-    Path tmp = d.resolve(RECORD_FILE + ".tmp");
-    mapper.writeValue(tmp.toFile(), record);
-    Files.move(tmp, d.resolve(RECORD_FILE), StandardCopyOption.ATOMIC_MOVE);
+    HostFiles.setMode(d, SHARED_DIR_MODE);
+    HostFiles.writeAtomically(d.resolve(RECORD_FILE), mapper.writeValueAsBytes(record), RECORD_FILE_MODE);
     return d;
   }
 
@@ -101,11 +108,8 @@ public final class SliceStore {
 
   /** Removes the slice directory with everything in it; a missing slice is not an error. */
   public void remove(String name) throws IOException {
-    Path d = sliceDir(name);
-    if (!Files.exists(d)) return;
-    try (Stream<Path> walk = Files.walk(d)) {
-      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
-    }
+    // never follows a link planted in the slice directory
+    HostFiles.deleteTree(sliceDir(name));
   }
 
   /**

@@ -4,12 +4,16 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
+import java.nio.file.Path;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * Atomic little-endian access to a file mapped by several processes (the quota region and the
  * compute registry; internal to vnpu-quota). Every access to a field another process may
  * write goes through a VarHandle with volatile (sequentially consistent) semantics, matching the C
- * limiter's {@code __atomic_*(…, __ATOMIC_SEQ_CST)}; offsets must be naturally aligned.
+ * limiter's {@code __atomic_*(…, __ATOMIC_SEQ_CST)}; offsets must be naturally aligned. Every
+ * accessor throws {@link MappedFileFault} (unchecked) instead of the JVM's {@link InternalError}
+ * when the file was truncated while mapped.
  */
 public final class SharedMemory {
   private static final VarHandle LONGS =
@@ -18,14 +22,75 @@ public final class SharedMemory {
       MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
   private final MappedByteBuffer buf;
+  private final Path file;
+  private final ReentrantReadWriteLock mapping = new ReentrantReadWriteLock();
+  private final Pin pin = new Pin();
+  private boolean unmapped; // guarded by mapping
 
-  public SharedMemory(MappedByteBuffer buf) {
+  /**
+   * @param file the mapped file, named by {@link MappedFileFault} when an access faults (the
+   *     file was truncated while mapped)
+   */
+  public SharedMemory(MappedByteBuffer buf, Path file) {
     this.buf = buf;
+    this.file = file;
     buf.order(ByteOrder.LITTLE_ENDIAN);
   }
 
+  /**
+   * Keeps the mapping alive for one operation: every public operation of a region or registry
+   * holds a pin (try-with-resources) so that {@link #unmap()} never pulls the pages from under a
+   * running access, which would crash the JVM instead of failing one call. Reentrant.
+   *
+   * @throws IllegalStateException once the mapping was unmapped (the region was closed)
+   */
+  public Pin pin() {
+    mapping.readLock().lock();
+    if (unmapped) {
+      mapping.readLock().unlock();
+      throw new IllegalStateException(file + " is closed");
+    }
+    return pin;
+  }
+
+  /** A held {@link #pin()}; closing it lets {@link #unmap()} proceed. */
+  public final class Pin implements AutoCloseable {
+    private Pin() {
+    }
+
+    @Override
+    public void close() {
+      mapping.readLock().unlock();
+    }
+  }
+
+  /**
+   * Unmaps the file now (after pinned operations finished) instead of at garbage collection; later
+   * {@link #pin()} calls fail. Must not be called while the calling thread holds a pin.
+   *
+   * @return whether the pages were unmapped now (false: left to the collector)
+   */
+  public boolean unmap() {
+    mapping.writeLock().lock();
+    try {
+      if (unmapped) return false;
+      unmapped = true;
+      return Unmapper.unmap(buf);
+    } finally {
+      mapping.writeLock().unlock();
+    }
+  }
+
+  private MappedFileFault fault(InternalError e) {
+    return new MappedFileFault(file, e);
+  }
+
   public long getLong(int off) {
-    return (long) LONGS.getVolatile(buf, off);
+    try {
+      return (long) LONGS.getVolatile(buf, off);
+    } catch (InternalError e) {
+      throw fault(e);
+    }
   }
 
   /**
@@ -35,12 +100,20 @@ public final class SharedMemory {
    * read per field.
    */
   public long getLongPlain(int off) {
-    return buf.getLong(off);
+    try {
+      return buf.getLong(off);
+    } catch (InternalError e) {
+      throw fault(e);
+    }
   }
 
   /** Plain read of an int; see {@link #getLongPlain}. */
   public int getIntPlain(int off) {
-    return buf.getInt(off);
+    try {
+      return buf.getInt(off);
+    } catch (InternalError e) {
+      throw fault(e);
+    }
   }
 
   /** Orders every read before it before every read after it (ends a block of plain reads). */
@@ -49,59 +122,111 @@ public final class SharedMemory {
   }
 
   public void setLong(int off, long v) {
-    LONGS.setVolatile(buf, off, v);
+    try {
+      LONGS.setVolatile(buf, off, v);
+    } catch (InternalError e) {
+      throw fault(e);
+    }
   }
 
   public long addLong(int off, long delta) {
-    return (long) LONGS.getAndAdd(buf, off, delta);
+    try {
+      return (long) LONGS.getAndAdd(buf, off, delta);
+    } catch (InternalError e) {
+      throw fault(e);
+    }
   }
 
   public boolean casLong(int off, long expect, long update) {
-    return LONGS.compareAndSet(buf, off, expect, update);
+    try {
+      return LONGS.compareAndSet(buf, off, expect, update);
+    } catch (InternalError e) {
+      throw fault(e);
+    }
   }
 
   public long swapLong(int off, long v) {
-    return (long) LONGS.getAndSet(buf, off, v);
+    try {
+      return (long) LONGS.getAndSet(buf, off, v);
+    } catch (InternalError e) {
+      throw fault(e);
+    }
   }
 
   public int getInt(int off) {
-    return (int) INTS.getVolatile(buf, off);
+    try {
+      return (int) INTS.getVolatile(buf, off);
+    } catch (InternalError e) {
+      throw fault(e);
+    }
   }
 
   public void setInt(int off, int v) {
-    INTS.setVolatile(buf, off, v);
+    try {
+      INTS.setVolatile(buf, off, v);
+    } catch (InternalError e) {
+      throw fault(e);
+    }
   }
 
   public boolean casInt(int off, int expect, int update) {
-    return INTS.compareAndSet(buf, off, expect, update);
+    try {
+      return INTS.compareAndSet(buf, off, expect, update);
+    } catch (InternalError e) {
+      throw fault(e);
+    }
   }
 
   public void addInt(int off, int delta) {
-    INTS.getAndAdd(buf, off, delta);
+    try {
+      INTS.getAndAdd(buf, off, delta);
+    } catch (InternalError e) {
+      throw fault(e);
+    }
   }
 
   public int getU16(int off) {
-    return Short.toUnsignedInt(buf.getShort(off));
+    try {
+      return Short.toUnsignedInt(buf.getShort(off));
+    } catch (InternalError e) {
+      throw fault(e);
+    }
   }
 
   public void setU16(int off, int v) {
-    buf.putShort(off, (short) v);
+    try {
+      buf.putShort(off, (short) v);
+    } catch (InternalError e) {
+      throw fault(e);
+    }
   }
 
   public byte[] getBytes(int off, int len) {
-    byte[] b = new byte[len];
-    buf.get(off, b);
-    return b;
+    try {
+      byte[] b = new byte[len];
+      buf.get(off, b);
+      return b;
+    } catch (InternalError e) {
+      throw fault(e);
+    }
   }
 
   public void setBytes(int off, byte[] b, int fieldLen) {
-    byte[] padded = new byte[fieldLen];
-    System.arraycopy(b, 0, padded, 0, Math.min(b.length, fieldLen - 1));
-    buf.put(off, padded);
+    try {
+      byte[] padded = new byte[fieldLen];
+      System.arraycopy(b, 0, padded, 0, Math.min(b.length, fieldLen - 1));
+      buf.put(off, padded);
+    } catch (InternalError e) {
+      throw fault(e);
+    }
   }
 
   public void zero(int off, int len) {
-    buf.put(off, new byte[len]);
+    try {
+      buf.put(off, new byte[len]);
+    } catch (InternalError e) {
+      throw fault(e);
+    }
   }
 
   /** Unsigned saturating add, so a sum of u64 counters never wraps. */

@@ -11,7 +11,8 @@ import java.util.concurrent.locks.LockSupport;
  * Memory admission from Java on the JVM's own slot, with exactly the C limiter's protocol
  * (publish pending, sum committed+pending over all slots, commit or roll back; docs/region-layout.md).
  * Thread-safe: the slot's counters have a single writer process, and concurrent threads of this JVM
- * only ever add and subtract atomically.
+ * only ever add and subtract atomically. After the region is closed every call throws
+ * {@link IllegalStateException}.
  */
 public final class MemoryAccount {
   /** Attempts before refusing, as in the C limiter (a refusal may come from a transient charge). */
@@ -73,6 +74,12 @@ public final class MemoryAccount {
    * @throws IllegalArgumentException for a device outside the region or negative bytes
    */
   public boolean admit(int dev, long bytes) throws IOException {
+    try (SharedMemory.Pin p = mem.pin()) {
+      return admitPinned(dev, bytes);
+    }
+  }
+
+  private boolean admitPinned(int dev, long bytes) throws IOException {
     checkDevice(dev, bytes);
     int own = slotOff(slot) + S_USED_BYTES + 8 * dev;
     int pending = slotOff(slot) + S_PENDING_BYTES + 8 * dev;
@@ -115,19 +122,23 @@ public final class MemoryAccount {
 
   /** Uncharges {@code bytes} on {@code dev}, never below zero. */
   public void release(int dev, long bytes) {
-    checkDevice(dev, bytes);
-    int own = slotOff(slot) + S_USED_BYTES + 8 * dev;
-    for (; ; ) {
-      long cur = mem.getLong(own);
-      long next = Long.compareUnsigned(cur, bytes) >= 0 ? cur - bytes : 0;
-      if (mem.casLong(own, cur, next)) return;
+    try (SharedMemory.Pin p = mem.pin()) {
+      checkDevice(dev, bytes);
+      int own = slotOff(slot) + S_USED_BYTES + 8 * dev;
+      for (; ; ) {
+        long cur = mem.getLong(own);
+        long next = Long.compareUnsigned(cur, bytes) >= 0 ? cur - bytes : 0;
+        if (mem.casLong(own, cur, next)) return;
+      }
     }
   }
 
   /** Bytes this JVM has charged on {@code dev}. */
   public long chargedBytes(int dev) {
-    checkDevice(dev, 0);
-    return mem.getLong(slotOff(slot) + S_USED_BYTES + 8 * dev);
+    try (SharedMemory.Pin p = mem.pin()) {
+      checkDevice(dev, 0);
+      return mem.getLong(slotOff(slot) + S_USED_BYTES + 8 * dev);
+    }
   }
 
   private void checkDevice(int dev, long bytes) {

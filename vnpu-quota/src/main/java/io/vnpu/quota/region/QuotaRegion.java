@@ -1,6 +1,7 @@
 package io.vnpu.quota.region;
 
 import io.vnpu.quota.files.HostFiles;
+import io.vnpu.quota.mapped.MappedFileFault;
 import io.vnpu.quota.mapped.SharedMemory;
 import static io.vnpu.quota.layout.RegionLayout.*;
 
@@ -16,6 +17,8 @@ import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.LinkOption;
@@ -52,7 +55,7 @@ public final class QuotaRegion implements AutoCloseable {
   private QuotaRegion(Path file, FileChannel channel, MappedByteBuffer buf, QuotaRegions registry, Object key) {
     this.file = file;
     this.channel = channel;
-    this.mem = new SharedMemory(buf);
+    this.mem = new SharedMemory(buf, file);
     this.locks = new RegionLocks(channel);
     this.registry = registry;
     this.registryKey = key;
@@ -181,9 +184,16 @@ public final class QuotaRegion implements AutoCloseable {
     return file;
   }
 
-  /** Number of configured logical devices (1..16). */
+  /**
+   * Number of configured logical devices (1..16; fixed at creation and checked at open, clamped
+   * here should a writer have changed it since).
+   *
+   * @throws MappedFileFault if the file was truncated while mapped
+   */
   public int deviceCount() {
-    return Math.min(mem.getInt(H_DEVICE_COUNT), REGION_MAX_DEVICES);
+    try (SharedMemory.Pin p = mem.pin()) {
+      return Math.max(1, Math.min(mem.getInt(H_DEVICE_COUNT), REGION_MAX_DEVICES));
+    }
   }
 
   /**
@@ -191,38 +201,93 @@ public final class QuotaRegion implements AutoCloseable {
    * ({@code io.vnpu.quota.registry.RegistryMember#key}).
    */
   public long epoch() {
-    return mem.getLong(H_EPOCH);
+    try (SharedMemory.Pin p = mem.pin()) {
+      return mem.getLong(H_EPOCH);
+    }
   }
 
   /** Minor version of the file (a newer minor only adds fields). */
   public int versionMinor() {
-    return mem.getU16(H_MINOR);
+    try (SharedMemory.Pin p = mem.pin()) {
+      return mem.getU16(H_MINOR);
+    }
   }
 
   /**
    * Reads the config consistently (seqlock {@code config_seq}).
    *
    * @throws RegionBusyException if a writer kept it changing for {@value #CONFIG_READ_ATTEMPTS} attempts
+   * @throws RegionFormatException if a field holds what no writer of the layout writes (a UUID
+   *     byte outside printable ASCII, a registry directory that is not UTF-8), or the file was
+   *     truncated while mapped
    */
-  public RegionConfig readConfig() throws RegionBusyException {
-    for (int attempt = 0; attempt < CONFIG_READ_ATTEMPTS; attempt++) {
-      int s1 = mem.getInt(H_CONFIG_SEQ);
-      if ((s1 & 1) == 0) {
-        RegionConfig c = readConfigFields();
-        if (mem.getInt(H_CONFIG_SEQ) == s1) return c;
+  public RegionConfig readConfig() throws RegionBusyException, RegionFormatException {
+    try (SharedMemory.Pin p = mem.pin()) {
+      return readConfigPinned();
+    }
+  }
+
+  private RegionConfig readConfigPinned() throws RegionBusyException, RegionFormatException {
+    checkSize();
+    try {
+      for (int attempt = 0; attempt < CONFIG_READ_ATTEMPTS; attempt++) {
+        int s1 = mem.getInt(H_CONFIG_SEQ);
+        if ((s1 & 1) == 0) {
+          RegionConfig c;
+          try {
+            c = readConfigFields();
+          } catch (RegionFormatException e) {
+            // a torn read during an update is retried; a stable bad field is the file's
+            if (mem.getInt(H_CONFIG_SEQ) == s1) throw e;
+            continue;
+          }
+          if (mem.getInt(H_CONFIG_SEQ) == s1) return c;
+        }
+        Thread.onSpinWait();
       }
-      Thread.onSpinWait();
+    } catch (MappedFileFault e) {
+      throw truncated(e.getCause());
+    } catch (InternalError e) {
+      // in compiled code the JVM delivers a mapping fault asynchronously, after the accessor returned
+      throw truncated(e);
     }
     throw new RegionBusyException(file, "config kept changing (config_seq)");
   }
 
-  private RegionConfig readConfigFields() {
+  private RegionFormatException truncated(Throwable cause) {
+    RegionFormatException f = new RegionFormatException(file, "file size", "truncated while mapped",
+        ">= " + REGION_FILE_BYTES + " bytes");
+    f.initCause(cause);
+    return f;
+  }
+
+  /**
+   * Readers check the size first: touching a mapped page past the end of a truncated file faults
+   * (SIGBUS), which the JVM may report only later as an {@link InternalError}.
+   */
+  private void checkSize() throws RegionFormatException {
+    long size;
+    try {
+      size = channel.size();
+    } catch (IOException e) {
+      throw truncated(e);
+    }
+    if (size < REGION_FILE_BYTES) throw truncated(null);
+  }
+
+  private RegionConfig readConfigFields() throws RegionFormatException {
     List<DeviceQuota> devs = new ArrayList<>();
     for (int d = 0; d < deviceCount(); d++) {
       int o = devCfgOff(d);
       byte[] raw = mem.getBytes(o + DC_UUID, REGION_UUID_BYTES);
       int n = 0;
-      while (n < raw.length && raw[n] != 0) n++;
+      while (n < REGION_UUID_BYTES - 1 && raw[n] != 0) n++;
+      for (int i = 0; i < n; i++) {
+        if (raw[i] < 0x21 || raw[i] > 0x7e) {
+          throw new RegionFormatException(file, "devices[" + d + "].uuid", "byte 0x"
+              + String.format("%02x", raw[i] & 0xff) + " at " + i, "printable ASCII");
+        }
+      }
       devs.add(
           new DeviceQuota(
               Math.max(0, mem.getLong(o + DC_MEM_LIMIT)),
@@ -230,13 +295,20 @@ public final class QuotaRegion implements AutoCloseable {
               Math.max(0, Math.min(100, mem.getInt(o + DC_COMPUTE_CAP_PCT))),
               mem.getInt(o + DC_PRIORITY_CLASS) == 0 ? Priority.HIGH : Priority.NORMAL,
               Math.max(-1, mem.getInt(o + DC_PHYS_ID)),
-              new String(raw, 0, Math.min(n, REGION_UUID_BYTES - 1), StandardCharsets.US_ASCII)));
+              new String(raw, 0, n, StandardCharsets.US_ASCII)));
     }
     byte[] dir = mem.getBytes(H_REGISTRY_DIR, REGION_PATH_BYTES);
     int n = 0;
     while (n < dir.length - 1 && dir[n] != 0) n++;
-    return new RegionConfig(
-        devs, PolicyFlag.decode(mem.getInt(H_POLICY_FLAGS)), new String(dir, 0, n, StandardCharsets.UTF_8));
+    String registryDir;
+    try {
+      registryDir = StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(dir, 0, n)).toString();
+    } catch (CharacterCodingException e) {
+      throw new RegionFormatException(file, "registry_dir", "invalid UTF-8", "a UTF-8 path");
+    }
+    return new RegionConfig(devs, PolicyFlag.decode(mem.getInt(H_POLICY_FLAGS)), registryDir);
   }
 
   /**
@@ -248,6 +320,12 @@ public final class QuotaRegion implements AutoCloseable {
    * @throws RegionBusyException if another config writer holds the config lock for more than 2 s
    */
   public synchronized void updateConfig(RegionConfig config) throws IOException {
+    try (SharedMemory.Pin p = mem.pin()) {
+      updateConfigPinned(config);
+    }
+  }
+
+  private void updateConfigPinned(RegionConfig config) throws IOException {
     if (config.devices().size() != deviceCount()) {
       throw new IllegalArgumentException(
           "quota region " + file + ": device count is " + deviceCount() + ", config has " + config.devices().size());
@@ -317,8 +395,9 @@ public final class QuotaRegion implements AutoCloseable {
    * that polls often uses {@link #usage(UsageBuffer)}.
    *
    * @throws RegionBusyException if admissions kept committing during {@value #SNAPSHOT_ATTEMPTS} reads
+   * @throws RegionFormatException if the file was truncated while mapped
    */
-  public UsageSnapshot usage() throws RegionBusyException {
+  public UsageSnapshot usage() throws RegionBusyException, RegionFormatException {
     UsageBuffer b = new UsageBuffer();
     usage(b);
     return b.toSnapshot();
@@ -329,8 +408,20 @@ public final class QuotaRegion implements AutoCloseable {
    * copied as primitives (no record, no boxed byte count per slot).
    *
    * @throws RegionBusyException if admissions kept committing during {@value #SNAPSHOT_ATTEMPTS} reads
+   * @throws RegionFormatException if the file was truncated while mapped
    */
-  public void usage(UsageBuffer into) throws RegionBusyException {
+  public void usage(UsageBuffer into) throws RegionBusyException, RegionFormatException {
+    try (SharedMemory.Pin p = mem.pin()) {
+      checkSize();
+      consistentUsage(into);
+    } catch (MappedFileFault e) {
+      throw truncated(e.getCause());
+    } catch (InternalError e) {
+      throw truncated(e);
+    }
+  }
+
+  private void consistentUsage(UsageBuffer into) throws RegionBusyException {
     int devs = deviceCount();
     long[] seq = into.commitSeq;
     for (int attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
@@ -426,6 +517,12 @@ public final class QuotaRegion implements AutoCloseable {
    * @return number of slots reaped
    */
   public int reap() throws IOException {
+    try (SharedMemory.Pin p = mem.pin()) {
+      return reapPinned();
+    }
+  }
+
+  private int reapPinned() throws IOException {
     synchronized (reapLock) {
       int reaped = 0;
       int own = account == null ? -1 : account.slot();
@@ -465,6 +562,12 @@ public final class QuotaRegion implements AutoCloseable {
    */
   public synchronized MemoryAccount memoryAccount() throws IOException {
     if (closed) throw new IllegalStateException("quota region " + file + " is closed");
+    try (SharedMemory.Pin p = mem.pin()) {
+      return claimAccount();
+    }
+  }
+
+  private MemoryAccount claimAccount() throws IOException {
     if (account == null) {
       account = MemoryAccount.claim(this, mem, locks, ProcessIdentity.current());
       if (account == null && reap() > 0) account = MemoryAccount.claim(this, mem, locks, ProcessIdentity.current());
@@ -473,7 +576,10 @@ public final class QuotaRegion implements AutoCloseable {
     return account;
   }
 
-  /** Releases the JVM's slot (its charges vanish), unmaps nothing (GC does), closes the file. */
+  /**
+   * Releases the JVM's slot (its charges vanish), unmaps the file now (after operations of other
+   * threads finished; later calls throw {@link IllegalStateException}) and closes it.
+   */
   @Override
   public synchronized void close() throws IOException {
     if (closed) return;
@@ -482,6 +588,7 @@ public final class QuotaRegion implements AutoCloseable {
       if (account != null) account.retire();
     } finally {
       registry.unregister(registryKey);
+      mem.unmap();
       channel.close();
     }
   }

@@ -93,4 +93,26 @@ class SliceStoreTest {
     long start = me.info().startInstant().orElseThrow().toEpochMilli();
     assertThat(SliceStore.ownerGone(record("x", me.pid(), start - 60_000))).isTrue();
   }
+
+  // /tmp/vnpu-<uid> is a predictable name: a state directory others can write is refused, and a
+  // link planted in a slice directory is removed as a link
+  @Test
+  void untrustedStateDirIsRefusedAndRemoveNeverFollowsLinks() throws Exception {
+    Path open = Files.createDirectory(tmp.resolve("open"));
+    Files.setPosixFilePermissions(open, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+    assertThatThrownBy(() -> new SliceStore(new StateDir(open)).create(mine("job")))
+        .hasMessageContaining(open.toString()).hasMessageContaining("writable by group or others");
+    assertThat(open.resolve("slices")).doesNotExist();
+
+    Path outside = Files.createDirectory(tmp.resolve("outside"));
+    Path keep = Files.writeString(outside.resolve("keep"), "keep");
+    SliceStore store = new SliceStore(new StateDir(tmp.resolve("state")));
+    store.create(mine("job"));
+    assertThat(java.nio.file.attribute.PosixFilePermissions.toString(
+        Files.getPosixFilePermissions(store.sliceDir("job").resolve(SliceStore.RECORD_FILE)))).isEqualTo("rw-r--r--");
+    Files.createSymbolicLink(store.sliceDir("job").resolve("planted"), outside);
+    store.remove("job");
+    assertThat(store.sliceDir("job")).doesNotExist();
+    assertThat(Files.readString(keep)).isEqualTo("keep");
+  }
 }

@@ -175,4 +175,28 @@ class ComputeRegistryTest {
     return new RegistryEntry(idx, key, "e" + idx, 1, 0, Priority.NORMAL, false, true, 0, launches, busy, 0, 0, 0, 0,
         java.util.Map.of());
   }
+
+  // the registry is read with positional reads, not mapped: a file truncated while open reads as
+  // zeros (no entries), never a fault
+  @Test
+  void registryTruncatedWhileOpenReadsAsEmpty() throws Exception {
+    Path f = dir.resolve(RegistryLayout.fileName(4));
+    try (ComputeRegistry r = registries.createOrOpen(f, 4)) {
+      try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(f, java.nio.file.StandardOpenOption.WRITE)) {
+        ch.truncate(0);
+      }
+      assertThat(r.entries()).isEmpty();
+    }
+  }
+
+  // the registry directory is shared with the containers: a planted link is never followed
+  @Test
+  void createOrOpenRefusesALinkPlantedUnderTheRegistryName() throws Exception {
+    Path victim = Files.writeString(dir.resolve("victim"), "host file");
+    Path f = dir.resolve(RegistryLayout.fileName(5));
+    Files.createSymbolicLink(f, victim);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> registries.createOrOpen(f, 5))
+        .isInstanceOf(IOException.class);
+    assertThat(Files.readString(victim)).isEqualTo("host file");
+  }
 }

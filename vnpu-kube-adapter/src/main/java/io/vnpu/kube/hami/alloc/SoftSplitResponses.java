@@ -91,7 +91,8 @@ public final class SoftSplitResponses {
    * charged in devices-to-allocate, else unlimited) and {@code core} (else the charged percent) as
    * the compute weight (0 = none), normal priority, no ceiling.
    *
-   * @throws AllocationException for negative or out-of-range values, naming the device
+   * @throws AllocationException for out-of-range values (memory of 0 MiB or less, or more than the
+   *     NPU's HBM; core outside 0..100), naming the annotation and the device
    */
   public static List<SliceDevice> quotas(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
       NodeDevices npus, String runtimeInfoKey) throws AllocationException {
@@ -102,9 +103,17 @@ public final class SoftSplitResponses {
       RuntimeInfo ri = info.get(d.uuid());
       int memMib = ri != null && ri.memory().isPresent() ? ri.memory().getAsInt() : d.usedMemMib();
       int core = ri != null && ri.core().isPresent() ? ri.core().getAsInt() : d.usedCores();
-      if (memMib < 0) {
-        throw new AllocationException("annotation " + runtimeInfoKey + ": memory " + memMib
-            + " MiB of device " + d.uuid() + " is negative");
+      // pod owners can write these annotations: 0 means "no limit" in the region, so a forged 0
+      // would hand out the whole NPU; more than the NPU has is no quota either
+      String from = ri != null && ri.memory().isPresent() ? "annotation " + runtimeInfoKey : "devices-to-allocate";
+      if (memMib <= 0) {
+        throw new AllocationException(from + ": memory " + memMib + " MiB of device " + d.uuid()
+            + ": a soft-split quota must be > 0 MiB (0 would be an unlimited region); refused");
+      }
+      long hbm = resolved.get(i).hbmBytes();
+      if (hbm > 0 && memMib * Units.MIB > hbm) {
+        throw new AllocationException(from + ": memory " + memMib + " MiB of device " + d.uuid()
+            + " exceeds the NPU's " + (hbm / Units.MIB) + " MiB HBM; refused");
       }
       if (core < 0 || core > 100) {
         throw new AllocationException("annotation " + runtimeInfoKey + ": core " + core

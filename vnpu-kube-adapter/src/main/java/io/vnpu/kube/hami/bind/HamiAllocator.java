@@ -19,6 +19,7 @@ import io.vnpu.kube.hami.devices.NodeDevices;
 import io.vnpu.kube.hami.kube.FoundPod;
 import io.vnpu.kube.hami.kube.PodBindingClient;
 import io.vnpu.kube.hami.kube.PodFinder;
+import io.vnpu.kube.hami.kube.PodSpecCheck;
 import io.vnpu.kube.resource.AllocationException;
 import io.vnpu.kube.resource.ContainerAllocation;
 import java.util.List;
@@ -46,15 +47,22 @@ public final class HamiAllocator {
   private final RuntimeInfoCodec runtimeInfoCodec = new RuntimeInfoCodec();
   private final Supplier<NodeDevices> devices;
   private final ContainerResponder responder;
+  private final PodSpecCheck spec;
 
+  /**
+   * @param spec cross-checks the popped entry against the pod's container resources (annotations
+   *     are writable by the pod's owner; the spec is immutable)
+   */
   public HamiAllocator(PodFinder finder, PodBindingClient binding, HamiNames names,
-      DevicesToAllocateCodec devicesCodec, Supplier<NodeDevices> devices, ContainerResponder responder) {
+      DevicesToAllocateCodec devicesCodec, Supplier<NodeDevices> devices, ContainerResponder responder,
+      PodSpecCheck spec) {
     this.finder = Objects.requireNonNull(finder, "finder");
     this.binding = Objects.requireNonNull(binding, "binding");
     this.names = Objects.requireNonNull(names, "names");
     this.devicesCodec = Objects.requireNonNull(devicesCodec, "devicesCodec");
     this.devices = Objects.requireNonNull(devices, "devices");
     this.responder = Objects.requireNonNull(responder, "responder");
+    this.spec = Objects.requireNonNull(spec, "spec");
   }
 
   /**
@@ -66,7 +74,7 @@ public final class HamiAllocator {
    * @throws AllocationException naming the pod and the cause
    */
   public synchronized ContainerAllocation allocate(List<String> deviceIds) throws AllocationException {
-    FoundPod found = finder.find();
+    FoundPod found = finder.find(deviceIds.size());
     Pod pod = found.pod();
     BindState state = BindState.ALLOCATING;
     PreparedContainer prepared = null;
@@ -84,6 +92,11 @@ public final class HamiAllocator {
       }
       for (String id : deviceIds) {
         if (FakeDeviceId.uuidOf(id).isEmpty()) throw new AllocationException("request has unknown device ID " + id);
+      }
+      Optional<String> forged = spec.mismatch(pod, next.index(), next.devices().size());
+      if (forged.isPresent()) {
+        throw new AllocationException("annotation " + names.devicesToAllocate() + " entry " + next.index()
+            + " does not match the pod's spec: " + forged.get());
       }
       ContainerTarget target = new ContainerTarget(pod.getMetadata().getNamespace(),
           pod.getMetadata().getName(), Objects.toString(pod.getMetadata().getUid(), ""),
@@ -131,13 +144,7 @@ public final class HamiAllocator {
 
   /** Entry {@code index} counts init containers first, then regular containers. */
   static String containerName(Pod pod, int index) {
-    List<Container> init = pod.getSpec() == null || pod.getSpec().getInitContainers() == null
-        ? List.of() : pod.getSpec().getInitContainers();
-    List<Container> regular = pod.getSpec() == null || pod.getSpec().getContainers() == null
-        ? List.of() : pod.getSpec().getContainers();
-    if (index < init.size()) return init.get(index).getName();
-    int i = index - init.size();
-    return i < regular.size() ? regular.get(i).getName() : "";
+    return PodSpecCheck.container(pod, index).map(Container::getName).orElse("");
   }
 
   private static Map<String, String> annotations(Pod pod) {

@@ -5,11 +5,14 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.vnpu.kube.hami.HamiNames;
+import io.vnpu.kube.hami.codec.DevicesToAllocateCodec;
 import io.vnpu.kube.hami.codec.HamiFormatException;
 import io.vnpu.kube.hami.codec.NodeLock;
+import io.vnpu.kube.hami.codec.PendingContainer;
 import io.vnpu.kube.resource.AllocationException;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -32,18 +35,28 @@ public final class PodFinder {
   private final KubernetesClient client;
   private final String nodeName;
   private final HamiNames names;
+  private final DevicesToAllocateCodec codec;
+  private final PodSpecCheck spec;
 
-  public PodFinder(KubernetesClient client, String nodeName, HamiNames names) {
+  /**
+   * @param codec decodes {@code hami.io/<cw>-devices-to-allocate} of fallback candidates
+   * @param spec  checks a candidate's next entry against its containers' resource requests
+   */
+  public PodFinder(KubernetesClient client, String nodeName, HamiNames names, DevicesToAllocateCodec codec,
+      PodSpecCheck spec) {
     this.client = Objects.requireNonNull(client, "client");
     this.nodeName = Objects.requireNonNull(nodeName, "nodeName");
     this.names = Objects.requireNonNull(names, "names");
+    this.codec = Objects.requireNonNull(codec, "codec");
+    this.spec = Objects.requireNonNull(spec, "spec");
   }
 
   /**
+   * @param requested number of devices the kubelet asks for in this Allocate
    * @throws AllocationException {@code get pending pod: ...} when the node cannot be read or the
    *     lock value is malformed; {@code no binding pod found on node <node>} when nothing matches
    */
-  public FoundPod find() throws AllocationException {
+  public FoundPod find(int requested) throws AllocationException {
     Node node;
     try {
       node = client.nodes().withName(nodeName).get();
@@ -64,7 +77,7 @@ public final class PodFinder {
         if (owner.isPresent()) return new FoundPod(owner.get(), lock);
       }
     }
-    Pod pod = fallback();
+    Pod pod = fallback(requested, lock);
     // a lock may only be released by the pod it names; a legacy lock has no owner to check
     boolean ours = lock.isPresent() && lock.get().owner()
         .map(o -> o.equals(pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName()))
@@ -92,7 +105,14 @@ public final class PodFinder {
     return Optional.of(pod);
   }
 
-  private Pod fallback() throws AllocationException {
+  /**
+   * Pod annotations are written by pod owners too: a decoy pod with the oldest bind time and
+   * made-up annotations must not be taken for the pod the kubelet is admitting. A candidate is
+   * taken only if its next entry has as many devices as the kubelet asks for, the container of that
+   * entry requests exactly that many in its (immutable) spec, and, under a legacy lock, its bind time
+   * is not older than the lock (the scheduler locks, then writes the bind time).
+   */
+  private Pod fallback(int requested, Optional<NodeLock> lock) throws AllocationException {
     Map<String, Pod> pods = new LinkedHashMap<>();
     try {
       // upstream lists by spec.nodeName; the scheduler also labels its pods hami.io/vgpu-node, which
@@ -106,14 +126,43 @@ public final class PodFinder {
     } catch (KubernetesClientException e) {
       throw new AllocationException("get pending pod: list pods on node " + nodeName + ": " + e.getMessage(), e);
     }
-    return pods.values().stream()
+    List<Pod> candidates = pods.values().stream()
         .filter(p -> nodeName.equals(p.getSpec() == null ? null : p.getSpec().getNodeName()))
         .filter(p -> unsuitable(p, true).isEmpty())
-        .min(Comparator.comparingLong(PodFinder::bindTime)
+        .sorted(Comparator.comparingLong(PodFinder::bindTime)
             .thenComparing(p -> Objects.toString(p.getMetadata().getCreationTimestamp(), ""))
             .thenComparing(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName()))
-        .orElseThrow(() -> new AllocationException("no binding pod found on node " + nodeName));
+        .toList();
+    for (Pod p : candidates) {
+      Optional<String> why = mismatch(p, requested, lock);
+      if (why.isEmpty()) return p;
+      LOG.warn("pod {}/{} looks like a pending bind but {}; skipped", p.getMetadata().getNamespace(),
+          p.getMetadata().getName(), why.get());
+    }
+    throw new AllocationException("no binding pod found on node " + nodeName
+        + (candidates.isEmpty() ? "" : " (" + candidates.size() + " candidate(s) did not match their spec, see warnings)"));
   }
+
+  private Optional<String> mismatch(Pod p, int requested, Optional<NodeLock> lock) {
+    if (lock.isPresent() && lock.get().owner().isEmpty()
+        && bindTime(p) < lock.get().lockedAt().toEpochSecond() - LEGACY_LOCK_TOLERANCE_SECONDS) {
+      return Optional.of("its " + HamiNames.BIND_TIME + " " + bindTime(p) + " is older than the node lock "
+          + lock.get().value());
+    }
+    PendingContainer next;
+    try {
+      next = codec.decode(annotations(p.getMetadata().getAnnotations()).get(names.devicesToAllocate())).pop().container();
+    } catch (HamiFormatException e) {
+      return Optional.of("its " + names.devicesToAllocate() + " is invalid: " + e.getMessage());
+    }
+    if (next.devices().size() != requested) {
+      return Optional.of("its next entry has " + next.devices().size() + " devices, the kubelet asks for " + requested);
+    }
+    return spec.mismatch(p, next.index(), next.devices().size());
+  }
+
+  /** Seconds a legacy lock's time may follow the bind time it belongs to (clock rounding). */
+  static final long LEGACY_LOCK_TOLERANCE_SECONDS = 5;
 
   /** Why the pod cannot be the one being bound, empty when it can. */
   private Optional<String> unsuitable(Pod pod, boolean requireSchedulerAnnotations) {
