@@ -2,7 +2,6 @@ package io.vnpu.kube.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -19,7 +18,6 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The fault adapters against the CRUD mock API server. */
@@ -84,26 +82,5 @@ class KubeFaultAdaptersTest {
     assertThat(source.reloadOnce(reloader)).isEqualTo(Duration.ofSeconds(300));
     assertThat(reloader.inForce().origin()).isEqualTo("shipped default");
     assertThat(reloader.reload(source.read().snapshot())).isEqualTo(Outcome.UNCHANGED);
-  }
-
-  @Test
-  void manualSeparationLivesInTheDeviceInfoConfigMapAndAnOperatorReleasesIt() {
-    DeviceInfoManualSeparationStore store = new DeviceInfoManualSeparationStore(client, "node-a",
-        Map.of(0, "Ascend910-0", 1, "Ascend910-1", 2, "Ascend910-4"));
-    assertThat(store.load()).isEmpty();
-    store.save(Set.of(2, 0));
-    ConfigMap cm = client.configMaps().inNamespace("kube-system").withName("mindx-dl-deviceinfo-node-a").get();
-    assertThat(cm.getMetadata().getLabels()).containsEntry("mx-consumer-cim", "true");
-    assertThat(cm.getData()).containsEntry("ManuallySeparateNPU", "Ascend910-0,Ascend910-4");
-    assertThat(store.load()).containsExactly(0, 2);
-
-    // the device-info writer's own keys survive; an operator deletes one chip and adds an unknown one
-    client.configMaps().inNamespace("kube-system").withName("mindx-dl-deviceinfo-node-a")
-        .edit(c -> new ConfigMapBuilder(c).addToData("DeviceInfoCfg", "{}")
-            .addToData("ManuallySeparateNPU", "Ascend910-4, Ascend910-9").build());
-    assertThat(store.load()).containsExactly(2);
-    store.save(Set.of(1, 2));
-    assertThat(client.configMaps().inNamespace("kube-system").withName("mindx-dl-deviceinfo-node-a").get().getData())
-        .containsEntry("DeviceInfoCfg", "{}").containsEntry("ManuallySeparateNPU", "Ascend910-1,Ascend910-4");
   }
 }
