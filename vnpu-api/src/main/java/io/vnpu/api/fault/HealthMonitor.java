@@ -35,9 +35,9 @@ public final class HealthMonitor implements HealthSource, AutoCloseable {
 
   private final FaultProbe probe;
   private final FaultTracker tracker;
-  private final ManualSeparationStore store;
+  private volatile ManualSeparationStore store;
   private final ChipUsage usage;
-  private final FaultNotifier notifier;
+  private volatile FaultNotifier notifier;
   private final Duration period;
   private final List<Consumer<Map<Integer, ChipHealth>>> watchers = new CopyOnWriteArrayList<>();
   private final Set<Integer> resetting = ConcurrentHashMap.newKeySet();
@@ -58,6 +58,18 @@ public final class HealthMonitor implements HealthSource, AutoCloseable {
     this.notifier = Objects.requireNonNull(notifier, "notifier");
     this.period = Objects.requireNonNull(period, "period");
     if (period.isZero() || period.isNegative()) throw new IllegalArgumentException("period must be > 0: " + period);
+  }
+
+  /**
+   * Connects the monitor to the cluster once a composition root has it (a node agent opens the
+   * driver, and so this monitor, before it builds its Kubernetes client): the persisted
+   * manual-separation store and the notice publisher replace the ones given at construction.
+   */
+  public void attach(ManualSeparationStore clusterStore, FaultNotifier clusterNotifier) {
+    synchronized (cycle) {
+      this.store = Objects.requireNonNull(clusterStore, "clusterStore");
+      this.notifier = Objects.requireNonNull(clusterNotifier, "clusterNotifier");
+    }
   }
 
   /** The tracker, for configuration reloads. */

@@ -88,6 +88,7 @@ public final class TopCommand implements Callable<Integer> {
       scanner.scan(); // first reading of the compute counters
       Thread.sleep(sleepMs);
       print(out, scanner.scan(), false);
+      printHealth(out, node);
       return 0;
     }
     scanner.scan();
@@ -95,9 +96,19 @@ public final class TopCommand implements Callable<Integer> {
       for (int i = 0; iterations == null || i < iterations; i++) {
         if (keys.awaitQuit(sleepMs)) break;
         print(out, scanner.scan(), !json);
+        printHealth(out, node);
       }
     }
     return 0;
+  }
+
+  /** Text mode: one line per NPU the fault engine found unhealthy when top started. */
+  private void printHealth(PrintWriter out, NodeInfo node) {
+    if (json) return;
+    for (io.vnpu.api.model.Npu n : node.npus()) {
+      if (!n.health().healthy()) out.println("NPU " + n.logicId() + " UNHEALTHY: " + n.health().reason());
+    }
+    out.flush();
   }
 
   private void print(PrintWriter out, HostSnapshot snap, boolean clear) {

@@ -2,13 +2,17 @@ package io.vnpu.kube.hami;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.vnpu.api.fault.FileManualSeparationStore;
+import io.vnpu.api.fault.HealthMonitor;
+import io.vnpu.api.health.ManualSeparationStore;
 import io.vnpu.kube.agent.AgentEnvironment;
+import io.vnpu.kube.agent.LimiterOptions;
 import io.vnpu.kube.agent.ResourceBackend;
+import io.vnpu.kube.faults.KubeFaultHandling;
 import io.vnpu.kube.hami.alloc.SoftSplitLayout;
 import io.vnpu.kube.hami.alloc.VnpuQuotaRegionFactory;
 import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
-import io.vnpu.kube.agent.LimiterOptions;
 import io.vnpu.kube.limiter.ElfSharedObject;
 import io.vnpu.kube.limiter.LimiterFiles;
 import io.vnpu.kube.limiter.LimiterProvisioning;
@@ -43,6 +47,7 @@ public final class HamiBackend implements ResourceBackend {
   private final LimiterVerifier limiter;
   private final HamiOptions options;
   private final boolean limiterRequired;
+  private volatile Optional<KubeFaultHandling> faults = Optional.empty();
 
   /**
    * @param limiterRequired whether readiness waits for the limiter (the node soft-slices or the agent
@@ -85,7 +90,24 @@ public final class HamiBackend implements ResourceBackend {
     HamiComponents components = new HamiComponents(client, environment.deviceManager(),
         environment.health(), HamiChipSettings.from(environment.chip()), node, options,
         Clock.systemDefaultZone(), new ExecutorScheduler(executor));
-    return new HamiBackend(client, executor, components, limiter, options, node.hamiVnpuCore() || lo.install());
+    HamiBackend backend = new HamiBackend(client, executor, components, limiter, options,
+        node.hamiVnpuCore() || lo.install());
+    if (environment.health() instanceof HealthMonitor monitor) {
+      // the fault engine over DCMI: Events, mindx-dl-fault-config reloads, persisted separation
+      backend.faults = Optional.of(KubeFaultHandling.start(client, environment.options().nodeName(), monitor,
+          manualSeparationStore(env), env, Clock.systemUTC()));
+    }
+    return backend;
+  }
+
+  /**
+   * Where ManuallySeparateNPU chips are kept: the file named by {@code VNPU_MANUAL_SEPARATION_FILE}
+   * (a hostPath, so that it survives restarts), else memory only.
+   */
+  static ManualSeparationStore manualSeparationStore(Map<String, String> env) {
+    String file = env.get("VNPU_MANUAL_SEPARATION_FILE");
+    return file == null || file.isBlank() ? ManualSeparationStore.inMemory()
+        : new FileManualSeparationStore(Path.of(file));
   }
 
   /** The limiter check soft-split Allocate runs; its last outcome feeds readiness and metrics. */
@@ -126,6 +148,7 @@ public final class HamiBackend implements ResourceBackend {
 
   @Override
   public void close() {
+    faults.ifPresent(KubeFaultHandling::close);
     components.close();
     executor.shutdownNow();
     client.close();

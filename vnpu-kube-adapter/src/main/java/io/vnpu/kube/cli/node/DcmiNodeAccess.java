@@ -1,10 +1,19 @@
 package io.vnpu.kube.cli.node;
 
+import io.vnpu.api.fault.FaultConfigs;
+import io.vnpu.api.health.ChipHealth;
+import io.vnpu.api.health.ChipUsage;
+import io.vnpu.api.health.FaultNotifier;
+import io.vnpu.api.health.ManualSeparationStore;
 import io.vnpu.api.model.Npu;
 import io.vnpu.dcmi.DcmiNodeSelector;
+import io.vnpu.dcmi.fault.DcmiHealth;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** {@link NodeAccess} through the DCMI binding, choosing the node with {@link DcmiNodeSelector}. */
@@ -25,7 +34,13 @@ public final class DcmiNodeAccess implements NodeAccess {
       err.println(line);
       err.flush();
     })) {
-      npus = node.deviceManager().discover();
+      // chip health from the fault engine (levels, card drop, link), as every adapter sees it
+      Map<Integer, ChipHealth> health = DcmiHealth.create(node.deviceManager().dcmi(),
+          FaultConfigs.shippedDefault(), ManualSeparationStore.inMemory(), ChipUsage.NONE,
+          FaultNotifier.NONE, Duration.ofSeconds(1), Clock.systemUTC()).monitor().pollOnce();
+      npus = node.deviceManager().discover().stream()
+          .map(n -> Optional.ofNullable(health.get(n.logicId())).map(h -> n.withHealth(h.toDeviceHealth())).orElse(n))
+          .toList();
       sim = node.simulator();
     }
     return new NodeInfo(npus, sel.library().path() + " (" + sel.library().origin() + ")", sim.orElse(null));
