@@ -554,6 +554,7 @@ int dcmi_get_device_network_health(int card_id, int device_id, enum dcmi_rdfx_de
     DEVICE(c, idx, card_id, device_id);
     if (!is_910_family(dev_at(&c, idx))) return DCMI_ERR_NOT_SUPPORT;
     const struct sim_chip *chip = &c.snap.chips[idx];
+    if (chip->net_block_ms > 0) sleep_ms(chip->net_block_ms); /* the driver may block after a card drop */
     if (chip->dropped) return DCMI_ERR_NOT_READY;
     if (sim_boot_status(&c.snap, chip) != DCMI_SYSTEM_START_FINISH) {
         *result = DCMI_RDFX_DETECT_INIT; /* the RoCE port comes up after the chip */

@@ -14,7 +14,7 @@
 #define SIM_MAX_FAULTS 32
 #define SIM_TEMPLATE_LEN 32
 #define SIM_STATE_MAGIC 0x44434d49u /* "DCMI" */
-#define SIM_STATE_VERSION 2u /* 2: fault events, link, reset, processes */
+#define SIM_STATE_VERSION 3u /* 2: fault events, link, reset, processes; 3: blocking network health */
 #define SIM_LOCK_TIMEOUT_MS 5000
 #define SIM_MAX_PROCS 32      /* dcmi_get_device_resource_info fills at most 32 entries */
 #define SIM_EVENT_RING 64     /* fault events kept for subscribers */
@@ -50,7 +50,7 @@ struct sim_chip {
     uint32_t resets;      /* successful resets so far */
     uint64_t reset_at_ms; /* CLOCK_REALTIME ms of the last reset, 0 = never */
     uint32_t proc_count;
-    uint32_t reserved;
+    uint32_t net_block_ms; /* dcmi_get_device_network_health blocks this long (a dropped card's RoCE) */
     struct sim_proc procs[SIM_MAX_PROCS];
 };
 

@@ -25,6 +25,7 @@
  *   vnpu-sim-ctl proc LOGIC PID [BYTES]       a host process uses the chip (reset refused: -8020)
  *   vnpu-sim-ctl proc-clear LOGIC             no process uses the chip
  *   vnpu-sim-ctl show-faults                  one line per chip: link, boot status, resets, processes, faults
+ *   vnpu-sim-ctl net-block LOGIC MS           dcmi_get_device_network_health blocks MS ms (0 = not)
  * "fault" and "clear" raise the matching occurred / recovered events too.
  * Exit status 0 on success, 2 on usage errors, 1 when the operation fails (DCMI code printed).
  */
@@ -150,6 +151,10 @@ static int apply(struct sim_state *st, void *arg) {
         chip->reset_hang = o->a != 0;
         return 0;
     }
+    if (strcmp(c, "net-block") == 0) {
+        chip->net_block_ms = (uint32_t)o->a;
+        return 0;
+    }
     if (strcmp(c, "boot-ms") == 0) {
         st->boot_ms = (uint32_t)o->a;
         return 0;
@@ -185,7 +190,7 @@ static int apply(struct sim_state *st, void *arg) {
 
 static int usage(void) {
     fprintf(stderr, "usage: vnpu-sim-ctl show|reset|fault|clear|health|drop|restore|util|use|create|destroy|"
-                    "init-fail|latency|late-cards|event|link|reset-fail|reset-hang|boot-ms|proc|proc-clear|show-faults ARGS "
+                    "init-fail|latency|late-cards|event|link|reset-fail|reset-hang|boot-ms|proc|proc-clear|show-faults|net-block ARGS "
                     "(see the source header)\n");
     return 2;
 }

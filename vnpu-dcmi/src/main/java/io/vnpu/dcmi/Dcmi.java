@@ -402,10 +402,21 @@ public final class Dcmi {
    * configured), 7 thread error, 8 IP set; empty on chips without RoCE (-8255 or missing function).
    */
   public OptionalInt networkHealth(int cardId, int deviceId) {
+    String fn = "dcmi_get_device_network_health";
+    if (missing.contains(fn)) return OptionalInt.empty();
     IntByReference result = new IntByReference();
-    return supported("dcmi_get_device_network_health", "network health",
-        () -> lib.dcmi_get_device_network_health(cardId, deviceId, result), at(cardId, deviceId))
-        .map(ok -> OptionalInt.of(result.getValue())).orElse(OptionalInt.empty());
+    int rc;
+    try {
+      // not under the call lock: the driver may block here after a card drop (MindCluster bounds
+      // it with a 1 s timeout), and a blocked call must not hold every other DCMI call up
+      rc = lib.dcmi_get_device_network_health(cardId, deviceId, result);
+    } catch (UnsatisfiedLinkError e) {
+      if (missing.add(fn)) LOG.warn("{} lacks {}: network health unavailable", path, fn);
+      return OptionalInt.empty();
+    }
+    if (rc == DcmiErrorCode.NOT_SUPPORT.code()) return OptionalInt.empty();
+    if (rc != 0) throw new DcmiException(fn, rc, at(cardId, deviceId));
+    return OptionalInt.of(result.getValue());
   }
 
   /** Boot status ({@code dcmi_get_device_boot_status}): 16 when the chip is fully up. */

@@ -50,6 +50,13 @@ public final class DcmiFaultProbe implements FaultProbe {
   private final Clock clock;
   private final Map<Integer, CardDevice> chips;
   private final Set<Integer> noNetwork = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  /** Chips whose network-health call has not returned yet: no second call piles up behind it. */
+  private final Set<Integer> linkPending = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final java.util.concurrent.ExecutorService linkCalls = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "vnpu-dcmi-network-health");
+    t.setDaemon(true);
+    return t;
+  });
   private final boolean family910;
 
   /**
@@ -101,13 +108,36 @@ public final class DcmiFaultProbe implements FaultProbe {
     return ChipReading.of(codes, link(logicId, at));
   }
 
+  /** Longest wait for {@code dcmi_get_device_network_health} (MindCluster: 1 s). */
+  public static final java.time.Duration LINK_TIMEOUT = java.time.Duration.ofSeconds(1);
+
   private Optional<Boolean> link(int logicId, CardDevice at) {
-    if (noNetwork.contains(logicId)) return Optional.empty();
+    if (noNetwork.contains(logicId) || !linkPending.add(logicId)) return Optional.empty();
+    java.util.concurrent.Future<OptionalInt> call;
+    try {
+      call = linkCalls.submit(() -> {
+        try {
+          return dcmi.networkHealth(at.cardId(), at.deviceId());
+        } finally {
+          linkPending.remove(logicId);
+        }
+      });
+    } catch (java.util.concurrent.RejectedExecutionException closed) {
+      linkPending.remove(logicId);
+      return Optional.empty();
+    }
     OptionalInt net;
     try {
-      net = dcmi.networkHealth(at.cardId(), at.deviceId());
-    } catch (DcmiException e) {
+      net = call.get(LINK_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      LOG.warn("dcmi_get_device_network_health of NPU logic {} blocked for more than {} ms: link status unknown",
+          logicId, LINK_TIMEOUT.toMillis());
+      return Optional.empty();
+    } catch (java.util.concurrent.ExecutionException e) {
       return Optional.empty(); // a failed link query says nothing about the link
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Optional.empty();
     }
     if (net.isEmpty()) {
       noNetwork.add(logicId);
@@ -148,8 +178,9 @@ public final class DcmiFaultProbe implements FaultProbe {
     return Optional.ofNullable(chips.get(logicId));
   }
 
-  /** Nothing to release: the binding belongs to the caller. */
+  /** Stops the network-health threads (a blocked one is abandoned); the binding is the caller's. */
   @Override
   public void close() {
+    linkCalls.shutdownNow();
   }
 }

@@ -98,4 +98,22 @@ class DcmiFaultProbeTest {
       assertThat(probe.read(5).linkUp()).contains(true);
     }
   }
+
+  @Test
+  void aBlockingNetworkHealthCallIsBoundedAndHoldsNoOtherCallUp() {
+    SimNodeAccess node = new SimNodeAccess("910B3x8", root);
+    try (DcmiDeviceManager manager = node.open()) {
+      DcmiFaultProbe probe = new DcmiFaultProbe(manager.dcmi(), Clock.systemUTC());
+      node.ctl("net-block", "2", "20000");
+      node.ctl("fault", "2", "0x80E01801");
+      long start = System.nanoTime();
+      ChipReading r = probe.read(2);
+      assertThat(r.activeCodes()).containsExactly(FaultCode.parse("80E01801"));
+      assertThat(r.linkUp()).as("link status unknown while the call blocks").isEmpty();
+      assertThat(probe.read(2).linkUp()).as("no second call behind the blocked one").isEmpty();
+      assertThat(probe.read(1).linkUp()).contains(true);
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(15));
+      probe.close();
+    }
+  }
 }

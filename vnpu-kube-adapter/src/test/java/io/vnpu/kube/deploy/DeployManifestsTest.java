@@ -34,13 +34,15 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The manifests in {@code deploy/}: accepted by kubectl, and the fields the agent relies on. */
+/**
+ * The plain manifest {@code deploy/manifests/hami.yaml} (rendered from the Helm chart, see
+ * {@link HelmChartTest}): accepted by kubectl, and the fields the agent relies on.
+ */
 class DeployManifestsTest {
 
   private static KubernetesClient client;
@@ -66,17 +68,15 @@ class DeployManifestsTest {
 
   static Path deployDir() {
     for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
-      if (Files.isRegularFile(d.resolve("deploy/daemonset.yaml"))) {
+      if (Files.isRegularFile(d.resolve("deploy/helm/vnpu/Chart.yaml"))) {
         return d.resolve("deploy");
       }
     }
-    throw new IllegalStateException("no deploy/daemonset.yaml above " + Path.of("").toAbsolutePath());
+    throw new IllegalStateException("no deploy/helm/vnpu/Chart.yaml above " + Path.of("").toAbsolutePath());
   }
 
-  static List<Path> manifests() throws IOException {
-    try (Stream<Path> s = Files.list(deployDir())) {
-      return s.filter(p -> p.toString().endsWith(".yaml")).sorted().toList();
-    }
+  static List<Path> manifests() {
+    return List.of(deployDir().resolve("manifests/hami.yaml"));
   }
 
   private static <T extends HasMetadata> T one(Class<T> type, String name) {
@@ -106,7 +106,7 @@ class DeployManifestsTest {
           "contexts:", "- name: stub", "  context:", "    cluster: stub", "    user: stub",
           "users:", "- name: stub", "  user: {}", ""));
       Process p = new ProcessBuilder(kubectl.get().toString(), "--kubeconfig", kubeconfig.toString(),
-          "apply", "--dry-run=client", "--validate=false", "-f", deployDir().toString())
+          "apply", "--dry-run=client", "--validate=false", "-f", deployDir().resolve("manifests/hami.yaml").toString())
           .redirectErrorStream(true).start();
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
@@ -118,7 +118,8 @@ class DeployManifestsTest {
           "serviceaccount/vnpu-device-plugin created (dry run)",
           "clusterrole.rbac.authorization.k8s.io/vnpu-device-plugin created (dry run)",
           "clusterrolebinding.rbac.authorization.k8s.io/vnpu-device-plugin created (dry run)",
-          "runtimeclass.node.k8s.io/ascend created (dry run)");
+          "runtimeclass.node.k8s.io/ascend created (dry run)",
+          "service/vnpu-device-plugin-metrics created (dry run)");
       // kubectl looked every object up (and found none) instead of failing on discovery.
       assertThat(api.requests()).contains(
           "GET /apis/apps/v1/namespaces/kube-system/daemonsets/vnpu-device-plugin");
@@ -131,7 +132,7 @@ class DeployManifestsTest {
         .containsExactlyInAnyOrder("DaemonSet/vnpu-device-plugin",
             "ConfigMap/hami-scheduler-device", "ConfigMap/hami-device-node-config",
             "ServiceAccount/vnpu-device-plugin", "ClusterRole/vnpu-device-plugin",
-            "ClusterRoleBinding/vnpu-device-plugin", "RuntimeClass/ascend");
+            "ClusterRoleBinding/vnpu-device-plugin", "RuntimeClass/ascend", "Service/vnpu-device-plugin-metrics");
   }
 
   @Test
@@ -149,7 +150,9 @@ class DeployManifestsTest {
     Container c = pod.getContainers().get(0);
     assertThat(c.getCommand()).containsExactly("vnpu", "plugin");
     assertThat(c.getArgs()).containsExactly("--config_file=/device-config.yaml",
-        "--node_config_file=/node-config.yaml", "--kubelet-dir=/var/lib/kubelet/device-plugins");
+        "--node_config_file=/node-config.yaml", "--kubelet-dir=/var/lib/kubelet/device-plugins",
+        "--check_idle_vnpu_interval=60", "--limiter-dir=/usr/local/hami-vnpu-core",
+        "--limiter-assets=/usr/local/hami-vnpu-core-assets", "--install-limiter", "--metrics-port=9395");
     assertThat(c.getSecurityContext().getPrivileged()).isTrue();
     assertThat(c.getEnv()).anySatisfy(e -> {
       assertThat(e.getName()).isEqualTo("NODE_NAME");
@@ -210,7 +213,7 @@ class DeployManifestsTest {
   void configMapsHoldConfigsTheAgentLoads() throws IOException {
     ConfigMap device = one(ConfigMap.class, "hami-scheduler-device");
     DeviceConfig ours = new DeviceConfigLoader()
-        .parse(device.getData().get("device-config.yaml"), "deploy/device-configmap.yaml").value();
+        .parse(device.getData().get("device-config.yaml"), "deploy/manifests/hami.yaml").value();
     Path upstream = HamiFixtures.file("ascend-device-configmap.yaml");
     DeviceConfig theirs = new DeviceConfigLoader().load(upstream).value();
     assertThat(ours).isEqualTo(theirs);
@@ -219,7 +222,7 @@ class DeployManifestsTest {
 
     ConfigMap node = one(ConfigMap.class, "hami-device-node-config");
     NodeConfig nodes = new NodeConfigLoader()
-        .parse(node.getData().get("node-config.yaml"), "deploy/node-configmap.yaml").value();
+        .parse(node.getData().get("node-config.yaml"), "deploy/manifests/hami.yaml").value();
     assertThat(nodes).isEqualTo(NodeConfig.EMPTY);
   }
 

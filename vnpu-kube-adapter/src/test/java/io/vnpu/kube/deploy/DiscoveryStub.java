@@ -32,6 +32,7 @@ final class DiscoveryStub implements AutoCloseable {
       "/api/v1", resources("v1",
           resource("configmaps", "configmap", true, "ConfigMap"),
           resource("serviceaccounts", "serviceaccount", true, "ServiceAccount"),
+          resource("services", "service", true, "Service"),
           resource("namespaces", "namespace", false, "Namespace")),
       "/apis/apps/v1", resources("apps/v1",
           resource("daemonsets", "daemonset", true, "DaemonSet")),

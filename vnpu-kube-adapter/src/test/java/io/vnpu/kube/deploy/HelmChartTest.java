@@ -1,0 +1,301 @@
+package io.vnpu.kube.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.LintResult;
+import com.marcnuri.helm.TemplateCommand;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.vnpu.api.config.DeviceConfig;
+import io.vnpu.api.config.DeviceConfigLoader;
+import io.vnpu.kube.agent.AgentFlags;
+import io.vnpu.kube.agent.NodeAgentOptions;
+import io.vnpu.kube.cli.VnpuCli;
+import io.vnpu.kube.dra.DraOptions;
+import io.vnpu.kube.dra.app.DraFlags;
+import io.vnpu.kube.metrics.CompatNames;
+import io.vnpu.kube.mindcluster.config.MindClusterFlags;
+import io.vnpu.kube.testing.HamiFixtures;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code deploy/helm/vnpu}: {@code helm lint} and {@code helm template} in-process (helm-java), every
+ * mode rendered and parsed with fabric8, and the objects checked against the agent: the arguments
+ * parse with the agent's own flags, the DaemonSet mounts every host directory the agent writes to at
+ * the path the flags name, the ClusterRole covers every API call the mode makes, and the Service
+ * reaches the metrics port. The plain manifests in {@code deploy/manifests/} must be what the chart
+ * renders (regenerate with {@code -Dvnpu.deploy.regenerate=true}).
+ */
+class HelmChartTest {
+  private static KubernetesClient client;
+
+  @BeforeAll
+  static void client() {
+    client = new KubernetesClientBuilder().build();
+  }
+
+  @AfterAll
+  static void close() {
+    client.close();
+  }
+
+  static Path chart() {
+    return DeployManifestsTest.deployDir().resolve("helm/vnpu");
+  }
+
+  private static String render(Map<String, Object> values) {
+    TemplateCommand t = new Helm(chart()).template().withName("vnpu").withNamespace("kube-system")
+        .withKubeVersion("1.34.0");
+    values.forEach(t::set);
+    return t.call();
+  }
+
+  private static List<HasMetadata> objects(String yaml) {
+    return client.load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8))).items();
+  }
+
+  private static <T extends HasMetadata> T one(List<HasMetadata> objects, Class<T> type) {
+    List<T> found = objects.stream().filter(type::isInstance).map(type::cast).toList();
+    assertThat(found).as(type.getSimpleName()).hasSize(1);
+    return found.get(0);
+  }
+
+  @Test
+  void lintPassesStrict() {
+    LintResult r = new Helm(chart()).lint().strict().call();
+    assertThat(r.isFailed()).as("helm lint: %s", r.getMessages()).isFalse();
+  }
+
+  @Test
+  void hamiModeArgsParseWithTheAgentFlagsAndMountWhatTheAgentWrites() throws Exception {
+    List<HasMetadata> o = objects(render(Map.of("softSlicing.enabled", "true", "metrics.compat[0]", "hami",
+        "metrics.compat[1]", "npu-exporter")));
+    DaemonSet ds = one(o, DaemonSet.class);
+    PodSpec pod = ds.getSpec().getTemplate().getSpec();
+    Container c = pod.getContainers().get(0);
+    assertThat(c.getCommand()).containsExactly("vnpu", "plugin");
+    assertThat(VnpuCli.commandLine().getSubcommands()).containsKey("plugin");
+
+    AgentFlags flags = new AgentFlags();
+    new CommandLine(flags).parseArgs(c.getArgs().toArray(String[]::new));
+    NodeAgentOptions opts = flags.toOptions(Map.of("NODE_NAME", "n1"));
+    assertThat(opts.metrics().port()).isEqualTo(9395);
+    assertThat(opts.metrics().compat()).isEqualTo(EnumSet.allOf(CompatNames.class));
+    assertThat(opts.limiter().install()).isTrue();
+    // every file and directory the agent reads or writes is mounted where its flags say
+    assertThat(hostPathAt(pod, c, opts.kubeletDir())).isEqualTo(opts.kubeletDir().toString());
+    assertThat(hostPathAt(pod, c, opts.limiter().hostDir())).isEqualTo(opts.limiter().hostDir().toString());
+    assertThat(mount(c, opts.limiter().hostDir()).getReadOnly()).isFalse();
+    String hookPath = env(c).get("HOOK_PATH");
+    assertThat(hostPathAt(pod, c, Path.of(hookPath))).isEqualTo("/var/lib/vnpu/hami");
+    assertThat(hostPathAt(pod, c, Path.of("/usr/local/hami-shared-region"))).isEqualTo("/usr/local/hami-shared-region");
+    assertThat(mount(c, opts.configFile()).getSubPath()).isEqualTo("device-config.yaml");
+    assertThat(mount(c, opts.nodeConfigFile().orElseThrow()).getSubPath()).isEqualTo("node-config.yaml");
+    assertThat(env(c).get("JAVA_TOOL_OPTIONS")).startsWith("-Xmx64m -XX:MaxMetaspaceSize=96m");
+    // the image's limiter location is the agent's default, so the flag and the image agree
+    assertThat(opts.limiter().assetsDir()).isEqualTo(Path.of("/usr/local/hami-vnpu-core-assets"));
+
+    // soft slicing on: the device config the agent loads says so
+    ConfigMap device = o.stream().filter(ConfigMap.class::isInstance).map(ConfigMap.class::cast)
+        .filter(m -> m.getMetadata().getName().equals("hami-scheduler-device")).findFirst().orElseThrow();
+    DeviceConfig dc = new DeviceConfigLoader().parse(device.getData().get("device-config.yaml"), "chart").value();
+    DeviceConfig upstream = new DeviceConfigLoader().load(HamiFixtures.file("ascend-device-configmap.yaml")).value();
+    assertThat(dc).isEqualTo(new DeviceConfig(true, upstream.chips()));
+
+    // probes on the metrics port, Service reaches it and selects the DaemonSet's pods
+    assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
+    assertThat(c.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/livez");
+    assertThat(c.getPorts()).singleElement().satisfies(p -> {
+      assertThat(p.getName()).isEqualTo("metrics");
+      assertThat(p.getContainerPort()).isEqualTo(9395);
+    });
+    Service svc = one(o, Service.class);
+    assertThat(ds.getSpec().getTemplate().getMetadata().getLabels()).containsAllEntriesOf(svc.getSpec().getSelector());
+    assertThat(svc.getSpec().getPorts()).singleElement().satisfies(p -> assertThat(p.getTargetPort().getStrVal()).isEqualTo("metrics"));
+
+    // every API call of the HAMi backend: node register/handshake/lock, pod finder, bind phase, slice metrics
+    assertCovers(o, List.of("/nodes/get", "/nodes/patch", "/nodes/update", "/pods/get", "/pods/list",
+        "/pods/watch", "/pods/patch", "/pods/update"));
+  }
+
+  @Test
+  void defaultsRenderTheHamiObjectsWithoutServiceMonitorAndSoftSlicingOff() throws Exception {
+    List<HasMetadata> o = objects(render(Map.of()));
+    assertThat(o).extracting(x -> x.getKind() + "/" + x.getMetadata().getName()).containsExactlyInAnyOrder(
+        "DaemonSet/vnpu-device-plugin", "ConfigMap/hami-scheduler-device", "ConfigMap/hami-device-node-config",
+        "ServiceAccount/vnpu-device-plugin", "ClusterRole/vnpu-device-plugin", "ClusterRoleBinding/vnpu-device-plugin",
+        "RuntimeClass/ascend", "Service/vnpu-device-plugin-metrics");
+    ConfigMap device = o.stream().filter(ConfigMap.class::isInstance).map(ConfigMap.class::cast)
+        .filter(m -> m.getMetadata().getName().equals("hami-scheduler-device")).findFirst().orElseThrow();
+    assertThat(new DeviceConfigLoader().parse(device.getData().get("device-config.yaml"), "chart").value().hamiVnpuCore())
+        .isFalse();
+
+    List<HasMetadata> monitored = objects(render(Map.of("metrics.serviceMonitor.enabled", "true",
+        "hami.createDeviceConfig", "false", "metrics.port", "9400")));
+    GenericKubernetesResource sm = one(monitored, GenericKubernetesResource.class);
+    assertThat(sm.getKind()).isEqualTo("ServiceMonitor");
+    assertThat(monitored).noneMatch(x -> x.getMetadata().getName().equals("hami-scheduler-device"));
+    assertThat(one(monitored, Service.class).getSpec().getPorts().get(0).getPort()).isEqualTo(9400);
+
+    List<HasMetadata> off = objects(render(Map.of("metrics.port", "0")));
+    assertThat(off).noneMatch(Service.class::isInstance);
+    Container c = one(off, DaemonSet.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(c.getReadinessProbe()).isNull();
+    assertThat(c.getArgs()).contains("--metrics-port=0");
+  }
+
+  @Test
+  void mindclusterModeArgsParseWithAgentAndMindClusterFlags() {
+    List<HasMetadata> o = objects(render(Map.of("mode", "mindcluster", "softSlicing.enabled", "true")));
+    Container c = one(o, DaemonSet.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(c.getCommand()).containsExactly("vnpu", "mindcluster");
+    AgentFlags agent = new AgentFlags();
+    MindClusterFlags mc = new MindClusterFlags();
+    CommandSpec spec = CommandSpec.create();
+    spec.addMixin("agent", CommandSpec.forAnnotatedObject(agent));
+    spec.addMixin("mindcluster", CommandSpec.forAnnotatedObject(mc));
+    new CommandLine(spec).parseArgs(c.getArgs().toArray(String[]::new));
+    assertThat(agent.toOptions(Map.of("NODE_NAME", "n1")).limiter().hostDir()).isEqualTo(Path.of("/usr/local/hami-vnpu-core"));
+    assertThat(mc.toOptions("n1", Map.of("HOST_IP", "192.0.2.1")).volcanoType()).isTrue();
+    assertCovers(o, List.of("/nodes/get", "/nodes/patch", "/pods/get", "/pods/list", "/pods/watch", "/pods/patch",
+        "/configmaps/get", "/configmaps/create", "/configmaps/update", "/events/create"));
+  }
+
+  @Test
+  void draModeArgsParseWithTheDraFlagsAndMountTheKubeletAndCdiDirectories() throws Exception {
+    List<HasMetadata> o = objects(render(Map.of("mode", "dra")));
+    assertThat(o).extracting(x -> x.getKind() + "/" + x.getMetadata().getName()).containsExactlyInAnyOrder(
+        "DaemonSet/vnpu-dra-kubeletplugin", "ServiceAccount/vnpu-dra-kubeletplugin",
+        "ClusterRole/vnpu-dra-kubeletplugin", "ClusterRoleBinding/vnpu-dra-kubeletplugin",
+        "DeviceClass/npu.huawei.com");
+    PodSpec pod = one(o, DaemonSet.class).getSpec().getTemplate().getSpec();
+    Container c = pod.getContainers().get(0);
+    assertThat(c.getCommand()).containsExactly("vnpu", "dra");
+    assertThat(VnpuCli.commandLine().getSubcommands()).containsKey("dra");
+    DraFlags flags = new DraFlags();
+    List<String> args = new ArrayList<>(c.getArgs());
+    args.add("--node-name=n1");
+    new CommandLine(flags).parseArgs(args.toArray(String[]::new));
+    DraOptions opts = flags.toOptions(Path.of("/dev"), Path.of("/"));
+    assertThat(hostPathAt(pod, c, opts.registrarDir())).isEqualTo(opts.registrarDir().toString());
+    assertThat(hostPathAt(pod, c, opts.pluginsDir())).isEqualTo(opts.pluginsDir().toString());
+    assertThat(hostPathAt(pod, c, opts.cdiRoot())).isEqualTo("/var/run/cdi");
+    assertThat(hostPathAt(pod, c, Path.of("/dev"))).isEqualTo("/dev");
+    // the same objects and fields the plain DRA manifests in deploy/dra/ carry (DraManifestsTest)
+    DaemonSet plain = objects(Files.readString(DeployManifestsTest.deployDir().resolve("dra/daemonset.yaml")))
+        .stream().filter(DaemonSet.class::isInstance).map(DaemonSet.class::cast).findFirst().orElseThrow();
+    Container pc = plain.getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(c.getVolumeMounts()).extracting(VolumeMount::getMountPath)
+        .containsAll(pc.getVolumeMounts().stream().map(VolumeMount::getMountPath).toList());
+    assertThat(c.getResources()).isEqualTo(pc.getResources());
+    assertThat(one(o, DaemonSet.class).getSpec().getUpdateStrategy())
+        .isEqualTo(plain.getSpec().getUpdateStrategy());
+    assertThat(one(o, ClusterRole.class).getRules()).isEqualTo(objects(Files.readString(DeployManifestsTest.deployDir()
+        .resolve("dra/rbac.yaml"))).stream().filter(ClusterRole.class::isInstance)
+        .map(ClusterRole.class::cast).findFirst().orElseThrow().getRules());
+    assertThat(c.getLivenessProbe().getGrpc().getPort()).isEqualTo(opts.healthcheckPort());
+    assertCovers(o, List.of("resource.k8s.io/resourceslices/create", "resource.k8s.io/resourceslices/update",
+        "resource.k8s.io/resourceslices/delete", "resource.k8s.io/resourceslices/list",
+        "resource.k8s.io/resourceslices/watch", "resource.k8s.io/resourceclaims/get",
+        "resource.k8s.io/resourceclaims/status/update", "/nodes/get"));
+  }
+
+  @Test
+  void badValuesFailNamingTheField() {
+    assertThatThrownBy(() -> render(Map.of("mode", "nvidia"))).hasMessageContaining("mode = nvidia: must be hami, mindcluster or dra");
+    assertThatThrownBy(() -> render(Map.of("metrics.compat[0]", "dcgm"))).hasMessageContaining("metrics.compat = dcgm");
+    assertThatThrownBy(() -> render(Map.of("hookPath", "/usr/local/hami-vnpu-core/containers")))
+        .hasMessageContaining("hookPath = /usr/local/hami-vnpu-core/containers: inside limiter.hostDir");
+  }
+
+  @Test
+  void plainManifestsAreWhatTheChartRenders() throws Exception {
+    Map<String, String> rendered = new LinkedHashMap<>();
+    rendered.put("hami.yaml", render(Map.of()));
+    rendered.put("mindcluster.yaml", render(Map.of("mode", "mindcluster")));
+    rendered.put("dra.yaml", render(Map.of("mode", "dra")));
+    Path dir = DeployManifestsTest.deployDir().resolve("manifests");
+    for (Map.Entry<String, String> e : rendered.entrySet()) {
+      String content = "# Rendered from deploy/helm/vnpu (helm template vnpu deploy/helm/vnpu -n kube-system"
+          + (e.getKey().equals("hami.yaml") ? "" : " --set mode=" + e.getKey().replace(".yaml", "")) + ").\n"
+          + "# Do not edit: change the chart and run the HelmChartTest with -Dvnpu.deploy.regenerate=true.\n"
+          + e.getValue();
+      if (Boolean.getBoolean("vnpu.deploy.regenerate")) {
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve(e.getKey()), content);
+      }
+      assertThat(dir.resolve(e.getKey())).as("deploy/manifests/%s is stale: regenerate it", e.getKey())
+          .hasContent(content);
+    }
+  }
+
+  /** Every {@code group/resource/verb} is allowed by the one ClusterRole, which the binding gives the DaemonSet's account. */
+  private static void assertCovers(List<HasMetadata> o, List<String> calls) {
+    ClusterRole role = one(o, ClusterRole.class);
+    ClusterRoleBinding binding = one(o, ClusterRoleBinding.class);
+    DaemonSet ds = one(o, DaemonSet.class);
+    assertThat(binding.getRoleRef().getName()).isEqualTo(role.getMetadata().getName());
+    assertThat(binding.getSubjects()).singleElement().satisfies(s -> {
+      assertThat(s.getName()).isEqualTo(ds.getSpec().getTemplate().getSpec().getServiceAccountName());
+      assertThat(s.getNamespace()).isEqualTo(ds.getMetadata().getNamespace());
+    });
+    for (String call : calls) {
+      String group = call.substring(0, call.indexOf('/'));
+      String resource = call.substring(call.indexOf('/') + 1, call.lastIndexOf('/'));
+      String verb = call.substring(call.lastIndexOf('/') + 1);
+      assertThat(role.getRules()).as("ClusterRole allows %s", call).anySatisfy(r -> {
+        assertThat(r.getApiGroups()).contains(group);
+        assertThat(r.getResources()).contains(resource);
+        assertThat(r.getVerbs()).contains(verb);
+      });
+    }
+  }
+
+  private static Map<String, String> env(Container c) {
+    Map<String, String> m = new LinkedHashMap<>();
+    for (EnvVar e : c.getEnv()) if (e.getValue() != null) m.put(e.getName(), e.getValue());
+    return m;
+  }
+
+  private static VolumeMount mount(Container c, Path path) {
+    return c.getVolumeMounts().stream().filter(m -> path.startsWith(Path.of(m.getMountPath())))
+        .max((a, b) -> Integer.compare(a.getMountPath().length(), b.getMountPath().length()))
+        .orElseThrow(() -> new AssertionError("nothing mounted at or above " + path));
+  }
+
+  /** Host path that the container sees at {@code path} (through the mount closest above it). */
+  private static String hostPathAt(PodSpec pod, Container c, Path path) {
+    VolumeMount m = mount(c, path);
+    Volume v = pod.getVolumes().stream().filter(x -> x.getName().equals(m.getName())).findFirst().orElseThrow();
+    assertThat(v.getHostPath()).as("volume %s is a hostPath", v.getName()).isNotNull();
+    return Path.of(v.getHostPath().getPath()).resolve(Path.of(m.getMountPath()).relativize(path)).toString();
+  }
+
+}
