@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
  */
 public final class AgentFlags {
 
-  @Option(names = {"--config_file", "-config_file"}, required = true, paramLabel = "FILE",
+  @Option(names = {"--config_file", "-config_file"}, required = false, paramLabel = "FILE",
       description = "HAMi device config (device-config.yaml).")
   Path configFile;
 
@@ -87,6 +87,26 @@ public final class AgentFlags {
           + "(default: none).")
   String metricsCompat;
 
+  /** {@code --node_name} as given, empty when absent (then env {@code NODE_NAME} applies). */
+  public Optional<String> nodeName() {
+    return Optional.ofNullable(nodeName);
+  }
+
+  /** {@code --kubelet-dir}. */
+  public Path kubeletDir() {
+    return kubeletDir;
+  }
+
+  /** {@code --dcmi-library}, if given. */
+  public Optional<Path> dcmiLibrary() {
+    return Optional.ofNullable(dcmiLibrary);
+  }
+
+  /** {@code --simulate[=PROFILE]}, if given. */
+  public Optional<String> simulate() {
+    return Optional.ofNullable(simulate);
+  }
+
   /**
    * The options these flags denote.
    *
@@ -94,6 +114,10 @@ public final class AgentFlags {
    * @throws IllegalArgumentException naming the flag when a value is invalid
    */
   public NodeAgentOptions toOptions(Map<String, String> env) {
+    if (configFile == null) {
+      throw new IllegalArgumentException("--config_file is required: the HAMi device config "
+          + "(device-config.yaml); --mode mindcluster runs without it");
+    }
     String node = nodeName != null ? nodeName : env.getOrDefault("NODE_NAME", "");
     String assetsEnv = env.get("HAMI_VNPU_ASSETS_PATH");
     Path assets = limiterAssets != null ? limiterAssets

@@ -44,7 +44,17 @@ public final class DcmiOpener implements DeviceManagerOpener {
 
   @Override
   public DeviceManager open(NodeAgentOptions options) {
-    DcmiNodeSelector.Selection selection = selector.select(options.dcmiLibrary(), options.simulate(),
+    return openDcmi(options.dcmiLibrary(), options.simulate());
+  }
+
+  /**
+   * Opens the driver: {@code library} ({@code --dcmi-library}) or the standard locations, or the
+   * simulated node of {@code simulate} ({@code --simulate}); never the simulator unless asked.
+   *
+   * @throws RuntimeException naming the library when it cannot be opened
+   */
+  public DcmiDeviceManager openDcmi(Optional<Path> library, Optional<String> simulate) {
+    DcmiNodeSelector.Selection selection = selector.select(library, simulate,
         DcmiNodeSelector.Fallback.NONE);
     return selector.open(selection, Optional.empty(), LOG::info).deviceManager();
   }

@@ -82,9 +82,11 @@ class AgentFlagsTest {
 
   @Test
   void configFileIsRequiredAndThePluginSubcommandIsListed() {
-    assertThatThrownBy(() -> parse("--node_name", "n"))
-        .isInstanceOf(CommandLine.MissingParameterException.class)
-        .hasMessageContaining("--config_file");
+    // optional for picocli (--mode mindcluster runs without it), required for HAMi options
+    assertThatThrownBy(() -> parse("--node_name", "n").toOptions(Map.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("--config_file is required: the HAMi device config (device-config.yaml); "
+            + "--mode mindcluster runs without it");
     assertThat(VnpuCli.commandLine().getSubcommands()).containsKey("plugin");
   }
 

@@ -1,0 +1,178 @@
+package io.vnpu.kube.app;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vnpu.api.fault.FaultConfigs;
+import io.vnpu.api.fault.HealthMonitor;
+import io.vnpu.api.fault.RateLimitedNotifier;
+import io.vnpu.api.health.ChipUsage;
+import io.vnpu.api.model.Npu;
+import io.vnpu.dcmi.DcmiDeviceManager;
+import io.vnpu.dcmi.fault.DcmiHealth;
+import io.vnpu.kube.agent.AgentStartupException;
+import io.vnpu.kube.agent.NodeAgent;
+import io.vnpu.kube.deviceplugin.DevicePluginServer;
+import io.vnpu.kube.deviceplugin.PluginState;
+import io.vnpu.kube.mindcluster.MindClusterBackend;
+import io.vnpu.kube.mindcluster.config.MindClusterOptions;
+import io.vnpu.kube.mindcluster.kube.ConfigMapSeparationStore;
+import io.vnpu.kube.mindcluster.kube.DeviceInfoConfigMap;
+import io.vnpu.kube.mindcluster.kube.WriteLimiter;
+import io.vnpu.kube.resource.ResourceManager;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code vnpu plugin --mode mindcluster}: a drop-in for MindCluster's Ascend Device Plugin. Opens
+ * the driver, runs the fault engine ({@link HealthMonitor} over DCMI, {@code ManuallySeparateNPU}
+ * kept in the device-info ConfigMap, polled every {@code -listWatchPeriod}), the
+ * {@link MindClusterBackend}, and one {@link DevicePluginServer} per device type (socket
+ * {@code <type>.sock}, mode 0600).
+ *
+ * <p>States: created → {@link #start()} (any failure undoes what was opened and throws
+ * {@link AgentStartupException}) → running until {@link #stop()} or until a device plugin gives up.
+ * Stop order: device plugins, backend, health monitor, API client, driver. Exit codes as
+ * {@link NodeAgent}.
+ */
+public final class MindClusterAgent implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(MindClusterAgent.class);
+
+  private final MindClusterOptions options;
+  private final Path kubeletDir;
+  private final Supplier<DcmiDeviceManager> driver;
+  private final Supplier<KubernetesClient> clients;
+
+  private DcmiDeviceManager deviceManager;
+  private KubernetesClient client;
+  private HealthMonitor health;
+  private MindClusterBackend backend;
+  private final List<DevicePluginServer> servers = new ArrayList<>();
+  private boolean stopped;
+
+  /**
+   * @param driver  opens the driver (real, or the simulator with {@code --simulate})
+   * @param clients builds the API client (in-cluster or {@code KUBECONFIG})
+   */
+  public MindClusterAgent(MindClusterOptions options, Path kubeletDir, Supplier<DcmiDeviceManager> driver,
+      Supplier<KubernetesClient> clients) {
+    this.options = Objects.requireNonNull(options, "options");
+    this.kubeletDir = Objects.requireNonNull(kubeletDir, "kubeletDir");
+    this.driver = Objects.requireNonNull(driver, "driver");
+    this.clients = Objects.requireNonNull(clients, "clients");
+  }
+
+  /**
+   * Opens, starts and registers every device type.
+   *
+   * @return the state of each device plugin after its first registration attempt
+   * @throws AgentStartupException naming the flag, driver or device that failed
+   */
+  public synchronized List<PluginState> start() {
+    if (stopped || backend != null) throw new IllegalStateException("agent already started or stopped");
+    try {
+      deviceManager = driver.get();
+      List<Npu> npus = deviceManager.discover();
+      client = clients.get();
+      Clock clock = Clock.systemUTC();
+      DeviceInfoConfigMap separations = new DeviceInfoConfigMap(client, options.nodeName(), clock,
+          new WriteLimiter(clock, WriteLimiter.MIN_GAP, WriteLimiter.REFRESH));
+      health = DcmiHealth.create(deviceManager.dcmi(), FaultConfigs.shippedDefault(),
+          new ConfigMapSeparationStore(separations, npus), ChipUsage.NONE,
+          RateLimitedNotifier.perMinute((logic, reason, message) -> LOG.warn("{}: {}", reason, message), clock),
+          options.listWatchPeriod(), clock).monitor();
+      health.start();
+      backend = MindClusterBackend.create(options, client, deviceManager, health);
+      backend.start();
+      List<PluginState> states = new ArrayList<>();
+      for (ResourceManager m : backend.resourceManagers()) {
+        DevicePluginServer s = DevicePluginServer.builder(m, kubeletDir).socketMode("rw-------").build();
+        servers.add(s);
+        states.add(s.start());
+      }
+      return states;
+    } catch (AgentStartupException e) {
+      stop();
+      throw e;
+    } catch (RuntimeException e) {
+      stop();
+      throw new AgentStartupException(e.getMessage() != null ? e.getMessage() : e.toString(), e);
+    }
+  }
+
+  /** The running device plugins, one per device type. */
+  public synchronized List<DevicePluginServer> servers() {
+    return List.copyOf(servers);
+  }
+
+  /** The backend, once started. */
+  public synchronized MindClusterBackend backend() {
+    return backend;
+  }
+
+  /** Stops everything in reverse order; idempotent. */
+  public synchronized void stop() {
+    if (stopped) return;
+    stopped = true;
+    servers.forEach(DevicePluginServer::stop);
+    quietly("backend", backend);
+    quietly("health monitor", health);
+    quietly("API client", client);
+    quietly("device manager", deviceManager);
+    LOG.info("MindCluster agent stopped");
+  }
+
+  private static void quietly(String what, AutoCloseable c) {
+    if (c == null) return;
+    try {
+      c.close();
+    } catch (Exception e) {
+      LOG.warn("stopping the {} failed: {}", what, e.toString());
+    }
+  }
+
+  @Override
+  public void close() {
+    stop();
+  }
+
+  /**
+   * Runs like a daemon: start, stop on SIGTERM/SIGINT, wait until stopped or a plugin gave up.
+   *
+   * @return {@link NodeAgent#EXIT_OK}, {@link NodeAgent#EXIT_STARTUP_FAILED} or
+   *     {@link NodeAgent#EXIT_PLUGIN_GAVE_UP}
+   */
+  public int run() {
+    try {
+      start();
+    } catch (AgentStartupException e) {
+      LOG.error("MindCluster agent failed to start: {}", e.getMessage());
+      return NodeAgent.EXIT_STARTUP_FAILED;
+    }
+    Thread hook = new Thread(this::stop, "vnpu-mindcluster-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    List<CompletableFuture<PluginState>> ends = servers().stream().map(DevicePluginServer::termination).toList();
+    PluginState end;
+    try {
+      end = (PluginState) CompletableFuture.anyOf(ends.toArray(CompletableFuture[]::new)).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      stop();
+      return NodeAgent.EXIT_OK;
+    } catch (java.util.concurrent.ExecutionException e) {
+      end = PluginState.FAILED;
+    }
+    stop();
+    try {
+      Runtime.getRuntime().removeShutdownHook(hook);
+    } catch (IllegalStateException e) {
+      LOG.debug("shutdown in progress; hook stays");
+    }
+    return end == PluginState.FAILED ? NodeAgent.EXIT_PLUGIN_GAVE_UP : NodeAgent.EXIT_OK;
+  }
+}

@@ -1,0 +1,81 @@
+package io.vnpu.kube.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.vnpu.dcmi.DcmiDeviceManager;
+import io.vnpu.dcmi.DcmiLibrarySource;
+import io.vnpu.dcmi.sim.BundledSimulator;
+import io.vnpu.kube.cli.VnpuCli;
+import io.vnpu.kube.deviceplugin.KubeletStandIn;
+import io.vnpu.kube.deviceplugin.PluginClient;
+import io.vnpu.kube.deviceplugin.PluginState;
+import io.vnpu.kube.deviceplugin.v1beta1.Device;
+import io.vnpu.kube.deviceplugin.v1beta1.RegisterRequest;
+import io.vnpu.kube.mindcluster.config.MindClusterOptions;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * The composition root of {@code vnpu plugin --mode mindcluster}: the agent over the simulated
+ * driver registers its device types with the kubelet stand-in and removes its sockets on stop; a
+ * bad flag combination is one line and exit code 2.
+ */
+@EnableKubernetesMockClient(crud = true)
+class MindClusterAgentTest {
+  private static final Duration WAIT = Duration.ofSeconds(20);
+
+  KubernetesClient client;
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void registersEveryDeviceTypeAndCleansUpOnStop() throws Exception {
+    BundledSimulator sim = new BundledSimulator(Path.of(System.getProperty("vnpu.native.dir")));
+    sim.configure("910B3x8", dir.resolve("sim"));
+    Path lib = sim.library().orElseThrow();
+    try (KubeletStandIn kubelet = KubeletStandIn.start(dir.resolve("device-plugins"));
+        MindClusterAgent agent = new MindClusterAgent(MindClusterOptions.defaults("node-1"), kubelet.pluginDir(),
+            () -> DcmiDeviceManager.open(new DcmiLibrarySource(lib, "test", List.of(lib))), () -> client)) {
+      List<PluginState> states = agent.start();
+      assertThat(states).hasSize(1);
+      RegisterRequest r = kubelet.awaitRegistration(WAIT);
+      assertThat(r.getResourceName()).isEqualTo("huawei.com/Ascend910");
+      try (PluginClient plugin = kubelet.connect(r); PluginClient.ListAndWatchRecorder law = plugin.listAndWatch()) {
+        assertThat(law.next(WAIT).getDevicesList()).extracting(Device::getID).hasSize(8).contains("Ascend910-7");
+      }
+      assertThat(client.configMaps().inNamespace("kube-system").withName("mindx-dl-deviceinfo-node-1").get())
+          .isNotNull();
+      agent.stop();
+      assertThat(Files.exists(kubelet.pluginDir().resolve("Ascend910.sock"))).isFalse();
+    }
+  }
+
+  @Test
+  void anInvalidFlagCombinationIsOneLineAndExitCodeTwo() {
+    StringWriter err = new StringWriter();
+    CommandLine cl = VnpuCli.commandLine();
+    cl.setErr(new PrintWriter(err, true));
+    int exit = cl.execute("plugin", "--mode", "mindcluster", "--node_name", "n1", "-presetVirtualDevice=false");
+    assertThat(exit).isEqualTo(2);
+    assertThat(err.toString()).isEqualTo("vnpu plugin --mode mindcluster: -presetVirtualDevice=false requires "
+        + "-volcanoType=true (dynamic vNPUs are chosen by Volcano)" + System.lineSeparator());
+  }
+
+  @Test
+  void hamiModeStillNeedsItsConfigFile() {
+    StringWriter err = new StringWriter();
+    CommandLine cl = VnpuCli.commandLine();
+    cl.setErr(new PrintWriter(err, true));
+    assertThat(cl.execute("plugin", "--node_name", "n1")).isEqualTo(2);
+  }
+}
