@@ -468,6 +468,18 @@ public final class QuotaRegion implements AutoCloseable {
   // ---------------------------------------------------------------- compute counters
 
   /**
+   * How many launch-like entry points the runtime loaded by the slice's processes exports that the
+   * limiter does not hook ({@code VNPU_H_UNHOOKED_LAUNCHES}, written by the limiter's measurement
+   * thread). 0: the compute share is enforced on every launch path the limiter saw; greater than 0:
+   * work enqueued through those entry points is not throttled, so the compute share is <b>not
+   * enforced</b> and callers ({@code vnpu top}, metrics) should say so. A negative value written by a
+   * broken writer reads as 0.
+   */
+  public int unhookedLaunchEntryPoints() {
+    return Math.max(0, mem.getInt(H_UNHOOKED_LAUNCHES));
+  }
+
+  /**
    * The compute counters of logical device {@code device} (its live state's {@code launches} and
    * {@code busy_ns}). Each 8-byte field is read atomically; the two may come from slightly
    * different instants. A negative value written by a broken writer reads as 0.
