@@ -59,9 +59,11 @@ final class DraTestBed {
     }
   }
 
+  int healthcheckPort = -1;
+
   DraOptions options() {
-    return new DraOptions(NODE, DRIVER, cdi, "npu", registrar, plugins, hardVnpu, -1, dev, mounts,
-        Duration.ofMillis(300));
+    return new DraOptions(NODE, DRIVER, cdi, "npu", registrar, plugins, hardVnpu, healthcheckPort,
+        dev, mounts, Duration.ofMillis(300));
   }
 
   DraPlugin plugin() {
