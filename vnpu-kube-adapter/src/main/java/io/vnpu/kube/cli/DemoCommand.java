@@ -115,7 +115,7 @@ public final class DemoCommand implements Callable<Integer> {
     }
   }
 
-  private int run(PrintWriter err, PrintWriter outw, Path nativeDir, Path lib, StateDir state) throws IOException {
+  private int run(PrintWriter err, PrintWriter outw, Path nativeDir, Path lib, StateDir state) throws Exception {
     DemoRun.Settings settings;
     try {
       settings = new DemoRun.Settings(out.toAbsolutePath(), state, nativeDir, lib, profile, seconds, tolerance);
