@@ -33,6 +33,8 @@ class BenchmarkSmokeTest {
     "deviceplugin.AllocateRoundTripBenchmark.allocateOneDevice",
     "hami.HamiCodecBenchmark.encodeRegisterAnnotation16Npus",
     "hami.HamiCodecBenchmark.decodeDevicesToAllocate",
+    "dra.DraPrepareBenchmark.nodePrepareResources",
+    "dra.SlicePublishBenchmark.publish16Npus",
   };
 
   @Test

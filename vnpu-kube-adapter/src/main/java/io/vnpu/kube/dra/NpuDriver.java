@@ -4,7 +4,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.grpc.Status;
 import io.grpc.StatusException;
 import io.vnpu.kube.dra.claims.ClaimFetchException;
-import io.vnpu.kube.dra.claims.ClaimFetcher;
+import io.vnpu.kube.dra.claims.ClaimReader;
 import io.vnpu.kube.dra.claims.ClaimRef;
 import io.vnpu.kube.dra.kubelet.ClaimHandler;
 import io.vnpu.kube.dra.state.DeviceState;
@@ -29,10 +29,11 @@ import java.util.Objects;
  */
 public final class NpuDriver implements ClaimHandler {
 
-  private final ClaimFetcher fetcher;
+  private final ClaimReader fetcher;
   private final DeviceState state;
 
-  public NpuDriver(ClaimFetcher fetcher, DeviceState state) {
+  /** @param fetcher reads the claims (the API server in the plugin: {@code ClaimFetcher}) */
+  public NpuDriver(ClaimReader fetcher, DeviceState state) {
     this.fetcher = Objects.requireNonNull(fetcher, "fetcher");
     this.state = Objects.requireNonNull(state, "state");
   }

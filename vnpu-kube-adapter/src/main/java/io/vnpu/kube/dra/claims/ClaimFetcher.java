@@ -10,7 +10,7 @@ import java.util.Objects;
  * namespace and name) and checks that each is the claim the kubelet means: same UID (a claim
  * deleted and re-created under the same name has a new one) and allocated.
  */
-public final class ClaimFetcher {
+public final class ClaimFetcher implements ClaimReader {
   private final KubernetesClient client;
 
   public ClaimFetcher(KubernetesClient client) {
@@ -23,6 +23,7 @@ public final class ClaimFetcher {
    * @throws ClaimFetchException naming the claim when it cannot be read, does not exist, has
    *     another UID or is not allocated
    */
+  @Override
   public ResourceClaim fetch(ClaimRef ref) throws ClaimFetchException {
     ResourceClaim claim;
     try {

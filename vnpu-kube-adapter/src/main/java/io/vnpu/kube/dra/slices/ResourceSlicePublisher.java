@@ -74,6 +74,7 @@ public final class ResourceSlicePublisher implements AutoCloseable {
   private Watch watch;
   private boolean closed;
   private volatile long writes;
+  private volatile boolean started;
 
   /**
    * @param resync     period of the full sync
@@ -98,15 +99,18 @@ public final class ResourceSlicePublisher implements AutoCloseable {
 
   /** Starts the periodic sync and the watch. */
   public void start() {
+    started = true;
     executor.scheduleWithFixedDelay(this::syncSafely, resync.toMillis(), resync.toMillis(),
         TimeUnit.MILLISECONDS);
     executor.execute(this::ensureWatch);
   }
 
-  /** Sets the devices of the pool and syncs soon. */
+  /** Sets the devices of the pool and syncs soon (once started; else at the next {@link #syncNow}). */
   public void publish(List<Device> devices) {
     desired = List.copyOf(devices);
-    queueSync(0);
+    if (started) {
+      queueSync(0);
+    }
   }
 
   /** Slice writes (create, update, delete) done so far. */

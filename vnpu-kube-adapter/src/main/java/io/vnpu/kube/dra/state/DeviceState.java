@@ -29,9 +29,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The claims prepared on this node and the one place that changes them. Prepare runs in one pass
  * under a lock: compute the plan once ({@link ClaimPlanner}) → record it as
- * {@code PrepareStarted} in the checkpoint → set up the node (issue 15: create the vNPU or quota
- * region here, recording what was created) → write the claim's CDI spec ({@link ClaimSpecBuilder})
- * → record {@code PrepareCompleted}. A failure after {@code PrepareStarted} rolls back what the
+ * {@code PrepareStarted} in the checkpoint when it creates node state ({@link #createsNodeState};
+ * issue 15: create the vNPU or quota region here, recording what was created) → write the claim's
+ * CDI spec ({@link ClaimSpecBuilder}) → record {@code PrepareCompleted}. A failure after {@code PrepareStarted} rolls back what the
  * plan recorded and removes the entry, so nothing leaks and the checkpoint never grows.
  *
  * <p>Idempotent: preparing a completed claim again returns the recorded devices after making sure
@@ -41,7 +41,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Start-up ({@link #open}): a corrupt checkpoint is moved aside with a warning and the state
  * rebuilt from this plugin's CDI spec files, never a crash loop; half-prepared claims are rolled
- * back; completed claims whose CDI file is gone get it written again.
+ * back; completed claims whose CDI file is gone get it written again; a CDI spec of this plugin's
+ * kind without a checkpoint entry (a prepare that crashed before recording) is removed.
  */
 public final class DeviceState {
 
@@ -121,7 +122,9 @@ public final class DeviceState {
       } catch (PlanException e) {
         return PrepareOutcome.failed(e.getMessage());
       }
-      save(checkpoint.with(plan));
+      if (createsNodeState(plan)) {
+        save(checkpoint.with(plan));
+      }
       try {
         writeSpec(plan);
       } catch (IOException e) {
@@ -195,6 +198,17 @@ public final class DeviceState {
         }
       }
     }
+  }
+
+  /**
+   * Whether preparing {@code plan} creates state on the node that must be recorded as
+   * {@code PrepareStarted} before it is created, so that a crash leaves a record to roll back.
+   * Whole NPUs create none: the CDI spec is the only side effect, it is named after the claim UID
+   * (a retry overwrites it) and a spec without a checkpoint entry is removed at start. This saves
+   * one checkpoint fsync per prepare. Issue 15: a vNPU or quota region is recorded here.
+   */
+  private static boolean createsNodeState(PreparedClaim plan) {
+    return false;
   }
 
   private void writeSpec(PreparedClaim plan) throws IOException {
@@ -271,6 +285,18 @@ public final class DeviceState {
           // the next NodePrepareResources of the claim tries again and reports the error
           log.warn("re-creating the CDI spec of ResourceClaim {}/{} (uid {}) failed: {}",
               c.namespace(), c.name(), c.uid(), e.getMessage());
+        }
+      }
+    }
+    for (String uid : cdi.claimUids()) {
+      if (!checkpoint.preparedClaims().containsKey(uid)) {
+        // written by a prepare that crashed before recording it: the kubelet retries that
+        // prepare (and gets a new file) or the claim is gone
+        log.info("removing CDI spec {}: no prepared claim with uid {}", cdi.specPath(uid), uid);
+        try {
+          cdi.delete(uid);
+        } catch (IOException e) {
+          log.warn("{}", e.getMessage());
         }
       }
     }

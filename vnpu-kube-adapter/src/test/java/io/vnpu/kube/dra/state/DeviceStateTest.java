@@ -116,6 +116,15 @@ class DeviceStateTest {
   }
 
   @Test
+  void cdiSpecWithoutACheckpointEntryIsRemovedAtStart() throws Exception {
+    DeviceState s = open("b1");
+    assertThat(s.prepare(claim("c", "u1", "npu-1")).error()).isEmpty();
+    Files.writeString(cdi.specPath("u-orphan"), "{}"); // a prepare crashed before recording
+    open("b1");
+    assertThat(cdi.claimUids()).containsExactly("u1");
+  }
+
+  @Test
   void failedPrepareLeavesNoEntryAndNoFile() throws Exception {
     DeviceState s = open("b1");
     // npu-5 is offered, but its device node does not exist in this host's /dev

@@ -1,0 +1,154 @@
+package io.vnpu.benchmarks.dra;
+
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.grpc.ManagedChannel;
+import io.vnpu.api.model.DeviceHealth;
+import io.vnpu.api.model.Npu;
+import io.vnpu.kube.deviceplugin.UnixSocketTransport;
+import io.vnpu.kube.dra.NpuDriver;
+import io.vnpu.kube.dra.cdi.AscendHostLayout;
+import io.vnpu.kube.dra.cdi.CdiKind;
+import io.vnpu.kube.dra.cdi.CdiSpecWriter;
+import io.vnpu.kube.dra.cdi.DeviceNodeProbe;
+import io.vnpu.kube.dra.checkpoint.CheckpointStore;
+import io.vnpu.kube.dra.claims.ClaimFetchException;
+import io.vnpu.kube.dra.claims.ClaimRef;
+import io.vnpu.kube.dra.devices.NpuInventory;
+import io.vnpu.kube.dra.kubelet.KubeletPluginServer;
+import io.vnpu.kube.dra.kubelet.PluginSockets;
+import io.vnpu.kube.dra.proto.v1.Claim;
+import io.vnpu.kube.dra.proto.v1.DRAPluginGrpc;
+import io.vnpu.kube.dra.proto.v1.NodePrepareResourcesRequest;
+import io.vnpu.kube.dra.proto.v1.NodePrepareResourcesResponse;
+import io.vnpu.kube.dra.state.ClaimPlanner;
+import io.vnpu.kube.dra.state.ClaimSpecBuilder;
+import io.vnpu.kube.dra.state.DeviceState;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * NodePrepareResources of one whole-NPU claim as the kubelet sends it: a v1 gRPC call over the
+ * plugin's unix socket, through the driver (claim lookup in memory, not the API server), the plan,
+ * the claim's CDI spec written atomically into a tmpfs directory ({@code /dev/shm}, as
+ * {@code /var/run/cdi} is on a node) and the checkpoint written with fsync of the file and its
+ * directory. {@code checkpointOn}: {@code disk} (a temporary directory on the root file system, as
+ * {@code /var/lib/kubelet/plugins}) or {@code tmpfs} (the same work without the cost of the disk's
+ * fsync). Each invocation prepares a new claim; the one before is unprepared outside the measured
+ * call. SampleTime gives p50/p99.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.SampleTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 2, time = 3)
+@Measurement(iterations = 3, time = 5)
+@Fork(1)
+public class DraPrepareBenchmark {
+  static final String DRIVER = "npu.huawei.com";
+  static final String NODE = "bench-node";
+
+  @Param({"disk", "tmpfs"})
+  public String checkpointOn;
+
+  Path dir;
+  Path cdiDir;
+  KubeletPluginServer server;
+  DeviceState state;
+  UnixSocketTransport transport;
+  ManagedChannel channel;
+  DRAPluginGrpc.DRAPluginBlockingStub stub;
+  int next;
+  String current;
+
+  @Setup(Level.Trial)
+  public void setUp() throws Exception {
+    dir = checkpointOn.equals("tmpfs")
+        ? Files.createTempDirectory(Path.of("/dev/shm"), "dra-bench")
+        : Files.createTempDirectory("dra-bench");
+    cdiDir = Files.createTempDirectory(Path.of("/dev/shm"), "dra-bench-cdi");
+    Path dev = Files.createDirectories(dir.resolve("dev"));
+    for (String n : List.of("davinci0", "davinci_manager", "devmm_svm", "hisi_hdc")) {
+      Files.writeString(dev.resolve(n), "");
+    }
+    NpuInventory inventory = new NpuInventory();
+    inventory.update(List.of(new Npu("00000000-00000000-00000000-00000000-00000000", 0, 0, 0, 0,
+        "910B3", 64L << 30, 20, 7, DeviceHealth.HEALTHY, 0)));
+    CdiKind kind = CdiKind.of(DRIVER, "npu");
+    PluginSockets sockets = PluginSockets.of(DRIVER, dir.resolve("reg"), dir.resolve("plugins"));
+    Files.createDirectories(sockets.dataDir());
+    state = DeviceState.open(new CheckpointStore(sockets.dataDir().resolve("checkpoint.json"),
+            Clock.systemUTC()), new CdiSpecWriter(cdiDir, kind),
+        new ClaimSpecBuilder(kind, new AscendHostLayout(new DeviceNodeProbe(dev), dir)),
+        new ClaimPlanner(DRIVER, NODE, kind), inventory, NODE, "bench", Duration.ofSeconds(30));
+    server = new KubeletPluginServer(sockets, DRIVER,
+        new NpuDriver(DraPrepareBenchmark::claim, state), Duration.ofSeconds(1));
+    server.start();
+    transport = new UnixSocketTransport(1);
+    channel = transport.channel(sockets.draSocket());
+    stub = DRAPluginGrpc.newBlockingStub(channel);
+  }
+
+  static ResourceClaim claim(ClaimRef ref) throws ClaimFetchException {
+    return new ResourceClaimBuilder()
+        .withNewMetadata().withNamespace(ref.namespace()).withName(ref.name())
+        .withUid(ref.uid()).endMetadata()
+        .withNewStatus().withNewAllocation().withNewDevices()
+        .withResults(new DeviceRequestAllocationResultBuilder().withRequest("npu")
+            .withDriver(DRIVER).withPool(NODE).withDevice("npu-0").build())
+        .endDevices().endAllocation().endStatus().build();
+  }
+
+  @Setup(Level.Invocation)
+  public void unpreparePrevious() throws Exception {
+    if (current != null) {
+      state.unprepare(new ClaimRef("bench", current, "c"));
+    }
+    current = String.format("%08d-0000-4000-8000-000000000000", next++);
+  }
+
+  @Benchmark
+  public NodePrepareResourcesResponse nodePrepareResources() {
+    NodePrepareResourcesResponse r = stub.withDeadlineAfter(45, TimeUnit.SECONDS)
+        .nodePrepareResources(NodePrepareResourcesRequest.newBuilder().addClaims(
+            Claim.newBuilder().setNamespace("bench").setName("c").setUid(current)).build());
+    if (!r.getClaimsOrThrow(current).getError().isEmpty()) {
+      throw new IllegalStateException(r.getClaimsOrThrow(current).getError());
+    }
+    return r;
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() throws Exception {
+    channel.shutdownNow();
+    transport.close();
+    server.close();
+    for (Path root : List.of(dir, cdiDir)) {
+      try (var s = Files.walk(root)) {
+        List<Path> all = new ArrayList<>(s.toList());
+        java.util.Collections.reverse(all);
+        for (Path p : all) {
+          Files.deleteIfExists(p);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,154 @@
+package io.vnpu.benchmarks.dra;
+
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.Device;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.grpc.ManagedChannel;
+import io.vnpu.kube.deviceplugin.UnixSocketTransport;
+import io.vnpu.kube.dra.proto.registration.InfoRequest;
+import io.vnpu.kube.dra.proto.registration.PluginInfo;
+import io.vnpu.kube.dra.proto.registration.RegistrationGrpc;
+import io.vnpu.kube.dra.proto.registration.RegistrationStatus;
+import io.vnpu.kube.dra.proto.v1.Claim;
+import io.vnpu.kube.dra.proto.v1.DRAPluginGrpc;
+import io.vnpu.kube.dra.proto.v1.NodePrepareResourceResponse;
+import io.vnpu.kube.dra.proto.v1.NodePrepareResourcesRequest;
+import io.vnpu.kube.dra.proto.v1.NodeUnprepareResourcesRequest;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * A cluster for {@code vnpu dra --simulate} on one machine: the fabric8 mock API server (CRUD) with
+ * a Node, and a kubelet stand-in that registers the driver through its registration socket, reads
+ * the published ResourceSlice, prepares a claim allocated to {@code npu-3}, shows the CDI spec and
+ * unprepares it. Then it keeps the API server up until killed (for RSS measurements).
+ *
+ * <pre>java -cp benchmarks/target/benchmarks.jar io.vnpu.benchmarks.dra.DraStandIn DIR [NODE]</pre>
+ */
+public final class DraStandIn {
+  private static final String DRIVER = "npu.huawei.com";
+
+  private DraStandIn() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length < 1) {
+      System.err.println("usage: DraStandIn DIR [NODE]");
+      System.exit(2);
+    }
+    Path dir = Files.createDirectories(Path.of(args[0]).toAbsolutePath());
+    String node = args.length > 1 ? args[1] : "node-1";
+    Path registrar = Files.createDirectories(dir.resolve("plugins_registry"));
+    Path plugins = Files.createDirectories(dir.resolve("plugins"));
+    Path cdi = dir.resolve("cdi");
+    try (MockApiServer api = new MockApiServer(node);
+        UnixSocketTransport transport = new UnixSocketTransport(1)) {
+      Path kubeconfig = api.writeKubeconfig(dir.resolve("kubeconfig"));
+      say("API server stand-in on " + api.url() + "; start the driver with:");
+      say("  ./vnpu dra --simulate --node-name " + node + " --kubeconfig " + kubeconfig
+          + " --kubelet-registrar-directory-path " + registrar
+          + " --kubelet-plugins-directory-path " + plugins + " --cdi-root " + cdi);
+      Path reg = registrar.resolve(DRIVER + "-reg.sock");
+      waitFor(() -> Files.exists(reg), 300, "the registration socket " + reg);
+      PluginInfo info = call(transport, reg, ch -> RegistrationGrpc.newBlockingStub(ch)
+          .withDeadlineAfter(45, TimeUnit.SECONDS).getInfo(InfoRequest.getDefaultInstance()));
+      say("kubelet: GetInfo -> type " + info.getType() + ", name " + info.getName()
+          + ", versions " + info.getSupportedVersionsList());
+      call(transport, reg, ch -> RegistrationGrpc.newBlockingStub(ch)
+          .withDeadlineAfter(45, TimeUnit.SECONDS).notifyRegistrationStatus(
+              RegistrationStatus.newBuilder().setPluginRegistered(true).build()));
+      say("kubelet: registered " + info.getName());
+      KubernetesClient client = api.client();
+      waitFor(() -> !slices(client).isEmpty(), 300, "a ResourceSlice");
+      ResourceSlice s = slices(client).get(0);
+      say("ResourceSlice pool " + s.getSpec().getPool().getName() + " generation "
+          + s.getSpec().getPool().getGeneration() + ": " + s.getSpec().getDevices().stream()
+              .map(DraStandIn::describe).collect(Collectors.joining(", ")));
+      ResourceClaim claim = createClaim(client, node);
+      String uid = claim.getMetadata().getUid();
+      Path draSocket = Path.of(info.getEndpoint());
+      NodePrepareResourceResponse r = call(transport, draSocket, ch -> DRAPluginGrpc
+          .newBlockingStub(ch).withDeadlineAfter(45, TimeUnit.SECONDS).nodePrepareResources(
+              NodePrepareResourcesRequest.newBuilder().addClaims(Claim.newBuilder()
+                  .setNamespace("demo").setName("npu-claim").setUid(uid)).build()))
+          .getClaimsOrThrow(uid);
+      if (!r.getError().isEmpty()) {
+        say("kubelet: NodePrepareResources failed: " + r.getError());
+        System.exit(1);
+      }
+      say("kubelet: NodePrepareResources demo/npu-claim -> " + r.getDevicesList().stream()
+          .map(d -> d.getDeviceName() + " " + d.getCdiDeviceIdsList()).toList());
+      Path spec = cdi.resolve("npu.huawei.com-npu_" + uid + ".json");
+      say("CDI spec " + spec + ":");
+      System.out.println(Files.readString(spec));
+      call(transport, draSocket, ch -> DRAPluginGrpc.newBlockingStub(ch)
+          .withDeadlineAfter(45, TimeUnit.SECONDS).nodeUnprepareResources(
+              NodeUnprepareResourcesRequest.newBuilder().addClaims(Claim.newBuilder()
+                  .setNamespace("demo").setName("npu-claim").setUid(uid)).build()));
+      say("kubelet: NodeUnprepareResources demo/npu-claim -> CDI spec "
+          + (Files.exists(spec) ? "still there" : "removed"));
+      say("done; the API server stand-in keeps running until interrupted");
+      Thread.currentThread().join();
+    }
+  }
+
+  private static String describe(Device d) {
+    return d.getName() + " (" + d.getAttributes().get("chipName").getString() + ", "
+        + d.getCapacity().get("memCapacity").getValue() + ")";
+  }
+
+  private static List<ResourceSlice> slices(KubernetesClient client) {
+    return client.dynamicResourceAllocation().v1().resourcesSlices().list().getItems();
+  }
+
+  private static ResourceClaim createClaim(KubernetesClient client, String node) {
+    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("demo")
+        .endMetadata().build()).create();
+    return client.dynamicResourceAllocation().v1().resourceClaims().inNamespace("demo")
+        .resource(new ResourceClaimBuilder()
+            .withNewMetadata().withNamespace("demo").withName("npu-claim").endMetadata()
+            .withNewSpec().withNewDevices().addNewRequest().withName("npu").withNewExactly()
+            .withDeviceClassName(DRIVER).endExactly().endRequest().endDevices().endSpec()
+            .withNewStatus().withNewAllocation().withNewDevices()
+            .withResults(new DeviceRequestAllocationResultBuilder().withRequest("npu")
+                .withDriver(DRIVER).withPool(node).withDevice("npu-3").build())
+            .endDevices().endAllocation().endStatus().build())
+        .create();
+  }
+
+  interface Call<T> {
+    T on(ManagedChannel ch);
+  }
+
+  private static <T> T call(UnixSocketTransport t, Path socket, Call<T> call) {
+    ManagedChannel ch = t.channel(socket);
+    try {
+      return call.on(ch);
+    } finally {
+      ch.shutdownNow();
+    }
+  }
+
+  private static void waitFor(java.util.function.BooleanSupplier c, int seconds, String what)
+      throws InterruptedException {
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    while (!c.getAsBoolean()) {
+      if (System.nanoTime() > end) {
+        say("gave up waiting for " + what);
+        System.exit(1);
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  private static void say(String line) {
+    System.out.println(line);
+    System.out.flush();
+  }
+}
