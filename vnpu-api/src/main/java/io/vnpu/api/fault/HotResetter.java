@@ -62,6 +62,8 @@ public final class HotResetter {
   private final Duration pollInterval;
   private final int maxFailures;
   private final Map<Set<Integer>, Integer> failures = new ConcurrentHashMap<>();
+  /** Resets that booted but after which the group needed a reset again at once. */
+  private final Map<Set<Integer>, Integer> repeats = new ConcurrentHashMap<>();
 
   /**
    * @param pods         whether a container holds a chip (kubelet PodResources API)
@@ -93,12 +95,16 @@ public final class HotResetter {
     Map<Integer, ChipHealth> chips = monitor.chips();
     List<Outcome> out = new ArrayList<>();
     Set<Integer> handled = new HashSet<>();
+    List<Set<Integer>> needed = new ArrayList<>();
     for (ChipHealth h : chips.values()) {
       if (!h.level().needsReset() || h.healthy() || handled.contains(h.logicId())) continue;
       Set<Integer> group = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(resetter.resetGroup(h.logicId())));
       handled.addAll(group);
-      out.add(attempt(group));
+      needed.add(group);
     }
+    // a group that did not need a reset this round is well again: its repeat count starts over
+    repeats.keySet().retainAll(needed);
+    for (Set<Integer> group : needed) out.add(attempt(group));
     return out;
   }
 
@@ -106,6 +112,11 @@ public final class HotResetter {
     int failed = failures.getOrDefault(group, 0);
     if (failed >= maxFailures) {
       return new Outcome(group, Result.GAVE_UP, failed + " failed resets: not tried again until restart");
+    }
+    int repeated = repeats.getOrDefault(group, 0);
+    if (repeated >= maxFailures) {
+      return new Outcome(group, Result.GAVE_UP, repeated
+          + " resets in a row and the fault came back: not tried again until the chip is well");
     }
     for (int logic : group) {
       if (pods.inUse(logic)) return new Outcome(group, Result.BUSY, "NPU logic " + logic + " is allocated to a container");
@@ -123,6 +134,7 @@ public final class HotResetter {
       if (!waited.isEmpty()) return fail(group, failed, waited);
       for (int logic : group) monitor.tracker().resetDone(logic);
       failures.remove(group);
+      repeats.merge(group, 1, Integer::sum);
       LOG.info("hot reset of NPU logic {} done", group);
       return new Outcome(group, Result.RESET, "booted");
     } catch (RuntimeException e) {

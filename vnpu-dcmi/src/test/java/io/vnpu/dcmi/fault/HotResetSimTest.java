@@ -137,4 +137,27 @@ class HotResetSimTest {
           "2 failed resets: not tried again until restart"));
     }
   }
+
+  @Test
+  void aFaultThatComesBackAfterEveryResetIsGivenUpAfterTwoResets() {
+    try (Node n = new Node("310P3x4", Duration.ofSeconds(10))) {
+      for (int i = 0; i < 2; i++) {
+        n.sim.ctl("fault", "1", "0x40F84E00");
+        n.monitor.pollOnce();
+        assertThat(n.resetter.runOnce()).extracting(Outcome::result).containsExactly(Result.RESET);
+      }
+      n.sim.ctl("fault", "1", "0x40F84E00");
+      n.monitor.pollOnce();
+      assertThat(n.resetter.runOnce()).containsExactly(new Outcome(Set.of(1), Result.GAVE_UP,
+          "2 resets in a row and the fault came back: not tried again until the chip is well"));
+      assertThat(n.chipLine(1)).contains(" resets=2 ");
+      // well again for a round: the count starts over
+      n.sim.ctl("clear", "1");
+      n.monitor.pollOnce();
+      assertThat(n.resetter.runOnce()).isEmpty();
+      n.sim.ctl("fault", "1", "0x40F84E00");
+      n.monitor.pollOnce();
+      assertThat(n.resetter.runOnce()).extracting(Outcome::result).containsExactly(Result.RESET);
+    }
+  }
 }
