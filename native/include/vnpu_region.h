@@ -61,7 +61,10 @@
 /* 384..511 reserved (minor additions) */
 #define VNPU_H_SYMBOL_LAUNCHES   512u /* minor 1: u64[32] launches per hooked launch symbol, all devices,
                                          index = enum vnpu_launch_symbol (limiter compute.h) */
-/* 768..1023 reserved (minor additions) */
+#define VNPU_H_UNHOOKED_LAUNCHES 768u /* minor 1: u32 launch-like entry points the loaded runtime exports
+                                         and the limiter does not hook (0 = compute fully enforced;
+                                         > 0: work enqueued through them is not throttled) */
+/* 772..1023 reserved (minor additions) */
 
 /* ---------- device config, VNPU_DEVCFG_OFF + d * VNPU_DEVCFG_BYTES; written under config_seq ---------- */
 #define VNPU_DC_MEM_LIMIT        0u   /* u64 bytes, 0 = unlimited */

@@ -848,14 +848,18 @@ static int launch_like(const char *n)
 
 static void unhooked_export(const char *object, const char *sym, void *arg)
 {
-    (void)arg;
-    if (launch_like(sym) && !hooked_name(sym))
+    uint32_t *count = arg;
+    if (launch_like(sym) && !hooked_name(sym)) {
         compute_log("%s exports launch entry point %s, which the limiter does not throttle", object, sym);
+        (*count)++;
+    }
 }
 
 static void scan_unhooked_launches(void)
 {
-    (void)vnpu_elf_exported_functions("libruntime.so", unhooked_export, NULL);
+    uint32_t count = 0;
+    (void)vnpu_elf_exported_functions("libruntime.so", unhooked_export, &count);
+    vnpu_compute_report_unhooked(count); /* reported, not silently passed (vnpu-quota reads it) */
 }
 
 static void *measure_main(void *arg)

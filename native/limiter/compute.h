@@ -76,6 +76,13 @@ struct vnpu_compute_stats {
 void vnpu_compute_publish_region(uint32_t dev, const struct vnpu_compute_stats *delta);
 
 /*
+ * Provided by the integration: the number of launch-like entry points the loaded runtime exports and
+ * the limiter does not hook, found once by the measurement thread (the slice's compute share is not
+ * fully enforced when > 0; vnpu-quota reports it).
+ */
+void vnpu_compute_report_unhooked(uint32_t count);
+
+/*
  * Provided by the integration: the configuration's device index of the device this process numbers
  * proc_dev (processes may renumber devices with ASCEND_RT_VISIBLE_DEVICES); >= device_count when the
  * configuration does not describe it.

@@ -84,6 +84,13 @@ int vnpu_compute_load_config(struct vnpu_compute_config *out)
     return 0;
 }
 
+void vnpu_compute_report_unhooked(uint32_t count)
+{
+    struct vnpu_region *r = vnpu_limiter_region();
+    if (r)
+        __atomic_store_n((uint32_t *)(r->base + VNPU_H_UNHOOKED_LAUNCHES), count, __ATOMIC_RELAXED);
+}
+
 void *vnpu_compute_region_word(uint32_t dev, unsigned off)
 {
     struct vnpu_region *r = vnpu_limiter_region();

@@ -41,3 +41,10 @@ $(B)/limiter/compute_patterns: limiter/tests/compute_patterns.c $(B)/libruntime.
 	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) -L$(B) -lruntime -Wl,-rpath,'$$ORIGIN/..' $(LDLIBS)
 
 TARGETS += $(B)/limiter/compute_patterns
+
+# a runtime-named library exporting an unhooked launch entry point (test_compute_sim.sh)
+$(B)/limiter/libruntime.so.unhooked-test: limiter/tests/unhooked_runtime.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SOFLAGS) -o $@ $< $(LDLIBS)
+
+TARGETS += $(B)/limiter/libruntime.so.unhooked-test

@@ -39,7 +39,7 @@ run() {
       "$TOOL" register "$REG/npu0.reg" "$region" > /dev/null || { echo "cannot register $name"; exit 1; }
     fi
   fi
-  LD_PRELOAD=$PRELOAD NPU_LOCAL_SHM_PATH=$region VNPU_SIM_QUIET=1 "$BURN" "$@"
+  LD_PRELOAD=${RUN_PRELOAD:-$PRELOAD} NPU_LOCAL_SHM_PATH=$region VNPU_SIM_QUIET=1 "$BURN" "$@"
 }
 
 region_key() { "$TOOL" region "$REG/../containers/$1/vnpu_local_shmem" "$REG" 0 1 0 1 | sed -n 's/^key=//p'; }
@@ -85,9 +85,19 @@ for cap in 10 25 50; do
   line=$(run 1 1 "$cap" 1 launch 1000 $((cap * 15)) 2> "$TMP/cap$cap/err" | grep '^launch done')
   check "cap$cap-alone" "$(share_of_line "$line")" "$cap" 5
 done
-# every launch entry point the simulated runtime exports is hooked: nothing is logged as unthrottled
+# every launch entry point the simulated runtime exports is hooked: nothing is logged as unthrottled,
+# and the region reports 0 unhooked entry points (u32 at VNPU_H_UNHOOKED_LAUNCHES = 768)
 n=$(grep -c 'which the limiter does not throttle' "$TMP/cap10/err")
 [ "$n" -eq 0 ] || fail "unhooked launch entry points logged: $(cat "$TMP/cap10/err")"
+unhooked() { od -An -tu4 -j768 -N4 "$1" | tr -d ' '; }
+[ "$(unhooked "$REG/../containers/1/vnpu_local_shmem")" = 0 ] || fail "region reports unhooked entry points"
+# a runtime exporting a launch entry point the limiter does not hook: logged once and reported in the
+# region (vnpu-quota's QuotaRegion.unhookedLaunchEntryPoints), never silently passed
+setup unhooked
+RUN_PRELOAD="$PRELOAD:$B/limiter/libruntime.so.unhooked-test" run 1 1 10 1 launch 1000 20 > /dev/null 2> "$TMP/unhooked/err"
+grep -q '^vnpu: compute: libruntime.so.unhooked-test exports launch entry point rtFutureKernelLaunch, which the limiter does not throttle$' \
+  "$TMP/unhooked/err" || fail "unhooked entry point not logged: $(cat "$TMP/unhooked/err")"
+[ "$(unhooked "$REG/../containers/1/vnpu_local_shmem")" = 1 ] || fail "region does not report the unhooked entry point"
 
 # --- weights 1:3, both saturating: 1 s warm-up, 2 s measured, 1 s cool-down, so that the measured
 # phases overlap completely whatever the start-up skew of the two processes ---
@@ -179,17 +189,26 @@ done
 
 # --- weights 1:3 with an 8-stream weight-1 neighbour: its launchers block inside the runtime behind
 # the neighbour's queue, yet it stays busy (launches in flight), and neither floods the device ---
-setup multistream
-run "ms-a" 1 0 1 launch 1000 1 > /dev/null
-run "ms-b" 3 0 1 launch 1000 1 > /dev/null
-run "ms-a" 1 0 1 --threads 8 burn 1000 1 burn 1000 2 burn 1000 1 > "$TMP/multistream/a.out" &
-run "ms-b" 3 0 1 burn 1000 1 burn 1000 2 burn 1000 1 > "$TMP/multistream/b.out" &
-wait
-# every thread's second phase: summed busy over the longest of their walls
-ma=$(grep '^burn done' "$TMP/multistream/a.out" | awk '{for(i=1;i<=NF;i++){split($i,x,"=");v[x[1]]=x[2]}
-       n[v["thread"]]++; if (n[v["thread"]] == 2) { b += v["busy_ns"]; if (v["wall_ns"] > w) w = v["wall_ns"] } }
-       END { printf "%.2f", 100 * b / w }')
-mb=$(phase_share "$(grep '^burn done' "$TMP/multistream/b.out" | sed -n 2p)")
+multistream_once() {
+  setup "multistream$1"
+  run "ms-a" 1 0 1 launch 1000 1 > /dev/null
+  run "ms-b" 3 0 1 launch 1000 1 > /dev/null
+  run "ms-a" 1 0 1 --threads 8 burn 1000 1 burn 1000 2 burn 1000 1 > "$TMP/multistream$1/a.out" &
+  run "ms-b" 3 0 1 burn 1000 1 burn 1000 2 burn 1000 1 > "$TMP/multistream$1/b.out" &
+  wait
+  # every thread's second phase: summed busy over the longest of their walls
+  ma=$(grep '^burn done' "$TMP/multistream$1/a.out" | awk '{for(i=1;i<=NF;i++){split($i,x,"=");v[x[1]]=x[2]}
+         n[v["thread"]]++; if (n[v["thread"]] == 2) { b += v["busy_ns"]; if (v["wall_ns"] > w) w = v["wall_ns"] } }
+         END { printf "%.2f", 100 * b / w }')
+  mb=$(phase_share "$(grep '^burn done' "$TMP/multistream$1/b.out" | sed -n 2p)")
+}
+multistream_once 1
+# nine saturating threads on a loaded 2-CPU host can be starved (the device then idles or the phases
+# do not overlap): measure once more before judging, as for the 1:3 weights above
+if ! awk -v a="$ma" -v b="$mb" 'BEGIN { d = a - 25; e = b - 75; exit !((d < 0 ? -d : d) <= 7 && (e < 0 ? -e : e) <= 7) }'; then
+  echo "result multistream: $ma / $mb % on the first run: measuring again"
+  multistream_once 2
+fi
 check weight1x8-of-1:3 "$ma" 25 7
 check weight3x1-of-1:3 "$mb" 75 7
 

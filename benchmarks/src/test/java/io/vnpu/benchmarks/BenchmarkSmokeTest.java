@@ -27,6 +27,7 @@ class BenchmarkSmokeTest {
     "quota.QuotaRegionBenchmark.admitReleaseFourThreads",
     "quota.QuotaRegionBenchmark.usageSnapshot",
     "quota.FullRegionSnapshotBenchmark.usageSnapshot256Slots",
+    "quota.FullRegionSnapshotBenchmark.usageIntoBuffer256Slots",
     "quota.RegionLifecycleBenchmark.createRegion",
     "quota.RegionLifecycleBenchmark.openValidateRegion",
     "quota.QuotaRegionVsNativeBenchmark.admitReleaseAgainstNativeProcess",

@@ -16,6 +16,7 @@ import io.vnpu.quota.model.RegionConfig;
 import io.vnpu.quota.model.UsageSnapshot;
 import io.vnpu.quota.region.QuotaRegion;
 import io.vnpu.quota.region.QuotaRegions;
+import io.vnpu.quota.region.UsageBuffer;
 import java.io.IOException;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
@@ -89,8 +90,18 @@ public class FullRegionSnapshotBenchmark {
     Files.deleteIfExists(dir);
   }
 
+  private final UsageBuffer buffer = new UsageBuffer();
+
+  /** The records of the API: one ProcessUsage and a List of boxed byte counts per slot. */
   @Benchmark
   public UsageSnapshot usageSnapshot256Slots() throws IOException {
     return region.usage();
+  }
+
+  /** The primitive hot path: the same consistent read into a reused buffer, nothing allocated. */
+  @Benchmark
+  public long usageIntoBuffer256Slots() throws IOException {
+    region.usage(buffer);
+    return buffer.usedBytes(0) + buffer.processCount();
   }
 }

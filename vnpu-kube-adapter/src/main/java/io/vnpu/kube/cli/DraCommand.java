@@ -6,6 +6,8 @@ import io.vnpu.kube.dra.app.DraLauncher;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code vnpu dra}: the NPU DRA kubelet plugin in the foreground. Exit codes:
@@ -20,8 +22,11 @@ public final class DraCommand implements Callable<Integer> {
   @Mixin
   DraFlags flags;
 
+  @Spec
+  CommandSpec spec;
+
   @Override
   public Integer call() {
-    return new DraLauncher(DcmiNodeSelector.system(), System.err).run(flags, "vnpu dra");
+    return new DraLauncher(DcmiNodeSelector.system(), spec.commandLine().getErr()).run(flags, "vnpu dra");
   }
 }

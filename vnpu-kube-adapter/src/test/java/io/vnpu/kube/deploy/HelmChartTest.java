@@ -175,13 +175,18 @@ class HelmChartTest {
   void mindclusterModeArgsParseWithAgentAndMindClusterFlags() {
     List<HasMetadata> o = objects(render(Map.of("mode", "mindcluster", "softSlicing.enabled", "true")));
     Container c = one(o, DaemonSet.class).getSpec().getTemplate().getSpec().getContainers().get(0);
-    assertThat(c.getCommand()).containsExactly("vnpu", "mindcluster");
-    AgentFlags agent = new AgentFlags();
-    MindClusterFlags mc = new MindClusterFlags();
-    CommandSpec spec = CommandSpec.create();
-    spec.addMixin("agent", CommandSpec.forAnnotatedObject(agent));
-    spec.addMixin("mindcluster", CommandSpec.forAnnotatedObject(mc));
-    new CommandLine(spec).parseArgs(c.getArgs().toArray(String[]::new));
+    assertThat(c.getCommand()).containsExactly("vnpu", "plugin");
+    assertThat(c.getArgs().get(0)).isEqualTo("--mode=mindcluster");
+    // vnpu plugin --mode mindcluster: the agent's and MindCluster's flags (its two mixins)
+    List<String> line = new ArrayList<>(List.of("plugin"));
+    line.addAll(c.getArgs());
+    CommandLine.ParseResult parsed = VnpuCli.commandLine().parseArgs(line.toArray(String[]::new));
+    CommandSpec plugin = parsed.subcommand().commandSpec();
+    assertThat(parsed.subcommand().matchedOptionValue("--mode", null).toString()).isEqualTo("mindcluster");
+    AgentFlags agent = (AgentFlags) plugin.mixins().values().stream().map(CommandSpec::userObject)
+        .filter(AgentFlags.class::isInstance).findFirst().orElseThrow();
+    MindClusterFlags mc = (MindClusterFlags) plugin.mixins().values().stream().map(CommandSpec::userObject)
+        .filter(MindClusterFlags.class::isInstance).findFirst().orElseThrow();
     assertThat(agent.toOptions(Map.of("NODE_NAME", "n1")).limiter().hostDir()).isEqualTo(Path.of("/usr/local/hami-vnpu-core"));
     assertThat(mc.toOptions("n1", Map.of("HOST_IP", "192.0.2.1")).volcanoType()).isTrue();
     assertCovers(o, List.of("/nodes/get", "/nodes/patch", "/pods/get", "/pods/list", "/pods/watch", "/pods/patch",

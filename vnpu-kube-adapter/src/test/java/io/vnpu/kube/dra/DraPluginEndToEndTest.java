@@ -262,6 +262,26 @@ class DraPluginEndToEndTest {
   }
 
   @Test
+  void livenessChecksBothSocketsThroughGrpcHealth() throws Exception {
+    plugin.close();
+    bed.healthcheckPort = 0;
+    plugin = bed.startedPlugin();
+    int port = plugin.livenessPort().orElseThrow();
+    io.grpc.ManagedChannel ch = io.grpc.netty.NettyChannelBuilder.forAddress("127.0.0.1", port)
+        .usePlaintext().build();
+    try {
+      var health = io.vnpu.kube.dra.proto.health.HealthGrpc.newBlockingStub(ch)
+          .withDeadlineAfter(20, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(health.check(io.vnpu.kube.dra.proto.health.HealthCheckRequest.newBuilder()
+          .setService("liveness").build()).getStatus().name()).isEqualTo("SERVING");
+      assertThat(health.check(io.vnpu.kube.dra.proto.health.HealthCheckRequest.newBuilder()
+          .setService("readiness").build()).getStatus().name()).isEqualTo("SERVICE_UNKNOWN");
+    } finally {
+      ch.shutdownNow();
+    }
+  }
+
+  @Test
   void emptyPrepareIsAnsweredWithoutAnything() {
     assertThat(kubelet.prepareV1(draSocket()).getClaimsMap()).isEmpty();
   }

@@ -55,9 +55,11 @@ final class DraTestBed {
     }
   }
 
+  int healthcheckPort = -1;
+
   DraOptions options() {
-    return new DraOptions(NODE, DRIVER, cdi, "npu", registrar, plugins, false, -1, dev, mounts,
-        Duration.ofMillis(300));
+    return new DraOptions(NODE, DRIVER, cdi, "npu", registrar, plugins, false, healthcheckPort,
+        dev, mounts, Duration.ofMillis(300));
   }
 
   DraPlugin plugin() {

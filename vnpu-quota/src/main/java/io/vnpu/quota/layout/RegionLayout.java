@@ -51,6 +51,7 @@ public final class RegionLayout {
   public static final int H_CREATOR = 76;
   public static final int H_REGISTRY_DIR = 128;
   public static final int H_SYMBOL_LAUNCHES = 512;
+  public static final int H_UNHOOKED_LAUNCHES = 768;
 
   // device config
   public static final int DC_MEM_LIMIT = 0;

@@ -8,11 +8,8 @@ import static io.vnpu.quota.layout.RegionLayout.*;
 import io.vnpu.api.model.Priority;
 import io.vnpu.quota.model.DeviceQuota;
 import io.vnpu.quota.model.ComputeCounters;
-import io.vnpu.quota.model.DeviceUsage;
 import io.vnpu.quota.model.PolicyFlag;
-import io.vnpu.quota.model.ProcessUsage;
 import io.vnpu.quota.model.RegionConfig;
-import io.vnpu.quota.model.SlotState;
 import io.vnpu.quota.model.UsageSnapshot;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -394,15 +391,29 @@ public final class QuotaRegion implements AutoCloseable {
 
   /**
    * A consistent snapshot of per-device and per-process usage: no admission committed on any device
-   * while it was read, so it shows a state the region really had.
+   * while it was read, so it shows a state the region really had. Allocates the records; a reader
+   * that polls often uses {@link #usage(UsageBuffer)}.
    *
    * @throws RegionBusyException if admissions kept committing during {@value #SNAPSHOT_ATTEMPTS} reads
    * @throws RegionFormatException if the file was truncated while mapped
    */
   public UsageSnapshot usage() throws RegionBusyException, RegionFormatException {
+    UsageBuffer b = new UsageBuffer();
+    usage(b);
+    return b.toSnapshot();
+  }
+
+  /**
+   * The same consistent read as {@link #usage()} into {@code into}, allocating nothing: every slot is
+   * copied as primitives (no record, no boxed byte count per slot).
+   *
+   * @throws RegionBusyException if admissions kept committing during {@value #SNAPSHOT_ATTEMPTS} reads
+   * @throws RegionFormatException if the file was truncated while mapped
+   */
+  public void usage(UsageBuffer into) throws RegionBusyException, RegionFormatException {
     try (SharedMemory.Pin p = mem.pin()) {
       checkSize();
-      return consistentUsage();
+      consistentUsage(into);
     } catch (MappedFileFault e) {
       throw truncated(e.getCause());
     } catch (InternalError e) {
@@ -410,62 +421,72 @@ public final class QuotaRegion implements AutoCloseable {
     }
   }
 
-  private UsageSnapshot consistentUsage() throws RegionBusyException {
+  private void consistentUsage(UsageBuffer into) throws RegionBusyException {
     int devs = deviceCount();
-    long[] seq = new long[devs];
+    long[] seq = into.commitSeq;
     for (int attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
       for (int d = 0; d < devs; d++) seq[d] = mem.getLong(devStateOff(d) + DS_COMMIT_SEQ);
-      UsageSnapshot s = readUsage(devs);
+      readUsage(devs, into);
+      SharedMemory.loadLoadFence(); // the plain slot reads complete before the sequences are re-read
       boolean stable = true;
       for (int d = 0; d < devs && stable; d++) stable = mem.getLong(devStateOff(d) + DS_COMMIT_SEQ) == seq[d];
-      if (stable) return s;
+      if (stable) return;
       Thread.onSpinWait();
     }
     throw new RegionBusyException(file, "admissions kept committing during " + SNAPSHOT_ATTEMPTS + " reads");
   }
 
-  private UsageSnapshot readUsage(int devs) {
-    List<ProcessUsage> procs = new ArrayList<>();
-    long[] used = new long[devs];
+  private void readUsage(int devs, UsageBuffer b) {
+    b.devices = devs;
+    for (int d = 0; d < devs; d++) b.used[d] = 0;
+    int n = 0;
     int hwm = slotHwm();
+    b.ensure(hwm, devs);
     for (int i = 0; i < hwm; i++) {
       int o = slotOff(i);
-      List<Long> mine = new ArrayList<>(devs);
+      int base = n * devs;
+      // plain reads: usage(UsageBuffer) validates the whole read with the commit sequences
       for (int d = 0; d < devs; d++) {
-        long v = mem.getLong(o + S_USED_BYTES + 8 * d);
-        used[d] = SharedMemory.satAdd(used[d], v);
-        mine.add(SharedMemory.clampReport(v));
+        long v = mem.getLongPlain(o + S_USED_BYTES + 8 * d);
+        b.used[d] = SharedMemory.satAdd(b.used[d], v);
+        b.processUsed[base + d] = SharedMemory.clampReport(v);
       }
-      int state = mem.getInt(o + S_STATE);
+      int state = mem.getIntPlain(o + S_STATE);
       if (state == SLOT_FREE || state < 0 || state > SLOT_REAPING) continue;
-      procs.add(
-          new ProcessUsage(
-              i,
-              SlotState.of(state),
-              mem.getInt(o + S_PID),
-              mem.getLong(o + S_STARTTIME),
-              mem.getLong(o + S_GENERATION),
-              (mem.getInt(o + S_FLAGS) & SLOTF_JAVA) != 0,
-              mine));
+      b.slot[n] = i;
+      b.state[n] = state;
+      b.pid[n] = mem.getIntPlain(o + S_PID);
+      b.startTime[n] = mem.getLongPlain(o + S_STARTTIME);
+      b.generation[n] = mem.getLongPlain(o + S_GENERATION);
+      b.java[n] = (mem.getIntPlain(o + S_FLAGS) & SLOTF_JAVA) != 0;
+      n++;
     }
-    List<DeviceUsage> out = new ArrayList<>(devs);
+    b.processes = n;
     for (int d = 0; d < devs; d++) {
       int s = devStateOff(d);
-      out.add(
-          new DeviceUsage(
-              d,
-              SharedMemory.clampReport(used[d]),
-              SharedMemory.clampReport(mem.getLong(devCfgOff(d) + DC_MEM_LIMIT)),
-              SharedMemory.clampReport(mem.getLong(s + DS_PEAK_BYTES)),
-              SharedMemory.clampReport(mem.getLong(s + DS_OOM_REJECTIONS)),
-              SharedMemory.clampReport(mem.getLong(s + DS_REAPED_BYTES)),
-              SharedMemory.clampReport(mem.getLong(s + DS_UNKNOWN_FREES)),
-              SharedMemory.clampReport(mem.getLong(s + DS_ADMISSIONS))));
+      b.used[d] = SharedMemory.clampReport(b.used[d]);
+      b.limit[d] = SharedMemory.clampReport(mem.getLong(devCfgOff(d) + DC_MEM_LIMIT));
+      b.peak[d] = SharedMemory.clampReport(mem.getLong(s + DS_PEAK_BYTES));
+      b.oomRejections[d] = SharedMemory.clampReport(mem.getLong(s + DS_OOM_REJECTIONS));
+      b.reaped[d] = SharedMemory.clampReport(mem.getLong(s + DS_REAPED_BYTES));
+      b.unknownFrees[d] = SharedMemory.clampReport(mem.getLong(s + DS_UNKNOWN_FREES));
+      b.admissions[d] = SharedMemory.clampReport(mem.getLong(s + DS_ADMISSIONS));
     }
-    return new UsageSnapshot(out, procs);
   }
 
   // ---------------------------------------------------------------- compute counters
+
+  /**
+   * How many launch-like entry points the runtime loaded by the slice's processes exports that the
+   * limiter does not hook ({@code VNPU_H_UNHOOKED_LAUNCHES}, written by the limiter's measurement
+   * thread). 0: the compute share is enforced on every launch path the limiter saw; greater than 0:
+   * work enqueued through those entry points is not throttled, so the compute share is <b>not
+   * enforced</b> and callers ({@code vnpu top}, metrics) should say so. A negative value written by a
+   * broken writer reads as 0.
+   */
+  public int unhookedLaunchEntryPoints() {
+    return Math.max(0, mem.getInt(H_UNHOOKED_LAUNCHES));
+  }
 
   /**
    * The compute counters of logical device {@code device} (its live state's {@code launches} and
@@ -485,7 +506,7 @@ public final class QuotaRegion implements AutoCloseable {
 
   /**
    * The compute counters of every process slot that is not free, by slot index (the
-   * {@link ProcessUsage#slot()} of {@link #usage()}), in slot order.
+   * {@link io.vnpu.quota.model.ProcessUsage#slot()} of {@link #usage()}), in slot order.
    */
   public java.util.SortedMap<Integer, ComputeCounters> processComputeCounters() {
     java.util.SortedMap<Integer, ComputeCounters> out = new java.util.TreeMap<>();

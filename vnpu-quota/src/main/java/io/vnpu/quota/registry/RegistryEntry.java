@@ -4,7 +4,8 @@ import io.vnpu.api.model.Priority;
 import java.util.Map;
 
 /**
- * Snapshot of one ACTIVE entry of a compute registry.
+ * Snapshot of one ACTIVE entry of a compute registry (layout v2: the entry is the node agent's; the
+ * statistics come from the container's own quota region through its activity link, zero without one).
  *
  * @param index entry index 0..63
  * @param key container key (quota region epoch)
@@ -12,9 +13,9 @@ import java.util.Map;
  * @param weight share weight
  * @param capPct hard cap in percent, 0 = none
  * @param priority strict priority class
- * @param pinned registered by the node agent (kept while no process uses it)
- * @param live some process holds the entry's liveness lock
- * @param lastLaunchNs CLOCK_MONOTONIC ns of a recent launch, 0 = never
+ * @param pinned registered by the node agent (always true in layout v2: only the agent registers)
+ * @param live some process holds a slot of the container's quota region (its slot lock is held)
+ * @param lastLaunchNs CLOCK_MONOTONIC ns the container was last active on this NPU, 0 = never
  * @param launches launches the limiter saw
  * @param busyNs estimated device time of those launches, ns
  * @param throttledNs time launches waited in the limiter, ns

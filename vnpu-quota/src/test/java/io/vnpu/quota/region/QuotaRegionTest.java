@@ -53,6 +53,13 @@ class QuotaRegionTest {
       assertThat(r.readConfig()).isEqualTo(twoDevices());
       assertThat(r.deviceCount()).isEqualTo(2);
       assertThat(r.versionMinor()).isEqualTo(1); // minor 1: compute statistics and activity (issue 12)
+      assertThat(r.unhookedLaunchEntryPoints()).isZero(); // nothing reported until a limiter ran
+      // what the limiter writes when the runtime exports launch entry points it does not hook
+      try (java.io.RandomAccessFile raf = new java.io.RandomAccessFile(f.toFile(), "rw")) {
+        raf.seek(RegionLayout.H_UNHOOKED_LAUNCHES);
+        raf.write(new byte[] {3, 0, 0, 0});
+      }
+      assertThat(r.unhookedLaunchEntryPoints()).isEqualTo(3);
     }
     assertThat(Files.size(f)).isEqualTo(RegionLayout.REGION_FILE_BYTES);
     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f))).isEqualTo("rw-rw-rw-");

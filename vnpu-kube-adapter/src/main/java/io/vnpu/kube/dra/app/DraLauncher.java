@@ -14,7 +14,7 @@ import io.vnpu.kube.dra.devices.NpuDeviceFacts;
 import io.vnpu.kube.dra.kubelet.PluginSockets;
 import io.vnpu.kube.dra.state.BootId;
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -42,10 +42,10 @@ public final class DraLauncher {
   private static final Logger log = LoggerFactory.getLogger(DraLauncher.class);
 
   private final DcmiNodeSelector selector;
-  private final PrintStream err;
+  private final PrintWriter err;
 
   /** @param selector decides between the installed driver and the bundled simulator */
-  public DraLauncher(DcmiNodeSelector selector, PrintStream err) {
+  public DraLauncher(DcmiNodeSelector selector, PrintWriter err) {
     this.selector = selector;
     this.err = err;
   }
@@ -58,6 +58,9 @@ public final class DraLauncher {
     Optional<DcmiNodeSelector.OpenNode> simulated = Optional.empty();
     DraOptions options;
     try {
+      // flags first: a usage error is reported as such, before any driver is looked for
+      options = flags.toOptions(devRoot, mountRoot);
+      PluginSockets.of(options.driverName(), options.registrarDir(), options.pluginsDir());
       selection = selector.select(flags.dcmiLibrary(), flags.simulate(),
           DcmiNodeSelector.Fallback.NONE);
       if (selection.simulated()) {
@@ -70,18 +73,18 @@ public final class DraLauncher {
       options = flags.toOptions(devRoot, mountRoot);
       PluginSockets.of(options.driverName(), options.registrarDir(), options.pluginsDir());
     } catch (IllegalArgumentException e) {
-      err.println(command + ": " + e.getMessage());
+      say(command + ": " + e.getMessage());
       simulated.ifPresent(DcmiNodeSelector.OpenNode::close);
       return EXIT_USAGE;
     } catch (RuntimeException e) {
-      err.println(command + ": " + e.getMessage());
+      say(command + ": " + e.getMessage());
       return EXIT_STARTUP_FAILED;
     }
     KubernetesClient client;
     try {
       client = new KubernetesClientBuilder().withConfig(config(flags)).build();
     } catch (IOException | RuntimeException e) {
-      err.println(command + ": --kubeconfig " + flags.kubeconfig().map(Path::toString)
+      say(command + ": --kubeconfig " + flags.kubeconfig().map(Path::toString)
           .orElse("(in-cluster)") + ": " + e.getMessage());
       return EXIT_STARTUP_FAILED;
     }
@@ -110,7 +113,7 @@ public final class DraLauncher {
     try {
       plugin.start();
     } catch (IOException | RuntimeException e) {
-      err.println(command + ": " + e.getMessage());
+      say(command + ": " + e.getMessage());
       plugin.close();
       client.close();
       return EXIT_STARTUP_FAILED;
@@ -122,6 +125,11 @@ public final class DraLauncher {
       Thread.currentThread().interrupt();
     }
     return EXIT_OK;
+  }
+
+  private void say(String line) {
+    err.println(line);
+    err.flush();
   }
 
   private static Config config(DraFlags flags) throws IOException {

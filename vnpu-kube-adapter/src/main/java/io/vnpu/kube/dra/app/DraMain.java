@@ -21,7 +21,8 @@ public final class DraMain implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    return new DraLauncher(DcmiNodeSelector.system(), System.err).run(flags, "vnpu-dra-kubeletplugin");
+    return new DraLauncher(DcmiNodeSelector.system(), new java.io.PrintWriter(System.err, true))
+        .run(flags, "vnpu-dra-kubeletplugin");
   }
 
   public static void main(String[] args) {
