@@ -7,11 +7,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -43,7 +45,7 @@ public final class HotResetter {
   /** The outcome for one reset group. */
   public record Outcome(Set<Integer> group, Result result, String detail) {
     public Outcome {
-      group = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(group));
+      group = Collections.unmodifiableSortedSet(new TreeSet<>(group));
     }
   }
 
@@ -98,7 +100,7 @@ public final class HotResetter {
     List<Set<Integer>> needed = new ArrayList<>();
     for (ChipHealth h : chips.values()) {
       if (!h.level().needsReset() || h.healthy() || handled.contains(h.logicId())) continue;
-      Set<Integer> group = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(resetter.resetGroup(h.logicId())));
+      Set<Integer> group = Collections.unmodifiableSortedSet(new TreeSet<>(resetter.resetGroup(h.logicId())));
       handled.addAll(group);
       needed.add(group);
     }
@@ -152,7 +154,7 @@ public final class HotResetter {
   private String awaitBoot(Set<Integer> group) throws InterruptedException {
     Instant deadline = clock.instant().plus(bootTimeout);
     Set<Integer> pending = new TreeSet<>(group);
-    Map<Integer, Integer> last = new java.util.TreeMap<>();
+    Map<Integer, Integer> last = new TreeMap<>();
     while (true) {
       for (Integer logic : List.copyOf(pending)) {
         int st = resetter.bootStatus(logic);

@@ -12,6 +12,7 @@ import io.vnpu.dcmi.DcmiErrorCode;
 import io.vnpu.dcmi.DcmiException;
 import io.vnpu.dcmi.DmsFaultEvent;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -22,6 +23,14 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,10 +58,10 @@ public final class DcmiFaultProbe implements FaultProbe {
   private final Dcmi dcmi;
   private final Clock clock;
   private final Map<Integer, CardDevice> chips;
-  private final Set<Integer> noNetwork = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final Set<Integer> noNetwork = ConcurrentHashMap.newKeySet();
   /** Chips whose network-health call has not returned yet: no second call piles up behind it. */
-  private final Set<Integer> linkPending = java.util.concurrent.ConcurrentHashMap.newKeySet();
-  private final java.util.concurrent.ExecutorService linkCalls = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+  private final Set<Integer> linkPending = ConcurrentHashMap.newKeySet();
+  private final ExecutorService linkCalls = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(r, "vnpu-dcmi-network-health");
     t.setDaemon(true);
     return t;
@@ -109,11 +118,11 @@ public final class DcmiFaultProbe implements FaultProbe {
   }
 
   /** Longest wait for {@code dcmi_get_device_network_health} (MindCluster: 1 s). */
-  public static final java.time.Duration LINK_TIMEOUT = java.time.Duration.ofSeconds(1);
+  public static final Duration LINK_TIMEOUT = Duration.ofSeconds(1);
 
   private Optional<Boolean> link(int logicId, CardDevice at) {
     if (noNetwork.contains(logicId) || !linkPending.add(logicId)) return Optional.empty();
-    java.util.concurrent.Future<OptionalInt> call;
+    Future<OptionalInt> call;
     try {
       call = linkCalls.submit(() -> {
         try {
@@ -122,18 +131,18 @@ public final class DcmiFaultProbe implements FaultProbe {
           linkPending.remove(logicId);
         }
       });
-    } catch (java.util.concurrent.RejectedExecutionException closed) {
+    } catch (RejectedExecutionException closed) {
       linkPending.remove(logicId);
       return Optional.empty();
     }
     OptionalInt net;
     try {
-      net = call.get(LINK_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.TimeoutException e) {
+      net = call.get(LINK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
       LOG.warn("dcmi_get_device_network_health of NPU logic {} blocked for more than {} ms: link status unknown",
           logicId, LINK_TIMEOUT.toMillis());
       return Optional.empty();
-    } catch (java.util.concurrent.ExecutionException e) {
+    } catch (ExecutionException e) {
       return Optional.empty(); // a failed link query says nothing about the link
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
