@@ -100,13 +100,13 @@ public final class ClaimSpecBuilder {
    */
   private CdiDevice vnpuDevice(PreparedDevice d) throws IOException {
     int id = d.vnpu().vnpuId();
-    CdiDeviceNode host = this.host.devices().probe("/dev/vdavinci" + id);
-    CdiDeviceNode node = new CdiDeviceNode("/dev/davinci" + id,
-        host.hostPath() != null ? host.hostPath() : host.path(), host.type(), host.major(),
-        host.minor(), host.permissions());
-    return new CdiDevice(cdiName(d), new CdiContainerEdits(
-        List.of("ASCEND_VISIBLE_DEVICES=" + id, "ASCEND_VNPU_TEMPLATE=" + d.vnpu().template()),
-        List.of(node), List.of()));
+    DeviceNode vdavinci = host.node("/dev/vdavinci" + id);
+    Map<String, String> env = new java.util.LinkedHashMap<>();
+    env.put("ASCEND_VISIBLE_DEVICES", String.valueOf(id));
+    env.put("ASCEND_VNPU_TEMPLATE", d.vnpu().template());
+    return new CdiDevice(cdiName(d), cdi.of(new ContainerEdits(env, List.of(),
+        List.of(new DeviceNode("/dev/davinci" + id, vdavinci.hostPath(),
+            vdavinci.permissions())))));
   }
 
   private String cdiName(PreparedDevice d) {
