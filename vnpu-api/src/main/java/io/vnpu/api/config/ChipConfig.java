@@ -102,6 +102,18 @@ public record ChipConfig(ChipModel chip, String resourceName, Optional<String> r
    * @param nodeVDeviceCount {@code nodes[].vDeviceCount} of this node's entry, 0 when unset
    */
   public int vDeviceCount(int nodeVDeviceCount) {
+    return vDeviceCount(nodeVDeviceCount, memoryAllocatableMib, templates);
+  }
+
+  /**
+   * The VDeviceCount rule (HAMi protocol spec section 6.2), the one place it is written; every
+   * caller (device plugin, register annotation, {@code vnpu config check}) goes through it.
+   *
+   * @param nodeVDeviceCount     {@code nodes[].vDeviceCount}, 0 when unset
+   * @param memoryAllocatableMib the chip's {@code memoryAllocatable}, MiB
+   * @param templates            the chip's templates, smallest memory first
+   */
+  public static int vDeviceCount(int nodeVDeviceCount, long memoryAllocatableMib, List<VnpuTemplate> templates) {
     if (nodeVDeviceCount > 0) return nodeVDeviceCount;
     if (templates.isEmpty()) return 1;
     return (int) Math.max(1, memoryAllocatableMib / templates.get(0).memoryMib());

@@ -1,16 +1,15 @@
 package io.vnpu.api.config;
 
-import java.math.BigDecimal;
+import io.vnpu.api.model.MemorySize;
+import io.vnpu.api.model.MemorySizeException;
 import java.math.BigInteger;
-import java.util.Map;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Reads a memory size of the configuration: a plain integer is MiB, as HAMi reads it (also when
- * quoted: a number without suffix is never bytes here); a Kubernetes quantity with a suffix
- * ({@code 16Gi}, {@code 16384Mi}, {@code 1.5Gi}, {@code 64G}) is converted to MiB and must come
- * out as a whole number of MiB.
+ * Reads a memory size of the configuration: HAMi's rules over {@link MemorySize}. A plain integer
+ * is MiB, as HAMi reads it (also when quoted: a number without suffix is never bytes here); a
+ * Kubernetes quantity with a suffix ({@code 16Gi}, {@code 16384Mi}, {@code 1.5Gi}, {@code 64G}) is
+ * converted to MiB and must come out as a whole number of MiB that fits HAMi's 32-bit fields.
  */
 final class MemoryQuantity {
 
@@ -25,21 +24,6 @@ final class MemoryQuantity {
 
   private static final long MIB = 1L << 20;
   private static final Pattern PLAIN = Pattern.compile("[+-]?[0-9]+");
-  private static final Pattern QUANTITY =
-      Pattern.compile("([+-]?)([0-9]+(?:\\.[0-9]+)?|\\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)");
-  private static final Map<String, BigDecimal> FACTOR = Map.ofEntries(
-      Map.entry("Ki", BigDecimal.valueOf(1L << 10)),
-      Map.entry("Mi", BigDecimal.valueOf(1L << 20)),
-      Map.entry("Gi", BigDecimal.valueOf(1L << 30)),
-      Map.entry("Ti", BigDecimal.valueOf(1L << 40)),
-      Map.entry("Pi", BigDecimal.valueOf(1L << 50)),
-      Map.entry("Ei", BigDecimal.valueOf(1L << 60)),
-      Map.entry("k", BigDecimal.TEN.pow(3)),
-      Map.entry("M", BigDecimal.TEN.pow(6)),
-      Map.entry("G", BigDecimal.TEN.pow(9)),
-      Map.entry("T", BigDecimal.TEN.pow(12)),
-      Map.entry("P", BigDecimal.TEN.pow(15)),
-      Map.entry("E", BigDecimal.TEN.pow(18)));
 
   /** A size in MiB and whether it was written as a quantity (HAMi itself reads only integers). */
   record Mib(long mib, boolean quantity) {}
@@ -79,23 +63,31 @@ final class MemoryQuantity {
       if (v.compareTo(BigInteger.valueOf(BYTES_THRESHOLD)) >= 0) throw new InvalidSize(bytesHint(v));
       return new Mib(v.longValueExact(), false);
     }
-    Matcher m = QUANTITY.matcher(s);
-    if (!m.matches()) {
+    // anything else must be a Kubernetes quantity with a suffix (the syntax is MemorySize's)
+    MemorySize size;
+    try {
+      if (s.isEmpty() || !Character.isLetter(s.charAt(s.length() - 1))) throw new MemorySizeException(s, "");
+      size = MemorySize.parse(s, MemorySize.PlainUnit.BYTES);
+    } catch (MemorySizeException e) {
+      if (e.reason().equals("is negative")) throw new InvalidSize("must be > 0 MiB");
+      if (e.reason().startsWith("is larger than")) {
+        throw new InvalidSize(e.reason() + ", which overflows the 32-bit MiB field HAMi uses (max " + MAX_MIB + ")");
+      }
+      if (e.reason().contains("not a whole number of bytes")) {
+        throw new InvalidSize("is not a whole number of MiB; use a binary suffix (Mi, Gi) or an integer of MiB");
+      }
       throw new InvalidSize("not an integer number of MiB nor a quantity such as 16Gi or 16384Mi");
     }
-    BigDecimal bytes = new BigDecimal(m.group(2)).multiply(FACTOR.get(m.group(3)));
-    if (m.group(1).equals("-") || bytes.signum() == 0) throw new InvalidSize("must be > 0 MiB");
-    BigDecimal mib = bytes.divide(BigDecimal.valueOf(MIB));
-    if (mib.stripTrailingZeros().scale() > 0) {
-      throw new InvalidSize("is " + mib.stripTrailingZeros().toPlainString()
+    if (size.isZero()) throw new InvalidSize("must be > 0 MiB");
+    if (!size.wholeMib()) {
+      throw new InvalidSize("is " + size.exactMib().toPlainString()
           + " MiB, not a whole number of MiB; use a binary suffix (Mi, Gi) or an integer of MiB");
     }
-    BigInteger whole = mib.toBigIntegerExact();
-    if (whole.compareTo(BigInteger.valueOf(MAX_MIB)) > 0) {
-      throw new InvalidSize("is " + whole + " MiB, which overflows the 32-bit MiB field HAMi uses"
+    if (size.mib() > MAX_MIB) {
+      throw new InvalidSize("is " + size.mib() + " MiB, which overflows the 32-bit MiB field HAMi uses"
           + " (max " + MAX_MIB + ")");
     }
-    return new Mib(whole.longValueExact(), true);
+    return new Mib(size.mib(), true);
   }
 
   private static String bytesHint(BigInteger v) {
@@ -108,14 +100,6 @@ final class MemoryQuantity {
 
   /** The shortest exact binary quantity for a MiB count, e.g. 16384 to {@code 16Gi}. */
   static String quantity(BigInteger mib) {
-    String[] units = {"Mi", "Gi", "Ti", "Pi", "Ei"};
-    BigInteger k = BigInteger.valueOf(1024);
-    BigInteger v = mib;
-    int u = 0;
-    while (u < units.length - 1 && v.signum() > 0 && v.mod(k).signum() == 0) {
-      v = v.divide(k);
-      u++;
-    }
-    return v + units[u];
+    return MemorySize.mibQuantity(mib);
   }
 }

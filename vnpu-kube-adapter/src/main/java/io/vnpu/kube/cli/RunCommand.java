@@ -19,7 +19,7 @@ import io.vnpu.kube.cli.run.RunSummary;
 import io.vnpu.quota.host.SliceSession;
 import io.vnpu.quota.host.SliceRecord;
 import io.vnpu.quota.host.StateDir;
-import io.vnpu.kube.cli.units.ByteSize;
+import io.vnpu.api.model.MemorySize;
 import io.vnpu.quota.region.QuotaRegions;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -130,8 +130,8 @@ public final class RunCommand implements Callable<Integer> {
     }
     long mem = memoryBytes == null ? 0 : memoryBytes;
     if (mem > npu.get().hbmBytes() && npu.get().hbmBytes() > 0) {
-      err.println("vnpu run: --memory " + ByteSize.format(mem) + " exceeds NPU " + device + "'s HBM of "
-          + ByteSize.format(npu.get().hbmBytes()));
+      err.println("vnpu run: --memory " + MemorySize.format(mem) + " exceeds NPU " + device + "'s HBM of "
+          + MemorySize.format(npu.get().hbmBytes()));
       return 1;
     }
     int cap = compute != null && compute.corePct != null ? compute.corePct : 0;
@@ -214,7 +214,9 @@ public final class RunCommand implements Callable<Integer> {
     @Override
     public Long convert(String value) {
       try {
-        return ByteSize.parseBytes(value);
+        MemorySize size = MemorySize.parse(value, MemorySize.PlainUnit.MIB);
+        if (size.isZero()) throw new TypeConversionException("'" + value + "' must be larger than 0");
+        return size.bytes();
       } catch (IllegalArgumentException e) {
         throw new TypeConversionException(e.getMessage());
       }

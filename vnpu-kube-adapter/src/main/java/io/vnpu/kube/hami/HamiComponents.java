@@ -1,5 +1,6 @@
 package io.vnpu.kube.hami;
 
+import io.vnpu.kube.hami.codec.HamiNames;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vnpu.api.fault.LiveDeviceHealth;
 import io.vnpu.api.health.HealthSource;

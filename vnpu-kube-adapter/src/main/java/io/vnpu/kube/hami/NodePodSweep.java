@@ -3,6 +3,7 @@ package io.vnpu.kube.hami;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vnpu.kube.hami.bind.StaleBindReaper;
+import io.vnpu.kube.hami.codec.HamiNames;
 import io.vnpu.kube.hami.cleanup.ContainerDirCleaner;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -24,7 +24,8 @@ class NodeAgentSigtermTest {
     Path log = dir.resolve("agent.log");
     try (KubeletStandIn kubelet = KubeletStandIn.start(plugins)) {
       Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-      Process p = new ProcessBuilder(List.of(java.toString(), "-cp",
+      // the agent's log goes to stderr (the tests' simplelogger.properties sends it to a file)
+      Process p = new ProcessBuilder(List.of(java.toString(), "-Dorg.slf4j.simpleLogger.logFile=System.err", "-cp",
           System.getProperty("java.class.path"), AgentProcessMain.class.getName(),
           plugins.toString(), NodeAgentTest.DEVICE_CONFIG.toString()))
           .redirectErrorStream(true).redirectOutput(log.toFile()).start();

@@ -59,6 +59,13 @@ class MindClusterAgentTest {
       }
       assertThat(client.configMaps().inNamespace("kube-system").withName("mindx-dl-deviceinfo-node-1").get())
           .isNotNull();
+      // per-NPU series from the (simulated) driver and the plugin's registration gauge
+      java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
+      io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter.create().write(text, agent.registry().scrape());
+      String metrics = text.toString(java.nio.charset.StandardCharsets.UTF_8);
+      assertThat(metrics.lines().filter(l -> l.startsWith("vnpu_npu_hbm_total_bytes{node=\"node-1\""))).hasSize(8);
+      assertThat(metrics.lines().filter(l -> l.startsWith("vnpu_npu_healthy{"))).hasSize(8);
+      assertThat(metrics).contains("vnpu_plugin_registered{resource=\"huawei.com/Ascend910\"}");
       agent.stop();
       assertThat(Files.exists(kubelet.pluginDir().resolve("Ascend910.sock"))).isFalse();
     }

@@ -1,5 +1,6 @@
 package io.vnpu.kube.hami;
 
+import io.vnpu.kube.hami.codec.HamiNames;
 import static io.vnpu.kube.hami.KubeFixtures.NODE;
 import static io.vnpu.kube.hami.KubeFixtures.node;
 import static io.vnpu.kube.hami.KubeFixtures.nodeAnnotations;

@@ -184,7 +184,8 @@ public final class HostFiles {
   /**
    * Writes {@code content} to {@code file} atomically: a new file with a random name is created
    * exclusively in the same directory with mode {@code mode}, synced, and renamed over
-   * {@code file} ({@code rename} replaces a link by the new file, it never writes through it).
+   * {@code file} ({@code rename} replaces a link by the new file, it never writes through it), and
+   * the directory is synced so the rename survives a power cut.
    */
   public static void writeAtomically(Path file, byte[] content, Set<PosixFilePermission> mode) throws IOException {
     Path dir = file.toAbsolutePath().getParent();
@@ -204,6 +205,10 @@ public final class HostFiles {
     } catch (IOException | RuntimeException e) {
       deleteQuietly(tmp);
       throw e;
+    }
+    // the rename itself survives a power cut only once the directory is synced
+    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+      d.force(true);
     }
   }
 

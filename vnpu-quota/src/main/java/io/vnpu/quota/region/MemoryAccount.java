@@ -11,8 +11,9 @@ import java.util.concurrent.locks.LockSupport;
  * Memory admission from Java on the JVM's own slot, with exactly the C limiter's protocol
  * (publish pending, sum committed+pending over all slots, commit or roll back; docs/region-layout.md).
  * Thread-safe: the slot's counters have a single writer process, and concurrent threads of this JVM
- * only ever add and subtract atomically. After the region is closed every call throws
- * {@link IllegalStateException}.
+ * only ever add and subtract atomically. A region whose account was claimed stays mapped after
+ * {@link QuotaRegion#close()} until garbage collection, so a late admission on another thread
+ * never touches unmapped memory.
  */
 public final class MemoryAccount {
   /** Attempts before refusing, as in the C limiter (a refusal may come from a transient charge). */
@@ -22,8 +23,12 @@ public final class MemoryAccount {
   private final SharedMemory mem;
   private final int slot;
   private final FileLock slotLock;
+  private final int deviceCount;
 
   private MemoryAccount(QuotaRegion region, SharedMemory mem, int slot, FileLock slotLock) {
+    // fixed at creation and checked at open: read once, so admission takes no pin and a writer
+    // changing the field later cannot widen the device range
+    this.deviceCount = region.deviceCount();
     this.region = region;
     this.mem = mem;
     this.slot = slot;
@@ -74,12 +79,6 @@ public final class MemoryAccount {
    * @throws IllegalArgumentException for a device outside the region or negative bytes
    */
   public boolean admit(int dev, long bytes) throws IOException {
-    try (SharedMemory.Pin p = mem.pin()) {
-      return admitPinned(dev, bytes);
-    }
-  }
-
-  private boolean admitPinned(int dev, long bytes) throws IOException {
     checkDevice(dev, bytes);
     int own = slotOff(slot) + S_USED_BYTES + 8 * dev;
     int pending = slotOff(slot) + S_PENDING_BYTES + 8 * dev;
@@ -122,29 +121,25 @@ public final class MemoryAccount {
 
   /** Uncharges {@code bytes} on {@code dev}, never below zero. */
   public void release(int dev, long bytes) {
-    try (SharedMemory.Pin p = mem.pin()) {
-      checkDevice(dev, bytes);
-      int own = slotOff(slot) + S_USED_BYTES + 8 * dev;
-      for (; ; ) {
-        long cur = mem.getLong(own);
-        long next = Long.compareUnsigned(cur, bytes) >= 0 ? cur - bytes : 0;
-        if (mem.casLong(own, cur, next)) return;
-      }
+    checkDevice(dev, bytes);
+    int own = slotOff(slot) + S_USED_BYTES + 8 * dev;
+    for (; ; ) {
+      long cur = mem.getLong(own);
+      long next = Long.compareUnsigned(cur, bytes) >= 0 ? cur - bytes : 0;
+      if (mem.casLong(own, cur, next)) return;
     }
   }
 
   /** Bytes this JVM has charged on {@code dev}. */
   public long chargedBytes(int dev) {
-    try (SharedMemory.Pin p = mem.pin()) {
-      checkDevice(dev, 0);
-      return mem.getLong(slotOff(slot) + S_USED_BYTES + 8 * dev);
-    }
+    checkDevice(dev, 0);
+    return mem.getLong(slotOff(slot) + S_USED_BYTES + 8 * dev);
   }
 
   private void checkDevice(int dev, long bytes) {
-    if (dev < 0 || dev >= region.deviceCount()) {
+    if (dev < 0 || dev >= deviceCount) {
       throw new IllegalArgumentException(
-          "quota region " + region.file() + ": device " + dev + " outside 0.." + (region.deviceCount() - 1));
+          "quota region " + region.file() + ": device " + dev + " outside 0.." + (deviceCount - 1));
     }
     if (bytes < 0) throw new IllegalArgumentException("bytes must be >= 0: " + bytes);
   }

@@ -589,8 +589,10 @@ public final class QuotaRegion implements AutoCloseable {
   }
 
   /**
-   * Releases the JVM's slot (its charges vanish), unmaps the file now (after operations of other
-   * threads finished; later calls throw {@link IllegalStateException}) and closes it.
+   * Releases the JVM's slot (its charges vanish) and closes the file. A region without a
+   * {@link MemoryAccount} is unmapped at once (after operations of other threads finished; later
+   * calls throw {@link IllegalStateException}); one whose account was claimed stays mapped until
+   * garbage collection, because admissions take no pin (they must stay a few tens of ns).
    */
   @Override
   public synchronized void close() throws IOException {
@@ -600,7 +602,7 @@ public final class QuotaRegion implements AutoCloseable {
       if (account != null) account.retire();
     } finally {
       registry.unregister(registryKey);
-      mem.unmap();
+      if (account == null) mem.unmap();
       channel.close();
     }
   }

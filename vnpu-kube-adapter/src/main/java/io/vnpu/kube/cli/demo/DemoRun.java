@@ -18,7 +18,7 @@ import io.vnpu.quota.host.WorkloadEnvironment;
 import io.vnpu.quota.host.SliceRecord;
 import io.vnpu.quota.host.SliceStore;
 import io.vnpu.quota.host.StateDir;
-import io.vnpu.kube.cli.units.ByteSize;
+import io.vnpu.api.model.MemorySize;
 import io.vnpu.quota.region.QuotaRegions;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -101,9 +101,9 @@ public final class DemoRun {
       Npu npu = node.npu(0).orElseThrow(() -> new IllegalStateException("the simulated node has no NPU 0"));
       progress.detail(node.npus().size() + " NPUs via " + node.library());
       progress.detail(String.format(Locale.ROOT, "NPU 0: %s, phy ID %d, %s HBM, %d AI Cores, %s", npu.chipName(),
-          npu.phyId(), ByteSize.format(npu.hbmBytes()), npu.aiCores(), npu.health().healthy() ? "healthy" : "unhealthy"));
+          npu.phyId(), MemorySize.format(npu.hbmBytes()), npu.aiCores(), npu.health().healthy() ? "healthy" : "unhealthy"));
       checks.add(new DemoCheck("NPU 0 discovered through DCMI", "healthy, HBM >= 48.0 GiB",
-          ByteSize.format(npu.hbmBytes()) + (npu.health().healthy() ? ", healthy" : ", unhealthy"),
+          MemorySize.format(npu.hbmBytes()) + (npu.health().healthy() ? ", healthy" : ", unhealthy"),
           npu.health().healthy() && npu.hbmBytes() >= 48 * GIB));
 
       progress.step("Create two slices on NPU 0");
@@ -112,7 +112,7 @@ public final class DemoRun {
       for (Plan p : plans) {
         sessions.add(createSlice(slices, p, npu));
         progress.detail(String.format(Locale.ROOT, "%s: %s HBM quota, AI-core weight %d -> %s",
-            p.label(), ByteSize.format(p.memoryBytes()), p.weight(), store.regionFile(p.label())));
+            p.label(), MemorySize.format(p.memoryBytes()), p.weight(), store.regionFile(p.label())));
       }
       WorkloadEnvironment.NodeRuntime sim = node.runtime();
       SliceSession a = sessions.get(0);
@@ -126,18 +126,18 @@ public final class DemoRun {
       DemoReport.MemoryTrial memory = memoryTrial(ra, rb);
       progress.detail("demo-a: 12.0 GiB granted, 8.0 GiB more -> " + (memory.refusalCode() == 0 ? "granted"
           : "refused with " + memory.refusalCode()));
-      progress.detail("demo-b: " + ByteSize.format(memory.neighbourBytes()) + " -> "
+      progress.detail("demo-b: " + MemorySize.format(memory.neighbourBytes()) + " -> "
           + (memory.neighbourOk() ? "all granted" : "some refused"));
       long virtTotal = ra.stream().filter(r -> r.what().equals("meminfo") && r.outcome().equals("ok"))
           .mapToLong(r -> r.number("total")).findFirst().orElse(-1);
-      progress.detail("aclrtGetMemInfo inside demo-a reports total " + (virtTotal < 0 ? "?" : ByteSize.format(virtTotal)));
+      progress.detail("aclrtGetMemInfo inside demo-a reports total " + (virtTotal < 0 ? "?" : MemorySize.format(virtTotal)));
       checks.add(new DemoCheck("over-quota allocation in demo-a refused", "207001 (ACL_ERROR_RT_MEMORY_ALLOCATION)",
           memory.refusalCode() == 0 ? "granted" : Integer.toString(memory.refusalCode()), memory.refusalCode() == 207001));
       checks.add(new DemoCheck("demo-b unaffected by demo-a's refusal", "24.0 GiB + 4.0 GiB granted",
-          memory.neighbourOk() ? ByteSize.format(memory.neighbourBytes()) + " granted" : "refused",
+          memory.neighbourOk() ? MemorySize.format(memory.neighbourBytes()) + " granted" : "refused",
           memory.neighbourOk() && memory.neighbourBytes() == 28 * GIB));
       checks.add(new DemoCheck("memory info virtualised in demo-a", "total 16.0 GiB",
-          virtTotal < 0 ? "no meminfo result" : "total " + ByteSize.format(virtTotal), virtTotal == 16 * GIB));
+          virtTotal < 0 ? "no meminfo result" : "total " + MemorySize.format(virtTotal), virtTotal == 16 * GIB));
 
       progress.step(String.format(Locale.ROOT, "Compute: both slices saturate NPU 0 for %.0f s", settings.burnSeconds()));
       DemoReport.ComputeTrial compute = computeTrial(a, b, sim, simRoot, plans);
@@ -159,7 +159,7 @@ public final class DemoRun {
       progress.step("Write the chart and the report into " + settings.outDir());
       DemoReport report = new DemoReport(
           "bundled simulated node, profile " + settings.profile() + " (" + node.npus().size() + " x " + npu.chipName()
-              + ", " + ByteSize.format(npu.hbmBytes()) + " HBM each), discovered through DCMI (" + node.library() + ")",
+              + ", " + MemorySize.format(npu.hbmBytes()) + " HBM each), discovered through DCMI (" + node.library() + ")",
           plans.stream().map(p -> new DemoReport.SliceRow(p.label(), 0, p.memoryBytes(), p.weight(),
               100.0 * p.weight() / plans.stream().mapToInt(Plan::weight).sum())).toList(),
           memory, compute, checks, progress.elapsedSeconds(), "share.svg");

@@ -1,6 +1,6 @@
 package io.vnpu.kube.cli.demo;
 
-import io.vnpu.kube.cli.units.ByteSize;
+import io.vnpu.api.model.MemorySize;
 import java.util.Locale;
 
 /** Writes a {@link DemoReport} as Markdown ({@code report.md} of {@code vnpu demo}). */
@@ -18,17 +18,17 @@ public final class MarkdownReport {
     s.append("| slice | NPU | memory quota | AI-core weight | target share |\n|---|---|---|---|---|\n");
     for (DemoReport.SliceRow row : r.slices()) {
       s.append(f("| %s | %d | %s | %d | %.1f %% |%n", row.name(), row.logicId(),
-          ByteSize.format(row.memoryLimitBytes()), row.weight(), row.targetSharePct()));
+          MemorySize.format(row.memoryLimitBytes()), row.weight(), row.targetSharePct()));
     }
 
     DemoReport.MemoryTrial m = r.memory();
     s.append("\n## Memory quota\n\n");
-    s.append(f("- `%s` held %s and asked for %s more: %s%n", m.slice(), ByteSize.format(m.heldBytes()),
-        ByteSize.format(m.requestBytes()),
+    s.append(f("- `%s` held %s and asked for %s more: %s%n", m.slice(), MemorySize.format(m.heldBytes()),
+        MemorySize.format(m.requestBytes()),
         m.refusalCode() == 0 ? "**granted** (the quota did not hold)"
             : "refused with **" + m.refusalCode() + "**"
                 + (m.refusalCode() == 207001 ? " (ACL_ERROR_RT_MEMORY_ALLOCATION)" : "")));
-    s.append(f("- `%s` meanwhile allocated %s: %s%n", m.neighbour(), ByteSize.format(m.neighbourBytes()),
+    s.append(f("- `%s` meanwhile allocated %s: %s%n", m.neighbour(), MemorySize.format(m.neighbourBytes()),
         m.neighbourOk() ? "all granted (unaffected)" : "**some refused**"));
 
     DemoReport.ComputeTrial c = r.compute();

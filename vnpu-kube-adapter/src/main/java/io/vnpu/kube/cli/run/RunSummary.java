@@ -3,7 +3,7 @@ package io.vnpu.kube.cli.run;
 import io.vnpu.quota.host.process.ExitStatus;
 import io.vnpu.quota.host.SliceRecord;
 import io.vnpu.quota.model.ComputeCounters;
-import io.vnpu.kube.cli.units.ByteSize;
+import io.vnpu.api.model.MemorySize;
 import io.vnpu.quota.model.DeviceUsage;
 import java.util.Locale;
 
@@ -24,8 +24,8 @@ public final class RunSummary {
       ComputeCounters compute) {
     StringBuilder s = new StringBuilder();
     s.append(String.format(Locale.ROOT, "vnpu run: slice %s on NPU %d: %s after %.1f s; peak HBM %s of %s",
-        r.name(), r.logicId(), status.describe(), seconds, ByteSize.format(memory.peakBytes()),
-        r.memoryLimitBytes() == 0 ? "unlimited" : ByteSize.format(r.memoryLimitBytes())));
+        r.name(), r.logicId(), status.describe(), seconds, MemorySize.format(memory.peakBytes()),
+        r.memoryLimitBytes() == 0 ? "unlimited" : MemorySize.format(r.memoryLimitBytes())));
     if (memory.oomRejections() > 0) {
       s.append(String.format(Locale.ROOT, " (%d allocation%s refused with 207001)", memory.oomRejections(),
           memory.oomRejections() == 1 ? "" : "s"));

@@ -1,6 +1,6 @@
 package io.vnpu.kube.cli.top;
 
-import io.vnpu.kube.cli.units.ByteSize;
+import io.vnpu.api.model.MemorySize;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
@@ -50,8 +50,8 @@ public final class TopRenderer {
     for (SliceStatus s : snap.slices()) {
       out.append(String.format(Locale.ROOT, "%-12s %3d %s %-21s %-13s %s%n",
           shortenRight(s.name(), NAME_WIDTH), s.logicId(), bar(s.memoryUsedBytes(), s.memoryLimitBytes()),
-          ByteSize.format(s.memoryUsedBytes()) + "/"
-              + (s.memoryLimitBytes() == 0 ? "unlimited" : ByteSize.format(s.memoryLimitBytes())),
+          MemorySize.format(s.memoryUsedBytes()) + "/"
+              + (s.memoryLimitBytes() == 0 ? "unlimited" : MemorySize.format(s.memoryLimitBytes())),
           share(s.achievedSharePct()) + "/" + share(s.targetSharePct()),
           (s.capPct() > 0 ? "cap " + s.capPct() + "%" : "w" + s.weight())
               + (s.priority() == io.vnpu.api.model.Priority.HIGH ? " high" : "")));
@@ -63,7 +63,7 @@ public final class TopRenderer {
       }
       for (ProcessStatus p : s.processes()) {
         out.append(String.format(Locale.ROOT, PROCESS_LINE,
-            p.pid(), ByteSize.format(p.memoryUsedBytes()), shortenRight(p.command(), COMMAND_WIDTH)));
+            p.pid(), MemorySize.format(p.memoryUsedBytes()), shortenRight(p.command(), COMMAND_WIDTH)));
       }
     }
     return out.toString().replace(System.lineSeparator(), "\n");

@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs the NPU DRA kubelet plugin in the foreground until SIGTERM/SIGINT: the composition root of
- * {@code vnpu dra} and {@link DraMain}. Exit codes: {@value #EXIT_OK} stopped by a signal,
- * {@value #EXIT_STARTUP_FAILED} startup failed, {@value #EXIT_USAGE} a flag is invalid.
+ * {@code vnpu dra} and {@link DraMain}. Exit codes: 143 stopped by SIGTERM (the JVM's status after
+ * the shutdown hook closed the plugin), {@value #EXIT_STARTUP_FAILED} startup failed,
+ * {@value #EXIT_USAGE} a flag is invalid.
  *
  * <p>With {@code --simulate} the simulated {@code libdcmi.so} is used, the NPU device nodes are
  * stand-in files in {@code <simulator root>/dev} (created for every discovered chip, with the

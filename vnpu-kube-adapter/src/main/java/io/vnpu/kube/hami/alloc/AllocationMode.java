@@ -1,6 +1,6 @@
 package io.vnpu.kube.hami.alloc;
 
-import io.vnpu.kube.hami.HamiNames;
+import io.vnpu.kube.hami.codec.HamiNames;
 import java.util.Map;
 
 /** How a pod's containers get their NPUs (protocol spec section 4). */

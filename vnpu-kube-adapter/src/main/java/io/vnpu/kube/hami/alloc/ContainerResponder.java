@@ -6,7 +6,7 @@ import io.vnpu.api.slice.VnpuToCreate;
 import io.vnpu.api.model.Vnpu;
 import io.vnpu.api.spi.DeviceException;
 import io.vnpu.api.spi.DeviceManager;
-import io.vnpu.kube.hami.HamiNames;
+import io.vnpu.kube.hami.codec.HamiNames;
 import io.vnpu.kube.hami.cleanup.VnpuIdleTracker;
 import io.vnpu.kube.hami.cleanup.VnpuKey;
 import io.vnpu.kube.hami.codec.ContainerDevice;

@@ -4,7 +4,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.vnpu.api.spi.DeviceException;
-import io.vnpu.kube.hami.HamiNames;
+import io.vnpu.kube.hami.codec.HamiNames;
 import io.vnpu.kube.hami.alloc.ContainerResponder;
 import io.vnpu.kube.hami.alloc.ContainerTarget;
 import io.vnpu.kube.hami.alloc.PreparedContainer;

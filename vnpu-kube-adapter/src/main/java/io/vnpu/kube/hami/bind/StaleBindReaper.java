@@ -3,7 +3,7 @@ package io.vnpu.kube.hami.bind;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.vnpu.kube.hami.HamiNames;
+import io.vnpu.kube.hami.codec.HamiNames;
 import io.vnpu.kube.hami.codec.HamiFormatException;
 import io.vnpu.kube.hami.codec.NodeLock;
 import io.vnpu.kube.hami.kube.PodBindingClient;

@@ -1,17 +1,15 @@
 package io.vnpu.kube.hami.config;
 
+import io.vnpu.api.config.ChipConfig;
+
 /**
- * How many tasks may share one NPU (protocol spec section 6.2): the node's {@code vDeviceCount}
- * when positive, else {@code floor(memoryAllocatable / smallest template memory)}, else 1 when the
- * chip has no templates.
+ * How many tasks may share one NPU (protocol spec section 6.2): {@link ChipConfig#vDeviceCount(int,
+ * long, java.util.List)} over the HAMi settings.
  */
 public final class VDeviceCount {
   private VDeviceCount() {}
 
   public static int of(HamiChipSettings chip, HamiNodeSettings node) {
-    if (node.vDeviceCount() > 0) return node.vDeviceCount();
-    if (chip.templates().isEmpty()) return 1;
-    long smallest = chip.templates().get(0).memoryMib();
-    return (int) Math.max(1, chip.memoryAllocatableMib() / smallest);
+    return ChipConfig.vDeviceCount(node.vDeviceCount(), chip.memoryAllocatableMib(), chip.templates());
   }
 }

@@ -3,7 +3,7 @@ package io.vnpu.kube.hami.kube;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.vnpu.kube.hami.HamiNames;
+import io.vnpu.kube.hami.codec.HamiNames;
 import io.vnpu.kube.hami.cleanup.LiveAllocations;
 import io.vnpu.kube.hami.cleanup.LiveAllocationsUnavailableException;
 import io.vnpu.kube.hami.codec.ContainerDevice;

@@ -3,7 +3,6 @@ package io.vnpu.kube.hami.codec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.vnpu.kube.hami.HamiNames;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;

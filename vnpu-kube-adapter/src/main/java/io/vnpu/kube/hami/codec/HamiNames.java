@@ -1,4 +1,4 @@
-package io.vnpu.kube.hami;
+package io.vnpu.kube.hami.codec;
 
 import java.util.Objects;
 
