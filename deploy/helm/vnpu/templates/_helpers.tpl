@@ -35,7 +35,9 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- if and (ne .Values.mode "dra") (ne (int .Values.metrics.port) 0) -}}true{{- end -}}
 {{- end -}}
 
-{{/* The limiter directory is mounted when containers can be soft-sliced. */}}
+{{/* The limiter is installed and mounted where vnpu soft-slices containers: HAMi mode (the pod
+annotation huawei.com/vnpu-mode: hami-core can ask for it on any node). MindCluster's soft sharing is
+Huawei's vCANN-RT and the DRA plugin hands out whole NPUs, so neither uses libvnpu.so yet. */}}
 {{- define "vnpu.limiterOn" -}}
-{{- if or (eq .Values.mode "hami") .Values.softSlicing.enabled -}}true{{- end -}}
+{{- if eq .Values.mode "hami" -}}true{{- end -}}
 {{- end -}}

@@ -36,6 +36,9 @@ public record MemorySize(long bytes) implements Comparable<MemorySize> {
 
   private static final Pattern QUANTITY =
       Pattern.compile("([+-]?)([0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?");
+  /** Longest text {@link #parse} reads; longer text is refused before any number parsing. */
+  public static final int MAX_TEXT_CHARS = 64;
+
   private static final Map<String, BigDecimal> FACTOR = Map.ofEntries(
       Map.entry("Ki", BigDecimal.valueOf(1L << 10)),
       Map.entry("Mi", BigDecimal.valueOf(1L << 20)),
@@ -75,6 +78,11 @@ public record MemorySize(long bytes) implements Comparable<MemorySize> {
   public static MemorySize parse(String text, PlainUnit plain) {
     Objects.requireNonNull(text, "text");
     Objects.requireNonNull(plain, "plain");
+    // big-decimal parsing is quadratic in the digits; no real size needs more than a few dozen
+    if (text.length() > MAX_TEXT_CHARS) {
+      throw new MemorySizeException(text.substring(0, MAX_TEXT_CHARS) + "...",
+          "is " + text.length() + " characters long, not a size (at most " + MAX_TEXT_CHARS + ")");
+    }
     Matcher m = QUANTITY.matcher(text.trim());
     if (!m.matches()) {
       throw new MemorySizeException(text, "is not a size: write a quantity such as 8Gi or 512Mi, or an integer"

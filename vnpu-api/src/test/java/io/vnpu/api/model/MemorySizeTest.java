@@ -81,4 +81,13 @@ class MemorySizeTest {
   void formatsForPeople(long bytes, String text) {
     assertThat(MemorySize.format(bytes)).isEqualTo(text);
   }
+
+  // linear time: a huge literal is refused by its length, never handed to BigDecimal
+  @org.junit.jupiter.api.Test
+  void hugeTextIsRefusedByLength() {
+    String digits = "9".repeat(500_000) + "Gi";
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> MemorySize.parse(digits, MemorySize.PlainUnit.MIB))
+        .isInstanceOf(MemorySizeException.class)
+        .hasMessage("'" + "9".repeat(MemorySize.MAX_TEXT_CHARS) + "...' is 500002 characters long, not a size (at most 64)");
+  }
 }

@@ -108,6 +108,16 @@ public final class AgentFlags {
   }
 
   /**
+   * {@code --metrics-host}, {@code --metrics-port}, {@code --metrics-compat} alone (for entry points
+   * that do not run {@link NodeAgent}, such as {@code --mode mindcluster}).
+   *
+   * @throws IllegalArgumentException naming the flag when a value is invalid
+   */
+  public MetricsOptions metricsOptions() {
+    return new MetricsOptions(metricsHost, metricsPort, CompatNames.parse(metricsCompat));
+  }
+
+  /**
    * The options these flags denote.
    *
    * @param env process environment (for {@code NODE_NAME})
@@ -126,6 +136,6 @@ public final class AgentFlags {
         Duration.ofSeconds(checkIdleVnpuIntervalSeconds), Duration.ofSeconds(reportTimeOffsetSeconds),
         hwLogLevel, kubeletDir, Optional.ofNullable(dcmiLibrary), Optional.ofNullable(simulate),
         new LimiterOptions(assets, limiterDir, installLimiter),
-        new MetricsOptions(metricsHost, metricsPort, CompatNames.parse(metricsCompat)));
+        metricsOptions());
   }
 }

@@ -20,8 +20,10 @@ public final class MindClusterLauncher {
   public static int launch(AgentFlags common, MindClusterFlags flags, Map<String, String> env,
       PrintWriter err) {
     MindClusterOptions options;
+    io.vnpu.kube.agent.MetricsOptions metrics;
     try {
       options = options(common, flags, env);
+      metrics = common.metricsOptions();
     } catch (IllegalArgumentException e) {
       err.println("vnpu plugin --mode mindcluster: " + e.getMessage());
       return NodeAgent.EXIT_STARTUP_FAILED;
@@ -29,7 +31,7 @@ public final class MindClusterLauncher {
     DcmiOpener opener = DcmiOpener.system();
     return new MindClusterAgent(options, common.kubeletDir(),
         () -> opener.openDcmi(common.dcmiLibrary(), common.simulate()),
-        () -> new KubernetesClientBuilder().build()).run();
+        () -> new KubernetesClientBuilder().build(), metrics).run();
   }
 
   /**

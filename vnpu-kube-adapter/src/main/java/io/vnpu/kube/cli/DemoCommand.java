@@ -5,9 +5,12 @@ import io.vnpu.kube.cli.demo.DemoProgress;
 import io.vnpu.kube.cli.demo.DemoReport;
 import io.vnpu.kube.cli.demo.DemoRun;
 import io.vnpu.kube.cli.node.NodeAccess;
+import io.vnpu.quota.files.HostFiles;
 import io.vnpu.quota.host.LimiterLibrary;
 import io.vnpu.quota.host.StateDir;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
@@ -44,7 +47,9 @@ public final class DemoCommand implements Callable<Integer> {
       description = "Simulated host profile (default ${DEFAULT-VALUE}).")
   String profile;
 
-  @Option(names = "--state-dir", paramLabel = "DIR", description = "Where the slices live (as for vnpu run).")
+  @Option(names = "--state-dir", paramLabel = "DIR",
+      description = "Where the demo's slices and compute registry live (default: a private temporary "
+          + "directory, removed afterwards; never the host's slices, so nothing else on the NPU is touched).")
   Path stateDir;
 
   @Option(names = "--limiter", paramLabel = "PATH", description = "The limiter libvnpu.so to preload.")
@@ -89,10 +94,31 @@ public final class DemoCommand implements Callable<Integer> {
       err.println("vnpu demo: --out " + out + ": " + unwritable.get());
       return 2;
     }
+    Path privateState = null;
+    try {
+      if (stateDir == null) privateState = Files.createTempDirectory("vnpu-demo-state-");
+    } catch (IOException e) {
+      err.println("vnpu demo: cannot create a private state directory: " + OutputDirectory.reason(e));
+      return 1;
+    }
+    try {
+      return run(err, outw, nativeDir.get(), lib, StateDir.resolve(stateDir != null ? stateDir : privateState,
+          environment, uid));
+    } finally {
+      if (privateState != null) {
+        try {
+          HostFiles.deleteTree(privateState);
+        } catch (IOException e) {
+          err.println("vnpu demo: could not remove " + privateState + ": " + OutputDirectory.reason(e));
+        }
+      }
+    }
+  }
+
+  private int run(PrintWriter err, PrintWriter outw, Path nativeDir, Path lib, StateDir state) throws Exception {
     DemoRun.Settings settings;
     try {
-      settings = new DemoRun.Settings(out.toAbsolutePath(), StateDir.resolve(stateDir, environment, uid),
-          nativeDir.get(), lib, profile, seconds, tolerance);
+      settings = new DemoRun.Settings(out.toAbsolutePath(), state, nativeDir, lib, profile, seconds, tolerance);
     } catch (IllegalArgumentException e) {
       err.println("vnpu demo: " + e.getMessage());
       return 2;

@@ -17,6 +17,7 @@ import io.vnpu.kube.mindcluster.devices.NodeChips;
 import io.vnpu.kube.mindcluster.kube.DeviceInfoConfigMap;
 import io.vnpu.kube.mindcluster.kube.NodeReporter;
 import io.vnpu.kube.mindcluster.kube.WriteLimiter;
+import io.vnpu.kube.mindcluster.volcano.DynamicVnpuAllocator;
 import io.vnpu.kube.mindcluster.volcano.KubeletDeviceMap;
 import io.vnpu.kube.mindcluster.volcano.VolcanoKeys;
 import io.vnpu.kube.mindcluster.volcano.VolcanoAllocator;
@@ -61,6 +62,7 @@ public final class MindClusterComponents implements AutoCloseable {
   private final VolcanoPods pods;
   private final DeviceInfoConfigMap configMap;
   private final NodeReporter nodeReporter;
+  private volatile DynamicVnpuAllocator dynamic;
   private volatile AutoCloseable chipWatch;
   /** Upstream's pod lock: one Volcano claim at a time on this node, across device types. */
   private final Object nodeLock = new Object();
@@ -140,6 +142,11 @@ public final class MindClusterComponents implements AutoCloseable {
   }
 
   private ContainerAllocator allocatorFor(String resource) {
+    if (resource.equals(io.vnpu.kube.mindcluster.devices.MindClusterResources.NPU_CORE_RESOURCE)) {
+      dynamic = new DynamicVnpuAllocator(pods, inventory::current, deviceManager, responses, kubeletMap,
+          nodeLock);
+      return dynamic;
+    }
     boolean wholeChips = inventory.current().chips().stream()
         .anyMatch(c -> c.type().resourceName().equals(resource));
     if (options.volcanoType() && wholeChips && options.shareDevCount() == 1) {
@@ -175,6 +182,14 @@ public final class MindClusterComponents implements AutoCloseable {
    * @throws DeviceException when the driver cannot be read
    */
   public void refreshOnce() {
+    DynamicVnpuAllocator d = dynamic;
+    if (d != null) {
+      try {
+        d.cleanup();
+      } catch (AllocationException e) {
+        LOG.warn("vNPU cleanup: {}", e.getMessage());
+      }
+    }
     inventory.refresh();
     publishDeviceInfo();
     if (options.volcanoType() && !kubeletMap.pods().isEmpty()) {

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.vnpu.api.model.DeviceHealth;
+import io.vnpu.api.model.Npu;
 import io.vnpu.dcmi.DcmiDeviceManager;
 import io.vnpu.dcmi.DcmiLibrarySource;
 import io.vnpu.dcmi.sim.BundledSimulator;
@@ -20,6 +22,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalInt;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -55,6 +59,13 @@ class MindClusterAgentTest {
       }
       assertThat(client.configMaps().inNamespace("kube-system").withName("mindx-dl-deviceinfo-node-1").get())
           .isNotNull();
+      // per-NPU series from the (simulated) driver and the plugin's registration gauge
+      java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
+      io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter.create().write(text, agent.registry().scrape());
+      String metrics = text.toString(java.nio.charset.StandardCharsets.UTF_8);
+      assertThat(metrics.lines().filter(l -> l.startsWith("vnpu_npu_hbm_total_bytes{node=\"node-1\""))).hasSize(8);
+      assertThat(metrics.lines().filter(l -> l.startsWith("vnpu_npu_healthy{"))).hasSize(8);
+      assertThat(metrics).contains("vnpu_plugin_registered{resource=\"huawei.com/Ascend910\"}");
       agent.stop();
       assertThat(Files.exists(kubelet.pluginDir().resolve("Ascend910.sock"))).isFalse();
     }
@@ -77,5 +88,17 @@ class MindClusterAgentTest {
     CommandLine cl = VnpuCli.commandLine();
     cl.setErr(new PrintWriter(err, true));
     assertThat(cl.execute("plugin", "--node_name", "n1")).isEqualTo(2);
+  }
+
+  @Test
+  void kubeletDeviceIdsNameTheirChipByTheLastField() {
+    Function<String, OptionalInt> logic = MindClusterAgent.logicOfDevice(List.of(
+        new Npu("U0", 0, 4, 0, 0, "910B3", 1L << 30, 20, 7, DeviceHealth.HEALTHY, -1),
+        new Npu("U1", 1, 5, 1, 0, "910B3", 1L << 30, 20, 7, DeviceHealth.HEALTHY, -1)));
+    assertThat(logic.apply("Ascend910-5")).hasValue(1);
+    assertThat(logic.apply("Ascend910-12c.3cpu.32g-100-4")).hasValue(0);
+    assertThat(logic.apply("Ascend310P-1c-400-5_0")).hasValue(1);
+    assertThat(logic.apply("Ascend910-7")).isEmpty();
+    assertThat(logic.apply("npu-core-x")).isEmpty();
   }
 }

@@ -166,4 +166,22 @@ class ConfigCommandTest {
     assertThat(err.toString()).isEqualTo(
         "vnpu config check: --node needs --node-config (see 'vnpu config check --help')" + System.lineSeparator());
   }
+
+  // the fuzzer's crash inputs (test resources fuzz/, issue 19): one error line with file and line,
+  // exit 1, no stack trace and no Java type name
+  @Test
+  void crashInputsGiveOneErrorLineAndExitOne(@TempDir Path dir) throws IOException {
+    for (String name : new String[] {"config-crash-4377433b.yaml", "config-crash-58602f09.yaml",
+        "config-crash-803fd099.yaml", "config-crash-e1b409a4.yaml"}) {
+      Path file = dir.resolve(name);
+      try (java.io.InputStream in = getClass().getResourceAsStream("/fuzz/" + name)) {
+        Files.write(file, in.readAllBytes());
+      }
+      err.getBuffer().setLength(0);
+      assertThat(run("config", "check", file.toString())).as(name).isEqualTo(1);
+      assertThat(err.toString().lines()).as(name).hasSize(1)
+          .allSatisfy(l -> assertThat(l).matches("error: " + java.util.regex.Pattern.quote(file.toString()) + ":[1-9][0-9]*: .*")
+              .doesNotContain("Exception"));
+    }
+  }
 }

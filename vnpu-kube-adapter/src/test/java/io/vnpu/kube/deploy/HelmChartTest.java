@@ -174,6 +174,8 @@ class HelmChartTest {
   @Test
   void mindclusterModeArgsParseWithAgentAndMindClusterFlags() {
     List<HasMetadata> o = objects(render(Map.of("mode", "mindcluster", "softSlicing.enabled", "true")));
+    assertThat(one(o, DaemonSet.class).getSpec().getTemplate().getSpec().getVolumes()).extracting(Volume::getName)
+        .doesNotContain("limiter");
     Container c = one(o, DaemonSet.class).getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(c.getCommand()).containsExactly("vnpu", "plugin");
     assertThat(c.getArgs().get(0)).isEqualTo("--mode=mindcluster");

@@ -14,7 +14,9 @@ public final class RunSummary {
 
   /**
    * The summary, e.g. {@code vnpu run: slice train on NPU 0: exit 0 after 12.3 s; peak HBM 3.0 GiB
-   * of 8.0 GiB; AI-core share 24.9 % (weight 1)}.
+   * of 8.0 GiB; AI-core share 24.9 % (weight 1)}. The AI-core share is the slice's kernel busy time
+   * divided by {@code seconds}, capped at 100 %: it includes time the slice ran alone, so summaries of
+   * slices with different lifetimes can add up to more than 100 % (README, "vnpu run").
    *
    * @param seconds wall time of the command
    * @param memory the slice's memory accounting at the end

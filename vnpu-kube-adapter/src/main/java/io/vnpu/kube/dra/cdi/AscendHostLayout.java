@@ -1,5 +1,7 @@
 package io.vnpu.kube.dra.cdi;
 
+import io.vnpu.api.slice.DeviceNode;
+import io.vnpu.api.slice.Mount;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -43,18 +45,23 @@ public record AscendHostLayout(DeviceNodeProbe devices, Path mountRoot) {
     return new AscendHostLayout(new DeviceNodeProbe(Path.of("/dev")), Path.of("/"));
   }
 
-  /** The container device path of the whole NPU with phy ID {@code phyId}. */
-  public static String npuNode(int phyId) {
-    return "/dev/davinci" + phyId;
+  /** The device node of the whole NPU with phy ID {@code phyId}: {@code /dev/davinci<phy>}. */
+  public DeviceNode npuNode(int phyId) {
+    return node("/dev/davinci" + phyId);
+  }
+
+  /** The device node for a container path under {@code /dev}, with its host path on this host. */
+  public DeviceNode node(String containerPath) {
+    return new DeviceNode(containerPath, devices.hostPath(containerPath).toString(), "rwm");
   }
 
   /** The read-only bind mounts for the driver paths that exist under {@link #mountRoot()}. */
-  public List<CdiMount> driverMounts() {
-    List<CdiMount> mounts = new ArrayList<>();
+  public List<Mount> driverMounts() {
+    List<Mount> mounts = new ArrayList<>();
     for (String p : DRIVER_MOUNTS) {
       Path host = mountRoot.resolve(p.substring(1));
       if (Files.exists(host, LinkOption.NOFOLLOW_LINKS)) {
-        mounts.add(new CdiMount(host.toString(), p, CdiMount.READ_ONLY_BIND));
+        mounts.add(new Mount(p, host.toString(), true));
       }
     }
     return mounts;

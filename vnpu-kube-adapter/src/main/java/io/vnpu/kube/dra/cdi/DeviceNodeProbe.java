@@ -43,7 +43,16 @@ public final class DeviceNodeProbe {
    * @throws IOException when it cannot be examined
    */
   public CdiDeviceNode probe(String containerPath) throws IOException {
-    Path host = hostPath(containerPath);
+    return probe(containerPath, hostPath(containerPath));
+  }
+
+  /**
+   * The CDI node for {@code containerPath} backed by the host file {@code host}.
+   *
+   * @throws MissingDeviceNodeException naming {@code host} when it does not exist
+   * @throws IOException when it cannot be examined
+   */
+  public CdiDeviceNode probe(String containerPath, Path host) throws IOException {
     String hostPath = host.equals(Path.of(containerPath)) ? null : host.toString();
     try {
       String type = null;
@@ -79,7 +88,8 @@ public final class DeviceNodeProbe {
     return (rdev & 0xffL) | ((rdev >>> 12) & 0xffffff00L);
   }
 
-  private Path hostPath(String containerPath) {
+  /** The host file of a container path under {@code /dev}. */
+  public Path hostPath(String containerPath) {
     Path p = Path.of(containerPath);
     if (!p.isAbsolute() || !p.startsWith(DEV) || p.getNameCount() < 2) {
       throw new IllegalArgumentException("device path must be under /dev: " + containerPath);

@@ -1,9 +1,11 @@
 package io.vnpu.kube.dra.state;
 
+import io.vnpu.api.slice.ContainerEdits;
+import io.vnpu.api.slice.DeviceNode;
 import io.vnpu.kube.dra.cdi.AscendHostLayout;
+import io.vnpu.kube.dra.cdi.CdiEdits;
 import io.vnpu.kube.dra.cdi.CdiContainerEdits;
 import io.vnpu.kube.dra.cdi.CdiDevice;
-import io.vnpu.kube.dra.cdi.CdiDeviceNode;
 import io.vnpu.kube.dra.cdi.CdiKind;
 import io.vnpu.kube.dra.cdi.CdiSpec;
 import io.vnpu.kube.dra.checkpoint.PreparedClaim;
@@ -19,7 +21,8 @@ import java.util.stream.Collectors;
 
 /**
  * The CDI spec of one prepared claim, from its plan and the host: what the container runtime
- * must add to a container that uses the claim.
+ * must add to a container that uses the claim, first as the shared slice model's
+ * {@link ContainerEdits}, then written as CDI by {@link CdiEdits}.
  *
  * <ul>
  *   <li>Spec level (any device of the claim injected): the management nodes of
@@ -37,10 +40,12 @@ public final class ClaimSpecBuilder {
 
   private final CdiKind kind;
   private final AscendHostLayout host;
+  private final CdiEdits cdi;
 
   public ClaimSpecBuilder(CdiKind kind, AscendHostLayout host) {
     this.kind = Objects.requireNonNull(kind, "kind");
     this.host = Objects.requireNonNull(host, "host");
+    this.cdi = new CdiEdits(host.devices());
   }
 
   /**
@@ -68,18 +73,18 @@ public final class ClaimSpecBuilder {
       if (visible.isEmpty()) {
         visible.add(d.physicalId());
       }
-      CdiDeviceNode node = host.devices().probe(AscendHostLayout.npuNode(d.physicalId()));
-      devices.add(new CdiDevice(cdiName(d), new CdiContainerEdits(
-          List.of("ASCEND_VISIBLE_DEVICES=" + visible.stream().map(String::valueOf)
+      ContainerEdits edits = new ContainerEdits(
+          Map.of("ASCEND_VISIBLE_DEVICES", visible.stream().map(String::valueOf)
               .collect(Collectors.joining(","))),
-          List.of(node), List.of())));
+          List.of(), List.of(host.npuNode(d.physicalId())));
+      devices.add(new CdiDevice(cdiName(d), cdi.of(edits)));
     }
-    List<CdiDeviceNode> common = new ArrayList<>();
+    List<DeviceNode> common = new ArrayList<>();
     for (String n : AscendHostLayout.MANAGEMENT_NODES) {
-      common.add(host.devices().probe(n));
+      common.add(host.node(n));
     }
-    CdiContainerEdits specEdits = new CdiContainerEdits(
-        List.of("NPU_DRA_CLAIM_UID=" + claim.uid()), common, host.driverMounts());
+    CdiContainerEdits specEdits = cdi.of(new ContainerEdits(
+        Map.of("NPU_DRA_CLAIM_UID", claim.uid()), host.driverMounts(), common));
     return java.util.Optional.of(new CdiSpec("0.3.0", kind.kind(), devices, specEdits));
   }
 
