@@ -1,6 +1,7 @@
 package io.vnpu.kube.app;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vnpu.api.fault.FaultConfigs;
 import io.vnpu.api.fault.HealthMonitor;
 import io.vnpu.api.fault.RateLimitedNotifier;
@@ -9,31 +10,38 @@ import io.vnpu.api.model.Npu;
 import io.vnpu.dcmi.DcmiDeviceManager;
 import io.vnpu.dcmi.fault.DcmiHealth;
 import io.vnpu.kube.agent.AgentStartupException;
-import io.vnpu.kube.agent.NodeAgent;
-import io.vnpu.kube.deviceplugin.DevicePluginServer;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vnpu.kube.agent.DeviceManagerTelemetry;
 import io.vnpu.kube.agent.MetricsOptions;
+import io.vnpu.kube.agent.NodeAgent;
+import io.vnpu.kube.deviceplugin.DevicePluginServer;
+import io.vnpu.kube.deviceplugin.PluginState;
+import io.vnpu.kube.faults.HotResetLoop;
+import io.vnpu.kube.faults.KubeFaultHandling;
 import io.vnpu.kube.metrics.HealthCheck;
 import io.vnpu.kube.metrics.MeasuredResourceManager;
 import io.vnpu.kube.metrics.NpuCollector;
 import io.vnpu.kube.metrics.OpsServer;
 import io.vnpu.kube.metrics.RequestMetrics;
 import io.vnpu.kube.metrics.StateGauges;
-import java.util.Map;
-import io.vnpu.kube.deviceplugin.PluginState;
 import io.vnpu.kube.mindcluster.MindClusterBackend;
 import io.vnpu.kube.mindcluster.config.MindClusterOptions;
 import io.vnpu.kube.mindcluster.kube.ConfigMapSeparationStore;
 import io.vnpu.kube.mindcluster.kube.DeviceInfoConfigMap;
 import io.vnpu.kube.mindcluster.kube.WriteLimiter;
+import io.vnpu.kube.podresources.PodResourcesChipUsage;
+import io.vnpu.kube.podresources.PodResourcesClient;
 import io.vnpu.kube.resource.ResourceManager;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,6 +69,8 @@ public final class MindClusterAgent implements AutoCloseable {
   private DcmiDeviceManager deviceManager;
   private KubernetesClient client;
   private HealthMonitor health;
+  private KubeFaultHandling faults;
+  private HotResetLoop hotReset;
   private MindClusterBackend backend;
   private final List<DevicePluginServer> servers = new ArrayList<>();
   private final MetricsOptions metrics;
@@ -104,11 +114,20 @@ public final class MindClusterAgent implements AutoCloseable {
       Clock clock = Clock.systemUTC();
       DeviceInfoConfigMap separations = new DeviceInfoConfigMap(client, options.nodeName(), clock,
           new WriteLimiter(clock, WriteLimiter.MIN_GAP, WriteLimiter.REFRESH));
-      health = DcmiHealth.create(deviceManager.dcmi(), FaultConfigs.shippedDefault(),
-          new ConfigMapSeparationStore(separations, npus), ChipUsage.NONE,
+      ConfigMapSeparationStore separated = new ConfigMapSeparationStore(separations, npus);
+      DcmiHealth dcmiHealth = DcmiHealth.create(deviceManager.dcmi(), FaultConfigs.shippedDefault(),
+          separated, ChipUsage.NONE,
           RateLimitedNotifier.perMinute((logic, reason, message) -> LOG.warn("{}: {}", reason, message), clock),
-          options.listWatchPeriod(), clock).monitor();
+          options.listWatchPeriod(), clock);
+      health = dcmiHealth.monitor();
+      // fault Events of the plugin pod, mindx-dl-fault-config reloads
+      faults = KubeFaultHandling.start(client, options.nodeName(), health, separated, System.getenv(), clock);
       health.start();
+      if (options.hotReset() == 0) {
+        hotReset = HotResetLoop.start(dcmiHealth.hotResetter(new PodResourcesChipUsage(
+            new PodResourcesClient(PodResourcesClient.DEFAULT_SOCKET, Duration.ofSeconds(5)),
+            resource -> resource.startsWith("huawei.com/"), logicOfDevice(npus))), options.listWatchPeriod());
+      }
       backend = MindClusterBackend.create(options, client, deviceManager, health);
       backend.start();
       List<PluginState> states = new ArrayList<>();
@@ -172,11 +191,33 @@ public final class MindClusterAgent implements AutoCloseable {
     stopped = true;
     servers.forEach(DevicePluginServer::stop);
     quietly("metrics endpoint", ops);
+    quietly("hot reset", hotReset);
+    quietly("fault configuration reloads", faults);
     quietly("backend", backend);
     quietly("health monitor", health);
     quietly("API client", client);
     quietly("device manager", deviceManager);
     LOG.info("MindCluster agent stopped");
+  }
+
+  /**
+   * The chip a kubelet device ID names (spec section 3.2: the last {@code -} field is the phy ID,
+   * after any {@code _<vgroup>} suffix), e.g. {@code Ascend910-3}, {@code Ascend910-12c.3cpu.32g-100-0}.
+   */
+  static Function<String, OptionalInt> logicOfDevice(List<Npu> npus) {
+    Map<Integer, Integer> logicByPhy = new HashMap<>();
+    for (Npu n : npus) logicByPhy.put(n.phyId(), n.logicId());
+    return id -> {
+      int dash = id.lastIndexOf('-');
+      String last = id.substring(dash + 1);
+      int u = last.indexOf('_');
+      try {
+        Integer logic = logicByPhy.get(Integer.parseInt(u >= 0 ? last.substring(0, u) : last));
+        return logic == null ? OptionalInt.empty() : OptionalInt.of(logic);
+      } catch (NumberFormatException e) {
+        return OptionalInt.empty();
+      }
+    };
   }
 
   private static void quietly(String what, AutoCloseable c) {

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.vnpu.api.model.DeviceHealth;
+import io.vnpu.api.model.Npu;
 import io.vnpu.dcmi.DcmiDeviceManager;
 import io.vnpu.dcmi.DcmiLibrarySource;
 import io.vnpu.dcmi.sim.BundledSimulator;
@@ -20,6 +22,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalInt;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -84,5 +88,17 @@ class MindClusterAgentTest {
     CommandLine cl = VnpuCli.commandLine();
     cl.setErr(new PrintWriter(err, true));
     assertThat(cl.execute("plugin", "--node_name", "n1")).isEqualTo(2);
+  }
+
+  @Test
+  void kubeletDeviceIdsNameTheirChipByTheLastField() {
+    Function<String, OptionalInt> logic = MindClusterAgent.logicOfDevice(List.of(
+        new Npu("U0", 0, 4, 0, 0, "910B3", 1L << 30, 20, 7, DeviceHealth.HEALTHY, -1),
+        new Npu("U1", 1, 5, 1, 0, "910B3", 1L << 30, 20, 7, DeviceHealth.HEALTHY, -1)));
+    assertThat(logic.apply("Ascend910-5")).hasValue(1);
+    assertThat(logic.apply("Ascend910-12c.3cpu.32g-100-4")).hasValue(0);
+    assertThat(logic.apply("Ascend310P-1c-400-5_0")).hasValue(1);
+    assertThat(logic.apply("Ascend910-7")).isEmpty();
+    assertThat(logic.apply("npu-core-x")).isEmpty();
   }
 }
