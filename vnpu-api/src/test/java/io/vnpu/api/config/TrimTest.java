@@ -1,5 +1,6 @@
 package io.vnpu.api.config;
 
+import io.vnpu.api.testing.HamiFixtures;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -14,8 +14,8 @@ import java.util.regex.Pattern;
  * @param deviceProfile   device profile; only {@code npu} (whole NPUs) exists; the CDI class
  * @param registrarDir    the kubelet's plugin registration directory
  * @param pluginsDir      parent of the plugin's data directory {@code <pluginsDir>/<driverName>}
- * @param enableHardVnpu  publish 910B chips as shareable by {@code memCapacity} (issue 15; refused
- *                        for now)
+ * @param enableHardVnpu  publish 910B chips as shareable by {@code memCapacity} and create a
+ *                        template vNPU per shared allocation at prepare
  * @param healthcheckPort gRPC liveness port: negative off, 0 random, positive fixed
  * @param devRoot         host directory of the NPU device nodes ({@code /dev}; the simulator's
  *                        device directory under {@code --simulate})
@@ -52,10 +52,6 @@ public record DraOptions(String nodeName, String driverName, Path cdiRoot, Strin
     if (!PROFILE_NPU.equals(deviceProfile)) {
       throw new IllegalArgumentException("--device-profile = " + deviceProfile
           + ": unknown profile (known: " + PROFILE_NPU + ")");
-    }
-    if (enableHardVnpu) {
-      throw new IllegalArgumentException("--enable-hard-vnpu: hard vNPU by memCapacity is not"
-          + " implemented in this version; run without it (whole NPUs)");
     }
     if (healthcheckPort > 65535) {
       throw new IllegalArgumentException("--healthcheck-port = " + healthcheckPort

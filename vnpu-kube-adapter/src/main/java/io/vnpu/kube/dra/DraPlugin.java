@@ -1,7 +1,11 @@
 package io.vnpu.kube.dra;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vnpu.api.config.DeviceConfig;
 import io.vnpu.api.spi.DeviceManager;
+import io.vnpu.kube.dra.vnpu.DiscoveredVnpuDriver;
+import io.vnpu.kube.dra.vnpu.HardVnpuChips;
+import java.util.List;
 import io.vnpu.kube.dra.cdi.AscendHostLayout;
 import io.vnpu.kube.dra.cdi.CdiKind;
 import io.vnpu.kube.dra.cdi.CdiSpecWriter;
@@ -49,6 +53,7 @@ public final class DraPlugin implements AutoCloseable {
   private final NpuDiscovery discovery;
   private final ResourceSlicePublisher publisher;
   private final NpuSliceDevices sliceDevices;
+  private final HardVnpuChips hardVnpu;
   private final PluginSockets sockets;
   private final CdiKind cdiKind;
   private final KubernetesClient client;
@@ -66,6 +71,15 @@ public final class DraPlugin implements AutoCloseable {
    */
   public DraPlugin(DraOptions options, KubernetesClient client, Callable<DeviceManager> opener,
       NpuDeviceFacts facts, String bootId, Clock clock) {
+    this(options, client, opener, facts, bootId, clock, new DeviceConfig(false, List.of()));
+  }
+
+  /**
+   * @param deviceConfig chip models and their vNPU templates (HAMi {@code device-config.yaml}),
+   *                     used with {@link DraOptions#enableHardVnpu()}
+   */
+  public DraPlugin(DraOptions options, KubernetesClient client, Callable<DeviceManager> opener,
+      NpuDeviceFacts facts, String bootId, Clock clock, DeviceConfig deviceConfig) {
     this.options = Objects.requireNonNull(options, "options");
     this.client = Objects.requireNonNull(client, "client");
     this.bootId = Objects.requireNonNull(bootId, "bootId");
@@ -77,7 +91,8 @@ public final class DraPlugin implements AutoCloseable {
         Duration.ofSeconds(30), Duration.ofSeconds(60));
     this.publisher = new ResourceSlicePublisher(client, options.driverName(), options.nodeName(),
         options.resync(), Duration.ofSeconds(1));
-    this.sliceDevices = new NpuSliceDevices(facts);
+    this.hardVnpu = new HardVnpuChips(options.enableHardVnpu(), deviceConfig);
+    this.sliceDevices = new NpuSliceDevices(facts, hardVnpu);
   }
 
   /**
@@ -97,8 +112,8 @@ public final class DraPlugin implements AutoCloseable {
     state = DeviceState.open(
         new CheckpointStore(sockets.dataDir().resolve(CheckpointStore.FILE_NAME), clock), cdi,
         new ClaimSpecBuilder(cdiKind, host),
-        new ClaimPlanner(options.driverName(), options.nodeName(), cdiKind), inventory,
-        options.nodeName(), bootId, Duration.ofSeconds(30));
+        new ClaimPlanner(options.driverName(), options.nodeName(), cdiKind, hardVnpu), inventory,
+        options.nodeName(), bootId, Duration.ofSeconds(30), new DiscoveredVnpuDriver(discovery));
     server = new KubeletPluginServer(sockets, options.driverName(),
         new NpuDriver(new ClaimFetcher(client), state), Duration.ofSeconds(1));
     server.start();

@@ -10,7 +10,7 @@ import io.vnpu.kube.deviceplugin.PluginState;
 import io.vnpu.kube.deviceplugin.RestartPolicy;
 import io.vnpu.kube.deviceplugin.v1beta1.Device;
 import io.vnpu.kube.deviceplugin.v1beta1.RegisterRequest;
-import io.vnpu.kube.testing.HamiFixtures;
+import io.vnpu.api.testing.HamiFixtures;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -2,7 +2,7 @@ package io.vnpu.kube.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.vnpu.kube.testing.HamiFixtures;
+import io.vnpu.api.testing.HamiFixtures;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;

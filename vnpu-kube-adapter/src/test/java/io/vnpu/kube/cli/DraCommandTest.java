@@ -40,8 +40,9 @@ class DraCommandTest {
         + " (known: npu)");
 
     r = run("dra", "--node-name", "n1", "--enable-hard-vnpu");
-    assertThat(r.err().strip()).startsWith("vnpu dra: --enable-hard-vnpu: hard vNPU by"
-        + " memCapacity is not implemented in this version");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err().strip()).isEqualTo("vnpu dra: --enable-hard-vnpu: needs --device-config"
+        + " (the vNPU templates of each chip)");
 
     String longDir = "/var/lib/kubelet/" + "p".repeat(90);
     r = run("dra", "--node-name", "n1", "--kubelet-plugins-directory-path", longDir);

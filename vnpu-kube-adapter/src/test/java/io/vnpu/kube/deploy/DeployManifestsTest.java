@@ -22,7 +22,7 @@ import io.vnpu.api.config.DeviceConfig;
 import io.vnpu.api.config.DeviceConfigLoader;
 import io.vnpu.api.config.NodeConfig;
 import io.vnpu.api.config.NodeConfigLoader;
-import io.vnpu.kube.testing.HamiFixtures;
+import io.vnpu.api.testing.HamiFixtures;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;

@@ -29,7 +29,7 @@ import io.vnpu.kube.dra.DraOptions;
 import io.vnpu.kube.dra.app.DraFlags;
 import io.vnpu.kube.metrics.CompatNames;
 import io.vnpu.kube.mindcluster.config.MindClusterFlags;
-import io.vnpu.kube.testing.HamiFixtures;
+import io.vnpu.api.testing.HamiFixtures;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

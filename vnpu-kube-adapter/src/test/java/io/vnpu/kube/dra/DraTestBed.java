@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vnpu.api.config.DeviceConfig;
 import io.vnpu.kube.dra.devices.NpuDeviceFacts;
 import io.vnpu.kube.testing.MutableDeviceManager;
 import java.io.IOException;
@@ -33,6 +34,9 @@ final class DraTestBed {
   final KubernetesClient client;
   final MutableDeviceManager dcmi = new MutableDeviceManager(MutableDeviceManager.eight910b3());
   String bootId = "boot-1";
+  /** {@code --enable-hard-vnpu} and the templates it reads. */
+  boolean hardVnpu;
+  DeviceConfig deviceConfig = new DeviceConfig(false, List.of());
 
   DraTestBed(Path root, KubernetesClient client) throws IOException {
     this.root = root;
@@ -58,14 +62,14 @@ final class DraTestBed {
   int healthcheckPort = -1;
 
   DraOptions options() {
-    return new DraOptions(NODE, DRIVER, cdi, "npu", registrar, plugins, false, healthcheckPort,
+    return new DraOptions(NODE, DRIVER, cdi, "npu", registrar, plugins, hardVnpu, healthcheckPort,
         dev, mounts, Duration.ofMillis(300));
   }
 
   DraPlugin plugin() {
     return new DraPlugin(options(), client, () -> dcmi,
         npu -> Optional.of(String.format("0000:%02x:00.0", 0xc1 + npu.phyId())), bootId,
-        Clock.systemUTC());
+        Clock.systemUTC(), deviceConfig);
   }
 
   DraPlugin startedPlugin() throws IOException {

@@ -13,7 +13,7 @@ import io.vnpu.api.config.NodeConfigLoader;
 import io.vnpu.kube.agent.AgentEnvironment;
 import io.vnpu.kube.agent.NodeAgentOptions;
 import io.vnpu.kube.resource.PluginDevice;
-import io.vnpu.kube.testing.HamiFixtures;
+import io.vnpu.api.testing.HamiFixtures;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

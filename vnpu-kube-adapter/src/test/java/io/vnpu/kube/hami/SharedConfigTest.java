@@ -9,7 +9,7 @@ import io.vnpu.api.config.NodeConfigLoader;
 import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
 import io.vnpu.kube.hami.config.VDeviceCount;
-import io.vnpu.kube.testing.HamiFixtures;
+import io.vnpu.api.testing.HamiFixtures;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 

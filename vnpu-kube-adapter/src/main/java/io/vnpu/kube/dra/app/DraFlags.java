@@ -45,8 +45,14 @@ public final class DraFlags {
 
   @Option(names = "--enable-hard-vnpu", defaultValue = "${env:ENABLE_HARD_VNPU:-false}",
       fallbackValue = "true", arity = "0..1", paramLabel = "BOOL",
-      description = "Hard vNPU by memCapacity (env ENABLE_HARD_VNPU); not in this version.")
+      description = "Hard vNPU by memCapacity on 910B chips (env ENABLE_HARD_VNPU): shared"
+          + " allocations get a template vNPU created at prepare; needs --device-config.")
   boolean enableHardVnpu;
+
+  @Option(names = "--device-config", defaultValue = "${env:DEVICE_CONFIG}", paramLabel = "FILE",
+      description = "HAMi device-config.yaml (or its ConfigMap) with the vNPU templates per chip"
+          + " (env DEVICE_CONFIG); read with --enable-hard-vnpu.")
+  Path deviceConfig;
 
   @Option(names = "--healthcheck-port", defaultValue = "${env:HEALTHCHECK_PORT:--1}",
       paramLabel = "PORT", description = "gRPC liveness port: -1 off, 0 random, >0 fixed (env"
@@ -65,6 +71,11 @@ public final class DraFlags {
       description = "Run on the bundled simulated node (profile, default 910B3x8): device nodes"
           + " are stand-in files under the simulator's directory. Never simulates unless given.")
   String simulate;
+
+  /** The device-config.yaml file, if given. */
+  public Optional<Path> deviceConfig() {
+    return Optional.ofNullable(deviceConfig);
+  }
 
   /** The kubeconfig file, if given. */
   public Optional<Path> kubeconfig() {

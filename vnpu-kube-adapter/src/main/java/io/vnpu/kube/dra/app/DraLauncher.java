@@ -3,6 +3,9 @@ package io.vnpu.kube.dra.app;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.vnpu.api.config.ConfigException;
+import io.vnpu.api.config.DeviceConfig;
+import io.vnpu.api.config.DeviceConfigLoader;
 import io.vnpu.api.model.Npu;
 import io.vnpu.api.spi.DeviceManager;
 import io.vnpu.dcmi.DcmiDeviceManager;
@@ -58,10 +61,19 @@ public final class DraLauncher {
     DcmiNodeSelector.Selection selection;
     Optional<DcmiNodeSelector.OpenNode> simulated = Optional.empty();
     DraOptions options;
+    DeviceConfig deviceConfig = new DeviceConfig(false, List.of());
     try {
       // flags first: a usage error is reported as such, before any driver is looked for
       options = flags.toOptions(devRoot, mountRoot);
       PluginSockets.of(options.driverName(), options.registrarDir(), options.pluginsDir());
+      if (flags.enableHardVnpu && flags.deviceConfig().isEmpty()) {
+        throw new IllegalArgumentException("--enable-hard-vnpu: needs --device-config (the vNPU"
+            + " templates of each chip)");
+      }
+      if (flags.enableHardVnpu) {
+        deviceConfig = new DeviceConfigLoader(w -> log.warn("{}", w))
+            .load(flags.deviceConfig().get()).value();
+      }
       selection = selector.select(flags.dcmiLibrary(), flags.simulate(),
           DcmiNodeSelector.Fallback.NONE);
       if (selection.simulated()) {
@@ -73,7 +85,7 @@ public final class DraLauncher {
       }
       options = flags.toOptions(devRoot, mountRoot);
       PluginSockets.of(options.driverName(), options.registrarDir(), options.pluginsDir());
-    } catch (IllegalArgumentException e) {
+    } catch (IllegalArgumentException | ConfigException e) {
       say(command + ": " + e.getMessage());
       simulated.ifPresent(DcmiNodeSelector.OpenNode::close);
       return EXIT_USAGE;
@@ -98,7 +110,7 @@ public final class DraLauncher {
           : selector.open(selection, Optional.empty(), log::info).deviceManager();
       dcmi.set(m);
       return (DeviceManager) m;
-    }, facts, BootId.read(BootId.PROC_FILE), Clock.systemUTC());
+    }, facts, BootId.read(BootId.PROC_FILE), Clock.systemUTC(), deviceConfig);
     if (simNode.isPresent()) {
       Path dev = devRoot;
       plugin.inventory().addListener(npus -> standInNodes(dev, npus.values()));

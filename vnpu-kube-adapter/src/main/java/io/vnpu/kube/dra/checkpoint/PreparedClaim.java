@@ -32,6 +32,11 @@ public record PreparedClaim(String uid, String namespace, String name, ClaimStat
     return new PreparedClaim(uid, namespace, name, next, devices, rebuilt);
   }
 
+  /** The same claim with other devices. */
+  public PreparedClaim withDevices(List<PreparedDevice> next) {
+    return new PreparedClaim(uid, namespace, name, state, next, rebuilt);
+  }
+
   /** Whether a repeated prepare may answer from this entry as it is. */
   public boolean replayable() {
     return state == ClaimState.PrepareCompleted && !rebuilt;

@@ -2,6 +2,7 @@ package io.vnpu.kube.dra.checkpoint;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.vnpu.kube.dra.vnpu.VnpuRecord;
 import java.util.List;
 import java.util.Objects;
 
@@ -18,15 +19,29 @@ import java.util.Objects;
  * @param physicalId   the NPU's phy ID ({@code /dev/davinci<phy>})
  * @param adminAccess  allocation result {@code adminAccess}
  * @param cdiDeviceIds the fully qualified CDI IDs returned to the kubelet
+ * @param vnpu         the hard vNPU created for this (device, shareID), null for a whole NPU
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record PreparedDevice(List<String> requestNames, String poolName, String deviceName,
-    String shareId, int physicalId, boolean adminAccess, List<String> cdiDeviceIds) {
+    String shareId, int physicalId, boolean adminAccess, List<String> cdiDeviceIds,
+    VnpuRecord vnpu) {
   public PreparedDevice {
     requestNames = requestNames == null ? List.of() : List.copyOf(requestNames);
     Objects.requireNonNull(poolName, "poolName");
     Objects.requireNonNull(deviceName, "deviceName");
     cdiDeviceIds = cdiDeviceIds == null ? List.of() : List.copyOf(cdiDeviceIds);
+  }
+
+  /** A whole-NPU (or share without vNPU) device. */
+  public PreparedDevice(List<String> requestNames, String poolName, String deviceName,
+      String shareId, int physicalId, boolean adminAccess, List<String> cdiDeviceIds) {
+    this(requestNames, poolName, deviceName, shareId, physicalId, adminAccess, cdiDeviceIds, null);
+  }
+
+  /** The same device holding {@code next}. */
+  public PreparedDevice withVnpu(VnpuRecord next) {
+    return new PreparedDevice(requestNames, poolName, deviceName, shareId, physicalId, adminAccess,
+        cdiDeviceIds, next);
   }
 }

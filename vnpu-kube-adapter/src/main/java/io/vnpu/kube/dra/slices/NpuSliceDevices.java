@@ -6,7 +6,13 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttributeBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacityBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.CapacityRequestPolicyBuilder;
+import io.vnpu.api.config.ChipConfig;
 import io.vnpu.api.model.Npu;
+import io.vnpu.api.model.Units;
+import io.vnpu.kube.dra.vnpu.HardVnpuChips;
+import java.util.Optional;
+import java.util.TreeSet;
 import io.vnpu.kube.dra.devices.NpuDeviceFacts;
 import io.vnpu.kube.dra.devices.NpuDeviceNames;
 import java.util.ArrayList;
@@ -39,9 +45,22 @@ public final class NpuSliceDevices {
   public static final String MEM_CAPACITY = "memCapacity";
 
   private final NpuDeviceFacts facts;
+  private final HardVnpuChips hardVnpu;
 
   public NpuSliceDevices(NpuDeviceFacts facts) {
+    this(facts, HardVnpuChips.OFF);
+  }
+
+  /**
+   * @param hardVnpu chips offered as hard vNPUs: such a device is published with
+   *                 {@code allowMultipleAllocations: true} and a {@code memCapacity}
+   *                 {@code requestPolicy} whose {@code validValues} are the chip's template sizes
+   *                 plus the whole chip, default the whole chip (a claim naming no capacity gets
+   *                 the chip; the scheduler rounds a request up to the next valid value)
+   */
+  public NpuSliceDevices(NpuDeviceFacts facts, HardVnpuChips hardVnpu) {
     this.facts = Objects.requireNonNull(facts, "facts");
+    this.hardVnpu = Objects.requireNonNull(hardVnpu, "hardVnpu");
   }
 
   /** Devices for {@code npus}, ordered by phy ID. */
@@ -67,12 +86,26 @@ public final class NpuSliceDevices {
     attrs.put(AI_CORE, new DeviceAttributeBuilder().withInt((long) npu.aiCores()).build());
     facts.pciBusId(npu).ifPresent(b ->
         attrs.put(PCI_BUS_ID, new DeviceAttributeBuilder().withString(b).build()));
-    return new DeviceBuilder()
+    DeviceCapacityBuilder mem = new DeviceCapacityBuilder().withValue(quantity(npu.hbmBytes()));
+    Optional<ChipConfig> chip = hardVnpu.templatesFor(npu);
+    chip.ifPresent(c -> {
+      TreeSet<Long> sizes = new TreeSet<>();
+      c.templates().forEach(t -> sizes.add(t.memoryMib() * Units.MIB));
+      sizes.removeIf(b -> b > npu.hbmBytes());
+      sizes.add(npu.hbmBytes());
+      List<Quantity> valid = new ArrayList<>();
+      sizes.forEach(b -> valid.add(quantity(b)));
+      mem.withRequestPolicy(new CapacityRequestPolicyBuilder()
+          .withDefault(quantity(npu.hbmBytes())).withValidValues(valid).build());
+    });
+    DeviceBuilder b = new DeviceBuilder()
         .withName(NpuDeviceNames.of(npu.phyId()))
         .withAttributes(attrs)
-        .withCapacity(Map.of(MEM_CAPACITY,
-            new DeviceCapacityBuilder().withValue(quantity(npu.hbmBytes())).build()))
-        .build();
+        .withCapacity(Map.of(MEM_CAPACITY, mem.build()));
+    if (chip.isPresent()) {
+      b.withAllowMultipleAllocations(true);
+    }
+    return b.build();
   }
 
   /** Bytes as a Kubernetes quantity with the largest exact binary suffix. */

@@ -4,7 +4,14 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationConfiguration
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.vnpu.api.config.ChipConfig;
+import io.vnpu.api.config.TemplateChoice;
 import io.vnpu.api.model.Npu;
+import io.vnpu.api.model.Units;
+import io.vnpu.kube.dra.slices.NpuSliceDevices;
+import io.vnpu.kube.dra.vnpu.HardVnpuChips;
+import io.vnpu.kube.dra.vnpu.VnpuRecord;
 import io.vnpu.kube.dra.cdi.CdiKind;
 import io.vnpu.kube.dra.checkpoint.ClaimState;
 import io.vnpu.kube.dra.checkpoint.PreparedClaim;
@@ -31,11 +38,21 @@ public final class ClaimPlanner {
   private final String driverName;
   private final String poolName;
   private final CdiKind cdiKind;
+  private final HardVnpuChips hardVnpu;
 
   public ClaimPlanner(String driverName, String poolName, CdiKind cdiKind) {
+    this(driverName, poolName, cdiKind, HardVnpuChips.OFF);
+  }
+
+  /**
+   * @param hardVnpu which chips are split into hard vNPUs by {@code memCapacity}
+   */
+  public ClaimPlanner(String driverName, String poolName, CdiKind cdiKind,
+      HardVnpuChips hardVnpu) {
     this.driverName = Objects.requireNonNull(driverName, "driverName");
     this.poolName = Objects.requireNonNull(poolName, "poolName");
     this.cdiKind = Objects.requireNonNull(cdiKind, "cdiKind");
+    this.hardVnpu = Objects.requireNonNull(hardVnpu, "hardVnpu");
   }
 
   /**
@@ -79,13 +96,52 @@ public final class ClaimPlanner {
         }
         String shareId = r.getShareID();
         String cdiName = uid + "-" + r.getDevice() + (shareId == null ? "" : "-" + shareId);
+        VnpuRecord vnpu = null;
+        java.util.Optional<ChipConfig> chip =
+            shareId == null ? java.util.Optional.empty() : hardVnpu.templatesFor(npu);
+        if (chip.isPresent()) {
+          vnpu = vnpuFor(where, i, r, npu, chip.get()).orElse(null);
+        }
         out.add(new PreparedDevice(List.of(requestName(r.getRequest())), r.getPool(),
             r.getDevice(), shareId, npu.phyId(), Boolean.TRUE.equals(r.getAdminAccess()),
-            List.of(cdiKind.qualify(cdiName))));
+            List.of(cdiKind.qualify(cdiName)), vnpu));
       }
     }
     return new PreparedClaim(uid, claim.getMetadata().getNamespace(),
         claim.getMetadata().getName(), ClaimState.PrepareStarted, out, false);
+  }
+
+  /**
+   * The vNPU a shared result of a hard-split chip needs: {@code consumedCapacity.memCapacity}
+   * (bytes, rounded up to MiB) trimmed with {@link ChipConfig#trim}, the rule the HAMi plugin
+   * uses. No consumed capacity, or a template-less fit (the chip's full size), is the whole chip.
+   */
+  private java.util.Optional<VnpuRecord> vnpuFor(String where, int i,
+      DeviceRequestAllocationResult r, Npu npu, ChipConfig chip) throws PlanException {
+    Map<String, Quantity> consumed = r.getConsumedCapacity();
+    Quantity q = consumed == null ? null : consumed.get(NpuSliceDevices.MEM_CAPACITY);
+    if (q == null) {
+      return java.util.Optional.empty();
+    }
+    long bytes;
+    try {
+      bytes = Quantity.getAmountInBytes(q).longValueExact();
+    } catch (RuntimeException e) {
+      throw new PlanException(where + ": status.allocation.devices.results[" + i
+          + "].consumedCapacity.memCapacity = " + q + ": not a byte quantity");
+    }
+    long mib = Math.max(1, (bytes + Units.MIB - 1) / Units.MIB);
+    TemplateChoice choice = chip.trim(mib);
+    if (choice instanceof TemplateChoice.Template t) {
+      return java.util.Optional.of(new VnpuRecord(npu.logicId(), t.templateName(),
+          t.memoryMib(), null));
+    }
+    if (choice instanceof TemplateChoice.WholeCard) {
+      return java.util.Optional.empty();
+    }
+    throw new PlanException(where + ": status.allocation.devices.results[" + i
+        + "].consumedCapacity.memCapacity = " + q + ": more than chip " + npu.chipName()
+        + " holds (" + chip.memoryCapacityMib() + " MiB)");
   }
 
   /** {@code main/sub} → {@code main}: the kubelet matches container requests by the main name. */

@@ -68,6 +68,10 @@ public final class ClaimSpecBuilder {
     }
     List<CdiDevice> devices = new ArrayList<>();
     for (PreparedDevice d : claim.devices()) {
+      if (d.vnpu() != null && d.vnpu().vnpuId() != null) {
+        devices.add(vnpuDevice(d));
+        continue;
+      }
       TreeSet<Integer> visible = new TreeSet<>();
       d.requestNames().forEach(r -> visible.addAll(phyByRequest.get(r)));
       if (visible.isEmpty()) {
@@ -86,6 +90,23 @@ public final class ClaimSpecBuilder {
     CdiContainerEdits specEdits = cdi.of(new ContainerEdits(
         Map.of("NPU_DRA_CLAIM_UID", claim.uid()), host.driverMounts(), common));
     return java.util.Optional.of(new CdiSpec("0.3.0", kind.kind(), devices, specEdits));
+  }
+
+  /**
+   * A hard vNPU: host node {@code /dev/vdavinci<vnpuId>} injected as {@code /dev/davinci<vnpuId>}
+   * (as Ascend's own CDI code does), {@code ASCEND_VISIBLE_DEVICES=<vnpuId>}, and
+   * {@code ASCEND_VNPU_TEMPLATE=<template>} for the workload's information. Not
+   * {@code ASCEND_VNPU_SPECS}: that asks the Ascend runtime to create a second vNPU.
+   */
+  private CdiDevice vnpuDevice(PreparedDevice d) throws IOException {
+    int id = d.vnpu().vnpuId();
+    DeviceNode vdavinci = host.node("/dev/vdavinci" + id);
+    Map<String, String> env = new java.util.LinkedHashMap<>();
+    env.put("ASCEND_VISIBLE_DEVICES", String.valueOf(id));
+    env.put("ASCEND_VNPU_TEMPLATE", d.vnpu().template());
+    return new CdiDevice(cdiName(d), cdi.of(new ContainerEdits(env, List.of(),
+        List.of(new DeviceNode("/dev/davinci" + id, vdavinci.hostPath(),
+            vdavinci.permissions())))));
   }
 
   private String cdiName(PreparedDevice d) {

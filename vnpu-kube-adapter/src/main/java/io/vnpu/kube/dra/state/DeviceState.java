@@ -10,7 +10,11 @@ import io.vnpu.kube.dra.checkpoint.CheckpointStore;
 import io.vnpu.kube.dra.checkpoint.ClaimState;
 import io.vnpu.kube.dra.checkpoint.PreparedClaim;
 import io.vnpu.kube.dra.checkpoint.PreparedDevice;
+import io.vnpu.api.model.Vnpu;
+import io.vnpu.api.spi.DeviceException;
 import io.vnpu.kube.dra.claims.ClaimRef;
+import io.vnpu.kube.dra.vnpu.VnpuDriver;
+import io.vnpu.kube.dra.vnpu.VnpuRecord;
 import io.vnpu.kube.dra.devices.NpuDeviceNames;
 import io.vnpu.kube.dra.devices.NpuInventory;
 import java.io.IOException;
@@ -48,6 +52,24 @@ public final class DeviceState {
 
   private static final Logger log = LoggerFactory.getLogger(DeviceState.class);
 
+  /** For a plugin that never plans vNPUs: any call is refused. */
+  private static final VnpuDriver NO_VNPUS = new VnpuDriver() {
+    @Override
+    public Vnpu create(int logicId, String template) {
+      throw new DeviceException("hard vNPU is not enabled on this plugin");
+    }
+
+    @Override
+    public void destroy(int logicId, int vnpuId) {
+      throw new DeviceException("hard vNPU is not enabled on this plugin");
+    }
+
+    @Override
+    public List<Vnpu> list(int logicId) {
+      return List.of();
+    }
+  };
+
   private final CheckpointStore store;
   private final CdiSpecWriter cdi;
   private final ClaimSpecBuilder specs;
@@ -55,12 +77,15 @@ public final class DeviceState {
   private final NpuInventory inventory;
   private final String poolName;
   private final Duration lockTimeout;
+  private final VnpuDriver vnpus;
   private final ReentrantLock lock = new ReentrantLock();
 
   private Checkpoint checkpoint; // guarded by lock
 
   private DeviceState(CheckpointStore store, CdiSpecWriter cdi, ClaimSpecBuilder specs,
-      ClaimPlanner planner, NpuInventory inventory, String poolName, Duration lockTimeout) {
+      ClaimPlanner planner, NpuInventory inventory, String poolName, Duration lockTimeout,
+      VnpuDriver vnpus) {
+    this.vnpus = vnpus;
     this.store = store;
     this.cdi = cdi;
     this.specs = specs;
@@ -79,9 +104,21 @@ public final class DeviceState {
   public static DeviceState open(CheckpointStore store, CdiSpecWriter cdi, ClaimSpecBuilder specs,
       ClaimPlanner planner, NpuInventory inventory, String poolName, String bootId,
       Duration lockTimeout) throws IOException {
+    return open(store, cdi, specs, planner, inventory, poolName, bootId, lockTimeout, NO_VNPUS);
+  }
+
+  /**
+   * As {@link #open(CheckpointStore, CdiSpecWriter, ClaimSpecBuilder, ClaimPlanner,
+   * NpuInventory, String, String, Duration)}, with the DCMI calls that create and destroy the
+   * hard vNPUs the planner asks for.
+   */
+  public static DeviceState open(CheckpointStore store, CdiSpecWriter cdi, ClaimSpecBuilder specs,
+      ClaimPlanner planner, NpuInventory inventory, String poolName, String bootId,
+      Duration lockTimeout, VnpuDriver vnpus) throws IOException {
     DeviceState s = new DeviceState(Objects.requireNonNull(store), Objects.requireNonNull(cdi),
         Objects.requireNonNull(specs), Objects.requireNonNull(planner),
-        Objects.requireNonNull(inventory), Objects.requireNonNull(poolName), lockTimeout);
+        Objects.requireNonNull(inventory), Objects.requireNonNull(poolName), lockTimeout,
+        Objects.requireNonNull(vnpus, "vnpus"));
     s.recover(bootId);
     return s;
   }
@@ -124,6 +161,13 @@ public final class DeviceState {
       }
       if (createsNodeState(plan)) {
         save(checkpoint.with(plan));
+        try {
+          plan = createVnpus(plan);
+        } catch (DeviceException e) {
+          rollBack(checkpoint.preparedClaims().get(uid));
+          return PrepareOutcome.failed("ResourceClaim " + plan.namespace() + "/" + plan.name()
+              + ": creating the vNPU failed: " + e.getMessage());
+        }
       }
       try {
         writeSpec(plan);
@@ -155,7 +199,11 @@ public final class DeviceState {
         cdi.delete(ref.uid());
         return "";
       }
-      rollBack(existing);
+      String refused = destroyVnpus(existing);
+      if (!refused.isEmpty()) {
+        return "unprepare of ResourceClaim " + ref + " failed: " + refused;
+      }
+      rollBack(checkpoint.preparedClaims().get(ref.uid()));
       log.info("unprepared ResourceClaim {}", ref);
       return "";
     } catch (IOException | StateUnavailableException e) {
@@ -181,6 +229,21 @@ public final class DeviceState {
   }
 
   private void checkConflicts(PreparedClaim plan) throws PlanException {
+    java.util.Map<String, Long> mine = new java.util.HashMap<>();
+    for (PreparedDevice d : plan.devices()) {
+      if (d.vnpu() == null || d.adminAccess()) {
+        continue;
+      }
+      long chipMib = inventory.find(d.deviceName()).map(n -> n.hbmMib()).orElse(0L);
+      long want = mine.merge(d.deviceName(), d.vnpu().memoryMib(), Long::sum);
+      long used = sharedMib(d.deviceName(), plan.uid(), chipMib);
+      if (used + want > chipMib) {
+        throw new PlanException("ResourceClaim " + plan.namespace() + "/" + plan.name()
+            + ": device " + d.deviceName() + " share " + d.shareId() + ": vNPU template "
+            + d.vnpu().template() + " (" + d.vnpu().memoryMib() + " MiB) does not fit: "
+            + used + " of " + chipMib + " MiB already held by prepared claims");
+      }
+    }
     for (PreparedDevice d : plan.devices()) {
       if (d.adminAccess() || d.shareId() != null) {
         continue;
@@ -208,7 +271,80 @@ public final class DeviceState {
    * one checkpoint fsync per prepare. Issue 15: a vNPU or quota region is recorded here.
    */
   private static boolean createsNodeState(PreparedClaim plan) {
-    return false;
+    return plan.devices().stream().anyMatch(d -> d.vnpu() != null);
+  }
+
+  /**
+   * Creates the plan's vNPUs one by one, recording each vNPU ID in the checkpoint as soon as DCMI
+   * returns it, so a crash leaves at most the one being created unrecorded (found again at start
+   * by its template, see {@link #recover}).
+   */
+  private PreparedClaim createVnpus(PreparedClaim plan) throws StateUnavailableException {
+    List<PreparedDevice> devices = new ArrayList<>(plan.devices());
+    for (int i = 0; i < devices.size(); i++) {
+      PreparedDevice d = devices.get(i);
+      if (d.vnpu() == null || d.vnpu().vnpuId() != null) {
+        continue;
+      }
+      Vnpu v = vnpus.create(d.vnpu().logicId(), d.vnpu().template());
+      devices.set(i, d.withVnpu(d.vnpu().created(v.vnpuId())));
+      plan = plan.withDevices(devices);
+      save(checkpoint.with(plan));
+      log.info("created vNPU {} ({}) on {} for ResourceClaim {}/{} share {}", v.vnpuId(),
+          d.vnpu().template(), d.deviceName(), plan.namespace(), plan.name(), d.shareId());
+    }
+    return plan;
+  }
+
+  /**
+   * Destroys the vNPUs an entry holds, recording each destruction; the first DCMI refusal
+   * (e.g. still in use by a container) stops and is returned, the entry keeping what is left.
+   *
+   * @return empty when every vNPU is gone, else the error
+   */
+  private String destroyVnpus(PreparedClaim entry) throws StateUnavailableException {
+    List<PreparedDevice> devices = new ArrayList<>(entry.devices());
+    String error = "";
+    for (int i = 0; i < devices.size(); i++) {
+      PreparedDevice d = devices.get(i);
+      if (d.vnpu() == null || d.vnpu().vnpuId() == null) {
+        continue;
+      }
+      try {
+        vnpus.destroy(d.vnpu().logicId(), d.vnpu().vnpuId());
+        log.info("destroyed vNPU {} on {} (ResourceClaim uid {})", d.vnpu().vnpuId(),
+            d.deviceName(), entry.uid());
+        devices.set(i, d.withVnpu(new VnpuRecord(d.vnpu().logicId(), d.vnpu().template(),
+            d.vnpu().memoryMib(), null)));
+      } catch (DeviceException e) {
+        error = "destroying vNPU " + d.vnpu().vnpuId() + " on " + d.deviceName() + ": "
+            + e.getMessage();
+        break;
+      }
+    }
+    if (checkpoint.preparedClaims().containsKey(entry.uid())) {
+      save(checkpoint.with(entry.withDevices(devices)));
+    }
+    return error;
+  }
+
+  /**
+   * The memory (MiB) of chip {@code deviceName} that prepared claims other than {@code uid}
+   * hold through shares: a vNPU's template memory, a share without vNPU the whole chip.
+   */
+  private long sharedMib(String deviceName, String uid, long chipMib) {
+    long used = 0;
+    for (PreparedClaim other : checkpoint.preparedClaims().values()) {
+      if (other.uid().equals(uid)) {
+        continue;
+      }
+      for (PreparedDevice o : other.devices()) {
+        if (o.deviceName().equals(deviceName) && !o.adminAccess() && o.shareId() != null) {
+          used += o.vnpu() != null ? o.vnpu().memoryMib() : chipMib;
+        }
+      }
+    }
+    return used;
   }
 
   private void writeSpec(PreparedClaim plan) throws IOException {
@@ -220,6 +356,14 @@ public final class DeviceState {
 
   /** Undoes what an entry recorded (issue 15: destroy its vNPU) and forgets it. */
   private void rollBack(PreparedClaim entry) throws StateUnavailableException {
+    if (entry == null) {
+      return;
+    }
+    String refused = destroyVnpus(entry);
+    if (!refused.isEmpty()) {
+      log.warn("rolling back ResourceClaim uid {}: {}; the vNPU is left on the chip",
+          entry.uid(), refused);
+    }
     try {
       cdi.delete(entry.uid());
     } catch (IOException e) {
@@ -270,6 +414,7 @@ public final class DeviceState {
       if (c.state() == ClaimState.PrepareStarted) {
         log.info("rolling back half-prepared ResourceClaim {}/{} (uid {})", c.namespace(),
             c.name(), c.uid());
+        releaseHalfPrepared(c);
         try {
           cdi.delete(c.uid());
         } catch (IOException e) {
@@ -301,6 +446,49 @@ public final class DeviceState {
       }
     }
     store.save(checkpoint);
+  }
+
+  /**
+   * Destroys the vNPUs of a half-prepared entry: recorded ones by ID, and for a device whose
+   * creation was not recorded, a vNPU of its template on its chip that no other entry holds and
+   * no container uses (the one a crash left between DCMI's answer and the checkpoint write).
+   * Lenient: DCMI problems are logged.
+   */
+  private void releaseHalfPrepared(PreparedClaim c) {
+    for (PreparedDevice d : c.devices()) {
+      VnpuRecord v = d.vnpu();
+      if (v == null) {
+        continue;
+      }
+      try {
+        if (v.vnpuId() != null) {
+          vnpus.destroy(v.logicId(), v.vnpuId());
+          log.info("destroyed vNPU {} of half-prepared ResourceClaim uid {}", v.vnpuId(),
+              c.uid());
+          continue;
+        }
+        java.util.Set<Integer> held = new java.util.HashSet<>();
+        for (PreparedClaim o : checkpoint.preparedClaims().values()) {
+          for (PreparedDevice od : o.devices()) {
+            if (od.vnpu() != null && od.vnpu().vnpuId() != null) {
+              held.add(od.vnpu().vnpuId());
+            }
+          }
+        }
+        for (Vnpu found : vnpus.list(v.logicId())) {
+          if (found.templateName().equals(v.template()) && !found.inUse()
+              && !held.contains(found.vnpuId())) {
+            vnpus.destroy(v.logicId(), found.vnpuId());
+            log.info("destroyed unrecorded vNPU {} ({}) of half-prepared ResourceClaim uid {}",
+                found.vnpuId(), v.template(), c.uid());
+            break;
+          }
+        }
+      } catch (DeviceException e) {
+        log.warn("releasing the vNPU of half-prepared ResourceClaim uid {} on {}: {}", c.uid(),
+            d.deviceName(), e.getMessage());
+      }
+    }
   }
 
   private Checkpoint rebuildFromCdi(String bootId) throws IOException {

@@ -45,7 +45,7 @@ class ReadmeEmbeddingIT {
     for (String e : full.split(File.pathSeparator)) {
       String name = Path.of(e).toString().replace(File.separatorChar, '/');
       boolean module = name.matches(".*/vnpu-(api|dcmi|quota)/target/classes")
-          || name.matches(".*/vnpu-(api|dcmi|quota)-[^/]*\\.jar");
+          || name.matches(".*/vnpu-(api|dcmi|quota)-[^/]*\\.jar") && !name.endsWith("-tests.jar");
       boolean dependency = name.matches(".*/(jna|jackson-[a-z-]+|snakeyaml|slf4j-api|slf4j-simple)-[0-9][^/]*\\.jar");
       if (module || dependency) sdk.add(e);
     }

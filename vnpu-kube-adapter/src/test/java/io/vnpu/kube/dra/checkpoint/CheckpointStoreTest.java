@@ -65,7 +65,7 @@ class CheckpointStoreTest {
         + "\"u1\":{\"uid\":\"u1\",\"namespace\":\"demo\",\"name\":\"c\",\"state\":\"PrepareCompleted\","
         + "\"rebuilt\":false,\"quotaRegion\":\"/run/vnpu/u1\",\"devices\":[{\"requestNames\":[\"npu\"],"
         + "\"poolName\":\"node-1\",\"deviceName\":\"npu-3\",\"physicalId\":3,\"adminAccess\":false,"
-        + "\"vnpu\":{\"vnpuId\":148,\"template\":\"vir05_1c_8g\"},"
+        + "\"partition\":{\"id\":148,\"profile\":\"p1\"},"
         + "\"cdiDeviceIds\":[\"npu.huawei.com/npu=u1-npu-3\"]}]}}}";
     Files.writeString(store().file(), stored(payload).replace("{\"version\"",
         "{\"writtenBy\":\"vnpu 9.9\",\"version\""));

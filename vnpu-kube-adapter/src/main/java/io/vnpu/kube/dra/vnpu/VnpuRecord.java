@@ -1,0 +1,27 @@
+package io.vnpu.kube.dra.vnpu;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.Objects;
+
+/**
+ * The hard vNPU of one prepared (device, shareID), as recorded in the checkpoint.
+ *
+ * @param logicId   DCMI logic ID of the physical NPU it lives on
+ * @param template  template name chosen by {@code ChipConfig.trim}, e.g. {@code vir10_3c_16g}
+ * @param memoryMib the template's memory in MiB (what the chip is charged)
+ * @param vnpuId    the vNPU ID DCMI returned ({@code /dev/vdavinci<vnpuId>}); null while not
+ *                  created yet
+ */
+@JsonIgnoreProperties(ignoreUnknown = true)
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record VnpuRecord(int logicId, String template, long memoryMib, Integer vnpuId) {
+  public VnpuRecord {
+    Objects.requireNonNull(template, "template");
+  }
+
+  /** The same record after DCMI created the vNPU. */
+  public VnpuRecord created(int id) {
+    return new VnpuRecord(logicId, template, memoryMib, id);
+  }
+}
