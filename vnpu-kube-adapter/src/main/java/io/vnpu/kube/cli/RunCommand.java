@@ -151,6 +151,7 @@ public final class RunCommand implements Callable<Integer> {
     }
     StateDir dir = StateDir.resolve(stateDir, environment, uid);
     HostSlices slices = new HostSlices(dir, new QuotaRegions());
+    reapStale(slices, err, "vnpu run");
     SliceSession session;
     try {
       session = slices.create(request);
@@ -189,6 +190,22 @@ public final class RunCommand implements Callable<Integer> {
       }
     }
     return status.code();
+  }
+
+  /**
+   * Removes the slices whose owner is gone (left by a killed {@code vnpu run}), saying which on
+   * {@code err}; trouble is reported and does not stop the command.
+   */
+  static void reapStale(HostSlices slices, PrintWriter err, String command) {
+    try {
+      List<String> removed = slices.reap();
+      if (!removed.isEmpty()) {
+        err.println(command + ": removed stale slices (owner gone): " + String.join(", ", removed));
+      }
+    } catch (IOException | RuntimeException e) {
+      err.println(command + ": could not remove stale slices: " + e.getMessage());
+    }
+    err.flush();
   }
 
   private static void closeQuietly(SliceSession s, PrintWriter err) {

@@ -3,6 +3,7 @@ package io.vnpu.kube.cli;
 import io.vnpu.kube.cli.node.NodeAccess;
 import io.vnpu.kube.cli.node.NodeInfo;
 import io.vnpu.quota.host.SliceStore;
+import io.vnpu.quota.host.HostSlices;
 import io.vnpu.quota.host.StateDir;
 import io.vnpu.kube.cli.top.HostScanner;
 import io.vnpu.kube.cli.top.HostSnapshot;
@@ -80,6 +81,9 @@ public final class TopCommand implements Callable<Integer> {
       return 1;
     }
     StateDir dir = StateDir.resolve(stateDir, environment, uid);
+    try (HostSlices slices = new HostSlices(dir, new QuotaRegions())) {
+      RunCommand.reapStale(slices, err, "vnpu top");
+    }
     HostScanner scanner = new HostScanner(new SliceStore(dir), new QuotaRegions(), node.simulated(),
         Clock.systemUTC(), System::nanoTime, err);
     long sleepMs = Math.round(interval * 1000);

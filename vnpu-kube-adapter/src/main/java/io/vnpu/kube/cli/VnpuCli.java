@@ -21,6 +21,7 @@ import picocli.CommandLine.Command;
         DevicesCommand.class,
         RunCommand.class,
         TopCommand.class,
+        SlicesCommand.class,
         DemoCommand.class,
         DraCommand.class,
     })

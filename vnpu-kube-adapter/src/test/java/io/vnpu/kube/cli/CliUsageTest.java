@@ -59,7 +59,7 @@ class CliUsageTest {
     }
     assertThat(captured.toString(StandardCharsets.UTF_8)).isEmpty();
     assertThat(names).contains("vnpu", "vnpu run", "vnpu top", "vnpu demo", "vnpu devices", "vnpu plugin",
-        "vnpu config", "vnpu config check");
+        "vnpu config", "vnpu config check", "vnpu slices", "vnpu slices rm");
   }
 
   @Test
