@@ -62,6 +62,7 @@ public final class DraPlugin implements AutoCloseable {
   private DeviceState state;
   private KubeletPluginServer server;
   private LivenessServer liveness;
+  private io.vnpu.kube.metrics.RequestMetrics requestMetrics;
 
   /**
    * @param opener opens the node's DCMI device manager; retried with backoff while it fails
@@ -115,13 +116,27 @@ public final class DraPlugin implements AutoCloseable {
         new ClaimPlanner(options.driverName(), options.nodeName(), cdiKind, hardVnpu), inventory,
         options.nodeName(), bootId, Duration.ofSeconds(30), new DiscoveredVnpuDriver(discovery));
     server = new KubeletPluginServer(sockets, options.driverName(),
-        new NpuDriver(new ClaimFetcher(client), state), Duration.ofSeconds(1));
+        measured(new NpuDriver(new ClaimFetcher(client), state)), Duration.ofSeconds(1));
     server.start();
     if (options.healthcheckPort() >= 0) {
       liveness = new LivenessServer(options.healthcheckPort(), sockets);
     }
     log.info("DRA driver {} started on node {} (CDI {} in {})", options.driverName(),
         options.nodeName(), cdiKind.kind(), options.cdiRoot());
+  }
+
+  /**
+   * Counts and times every NodePrepareResources / NodeUnprepareResources claim in {@code metrics}
+   * (operations {@code prepare} and {@code unprepare}). Call before {@link #start()}.
+   */
+  public void measureRequests(io.vnpu.kube.metrics.RequestMetrics metrics) {
+    this.requestMetrics = Objects.requireNonNull(metrics, "metrics");
+  }
+
+  private io.vnpu.kube.dra.kubelet.ClaimHandler measured(
+      io.vnpu.kube.dra.kubelet.ClaimHandler driver) {
+    return requestMetrics == null ? driver
+        : new io.vnpu.kube.dra.kubelet.MeasuredClaimHandler(driver, requestMetrics, System::nanoTime);
   }
 
   /** The socket layout. */

@@ -27,6 +27,11 @@ class DraCommandTest {
     assertThat(r.err()).isEqualTo("vnpu dra: --healthcheck-port = 70000: must be -1 (off), 0"
         + " (random) or a port up to 65535" + System.lineSeparator());
 
+    r = run("dra", "--node-name", "n1", "--metrics-port", "-2");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).isEqualTo("vnpu dra: --metrics-port = -2: must be -1 (off), 0"
+        + " (random) or a port up to 65535" + System.lineSeparator());
+
     r = run("dra", "--node-name", "n1", "--driver-name", "Bad_Name");
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err().strip()).isEqualTo("vnpu dra: --driver-name = Bad_Name: must be a"

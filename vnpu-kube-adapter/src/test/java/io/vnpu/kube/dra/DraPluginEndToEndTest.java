@@ -208,6 +208,32 @@ class DraPluginEndToEndTest {
   }
 
   @Test
+  void preparesAreCountedInTheRequestMetricsWithTheirErrors() throws Exception {
+    plugin.close();
+    io.prometheus.metrics.model.registry.PrometheusRegistry registry =
+        new io.prometheus.metrics.model.registry.PrometheusRegistry();
+    plugin = bed.plugin();
+    plugin.measureRequests(new io.vnpu.kube.metrics.RequestMetrics(registry));
+    plugin.start();
+    Files.delete(bed.dev.resolve("davinci6"));
+    String okUid = claimOn("m-ok", "77777777-2222-3333-4444-555555555555", "npu-3")
+        .getMetadata().getUid();
+    String badUid = claimOn("m-bad", "88888888-2222-3333-4444-555555555555", "npu-6")
+        .getMetadata().getUid();
+    kubelet.prepareV1(draSocket(), claim("demo", okUid, "m-ok"), claim("demo", badUid, "m-bad"));
+    kubelet.unprepareV1(draSocket(), claim("demo", okUid, "m-ok"));
+
+    java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
+    io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter.create()
+        .write(text, registry.scrape());
+    assertThat(text.toString(java.nio.charset.StandardCharsets.UTF_8).lines())
+        .contains("vnpu_plugin_requests_total{operation=\"prepare\"} 2.0",
+            "vnpu_plugin_requests_total{operation=\"unprepare\"} 1.0",
+            "vnpu_plugin_request_errors_total{kind=\"request\",operation=\"prepare\"} 1.0",
+            "vnpu_plugin_request_duration_seconds_count{operation=\"prepare\"} 2");
+  }
+
+  @Test
   void deviceAlreadyPreparedForAnotherClaimIsRefused() throws Exception {
     ResourceClaim a = claimOn("a", "55555555-2222-3333-4444-555555555555", "npu-4");
     ResourceClaim b = claimOn("b", "66666666-2222-3333-4444-555555555555", "npu-4");

@@ -59,6 +59,16 @@ public final class DraFlags {
           + " HEALTHCHECK_PORT; default: ${DEFAULT-VALUE}).")
   int healthcheckPort;
 
+  @Option(names = "--metrics-port", defaultValue = "${env:METRICS_PORT:--1}",
+      paramLabel = "PORT", description = "HTTP port of /metrics, /livez and /readyz: -1 off, 0"
+          + " random, >0 fixed (env METRICS_PORT; default: ${DEFAULT-VALUE}).")
+  int metricsPort;
+
+  @Option(names = "--metrics-address", defaultValue = "${env:METRICS_ADDRESS:-0.0.0.0}",
+      paramLabel = "ADDR", description = "Address the metrics port binds (default:"
+          + " ${DEFAULT-VALUE}).")
+  String metricsAddress;
+
   @Option(names = "--kubeconfig", defaultValue = "${env:KUBECONFIG}", paramLabel = "FILE",
       description = "Kubeconfig file (env KUBECONFIG; default: in-cluster configuration).")
   Path kubeconfig;
@@ -78,6 +88,24 @@ public final class DraFlags {
   }
 
   /** The kubeconfig file, if given. */
+  /**
+   * The metrics port, empty when off.
+   *
+   * @throws IllegalArgumentException naming {@code --metrics-port} when outside -1..65535
+   */
+  public java.util.OptionalInt metricsPort() {
+    if (metricsPort < -1 || metricsPort > 65535) {
+      throw new IllegalArgumentException("--metrics-port = " + metricsPort
+          + ": must be -1 (off), 0 (random) or a port up to 65535");
+    }
+    return metricsPort < 0 ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(metricsPort);
+  }
+
+  /** The address the metrics port binds. */
+  public String metricsAddress() {
+    return metricsAddress;
+  }
+
   public Optional<Path> kubeconfig() {
     return Optional.ofNullable(kubeconfig);
   }

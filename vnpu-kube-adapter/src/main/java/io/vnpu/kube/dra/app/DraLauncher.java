@@ -16,12 +16,18 @@ import io.vnpu.kube.dra.DraPlugin;
 import io.vnpu.kube.dra.devices.NpuDeviceFacts;
 import io.vnpu.kube.dra.kubelet.PluginSockets;
 import io.vnpu.kube.dra.state.BootId;
+import io.vnpu.kube.metrics.HealthCheck;
+import io.vnpu.kube.metrics.OpsServer;
+import io.vnpu.kube.metrics.RequestMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
@@ -66,6 +72,7 @@ public final class DraLauncher {
       // flags first: a usage error is reported as such, before any driver is looked for
       options = flags.toOptions(devRoot, mountRoot);
       PluginSockets.of(options.driverName(), options.registrarDir(), options.pluginsDir());
+      flags.metricsPort();
       if (flags.enableHardVnpu && flags.deviceConfig().isEmpty()) {
         throw new IllegalArgumentException("--enable-hard-vnpu: needs --device-config (the vNPU"
             + " templates of each chip)");
@@ -116,16 +123,38 @@ public final class DraLauncher {
       plugin.inventory().addListener(npus -> standInNodes(dev, npus.values()));
       standInNodes(dev, List.of());
     }
+    PrometheusRegistry registry = new PrometheusRegistry();
+    OptionalInt metricsPort = flags.metricsPort();
+    if (metricsPort.isPresent()) {
+      plugin.measureRequests(new RequestMetrics(registry));
+    }
+    AtomicReference<OpsServer> ops = new AtomicReference<>();
     CountDownLatch stop = new CountDownLatch(1);
     Thread hook = new Thread(() -> {
       log.info("stopping the DRA driver");
+      if (ops.get() != null) {
+        ops.get().close();
+      }
       plugin.close();
       client.close();
       stop.countDown();
     }, "dra-shutdown");
     try {
       plugin.start();
+      if (metricsPort.isPresent()) {
+        HealthCheck registered = () -> plugin.registrationStatus()
+            .map(r -> r.getPluginRegistered() ? Optional.<String>empty()
+                : Optional.of("kubelet refused the registration: " + r.getError()))
+            .orElse(Optional.of("not yet registered with the kubelet"));
+        ops.set(OpsServer.start(flags.metricsAddress(), metricsPort.getAsInt(), registry,
+            Map.of(), Map.of("registration", registered)));
+        log.info("metrics, /livez and /readyz on {}:{}", flags.metricsAddress(),
+            ops.get().port());
+      }
     } catch (IOException | RuntimeException e) {
+      if (ops.get() != null) {
+        ops.get().close();
+      }
       say(command + ": " + e.getMessage());
       plugin.close();
       client.close();
