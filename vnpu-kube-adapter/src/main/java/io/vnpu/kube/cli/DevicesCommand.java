@@ -33,7 +33,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code vnpu devices}: one row per NPU of this node, from DCMI. */
 @Command(name = "devices", mixinStandardHelpOptions = true,
-    description = "List the NPUs of this node: logic/phy/card IDs, chip, HBM used/total (MiB), "
+    description = "List the NPUs of this node: logic/phy/card IDs, die UUID, chip, HBM used/total (MiB), "
         + "AI Cores, health with reason, vNPUs. Without an Ascend driver the bundled simulated "
         + "node is used.")
 public final class DevicesCommand implements Callable<Integer> {
@@ -142,8 +142,9 @@ public final class DevicesCommand implements Callable<Integer> {
   }
 
   private static void printTable(PrintWriter out, List<Row> rows) {
-    String fmt = "%-5s %-4s %-4s %-3s %-10s %-19s %-7s %-8s %s%n";
-    out.printf(fmt, "LOGIC", "PHY", "CARD", "DEV", "CHIP", "HBM-USED/TOTAL(MiB)", "AICORE",
+    int uuidWidth = Math.max(4, rows.stream().mapToInt(r -> r.uuid() == null ? 1 : r.uuid().length()).max().orElse(4));
+    String fmt = "%-5s %-4s %-4s %-3s %-" + uuidWidth + "s %-10s %-19s %-7s %-8s %s%n";
+    out.printf(fmt, "LOGIC", "PHY", "CARD", "DEV", "UUID", "CHIP", "HBM-USED/TOTAL(MiB)", "AICORE",
         "VNPUS", "HEALTH");
     for (Row r : rows) {
       String vnpus = r.vnpus().isEmpty() ? "-" : r.vnpus().stream()
@@ -151,7 +152,7 @@ public final class DevicesCommand implements Callable<Integer> {
           .collect(Collectors.joining(","));
       String health = r.healthy() ? "OK" : "UNHEALTHY " + r.faultLevel() + ": " + r.healthReason();
       if (!r.networkHealthy()) health += "; NETWORK UNHEALTHY: " + r.networkReason();
-      out.printf(fmt, r.logicId(), r.phyId(), r.cardId(), r.deviceId(), r.chip(),
+      out.printf(fmt, r.logicId(), r.phyId(), r.cardId(), r.deviceId(), r.uuid() == null ? "-" : r.uuid(), r.chip(),
           r.hbmUsedMib() + "/" + r.hbmTotalMib(), r.aiCores(), vnpus, health);
     }
   }

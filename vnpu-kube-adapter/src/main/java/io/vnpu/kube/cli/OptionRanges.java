@@ -90,13 +90,6 @@ final class OptionRanges {
     }
   }
 
-  /** A logic ID, 0 or more. */
-  static final class LogicId extends IntIn {
-    LogicId() {
-      super(0, Integer.MAX_VALUE, "an NPU logic ID");
-    }
-  }
-
   /** {@code top --iterations}: 1 or more. */
   static final class Count extends IntIn {
     Count() {

@@ -7,6 +7,7 @@ import io.vnpu.api.slice.SliceDevice;
 import io.vnpu.api.slice.SliceShare;
 import io.vnpu.quota.host.HostSliceRequest;
 import io.vnpu.quota.host.HostSlices;
+import io.vnpu.kube.cli.node.DeviceRef;
 import io.vnpu.kube.cli.node.NodeAccess;
 import io.vnpu.kube.cli.node.NodeInfo;
 import io.vnpu.quota.host.process.ChildSupervisor;
@@ -50,9 +51,10 @@ import picocli.CommandLine.TypeConversionException;
         "Without an Ascend driver the bundled simulated node is used."})
 public final class RunCommand implements Callable<Integer> {
 
-  @Option(names = "--device", paramLabel = "N", defaultValue = "0", converter = OptionRanges.LogicId.class,
-      description = "Logic ID of the NPU (default ${DEFAULT-VALUE}).")
-  int device;
+  @Option(names = "--device", paramLabel = "ID", defaultValue = "0", converter = DeviceConverter.class,
+      description = "The NPU: a logic ID (0), a phy ID (phy:3) or a die UUID as 'vnpu devices' prints it "
+          + "(default ${DEFAULT-VALUE}). Logic IDs shift when a chip drops out; a UUID never does.")
+  DeviceRef device;
 
   @Option(names = "--memory", paramLabel = "SIZE", converter = SizeConverter.class,
       description = "Device-memory quota: a quantity (8Gi, 512Mi) or an integer of MiB. Default: unlimited.")
@@ -122,15 +124,17 @@ public final class RunCommand implements Callable<Integer> {
       err.println("vnpu run: " + e.getMessage());
       return 1;
     }
-    Optional<Npu> npu = node.npu(device);
-    if (npu.isEmpty()) {
-      err.println("vnpu run: no NPU with logic ID " + device + " (this node has logic IDs "
-          + node.npus().stream().map(n -> Integer.toString(n.logicId())).toList() + ")");
+    Optional<Npu> npu;
+    try {
+      npu = Optional.of(device.resolve(node.npus()));
+    } catch (IllegalArgumentException e) {
+      err.println("vnpu run: --device " + device.text() + ": " + e.getMessage());
       return 1;
     }
+    int logicId = npu.get().logicId();
     long mem = memoryBytes == null ? 0 : memoryBytes;
     if (mem > npu.get().hbmBytes() && npu.get().hbmBytes() > 0) {
-      err.println("vnpu run: --memory " + MemorySize.format(mem) + " exceeds NPU " + device + "'s HBM of "
+      err.println("vnpu run: --memory " + MemorySize.format(mem) + " exceeds NPU " + logicId + "'s HBM of "
           + MemorySize.format(npu.get().hbmBytes()));
       return 1;
     }
@@ -143,7 +147,7 @@ public final class RunCommand implements Callable<Integer> {
     String sliceName = name == null ? "run-" + ProcessHandle.current().pid() : name;
     HostSliceRequest request;
     try {
-      request = new HostSliceRequest(sliceName, device, new SliceDevice(NpuRef.of(npu.get()),
+      request = new HostSliceRequest(sliceName, logicId, new SliceDevice(NpuRef.of(npu.get()),
           new SliceShare.SoftQuota(mem, weight, cap, priority)), command);
     } catch (IllegalArgumentException e) {
       err.println("vnpu run: " + e.getMessage());
@@ -234,6 +238,18 @@ public final class RunCommand implements Callable<Integer> {
         MemorySize size = MemorySize.parse(value, MemorySize.PlainUnit.MIB);
         if (size.isZero()) throw new TypeConversionException("'" + value + "' must be larger than 0");
         return size.bytes();
+      } catch (IllegalArgumentException e) {
+        throw new TypeConversionException(e.getMessage());
+      }
+    }
+  }
+
+  /** picocli converter for --device: {@link DeviceRef#parse}. */
+  static final class DeviceConverter implements ITypeConverter<DeviceRef> {
+    @Override
+    public DeviceRef convert(String value) {
+      try {
+        return DeviceRef.parse(value);
       } catch (IllegalArgumentException e) {
         throw new TypeConversionException(e.getMessage());
       }

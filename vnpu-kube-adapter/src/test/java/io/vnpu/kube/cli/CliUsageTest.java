@@ -82,7 +82,7 @@ class CliUsageTest {
       "run --core 150 -- true | vnpu run: invalid value for option '--core': '150': a percent of the AI-core time must be in 1..100 (see 'vnpu run --help')",
       "run --weight 0 -- true | vnpu run: invalid value for option '--weight': '0': a share weight must be in 1..10000 (see 'vnpu run --help')",
       "run --weight lots -- true | vnpu run: invalid value for option '--weight': 'lots': expected a share weight (1..10000) (see 'vnpu run --help')",
-      "run --device -1 -- true | vnpu run: invalid value for option '--device': '-1': an NPU logic ID must be in 0 or more (see 'vnpu run --help')",
+      "run --device -1 -- true | vnpu run: invalid value for option '--device': '-1': expected a logic ID (0 or more), phy:N or a die UUID as 'vnpu devices' prints it (see 'vnpu run --help')",
       "run --priority urgent -- true | vnpu run: invalid value for option '--priority': 'urgent': expected high or normal (see 'vnpu run --help')",
       "top -n 0 | vnpu top: invalid value for option '--iterations': '0': a count must be in 1 or more (see 'vnpu top --help')",
       "top --interval 0 | vnpu top: invalid value for option '--interval': '0': a number of seconds must be in 0.1..3600 (see 'vnpu top --help')",

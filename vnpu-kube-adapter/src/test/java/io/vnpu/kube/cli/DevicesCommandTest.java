@@ -71,12 +71,12 @@ class DevicesCommandTest {
 
     assertThat(rc).as(err.toString()).isZero();
     assertThat(out.toString().lines()).containsExactly(
-        "LOGIC PHY  CARD DEV CHIP       HBM-USED/TOTAL(MiB) AICORE  VNPUS    HEALTH",
-        "0     0    1    0   310P3      0/21527             8       -        OK",
-        "1     1    3    0   310P3      0/21527             8       116:vir04(in use) OK",
-        "2     2    5    0   310P3      0/21527             8       -        UNHEALTHY RestartBusiness: "
-            + "80E01801 RestartBusiness (poll)",
-        "3     3    7    0   310P3      0/21527             8       -        OK");
+        "LOGIC PHY  CARD DEV UUID                                         CHIP       HBM-USED/TOTAL(MiB) AICORE  VNPUS    HEALTH",
+        "0     0    1    0   2609AAB3-9C37C461-53CA2FB8-99491536-8B0C6F00 310P3      0/21527             8       -        OK",
+        "1     1    3    0   050976C0-D4E62DA5-B359B4F7-3437B97A-83B8B801 310P3      0/21527             8       116:vir04(in use) OK",
+        "2     2    5    0   E8094919-A59E808D-8284BDFE-2CF6A582-9346FE02 310P3      0/21527             8       -        "
+            + "UNHEALTHY RestartBusiness: 80E01801 RestartBusiness (poll)",
+        "3     3    7    0   C7091526-964C7879-B96118CD-7DD9D39E-13E8AC03 310P3      0/21527             8       -        OK");
     assertThat(err.toString().lines()).singleElement().asString()
         .startsWith("vnpu: no Ascend driver in use; using the bundled simulated node (profile "
             + "310P3x4, state " + root + ", ");

@@ -33,6 +33,20 @@ class RunCommandIT {
   }
 
   @Test
+  void selectsTheNpuByPhyIdAndNamesAnUnknownDevice() throws Exception {
+    CliJar cli = new CliJar(tmp);
+    CliJar.Result r = cli.run("byphy", List.of("run", "--device", "phy:1", "--name", "byphy", "--",
+        "/bin/sh", "-c", "exit 3"), 60);
+    assertThat(r.exitCode()).as(r.stderr()).isEqualTo(3);
+    assertThat(r.stderr()).contains("vnpu run: slice byphy on NPU 1: exit 3");
+
+    CliJar.Result unknown = cli.run("unknown", List.of("run", "--device", "phy:99", "--", "true"), 60);
+    assertThat(unknown.exitCode()).as(unknown.stderr()).isEqualTo(1);
+    assertThat(unknown.stderr().lines().filter(l -> l.startsWith("vnpu run:")).toList()).singleElement()
+        .asString().matches("vnpu run: --device phy:99: no NPU with phy ID 99 \\(this node has phy IDs \\[0, 1, .*\\]\\)");
+  }
+
+  @Test
   void theWorkloadRunsUnderTheLimiter() throws Exception {
     CliJar cli = new CliJar(tmp);
     CliJar.Result r = cli.run("burn", List.of("run", "--memory", "1Gi", "--name", "burn",
