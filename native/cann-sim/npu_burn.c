@@ -317,8 +317,8 @@ static void die_usage(const char *fmt, ...) {
     va_start(ap, fmt);
     fprintf(stderr, "npu-burn: ");
     vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    print_usage(stderr);
+    /* one line naming what was wrong, as every vnpu command does; the full text is on --help */
+    fprintf(stderr, " (see 'npu-burn --help')\n");
     va_end(ap);
     exit(2);
 }
@@ -385,17 +385,17 @@ static void parse(int argc, char **argv, struct options *o) {
     int i = 1;
     for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--device") == 0) o->device = (int)parse_u64("device", need(argc, argv, &i, "a logic ID"), 0);
+        if (strcmp(a, "--device") == 0) o->device = (int)parse_u64("--device", need(argc, argv, &i, "a logic ID"), 0);
         else if (strcmp(a, "--alloc-via") == 0) o->alloc_via = find_alloc_api(need(argc, argv, &i, "an API name"));
         else if (strcmp(a, "--launch-via") == 0) o->launch_via = find_launch_api(need(argc, argv, &i, "an API name"));
         else if (strcmp(a, "--meminfo-via") == 0) o->meminfo_via = need(argc, argv, &i, "an API name");
-        else if (strcmp(a, "--threads") == 0) o->threads = (int)parse_u64("threads", need(argc, argv, &i, "a count"), 0);
-        else if (strcmp(a, "--procs") == 0) o->procs = (int)parse_u64("procs", need(argc, argv, &i, "a count"), 0);
-        else if (strcmp(a, "--repeat") == 0) o->repeat = (int)parse_u64("repeat", need(argc, argv, &i, "a count"), 0);
-        else if (strcmp(a, "--hold-ms") == 0) o->hold_ms = (long)parse_u64("hold-ms", need(argc, argv, &i, "milliseconds"), 0);
+        else if (strcmp(a, "--threads") == 0) o->threads = (int)parse_u64("--threads", need(argc, argv, &i, "a count"), 0);
+        else if (strcmp(a, "--procs") == 0) o->procs = (int)parse_u64("--procs", need(argc, argv, &i, "a count"), 0);
+        else if (strcmp(a, "--repeat") == 0) o->repeat = (int)parse_u64("--repeat", need(argc, argv, &i, "a count"), 0);
+        else if (strcmp(a, "--hold-ms") == 0) o->hold_ms = (long)parse_u64("--hold-ms", need(argc, argv, &i, "milliseconds"), 0);
         else if (strcmp(a, "--until-fail") == 0) o->until_fail = 1;
-        else if (strcmp(a, "--seconds") == 0) o->seconds = (long)parse_u64("seconds", need(argc, argv, &i, "seconds"), 0);
-        else if (strcmp(a, "--seed") == 0) o->seed = parse_u64("seed", need(argc, argv, &i, "a number"), 0);
+        else if (strcmp(a, "--seconds") == 0) o->seconds = (long)parse_u64("--seconds", need(argc, argv, &i, "seconds"), 0);
+        else if (strcmp(a, "--seed") == 0) o->seed = parse_u64("--seed", need(argc, argv, &i, "a number"), 0);
         else if (strcmp(a, "--help") == 0) {
             print_usage(stdout);
             exit(0);
@@ -405,9 +405,9 @@ static void parse(int argc, char **argv, struct options *o) {
     int known = 0;
     for (size_t k = 0; k < sizeof(infos) / sizeof(infos[0]); k++) known |= strcmp(o->meminfo_via, infos[k]) == 0;
     if (!known) die_usage("unknown --meminfo-via '%s'", o->meminfo_via);
-    if (o->threads < 1 || o->threads > 256) die_usage("--threads must be 1..256");
-    if (o->procs < 1 || o->procs > 256) die_usage("--procs must be 1..256");
-    if (o->repeat < 1) die_usage("--repeat must be >= 1");
+    if (o->threads < 1 || o->threads > 256) die_usage("--threads = %d: must be 1..256", o->threads);
+    if (o->procs < 1 || o->procs > 256) die_usage("--procs = %d: must be 1..256", o->procs);
+    if (o->repeat < 1) die_usage("--repeat = %d: must be at least 1", o->repeat);
     if (i >= argc) die_usage("no step given");
     for (; i < argc; i++) {
         if (o->nsteps == MAX_STEPS) die_usage("too many steps (max %d)", MAX_STEPS);

@@ -19,11 +19,18 @@ field() { # OUTPUT LINE-REGEX KEY -> value of KEY= on the first matching line
 }
 hbm_used() { "$B/cann-sim-busy" --device "$1" | sed -n 's/.* hbm_used=\([0-9]*\).*/\1/p' | head -n1; }
 
-# bad arguments: exit 2 with the usage text and the offending word
+# bad arguments: exit 2 with one line naming the flag (npu-burn's own) or step word, and a hint
 out=$("$BURN" --device 0 alloc 1Q 2>&1); rc=$?
 [ "$rc" -eq 2 ] || fail "bad size: exit $rc, want 2"
-expect_line "$out" "bad size '1Q'" "bad size message"
-expect_line "$out" "^usage: npu-burn" "usage text"
+[ "$out" = "npu-burn: bad size '1Q': unknown suffix 'Q' (K, M, G, T) (see 'npu-burn --help')" ] \
+  || fail "bad size: want one line, got: $out"
+out=$("$BURN" --device x meminfo 2>&1); [ $? -eq 2 ] || fail "bad --device: want exit 2"
+[ "$out" = "npu-burn: bad --device 'x': expected a number (see 'npu-burn --help')" ] \
+  || fail "bad --device: want one line naming the flag, got: $out"
+out=$("$BURN" --threads 0 meminfo 2>&1); [ $? -eq 2 ] || fail "--threads 0: want exit 2"
+[ "$out" = "npu-burn: --threads = 0: must be 1..256 (see 'npu-burn --help')" ] \
+  || fail "--threads 0: got: $out"
+expect_line "$("$BURN" --help)" "^usage: npu-burn" "usage text on --help"
 out=$("$BURN" --frobnicate 2>&1); [ $? -eq 2 ] || fail "unknown option: want exit 2"
 expect_line "$out" "unknown option '--frobnicate'" "unknown option message"
 out=$("$BURN" 2>&1); [ $? -eq 2 ] || fail "no step: want exit 2"

@@ -32,7 +32,7 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 
 {{/* Whether the device-plugin modes serve /metrics and the probes. */}}
 {{- define "vnpu.metricsOn" -}}
-{{- if and (ne .Values.mode "dra") (ne (int .Values.metrics.port) 0) -}}true{{- end -}}
+{{- if ne (int .Values.metrics.port) 0 -}}true{{- end -}}
 {{- end -}}
 
 {{/* The limiter is installed and mounted where vnpu soft-slices containers: HAMi mode (the pod

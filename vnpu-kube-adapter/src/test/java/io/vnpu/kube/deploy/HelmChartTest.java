@@ -201,7 +201,7 @@ class HelmChartTest {
     assertThat(o).extracting(x -> x.getKind() + "/" + x.getMetadata().getName()).containsExactlyInAnyOrder(
         "DaemonSet/vnpu-dra-kubeletplugin", "ServiceAccount/vnpu-dra-kubeletplugin",
         "ClusterRole/vnpu-dra-kubeletplugin", "ClusterRoleBinding/vnpu-dra-kubeletplugin",
-        "DeviceClass/npu.huawei.com");
+        "DeviceClass/npu.huawei.com", "Service/vnpu-dra-kubeletplugin-metrics");
     PodSpec pod = one(o, DaemonSet.class).getSpec().getTemplate().getSpec();
     Container c = pod.getContainers().get(0);
     assertThat(c.getCommand()).containsExactly("vnpu", "dra");
@@ -227,7 +227,18 @@ class HelmChartTest {
     assertThat(one(o, ClusterRole.class).getRules()).isEqualTo(objects(Files.readString(DeployManifestsTest.deployDir()
         .resolve("dra/rbac.yaml"))).stream().filter(ClusterRole.class::isInstance)
         .map(ClusterRole.class::cast).findFirst().orElseThrow().getRules());
-    assertThat(c.getLivenessProbe().getGrpc().getPort()).isEqualTo(opts.healthcheckPort());
+    // with metrics on, the DRA plugin's /livez and /readyz (ready once the kubelet accepted the
+    // registration) serve the probes on the metrics port the flags name
+    assertThat(flags.metricsPort()).hasValue(9395);
+    assertThat(c.getPorts()).extracting(p -> p.getName() + "=" + p.getContainerPort())
+        .containsExactly("metrics=9395");
+    assertThat(c.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/livez");
+    assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
+    assertThat(c.getReadinessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("metrics");
+    Container noMetrics = one(objects(render(Map.of("mode", "dra", "metrics.port", "0"))),
+        DaemonSet.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(noMetrics.getLivenessProbe().getGrpc().getPort()).isEqualTo(opts.healthcheckPort());
+    assertThat(noMetrics.getArgs()).noneMatch(a -> a.startsWith("--metrics-port"));
     assertCovers(o, List.of("resource.k8s.io/resourceslices/create", "resource.k8s.io/resourceslices/update",
         "resource.k8s.io/resourceslices/delete", "resource.k8s.io/resourceslices/list",
         "resource.k8s.io/resourceslices/watch", "resource.k8s.io/resourceclaims/get",
