@@ -19,6 +19,8 @@ import io.vnpu.kube.dra.kubelet.KubeletPluginServer;
 import io.vnpu.kube.dra.kubelet.LivenessServer;
 import io.vnpu.kube.dra.kubelet.PluginSockets;
 import io.vnpu.kube.dra.proto.registration.RegistrationStatus;
+import io.vnpu.api.health.HealthSource;
+import io.vnpu.kube.dra.slices.NpuDeviceTaints;
 import io.vnpu.kube.dra.slices.NpuSliceDevices;
 import io.vnpu.kube.dra.slices.ResourceSlicePublisher;
 import io.vnpu.kube.dra.state.ClaimPlanner;
@@ -63,6 +65,11 @@ public final class DraPlugin implements AutoCloseable {
   private KubeletPluginServer server;
   private LivenessServer liveness;
   private io.vnpu.kube.metrics.RequestMetrics requestMetrics;
+  private final NpuDeviceTaints taints;
+  private final Object healthLock = new Object();
+  private HealthSource health; // guarded by healthLock
+  private AutoCloseable healthWatch; // guarded by healthLock
+  private boolean started; // guarded by healthLock
 
   /**
    * @param opener opens the node's DCMI device manager; retried with backoff while it fails
@@ -94,6 +101,62 @@ public final class DraPlugin implements AutoCloseable {
         options.resync(), Duration.ofSeconds(1));
     this.hardVnpu = new HardVnpuChips(options.enableHardVnpu(), deviceConfig);
     this.sliceDevices = new NpuSliceDevices(facts, hardVnpu);
+    this.taints = new NpuDeviceTaints(options.driverName());
+  }
+
+  /**
+   * Takes chip health from {@code source}: every published device carries the taints of its
+   * chip's health ({@link NpuDeviceTaints}), republished on every change the source reports. May
+   * be called once, before or after {@link #start()} (a launcher whose DCMI opens late attaches
+   * the monitor when it does). Without a source devices are published untainted.
+   *
+   * @throws IllegalStateException when a source was already given
+   */
+  public void watchHealth(HealthSource source) {
+    Objects.requireNonNull(source, "source");
+    synchronized (healthLock) {
+      if (health != null) {
+        throw new IllegalStateException("a HealthSource was already given");
+      }
+      health = source;
+      if (started) {
+        attachHealth();
+      }
+    }
+  }
+
+  /** The health source given to {@link #watchHealth}, if any. */
+  public Optional<HealthSource> healthSource() {
+    synchronized (healthLock) {
+      return Optional.ofNullable(health);
+    }
+  }
+
+  private void attachHealth() {
+    healthWatch = health.watch(chips -> republish());
+    republish();
+  }
+
+  private final Object publishLock = new Object();
+
+  /** Serialised so a slower caller cannot publish an older snapshot over a newer one. */
+  private void republish() {
+    synchronized (publishLock) {
+      publishCurrent();
+    }
+  }
+
+  private void publishCurrent() {
+    HealthSource h;
+    synchronized (healthLock) {
+      h = health;
+    }
+    if (!inventory.known()) {
+      return; // an unknown device set is never published (it would look like an empty node)
+    }
+    var npus = inventory.devices().values();
+    publisher.publish(h == null ? sliceDevices.devices(npus)
+        : sliceDevices.devices(npus, h.chips(), taints));
   }
 
   /**
@@ -103,8 +166,14 @@ public final class DraPlugin implements AutoCloseable {
    *     socket cannot be used
    */
   public void start() throws IOException {
-    inventory.addListener(npus -> publisher.publish(sliceDevices.devices(npus.values())));
+    inventory.addListener(npus -> republish());
     publisher.start();
+    synchronized (healthLock) {
+      started = true;
+      if (health != null) {
+        attachHealth();
+      }
+    }
     discovery.start();
     CdiSpecWriter cdi = new CdiSpecWriter(options.cdiRoot(), cdiKind);
     AscendHostLayout host = new AscendHostLayout(new DeviceNodeProbe(options.devRoot()),
@@ -171,6 +240,15 @@ public final class DraPlugin implements AutoCloseable {
     }
     if (server != null) {
       server.close();
+    }
+    synchronized (healthLock) {
+      if (healthWatch != null) {
+        try {
+          healthWatch.close();
+        } catch (Exception e) {
+          log.debug("closing the health watch: {}", e.toString());
+        }
+      }
     }
     publisher.close();
     discovery.close();

@@ -8,7 +8,13 @@ import io.vnpu.api.config.DeviceConfig;
 import io.vnpu.api.config.DeviceConfigLoader;
 import io.vnpu.api.model.Npu;
 import io.vnpu.api.spi.DeviceManager;
+import io.vnpu.api.fault.FaultConfigs;
+import io.vnpu.api.fault.HealthMonitor;
+import io.vnpu.api.fault.RateLimitedNotifier;
+import io.vnpu.api.health.ChipUsage;
+import io.vnpu.api.health.ManualSeparationStore;
 import io.vnpu.dcmi.DcmiDeviceManager;
+import io.vnpu.dcmi.fault.DcmiHealth;
 import io.vnpu.dcmi.DcmiNodeSelector;
 import io.vnpu.dcmi.PcieInfo;
 import io.vnpu.kube.dra.DraOptions;
@@ -111,13 +117,21 @@ public final class DraLauncher {
     AtomicReference<DcmiDeviceManager> dcmi = new AtomicReference<>();
     NpuDeviceFacts facts = npu -> pciBusId(dcmi.get(), npu);
     Optional<DcmiNodeSelector.OpenNode> simNode = simulated;
+    AtomicReference<DraPlugin> self = new AtomicReference<>();
+    AtomicReference<HealthMonitor> health = new AtomicReference<>();
     DraPlugin plugin = new DraPlugin(options, client, () -> {
       // the driver may not be ready at boot: the plugin retries this with backoff
       DcmiDeviceManager m = simNode.isPresent() ? simNode.get().deviceManager()
           : selector.open(selection, Optional.empty(), log::info).deviceManager();
       dcmi.set(m);
+      if (health.get() == null) {
+        // chip health (device taints) comes from the same driver, once it is open
+        health.set(healthMonitor(m));
+        self.get().watchHealth(health.get());
+      }
       return (DeviceManager) m;
     }, facts, BootId.read(BootId.PROC_FILE), Clock.systemUTC(), deviceConfig);
+    self.set(plugin);
     if (simNode.isPresent()) {
       Path dev = devRoot;
       plugin.inventory().addListener(npus -> standInNodes(dev, npus.values()));
@@ -136,6 +150,9 @@ public final class DraLauncher {
         ops.get().close();
       }
       plugin.close();
+      if (health.get() != null) {
+        health.get().close();
+      }
       client.close();
       stop.countDown();
     }, "dra-shutdown");
@@ -157,6 +174,9 @@ public final class DraLauncher {
       }
       say(command + ": " + e.getMessage());
       plugin.close();
+      if (health.get() != null) {
+        health.get().close();
+      }
       client.close();
       return EXIT_STARTUP_FAILED;
     }
@@ -168,6 +188,23 @@ public final class DraLauncher {
     }
     return EXIT_OK;
   }
+
+  /**
+   * The node's chip health over DCMI (fault levels from the shipped {@code faultCode.json},
+   * escalation, event subscription where the driver has it), polled every {@link #HEALTH_PERIOD}.
+   */
+  private static HealthMonitor healthMonitor(DcmiDeviceManager m) {
+    HealthMonitor monitor = DcmiHealth.create(m.dcmi(), FaultConfigs.shippedDefault(),
+        ManualSeparationStore.inMemory(), ChipUsage.NONE,
+        RateLimitedNotifier.perMinute((logic, reason, message) ->
+            log.warn("{}: {}", reason, message), Clock.systemUTC()),
+        HEALTH_PERIOD, Clock.systemUTC()).monitor();
+    monitor.start();
+    return monitor;
+  }
+
+  /** Health poll period: a fault shows as a device taint within about this long. */
+  public static final java.time.Duration HEALTH_PERIOD = java.time.Duration.ofSeconds(1);
 
   private void say(String line) {
     err.println(line);

@@ -7,7 +7,9 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttributeBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacityBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.CapacityRequestPolicyBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
 import io.vnpu.api.config.ChipConfig;
+import io.vnpu.api.health.ChipHealth;
 import io.vnpu.api.model.Npu;
 import io.vnpu.api.model.Units;
 import io.vnpu.kube.dra.vnpu.HardVnpuChips;
@@ -63,11 +65,27 @@ public final class NpuSliceDevices {
     this.hardVnpu = Objects.requireNonNull(hardVnpu, "hardVnpu");
   }
 
-  /** Devices for {@code npus}, ordered by phy ID. */
+  /** Devices for {@code npus}, ordered by phy ID, untainted. */
   public List<Device> devices(Collection<Npu> npus) {
     List<Device> out = new ArrayList<>();
     npus.stream().sorted((a, b) -> Integer.compare(a.phyId(), b.phyId()))
         .forEach(n -> out.add(device(n)));
+    return out;
+  }
+
+  /**
+   * Devices for {@code npus}, ordered by phy ID, each with the taints of its chip's health (by
+   * logic ID); an unhealthy chip is never left out.
+   */
+  public List<Device> devices(Collection<Npu> npus, Map<Integer, ChipHealth> health,
+      NpuDeviceTaints taints) {
+    List<Device> out = new ArrayList<>();
+    npus.stream().sorted((a, b) -> Integer.compare(a.phyId(), b.phyId())).forEach(n -> {
+      Device d = device(n);
+      ChipHealth h = health.get(n.logicId());
+      List<DeviceTaint> t = h == null ? List.of() : taints.of(h);
+      out.add(t.isEmpty() ? d : new DeviceBuilder(d).withTaints(t).build());
+    });
     return out;
   }
 

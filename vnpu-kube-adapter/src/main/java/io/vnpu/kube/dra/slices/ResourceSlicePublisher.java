@@ -298,9 +298,33 @@ public final class ResourceSlicePublisher implements AutoCloseable {
   private boolean upToDate(ResourceSlice s, List<Device> devices, int count) {
     return s.getSpec().getPool().getResourceSliceCount() == count
         && nodeName.equals(s.getSpec().getPool().getName())
-        && s.getSpec().getDevices().equals(devices)
+        && withoutTaintTimes(s.getSpec().getDevices()).equals(devices)
         && s.getMetadata().getOwnerReferences().stream()
             .anyMatch(o -> "Node".equals(o.getKind()) && nodeUid.equals(o.getUid()));
+  }
+
+  /**
+   * The API server stamps {@code timeAdded} on taints we write without it; ignoring it keeps a
+   * stamped slice from looking different from the wanted one (which would rewrite it forever).
+   */
+  private static List<Device> withoutTaintTimes(List<Device> devices) {
+    if (devices == null || devices.stream().allMatch(d -> d.getTaints() == null
+        || d.getTaints().isEmpty())) {
+      return devices;
+    }
+    List<Device> out = new ArrayList<>(devices.size());
+    for (Device d : devices) {
+      if (d.getTaints() == null || d.getTaints().isEmpty()) {
+        out.add(d);
+        continue;
+      }
+      out.add(new io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder(d)
+          .withTaints(d.getTaints().stream().map(t ->
+              new io.fabric8.kubernetes.api.model.resource.v1.DeviceTaintBuilder(t)
+                  .withTimeAdded(null).build()).toList())
+          .build());
+    }
+    return out;
   }
 
   private ResourceSlice slice(ResourceSlice current, List<Device> devices, long generation,
