@@ -10,7 +10,7 @@ import io.vnpu.kube.agent.LimiterOptions;
 import io.vnpu.kube.agent.ResourceBackend;
 import io.vnpu.kube.faults.KubeFaultHandling;
 import io.vnpu.kube.hami.alloc.SoftSplitLayout;
-import io.vnpu.kube.hami.alloc.VnpuQuotaRegionFactory;
+import io.vnpu.kube.resource.VnpuQuotaRegionFactory;
 import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
 import io.vnpu.kube.limiter.ElfSharedObject;

@@ -1,7 +1,7 @@
 package io.vnpu.kube.hami;
 
 import io.vnpu.kube.hami.alloc.HardSplitStrategy;
-import io.vnpu.kube.hami.alloc.QuotaRegionFactory;
+import io.vnpu.kube.resource.QuotaRegionFactory;
 import io.vnpu.kube.hami.alloc.SoftSplitLayout;
 import io.vnpu.kube.hami.codec.DecodeVariant;
 import io.vnpu.kube.limiter.LimiterGate;

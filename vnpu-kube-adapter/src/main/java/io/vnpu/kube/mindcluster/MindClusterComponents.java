@@ -24,7 +24,14 @@ import io.vnpu.kube.mindcluster.volcano.VolcanoAllocator;
 import io.vnpu.kube.mindcluster.volcano.VolcanoPods;
 import io.vnpu.kube.resource.AllocationException;
 import io.vnpu.kube.resource.ResourceManager;
+import io.vnpu.kube.limiter.LimiterFiles;
+import io.vnpu.kube.limiter.LimiterVerifier;
+import io.vnpu.kube.mindcluster.volcano.SoftShareAllocator;
+import io.vnpu.kube.mindcluster.volcano.SoftShareLimiter;
+import io.vnpu.kube.resource.VnpuQuotaRegionFactory;
+import io.vnpu.quota.region.QuotaRegions;
 import java.time.Clock;
+import java.util.Optional;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Set;
@@ -49,7 +56,11 @@ import org.slf4j.LoggerFactory;
 public final class MindClusterComponents implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MindClusterComponents.class);
 
+  /** Directory under {@code -softShareDevConfigDir} of the per-container quota regions. */
+  public static final String SOFT_SHARE_REGION_DIR = "vnpu-containers";
+
   private final MindClusterOptions options;
+  private final Optional<SoftShareLimiter> softShare;
   private final DeviceManager deviceManager;
   private final HealthSource healthSource;
   private final ChipInventory inventory;
@@ -89,6 +100,17 @@ public final class MindClusterComponents implements AutoCloseable {
   public MindClusterComponents(MindClusterOptions options, KubernetesClient client,
       VolcanoPods.PodLister podLister, DeviceManager deviceManager, HealthSource healthSource,
       Clock clock) {
+    this(options, client, podLister, deviceManager, healthSource, clock, defaultSoftShare(options));
+  }
+
+  /**
+   * As above with the soft-share enforcement given: where the per-container quota regions go and
+   * which limiter enforces them (used only with {@code -softShareDevConfigDir}).
+   */
+  public MindClusterComponents(MindClusterOptions options, KubernetesClient client,
+      VolcanoPods.PodLister podLister, DeviceManager deviceManager, HealthSource healthSource,
+      Clock clock, Optional<SoftShareLimiter> softShare) {
+    this.softShare = Objects.requireNonNull(softShare, "softShare");
     this.options = Objects.requireNonNull(options, "options");
     this.client = Objects.requireNonNull(client, "client");
     this.pods = new VolcanoPods(client, options.nodeName(), podLister);
@@ -101,6 +123,18 @@ public final class MindClusterComponents implements AutoCloseable {
     this.inventory = new ChipInventory(deviceManager, healthSource);
     this.catalog = new DeviceCatalog(options.presetVirtualDevice(), options.shareDevCount());
     this.responses = new ContainerResponses(options.useAscendDocker(), new DeviceNodes(options.devRoot()));
+  }
+
+  /**
+   * Our limiter where the agent installs it by default ({@link LimiterFiles#HAMI_HOST_DIR}) and the
+   * regions under {@code <softShareDevConfigDir>/}{@value #SOFT_SHARE_REGION_DIR}; empty without soft sharing.
+   */
+  static Optional<SoftShareLimiter> defaultSoftShare(MindClusterOptions options) {
+    return options.softShareDevConfigDir().map(dir -> {
+      LimiterFiles files = LimiterFiles.hami(LimiterFiles.HAMI_HOST_DIR);
+      return new SoftShareLimiter(dir.resolve(SOFT_SHARE_REGION_DIR), files,
+          LimiterVerifier.forThisMachine(files), new VnpuQuotaRegionFactory(new QuotaRegions()));
+    });
   }
 
   /**
@@ -149,6 +183,9 @@ public final class MindClusterComponents implements AutoCloseable {
     }
     boolean wholeChips = inventory.current().chips().stream()
         .anyMatch(c -> c.type().resourceName().equals(resource));
+    if (options.softShare() && wholeChips && softShare.isPresent()) {
+      return new SoftShareAllocator(pods, inventory::current, catalog, responses, softShare.get(), nodeLock);
+    }
     if (options.volcanoType() && wholeChips && options.shareDevCount() == 1) {
       return new VolcanoAllocator(pods, inventory::current, responses, kubeletMap, options.hostIp(),
           nodeLock);

@@ -12,7 +12,7 @@ import io.vnpu.api.fault.LiveDeviceHealth;
 import io.vnpu.api.model.Priority;
 import io.vnpu.kube.agent.DeviceManagerTelemetry;
 import io.vnpu.kube.hami.alloc.SoftSplitLayout;
-import io.vnpu.kube.hami.alloc.VnpuQuotaRegionFactory;
+import io.vnpu.kube.resource.VnpuQuotaRegionFactory;
 import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
 import io.vnpu.kube.limiter.LimiterFixture;

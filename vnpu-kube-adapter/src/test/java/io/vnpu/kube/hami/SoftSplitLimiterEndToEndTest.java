@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.vnpu.kube.hami.alloc.SoftSplitLayout;
 import io.vnpu.kube.limiter.LimiterFixture;
-import io.vnpu.kube.hami.alloc.VnpuQuotaRegionFactory;
+import io.vnpu.kube.resource.VnpuQuotaRegionFactory;
 import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
 import io.vnpu.kube.resource.ContainerAllocation;

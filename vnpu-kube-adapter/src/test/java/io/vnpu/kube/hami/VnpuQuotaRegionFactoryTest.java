@@ -8,7 +8,7 @@ import io.vnpu.api.slice.NpuRef;
 import io.vnpu.api.slice.RegionToCreate;
 import io.vnpu.api.slice.SliceDevice;
 import io.vnpu.api.slice.SliceShare;
-import io.vnpu.kube.hami.alloc.VnpuQuotaRegionFactory;
+import io.vnpu.kube.resource.VnpuQuotaRegionFactory;
 import io.vnpu.quota.model.PolicyFlag;
 import io.vnpu.quota.model.RegionConfig;
 import io.vnpu.quota.region.QuotaRegion;

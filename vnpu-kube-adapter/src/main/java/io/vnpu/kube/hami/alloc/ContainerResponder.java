@@ -15,6 +15,8 @@ import io.vnpu.kube.hami.devices.NodeDevices;
 import io.vnpu.kube.limiter.LimiterGate;
 import io.vnpu.kube.limiter.LimiterUnavailableException;
 import io.vnpu.kube.resource.AllocationException;
+import io.vnpu.kube.resource.QuotaRegionFactory;
+import io.vnpu.kube.resource.ContainerRegionDirectory;
 import io.vnpu.kube.resource.ContainerAllocation;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -42,7 +44,7 @@ import org.slf4j.LoggerFactory;
 public final class ContainerResponder {
   private static final Logger LOG = LoggerFactory.getLogger(ContainerResponder.class);
   /** Container directory holding a region this agent created: {@code rwxr-xr-x}. */
-  static final Set<PosixFilePermission> REGION_DIR_MODE = PosixFilePermissions.fromString("rwxr-xr-x");
+  static final Set<PosixFilePermission> REGION_DIR_MODE = ContainerRegionDirectory.REGION_DIR_MODE;
   /** Container directory where the limiter creates its region (upstream): {@code rwxrwxrwx}. */
   static final Set<PosixFilePermission> LIMITER_CREATES_DIR_MODE = PosixFilePermissions.fromString("rwxrwxrwx");
 
@@ -156,17 +158,10 @@ public final class ContainerResponder {
 
   private PreparedContainer soft(ContainerTarget target, Path dir, SlicePlan plan) throws AllocationException {
     try {
-      // HostFiles rules: the root is ours alone; the container's directory is created afresh
-      // (never reused, a previous one is removed without following links) and stays 0700 until
-      // the region in it is complete, so nobody can plant a link the creation would follow
-      HostFiles.ensureTrustedDirectory(layout.containersRoot(), HostFiles.OWNER_ONLY_DIR);
-      HostFiles.deleteTree(dir);
-      HostFiles.createPrivateDirectory(dir);
-      if (regions.isPresent() && plan.region().isPresent()) {
-        regions.get().create(plan.region().get());
-        // the region file is 0666 for any container user; the directory needs no writer
-        HostFiles.setMode(dir, REGION_DIR_MODE);
-      } else {
+      boolean ours = regions.isPresent() && plan.region().isPresent();
+      ContainerRegionDirectory.create(layout.containersRoot(), dir, regions.orElse(null),
+          ours ? plan.region().get() : null);
+      if (!ours) {
         // the limiter creates its own region here (upstream): the container's user must write
         HostFiles.setMode(dir, LIMITER_CREATES_DIR_MODE);
       }

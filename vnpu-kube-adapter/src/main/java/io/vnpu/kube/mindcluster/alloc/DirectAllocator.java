@@ -41,7 +41,7 @@ public final class DirectAllocator implements ContainerAllocator {
    *
    * @throws AllocationException for an empty request or an ID this resource does not advertise
    */
-  static List<AdvertisedDevice> resolve(DeviceCatalog catalog, NodeChips snapshot,
+  public static List<AdvertisedDevice> resolve(DeviceCatalog catalog, NodeChips snapshot,
       String resourceName, List<String> deviceIds) throws AllocationException {
     if (deviceIds.isEmpty()) {
       throw new AllocationException("no device IDs in the container request for " + resourceName);
@@ -65,7 +65,7 @@ public final class DirectAllocator implements ContainerAllocator {
    *
    * @throws AllocationException for more than one vNPU in one container, or a missing device node
    */
-  static ContainerAllocation respond(ContainerResponses responses, List<AdvertisedDevice> devices,
+  public static ContainerAllocation respond(ContainerResponses responses, List<AdvertisedDevice> devices,
       Map<String, String> extraEnv) throws AllocationException {
     if (devices.get(0).vnpu().isPresent()) {
       if (devices.size() != 1) {

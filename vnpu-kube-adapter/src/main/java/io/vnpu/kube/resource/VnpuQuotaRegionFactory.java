@@ -1,4 +1,4 @@
-package io.vnpu.kube.hami.alloc;
+package io.vnpu.kube.resource;
 
 import io.vnpu.api.slice.RegionToCreate;
 import io.vnpu.quota.model.RegionConfig;

@@ -1,0 +1,34 @@
+package io.vnpu.kube.mindcluster.volcano;
+
+import io.vnpu.kube.limiter.LimiterFiles;
+import io.vnpu.kube.limiter.LimiterGate;
+import io.vnpu.kube.resource.QuotaRegionFactory;
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * How this node enforces MindCluster soft sharing itself: our quota region per container, read by
+ * our limiter ({@code libvnpu.so}) preloaded in the container, instead of Huawei's vCANN-RT.
+ *
+ * @param regionRoot host directory of the per-container directories
+ *                   ({@code <regionRoot>/<podUID>_<first kubelet device ID>}); it must be this
+ *                   agent's alone and is never mounted whole into a container
+ * @param limiter    where the limiter lies on the host and where the container loads it
+ * @param gate       checked before every soft-share Allocate
+ * @param regions    creates the region file
+ */
+public record SoftShareLimiter(Path regionRoot, LimiterFiles limiter, LimiterGate gate, QuotaRegionFactory regions) {
+  /** Container path of the container's own directory (holding its region). */
+  public static final String CONTAINER_REGION_DIR = "/vnpu-shmem";
+  /** Container path of the preload list. */
+  public static final String CONTAINER_LD_SO_PRELOAD = "/etc/ld.so.preload";
+  /** Name of the region file in the container's directory. */
+  public static final String REGION_FILE = "vnpu_local_shmem";
+
+  public SoftShareLimiter {
+    Objects.requireNonNull(regionRoot, "regionRoot");
+    Objects.requireNonNull(limiter, "limiter");
+    Objects.requireNonNull(gate, "gate");
+    Objects.requireNonNull(regions, "regions");
+  }
+}
