@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps this node's pool of ResourceSlices ({@code resource.k8s.io/v1}) equal to the devices it
- * was last given: one pool named after the node, slices of at most 128 devices, each owned by the
+ * was last given: one pool named after the node, slices of at most 128 devices (64 when any device
+ * has taints), each owned by the
  * Node object (so they go away with it).
  *
  * <p>Sync (idempotent, one thread): list the pool's slices; match them to the wanted ones (one and
@@ -53,6 +54,8 @@ public final class ResourceSlicePublisher implements AutoCloseable {
   public static final String NODE_LABEL = "dra.vnpu.io/node";
   /** Most devices in one slice. */
   public static final int MAX_DEVICES_PER_SLICE = 128;
+  /** Most devices in one slice when any device of the pool has taints (API server limit). */
+  public static final int MAX_TAINTED_DEVICES_PER_SLICE = 64;
 
   private static final Logger log = LoggerFactory.getLogger(ResourceSlicePublisher.class);
   private static final Pattern LABEL_VALUE =
@@ -257,8 +260,10 @@ public final class ResourceSlicePublisher implements AutoCloseable {
 
   private static List<List<Device>> chunks(List<Device> devices) {
     List<List<Device>> out = new ArrayList<>();
-    for (int i = 0; i < devices.size(); i += MAX_DEVICES_PER_SLICE) {
-      out.add(devices.subList(i, Math.min(devices.size(), i + MAX_DEVICES_PER_SLICE)));
+    int max = devices.stream().anyMatch(d -> d.getTaints() != null && !d.getTaints().isEmpty())
+        ? MAX_TAINTED_DEVICES_PER_SLICE : MAX_DEVICES_PER_SLICE;
+    for (int i = 0; i < devices.size(); i += max) {
+      out.add(devices.subList(i, Math.min(devices.size(), i + max)));
     }
     if (out.isEmpty()) {
       out.add(List.of()); // "driver up, no devices" differs from "no driver"

@@ -155,6 +155,51 @@ class ResourceSlicePublisherTest {
     }
   }
 
+  static List<Device> plainDevices(int n, int taintedIndex) {
+    List<Device> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      var b = new io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder()
+          .withName(String.format("npu-%03d", i));
+      if (i == taintedIndex) {
+        b.withTaints(new io.fabric8.kubernetes.api.model.resource.v1.DeviceTaintBuilder()
+            .withKey(DRIVER + "/unhealthy").withValue("80E01801").withEffect("NoSchedule")
+            .build());
+      }
+      out.add(b.build());
+    }
+    return out;
+  }
+
+  @Test
+  void aPoolWithTaintsUsesSlicesOfAtMost64Devices() {
+    ResourceSlicePublisher p = publisher();
+    p.publish(plainDevices(100, -1));
+    p.syncNow();
+    assertThat(slices()).singleElement().satisfies(s -> assertThat(names(s)).hasSize(100));
+    p.publish(plainDevices(100, 7));
+    p.syncNow();
+    assertThat(slices()).hasSize(2).allSatisfy(s -> {
+      assertThat(s.getSpec().getDevices()).hasSizeLessThanOrEqualTo(64);
+      assertThat(s.getSpec().getPool().getResourceSliceCount()).isEqualTo(2L);
+    });
+    assertThat(slices().stream().mapToInt(s -> s.getSpec().getDevices().size()).sum())
+        .isEqualTo(100);
+  }
+
+  @Test
+  void aTaintStampedWithTimeAddedByTheServerIsNotRewritten() {
+    ResourceSlicePublisher p = publisher();
+    p.publish(plainDevices(4, 2));
+    p.syncNow();
+    // what the API server does to a taint written without timeAdded
+    ResourceSlice s = slices().get(0);
+    s.getSpec().getDevices().get(2).getTaints().get(0).setTimeAdded("2026-12-01T03:00:00Z");
+    client.dynamicResourceAllocation().v1().resourcesSlices().resource(s).update();
+    long writes = p.writes();
+    p.syncNow();
+    assertThat(p.writes()).isEqualTo(writes);
+  }
+
   static void await(java.util.function.BooleanSupplier c) throws InterruptedException {
     long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
     while (!c.getAsBoolean()) {
