@@ -19,7 +19,10 @@ import io.vnpu.kube.dra.kubelet.KubeletPluginServer;
 import io.vnpu.kube.dra.kubelet.LivenessServer;
 import io.vnpu.kube.dra.kubelet.PluginSockets;
 import io.vnpu.kube.dra.proto.registration.RegistrationStatus;
+import io.vnpu.api.health.ChipHealth;
 import io.vnpu.api.health.HealthSource;
+import io.vnpu.kube.dra.kubelet.ResourceHealthServer;
+import java.util.Map;
 import io.vnpu.kube.dra.slices.NpuDeviceTaints;
 import io.vnpu.kube.dra.slices.NpuSliceDevices;
 import io.vnpu.kube.dra.slices.ResourceSlicePublisher;
@@ -70,6 +73,11 @@ public final class DraPlugin implements AutoCloseable {
   private HealthSource health; // guarded by healthLock
   private AutoCloseable healthWatch; // guarded by healthLock
   private boolean started; // guarded by healthLock
+  private volatile ResourceHealthServer healthServer;
+  /** Period of the complete device list on a quiet health stream. */
+  static final Duration HEALTH_RESEND = Duration.ofSeconds(10);
+  /** {@code health_check_timeout_seconds}: the kubelet's default. */
+  static final Duration HEALTH_TIMEOUT = Duration.ofSeconds(30);
 
   /**
    * @param opener opens the node's DCMI device manager; retried with backoff while it fails
@@ -146,6 +154,32 @@ public final class DraPlugin implements AutoCloseable {
     }
   }
 
+  /**
+   * Every NPU's health for the kubelet: Unknown until a health source is given, the fault text
+   * ({@link ChipHealth#toDeviceHealth()}) as message when unhealthy.
+   */
+  private List<ResourceHealthServer.DeviceReport> healthReports() {
+    HealthSource h;
+    synchronized (healthLock) {
+      h = health;
+    }
+    Map<Integer, ChipHealth> chips = h == null ? Map.of() : h.chips();
+    List<ResourceHealthServer.DeviceReport> out = new java.util.ArrayList<>();
+    inventory.devices().forEach((name, npu) -> {
+      if (h == null) {
+        out.add(new ResourceHealthServer.DeviceReport(options.nodeName(), name,
+            ResourceHealthServer.State.UNKNOWN, "chip health is not monitored"));
+        return;
+      }
+      ChipHealth c = chips.getOrDefault(npu.logicId(), ChipHealth.normal(npu.logicId()));
+      var d = c.toDeviceHealth();
+      out.add(new ResourceHealthServer.DeviceReport(options.nodeName(), name,
+          d.healthy() ? ResourceHealthServer.State.HEALTHY : ResourceHealthServer.State.UNHEALTHY,
+          d.healthy() ? "" : d.reason()));
+    });
+    return out;
+  }
+
   private void publishCurrent() {
     HealthSource h;
     synchronized (healthLock) {
@@ -157,6 +191,10 @@ public final class DraPlugin implements AutoCloseable {
     var npus = inventory.devices().values();
     publisher.publish(h == null ? sliceDevices.devices(npus)
         : sliceDevices.devices(npus, h.chips(), taints));
+    ResourceHealthServer hs = healthServer;
+    if (hs != null) {
+      hs.changed();
+    }
   }
 
   /**
@@ -184,8 +222,11 @@ public final class DraPlugin implements AutoCloseable {
         new ClaimSpecBuilder(cdiKind, host),
         new ClaimPlanner(options.driverName(), options.nodeName(), cdiKind, hardVnpu), inventory,
         options.nodeName(), bootId, Duration.ofSeconds(30), new DiscoveredVnpuDriver(discovery));
+    healthServer = new ResourceHealthServer(this::healthReports, HEALTH_RESEND,
+        HEALTH_TIMEOUT, clock);
     server = new KubeletPluginServer(sockets, options.driverName(),
-        measured(new NpuDriver(new ClaimFetcher(client), state)), Duration.ofSeconds(1));
+        measured(new NpuDriver(new ClaimFetcher(client), state)), Duration.ofSeconds(1),
+        Optional.of(healthServer));
     server.start();
     if (options.healthcheckPort() >= 0) {
       liveness = new LivenessServer(options.healthcheckPort(), sockets);
@@ -240,6 +281,9 @@ public final class DraPlugin implements AutoCloseable {
     }
     if (server != null) {
       server.close();
+    }
+    if (healthServer != null) {
+      healthServer.close();
     }
     synchronized (healthLock) {
       if (healthWatch != null) {

@@ -15,7 +15,13 @@ import io.vnpu.api.health.FaultLevel;
 import io.vnpu.api.health.FaultOrigin;
 import io.vnpu.api.health.HealthSource;
 import io.vnpu.kube.dra.slices.NpuSliceDevices;
+import io.grpc.ManagedChannel;
+import io.grpc.stub.StreamObserver;
+import io.vnpu.kube.deviceplugin.UnixSocketTransport;
 import java.nio.file.Path;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -136,5 +142,102 @@ class DraHealthTaintTest {
         && taintsOf(bed, 2).isEmpty());
     assertThat(taintsOf(bed, 5)).hasSize(1);
     assertThat(bed.slices().get(0).getSpec().getDevices()).hasSize(8);
+  }
+
+  @Test
+  void theHealthStreamSendsEveryDeviceInV1AndV1alpha1AndFollowsFaultsAndRecovery()
+      throws Exception {
+    DraTestBed bed = new DraTestBed(tmp, client);
+    MutableHealth health = new MutableHealth();
+    plugin = bed.plugin();
+    plugin.watchHealth(health);
+    plugin.start();
+    DraTestBed.await("8 NPUs discovered", () -> plugin.inventory().devices().size() == 8);
+    Path dra = plugin.sockets().draSocket();
+    BlockingQueue<io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesResponse> v1 =
+        new LinkedBlockingQueue<>();
+    BlockingQueue<io.vnpu.kube.dra.proto.health.v1alpha1.NodeWatchResourcesResponse> alpha =
+        new LinkedBlockingQueue<>();
+    try (UnixSocketTransport transport = new UnixSocketTransport(1)) {
+      ManagedChannel ch = transport.channel(dra);
+      try {
+        io.vnpu.kube.dra.proto.health.v1.DRAResourceHealthGrpc.newStub(ch).nodeWatchResources(
+            io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesRequest.getDefaultInstance(),
+            collect(v1));
+        io.vnpu.kube.dra.proto.health.v1alpha1.DRAResourceHealthGrpc.newStub(ch)
+            .nodeWatchResources(io.vnpu.kube.dra.proto.health.v1alpha1.NodeWatchResourcesRequest
+                .getDefaultInstance(), collect(alpha));
+
+        var first = v1.poll(20, TimeUnit.SECONDS);
+        assertThat(first).isNotNull();
+        assertThat(first.getDevicesList()).hasSize(8).allSatisfy(d -> {
+          assertThat(d.getDevice().getPoolName()).isEqualTo(DraTestBed.NODE);
+          assertThat(d.getHealth())
+              .isEqualTo(io.vnpu.kube.dra.proto.health.v1.HealthStatus.HEALTHY);
+          assertThat(d.getHealthCheckTimeoutSeconds()).isEqualTo(30);
+          assertThat(d.getMessage()).isEmpty();
+        });
+        var firstAlpha = alpha.poll(20, TimeUnit.SECONDS);
+        assertThat(firstAlpha).isNotNull();
+        assertThat(firstAlpha.getDevicesList()).hasSize(8);
+
+        String name = plugin.inventory().devices().entrySet().stream()
+            .filter(e -> e.getValue().logicId() == 3).findFirst().orElseThrow().getKey();
+        health.set(new ChipHealth(3, false, FaultLevel.RESTART_NPU,
+            "80E01801 RestartNPU (event)", true, FaultLevel.NORMAL_NPU, "",
+            List.of(new ActiveFault(new FaultCode(0x80E01801L), FaultLevel.RESTART_NPU,
+                Instant.EPOCH, FaultOrigin.EVENT)), List.of(), false));
+        var faulty = awaitMessage(v1, m -> m.getDevicesList().stream().anyMatch(d ->
+            d.getHealth() == io.vnpu.kube.dra.proto.health.v1.HealthStatus.UNHEALTHY));
+        assertThat(faulty.getDevicesList()).hasSize(8);
+        assertThat(faulty.getDevicesList()).filteredOn(d -> d.getHealth()
+                == io.vnpu.kube.dra.proto.health.v1.HealthStatus.UNHEALTHY)
+            .singleElement().satisfies(d -> {
+              assertThat(d.getDevice().getDeviceName()).isEqualTo(name);
+              assertThat(d.getMessage()).isEqualTo("80E01801 RestartNPU (event)");
+            });
+        var faultyAlpha = awaitMessage(alpha, m -> m.getDevicesList().stream().anyMatch(d ->
+            d.getHealth() == io.vnpu.kube.dra.proto.health.v1alpha1.HealthStatus.UNHEALTHY));
+        assertThat(faultyAlpha.getDevicesList()).hasSize(8);
+
+        health.set(ChipHealth.normal(3));
+        var recovered = awaitMessage(v1, m -> m.getDevicesList().stream().allMatch(d ->
+            d.getHealth() == io.vnpu.kube.dra.proto.health.v1.HealthStatus.HEALTHY));
+        assertThat(recovered.getDevicesList()).hasSize(8);
+      } finally {
+        ch.shutdownNow();
+        ch.awaitTermination(5, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  static <T> StreamObserver<T> collect(BlockingQueue<T> into) {
+    return new StreamObserver<>() {
+      @Override
+      public void onNext(T value) {
+        into.add(value);
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        // the channel is shut down at the end of the test
+      }
+
+      @Override
+      public void onCompleted() {
+      }
+    };
+  }
+
+  static <T> T awaitMessage(BlockingQueue<T> queue, java.util.function.Predicate<T> wanted)
+      throws InterruptedException {
+    long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    while (System.nanoTime() < end) {
+      T m = queue.poll(100, TimeUnit.MILLISECONDS);
+      if (m != null && wanted.test(m)) {
+        return m;
+      }
+    }
+    throw new AssertionError("timed out waiting for a health message");
   }
 }

@@ -85,7 +85,8 @@ class DraPluginEndToEndTest {
     assertThat(info.getEndpoint()).isEqualTo(bed.plugins.resolve(DRIVER).resolve("dra.sock")
         .toString());
     assertThat(Path.of(info.getEndpoint())).exists();
-    assertThat(info.getSupportedVersionsList()).containsExactly("v1.DRAPlugin", "v1beta1.DRAPlugin");
+    assertThat(info.getSupportedVersionsList()).containsExactly("v1.DRAPlugin", "v1beta1.DRAPlugin",
+        "v1.DRAResourceHealth", "v1alpha1.DRAResourceHealth");
     kubelet.notifyRegistered(regSocket(), true, "");
     assertThat(plugin.registrationStatus()).hasValueSatisfying(s ->
         assertThat(s.getPluginRegistered()).isTrue());

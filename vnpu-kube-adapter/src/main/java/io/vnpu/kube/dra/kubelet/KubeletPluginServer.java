@@ -62,9 +62,25 @@ public final class KubeletPluginServer implements AutoCloseable {
    */
   public KubeletPluginServer(PluginSockets sockets, String driverName, ClaimHandler handler,
       Duration checkInterval) {
+    this(sockets, driverName, handler, checkInterval, java.util.Optional.empty());
+  }
+
+  /**
+   * @param health the device health service, served on the DRA socket next to the node service
+   *               and advertised in GetInfo ({@link ResourceHealthServer#VERSIONS}) when present
+   */
+  public KubeletPluginServer(PluginSockets sockets, String driverName, ClaimHandler handler,
+      Duration checkInterval, Optional<ResourceHealthServer> health) {
     this.sockets = Objects.requireNonNull(sockets, "sockets");
-    this.draServices = List.of(new DraServiceV1(handler), new DraServiceV1beta1(handler));
-    this.registration = new RegistrationService(driverName, sockets.draSocket(),
+    List<BindableService> services = new java.util.ArrayList<>(
+        List.of(new DraServiceV1(handler), new DraServiceV1beta1(handler)));
+    List<String> versions = new java.util.ArrayList<>(RegistrationService.SUPPORTED_VERSIONS);
+    health.ifPresent(h -> {
+      services.addAll(h.services());
+      versions.addAll(ResourceHealthServer.VERSIONS);
+    });
+    this.draServices = List.copyOf(services);
+    this.registration = new RegistrationService(driverName, sockets.draSocket(), versions,
         s -> lastStatus = s);
     this.checkInterval = Objects.requireNonNull(checkInterval, "checkInterval");
     ScheduledThreadPoolExecutor exec = new ScheduledThreadPoolExecutor(1, r -> {

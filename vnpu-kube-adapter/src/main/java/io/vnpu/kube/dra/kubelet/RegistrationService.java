@@ -42,11 +42,17 @@ public final class RegistrationService extends RegistrationGrpc.RegistrationImpl
    */
   public RegistrationService(String driverName, Path draSocket,
       Consumer<RegistrationStatus> listener) {
+    this(driverName, draSocket, SUPPORTED_VERSIONS, listener);
+  }
+
+  /** @param versions the services advertised in {@code supported_versions}, preferred first */
+  public RegistrationService(String driverName, Path draSocket, List<String> versions,
+      Consumer<RegistrationStatus> listener) {
     this.info = PluginInfo.newBuilder()
         .setType(DRA_PLUGIN_TYPE)
         .setName(driverName)
         .setEndpoint(draSocket.toAbsolutePath().toString())
-        .addAllSupportedVersions(SUPPORTED_VERSIONS)
+        .addAllSupportedVersions(versions)
         .build();
     this.listener = Objects.requireNonNull(listener, "listener");
   }

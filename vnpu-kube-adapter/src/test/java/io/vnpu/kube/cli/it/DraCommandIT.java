@@ -59,7 +59,7 @@ class DraCommandIT {
       CliJar.await(regSocket, 120);
       PluginInfo info = kubelet.getInfo(regSocket);
       assertThat(info.getSupportedVersionsList()).containsExactly("v1.DRAPlugin",
-          "v1beta1.DRAPlugin");
+          "v1beta1.DRAPlugin", "v1.DRAResourceHealth", "v1alpha1.DRAResourceHealth");
       kubelet.notifyRegistered(regSocket, true, "");
 
       long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
