@@ -156,6 +156,37 @@ public final class ResourceHealthServer implements AutoCloseable {
     });
   }
 
+  /** The v1 message of one report; v1alpha1 has the same wire table, so it is re-read from these bytes. */
+  private io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesResponse message(
+      List<DeviceReport> devices, long unixSeconds) {
+    var b = io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesResponse.newBuilder();
+    for (DeviceReport d : devices) {
+      b.addDevices(io.vnpu.kube.dra.proto.health.v1.DeviceHealth.newBuilder()
+          .setDevice(io.vnpu.kube.dra.proto.health.v1.DeviceIdentifier.newBuilder()
+              .setPoolName(d.pool()).setDeviceName(d.device()))
+          .setHealth(io.vnpu.kube.dra.proto.health.v1.HealthStatus.forNumber(d.health().ordinal()))
+          .setLastUpdatedTime(unixSeconds)
+          .setHealthCheckTimeoutSeconds(timeout.toSeconds())
+          .setMessage(d.message()));
+    }
+    return b.build();
+  }
+
+  private <T> void serve(ServerCallStreamObserver<T> call,
+      java.util.function.Function<io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesResponse, T> as) {
+    open(new Sink() {
+      @Override
+      public void send(List<DeviceReport> devices, long unixSeconds) {
+        call.onNext(as.apply(message(devices, unixSeconds)));
+      }
+
+      @Override
+      public void close() {
+        call.onCompleted();
+      }
+    }, call);
+  }
+
   private final class V1alpha1
       extends io.vnpu.kube.dra.proto.health.v1alpha1.DRAResourceHealthGrpc
           .DRAResourceHealthImplBase {
@@ -163,30 +194,15 @@ public final class ResourceHealthServer implements AutoCloseable {
     public void nodeWatchResources(
         io.vnpu.kube.dra.proto.health.v1alpha1.NodeWatchResourcesRequest request,
         StreamObserver<io.vnpu.kube.dra.proto.health.v1alpha1.NodeWatchResourcesResponse> out) {
-      var call = (ServerCallStreamObserver<
-          io.vnpu.kube.dra.proto.health.v1alpha1.NodeWatchResourcesResponse>) out;
-      open(new Sink() {
-        @Override
-        public void send(List<DeviceReport> devices, long unixSeconds) {
-          var b = io.vnpu.kube.dra.proto.health.v1alpha1.NodeWatchResourcesResponse.newBuilder();
-          for (DeviceReport d : devices) {
-            b.addDevices(io.vnpu.kube.dra.proto.health.v1alpha1.DeviceHealth.newBuilder()
-                .setDevice(io.vnpu.kube.dra.proto.health.v1alpha1.DeviceIdentifier.newBuilder()
-                    .setPoolName(d.pool()).setDeviceName(d.device()))
-                .setHealth(io.vnpu.kube.dra.proto.health.v1alpha1.HealthStatus.forNumber(
-                    d.health().ordinal()))
-                .setLastUpdatedTime(unixSeconds)
-                .setHealthCheckTimeoutSeconds(timeout.toSeconds())
-                .setMessage(d.message()));
-          }
-          call.onNext(b.build());
-        }
-
-        @Override
-        public void close() {
-          call.onCompleted();
-        }
-      }, call);
+      serve((ServerCallStreamObserver<
+          io.vnpu.kube.dra.proto.health.v1alpha1.NodeWatchResourcesResponse>) out, m -> {
+            try {
+              return io.vnpu.kube.dra.proto.health.v1alpha1.NodeWatchResourcesResponse
+                  .parseFrom(m.toByteString());
+            } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+              throw new IllegalStateException("v1 and v1alpha1 health messages share one wire table", e);
+            }
+          });
     }
   }
 
@@ -196,30 +212,8 @@ public final class ResourceHealthServer implements AutoCloseable {
     public void nodeWatchResources(
         io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesRequest request,
         StreamObserver<io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesResponse> out) {
-      var call = (ServerCallStreamObserver<
-          io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesResponse>) out;
-      open(new Sink() {
-        @Override
-        public void send(List<DeviceReport> devices, long unixSeconds) {
-          var b = io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesResponse.newBuilder();
-          for (DeviceReport d : devices) {
-            b.addDevices(io.vnpu.kube.dra.proto.health.v1.DeviceHealth.newBuilder()
-                .setDevice(io.vnpu.kube.dra.proto.health.v1.DeviceIdentifier.newBuilder()
-                    .setPoolName(d.pool()).setDeviceName(d.device()))
-                .setHealth(io.vnpu.kube.dra.proto.health.v1.HealthStatus.forNumber(
-                    d.health().ordinal()))
-                .setLastUpdatedTime(unixSeconds)
-                .setHealthCheckTimeoutSeconds(timeout.toSeconds())
-                .setMessage(d.message()));
-          }
-          call.onNext(b.build());
-        }
-
-        @Override
-        public void close() {
-          call.onCompleted();
-        }
-      }, call);
+      serve((ServerCallStreamObserver<io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesResponse>) out,
+          m -> m);
     }
   }
 }
