@@ -1,19 +1,16 @@
 package io.vnpu.kube.dra.slices;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.http.Buffer;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -26,7 +23,7 @@ import java.util.Set;
  * returned without the field, no error).
  */
 final class FieldDroppingApiServer implements AutoCloseable {
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
   // held: java.util.logging keeps loggers weakly, a level set on a collected one is lost
   private static final java.util.logging.Logger QUIET =
       java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
@@ -62,34 +59,17 @@ final class FieldDroppingApiServer implements AutoCloseable {
   }
 
   private synchronized String strip(String body) {
-    try {
-      JsonNode root = JSON.readTree(body);
-      JsonNode spec = root.path("spec");
-      if (!(spec instanceof ObjectNode s) || drop.isEmpty()) {
-        return body;
-      }
-      if (drop.contains(DroppedField.SHARED_COUNTERS)) {
-        s.remove("sharedCounters");
-      }
-      for (JsonNode d : s.path("devices")) {
-        ObjectNode dev = (ObjectNode) d;
-        if (drop.contains(DroppedField.CONSUMES_COUNTERS)) {
-          dev.remove("consumesCounters");
-        }
-        if (drop.contains(DroppedField.ALLOW_MULTIPLE_ALLOCATIONS)) {
-          dev.remove("allowMultipleAllocations");
-        }
-        if (drop.contains(DroppedField.TAINTS)) {
-          dev.remove("taints");
-        }
-        if (drop.contains(DroppedField.CAPACITY_REQUEST_POLICY)) {
-          dev.path("capacity").forEach(c -> ((ObjectNode) c).remove("requestPolicy"));
-        }
-      }
-      return JSON.writeValueAsString(root);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    ResourceSlice slice = SERIALIZATION.unmarshal(body, ResourceSlice.class);
+    if (slice.getSpec() == null || drop.isEmpty()) {
+      return body;
     }
+    if (drop.contains(DroppedField.SHARED_COUNTERS)) {
+      slice.getSpec().setSharedCounters(null);
+    }
+    if (slice.getSpec().getDevices() != null) {
+      slice.getSpec().setDevices(DroppedField.strip(drop, slice.getSpec().getDevices()));
+    }
+    return SERIALIZATION.asJson(slice);
   }
 
   private final class Dropping extends KubernetesCrudDispatcher {
