@@ -2,8 +2,8 @@ package io.vnpu.kube.cli.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 import io.vnpu.quota.host.process.LibcSignalSender;
 import io.vnpu.quota.host.process.UnixSignal;
 import java.nio.file.Path;
@@ -36,12 +36,12 @@ class TopCommandIT {
       assertThat(r.exitCode()).as(r.stderr()).isZero();
       JsonNode root = new ObjectMapper().readTree(r.stdout());
       assertThat(root.get("simulated").asBoolean()).isTrue();
-      assertThat(root.get("stateDir").asText()).isEqualTo(cli.stateDir().toString());
+      assertThat(root.get("stateDir").asString()).isEqualTo(cli.stateDir().toString());
       JsonNode slices = root.get("slices");
       assertThat(slices).hasSize(2);
       JsonNode sa = slices.get(0);
       JsonNode sb = slices.get(1);
-      assertThat(sa.get("name").asText()).isEqualTo("top-a");
+      assertThat(sa.get("name").asString()).isEqualTo("top-a");
       assertThat(sa.get("memoryLimitBytes").asLong()).isEqualTo(2 * GIB);
       // aclrtMalloc pads each allocation by up to 64 bytes, as real ACL does
       assertThat(sa.get("memoryUsedBytes").asLong()).isBetween(GIB, GIB + 64);
@@ -49,8 +49,8 @@ class TopCommandIT {
       assertThat(sa.get("stale").asBoolean()).isFalse();
       assertThat(sa.get("processes")).hasSize(1);
       assertThat(sa.get("processes").get(0).get("memoryUsedBytes").asLong()).isBetween(GIB, GIB + 64);
-      assertThat(sa.get("processes").get(0).get("command").asText()).contains("npu-burn");
-      assertThat(sb.get("name").asText()).isEqualTo("top-b");
+      assertThat(sa.get("processes").get(0).get("command").asString()).contains("npu-burn");
+      assertThat(sb.get("name").asString()).isEqualTo("top-b");
       assertThat(sb.get("memoryLimitBytes").asLong()).isEqualTo(4 * GIB);
       assertThat(sb.get("memoryUsedBytes").asLong()).isZero();
       assertThat(sb.get("targetSharePct").asDouble()).isEqualTo(75.0);
