@@ -2,15 +2,17 @@ package io.vnpu.kube.cli.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
 import io.vnpu.quota.host.process.LibcSignalSender;
 import io.vnpu.quota.host.process.UnixSignal;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /** {@code vnpu top} from the shaded jar lists the slices of running {@code vnpu run}s. */
 class TopCommandIT {
@@ -71,5 +73,45 @@ class TopCommandIT {
     assertThat(b.exitValue()).isEqualTo(143);
     CliJar.Result after = cli.run("after", List.of("top", "--once", "--json", "--interval", "0.1"), 60);
     assertThat(new ObjectMapper().readTree(after.stdout()).get("slices")).isEmpty();
+  }
+
+  @Test
+  void qQuitsTheLiveViewOnATerminalWithoutEnter() throws Exception {
+    CliJar cli = new CliJar(tmp);
+    // no --iterations: only the key ends it
+    Process top = cli.startOnTerminal("tty", List.of("top", "--interval", "0.2"));
+    try {
+      // a frame is printed only after the first wait for a key, so the terminal is in single-key
+      // mode (stty -icanon -echo) by then
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (!cli.out("tty").contains("0 slices") && top.isAlive() && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertThat(top.isAlive()).as(cli.out("tty") + cli.err("tty")).isTrue();
+      assertThat(cli.out("tty")).contains("0 slices");
+      // still refreshing: an x is not a quit
+      OutputStream keys = top.getOutputStream();
+      keys.write('x');
+      keys.flush();
+      int frames = frames(cli.out("tty"));
+      deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (frames(cli.out("tty")) < frames + 2 && System.nanoTime() < deadline) Thread.sleep(20);
+      assertThat(top.isAlive()).isTrue();
+      assertThat(frames(cli.out("tty"))).isGreaterThanOrEqualTo(frames + 2);
+
+      keys.write('q'); // no Enter
+      keys.flush();
+      assertThat(top.waitFor(30, TimeUnit.SECONDS)).as(cli.out("tty")).isTrue();
+      assertThat(top.exitValue()).as(cli.out("tty")).isZero();
+    } finally {
+      if (top.isAlive()) {
+        top.descendants().forEach(ProcessHandle::destroyForcibly);
+        top.destroyForcibly();
+      }
+    }
+  }
+
+  private static int frames(String out) {
+    return out.split("\033\\[H\033\\[2J", -1).length - 1;
   }
 }
