@@ -11,7 +11,6 @@ import java.util.HexFormat;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
-import tools.jackson.core.TokenStreamFactory;
 import tools.jackson.core.exc.StreamReadException;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.json.JsonMapper;
@@ -37,7 +36,6 @@ public final class CheckpointCodec {
   private final JsonMapper json = JsonMappers.builder()
       .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
       .build();
-  private final TokenStreamFactory factory = json.tokenStreamFactory();
 
   /** Serializes a checkpoint to the stored bytes. */
   public byte[] encode(Checkpoint checkpoint) {
@@ -65,7 +63,7 @@ public final class CheckpointCodec {
     String checksum = null;
     int start = -1;
     int end = -1;
-    try (JsonParser p = factory.createParser(bytes)) {
+    try (JsonParser p = json.createParser(bytes)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         throw new CheckpointCorruptException(file, "not a JSON object", null);
       }
