@@ -222,6 +222,12 @@ public final class DraPlugin implements AutoCloseable {
         new ClaimSpecBuilder(cdiKind, host),
         new ClaimPlanner(options.driverName(), options.nodeName(), cdiKind, hardVnpu), inventory,
         options.nodeName(), bootId, Duration.ofSeconds(30), new DiscoveredVnpuDriver(discovery));
+    // vNPU records the checkpoint could not vouch for are checked once DCMI answers
+    DeviceState opened = state;
+    inventory.addListener(npus -> opened.verifyVnpus());
+    if (inventory.known()) {
+      opened.verifyVnpus();
+    }
     healthServer = new ResourceHealthServer(this::healthReports, HEALTH_RESEND,
         HEALTH_TIMEOUT, clock);
     server = new KubeletPluginServer(sockets, options.driverName(),

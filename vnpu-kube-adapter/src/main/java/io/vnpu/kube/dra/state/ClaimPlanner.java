@@ -55,6 +55,11 @@ public final class ClaimPlanner {
     this.hardVnpu = Objects.requireNonNull(hardVnpu, "hardVnpu");
   }
 
+  /** Which chips this planner splits into hard vNPUs (the claim state checks their vNPUs). */
+  public HardVnpuChips hardVnpu() {
+    return hardVnpu;
+  }
+
   /**
    * The plan for {@code claim} in state {@code PrepareStarted}.
    *
