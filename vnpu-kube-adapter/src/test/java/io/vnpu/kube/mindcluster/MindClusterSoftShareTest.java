@@ -193,7 +193,6 @@ class MindClusterSoftShareTest {
     try (QuotaRegion q = regions.open(region)) {
       // AI-core time the limiter measured for the container, over its wall time
       double share = (double) q.computeCounters(0).busyNs() / wall;
-      System.out.println("MEASURED mc single share=" + share);
       assertThat(share).as("AI-core share").isBetween(0.20, 0.30);
       assertThat(q.computeCounters(0).launches()).isEqualTo(300);
     }
@@ -230,7 +229,6 @@ class MindClusterSoftShareTest {
       long a1 = ra.computeCounters(0).busyNs();
       long b1 = rb.computeCounters(0).busyNs();
       double window = System.nanoTime() - t0;
-      System.out.println("MEASURED mc pair a=" + (a1 - a0) / window + " b=" + (b1 - b0) / window);
       assertThat(pa.isAlive() && pb.isAlive()).as("both still busy over the whole window").isTrue();
       assertThat((a1 - a0) / window).as("share of the quota-40 container").isBetween(1 / 3.0 - 0.05, 1 / 3.0 + 0.05);
       assertThat((b1 - b0) / window).as("share of the quota-80 container").isBetween(2 / 3.0 - 0.05, 2 / 3.0 + 0.05);
