@@ -377,6 +377,30 @@ class SoftSliceEndToEndTest {
     assertThat(plugin.state().snapshot().preparedClaims()).doesNotContainKey(uid);
   }
 
+  @Test
+  void aSharingModeOtherThanTheChipsFailsTheClaimAndWholeTakesTheWholeChipWithoutLimiter()
+      throws Exception {
+    start();
+    assertThat(prepare("h", List.of(soft("npu-4", "s1", "4Gi", "25")), List.of(
+        config("FromClass", List.of(), npuConfig("sharing", "hard")))).getError())
+        .isEqualTo("ResourceClaim demo/h: status.allocation.devices.results[0]: NpuConfig"
+            + " sharing = hard: the device is a soft share of npu-4 (memory 4Gi, cores 25), which"
+            + " is sharing soft");
+    // the claim's own entry comes after the class's and wins
+    assertThat(prepare("w", List.of(soft("npu-4", "s2", "64Gi", "100")), List.of(
+        config("FromClaim", List.of(), npuConfig("sharing", "whole")),
+        config("FromClass", List.of(), npuConfig("sharing", "soft")))).getError()).isEmpty();
+    assertThat(dataDir().resolve("regions").resolve(uid + "-npu")).doesNotExist();
+    CdiRuntime ctr = CdiRuntime.of(spec(uid), uid + "-npu-4-s2");
+    assertThat(ctr.env()).doesNotContainKey("NPU_LOCAL_SHM_PATH");
+    assertThat(ctr.mounts()).doesNotContainKey("/etc/ld.so.preload");
+    // a partial share cannot be taken whole
+    assertThat(prepare("p", List.of(soft("npu-6", "s3", "4Gi", "100")), List.of(
+        config("FromClaim", List.of("npu"), npuConfig("sharing", "whole")))).getError())
+        .endsWith("NpuConfig sharing = whole: the device is a soft share of npu-6 (memory 4Gi,"
+            + " cores 100), which is sharing soft");
+  }
+
   // ---- npu-burn ----
 
   static List<String> run(ProcessBuilder pb) throws Exception {

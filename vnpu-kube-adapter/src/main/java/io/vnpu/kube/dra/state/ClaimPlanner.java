@@ -192,8 +192,8 @@ public final class ClaimPlanner {
       String what) throws PlanException {
     if (config.sharing() != null && config.sharing() != actual) {
       throw new PlanException(at + ": NpuConfig sharing = "
-          + NpuConfigDecoder.name(config.sharing()) + ": the device is " + what + " ("
-          + NpuConfigDecoder.name(actual) + ")");
+          + NpuConfigDecoder.name(config.sharing()) + ": the device is " + what
+          + ", which is sharing " + NpuConfigDecoder.name(actual));
     }
   }
 
