@@ -180,6 +180,16 @@ class HardVnpuEndToEndTest {
           assertThat(v.memoryMib()).isEqualTo(16384);
         });
 
+    var status = client.dynamicResourceAllocation().v1().resourceClaims().inNamespace("demo")
+        .withName("c1").get().getStatus().getDevices();
+    assertThat(status).singleElement().satisfies(st -> {
+      assertThat(st.getDevice()).isEqualTo("npu-0");
+      assertThat(st.getShareID()).isEqualTo("s1");
+      assertThat(json.writeValueAsString(st.getData())).isEqualTo("{\"uuid\":\""
+          + plugin.inventory().devices().get("npu-0").uuid()
+          + "\",\"physicalId\":0,\"vnpuId\":100,\"template\":\"vir10_3c_16g\"}");
+    });
+
     assertThat(prepare("c2", "s2", "10000Mi").getError()).isEmpty();
     assertThat(bed.dcmi.listVnpus(0)).extracting(v -> v.vnpuId()).containsExactly(100, 101);
 
