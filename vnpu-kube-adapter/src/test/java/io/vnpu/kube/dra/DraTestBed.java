@@ -42,6 +42,8 @@ final class DraTestBed {
   io.vnpu.kube.dra.modes.SoftCapacityNames capacityNames =
       io.vnpu.kube.dra.modes.SoftCapacityNames.HAMI;
   io.vnpu.kube.limiter.LimiterFiles limiter;
+  /** How the plugin opens DCMI: the in-memory {@link #dcmi} unless a test points it elsewhere. */
+  java.util.concurrent.Callable<io.vnpu.api.spi.DeviceManager> opener = () -> dcmi;
 
   DraTestBed(Path root, KubernetesClient client) throws IOException {
     this.root = root;
@@ -72,7 +74,7 @@ final class DraTestBed {
   }
 
   DraPlugin plugin() {
-    return new DraPlugin(options(), client, () -> dcmi,
+    return new DraPlugin(options(), client, opener,
         npu -> Optional.of(String.format("0000:%02x:00.0", 0xc1 + npu.phyId())), bootId,
         Clock.systemUTC(), deviceConfig, limiter != null ? limiter
             : io.vnpu.kube.limiter.LimiterFiles.hami(root.resolve("no-limiter")), null);

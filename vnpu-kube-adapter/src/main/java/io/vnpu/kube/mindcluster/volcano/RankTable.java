@@ -1,10 +1,11 @@
 package io.vnpu.kube.mindcluster.volcano;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.vnpu.kube.json.JsonMappers;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The pod's HCCL rank-table annotation {@code ascend.kubectl.kubernetes.io/ascend-910-configuration}
@@ -14,7 +15,7 @@ import java.util.Map;
  * it is {@code -1} as upstream writes for a chip without one. Not a super-pod: {@code -1} ids.
  */
 public final class RankTable {
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final JsonMapper JSON = JsonMappers.compact();
 
   private RankTable() {}
 
@@ -42,7 +43,7 @@ public final class RankTable {
     m.put("server_ip", hostIp);
     try {
       return JSON.writeValueAsString(m);
-    } catch (JsonProcessingException e) {
+    } catch (JacksonException e) {
       throw new IllegalStateException("rank table of pod " + podName + " not serialisable", e);
     }
   }
