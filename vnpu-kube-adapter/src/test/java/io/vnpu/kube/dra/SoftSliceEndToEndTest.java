@@ -418,7 +418,7 @@ class SoftSliceEndToEndTest {
     assertThat(d.getShareID()).isEqualTo("s1");
     String uuid3 = plugin.inventory().devices().get("npu-3").uuid();
     // as on the wire (the client's model wraps the raw extension when read back)
-    var wire = new com.fasterxml.jackson.databind.ObjectMapper().readTree(client.raw(
+    var wire = new tools.jackson.databind.ObjectMapper().readTree(client.raw(
         "/apis/resource.k8s.io/v1/namespaces/demo/resourceclaims/st"));
     assertThat(wire.at("/status/devices/0/data").toString())
         .isEqualTo("{\"uuid\":\"" + uuid3 + "\",\"physicalId\":3,\"memory\":4294967296,"
