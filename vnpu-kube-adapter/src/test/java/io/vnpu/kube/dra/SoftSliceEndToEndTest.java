@@ -320,8 +320,12 @@ class SoftSliceEndToEndTest {
     assertThat(activityLink(1, key)).exists();
 
     plugin.close();
+    // what a crash between creating a region and recording it would leave
+    Path orphan = Files.createDirectories(dataDir().resolve("regions").resolve("gone-npu"));
     plugin = bed.startedPlugin();
     DraTestBed.await("NPUs rediscovered", () -> plugin.inventory().devices().size() == 8);
+    assertThat(orphan).doesNotExist();
+    assertThat(file).exists();
     NodePrepareResourceResponse again = kubelet.prepareV1(draSocket(), claim("demo", uid1, "c1"))
         .getClaimsOrThrow(uid1);
     assertThat(again.getError()).isEmpty();
