@@ -9,7 +9,7 @@ import io.vnpu.kube.dra.checkpoint.Checkpoint;
 import io.vnpu.kube.dra.checkpoint.ClaimState;
 import io.vnpu.kube.dra.checkpoint.PreparedClaim;
 import io.vnpu.kube.dra.checkpoint.PreparedDevice;
-import io.vnpu.kube.dra.vnpu.HardVnpuChips;
+import io.vnpu.kube.dra.modes.ChipModes;
 import io.vnpu.kube.dra.vnpu.VnpuDriver;
 import io.vnpu.kube.dra.vnpu.VnpuRecord;
 import java.util.ArrayList;
@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  *       vNPUs destroyed where no container uses them, its CDI spec and entry removed); the
  *       kubelet's next NodePrepareResources prepares it again or reports why it cannot.</li>
  * </ol>
- * Sweep (before re-creating): on every chip this plugin splits ({@link HardVnpuChips}), a vNPU no
+ * Sweep (before re-creating): on every chip this plugin splits into hard vNPUs
+ * ({@link ChipModes#templatesFor}), a vNPU no
  * record holds may be one of ours whose record was lost (a prepare that crashed between DCMI's
  * answer and the checkpoint write, a corrupt checkpoint). It is <b>destroyed</b> when no container
  * uses it and its template is one the chip is offered with; otherwise it is left and logged. A chip
@@ -63,9 +64,9 @@ final class VnpuReconciler {
   record Outcome(Checkpoint checkpoint, Set<String> rewrite, Set<String> dropped) {}
 
   private final VnpuDriver vnpus;
-  private final HardVnpuChips chips;
+  private final ChipModes chips;
 
-  VnpuReconciler(VnpuDriver vnpus, HardVnpuChips chips) {
+  VnpuReconciler(VnpuDriver vnpus, ChipModes chips) {
     this.vnpus = Objects.requireNonNull(vnpus, "vnpus");
     this.chips = Objects.requireNonNull(chips, "chips");
   }
