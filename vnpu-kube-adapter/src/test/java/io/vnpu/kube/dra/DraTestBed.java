@@ -45,6 +45,8 @@ final class DraTestBed {
   /** {@code --chip-modes} and {@code --shared-counters} ({@code auto}: true). */
   io.vnpu.kube.dra.modes.ChipModePins chipModes = io.vnpu.kube.dra.modes.ChipModePins.NONE;
   boolean sharedCounters = true;
+  /** How the plugin opens DCMI: the in-memory {@link #dcmi} unless a test points it elsewhere. */
+  java.util.concurrent.Callable<io.vnpu.api.spi.DeviceManager> opener = () -> dcmi;
 
   DraTestBed(Path root, KubernetesClient client) throws IOException {
     this.root = root;
@@ -76,7 +78,7 @@ final class DraTestBed {
   }
 
   DraPlugin plugin() {
-    return new DraPlugin(options(), client, () -> dcmi,
+    return new DraPlugin(options(), client, opener,
         npu -> Optional.of(String.format("0000:%02x:00.0", 0xc1 + npu.phyId())), bootId,
         Clock.systemUTC(), deviceConfig, limiter != null ? limiter
             : io.vnpu.kube.limiter.LimiterFiles.hami(root.resolve("no-limiter")), null);

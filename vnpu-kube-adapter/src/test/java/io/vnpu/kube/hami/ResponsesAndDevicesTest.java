@@ -119,8 +119,9 @@ class ResponsesAndDevicesTest {
         .hasMessage("annotation " + KEY + ": device uuid3 is listed twice for the container");
   }
 
-  private static SliceDevice soft(int phyId, String uuid, long bytes, int weight) {
-    return new SliceDevice(new NpuRef(phyId, uuid), new SliceShare.SoftQuota(bytes, weight, 0, Priority.NORMAL));
+  /** A soft quota whose core percent is both weight and cap (the HAMi core request is an upper limit). */
+  private static SliceDevice soft(int phyId, String uuid, long bytes, int corePct) {
+    return new SliceDevice(new NpuRef(phyId, uuid), new SliceShare.SoftQuota(bytes, corePct, corePct, Priority.NORMAL));
   }
 
   @Test
