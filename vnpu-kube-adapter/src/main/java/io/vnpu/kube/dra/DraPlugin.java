@@ -285,7 +285,9 @@ public final class DraPlugin implements AutoCloseable {
     healthServer = new ResourceHealthServer(this::healthReports, HEALTH_RESEND,
         HEALTH_TIMEOUT, clock);
     server = new KubeletPluginServer(sockets, options.driverName(),
-        measured(new NpuDriver(new ClaimFetcher(client), state)), Duration.ofSeconds(1),
+        measured(new NpuDriver(new ClaimFetcher(client), state,
+            new io.vnpu.kube.dra.claims.ClaimStatusWriter(client, options.driverName(),
+                options.nodeName()), inventory::devices)), Duration.ofSeconds(1),
         Optional.of(healthServer));
     server.start();
     if (options.healthcheckPort() >= 0) {

@@ -1,7 +1,7 @@
 package io.vnpu.kube.dra;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -33,7 +33,7 @@ final class CdiRuntime {
     r.apply(spec.get("containerEdits"));
     boolean found = false;
     for (JsonNode d : spec.get("devices")) {
-      if (d.get("name").asText().equals(deviceName)) {
+      if (d.get("name").asString().equals(deviceName)) {
         r.apply(d.get("containerEdits"));
         found = true;
       }
@@ -50,14 +50,14 @@ final class CdiRuntime {
     }
     if (edits.has("env")) {
       for (JsonNode e : edits.get("env")) {
-        String kv = e.asText();
+        String kv = e.asString();
         int eq = kv.indexOf('=');
         env.put(kv.substring(0, eq), kv.substring(eq + 1));
       }
     }
     if (edits.has("mounts")) {
       for (JsonNode m : edits.get("mounts")) {
-        mounts.put(m.get("containerPath").asText(), m.get("hostPath").asText());
+        mounts.put(m.get("containerPath").asString(), m.get("hostPath").asString());
       }
     }
   }

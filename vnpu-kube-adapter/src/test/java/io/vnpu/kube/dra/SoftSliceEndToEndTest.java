@@ -51,6 +51,7 @@ class SoftSliceEndToEndTest {
   static final long GIB = 1L << 30;
 
   KubernetesClient client;
+  io.fabric8.kubernetes.client.server.mock.KubernetesMockServer server;
 
   @TempDir
   Path tmp;
@@ -319,8 +320,12 @@ class SoftSliceEndToEndTest {
     assertThat(activityLink(1, key)).exists();
 
     plugin.close();
+    // what a crash between creating a region and recording it would leave
+    Path orphan = Files.createDirectories(dataDir().resolve("regions").resolve("gone-npu"));
     plugin = bed.startedPlugin();
     DraTestBed.await("NPUs rediscovered", () -> plugin.inventory().devices().size() == 8);
+    assertThat(orphan).doesNotExist();
+    assertThat(file).exists();
     NodePrepareResourceResponse again = kubelet.prepareV1(draSocket(), claim("demo", uid1, "c1"))
         .getClaimsOrThrow(uid1);
     assertThat(again.getError()).isEmpty();
@@ -399,6 +404,50 @@ class SoftSliceEndToEndTest {
         config("FromClaim", List.of("npu"), npuConfig("sharing", "whole")))).getError())
         .endsWith("NpuConfig sharing = whole: the device is a soft share of npu-6 (memory 4Gi,"
             + " cores 100), which is sharing soft");
+  }
+
+  @Test
+  void statusDevicesDescribeEachPreparedShare() throws Exception {
+    start();
+    assertThat(prepare("st", List.of(soft("npu-3", "s1", "4Gi", "25"), soft("npu-1", "s2",
+        "1Gi", "10")), List.of(config("FromClaim", List.of(), npuConfig("computeWeight", 40,
+        "priority", "high")))).getError()).isEmpty();
+    var devices = client.dynamicResourceAllocation().v1().resourceClaims().inNamespace("demo")
+        .withName("st").get().getStatus().getDevices();
+    assertThat(devices).hasSize(2);
+    var d = devices.get(0);
+    assertThat(d.getDriver()).isEqualTo(DRIVER);
+    assertThat(d.getPool()).isEqualTo(NODE);
+    assertThat(d.getDevice()).isEqualTo("npu-3");
+    assertThat(d.getShareID()).isEqualTo("s1");
+    String uuid3 = plugin.inventory().devices().get("npu-3").uuid();
+    // as on the wire (the client's model wraps the raw extension when read back)
+    var wire = new tools.jackson.databind.ObjectMapper().readTree(client.raw(
+        "/apis/resource.k8s.io/v1/namespaces/demo/resourceclaims/st"));
+    assertThat(wire.at("/status/devices/0/data").toString())
+        .isEqualTo("{\"uuid\":\"" + uuid3 + "\",\"physicalId\":3,\"memory\":4294967296,"
+            + "\"cores\":25,\"computeWeight\":40,\"computeCap\":25,\"priority\":\"high\"}");
+    assertThat(devices.get(1).getDevice()).isEqualTo("npu-1");
+    assertThat(devices.get(1).getShareID()).isEqualTo("s2");
+  }
+
+  @Test
+  void aForbiddenStatusWriteDoesNotFailThePrepare() throws Exception {
+    start();
+    ResourceClaim c = allocated("demo", "rbac", "unused", List.of(soft("npu-7", "s1", "2Gi", "5")));
+    c = bed.create(c);
+    String uid = c.getMetadata().getUid();
+    server.expect().patch().withPath("/apis/resource.k8s.io/v1/namespaces/demo/resourceclaims/rbac"
+        + "/status").andReturn(403, new io.fabric8.kubernetes.api.model.StatusBuilder()
+        .withCode(403).withReason("Forbidden").withMessage("resourceclaims.resource.k8s.io"
+            + " \"rbac\" is forbidden: cannot patch resource \"resourceclaims/status\"").build())
+        .always();
+    NodePrepareResourceResponse r = kubelet.prepareV1(draSocket(), claim("demo", uid, "rbac"))
+        .getClaimsOrThrow(uid);
+    assertThat(r.getError()).isEmpty();
+    assertThat(r.getDevices(0).getDeviceName()).isEqualTo("npu-7");
+    assertThat(client.dynamicResourceAllocation().v1().resourceClaims().inNamespace("demo")
+        .withName("rbac").get().getStatus().getDevices()).isNullOrEmpty();
   }
 
   // ---- npu-burn ----

@@ -1,9 +1,8 @@
 package io.vnpu.kube.dra.config;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 import io.vnpu.api.model.Priority;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -20,7 +19,7 @@ public final class NpuConfigDecoder {
   static final List<String> FIELDS = List.of("apiVersion", "kind", "sharing", "computeWeight",
       "computeCap", "priority", "memoryOnly");
 
-  private final ObjectMapper json = new ObjectMapper();
+  private final ObjectMapper json = io.vnpu.kube.json.JsonMappers.compact();
 
   /**
    * @param parameters the {@code parameters} value as the API client decoded it (a map)
@@ -34,8 +33,7 @@ public final class NpuConfigDecoder {
       throw new ConfigDecodeException(where + " = " + n + ": not an object (expected apiVersion: "
           + NpuConfig.API_VERSION + ", kind: " + NpuConfig.KIND + ")");
     }
-    for (Iterator<Map.Entry<String, JsonNode>> it = n.fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> f = it.next();
+    for (Map.Entry<String, JsonNode> f : n.properties()) {
       if (!FIELDS.contains(f.getKey())) {
         throw new ConfigDecodeException(where + "." + f.getKey() + " = " + f.getValue()
             + ": unknown field (known: " + String.join(", ", FIELDS) + ")");
@@ -98,10 +96,10 @@ public final class NpuConfigDecoder {
       }
       return null;
     }
-    if (!v.isTextual()) {
+    if (!v.isString()) {
       throw new ConfigDecodeException(where + "." + field + " = " + v + ": not a string");
     }
-    return v.textValue();
+    return v.stringValue();
   }
 
   private static Integer integer(JsonNode n, String field, String where, int min, int max)

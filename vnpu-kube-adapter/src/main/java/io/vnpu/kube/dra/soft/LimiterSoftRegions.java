@@ -1,37 +1,38 @@
 package io.vnpu.kube.dra.soft;
 
-import io.vnpu.api.model.Priority;
 import io.vnpu.api.slice.RegionToCreate;
+import io.vnpu.kube.resource.ComputeRegistrations;
 import io.vnpu.kube.resource.ContainerRegionDirectory;
 import io.vnpu.kube.resource.VnpuQuotaRegionFactory;
 import io.vnpu.quota.files.HostFiles;
-import io.vnpu.quota.host.NpuRegistries;
-import io.vnpu.quota.region.QuotaRegion;
 import io.vnpu.quota.region.QuotaRegions;
-import io.vnpu.quota.registry.RegistryMember;
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
+import java.util.Set;
 
 /**
  * {@link SoftRegions} with the same code the device-plugin backends and {@code vnpu run} use: the
- * region directory by {@link ContainerRegionDirectory}, the region by {@link
- * VnpuQuotaRegionFactory} ({@code RegionConfig.forSlice}), the registries by {@link
- * NpuRegistries}. Thread-safe; {@link #close()} closes the registries it opened.
+ * directory and region by {@link ContainerRegionDirectory#createRegistered} (region content by
+ * {@code RegionConfig.forSlice} through {@link VnpuQuotaRegionFactory}), the registry entries by
+ * {@link ComputeRegistrations}. Thread-safe; {@link #close()} closes the registries it opened.
  */
 public final class LimiterSoftRegions implements SoftRegions, AutoCloseable {
 
   private final SoftSlicing layout;
-  private final QuotaRegions regions;
   private final VnpuQuotaRegionFactory factory;
-  private final NpuRegistries registries;
+  private final ComputeRegistrations registrations;
 
   public LimiterSoftRegions(SoftSlicing layout, QuotaRegions regions) {
     this.layout = Objects.requireNonNull(layout, "layout");
-    this.regions = Objects.requireNonNull(regions, "regions");
-    this.factory = new VnpuQuotaRegionFactory(regions);
-    this.registries = new NpuRegistries(layout.registryDir());
+    this.factory = new VnpuQuotaRegionFactory(Objects.requireNonNull(regions, "regions"));
+    this.registrations = new ComputeRegistrations(layout.registryDir(), layout.regionRoot(),
+        SoftSlicing.REGION_FILE);
   }
 
   @Override
@@ -40,12 +41,10 @@ public final class LimiterSoftRegions implements SoftRegions, AutoCloseable {
   }
 
   @Override
-  public long create(Path dir, RegionToCreate region) throws IOException {
+  public long create(Path dir, RegionToCreate region, String name) throws IOException {
     try {
-      ContainerRegionDirectory.create(layout.regionRoot(), dir, factory, region);
-      try (QuotaRegion r = regions.open(region.file())) {
-        return r.epoch();
-      }
+      return ContainerRegionDirectory.createRegistered(layout.regionRoot(), dir, factory, region,
+          registrations, name);
     } catch (IOException | RuntimeException e) {
       HostFiles.deleteQuietly(dir);
       throw e;
@@ -53,24 +52,32 @@ public final class LimiterSoftRegions implements SoftRegions, AutoCloseable {
   }
 
   @Override
-  public void register(int phyId, long key, String name, int weight, int capPct,
-      Priority priority, int deviceIndex, Path regionFile) throws IOException {
-    registries.forNpu(phyId).register(new RegistryMember(key, name, weight, capPct, priority,
-        deviceIndex, Optional.of(regionFile)));
-  }
-
-  @Override
-  public void unregister(int phyId, long key) throws IOException {
-    registries.forNpu(phyId).unregister(key);
-  }
-
-  @Override
-  public void remove(Path dir) throws IOException {
+  public void remove(Path dir, Long key) throws IOException {
+    if (key != null) {
+      registrations.unregister(key);
+    }
     HostFiles.deleteTree(dir);
   }
 
   @Override
+  public List<String> sweep(Set<Path> keep) throws IOException {
+    List<String> removed = new ArrayList<>();
+    if (Files.isDirectory(layout.regionRoot(), LinkOption.NOFOLLOW_LINKS)) {
+      try (DirectoryStream<Path> dirs = Files.newDirectoryStream(layout.regionRoot())) {
+        for (Path d : dirs) {
+          if (!keep.contains(d)) {
+            HostFiles.deleteTree(d);
+            removed.add(d.toString());
+          }
+        }
+      }
+    }
+    removed.addAll(registrations.reconcile());
+    return removed;
+  }
+
+  @Override
   public void close() throws IOException {
-    registries.close();
+    registrations.close();
   }
 }

@@ -3,10 +3,11 @@ package io.vnpu.kube.dra.soft;
 import io.vnpu.api.slice.RegionToCreate;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Set;
 
 /**
- * The node side of soft shares: quota regions and compute-registry entries. {@code DeviceState}
- * calls these in order, recording each step in the checkpoint first.
+ * The node side of soft shares: quota regions and their compute-registry entries. {@code
+ * DeviceState} calls these in order, recording each step in the checkpoint.
  */
 public interface SoftRegions {
 
@@ -14,35 +15,31 @@ public interface SoftRegions {
   SoftSlicing layout();
 
   /**
-   * Creates the region's directory afresh and the region in it.
+   * Creates the region's directory afresh, the region in it, and registers it in the compute
+   * registry of each of its NPUs (weight, cap and priority of that entry of the region).
    *
+   * @param name display name of the registry entries, e.g. {@code namespace/claim}
    * @return the region's epoch (its key in the compute registries)
-   * @throws IOException naming the path when the directory or region cannot be created (the
-   *     directory is removed again)
+   * @throws IOException naming the path when the directory, region or a registration cannot be
+   *     made (nothing stays registered and the directory is removed again)
    */
-  long create(Path dir, RegionToCreate region) throws IOException;
+  long create(Path dir, RegionToCreate region, String name) throws IOException;
 
   /**
-   * Registers a share in the compute registry of NPU {@code phyId} (same key: updated in place),
-   * with an activity link to {@code regionFile}.
+   * Unregisters {@code key} (when not null) from every registry and removes the region directory
+   * without following links; what is already gone is fine.
    *
-   * @throws IOException naming the registry when it cannot be written
+   * @throws IOException naming the registry or path that cannot be changed
    */
-  void register(int phyId, long key, String name, int weight, int capPct,
-      io.vnpu.api.model.Priority priority, int deviceIndex, Path regionFile) throws IOException;
+  void remove(Path dir, Long key) throws IOException;
 
   /**
-   * Removes the entry {@code key} from NPU {@code phyId}'s registry (absent: nothing happens).
+   * Start-up clean-up: removes the region directories under the region root that are not in
+   * {@code keep} (left by a crash or a lost checkpoint), then every registry entry whose region is
+   * gone.
    *
-   * @throws IOException naming the registry when it cannot be written
+   * @return what was removed, for the log
+   * @throws IOException when the region root or a registry cannot be read
    */
-  void unregister(int phyId, long key) throws IOException;
-
-  /**
-   * Removes a region directory and everything in it, without following links (absent: nothing
-   * happens).
-   *
-   * @throws IOException naming the path when it cannot be removed
-   */
-  void remove(Path dir) throws IOException;
+  java.util.List<String> sweep(Set<Path> keep) throws IOException;
 }

@@ -435,21 +435,15 @@ public final class DeviceState {
         slice.add(new SliceDevice(new NpuRef(q.getKey(), uuid), q.getValue()));
       }
       Path file = dir.resolve(SoftSlicing.REGION_FILE);
+      // region and registrations in one step: a crash before the key is recorded leaves a
+      // registration whose region directory is removed at start, and the start-up sweep drops it
       long key = softRegions.create(dir, new RegionToCreate(file, slice,
-          softRegions.layout().registryDir().toString()));
+          softRegions.layout().registryDir().toString()), registryName(plan));
       for (int i : e.getValue()) {
         devices.set(i, devices.get(i).withSoft(devices.get(i).soft().withKey(key)));
       }
       plan = plan.withDevices(devices);
       save(checkpoint.with(plan));
-      for (int i : e.getValue()) {
-        PreparedDevice d = devices.get(i);
-        SoftShareRecord s = d.soft();
-        if (s.weight() > 0) {
-          softRegions.register(d.physicalId(), key, registryName(plan, d), s.weight(), s.capPct(),
-              s.priority(), s.deviceIndex(), file);
-        }
-      }
       log.info("created quota region {} for ResourceClaim {}/{} request {}: {}", file,
           plan.namespace(), plan.name(), request, e.getValue().stream().map(devices::get)
               .map(d -> d.deviceName() + " " + d.soft().memoryBytes() / (1 << 20) + " MiB "
@@ -459,13 +453,9 @@ public final class DeviceState {
     return plan;
   }
 
-  /** Display name in the registry: {@code <namespace>/<name>} cut to 31 bytes. */
-  private static String registryName(PreparedClaim plan, PreparedDevice d) {
-    String n = plan.namespace() + "/" + plan.name();
-    while (n.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 31) {
-      n = n.substring(0, n.length() - 1);
-    }
-    return n;
+  /** Display name of the registry entries (cut to 31 bytes by the registrations). */
+  private static String registryName(PreparedClaim plan) {
+    return plan.namespace() + "/" + plan.name();
   }
 
   /**
@@ -492,11 +482,8 @@ public final class DeviceState {
         continue;
       }
       try {
-        if (s.registryKey() != null && s.weight() > 0) {
-          softRegions.unregister(d.physicalId(), s.registryKey());
-        }
         if (!s.regionDir().isEmpty()) {
-          softRegions.remove(Path.of(s.regionDir()));
+          softRegions.remove(Path.of(s.regionDir()), s.registryKey());
         }
         devices.set(i, d.withSoft(null));
       } catch (IOException | RuntimeException e) {
@@ -688,7 +675,48 @@ public final class DeviceState {
         }
       }
     }
+    sweepSoftShares();
     store.save(checkpoint);
+  }
+
+  /**
+   * Start-up: region directories no entry records (a crash, a lost or rebuilt checkpoint) are
+   * removed, and registry entries whose region is gone. A claim rebuilt from its CDI spec keeps
+   * the directories named after its UID (its running containers use them) until it is prepared
+   * again. Problems are logged: a left-over directory costs disk, never a claim.
+   */
+  private void sweepSoftShares() {
+    if (softRegions == null) {
+      return;
+    }
+    java.util.Set<Path> keep = new java.util.HashSet<>();
+    java.util.Set<String> rebuilt = new java.util.HashSet<>();
+    for (PreparedClaim c : checkpoint.preparedClaims().values()) {
+      if (c.rebuilt()) {
+        rebuilt.add(c.uid());
+      }
+      for (PreparedDevice d : c.devices()) {
+        if (d.soft() != null && !d.soft().regionDir().isEmpty()) {
+          keep.add(Path.of(d.soft().regionDir()));
+        }
+      }
+    }
+    try {
+      Path root = softRegions.layout().regionRoot();
+      if (java.nio.file.Files.isDirectory(root)) {
+        try (var dirs = java.nio.file.Files.list(root)) {
+          dirs.filter(p -> rebuilt.stream().anyMatch(u -> p.getFileName().toString()
+              .startsWith(u + "-"))).forEach(keep::add);
+        }
+      }
+      List<String> removed = softRegions.sweep(keep);
+      if (!removed.isEmpty()) {
+        log.info("removed soft-share state no prepared claim holds: {}", removed);
+      }
+    } catch (IOException | RuntimeException e) {
+      log.warn("cleaning up soft-share state in {}: {}", softRegions.layout().regionRoot(),
+          e.getMessage());
+    }
   }
 
   /**
@@ -742,11 +770,8 @@ public final class DeviceState {
         continue;
       }
       try {
-        if (s.registryKey() != null && s.weight() > 0) {
-          softRegions.unregister(d.physicalId(), s.registryKey());
-        }
         if (!s.regionDir().isEmpty()) {
-          softRegions.remove(Path.of(s.regionDir()));
+          softRegions.remove(Path.of(s.regionDir()), s.registryKey());
         }
       } catch (IOException | RuntimeException e) {
         log.warn("releasing the soft share of half-prepared ResourceClaim uid {} on {}: {}",
