@@ -59,6 +59,9 @@ public final class DraPlugin implements AutoCloseable {
   private final ResourceSlicePublisher publisher;
   private final NpuSliceDevices sliceDevices;
   private final HardVnpuChips hardVnpu;
+  private final io.vnpu.kube.dra.modes.ChipModes modes;
+  private final io.vnpu.kube.dra.soft.SoftSlicing soft; // null when soft slicing is off
+  private io.vnpu.kube.dra.soft.LimiterSoftRegions softRegions;
   private final PluginSockets sockets;
   private final CdiKind cdiKind;
   private final KubernetesClient client;
@@ -96,6 +99,20 @@ public final class DraPlugin implements AutoCloseable {
    */
   public DraPlugin(DraOptions options, KubernetesClient client, Callable<DeviceManager> opener,
       NpuDeviceFacts facts, String bootId, Clock clock, DeviceConfig deviceConfig) {
+    this(options, client, opener, facts, bootId, clock, deviceConfig,
+        io.vnpu.kube.limiter.LimiterFiles.hami(java.nio.file.Path.of(
+            io.vnpu.kube.agent.LimiterOptions.DEFAULT_HOST_DIR)), null);
+  }
+
+  /**
+   * @param limiter     where the limiter lies, used with {@link DraOptions#enableSoftSlicing()}
+   * @param limiterGate asked before every soft share is prepared; null: a
+   *                    {@link io.vnpu.kube.limiter.LimiterVerifier} of {@code limiter} for this
+   *                    machine
+   */
+  public DraPlugin(DraOptions options, KubernetesClient client, Callable<DeviceManager> opener,
+      NpuDeviceFacts facts, String bootId, Clock clock, DeviceConfig deviceConfig,
+      io.vnpu.kube.limiter.LimiterFiles limiter, io.vnpu.kube.limiter.LimiterGate limiterGate) {
     this.options = Objects.requireNonNull(options, "options");
     this.client = Objects.requireNonNull(client, "client");
     this.bootId = Objects.requireNonNull(bootId, "bootId");
@@ -108,7 +125,13 @@ public final class DraPlugin implements AutoCloseable {
     this.publisher = new ResourceSlicePublisher(client, options.driverName(), options.nodeName(),
         options.resync(), Duration.ofSeconds(1));
     this.hardVnpu = new HardVnpuChips(options.enableHardVnpu(), deviceConfig);
-    this.sliceDevices = new NpuSliceDevices(facts, hardVnpu);
+    this.modes = new io.vnpu.kube.dra.modes.ChipModes(hardVnpu, options.enableSoftSlicing(),
+        options.capacityNames());
+    this.soft = !options.enableSoftSlicing() ? null
+        : io.vnpu.kube.dra.soft.SoftSlicing.inDataDir(sockets.dataDir(), limiter,
+            limiterGate != null ? limiterGate
+                : io.vnpu.kube.limiter.LimiterVerifier.forThisMachine(limiter));
+    this.sliceDevices = new NpuSliceDevices(facts, modes);
     this.taints = new NpuDeviceTaints(options.driverName());
   }
 
@@ -217,15 +240,22 @@ public final class DraPlugin implements AutoCloseable {
     AscendHostLayout host = new AscendHostLayout(new DeviceNodeProbe(options.devRoot()),
         options.mountRoot());
     java.nio.file.Files.createDirectories(sockets.dataDir());
+    if (soft != null) {
+      softRegions = new io.vnpu.kube.dra.soft.LimiterSoftRegions(soft,
+          new io.vnpu.quota.region.QuotaRegions());
+    }
     state = DeviceState.open(
         new CheckpointStore(sockets.dataDir().resolve(CheckpointStore.FILE_NAME), clock), cdi,
-        new ClaimSpecBuilder(cdiKind, host),
-        new ClaimPlanner(options.driverName(), options.nodeName(), cdiKind, hardVnpu), inventory,
-        options.nodeName(), bootId, Duration.ofSeconds(30), new DiscoveredVnpuDriver(discovery));
+        new ClaimSpecBuilder(cdiKind, host, soft),
+        new ClaimPlanner(options.driverName(), options.nodeName(), cdiKind, modes, soft),
+        inventory, options.nodeName(), bootId, Duration.ofSeconds(30),
+        new DiscoveredVnpuDriver(discovery), softRegions);
     healthServer = new ResourceHealthServer(this::healthReports, HEALTH_RESEND,
         HEALTH_TIMEOUT, clock);
     server = new KubeletPluginServer(sockets, options.driverName(),
-        measured(new NpuDriver(new ClaimFetcher(client), state)), Duration.ofSeconds(1),
+        measured(new NpuDriver(new ClaimFetcher(client), state,
+            new io.vnpu.kube.dra.claims.ClaimStatusWriter(client, options.driverName(),
+                options.nodeName()), inventory::devices)), Duration.ofSeconds(1),
         Optional.of(healthServer));
     server.start();
     if (options.healthcheckPort() >= 0) {
@@ -296,5 +326,12 @@ public final class DraPlugin implements AutoCloseable {
     }
     publisher.close();
     discovery.close();
+    if (softRegions != null) {
+      try {
+        softRegions.close();
+      } catch (IOException e) {
+        log.warn("closing the compute registries: {}", e.getMessage());
+      }
+    }
   }
 }
