@@ -126,7 +126,9 @@ public final class DraPlugin implements AutoCloseable {
         options.resync(), Duration.ofSeconds(1));
     this.hardVnpu = new HardVnpuChips(options.enableHardVnpu(), deviceConfig);
     this.modes = new io.vnpu.kube.dra.modes.ChipModes(hardVnpu, options.enableSoftSlicing(),
-        options.capacityNames());
+        options.capacityNames(), options.chipModes());
+    this.counters.set(options.sharedCounters());
+    publisher.onDroppedFields(this::droppedFields);
     this.soft = !options.enableSoftSlicing() ? null
         : io.vnpu.kube.dra.soft.SoftSlicing.inDataDir(sockets.dataDir(), limiter,
             limiterGate != null ? limiterGate
@@ -169,6 +171,28 @@ public final class DraPlugin implements AutoCloseable {
   }
 
   private final Object publishLock = new Object();
+  /** Whether chips may be offered in two modes behind shared counters (until dropped). */
+  private final java.util.concurrent.atomic.AtomicBoolean counters =
+      new java.util.concurrent.atomic.AtomicBoolean();
+
+  /**
+   * The API server dropped ResourceSlice fields (the publisher has warned once per field): when
+   * the chips' counters are among them, every chip is offered in one mode from now on.
+   */
+  private void droppedFields(java.util.Set<io.vnpu.kube.dra.slices.DroppedField> fields) {
+    if (fields.stream().anyMatch(io.vnpu.kube.dra.slices.DroppedField::overCommits)
+        && counters.getAndSet(false)) {
+      log.warn("shared counters are not kept by the API server: every chip is offered in one"
+          + " sharing mode ({} or the default rule); restart the plugin once the API server"
+          + " keeps them", io.vnpu.kube.dra.modes.ChipModePins.FLAG);
+      republish();
+    }
+  }
+
+  /** Whether chips are offered behind shared counters now (false after a fallback). */
+  public boolean sharedCounters() {
+    return counters.get();
+  }
 
   /** Serialised so a slower caller cannot publish an older snapshot over a newer one. */
   private void republish() {
@@ -187,18 +211,25 @@ public final class DraPlugin implements AutoCloseable {
       h = health;
     }
     Map<Integer, ChipHealth> chips = h == null ? Map.of() : h.chips();
+    boolean c = counters.get();
     List<ResourceHealthServer.DeviceReport> out = new java.util.ArrayList<>();
-    inventory.devices().forEach((name, npu) -> {
-      if (h == null) {
+    inventory.devices().forEach((chipDevice, npu) -> {
+      // every device the chip is published as: npu-<phy>, and npu-<phy>-soft next to it
+      List<String> names = modes.offered(npu, c).size() > 1
+          ? List.of(chipDevice, io.vnpu.kube.dra.devices.NpuDeviceNames.soft(npu.phyId()))
+          : List.of(chipDevice);
+      for (String name : names) {
+        if (h == null) {
+          out.add(new ResourceHealthServer.DeviceReport(options.nodeName(), name,
+              ResourceHealthServer.State.UNKNOWN, "chip health is not monitored"));
+          continue;
+        }
+        ChipHealth ch = chips.getOrDefault(npu.logicId(), ChipHealth.normal(npu.logicId()));
+        var d = ch.toDeviceHealth();
         out.add(new ResourceHealthServer.DeviceReport(options.nodeName(), name,
-            ResourceHealthServer.State.UNKNOWN, "chip health is not monitored"));
-        return;
+            d.healthy() ? ResourceHealthServer.State.HEALTHY
+                : ResourceHealthServer.State.UNHEALTHY, d.healthy() ? "" : d.reason()));
       }
-      ChipHealth c = chips.getOrDefault(npu.logicId(), ChipHealth.normal(npu.logicId()));
-      var d = c.toDeviceHealth();
-      out.add(new ResourceHealthServer.DeviceReport(options.nodeName(), name,
-          d.healthy() ? ResourceHealthServer.State.HEALTHY : ResourceHealthServer.State.UNHEALTHY,
-          d.healthy() ? "" : d.reason()));
     });
     return out;
   }
@@ -212,8 +243,9 @@ public final class DraPlugin implements AutoCloseable {
       return; // an unknown device set is never published (it would look like an empty node)
     }
     var npus = inventory.devices().values();
-    publisher.publish(h == null ? sliceDevices.devices(npus)
-        : sliceDevices.devices(npus, h.chips(), taints));
+    boolean c = counters.get();
+    publisher.publish(io.vnpu.kube.dra.slices.ChipCounters.pool(sliceDevices.chips(npus,
+        h == null ? Map.of() : h.chips(), taints, c), c));
     ResourceHealthServer hs = healthServer;
     if (hs != null) {
       hs.changed();

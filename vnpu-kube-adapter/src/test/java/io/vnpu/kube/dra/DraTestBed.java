@@ -42,6 +42,9 @@ final class DraTestBed {
   io.vnpu.kube.dra.modes.SoftCapacityNames capacityNames =
       io.vnpu.kube.dra.modes.SoftCapacityNames.HAMI;
   io.vnpu.kube.limiter.LimiterFiles limiter;
+  /** {@code --chip-modes} and {@code --shared-counters} ({@code auto}: true). */
+  io.vnpu.kube.dra.modes.ChipModePins chipModes = io.vnpu.kube.dra.modes.ChipModePins.NONE;
+  boolean sharedCounters = true;
   /** How the plugin opens DCMI: the in-memory {@link #dcmi} unless a test points it elsewhere. */
   java.util.concurrent.Callable<io.vnpu.api.spi.DeviceManager> opener = () -> dcmi;
 
@@ -70,7 +73,8 @@ final class DraTestBed {
 
   DraOptions options() {
     return new DraOptions(NODE, DRIVER, cdi, "npu", registrar, plugins, hardVnpu, healthcheckPort,
-        dev, mounts, Duration.ofMillis(300)).withSoftSlicing(softSlicing, capacityNames);
+        dev, mounts, Duration.ofMillis(300)).withSoftSlicing(softSlicing, capacityNames)
+        .withChipModes(chipModes, sharedCounters);
   }
 
   DraPlugin plugin() {

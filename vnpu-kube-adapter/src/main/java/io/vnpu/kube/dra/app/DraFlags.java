@@ -85,6 +85,20 @@ public final class DraFlags {
           + " --no-install-limiter only verifies files an operator provides.")
   boolean installLimiter;
 
+  @Option(names = "--chip-modes", defaultValue = "${env:CHIP_MODES}", paramLabel = "LIST",
+      description = "Sharing mode pinned per chip (env CHIP_MODES): <phy IDs>=<mode>,... with phy"
+          + " IDs one ID or a range (0-3) and mode whole, hard or soft, e.g. 0-3=hard,4-7=soft;"
+          + " unlisted chips follow the default rule (docs/dra-sharing-modes.md).")
+  String chipModes;
+
+  @Option(names = "--shared-counters", defaultValue = "${env:SHARED_COUNTERS:-auto}",
+      paramLabel = "MODE",
+      description = "auto: a chip that can be hard and soft is offered both ways, kept exclusive"
+          + " by per-chip shared counters, falling back to one mode per chip when the API server"
+          + " drops them; off: one mode per chip (for schedulers without kubernetes#139040)"
+          + " (env SHARED_COUNTERS; default: ${DEFAULT-VALUE}).")
+  String sharedCounters;
+
   @Option(names = "--device-config", defaultValue = "${env:DEVICE_CONFIG}", paramLabel = "FILE",
       description = "HAMi device-config.yaml (or its ConfigMap) with the vNPU templates per chip"
           + " (env DEVICE_CONFIG); read with --enable-hard-vnpu.")
@@ -166,7 +180,23 @@ public final class DraFlags {
   public DraOptions toOptions(Path devRoot, Path mountRoot) {
     return new DraOptions(nodeName, driverName, cdiRoot, deviceProfile, registrarDir, pluginsDir,
         enableHardVnpu, healthcheckPort, devRoot, mountRoot, Duration.ofSeconds(30),
-        enableSoftSlicing, io.vnpu.kube.dra.modes.SoftCapacityNames.parse(capacityNames));
+        enableSoftSlicing, io.vnpu.kube.dra.modes.SoftCapacityNames.parse(capacityNames))
+        .withChipModes(io.vnpu.kube.dra.modes.ChipModePins.parse(chipModes, enableHardVnpu,
+            enableSoftSlicing), sharedCounters());
+  }
+
+  /**
+   * {@code --shared-counters}: true for {@code auto}, false for {@code off}.
+   *
+   * @throws IllegalArgumentException naming the flag and value otherwise
+   */
+  boolean sharedCounters() {
+    return switch (sharedCounters == null ? "auto" : sharedCounters) {
+      case "auto" -> true;
+      case "off" -> false;
+      default -> throw new IllegalArgumentException("--shared-counters = " + sharedCounters
+          + ": unknown (known: auto, off)");
+    };
   }
 
   /** The limiter's host directory and container path (hami-vnpu-core layout). */

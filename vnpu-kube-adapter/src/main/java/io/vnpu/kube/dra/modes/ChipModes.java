@@ -3,6 +3,8 @@ package io.vnpu.kube.dra.modes;
 import io.vnpu.api.config.ChipConfig;
 import io.vnpu.api.model.Npu;
 import io.vnpu.kube.dra.vnpu.HardVnpuChips;
+import io.vnpu.kube.dra.devices.NpuDeviceNames;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -27,8 +29,13 @@ import org.slf4j.LoggerFactory;
  * mode per chip, so hard vNPUs and soft shares never meet on one chip (each would account the chip
  * as if it were alone). The decision is logged once per chip name.
  *
- * <p>Per-chip assignment (and shared counters letting both modes share one chip) is meant to be
- * added here, behind {@link #modeOf(Npu)}.
+ * <p>{@code --chip-modes} ({@link ChipModePins}) pins a chip to a mode and comes before the rule;
+ * a chip pinned {@code hard} that cannot be hard-split follows the rule (logged once per chip).
+ *
+ * <p>With shared counters ({@link #offered(Npu, boolean)}), an unpinned chip that is hard by the
+ * rule while soft slicing is on is offered in both modes: its hard device {@code npu-<phy>} and
+ * its soft device {@code npu-<phy>-soft}, kept exclusive by the chip's counters
+ * ({@code ChipCounters}; docs/dra-sharing-modes.md).
  */
 public final class ChipModes {
 
@@ -41,6 +48,7 @@ public final class ChipModes {
   private final HardVnpuChips hard;
   private final boolean soft;
   private final SoftCapacityNames names;
+  private final ChipModePins pins;
   private final Set<String> told = ConcurrentHashMap.newKeySet();
 
   /**
@@ -50,9 +58,15 @@ public final class ChipModes {
    * @param names {@code --capacity-names}: the capacities of soft chips
    */
   public ChipModes(HardVnpuChips hard, boolean soft, SoftCapacityNames names) {
+    this(hard, soft, names, ChipModePins.NONE);
+  }
+
+  /** @param pins {@code --chip-modes}: modes pinned by phy ID, before the rule */
+  public ChipModes(HardVnpuChips hard, boolean soft, SoftCapacityNames names, ChipModePins pins) {
     this.hard = Objects.requireNonNull(hard, "hard");
     this.soft = soft;
     this.names = Objects.requireNonNull(names, "names");
+    this.pins = Objects.requireNonNull(pins, "pins");
   }
 
   /** Only hard vNPUs (or whole chips), as before soft slicing existed. */
@@ -60,8 +74,21 @@ public final class ChipModes {
     return new ChipModes(hard, false, SoftCapacityNames.HAMI);
   }
 
-  /** The mode of {@code npu}. */
+  /**
+   * The mode of {@code npu}, the one of its device {@code npu-<phy>}: pinned by
+   * {@code --chip-modes}, else by the rule.
+   */
   public ChipMode modeOf(Npu npu) {
+    Optional<ChipMode> pinned = pins.of(npu.phyId());
+    if (pinned.isPresent()) {
+      if (pinned.get() != ChipMode.HARD_VNPU || hard.templatesFor(npu).isPresent()) {
+        return pinned.get();
+      }
+      if (told.add("pin-" + npu.phyId())) {
+        log.info("{}: chip {} (phy ID {}) cannot be hard-split; offered by the default rule",
+            ChipModePins.FLAG, npu.chipName(), npu.phyId());
+      }
+    }
     if (hard.templatesFor(npu).isPresent()) {
       return ChipMode.HARD_VNPU;
     }
@@ -73,6 +100,27 @@ public final class ChipModes {
       return ChipMode.SOFT;
     }
     return ChipMode.WHOLE;
+  }
+
+  /**
+   * The modes {@code npu} is offered in, its own device's ({@link #modeOf}) first: with
+   * {@code counters} (shared counters can keep modes of one chip exclusive), an unpinned hard
+   * chip is also offered soft when soft slicing is on; otherwise one mode.
+   */
+  public List<ChipMode> offered(Npu npu, boolean counters) {
+    ChipMode own = modeOf(npu);
+    if (counters && soft && own == ChipMode.HARD_VNPU && pins.of(npu.phyId()).isEmpty()) {
+      return List.of(ChipMode.HARD_VNPU, ChipMode.SOFT);
+    }
+    return List.of(own);
+  }
+
+  /**
+   * The mode of device {@code deviceName} of {@code npu}: {@link ChipMode#SOFT} for its soft
+   * device {@code npu-<phy>-soft} ({@link NpuDeviceNames#soft}), else {@link #modeOf}.
+   */
+  public ChipMode modeOf(Npu npu, String deviceName) {
+    return NpuDeviceNames.isSoft(deviceName) ? ChipMode.SOFT : modeOf(npu);
   }
 
   /** The vNPU templates of {@code npu} when its mode is {@link ChipMode#HARD_VNPU}, else empty. */

@@ -63,6 +63,12 @@ public final class NpuSliceDevices {
   public static final String AI_CORE = "aiCore";
   public static final String PCI_BUS_ID = "resource.kubernetes.io/pciBusID";
   public static final String MEM_CAPACITY = "memCapacity";
+  /**
+   * The device's sharing mode, {@code whole}, {@code hard} or {@code soft} (the words of
+   * {@code --chip-modes} and of the opaque configuration's {@code sharing}): a claim selects a mode
+   * with {@code device.attributes["<driver>"].sharing == "soft"} where a chip is offered in two.
+   */
+  public static final String SHARING = "sharing";
 
   private final NpuDeviceFacts facts;
   private final ChipModes modes;
@@ -112,8 +118,38 @@ public final class NpuSliceDevices {
     return out;
   }
 
-  /** The device of one NPU. */
+  /**
+   * Each chip of {@code npus} with its devices, ordered by phy ID: one device per mode
+   * {@link ChipModes#offered} gives it ({@code npu-<phy>} in its own mode, {@code npu-<phy>-soft}
+   * for a second, soft mode), each with the taints of the chip's health (by logic ID).
+   *
+   * @param counters whether shared counters are available to keep modes of one chip exclusive
+   */
+  public List<ChipCounters.ChipDevices> chips(Collection<Npu> npus,
+      Map<Integer, ChipHealth> health, NpuDeviceTaints taints, boolean counters) {
+    List<ChipCounters.ChipDevices> out = new ArrayList<>();
+    npus.stream().sorted((a, b) -> Integer.compare(a.phyId(), b.phyId())).forEach(n -> {
+      ChipHealth h = health.get(n.logicId());
+      List<DeviceTaint> t = h == null ? List.of() : taints.of(h);
+      List<Device> devices = new ArrayList<>();
+      List<ChipMode> offered = modes.offered(n, counters);
+      for (int i = 0; i < offered.size(); i++) {
+        Device d = device(n, offered.get(i), i == 0 ? NpuDeviceNames.of(n.phyId())
+            : NpuDeviceNames.soft(n.phyId()));
+        devices.add(t.isEmpty() ? d : new DeviceBuilder(d).withTaints(t).build());
+      }
+      out.add(new ChipCounters.ChipDevices(n, devices));
+    });
+    return out;
+  }
+
+  /** The device of one NPU in its own mode ({@link ChipModes#modeOf}). */
   public Device device(Npu npu) {
+    return device(npu, modes.modeOf(npu), NpuDeviceNames.of(npu.phyId()));
+  }
+
+  /** The device {@code name} of {@code npu} offered in {@code mode}. */
+  Device device(Npu npu, ChipMode mode, String name) {
     Map<String, DeviceAttribute> attrs = new LinkedHashMap<>();
     attrs.put(CHIP_NAME, new DeviceAttributeBuilder().withString(npu.chipName()).build());
     if (npu.numaNode() >= 0) {
@@ -127,7 +163,11 @@ public final class NpuSliceDevices {
     attrs.put(AI_CORE, new DeviceAttributeBuilder().withInt((long) npu.aiCores()).build());
     facts.pciBusId(npu).ifPresent(b ->
         attrs.put(PCI_BUS_ID, new DeviceAttributeBuilder().withString(b).build()));
-    ChipMode mode = modes.modeOf(npu);
+    attrs.put(SHARING, new DeviceAttributeBuilder().withString(switch (mode) {
+      case WHOLE -> "whole";
+      case HARD_VNPU -> "hard";
+      case SOFT -> "soft";
+    }).build());
     Map<String, io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacity> capacity =
         new LinkedHashMap<>();
     if (mode == ChipMode.SOFT) {
@@ -157,7 +197,7 @@ public final class NpuSliceDevices {
       capacity.put(MEM_CAPACITY, mem.build());
     }
     DeviceBuilder b = new DeviceBuilder()
-        .withName(NpuDeviceNames.of(npu.phyId()))
+        .withName(name)
         .withAttributes(attrs)
         .withCapacity(capacity);
     if (mode.shared()) {

@@ -8,6 +8,7 @@ import io.vnpu.api.config.ChipConfig;
 import io.vnpu.api.config.TemplateChoice;
 import io.vnpu.api.model.Npu;
 import io.vnpu.api.model.Units;
+import io.vnpu.kube.dra.devices.NpuDeviceNames;
 import io.vnpu.kube.dra.slices.NpuSliceDevices;
 import io.vnpu.kube.dra.vnpu.HardVnpuChips;
 import io.vnpu.kube.dra.config.ClaimConfigs;
@@ -114,6 +115,10 @@ public final class ClaimPlanner {
           continue;
         }
         Npu npu = devices.get(r.getDevice());
+        if (npu == null && NpuDeviceNames.isSoft(r.getDevice())) {
+          // npu-<phy>-soft: the soft device of a chip also offered hard, behind shared counters
+          npu = devices.get(NpuDeviceNames.of(NpuDeviceNames.phyIdOf(r.getDevice()).getAsInt()));
+        }
         if (npu == null) {
           throw new PlanException(where + ": status.allocation.devices.results[" + i
               + "].device = " + r.getDevice() + ": not a device this node offers in pool "
@@ -122,7 +127,7 @@ public final class ClaimPlanner {
         String shareId = r.getShareID();
         String cdiName = uid + "-" + r.getDevice() + (shareId == null ? "" : "-" + shareId);
         NpuConfig config = configs.forRequest(r.getRequest());
-        ChipMode mode = modes.modeOf(npu);
+        ChipMode mode = modes.modeOf(npu, r.getDevice());
         String at = where + ": status.allocation.devices.results[" + i + "]";
         VnpuRecord vnpu = null;
         SoftShareRecord share = null;

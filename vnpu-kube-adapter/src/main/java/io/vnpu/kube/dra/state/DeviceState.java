@@ -261,6 +261,7 @@ public final class DeviceState {
   }
 
   private void checkConflicts(PreparedClaim plan) throws PlanException {
+    checkOneDevicePerChip(plan);
     checkSoftFits(plan);
     java.util.Map<String, Long> mine = new java.util.HashMap<>();
     for (PreparedDevice d : plan.devices()) {
@@ -290,6 +291,43 @@ public final class DeviceState {
             throw new PlanException("device " + d.deviceName() + " is already prepared for"
                 + " ResourceClaim " + other.namespace() + "/" + other.name() + " (uid "
                 + other.uid() + ")");
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * A chip offered through two devices (hard {@code npu-<phy>} and soft {@code npu-<phy>-soft},
+   * exclusive through the chip's shared counters) is used through one of them at a time: the
+   * scheduler guarantees it, this checks it again on the node, because a scheduler that does not
+   * count a shared device's counters across scheduling cycles (before kubernetes#139040) could
+   * allocate both. Admin access is monitoring only and never conflicts.
+   */
+  private void checkOneDevicePerChip(PreparedClaim plan) throws PlanException {
+    java.util.Map<Integer, String> mine = new java.util.HashMap<>();
+    for (PreparedDevice d : plan.devices()) {
+      if (d.adminAccess()) {
+        continue;
+      }
+      String before = mine.putIfAbsent(d.physicalId(), d.deviceName());
+      if (before != null && !before.equals(d.deviceName())) {
+        throw new PlanException("ResourceClaim " + plan.namespace() + "/" + plan.name()
+            + ": devices " + before + " and " + d.deviceName() + " are the same chip (phy ID "
+            + d.physicalId() + ") in different sharing modes");
+      }
+      for (PreparedClaim other : checkpoint.preparedClaims().values()) {
+        if (other.uid().equals(plan.uid())) {
+          continue;
+        }
+        for (PreparedDevice o : other.devices()) {
+          if (o.physicalId() == d.physicalId() && !o.adminAccess()
+              && !o.deviceName().equals(d.deviceName())) {
+            throw new PlanException("ResourceClaim " + plan.namespace() + "/" + plan.name()
+                + ": device " + d.deviceName() + ": its chip (phy ID " + d.physicalId()
+                + ") is held through device " + o.deviceName() + " by ResourceClaim " + other.namespace()
+                + "/" + other.name() + " (uid " + other.uid() + "); one sharing mode per chip"
+                + " at a time");
           }
         }
       }
