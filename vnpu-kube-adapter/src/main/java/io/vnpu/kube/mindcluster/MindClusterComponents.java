@@ -79,6 +79,8 @@ public final class MindClusterComponents implements AutoCloseable {
   private final Object nodeLock = new Object();
   private volatile List<MindClusterResourceManager> managers = List.of();
   private volatile ScheduledFuture<?> refresh;
+  /** {@code baseDeviceInfos} as last written to the node (null before / after a failed write). */
+  private volatile String reportedBaseInfos;
   private volatile boolean closed;
 
   /**
@@ -159,12 +161,7 @@ public final class MindClusterComponents implements AutoCloseable {
     }
     managers = List.copyOf(built);
     healthWatch = healthSource.watch(inventory::updateHealth);
-    try {
-      nodeReporter.report(chips);
-    } catch (RuntimeException e) {
-      // labels help the scheduler but the plugin serves without them; the operator sees why
-      LOG.warn("writing the labels and annotations of node {} failed: {}", options.nodeName(), e.getMessage());
-    }
+    reportNode(chips);
     publishDeviceInfo();
     chipWatch = inventory.watch(this::publishDeviceInfo);
     LOG.info("MindCluster device types on node {}: {}", options.nodeName(),
@@ -172,6 +169,16 @@ public final class MindClusterComponents implements AutoCloseable {
     if (executor != null) {
       long period = options.listWatchPeriod().toMillis();
       refresh = executor.scheduleWithFixedDelay(this::tick, period, period, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void reportNode(NodeChips chips) {
+    try {
+      nodeReporter.report(chips);
+      reportedBaseInfos = NodeReporter.baseDeviceInfos(chips);
+    } catch (RuntimeException e) {
+      // labels help the scheduler but the plugin serves without them; the operator sees why
+      LOG.warn("writing the labels and annotations of node {} failed: {}", options.nodeName(), e.getMessage());
     }
   }
 
@@ -227,7 +234,11 @@ public final class MindClusterComponents implements AutoCloseable {
         LOG.warn("vNPU cleanup: {}", e.getMessage());
       }
     }
-    inventory.refresh();
+    NodeChips chips = inventory.refresh();
+    if (!NodeReporter.baseDeviceInfos(chips).equals(reportedBaseInfos)) {
+      // a RoCE address configured (or changed) after start reaches baseDeviceInfos, as upstream
+      reportNode(chips);
+    }
     publishDeviceInfo();
     if (options.volcanoType() && !kubeletMap.pods().isEmpty()) {
       try {

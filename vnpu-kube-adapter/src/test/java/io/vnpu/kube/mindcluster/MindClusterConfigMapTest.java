@@ -170,6 +170,18 @@ class MindClusterConfigMapTest {
     assertThat(JSON.readTree(a.get("baseDeviceInfos")).fieldNames()).toIterable().containsExactly(
         "Ascend910-0", "Ascend910-1", "Ascend910-2", "Ascend910-3", "Ascend910-4", "Ascend910-5", "Ascend910-6",
         "Ascend910-7");
+    // the RoCE address of every chip (dcmi_get_device_ip; the profile's 192.168.100.(101 + phy))
+    assertThat(JSON.readTree(a.get("baseDeviceInfos")).get("Ascend910-0").toString())
+        .isEqualTo("{\"IP\":\"192.168.100.101\",\"SuperDeviceID\":0}");
+    assertThat(JSON.readTree(a.get("baseDeviceInfos")).get("Ascend910-7").get("IP").asText())
+        .isEqualTo("192.168.100.108");
+    // an address configured later (IPv6 here) and one removed reach the annotation at the next refresh
+    host.ctl("ip", "3", "fd00:0:0:0:0:0:0:3");
+    host.ctl("ip", "4", "none");
+    components.refreshOnce();
+    a = client.nodes().withName("node-1").get().getMetadata().getAnnotations();
+    assertThat(JSON.readTree(a.get("baseDeviceInfos")).get("Ascend910-3").get("IP").asText()).isEqualTo("fd00::3");
+    assertThat(JSON.readTree(a.get("baseDeviceInfos")).get("Ascend910-4").get("IP").asText()).isEmpty();
 
     client.nodes().withName("node-1").edit(n -> {
       n.getMetadata().getLabels().remove("servertype");

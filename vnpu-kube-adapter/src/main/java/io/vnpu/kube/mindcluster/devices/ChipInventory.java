@@ -10,6 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntFunction;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +32,8 @@ public final class ChipInventory {
   private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
   private final Object lock = new Object();
   private volatile NodeChips current = NodeChips.EMPTY;
+  /** The product of a card does not change while the node runs: read once per logic ID. */
+  private final Map<Integer, Optional<String>> productTypes = new ConcurrentHashMap<>();
 
   public ChipInventory(DeviceManager deviceManager, HealthSource healthSource) {
     this.deviceManager = Objects.requireNonNull(deviceManager, "deviceManager");
@@ -55,7 +60,9 @@ public final class ChipInventory {
       CardType type = CardType.ofChipName(n.chipName()).orElseThrow(() -> new IllegalStateException(
           "chip " + n.chipName() + " (phy ID " + n.phyId() + ") is not a chip MindCluster supports"));
       chips.add(new ChipState(n, type, vnpusOf(n, type),
-          health.getOrDefault(n.logicId(), ChipHealth.normal(n.logicId()))));
+          health.getOrDefault(n.logicId(), ChipHealth.normal(n.logicId())),
+          productTypes.computeIfAbsent(n.logicId(), l -> read("product type", n, deviceManager::productType)),
+          read("RoCE address", n, deviceManager::roceIp)));
     }
     return publish(new NodeChips(chips));
   }
@@ -66,8 +73,7 @@ public final class ChipInventory {
       List<ChipState> chips = new ArrayList<>();
       for (ChipState c : current.chips()) {
         int logic = c.npu().logicId();
-        chips.add(new ChipState(c.npu(), c.type(), c.vnpus(),
-            health.getOrDefault(logic, ChipHealth.normal(logic))));
+        chips.add(c.withHealth(health.getOrDefault(logic, ChipHealth.normal(logic))));
       }
       return publish(new NodeChips(chips));
     }
@@ -90,6 +96,20 @@ public final class ChipInventory {
       }
     }
     return next;
+  }
+
+  /**
+   * A driver fact of a chip that may be missing: an error reading it is logged and counts as
+   * "none" (upstream tolerates a failing product-type query; a RoCE address is re-read every
+   * refresh because hccn_tool may configure it after start).
+   */
+  private static Optional<String> read(String what, Npu npu, IntFunction<Optional<String>> query) {
+    try {
+      return query.apply(npu.logicId());
+    } catch (DeviceException e) {
+      LOG.debug("{} of phy ID {} unreadable: {}", what, npu.phyId(), e.getMessage());
+      return Optional.empty();
+    }
   }
 
   private List<Vnpu> vnpusOf(Npu npu, CardType type) {

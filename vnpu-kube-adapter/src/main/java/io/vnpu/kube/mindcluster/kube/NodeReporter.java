@@ -18,8 +18,9 @@ import java.util.TreeMap;
  * The node labels and annotations MindCluster writes at start (spec section 3.7). Labels:
  * {@code node.kubernetes.io/npu.chip.name}, {@code servertype} (only when absent: an operator's
  * value wins), {@code accelerator}, {@code mind-cluster/npu-chip-memory} on HBM chips. Annotations:
- * {@code baseDeviceInfos} (chip name → {@code {"IP","SuperDeviceID"}}; the RoCE IP is not reported
- * by the {@code DeviceManager} port, so it is empty), {@code superPodID}, {@code serverIndex},
+ * {@code baseDeviceInfos} (chip name → {@code {"IP","SuperDeviceID"}}, IP = the chip's RoCE address
+ * from {@code dcmi_get_device_ip}, {@code ""} when it has none, as upstream stores a failed
+ * query), {@code superPodID}, {@code serverIndex},
  * {@code serverType}, {@code cardType}. The driver-version, accelerator-type and super-pod labels
  * need driver facts the port does not carry and are not written.
  */
@@ -77,11 +78,12 @@ public final class NodeReporter {
     });
   }
 
-  static String baseDeviceInfos(NodeChips chips) {
+  /** The {@code baseDeviceInfos} annotation value for the chips (JSON, chip names sorted). */
+  public static String baseDeviceInfos(NodeChips chips) {
     Map<String, Object> m = new TreeMap<>();
     for (ChipState c : chips.chips()) {
       Map<String, Object> info = new LinkedHashMap<>();
-      info.put("IP", "");
+      info.put("IP", c.roceIp().orElse(""));
       info.put("SuperDeviceID", 0);
       m.put(c.name(), info);
     }
