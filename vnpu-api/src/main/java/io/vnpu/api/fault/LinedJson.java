@@ -1,17 +1,17 @@
 package io.vnpu.api.fault;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParseException;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import io.vnpu.api.config.ConfigException;
 import io.vnpu.api.config.ConfigProblem;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.core.exc.StreamReadException;
+import tools.jackson.core.json.JsonFactory;
 
 /**
  * A JSON value with the line it starts on, so that a bad entry of {@code faultCode.json} or
@@ -44,23 +44,23 @@ record LinedJson(Object value, int line, String raw) {
             "unexpected content after the JSON document")));
       }
       return root;
-    } catch (JsonParseException e) {
+    } catch (StreamReadException e) {
       int line = e.getLocation() == null ? 0 : Math.max(0, e.getLocation().getLineNr() + lineOffset);
       throw new ConfigException(List.of(new ConfigProblem(file, line, "", Optional.empty(),
           "not valid JSON: " + e.getOriginalMessage())));
-    } catch (IOException e) {
+    } catch (JacksonException e) {
       throw new ConfigException(List.of(new ConfigProblem(file, 0, "", Optional.empty(),
           "cannot read: " + e.getMessage())), e);
     }
   }
 
-  private static LinedJson read(JsonParser p, int off) throws IOException {
+  private static LinedJson read(JsonParser p, int off) {
     int line = p.currentTokenLocation().getLineNr() + off;
     JsonToken t = p.currentToken();
     switch (t) {
       case START_OBJECT -> {
         Map<String, LinedJson> m = new LinkedHashMap<>();
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
+        while (p.nextToken() == JsonToken.PROPERTY_NAME) {
           String key = p.currentName();
           p.nextToken();
           m.put(key, read(p, off));
@@ -75,16 +75,16 @@ record LinedJson(Object value, int line, String raw) {
         return new LinedJson(l, line, "");
       }
       case VALUE_STRING -> {
-        return new LinedJson(p.getText(), line, "\"" + p.getText() + "\"");
+        return new LinedJson(p.getString(), line, "\"" + p.getString() + "\"");
       }
       case VALUE_NUMBER_INT -> {
-        return new LinedJson(p.getLongValue(), line, p.getText());
+        return new LinedJson(p.getLongValue(), line, p.getString());
       }
       case VALUE_NUMBER_FLOAT -> {
-        return new LinedJson(p.getDoubleValue(), line, p.getText());
+        return new LinedJson(p.getDoubleValue(), line, p.getString());
       }
       case VALUE_TRUE, VALUE_FALSE -> {
-        return new LinedJson(p.getBooleanValue(), line, p.getText());
+        return new LinedJson(p.getBooleanValue(), line, p.getString());
       }
       default -> {
         return new LinedJson(null, line, "null");

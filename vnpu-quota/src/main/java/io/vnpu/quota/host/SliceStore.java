@@ -1,7 +1,5 @@
 package io.vnpu.quota.host;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.vnpu.quota.files.HostFiles;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -16,6 +14,10 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.MapperFeature;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The slices of a {@link StateDir}: {@code slices/<name>/slice.json} (a {@link SliceRecord}) and
@@ -34,8 +36,11 @@ public final class SliceStore {
   static final Set<PosixFilePermission> RECORD_FILE_MODE = PosixFilePermissions.fromString("rw-r--r--");
 
   private final StateDir dir;
-  private final ObjectMapper mapper =
-      new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+  // fields in record order (Jackson 3 sorts them by default); a record of a newer vnpu still reads
+  private final JsonMapper mapper = JsonMapper.builder()
+      .disable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
+      .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+      .build();
 
   public SliceStore(StateDir dir) {
     this.dir = dir;
@@ -90,7 +95,7 @@ public final class SliceStore {
       return Optional.of(mapper.readValue(Files.readAllBytes(f), SliceRecord.class));
     } catch (NoSuchFileException e) {
       return Optional.empty();
-    } catch (IOException | IllegalArgumentException e) {
+    } catch (IOException | JacksonException | IllegalArgumentException e) {
       throw new IOException("slice record " + f + " is malformed: " + e.getMessage(), e);
     }
   }
