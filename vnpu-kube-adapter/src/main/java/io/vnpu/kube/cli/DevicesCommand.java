@@ -1,7 +1,5 @@
 package io.vnpu.kube.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import io.vnpu.api.fault.FaultConfigs;
 import io.vnpu.api.health.ChipHealth;
 import io.vnpu.api.health.ChipUsage;
@@ -17,6 +15,7 @@ import io.vnpu.dcmi.DcmiErrorCode;
 import io.vnpu.dcmi.DcmiException;
 import io.vnpu.dcmi.DcmiNodeSelector;
 import io.vnpu.dcmi.fault.DcmiHealth;
+import io.vnpu.kube.json.JsonMappers;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Duration;
@@ -101,8 +100,7 @@ public final class DevicesCommand implements Callable<Integer> {
         rows.add(row(manager, npu, health.getOrDefault(npu.logicId(), ChipHealth.normal(npu.logicId()))));
       }
       if (json) {
-        ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-        out.println(mapper.writeValueAsString(
+        out.println(JsonMappers.indented().writeValueAsString(
             new Report(selection.library().path().toString(), selection.simulated(), rows)));
       } else {
         printTable(out, rows);

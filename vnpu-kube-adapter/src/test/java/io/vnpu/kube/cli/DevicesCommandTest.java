@@ -3,8 +3,8 @@ package io.vnpu.kube.cli;
 import io.vnpu.dcmi.DcmiNodeSelector;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 import io.vnpu.dcmi.DcmiLibraryLocator;
 import io.vnpu.dcmi.sim.BundledSimulator;
 import java.io.PrintWriter;
@@ -93,7 +93,7 @@ class DevicesCommandTest {
     assertThat(err.toString()).contains("bundled simulated node (profile A3x8");
     JsonNode doc = new ObjectMapper().readTree(out.toString());
     assertThat(doc.get("simulated").asBoolean()).isTrue();
-    assertThat(doc.get("library").asText()).isEqualTo(nativeDir.resolve("libdcmi.so")
+    assertThat(doc.get("library").asString()).isEqualTo(nativeDir.resolve("libdcmi.so")
         .toAbsolutePath().toString());
     JsonNode npus = doc.get("npus");
     assertThat(npus).hasSize(16);
@@ -101,16 +101,16 @@ class DevicesCommandTest {
     assertThat(fifth.get("logicId").asInt()).isEqualTo(5);
     assertThat(fifth.get("cardId").asInt()).isEqualTo(2);
     assertThat(fifth.get("deviceId").asInt()).isEqualTo(1);
-    assertThat(fifth.get("chip").asText()).isEqualTo("Ascend910");
+    assertThat(fifth.get("chip").asString()).isEqualTo("Ascend910");
     assertThat(fifth.get("hbmTotalMib").asLong()).isEqualTo(65536);
     assertThat(fifth.get("aiCores").asInt()).isEqualTo(24);
     assertThat(fifth.get("healthy").asBoolean()).isFalse();
-    assertThat(fifth.get("healthReason").asText()).isEqualTo("40F84E00 RestartNPU (card drop)");
-    assertThat(fifth.get("faultLevel").asText()).isEqualTo("RestartNPU");
-    assertThat(fifth.get("faultCodes")).singleElement().satisfies(c -> assertThat(c.asText()).isEqualTo("40F84E00"));
+    assertThat(fifth.get("healthReason").asString()).isEqualTo("40F84E00 RestartNPU (card drop)");
+    assertThat(fifth.get("faultLevel").asString()).isEqualTo("RestartNPU");
+    assertThat(fifth.get("faultCodes")).singleElement().satisfies(c -> assertThat(c.asString()).isEqualTo("40F84E00"));
     assertThat(fifth.get("faultCode").asLong()).isEqualTo(0x40F84E00L);
     assertThat(fifth.get("networkHealthy").asBoolean()).isTrue();
-    assertThat(fifth.get("uuid").asText()).matches("[0-9A-F]{8}(-[0-9A-F]{8}){4}");
+    assertThat(fifth.get("uuid").asString()).matches("[0-9A-F]{8}(-[0-9A-F]{8}){4}");
     assertThat(npus.get(0).get("healthy").asBoolean()).isTrue();
     assertThat(npus.get(0).get("vnpus")).isEmpty();
   }

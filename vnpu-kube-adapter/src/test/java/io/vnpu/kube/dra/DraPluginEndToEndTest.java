@@ -8,8 +8,8 @@ import static io.vnpu.kube.testing.DraKubeletStandIn.claim;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -120,21 +120,21 @@ class DraPluginEndToEndTest {
     byte[] bytes = Files.readAllBytes(spec);
     assertThat(CdiSchema.violations(bytes)).isEmpty();
     JsonNode s = json.readTree(bytes);
-    assertThat(s.get("cdiVersion").asText()).isEqualTo("0.5.0");
-    assertThat(s.get("kind").asText()).isEqualTo("npu.huawei.com/npu");
+    assertThat(s.get("cdiVersion").asString()).isEqualTo("0.5.0");
+    assertThat(s.get("kind").asString()).isEqualTo("npu.huawei.com/npu");
     assertThat(s.get("devices")).hasSize(1);
     JsonNode d = s.get("devices").get(0);
-    assertThat(d.get("name").asText()).isEqualTo(uid + "-npu-3");
-    assertThat(d.at("/containerEdits/env/0").asText()).isEqualTo("ASCEND_VISIBLE_DEVICES=3");
-    assertThat(d.at("/containerEdits/deviceNodes/0/path").asText()).isEqualTo("/dev/davinci3");
-    assertThat(d.at("/containerEdits/deviceNodes/0/hostPath").asText())
+    assertThat(d.get("name").asString()).isEqualTo(uid + "-npu-3");
+    assertThat(d.at("/containerEdits/env/0").asString()).isEqualTo("ASCEND_VISIBLE_DEVICES=3");
+    assertThat(d.at("/containerEdits/deviceNodes/0/path").asString()).isEqualTo("/dev/davinci3");
+    assertThat(d.at("/containerEdits/deviceNodes/0/hostPath").asString())
         .isEqualTo(bed.dev.resolve("davinci3").toString());
-    assertThat(s.at("/containerEdits/env/0").asText()).isEqualTo("NPU_DRA_CLAIM_UID=" + uid);
-    assertThat(s.at("/containerEdits/deviceNodes").findValuesAsText("path"))
+    assertThat(s.at("/containerEdits/env/0").asString()).isEqualTo("NPU_DRA_CLAIM_UID=" + uid);
+    assertThat(s.at("/containerEdits/deviceNodes").findValuesAsString("path"))
         .containsExactly("/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc");
     assertThat(s.at("/containerEdits/mounts")).hasSize(1);
-    assertThat(s.at("/containerEdits/mounts/0/containerPath").asText()).isEqualTo("/usr/local/dcmi");
-    assertThat(s.at("/containerEdits/mounts/0/hostPath").asText())
+    assertThat(s.at("/containerEdits/mounts/0/containerPath").asString()).isEqualTo("/usr/local/dcmi");
+    assertThat(s.at("/containerEdits/mounts/0/hostPath").asString())
         .isEqualTo(bed.mounts.resolve("usr/local/dcmi").toString());
     assertThat(s.at("/containerEdits/mounts/0/options").toString())
         .isEqualTo("[\"ro\",\"nosuid\",\"nodev\",\"bind\"]");

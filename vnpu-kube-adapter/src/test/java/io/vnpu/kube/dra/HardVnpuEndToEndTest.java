@@ -6,8 +6,8 @@ import static io.vnpu.kube.testing.DraClaims.allocated;
 import static io.vnpu.kube.testing.DraKubeletStandIn.claim;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacity;
@@ -167,9 +167,9 @@ class HardVnpuEndToEndTest {
     byte[] bytes = Files.readAllBytes(bed.cdi.resolve("npu.huawei.com-npu_" + uid1 + ".json"));
     assertThat(CdiSchema.violations(bytes)).isEmpty();
     JsonNode d = json.readTree(bytes).get("devices").get(0);
-    assertThat(d.get("name").asText()).isEqualTo(uid1 + "-npu-0-s1");
-    assertThat(d.at("/containerEdits/deviceNodes/0/path").asText()).isEqualTo("/dev/davinci100");
-    assertThat(d.at("/containerEdits/deviceNodes/0/hostPath").asText())
+    assertThat(d.get("name").asString()).isEqualTo(uid1 + "-npu-0-s1");
+    assertThat(d.at("/containerEdits/deviceNodes/0/path").asString()).isEqualTo("/dev/davinci100");
+    assertThat(d.at("/containerEdits/deviceNodes/0/hostPath").asString())
         .isEqualTo(bed.dev.resolve("vdavinci100").toString());
     assertThat(d.at("/containerEdits/env").toString()).isEqualTo(
         "[\"ASCEND_VISIBLE_DEVICES=100\",\"ASCEND_VNPU_TEMPLATE=vir10_3c_16g\"]");
@@ -239,7 +239,7 @@ class HardVnpuEndToEndTest {
     assertThat(bed.dcmi.createCalls()).isZero();
     JsonNode d = json.readTree(Files.readAllBytes(bed.cdi.resolve("npu.huawei.com-npu_" + whole
         + ".json"))).get("devices").get(0);
-    assertThat(d.at("/containerEdits/deviceNodes/0/path").asText()).isEqualTo("/dev/davinci0");
+    assertThat(d.at("/containerEdits/deviceNodes/0/path").asString()).isEqualTo("/dev/davinci0");
 
     assertThat(prepare("big", "s2", "40Gi").getError()).isEqualTo(
         "ResourceClaim demo/big: status.allocation.devices.results[0].consumedCapacity"

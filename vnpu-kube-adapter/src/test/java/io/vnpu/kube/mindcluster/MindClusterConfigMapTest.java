@@ -3,8 +3,8 @@ package io.vnpu.kube.mindcluster;
 import static io.vnpu.kube.mindcluster.PluginFleet.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -141,17 +141,17 @@ class MindClusterConfigMapTest {
       components.refreshOnce();
       JsonNode cfg = JSON.readTree(cm().getData().get("DeviceInfoCfg"));
       JsonNode list = cfg.get("DeviceInfo").get("DeviceList");
-      assertThat(list.get("huawei.com/Ascend910").asText())
+      assertThat(list.get("huawei.com/Ascend910").asString())
           .isEqualTo("Ascend910-0,Ascend910-1,Ascend910-2,Ascend910-4,Ascend910-5,Ascend910-6,Ascend910-7");
-      assertThat(list.get("huawei.com/Ascend910-Unhealthy").asText()).isEqualTo("Ascend910-3");
+      assertThat(list.get("huawei.com/Ascend910-Unhealthy").asString()).isEqualTo("Ascend910-3");
       long since = T0.plusSeconds(311).toEpochMilli();
-      assertThat(list.get("huawei.com/Ascend910-Fault").asText()).isEqualTo("[{\"fault_type\":\"CardUnhealthy\","
+      assertThat(list.get("huawei.com/Ascend910-Fault").asString()).isEqualTo("[{\"fault_type\":\"CardUnhealthy\","
           + "\"npu_name\":\"Ascend910-3\",\"large_model_fault_level\":\"RestartBusiness\",\"fault_level\":\"RestartBusiness\","
           + "\"fault_handling\":\"RestartBusiness\",\"fault_code\":\"80E01801\",\"fault_time_and_level_map\":"
           + "{\"80E01801\":{\"fault_time\":" + (since - 1000) + ",\"fault_level\":\"RestartBusiness\"}}}]");
       String info = cm().getData().get("DeviceInfoCfg");
       String infoJson = info.substring("{\"DeviceInfo\":".length(), info.indexOf(",\"SuperPodID\""));
-      assertThat(cfg.get("CheckCode").asText()).isEqualTo(sha256(infoJson));
+      assertThat(cfg.get("CheckCode").asString()).isEqualTo(sha256(infoJson));
       assertThat(cm().getData()).containsEntry("ManuallySeparateNPU", "Ascend910-5");
     }
   }
@@ -167,7 +167,7 @@ class MindClusterConfigMapTest {
     Map<String, String> a = client.nodes().withName("node-1").get().getMetadata().getAnnotations();
     assertThat(a).containsEntry("cardType", "Ascend910B").containsEntry("serverType", "")
         .containsEntry("superPodID", "-1").containsEntry("serverIndex", "-1");
-    assertThat(JSON.readTree(a.get("baseDeviceInfos")).fieldNames()).toIterable().containsExactly(
+    assertThat(JSON.readTree(a.get("baseDeviceInfos")).propertyNames()).containsExactly(
         "Ascend910-0", "Ascend910-1", "Ascend910-2", "Ascend910-3", "Ascend910-4", "Ascend910-5", "Ascend910-6",
         "Ascend910-7");
     // the RoCE address of every chip (dcmi_get_device_ip; the profile's 192.168.100.(101 + phy))

@@ -1,9 +1,10 @@
 package io.vnpu.kube.cli.top;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.vnpu.kube.json.JsonMappers;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The {@code vnpu top --json} document: one object with {@code takenAt} (ISO-8601), {@code stateDir},
@@ -12,7 +13,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  */
 public final class TopJson {
 
-  private final ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  private final JsonMapper mapper = JsonMappers.indented();
 
   /** The JSON text of {@code snap}, without a trailing newline. */
   public String write(HostSnapshot snap) {
@@ -44,7 +45,7 @@ public final class TopJson {
     }
     try {
       return mapper.writeValueAsString(root);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    } catch (JacksonException e) {
       throw new IllegalStateException("a JSON tree of plain values cannot fail to serialise", e);
     }
   }

@@ -1,8 +1,6 @@
 package io.vnpu.kube.dra.cdi;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import io.vnpu.kube.json.JsonMappers;
 import io.vnpu.quota.files.HostFiles;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -12,6 +10,8 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Writes and removes the per-claim CDI spec files of one {@link CdiKind} in the CDI directory
@@ -25,8 +25,7 @@ public final class CdiSpecWriter {
 
   private final Path cdiRoot;
   private final CdiKind kind;
-  private final ObjectMapper json =
-      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  private final JsonMapper json = JsonMappers.indented();
 
   /** @param cdiRoot directory the container runtime reads CDI specs from, created when missing */
   public CdiSpecWriter(Path cdiRoot, CdiKind kind) {
@@ -47,7 +46,7 @@ public final class CdiSpecWriter {
   public byte[] render(CdiSpec spec) {
     try {
       return json.writeValueAsBytes(spec.withVersion(CdiVersion.minimumFor(spec)));
-    } catch (JsonProcessingException e) {
+    } catch (JacksonException e) {
       throw new IllegalStateException("CDI spec of kind " + spec.kind() + " is not serializable", e);
     }
   }
@@ -123,7 +122,7 @@ public final class CdiSpecWriter {
     Path file = specPath(claimUid);
     try {
       return json.readValue(file.toFile(), CdiSpec.class);
-    } catch (IOException e) {
+    } catch (JacksonException e) {
       throw new IOException(file + ": reading the CDI spec failed: " + e.getMessage(), e);
     }
   }

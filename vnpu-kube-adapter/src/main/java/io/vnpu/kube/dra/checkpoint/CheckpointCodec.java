@@ -1,18 +1,19 @@
 package io.vnpu.kube.dra.checkpoint;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.vnpu.kube.json.JsonMappers;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.HexFormat;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.core.exc.StreamReadException;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The checkpoint file format:
@@ -32,21 +33,21 @@ public final class CheckpointCodec {
   public static final String VERSION = "v1";
   private static final String SHA256 = "sha256:";
 
-  private final ObjectMapper json = new ObjectMapper()
-      .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
-  private final JsonFactory factory = json.getFactory();
+  private final JsonMapper json = JsonMappers.builder()
+      .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+      .build();
 
   /** Serializes a checkpoint to the stored bytes. */
   public byte[] encode(Checkpoint checkpoint) {
     try {
       byte[] payload = json.writeValueAsBytes(checkpoint);
       ByteArrayOutputStream out = new ByteArrayOutputStream(payload.length + 128);
-      out.write(("{\"version\":\"" + VERSION + "\",\"checksum\":\"" + SHA256 + sha256(payload)
+      out.writeBytes(("{\"version\":\"" + VERSION + "\",\"checksum\":\"" + SHA256 + sha256(payload)
           + "\",\"checkpoint\":").getBytes(StandardCharsets.UTF_8));
-      out.write(payload);
-      out.write("}\n".getBytes(StandardCharsets.UTF_8));
+      out.writeBytes(payload);
+      out.writeBytes("}\n".getBytes(StandardCharsets.UTF_8));
       return out.toByteArray();
-    } catch (IOException e) {
+    } catch (JacksonException e) {
       throw new IllegalStateException("checkpoint is not serializable", e);
     }
   }
@@ -62,12 +63,12 @@ public final class CheckpointCodec {
     String checksum = null;
     int start = -1;
     int end = -1;
-    try (JsonParser p = factory.createParser(bytes)) {
+    try (JsonParser p = json.createParser(bytes)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         throw new CheckpointCorruptException(file, "not a JSON object", null);
       }
       JsonToken t;
-      while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
+      while ((t = p.nextToken()) == JsonToken.PROPERTY_NAME) {
         String field = p.currentName();
         JsonToken value = p.nextToken();
         switch (field) {
@@ -89,10 +90,10 @@ public final class CheckpointCodec {
       }
     } catch (CheckpointCorruptException e) {
       throw e;
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    } catch (StreamReadException e) {
       throw new CheckpointCorruptException(file, "not valid JSON (truncated or damaged): "
           + e.getOriginalMessage(), e);
-    } catch (IOException e) {
+    } catch (JacksonException e) {
       throw new CheckpointCorruptException(file, "unreadable: " + e.getMessage(), e);
     }
     if (!VERSION.equals(version)) {
@@ -119,7 +120,7 @@ public final class CheckpointCodec {
       return c;
     } catch (CheckpointCorruptException e) {
       throw e;
-    } catch (IOException | RuntimeException e) {
+    } catch (RuntimeException e) {
       throw new CheckpointCorruptException(file, "checkpoint: " + e.getMessage(), e);
     }
   }

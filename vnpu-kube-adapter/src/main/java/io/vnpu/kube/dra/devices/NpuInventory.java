@@ -40,9 +40,16 @@ public final class NpuInventory {
     return devices;
   }
 
-  /** The NPU published under {@code deviceName}. */
+  /**
+   * The NPU published under {@code deviceName}: {@code npu-3}, or {@code npu-3-soft} (the same
+   * chip's soft-share device, {@link NpuDeviceNames#soft}).
+   */
   public Optional<Npu> find(String deviceName) {
-    return Optional.ofNullable(devices.get(deviceName));
+    Npu n = devices.get(deviceName);
+    if (n == null && NpuDeviceNames.isSoft(deviceName)) {
+      n = devices.get(NpuDeviceNames.of(NpuDeviceNames.phyIdOf(deviceName).getAsInt()));
+    }
+    return Optional.ofNullable(n);
   }
 
   /** Whether discovery has reported at least once (an empty map before that means "not known"). */

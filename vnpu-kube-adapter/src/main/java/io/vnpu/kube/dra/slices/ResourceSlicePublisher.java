@@ -2,6 +2,7 @@ package io.vnpu.kube.dra.slices;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.CounterSet;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
@@ -15,6 +16,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.HexFormat;
@@ -27,15 +29,26 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps this node's pool of ResourceSlices ({@code resource.k8s.io/v1}) equal to the devices it
- * was last given: one pool named after the node, slices of at most 128 devices (64 when any device
- * has taints), each owned by the
- * Node object (so they go away with it).
+ * Keeps this node's pool of ResourceSlices ({@code resource.k8s.io/v1}) equal to the
+ * {@link PoolContent} it was last given: one pool named after the node; counter sets in slices of
+ * their own (at most 8 sets each, written before the device slices); devices in slices of at most
+ * 128 (64 when any device has taints or consumes counters); {@code resourceSliceCount} counts
+ * both kinds; each slice owned by the Node object (so they go away with it).
+ *
+ * <p>Dropped fields: after every create or update the slice the API server returned is compared
+ * with the one sent ({@link DroppedField#between}); each field it dropped (its feature gate is off)
+ * is logged once as a warning naming the field, the gate and the consequence, and reported to the
+ * {@link #onDroppedFields} listener. When the dropped field is one the chips' exclusivity rests on
+ * ({@link DroppedField#overCommits()}), the rest of that generation is not written, so the pool
+ * stays incomplete (the scheduler allocates nothing from an incomplete pool) until the listener
+ * publishes a layout without it; content that still carries such a field is not written again.
+ * Other dropped fields are left out when comparing, so they do not cause endless rewrites.
  *
  * <p>Sync (idempotent, one thread): list the pool's slices; match them to the wanted ones (one and
  * one, or by identical device-name sets); if anything differs, write every wanted slice with the
@@ -54,8 +67,13 @@ public final class ResourceSlicePublisher implements AutoCloseable {
   public static final String NODE_LABEL = "dra.vnpu.io/node";
   /** Most devices in one slice. */
   public static final int MAX_DEVICES_PER_SLICE = 128;
-  /** Most devices in one slice when any device of the pool has taints (API server limit). */
+  /**
+   * Most devices in one slice when any device of the pool has taints or consumes counters (API
+   * server limit).
+   */
   public static final int MAX_TAINTED_DEVICES_PER_SLICE = 64;
+  /** Most counter sets in one slice (API server limit). */
+  public static final int MAX_COUNTER_SETS_PER_SLICE = 8;
 
   private static final Logger log = LoggerFactory.getLogger(ResourceSlicePublisher.class);
   private static final Pattern LABEL_VALUE =
@@ -70,7 +88,9 @@ public final class ResourceSlicePublisher implements AutoCloseable {
   private final ScheduledExecutorService executor;
   private final AtomicBoolean syncQueued = new AtomicBoolean();
 
-  private volatile List<Device> desired; // null until the first publish
+  private volatile PoolContent desired; // null until the first publish
+  private volatile Consumer<Set<DroppedField>> droppedListener = f -> { };
+  private final Set<DroppedField> dropped = EnumSet.noneOf(DroppedField.class); // guarded by this
   // executor thread only
   private long lastGeneration;
   private String nodeUid;
@@ -110,10 +130,31 @@ public final class ResourceSlicePublisher implements AutoCloseable {
 
   /** Sets the devices of the pool and syncs soon (once started; else at the next {@link #syncNow}). */
   public void publish(List<Device> devices) {
-    desired = List.copyOf(devices);
+    publish(PoolContent.of(devices));
+  }
+
+  /**
+   * Sets the counter sets and devices of the pool and syncs soon (once started; else at the next
+   * {@link #syncNow}).
+   */
+  public void publish(PoolContent content) {
+    desired = Objects.requireNonNull(content, "content");
     if (started) {
       queueSync(0);
     }
+  }
+
+  /**
+   * Tells {@code listener} the fields the API server dropped, each time a write reveals one not
+   * seen before (on the publisher's thread, inside the sync; it may call {@link #publish}).
+   */
+  public void onDroppedFields(Consumer<Set<DroppedField>> listener) {
+    droppedListener = Objects.requireNonNull(listener, "listener");
+  }
+
+  /** The fields the API server has dropped so far. */
+  public synchronized Set<DroppedField> droppedFields() {
+    return Set.copyOf(dropped);
   }
 
   /** Slice writes (create, update, delete) done so far. */
@@ -203,9 +244,16 @@ public final class ResourceSlicePublisher implements AutoCloseable {
   }
 
   private synchronized void sync() {
-    List<Device> want = desired;
+    PoolContent want = desired;
     if (want == null) {
       return;
+    }
+    for (DroppedField f : dropped) {
+      if (f.overCommits() && carries(want, f)) {
+        log.debug("not publishing pool {}: it still needs {}, which the API server drops",
+            nodeName, f.path());
+        return;
+      }
     }
     if (nodeUid == null) {
       Node node = client.nodes().withName(nodeName).get();
@@ -224,7 +272,7 @@ public final class ResourceSlicePublisher implements AutoCloseable {
         existing.add(s);
       }
     }
-    List<List<Device>> chunks = chunks(want);
+    List<Chunk> chunks = chunks(want);
     long seen = existing.stream().mapToLong(s -> s.getSpec().getPool().getGeneration())
         .max().orElse(0);
     Map<Integer, ResourceSlice> matched = match(existing, chunks, seen);
@@ -238,41 +286,104 @@ public final class ResourceSlicePublisher implements AutoCloseable {
       return;
     }
     long gen = Math.max(seen, lastGeneration) + 1;
+    lastGeneration = gen;
     for (ResourceSlice s : obsolete) {
       client.dynamicResourceAllocation().v1().resourcesSlices().resource(s).delete();
       writes++;
     }
+    // counter slices come first: a server that drops sharedCounters is noticed before any device
+    // slice that relies on them completes the pool
     for (int i = 0; i < chunks.size(); i++) {
       ResourceSlice current = matched.get(i);
       ResourceSlice next = slice(current, chunks.get(i), gen, chunks.size());
-      if (current == null) {
-        client.dynamicResourceAllocation().v1().resourcesSlices().resource(next).create();
-      } else {
-        client.dynamicResourceAllocation().v1().resourcesSlices().resource(next).update();
-      }
+      ResourceSlice stored = current == null
+          ? client.dynamicResourceAllocation().v1().resourcesSlices().resource(next).create()
+          : client.dynamicResourceAllocation().v1().resourcesSlices().resource(next).update();
       writes++;
+      Set<DroppedField> lost = DroppedField.between(next.getSpec(),
+          stored == null ? null : stored.getSpec());
+      if (!lost.isEmpty() && droppedNow(lost, stored == null ? null : stored.getMetadata()
+          .getName())) {
+        log.warn("stopped publishing generation {} of pool {} after {} of {} slice(s): the pool"
+            + " stays incomplete (nothing is allocated from it) until it is published without"
+            + " the dropped field(s)", gen, nodeName, i + 1, chunks.size());
+        return;
+      }
     }
-    lastGeneration = gen;
-    log.info("published ResourceSlice pool {} generation {}: {} devices in {} slice(s){}", nodeName,
-        gen, want.size(), chunks.size(), obsolete.isEmpty() ? ""
+    log.info("published ResourceSlice pool {} generation {}: {} devices, {} counter set(s) in {}"
+        + " slice(s){}", nodeName, gen, want.devices().size(), want.counterSets().size(),
+        chunks.size(), obsolete.isEmpty() ? ""
             : ", removed " + obsolete.size() + " obsolete slice(s)");
   }
 
-  private static List<List<Device>> chunks(List<Device> devices) {
-    List<List<Device>> out = new ArrayList<>();
-    int max = devices.stream().anyMatch(d -> d.getTaints() != null && !d.getTaints().isEmpty())
+  /**
+   * Records {@code lost}, warns once per field, tells the listener about new ones; true when a
+   * field the chips' exclusivity rests on was dropped (stop writing this generation).
+   */
+  private boolean droppedNow(Set<DroppedField> lost, String sliceName) {
+    Set<DroppedField> fresh = EnumSet.noneOf(DroppedField.class);
+    for (DroppedField f : lost) {
+      if (dropped.add(f)) {
+        fresh.add(f);
+        log.warn("{}", f.warning(sliceName));
+      }
+    }
+    if (!fresh.isEmpty()) {
+      droppedListener.accept(Set.copyOf(fresh));
+    }
+    return lost.stream().anyMatch(DroppedField::overCommits);
+  }
+
+  private static boolean carries(PoolContent want, DroppedField f) {
+    if (f == DroppedField.SHARED_COUNTERS) {
+      return !want.counterSets().isEmpty();
+    }
+    return want.devices().stream().anyMatch(f::in);
+  }
+
+  /** One slice's worth: counter sets or devices, never both. */
+  private record Chunk(List<CounterSet> counterSets, List<Device> devices) {
+    Set<String> key() {
+      Set<String> k = new HashSet<>();
+      counterSets.forEach(c -> k.add("counterSet:" + c.getName()));
+      devices.forEach(d -> k.add("device:" + d.getName()));
+      return k;
+    }
+  }
+
+  private static List<Chunk> chunks(PoolContent content) {
+    List<Chunk> out = new ArrayList<>();
+    List<CounterSet> sets = content.counterSets();
+    for (int i = 0; i < sets.size(); i += MAX_COUNTER_SETS_PER_SLICE) {
+      out.add(new Chunk(sets.subList(i, Math.min(sets.size(), i + MAX_COUNTER_SETS_PER_SLICE)),
+          List.of()));
+    }
+    List<Device> devices = content.devices();
+    int max = devices.stream().anyMatch(d -> d.getTaints() != null && !d.getTaints().isEmpty()
+        || d.getConsumesCounters() != null && !d.getConsumesCounters().isEmpty())
         ? MAX_TAINTED_DEVICES_PER_SLICE : MAX_DEVICES_PER_SLICE;
     for (int i = 0; i < devices.size(); i += max) {
-      out.add(devices.subList(i, Math.min(devices.size(), i + max)));
+      out.add(new Chunk(List.of(), devices.subList(i, Math.min(devices.size(), i + max))));
     }
-    if (out.isEmpty()) {
-      out.add(List.of()); // "driver up, no devices" differs from "no driver"
+    if (devices.isEmpty()) {
+      out.add(new Chunk(List.of(), List.of())); // "driver up, no devices" differs from "no driver"
     }
     return out;
   }
 
+  private static Set<String> key(ResourceSlice s) {
+    Set<String> k = new HashSet<>();
+    if (s.getSpec().getSharedCounters() != null) {
+      s.getSpec().getSharedCounters().forEach(c -> k.add("counterSet:" + c.getName()));
+    }
+    if (s.getSpec().getDevices() != null) {
+      s.getSpec().getDevices().forEach(d -> k.add("device:" + d.getName()));
+    }
+    return k;
+  }
+
   private static Map<Integer, ResourceSlice> match(List<ResourceSlice> existing,
-      List<List<Device>> chunks, long generation) {
+      List<Chunk> chunks, long generation) {
     Map<Integer, ResourceSlice> m = new HashMap<>();
     List<ResourceSlice> current = existing.stream()
         .filter(s -> s.getSpec().getPool().getGeneration() == generation).toList();
@@ -282,9 +393,9 @@ public final class ResourceSlicePublisher implements AutoCloseable {
     }
     Set<ResourceSlice> used = new HashSet<>();
     for (int i = 0; i < chunks.size(); i++) {
-      Set<String> names = names(chunks.get(i));
+      Set<String> k = chunks.get(i).key();
       for (ResourceSlice s : current) {
-        if (!used.contains(s) && names(s.getSpec().getDevices()).equals(names)) {
+        if (!used.contains(s) && key(s).equals(k)) {
           m.put(i, s);
           used.add(s);
           break;
@@ -294,18 +405,18 @@ public final class ResourceSlicePublisher implements AutoCloseable {
     return m;
   }
 
-  private static Set<String> names(List<Device> devices) {
-    Set<String> s = new HashSet<>();
-    devices.forEach(d -> s.add(d.getName()));
-    return s;
-  }
-
-  private boolean upToDate(ResourceSlice s, List<Device> devices, int count) {
+  private boolean upToDate(ResourceSlice s, Chunk chunk, int count) {
     return s.getSpec().getPool().getResourceSliceCount() == count
         && nodeName.equals(s.getSpec().getPool().getName())
-        && withoutTaintTimes(s.getSpec().getDevices()).equals(devices)
+        && orEmpty(s.getSpec().getSharedCounters()).equals(chunk.counterSets())
+        && orEmpty(withoutTaintTimes(s.getSpec().getDevices()))
+            .equals(DroppedField.strip(dropped, chunk.devices()))
         && s.getMetadata().getOwnerReferences().stream()
             .anyMatch(o -> "Node".equals(o.getKind()) && nodeUid.equals(o.getUid()));
+  }
+
+  private static <T> List<T> orEmpty(List<T> l) {
+    return l == null ? List.of() : l;
   }
 
   /**
@@ -332,8 +443,9 @@ public final class ResourceSlicePublisher implements AutoCloseable {
     return out;
   }
 
-  private ResourceSlice slice(ResourceSlice current, List<Device> devices, long generation,
-      int count) {
+  private ResourceSlice slice(ResourceSlice current, Chunk chunk, long generation, int count) {
+    List<CounterSet> counters = chunk.counterSets().isEmpty() ? null : chunk.counterSets();
+    List<Device> devices = counters == null ? chunk.devices() : null;
     ResourceSliceBuilder b = current == null ? new ResourceSliceBuilder()
         .withNewMetadata().withGenerateName(nodeName + "-" + driverName + "-").endMetadata()
         : new ResourceSliceBuilder(current);
@@ -347,6 +459,7 @@ public final class ResourceSlicePublisher implements AutoCloseable {
         .withNodeName(nodeName)
         .withNewPool().withName(nodeName).withGeneration(generation)
         .withResourceSliceCount((long) count).endPool()
+        .withSharedCounters(counters)
         .withDevices(devices)
         .endSpec()
         .build();

@@ -518,15 +518,31 @@ public final class DeviceState {
     return cp;
   }
 
-  /** {@code <uid>-npu-<phy>[-<shareID>]} → the device it was written for. */
+  /**
+   * {@code npu-3}, {@code npu-3-<shareID>}, {@code npu-3-soft}, {@code npu-3-soft-<shareID>} →
+   * device name and shareID (null when none): the CDI device name after {@code <claim UID>-}.
+   */
+  static String[] deviceAndShare(String rest) {
+    int dash = rest.indexOf('-', "npu-".length());
+    String device = dash < 0 ? rest : rest.substring(0, dash);
+    String share = dash < 0 ? null : rest.substring(dash + 1);
+    String soft = NpuDeviceNames.SOFT_SUFFIX.substring(1);
+    if (share != null && (share.equals(soft) || share.startsWith(soft + "-"))) {
+      // the soft-share device npu-3-soft: a shareID is a UID (hex digits, dashes), never "soft"
+      device += NpuDeviceNames.SOFT_SUFFIX;
+      share = share.equals(soft) ? null : share.substring(soft.length() + 1);
+    }
+    return new String[] {device, share};
+  }
+
+  /** {@code <uid>-npu-<phy>[-soft][-<shareID>]} → the device it was written for. */
   private Optional<PreparedDevice> deviceOf(String uid, String cdiName) {
     if (!cdiName.startsWith(uid + "-")) {
       return Optional.empty();
     }
-    String rest = cdiName.substring(uid.length() + 1);
-    int dash = rest.indexOf('-', "npu-".length());
-    String device = dash < 0 ? rest : rest.substring(0, dash);
-    String share = dash < 0 ? null : rest.substring(dash + 1);
+    String[] deviceAndShare = deviceAndShare(cdiName.substring(uid.length() + 1));
+    String device = deviceAndShare[0];
+    String share = deviceAndShare[1];
     OptionalInt phy = NpuDeviceNames.phyIdOf(device);
     if (phy.isEmpty()) {
       return Optional.empty();

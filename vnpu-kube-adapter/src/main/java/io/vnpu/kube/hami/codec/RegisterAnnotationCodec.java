@@ -1,14 +1,14 @@
 package io.vnpu.kube.hami.codec;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.vnpu.kube.json.JsonMappers;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalInt;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Encodes and decodes the node register annotation {@code hami.io/node-register-<cw>} (protocol
@@ -19,7 +19,7 @@ import java.util.OptionalInt;
  */
 public final class RegisterAnnotationCodec {
   private final boolean emitDevicePairScore;
-  private final ObjectMapper mapper = new ObjectMapper();
+  private final JsonMapper mapper = JsonMappers.compact();
 
   /**
    * @param emitDevicePairScore true to append {@code "devicepairscore":{}} to every device, as the
@@ -70,7 +70,7 @@ public final class RegisterAnnotationCodec {
     JsonNode root;
     try {
       root = mapper.readTree(json);
-    } catch (JsonProcessingException e) {
+    } catch (JacksonException e) {
       throw new HamiFormatException("node register annotation is not valid JSON: " + json, e);
     }
     if (root == null || !root.isArray()) {
@@ -92,8 +92,7 @@ public final class RegisterAnnotationCodec {
       int numa = 0;
       boolean health = false;
       OptionalInt networkId = OptionalInt.empty();
-      for (Iterator<Map.Entry<String, JsonNode>> it = el.fields(); it.hasNext(); ) {
-        Map.Entry<String, JsonNode> e = it.next();
+      for (Map.Entry<String, JsonNode> e : el.properties()) {
         JsonNode v = e.getValue();
         switch (e.getKey().toLowerCase(Locale.ROOT)) {
           case "id" -> id = text(e.getKey(), v);
@@ -121,8 +120,7 @@ public final class RegisterAnnotationCodec {
 
   private static OptionalInt networkId(JsonNode custom) throws HamiFormatException {
     if (custom == null || custom.isNull()) return OptionalInt.empty();
-    for (Iterator<Map.Entry<String, JsonNode>> it = custom.fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> e = it.next();
+    for (Map.Entry<String, JsonNode> e : custom.properties()) {
       if (e.getKey().equalsIgnoreCase("NetworkID")) return OptionalInt.of(int32(e.getKey(), e.getValue()));
     }
     return OptionalInt.empty();
@@ -130,8 +128,8 @@ public final class RegisterAnnotationCodec {
 
   private static String text(String field, JsonNode v) throws HamiFormatException {
     if (v.isNull()) return "";
-    if (!v.isTextual()) throw new HamiFormatException("field " + field + " must be a string: " + v);
-    return v.textValue();
+    if (!v.isString()) throw new HamiFormatException("field " + field + " must be a string: " + v);
+    return v.stringValue();
   }
 
   private static int int32(String field, JsonNode v) throws HamiFormatException {

@@ -1,15 +1,15 @@
 package io.vnpu.kube.hami.codec;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.util.Iterator;
+import io.vnpu.kube.json.JsonMappers;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Codec for the RuntimeInfo JSON array in pod annotation {@code huawei.com/<cw>} (protocol spec
@@ -18,7 +18,7 @@ import java.util.OptionalInt;
  * {@code memory}, {@code core}, each omitted when empty.
  */
 public final class RuntimeInfoCodec {
-  private final ObjectMapper mapper = new ObjectMapper();
+  private final JsonMapper mapper = JsonMappers.compact();
 
   /** Encodes entries in order, e.g. {@code [{"UUID":"U","temp":"vir05_1c_16g"}]}. */
   public static String encode(List<RuntimeInfo> entries) {
@@ -66,7 +66,7 @@ public final class RuntimeInfoCodec {
     JsonNode root;
     try {
       root = mapper.readTree(v);
-    } catch (JsonProcessingException e) {
+    } catch (JacksonException e) {
       throw new HamiFormatException(invalid(key, v, e.getOriginalMessage()), e);
     }
     if (root == null || !root.isArray()) throw new HamiFormatException(invalid(key, v, "not a JSON array"));
@@ -77,8 +77,7 @@ public final class RuntimeInfoCodec {
       String temp = "";
       OptionalInt memory = OptionalInt.empty();
       OptionalInt core = OptionalInt.empty();
-      for (Iterator<Map.Entry<String, JsonNode>> it = el.fields(); it.hasNext(); ) {
-        Map.Entry<String, JsonNode> f = it.next();
+      for (Map.Entry<String, JsonNode> f : el.properties()) {
         JsonNode fv = f.getValue();
         switch (f.getKey().toLowerCase(Locale.ROOT)) {
           case "uuid" -> uuid = text(key, v, f.getKey(), fv);
@@ -100,8 +99,8 @@ public final class RuntimeInfoCodec {
 
   private static String text(String key, String v, String field, JsonNode fv) throws HamiFormatException {
     if (fv.isNull()) return "";
-    if (!fv.isTextual()) throw new HamiFormatException(invalid(key, v, "field " + field + " must be a string"));
-    return fv.textValue();
+    if (!fv.isString()) throw new HamiFormatException(invalid(key, v, "field " + field + " must be a string"));
+    return fv.stringValue();
   }
 
   private static OptionalInt int32(String key, String v, String field, JsonNode fv) throws HamiFormatException {

@@ -1,7 +1,5 @@
 package io.vnpu.kube.hami.kube;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -11,10 +9,13 @@ import io.vnpu.kube.hami.codec.HamiNames;
 import io.vnpu.kube.hami.codec.Handshake;
 import io.vnpu.kube.hami.codec.RegisterAnnotationCodec;
 import io.vnpu.kube.hami.codec.RegisterDevice;
+import io.vnpu.kube.json.JsonMappers;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Writes the three node annotations of one registration round (protocol spec section 2.1) in one
@@ -28,7 +29,7 @@ public final class NodeRegistrar {
   private final RegisterAnnotationCodec codec;
   private final Clock clock;
   private final Duration reportTimeOffset;
-  private final ObjectMapper mapper = new ObjectMapper();
+  private final JsonMapper mapper = JsonMappers.compact();
 
   /**
    * @param clock            source of the handshake time; its zone formats the value (upstream

@@ -1,8 +1,5 @@
 package io.vnpu.kube.hami.kube;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -10,14 +7,18 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.vnpu.kube.hami.codec.HamiNames;
 import io.vnpu.kube.hami.codec.NodeLock;
+import io.vnpu.kube.json.JsonMappers;
 import java.util.Map;
 import java.util.Objects;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /** The writes of a bind: pod annotation patches and the node-lock release. */
 public final class PodBindingClient {
   private final KubernetesClient client;
   private final String nodeName;
-  private final ObjectMapper mapper = new ObjectMapper();
+  private final JsonMapper mapper = JsonMappers.compact();
 
   public PodBindingClient(KubernetesClient client, String nodeName) {
     this.client = Objects.requireNonNull(client, "client");

@@ -1,11 +1,10 @@
 package io.vnpu.kube.mindcluster.kube;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.vnpu.api.fault.FaultCodeTable;
 import io.vnpu.api.health.ActiveFault;
 import io.vnpu.api.health.ChipHealth;
 import io.vnpu.api.health.FaultLevel;
+import io.vnpu.kube.json.JsonMappers;
 import io.vnpu.kube.mindcluster.devices.CardType;
 import io.vnpu.kube.mindcluster.devices.ChipState;
 import io.vnpu.kube.mindcluster.devices.MindClusterResources;
@@ -24,6 +23,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The {@code DeviceInfoCfg} value of the device-info ConfigMap (spec section 3.6), byte for byte as
@@ -38,7 +39,7 @@ import java.util.stream.Collectors;
  * Chip lists are comma-joined in phy-ID order.
  */
 public final class DeviceInfo {
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final JsonMapper JSON = JsonMappers.compact();
 
   /** SuperPodID / ServerIndex of a node that is not in a super-pod. */
   public static final int NOT_SUPER_POD = -1;
@@ -130,7 +131,7 @@ public final class DeviceInfo {
   private static String write(Object value) {
     try {
       return JSON.writeValueAsString(value);
-    } catch (JsonProcessingException e) {
+    } catch (JacksonException e) {
       throw new IllegalStateException("device info not serialisable", e);
     }
   }

@@ -1,12 +1,11 @@
 package io.vnpu.kube.mindcluster.kube;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.vnpu.api.health.FaultUpgrade;
+import io.vnpu.kube.json.JsonMappers;
 import io.vnpu.kube.mindcluster.devices.ChipState;
 import io.vnpu.kube.mindcluster.devices.NodeChips;
 import java.time.Clock;
@@ -20,6 +19,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The device-info ConfigMap {@code kube-system/mindx-dl-deviceinfo-<node>} (label
@@ -32,7 +33,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class DeviceInfoConfigMap {
   private static final Logger LOG = LoggerFactory.getLogger(DeviceInfoConfigMap.class);
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final JsonMapper JSON = JsonMappers.compact();
 
   public static final String NAMESPACE = "kube-system";
   public static final String NAME_PREFIX = "mindx-dl-deviceinfo-";
@@ -154,7 +155,7 @@ public final class DeviceInfoConfigMap {
     }
     try {
       return JSON.writeValueAsString(out);
-    } catch (JsonProcessingException e) {
+    } catch (JacksonException e) {
       throw new IllegalStateException("UpgradeFaultReason not serialisable", e);
     }
   }

@@ -1,10 +1,9 @@
 package io.vnpu.kube.mindcluster.kube;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.vnpu.kube.json.JsonMappers;
 import io.vnpu.kube.mindcluster.devices.CardType;
 import io.vnpu.kube.mindcluster.devices.ChipState;
 import io.vnpu.kube.mindcluster.devices.NodeChips;
@@ -13,6 +12,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The node labels and annotations MindCluster writes at start (spec section 3.7). Labels:
@@ -30,7 +31,7 @@ public final class NodeReporter {
   public static final String ACCELERATOR = "accelerator";
   public static final String CHIP_MEMORY = "mind-cluster/npu-chip-memory";
   public static final String BASE_DEVICE_INFOS = "baseDeviceInfos";
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final JsonMapper JSON = JsonMappers.compact();
 
   private final KubernetesClient client;
   private final String nodeName;
@@ -89,7 +90,7 @@ public final class NodeReporter {
     }
     try {
       return JSON.writeValueAsString(m);
-    } catch (JsonProcessingException e) {
+    } catch (JacksonException e) {
       throw new IllegalStateException("baseDeviceInfos not serialisable", e);
     }
   }

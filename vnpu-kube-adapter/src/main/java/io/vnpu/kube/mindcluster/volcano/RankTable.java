@@ -1,11 +1,12 @@
 package io.vnpu.kube.mindcluster.volcano;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.vnpu.kube.json.JsonMappers;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import io.vnpu.kube.mindcluster.devices.ChipState;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The pod's HCCL rank-table annotation {@code ascend.kubectl.kubernetes.io/ascend-910-configuration}
@@ -16,7 +17,7 @@ import io.vnpu.kube.mindcluster.devices.ChipState;
  * Not a super-pod: {@code -1} ids.
  */
 public final class RankTable {
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final JsonMapper JSON = JsonMappers.compact();
 
   /** {@code device_ip} of a chip without a RoCE address. */
   public static final String NO_DEVICE_IP = "-1";
@@ -47,7 +48,7 @@ public final class RankTable {
     m.put("server_ip", hostIp);
     try {
       return JSON.writeValueAsString(m);
-    } catch (JsonProcessingException e) {
+    } catch (JacksonException e) {
       throw new IllegalStateException("rank table of pod " + podName + " not serialisable", e);
     }
   }

@@ -1,7 +1,5 @@
 package io.vnpu.kube.mindcluster.volcano;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -10,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.vnpu.kube.json.JsonMappers;
 import io.vnpu.kube.resource.AllocationException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -19,6 +18,8 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The API-server side of the Volcano handshake: this node's live pods, and the claim of one pod
@@ -27,7 +28,7 @@ import java.util.stream.Stream;
  * succeed).
  */
 public final class VolcanoPods {
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final JsonMapper JSON = JsonMappers.compact();
 
   /** What a claim found. */
   public enum Claim {
@@ -143,7 +144,7 @@ public final class VolcanoPods {
     String patch;
     try {
       patch = JSON.writeValueAsString(ops);
-    } catch (JsonProcessingException e) {
+    } catch (JacksonException e) {
       throw new IllegalStateException("patch for pod " + ns + "/" + name + " not serialisable", e);
     }
     try {
@@ -173,7 +174,7 @@ public final class VolcanoPods {
     try {
       client.pods().inNamespace(ns).withName(name).patch(PatchContext.of(PatchType.JSON),
           JSON.writeValueAsString(ops));
-    } catch (JsonProcessingException e) {
+    } catch (JacksonException e) {
       throw new IllegalStateException("patch for pod " + ns + "/" + name + " not serialisable", e);
     } catch (KubernetesClientException e) {
       throw new AllocationException("patch pod " + ns + "/" + name + ": " + e.getMessage(), e);

@@ -64,6 +64,31 @@ final class CliJar {
     return pb.start();
   }
 
+  /**
+   * Starts {@code vnpu ARGS} on a pseudo-terminal of its own, as a user at a terminal runs it:
+   * util-linux {@code script} opens the terminal, makes it the controlling terminal of the command
+   * and copies its output to {@code <tag>.out}. Bytes written to the returned process's standard
+   * input arrive as key presses.
+   */
+  Process startOnTerminal(String tag, List<String> args) throws IOException {
+    StringBuilder line = new StringBuilder("exec");
+    List<String> cmd = new ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Dvnpu.native.dir=" + nativeDir, "-jar", jar.toString()));
+    cmd.addAll(args);
+    for (String a : cmd) line.append(" '").append(a.replace("'", "'\\''")).append('\'');
+    // -q no banner, -e the command's exit code, -f output written as it comes
+    ProcessBuilder pb = new ProcessBuilder("script", "-q", "-e", "-f", "-c", line.toString(), "/dev/null");
+    Map<String, String> env = pb.environment();
+    env.put("VNPU_STATE_DIR", stateDir.toString());
+    env.put("VNPU_SIM_ROOT", simRoot.toString());
+    env.put("TERM", "xterm");
+    env.remove("VNPU_DCMI_LIBRARY");
+    pb.redirectOutput(logs.resolve(tag + ".out").toFile());
+    pb.redirectError(logs.resolve(tag + ".err").toFile());
+    return pb.start();
+  }
+
   /** Runs {@code vnpu ARGS} to the end (at most {@code timeoutSeconds}). */
   Result run(String tag, List<String> args, long timeoutSeconds) throws IOException, InterruptedException {
     Process p = start(tag, args);

@@ -104,6 +104,68 @@ class RunCommandIT {
   }
 
   @Test
+  void aRunKilledWithSigkillLeavesAnOrphanThatSlicesListsAndTheNextRunReaps() throws Exception {
+    CliJar cli = new CliJar(tmp);
+    Process vnpu = cli.start("owner", List.of("run", "--device", "1", "--memory", "2Gi", "--name", "orphan",
+        "--", "sleep", "60"));
+    CliJar.await(slice(cli, "orphan").resolve("region"), 60);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (vnpu.descendants().findAny().isEmpty() && System.nanoTime() < deadline) Thread.sleep(20);
+    ProcessHandle child = vnpu.descendants().findFirst().orElseThrow();
+    // the owner dies without any cleanup of its own
+    new LibcSignalSender().send(vnpu.pid(), UnixSignal.KILL);
+    assertThat(vnpu.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(vnpu.exitValue()).isEqualTo(137);
+    child.destroyForcibly();
+    assertThat(slice(cli, "orphan").resolve("slice.json")).exists();
+    assertThat(slice(cli, "orphan").resolve("region")).exists();
+
+    CliJar.Result listed = cli.run("list", List.of("slices"), 60);
+    assertThat(listed.exitCode()).as(listed.stderr()).isZero();
+    assertThat(listed.stdout()).isEqualTo("NAME    NPU  OWNER-PID  OWNER\n"
+        + String.format("orphan  1    %-9d  gone%n", vnpu.pid()));
+
+    // any later run (or top) removes slices whose owner is gone before it starts its own
+    CliJar.Result next = cli.run("next", List.of("run", "--name", "next", "--", "true"), 60);
+    assertThat(next.exitCode()).as(next.stderr()).isZero();
+    assertThat(next.stderr()).contains("vnpu run: removed stale slices (owner gone): orphan\n");
+    assertThat(slice(cli, "orphan")).doesNotExist();
+    CliJar.Result after = cli.run("after", List.of("slices"), 60);
+    assertThat(after.stdout()).isEqualTo("NAME  NPU  OWNER-PID  OWNER\n");
+  }
+
+  @Test
+  void slicesRmRemovesTheOrphanOfAKilledRunAndRefusesALiveOne() throws Exception {
+    CliJar cli = new CliJar(tmp);
+    Process live = cli.start("live", List.of("run", "--name", "live", "--", "sleep", "60"));
+    Process dead = cli.start("dead", List.of("run", "--name", "dead", "--", "sleep", "60"));
+    try {
+      CliJar.await(slice(cli, "live").resolve("region"), 60);
+      CliJar.await(slice(cli, "dead").resolve("region"), 60);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (dead.descendants().findAny().isEmpty() && System.nanoTime() < deadline) Thread.sleep(20);
+      List<ProcessHandle> children = dead.descendants().toList();
+      new LibcSignalSender().send(dead.pid(), UnixSignal.KILL);
+      assertThat(dead.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      children.forEach(ProcessHandle::destroyForcibly);
+
+      CliJar.Result refused = cli.run("rm-live", List.of("slices", "rm", "live"), 60);
+      assertThat(refused.exitCode()).isEqualTo(1);
+      assertThat(refused.stderr()).isEqualTo("vnpu slices rm: slice live is in use by pid " + live.pid()
+          + "; stop that process, or use --force\n");
+      CliJar.Result removed = cli.run("rm-dead", List.of("slices", "rm", "dead"), 60);
+      assertThat(removed.exitCode()).as(removed.stderr()).isZero();
+      assertThat(removed.stdout()).isEqualTo("removed slice dead\n");
+      assertThat(slice(cli, "dead")).doesNotExist();
+      assertThat(slice(cli, "live").resolve("region")).exists();
+    } finally {
+      new LibcSignalSender().send(live.pid(), UnixSignal.TERM);
+      assertThat(live.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    }
+    assertThat(slice(cli, "live")).doesNotExist();
+  }
+
+  @Test
   void aMissingCommandIs127AndLeavesNothing() throws Exception {
     CliJar cli = new CliJar(tmp);
     CliJar.Result r = cli.run("missing", List.of("run", "--name", "missing", "--", "vnpu-no-such-command"), 60);

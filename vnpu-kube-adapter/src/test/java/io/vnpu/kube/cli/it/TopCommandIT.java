@@ -2,15 +2,17 @@ package io.vnpu.kube.cli.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.vnpu.quota.host.process.LibcSignalSender;
 import io.vnpu.quota.host.process.UnixSignal;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /** {@code vnpu top} from the shaded jar lists the slices of running {@code vnpu run}s. */
 class TopCommandIT {
@@ -36,12 +38,12 @@ class TopCommandIT {
       assertThat(r.exitCode()).as(r.stderr()).isZero();
       JsonNode root = new ObjectMapper().readTree(r.stdout());
       assertThat(root.get("simulated").asBoolean()).isTrue();
-      assertThat(root.get("stateDir").asText()).isEqualTo(cli.stateDir().toString());
+      assertThat(root.get("stateDir").asString()).isEqualTo(cli.stateDir().toString());
       JsonNode slices = root.get("slices");
       assertThat(slices).hasSize(2);
       JsonNode sa = slices.get(0);
       JsonNode sb = slices.get(1);
-      assertThat(sa.get("name").asText()).isEqualTo("top-a");
+      assertThat(sa.get("name").asString()).isEqualTo("top-a");
       assertThat(sa.get("memoryLimitBytes").asLong()).isEqualTo(2 * GIB);
       // aclrtMalloc pads each allocation by up to 64 bytes, as real ACL does
       assertThat(sa.get("memoryUsedBytes").asLong()).isBetween(GIB, GIB + 64);
@@ -49,8 +51,8 @@ class TopCommandIT {
       assertThat(sa.get("stale").asBoolean()).isFalse();
       assertThat(sa.get("processes")).hasSize(1);
       assertThat(sa.get("processes").get(0).get("memoryUsedBytes").asLong()).isBetween(GIB, GIB + 64);
-      assertThat(sa.get("processes").get(0).get("command").asText()).contains("npu-burn");
-      assertThat(sb.get("name").asText()).isEqualTo("top-b");
+      assertThat(sa.get("processes").get(0).get("command").asString()).contains("npu-burn");
+      assertThat(sb.get("name").asString()).isEqualTo("top-b");
       assertThat(sb.get("memoryLimitBytes").asLong()).isEqualTo(4 * GIB);
       assertThat(sb.get("memoryUsedBytes").asLong()).isZero();
       assertThat(sb.get("targetSharePct").asDouble()).isEqualTo(75.0);
@@ -71,5 +73,45 @@ class TopCommandIT {
     assertThat(b.exitValue()).isEqualTo(143);
     CliJar.Result after = cli.run("after", List.of("top", "--once", "--json", "--interval", "0.1"), 60);
     assertThat(new ObjectMapper().readTree(after.stdout()).get("slices")).isEmpty();
+  }
+
+  @Test
+  void qQuitsTheLiveViewOnATerminalWithoutEnter() throws Exception {
+    CliJar cli = new CliJar(tmp);
+    // no --iterations: only the key ends it
+    Process top = cli.startOnTerminal("tty", List.of("top", "--interval", "0.2"));
+    try {
+      // a frame is printed only after the first wait for a key, so the terminal is in single-key
+      // mode (stty -icanon -echo) by then
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (!cli.out("tty").contains("0 slices") && top.isAlive() && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertThat(top.isAlive()).as(cli.out("tty") + cli.err("tty")).isTrue();
+      assertThat(cli.out("tty")).contains("0 slices");
+      // still refreshing: an x is not a quit
+      OutputStream keys = top.getOutputStream();
+      keys.write('x');
+      keys.flush();
+      int frames = frames(cli.out("tty"));
+      deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (frames(cli.out("tty")) < frames + 2 && System.nanoTime() < deadline) Thread.sleep(20);
+      assertThat(top.isAlive()).isTrue();
+      assertThat(frames(cli.out("tty"))).isGreaterThanOrEqualTo(frames + 2);
+
+      keys.write('q'); // no Enter
+      keys.flush();
+      assertThat(top.waitFor(30, TimeUnit.SECONDS)).as(cli.out("tty")).isTrue();
+      assertThat(top.exitValue()).as(cli.out("tty")).isZero();
+    } finally {
+      if (top.isAlive()) {
+        top.descendants().forEach(ProcessHandle::destroyForcibly);
+        top.destroyForcibly();
+      }
+    }
+  }
+
+  private static int frames(String out) {
+    return out.split("\033\\[H\033\\[2J", -1).length - 1;
   }
 }

@@ -2,8 +2,8 @@ package io.vnpu.kube.cli.top;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 import io.vnpu.api.model.Priority;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -96,15 +96,15 @@ class TopViewTest {
                 List.of(new ProcessStatus(77, 3 * GIB, "npu-burn"))),
             slice("demo-b", 0, 0, 32 * GIB, 3, 0, null, false, List.of()))));
     JsonNode root = new ObjectMapper().readTree(new TopJson().write(snap));
-    assertThat(root.get("takenAt").asText()).isEqualTo("2026-11-29T17:20:05Z");
+    assertThat(root.get("takenAt").asString()).isEqualTo("2026-11-29T17:20:05Z");
     assertThat(root.get("simulated").asBoolean()).isTrue();
     JsonNode a = root.get("slices").get(0);
-    assertThat(a.get("name").asText()).isEqualTo("demo-a");
+    assertThat(a.get("name").asString()).isEqualTo("demo-a");
     assertThat(a.get("memoryUsedBytes").asLong()).isEqualTo(3 * GIB);
     assertThat(a.get("memoryLimitBytes").asLong()).isEqualTo(16 * GIB);
     assertThat(a.get("targetSharePct").asDouble()).isEqualTo(25.0);
     assertThat(a.get("achievedSharePct").asDouble()).isEqualTo(24.96);
-    assertThat(a.get("priority").asText()).isEqualTo("normal");
+    assertThat(a.get("priority").asString()).isEqualTo("normal");
     assertThat(a.get("processes").get(0).get("pid").asInt()).isEqualTo(77);
     assertThat(root.get("slices").get(1).get("achievedSharePct").isNull()).isTrue();
     assertThat(root.get("slices").get(1).get("targetSharePct").asDouble()).isEqualTo(75.0);

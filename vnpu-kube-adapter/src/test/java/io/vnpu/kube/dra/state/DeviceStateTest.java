@@ -78,6 +78,16 @@ class DeviceStateTest {
   }
 
   @Test
+  void cdiDeviceNamesSplitIntoDeviceAndShareIdIncludingSoftShareDevices() {
+    String share = "7e6a1c2e-1b0f-4d55-9a35-0c2f1f6f7f10";
+    assertThat(DeviceState.deviceAndShare("npu-3")).containsExactly("npu-3", null);
+    assertThat(DeviceState.deviceAndShare("npu-3-" + share)).containsExactly("npu-3", share);
+    assertThat(DeviceState.deviceAndShare("npu-3-soft")).containsExactly("npu-3-soft", null);
+    assertThat(DeviceState.deviceAndShare("npu-3-soft-" + share))
+        .containsExactly("npu-3-soft", share);
+  }
+
+  @Test
   void corruptCheckpointIsMovedAsideAndRebuiltFromTheCdiFiles() throws Exception {
     DeviceState s = open("b1");
     assertThat(s.prepare(claim("c", "u1", "npu-2")).error()).isEmpty();
