@@ -57,6 +57,7 @@ public final class Dcmi {
   private static final int MAX_PROCESSES = 32;
   private static final int AFFINITY_LEN = 32;
   private static final int PRODUCT_TYPE_LEN = 65;
+  private static final int VERSION_LEN = 33;
 
   private final DcmiLibrary lib;
   private final Path path;
@@ -424,6 +425,23 @@ public final class Dcmi {
     if (rc == DcmiErrorCode.NOT_SUPPORT.code()) return OptionalInt.empty();
     if (rc != 0) throw new DcmiException(fn, rc, at(cardId, deviceId));
     return OptionalInt.of(result.getValue());
+  }
+
+  /**
+   * The driver's DCMI version ({@code dcmi_get_dcmi_version}, buffer of 33 bytes as the MindCluster
+   * plugin passes), e.g. {@code 24.1.rc2}; empty when the driver lacks the function or answers with
+   * an error.
+   */
+  public Optional<String> dcmiVersion() {
+    byte[] buf = new byte[VERSION_LEN];
+    Optional<Integer> rc = optional("dcmi_get_dcmi_version", "driver version",
+        () -> lib.dcmi_get_dcmi_version(buf, buf.length));
+    if (rc.isEmpty() || rc.get() != 0) {
+      rc.ifPresent(code -> LOG.debug("dcmi_get_dcmi_version returned {}", code));
+      return Optional.empty();
+    }
+    String v = DcmiStructure.text(buf).strip();
+    return v.isEmpty() ? Optional.empty() : Optional.of(v);
   }
 
   /**

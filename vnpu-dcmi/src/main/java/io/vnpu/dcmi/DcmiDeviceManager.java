@@ -195,6 +195,12 @@ public final class DcmiDeviceManager implements DeviceManager {
     return new NpuUsage(usedBytes, util);
   }
 
+  /** {@code dcmi_get_dcmi_version}, e.g. {@code 24.1.rc2}; empty when the driver does not say. */
+  @Override
+  public Optional<String> driverVersion() {
+    return dcmi.dcmiVersion();
+  }
+
   /**
    * {@code dcmi_get_product_type} of the chip's card; empty for server products (the driver
    * answers with an error there) and drivers without the function.

@@ -72,6 +72,7 @@ class DcmiDeviceIpTest {
     try (DcmiDeviceManager manager = node.open()) {
       manager.discover();
       assertThat(manager.productType(0)).isEmpty();
+      assertThat(manager.driverVersion()).hasValue("24.1.rc2");
     }
     SimNode duo = new SimNode("300IDuox2", root.resolve("duo"));
     try (DcmiDeviceManager manager = duo.open()) {

@@ -61,6 +61,14 @@ public interface DeviceManager extends AutoCloseable {
   List<Vnpu> listVnpus(int logicId);
 
   /**
+   * The driver's version as DCMI reports it ({@code dcmi_get_dcmi_version}), e.g. {@code 24.1.rc2};
+   * empty when the driver cannot say. This default reports none.
+   */
+  default Optional<String> driverVersion() {
+    return Optional.empty();
+  }
+
+  /**
    * The product (card model) the NPU sits on, as the driver names it (DCMI
    * {@code dcmi_get_product_type}), e.g. {@code Atlas 300I Pro}, {@code Atlas 300V Pro},
    * {@code Atlas 300V}, {@code Atlas 300I Duo}. Empty when the driver reports none (server

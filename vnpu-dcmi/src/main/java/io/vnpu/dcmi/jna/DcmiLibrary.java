@@ -34,6 +34,8 @@ public interface DcmiLibrary extends Library {
 
   int dcmi_get_device_board_info(int cardId, int deviceId, DcmiStructs.BoardInfo boardInfo);
 
+  int dcmi_get_dcmi_version(byte[] dcmiVer, int bufSize);
+
   int dcmi_get_product_type(int cardId, int deviceId, byte[] productTypeStr, int bufSize);
 
   int dcmi_get_device_ip(int cardId, int deviceId, int inputType, int portId, DcmiStructs.IpAddr ip,

@@ -29,6 +29,7 @@ public final class ChipInventory {
 
   private final DeviceManager deviceManager;
   private final HealthSource healthSource;
+  private final boolean mixed310P;
   private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
   private final Object lock = new Object();
   private volatile NodeChips current = NodeChips.EMPTY;
@@ -36,8 +37,18 @@ public final class ChipInventory {
   private final Map<Integer, Optional<String>> productTypes = new ConcurrentHashMap<>();
 
   public ChipInventory(DeviceManager deviceManager, HealthSource healthSource) {
+    this(deviceManager, healthSource, false);
+  }
+
+  /**
+   * @param mixed310P {@code -use310PMixedInsert}: a 310P chip whose card is a product of
+   *                  {@link Mixed310P} gets that product's device type, and its vNPUs are not read
+   *                  (mixed insertion has no virtual instances, as upstream)
+   */
+  public ChipInventory(DeviceManager deviceManager, HealthSource healthSource, boolean mixed310P) {
     this.deviceManager = Objects.requireNonNull(deviceManager, "deviceManager");
     this.healthSource = Objects.requireNonNull(healthSource, "healthSource");
+    this.mixed310P = mixed310P;
   }
 
   /** The last snapshot read (empty before the first refresh). */
@@ -59,10 +70,13 @@ public final class ChipInventory {
     for (Npu n : found) {
       CardType type = CardType.ofChipName(n.chipName()).orElseThrow(() -> new IllegalStateException(
           "chip " + n.chipName() + " (phy ID " + n.phyId() + ") is not a chip MindCluster supports"));
-      chips.add(new ChipState(n, type, vnpusOf(n, type),
-          health.getOrDefault(n.logicId(), ChipHealth.normal(n.logicId())),
-          productTypes.computeIfAbsent(n.logicId(), l -> read("product type", n, deviceManager::productType)),
-          read("RoCE address", n, deviceManager::roceIp)));
+      Optional<String> product = productTypes.computeIfAbsent(n.logicId(),
+          l -> read("product type", n, deviceManager::productType));
+      Optional<String> mixedType = mixed310P && type == CardType.ASCEND310P
+          ? product.flatMap(Mixed310P::deviceType) : Optional.empty();
+      chips.add(new ChipState(n, type, mixedType.isPresent() ? List.of() : vnpusOf(n, type),
+          health.getOrDefault(n.logicId(), ChipHealth.normal(n.logicId())), product,
+          read("RoCE address", n, deviceManager::roceIp), mixedType.orElse(type.deviceName())));
     }
     return publish(new NodeChips(chips));
   }

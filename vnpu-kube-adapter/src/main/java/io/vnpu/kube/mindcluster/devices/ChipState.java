@@ -18,31 +18,40 @@ import java.util.Optional;
  *                    empty on server products
  * @param roceIp      the parameter-plane (RoCE) address ({@code dcmi_get_device_ip}), empty when
  *                    the chip has none (310P) or it is not configured
+ * @param deviceType  the device type the whole chip is advertised as: the family's name
+ *                    ({@code Ascend910}, {@code Ascend310P}, ...) or, with 310P mixed insertion, the
+ *                    product's ({@code Ascend310P-VPro}, see {@link Mixed310P})
  */
 public record ChipState(Npu npu, CardType type, List<Vnpu> vnpus, ChipHealth health,
-    Optional<String> productType, Optional<String> roceIp) {
+    Optional<String> productType, Optional<String> roceIp, String deviceType) {
   public ChipState {
     Objects.requireNonNull(npu, "npu");
     Objects.requireNonNull(type, "type");
     Objects.requireNonNull(health, "health");
     Objects.requireNonNull(productType, "productType");
     Objects.requireNonNull(roceIp, "roceIp");
+    Objects.requireNonNull(deviceType, "deviceType");
     vnpus = List.copyOf(vnpus);
   }
 
-  /** A chip without product type or RoCE address. */
+  /** A chip of its family's device type, without product type or RoCE address. */
   public ChipState(Npu npu, CardType type, List<Vnpu> vnpus, ChipHealth health) {
-    this(npu, type, vnpus, health, Optional.empty(), Optional.empty());
+    this(npu, type, vnpus, health, Optional.empty(), Optional.empty(), type.deviceName());
   }
 
   /** A copy with another health. */
   public ChipState withHealth(ChipHealth newHealth) {
-    return new ChipState(npu, type, vnpus, newHealth, productType, roceIp);
+    return new ChipState(npu, type, vnpus, newHealth, productType, roceIp, deviceType);
   }
 
-  /** {@code <Name>-<phy>}, the chip's MindCluster name. */
+  /** {@code <deviceType>-<phy>}, the chip's MindCluster name, e.g. {@code Ascend910-3}, {@code Ascend310P-VPro-0}. */
   public String name() {
-    return MindClusterResources.chip(type, npu.phyId());
+    return MindClusterResources.chip(deviceType, npu.phyId());
+  }
+
+  /** The extended resource the whole chip is advertised under, {@code huawei.com/<deviceType>}. */
+  public String resourceName() {
+    return MindClusterResources.resource(deviceType);
   }
 
   /** NUMA nodes for TopologyInfo: the chip's node, or none when unknown. */

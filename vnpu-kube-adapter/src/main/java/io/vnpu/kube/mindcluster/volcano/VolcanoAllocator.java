@@ -112,7 +112,7 @@ public final class VolcanoAllocator implements ContainerAllocator {
     List<ChipState> out = new ArrayList<>();
     for (String name : pod.devices()) {
       Optional<ChipState> c = snapshot.byName(name)
-          .filter(s -> s.type().resourceName().equals(resourceName));
+          .filter(s -> s.resourceName().equals(resourceName));
       if (c.isEmpty()) {
         throw new AllocationException("pod " + pod.key() + ": annotation " + resourceName + " = "
             + String.join(",", pod.devices()) + " names " + name + ", which is not a chip of "
