@@ -131,7 +131,7 @@ class MindClusterMixedInsertTest {
     assertThat(client.nodes().withName("node-1").get().getMetadata().getLabels())
         .containsEntry("accelerator", "huawei-Ascend310P").doesNotContainKey("infer-card-type");
     Map<String, String> annotations = client.nodes().withName("node-1").get().getMetadata().getAnnotations();
-    assertThat(JSON.readTree(annotations.get("baseDeviceInfos")).fieldNames()).toIterable().containsExactly(
+    assertThat(JSON.readTree(annotations.get("baseDeviceInfos")).propertyNames()).containsExactly(
         "Ascend310P-IPro-2", "Ascend310P-V-1", "Ascend310P-VPro-0", "Ascend310P-VPro-3");
     assertThat(JSON.readTree(annotations.get("baseDeviceInfos")).get("Ascend310P-V-1").get("IP").asString()).isEmpty();
   }
