@@ -123,7 +123,8 @@ public final class MindClusterComponents implements AutoCloseable {
     this.deviceManager = Objects.requireNonNull(deviceManager, "deviceManager");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.healthSource = Objects.requireNonNull(healthSource, "healthSource");
-    this.inventory = new ChipInventory(deviceManager, healthSource, options.use310PMixedInsert());
+    this.inventory = new ChipInventory(deviceManager, healthSource, options.use310PMixedInsert(),
+        options.hotReset() == 0);
     this.catalog = new DeviceCatalog(options.presetVirtualDevice(), options.shareDevCount());
     this.responses = new ContainerResponses(options.ascendDockerInUse(), new DeviceNodes(options.devRoot()));
   }

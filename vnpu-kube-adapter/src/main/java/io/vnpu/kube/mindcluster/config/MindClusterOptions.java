@@ -173,6 +173,13 @@ public record MindClusterOptions(String nodeName, String hostIp, boolean volcano
         thirdPartyScanDelay, softShareDevConfigDir, useSingleDieMode, useAscendDocker, devRoot);
   }
 
+  /** A copy with {@code -hotReset} set (validated again). */
+  public MindClusterOptions withHotReset(int mode) {
+    return new MindClusterOptions(nodeName, hostIp, volcanoType, presetVirtualDevice, listWatchPeriod,
+        autoStowing, mode, shareDevCount, use310PMixedInsert, linkdownTimeout, deviceResetTimeout,
+        thirdPartyScanDelay, softShareDevConfigDir, useSingleDieMode, useAscendDocker, devRoot);
+  }
+
   /** A copy with {@code HOST_IP}. */
   public MindClusterOptions withHostIp(String ip) {
     return new MindClusterOptions(nodeName, ip, volcanoType, presetVirtualDevice, listWatchPeriod,

@@ -21,9 +21,11 @@ import java.util.Optional;
  * @param deviceType  the device type the whole chip is advertised as: the family's name
  *                    ({@code Ascend910}, {@code Ascend310P}, ...) or, with 310P mixed insertion, the
  *                    product's ({@code Ascend310P-VPro}, see {@link Mixed310P})
+ * @param cardPeerUnhealthy the other chip of its Atlas 300I Duo card is unhealthy and the card
+ *                    resets as a whole ({@code -hotReset=0}): reported unhealthy too (spec 3.4)
  */
 public record ChipState(Npu npu, CardType type, List<Vnpu> vnpus, ChipHealth health,
-    Optional<String> productType, Optional<String> roceIp, String deviceType) {
+    Optional<String> productType, Optional<String> roceIp, String deviceType, boolean cardPeerUnhealthy) {
   public ChipState {
     Objects.requireNonNull(npu, "npu");
     Objects.requireNonNull(type, "type");
@@ -36,12 +38,25 @@ public record ChipState(Npu npu, CardType type, List<Vnpu> vnpus, ChipHealth hea
 
   /** A chip of its family's device type, without product type or RoCE address. */
   public ChipState(Npu npu, CardType type, List<Vnpu> vnpus, ChipHealth health) {
-    this(npu, type, vnpus, health, Optional.empty(), Optional.empty(), type.deviceName());
+    this(npu, type, vnpus, health, Optional.empty(), Optional.empty(), type.deviceName(), false);
   }
 
-  /** A copy with another health. */
+  /** A copy with another health (the card rule is applied again by the inventory). */
   public ChipState withHealth(ChipHealth newHealth) {
-    return new ChipState(npu, type, vnpus, newHealth, productType, roceIp, deviceType);
+    return new ChipState(npu, type, vnpus, newHealth, productType, roceIp, deviceType, false);
+  }
+
+  /** A copy with {@link #cardPeerUnhealthy()} set. */
+  public ChipState withCardPeerUnhealthy(boolean peerUnhealthy) {
+    return new ChipState(npu, type, vnpus, health, productType, roceIp, deviceType, peerUnhealthy);
+  }
+
+  /**
+   * Whether the kubelet and the ConfigMap see the chip healthy: its own health, unless the other
+   * chip of its Atlas 300I Duo card is unhealthy under {@code -hotReset=0}.
+   */
+  public boolean healthy() {
+    return health.healthy() && !cardPeerUnhealthy;
   }
 
   /** {@code <deviceType>-<phy>}, the chip's MindCluster name, e.g. {@code Ascend910-3}, {@code Ascend310P-VPro-0}. */

@@ -59,8 +59,8 @@ public final class DeviceInfo {
       // only chips of the family's own device type are listed free: with 310P mixed insertion
       // (Ascend310P-VPro-0, ...) the list is empty, as upstream's (Volcano does not run there)
       list.put(key, names(family, c -> c.deviceType().equals(c.type().deviceName())
-          && c.health().healthy() && !held.contains(c.name())));
-      list.put(key + "-Unhealthy", names(family, c -> !c.health().healthy()));
+          && c.healthy() && !held.contains(c.name())));
+      list.put(key + "-Unhealthy", names(family, c -> !c.healthy()));
       if (e.getKey().rankTable()) {
         list.put(key + "-NetworkUnhealthy", names(family, c -> !c.health().networkHealthy()));
         list.put(key + "-Recovering", names(family, c -> c.health().resetting()));
