@@ -122,7 +122,8 @@ public final class HamiBackend implements ResourceBackend {
   @Override
   public void registerMetrics(PrometheusRegistry registry, Set<CompatNames> compat) {
     SoftSplitLayout layout = options.softLayout();
-    Path registryHostDir = Path.of(layout.sharedRegionDir());
+    // the agent creates the regions (and the registries, under HOOK_PATH) whenever it runs this backend
+    Path registryHostDir = options.regions().isPresent() ? layout.registryDir() : Path.of(layout.sharedRegionDir());
     registry.register(new SliceCollector(options.nodeName(), new HamiSliceSource(client, options.nodeName(), layout),
         dir -> dir.equals(SoftSplitLayout.CONTAINER_SHARED_REGION) ? Optional.of(registryHostDir) : Optional.empty(),
         compat, System::nanoTime));

@@ -9,7 +9,7 @@ import io.vnpu.api.spi.DeviceManager;
 import io.vnpu.kube.hami.alloc.ContainerResponder;
 import io.vnpu.kube.hami.bind.HamiAllocator;
 import io.vnpu.kube.hami.bind.StaleBindReaper;
-import io.vnpu.kube.hami.cleanup.ContainerDirCleaner;
+import io.vnpu.kube.resource.ContainerDirCleaner;
 import io.vnpu.kube.hami.cleanup.IdleVnpuCleaner;
 import io.vnpu.kube.hami.cleanup.VnpuIdleTracker;
 import io.vnpu.kube.hami.codec.DevicesToAllocateCodec;
@@ -51,6 +51,7 @@ public final class HamiComponents implements AutoCloseable {
   private final PeriodicTask sweepTask;
   private final Scheduler scheduler;
   private final HealthSource health;
+  private final java.util.Optional<io.vnpu.kube.resource.ComputeRegistrations> registrations;
   private volatile AutoCloseable healthWatch;
   private volatile boolean closed;
 
@@ -77,6 +78,7 @@ public final class HamiComponents implements AutoCloseable {
     VnpuIdleTracker tracker = new VnpuIdleTracker();
     ContainerResponder responder = new ContainerResponder(names, node.hamiVnpuCore(), options.hardSplit(),
         deviceManager, tracker, options.softLayout(), options.regions(), limiterGate(options), clock);
+    registrations = responder.registrations();
     PodBindingClient binding = new PodBindingClient(client, options.nodeName());
     DevicesToAllocateCodec devicesCodec = new DevicesToAllocateCodec(options.decodeVariant());
     PodSpecCheck spec = new PodSpecCheck(chip.resourceName());
@@ -95,7 +97,7 @@ public final class HamiComponents implements AutoCloseable {
       return options.checkIdleVnpuInterval();
     }, options.checkIdleVnpuInterval());
     podSweep = new NodePodSweep(client, options.nodeName(),
-        new ContainerDirCleaner(options.softLayout().containersRoot()),
+        new ContainerDirCleaner(options.softLayout().containersRoot(), registrations),
         new StaleBindReaper(client, binding, options.nodeName()), SWEEP_PERIOD);
     sweepTask = new PeriodicTask("pod sweep", scheduler, podSweep::round, SWEEP_PERIOD);
   }
@@ -123,6 +125,14 @@ public final class HamiComponents implements AutoCloseable {
 
   public NodePodSweep podSweep() {
     return podSweep;
+  }
+
+  /**
+   * The compute registrations of the soft-split containers (present when the agent creates their
+   * quota regions); reconciled by every pod sweep, the first one at {@link #start()}.
+   */
+  public java.util.Optional<io.vnpu.kube.resource.ComputeRegistrations> registrations() {
+    return registrations;
   }
 
   /**
@@ -163,5 +173,12 @@ public final class HamiComponents implements AutoCloseable {
     registerLoop.close();
     idleTask.close();
     sweepTask.close();
+    registrations.ifPresent(r -> {
+      try {
+        r.close();
+      } catch (java.io.IOException e) {
+        LOG.debug("closing the compute registries: {}", e.toString());
+      }
+    });
   }
 }

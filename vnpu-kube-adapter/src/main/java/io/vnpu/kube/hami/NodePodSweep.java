@@ -4,7 +4,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vnpu.kube.hami.bind.StaleBindReaper;
 import io.vnpu.kube.hami.codec.HamiNames;
-import io.vnpu.kube.hami.cleanup.ContainerDirCleaner;
+import io.vnpu.kube.resource.ContainerDirCleaner;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

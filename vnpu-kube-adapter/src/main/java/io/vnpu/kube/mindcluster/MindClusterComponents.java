@@ -62,6 +62,9 @@ public final class MindClusterComponents implements AutoCloseable {
 
   private final MindClusterOptions options;
   private final Optional<SoftShareLimiter> softShare;
+  /** Registrations of the soft-share containers and the sweep of gone pods' directories. */
+  private final Optional<io.vnpu.kube.resource.ComputeRegistrations> registrations;
+  private final Optional<io.vnpu.kube.resource.ContainerDirCleaner> softShareDirs;
   private final DeviceManager deviceManager;
   private final HealthSource healthSource;
   private final ChipInventory inventory;
@@ -114,6 +117,10 @@ public final class MindClusterComponents implements AutoCloseable {
       VolcanoPods.PodLister podLister, DeviceManager deviceManager, HealthSource healthSource,
       Clock clock, Optional<SoftShareLimiter> softShare) {
     this.softShare = Objects.requireNonNull(softShare, "softShare");
+    this.registrations = softShare.filter(s -> options.softShare()).map(s -> new io.vnpu.kube.resource.ComputeRegistrations(
+        s.registryDir(), s.regionRoot(), SoftShareLimiter.REGION_FILE));
+    this.softShareDirs = softShare.filter(s -> options.softShare()).map(s ->
+        new io.vnpu.kube.resource.ContainerDirCleaner(s.regionRoot(), registrations));
     this.options = Objects.requireNonNull(options, "options");
     this.client = Objects.requireNonNull(client, "client");
     this.pods = new VolcanoPods(client, options.nodeName(), podLister);
@@ -156,6 +163,7 @@ public final class MindClusterComponents implements AutoCloseable {
       throw new IllegalArgumentException("the driver reports no NPU on node " + options.nodeName());
     }
     checkFlagsFit(chips);
+    sweepSoftShare();
     List<MindClusterResourceManager> built = new ArrayList<>();
     for (String resource : catalog.advertise(chips).keySet()) {
       built.add(new MindClusterResourceManager(resource, inventory, catalog, kubeletMap,
@@ -202,7 +210,8 @@ public final class MindClusterComponents implements AutoCloseable {
     boolean wholeChips = inventory.current().chips().stream()
         .anyMatch(c -> c.resourceName().equals(resource));
     if (options.softShare() && wholeChips && softShare.isPresent()) {
-      return new SoftShareAllocator(pods, inventory::current, catalog, responses, softShare.get(), nodeLock);
+      return new SoftShareAllocator(pods, inventory::current, catalog, responses, softShare.get(),
+          registrations.orElseThrow(), nodeLock);
     }
     if (options.volcanoType() && wholeChips && options.shareDevCount() == 1) {
       return new VolcanoAllocator(pods, inventory::current, responses, kubeletMap, options.hostIp(),
@@ -243,6 +252,7 @@ public final class MindClusterComponents implements AutoCloseable {
    * @throws DeviceException when the driver cannot be read
    */
   public void refreshOnce() {
+    sweepSoftShare();
     DynamicVnpuAllocator d = dynamic;
     if (d != null) {
       try {
@@ -264,6 +274,27 @@ public final class MindClusterComponents implements AutoCloseable {
       } catch (AllocationException e) {
         LOG.warn("pruning the kubelet-ID map: {}", e.getMessage());
       }
+    }
+  }
+
+  /**
+   * Removes the directories (quota regions) of soft-share containers whose pod is gone or finished,
+   * and their compute-registry entries (as the HAMi backend's pod sweep, {@link
+   * io.vnpu.kube.resource.ContainerDirCleaner}); the directories are listed before the pods. Also
+   * the first thing {@link #start} does, so entries of containers that went while the agent was
+   * down go, and the others are kept as they are in the registry files.
+   *
+   * @return the directories removed
+   */
+  public List<java.nio.file.Path> sweepSoftShare() {
+    if (softShareDirs.isEmpty()) return List.of();
+    io.vnpu.kube.resource.ContainerDirCleaner cleaner = softShareDirs.get();
+    try {
+      List<String> entries = cleaner.entries();
+      return cleaner.removeFinished(entries, pods.phasesByUid());
+    } catch (java.io.IOException | AllocationException e) {
+      LOG.warn("soft-share clean-up: {}", e.getMessage());
+      return List.of();
     }
   }
 
@@ -341,6 +372,13 @@ public final class MindClusterComponents implements AutoCloseable {
     closed = true;
     ScheduledFuture<?> r = refresh;
     if (r != null) r.cancel(false);
+    registrations.ifPresent(reg -> {
+      try {
+        reg.close();
+      } catch (java.io.IOException e) {
+        LOG.debug("closing the compute registries: {}", e.toString());
+      }
+    });
     for (AutoCloseable w : new AutoCloseable[] {healthWatch, chipWatch}) {
       if (w == null) continue;
       try {

@@ -29,13 +29,36 @@ public final class ContainerRegionDirectory {
    */
   public static void create(Path root, Path dir, QuotaRegionFactory factory, RegionToCreate region)
       throws IOException {
+    createRegion(root, dir, factory, region);
+  }
+
+  /**
+   * As {@link #create} with a region, then registers the container in the compute registries of its
+   * NPUs ({@link ComputeRegistrations#register}), so its AI-core cap and weight hold among its
+   * neighbours. The registry directory is made even when nothing is registered: the container
+   * mounts it. On failure nothing stays registered; the caller removes {@code dir}.
+   *
+   * @param name display name of the registry entries (e.g. {@code namespace/pod})
+   * @return the region's key in the registries
+   * @throws IOException when a directory, the region or a registration cannot be made
+   */
+  public static long createRegistered(Path root, Path dir, QuotaRegionFactory factory, RegionToCreate region,
+      ComputeRegistrations registrations, String name) throws IOException {
+    registrations.ensureDirectory();
+    long key = createRegion(root, dir, factory, region);
+    registrations.register(region.file(), key, name, region);
+    return key;
+  }
+
+  private static long createRegion(Path root, Path dir, QuotaRegionFactory factory, RegionToCreate region)
+      throws IOException {
     HostFiles.ensureTrustedDirectory(root, HostFiles.OWNER_ONLY_DIR);
     HostFiles.deleteTree(dir);
     HostFiles.createPrivateDirectory(dir);
-    if (region != null) {
-      factory.create(region);
-      // the region file is 0666 for any container user; the directory needs no writer
-      HostFiles.setMode(dir, REGION_DIR_MODE);
-    }
+    if (region == null) return 0;
+    long key = factory.create(region);
+    // the region file is 0666 for any container user; the directory needs no writer
+    HostFiles.setMode(dir, REGION_DIR_MODE);
+    return key;
   }
 }

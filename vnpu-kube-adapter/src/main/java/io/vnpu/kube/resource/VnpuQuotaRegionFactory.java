@@ -23,7 +23,7 @@ public final class VnpuQuotaRegionFactory implements QuotaRegionFactory {
   }
 
   @Override
-  public void create(RegionToCreate region) throws IOException {
+  public long create(RegionToCreate region) throws IOException {
     Path file = region.file();
     RegionConfig config;
     try {
@@ -34,8 +34,9 @@ public final class VnpuQuotaRegionFactory implements QuotaRegionFactory {
     // a region left by an earlier container of the same name must not be reused; removed without
     // following links, and the creation below is exclusive and no-follow
     HostFiles.deleteTree(file);
-    try (QuotaRegion ignored = regions.create(file, config)) {
+    try (QuotaRegion created = regions.create(file, config)) {
       // created and initialised; the limiter in the container maps it from here on
+      return created.epoch();
     }
   }
 }

@@ -201,7 +201,11 @@ class HelmChartTest {
     assertThat(o).extracting(x -> x.getKind() + "/" + x.getMetadata().getName()).containsExactlyInAnyOrder(
         "DaemonSet/vnpu-dra-kubeletplugin", "ServiceAccount/vnpu-dra-kubeletplugin",
         "ClusterRole/vnpu-dra-kubeletplugin", "ClusterRoleBinding/vnpu-dra-kubeletplugin",
-        "DeviceClass/npu.huawei.com", "Service/vnpu-dra-kubeletplugin-metrics");
+        "DeviceClass/npu.huawei.com", "Service/vnpu-dra-kubeletplugin-metrics",
+        "DeviceClass/ascend910a.npu.huawei.com", "DeviceClass/ascend910b2.npu.huawei.com",
+        "DeviceClass/ascend910b3.npu.huawei.com", "DeviceClass/ascend910b4-1.npu.huawei.com",
+        "DeviceClass/ascend910b4.npu.huawei.com", "DeviceClass/ascend310p.npu.huawei.com",
+        "DeviceClass/ascend910c.npu.huawei.com");
     PodSpec pod = one(o, DaemonSet.class).getSpec().getTemplate().getSpec();
     Container c = pod.getContainers().get(0);
     assertThat(c.getCommand()).containsExactly("vnpu", "dra");
@@ -243,6 +247,94 @@ class HelmChartTest {
         "resource.k8s.io/resourceslices/delete", "resource.k8s.io/resourceslices/list",
         "resource.k8s.io/resourceslices/watch", "resource.k8s.io/resourceclaims/get",
         "resource.k8s.io/resourceclaims/status/update", "/nodes/get"));
+  }
+
+  @Test
+  void draModeShipsAnExtendedResourceDeviceClassPerChipModelSelectingThatModelOfOurDriver()
+      throws Exception {
+    Map<String, io.fabric8.kubernetes.api.model.resource.v1.DeviceClass> classes =
+        new LinkedHashMap<>();
+    objects(render(Map.of("mode", "dra"))).stream()
+        .filter(io.fabric8.kubernetes.api.model.resource.v1.DeviceClass.class::isInstance)
+        .map(io.fabric8.kubernetes.api.model.resource.v1.DeviceClass.class::cast)
+        .forEach(c -> classes.put(c.getMetadata().getName(), c));
+    Map<String, String> names = new LinkedHashMap<>();
+    classes.forEach((n, c) -> names.put(n, java.util.Objects.requireNonNullElse(
+        c.getSpec().getExtendedResourceName(), "(none)")));
+    // one per chip of the shipped device-config.yaml, HAMi's resource names
+    assertThat(names).containsExactly(
+        Map.entry("npu.huawei.com", "(none)"),
+        Map.entry("ascend910a.npu.huawei.com", "huawei.com/Ascend910A"),
+        Map.entry("ascend910b2.npu.huawei.com", "huawei.com/Ascend910B2"),
+        Map.entry("ascend910b3.npu.huawei.com", "huawei.com/Ascend910B3"),
+        Map.entry("ascend910b4-1.npu.huawei.com", "huawei.com/Ascend910B4-1"),
+        Map.entry("ascend910b4.npu.huawei.com", "huawei.com/Ascend910B4"),
+        Map.entry("ascend310p.npu.huawei.com", "huawei.com/Ascend310P"),
+        Map.entry("ascend910c.npu.huawei.com", "huawei.com/Ascend910C"));
+    String b3 = classes.get("ascend910b3.npu.huawei.com").getSpec().getSelectors().get(0).getCel()
+        .getExpression();
+    assertThat(b3).isEqualTo("device.driver == 'npu.huawei.com' && 'chipName' in"
+        + " device.attributes['npu.huawei.com'] && device.attributes['npu.huawei.com'].chipName"
+        + " == '910B3'");
+    // evaluated by CEL against the devices the plugin publishes (eight 910B3, four 310P3)
+    assertThat(DraManifestsTest.selected(b3)).containsExactly("npu-0", "npu-1", "npu-2", "npu-3",
+        "npu-4", "npu-5", "npu-6", "npu-7");
+    assertThat(DraManifestsTest.selected(classes.get("ascend310p.npu.huawei.com").getSpec()
+        .getSelectors().get(0).getCel().getExpression()))
+        .containsExactly("npu-8", "npu-9", "npu-10", "npu-11");
+    assertThat(DraManifestsTest.selected(classes.get("ascend910b4.npu.huawei.com").getSpec()
+        .getSelectors().get(0).getCel().getExpression())).isEmpty();
+
+    // a values list replaces the defaults; the driver name follows dra.driverName
+    List<HasMetadata> custom = objects(render(Map.of("mode", "dra", "dra.driverName", "npu.example.com",
+        "dra.extendedResources.chips[0].chipName", "910B3",
+        "dra.extendedResources.chips[0].resourceName", "example.com/npu-b3")));
+    assertThat(custom).filteredOn(x -> x.getKind().equals("DeviceClass"))
+        .extracting(x -> x.getMetadata().getName())
+        .containsExactly("npu.example.com", "npu-b3.npu.example.com");
+    assertThat(objects(render(Map.of("mode", "dra", "dra.extendedResources.enabled", "false"))))
+        .filteredOn(x -> x.getKind().equals("DeviceClass")).hasSize(1);
+    assertThatThrownBy(() -> render(Map.of("mode", "dra",
+        "dra.extendedResources.chips[0].chipName", "910B3")))
+        .hasMessageContaining("dra.extendedResources.chips[0]")
+        .hasMessageContaining("needs chipName and resourceName");
+  }
+
+  @Test
+  void aNodeRunsEitherTheDevicePluginOrTheDraDaemonSetNeverBoth() {
+    Map<String, io.fabric8.kubernetes.api.model.NodeSelectorRequirement> byMode =
+        new LinkedHashMap<>();
+    for (String mode : List.of("hami", "mindcluster", "dra")) {
+      PodSpec pod = one(objects(render(Map.of("mode", mode))), DaemonSet.class).getSpec()
+          .getTemplate().getSpec();
+      byMode.put(mode, pod.getAffinity().getNodeAffinity()
+          .getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms().stream()
+          .flatMap(t -> t.getMatchExpressions().stream()).filter(e -> e.getKey()
+              .equals("vnpu.io/resource-api")).findFirst().orElseThrow());
+    }
+    assertThat(byMode.get("dra").getOperator()).isEqualTo("In");
+    assertThat(byMode.get("dra").getValues()).containsExactly("dra");
+    for (String dp : List.of("hami", "mindcluster")) {
+      assertThat(byMode.get(dp).getOperator()).as(dp).isEqualTo("NotIn");
+      assertThat(byMode.get(dp).getValues()).as(dp).containsExactly("dra");
+    }
+    // the rule decided for a node's labels: exactly one of the two DaemonSets matches
+    for (Map<String, String> labels : List.of(Map.<String, String>of(),
+        Map.of("vnpu.io/resource-api", "dra"), Map.of("vnpu.io/resource-api", "device-plugin"))) {
+      long matching = byMode.entrySet().stream().filter(e -> !e.getKey().equals("mindcluster"))
+          .filter(e -> matches(e.getValue(), labels)).count();
+      assertThat(matching).as("DaemonSets (hami, dra) on a node labelled %s", labels).isEqualTo(1);
+    }
+  }
+
+  private static boolean matches(io.fabric8.kubernetes.api.model.NodeSelectorRequirement r,
+      Map<String, String> labels) {
+    String v = labels.get(r.getKey());
+    return switch (r.getOperator()) {
+      case "In" -> v != null && r.getValues().contains(v);
+      case "NotIn" -> v == null || !r.getValues().contains(v);
+      default -> throw new AssertionError("unexpected operator " + r.getOperator());
+    };
   }
 
   @Test

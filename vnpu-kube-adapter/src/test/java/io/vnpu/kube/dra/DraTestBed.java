@@ -37,6 +37,8 @@ final class DraTestBed {
   /** {@code --enable-hard-vnpu} and the templates it reads. */
   boolean hardVnpu;
   DeviceConfig deviceConfig = new DeviceConfig(false, List.of());
+  /** How the plugin opens DCMI: the in-memory {@link #dcmi} unless a test points it elsewhere. */
+  java.util.concurrent.Callable<io.vnpu.api.spi.DeviceManager> opener = () -> dcmi;
 
   DraTestBed(Path root, KubernetesClient client) throws IOException {
     this.root = root;
@@ -67,7 +69,7 @@ final class DraTestBed {
   }
 
   DraPlugin plugin() {
-    return new DraPlugin(options(), client, () -> dcmi,
+    return new DraPlugin(options(), client, opener,
         npu -> Optional.of(String.format("0000:%02x:00.0", 0xc1 + npu.phyId())), bootId,
         Clock.systemUTC(), deviceConfig);
   }

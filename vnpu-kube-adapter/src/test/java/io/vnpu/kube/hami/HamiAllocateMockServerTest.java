@@ -279,6 +279,7 @@ class HamiAllocateMockServerTest {
         Optional.of(region -> {
           Files.writeString(region.file(), region.devices().toString());
           regionLog.add(region.file() + " " + region.registryDir() + " " + region.devices());
+          return 0x51L;
         }));
     HamiResourceManager rm = rig(List.of(FakeDeviceManager.npu("uuid1", 0, 4), FakeDeviceManager.npu("uuid2", 1, 5)),
         HamiNodeSettings.defaults(false), opts).resourceManager();
@@ -288,10 +289,22 @@ class HamiAllocateMockServerTest {
         "NPU_PRIORITY", "40", "NPU_GLOBAL_SHM_PATH", "/hami-shared-region/4_global_registry",
         "NPU_LOCAL_SHM_PATH", "/hami-vnpu-shmem/vnpu_local_shmem"));
     assertThat(a.mounts()).hasSize(8).contains(new Mount("/hami-vnpu-shmem", dir.toString(), false),
-        new Mount("/etc/ld.so.preload", limiter.preload().toString(), true));
+        new Mount("/etc/ld.so.preload", limiter.preload().toString(), true),
+        // the agent's registries, read-only: no container writes what its neighbours read
+        new Mount("/hami-shared-region", hookPath.resolve("registry").toString(), true));
+    // registered on both NPUs under the region's key, each device's core percent as cap and weight
+    io.vnpu.quota.registry.ComputeRegistries regs = new io.vnpu.quota.registry.ComputeRegistries();
+    try (io.vnpu.quota.registry.ComputeRegistry npu4 = regs.open(hookPath.resolve("registry/npu4.reg"));
+        io.vnpu.quota.registry.ComputeRegistry npu5 = regs.open(hookPath.resolve("registry/npu5.reg"))) {
+      assertThat(npu4.entries()).extracting(e -> List.of(e.key(), e.weight(), e.capPct(), e.name()))
+          .containsExactly(List.of(0x51L, 40, 40, "default/test-pod/worker"));
+      assertThat(npu5.entries()).extracting(e -> List.of(e.key(), e.weight(), e.capPct()))
+          .containsExactly(List.of(0x51L, 20, 20));
+      assertThat(Files.isSameFile(npu4.activityLink(0x51L), dir.resolve("vnpu_local_shmem"))).isTrue();
+    }
     assertThat(regionLog).containsExactly(dir.resolve("vnpu_local_shmem") + " /hami-shared-region "
-        + List.of(new SliceDevice(new NpuRef(4, "uuid1"), new SliceShare.SoftQuota(16384L << 20, 40, 0, Priority.NORMAL)),
-            new SliceDevice(new NpuRef(5, "uuid2"), new SliceShare.SoftQuota(8192L << 20, 20, 0, Priority.NORMAL))));
+        + List.of(new SliceDevice(new NpuRef(4, "uuid1"), new SliceShare.SoftQuota(16384L << 20, 40, 40, Priority.NORMAL)),
+            new SliceDevice(new NpuRef(5, "uuid2"), new SliceShare.SoftQuota(8192L << 20, 20, 20, Priority.NORMAL))));
     // the region is complete before anyone else may enter; nobody but the agent writes the directory
     assertThat(Files.getPosixFilePermissions(dir)).isEqualTo(PosixFilePermissions.fromString("rwxr-xr-x"));
     assertThat(Files.getPosixFilePermissions(hookPath.resolve("containers")))
@@ -326,7 +339,10 @@ class HamiAllocateMockServerTest {
     Path limiterDir = limiterRoot.resolve("hami-vnpu-core");
     HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(
         SoftSplitLayout.upstream(hookPath).withLimiterDir(limiterDir.toString()),
-        Optional.of(region -> regionLog.add(region.file() + " " + region.devices())));
+        Optional.of(region -> {
+          regionLog.add(region.file() + " " + region.devices());
+          return 0x52L;
+        }));
     String annotation = "[{\"UUID\":\"uuid1\",\"memory\":4096,\"core\":10}]";
     Map<String, String> podAnnotations = Map.of("huawei.com/vnpu-mode", "hami-core",
         "hami.io/Ascend910-devices-to-allocate", "uuid1,Ascend910,4096,10:;", "huawei.com/Ascend910", annotation);
@@ -367,7 +383,10 @@ class HamiAllocateMockServerTest {
         "huawei.com/Ascend910", "[{\"UUID\":\"uuid1\",\"core\":10}]"), List.of(), List.of("main"));
     HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(
         SoftSplitLayout.upstream(hookPath).withLimiterDir(limiter.hostDir().toString()),
-        Optional.of(region -> regionLog.add(region.file() + " " + region.devices())));
+        Optional.of(region -> {
+          regionLog.add(region.file() + " " + region.devices());
+          return 0x52L;
+        }));
     HamiResourceManager rm = rig(uuid1AtPhy3(), HamiNodeSettings.defaults(true), opts).resourceManager();
     assertThatThrownBy(() -> rm.allocate(List.of("uuid1-0")))
         .hasMessageContaining("devices-to-allocate: memory 0 MiB of device uuid1: a soft-split quota must be > 0 MiB");

@@ -13,7 +13,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.vnpu.kube.hami.bind.StaleBindReaper;
-import io.vnpu.kube.hami.cleanup.ContainerDirCleaner;
+import io.vnpu.kube.resource.ContainerDirCleaner;
 import io.vnpu.kube.hami.kube.PodBindingClient;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;

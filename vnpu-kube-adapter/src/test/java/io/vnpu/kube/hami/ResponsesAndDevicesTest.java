@@ -89,6 +89,12 @@ class ResponsesAndDevicesTest {
         new Mount("/hami-shared-region", "/usr/local/hami-shared-region", false),
         new Mount("/hami-vnpu-shmem", "/var/lib/vnpu/hami/containers/u1_c", false));
     assertThat(a.envs()).doesNotContainKey("ASCEND_VNPU_SPECS");
+    // when the agent creates the regions, the seventh mount is its compute-registry directory, read-only
+    ContainerAllocation ours = SoftSplitResponses.build(List.of(dev("uuid3")),
+        Map.of("uuid3", new RuntimeInfo("uuid3", "", OptionalInt.of(16384), OptionalInt.of(4))), NPUS, KEY, layout, dir, true);
+    assertThat(ours.mounts().get(6)).isEqualTo(new Mount("/hami-shared-region", "/var/lib/vnpu/hami/registry", true));
+    assertThat(ours.mounts()).hasSize(8).containsAll(a.mounts().stream().filter(m -> !m.containerPath().equals("/hami-shared-region")).toList());
+    assertThat(ours.envs()).isEqualTo(a.envs());
 
     ContainerAllocation nil = SoftSplitResponses.build(List.of(dev("uuid3")),
         Map.of("uuid3", new RuntimeInfo("uuid3", "", OptionalInt.empty(), OptionalInt.empty())), NPUS, KEY, layout, dir);
@@ -119,8 +125,9 @@ class ResponsesAndDevicesTest {
         .hasMessage("annotation " + KEY + ": device uuid3 is listed twice for the container");
   }
 
-  private static SliceDevice soft(int phyId, String uuid, long bytes, int weight) {
-    return new SliceDevice(new NpuRef(phyId, uuid), new SliceShare.SoftQuota(bytes, weight, 0, Priority.NORMAL));
+  /** A soft quota whose core percent is both weight and cap (the HAMi core request is an upper limit). */
+  private static SliceDevice soft(int phyId, String uuid, long bytes, int corePct) {
+    return new SliceDevice(new NpuRef(phyId, uuid), new SliceShare.SoftQuota(bytes, corePct, corePct, Priority.NORMAL));
   }
 
   @Test

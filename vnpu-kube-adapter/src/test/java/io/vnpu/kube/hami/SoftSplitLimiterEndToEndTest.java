@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.vnpu.kube.hami.alloc.SoftSplitLayout;
 import io.vnpu.kube.limiter.LimiterFixture;
+import io.vnpu.kube.limiter.SimContainer;
 import io.vnpu.kube.resource.VnpuQuotaRegionFactory;
 import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
@@ -74,6 +75,82 @@ class SoftSplitLimiterEndToEndTest {
     try (QuotaRegion r = regions.open(region)) {
       assertThat(r.usage().devices().get(0).oomRejections()).isEqualTo(1);
       assertThat(r.usage().devices().get(1).oomRejections()).isEqualTo(1);
+    }
+  }
+
+  // issue 16: the HAMi core request is a cap on the NPU's AI-core time, held through the agent's
+  // compute registry; the entry survives an agent restart and goes with the pod
+  @Test
+  void coreRequestOf25IsHeldAndTheRegistrationFollowsThePod() throws Exception {
+    node(client, Map.of("hami.io/mutex.lock", "2024-01-01T00:00:00Z,default,burn25"));
+    pod(client, "burn25", 1L, Map.of("huawei.com/vnpu-mode", "hami-core",
+        "hami.io/Ascend910B3-devices-to-allocate", "U0,Ascend910B3,1024,25:;",
+        "huawei.com/Ascend910B3", "[{\"UUID\":\"U0\",\"memory\":1024,\"core\":25}]"),
+        List.of(), List.of("main"));
+    // the node's driver files, so that every mount of the response exists as a runtime requires
+    Path host = Files.createDirectories(tmp.resolve("host"));
+    for (String f : List.of("npu-smi", "ascend_install.info", "version.info")) Files.writeString(host.resolve(f), "");
+    Files.createDirectories(host.resolve("driver"));
+    SoftSplitLayout layout = new SoftSplitLayout(host.resolve("npu-smi").toString(),
+        host.resolve("ascend_install.info").toString(), host.resolve("driver").toString(),
+        host.resolve("version.info").toString(),
+        LimiterFixture.installInto(tmp.resolve("limiter")).hostDir().toString(), host.resolve("shared").toString(),
+        tmp.resolve("hook"));
+    QuotaRegions regions = new QuotaRegions();
+    HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(layout, Optional.of(new VnpuQuotaRegionFactory(regions)));
+    HamiChipSettings chip = new HamiChipSettings("910B3", "Ascend910B3", "huawei.com/Ascend910B3", 65536, 65536, 20, List.of());
+    FakeDeviceManager dm = new FakeDeviceManager(List.of(FakeDeviceManager.npu("U0", 0, 0)));
+    java.util.function.Supplier<HamiComponents> agent = () -> new HamiComponents(client, dm, chip,
+        HamiNodeSettings.defaults(true), opts, new MutableClock(Instant.EPOCH), new RecordingScheduler());
+    HamiComponents c = agent.get();
+    c.inventory().refresh();
+
+    ContainerAllocation a = c.resourceManager().allocate(List.of("U0-0"));
+    assertThat(a.mounts()).contains(new Mount("/hami-shared-region", tmp.resolve("hook/registry").toString(), true));
+    Path dir = tmp.resolve("hook/containers/" + KubeFixtures.uid(client, "burn25") + "_main");
+    Path region = dir.resolve("vnpu_local_shmem");
+    long key;
+    try (QuotaRegion r = regions.open(region)) {
+      key = r.epoch();
+    }
+    assertThat(registry(0)).extracting(e -> e.key() + " " + e.weight() + " " + e.capPct() + " " + e.name())
+        .containsExactly(key + " 25 25 default/burn25/main");
+
+    SimContainer.Result res = new SimContainer(tmp, tmp.resolve("sim")).run(a.envs(), a.mounts(),
+        List.of(SimContainer.nativeDir().resolve("npu-burn").toString(), "--alloc-via", "rt",
+            "alloc", "1G", "alloc", "1", "launch", "1000", "300"));
+    assertThat(res.exit()).as(res.err()).isZero();
+    assertThat(res.out().stream().filter(l -> l.startsWith("alloc")).map(l -> l.replaceAll(" (ptr|pid|thread)=\\S+", "")))
+        .containsExactly("alloc ok size=" + 1024 * MIB, "alloc fail code=207001 size=1");
+    long wall = SimContainer.field(res.line("launch done"), "wall_ns");
+    try (QuotaRegion r = regions.open(region)) {
+      double share = (double) r.computeCounters(0).busyNs() / wall;
+      assertThat(share).as("AI-core share").isBetween(0.20, 0.30);
+      assertThat(r.computeCounters(0).launches()).isEqualTo(300);
+    }
+    assertThat(registry(0).get(0).sharePpm()).isEqualTo(250_000);
+
+    // agent restart: the entry is kept as it is
+    c.close();
+    HamiComponents again = agent.get();
+    try {
+      again.inventory().refresh();
+      assertThat(again.podSweep().runOnce().removedDirs()).isEmpty();
+      assertThat(registry(0)).extracting(e -> e.key() + " " + e.capPct()).containsExactly(key + " 25");
+
+      client.pods().inNamespace("default").withName("burn25").delete();
+      assertThat(again.podSweep().runOnce().removedDirs()).containsExactly(dir);
+      assertThat(registry(0)).isEmpty();
+      assertThat(tmp.resolve(String.format("hook/registry/npu0-%016x.act", key))).doesNotExist();
+    } finally {
+      again.close();
+    }
+  }
+
+  private List<io.vnpu.quota.registry.RegistryEntry> registry(int phyId) throws Exception {
+    try (io.vnpu.quota.registry.ComputeRegistry r = new io.vnpu.quota.registry.ComputeRegistries()
+        .open(tmp.resolve("hook/registry/npu" + phyId + ".reg"))) {
+      return r.entries();
     }
   }
 

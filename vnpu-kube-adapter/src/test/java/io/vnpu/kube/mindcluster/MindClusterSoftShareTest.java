@@ -18,6 +18,7 @@ import io.vnpu.kube.deviceplugin.v1beta1.Mount;
 import io.vnpu.kube.limiter.LimiterFiles;
 import io.vnpu.kube.limiter.LimiterFixture;
 import io.vnpu.kube.limiter.LimiterVerifier;
+import io.vnpu.kube.limiter.SimContainer;
 import io.vnpu.kube.mindcluster.config.MindClusterOptions;
 import io.vnpu.kube.mindcluster.volcano.SoftShareLimiter;
 import io.vnpu.kube.resource.VnpuQuotaRegionFactory;
@@ -25,6 +26,9 @@ import io.vnpu.quota.model.DeviceQuota;
 import io.vnpu.quota.model.RegionConfig;
 import io.vnpu.quota.region.QuotaRegion;
 import io.vnpu.quota.region.QuotaRegions;
+import io.vnpu.quota.registry.ComputeRegistries;
+import io.vnpu.quota.registry.ComputeRegistry;
+import io.vnpu.quota.registry.RegistryEntry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -68,15 +72,20 @@ class MindClusterSoftShareTest {
     host = new SimHost("910B3x8", dir.resolve("sim"));
     health = MindClusterRegistrationTest.healthOf(host);
     health.pollOnce();
+    components = components(limiter);
+    components.start(null);
+    fleet = new PluginFleet(kubelet, components.resourceManagers());
+  }
+
+  /** The agent's MindCluster side (a new one is an agent restart: same options, same directories). */
+  private MindClusterComponents components(LimiterFiles limiter) {
     MindClusterOptions options = MindClusterOptions.defaults(VolcanoPodsFixture.NODE).withVolcano(true, true)
         .withShare(100, Optional.of(dir.resolve("softshare"))).withRuntime(true, dir.resolve("host"));
     SoftShareLimiter soft = new SoftShareLimiter(dir.resolve("regions"), limiter,
         LimiterVerifier.forThisMachine(limiter), new VnpuQuotaRegionFactory(regions));
-    components = new MindClusterComponents(options, client,
+    return new MindClusterComponents(options, client,
         () -> client.pods().inAnyNamespace().list().getItems(), host.deviceManager, health, CLOCK,
         Optional.of(soft));
-    components.start(null);
-    fleet = new PluginFleet(kubelet, components.resourceManagers());
   }
 
   @AfterEach
@@ -112,18 +121,163 @@ class MindClusterSoftShareTest {
           .collect(Collectors.toMap(Mount::getContainerPath, Mount::getHostPath));
       assertThat(mounts).containsEntry("/hami-vnpu-core", limiter.hostDir().toString())
           .containsEntry("/etc/ld.so.preload", limiter.preload().toString())
-          .containsEntry("/vnpu-shmem", containerDir.toString());
+          .containsEntry("/vnpu-shmem", containerDir.toString())
+          .containsEntry("/vnpu-registry", dir.resolve("vnpu-registry").toString());
+      assertThat(r.getMountsList()).filteredOn(m -> m.getContainerPath().equals("/vnpu-registry"))
+          .extracting(Mount::getReadOnly).containsExactly(true);
       try (QuotaRegion region = regions.open(containerDir.resolve("vnpu_local_shmem"))) {
         RegionConfig c = region.readConfig();
+        assertThat(c.registryDir()).isEqualTo("/vnpu-registry");
         assertThat(c.devices()).hasSize(1);
         DeviceQuota q = c.devices().get(0);
         assertThat(q.memLimitBytes()).isEqualTo(4096L << 20);
         assertThat(q.computeWeight()).isEqualTo(30);
+        assertThat(q.computeCapPct()).isEqualTo(30);
         assertThat(q.priority()).isEqualTo(Priority.NORMAL);
         assertThat(q.physId()).isEqualTo(3);
       }
       assertThat(annotations(client, "infer")).containsEntry("huawei.com/AscendReal", "Ascend910-3")
           .containsEntry("predicate-time", "18446744073709551615");
+    }
+  }
+
+  private static final long MIB = 1L << 20;
+
+  /** The Allocate answer of one kubelet device of {@link #R}. */
+  private ContainerAllocateResponse allocate(String deviceId) throws Exception {
+    try (PluginClient plugin = fleet.client(R)) {
+      return plugin.allocate(List.of(List.of(deviceId))).getContainerResponses(0);
+    }
+  }
+
+  private static List<io.vnpu.api.slice.Mount> mounts(ContainerAllocateResponse r) {
+    return r.getMountsList().stream()
+        .map(m -> new io.vnpu.api.slice.Mount(m.getContainerPath(), m.getHostPath(), m.getReadOnly())).toList();
+  }
+
+  private Path regionOf(ContainerAllocateResponse r) {
+    return Path.of(r.getMountsList().stream().filter(m -> m.getContainerPath().equals("/vnpu-shmem"))
+        .findFirst().orElseThrow().getHostPath()).resolve("vnpu_local_shmem");
+  }
+
+  private static String burn() {
+    return SimContainer.nativeDir().resolve("npu-burn").toString();
+  }
+
+  private List<RegistryEntry> registry(int phyId) throws Exception {
+    try (ComputeRegistry r = new ComputeRegistries().open(dir.resolve("vnpu-registry/npu" + phyId + ".reg"))) {
+      return r.entries();
+    }
+  }
+
+  // issue 16: the aicoreQuota is a cap the limiter holds, through the agent's compute registry
+  @Test
+  void aicoreQuotaOf25IsHeldAndHbmBeyondTheQuotaIsRefused() throws Exception {
+    start(LimiterFixture.installInto(dir.resolve("limiter")));
+    softPod("infer", "Ascend910-3", "25", "1024");
+    ContainerAllocateResponse r = allocate("Ascend910-3-0");
+    Path region = regionOf(r);
+    long key;
+    try (QuotaRegion q = regions.open(region)) {
+      key = q.epoch();
+    }
+    assertThat(registry(3)).extracting(e -> List.of(e.key(), e.weight(), e.capPct(), e.name()))
+        .containsExactly(List.of(key, 25, 25, "default/infer"));
+
+    SimContainer.Result res = new SimContainer(dir, dir.resolve("sim")).run(r.getEnvsMap(), mounts(r),
+        List.of(burn(), "--alloc-via", "rt", "alloc", "1G", "alloc", "1", "launch", "1000", "300"));
+    assertThat(res.exit()).as(res.err()).isZero();
+    assertThat(res.out().stream().filter(l -> l.startsWith("alloc")).map(l -> l.replaceAll(" (ptr|pid|thread)=\\S+", "")))
+        .containsExactly("alloc ok size=" + 1024 * MIB, "alloc fail code=207001 size=1");
+    long wall = SimContainer.field(res.line("launch done"), "wall_ns");
+    try (QuotaRegion q = regions.open(region)) {
+      // AI-core time the limiter measured for the container, over its wall time
+      double share = (double) q.computeCounters(0).busyNs() / wall;
+      assertThat(share).as("AI-core share").isBetween(0.20, 0.30);
+      assertThat(q.computeCounters(0).launches()).isEqualTo(300);
+    }
+    RegistryEntry e = registry(3).get(0);
+    assertThat(e.sharePpm()).isEqualTo(250_000);
+    assertThat(e.launches()).isEqualTo(300);
+  }
+
+  // issue 16: two soft containers on one chip, both busy: quotas 40 + 80 > 100 split the chip 1:2
+  @Test
+  void twoBusyContainersOnOneChipSplitItByTheirQuotas() throws Exception {
+    start(LimiterFixture.installInto(dir.resolve("limiter")));
+    softPod("small", "Ascend910-3", "40", "1024");
+    ContainerAllocateResponse a = allocate("Ascend910-3-0");
+    softPod("large", "Ascend910-3", "80", "1024");
+    ContainerAllocateResponse b = allocate("Ascend910-3-1");
+    assertThat(registry(3)).extracting(RegistryEntry::capPct).containsExactlyInAnyOrder(40, 80);
+
+    SimContainer c = new SimContainer(dir, dir.resolve("sim"));
+    List<String> burn = List.of(burn(), "burn", "1000", "4");
+    Process pa = c.start(a.getEnvsMap(), mounts(a), burn);
+    Process pb = c.start(b.getEnvsMap(), mounts(b), burn);
+    try (QuotaRegion ra = regions.open(regionOf(a)); QuotaRegion rb = regions.open(regionOf(b))) {
+      long deadline = System.nanoTime() + 20_000_000_000L;
+      while (ra.computeCounters(0).launches() == 0 || rb.computeCounters(0).launches() == 0) {
+        assertThat(System.nanoTime()).as("both containers launch").isLessThan(deadline);
+        Thread.sleep(20);
+      }
+      Thread.sleep(500); // both busy: past the burst either had alone
+      long a0 = ra.computeCounters(0).busyNs();
+      long b0 = rb.computeCounters(0).busyNs();
+      long t0 = System.nanoTime();
+      Thread.sleep(2000);
+      long a1 = ra.computeCounters(0).busyNs();
+      long b1 = rb.computeCounters(0).busyNs();
+      double window = System.nanoTime() - t0;
+      assertThat(pa.isAlive() && pb.isAlive()).as("both still busy over the whole window").isTrue();
+      assertThat((a1 - a0) / window).as("share of the quota-40 container").isBetween(1 / 3.0 - 0.05, 1 / 3.0 + 0.05);
+      assertThat((b1 - b0) / window).as("share of the quota-80 container").isBetween(2 / 3.0 - 0.05, 2 / 3.0 + 0.05);
+    }
+    SimContainer.Result ea = SimContainer.finish(pa);
+    SimContainer.Result eb = SimContainer.finish(pb);
+    assertThat(ea.exit()).as(ea.err()).isZero();
+    assertThat(eb.exit()).as(eb.err()).isZero();
+  }
+
+  // issue 16: registrations survive an agent restart as they are; a deleted pod's entry and directory go
+  @Test
+  void agentRestartKeepsRegistrationsAndPodDeletionRemovesEntryAndDirectory() throws Exception {
+    LimiterFiles limiter = LimiterFixture.installInto(dir.resolve("limiter"));
+    start(limiter);
+    softPod("keep", "Ascend910-2", "25", "1024");
+    ContainerAllocateResponse k = allocate("Ascend910-2-0");
+    softPod("gone", "Ascend910-2", "50", "1024");
+    ContainerAllocateResponse g = allocate("Ascend910-2-1");
+    List<RegistryEntry> before = registry(2);
+    assertThat(before).extracting(RegistryEntry::capPct).containsExactlyInAnyOrder(25, 50);
+
+    // restart: the old agent stops, a new one starts on the same directories
+    fleet.close();
+    fleet = null;
+    components.close();
+    components = components(limiter);
+    components.start(null);
+    assertThat(registry(2)).extracting(e -> e.index() + " " + e.key() + " " + e.weight() + " " + e.capPct())
+        .containsExactlyElementsOf(before.stream().map(e -> e.index() + " " + e.key() + " " + e.weight() + " " + e.capPct())
+            .toList());
+    components.refreshOnce();
+    assertThat(registry(2)).hasSize(2);
+
+    long goneKey;
+    try (QuotaRegion q = regions.open(regionOf(g))) {
+      goneKey = q.epoch();
+    }
+    Path goneDir = regionOf(g).getParent();
+    client.pods().inNamespace("default").withName("gone").delete();
+    components.refreshOnce();
+    assertThat(goneDir).doesNotExist();
+    assertThat(regionOf(k)).exists();
+    assertThat(registry(2)).extracting(RegistryEntry::capPct).containsExactly(25);
+    assertThat(registry(2)).extracting(RegistryEntry::key).doesNotContain(goneKey);
+    try (var links = Files.list(dir.resolve("vnpu-registry"))) {
+      assertThat(links.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".act")))
+          .containsExactly(String.format("npu2-%016x.act", before.stream().filter(e -> e.capPct() == 25)
+              .findFirst().orElseThrow().key()));
     }
   }
 

@@ -257,6 +257,23 @@ public final class ComputeRegistry implements AutoCloseable {
   }
 
   /**
+   * Keys of the ACTIVE entries, in entry order: one read of the registry, no quota region opened
+   * (what a node agent's periodic clean-up needs; {@link #entries()} also reads every region).
+   *
+   * @throws IOException if the registry cannot be read
+   */
+  public synchronized List<Long> keys() throws IOException {
+    ensureOpen();
+    ByteBuffer all = read(0, REG_FILE_BYTES);
+    List<Long> out = new ArrayList<>();
+    for (int i = 0; i < REG_ENTRY_COUNT; i++) {
+      int o = entryOff(i);
+      if (all.getInt(o + RE_STATE) == REG_ENTRY_ACTIVE) out.add(all.getLong(o + RE_KEY));
+    }
+    return out;
+  }
+
+  /**
    * Snapshot of every ACTIVE entry. Statistics come from the container's own quota region through its
    * activity link (zero when it has none); {@code live} is true when some process holds a slot of that
    * region.

@@ -73,6 +73,7 @@ class ComputeRegistryTest {
       assertThat(r.register(new RegistryMember(1, "a", 7, 25, Priority.NORMAL))).isEqualTo(a);
       List<RegistryEntry> es = r.entries();
       assertThat(es).extracting(RegistryEntry::key).containsExactly(1L, 2L);
+      assertThat(r.keys()).containsExactly(1L, 2L);
       RegistryEntry ea = es.get(0);
       assertThat(ea.weight()).isEqualTo(7);
       assertThat(ea.capPct()).isEqualTo(25);
@@ -81,6 +82,7 @@ class ComputeRegistryTest {
       assertThat(ea.launches()).isZero();
       assertThat(r.unregister(1)).isTrue();
       assertThat(r.unregister(99)).isFalse();
+      assertThat(r.keys()).containsExactly(2L);
       assertThat(r.entries()).extracting(RegistryEntry::key).containsExactly(2L);
     }
   }

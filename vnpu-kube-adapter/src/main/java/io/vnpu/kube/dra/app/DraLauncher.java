@@ -8,13 +8,8 @@ import io.vnpu.api.config.DeviceConfig;
 import io.vnpu.api.config.DeviceConfigLoader;
 import io.vnpu.api.model.Npu;
 import io.vnpu.api.spi.DeviceManager;
-import io.vnpu.api.fault.FaultConfigs;
 import io.vnpu.api.fault.HealthMonitor;
-import io.vnpu.api.fault.RateLimitedNotifier;
-import io.vnpu.api.health.ChipUsage;
-import io.vnpu.api.health.ManualSeparationStore;
 import io.vnpu.dcmi.DcmiDeviceManager;
-import io.vnpu.dcmi.fault.DcmiHealth;
 import io.vnpu.dcmi.DcmiNodeSelector;
 import io.vnpu.dcmi.PcieInfo;
 import io.vnpu.kube.dra.DraOptions;
@@ -126,7 +121,7 @@ public final class DraLauncher {
       dcmi.set(m);
       if (health.get() == null) {
         // chip health (device taints) comes from the same driver, once it is open
-        health.set(healthMonitor(m));
+        health.set(DraHealthMonitor.start(m, Clock.systemUTC()));
         self.get().watchHealth(health.get());
       }
       return (DeviceManager) m;
@@ -188,23 +183,6 @@ public final class DraLauncher {
     }
     return EXIT_OK;
   }
-
-  /**
-   * The node's chip health over DCMI (fault levels from the shipped {@code faultCode.json},
-   * escalation, event subscription where the driver has it), polled every {@link #HEALTH_PERIOD}.
-   */
-  private static HealthMonitor healthMonitor(DcmiDeviceManager m) {
-    HealthMonitor monitor = DcmiHealth.create(m.dcmi(), FaultConfigs.shippedDefault(),
-        ManualSeparationStore.inMemory(), ChipUsage.NONE,
-        RateLimitedNotifier.perMinute((logic, reason, message) ->
-            log.warn("{}: {}", reason, message), Clock.systemUTC()),
-        HEALTH_PERIOD, Clock.systemUTC()).monitor();
-    monitor.start();
-    return monitor;
-  }
-
-  /** Health poll period: a fault shows as a device taint within about this long. */
-  public static final java.time.Duration HEALTH_PERIOD = java.time.Duration.ofSeconds(1);
 
   private void say(String line) {
     err.println(line);

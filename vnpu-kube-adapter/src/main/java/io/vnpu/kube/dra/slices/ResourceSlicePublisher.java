@@ -86,7 +86,14 @@ public final class ResourceSlicePublisher implements AutoCloseable {
   private final Duration resync;
   private final Duration eventDelay;
   private final ScheduledExecutorService executor;
+  /** A sync for {@link #publish} is queued (runs at once). */
   private final AtomicBoolean syncQueued = new AtomicBoolean();
+  /**
+   * A sync for a watch event is queued (runs after {@code eventDelay}). Kept apart from
+   * {@link #syncQueued}: our own write's MODIFIED event queues one, and a health change published
+   * inside that delay must not wait for it (device taints are due within a second).
+   */
+  private final AtomicBoolean eventSyncQueued = new AtomicBoolean();
 
   private volatile PoolContent desired; // null until the first publish
   private volatile Consumer<Set<DroppedField>> droppedListener = f -> { };
@@ -140,7 +147,7 @@ public final class ResourceSlicePublisher implements AutoCloseable {
   public void publish(PoolContent content) {
     desired = Objects.requireNonNull(content, "content");
     if (started) {
-      queueSync(0);
+      queue(syncQueued, 0);
     }
   }
 
@@ -185,15 +192,16 @@ public final class ResourceSlicePublisher implements AutoCloseable {
     executor.shutdownNow();
   }
 
-  private void queueSync(long delayMs) {
-    if (syncQueued.compareAndSet(false, true)) {
+  /** Queues one sync after {@code delayMs} unless one of the same kind ({@code flag}) is queued. */
+  private void queue(AtomicBoolean flag, long delayMs) {
+    if (flag.compareAndSet(false, true)) {
       try {
         executor.schedule(() -> {
-          syncQueued.set(false);
+          flag.set(false);
           syncSafely();
         }, delayMs, TimeUnit.MILLISECONDS);
       } catch (RejectedExecutionException e) {
-        syncQueued.set(false);
+        flag.set(false);
       }
     }
   }
@@ -223,7 +231,7 @@ public final class ResourceSlicePublisher implements AutoCloseable {
             @Override
             public void eventReceived(Action action, ResourceSlice slice) {
               if (action == Action.DELETED || action == Action.MODIFIED) {
-                queueSync(eventDelay.toMillis());
+                queue(eventSyncQueued, eventDelay.toMillis());
               }
             }
 

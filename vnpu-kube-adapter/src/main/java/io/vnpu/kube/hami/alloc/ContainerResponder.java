@@ -18,6 +18,7 @@ import io.vnpu.kube.resource.AllocationException;
 import io.vnpu.kube.resource.QuotaRegionFactory;
 import io.vnpu.kube.resource.ContainerRegionDirectory;
 import io.vnpu.kube.resource.ContainerAllocation;
+import io.vnpu.kube.resource.ComputeRegistrations;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,18 +56,35 @@ public final class ContainerResponder {
   private final VnpuIdleTracker idleTracker;
   private final SoftSplitLayout layout;
   private final Optional<QuotaRegionFactory> regions;
+  private final Optional<ComputeRegistrations> registrations;
   private final LimiterGate limiter;
   private final Clock clock;
 
   /**
+   * As the full constructor, with the containers registered in the compute registries under
+   * {@link SoftSplitLayout#registryDir()} whenever the agent creates the regions.
+   */
+  public ContainerResponder(HamiNames names, boolean nodeHamiVnpuCore, HardSplitStrategy hardSplit,
+      DeviceManager deviceManager, VnpuIdleTracker idleTracker, SoftSplitLayout layout,
+      Optional<QuotaRegionFactory> regions, LimiterGate limiter, Clock clock) {
+    this(names, nodeHamiVnpuCore, hardSplit, deviceManager, idleTracker, layout, regions,
+        regions.map(r -> new ComputeRegistrations(layout.registryDir(), layout.containersRoot(),
+            SoftSplitLayout.LOCAL_SHMEM_FILE)), limiter, clock);
+  }
+
+  /**
    * @param regions creates the per-container quota region; empty when the limiter creates its own
    *     (upstream hami-vnpu-core)
+   * @param registrations registers each container whose region the agent created in the compute
+   *     registry of its NPUs, so its AI-core cap and weight hold among its neighbours (required
+   *     when {@code regions} is given)
    * @param limiter checked before a soft-split container is answered: a container must never be
    *     told it is limited while the limiter files are missing or broken
    */
   public ContainerResponder(HamiNames names, boolean nodeHamiVnpuCore, HardSplitStrategy hardSplit,
       DeviceManager deviceManager, VnpuIdleTracker idleTracker, SoftSplitLayout layout,
-      Optional<QuotaRegionFactory> regions, LimiterGate limiter, Clock clock) {
+      Optional<QuotaRegionFactory> regions, Optional<ComputeRegistrations> registrations, LimiterGate limiter,
+      Clock clock) {
     this.names = Objects.requireNonNull(names, "names");
     this.nodeHamiVnpuCore = nodeHamiVnpuCore;
     this.hardSplit = Objects.requireNonNull(hardSplit, "hardSplit");
@@ -74,6 +92,10 @@ public final class ContainerResponder {
     this.idleTracker = Objects.requireNonNull(idleTracker, "idleTracker");
     this.layout = Objects.requireNonNull(layout, "layout");
     this.regions = Objects.requireNonNull(regions, "regions");
+    this.registrations = Objects.requireNonNull(registrations, "registrations");
+    if (regions.isPresent() && registrations.isEmpty()) {
+      throw new IllegalArgumentException("regions the agent creates need compute registrations");
+    }
     this.limiter = Objects.requireNonNull(limiter, "limiter");
     this.clock = Objects.requireNonNull(clock, "clock");
   }
@@ -91,7 +113,8 @@ public final class ContainerResponder {
       case SOFT -> {
         verifyLimiter(target);
         Path dir = containerDir(target);
-        yield soft(target, dir, SoftSplitResponses.plan(devices, info, npus, names.runtimeInfo(), layout, dir));
+        yield soft(target, dir, SoftSplitResponses.plan(devices, info, npus, names.runtimeInfo(), layout, dir,
+            regions.isPresent()));
       }
       case HARD_OR_WHOLE -> hardSplit == HardSplitStrategy.PLUGIN_CREATES_VNPU
           && HardSplitResponses.firstTemplate(devices, info).isPresent()
@@ -157,23 +180,41 @@ public final class ContainerResponder {
   }
 
   private PreparedContainer soft(ContainerTarget target, Path dir, SlicePlan plan) throws AllocationException {
+    boolean ours = regions.isPresent() && plan.region().isPresent();
+    String who = target.namespace() + "/" + target.podName() + "/" + target.containerName();
+    long key = 0;
     try {
-      boolean ours = regions.isPresent() && plan.region().isPresent();
-      ContainerRegionDirectory.create(layout.containersRoot(), dir, regions.orElse(null),
-          ours ? plan.region().get() : null);
-      if (!ours) {
+      if (ours) {
+        key = ContainerRegionDirectory.createRegistered(layout.containersRoot(), dir, regions.get(),
+            plan.region().get(), registrations.get(), who);
+      } else {
+        ContainerRegionDirectory.create(layout.containersRoot(), dir, null, null);
         // the limiter creates its own region here (upstream): the container's user must write
         HostFiles.setMode(dir, LIMITER_CREATES_DIR_MODE);
       }
     } catch (IOException | RuntimeException e) {
       HostFiles.deleteQuietly(dir);
-      throw new AllocationException("prepare quota region in " + dir + " for container "
-          + target.namespace() + "/" + target.podName() + "/" + target.containerName() + ": " + e.getMessage(), e);
+      throw new AllocationException("prepare quota region in " + dir + " for container " + who + ": "
+          + e.getMessage(), e);
     }
+    long registered = key;
     return new PreparedContainer(response(plan, SlicePlan::edits), () -> {
+      if (registered != 0) {
+        try {
+          registrations.get().unregister(registered);
+        } catch (IOException | RuntimeException e) {
+          LOG.warn("rollback: compute registry entry of {} not removed ({}); the region cleanup retries", who,
+              e.getMessage());
+        }
+      }
       if (!HostFiles.deleteQuietly(dir) && Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
         LOG.warn("rollback: remove {} failed; the region cleanup retries", dir);
       }
     });
+  }
+
+  /** The compute registrations of the containers whose regions this responder creates. */
+  public Optional<ComputeRegistrations> registrations() {
+    return registrations;
   }
 }

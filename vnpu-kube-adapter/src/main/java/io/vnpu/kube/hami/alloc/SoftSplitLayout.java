@@ -37,6 +37,8 @@ public record SoftSplitLayout(String npuSmi, String ascendInstallInfo, String dr
   public static final String DEFAULT_HOOK_PATH = "/var/lib/vnpu/hami";
   /** Name of the per-container quota region file in that directory. */
   public static final String LOCAL_SHMEM_FILE = "vnpu_local_shmem";
+  /** Name of the compute-registry directory under {@code HOOK_PATH}. */
+  public static final String REGISTRY_DIR = "registry";
 
   public SoftSplitLayout {
     Objects.requireNonNull(npuSmi, "npuSmi");
@@ -77,6 +79,17 @@ public record SoftSplitLayout(String npuSmi, String ascendInstallInfo, String dr
   /** Host directory holding every container's directory: {@code <HOOK_PATH>/containers}. */
   public Path containersRoot() {
     return hookPath.resolve("containers");
+  }
+
+  /**
+   * Host directory of the per-NPU compute registries ({@code npu<phyId>.reg}) this agent writes
+   * when it creates the quota regions: {@code <HOOK_PATH>/registry}, mounted read-only at
+   * {@link #CONTAINER_SHARED_REGION} in place of upstream's shared directory. It lies beside
+   * {@link #containersRoot()} because each registration hard-links the container's region next to
+   * the registry, which needs one file system and one mount.
+   */
+  public Path registryDir() {
+    return hookPath.resolve(REGISTRY_DIR);
   }
 
   /**

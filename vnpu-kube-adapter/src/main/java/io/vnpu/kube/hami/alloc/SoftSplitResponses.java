@@ -26,7 +26,8 @@ import java.util.OptionalInt;
 
 /**
  * The soft-split (hami-vnpu-core) response (protocol spec section 4.3), pure: the eight mounts in
- * upstream order, {@code ASCEND_VISIBLE_DEVICES}, {@code NPU_MEM_QUOTA} and {@code NPU_PRIORITY}
+ * upstream order (the seventh, {@code /hami-shared-region}, is the agent's compute-registry
+ * directory mounted read-only when the agent creates the regions), {@code ASCEND_VISIBLE_DEVICES}, {@code NPU_MEM_QUOTA} and {@code NPU_PRIORITY}
  * from the first device that has them (what libvnpu reads), the first card's global registry
  * {@code NPU_GLOBAL_SHM_PATH} and {@code NPU_LOCAL_SHM_PATH}. {@link #quotas} gives the per-device
  * limits for the quota region (every device, not the first only: bug 9.6); {@link #plan} puts
@@ -46,7 +47,18 @@ public final class SoftSplitResponses {
   public static SlicePlan plan(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
       NodeDevices npus, String runtimeInfoKey, SoftSplitLayout layout, Path containerDir)
       throws AllocationException {
-    ContainerAllocation a = build(devices, info, npus, runtimeInfoKey, layout, containerDir);
+    return plan(devices, info, npus, runtimeInfoKey, layout, containerDir, false);
+  }
+
+  /**
+   * As {@link #plan(List, Map, NodeDevices, String, SoftSplitLayout, Path)}; with
+   * {@code agentRegistry} the shared-region mount is the agent's registry directory, read-only
+   * ({@link #mounts(SoftSplitLayout, Path, boolean)}).
+   */
+  public static SlicePlan plan(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
+      NodeDevices npus, String runtimeInfoKey, SoftSplitLayout layout, Path containerDir, boolean agentRegistry)
+      throws AllocationException {
+    ContainerAllocation a = build(devices, info, npus, runtimeInfoKey, layout, containerDir, agentRegistry);
     List<SliceDevice> quotas = quotas(devices, info, npus, runtimeInfoKey);
     return SlicePlan.editsOnly(new SliceDecision(quotas), new ContainerEdits(a.envs(), a.mounts(), a.devices()))
         .withRegion(new RegionToCreate(containerDir.resolve(SoftSplitLayout.LOCAL_SHMEM_FILE), quotas,
@@ -60,6 +72,16 @@ public final class SoftSplitResponses {
   public static ContainerAllocation build(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
       NodeDevices npus, String runtimeInfoKey, SoftSplitLayout layout, Path containerDir)
       throws AllocationException {
+    return build(devices, info, npus, runtimeInfoKey, layout, containerDir, false);
+  }
+
+  /**
+   * As {@link #build(List, Map, NodeDevices, String, SoftSplitLayout, Path)} with the mounts of
+   * {@link #mounts(SoftSplitLayout, Path, boolean)}.
+   */
+  public static ContainerAllocation build(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
+      NodeDevices npus, String runtimeInfoKey, SoftSplitLayout layout, Path containerDir, boolean agentRegistry)
+      throws AllocationException {
     List<Npu> resolved = HardSplitResponses.resolve(devices, npus, runtimeInfoKey);
     Map<String, String> envs = new LinkedHashMap<>();
     envs.put(AscendEnv.VISIBLE_DEVICES, HardSplitResponses.phyIds(resolved));
@@ -69,11 +91,25 @@ public final class SoftSplitResponses {
         + resolved.get(0).phyId() + "_global_registry");
     envs.put(AscendEnv.NPU_LOCAL_SHM_PATH,
         SoftSplitLayout.CONTAINER_SHMEM_DIR + "/" + SoftSplitLayout.LOCAL_SHMEM_FILE);
-    return new ContainerAllocation(envs, mounts(layout, containerDir), List.of(), Map.of(), List.of());
+    return new ContainerAllocation(envs, mounts(layout, containerDir, agentRegistry), List.of(), Map.of(), List.of());
   }
 
-  /** The eight mounts of section 4.3, in order. */
+  /** The eight mounts of section 4.3, in order, as upstream (the limiter writes the shared directory). */
   public static List<Mount> mounts(SoftSplitLayout layout, Path containerDir) {
+    return mounts(layout, containerDir, false);
+  }
+
+  /**
+   * The eight mounts of section 4.3, in order. With {@code agentRegistry} (the agent creates the
+   * quota regions and registers the containers) the seventh is the agent's compute-registry
+   * directory {@link SoftSplitLayout#registryDir()}, <b>read-only</b>: nothing a container writes
+   * may reach the registries its neighbours read. Otherwise it is upstream's shared directory,
+   * read-write, which hami-vnpu-core itself writes.
+   */
+  public static List<Mount> mounts(SoftSplitLayout layout, Path containerDir, boolean agentRegistry) {
+    Mount shared = agentRegistry
+        ? new Mount(SoftSplitLayout.CONTAINER_SHARED_REGION, layout.registryDir().toString(), true)
+        : new Mount(SoftSplitLayout.CONTAINER_SHARED_REGION, layout.sharedRegionDir(), false);
     String limiterDir = layout.limiterDir();
     return List.of(
         new Mount(layout.npuSmi(), layout.npuSmi(), true),
@@ -82,14 +118,16 @@ public final class SoftSplitResponses {
         new Mount(layout.driverVersionInfo(), layout.driverVersionInfo(), true),
         new Mount(SoftSplitLayout.CONTAINER_LIMITER_DIR, limiterDir, true),
         new Mount(SoftSplitLayout.CONTAINER_LD_SO_PRELOAD, limiterDir + "/ld.so.preload", true),
-        new Mount(SoftSplitLayout.CONTAINER_SHARED_REGION, layout.sharedRegionDir(), false),
+        shared,
         new Mount(SoftSplitLayout.CONTAINER_SHMEM_DIR, containerDir.toString(), false));
   }
 
   /**
    * Per-device limits: each device's RuntimeInfo {@code memory} (else the MiB the scheduler
-   * charged in devices-to-allocate, else unlimited) and {@code core} (else the charged percent) as
-   * the compute weight (0 = none), normal priority, no ceiling.
+   * charged in devices-to-allocate, else unlimited) and {@code core} (else the charged percent),
+   * normal priority. The core percent is the container's <b>upper limit</b> of that NPU's AI-core
+   * time (cap) and also its weight, so busy containers whose percents add up to more than 100 split
+   * the NPU in proportion to them; 0 = no AI-core limit (compute not enforced).
    *
    * @throws AllocationException for out-of-range values (memory of 0 MiB or less, or more than the
    *     NPU's HBM; core outside 0..100), naming the annotation and the device
@@ -120,7 +158,7 @@ public final class SoftSplitResponses {
             + " of device " + d.uuid() + " is not a percent in 0..100");
       }
       out.add(new SliceDevice(NpuRef.of(resolved.get(i)),
-          new SliceShare.SoftQuota(memMib * Units.MIB, core, 0, Priority.NORMAL)));
+          new SliceShare.SoftQuota(memMib * Units.MIB, core, core, Priority.NORMAL)));
     }
     return out;
   }

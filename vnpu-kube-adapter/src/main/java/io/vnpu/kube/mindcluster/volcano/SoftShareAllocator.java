@@ -15,6 +15,7 @@ import io.vnpu.kube.mindcluster.devices.AdvertisedDevice;
 import io.vnpu.kube.mindcluster.devices.DeviceCatalog;
 import io.vnpu.kube.mindcluster.devices.NodeChips;
 import io.vnpu.kube.resource.AllocationException;
+import io.vnpu.kube.resource.ComputeRegistrations;
 import io.vnpu.kube.resource.ContainerAllocation;
 import io.vnpu.kube.resource.ContainerRegionDirectory;
 import io.vnpu.quota.files.HostFiles;
@@ -39,9 +40,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Per Allocate, under the node lock: quotas parsed and checked (a bad value refuses, naming
  * the annotation and value, before anything is consumed); the limiter verified (else refused,
- * naming the file); the container's directory and region created; the pod claimed (its
+ * naming the file); the container's directory and region created and the container registered in
+ * the compute registry of each chip ({@link ComputeRegistrations}); the pod claimed (its
  * {@code predicate-time} consumed, {@code huawei.com/AscendReal} written); on a failed claim the
- * directory is removed. No soft-share pod pending → the plain whole-chip answer.
+ * registration and the directory are removed. No soft-share pod pending → the plain whole-chip answer.
+ *
+ * <p>The aicoreQuota is the container's <b>upper limit</b> of each chip's AI-core time (cap) and
+ * its weight: busy containers whose quotas add up to more than 100 % split the chip in proportion
+ * to their quotas, and none ever gets more than its quota.
  */
 public final class SoftShareAllocator implements ContainerAllocator {
   private static final Logger LOG = LoggerFactory.getLogger(SoftShareAllocator.class);
@@ -51,15 +57,21 @@ public final class SoftShareAllocator implements ContainerAllocator {
   private final DeviceCatalog catalog;
   private final ContainerResponses responses;
   private final SoftShareLimiter limiter;
+  private final ComputeRegistrations registrations;
   private final Object nodeLock;
 
+  /**
+   * @param registrations the compute registrations under {@link SoftShareLimiter#registryDir()} (one
+   *     instance per agent: it holds the registry files open)
+   */
   public SoftShareAllocator(VolcanoPods pods, Supplier<NodeChips> chips, DeviceCatalog catalog,
-      ContainerResponses responses, SoftShareLimiter limiter, Object nodeLock) {
+      ContainerResponses responses, SoftShareLimiter limiter, ComputeRegistrations registrations, Object nodeLock) {
     this.pods = Objects.requireNonNull(pods, "pods");
     this.chips = Objects.requireNonNull(chips, "chips");
     this.catalog = Objects.requireNonNull(catalog, "catalog");
     this.responses = Objects.requireNonNull(responses, "responses");
     this.limiter = Objects.requireNonNull(limiter, "limiter");
+    this.registrations = Objects.requireNonNull(registrations, "registrations");
     this.nodeLock = Objects.requireNonNull(nodeLock, "nodeLock");
   }
 
@@ -101,11 +113,14 @@ public final class SoftShareAllocator implements ContainerAllocator {
     List<SliceDevice> slice = new ArrayList<>();
     for (AdvertisedDevice d : distinct) {
       slice.add(new SliceDevice(NpuRef.of(d.chip().npu()),
-          new SliceShare.SoftQuota(quota.hbmMib() * Units.MIB, quota.aicorePercent(), 0, Priority.NORMAL)));
+          new SliceShare.SoftQuota(quota.hbmMib() * Units.MIB, quota.aicorePercent(), quota.aicorePercent(),
+              Priority.NORMAL)));
     }
+    long key;
     try {
-      ContainerRegionDirectory.create(limiter.regionRoot(), dir, limiter.regions(),
-          new RegionToCreate(dir.resolve(SoftShareLimiter.REGION_FILE), slice, ""));
+      key = ContainerRegionDirectory.createRegistered(limiter.regionRoot(), dir, limiter.regions(),
+          new RegionToCreate(dir.resolve(SoftShareLimiter.REGION_FILE), slice, SoftShareLimiter.CONTAINER_REGISTRY_DIR),
+          registrations, pod.key());
     } catch (IOException | RuntimeException e) {
       HostFiles.deleteQuietly(dir);
       throw new AllocationException("prepare quota region in " + dir + " for pod " + pod.key() + ": "
@@ -116,11 +131,11 @@ public final class SoftShareAllocator implements ContainerAllocator {
       claim = pods.claim(pod.pod(), pod.predicateTime(), Map.of(VolcanoKeys.ASCEND_REAL,
           String.join(",", distinct.stream().map(d -> d.chip().name()).toList())));
     } catch (AllocationException e) {
-      HostFiles.deleteQuietly(dir);
+      discard(dir, key);
       throw e;
     }
     if (claim != VolcanoPods.Claim.DONE) {
-      HostFiles.deleteQuietly(dir);
+      discard(dir, key);
       LOG.info("soft-share pod {} changed before it was claimed; choosing again", pod.key());
       return Optional.empty();
     }
@@ -133,9 +148,22 @@ public final class SoftShareAllocator implements ContainerAllocator {
     mounts.add(new Mount(libDir, limiter.limiter().hostDir().toString(), true));
     mounts.add(new Mount(SoftShareLimiter.CONTAINER_LD_SO_PRELOAD, limiter.limiter().preload().toString(), true));
     mounts.add(new Mount(SoftShareLimiter.CONTAINER_REGION_DIR, dir.toString(), false));
+    // the registries are the agent's: nothing a container writes may reach what its neighbours read
+    mounts.add(new Mount(SoftShareLimiter.CONTAINER_REGISTRY_DIR, limiter.registryDir().toString(), true));
     LOG.info("Allocate {} {}: pod {} soft-shares {} with {} MiB HBM and {}% AI Core", resourceName, deviceIds,
         pod.key(), distinct.stream().map(d -> d.chip().name()).toList(), quota.hbmMib(), quota.aicorePercent());
     return Optional.of(new ContainerAllocation(env, mounts, base.devices(), base.annotations(), base.cdiDevices()));
+  }
+
+  /** Undoes a prepared container: its registry entries, then its directory (the sweep retries both). */
+  private void discard(Path dir, long key) {
+    try {
+      registrations.unregister(key);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("compute registry entry {} not removed ({}); the soft-share sweep removes it", Long.toHexString(key),
+          e.getMessage());
+    }
+    HostFiles.deleteQuietly(dir);
   }
 
   private Path containerDir(PendingPod pod, String firstDeviceId) throws AllocationException {

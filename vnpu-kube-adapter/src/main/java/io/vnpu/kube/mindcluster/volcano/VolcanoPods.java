@@ -98,6 +98,29 @@ public final class VolcanoPods {
     return !"UnexpectedAdmissionError".equals(reason);
   }
 
+  /**
+   * {@code status.phase} ({@code "Unknown"} when unset) by UID of every pod bound to this node,
+   * terminating and finished ones included: what {@link io.vnpu.kube.resource.ContainerDirCleaner}
+   * needs to keep the directories of pods whose containers may still run.
+   *
+   * @throws AllocationException naming the list call when the API server fails
+   */
+  public Map<String, String> phasesByUid() throws AllocationException {
+    List<Pod> all;
+    try {
+      all = lister.list();
+    } catch (KubernetesClientException e) {
+      throw new AllocationException("list pods on node " + nodeName + ": " + e.getMessage(), e);
+    }
+    Map<String, String> out = new java.util.HashMap<>();
+    for (Pod p : all) {
+      if (p.getSpec() == null || !nodeName.equals(p.getSpec().getNodeName()) || p.getMetadata().getUid() == null) continue;
+      String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
+      out.put(p.getMetadata().getUid(), phase == null ? "Unknown" : phase);
+    }
+    return out;
+  }
+
   /** UIDs of this node's live pods. */
   public Set<String> liveUids() throws AllocationException {
     return live().stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet());

@@ -149,7 +149,8 @@ class ResourceSlicePublisherTest {
     try (NpuDiscovery d = new NpuDiscovery(() -> dcmi, inventory, Duration.ofMillis(10),
         Duration.ofMillis(40), Duration.ofSeconds(60))) {
       d.start();
-      await(inventory::known);
+      // known is set before the listeners run: wait for the listener too
+      await(() -> inventory.known() && !published.isEmpty());
       assertThat(published).containsExactly(8);
       assertThat(dcmi.discoverCalls()).isEqualTo(4);
     }
@@ -198,6 +199,47 @@ class ResourceSlicePublisherTest {
     long writes = p.writes();
     p.syncNow();
     assertThat(p.writes()).isEqualTo(writes);
+  }
+
+  @Test
+  void aPublishRightAfterAWatchEventIsWrittenAtOnceNotAfterTheEventDelay() throws Exception {
+    // resync and event delay far beyond the test: only a publish can write
+    ResourceSlicePublisher p = new ResourceSlicePublisher(client, DRIVER, NODE,
+        Duration.ofHours(1), Duration.ofHours(1));
+    try {
+      p.start();
+      p.publish(plainDevices(4, -1));
+      await(() -> slices().size() == 1);
+      // someone else's update: the publisher's watch queues a sync after the (1 h) event delay
+      java.util.concurrent.CountDownLatch modified = new java.util.concurrent.CountDownLatch(1);
+      try (var w = client.dynamicResourceAllocation().v1().resourcesSlices()
+          .watch(new io.fabric8.kubernetes.client.Watcher<ResourceSlice>() {
+            @Override
+            public void eventReceived(Action action, ResourceSlice slice) {
+              if (action == Action.MODIFIED) {
+                modified.countDown();
+              }
+            }
+
+            @Override
+            public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {
+            }
+          })) {
+        ResourceSlice s = slices().get(0);
+        s.getMetadata().getLabels().put("example.com/touched", "yes");
+        client.dynamicResourceAllocation().v1().resourcesSlices().resource(s).update();
+        assertThat(modified.await(20, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      }
+      Thread.sleep(200); // the publisher's own watch has the event too
+      // a health change inside the event delay is written at once
+      p.publish(plainDevices(4, 2));
+      await(() -> slices().get(0).getSpec().getDevices().get(2).getTaints() != null
+          && !slices().get(0).getSpec().getDevices().get(2).getTaints().isEmpty());
+      assertThat(slices().get(0).getSpec().getDevices().get(2).getTaints()).singleElement()
+          .satisfies(t -> assertThat(t.getValue()).isEqualTo("80E01801"));
+    } finally {
+      p.close();
+    }
   }
 
   static void await(java.util.function.BooleanSupplier c) throws InterruptedException {

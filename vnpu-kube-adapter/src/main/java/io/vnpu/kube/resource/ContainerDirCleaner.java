@@ -1,4 +1,4 @@
-package io.vnpu.kube.hami.cleanup;
+package io.vnpu.kube.resource;
 
 import io.vnpu.quota.files.HostFiles;
 import java.io.IOException;
@@ -16,9 +16,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Removes the per-container directories ({@code <HOOK_PATH>/containers/<podUID>_<container>},
+ * Removes the per-container directories ({@code <podUID>_<container or device ID>} under one root:
+ * HAMi's {@code <HOOK_PATH>/containers}, MindCluster's {@code <softShareDevConfigDir>/vnpu-containers};
  * about 139 KiB each with the quota region) of pods that are gone or finished, so short jobs do
- * not leave a gigabyte a day behind. Removal never follows links ({@link HostFiles#deleteTree}).
+ * not leave a gigabyte a day behind, and then the compute-registry entries of those containers
+ * ({@link ComputeRegistrations#reconcile()}). Removal never follows links ({@link HostFiles#deleteTree}).
  *
  * <p>The caller lists the directories ({@link #entries()}) before it lists the pods: a directory is
  * created by Allocate only after its pod was bound to the node, so a pod missing from a later
@@ -28,10 +30,21 @@ public final class ContainerDirCleaner {
   private static final Logger LOG = LoggerFactory.getLogger(ContainerDirCleaner.class);
 
   private final Path root;
+  private final Optional<ComputeRegistrations> registrations;
 
   /** @param root the directory holding every container's directory ({@code <HOOK_PATH>/containers}) */
   public ContainerDirCleaner(Path root) {
+    this(root, Optional.empty());
+  }
+
+  /**
+   * @param root          the directory holding every container's directory
+   * @param registrations the compute registrations of the containers under {@code root}, reconciled
+   *                      after every removal round
+   */
+  public ContainerDirCleaner(Path root, Optional<ComputeRegistrations> registrations) {
     this.root = Objects.requireNonNull(root, "root");
+    this.registrations = Objects.requireNonNull(registrations, "registrations");
   }
 
   /** Names of the entries under the root now; empty when the root does not exist yet. */
@@ -49,7 +62,9 @@ public final class ContainerDirCleaner {
   /**
    * Removes each of {@code entries} whose pod is not in {@code phaseByPodUid} (deleted) or whose
    * phase is {@code Succeeded} or {@code Failed}. Entries that are not {@code <uid>_<name>} are
-   * left alone. A failure to remove one entry is logged and the others are still removed.
+   * left alone. A failure to remove one entry is logged and the others are still removed. Then the
+   * compute registrations of containers whose directory is gone are removed (every round, so an
+   * entry left by an agent that stopped half-way goes too).
    *
    * @param phaseByPodUid {@code status.phase} of every pod on this node, listed after the entries
    * @return the directories removed
@@ -69,6 +84,14 @@ public final class ContainerDirCleaner {
         }
       } catch (IOException e) {
         LOG.warn("remove {} failed: {}", dir, e.getMessage());
+      }
+    }
+    if (registrations.isPresent()) {
+      try {
+        registrations.get().reconcile();
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("compute registry clean-up in {} failed: {}; the next round retries",
+            registrations.get().registryDir(), e.getMessage());
       }
     }
     return removed;
