@@ -83,7 +83,7 @@ public final class ChipInventory {
           ? product.flatMap(Mixed310P::deviceType) : Optional.empty();
       chips.add(new ChipState(n, type, mixedType.isPresent() ? List.of() : vnpusOf(n, type),
           health.getOrDefault(n.logicId(), ChipHealth.normal(n.logicId())), product,
-          read("RoCE address", n, deviceManager::roceIp), mixedType.orElse(type.deviceName())));
+          read("RoCE address", n, deviceManager::roceIp), mixedType.orElse(type.deviceName()), false));
     }
     return publish(new NodeChips(cardRule(chips)));
   }
