@@ -39,5 +39,5 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 annotation huawei.com/vnpu-mode: hami-core can ask for it on any node). MindCluster's soft sharing is
 Huawei's vCANN-RT and the DRA plugin hands out whole NPUs, so neither uses libvnpu.so yet. */}}
 {{- define "vnpu.limiterOn" -}}
-{{- if eq .Values.mode "hami" -}}true{{- end -}}
+{{- if or (eq .Values.mode "hami") (and (eq .Values.mode "dra") .Values.dra.softSlicing) -}}true{{- end -}}
 {{- end -}}

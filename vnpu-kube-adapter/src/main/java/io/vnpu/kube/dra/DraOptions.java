@@ -21,10 +21,56 @@ import java.util.regex.Pattern;
  *                        device directory under {@code --simulate})
  * @param mountRoot       host root the driver mount paths are resolved against ({@code /})
  * @param resync          period of the full ResourceSlice sync
+ * @param enableSoftSlicing publish chips for soft sharing by consumable memory and AI-core percent,
+ *                        enforced by the limiter through a quota region per share
+ *                        ({@code --enable-soft-slicing}); with {@code enableHardVnpu} as well,
+ *                        chips that can be hard-split are hard, the others soft
+ *                        ({@link io.vnpu.kube.dra.modes.ChipModes})
+ * @param capacityNames   names of the soft capacities ({@code --capacity-names})
+ * @param chipModes       sharing modes pinned by phy ID ({@code --chip-modes})
+ * @param sharedCounters  offer a chip in two modes kept exclusive by per-chip shared counters
+ *                        where the API server keeps them ({@code --shared-counters=auto}); false:
+ *                        one mode per chip ({@code off}); docs/dra-sharing-modes.md
  */
 public record DraOptions(String nodeName, String driverName, Path cdiRoot, String deviceProfile,
     Path registrarDir, Path pluginsDir, boolean enableHardVnpu, int healthcheckPort, Path devRoot,
-    Path mountRoot, Duration resync) {
+    Path mountRoot, Duration resync, boolean enableSoftSlicing,
+    io.vnpu.kube.dra.modes.SoftCapacityNames capacityNames,
+    io.vnpu.kube.dra.modes.ChipModePins chipModes, boolean sharedCounters) {
+
+  /** Soft slicing off. */
+  public DraOptions(String nodeName, String driverName, Path cdiRoot, String deviceProfile,
+      Path registrarDir, Path pluginsDir, boolean enableHardVnpu, int healthcheckPort, Path devRoot,
+      Path mountRoot, Duration resync) {
+    this(nodeName, driverName, cdiRoot, deviceProfile, registrarDir, pluginsDir, enableHardVnpu,
+        healthcheckPort, devRoot, mountRoot, resync, false,
+        io.vnpu.kube.dra.modes.SoftCapacityNames.HAMI);
+  }
+
+  /** Nothing pinned by {@code --chip-modes}, shared counters where the API server keeps them. */
+  public DraOptions(String nodeName, String driverName, Path cdiRoot, String deviceProfile,
+      Path registrarDir, Path pluginsDir, boolean enableHardVnpu, int healthcheckPort, Path devRoot,
+      Path mountRoot, Duration resync, boolean enableSoftSlicing,
+      io.vnpu.kube.dra.modes.SoftCapacityNames capacityNames) {
+    this(nodeName, driverName, cdiRoot, deviceProfile, registrarDir, pluginsDir, enableHardVnpu,
+        healthcheckPort, devRoot, mountRoot, resync, enableSoftSlicing, capacityNames,
+        io.vnpu.kube.dra.modes.ChipModePins.NONE, true);
+  }
+
+  /** The same options with {@code --chip-modes} and {@code --shared-counters}. */
+  public DraOptions withChipModes(io.vnpu.kube.dra.modes.ChipModePins pins, boolean counters) {
+    return new DraOptions(nodeName, driverName, cdiRoot, deviceProfile, registrarDir, pluginsDir,
+        enableHardVnpu, healthcheckPort, devRoot, mountRoot, resync, enableSoftSlicing,
+        capacityNames, pins, counters);
+  }
+
+  /** The same options with soft slicing on or off and the given capacity names. */
+  public DraOptions withSoftSlicing(boolean enable,
+      io.vnpu.kube.dra.modes.SoftCapacityNames names) {
+    return new DraOptions(nodeName, driverName, cdiRoot, deviceProfile, registrarDir, pluginsDir,
+        enableHardVnpu, healthcheckPort, devRoot, mountRoot, resync, enable, names, chipModes,
+        sharedCounters);
+  }
 
   public static final String DEFAULT_DRIVER = "npu.huawei.com";
   public static final String PROFILE_NPU = "npu";
@@ -41,6 +87,8 @@ public record DraOptions(String nodeName, String driverName, Path cdiRoot, Strin
     Objects.requireNonNull(devRoot, "devRoot");
     Objects.requireNonNull(mountRoot, "mountRoot");
     Objects.requireNonNull(resync, "resync");
+    Objects.requireNonNull(capacityNames, "capacityNames");
+    Objects.requireNonNull(chipModes, "chipModes");
     if (nodeName == null || nodeName.isBlank()) {
       throw new IllegalArgumentException("--node-name: required (or env NODE_NAME)");
     }

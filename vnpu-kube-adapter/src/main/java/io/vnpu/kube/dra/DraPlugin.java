@@ -59,6 +59,9 @@ public final class DraPlugin implements AutoCloseable {
   private final ResourceSlicePublisher publisher;
   private final NpuSliceDevices sliceDevices;
   private final HardVnpuChips hardVnpu;
+  private final io.vnpu.kube.dra.modes.ChipModes modes;
+  private final io.vnpu.kube.dra.soft.SoftSlicing soft; // null when soft slicing is off
+  private io.vnpu.kube.dra.soft.LimiterSoftRegions softRegions;
   private final PluginSockets sockets;
   private final CdiKind cdiKind;
   private final KubernetesClient client;
@@ -96,6 +99,20 @@ public final class DraPlugin implements AutoCloseable {
    */
   public DraPlugin(DraOptions options, KubernetesClient client, Callable<DeviceManager> opener,
       NpuDeviceFacts facts, String bootId, Clock clock, DeviceConfig deviceConfig) {
+    this(options, client, opener, facts, bootId, clock, deviceConfig,
+        io.vnpu.kube.limiter.LimiterFiles.hami(java.nio.file.Path.of(
+            io.vnpu.kube.agent.LimiterOptions.DEFAULT_HOST_DIR)), null);
+  }
+
+  /**
+   * @param limiter     where the limiter lies, used with {@link DraOptions#enableSoftSlicing()}
+   * @param limiterGate asked before every soft share is prepared; null: a
+   *                    {@link io.vnpu.kube.limiter.LimiterVerifier} of {@code limiter} for this
+   *                    machine
+   */
+  public DraPlugin(DraOptions options, KubernetesClient client, Callable<DeviceManager> opener,
+      NpuDeviceFacts facts, String bootId, Clock clock, DeviceConfig deviceConfig,
+      io.vnpu.kube.limiter.LimiterFiles limiter, io.vnpu.kube.limiter.LimiterGate limiterGate) {
     this.options = Objects.requireNonNull(options, "options");
     this.client = Objects.requireNonNull(client, "client");
     this.bootId = Objects.requireNonNull(bootId, "bootId");
@@ -108,7 +125,15 @@ public final class DraPlugin implements AutoCloseable {
     this.publisher = new ResourceSlicePublisher(client, options.driverName(), options.nodeName(),
         options.resync(), Duration.ofSeconds(1));
     this.hardVnpu = new HardVnpuChips(options.enableHardVnpu(), deviceConfig);
-    this.sliceDevices = new NpuSliceDevices(facts, hardVnpu);
+    this.modes = new io.vnpu.kube.dra.modes.ChipModes(hardVnpu, options.enableSoftSlicing(),
+        options.capacityNames(), options.chipModes());
+    this.counters.set(options.sharedCounters());
+    publisher.onDroppedFields(this::droppedFields);
+    this.soft = !options.enableSoftSlicing() ? null
+        : io.vnpu.kube.dra.soft.SoftSlicing.inDataDir(sockets.dataDir(), limiter,
+            limiterGate != null ? limiterGate
+                : io.vnpu.kube.limiter.LimiterVerifier.forThisMachine(limiter));
+    this.sliceDevices = new NpuSliceDevices(facts, modes);
     this.taints = new NpuDeviceTaints(options.driverName());
   }
 
@@ -146,6 +171,28 @@ public final class DraPlugin implements AutoCloseable {
   }
 
   private final Object publishLock = new Object();
+  /** Whether chips may be offered in two modes behind shared counters (until dropped). */
+  private final java.util.concurrent.atomic.AtomicBoolean counters =
+      new java.util.concurrent.atomic.AtomicBoolean();
+
+  /**
+   * The API server dropped ResourceSlice fields (the publisher has warned once per field): when
+   * the chips' counters are among them, every chip is offered in one mode from now on.
+   */
+  private void droppedFields(java.util.Set<io.vnpu.kube.dra.slices.DroppedField> fields) {
+    if (fields.stream().anyMatch(io.vnpu.kube.dra.slices.DroppedField::overCommits)
+        && counters.getAndSet(false)) {
+      log.warn("shared counters are not kept by the API server: every chip is offered in one"
+          + " sharing mode ({} or the default rule); restart the plugin once the API server"
+          + " keeps them", io.vnpu.kube.dra.modes.ChipModePins.FLAG);
+      republish();
+    }
+  }
+
+  /** Whether chips are offered behind shared counters now (false after a fallback). */
+  public boolean sharedCounters() {
+    return counters.get();
+  }
 
   /** Serialised so a slower caller cannot publish an older snapshot over a newer one. */
   private void republish() {
@@ -164,18 +211,25 @@ public final class DraPlugin implements AutoCloseable {
       h = health;
     }
     Map<Integer, ChipHealth> chips = h == null ? Map.of() : h.chips();
+    boolean c = counters.get();
     List<ResourceHealthServer.DeviceReport> out = new java.util.ArrayList<>();
-    inventory.devices().forEach((name, npu) -> {
-      if (h == null) {
+    inventory.devices().forEach((chipDevice, npu) -> {
+      // every device the chip is published as: npu-<phy>, and npu-<phy>-soft next to it
+      List<String> names = modes.offered(npu, c).size() > 1
+          ? List.of(chipDevice, io.vnpu.kube.dra.devices.NpuDeviceNames.soft(npu.phyId()))
+          : List.of(chipDevice);
+      for (String name : names) {
+        if (h == null) {
+          out.add(new ResourceHealthServer.DeviceReport(options.nodeName(), name,
+              ResourceHealthServer.State.UNKNOWN, "chip health is not monitored"));
+          continue;
+        }
+        ChipHealth ch = chips.getOrDefault(npu.logicId(), ChipHealth.normal(npu.logicId()));
+        var d = ch.toDeviceHealth();
         out.add(new ResourceHealthServer.DeviceReport(options.nodeName(), name,
-            ResourceHealthServer.State.UNKNOWN, "chip health is not monitored"));
-        return;
+            d.healthy() ? ResourceHealthServer.State.HEALTHY
+                : ResourceHealthServer.State.UNHEALTHY, d.healthy() ? "" : d.reason()));
       }
-      ChipHealth c = chips.getOrDefault(npu.logicId(), ChipHealth.normal(npu.logicId()));
-      var d = c.toDeviceHealth();
-      out.add(new ResourceHealthServer.DeviceReport(options.nodeName(), name,
-          d.healthy() ? ResourceHealthServer.State.HEALTHY : ResourceHealthServer.State.UNHEALTHY,
-          d.healthy() ? "" : d.reason()));
     });
     return out;
   }
@@ -189,8 +243,9 @@ public final class DraPlugin implements AutoCloseable {
       return; // an unknown device set is never published (it would look like an empty node)
     }
     var npus = inventory.devices().values();
-    publisher.publish(h == null ? sliceDevices.devices(npus)
-        : sliceDevices.devices(npus, h.chips(), taints));
+    boolean c = counters.get();
+    publisher.publish(io.vnpu.kube.dra.slices.ChipCounters.pool(sliceDevices.chips(npus,
+        h == null ? Map.of() : h.chips(), taints, c), c));
     ResourceHealthServer hs = healthServer;
     if (hs != null) {
       hs.changed();
@@ -217,15 +272,22 @@ public final class DraPlugin implements AutoCloseable {
     AscendHostLayout host = new AscendHostLayout(new DeviceNodeProbe(options.devRoot()),
         options.mountRoot());
     java.nio.file.Files.createDirectories(sockets.dataDir());
+    if (soft != null) {
+      softRegions = new io.vnpu.kube.dra.soft.LimiterSoftRegions(soft,
+          new io.vnpu.quota.region.QuotaRegions());
+    }
     state = DeviceState.open(
         new CheckpointStore(sockets.dataDir().resolve(CheckpointStore.FILE_NAME), clock), cdi,
-        new ClaimSpecBuilder(cdiKind, host),
-        new ClaimPlanner(options.driverName(), options.nodeName(), cdiKind, hardVnpu), inventory,
-        options.nodeName(), bootId, Duration.ofSeconds(30), new DiscoveredVnpuDriver(discovery));
+        new ClaimSpecBuilder(cdiKind, host, soft),
+        new ClaimPlanner(options.driverName(), options.nodeName(), cdiKind, modes, soft),
+        inventory, options.nodeName(), bootId, Duration.ofSeconds(30),
+        new DiscoveredVnpuDriver(discovery), softRegions);
     healthServer = new ResourceHealthServer(this::healthReports, HEALTH_RESEND,
         HEALTH_TIMEOUT, clock);
     server = new KubeletPluginServer(sockets, options.driverName(),
-        measured(new NpuDriver(new ClaimFetcher(client), state)), Duration.ofSeconds(1),
+        measured(new NpuDriver(new ClaimFetcher(client), state,
+            new io.vnpu.kube.dra.claims.ClaimStatusWriter(client, options.driverName(),
+                options.nodeName()), inventory::devices)), Duration.ofSeconds(1),
         Optional.of(healthServer));
     server.start();
     if (options.healthcheckPort() >= 0) {
@@ -296,5 +358,12 @@ public final class DraPlugin implements AutoCloseable {
     }
     publisher.close();
     discovery.close();
+    if (softRegions != null) {
+      try {
+        softRegions.close();
+      } catch (IOException e) {
+        log.warn("closing the compute registries: {}", e.getMessage());
+      }
+    }
   }
 }

@@ -31,11 +31,25 @@ public final class NpuDriver implements ClaimHandler {
 
   private final ClaimReader fetcher;
   private final DeviceState state;
+  private final java.util.Optional<io.vnpu.kube.dra.claims.ClaimStatusWriter> status;
+  private final java.util.function.Supplier<Map<String, io.vnpu.api.model.Npu>> npus;
 
   /** @param fetcher reads the claims (the API server in the plugin: {@code ClaimFetcher}) */
   public NpuDriver(ClaimReader fetcher, DeviceState state) {
+    this(fetcher, state, null, Map::of);
+  }
+
+  /**
+   * @param status writes {@code status.devices} of each prepared claim (best effort); null: none
+   * @param npus   the node's NPUs by device name, for the status
+   */
+  public NpuDriver(ClaimReader fetcher, DeviceState state,
+      io.vnpu.kube.dra.claims.ClaimStatusWriter status,
+      java.util.function.Supplier<Map<String, io.vnpu.api.model.Npu>> npus) {
     this.fetcher = Objects.requireNonNull(fetcher, "fetcher");
     this.state = Objects.requireNonNull(state, "state");
+    this.status = java.util.Optional.ofNullable(status);
+    this.npus = Objects.requireNonNull(npus, "npus");
   }
 
   @Override
@@ -58,6 +72,16 @@ public final class NpuDriver implements ClaimHandler {
         out.put(claim.getMetadata().getUid(), state.prepare(claim));
       } catch (StateUnavailableException e) {
         throw Status.UNAVAILABLE.withDescription(e.getMessage()).asException();
+      }
+    }
+    if (status.isPresent()) {
+      // outside the state lock, after every claim is prepared: a slow API server delays the
+      // answer but never blocks another prepare or unprepare
+      for (ResourceClaim claim : fetched) {
+        PrepareOutcome o = out.get(claim.getMetadata().getUid());
+        if (o.error().isEmpty() && !o.devices().isEmpty()) {
+          status.get().prepared(claim, o.devices(), npus.get());
+        }
       }
     }
     return out;

@@ -250,6 +250,32 @@ class HelmChartTest {
   }
 
   @Test
+  void draSoftSlicingPassesItsFlagsAndMountsTheLimiterDirectory() throws Exception {
+    List<HasMetadata> o = objects(render(Map.of("mode", "dra", "dra.softSlicing", "true",
+        "dra.capacityNames", "openfuyao")));
+    PodSpec pod = one(o, DaemonSet.class).getSpec().getTemplate().getSpec();
+    Container c = pod.getContainers().get(0);
+    DraFlags flags = new DraFlags();
+    List<String> args = new ArrayList<>(c.getArgs());
+    args.add("--node-name=n1");
+    new CommandLine(flags).parseArgs(args.toArray(String[]::new));
+    DraOptions opts = flags.toOptions(Path.of("/dev"), Path.of("/"));
+    assertThat(opts.enableSoftSlicing()).isTrue();
+    assertThat(opts.capacityNames()).isEqualTo(io.vnpu.kube.dra.modes.SoftCapacityNames.OPENFUYAO);
+    assertThat(flags.limiterSource()).contains(Path.of("/usr/local/hami-vnpu-core-assets/libvnpu.so"));
+    Path limiterDir = flags.limiterFiles().hostDir();
+    assertThat(hostPathAt(pod, c, limiterDir)).isEqualTo(limiterDir.toString());
+    // regions and compute registries live in the plugin's data directory, already mounted
+    assertThat(hostPathAt(pod, c, opts.pluginsDir())).isEqualTo(opts.pluginsDir().toString());
+    assertCovers(o, List.of("resource.k8s.io/resourceclaims/status/patch"));
+    // off by default: no limiter arguments and no limiter mount
+    Container off = one(objects(render(Map.of("mode", "dra"))), DaemonSet.class).getSpec()
+        .getTemplate().getSpec().getContainers().get(0);
+    assertThat(off.getArgs()).noneMatch(a -> a.startsWith("--enable-soft-slicing")
+        || a.startsWith("--limiter-dir"));
+  }
+
+  @Test
   void draModeShipsAnExtendedResourceDeviceClassPerChipModelSelectingThatModelOfOurDriver()
       throws Exception {
     Map<String, io.fabric8.kubernetes.api.model.resource.v1.DeviceClass> classes =

@@ -37,6 +37,14 @@ final class DraTestBed {
   /** {@code --enable-hard-vnpu} and the templates it reads. */
   boolean hardVnpu;
   DeviceConfig deviceConfig = new DeviceConfig(false, List.of());
+  /** {@code --enable-soft-slicing}, {@code --capacity-names} and the limiter soft shares use. */
+  boolean softSlicing;
+  io.vnpu.kube.dra.modes.SoftCapacityNames capacityNames =
+      io.vnpu.kube.dra.modes.SoftCapacityNames.HAMI;
+  io.vnpu.kube.limiter.LimiterFiles limiter;
+  /** {@code --chip-modes} and {@code --shared-counters} ({@code auto}: true). */
+  io.vnpu.kube.dra.modes.ChipModePins chipModes = io.vnpu.kube.dra.modes.ChipModePins.NONE;
+  boolean sharedCounters = true;
   /** How the plugin opens DCMI: the in-memory {@link #dcmi} unless a test points it elsewhere. */
   java.util.concurrent.Callable<io.vnpu.api.spi.DeviceManager> opener = () -> dcmi;
 
@@ -65,13 +73,15 @@ final class DraTestBed {
 
   DraOptions options() {
     return new DraOptions(NODE, DRIVER, cdi, "npu", registrar, plugins, hardVnpu, healthcheckPort,
-        dev, mounts, Duration.ofMillis(300));
+        dev, mounts, Duration.ofMillis(300)).withSoftSlicing(softSlicing, capacityNames)
+        .withChipModes(chipModes, sharedCounters);
   }
 
   DraPlugin plugin() {
     return new DraPlugin(options(), client, opener,
         npu -> Optional.of(String.format("0000:%02x:00.0", 0xc1 + npu.phyId())), bootId,
-        Clock.systemUTC(), deviceConfig);
+        Clock.systemUTC(), deviceConfig, limiter != null ? limiter
+            : io.vnpu.kube.limiter.LimiterFiles.hami(root.resolve("no-limiter")), null);
   }
 
   DraPlugin startedPlugin() throws IOException {

@@ -180,6 +180,18 @@ class HardVnpuEndToEndTest {
           assertThat(v.memoryMib()).isEqualTo(16384);
         });
 
+    var status = client.dynamicResourceAllocation().v1().resourceClaims().inNamespace("demo")
+        .withName("c1").get().getStatus().getDevices();
+    assertThat(status).singleElement().satisfies(st -> {
+      assertThat(st.getDevice()).isEqualTo("npu-0");
+      assertThat(st.getShareID()).isEqualTo("s1");
+    });
+    // as on the wire (the client's model wraps the raw extension when read back)
+    assertThat(json.readTree(client.raw("/apis/resource.k8s.io/v1/namespaces/demo/resourceclaims"
+        + "/c1")).at("/status/devices/0/data").toString()).isEqualTo("{\"uuid\":\""
+        + plugin.inventory().devices().get("npu-0").uuid()
+        + "\",\"physicalId\":0,\"vnpuId\":100,\"template\":\"vir10_3c_16g\"}");
+
     assertThat(prepare("c2", "s2", "10000Mi").getError()).isEmpty();
     assertThat(bed.dcmi.listVnpus(0)).extracting(v -> v.vnpuId()).containsExactly(100, 101);
 

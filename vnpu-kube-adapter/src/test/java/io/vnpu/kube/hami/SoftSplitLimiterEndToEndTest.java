@@ -82,6 +82,7 @@ class SoftSplitLimiterEndToEndTest {
   // compute registry; the entry survives an agent restart and goes with the pod
   @Test
   void coreRequestOf25IsHeldAndTheRegistrationFollowsThePod() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(SimContainer.available(), SimContainer.UNAVAILABLE);
     node(client, Map.of("hami.io/mutex.lock", "2024-01-01T00:00:00Z,default,burn25"));
     pod(client, "burn25", 1L, Map.of("huawei.com/vnpu-mode", "hami-core",
         "hami.io/Ascend910B3-devices-to-allocate", "U0,Ascend910B3,1024,25:;",

@@ -144,6 +144,36 @@ public final class SimContainer {
     throw new AssertionError("no " + key + " in " + line);
   }
 
+  private static volatile Boolean available;
+
+  /**
+   * Whether this machine lets the tests make mount namespaces (a container without
+   * {@code CAP_SYS_ADMIN} and without user namespaces does not); probed once.
+   */
+  public static boolean available() {
+    Boolean a = available;
+    if (a == null) {
+      List<String> cmd = new ArrayList<>(namespacePrefix());
+      cmd.addAll(List.of("sh", "-c", "mount --make-rprivate / && mount -t tmpfs vnpu-probe /mnt"));
+      try {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        p.getInputStream().readAllBytes();
+        a = p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+      } catch (IOException e) {
+        a = false;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        a = false;
+      }
+      available = a;
+    }
+    return a;
+  }
+
+  /** Why a test that needs {@link #available()} cannot run here. */
+  public static final String UNAVAILABLE = "mount namespaces are not available (needs root with CAP_SYS_ADMIN or"
+      + " unprivileged user namespaces): a container cannot be run as a runtime would";
+
   private static List<String> namespacePrefix() {
     // root may make mount namespaces directly; anybody else needs a user namespace for it
     return "root".equals(System.getProperty("user.name"))

@@ -49,6 +49,56 @@ public final class DraFlags {
           + " allocations get a template vNPU created at prepare; needs --device-config.")
   boolean enableHardVnpu;
 
+  @Option(names = "--enable-soft-slicing", defaultValue = "${env:ENABLE_SOFT_SLICING:-false}",
+      fallbackValue = "true", arity = "0..1", paramLabel = "BOOL",
+      description = "Soft slicing (env ENABLE_SOFT_SLICING): chips are published shareable by"
+          + " consumable memory (bytes) and AI-core percent; each share gets a quota region the"
+          + " limiter (libvnpu.so, preloaded through the CDI edits) enforces. With"
+          + " --enable-hard-vnpu too, 910B chips with vNPU templates are hard, all others soft.")
+  boolean enableSoftSlicing;
+
+  @Option(names = "--capacity-names", defaultValue = "${env:CAPACITY_NAMES:-hami}",
+      paramLabel = "NAMES",
+      description = "Names of the soft capacities (env CAPACITY_NAMES): hami = memory, cores"
+          + " (HAMi's driver); openfuyao = memCapacity, coreCapacity (openFuyao's). Default:"
+          + " ${DEFAULT-VALUE}.")
+  String capacityNames;
+
+  @Option(names = "--limiter-dir",
+      defaultValue = "${env:LIMITER_DIR:-" + io.vnpu.kube.agent.LimiterOptions.DEFAULT_HOST_DIR
+          + "}", paramLabel = "DIR",
+      description = "Host directory of libvnpu.so and ld.so.preload that soft-sliced containers"
+          + " mount (env LIMITER_DIR; default: ${DEFAULT-VALUE}); read with"
+          + " --enable-soft-slicing.")
+  Path limiterDir;
+
+  @Option(names = "--limiter-assets",
+      defaultValue = "${env:HAMI_VNPU_ASSETS_PATH:-"
+          + io.vnpu.kube.agent.LimiterOptions.DEFAULT_ASSETS + "}", paramLabel = "DIR",
+      description = "Directory in the image holding libvnpu.so, installed into --limiter-dir at"
+          + " start (env HAMI_VNPU_ASSETS_PATH; default: ${DEFAULT-VALUE}).")
+  Path limiterAssets;
+
+  @Option(names = "--install-limiter", negatable = true, defaultValue = "true",
+      fallbackValue = "true",
+      description = "Install the limiter into --limiter-dir at start (default: ${DEFAULT-VALUE});"
+          + " --no-install-limiter only verifies files an operator provides.")
+  boolean installLimiter;
+
+  @Option(names = "--chip-modes", defaultValue = "${env:CHIP_MODES}", paramLabel = "LIST",
+      description = "Sharing mode pinned per chip (env CHIP_MODES): <phy IDs>=<mode>,... with phy"
+          + " IDs one ID or a range (0-3) and mode whole, hard or soft, e.g. 0-3=hard,4-7=soft;"
+          + " unlisted chips follow the default rule (docs/dra-sharing-modes.md).")
+  String chipModes;
+
+  @Option(names = "--shared-counters", defaultValue = "${env:SHARED_COUNTERS:-auto}",
+      paramLabel = "MODE",
+      description = "auto: a chip that can be hard and soft is offered both ways, kept exclusive"
+          + " by per-chip shared counters, falling back to one mode per chip when the API server"
+          + " drops them; off: one mode per chip (for schedulers without kubernetes#139040)"
+          + " (env SHARED_COUNTERS; default: ${DEFAULT-VALUE}).")
+  String sharedCounters;
+
   @Option(names = "--device-config", defaultValue = "${env:DEVICE_CONFIG}", paramLabel = "FILE",
       description = "HAMi device-config.yaml (or its ConfigMap) with the vNPU templates per chip"
           + " (env DEVICE_CONFIG); read with --enable-hard-vnpu.")
@@ -129,6 +179,34 @@ public final class DraFlags {
    */
   public DraOptions toOptions(Path devRoot, Path mountRoot) {
     return new DraOptions(nodeName, driverName, cdiRoot, deviceProfile, registrarDir, pluginsDir,
-        enableHardVnpu, healthcheckPort, devRoot, mountRoot, Duration.ofSeconds(30));
+        enableHardVnpu, healthcheckPort, devRoot, mountRoot, Duration.ofSeconds(30),
+        enableSoftSlicing, io.vnpu.kube.dra.modes.SoftCapacityNames.parse(capacityNames))
+        .withChipModes(io.vnpu.kube.dra.modes.ChipModePins.parse(chipModes, enableHardVnpu,
+            enableSoftSlicing), sharedCounters());
+  }
+
+  /**
+   * {@code --shared-counters}: true for {@code auto}, false for {@code off}.
+   *
+   * @throws IllegalArgumentException naming the flag and value otherwise
+   */
+  boolean sharedCounters() {
+    return switch (sharedCounters == null ? "auto" : sharedCounters) {
+      case "auto" -> true;
+      case "off" -> false;
+      default -> throw new IllegalArgumentException("--shared-counters = " + sharedCounters
+          + ": unknown (known: auto, off)");
+    };
+  }
+
+  /** The limiter's host directory and container path (hami-vnpu-core layout). */
+  public io.vnpu.kube.limiter.LimiterFiles limiterFiles() {
+    return io.vnpu.kube.limiter.LimiterFiles.hami(limiterDir);
+  }
+
+  /** The library to install into {@link #limiterFiles()}, empty with --no-install-limiter. */
+  public Optional<Path> limiterSource() {
+    return installLimiter ? Optional.of(limiterAssets.resolve(
+        io.vnpu.kube.limiter.LimiterFiles.LIBRARY)) : Optional.empty();
   }
 }

@@ -112,6 +112,13 @@ public final class DraLauncher {
     AtomicReference<DcmiDeviceManager> dcmi = new AtomicReference<>();
     NpuDeviceFacts facts = npu -> pciBusId(dcmi.get(), npu);
     Optional<DcmiNodeSelector.OpenNode> simNode = simulated;
+    io.vnpu.kube.limiter.LimiterFiles limiterFiles = flags.limiterFiles();
+    io.vnpu.kube.limiter.LimiterGate limiterGate = null;
+    if (options.enableSoftSlicing()) {
+      // a limiter problem does not stop the plugin: soft shares are refused naming the file
+      limiterGate = io.vnpu.kube.limiter.LimiterProvisioning.provision(limiterFiles,
+          flags.limiterSource(), io.vnpu.kube.limiter.ElfSharedObject.thisMachine());
+    }
     AtomicReference<DraPlugin> self = new AtomicReference<>();
     AtomicReference<HealthMonitor> health = new AtomicReference<>();
     DraPlugin plugin = new DraPlugin(options, client, () -> {
@@ -125,7 +132,8 @@ public final class DraLauncher {
         self.get().watchHealth(health.get());
       }
       return (DeviceManager) m;
-    }, facts, BootId.read(BootId.PROC_FILE), Clock.systemUTC(), deviceConfig);
+    }, facts, BootId.read(BootId.PROC_FILE), Clock.systemUTC(), deviceConfig, limiterFiles,
+        limiterGate);
     self.set(plugin);
     if (simNode.isPresent()) {
       Path dev = devRoot;

@@ -20,17 +20,26 @@ import java.util.Objects;
  * @param adminAccess  allocation result {@code adminAccess}
  * @param cdiDeviceIds the fully qualified CDI IDs returned to the kubelet
  * @param vnpu         the hard vNPU created for this (device, shareID), null for a whole NPU
+ * @param soft         the soft share (quota region) of this (device, shareID), null when not soft
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record PreparedDevice(List<String> requestNames, String poolName, String deviceName,
     String shareId, int physicalId, boolean adminAccess, List<String> cdiDeviceIds,
-    VnpuRecord vnpu) {
+    VnpuRecord vnpu, io.vnpu.kube.dra.soft.SoftShareRecord soft) {
   public PreparedDevice {
     requestNames = requestNames == null ? List.of() : List.copyOf(requestNames);
     Objects.requireNonNull(poolName, "poolName");
     Objects.requireNonNull(deviceName, "deviceName");
     cdiDeviceIds = cdiDeviceIds == null ? List.of() : List.copyOf(cdiDeviceIds);
+  }
+
+  /** A device without soft share. */
+  public PreparedDevice(List<String> requestNames, String poolName, String deviceName,
+      String shareId, int physicalId, boolean adminAccess, List<String> cdiDeviceIds,
+      VnpuRecord vnpu) {
+    this(requestNames, poolName, deviceName, shareId, physicalId, adminAccess, cdiDeviceIds, vnpu,
+        null);
   }
 
   /** A whole-NPU (or share without vNPU) device. */
@@ -42,6 +51,12 @@ public record PreparedDevice(List<String> requestNames, String poolName, String 
   /** The same device holding {@code next}. */
   public PreparedDevice withVnpu(VnpuRecord next) {
     return new PreparedDevice(requestNames, poolName, deviceName, shareId, physicalId, adminAccess,
-        cdiDeviceIds, next);
+        cdiDeviceIds, next, soft);
+  }
+
+  /** The same device holding soft share {@code next}. */
+  public PreparedDevice withSoft(io.vnpu.kube.dra.soft.SoftShareRecord next) {
+    return new PreparedDevice(requestNames, poolName, deviceName, shareId, physicalId, adminAccess,
+        cdiDeviceIds, vnpu, next);
   }
 }

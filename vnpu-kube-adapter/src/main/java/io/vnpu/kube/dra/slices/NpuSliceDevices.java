@@ -12,8 +12,10 @@ import io.vnpu.api.config.ChipConfig;
 import io.vnpu.api.health.ChipHealth;
 import io.vnpu.api.model.Npu;
 import io.vnpu.api.model.Units;
+import io.vnpu.kube.dra.modes.ChipMode;
+import io.vnpu.kube.dra.modes.ChipModes;
+import io.vnpu.kube.dra.modes.SoftCapacityNames;
 import io.vnpu.kube.dra.vnpu.HardVnpuChips;
-import java.util.Optional;
 import java.util.TreeSet;
 import io.vnpu.kube.dra.devices.NpuDeviceFacts;
 import io.vnpu.kube.dra.devices.NpuDeviceNames;
@@ -33,6 +35,22 @@ import java.util.Objects;
  * ID), {@code logicId} (int), {@code aiCore} (int, AI Cores of the chip); the standard
  * {@code resource.kubernetes.io/pciBusID} when known. Capacity {@code memCapacity} = HBM, as a
  * binary-suffixed quantity ({@code 64Gi}).
+ *
+ * <p>By the chip's {@link ChipMode}: whole chips as above; hard-vNPU chips with
+ * {@code allowMultipleAllocations} and {@code memCapacity} valid values; soft chips with
+ * {@code allowMultipleAllocations} and the two consumable capacities of {@link SoftCapacityNames}
+ * instead of {@code memCapacity} (every capacity of such a device is consumable, and one without a
+ * request policy would be consumed whole by every share):
+ * <ul>
+ *   <li>memory: value = HBM bytes; {@code requestPolicy{default: HBM, validRange{min: 1Mi,
+ *       max: HBM rounded down to 1Mi, step: 1Mi}}};
+ *   <li>cores: value = 100 (percent of AI-core time); {@code requestPolicy{default: 100,
+ *       validRange{min: 1, max: 100, step: 1}}}.
+ * </ul>
+ * The defaults are the whole chip: a claim naming no capacity (written for whole NPUs) gets the
+ * chip to itself instead of a silent share, and a claim naming only memory is not charged less
+ * AI-core time than it may use; HAMi's ascend-dra-driver uses the same defaults, so its claims
+ * consume the same amounts here.
  */
 public final class NpuSliceDevices {
   /** Attribute names, one place for the publisher, the tests and the shipped DeviceClasses. */
@@ -45,12 +63,18 @@ public final class NpuSliceDevices {
   public static final String AI_CORE = "aiCore";
   public static final String PCI_BUS_ID = "resource.kubernetes.io/pciBusID";
   public static final String MEM_CAPACITY = "memCapacity";
+  /**
+   * The device's sharing mode, {@code whole}, {@code hard} or {@code soft} (the words of
+   * {@code --chip-modes} and of the opaque configuration's {@code sharing}): a claim selects a mode
+   * with {@code device.attributes["<driver>"].sharing == "soft"} where a chip is offered in two.
+   */
+  public static final String SHARING = "sharing";
 
   private final NpuDeviceFacts facts;
-  private final HardVnpuChips hardVnpu;
+  private final ChipModes modes;
 
   public NpuSliceDevices(NpuDeviceFacts facts) {
-    this(facts, HardVnpuChips.OFF);
+    this(facts, ChipModes.WHOLE);
   }
 
   /**
@@ -61,8 +85,13 @@ public final class NpuSliceDevices {
    *                 the chip; the scheduler rounds a request up to the next valid value)
    */
   public NpuSliceDevices(NpuDeviceFacts facts, HardVnpuChips hardVnpu) {
+    this(facts, ChipModes.hardOnly(hardVnpu));
+  }
+
+  /** @param modes how each chip is offered */
+  public NpuSliceDevices(NpuDeviceFacts facts, ChipModes modes) {
     this.facts = Objects.requireNonNull(facts, "facts");
-    this.hardVnpu = Objects.requireNonNull(hardVnpu, "hardVnpu");
+    this.modes = Objects.requireNonNull(modes, "modes");
   }
 
   /** Devices for {@code npus}, ordered by phy ID, untainted. */
@@ -89,8 +118,38 @@ public final class NpuSliceDevices {
     return out;
   }
 
-  /** The device of one NPU. */
+  /**
+   * Each chip of {@code npus} with its devices, ordered by phy ID: one device per mode
+   * {@link ChipModes#offered} gives it ({@code npu-<phy>} in its own mode, {@code npu-<phy>-soft}
+   * for a second, soft mode), each with the taints of the chip's health (by logic ID).
+   *
+   * @param counters whether shared counters are available to keep modes of one chip exclusive
+   */
+  public List<ChipCounters.ChipDevices> chips(Collection<Npu> npus,
+      Map<Integer, ChipHealth> health, NpuDeviceTaints taints, boolean counters) {
+    List<ChipCounters.ChipDevices> out = new ArrayList<>();
+    npus.stream().sorted((a, b) -> Integer.compare(a.phyId(), b.phyId())).forEach(n -> {
+      ChipHealth h = health.get(n.logicId());
+      List<DeviceTaint> t = h == null ? List.of() : taints.of(h);
+      List<Device> devices = new ArrayList<>();
+      List<ChipMode> offered = modes.offered(n, counters);
+      for (int i = 0; i < offered.size(); i++) {
+        Device d = device(n, offered.get(i), i == 0 ? NpuDeviceNames.of(n.phyId())
+            : NpuDeviceNames.soft(n.phyId()));
+        devices.add(t.isEmpty() ? d : new DeviceBuilder(d).withTaints(t).build());
+      }
+      out.add(new ChipCounters.ChipDevices(n, devices));
+    });
+    return out;
+  }
+
+  /** The device of one NPU in its own mode ({@link ChipModes#modeOf}). */
   public Device device(Npu npu) {
+    return device(npu, modes.modeOf(npu), NpuDeviceNames.of(npu.phyId()));
+  }
+
+  /** The device {@code name} of {@code npu} offered in {@code mode}. */
+  Device device(Npu npu, ChipMode mode, String name) {
     Map<String, DeviceAttribute> attrs = new LinkedHashMap<>();
     attrs.put(CHIP_NAME, new DeviceAttributeBuilder().withString(npu.chipName()).build());
     if (npu.numaNode() >= 0) {
@@ -104,23 +163,44 @@ public final class NpuSliceDevices {
     attrs.put(AI_CORE, new DeviceAttributeBuilder().withInt((long) npu.aiCores()).build());
     facts.pciBusId(npu).ifPresent(b ->
         attrs.put(PCI_BUS_ID, new DeviceAttributeBuilder().withString(b).build()));
-    DeviceCapacityBuilder mem = new DeviceCapacityBuilder().withValue(quantity(npu.hbmBytes()));
-    Optional<ChipConfig> chip = hardVnpu.templatesFor(npu);
-    chip.ifPresent(c -> {
-      TreeSet<Long> sizes = new TreeSet<>();
-      c.templates().forEach(t -> sizes.add(t.memoryMib() * Units.MIB));
-      sizes.removeIf(b -> b > npu.hbmBytes());
-      sizes.add(npu.hbmBytes());
-      List<Quantity> valid = new ArrayList<>();
-      sizes.forEach(b -> valid.add(quantity(b)));
-      mem.withRequestPolicy(new CapacityRequestPolicyBuilder()
-          .withDefault(quantity(npu.hbmBytes())).withValidValues(valid).build());
-    });
+    attrs.put(SHARING, new DeviceAttributeBuilder().withString(switch (mode) {
+      case WHOLE -> "whole";
+      case HARD_VNPU -> "hard";
+      case SOFT -> "soft";
+    }).build());
+    Map<String, io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacity> capacity =
+        new LinkedHashMap<>();
+    if (mode == ChipMode.SOFT) {
+      SoftCapacityNames names = modes.capacityNames();
+      long maxBytes = npu.hbmBytes() / Units.MIB * Units.MIB;
+      capacity.put(names.memory(), new DeviceCapacityBuilder().withValue(quantity(npu.hbmBytes()))
+          .withRequestPolicy(new CapacityRequestPolicyBuilder().withDefault(quantity(maxBytes))
+              .withNewValidRange().withMin(quantity(Units.MIB)).withMax(quantity(maxBytes))
+              .withStep(quantity(Units.MIB)).endValidRange().build()).build());
+      capacity.put(names.cores(), new DeviceCapacityBuilder().withValue(new Quantity("100"))
+          .withRequestPolicy(new CapacityRequestPolicyBuilder().withDefault(new Quantity("100"))
+              .withNewValidRange().withMin(new Quantity("1")).withMax(new Quantity("100"))
+              .withStep(new Quantity("1")).endValidRange().build()).build());
+    } else {
+      DeviceCapacityBuilder mem = new DeviceCapacityBuilder().withValue(quantity(npu.hbmBytes()));
+      if (mode == ChipMode.HARD_VNPU) {
+        ChipConfig c = modes.templatesFor(npu).orElseThrow();
+        TreeSet<Long> sizes = new TreeSet<>();
+        c.templates().forEach(t -> sizes.add(t.memoryMib() * Units.MIB));
+        sizes.removeIf(b -> b > npu.hbmBytes());
+        sizes.add(npu.hbmBytes());
+        List<Quantity> valid = new ArrayList<>();
+        sizes.forEach(b -> valid.add(quantity(b)));
+        mem.withRequestPolicy(new CapacityRequestPolicyBuilder()
+            .withDefault(quantity(npu.hbmBytes())).withValidValues(valid).build());
+      }
+      capacity.put(MEM_CAPACITY, mem.build());
+    }
     DeviceBuilder b = new DeviceBuilder()
-        .withName(NpuDeviceNames.of(npu.phyId()))
+        .withName(name)
         .withAttributes(attrs)
-        .withCapacity(Map.of(MEM_CAPACITY, mem.build()));
-    if (chip.isPresent()) {
+        .withCapacity(capacity);
+    if (mode.shared()) {
       b.withAllowMultipleAllocations(true);
     }
     return b.build();

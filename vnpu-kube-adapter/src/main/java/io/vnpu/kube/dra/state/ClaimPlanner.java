@@ -1,6 +1,5 @@
 package io.vnpu.kube.dra.state;
 
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationConfiguration;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -9,8 +8,21 @@ import io.vnpu.api.config.ChipConfig;
 import io.vnpu.api.config.TemplateChoice;
 import io.vnpu.api.model.Npu;
 import io.vnpu.api.model.Units;
+import io.vnpu.kube.dra.devices.NpuDeviceNames;
 import io.vnpu.kube.dra.slices.NpuSliceDevices;
 import io.vnpu.kube.dra.vnpu.HardVnpuChips;
+import io.vnpu.kube.dra.config.ClaimConfigs;
+import io.vnpu.kube.dra.config.ConfigDecodeException;
+import io.vnpu.kube.dra.config.NpuConfig;
+import io.vnpu.kube.dra.config.NpuConfigDecoder;
+import io.vnpu.kube.dra.modes.ChipMode;
+import io.vnpu.kube.dra.modes.ChipModes;
+import io.vnpu.kube.dra.modes.SoftCapacityNames;
+import io.vnpu.kube.dra.soft.SoftShareRecord;
+import io.vnpu.kube.dra.soft.SoftSlicing;
+import io.vnpu.api.model.Priority;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import io.vnpu.kube.dra.vnpu.VnpuRecord;
 import io.vnpu.kube.dra.cdi.CdiKind;
 import io.vnpu.kube.dra.checkpoint.ClaimState;
@@ -30,15 +42,26 @@ import java.util.Objects;
  * ours (a claim may span drivers); each names a device we publish, else the claim fails; a request
  * name {@code main/sub} (prioritized list) is reported as {@code main}; the CDI device of a result
  * is {@code <claim UID>-<device>} ({@code -<shareID>} appended for a share), unique on the node so
- * two specs never define the same name. Whole-NPU allocation takes no opaque configuration: any
- * config entry for this driver fails the claim, naming it.
+ * two specs never define the same name.
+ *
+ * <p>By the chip's {@link ChipMode} ({@link ChipModes}): a share of a hard-vNPU chip gets the
+ * template for its {@code consumedCapacity.memCapacity}; a share of a soft chip gets a
+ * {@link SoftShareRecord}: memory and AI-core percent from {@code consumedCapacity} (exact, per
+ * device), weight and ceiling from the claim's {@link NpuConfig} (default: both = the cores
+ * charged, so the share is held to what the scheduler accounted; {@code computeCap: 0} makes it
+ * work-conserving), and its place in the quota region of its request (one region per request,
+ * entries in {@code ASCEND_VISIBLE_DEVICES} order). Opaque configuration of this driver is decoded
+ * strictly ({@link NpuConfigDecoder}); a {@code sharing} that does not match the chip's mode fails
+ * the claim.
  */
 public final class ClaimPlanner {
 
   private final String driverName;
   private final String poolName;
   private final CdiKind cdiKind;
-  private final HardVnpuChips hardVnpu;
+  private final ChipModes modes;
+  private final SoftSlicing soft;
+  private final NpuConfigDecoder decoder = new NpuConfigDecoder();
 
   public ClaimPlanner(String driverName, String poolName, CdiKind cdiKind) {
     this(driverName, poolName, cdiKind, HardVnpuChips.OFF);
@@ -49,10 +72,21 @@ public final class ClaimPlanner {
    */
   public ClaimPlanner(String driverName, String poolName, CdiKind cdiKind,
       HardVnpuChips hardVnpu) {
+    this(driverName, poolName, cdiKind, ChipModes.hardOnly(hardVnpu), null);
+  }
+
+  /**
+   * @param modes each chip's mode
+   * @param soft  where soft shares' regions go; null when no chip is soft (a soft chip's share is
+   *              then a per-claim error)
+   */
+  public ClaimPlanner(String driverName, String poolName, CdiKind cdiKind, ChipModes modes,
+      SoftSlicing soft) {
     this.driverName = Objects.requireNonNull(driverName, "driverName");
     this.poolName = Objects.requireNonNull(poolName, "poolName");
     this.cdiKind = Objects.requireNonNull(cdiKind, "cdiKind");
-    this.hardVnpu = Objects.requireNonNull(hardVnpu, "hardVnpu");
+    this.modes = Objects.requireNonNull(modes, "modes");
+    this.soft = soft;
   }
 
   /**
@@ -68,19 +102,11 @@ public final class ClaimPlanner {
     DeviceAllocationResult alloc = claim.getStatus().getAllocation().getDevices();
     List<PreparedDevice> out = new ArrayList<>();
     if (alloc != null) {
-      List<DeviceAllocationConfiguration> configs = alloc.getConfig();
-      for (int i = 0; i < configs.size(); i++) {
-        DeviceAllocationConfiguration c = configs.get(i);
-        if (c.getOpaque() == null) {
-          // a config kind newer than this build: refusing is safer than ignoring it
-          throw new PlanException(where + ": status.allocation.devices.config[" + i
-              + "]: no opaque configuration (unsupported configuration kind)");
-        }
-        if (driverName.equals(c.getOpaque().getDriver())) {
-          throw new PlanException(where + ": status.allocation.devices.config[" + i
-              + "].opaque.driver = " + driverName + ": whole-NPU devices take no configuration"
-              + " (source " + c.getSource() + ")");
-        }
+      ClaimConfigs configs;
+      try {
+        configs = ClaimConfigs.decode(alloc.getConfig(), driverName, where, decoder);
+      } catch (ConfigDecodeException e) {
+        throw new PlanException(e.getMessage());
       }
       List<DeviceRequestAllocationResult> results = alloc.getResults();
       for (int i = 0; i < results.size(); i++) {
@@ -89,6 +115,10 @@ public final class ClaimPlanner {
           continue;
         }
         Npu npu = devices.get(r.getDevice());
+        if (npu == null && NpuDeviceNames.isSoft(r.getDevice())) {
+          // npu-<phy>-soft: the soft device of a chip also offered hard, behind shared counters
+          npu = devices.get(NpuDeviceNames.of(NpuDeviceNames.phyIdOf(r.getDevice()).getAsInt()));
+        }
         if (npu == null) {
           throw new PlanException(where + ": status.allocation.devices.results[" + i
               + "].device = " + r.getDevice() + ": not a device this node offers in pool "
@@ -96,17 +126,35 @@ public final class ClaimPlanner {
         }
         String shareId = r.getShareID();
         String cdiName = uid + "-" + r.getDevice() + (shareId == null ? "" : "-" + shareId);
+        NpuConfig config = configs.forRequest(r.getRequest());
+        ChipMode mode = modes.modeOf(npu, r.getDevice());
+        String at = where + ": status.allocation.devices.results[" + i + "]";
         VnpuRecord vnpu = null;
-        java.util.Optional<ChipConfig> chip =
-            shareId == null ? java.util.Optional.empty() : hardVnpu.templatesFor(npu);
-        if (chip.isPresent()) {
-          vnpu = vnpuFor(where, i, r, npu, chip.get()).orElse(null);
+        SoftShareRecord share = null;
+        if (shareId == null) {
+          expectSharing(at, config, NpuConfig.Sharing.WHOLE, "allocated whole (no shareID)");
+        } else if (mode == ChipMode.HARD_VNPU) {
+          vnpu = vnpuFor(where, i, r, npu, modes.templatesFor(npu).orElseThrow()).orElse(null);
+          if (vnpu == null) {
+            expectSharing(at, config, NpuConfig.Sharing.WHOLE, "a share of the whole"
+                + " hard-vNPU chip " + r.getDevice());
+          } else {
+            expectSharing(at, config, NpuConfig.Sharing.HARD, "a hard vNPU share of "
+                + r.getDevice());
+          }
+        } else if (mode == ChipMode.SOFT) {
+          share = softShare(at, r, npu, config);
+        } else {
+          expectSharing(at, config, NpuConfig.Sharing.WHOLE, "a share of " + r.getDevice()
+              + ", which is published whole");
         }
-        out.add(new PreparedDevice(List.of(requestName(r.getRequest())), r.getPool(),
+        PreparedDevice d = new PreparedDevice(List.of(requestName(r.getRequest())), r.getPool(),
             r.getDevice(), shareId, npu.phyId(), Boolean.TRUE.equals(r.getAdminAccess()),
-            List.of(cdiKind.qualify(cdiName)), vnpu));
+            List.of(cdiKind.qualify(cdiName)), vnpu);
+        out.add(share == null ? d : d.withSoft(share));
       }
     }
+    out = placeInRegions(where, uid, out);
     return new PreparedClaim(uid, claim.getMetadata().getNamespace(),
         claim.getMetadata().getName(), ClaimState.PrepareStarted, out, false);
   }
@@ -142,6 +190,115 @@ public final class ClaimPlanner {
     throw new PlanException(where + ": status.allocation.devices.results[" + i
         + "].consumedCapacity.memCapacity = " + q + ": more than chip " + npu.chipName()
         + " holds (" + chip.memoryCapacityMib() + " MiB)");
+  }
+
+  /** A sharing the config asks for that differs from what the result is: a per-claim error. */
+  private static void expectSharing(String at, NpuConfig config, NpuConfig.Sharing actual,
+      String what) throws PlanException {
+    if (config.sharing() != null && config.sharing() != actual) {
+      throw new PlanException(at + ": NpuConfig sharing = "
+          + NpuConfigDecoder.name(config.sharing()) + ": the device is " + what
+          + ", which is sharing " + NpuConfigDecoder.name(actual));
+    }
+  }
+
+  /**
+   * The soft share of a result on a soft chip: {@code consumedCapacity} memory (bytes) and cores
+   * (percent) exactly as the scheduler charged them; a share of the whole chip with
+   * {@code sharing: whole} is the plain chip without limiter.
+   */
+  private SoftShareRecord softShare(String at, DeviceRequestAllocationResult r, Npu npu,
+      NpuConfig config) throws PlanException {
+    SoftCapacityNames names = modes.capacityNames();
+    Map<String, Quantity> consumed = r.getConsumedCapacity() == null ? Map.of()
+        : r.getConsumedCapacity();
+    long memory = amount(at, consumed, names.memory(), 1, npu.hbmBytes());
+    long cores = amount(at, consumed, names.cores(), 1, 100);
+    boolean whole = memory >= npu.hbmBytes() / Units.MIB * Units.MIB && cores == 100;
+    if (config.sharing() == NpuConfig.Sharing.WHOLE && whole) {
+      return null; // the whole chip, asked for as such: no limiter
+    }
+    expectSharing(at, config, NpuConfig.Sharing.SOFT, "a soft share of " + r.getDevice() + " ("
+        + names.memory() + " " + consumed.get(names.memory()) + ", " + names.cores() + " "
+        + consumed.get(names.cores()) + ")");
+    if (soft == null) {
+      throw new PlanException(at + ": device " + r.getDevice() + " is soft-shared but soft"
+          + " slicing is not set up on this plugin");
+    }
+    int weight;
+    int cap;
+    if (config.isMemoryOnly()) {
+      weight = 0;
+      cap = 0;
+    } else {
+      weight = config.computeWeight() != null ? config.computeWeight() : (int) cores;
+      cap = config.computeCap() != null ? config.computeCap() : (int) cores;
+    }
+    Priority priority = config.priority() != null ? config.priority() : Priority.NORMAL;
+    return new SoftShareRecord(memory, (int) cores, weight, cap, priority, "", 0, null);
+  }
+
+  /** A consumed capacity as a whole number in {@code min..max}, else a per-claim error. */
+  private static long amount(String at, Map<String, Quantity> consumed, String name, long min,
+      long max) throws PlanException {
+    Quantity q = consumed.get(name);
+    if (q == null) {
+      throw new PlanException(at + ".consumedCapacity." + name + ": missing (the soft share"
+          + " needs it; consumed: " + new TreeMap<>(consumed).keySet() + ")");
+    }
+    long v;
+    try {
+      v = Quantity.getAmountInBytes(q).longValueExact();
+    } catch (RuntimeException e) {
+      throw new PlanException(at + ".consumedCapacity." + name + " = " + q
+          + ": not a whole number");
+    }
+    if (v < min || v > max) {
+      throw new PlanException(at + ".consumedCapacity." + name + " = " + q + ": outside "
+          + min + ".." + max);
+    }
+    return v;
+  }
+
+  /**
+   * Gives every soft device its request's region directory and its entry in it: the position of
+   * its phy ID among the sorted phy IDs of all devices of the request (the container's
+   * {@code ASCEND_VISIBLE_DEVICES} order). Two shares of one chip in one request are refused: the
+   * container would see one device with two regions' entries.
+   */
+  private List<PreparedDevice> placeInRegions(String where, String uid, List<PreparedDevice> in)
+      throws PlanException {
+    Map<String, TreeSet<Integer>> phyByRequest = new TreeMap<>();
+    for (PreparedDevice d : in) {
+      phyByRequest.computeIfAbsent(d.requestNames().get(0), k -> new TreeSet<>())
+          .add(d.physicalId());
+    }
+    Map<String, String> seen = new java.util.HashMap<>();
+    List<PreparedDevice> out = new ArrayList<>();
+    for (PreparedDevice d : in) {
+      if (d.soft() == null) {
+        out.add(d);
+        continue;
+      }
+      String request = d.requestNames().get(0);
+      String prior = seen.put(request + "/" + d.physicalId(), d.shareId());
+      if (prior != null) {
+        throw new PlanException(where + ": request " + request + " got device " + d.deviceName()
+            + " twice (shares " + prior + " and " + d.shareId() + "): one share per device per"
+            + " request (add a distinctAttribute constraint on physicalId)");
+      }
+      int index = List.copyOf(phyByRequest.get(request)).indexOf(d.physicalId());
+      SoftShareRecord s = d.soft();
+      String dir;
+      try {
+        dir = soft.regionDir(uid, request).toString();
+      } catch (IllegalArgumentException e) {
+        throw new PlanException(where + ": " + e.getMessage());
+      }
+      out.add(d.withSoft(new SoftShareRecord(s.memoryBytes(), s.cores(), s.weight(), s.capPct(),
+          s.priority(), dir, index, null)));
+    }
+    return out;
   }
 
   /** {@code main/sub} → {@code main}: the kubelet matches container requests by the main name. */

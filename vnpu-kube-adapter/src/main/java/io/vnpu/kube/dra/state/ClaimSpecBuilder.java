@@ -2,6 +2,9 @@ package io.vnpu.kube.dra.state;
 
 import io.vnpu.api.slice.ContainerEdits;
 import io.vnpu.api.slice.DeviceNode;
+import io.vnpu.api.slice.Mount;
+import io.vnpu.api.model.Units;
+import io.vnpu.kube.dra.soft.SoftSlicing;
 import io.vnpu.kube.dra.cdi.AscendHostLayout;
 import io.vnpu.kube.dra.cdi.CdiEdits;
 import io.vnpu.kube.dra.cdi.CdiContainerEdits;
@@ -34,6 +37,12 @@ import java.util.stream.Collectors;
  *       a container using two requests of one claim sees the value of the last one injected).
  * </ul>
  *
+ * Soft shares ({@link SoftSlicing}) add, per device: {@code NPU_LOCAL_SHM_PATH} (the region in the
+ * container), {@code NPU_MEM_QUOTA} (MiB of the request's first soft device, for workloads that
+ * read it; the limiter takes every device's own limit from the region) and the request's region
+ * directory mounted read-write at {@value SoftSlicing#CONTAINER_REGION_DIR}; and at spec level the
+ * limiter's directory, {@code /etc/ld.so.preload} and the compute registry directory, read-only.
+ *
  * The name of a CDI device is the part after {@code =} of the plan's first CDI ID.
  */
 public final class ClaimSpecBuilder {
@@ -41,11 +50,18 @@ public final class ClaimSpecBuilder {
   private final CdiKind kind;
   private final AscendHostLayout host;
   private final CdiEdits cdi;
+  private final SoftSlicing soft;
 
   public ClaimSpecBuilder(CdiKind kind, AscendHostLayout host) {
+    this(kind, host, null);
+  }
+
+  /** @param soft the soft-share layout; null when soft slicing is off */
+  public ClaimSpecBuilder(CdiKind kind, AscendHostLayout host, SoftSlicing soft) {
     this.kind = Objects.requireNonNull(kind, "kind");
     this.host = Objects.requireNonNull(host, "host");
     this.cdi = new CdiEdits(host.devices());
+    this.soft = soft;
   }
 
   /**
@@ -77,18 +93,41 @@ public final class ClaimSpecBuilder {
       if (visible.isEmpty()) {
         visible.add(d.physicalId());
       }
-      ContainerEdits edits = new ContainerEdits(
-          Map.of("ASCEND_VISIBLE_DEVICES", visible.stream().map(String::valueOf)
-              .collect(Collectors.joining(","))),
-          List.of(), List.of(host.npuNode(d.physicalId())));
+      Map<String, String> env = new java.util.LinkedHashMap<>();
+      env.put("ASCEND_VISIBLE_DEVICES", visible.stream().map(String::valueOf)
+          .collect(Collectors.joining(",")));
+      List<Mount> mounts = List.of();
+      if (d.soft() != null) {
+        if (soft == null) {
+          throw new IOException("device " + d.deviceName() + " has a soft share but soft slicing"
+              + " is not set up on this plugin");
+        }
+        env.put("NPU_LOCAL_SHM_PATH", SoftSlicing.containerRegionFile());
+        env.put("NPU_MEM_QUOTA", Long.toString(firstSoft(claim, d).soft().memoryBytes()
+            / Units.MIB));
+        mounts = List.of(new Mount(SoftSlicing.CONTAINER_REGION_DIR, d.soft().regionDir(),
+            false));
+      }
+      ContainerEdits edits = new ContainerEdits(env, mounts,
+          List.of(host.npuNode(d.physicalId())));
       devices.add(new CdiDevice(cdiName(d), cdi.of(edits)));
     }
     List<DeviceNode> common = new ArrayList<>();
     for (String n : AscendHostLayout.MANAGEMENT_NODES) {
       common.add(host.node(n));
     }
+    List<Mount> specMounts = new ArrayList<>(host.driverMounts());
+    if (soft != null && claim.devices().stream().anyMatch(d -> d.soft() != null)) {
+      String libDir = java.nio.file.Path.of(soft.limiter().containerLibraryPath()).getParent()
+          .toString();
+      specMounts.add(new Mount(libDir, soft.limiter().hostDir().toString(), true));
+      specMounts.add(new Mount(SoftSlicing.CONTAINER_LD_SO_PRELOAD,
+          soft.limiter().preload().toString(), true));
+      specMounts.add(new Mount(soft.registryDir().toString(), soft.registryDir().toString(),
+          true));
+    }
     CdiContainerEdits specEdits = cdi.of(new ContainerEdits(
-        Map.of("NPU_DRA_CLAIM_UID", claim.uid()), host.driverMounts(), common));
+        Map.of("NPU_DRA_CLAIM_UID", claim.uid()), specMounts, common));
     return java.util.Optional.of(new CdiSpec("0.3.0", kind.kind(), devices, specEdits));
   }
 
@@ -107,6 +146,13 @@ public final class ClaimSpecBuilder {
     return new CdiDevice(cdiName(d), cdi.of(new ContainerEdits(env, List.of(),
         List.of(new DeviceNode("/dev/davinci" + id, vdavinci.hostPath(),
             vdavinci.permissions())))));
+  }
+
+  /** The soft device of {@code d}'s request with the lowest region entry. */
+  private static PreparedDevice firstSoft(PreparedClaim claim, PreparedDevice d) {
+    return claim.devices().stream()
+        .filter(o -> o.soft() != null && o.soft().regionDir().equals(d.soft().regionDir()))
+        .min(java.util.Comparator.comparingInt(o -> o.soft().deviceIndex())).orElse(d);
   }
 
   private String cdiName(PreparedDevice d) {

@@ -14,6 +14,14 @@ import io.vnpu.api.model.Vnpu;
 import io.vnpu.api.spi.DeviceException;
 import io.vnpu.kube.dra.claims.ClaimRef;
 import io.vnpu.kube.dra.vnpu.VnpuDriver;
+import io.vnpu.kube.dra.soft.SoftRegions;
+import io.vnpu.kube.dra.soft.SoftShareRecord;
+import io.vnpu.kube.dra.soft.SoftSlicing;
+import io.vnpu.kube.limiter.LimiterUnavailableException;
+import io.vnpu.api.slice.NpuRef;
+import io.vnpu.api.slice.RegionToCreate;
+import io.vnpu.api.slice.SliceDevice;
+import io.vnpu.api.slice.SliceShare;
 import io.vnpu.kube.dra.vnpu.VnpuRecord;
 import io.vnpu.kube.dra.devices.NpuDeviceNames;
 import io.vnpu.kube.dra.devices.NpuInventory;
@@ -78,14 +86,16 @@ public final class DeviceState {
   private final String poolName;
   private final Duration lockTimeout;
   private final VnpuDriver vnpus;
+  private final SoftRegions softRegions;
   private final ReentrantLock lock = new ReentrantLock();
 
   private Checkpoint checkpoint; // guarded by lock
 
   private DeviceState(CheckpointStore store, CdiSpecWriter cdi, ClaimSpecBuilder specs,
       ClaimPlanner planner, NpuInventory inventory, String poolName, Duration lockTimeout,
-      VnpuDriver vnpus) {
+      VnpuDriver vnpus, SoftRegions softRegions) {
     this.vnpus = vnpus;
+    this.softRegions = softRegions;
     this.store = store;
     this.cdi = cdi;
     this.specs = specs;
@@ -115,10 +125,21 @@ public final class DeviceState {
   public static DeviceState open(CheckpointStore store, CdiSpecWriter cdi, ClaimSpecBuilder specs,
       ClaimPlanner planner, NpuInventory inventory, String poolName, String bootId,
       Duration lockTimeout, VnpuDriver vnpus) throws IOException {
+    return open(store, cdi, specs, planner, inventory, poolName, bootId, lockTimeout, vnpus, null);
+  }
+
+  /**
+   * As {@link #open(CheckpointStore, CdiSpecWriter, ClaimSpecBuilder, ClaimPlanner,
+   * NpuInventory, String, String, Duration, VnpuDriver)}, with the quota regions and compute
+   * registry entries of soft shares ({@code softRegions}; null when soft slicing is off).
+   */
+  public static DeviceState open(CheckpointStore store, CdiSpecWriter cdi, ClaimSpecBuilder specs,
+      ClaimPlanner planner, NpuInventory inventory, String poolName, String bootId,
+      Duration lockTimeout, VnpuDriver vnpus, SoftRegions softRegions) throws IOException {
     DeviceState s = new DeviceState(Objects.requireNonNull(store), Objects.requireNonNull(cdi),
         Objects.requireNonNull(specs), Objects.requireNonNull(planner),
         Objects.requireNonNull(inventory), Objects.requireNonNull(poolName), lockTimeout,
-        Objects.requireNonNull(vnpus, "vnpus"));
+        Objects.requireNonNull(vnpus, "vnpus"), softRegions);
     s.recover(bootId);
     return s;
   }
@@ -168,6 +189,13 @@ public final class DeviceState {
           return PrepareOutcome.failed("ResourceClaim " + plan.namespace() + "/" + plan.name()
               + ": creating the vNPU failed: " + e.getMessage());
         }
+        try {
+          plan = createSoftShares(plan);
+        } catch (IOException | LimiterUnavailableException | RuntimeException e) {
+          rollBack(checkpoint.preparedClaims().get(uid));
+          return PrepareOutcome.failed("ResourceClaim " + plan.namespace() + "/" + plan.name()
+              + ": preparing the soft share failed: " + e.getMessage());
+        }
       }
       try {
         writeSpec(plan);
@@ -203,6 +231,10 @@ public final class DeviceState {
       if (!refused.isEmpty()) {
         return "unprepare of ResourceClaim " + ref + " failed: " + refused;
       }
+      refused = removeSoftShares(checkpoint.preparedClaims().get(ref.uid()));
+      if (!refused.isEmpty()) {
+        return "unprepare of ResourceClaim " + ref + " failed: " + refused;
+      }
       rollBack(checkpoint.preparedClaims().get(ref.uid()));
       log.info("unprepared ResourceClaim {}", ref);
       return "";
@@ -229,6 +261,8 @@ public final class DeviceState {
   }
 
   private void checkConflicts(PreparedClaim plan) throws PlanException {
+    checkOneDevicePerChip(plan);
+    checkSoftFits(plan);
     java.util.Map<String, Long> mine = new java.util.HashMap<>();
     for (PreparedDevice d : plan.devices()) {
       if (d.vnpu() == null || d.adminAccess()) {
@@ -264,6 +298,82 @@ public final class DeviceState {
   }
 
   /**
+   * A chip offered through two devices (hard {@code npu-<phy>} and soft {@code npu-<phy>-soft},
+   * exclusive through the chip's shared counters) is used through one of them at a time: the
+   * scheduler guarantees it, this checks it again on the node, because a scheduler that does not
+   * count a shared device's counters across scheduling cycles (before kubernetes#139040) could
+   * allocate both. Admin access is monitoring only and never conflicts.
+   */
+  private void checkOneDevicePerChip(PreparedClaim plan) throws PlanException {
+    java.util.Map<Integer, String> mine = new java.util.HashMap<>();
+    for (PreparedDevice d : plan.devices()) {
+      if (d.adminAccess()) {
+        continue;
+      }
+      String before = mine.putIfAbsent(d.physicalId(), d.deviceName());
+      if (before != null && !before.equals(d.deviceName())) {
+        throw new PlanException("ResourceClaim " + plan.namespace() + "/" + plan.name()
+            + ": devices " + before + " and " + d.deviceName() + " are the same chip (phy ID "
+            + d.physicalId() + ") in different sharing modes");
+      }
+      for (PreparedClaim other : checkpoint.preparedClaims().values()) {
+        if (other.uid().equals(plan.uid())) {
+          continue;
+        }
+        for (PreparedDevice o : other.devices()) {
+          if (o.physicalId() == d.physicalId() && !o.adminAccess()
+              && !o.deviceName().equals(d.deviceName())) {
+            throw new PlanException("ResourceClaim " + plan.namespace() + "/" + plan.name()
+                + ": device " + d.deviceName() + ": its chip (phy ID " + d.physicalId()
+                + ") is held through device " + o.deviceName() + " by ResourceClaim " + other.namespace()
+                + "/" + other.name() + " (uid " + other.uid() + "); one sharing mode per chip"
+                + " at a time");
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * The scheduler never charges a chip more than its capacities; this checks it again on the node
+   * (a stale allocation, or capacities published differently before a restart, must not make two
+   * limiters promise the same memory): the soft shares prepared on a device, with the plan's, hold
+   * at most its HBM and 100 % of AI-core time.
+   */
+  private void checkSoftFits(PreparedClaim plan) throws PlanException {
+    java.util.Map<String, long[]> want = new java.util.TreeMap<>();
+    for (PreparedDevice d : plan.devices()) {
+      if (d.soft() != null && !d.adminAccess()) {
+        long[] w = want.computeIfAbsent(d.deviceName(), k -> new long[2]);
+        w[0] += d.soft().memoryBytes();
+        w[1] += d.soft().cores();
+      }
+    }
+    for (var e : want.entrySet()) {
+      long mem = e.getValue()[0];
+      long cores = e.getValue()[1];
+      for (PreparedClaim other : checkpoint.preparedClaims().values()) {
+        if (other.uid().equals(plan.uid())) {
+          continue;
+        }
+        for (PreparedDevice o : other.devices()) {
+          if (o.deviceName().equals(e.getKey()) && o.soft() != null && !o.adminAccess()) {
+            mem += o.soft().memoryBytes();
+            cores += o.soft().cores();
+          }
+        }
+      }
+      long hbm = inventory.find(e.getKey()).map(n -> n.hbmBytes()).orElse(0L);
+      if (mem > hbm || cores > 100) {
+        throw new PlanException("ResourceClaim " + plan.namespace() + "/" + plan.name()
+            + ": device " + e.getKey() + ": soft shares would hold " + mem / (1 << 20) + " of "
+            + hbm / (1 << 20) + " MiB and " + cores + " of 100 % AI-core time with the ones"
+            + " already prepared");
+      }
+    }
+  }
+
+  /**
    * Whether preparing {@code plan} creates state on the node that must be recorded as
    * {@code PrepareStarted} before it is created, so that a crash leaves a record to roll back.
    * Whole NPUs create none: the CDI spec is the only side effect, it is named after the claim UID
@@ -271,7 +381,121 @@ public final class DeviceState {
    * one checkpoint fsync per prepare. Issue 15: a vNPU or quota region is recorded here.
    */
   private static boolean createsNodeState(PreparedClaim plan) {
-    return plan.devices().stream().anyMatch(d -> d.vnpu() != null);
+    return plan.devices().stream().anyMatch(d -> d.vnpu() != null || d.soft() != null);
+  }
+
+  /**
+   * Creates the quota region of every request with soft shares (entries in the container's device
+   * order; a device of the request without a share is unlimited), records its epoch as the
+   * shares' registry key, then registers each compute-limited share in its NPU's registry. The
+   * region directories were recorded with {@code PrepareStarted}, so a crash leaves paths to
+   * remove; the key is recorded before registering, so unregistering never misses an entry.
+   *
+   * @throws LimiterUnavailableException naming the limiter file when the limiter is not usable
+   *     (nothing is created then)
+   */
+  private PreparedClaim createSoftShares(PreparedClaim plan)
+      throws IOException, LimiterUnavailableException, StateUnavailableException {
+    if (plan.devices().stream().noneMatch(d -> d.soft() != null)) {
+      return plan;
+    }
+    if (softRegions == null) {
+      throw new IOException("soft slicing is not set up on this plugin");
+    }
+    softRegions.layout().gate().verify();
+    List<PreparedDevice> devices = new ArrayList<>(plan.devices());
+    java.util.Map<String, List<Integer>> byDir = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < devices.size(); i++) {
+      if (devices.get(i).soft() != null) {
+        byDir.computeIfAbsent(devices.get(i).soft().regionDir(), k -> new ArrayList<>()).add(i);
+      }
+    }
+    for (var e : byDir.entrySet()) {
+      Path dir = Path.of(e.getKey());
+      PreparedDevice first = devices.get(e.getValue().get(0));
+      String request = first.requestNames().get(0);
+      java.util.TreeMap<Integer, SliceShare.SoftQuota> quotas = new java.util.TreeMap<>();
+      for (PreparedDevice d : plan.devices()) {
+        if (d.requestNames().contains(request)) {
+          quotas.putIfAbsent(d.physicalId(), new SliceShare.SoftQuota(0, 0, 0,
+              io.vnpu.api.model.Priority.NORMAL));
+        }
+      }
+      for (int i : e.getValue()) {
+        PreparedDevice d = devices.get(i);
+        SoftShareRecord s = d.soft();
+        quotas.put(d.physicalId(), new SliceShare.SoftQuota(s.memoryBytes(), s.weight(),
+            s.capPct(), s.priority()));
+      }
+      List<SliceDevice> slice = new ArrayList<>();
+      for (var q : quotas.entrySet()) {
+        String uuid = inventory.devices().values().stream()
+            .filter(n -> n.phyId() == q.getKey()).map(io.vnpu.api.model.Npu::uuid).findFirst()
+            .orElse("");
+        slice.add(new SliceDevice(new NpuRef(q.getKey(), uuid), q.getValue()));
+      }
+      Path file = dir.resolve(SoftSlicing.REGION_FILE);
+      // region and registrations in one step: a crash before the key is recorded leaves a
+      // registration whose region directory is removed at start, and the start-up sweep drops it
+      long key = softRegions.create(dir, new RegionToCreate(file, slice,
+          softRegions.layout().registryDir().toString()), registryName(plan));
+      for (int i : e.getValue()) {
+        devices.set(i, devices.get(i).withSoft(devices.get(i).soft().withKey(key)));
+      }
+      plan = plan.withDevices(devices);
+      save(checkpoint.with(plan));
+      log.info("created quota region {} for ResourceClaim {}/{} request {}: {}", file,
+          plan.namespace(), plan.name(), request, e.getValue().stream().map(devices::get)
+              .map(d -> d.deviceName() + " " + d.soft().memoryBytes() / (1 << 20) + " MiB "
+                  + d.soft().cores() + "% (weight " + d.soft().weight() + ", cap "
+                  + d.soft().capPct() + ")").toList());
+    }
+    return plan;
+  }
+
+  /** Display name of the registry entries (cut to 31 bytes by the registrations). */
+  private static String registryName(PreparedClaim plan) {
+    return plan.namespace() + "/" + plan.name();
+  }
+
+  /**
+   * Unregisters an entry's soft shares and removes their region directories, recording the
+   * result; the first failure stops and is returned, the entry keeping what is left.
+   *
+   * @return empty when everything is gone, else the error
+   */
+  private String removeSoftShares(PreparedClaim entry) throws StateUnavailableException {
+    if (entry == null || entry.devices().stream().noneMatch(d -> d.soft() != null)) {
+      return "";
+    }
+    if (softRegions == null) {
+      return "soft slicing is not set up on this plugin: the quota regions of "
+          + entry.devices().stream().filter(d -> d.soft() != null)
+              .map(d -> d.soft().regionDir()).distinct().toList() + " are left";
+    }
+    List<PreparedDevice> devices = new ArrayList<>(entry.devices());
+    String error = "";
+    for (int i = 0; i < devices.size(); i++) {
+      PreparedDevice d = devices.get(i);
+      SoftShareRecord s = d.soft();
+      if (s == null) {
+        continue;
+      }
+      try {
+        if (!s.regionDir().isEmpty()) {
+          softRegions.remove(Path.of(s.regionDir()), s.registryKey());
+        }
+        devices.set(i, d.withSoft(null));
+      } catch (IOException | RuntimeException e) {
+        error = "removing the soft share of " + d.deviceName() + " (" + s.regionDir() + "): "
+            + e.getMessage();
+        break;
+      }
+    }
+    if (checkpoint.preparedClaims().containsKey(entry.uid())) {
+      save(checkpoint.with(entry.withDevices(devices)));
+    }
+    return error;
   }
 
   /**
@@ -364,6 +588,11 @@ public final class DeviceState {
       log.warn("rolling back ResourceClaim uid {}: {}; the vNPU is left on the chip",
           entry.uid(), refused);
     }
+    entry = checkpoint.preparedClaims().getOrDefault(entry.uid(), entry);
+    refused = removeSoftShares(entry);
+    if (!refused.isEmpty()) {
+      log.warn("rolling back ResourceClaim uid {}: {}", entry.uid(), refused);
+    }
     try {
       cdi.delete(entry.uid());
     } catch (IOException e) {
@@ -415,6 +644,7 @@ public final class DeviceState {
         log.info("rolling back half-prepared ResourceClaim {}/{} (uid {})", c.namespace(),
             c.name(), c.uid());
         releaseHalfPrepared(c);
+        releaseSoftQuietly(c);
         try {
           cdi.delete(c.uid());
         } catch (IOException e) {
@@ -445,7 +675,48 @@ public final class DeviceState {
         }
       }
     }
+    sweepSoftShares();
     store.save(checkpoint);
+  }
+
+  /**
+   * Start-up: region directories no entry records (a crash, a lost or rebuilt checkpoint) are
+   * removed, and registry entries whose region is gone. A claim rebuilt from its CDI spec keeps
+   * the directories named after its UID (its running containers use them) until it is prepared
+   * again. Problems are logged: a left-over directory costs disk, never a claim.
+   */
+  private void sweepSoftShares() {
+    if (softRegions == null) {
+      return;
+    }
+    java.util.Set<Path> keep = new java.util.HashSet<>();
+    java.util.Set<String> rebuilt = new java.util.HashSet<>();
+    for (PreparedClaim c : checkpoint.preparedClaims().values()) {
+      if (c.rebuilt()) {
+        rebuilt.add(c.uid());
+      }
+      for (PreparedDevice d : c.devices()) {
+        if (d.soft() != null && !d.soft().regionDir().isEmpty()) {
+          keep.add(Path.of(d.soft().regionDir()));
+        }
+      }
+    }
+    try {
+      Path root = softRegions.layout().regionRoot();
+      if (java.nio.file.Files.isDirectory(root)) {
+        try (var dirs = java.nio.file.Files.list(root)) {
+          dirs.filter(p -> rebuilt.stream().anyMatch(u -> p.getFileName().toString()
+              .startsWith(u + "-"))).forEach(keep::add);
+        }
+      }
+      List<String> removed = softRegions.sweep(keep);
+      if (!removed.isEmpty()) {
+        log.info("removed soft-share state no prepared claim holds: {}", removed);
+      }
+    } catch (IOException | RuntimeException e) {
+      log.warn("cleaning up soft-share state in {}: {}", softRegions.layout().regionRoot(),
+          e.getMessage());
+    }
   }
 
   /**
@@ -487,6 +758,24 @@ public final class DeviceState {
       } catch (DeviceException e) {
         log.warn("releasing the vNPU of half-prepared ResourceClaim uid {} on {}: {}", c.uid(),
             d.deviceName(), e.getMessage());
+      }
+    }
+  }
+
+  /** Start-up: a half-prepared entry's soft shares removed; problems are logged. */
+  private void releaseSoftQuietly(PreparedClaim c) {
+    for (PreparedDevice d : c.devices()) {
+      SoftShareRecord s = d.soft();
+      if (s == null || softRegions == null) {
+        continue;
+      }
+      try {
+        if (!s.regionDir().isEmpty()) {
+          softRegions.remove(Path.of(s.regionDir()), s.registryKey());
+        }
+      } catch (IOException | RuntimeException e) {
+        log.warn("releasing the soft share of half-prepared ResourceClaim uid {} on {}: {}",
+            c.uid(), d.deviceName(), e.getMessage());
       }
     }
   }

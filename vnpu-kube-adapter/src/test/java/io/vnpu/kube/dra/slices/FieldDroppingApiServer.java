@@ -22,7 +22,7 @@ import java.util.Set;
  * gate off ({@code dropDisabledFields} in the resource strategy: the object is stored and
  * returned without the field, no error).
  */
-final class FieldDroppingApiServer implements AutoCloseable {
+public final class FieldDroppingApiServer implements AutoCloseable {
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
   // held: java.util.logging keeps loggers weakly, a level set on a collected one is lost
   private static final java.util.logging.Logger QUIET =
@@ -31,7 +31,7 @@ final class FieldDroppingApiServer implements AutoCloseable {
   private final KubernetesMockServer server;
   private final KubernetesClient client;
 
-  FieldDroppingApiServer(String nodeName) {
+  public FieldDroppingApiServer(String nodeName) {
     QUIET.setLevel(java.util.logging.Level.WARNING);
     server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
         new Dropping(), false);
@@ -42,13 +42,13 @@ final class FieldDroppingApiServer implements AutoCloseable {
   }
 
   /** From now on, clears {@code fields} from written slices (as with their gates off). */
-  synchronized FieldDroppingApiServer dropping(DroppedField... fields) {
+  public synchronized FieldDroppingApiServer dropping(DroppedField... fields) {
     drop.clear();
     drop.addAll(java.util.List.of(fields));
     return this;
   }
 
-  KubernetesClient client() {
+  public KubernetesClient client() {
     return client;
   }
 

@@ -56,7 +56,8 @@ class ResourceSlicePublisherTest {
     assertThat(d.getName()).isEqualTo("npu-3");
     Map<String, DeviceAttribute> a = d.getAttributes();
     assertThat(a).containsOnlyKeys("chipName", "numaNode", "physicalId", "topologyGroup", "uuid",
-        "logicId", "aiCore", "resource.kubernetes.io/pciBusID");
+        "logicId", "aiCore", "resource.kubernetes.io/pciBusID", "sharing");
+    assertThat(a.get("sharing").getString()).isEqualTo("whole");
     assertThat(a.get("chipName").getString()).isEqualTo("910B3");
     assertThat(a.get("numaNode").getInt()).isEqualTo(0L);
     assertThat(a.get("physicalId").getInt()).isEqualTo(3L);

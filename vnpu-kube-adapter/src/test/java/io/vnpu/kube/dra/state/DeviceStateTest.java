@@ -150,15 +150,81 @@ class DeviceStateTest {
             + " npu-6, npu-7)");
   }
 
-  @Test
-  void configForThisDriverIsRefusedNamingTheEntry() throws Exception {
-    ResourceClaim c = new ResourceClaimBuilder(claim("c", "u7", "npu-0")).editStatus()
-        .editAllocation().editDevices().addNewConfig().withSource("FromClaim")
-        .withNewOpaque().withDriver(DRIVER).withParameters(java.util.Map.of("mode", "x"))
+  ResourceClaim withConfig(String uid, String source, List<String> requests,
+      java.util.Map<String, Object> parameters) {
+    return withConfig("npu-0", uid, source, requests, parameters);
+  }
+
+  ResourceClaim withConfig(String device, String uid, String source, List<String> requests,
+      java.util.Map<String, Object> parameters) {
+    return new ResourceClaimBuilder(claim("c", uid, device)).editStatus()
+        .editAllocation().editDevices().addNewConfig().withSource(source).withRequests(requests)
+        .withNewOpaque().withDriver(DRIVER).withParameters(parameters)
         .endOpaque().endConfig().endDevices().endAllocation().endStatus().build();
-    assertThat(open("b1").prepare(c).error()).isEqualTo("ResourceClaim demo/c:"
-        + " status.allocation.devices.config[0].opaque.driver = npu.huawei.com: whole-NPU devices"
-        + " take no configuration (source FromClaim)");
+  }
+
+  static java.util.Map<String, Object> npuConfig(Object... kv) {
+    java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+    m.put("apiVersion", "npu.vnpu.io/v1alpha1");
+    m.put("kind", "NpuConfig");
+    for (int i = 0; i < kv.length; i += 2) {
+      m.put((String) kv[i], kv[i + 1]);
+    }
+    return m;
+  }
+
+  @Test
+  void opaqueConfigIsDecodedStrictlyNamingClaimFieldAndValue() throws Exception {
+    DeviceState s = open("b1");
+    String at = "ResourceClaim demo/c: status.allocation.devices.config[0].opaque.parameters";
+    assertThat(s.prepare(withConfig("u7", "FromClaim", List.of(), npuConfig("mode", "x")))
+        .error()).isEqualTo(at + ".mode = \"x\": unknown field (known: apiVersion, kind,"
+            + " sharing, computeWeight, computeCap, priority, memoryOnly)");
+    assertThat(s.prepare(withConfig("u7", "FromClaim", List.of(),
+        java.util.Map.of("apiVersion", "resource.nvidia.com/v1beta1", "kind", "GpuConfig")))
+        .error()).isEqualTo(at + ".apiVersion = resource.nvidia.com/v1beta1: expected"
+            + " npu.vnpu.io/v1alpha1");
+    assertThat(s.prepare(withConfig("u7", "FromClaim", List.of(),
+        java.util.Map.of("apiVersion", "npu.vnpu.io/v1alpha1"))).error())
+        .isEqualTo(at + ".kind: missing (expected NpuConfig)");
+    assertThat(s.prepare(withConfig("u7", "FromClass", List.of(),
+        npuConfig("computeWeight", 0))).error())
+        .isEqualTo(at + ".computeWeight = 0: not an integer in 1..10000");
+    assertThat(s.prepare(withConfig("u7", "FromClaim", List.of(),
+        npuConfig("computeCap", "50"))).error())
+        .isEqualTo(at + ".computeCap = \"50\": not an integer in 0..100");
+    assertThat(s.prepare(withConfig("u7", "FromClaim", List.of(),
+        npuConfig("sharing", "Soft"))).error())
+        .isEqualTo(at + ".sharing = Soft: expected soft, hard or whole");
+    assertThat(s.prepare(withConfig("u7", "FromClaim", List.of(),
+        npuConfig("priority", "urgent"))).error())
+        .isEqualTo(at + ".priority = urgent: expected high or normal");
+    assertThat(s.prepare(withConfig("u7", "FromClaim", List.of(),
+        npuConfig("memoryOnly", true, "computeWeight", 5))).error())
+        .isEqualTo(at + ".memoryOnly = true: computeWeight and computeCap cannot be set with it"
+            + " (memory-only shares are not compute-limited)");
+    assertThat(s.snapshot().preparedClaims()).isEmpty();
+    assertThat(cdi.exists("u7")).isFalse();
+  }
+
+  @Test
+  void aSharingThatDoesNotMatchTheDeviceFailsTheClaimAndOneThatDoesIsAccepted() throws Exception {
+    DeviceState s = open("b1");
+    assertThat(s.prepare(withConfig("u9", "FromClaim", List.of("npus"),
+        npuConfig("sharing", "soft"))).error()).isEqualTo("ResourceClaim demo/c:"
+            + " status.allocation.devices.results[0]: NpuConfig sharing = soft: the device is"
+            + " allocated whole (no shareID), which is sharing whole");
+    // a config for another request does not apply; a matching one for this request does
+    assertThat(s.prepare(withConfig("u9", "FromClaim", List.of("other"),
+        npuConfig("sharing", "soft"))).error()).isEmpty();
+    assertThat(s.prepare(withConfig("npu-2", "u10", "FromClaim", List.of("npus"),
+        npuConfig("sharing", "whole", "priority", "high"))).error()).isEmpty();
+    // configurations of other drivers are theirs
+    ResourceClaim other = new ResourceClaimBuilder(claim("c", "u11", "npu-1")).editStatus()
+        .editAllocation().editDevices().addNewConfig().withSource("FromClaim")
+        .withNewOpaque().withDriver("gpu.nvidia.com").withParameters(java.util.Map.of("x", 1))
+        .endOpaque().endConfig().endDevices().endAllocation().endStatus().build();
+    assertThat(s.prepare(other).error()).isEmpty();
   }
 
   @Test

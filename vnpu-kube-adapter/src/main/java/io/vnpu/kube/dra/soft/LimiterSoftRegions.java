@@ -1,0 +1,83 @@
+package io.vnpu.kube.dra.soft;
+
+import io.vnpu.api.slice.RegionToCreate;
+import io.vnpu.kube.resource.ComputeRegistrations;
+import io.vnpu.kube.resource.ContainerRegionDirectory;
+import io.vnpu.kube.resource.VnpuQuotaRegionFactory;
+import io.vnpu.quota.files.HostFiles;
+import io.vnpu.quota.region.QuotaRegions;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * {@link SoftRegions} with the same code the device-plugin backends and {@code vnpu run} use: the
+ * directory and region by {@link ContainerRegionDirectory#createRegistered} (region content by
+ * {@code RegionConfig.forSlice} through {@link VnpuQuotaRegionFactory}), the registry entries by
+ * {@link ComputeRegistrations}. Thread-safe; {@link #close()} closes the registries it opened.
+ */
+public final class LimiterSoftRegions implements SoftRegions, AutoCloseable {
+
+  private final SoftSlicing layout;
+  private final VnpuQuotaRegionFactory factory;
+  private final ComputeRegistrations registrations;
+
+  public LimiterSoftRegions(SoftSlicing layout, QuotaRegions regions) {
+    this.layout = Objects.requireNonNull(layout, "layout");
+    this.factory = new VnpuQuotaRegionFactory(Objects.requireNonNull(regions, "regions"));
+    this.registrations = new ComputeRegistrations(layout.registryDir(), layout.regionRoot(),
+        SoftSlicing.REGION_FILE);
+  }
+
+  @Override
+  public SoftSlicing layout() {
+    return layout;
+  }
+
+  @Override
+  public long create(Path dir, RegionToCreate region, String name) throws IOException {
+    try {
+      return ContainerRegionDirectory.createRegistered(layout.regionRoot(), dir, factory, region,
+          registrations, name);
+    } catch (IOException | RuntimeException e) {
+      HostFiles.deleteQuietly(dir);
+      throw e;
+    }
+  }
+
+  @Override
+  public void remove(Path dir, Long key) throws IOException {
+    if (key != null) {
+      registrations.unregister(key);
+    }
+    HostFiles.deleteTree(dir);
+  }
+
+  @Override
+  public List<String> sweep(Set<Path> keep) throws IOException {
+    List<String> removed = new ArrayList<>();
+    if (Files.isDirectory(layout.regionRoot(), LinkOption.NOFOLLOW_LINKS)) {
+      try (DirectoryStream<Path> dirs = Files.newDirectoryStream(layout.regionRoot())) {
+        for (Path d : dirs) {
+          if (!keep.contains(d)) {
+            HostFiles.deleteTree(d);
+            removed.add(d.toString());
+          }
+        }
+      }
+    }
+    removed.addAll(registrations.reconcile());
+    return removed;
+  }
+
+  @Override
+  public void close() throws IOException {
+    registrations.close();
+  }
+}
