@@ -54,7 +54,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * directory. {@code checkpointOn}: {@code disk} (a temporary directory on the root file system, as
  * {@code /var/lib/kubelet/plugins}) or {@code tmpfs} (the same work without the cost of the disk's
  * fsync). Each invocation prepares a new claim; the one before is unprepared outside the measured
- * call. SampleTime gives p50/p99.
+ * call. SampleTime gives p50/p99. {@code share}: {@code whole} (an exclusive NPU) or {@code soft}
+ * (a 4 GiB / 25 % share of a soft-sliced NPU: plus the checkpoint's {@code PrepareStarted} record,
+ * the quota region created in the plugin's data directory and registered in the NPU's compute
+ * registry, and the limiter mounts in the CDI spec; the limiter check is a no-op gate here).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.SampleTime)
@@ -68,6 +71,11 @@ public class DraPrepareBenchmark {
 
   @Param({"disk", "tmpfs"})
   public String checkpointOn;
+
+  @Param({"whole", "soft"})
+  public String share;
+
+  io.vnpu.kube.dra.soft.LimiterSoftRegions softRegions;
 
   Path dir;
   Path cdiDir;
@@ -95,12 +103,40 @@ public class DraPrepareBenchmark {
     CdiKind kind = CdiKind.of(DRIVER, "npu");
     PluginSockets sockets = PluginSockets.of(DRIVER, dir.resolve("reg"), dir.resolve("plugins"));
     Files.createDirectories(sockets.dataDir());
+    boolean soft = share.equals("soft");
+    io.vnpu.kube.dra.soft.SoftSlicing layout = !soft ? null
+        : io.vnpu.kube.dra.soft.SoftSlicing.inDataDir(sockets.dataDir(),
+            io.vnpu.kube.limiter.LimiterFiles.hami(dir.resolve("limiter")), () -> { });
+    if (soft) {
+      softRegions = new io.vnpu.kube.dra.soft.LimiterSoftRegions(layout,
+          new io.vnpu.quota.region.QuotaRegions());
+    }
     state = DeviceState.open(new CheckpointStore(sockets.dataDir().resolve("checkpoint.json"),
             Clock.systemUTC()), new CdiSpecWriter(cdiDir, kind),
-        new ClaimSpecBuilder(kind, new AscendHostLayout(new DeviceNodeProbe(dev), dir)),
-        new ClaimPlanner(DRIVER, NODE, kind), inventory, NODE, "bench", Duration.ofSeconds(30));
+        new ClaimSpecBuilder(kind, new AscendHostLayout(new DeviceNodeProbe(dev), dir), layout),
+        new ClaimPlanner(DRIVER, NODE, kind, new io.vnpu.kube.dra.modes.ChipModes(
+            io.vnpu.kube.dra.vnpu.HardVnpuChips.OFF, soft,
+            io.vnpu.kube.dra.modes.SoftCapacityNames.HAMI), layout),
+        inventory, NODE, "bench", Duration.ofSeconds(30),
+        new io.vnpu.kube.dra.vnpu.VnpuDriver() {
+          @Override
+          public io.vnpu.api.model.Vnpu create(int logicId, String template) {
+            throw new IllegalStateException("no vNPUs here");
+          }
+
+          @Override
+          public void destroy(int logicId, int vnpuId) {
+            throw new IllegalStateException("no vNPUs here");
+          }
+
+          @Override
+          public List<io.vnpu.api.model.Vnpu> list(int logicId) {
+            return List.of();
+          }
+        }, softRegions);
     server = new KubeletPluginServer(sockets, DRIVER,
-        new NpuDriver(DraPrepareBenchmark::claim, state), Duration.ofSeconds(1));
+        new NpuDriver(soft ? DraPrepareBenchmark::softClaim : DraPrepareBenchmark::claim, state),
+        Duration.ofSeconds(1));
     server.start();
     transport = new UnixSocketTransport(1);
     channel = transport.channel(sockets.draSocket());
@@ -114,6 +150,19 @@ public class DraPrepareBenchmark {
         .withNewStatus().withNewAllocation().withNewDevices()
         .withResults(new DeviceRequestAllocationResultBuilder().withRequest("npu")
             .withDriver(DRIVER).withPool(NODE).withDevice("npu-0").build())
+        .endDevices().endAllocation().endStatus().build();
+  }
+
+  static ResourceClaim softClaim(ClaimRef ref) throws ClaimFetchException {
+    return new ResourceClaimBuilder()
+        .withNewMetadata().withNamespace(ref.namespace()).withName(ref.name())
+        .withUid(ref.uid()).endMetadata()
+        .withNewStatus().withNewAllocation().withNewDevices()
+        .withResults(new DeviceRequestAllocationResultBuilder().withRequest("npu")
+            .withDriver(DRIVER).withPool(NODE).withDevice("npu-0").withShareID(ref.uid())
+            .withConsumedCapacity(java.util.Map.of(
+                "memory", new io.fabric8.kubernetes.api.model.Quantity("4Gi"),
+                "cores", new io.fabric8.kubernetes.api.model.Quantity("25"))).build())
         .endDevices().endAllocation().endStatus().build();
   }
 
@@ -141,6 +190,9 @@ public class DraPrepareBenchmark {
     channel.shutdownNow();
     transport.close();
     server.close();
+    if (softRegions != null) {
+      softRegions.close();
+    }
     for (Path root : List.of(dir, cdiDir)) {
       try (var s = Files.walk(root)) {
         List<Path> all = new ArrayList<>(s.toList());

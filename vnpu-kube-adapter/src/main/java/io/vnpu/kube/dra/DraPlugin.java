@@ -287,7 +287,7 @@ public final class DraPlugin implements AutoCloseable {
     server = new KubeletPluginServer(sockets, options.driverName(),
         measured(new NpuDriver(new ClaimFetcher(client), state,
             new io.vnpu.kube.dra.claims.ClaimStatusWriter(client, options.driverName(),
-                options.nodeName()), inventory::devices)), Duration.ofSeconds(1),
+                options.nodeName()), inventory::find)), Duration.ofSeconds(1),
         Optional.of(healthServer));
     server.start();
     if (options.healthcheckPort() >= 0) {

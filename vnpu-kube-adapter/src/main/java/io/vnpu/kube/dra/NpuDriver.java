@@ -32,20 +32,21 @@ public final class NpuDriver implements ClaimHandler {
   private final ClaimReader fetcher;
   private final DeviceState state;
   private final java.util.Optional<io.vnpu.kube.dra.claims.ClaimStatusWriter> status;
-  private final java.util.function.Supplier<Map<String, io.vnpu.api.model.Npu>> npus;
+  private final java.util.function.Function<String,
+      java.util.Optional<io.vnpu.api.model.Npu>> npus;
 
   /** @param fetcher reads the claims (the API server in the plugin: {@code ClaimFetcher}) */
   public NpuDriver(ClaimReader fetcher, DeviceState state) {
-    this(fetcher, state, null, Map::of);
+    this(fetcher, state, null, name -> java.util.Optional.empty());
   }
 
   /**
    * @param status writes {@code status.devices} of each prepared claim (best effort); null: none
-   * @param npus   the node's NPUs by device name, for the status
+   * @param npus   the NPU of a device name, for the status
    */
   public NpuDriver(ClaimReader fetcher, DeviceState state,
       io.vnpu.kube.dra.claims.ClaimStatusWriter status,
-      java.util.function.Supplier<Map<String, io.vnpu.api.model.Npu>> npus) {
+      java.util.function.Function<String, java.util.Optional<io.vnpu.api.model.Npu>> npus) {
     this.fetcher = Objects.requireNonNull(fetcher, "fetcher");
     this.state = Objects.requireNonNull(state, "state");
     this.status = java.util.Optional.ofNullable(status);
@@ -80,7 +81,7 @@ public final class NpuDriver implements ClaimHandler {
       for (ResourceClaim claim : fetched) {
         PrepareOutcome o = out.get(claim.getMetadata().getUid());
         if (o.error().isEmpty() && !o.devices().isEmpty()) {
-          status.get().prepared(claim, o.devices(), npus.get());
+          status.get().prepared(claim, o.devices(), npus);
         }
       }
     }

@@ -120,10 +120,32 @@ class DraManifestsTest {
             "Pod/train-0")),
         Map.entry("examples/deviceclasses.yaml", List.of("DeviceClass/npu-910b.huawei.com",
             "DeviceClass/npu-ring-0.huawei.com")),
+        Map.entry("examples/soft-share.yaml", List.of("ResourceClaimTemplate/npu-4g-25",
+            "ResourceClaimTemplate/npu-8g-weighted", "Pod/infer-0")),
         Map.entry("rbac.yaml", List.of("ServiceAccount/vnpu-dra-kubeletplugin",
             "ClusterRole/vnpu-dra-kubeletplugin", "ClusterRoleBinding/vnpu-dra-kubeletplugin")),
         Map.entry("variants/daemonset-hostprocess.yaml",
             List.of("DaemonSet/vnpu-dra-kubeletplugin-hostprocess")));
+  }
+
+  @Test
+  void theSoftShareExampleAsksForTheCapacitiesWePublishAndItsNpuConfigDecodes() throws Exception {
+    var templates = all(io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate.class)
+        .stream().filter(t -> t.getMetadata().getName().startsWith("npu-")).toList();
+    assertThat(templates).hasSize(2);
+    for (var t : templates) {
+      var req = t.getSpec().getSpec().getDevices().getRequests().get(0).getExactly();
+      assertThat(req.getCapacity().getRequests()).containsOnlyKeys(
+          io.vnpu.kube.dra.modes.SoftCapacityNames.HAMI.memory(),
+          io.vnpu.kube.dra.modes.SoftCapacityNames.HAMI.cores());
+    }
+    var config = templates.get(1).getSpec().getSpec().getDevices().getConfig().get(0).getOpaque();
+    assertThat(config.getDriver()).isEqualTo(DRIVER);
+    var decoded = new io.vnpu.kube.dra.config.NpuConfigDecoder().decode(config.getParameters(),
+        "examples/soft-share.yaml");
+    assertThat(decoded).isEqualTo(new io.vnpu.kube.dra.config.NpuConfig(
+        io.vnpu.kube.dra.config.NpuConfig.Sharing.SOFT, null, 0, io.vnpu.api.model.Priority.HIGH,
+        null));
   }
 
   @Test

@@ -49,9 +49,11 @@ public final class ClaimStatusWriter {
   /**
    * Records {@code devices} in the status of {@code claim} (as read for the prepare).
    *
-   * @param npus the node's NPUs by device name (for the die UUID)
+   * @param npus the NPU of a device name (its die UUID), {@code npu-<phy>} or
+   *             {@code npu-<phy>-soft}
    */
-  public void prepared(ResourceClaim claim, List<PreparedDevice> devices, Map<String, Npu> npus) {
+  public void prepared(ResourceClaim claim, List<PreparedDevice> devices,
+      java.util.function.Function<String, java.util.Optional<Npu>> npus) {
     List<AllocatedDeviceStatus> ours = entries(devices, npus);
     List<AllocatedDeviceStatus> current = claim.getStatus() == null
         || claim.getStatus().getDevices() == null ? List.of() : claim.getStatus().getDevices();
@@ -99,14 +101,12 @@ public final class ClaimStatusWriter {
     return out;
   }
 
-  private List<AllocatedDeviceStatus> entries(List<PreparedDevice> devices, Map<String, Npu> npus) {
+  private List<AllocatedDeviceStatus> entries(List<PreparedDevice> devices,
+      java.util.function.Function<String, java.util.Optional<Npu>> npus) {
     List<AllocatedDeviceStatus> out = new ArrayList<>();
     for (PreparedDevice d : devices) {
       Map<String, Object> data = new LinkedHashMap<>();
-      Npu npu = npus.get(d.deviceName());
-      if (npu != null) {
-        data.put("uuid", npu.uuid());
-      }
+      npus.apply(d.deviceName()).ifPresent(npu -> data.put("uuid", npu.uuid()));
       data.put("physicalId", d.physicalId());
       if (d.vnpu() != null) {
         if (d.vnpu().vnpuId() != null) {

@@ -435,15 +435,31 @@ public final class DeviceState {
         slice.add(new SliceDevice(new NpuRef(q.getKey(), uuid), q.getValue()));
       }
       Path file = dir.resolve(SoftSlicing.REGION_FILE);
-      // region and registrations in one step: a crash before the key is recorded leaves a
-      // registration whose region directory is removed at start, and the start-up sweep drops it
-      long key = softRegions.create(dir, new RegionToCreate(file, slice,
-          softRegions.layout().registryDir().toString()), registryName(plan));
+      // region and registrations in one step. The key is recorded with PrepareCompleted (one
+      // checkpoint write less): a crash before that leaves a PrepareStarted entry naming the
+      // directory, which start-up removes, and the sweep then drops the registrations whose
+      // region is gone
+      long key;
+      try {
+        key = softRegions.create(dir, new RegionToCreate(file, slice,
+            softRegions.layout().registryDir().toString()), registryName(plan));
+      } catch (IOException | RuntimeException failed) {
+        // the regions of earlier requests of this claim are registered but not yet recorded
+        for (PreparedDevice d : devices) {
+          if (d.soft() != null && d.soft().registryKey() != null) {
+            try {
+              softRegions.remove(Path.of(d.soft().regionDir()), d.soft().registryKey());
+            } catch (IOException | RuntimeException again) {
+              failed.addSuppressed(again);
+            }
+          }
+        }
+        throw failed;
+      }
       for (int i : e.getValue()) {
         devices.set(i, devices.get(i).withSoft(devices.get(i).soft().withKey(key)));
       }
       plan = plan.withDevices(devices);
-      save(checkpoint.with(plan));
       log.info("created quota region {} for ResourceClaim {}/{} request {}: {}", file,
           plan.namespace(), plan.name(), request, e.getValue().stream().map(devices::get)
               .map(d -> d.deviceName() + " " + d.soft().memoryBytes() / (1 << 20) + " MiB "
