@@ -46,6 +46,10 @@ int main(void) {
     OFF(dcmi_board_info, bom_id);
     OFF(dcmi_board_info, slot_id);
 
+    SIZE(dcmi_ip_addr);
+    OFF(dcmi_ip_addr, u_addr);
+    OFF(dcmi_ip_addr, ip_type);
+
     SIZE(dcmi_hbm_info);
     OFF(dcmi_hbm_info, memory_size);
     OFF(dcmi_hbm_info, freq);

@@ -280,8 +280,8 @@ int dcmi_get_product_type(int card_id, int device_id, char *product_type_str, in
     NOT_NULL(product_type_str);
     if (buf_size <= 0) return DCMI_ERR_INVALID_PARAMETER;
     DEVICE(c, idx, card_id, device_id);
-    if (!is_310p(dev_at(&c, idx))) return DCMI_ERR_NOT_SUPPORT; /* server products have none */
-    const char *name = chips_in_card(&c, card_id) == 2 ? "Atlas 300I Duo" : "Atlas 300I Pro";
+    const char *name = dev_at(&c, idx)->product_type;
+    if (name[0] == '\0') return DCMI_ERR_NOT_SUPPORT; /* server products have none */
     if ((int)strlen(name) >= buf_size) return DCMI_ERR_INVALID_PARAMETER;
     snprintf(product_type_str, (size_t)buf_size, "%s", name);
     return DCMI_OK;
@@ -561,6 +561,52 @@ int dcmi_get_device_network_health(int card_id, int device_id, enum dcmi_rdfx_de
     } else {
         *result = chip->link_down ? DCMI_RDFX_DETECT_UNREACH : DCMI_RDFX_DETECT_OK;
     }
+    return DCMI_OK;
+}
+
+/*
+ * The RoCE port's address: the profile's IPv4 (910 family), or what `vnpu-sim-ctl ip` set. A chip
+ * without an address of the asked family (310P has no RoCE port at all) answers -8255, mask
+ * 255.255.255.0 for IPv4 and a /64 for IPv6. Only RoCE port 0 exists here; the VNIC port is not
+ * simulated (-8255).
+ */
+int dcmi_get_device_ip(int card_id, int device_id, enum dcmi_port_type input_type, int port_id,
+                       struct dcmi_ip_addr *ip, struct dcmi_ip_addr *mask) {
+    BEGIN(c);
+    NOT_NULL(ip);
+    NOT_NULL(mask);
+    DEVICE(c, idx, card_id, device_id);
+    if (input_type != DCMI_ROCE_PORT && input_type != DCMI_VNIC_PORT) return DCMI_ERR_INVALID_PARAMETER;
+    if (port_id < 0) return DCMI_ERR_INVALID_PARAMETER;
+    if (input_type == DCMI_VNIC_PORT || port_id != 0) return DCMI_ERR_NOT_SUPPORT;
+    enum dcmi_ip_addr_type want = ip->ip_type == DCMI_IPADDR_TYPE_V6 ? DCMI_IPADDR_TYPE_V6 : DCMI_IPADDR_TYPE_V4;
+    const struct vnpu_sim_device_info *d = dev_at(&c, idx);
+    const struct sim_chip *chip = &c.snap.chips[idx];
+    if (chip->dropped) return DCMI_ERR_NOT_READY;
+    unsigned char addr[16] = {0};
+    enum dcmi_ip_addr_type have;
+    if (chip->ip_override == SIM_IP_NONE) return DCMI_ERR_NOT_SUPPORT;
+    if (chip->ip_override == SIM_IP_SET) {
+        have = chip->ip_type == DCMI_IPADDR_TYPE_V6 ? DCMI_IPADDR_TYPE_V6 : DCMI_IPADDR_TYPE_V4;
+        memcpy(addr, chip->ip, sizeof(addr));
+    } else {
+        static const uint8_t none[4] = {0};
+        if (memcmp(d->roce_ip4, none, 4) == 0) return DCMI_ERR_NOT_SUPPORT;
+        have = DCMI_IPADDR_TYPE_V4;
+        memcpy(addr, d->roce_ip4, 4);
+    }
+    if (have != want) return DCMI_ERR_NOT_SUPPORT;
+    memset(ip, 0, sizeof(*ip));
+    memset(mask, 0, sizeof(*mask));
+    if (have == DCMI_IPADDR_TYPE_V4) {
+        memcpy(ip->u_addr.ip4, addr, 4);
+        memset(mask->u_addr.ip4, 0xff, 3);
+    } else {
+        memcpy(ip->u_addr.ip6, addr, 16);
+        memset(mask->u_addr.ip6, 0xff, 8);
+    }
+    ip->ip_type = have;
+    mask->ip_type = have;
     return DCMI_OK;
 }
 

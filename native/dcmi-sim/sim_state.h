@@ -14,7 +14,7 @@
 #define SIM_MAX_FAULTS 32
 #define SIM_TEMPLATE_LEN 32
 #define SIM_STATE_MAGIC 0x44434d49u /* "DCMI" */
-#define SIM_STATE_VERSION 3u /* 2: fault events, link, reset, processes; 3: blocking network health */
+#define SIM_STATE_VERSION 4u /* 2: fault events, link, reset, processes; 3: blocking network health; 4: RoCE IP */
 #define SIM_LOCK_TIMEOUT_MS 5000
 #define SIM_MAX_PROCS 32      /* dcmi_get_device_resource_info fills at most 32 entries */
 #define SIM_EVENT_RING 64     /* fault events kept for subscribers */
@@ -52,7 +52,15 @@ struct sim_chip {
     uint32_t proc_count;
     uint32_t net_block_ms; /* dcmi_get_device_network_health blocks this long (a dropped card's RoCE) */
     struct sim_proc procs[SIM_MAX_PROCS];
+    /* version 4: the RoCE address as an operator's hccn_tool would set it */
+    uint32_t ip_override; /* SIM_IP_PROFILE, SIM_IP_SET (ip_type/ip below) or SIM_IP_NONE */
+    uint32_t ip_type;     /* DCMI_IPADDR_TYPE_V4 or DCMI_IPADDR_TYPE_V6 */
+    uint8_t ip[16];       /* IPv4 in the first 4 bytes */
 };
+
+#define SIM_IP_PROFILE 0u
+#define SIM_IP_SET 1u
+#define SIM_IP_NONE 2u
 
 /* One fault event as dcmi_subscribe_fault_event delivers it. */
 struct sim_event {

@@ -26,9 +26,12 @@
  *   vnpu-sim-ctl proc-clear LOGIC             no process uses the chip
  *   vnpu-sim-ctl show-faults                  one line per chip: link, boot status, resets, processes, faults
  *   vnpu-sim-ctl net-block LOGIC MS           dcmi_get_device_network_health blocks MS ms (0 = not)
+ *   vnpu-sim-ctl ip LOGIC ADDR|none|profile   RoCE address (IPv4 or IPv6 text) dcmi_get_device_ip reports;
+ *                                             none = the chip has none, profile = the profile's again
  * "fault" and "clear" raise the matching occurred / recovered events too.
  * Exit status 0 on success, 2 on usage errors, 1 when the operation fails (DCMI code printed).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,6 +158,23 @@ static int apply(struct sim_state *st, void *arg) {
         chip->net_block_ms = (uint32_t)o->a;
         return 0;
     }
+    if (strcmp(c, "ip") == 0) {
+        memset(chip->ip, 0, sizeof(chip->ip));
+        chip->ip_type = DCMI_IPADDR_TYPE_V4;
+        if (strcmp(o->text, "none") == 0) {
+            chip->ip_override = SIM_IP_NONE;
+        } else if (strcmp(o->text, "profile") == 0) {
+            chip->ip_override = SIM_IP_PROFILE;
+        } else if (inet_pton(AF_INET, o->text, chip->ip) == 1) {
+            chip->ip_override = SIM_IP_SET;
+        } else if (inet_pton(AF_INET6, o->text, chip->ip) == 1) {
+            chip->ip_override = SIM_IP_SET;
+            chip->ip_type = DCMI_IPADDR_TYPE_V6;
+        } else {
+            return DCMI_ERR_INVALID_PARAMETER;
+        }
+        return 0;
+    }
     if (strcmp(c, "boot-ms") == 0) {
         st->boot_ms = (uint32_t)o->a;
         return 0;
@@ -190,7 +210,7 @@ static int apply(struct sim_state *st, void *arg) {
 
 static int usage(void) {
     fprintf(stderr, "usage: vnpu-sim-ctl show|reset|fault|clear|health|drop|restore|util|use|create|destroy|"
-                    "init-fail|latency|late-cards|event|link|reset-fail|reset-hang|boot-ms|proc|proc-clear|show-faults|net-block ARGS "
+                    "init-fail|latency|late-cards|event|link|reset-fail|reset-hang|boot-ms|proc|proc-clear|show-faults|net-block|ip ARGS "
                     "(see the source header)\n");
     return 2;
 }
@@ -233,7 +253,7 @@ int main(int argc, char **argv) {
     }
     o.b = 2; /* default health level for "fault" */
     o.c = 2; /* default severity for "event" */
-    if (strcmp(cmd, "create") == 0) {
+    if (strcmp(cmd, "create") == 0 || strcmp(cmd, "ip") == 0) {
         if (argc != 4) return usage();
         o.text = argv[3];
     } else if (strcmp(cmd, "link") == 0) {

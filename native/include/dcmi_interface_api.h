@@ -356,6 +356,12 @@ DCMIDLLEXPORT int dcmi_get_device_errorcode(int card_id, int device_id, int *err
 DCMIDLLEXPORT int dcmi_subscribe_fault_event(int card_id, int device_id, struct dcmi_event_filter filter,
                                              dcmi_fault_event_callback handler);
 DCMIDLLEXPORT int dcmi_get_device_network_health(int card_id, int device_id, enum dcmi_rdfx_detect_result *result);
+/*
+ * Address of a chip's port: input_type DCMI_ROCE_PORT (parameter plane) or DCMI_VNIC_PORT, port_id 0.
+ * The caller sets ip->ip_type to DCMI_IPADDR_TYPE_V6 to ask for the IPv6 address (else IPv4).
+ */
+DCMIDLLEXPORT int dcmi_get_device_ip(int card_id, int device_id, enum dcmi_port_type input_type, int port_id,
+                                     struct dcmi_ip_addr *ip, struct dcmi_ip_addr *mask);
 DCMIDLLEXPORT int dcmi_get_device_boot_status(int card_id, int device_id, enum dcmi_boot_status *boot_status);
 DCMIDLLEXPORT int dcmi_set_device_reset(int card_id, int device_id, enum dcmi_reset_channel channel_type);
 

@@ -19,6 +19,7 @@
 
 #define VNPU_SIM_MAX_DEVICES 16
 #define VNPU_SIM_CHIP_NAME_LEN 32
+#define VNPU_SIM_PRODUCT_LEN 64
 
 struct vnpu_sim_device_info {
     int logic_id;
@@ -30,6 +31,8 @@ struct vnpu_sim_device_info {
     uint64_t hbm_bytes;                     /* device memory capacity in bytes */
     uint32_t ai_cores;
     uint32_t ai_cpus;
+    char product_type[VNPU_SIM_PRODUCT_LEN]; /* dcmi_get_product_type, "" = the product has none */
+    uint8_t roce_ip4[4];                     /* parameter-plane (RoCE) IPv4 address, 0.0.0.0 = none */
 };
 
 /*

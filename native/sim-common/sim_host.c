@@ -32,6 +32,8 @@ struct profile {
     int chips_per_card;
     int card_ids[VNPU_SIM_MAX_DEVICES];   /* one per card, in logic-ID order */
     int phy_ids[VNPU_SIM_MAX_DEVICES];    /* one per chip, in logic-ID order */
+    /* dcmi_get_product_type per card, in card order; NULL = the product default of product_of() */
+    const char *products[VNPU_SIM_MAX_DEVICES];
 };
 
 static const struct chip_facts CHIP_910B3 = {"910B3", 65536, 20, 7};
@@ -41,14 +43,18 @@ static const struct chip_facts CHIP_310P3 = {"310P3", 21527, 8, 7};
 static const struct chip_facts CHIP_A3 = {"Ascend910", 65536, 24, 6};
 
 static const struct profile PROFILES[] = {
-    {"910B3x8", &CHIP_910B3, 8, 1, {0, 1, 2, 3, 8, 9, 10, 11}, {0, 1, 2, 3, 4, 5, 6, 7}},
-    {"910B4x8", &CHIP_910B4, 8, 1, {0, 1, 2, 3, 8, 9, 10, 11}, {0, 1, 2, 3, 4, 5, 6, 7}},
+    {"910B3x8", &CHIP_910B3, 8, 1, {0, 1, 2, 3, 8, 9, 10, 11}, {0, 1, 2, 3, 4, 5, 6, 7}, {NULL}},
+    {"910B4x8", &CHIP_910B4, 8, 1, {0, 1, 2, 3, 8, 9, 10, 11}, {0, 1, 2, 3, 4, 5, 6, 7}, {NULL}},
     /* 910A hosts number phy IDs per PCIe switch: logic order differs from phy order. */
-    {"910Ax8", &CHIP_910A, 8, 1, {0, 1, 2, 3, 4, 5, 6, 7}, {4, 5, 6, 7, 0, 1, 2, 3}},
-    {"310P3x4", &CHIP_310P3, 4, 1, {1, 3, 5, 7}, {0, 1, 2, 3}},
-    {"300IDuox2", &CHIP_310P3, 4, 2, {0, 64}, {0, 1, 2, 3}},
+    {"910Ax8", &CHIP_910A, 8, 1, {0, 1, 2, 3, 4, 5, 6, 7}, {4, 5, 6, 7, 0, 1, 2, 3}, {NULL}},
+    {"310P3x4", &CHIP_310P3, 4, 1, {1, 3, 5, 7}, {0, 1, 2, 3}, {NULL}},
+    /* Mixed insertion: three single-chip 310P card models in one server (MindCluster
+     * -use310PMixedInsert); only dcmi_get_product_type tells them apart. */
+    {"310PMixedx4", &CHIP_310P3, 4, 1, {1, 3, 5, 7}, {0, 1, 2, 3},
+     {"Atlas 300V Pro", "Atlas 300V", "Atlas 300I Pro", "Atlas 300V Pro"}},
+    {"300IDuox2", &CHIP_310P3, 4, 2, {0, 64}, {0, 1, 2, 3}, {NULL}},
     {"A3x8", &CHIP_A3, 16, 2, {0, 1, 2, 3, 4, 5, 6, 7},
-     {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}},
+     {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, {NULL}},
 };
 
 /* "910A x8", "300I-Duo x2" and "a3x8" name the same profiles as "910Ax8", "300IDuox2", "A3x8". */
@@ -61,6 +67,27 @@ static int same_name(const char *want, const char *have) {
         want++;
         have++;
     }
+}
+
+/*
+ * What dcmi_get_product_type says when the profile does not name the card: 310P cards are
+ * "Atlas 300I Duo" (two chips) or "Atlas 300I Pro"; server products (910 family) report none.
+ */
+static const char *product_of(const struct profile *p, int card_index) {
+    if (p->products[card_index] != NULL) return p->products[card_index];
+    if (strncmp(p->chip->chip_name, "310P", 4) != 0) return "";
+    return p->chips_per_card == 2 ? "Atlas 300I Duo" : "Atlas 300I Pro";
+}
+
+/* 910-family chips have a parameter-plane (RoCE) port; hccn.conf-style 192.168.100.(101+phy). */
+static void roce_ip_of(const struct profile *p, int phy_id, uint8_t ip[4]) {
+    memset(ip, 0, 4);
+    const char *name = p->chip->chip_name;
+    if (strncmp(name, "910", 3) != 0 && strncmp(name, "Ascend910", 9) != 0) return;
+    ip[0] = 192;
+    ip[1] = 168;
+    ip[2] = 100;
+    ip[3] = (uint8_t)(101 + phy_id);
 }
 
 static const char *profile_name(void) {
@@ -91,6 +118,8 @@ int vnpu_sim_host_devices(struct vnpu_sim_device_info *out, int max) {
         d->hbm_bytes = p->chip->hbm_mib * MIB;
         d->ai_cores = p->chip->ai_cores;
         d->ai_cpus = p->chip->ai_cpus;
+        snprintf(d->product_type, sizeof(d->product_type), "%s", product_of(p, i / p->chips_per_card));
+        roce_ip_of(p, d->phy_id, d->roce_ip4);
     }
     return p->devices;
 }

@@ -285,6 +285,51 @@ static pthread_mutex_t g_ev_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct dcmi_dms_fault_event g_ev[16];
 static int g_nev;
 
+/* dcmi_get_device_ip: profile IPv4 on 910, none on 310P, operator-set IPv6, and the product types. */
+static void device_ip_and_product(void) {
+    use_profile("910B3x8", "ip");
+    CHECK(ctl("reset") == 0, "ctl reset");
+    struct dcmi_ip_addr ip, mask;
+    memset(&ip, 0, sizeof(ip));
+    CHECK(dcmi_get_device_ip(8, 0, DCMI_ROCE_PORT, 0, &ip, &mask) == 0, "v4 of card 8 (phy 4)");
+    CHECK(ip.ip_type == DCMI_IPADDR_TYPE_V4 && ip.u_addr.ip4[0] == 192 && ip.u_addr.ip4[1] == 168 &&
+              ip.u_addr.ip4[2] == 100 && ip.u_addr.ip4[3] == 105 && mask.u_addr.ip4[0] == 255 && mask.u_addr.ip4[3] == 0,
+          "v4 %u.%u.%u.%u", ip.u_addr.ip4[0], ip.u_addr.ip4[1], ip.u_addr.ip4[2], ip.u_addr.ip4[3]);
+    memset(&ip, 0, sizeof(ip));
+    ip.ip_type = DCMI_IPADDR_TYPE_V6;
+    CHECK(dcmi_get_device_ip(8, 0, DCMI_ROCE_PORT, 0, &ip, &mask) == DCMI_ERR_NOT_SUPPORT, "no v6 by default");
+    CHECK(dcmi_get_device_ip(8, 0, DCMI_ROCE_PORT, 0, NULL, &mask) == DCMI_ERR_INVALID_PARAMETER, "NULL ip");
+    CHECK(dcmi_get_device_ip(8, 0, DCMI_ROCE_PORT, -1, &ip, &mask) == DCMI_ERR_INVALID_PARAMETER, "port -1");
+    CHECK(dcmi_get_device_ip(63, 0, DCMI_ROCE_PORT, 0, &ip, &mask) == DCMI_ERR_INVALID_DEVICE_ID, "unknown card");
+    CHECK(ctl("ip 4 fd00::5") == 0, "ctl ip v6");
+    memset(&ip, 0, sizeof(ip));
+    ip.ip_type = DCMI_IPADDR_TYPE_V6;
+    CHECK(dcmi_get_device_ip(8, 0, DCMI_ROCE_PORT, 0, &ip, &mask) == 0 && ip.ip_type == DCMI_IPADDR_TYPE_V6 &&
+              ip.u_addr.ip6[0] == 0xfd && ip.u_addr.ip6[15] == 5 && mask.u_addr.ip6[7] == 0xff && mask.u_addr.ip6[8] == 0,
+          "v6 set by ctl");
+    memset(&ip, 0, sizeof(ip));
+    CHECK(dcmi_get_device_ip(8, 0, DCMI_ROCE_PORT, 0, &ip, &mask) == DCMI_ERR_NOT_SUPPORT, "v4 gone with v6 set");
+    CHECK(ctl("ip 4 none") == 0 && dcmi_get_device_ip(8, 0, DCMI_ROCE_PORT, 0, &ip, &mask) == DCMI_ERR_NOT_SUPPORT,
+          "none");
+    CHECK(ctl("ip 4 profile") == 0 && dcmi_get_device_ip(8, 0, DCMI_ROCE_PORT, 0, &ip, &mask) == 0 &&
+              ip.u_addr.ip4[3] == 105,
+          "profile again");
+    CHECK(ctl("ip 4 not-an-address") == 1, "bad address accepted");
+    char product[64];
+    CHECK(dcmi_get_product_type(8, 0, product, sizeof(product)) == DCMI_ERR_NOT_SUPPORT, "server has no product");
+
+    use_profile("310PMixedx4", "mixed");
+    memset(&ip, 0, sizeof(ip));
+    CHECK(dcmi_get_device_ip(1, 0, DCMI_ROCE_PORT, 0, &ip, &mask) == DCMI_ERR_NOT_SUPPORT, "310P has no RoCE");
+    static const char *const WANT[] = {"Atlas 300V Pro", "Atlas 300V", "Atlas 300I Pro", "Atlas 300V Pro"};
+    static const int CARDS[] = {1, 3, 5, 7};
+    for (int i = 0; i < 4; i++) {
+        CHECK(dcmi_get_product_type(CARDS[i], 0, product, sizeof(product)) == 0 && strcmp(product, WANT[i]) == 0,
+              "card %d product %s", CARDS[i], product);
+    }
+    CHECK(dcmi_get_product_type(1, 0, product, 8) == DCMI_ERR_INVALID_PARAMETER, "short buffer");
+}
+
 static void on_event(struct dcmi_event *e) {
     pthread_mutex_lock(&g_ev_lock);
     if (e->type == DCMI_DMS_FAULT_EVENT && g_nev < 16) g_ev[g_nev++] = e->event_t.dms_event;
@@ -409,6 +454,7 @@ int main(void) {
     knobs();
     faults();
     hbm_used();
+    device_ip_and_product();
     fault_events_and_reset(); /* last: its subscription thread reads the environment */
     if (failures == 0) printf("dcmi-sim: all checks passed\n");
     return failures == 0 ? 0 : 1;

@@ -37,6 +37,7 @@ static const struct expect EXPECTED[] = {
     {"300IDuox2", 4, "310P3", 21527, 8, 7, 64, 1, 0},
     {"300I-Duo x2", 4, "310P3", 21527, 8, 7, 64, 1, 0},
     {"A3x8", 16, "Ascend910", 65536, 24, 6, 7, 1, 0},
+    {"310PMixedx4", 4, "310P3", 21527, 8, 7, 7, 0, 0},
 };
 
 static void check_profile(const struct expect *e) {
@@ -83,6 +84,26 @@ int main(void) {
     CHECK(vnpu_sim_host_devices(&d, 1) == -EINVAL, "unknown profile accepted");
     unsetenv("VNPU_SIM_PROFILE");
     CHECK(vnpu_sim_host_devices(&d, 1) == 8 && strcmp(d.chip_name, "910B3") == 0, "default profile");
+
+    /* product types and RoCE addresses */
+    struct vnpu_sim_device_info devs[VNPU_SIM_MAX_DEVICES];
+    setenv("VNPU_SIM_PROFILE", "310PMixedx4", 1);
+    CHECK(vnpu_sim_host_devices(devs, VNPU_SIM_MAX_DEVICES) == 4, "mixed count");
+    static const char *const MIXED[] = {"Atlas 300V Pro", "Atlas 300V", "Atlas 300I Pro", "Atlas 300V Pro"};
+    for (int i = 0; i < 4; i++) {
+        CHECK(strcmp(devs[i].product_type, MIXED[i]) == 0, "mixed product %d: %s", i, devs[i].product_type);
+        CHECK(devs[i].roce_ip4[0] == 0 && devs[i].roce_ip4[3] == 0, "310P has no RoCE address");
+    }
+    setenv("VNPU_SIM_PROFILE", "300IDuox2", 1);
+    CHECK(vnpu_sim_host_devices(devs, VNPU_SIM_MAX_DEVICES) == 4 && strcmp(devs[3].product_type, "Atlas 300I Duo") == 0,
+          "duo product %s", devs[3].product_type);
+    setenv("VNPU_SIM_PROFILE", "910Ax8", 1);
+    CHECK(vnpu_sim_host_devices(devs, VNPU_SIM_MAX_DEVICES) == 8 && devs[0].product_type[0] == '\0', "server product");
+    CHECK(devs[0].roce_ip4[0] == 192 && devs[0].roce_ip4[1] == 168 && devs[0].roce_ip4[2] == 100 &&
+              devs[0].roce_ip4[3] == 105,
+          "910A logic 0 (phy 4) RoCE %u.%u.%u.%u", devs[0].roce_ip4[0], devs[0].roce_ip4[1], devs[0].roce_ip4[2],
+          devs[0].roce_ip4[3]);
+    unsetenv("VNPU_SIM_PROFILE");
 
     const char *tmp = getenv("VNPU_TEST_TMP");
     char want[512], root[512];

@@ -6,6 +6,7 @@ import com.sun.jna.ptr.IntByReference;
 import io.vnpu.dcmi.jna.DcmiLibrary;
 import io.vnpu.dcmi.jna.DcmiStructs;
 import io.vnpu.dcmi.jna.DcmiStructure;
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -40,6 +41,11 @@ public final class Dcmi {
   public static final int INBAND_CHANNEL = 1;
   /** {@code dcmi_get_device_boot_status} value of a fully booted chip. */
   public static final int BOOT_FINISHED = 16;
+  /** {@code enum dcmi_port_type} ROCE: the parameter-plane port. */
+  public static final int ROCE_PORT = 1;
+  /** {@code enum dcmi_ip_addr_type} values. */
+  public static final int IPADDR_TYPE_V4 = 0;
+  public static final int IPADDR_TYPE_V6 = 1;
 
   private static final Logger LOG = LoggerFactory.getLogger(Dcmi.class);
   private static final int MAIN_CMD_VDEV_MNG = 52;
@@ -50,6 +56,8 @@ public final class Dcmi {
   private static final int MAX_ERROR_CODES = 128;
   private static final int MAX_PROCESSES = 32;
   private static final int AFFINITY_LEN = 32;
+  private static final int PRODUCT_TYPE_LEN = 65;
+  private static final int VERSION_LEN = 33;
 
   private final DcmiLibrary lib;
   private final Path path;
@@ -417,6 +425,63 @@ public final class Dcmi {
     if (rc == DcmiErrorCode.NOT_SUPPORT.code()) return OptionalInt.empty();
     if (rc != 0) throw new DcmiException(fn, rc, at(cardId, deviceId));
     return OptionalInt.of(result.getValue());
+  }
+
+  /**
+   * The driver's DCMI version ({@code dcmi_get_dcmi_version}, buffer of 33 bytes as the MindCluster
+   * plugin passes), e.g. {@code 24.1.rc2}; empty when the driver lacks the function or answers with
+   * an error.
+   */
+  public Optional<String> dcmiVersion() {
+    byte[] buf = new byte[VERSION_LEN];
+    Optional<Integer> rc = optional("dcmi_get_dcmi_version", "driver version",
+        () -> lib.dcmi_get_dcmi_version(buf, buf.length));
+    if (rc.isEmpty() || rc.get() != 0) {
+      rc.ifPresent(code -> LOG.debug("dcmi_get_dcmi_version returned {}", code));
+      return Optional.empty();
+    }
+    String v = DcmiStructure.text(buf).strip();
+    return v.isEmpty() ? Optional.empty() : Optional.of(v);
+  }
+
+  /**
+   * Product (card model) name ({@code dcmi_get_product_type}, buffer of 65 bytes as the
+   * MindCluster plugin passes), e.g. {@code Atlas 300I Pro}, {@code Atlas 300V Pro},
+   * {@code Atlas 300I Duo}. Many server products answer with an error: any non-zero return, an
+   * empty name and a driver without the function are all "no product type" (empty).
+   */
+  public Optional<String> productType(int cardId, int deviceId) {
+    byte[] buf = new byte[PRODUCT_TYPE_LEN];
+    Optional<Integer> rc = optional("dcmi_get_product_type", "product type",
+        () -> lib.dcmi_get_product_type(cardId, deviceId, buf, buf.length));
+    if (rc.isEmpty() || rc.get() != 0) {
+      rc.ifPresent(code -> LOG.debug("dcmi_get_product_type({}) returned {}", at(cardId, deviceId), code));
+      return Optional.empty();
+    }
+    String name = DcmiStructure.text(buf).strip();
+    return name.isEmpty() ? Optional.empty() : Optional.of(name);
+  }
+
+  /**
+   * Address of a chip's port ({@code dcmi_get_device_ip}, port id {@code portId}; the mask is
+   * ignored): the IPv4 address, or with {@code ipv6} the IPv6 one ({@code ip_type} set to 1 on the
+   * way in, as the driver wants).
+   *
+   * @param portType {@link #ROCE_PORT} (parameter plane) or 0 (VNIC)
+   * @throws DcmiException with the driver's code when the chip has no such address (-8255 on
+   *     chips without the port), or -99998 when the driver lacks the function
+   */
+  public InetAddress deviceIp(int cardId, int deviceId, int portType, int portId, boolean ipv6) {
+    DcmiStructs.IpAddr ip = new DcmiStructs.IpAddr();
+    ip.ip_type = ipv6 ? IPADDR_TYPE_V6 : IPADDR_TYPE_V4;
+    DcmiStructs.IpAddr mask = new DcmiStructs.IpAddr();
+    check("dcmi_get_device_ip", () -> lib.dcmi_get_device_ip(cardId, deviceId, portType, portId, ip, mask),
+        at(cardId, deviceId) + ", port type " + portType + " port " + portId + (ipv6 ? ", IPv6" : ", IPv4"));
+    try {
+      return InetAddress.getByAddress(ipv6 ? ip.u_addr : java.util.Arrays.copyOf(ip.u_addr, 4));
+    } catch (java.net.UnknownHostException e) {
+      throw new IllegalStateException("address of length " + ip.u_addr.length, e); // lengths are fixed
+    }
   }
 
   /** Boot status ({@code dcmi_get_device_boot_status}): 16 when the chip is fully up. */

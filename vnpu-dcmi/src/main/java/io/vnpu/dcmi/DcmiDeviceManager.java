@@ -8,6 +8,7 @@ import io.vnpu.api.model.Units;
 import io.vnpu.api.model.Vnpu;
 import io.vnpu.api.spi.DeviceException;
 import io.vnpu.api.spi.DeviceManager;
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +31,7 @@ import java.util.stream.Collectors;
  * Thread-safe: every DCMI call goes through {@link Dcmi}'s single lock.
  */
 public final class DcmiDeviceManager implements DeviceManager {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DcmiDeviceManager.class);
   /** Synthetic fault code MindCluster reports for a dropped card. */
   public static final long CARD_DROP_FAULT = 0x40F84E00L;
 
@@ -191,6 +193,53 @@ public final class DcmiDeviceManager implements DeviceManager {
     long usedBytes = memory(at.cardId(), at.deviceId()).map(m -> m.usedMb() * Units.MIB).orElse(0L);
     int util = dcmi.utilization(at.cardId(), at.deviceId(), Dcmi.UTIL_AICORE).orElse(-1);
     return new NpuUsage(usedBytes, util);
+  }
+
+  /** {@code dcmi_get_dcmi_version}, e.g. {@code 24.1.rc2}; empty when the driver does not say. */
+  @Override
+  public Optional<String> driverVersion() {
+    return dcmi.dcmiVersion();
+  }
+
+  /**
+   * {@code dcmi_get_product_type} of the chip's card; empty for server products (the driver
+   * answers with an error there) and drivers without the function.
+   *
+   * @throws DeviceException when the logic ID is unknown
+   */
+  @Override
+  public Optional<String> productType(int logicId) {
+    CardDevice at = address(logicId);
+    return dcmi.productType(at.cardId(), at.deviceId());
+  }
+
+  /**
+   * The RoCE (parameter-plane) address of port 0, read as MindCluster does: {@code dcmi_get_device_ip}
+   * for IPv4 first, then IPv6; a link-local IPv6 address ({@code fe80::/10}) and an all-zero
+   * address count as none. Empty when neither call gives one (310P/310 have no RoCE port, the
+   * driver answers with an error; an unconfigured port too). Text as {@link IpText}.
+   *
+   * @throws DeviceException when the logic ID is unknown
+   */
+  @Override
+  public Optional<String> roceIp(int logicId) {
+    CardDevice at = address(logicId);
+    for (boolean ipv6 : new boolean[] {false, true}) {
+      InetAddress a;
+      try {
+        a = dcmi.deviceIp(at.cardId(), at.deviceId(), Dcmi.ROCE_PORT, 0, ipv6);
+      } catch (DcmiException e) {
+        LOG.debug("no {} RoCE address on NPU logic {}: {}", ipv6 ? "IPv6" : "IPv4", logicId, e.getMessage());
+        continue;
+      }
+      if (a.isAnyLocalAddress()) continue;
+      if (ipv6 && a.isLinkLocalAddress()) {
+        LOG.debug("NPU logic {}: RoCE address {} is link-local; not reported", logicId, IpText.of(a));
+        return Optional.empty();
+      }
+      return Optional.of(IpText.of(a));
+    }
+    return Optional.empty();
   }
 
   @Override

@@ -27,6 +27,7 @@ class DcmiAbiTest {
     MAPPED.put("dcmi_pcie_info_all", DcmiStructs.PcieInfoAll::new);
     MAPPED.put("dcmi_die_id", DcmiStructs.DieId::new);
     MAPPED.put("dcmi_board_info", DcmiStructs.BoardInfo::new);
+    MAPPED.put("dcmi_ip_addr", DcmiStructs.IpAddr::new);
     MAPPED.put("dcmi_hbm_info", DcmiStructs.HbmInfo::new);
     MAPPED.put("dcmi_get_memory_info_stru", DcmiStructs.MemoryInfoV3::new);
     MAPPED.put("dcmi_proc_mem_info", DcmiStructs.ProcMemInfo::new);
@@ -95,6 +96,7 @@ class DcmiAbiTest {
     assertThat(new DcmiStructs.DmsFaultEvent().size()).isEqualTo(352);
     assertThat(new DcmiStructs.Event().size()).isEqualTo(360);
     assertThat(new DcmiStructs.EventFilter.ByValue().size()).isEqualTo(48);
+    assertThat(new DcmiStructs.IpAddr().size()).isEqualTo(20);
     assertThat(new DcmiStructs.ComputingResource().offsetOf("vdev_memory_total")).isEqualTo(64);
   }
 }

@@ -5,6 +5,7 @@ import io.vnpu.api.model.Npu;
 import io.vnpu.api.model.NpuUsage;
 import io.vnpu.api.model.Vnpu;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Port to the node's NPU driver. {@code vnpu-dcmi} implements it over {@code libdcmi.so}; tests and
@@ -58,6 +59,40 @@ public interface DeviceManager extends AutoCloseable {
    * @throws DeviceException when the driver cannot be queried
    */
   List<Vnpu> listVnpus(int logicId);
+
+  /**
+   * The driver's version as DCMI reports it ({@code dcmi_get_dcmi_version}), e.g. {@code 24.1.rc2};
+   * empty when the driver cannot say. This default reports none.
+   */
+  default Optional<String> driverVersion() {
+    return Optional.empty();
+  }
+
+  /**
+   * The product (card model) the NPU sits on, as the driver names it (DCMI
+   * {@code dcmi_get_product_type}), e.g. {@code Atlas 300I Pro}, {@code Atlas 300V Pro},
+   * {@code Atlas 300V}, {@code Atlas 300I Duo}. Empty when the driver reports none (server
+   * products) or cannot say. This default reports none.
+   *
+   * @param logicId DCMI logic ID
+   * @throws DeviceException when the NPU does not exist
+   */
+  default Optional<String> productType(int logicId) {
+    return Optional.empty();
+  }
+
+  /**
+   * The address of the NPU's parameter-plane (RoCE) port (DCMI {@code dcmi_get_device_ip}), in
+   * the text form HCCL rank tables carry: {@code 192.168.100.101}, or an RFC 5952 IPv6 address.
+   * Empty when the chip has none (310P, an unconfigured port, a link-local IPv6 address only) or
+   * the driver cannot say. This default reports none.
+   *
+   * @param logicId DCMI logic ID
+   * @throws DeviceException when the NPU does not exist
+   */
+  default Optional<String> roceIp(int logicId) {
+    return Optional.empty();
+  }
 
   @Override
   void close();

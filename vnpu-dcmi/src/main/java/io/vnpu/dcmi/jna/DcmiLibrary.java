@@ -34,6 +34,13 @@ public interface DcmiLibrary extends Library {
 
   int dcmi_get_device_board_info(int cardId, int deviceId, DcmiStructs.BoardInfo boardInfo);
 
+  int dcmi_get_dcmi_version(byte[] dcmiVer, int bufSize);
+
+  int dcmi_get_product_type(int cardId, int deviceId, byte[] productTypeStr, int bufSize);
+
+  int dcmi_get_device_ip(int cardId, int deviceId, int inputType, int portId, DcmiStructs.IpAddr ip,
+      DcmiStructs.IpAddr mask);
+
   int dcmi_get_device_die_v2(int cardId, int deviceId, int dieType, DcmiStructs.DieId dieId);
 
   int dcmi_get_device_pcie_info_v2(int cardId, int deviceId, DcmiStructs.PcieInfoAll pcieInfo);

@@ -61,6 +61,17 @@ public final class DcmiStructs {
     public int slot_id;
   }
 
+  /**
+   * {@code struct dcmi_ip_addr}, 20 bytes: the union {@code u_addr} ({@code ip6[16]} or
+   * {@code ip4[4]}, network byte order) as its 16 bytes, then {@code enum dcmi_ip_addr_type ip_type}
+   * (0 IPv4, 1 IPv6; the caller sets 1 to ask for the IPv6 address).
+   */
+  @FieldOrder({"u_addr", "ip_type"})
+  public static class IpAddr extends DcmiStructure {
+    public byte[] u_addr = new byte[16];
+    public int ip_type;
+  }
+
   /** {@code struct dcmi_hbm_info}, 32 bytes; sizes in MB. */
   @FieldOrder({"memory_size", "freq", "memory_usage", "temp", "bandwith_util_rate"})
   public static class HbmInfo extends DcmiStructure {

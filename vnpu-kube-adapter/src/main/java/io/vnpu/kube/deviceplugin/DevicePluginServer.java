@@ -45,7 +45,8 @@ import org.slf4j.LoggerFactory;
  * periodic stat of both sockets every {@code checkInterval} as fallback; see {@link PathWatch}), serves on a fresh gRPC
  * server and registers again. Bind and Register failures, and a gRPC server that terminates by
  * itself, are retried as the {@link RestartPolicy} allows; then the server gives up in state
- * {@link PluginState#FAILED}. {@link #stop()} ends the ListAndWatch streams, stops the gRPC server
+ * {@link PluginState#FAILED}. A kubelet that stops reading the ListAndWatch stream without
+ * restarting is noticed by failed sends: see {@link Builder#listAndWatchFailures}. {@link #stop()} ends the ListAndWatch streams, stops the gRPC server
  * and removes the socket.
  *
  * <p>All lifecycle work runs on one supervisor thread owned by the instance; there is no global
@@ -74,6 +75,11 @@ public final class DevicePluginServer implements AutoCloseable {
   private final RestartBudget budget;
   private final boolean watchDirectory;
   private final Optional<Set<PosixFilePermission>> socketPermissions;
+  private final int reRegisterAfterFailedSends;
+  private final int restartAfterFailedSends;
+  private final Duration resendAfterFailure;
+  private final Duration listAndWatchRefresh;
+  private volatile int reRegistrations;
   private final ScheduledExecutorService supervisor;
   private final UnixSocketTransport transport;
   private final CompletableFuture<PluginState> termination = new CompletableFuture<>();
@@ -84,8 +90,8 @@ public final class DevicePluginServer implements AutoCloseable {
   private volatile Throwable failure;
   private volatile Thread supervisorThread;
 
-  // Owned by the supervisor thread.
-  private Generation current;
+  // Owned by the supervisor thread (volatile: tests read the open stream count).
+  private volatile Generation current;
   private FileIdentity registeredKubelet;
   private volatile PathWatch watch;
 
@@ -109,6 +115,10 @@ public final class DevicePluginServer implements AutoCloseable {
     this.budget = new RestartBudget(b.restartPolicy);
     this.watchDirectory = b.watchDirectory;
     this.socketPermissions = b.socketPermissions;
+    this.reRegisterAfterFailedSends = b.reRegisterAfterFailedSends;
+    this.restartAfterFailedSends = b.restartAfterFailedSends;
+    this.resendAfterFailure = b.resendAfterFailure;
+    this.listAndWatchRefresh = b.listAndWatchRefresh;
     ScheduledThreadPoolExecutor exec = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "device-plugin-" + socketName);
       t.setDaemon(true);
@@ -254,7 +264,7 @@ public final class DevicePluginServer implements AutoCloseable {
     closeGeneration();
     try {
       Files.createDirectories(pluginDir);
-      DevicePluginService service = DevicePluginService.open(manager);
+      DevicePluginService service = DevicePluginService.open(manager, this::onFailedSends, clock);
       Server server;
       try {
         server = transport.startServer(socket, List.of(service));
@@ -329,6 +339,9 @@ public final class DevicePluginServer implements AutoCloseable {
         attemptStart();
         return;
       }
+      if (state == PluginState.REGISTERED) {
+        g.service().resendIfDue(clock.instant(), resendAfterFailure, listAndWatchRefresh);
+      }
       Optional<FileIdentity> kubelet = FileIdentity.of(kubeletSocket);
       if (state == PluginState.REGISTERED) {
         if (kubelet.isEmpty()) {
@@ -347,6 +360,47 @@ public final class DevicePluginServer implements AutoCloseable {
       // A scheduled task that throws (an Error too) is silently cancelled; keep the periodic check alive.
       log.error("device plugin {}: checking the sockets failed", socketName, e);
     }
+  }
+
+  /** Called by the service (any thread) after each failed ListAndWatch send. */
+  private void onFailedSends(int consecutive) {
+    try {
+      supervisor.execute(() -> failedSends(consecutive));
+    } catch (RejectedExecutionException e) {
+      // terminated: no kubelet to register with any more
+    }
+  }
+
+  /**
+   * The kubelet stopped reading our ListAndWatch stream without restarting (no new kubelet.sock):
+   * after {@code reRegisterAfter} failed sends in a row, Register again so that it dials us and
+   * watches anew; when {@code restartAfter} are reached, treat it as a failure of this server
+   * (restart under the budget), as MindCluster re-registers after 5 and exits after 15.
+   */
+  private void failedSends(int consecutive) {
+    if (state != PluginState.REGISTERED) {
+      return;
+    }
+    if (consecutive >= restartAfterFailedSends) {
+      fail(consecutive + " ListAndWatch sends in a row reached no kubelet stream, re-registering did"
+          + " not help", null);
+    } else if (consecutive % reRegisterAfterFailedSends == 0) {
+      log.warn("device plugin {}: {} ListAndWatch sends in a row reached no kubelet stream;"
+          + " registering again", socketName, consecutive);
+      reRegistrations++;
+      registerIfKubeletPresent();
+    }
+  }
+
+  /** ListAndWatch streams open on the current gRPC server (0 when none is serving). */
+  int openListAndWatchStreams() {
+    Generation g = current;
+    return g == null ? 0 : g.service().openStreams();
+  }
+
+  /** How often the server registered again because ListAndWatch sends failed. */
+  public int reRegistrations() {
+    return reRegistrations;
   }
 
   private void fail(String message, Throwable cause) {
@@ -458,6 +512,10 @@ public final class DevicePluginServer implements AutoCloseable {
     private RestartPolicy restartPolicy = RestartPolicy.DEFAULT;
     private boolean watchDirectory = true;
     private Optional<Set<PosixFilePermission>> socketPermissions = Optional.empty();
+    private int reRegisterAfterFailedSends = 5;
+    private int restartAfterFailedSends = 15;
+    private Duration resendAfterFailure = Duration.ofMinutes(1);
+    private Duration listAndWatchRefresh = Duration.ofHours(1);
 
     private Builder(ResourceManager manager, Path pluginDir) {
       this.manager = Objects.requireNonNull(manager, "manager");
@@ -517,6 +575,42 @@ public final class DevicePluginServer implements AutoCloseable {
      */
     public Builder socketMode(String mode) {
       this.socketPermissions = Optional.of(PosixFilePermissions.fromString(mode));
+      return this;
+    }
+
+    /**
+     * What failed ListAndWatch sends lead to (a send fails when the kubelet had been watching and
+     * the update reaches no open stream): every {@code reRegisterAfter} failures in a row the
+     * server registers again; at {@code restartAfter} it counts as a failure of the server and
+     * restarts under the {@link RestartPolicy}. A failed send is retried every {@code resendAfter}
+     * even without a device change. Default 5, 15 and 1 min, as MindCluster's plugin.
+     *
+     * @throws IllegalArgumentException unless {@code 1 <= reRegisterAfter <= restartAfter} and
+     *     {@code resendAfter} is positive
+     */
+    public Builder listAndWatchFailures(int reRegisterAfter, int restartAfter, Duration resendAfter) {
+      if (reRegisterAfter < 1 || restartAfter < reRegisterAfter) {
+        throw new IllegalArgumentException("need 1 <= reRegisterAfter <= restartAfter, got "
+            + reRegisterAfter + " and " + restartAfter);
+      }
+      if (resendAfter.isNegative() || resendAfter.isZero()) {
+        throw new IllegalArgumentException("resendAfter must be positive, got " + resendAfter);
+      }
+      this.reRegisterAfterFailedSends = reRegisterAfter;
+      this.restartAfterFailedSends = restartAfter;
+      this.resendAfterFailure = resendAfter;
+      return this;
+    }
+
+    /**
+     * Longest time without a ListAndWatch send: the full list is sent again after it even without
+     * a device change (checked every {@code checkInterval}); default 1 h, as MindCluster's plugin.
+     */
+    public Builder listAndWatchRefresh(Duration refresh) {
+      if (refresh.isNegative() || refresh.isZero()) {
+        throw new IllegalArgumentException("listAndWatchRefresh must be positive, got " + refresh);
+      }
+      this.listAndWatchRefresh = refresh;
       return this;
     }
 

@@ -19,10 +19,14 @@ import io.vnpu.kube.deviceplugin.v1beta1.PreferredAllocationRequest;
 import io.vnpu.kube.deviceplugin.v1beta1.PreferredAllocationResponse;
 import io.vnpu.kube.resource.AllocationException;
 import io.vnpu.kube.resource.ResourceManager;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.IntConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,16 +50,65 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase
   private final Set<ServerCallStreamObserver<ListAndWatchResponse>> streams = new LinkedHashSet<>();
   private boolean closed;
   private AutoCloseable watch;
+  /** Told the count after every failed send (on the thread that published); never null. */
+  private final IntConsumer sendFailures;
+  // Guarded by sendLock: the kubelet's stream health as the sends see it.
+  /** A ListAndWatch stream was opened on this service (the kubelet was watching). */
+  private boolean watched;
+  /** Sends in a row that reached no stream; a new stream or a delivered send resets it. */
+  private int failedSends;
+  private Instant lastFailedSend = Instant.EPOCH;
+  /** When a list was last sent (or a send attempted) on this service. */
+  private Instant lastSend = Instant.EPOCH;
 
-  private DevicePluginService(ResourceManager manager) {
+  private final Clock clock;
+
+  private DevicePluginService(ResourceManager manager, IntConsumer sendFailures, Clock clock) {
     this.manager = manager;
+    this.sendFailures = sendFailures;
+    this.clock = clock;
   }
 
   /** Creates the service and subscribes it to the manager's change notifications. */
   static DevicePluginService open(ResourceManager manager) {
-    DevicePluginService s = new DevicePluginService(manager);
+    return open(manager, n -> { }, Clock.systemUTC());
+  }
+
+  /**
+   * As {@link #open(ResourceManager)}, telling {@code sendFailures} the number of consecutive
+   * failed ListAndWatch sends after each one. A send fails when the kubelet had opened a stream and
+   * the update reaches none: every stream was cancelled or broke (the kubelet stopped watching
+   * without a restart), or each {@code onNext} threw.
+   */
+  static DevicePluginService open(ResourceManager manager, IntConsumer sendFailures, Clock clock) {
+    DevicePluginService s = new DevicePluginService(manager, sendFailures, clock);
     s.watch = manager.watch(s::publish);
     return s;
+  }
+
+  /** Consecutive failed sends so far (0 after a delivered send or a new stream). */
+  int failedSends() {
+    synchronized (sendLock) {
+      return failedSends;
+    }
+  }
+
+  /**
+   * Sends the current list again, without a device change, when the last send failed at least
+   * {@code failedGap} before {@code now}, or when nothing was sent for {@code refresh} (MindCluster
+   * retries a failed send after a minute and pushes at least hourly), so that a kubelet that stopped
+   * watching is noticed without waiting for a health change.
+   */
+  void resendIfDue(Instant now, Duration failedGap, Duration refresh) {
+    synchronized (sendLock) {
+      boolean retry = failedSends > 0 && !now.isBefore(lastFailedSend.plus(failedGap));
+      boolean periodic = watched && !now.isBefore(lastSend.plus(refresh));
+      if (!retry && !periodic) {
+        return;
+      }
+      lastSend = now; // one attempt per period, whether it is delivered or not
+    }
+    publish();
   }
 
   static DevicePluginOptions options(ResourceManager manager) {
@@ -104,34 +157,58 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase
       }
       stream.onNext(first);
       streams.add(stream);
+      lastSend = clock.instant();
+      watched = true;
+      failedSends = 0;
     }
   }
 
   /** Sends the full current list to every open stream (called on every manager change). */
   void publish() {
+    int failed;
     synchronized (sendLock) {
-      if (closed || streams.isEmpty()) {
-        return;
+      if (closed || (streams.isEmpty() && !watched)) {
+        return; // the kubelet has not started watching yet: nothing was lost
       }
-      ListAndWatchResponse list;
+      failed = send();
+    }
+    if (failed > 0) {
+      sendFailures.accept(failed);
+    }
+  }
+
+  /** One send under sendLock; returns the consecutive failures after it, 0 when delivered. */
+  private int send() {
+    ListAndWatchResponse list;
+    try {
+      list = ProtoMapping.deviceList(manager.devices());
+    } catch (RuntimeException e) {
+      // The previous list stays in force at the kubelet; the next notification retries.
+      log.error("ListAndWatch: reading the device list of {} failed, update not sent",
+          manager.resourceName(), e);
+      return 0;
+    }
+    boolean delivered = false;
+    for (var it = streams.iterator(); it.hasNext(); ) {
+      ServerCallStreamObserver<ListAndWatchResponse> s = it.next();
       try {
-        list = ProtoMapping.deviceList(manager.devices());
-      } catch (RuntimeException e) {
-        // The previous list stays in force at the kubelet; the next notification retries.
-        log.error("ListAndWatch: reading the device list of {} failed, update not sent",
-            manager.resourceName(), e);
-        return;
-      }
-      for (var it = streams.iterator(); it.hasNext(); ) {
-        ServerCallStreamObserver<ListAndWatchResponse> s = it.next();
-        try {
-          s.onNext(list);
-        } catch (StatusRuntimeException | IllegalStateException e) {
-          log.debug("ListAndWatch stream gone: {}", e.toString());
-          it.remove();
-        }
+        s.onNext(list);
+        delivered = true;
+      } catch (StatusRuntimeException | IllegalStateException e) {
+        log.debug("ListAndWatch stream gone: {}", e.toString());
+        it.remove();
       }
     }
+    if (delivered) {
+      lastSend = clock.instant();
+      failedSends = 0;
+      return 0;
+    }
+    failedSends++;
+    lastFailedSend = clock.instant();
+    log.warn("ListAndWatch update of {} reached no kubelet stream ({} in a row)", manager.resourceName(),
+        failedSends);
+    return failedSends;
   }
 
   @Override

@@ -10,6 +10,8 @@ package io.vnpu.kube.deviceplugin;
  *                                                   └──restart budget spent──▶ FAILED
  * REGISTERED ──own socket vanished / kubelet.sock re-created──▶ (serve)   (not a failure)
  * REGISTERED ──gRPC server terminated by itself──▶ BACKOFF
+ * REGISTERED ──every 5th ListAndWatch send in a row that reached no stream──▶ Register again ──▶ REGISTERED
+ *            └──15th such send──▶ BACKOFF   (counts (5, 15) set by listAndWatchFailures)
  * any ──stop──▶ STOPPED
  * </pre>
  */

@@ -282,6 +282,12 @@ public final class DraPlugin implements AutoCloseable {
         new ClaimPlanner(options.driverName(), options.nodeName(), cdiKind, modes, soft),
         inventory, options.nodeName(), bootId, Duration.ofSeconds(30),
         new DiscoveredVnpuDriver(discovery), softRegions);
+    // vNPU records the checkpoint could not vouch for are checked once DCMI answers
+    DeviceState opened = state;
+    inventory.addListener(npus -> opened.verifyVnpus());
+    if (inventory.known()) {
+      opened.verifyVnpus();
+    }
     healthServer = new ResourceHealthServer(this::healthReports, HEALTH_RESEND,
         HEALTH_TIMEOUT, clock);
     server = new KubeletPluginServer(sockets, options.driverName(),

@@ -13,6 +13,7 @@ import io.vnpu.kube.mindcluster.devices.CardType;
 import io.vnpu.kube.mindcluster.devices.ChipInventory;
 import io.vnpu.kube.mindcluster.devices.ChipState;
 import io.vnpu.kube.mindcluster.devices.DeviceCatalog;
+import io.vnpu.kube.mindcluster.devices.Mixed310P;
 import io.vnpu.kube.mindcluster.devices.NodeChips;
 import io.vnpu.kube.mindcluster.kube.DeviceInfoConfigMap;
 import io.vnpu.kube.mindcluster.kube.NodeReporter;
@@ -82,6 +83,8 @@ public final class MindClusterComponents implements AutoCloseable {
   private final Object nodeLock = new Object();
   private volatile List<MindClusterResourceManager> managers = List.of();
   private volatile ScheduledFuture<?> refresh;
+  /** {@code baseDeviceInfos} as last written to the node (null before / after a failed write). */
+  private volatile String reportedBaseInfos;
   private volatile boolean closed;
 
   /**
@@ -127,9 +130,10 @@ public final class MindClusterComponents implements AutoCloseable {
     this.deviceManager = Objects.requireNonNull(deviceManager, "deviceManager");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.healthSource = Objects.requireNonNull(healthSource, "healthSource");
-    this.inventory = new ChipInventory(deviceManager, healthSource);
+    this.inventory = new ChipInventory(deviceManager, healthSource, options.use310PMixedInsert(),
+        options.hotReset() == 0);
     this.catalog = new DeviceCatalog(options.presetVirtualDevice(), options.shareDevCount());
-    this.responses = new ContainerResponses(options.useAscendDocker(), new DeviceNodes(options.devRoot()));
+    this.responses = new ContainerResponses(options.ascendDockerInUse(), new DeviceNodes(options.devRoot()));
   }
 
   /**
@@ -167,12 +171,7 @@ public final class MindClusterComponents implements AutoCloseable {
     }
     managers = List.copyOf(built);
     healthWatch = healthSource.watch(inventory::updateHealth);
-    try {
-      nodeReporter.report(chips);
-    } catch (RuntimeException e) {
-      // labels help the scheduler but the plugin serves without them; the operator sees why
-      LOG.warn("writing the labels and annotations of node {} failed: {}", options.nodeName(), e.getMessage());
-    }
+    reportNode(chips);
     publishDeviceInfo();
     chipWatch = inventory.watch(this::publishDeviceInfo);
     LOG.info("MindCluster device types on node {}: {}", options.nodeName(),
@@ -183,6 +182,25 @@ public final class MindClusterComponents implements AutoCloseable {
     }
   }
 
+  private void reportNode(NodeChips chips) {
+    try {
+      nodeReporter.report(chips, driverVersion());
+      reportedBaseInfos = NodeReporter.baseDeviceInfos(chips);
+    } catch (RuntimeException e) {
+      // labels help the scheduler but the plugin serves without them; the operator sees why
+      LOG.warn("writing the labels and annotations of node {} failed: {}", options.nodeName(), e.getMessage());
+    }
+  }
+
+  private Optional<String> driverVersion() {
+    try {
+      return deviceManager.driverVersion();
+    } catch (DeviceException e) {
+      LOG.debug("driver version unreadable: {}", e.getMessage());
+      return Optional.empty();
+    }
+  }
+
   private ContainerAllocator allocatorFor(String resource) {
     if (resource.equals(io.vnpu.kube.mindcluster.devices.MindClusterResources.NPU_CORE_RESOURCE)) {
       dynamic = new DynamicVnpuAllocator(pods, inventory::current, deviceManager, responses, kubeletMap,
@@ -190,7 +208,7 @@ public final class MindClusterComponents implements AutoCloseable {
       return dynamic;
     }
     boolean wholeChips = inventory.current().chips().stream()
-        .anyMatch(c -> c.type().resourceName().equals(resource));
+        .anyMatch(c -> c.resourceName().equals(resource));
     if (options.softShare() && wholeChips && softShare.isPresent()) {
       return new SoftShareAllocator(pods, inventory::current, catalog, responses, softShare.get(),
           registrations.orElseThrow(), nodeLock);
@@ -217,8 +235,14 @@ public final class MindClusterComponents implements AutoCloseable {
       }
     }
     if (options.use310PMixedInsert()) {
-      throw new IllegalArgumentException("-use310PMixedInsert=true: per-product 310P names need the "
-          + "product type, which the DeviceManager port does not report; run without it");
+      // upstream refuses to start unless every card is one of the three mixable 310P products
+      for (ChipState c : chips.chips()) {
+        if (c.type() != CardType.ASCEND310P || c.productType().flatMap(Mixed310P::deviceType).isEmpty()) {
+          throw new IllegalArgumentException("-use310PMixedInsert=true: chip " + c.npu().chipName()
+              + " (phy ID " + c.npu().phyId() + ") is on product '" + c.productType().orElse("")
+              + "'; mixed insertion takes only 310P cards " + Mixed310P.PRODUCTS);
+        }
+      }
     }
   }
 
@@ -237,7 +261,11 @@ public final class MindClusterComponents implements AutoCloseable {
         LOG.warn("vNPU cleanup: {}", e.getMessage());
       }
     }
-    inventory.refresh();
+    NodeChips chips = inventory.refresh();
+    if (!NodeReporter.baseDeviceInfos(chips).equals(reportedBaseInfos)) {
+      // a RoCE address configured (or changed) after start reaches baseDeviceInfos, as upstream
+      reportNode(chips);
+    }
     publishDeviceInfo();
     if (options.volcanoType() && !kubeletMap.pods().isEmpty()) {
       try {

@@ -276,6 +276,26 @@ class HelmChartTest {
   }
 
   @Test
+  void draSharedCountersAndChipModesPassTheirFlagsOnlyWhenSet() throws Exception {
+    Container c = one(objects(render(Map.of("mode", "dra", "dra.softSlicing", "true",
+        "dra.sharedCounters", "off", "dra.chipModes", "0-3=whole,4-7=soft"))), DaemonSet.class)
+        .getSpec().getTemplate().getSpec().getContainers().get(0);
+    DraFlags flags = new DraFlags();
+    List<String> args = new ArrayList<>(c.getArgs());
+    args.add("--node-name=n1");
+    new CommandLine(flags).parseArgs(args.toArray(String[]::new));
+    DraOptions opts = flags.toOptions(Path.of("/dev"), Path.of("/"));
+    assertThat(opts.sharedCounters()).isFalse();
+    assertThat(opts.chipModes().of(2)).contains(io.vnpu.kube.dra.modes.ChipMode.WHOLE);
+    assertThat(opts.chipModes().of(5)).contains(io.vnpu.kube.dra.modes.ChipMode.SOFT);
+    // defaults: counters auto, nothing pinned, no arguments (the rendered manifests stay as they are)
+    Container defaults = one(objects(render(Map.of("mode", "dra"))), DaemonSet.class).getSpec()
+        .getTemplate().getSpec().getContainers().get(0);
+    assertThat(defaults.getArgs()).noneMatch(a -> a.startsWith("--shared-counters")
+        || a.startsWith("--chip-modes"));
+  }
+
+  @Test
   void draModeShipsAnExtendedResourceDeviceClassPerChipModelSelectingThatModelOfOurDriver()
       throws Exception {
     Map<String, io.fabric8.kubernetes.api.model.resource.v1.DeviceClass> classes =

@@ -303,6 +303,139 @@ class DevicePluginServerTest {
     assertThat(kubelet.registrations()).hasSize(4);
   }
 
+  /** The kubelet stand-in breaks its only ListAndWatch stream (no kubelet restart); waits until the server saw it. */
+  private static void breakStream(DevicePluginServer s, PluginClient.ListAndWatchRecorder law) throws Exception {
+    law.close();
+    assertThat(law.awaitEnd(WAIT)).isTrue();
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (s.openListAndWatchStreams() != 0 && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertThat(s.openListAndWatchStreams()).isZero();
+  }
+
+  /**
+   * Registrations so far once none is pending (on a loaded host a first Register may time out at
+   * the plugin, be retried and so be recorded twice); later counts are relative to it.
+   */
+  private int settledRegistrations() throws InterruptedException {
+    while (kubelet.pendingRegistrations() > 0) {
+      kubelet.awaitRegistration(WAIT);
+    }
+    return kubelet.registrations().size();
+  }
+
+  private void changeDevices(int round) {
+    manager.setDevices(List.of(new PluginDevice("UUID0-0", round % 2 == 0, List.of())));
+  }
+
+  @Test
+  void fiveFailedListAndWatchSendsInARowLeadToRegisteringAgain() throws Exception {
+    DevicePluginServer s = DevicePluginServer.builder(manager, dir).restartPolicy(FAST)
+        .listAndWatchFailures(5, 15, Duration.ofHours(1)).build();
+    servers.add(s);
+    s.start();
+    awaitState(s, PluginState.REGISTERED);
+    RegisterRequest first = kubelet.awaitRegistration(WAIT);
+    PluginClient.ListAndWatchRecorder law = kubelet.connect(first).listAndWatch();
+    law.next(WAIT);
+    breakStream(s, law);
+
+    int base = settledRegistrations();
+    for (int i = 1; i <= 4; i++) changeDevices(i);
+    RegisterRequest again;
+    changeDevices(5);
+    again = kubelet.awaitRegistration(WAIT);
+    assertThat(again).isEqualTo(first);
+    awaitState(s, PluginState.REGISTERED);
+    // exactly one Register more: sends 1..4 did not trigger one
+    assertThat(kubelet.registrations()).hasSize(base + 1);
+    assertThat(s.reRegistrations()).isEqualTo(1);
+
+    // the kubelet watches again (same gRPC server, same socket): the count starts over
+    PluginClient.ListAndWatchRecorder back = kubelet.connect(again).listAndWatch();
+    assertThat(back.next(WAIT).getDevicesList()).extracting(Device::getID).containsExactly("UUID0-0");
+    for (int i = 6; i <= 12; i++) {
+      changeDevices(i);
+      assertThat(back.next(WAIT).getDevices(0).getHealth()).isEqualTo(i % 2 == 0 ? "Healthy" : "Unhealthy");
+    }
+    assertThat(kubelet.registrations()).hasSize(base + 1);
+    assertThat(s.state()).isEqualTo(PluginState.REGISTERED);
+  }
+
+  @Test
+  void fifteenFailedSendsRestartTheServerUnderTheBudget() throws Exception {
+    List<PluginState> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    DevicePluginServer s = DevicePluginServer.builder(manager, dir).restartPolicy(FAST)
+        .listAndWatchFailures(5, 15, Duration.ofHours(1)).build();
+    s.addStateListener(seen::add);
+    servers.add(s);
+    s.start();
+    awaitState(s, PluginState.REGISTERED);
+    RegisterRequest first = kubelet.awaitRegistration(WAIT);
+    PluginClient.ListAndWatchRecorder law = kubelet.connect(first).listAndWatch();
+    law.next(WAIT);
+    breakStream(s, law);
+    int base = settledRegistrations();
+
+    for (int i = 1; i <= 15; i++) {
+      changeDevices(i);
+      if (i % 5 == 0) kubelet.awaitRegistration(WAIT); // after 5 and 10: Register again; after 15: a fresh server
+    }
+    awaitState(s, PluginState.REGISTERED);
+    assertThat(s.reRegistrations()).isEqualTo(2);
+    assertThat(seen).containsSubsequence(PluginState.REGISTERED, PluginState.BACKOFF, PluginState.REGISTERED);
+    assertThat(kubelet.registrations()).hasSize(base + 3);
+    // the restarted server serves a new stream
+    assertThat(kubelet.connect(first).listAndWatch().next(WAIT).getDevicesCount()).isEqualTo(1);
+  }
+
+  @Test
+  void aFailedSendIsRetriedWithoutADeviceChange() throws Exception {
+    DevicePluginServer s = DevicePluginServer.builder(manager, dir).restartPolicy(FAST)
+        .checkInterval(Duration.ofMillis(50)).listAndWatchFailures(3, 15, Duration.ofMillis(100)).build();
+    servers.add(s);
+    s.start();
+    awaitState(s, PluginState.REGISTERED);
+    RegisterRequest first = kubelet.awaitRegistration(WAIT);
+    PluginClient.ListAndWatchRecorder law = kubelet.connect(first).listAndWatch();
+    law.next(WAIT);
+    breakStream(s, law);
+
+    int base = settledRegistrations();
+    changeDevices(1); // one failed send; the periodic resends make the 2nd and 3rd
+    assertThat(kubelet.awaitRegistration(WAIT)).isEqualTo(first);
+    // the resends go on (every 100 ms here), so a second round may already have begun
+    assertThat(s.reRegistrations()).isGreaterThanOrEqualTo(1);
+    assertThat(kubelet.registrations().size()).isGreaterThan(base);
+  }
+
+  @Test
+  void theFullListIsSentAgainAfterTheRefreshPeriodWithoutAChange() throws Exception {
+    DevicePluginServer s = DevicePluginServer.builder(manager, dir).restartPolicy(FAST)
+        .checkInterval(Duration.ofMillis(50)).listAndWatchRefresh(Duration.ofMillis(200)).build();
+    servers.add(s);
+    s.start();
+    RegisterRequest r = kubelet.awaitRegistration(WAIT);
+    PluginClient.ListAndWatchRecorder law = kubelet.connect(r).listAndWatch();
+    ListAndWatchResponse first = law.next(WAIT);
+    assertThat(law.next(WAIT)).isEqualTo(first);
+    assertThat(law.next(WAIT)).isEqualTo(first);
+    assertThat(s.reRegistrations()).isZero();
+    assertThatThrownBy(() -> DevicePluginServer.builder(manager, dir).listAndWatchRefresh(Duration.ofSeconds(-1)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("listAndWatchRefresh must be positive, got PT-1S");
+  }
+
+  @Test
+  void listAndWatchFailureCountsAreChecked() {
+    assertThatThrownBy(() -> DevicePluginServer.builder(manager, dir).listAndWatchFailures(0, 15, Duration.ofMinutes(1)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("need 1 <= reRegisterAfter <= restartAfter, got 0 and 15");
+    assertThatThrownBy(() -> DevicePluginServer.builder(manager, dir).listAndWatchFailures(6, 5, Duration.ofMinutes(1)))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> DevicePluginServer.builder(manager, dir).listAndWatchFailures(5, 15, Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("resendAfter must be positive, got PT0S");
+  }
+
   @Test
   void waitsForAKubeletThatIsNotThereYet() throws Exception {
     kubelet.stopKubelet();

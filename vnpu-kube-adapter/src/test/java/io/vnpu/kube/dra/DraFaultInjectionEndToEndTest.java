@@ -36,7 +36,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -54,7 +55,7 @@ import org.junit.jupiter.api.io.TempDir;
 @EnableKubernetesMockClient(crud = true)
 class DraFaultInjectionEndToEndTest {
   static final Duration BUDGET = Duration.ofSeconds(1);
-  static final String PROFILE = "910B3x8";
+  private String profile;
   /** SeparateNPU in the shipped faultCode.json: the chip may not take workloads. */
   static final String CODE = "80E3A201";
 
@@ -86,10 +87,16 @@ class DraFaultInjectionEndToEndTest {
     }
   }
 
-  @Test
-  void anInjectedFaultIsATaintAndUnhealthyOnTheStreamWithinOneSecondAndRecoveryClearsBoth()
-      throws Exception {
-    sim.configure(PROFILE, tmp);
+  /**
+   * 910B3: DCMI pushes fault events (the event path). 310P3: the driver has no fault events
+   * (-8255), so only the {@link DraHealthMonitor#PERIOD} poll finds the fault (the poll path).
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({"910B3x8, 8", "310P3x4, 4"})
+  void anInjectedFaultIsATaintAndUnhealthyOnTheStreamWithinOneSecondAndRecoveryClearsBoth(
+      String profile, int chips) throws Exception {
+    this.profile = profile;
+    sim.configure(profile, tmp);
     Path lib = sim.library().orElseThrow(() -> new AssertionError("libdcmi.so not built"));
     dcmi = DcmiDeviceManager.open(new DcmiLibrarySource(lib, "test", List.of(lib)));
     DraTestBed bed = new DraTestBed(tmp, client);
@@ -113,9 +120,12 @@ class DraFaultInjectionEndToEndTest {
           }
         });
     plugin.start();
-    // logic ID 3 of the 910B3x8 profile is phy ID 3: device npu-3
+    if (profile.startsWith("310P")) {
+      assertThat(health.subscribed()).as("fault events on 310P").isFalse();
+    }
+    // logic ID 3 of both profiles is phy ID 3: device npu-3
     String device = "npu-3";
-    awaitSlice(slices, s -> s.getSpec().getDevices().size() == 8
+    awaitSlice(slices, s -> s.getSpec().getDevices().size() == chips
         && s.getSpec().getDevices().stream().allMatch(d -> taints(d).isEmpty()));
 
     BlockingQueue<Seen<NodeWatchResourcesResponse>> stream = new LinkedBlockingQueue<>();
@@ -125,7 +135,7 @@ class DraFaultInjectionEndToEndTest {
         DRAResourceHealthGrpc.newStub(ch).nodeWatchResources(
             NodeWatchResourcesRequest.getDefaultInstance(), collect(stream));
         Seen<NodeWatchResourcesResponse> first = awaitMessage(stream, m -> true);
-        assertThat(first.value().getDevicesList()).hasSize(8)
+        assertThat(first.value().getDevicesList()).hasSize(chips)
             .allSatisfy(d -> assertThat(d.getHealth()).isEqualTo(HealthStatus.HEALTHY));
 
         // fault
@@ -141,10 +151,10 @@ class DraFaultInjectionEndToEndTest {
           assertThat(t.getValue()).isEqualTo(CODE);
           assertThat(t.getEffect()).isEqualTo("NoSchedule");
         });
-        assertThat(tainted.value().getSpec().getDevices()).hasSize(8)
+        assertThat(tainted.value().getSpec().getDevices()).hasSize(chips)
             .filteredOn(d -> !d.getName().equals(device))
             .allSatisfy(d -> assertThat(taints(d)).isEmpty());
-        assertThat(unhealthy.value().getDevicesList()).hasSize(8)
+        assertThat(unhealthy.value().getDevicesList()).hasSize(chips)
             .filteredOn(d -> d.getHealth() != HealthStatus.HEALTHY).singleElement()
             .satisfies(d -> {
               assertThat(d.getDevice().getDeviceName()).isEqualTo(device);
@@ -158,16 +168,16 @@ class DraFaultInjectionEndToEndTest {
         stream.clear();
         long cleared = System.nanoTime();
         ctl("clear", "3");
-        Seen<ResourceSlice> untainted = awaitSlice(slices, s -> s.getSpec().getDevices().size() == 8
+        Seen<ResourceSlice> untainted = awaitSlice(slices, s -> s.getSpec().getDevices().size() == chips
             && s.getSpec().getDevices().stream().allMatch(d -> taints(d).isEmpty()));
         Seen<NodeWatchResourcesResponse> healthy = awaitMessage(stream,
             m -> m.getDevicesList().stream().allMatch(d -> d.getHealth() == HealthStatus.HEALTHY));
-        assertThat(healthy.value().getDevicesList()).hasSize(8);
+        assertThat(healthy.value().getDevicesList()).hasSize(chips);
         Duration toUntaint = Duration.ofNanos(untainted.nanos() - cleared);
         Duration toHealthy = Duration.ofNanos(healthy.nanos() - cleared);
 
         System.out.printf("DRA fault latency (%s, fault events %s): taint %d ms, stream %d ms;"
-                + " recovery: untaint %d ms, stream %d ms%n", PROFILE,
+                + " recovery: untaint %d ms, stream %d ms%n", profile,
             health.subscribed() ? "subscribed" : "not delivered, poll only", toTaint.toMillis(),
             toStream.toMillis(), toUntaint.toMillis(), toHealthy.toMillis());
         assertThat(toTaint).as("fault -> ResourceSlice taint").isLessThan(BUDGET);
@@ -185,7 +195,7 @@ class DraFaultInjectionEndToEndTest {
     List<String> cmd = new ArrayList<>(List.of(sim.ctl().toString()));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-    pb.environment().put(BundledSimulator.PROFILE_ENV, PROFILE);
+    pb.environment().put(BundledSimulator.PROFILE_ENV, profile);
     pb.environment().put(BundledSimulator.ROOT_ENV, tmp.toString());
     Process p = pb.start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

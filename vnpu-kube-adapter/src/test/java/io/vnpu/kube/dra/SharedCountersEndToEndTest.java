@@ -142,6 +142,28 @@ class SharedCountersEndToEndTest {
     assertThat(plugin.sharedCounters()).isTrue();
   }
 
+  @Test
+  void theHealthStreamListsEveryPublishedDeviceIncludingTheSoftOne() throws Exception {
+    start();
+    DraTestBed.await("NPUs discovered", () -> plugin.inventory().devices().size() == 2);
+    java.util.concurrent.BlockingQueue<io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesResponse>
+        v1 = new java.util.concurrent.LinkedBlockingQueue<>();
+    try (io.vnpu.kube.deviceplugin.UnixSocketTransport transport =
+        new io.vnpu.kube.deviceplugin.UnixSocketTransport(1)) {
+      io.grpc.ManagedChannel ch = transport.channel(plugin.sockets().draSocket());
+      try {
+        io.vnpu.kube.dra.proto.health.v1.DRAResourceHealthGrpc.newStub(ch).nodeWatchResources(
+            io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesRequest.getDefaultInstance(),
+            DraHealthTaintTest.collect(v1));
+        var m = DraHealthTaintTest.awaitMessage(v1, x -> x.getDevicesCount() == 3);
+        assertThat(m.getDevicesList()).extracting(d -> d.getDevice().getDeviceName())
+            .containsExactly("npu-0", "npu-0-soft", "npu-1");
+      } finally {
+        ch.shutdownNow();
+      }
+    }
+  }
+
   static DeviceRequestAllocationResult result(String device, String shareId,
       Map<String, String> consumed) {
     Map<String, Quantity> q = new LinkedHashMap<>();

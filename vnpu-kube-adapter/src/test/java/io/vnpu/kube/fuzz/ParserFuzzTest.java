@@ -190,7 +190,8 @@ class ParserFuzzTest {
   @Test
   void computeRegistryReader() throws Exception {
     ComputeRegistries registries = new ComputeRegistries();
-    Path seed = dir.resolve("seed-registry");
+    // a registry directory of its own: the registries' lock directory lies beside it
+    Path seed = Files.createDirectory(dir.resolve("seed")).resolve("npu2.reg");
     registries.createOrOpen(seed, 2).close();
     byte[] full = Files.readAllBytes(seed);
     byte[] head = java.util.Arrays.copyOf(full, Math.min(full.length, 8192));

@@ -60,10 +60,12 @@ class SliceMetricsScrapeTest {
 
   @TempDir Path hook;
   @TempDir Path limiterRoot;
-  @TempDir Path shared;
+  @TempDir Path sharedParent;
 
   @Test
   void sliceSeriesFollowThePodAndUseEveryNameSet() throws Exception {
+    // a registry directory of its own: the registries' lock directory lies beside it
+    Path shared = java.nio.file.Files.createDirectory(sharedParent.resolve("registry"));
     node(client, Map.of("hami.io/mutex.lock", "2024-01-01T00:00:00Z,default,train"));
     pod(client, "train", 1L, Map.of("huawei.com/vnpu-mode", "hami-core",
         "hami.io/Ascend910B3-devices-to-allocate", "U0,Ascend910B3,1024,40:;",

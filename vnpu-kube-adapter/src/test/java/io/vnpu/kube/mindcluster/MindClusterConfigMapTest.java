@@ -163,13 +163,27 @@ class MindClusterConfigMapTest {
     assertThat(labels).containsEntry("servertype", "operator-set")
         .containsEntry("accelerator", "huawei-Ascend910")
         .containsEntry("node.kubernetes.io/npu.chip.name", "910B3")
-        .containsEntry("mind-cluster/npu-chip-memory", "64G");
+        .containsEntry("mind-cluster/npu-chip-memory", "64G")
+        .containsEntry("huawei.com/driver.version", "24.1.rc2")
+        .doesNotContainKey("infer-card-type");
     Map<String, String> a = client.nodes().withName("node-1").get().getMetadata().getAnnotations();
     assertThat(a).containsEntry("cardType", "Ascend910B").containsEntry("serverType", "")
         .containsEntry("superPodID", "-1").containsEntry("serverIndex", "-1");
     assertThat(JSON.readTree(a.get("baseDeviceInfos")).propertyNames()).containsExactly(
         "Ascend910-0", "Ascend910-1", "Ascend910-2", "Ascend910-3", "Ascend910-4", "Ascend910-5", "Ascend910-6",
         "Ascend910-7");
+    // the RoCE address of every chip (dcmi_get_device_ip; the profile's 192.168.100.(101 + phy))
+    assertThat(JSON.readTree(a.get("baseDeviceInfos")).get("Ascend910-0").toString())
+        .isEqualTo("{\"IP\":\"192.168.100.101\",\"SuperDeviceID\":0}");
+    assertThat(JSON.readTree(a.get("baseDeviceInfos")).get("Ascend910-7").get("IP").asString())
+        .isEqualTo("192.168.100.108");
+    // an address configured later (IPv6 here) and one removed reach the annotation at the next refresh
+    host.ctl("ip", "3", "fd00:0:0:0:0:0:0:3");
+    host.ctl("ip", "4", "none");
+    components.refreshOnce();
+    a = client.nodes().withName("node-1").get().getMetadata().getAnnotations();
+    assertThat(JSON.readTree(a.get("baseDeviceInfos")).get("Ascend910-3").get("IP").asString()).isEqualTo("fd00::3");
+    assertThat(JSON.readTree(a.get("baseDeviceInfos")).get("Ascend910-4").get("IP").asString()).isEmpty();
 
     client.nodes().withName("node-1").edit(n -> {
       n.getMetadata().getLabels().remove("servertype");

@@ -78,6 +78,9 @@ class MindClusterVolcanoTest {
   void twoPendingPodsAreServedBySmallestPredicateTimeWithTheAnnotatedChips() throws Exception {
     volcanoPod(client, "late", R, "Ascend910-4,Ascend910-5", 2_000_000_000_000_000_000L);
     volcanoPod(client, "early", R, "Ascend910-0,Ascend910-1", 1_000_000_000_000_000_000L);
+    // chip 1's RoCE port has no address (as on a node where hccn_tool has not set it yet)
+    host.ctl("ip", "1", "none");
+    components.refreshOnce();
     try (PluginClient plugin = fleet.client(R);
         PluginClient.ListAndWatchRecorder law = plugin.listAndWatch()) {
       law.next(WAIT);
@@ -89,7 +92,7 @@ class MindClusterVolcanoTest {
           .containsEntry("huawei.com/kltDev", "Ascend910-6,Ascend910-7")
           .containsEntry("ascend.kubectl.kubernetes.io/ascend-910-configuration",
               "{\"pod_name\":\"early\",\"server_id\":\"" + uid("early") + "\",\"host_ip\":\"10.0.0.7\",\"super_pod_id\":\"-1\","
-                  + "\"devices\":[{\"device_id\":\"0\",\"device_ip\":\"-1\",\"super_device_id\":\"-1\"},"
+                  + "\"devices\":[{\"device_id\":\"0\",\"device_ip\":\"192.168.100.101\",\"super_device_id\":\"-1\"},"
                   + "{\"device_id\":\"1\",\"device_ip\":\"-1\",\"super_device_id\":\"-1\"}],"
                   + "\"rack_id\":\"-1\",\"server_index\":\"-1\",\"server_ip\":\"10.0.0.7\"}");
       assertThat(annotations(client, "late")).containsEntry("predicate-time", "2000000000000000000")

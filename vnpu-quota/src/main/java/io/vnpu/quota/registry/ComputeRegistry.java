@@ -40,10 +40,15 @@ public final class ComputeRegistry implements AutoCloseable {
   static final java.util.Set<java.nio.file.attribute.PosixFilePermission> REGISTRY_FILE_MODE =
       PosixFilePermissions.fromString("rw-r--r--");
 
+  /** {@code rw-------}: the lock file is the agent's alone. */
+  static final java.util.Set<java.nio.file.attribute.PosixFilePermission> LOCK_FILE_MODE = HostFiles.OWNER_ONLY_FILE;
+
   private final Path file;
   private final FileChannel channel;
   private final ComputeRegistries owner;
   private final Object ownerKey;
+  /** The agents' record locks ({@link #lockFile}); opened at the first write. */
+  private FileChannel locks;
   private boolean closed;
 
   private ComputeRegistry(Path file, FileChannel channel, ComputeRegistries owner, Object key) {
@@ -67,22 +72,59 @@ public final class ComputeRegistry implements AutoCloseable {
     if (!Files.isSymbolicLink(file)) HostFiles.setMode(file, REGISTRY_FILE_MODE);
     Object key = owner.register(file);
     FileChannel ch = null;
+    FileChannel locks = null;
     try {
       ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
-      FileLock init = lockBounded(ch, REG_LOCK_INIT);
-      if (init == null) throw new RegistryBusyException(file, "init lock held for more than " + LOCK_WAIT_MS + " ms");
+      locks = openLockFile(file);
+      FileLock init = lockBounded(locks, REG_LOCK_INIT);
+      if (init == null) {
+        throw new RegistryBusyException(file, "init lock (" + lockFile(file) + ") held for more than " + LOCK_WAIT_MS + " ms");
+      }
       try {
         ComputeRegistry r = new ComputeRegistry(file, ch, owner, key);
+        r.locks = locks;
         if (r.problem().isPresent()) r.initialise(physId);
         return r;
       } finally {
         init.release();
       }
     } catch (IOException | RuntimeException e) {
+      if (locks != null) locks.close();
       if (ch != null) ch.close();
       owner.unregister(key);
       throw e;
     }
+  }
+
+  /**
+   * The file whose record locks serialise the node agents' writes to {@code registry}:
+   * {@code <registry dir>.locks/<registry file name>.lock}, beside the registry directory and never
+   * in it. The registry directory is mounted read-only into containers, and a read-only descriptor
+   * is enough for a shared record lock ({@code F_RDLCK}), which would block the agent's exclusive
+   * lock: a tenant could then stop every registration on its NPU. No container sees this file.
+   */
+  public static Path lockFile(Path registry) {
+    Path dir = registry.toAbsolutePath().normalize().getParent();
+    if (dir == null || dir.getParent() == null) {
+      throw new IllegalArgumentException("compute registry " + registry + ": its directory must not be the root directory");
+    }
+    return dir.resolveSibling(dir.getFileName() + ".locks").resolve(registry.getFileName() + ".lock");
+  }
+
+  /** Opens (creating it 0600 in a trusted 0700 directory, never through a link) the lock file of {@code registry}. */
+  private static FileChannel openLockFile(Path registry) throws IOException {
+    Path lock = lockFile(registry);
+    HostFiles.ensureTrustedDirectory(lock.getParent(), HostFiles.OWNER_ONLY_DIR);
+    try {
+      return HostFiles.createExclusive(lock, LOCK_FILE_MODE);
+    } catch (FileAlreadyExistsException exists) {
+      return FileChannel.open(lock, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+    }
+  }
+
+  private FileChannel locks() throws IOException {
+    if (locks == null) locks = openLockFile(file);
+    return locks;
   }
 
   static ComputeRegistry open(Path file, ComputeRegistries owner) throws IOException {
@@ -380,8 +422,10 @@ public final class ComputeRegistry implements AutoCloseable {
    */
   public synchronized int register(RegistryMember m) throws IOException {
     ensureOpen();
-    FileLock admin = lockBounded(channel, REG_LOCK_ADMIN);
-    if (admin == null) throw new RegistryBusyException(file, "admin lock held for more than " + LOCK_WAIT_MS + " ms");
+    FileLock admin = lockBounded(locks(), REG_LOCK_ADMIN);
+    if (admin == null) {
+      throw new RegistryBusyException(file, "admin lock (" + lockFile(file) + ") held for more than " + LOCK_WAIT_MS + " ms");
+    }
     try {
       ByteBuffer all = read(0, REG_FILE_BYTES);
       int found = -1;
@@ -405,16 +449,19 @@ public final class ComputeRegistry implements AutoCloseable {
       e.put(RE_NAME, name, 0, Math.min(name.length, REG_NAME_BYTES - 1));
       e.putInt(RE_DEVICE_INDEX, m.deviceIndex());
       e.position(REG_ENTRY_BYTES);
-      int seq = all.getInt(RH_WRITE_SEQ);
-      putInt(RH_WRITE_SEQ, seq + 1); // odd: readers retry
+      int seq = beginWrite();
       write(o, e);
-      putInt(RH_WRITE_SEQ, seq + 2);
+      endWrite(seq);
       Path link = activityLink(m.key());
       Files.deleteIfExists(link);
       if (m.region().isPresent()) {
         try {
           Files.createLink(link, m.region().get());
         } catch (IOException | UnsupportedOperationException ex) {
+          // an entry without its link counts as busy for every neighbour: it must not outlive the failure
+          int undo = beginWrite();
+          putInt(o + RE_STATE, REG_ENTRY_FREE);
+          endWrite(undo);
           throw new IOException("compute registry " + file + ": cannot hard-link quota region " + m.region().get()
               + " as " + link + " (it must be on the registry's file system): " + ex.getMessage(), ex);
         }
@@ -433,18 +480,19 @@ public final class ComputeRegistry implements AutoCloseable {
    */
   public synchronized boolean unregister(long key) throws IOException {
     ensureOpen();
-    FileLock admin = lockBounded(channel, REG_LOCK_ADMIN);
-    if (admin == null) throw new RegistryBusyException(file, "admin lock held for more than " + LOCK_WAIT_MS + " ms");
+    FileLock admin = lockBounded(locks(), REG_LOCK_ADMIN);
+    if (admin == null) {
+      throw new RegistryBusyException(file, "admin lock (" + lockFile(file) + ") held for more than " + LOCK_WAIT_MS + " ms");
+    }
     try {
       ByteBuffer all = read(0, REG_FILE_BYTES);
       boolean found = false;
       for (int i = 0; i < REG_ENTRY_COUNT; i++) {
         int o = entryOff(i);
         if (all.getInt(o + RE_STATE) != REG_ENTRY_ACTIVE || all.getLong(o + RE_KEY) != key) continue;
-        int seq = all.getInt(RH_WRITE_SEQ);
-        putInt(RH_WRITE_SEQ, seq + 1);
+        int seq = beginWrite();
         putInt(o + RE_STATE, REG_ENTRY_FREE);
-        putInt(RH_WRITE_SEQ, seq + 2);
+        endWrite(seq);
         found = true;
       }
       Files.deleteIfExists(activityLink(key));
@@ -452,6 +500,24 @@ public final class ComputeRegistry implements AutoCloseable {
     } finally {
       admin.release();
     }
+  }
+
+  /**
+   * Marks a write in progress: {@code write_seq} odd. An agent killed inside a write left it odd; the
+   * next write steps past that value (to the next odd one), so the seqlock's parity holds again:
+   * odd only while a write is in progress, which is when readers retry.
+   *
+   * @return the odd value written; pass it to {@link #endWrite}
+   */
+  private int beginWrite() throws IOException {
+    int seq = read(RH_WRITE_SEQ, 4).getInt(0);
+    int begin = (seq & 1) == 0 ? seq + 1 : seq + 2;
+    putInt(RH_WRITE_SEQ, begin);
+    return begin;
+  }
+
+  private void endWrite(int begin) throws IOException {
+    putInt(RH_WRITE_SEQ, begin + 1);
   }
 
   private void ensureOpen() {
@@ -462,7 +528,7 @@ public final class ComputeRegistry implements AutoCloseable {
   public synchronized void close() throws IOException {
     if (closed) return;
     closed = true;
-    try {
+    try (FileChannel l = locks) {
       channel.close();
     } finally {
       owner.unregister(ownerKey);

@@ -22,8 +22,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Java side of the compute registry, and interoperation with the C side (registry_tool). */
 class ComputeRegistryTest {
-  @TempDir Path dir;
+  @TempDir Path tmp;
+  /** The registry directory; its lock directory lies beside it, inside the temporary directory. */
+  private Path dir;
   private final ComputeRegistries registries = new ComputeRegistries();
+
+  @org.junit.jupiter.api.BeforeEach
+  void registryDir() throws IOException {
+    dir = Files.createDirectory(tmp.resolve("registry"));
+  }
 
   private static String run(String... cmd) throws IOException, InterruptedException {
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
@@ -200,5 +207,64 @@ class ComputeRegistryTest {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> registries.createOrOpen(f, 5))
         .isInstanceOf(IOException.class);
     assertThat(Files.readString(victim)).isEqualTo("host file");
+  }
+
+  /**
+   * Containers mount the registry directory read-only, and a read-only descriptor is enough for a
+   * shared record lock: a tenant holding one on the agent's lock bytes must not stop the agent
+   * (before: every register, unregister and re-open of that NPU's registry failed after 2 s).
+   */
+  @Test
+  void aTenantsReadLockOnTheRegistryDoesNotBlockTheAgent() throws Exception {
+    Path f = dir.resolve(RegistryLayout.fileName(3));
+    registries.createOrOpen(f, 3).close();
+    try (java.nio.channels.FileChannel tenant = java.nio.channels.FileChannel.open(f, java.nio.file.StandardOpenOption.READ);
+         java.nio.channels.FileLock admin = tenant.lock(RegistryLayout.REG_LOCK_ADMIN, 1, true);
+         java.nio.channels.FileLock init = tenant.lock(RegistryLayout.REG_LOCK_INIT, 1, true)) {
+      try (ComputeRegistry r = registries.createOrOpen(f, 3)) {
+        r.register(new RegistryMember(7, "a", 1, 50, Priority.NORMAL));
+        assertThat(r.keys()).containsExactly(7L);
+        assertThat(r.unregister(7)).isTrue();
+      }
+    }
+    // the agents' lock file: beside the registry directory (no container mounts it), 0600 in 0700
+    Path lock = tmp.resolve("registry.locks/npu3.reg.lock");
+    assertThat(lock).isRegularFile();
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(lock))).isEqualTo("rw-------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(lock.getParent()))).isEqualTo("rwx------");
+  }
+
+  /** A failed activity link leaves no entry behind (an entry without a link counts as busy for every neighbour). */
+  @Test
+  void aRegistrationWhoseActivityLinkFailsLeavesNoEntry() throws Exception {
+    try (ComputeRegistry r = registries.createOrOpen(dir.resolve("npu0.reg"), 0)) {
+      Path missing = tmp.resolve("gone/region");
+      assertThatThrownBy(() -> r.register(new RegistryMember(9, "a", 1, 50, Priority.NORMAL, 0, java.util.Optional.of(missing))))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("cannot hard-link quota region " + missing);
+      assertThat(r.keys()).isEmpty();
+      assertThat(writeSeq(dir.resolve("npu0.reg")) % 2).isZero();
+    }
+  }
+
+  /** An agent killed inside a write leaves write_seq odd; the next write restores the parity readers rely on. */
+  @Test
+  void aWriteSeqLeftOddByAKilledAgentIsEvenAfterTheNextWrite() throws Exception {
+    Path f = dir.resolve("npu1.reg");
+    try (ComputeRegistry r = registries.createOrOpen(f, 1)) {
+      r.register(new RegistryMember(1, "a", 1, 0, Priority.NORMAL));
+      try (RandomAccessFile raf = new RandomAccessFile(f.toFile(), "rw")) {
+        raf.seek(RegistryLayout.RH_WRITE_SEQ);
+        raf.write(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(7).array());
+      }
+      r.register(new RegistryMember(2, "b", 1, 0, Priority.NORMAL));
+      assertThat(writeSeq(f)).isEqualTo(10);
+      r.unregister(2);
+      assertThat(writeSeq(f)).isEqualTo(12);
+    }
+  }
+
+  private static int writeSeq(Path f) throws IOException {
+    return ByteBuffer.wrap(Files.readAllBytes(f)).order(ByteOrder.LITTLE_ENDIAN).getInt(RegistryLayout.RH_WRITE_SEQ);
   }
 }

@@ -89,6 +89,11 @@ public final class ClaimPlanner {
     this.soft = soft;
   }
 
+  /** Each chip's mode (the claim state checks the vNPUs of hard-vNPU chips). */
+  public ChipModes modes() {
+    return modes;
+  }
+
   /**
    * The plan for {@code claim} in state {@code PrepareStarted}.
    *

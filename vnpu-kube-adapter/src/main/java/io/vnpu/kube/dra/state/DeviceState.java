@@ -86,6 +86,7 @@ public final class DeviceState {
   private final String poolName;
   private final Duration lockTimeout;
   private final VnpuDriver vnpus;
+  private final VnpuReconciler reconciler;
   private final SoftRegions softRegions;
   private final ReentrantLock lock = new ReentrantLock();
 
@@ -95,6 +96,7 @@ public final class DeviceState {
       ClaimPlanner planner, NpuInventory inventory, String poolName, Duration lockTimeout,
       VnpuDriver vnpus, SoftRegions softRegions) {
     this.vnpus = vnpus;
+    this.reconciler = new VnpuReconciler(vnpus, planner.modes());
     this.softRegions = softRegions;
     this.store = store;
     this.cdi = cdi;
@@ -166,19 +168,33 @@ public final class DeviceState {
     acquire("prepare " + uid);
     try {
       PreparedClaim existing = checkpoint.preparedClaims().get(uid);
+      boolean vnpusChecked = verifyLocked();
+      if (existing != null && !vnpusChecked && holdsVnpu(existing)) {
+        return PrepareOutcome.failed(vnpusUnchecked("ResourceClaim "
+            + claim.getMetadata().getNamespace() + "/" + claim.getMetadata().getName()));
+      }
       if (existing != null && existing.replayable()) {
         return replay(existing);
       }
-      if (existing != null) {
-        // half-prepared by a call that crashed or timed out, or rebuilt without request names
+      // rebuilt from its CDI spec (no request names): planned again, keeping the vNPUs it holds
+      PreparedClaim rebuilt = existing != null && existing.rebuilt() ? existing : null;
+      if (existing != null && rebuilt == null) {
+        // half-prepared by a call that crashed or timed out
         rollBack(existing);
       }
       PreparedClaim plan;
       try {
         plan = planner.plan(claim, inventory.devices());
+        if (rebuilt != null) {
+          plan = adoptVnpus(plan, rebuilt);
+        }
         checkConflicts(plan);
       } catch (PlanException e) {
+        rollBack(rebuilt);
         return PrepareOutcome.failed(e.getMessage());
+      }
+      if (!vnpusChecked && holdsVnpu(plan)) {
+        return PrepareOutcome.failed(vnpusUnchecked(plan.namespace() + "/" + plan.name()));
       }
       if (createsNodeState(plan)) {
         save(checkpoint.with(plan));
@@ -227,6 +243,9 @@ public final class DeviceState {
         cdi.delete(ref.uid());
         return "";
       }
+      if (holdsVnpu(existing) && !verifyLocked()) {
+        return "unprepare of ResourceClaim " + ref + " failed: " + vnpusUnchecked("it");
+      }
       String refused = destroyVnpus(existing);
       if (!refused.isEmpty()) {
         return "unprepare of ResourceClaim " + ref + " failed: " + refused;
@@ -245,7 +264,129 @@ public final class DeviceState {
     }
   }
 
+  /**
+   * Checks the hard vNPU records against DCMI when the checkpoint asks for it
+   * ({@link Checkpoint#vnpuCheckPending}: rebuilt from CDI specs, node rebooted, or a half-prepared
+   * vNPU that could not be released at start), with {@link VnpuReconciler}'s rules; a no-op
+   * otherwise. Call when DCMI has opened and whenever the NPUs change; prepare and unprepare of
+   * claims holding vNPUs also try it and fail (the kubelet retries) while it cannot run.
+   *
+   * @return true when the records are checked (nothing pending any more)
+   */
+  public boolean verifyVnpus() {
+    try {
+      acquire("check vNPUs");
+    } catch (StateUnavailableException e) {
+      log.warn("checking the vNPU records deferred: {}", e.getMessage());
+      return false;
+    }
+    try {
+      return verifyLocked();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   // ---- under lock ----
+
+  private boolean verifyLocked() {
+    if (!checkpoint.vnpuCheckPending()) {
+      return true;
+    }
+    if (!inventory.known()) {
+      return false;
+    }
+    VnpuReconciler.Outcome o;
+    try {
+      o = reconciler.reconcile(checkpoint, inventory.devices());
+    } catch (DeviceException e) {
+      log.info("vNPU records not checked yet, DCMI cannot list vNPUs: {}", e.getMessage());
+      return false;
+    }
+    // CDI first, then the checkpoint: a crash in between checks again and finds the same
+    for (String uid : o.dropped()) {
+      try {
+        cdi.delete(uid);
+      } catch (IOException e) {
+        log.warn("{}", e.getMessage());
+      }
+    }
+    for (PreparedClaim c : o.checkpoint().preparedClaims().values()) {
+      if (c.state() == ClaimState.PrepareCompleted
+          && (o.rewrite().contains(c.uid()) || !cdi.exists(c.uid()))) {
+        try {
+          writeSpec(c);
+          log.info("wrote the CDI spec of ResourceClaim uid {} for its checked vNPUs", c.uid());
+        } catch (IOException e) {
+          log.warn("writing the CDI spec of ResourceClaim uid {} failed (the kubelet's next"
+              + " prepare retries): {}", c.uid(), e.getMessage());
+        }
+      }
+    }
+    try {
+      save(o.checkpoint());
+    } catch (StateUnavailableException e) {
+      log.warn("vNPU records checked but not saved (checked again): {}", e.getMessage());
+      return false;
+    }
+    log.info("vNPU records checked through DCMI: {} prepared claims, {} CDI specs rewritten, {}"
+        + " claims dropped", checkpoint.preparedClaims().size(), o.rewrite().size(),
+        o.dropped().size());
+    return true;
+  }
+
+  private static String vnpusUnchecked(String what) {
+    return what + " holds hard vNPUs recorded before a restart that are not checked through"
+        + " DCMI yet (DCMI is not open); retried";
+  }
+
+  private static boolean holdsVnpu(PreparedClaim c) {
+    return c.devices().stream().anyMatch(d -> d.vnpu() != null);
+  }
+
+  /**
+   * The plan with the vNPUs of {@code rebuilt} (same claim, rebuilt from its CDI spec) it asks
+   * for: same device, share and template. The others are destroyed (an allocation never changes,
+   * so there should be none); failures are logged.
+   */
+  private PreparedClaim adoptVnpus(PreparedClaim plan, PreparedClaim rebuilt) {
+    List<PreparedDevice> held = new ArrayList<>(rebuilt.devices());
+    List<PreparedDevice> devices = new ArrayList<>(plan.devices());
+    for (int i = 0; i < devices.size(); i++) {
+      PreparedDevice d = devices.get(i);
+      if (d.vnpu() == null) {
+        continue;
+      }
+      for (java.util.Iterator<PreparedDevice> it = held.iterator(); it.hasNext(); ) {
+        PreparedDevice h = it.next();
+        VnpuRecord v = h.vnpu();
+        if (v != null && v.vnpuId() != null && v.resolved()
+            && h.deviceName().equals(d.deviceName()) && Objects.equals(h.shareId(), d.shareId())
+            && v.template().equals(d.vnpu().template())) {
+          devices.set(i, d.withVnpu(d.vnpu().created(v.vnpuId())));
+          it.remove();
+          log.info("ResourceClaim {}/{} (uid {}) keeps vNPU {} ({}) on {}", plan.namespace(),
+              plan.name(), plan.uid(), v.vnpuId(), v.template(), d.deviceName());
+          break;
+        }
+      }
+    }
+    for (PreparedDevice h : held) {
+      VnpuRecord v = h.vnpu();
+      if (v == null || v.vnpuId() == null || !v.resolved()) {
+        continue;
+      }
+      try {
+        vnpus.destroy(v.logicId(), v.vnpuId());
+        log.info("destroyed vNPU {} of rebuilt ResourceClaim uid {}: its allocation no longer"
+            + " asks for it", v.vnpuId(), plan.uid());
+      } catch (DeviceException e) {
+        log.warn("vNPU {} of rebuilt ResourceClaim uid {} left: {}", v.vnpuId(), plan.uid(),
+            e.getMessage());
+      }
+    }
+    return plan.withDevices(devices);
+  }
 
   private PrepareOutcome replay(PreparedClaim existing) throws StateUnavailableException {
     if (!cdi.exists(existing.uid())) {
@@ -648,18 +789,23 @@ public final class DeviceState {
       Path aside = store.quarantine();
       log.warn("{}; moved it to {} and rebuilding the prepared claims from the CDI specs in the"
           + " CDI directory", e.getMessage(), aside);
-      cp = rebuildFromCdi(bootId);
+      // the vNPUs a lost record held are found through DCMI once it is open
+      cp = rebuildFromCdi(bootId).withVnpuCheckPending(true);
     }
     if (!cp.nodeBootId().isEmpty() && !cp.nodeBootId().equals(bootId)) {
       log.info("node rebooted since the checkpoint was written (boot ID {} -> {}); re-creating the"
-          + " CDI specs of prepared claims", cp.nodeBootId(), bootId);
+          + " CDI specs of prepared claims, their vNPUs are checked through DCMI once it is open",
+          cp.nodeBootId(), bootId);
+      cp = cp.withVnpuCheckPending(true);
     }
     checkpoint = cp.withBootId(bootId);
     for (PreparedClaim c : List.copyOf(checkpoint.preparedClaims().values())) {
       if (c.state() == ClaimState.PrepareStarted) {
         log.info("rolling back half-prepared ResourceClaim {}/{} (uid {})", c.namespace(),
             c.name(), c.uid());
-        releaseHalfPrepared(c);
+        if (!releaseHalfPrepared(c)) {
+          checkpoint = checkpoint.withVnpuCheckPending(true); // swept once DCMI answers
+        }
         releaseSoftQuietly(c);
         try {
           cdi.delete(c.uid());
@@ -667,7 +813,8 @@ public final class DeviceState {
           log.warn("{}", e.getMessage());
         }
         checkpoint = checkpoint.without(c.uid());
-      } else if (!cdi.exists(c.uid())) {
+      } else if (!cdi.exists(c.uid())
+          && !(checkpoint.vnpuCheckPending() && holdsVnpu(c))) { // else written once checked
         try {
           writeSpec(c);
           log.info("re-created the missing CDI spec of ResourceClaim {}/{} (uid {})",
@@ -740,8 +887,11 @@ public final class DeviceState {
    * creation was not recorded, a vNPU of its template on its chip that no other entry holds and
    * no container uses (the one a crash left between DCMI's answer and the checkpoint write).
    * Lenient: DCMI problems are logged.
+   *
+   * @return false when DCMI could not be asked (a vNPU may be left for the sweep)
    */
-  private void releaseHalfPrepared(PreparedClaim c) {
+  private boolean releaseHalfPrepared(PreparedClaim c) {
+    boolean done = true;
     for (PreparedDevice d : c.devices()) {
       VnpuRecord v = d.vnpu();
       if (v == null) {
@@ -772,10 +922,12 @@ public final class DeviceState {
           }
         }
       } catch (DeviceException e) {
+        done = false;
         log.warn("releasing the vNPU of half-prepared ResourceClaim uid {} on {}: {}", c.uid(),
             d.deviceName(), e.getMessage());
       }
     }
+    return done;
   }
 
   /** Start-up: a half-prepared entry's soft shares removed; problems are logged. */
@@ -808,7 +960,7 @@ public final class DeviceState {
       }
       List<PreparedDevice> devices = new ArrayList<>();
       for (CdiDevice d : spec.devices()) {
-        Optional<PreparedDevice> pd = deviceOf(uid, d.name());
+        Optional<PreparedDevice> pd = deviceOf(uid, d.name()).map(p -> withCdiVnpu(p, d));
         if (pd.isEmpty()) {
           log.warn("{}: CDI device {} is not one this plugin writes; ignored", cdi.specPath(uid),
               d.name());
@@ -822,6 +974,33 @@ public final class DeviceState {
     }
     return cp;
   }
+
+  /**
+   * The hard vNPU a CDI device of ours injects ({@link ClaimSpecBuilder}: host node
+   * {@code vdavinci<id>}, {@code ASCEND_VNPU_TEMPLATE=<template>}), recorded with its chip
+   * {@link VnpuRecord#UNRESOLVED} until checked through DCMI; {@code device} unchanged for a whole
+   * NPU.
+   */
+  private static PreparedDevice withCdiVnpu(PreparedDevice device, CdiDevice d) {
+    String template = d.containerEdits().env().stream()
+        .filter(e -> e.startsWith("ASCEND_VNPU_TEMPLATE=")).map(e -> e.substring(21))
+        .findFirst().orElse(null);
+    Integer id = null;
+    for (var n : d.containerEdits().deviceNodes()) {
+      String host = n.hostPath() == null ? n.path() : n.hostPath();
+      java.util.regex.Matcher m = VDAVINCI.matcher(host);
+      if (m.find()) {
+        id = Integer.valueOf(m.group(1));
+      }
+    }
+    if (template == null || template.isEmpty() || id == null) {
+      return device;
+    }
+    return device.withVnpu(new VnpuRecord(VnpuRecord.UNRESOLVED, template, 0, id));
+  }
+
+  private static final java.util.regex.Pattern VDAVINCI =
+      java.util.regex.Pattern.compile("/vdavinci([0-9]{1,9})$");
 
   /**
    * {@code npu-3}, {@code npu-3-<shareID>}, {@code npu-3-soft}, {@code npu-3-soft-<shareID>} →

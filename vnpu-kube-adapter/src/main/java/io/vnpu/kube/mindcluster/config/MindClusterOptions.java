@@ -13,7 +13,8 @@ import java.util.Optional;
  * and throws {@link IllegalArgumentException} with one line naming the flag(s).
  *
  * <p>Flags this backend acts on: {@code volcanoType}, {@code presetVirtualDevice},
- * {@code listWatchPeriod}, {@code shareDevCount}, {@code softShareDevConfigDir}. The fault and reset
+ * {@code listWatchPeriod}, {@code shareDevCount}, {@code softShareDevConfigDir},
+ * {@code use310PMixedInsert}. The fault and reset
  * flags ({@code autoStowing}, {@code hotReset}, {@code linkdownTimeout}, {@code deviceResetTimeout},
  * {@code thirdPartyScanDelay}) are validated and carried for the chip-health source; the remaining
  * ones are accepted for DaemonSet compatibility.
@@ -28,7 +29,9 @@ import java.util.Optional;
  * @param autoStowing           {@code -autoStowing}
  * @param hotReset              {@code -hotReset}: -1 off, 0 inference-card reset, 2 offline reset
  * @param shareDevCount         {@code -shareDevCount} in [1, 100]: copies advertised per chip
- * @param use310PMixedInsert    {@code -use310PMixedInsert}
+ * @param use310PMixedInsert    {@code -use310PMixedInsert}: 310P chips advertised per card product
+ *                              ({@code huawei.com/Ascend310P-V}, {@code -VPro}, {@code -IPro}); no
+ *                              Volcano, no sharing, no vNPUs, no Ascend Docker Runtime
  * @param linkdownTimeout       {@code -linkdownTimeout} seconds in [1, 30]
  * @param deviceResetTimeout    {@code -deviceResetTimeout} seconds in [10, 600]
  * @param thirdPartyScanDelay   {@code -thirdPartyScanDelay} seconds, at least 1
@@ -118,6 +121,15 @@ public record MindClusterOptions(String nodeName, String hostIp, boolean volcano
         Optional.empty(), false, false, Path.of("/"));
   }
 
+  /**
+   * Whether Allocate answers with the Ascend Docker Runtime's env only (section 3.9): the runtime is
+   * installed and 310P mixed insertion is off (upstream never uses the runtime in mixed insertion
+   * mode and emits DeviceSpecs instead).
+   */
+  public boolean ascendDockerInUse() {
+    return useAscendDocker && !use310PMixedInsert;
+  }
+
   /** Whether pods may soft-share chips ({@code -shareDevCount=100} with {@code -softShareDevConfigDir}). */
   public boolean softShare() {
     return softShareDevConfigDir.isPresent();
@@ -152,6 +164,20 @@ public record MindClusterOptions(String nodeName, String hostIp, boolean volcano
         autoStowing, hotReset, shareDevCount, use310PMixedInsert, linkdownTimeout,
         deviceResetTimeout, thirdPartyScanDelay, softShareDevConfigDir, useSingleDieMode,
         useAscendDocker, devRoot);
+  }
+
+  /** A copy with {@code -use310PMixedInsert} set (validated again). */
+  public MindClusterOptions withMixedInsert(boolean mixed) {
+    return new MindClusterOptions(nodeName, hostIp, volcanoType, presetVirtualDevice, listWatchPeriod,
+        autoStowing, hotReset, shareDevCount, mixed, linkdownTimeout, deviceResetTimeout,
+        thirdPartyScanDelay, softShareDevConfigDir, useSingleDieMode, useAscendDocker, devRoot);
+  }
+
+  /** A copy with {@code -hotReset} set (validated again). */
+  public MindClusterOptions withHotReset(int mode) {
+    return new MindClusterOptions(nodeName, hostIp, volcanoType, presetVirtualDevice, listWatchPeriod,
+        autoStowing, mode, shareDevCount, use310PMixedInsert, linkdownTimeout, deviceResetTimeout,
+        thirdPartyScanDelay, softShareDevConfigDir, useSingleDieMode, useAscendDocker, devRoot);
   }
 
   /** A copy with {@code HOST_IP}. */

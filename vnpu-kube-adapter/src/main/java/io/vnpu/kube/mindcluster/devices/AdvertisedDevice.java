@@ -22,6 +22,6 @@ public record AdvertisedDevice(String id, String resourceName, ChipState chip, O
   }
 
   public boolean healthy() {
-    return chip.health().healthy();
+    return chip.healthy();
   }
 }

@@ -10,6 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntFunction;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,13 +29,33 @@ public final class ChipInventory {
 
   private final DeviceManager deviceManager;
   private final HealthSource healthSource;
+  private final boolean mixed310P;
+  private final boolean wholeCardHealth;
   private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
   private final Object lock = new Object();
   private volatile NodeChips current = NodeChips.EMPTY;
+  /** {@code dcmi_get_product_type} of a two-chip 310P card whose chips reset together. */
+  static final String DUO = "Atlas 300I Duo";
+  /** The product of a card does not change while the node runs: read once per logic ID. */
+  private final Map<Integer, Optional<String>> productTypes = new ConcurrentHashMap<>();
 
   public ChipInventory(DeviceManager deviceManager, HealthSource healthSource) {
+    this(deviceManager, healthSource, false, false);
+  }
+
+  /**
+   * @param mixed310P {@code -use310PMixedInsert}: a 310P chip whose card is a product of
+   *                  {@link Mixed310P} gets that product's device type, and its vNPUs are not read
+   *                  (mixed insertion has no virtual instances, as upstream)
+   * @param wholeCardHealth {@code -hotReset=0}: the card of an Atlas 300I Duo resets as a whole, so
+   *                  when one of its chips is unhealthy the other is reported unhealthy too
+   */
+  public ChipInventory(DeviceManager deviceManager, HealthSource healthSource, boolean mixed310P,
+      boolean wholeCardHealth) {
     this.deviceManager = Objects.requireNonNull(deviceManager, "deviceManager");
     this.healthSource = Objects.requireNonNull(healthSource, "healthSource");
+    this.mixed310P = mixed310P;
+    this.wholeCardHealth = wholeCardHealth;
   }
 
   /** The last snapshot read (empty before the first refresh). */
@@ -54,10 +77,38 @@ public final class ChipInventory {
     for (Npu n : found) {
       CardType type = CardType.ofChipName(n.chipName()).orElseThrow(() -> new IllegalStateException(
           "chip " + n.chipName() + " (phy ID " + n.phyId() + ") is not a chip MindCluster supports"));
-      chips.add(new ChipState(n, type, vnpusOf(n, type),
-          health.getOrDefault(n.logicId(), ChipHealth.normal(n.logicId()))));
+      Optional<String> product = productTypes.computeIfAbsent(n.logicId(),
+          l -> read("product type", n, deviceManager::productType));
+      Optional<String> mixedType = mixed310P && type == CardType.ASCEND310P
+          ? product.flatMap(Mixed310P::deviceType) : Optional.empty();
+      chips.add(new ChipState(n, type, mixedType.isPresent() ? List.of() : vnpusOf(n, type),
+          health.getOrDefault(n.logicId(), ChipHealth.normal(n.logicId())), product,
+          read("RoCE address", n, deviceManager::roceIp), mixedType.orElse(type.deviceName()), false));
     }
-    return publish(new NodeChips(chips));
+    return publish(new NodeChips(cardRule(chips)));
+  }
+
+  /**
+   * Upstream's Atlas 300I Duo rule under {@code -hotReset=0}: a card with an unhealthy chip is
+   * unhealthy as a whole (both chips reset together), for the kubelet and the ConfigMap alike; the
+   * healthy chip carries no fault of its own.
+   */
+  private List<ChipState> cardRule(List<ChipState> chips) {
+    if (!wholeCardHealth) return chips;
+    java.util.Set<Integer> badCards = new java.util.HashSet<>();
+    for (ChipState c : chips) {
+      if (duo(c) && !c.health().healthy()) badCards.add(c.npu().cardId());
+    }
+    List<ChipState> out = new ArrayList<>(chips.size());
+    for (ChipState c : chips) {
+      out.add(duo(c) && c.health().healthy() && badCards.contains(c.npu().cardId())
+          ? c.withCardPeerUnhealthy(true) : c);
+    }
+    return out;
+  }
+
+  private static boolean duo(ChipState c) {
+    return c.productType().filter(DUO::equals).isPresent();
   }
 
   /** Applies a health snapshot of the source to the chips already known; listeners run on a change. */
@@ -66,10 +117,9 @@ public final class ChipInventory {
       List<ChipState> chips = new ArrayList<>();
       for (ChipState c : current.chips()) {
         int logic = c.npu().logicId();
-        chips.add(new ChipState(c.npu(), c.type(), c.vnpus(),
-            health.getOrDefault(logic, ChipHealth.normal(logic))));
+        chips.add(c.withHealth(health.getOrDefault(logic, ChipHealth.normal(logic))));
       }
-      return publish(new NodeChips(chips));
+      return publish(new NodeChips(cardRule(chips)));
     }
   }
 
@@ -90,6 +140,20 @@ public final class ChipInventory {
       }
     }
     return next;
+  }
+
+  /**
+   * A driver fact of a chip that may be missing: an error reading it is logged and counts as
+   * "none" (upstream tolerates a failing product-type query; a RoCE address is re-read every
+   * refresh because hccn_tool may configure it after start).
+   */
+  private static Optional<String> read(String what, Npu npu, IntFunction<Optional<String>> query) {
+    try {
+      return query.apply(npu.logicId());
+    } catch (DeviceException e) {
+      LOG.debug("{} of phy ID {} unreadable: {}", what, npu.phyId(), e.getMessage());
+      return Optional.empty();
+    }
   }
 
   private List<Vnpu> vnpusOf(Npu npu, CardType type) {

@@ -21,7 +21,9 @@ import org.slf4j.LoggerFactory;
  *       whose template is not on the family's whitelist is left out (as upstream).
  *   <li>{@code -shareDevCount N > 1}: {@code <Name>-<phy>-<i>}, i in 0..N-1, under the chip
  *       resource.
- *   <li>Otherwise the chip, {@code <Name>-<phy>}, under {@code huawei.com/<Name>}.
+ *   <li>Otherwise the chip, {@code <Name>-<phy>}, under {@code huawei.com/<Name>}; with 310P mixed
+ *       insertion Name is the card product's device type ({@code Ascend310P-VPro-0} under
+ *       {@code huawei.com/Ascend310P-VPro}).
  * </ul>
  */
 public final class DeviceCatalog {
@@ -59,7 +61,7 @@ public final class DeviceCatalog {
       return out;
     }
     for (ChipState c : chips.chips()) {
-      String chipResource = c.type().resourceName();
+      String chipResource = c.resourceName();
       List<AdvertisedDevice> whole = out.computeIfAbsent(chipResource, k -> new ArrayList<>());
       if (!c.vnpus().isEmpty()) {
         for (Vnpu v : c.vnpus()) {

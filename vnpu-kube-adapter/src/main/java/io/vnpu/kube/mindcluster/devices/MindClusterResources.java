@@ -16,7 +16,12 @@ public final class MindClusterResources {
 
   /** A whole chip: {@code <Name>-<phy>}, e.g. {@code Ascend910-3}. */
   public static String chip(CardType type, int phyId) {
-    return type.deviceName() + "-" + phyId;
+    return chip(type.deviceName(), phyId);
+  }
+
+  /** A whole chip of a device type: {@code <type>-<phy>}, e.g. {@code Ascend310P-VPro-0}. */
+  public static String chip(String deviceType, int phyId) {
+    return deviceType + "-" + phyId;
   }
 
   /** A static vNPU: {@code <Name>-<suffix>-<vdevID>-<phy>}, e.g. {@code Ascend910-12c.3cpu.32g-100-0}. */

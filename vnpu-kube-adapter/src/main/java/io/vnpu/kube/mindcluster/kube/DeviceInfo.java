@@ -36,7 +36,8 @@ import tools.jackson.databind.json.JsonMapper;
  * <p>DeviceList of a family with name {@code N} ({@code Ascend910}, {@code Ascend310P}, {@code npu}):
  * {@code huawei.com/N} free healthy chips (healthy and not held by a pod), {@code -Unhealthy},
  * {@code -Fault}; the 910 family and 950 add {@code -NetworkUnhealthy} and {@code -Recovering}.
- * Chip lists are comma-joined in phy-ID order.
+ * Chip lists are comma-joined in phy-ID order; chips are named as advertised ({@code Ascend310P-VPro-0}
+ * with 310P mixed insertion).
  */
 public final class DeviceInfo {
   private static final JsonMapper JSON = JsonMappers.compact();
@@ -55,8 +56,11 @@ public final class DeviceInfo {
       String key = MindClusterResources.PREFIX + e.getKey().deviceName();
       List<ChipState> family = e.getValue().stream()
           .sorted(Comparator.comparingInt(c -> c.npu().phyId())).toList();
-      list.put(key, names(family, c -> c.health().healthy() && !held.contains(c.name())));
-      list.put(key + "-Unhealthy", names(family, c -> !c.health().healthy()));
+      // only chips of the family's own device type are listed free: with 310P mixed insertion
+      // (Ascend310P-VPro-0, ...) the list is empty, as upstream's (Volcano does not run there)
+      list.put(key, names(family, c -> c.deviceType().equals(c.type().deviceName())
+          && c.healthy() && !held.contains(c.name())));
+      list.put(key + "-Unhealthy", names(family, c -> !c.healthy()));
       if (e.getKey().rankTable()) {
         list.put(key + "-NetworkUnhealthy", names(family, c -> !c.health().networkHealthy()));
         list.put(key + "-Recovering", names(family, c -> c.health().resetting()));

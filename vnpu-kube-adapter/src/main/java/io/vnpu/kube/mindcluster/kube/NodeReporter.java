@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
@@ -19,10 +20,13 @@ import tools.jackson.databind.json.JsonMapper;
  * The node labels and annotations MindCluster writes at start (spec section 3.7). Labels:
  * {@code node.kubernetes.io/npu.chip.name}, {@code servertype} (only when absent: an operator's
  * value wins), {@code accelerator}, {@code mind-cluster/npu-chip-memory} on HBM chips. Annotations:
- * {@code baseDeviceInfos} (chip name → {@code {"IP","SuperDeviceID"}}; the RoCE IP is not reported
- * by the {@code DeviceManager} port, so it is empty), {@code superPodID}, {@code serverIndex},
- * {@code serverType}, {@code cardType}. The driver-version, accelerator-type and super-pod labels
- * need driver facts the port does not carry and are not written.
+ * {@code baseDeviceInfos} (chip name → {@code {"IP","SuperDeviceID"}}, IP = the chip's RoCE address
+ * from {@code dcmi_get_device_ip}, {@code ""} when it has none, as upstream stores a failed
+ * query), {@code superPodID}, {@code serverIndex},
+ * {@code serverType}, {@code cardType}; {@code huawei.com/driver.version} when the driver reports
+ * its version ({@code dcmi_get_dcmi_version}), {@code infer-card-type=card-300i-duo} when every
+ * card is an Atlas 300I Duo ({@code dcmi_get_product_type}). The accelerator-type
+ * ({@code card-910b-infer}, by board ID) and super-pod labels are not written.
  */
 public final class NodeReporter {
   public static final String CHIP_NAME = "node.kubernetes.io/npu.chip.name";
@@ -30,6 +34,10 @@ public final class NodeReporter {
   public static final String ACCELERATOR = "accelerator";
   public static final String CHIP_MEMORY = "mind-cluster/npu-chip-memory";
   public static final String BASE_DEVICE_INFOS = "baseDeviceInfos";
+  public static final String DRIVER_VERSION = "huawei.com/driver.version";
+  public static final String INFER_CARD_TYPE = "infer-card-type";
+  /** {@code infer-card-type} value of a node whose cards are all Atlas 300I Duo. */
+  public static final String CARD_300I_DUO = "card-300i-duo";
   private static final JsonMapper JSON = JsonMappers.compact();
 
   private final KubernetesClient client;
@@ -47,6 +55,16 @@ public final class NodeReporter {
    * @throws KubernetesClientException when the API server fails
    */
   public void report(NodeChips chips) {
+    report(chips, Optional.empty());
+  }
+
+  /**
+   * As {@link #report(NodeChips)}, with the driver's version for {@code huawei.com/driver.version}.
+   *
+   * @throws IllegalStateException naming the node when it does not exist
+   * @throws KubernetesClientException when the API server fails
+   */
+  public void report(NodeChips chips, Optional<String> driverVersion) {
     if (chips.chips().isEmpty()) return;
     ChipState first = chips.chips().get(0);
     CardType type = first.type();
@@ -55,6 +73,10 @@ public final class NodeReporter {
     labels.put(ACCELERATOR, "huawei-" + type.deviceName());
     if (type.hbm() && first.npu().hbmMib() > 0) {
       labels.put(CHIP_MEMORY, (first.npu().hbmMib() / 1024) + "G");
+    }
+    driverVersion.ifPresent(v -> labels.put(DRIVER_VERSION, v));
+    if (chips.chips().stream().allMatch(c -> c.productType().filter("Atlas 300I Duo"::equals).isPresent())) {
+      labels.put(INFER_CARD_TYPE, CARD_300I_DUO);
     }
     Map<String, String> annotations = new LinkedHashMap<>();
     annotations.put(BASE_DEVICE_INFOS, baseDeviceInfos(chips));
@@ -78,11 +100,12 @@ public final class NodeReporter {
     });
   }
 
-  static String baseDeviceInfos(NodeChips chips) {
+  /** The {@code baseDeviceInfos} annotation value for the chips (JSON, chip names sorted). */
+  public static String baseDeviceInfos(NodeChips chips) {
     Map<String, Object> m = new TreeMap<>();
     for (ChipState c : chips.chips()) {
       Map<String, Object> info = new LinkedHashMap<>();
-      info.put("IP", "");
+      info.put("IP", c.roceIp().orElse(""));
       info.put("SuperDeviceID", 0);
       m.put(c.name(), info);
     }

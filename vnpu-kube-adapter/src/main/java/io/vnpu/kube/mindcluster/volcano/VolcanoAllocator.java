@@ -89,8 +89,7 @@ public final class VolcanoAllocator implements ContainerAllocator {
         CardType type = real.get(0).type();
         if (type.rankTable()) {
           annotations.put(type == CardType.ASCEND950 ? VolcanoKeys.RANK_TABLE_NPU : VolcanoKeys.RANK_TABLE_910,
-              RankTable.of(pod.pod().getMetadata().getName(), pod.uid(), hostIp,
-                  real.stream().map(c -> c.npu().phyId()).toList()));
+              RankTable.of(pod.pod().getMetadata().getName(), pod.uid(), hostIp, real));
         }
         VolcanoPods.Claim claim = pods.claim(pod.pod(), pod.predicateTime(), annotations);
         if (claim == VolcanoPods.Claim.DONE) {
@@ -113,7 +112,7 @@ public final class VolcanoAllocator implements ContainerAllocator {
     List<ChipState> out = new ArrayList<>();
     for (String name : pod.devices()) {
       Optional<ChipState> c = snapshot.byName(name)
-          .filter(s -> s.type().resourceName().equals(resourceName));
+          .filter(s -> s.resourceName().equals(resourceName));
       if (c.isEmpty()) {
         throw new AllocationException("pod " + pod.key() + ": annotation " + resourceName + " = "
             + String.join(",", pod.devices()) + " names " + name + ", which is not a chip of "

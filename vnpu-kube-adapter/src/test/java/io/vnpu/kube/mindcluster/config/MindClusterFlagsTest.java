@@ -113,6 +113,20 @@ class MindClusterFlagsTest {
   }
 
   @Test
+  void mixedInsertStandsAloneAndTurnsTheAscendDockerRuntimeOff() {
+    Holder h = new Holder();
+    new CommandLine(h).parseArgs("-use310PMixedInsert=true");
+    MindClusterOptions o = h.flags.toOptions(null, Map.of("NODE_NAME", "node-1", "ASCEND_DOCKER_RUNTIME", "True"));
+    assertThat(o.use310PMixedInsert()).isTrue();
+    assertThat(o.useAscendDocker()).isTrue();
+    assertThat(o.ascendDockerInUse()).isFalse();
+    assertThat(o.withMixedInsert(false).ascendDockerInUse()).isTrue();
+    // mixed insertion with dynamic vNPUs fails on the Volcano rule both need
+    assertThat(error("-use310PMixedInsert", "-presetVirtualDevice=false")).isEqualTo(
+        "-presetVirtualDevice=false requires -volcanoType=true (dynamic vNPUs are chosen by Volcano)");
+  }
+
+  @Test
   void softShareNeedsAllThree() {
     MindClusterOptions o = parse("-volcanoType", "-shareDevCount=100", "-softShareDevConfigDir=/etc/softshare");
     assertThat(o.softShare()).isTrue();
