@@ -131,6 +131,8 @@ public final class ComputeRegistrations implements AutoCloseable {
    * Removes every entry whose container is gone: its activity link is missing, or is not the region
    * file of a directory under the containers root (that directory was removed, or replaced by a
    * new Allocate of the same container). Entries of live containers are untouched.
+   * Activity links without an entry (an agent killed between the two steps of an unregistration)
+   * are removed too.
    *
    * @return the removed registrations as {@code npu<phyId>:<key in hex>}
    * @throws IOException when the registry directory or containers root cannot be read
@@ -154,6 +156,11 @@ public final class ComputeRegistrations implements AutoCloseable {
         if (reg.unregister(key)) {
           removed.add("npu" + phy + ":" + Long.toHexString(key));
         }
+      }
+      // links of entries freed by an agent killed before it removed the link
+      List<String> orphans = reg.removeOrphanLinks();
+      if (!orphans.isEmpty()) {
+        LOG.info("compute registry {}: removed activity links without an entry {}", reg.file(), orphans);
       }
     }
     if (!removed.isEmpty()) LOG.info("compute registries {}: removed the entries of gone containers {}", registryDir, removed);

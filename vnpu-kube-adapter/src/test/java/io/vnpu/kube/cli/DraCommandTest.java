@@ -57,6 +57,23 @@ class DraCommandTest {
   }
 
   @Test
+  void softSlicingFlagsAreCheckedAndDocumentedInTheHelp() {
+    Run r = run("dra", "--node-name", "n1", "--enable-soft-slicing", "--capacity-names", "nvidia");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).isEqualTo("vnpu dra: --capacity-names = nvidia: unknown (known: hami,"
+        + " openfuyao)" + System.lineSeparator());
+
+    CommandLine cl = VnpuCli.commandLine();
+    StringWriter out = new StringWriter();
+    cl.setOut(new PrintWriter(out, true));
+    assertThat(cl.execute("dra", "--help")).isZero();
+    // picocli wraps the descriptions: compare with the line breaks folded
+    assertThat(out.toString().replaceAll("\\s+", " ")).contains("--enable-soft-slicing").contains("ENABLE_SOFT_SLICING")
+        .contains("--capacity-names").contains("openfuyao = memCapacity, coreCapacity")
+        .contains("--limiter-dir").contains("--[no-]install-limiter");
+  }
+
+  @Test
   void unparsableValueIsOneLineToo() {
     Run r = run("dra", "--healthcheck-port", "abc");
     assertThat(r.code()).isEqualTo(2);

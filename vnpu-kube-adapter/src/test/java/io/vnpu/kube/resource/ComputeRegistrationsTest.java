@@ -101,6 +101,33 @@ class ComputeRegistrationsTest {
     }
   }
 
+  /**
+   * An agent killed after freeing an entry but before removing its activity link left the link: the
+   * next clean-up removes it (it kept the gone container's region on disk), and keeps every live one.
+   */
+  @Test
+  void reconcileRemovesActivityLinksWithoutAnEntry() throws Exception {
+    try (ComputeRegistrations reg = new ComputeRegistrations(tmp.resolve("registry"), tmp.resolve("containers"), "region")) {
+      long live = create(reg, "uid-live_main", List.of(soft(1, 30)));
+      long gone = create(reg, "uid-gone_main", List.of(soft(1, 30)));
+      Path orphan = tmp.resolve(String.format("registry/npu1-%016x.act", gone));
+      // the killed agent's state: entry freed, link still there, container directory removed
+      try (ComputeRegistry r = new ComputeRegistries().open(tmp.resolve("registry/npu1.reg"))) {
+        long entry = 256 + 128L * r.entries().stream().filter(e -> e.key() == gone).findFirst().orElseThrow().index();
+        try (var raf = new java.io.RandomAccessFile(tmp.resolve("registry/npu1.reg").toFile(), "rw")) {
+          raf.seek(entry);
+          raf.write(new byte[4]); // state FREE
+        }
+      }
+      io.vnpu.quota.files.HostFiles.deleteTree(tmp.resolve("containers/uid-gone_main"));
+      assertThat(orphan).exists();
+      assertThat(reg.reconcile()).isEmpty(); // no entry to remove
+      assertThat(orphan).doesNotExist();
+      assertThat(tmp.resolve(String.format("registry/npu1-%016x.act", live))).exists();
+      assertThat(entries(1)).extracting(RegistryEntry::key).containsExactly(live);
+    }
+  }
+
   @Test
   void noAiCoreShareMeansNoRegistrationAndUnregisterRemovesEveryNpu() throws Exception {
     try (ComputeRegistrations reg = new ComputeRegistrations(tmp.resolve("registry"), tmp.resolve("containers"), "region")) {

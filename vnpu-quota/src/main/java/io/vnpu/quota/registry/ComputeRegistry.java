@@ -503,6 +503,38 @@ public final class ComputeRegistry implements AutoCloseable {
   }
 
   /**
+   * Removes the activity links next to this registry that belong to no ACTIVE entry of it: left by
+   * an agent killed between freeing an entry and removing its link (each would keep a quota region
+   * file alive on disk for ever). Holds the admin lock, so no registration is half-made meanwhile.
+   *
+   * @return the names of the links removed
+   * @throws RegistryBusyException if the admin lock stays held for more than 2 s
+   * @throws IOException if the registry or its directory cannot be read
+   */
+  public synchronized List<String> removeOrphanLinks() throws IOException {
+    ensureOpen();
+    FileLock admin = lockBounded(locks(), REG_LOCK_ADMIN);
+    if (admin == null) {
+      throw new RegistryBusyException(file, "admin lock (" + lockFile(file) + ") held for more than " + LOCK_WAIT_MS + " ms");
+    }
+    try {
+      java.util.Set<Long> active = new java.util.HashSet<>(keys());
+      java.util.regex.Pattern mine = java.util.regex.Pattern.compile("npu" + physId() + "-([0-9a-f]{16})\\.act");
+      List<String> removed = new ArrayList<>();
+      try (java.nio.file.DirectoryStream<Path> ds = Files.newDirectoryStream(file.toAbsolutePath().getParent())) {
+        for (Path p : ds) {
+          java.util.regex.Matcher m = mine.matcher(p.getFileName().toString());
+          if (!m.matches() || active.contains(Long.parseUnsignedLong(m.group(1), 16))) continue;
+          if (Files.deleteIfExists(p)) removed.add(p.getFileName().toString());
+        }
+      }
+      return removed;
+    } finally {
+      admin.release();
+    }
+  }
+
+  /**
    * Marks a write in progress: {@code write_seq} odd. An agent killed inside a write left it odd; the
    * next write steps past that value (to the next odd one), so the seqlock's parity holds again:
    * odd only while a write is in progress, which is when readers retry.

@@ -54,7 +54,8 @@ public final class DraFlags {
       description = "Soft slicing (env ENABLE_SOFT_SLICING): chips are published shareable by"
           + " consumable memory (bytes) and AI-core percent; each share gets a quota region the"
           + " limiter (libvnpu.so, preloaded through the CDI edits) enforces. With"
-          + " --enable-hard-vnpu too, 910B chips with vNPU templates are hard, all others soft.")
+          + " --enable-hard-vnpu too, chips that cannot be hard-split are soft and the others"
+          + " follow --shared-counters and --chip-modes.")
   boolean enableSoftSlicing;
 
   @Option(names = "--capacity-names", defaultValue = "${env:CAPACITY_NAMES:-hami}",

@@ -113,7 +113,7 @@ public final class DraLauncher {
     NpuDeviceFacts facts = npu -> pciBusId(dcmi.get(), npu);
     Optional<DcmiNodeSelector.OpenNode> simNode = simulated;
     io.vnpu.kube.limiter.LimiterFiles limiterFiles = flags.limiterFiles();
-    io.vnpu.kube.limiter.LimiterGate limiterGate = null;
+    io.vnpu.kube.limiter.LimiterVerifier limiterGate = null;
     if (options.enableSoftSlicing()) {
       // a limiter problem does not stop the plugin: soft shares are refused naming the file
       limiterGate = io.vnpu.kube.limiter.LimiterProvisioning.provision(limiterFiles,
@@ -144,6 +144,9 @@ public final class DraLauncher {
     OptionalInt metricsPort = flags.metricsPort();
     if (metricsPort.isPresent()) {
       plugin.measureRequests(new RequestMetrics(registry));
+      if (limiterGate != null) {
+        io.vnpu.kube.metrics.StateGauges.limiterReady(registry, limiterGate::usable);
+      }
     }
     AtomicReference<OpsServer> ops = new AtomicReference<>();
     CountDownLatch stop = new CountDownLatch(1);
@@ -167,7 +170,7 @@ public final class DraLauncher {
                 : Optional.of("kubelet refused the registration: " + r.getError()))
             .orElse(Optional.of("not yet registered with the kubelet"));
         ops.set(OpsServer.start(flags.metricsAddress(), metricsPort.getAsInt(), registry,
-            Map.of(), Map.of("registration", registered)));
+            Map.of(), readiness(registered, limiterGate)));
         log.info("metrics, /livez and /readyz on {}:{}", flags.metricsAddress(),
             ops.get().port());
       }
@@ -190,6 +193,19 @@ public final class DraLauncher {
       Thread.currentThread().interrupt();
     }
     return EXIT_OK;
+  }
+
+  /**
+   * {@code /readyz}: the kubelet accepted the registration, and with soft slicing the limiter
+   * files pass verification (else soft shares are refused; whole chips and hard vNPUs still work).
+   */
+  private static Map<String, HealthCheck> readiness(HealthCheck registered,
+      io.vnpu.kube.limiter.LimiterVerifier limiter) {
+    if (limiter == null) {
+      return Map.of("registration", registered);
+    }
+    return Map.of("registration", registered, "limiter",
+        () -> limiter.usable() ? Optional.empty() : limiter.lastProblem());
   }
 
   private void say(String line) {

@@ -337,7 +337,7 @@ public final class DeviceState {
 
   private static String vnpusUnchecked(String what) {
     return what + " holds hard vNPUs recorded before a restart that are not checked through"
-        + " DCMI yet (DCMI is not open); retried";
+        + " DCMI yet (DCMI has not answered); retried";
   }
 
   private static boolean holdsVnpu(PreparedClaim c) {
