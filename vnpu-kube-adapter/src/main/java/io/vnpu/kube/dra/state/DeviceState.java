@@ -419,23 +419,63 @@ public final class DeviceState {
             + used + " of " + chipMib + " MiB already held by prepared claims");
       }
     }
-    for (PreparedDevice d : plan.devices()) {
-      if (d.adminAccess() || d.shareId() != null) {
+    checkWholeChipsExclusive(plan);
+  }
+
+  /**
+   * A device held whole (no shareID, or a share that took the whole chip: neither vNPU nor soft
+   * share, so no limit at all) is held by nothing else, in this claim or another; the scheduler
+   * guarantees it, a stale allocation or a scheduler bug must not hand one chip unlimited to one
+   * container and shared to others. Entries rebuilt from CDI specs without their amounts are only
+   * judged when they are whole devices (their shares' sizes are unknown until prepared again).
+   */
+  private void checkWholeChipsExclusive(PreparedClaim plan) throws PlanException {
+    List<PreparedDevice> mine = plan.devices();
+    for (int i = 0; i < mine.size(); i++) {
+      PreparedDevice d = mine.get(i);
+      if (d.adminAccess()) {
         continue;
+      }
+      for (int j = 0; j < i; j++) {
+        PreparedDevice e = mine.get(j);
+        if (e.deviceName().equals(d.deviceName()) && !e.adminAccess()
+            && (heldWhole(plan, d) || heldWhole(plan, e))) {
+          throw new PlanException("ResourceClaim " + plan.namespace() + "/" + plan.name()
+              + ": device " + d.deviceName() + " is allocated twice (shareID " + e.shareId()
+              + " and " + d.shareId() + ") and one of them is the whole chip");
+        }
       }
       for (PreparedClaim other : checkpoint.preparedClaims().values()) {
         if (other.uid().equals(plan.uid())) {
           continue;
         }
         for (PreparedDevice o : other.devices()) {
-          if (o.deviceName().equals(d.deviceName()) && !o.adminAccess() && o.shareId() == null) {
+          if (!o.deviceName().equals(d.deviceName()) || o.adminAccess()) {
+            continue;
+          }
+          if (d.shareId() == null && o.shareId() == null) {
             throw new PlanException("device " + d.deviceName() + " is already prepared for"
                 + " ResourceClaim " + other.namespace() + "/" + other.name() + " (uid "
                 + other.uid() + ")");
           }
+          if (heldWhole(plan, d) || heldWhole(other, o)) {
+            throw new PlanException("ResourceClaim " + plan.namespace() + "/" + plan.name()
+                + ": device " + d.deviceName() + " shareID " + d.shareId() + ": the device is"
+                + " held by ResourceClaim " + other.namespace() + "/" + other.name() + " (uid "
+                + other.uid() + ", shareID " + o.shareId() + ") and one of them is the whole"
+                + " chip");
+          }
         }
       }
     }
+  }
+
+  /** Whether {@code d} of {@code c} is the whole device without any limit. */
+  private static boolean heldWhole(PreparedClaim c, PreparedDevice d) {
+    if (d.shareId() == null) {
+      return true;
+    }
+    return d.soft() == null && d.vnpu() == null && !c.rebuilt();
   }
 
   /**
