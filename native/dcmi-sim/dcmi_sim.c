@@ -249,6 +249,7 @@ int dcmi_get_device_chip_info_v2(int card_id, int device_id, struct dcmi_chip_in
 #endif
 
 static unsigned board_id_of(const struct vnpu_sim_device_info *d) {
+    if (d->board_id != 0) return d->board_id; /* the profile's card */
     if (strncmp(d->chip_name, "Ascend910", 9) == 0) return 0xb0; /* A900 A3 super-pod bin */
     if (strncmp(d->chip_name, "910B", 4) == 0) return 0x64;
     if (strncmp(d->chip_name, "910", 3) == 0) return 0x20;

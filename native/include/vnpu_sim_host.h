@@ -33,6 +33,7 @@ struct vnpu_sim_device_info {
     uint32_t ai_cpus;
     char product_type[VNPU_SIM_PRODUCT_LEN]; /* dcmi_get_product_type, "" = the product has none */
     uint8_t roce_ip4[4];                     /* parameter-plane (RoCE) IPv4 address, 0.0.0.0 = none */
+    uint32_t board_id;                       /* dcmi_board_info.board_id, 0 = by chip name */
 };
 
 /*

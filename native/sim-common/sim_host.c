@@ -34,6 +34,7 @@ struct profile {
     int phy_ids[VNPU_SIM_MAX_DEVICES];    /* one per chip, in logic-ID order */
     /* dcmi_get_product_type per card, in card order; NULL = the product default of product_of() */
     const char *products[VNPU_SIM_MAX_DEVICES];
+    uint32_t board_id; /* dcmi_board_info.board_id of every chip, 0 = the simulator's default by chip name */
 };
 
 static const struct chip_facts CHIP_910B3 = {"910B3", 65536, 20, 7};
@@ -43,18 +44,21 @@ static const struct chip_facts CHIP_310P3 = {"310P3", 21527, 8, 7};
 static const struct chip_facts CHIP_A3 = {"Ascend910", 65536, 24, 6};
 
 static const struct profile PROFILES[] = {
-    {"910B3x8", &CHIP_910B3, 8, 1, {0, 1, 2, 3, 8, 9, 10, 11}, {0, 1, 2, 3, 4, 5, 6, 7}, {NULL}},
-    {"910B4x8", &CHIP_910B4, 8, 1, {0, 1, 2, 3, 8, 9, 10, 11}, {0, 1, 2, 3, 4, 5, 6, 7}, {NULL}},
+    {"910B3x8", &CHIP_910B3, 8, 1, {0, 1, 2, 3, 8, 9, 10, 11}, {0, 1, 2, 3, 4, 5, 6, 7}, {NULL}, 0},
+    {"910B4x8", &CHIP_910B4, 8, 1, {0, 1, 2, 3, 8, 9, 10, 11}, {0, 1, 2, 3, 4, 5, 6, 7}, {NULL}, 0},
     /* 910A hosts number phy IDs per PCIe switch: logic order differs from phy order. */
-    {"910Ax8", &CHIP_910A, 8, 1, {0, 1, 2, 3, 4, 5, 6, 7}, {4, 5, 6, 7, 0, 1, 2, 3}, {NULL}},
-    {"310P3x4", &CHIP_310P3, 4, 1, {1, 3, 5, 7}, {0, 1, 2, 3}, {NULL}},
+    {"910Ax8", &CHIP_910A, 8, 1, {0, 1, 2, 3, 4, 5, 6, 7}, {4, 5, 6, 7, 0, 1, 2, 3}, {NULL}, 0},
+    {"310P3x4", &CHIP_310P3, 4, 1, {1, 3, 5, 7}, {0, 1, 2, 3}, {NULL}, 0},
     /* Mixed insertion: three single-chip 310P card models in one server (MindCluster
      * -use310PMixedInsert); only dcmi_get_product_type tells them apart. */
     {"310PMixedx4", &CHIP_310P3, 4, 1, {1, 3, 5, 7}, {0, 1, 2, 3},
-     {"Atlas 300V Pro", "Atlas 300V", "Atlas 300I Pro", "Atlas 300V Pro"}},
-    {"300IDuox2", &CHIP_310P3, 4, 2, {0, 64}, {0, 1, 2, 3}, {NULL}},
+     {"Atlas 300V Pro", "Atlas 300V", "Atlas 300I Pro", "Atlas 300V Pro"}, 0},
+    /* Atlas 300I A2 inference cards (910B4, 32 GB; board ID 0x28): MindCluster labels the node
+     * accelerator-type=card-910b-infer. */
+    {"300IA2x4", &CHIP_910B4, 4, 1, {2, 4, 6, 8}, {0, 1, 2, 3}, {NULL}, 0x28},
+    {"300IDuox2", &CHIP_310P3, 4, 2, {0, 64}, {0, 1, 2, 3}, {NULL}, 0},
     {"A3x8", &CHIP_A3, 16, 2, {0, 1, 2, 3, 4, 5, 6, 7},
-     {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, {NULL}},
+     {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, {NULL}, 0},
 };
 
 /* "910A x8", "300I-Duo x2" and "a3x8" name the same profiles as "910Ax8", "300IDuox2", "A3x8". */
@@ -120,6 +124,7 @@ int vnpu_sim_host_devices(struct vnpu_sim_device_info *out, int max) {
         d->ai_cpus = p->chip->ai_cpus;
         snprintf(d->product_type, sizeof(d->product_type), "%s", product_of(p, i / p->chips_per_card));
         roce_ip_of(p, d->phy_id, d->roce_ip4);
+        d->board_id = p->board_id;
     }
     return p->devices;
 }

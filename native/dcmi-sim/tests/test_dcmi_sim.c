@@ -328,6 +328,10 @@ static void device_ip_and_product(void) {
               "card %d product %s", CARDS[i], product);
     }
     CHECK(dcmi_get_product_type(1, 0, product, 8) == DCMI_ERR_INVALID_PARAMETER, "short buffer");
+
+    use_profile("300IA2x4", "a2");
+    struct dcmi_board_info board;
+    CHECK(dcmi_get_device_board_info(8, 0, &board) == 0 && board.board_id == 0x28, "300I A2 board 0x%x", board.board_id);
 }
 
 static void on_event(struct dcmi_event *e) {

@@ -38,6 +38,7 @@ static const struct expect EXPECTED[] = {
     {"300I-Duo x2", 4, "310P3", 21527, 8, 7, 64, 1, 0},
     {"A3x8", 16, "Ascend910", 65536, 24, 6, 7, 1, 0},
     {"310PMixedx4", 4, "310P3", 21527, 8, 7, 7, 0, 0},
+    {"300IA2x4", 4, "910B4", 32768, 20, 7, 8, 0, 0},
 };
 
 static void check_profile(const struct expect *e) {
@@ -103,6 +104,9 @@ int main(void) {
               devs[0].roce_ip4[3] == 105,
           "910A logic 0 (phy 4) RoCE %u.%u.%u.%u", devs[0].roce_ip4[0], devs[0].roce_ip4[1], devs[0].roce_ip4[2],
           devs[0].roce_ip4[3]);
+    CHECK(devs[0].board_id == 0, "910A board by chip name");
+    setenv("VNPU_SIM_PROFILE", "300IA2x4", 1);
+    CHECK(vnpu_sim_host_devices(devs, VNPU_SIM_MAX_DEVICES) == 4 && devs[3].board_id == 0x28, "300I A2 board");
     unsetenv("VNPU_SIM_PROFILE");
 
     const char *tmp = getenv("VNPU_TEST_TMP");

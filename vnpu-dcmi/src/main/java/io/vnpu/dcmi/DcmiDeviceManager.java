@@ -195,6 +195,19 @@ public final class DcmiDeviceManager implements DeviceManager {
     return new NpuUsage(usedBytes, util);
   }
 
+  /**
+   * {@code dcmi_get_device_board_info} {@code board_id}; empty when the driver lacks the function,
+   * the chip answers -8255, or it reports the invalid 0xFFFFFFFF.
+   *
+   * @throws DeviceException when the logic ID is unknown or the query fails otherwise
+   */
+  @Override
+  public java.util.OptionalInt boardId(int logicId) {
+    CardDevice at = address(logicId);
+    java.util.OptionalInt id = dcmi.boardId(at.cardId(), at.deviceId());
+    return id.isPresent() && id.getAsInt() == -1 ? java.util.OptionalInt.empty() : id;
+  }
+
   /** {@code dcmi_get_dcmi_version}, e.g. {@code 24.1.rc2}; empty when the driver does not say. */
   @Override
   public Optional<String> driverVersion() {

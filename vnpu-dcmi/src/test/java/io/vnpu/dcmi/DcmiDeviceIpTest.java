@@ -73,6 +73,12 @@ class DcmiDeviceIpTest {
       manager.discover();
       assertThat(manager.productType(0)).isEmpty();
       assertThat(manager.driverVersion()).hasValue("24.1.rc2");
+      assertThat(manager.boardId(0)).hasValue(0x64);
+    }
+    SimNode a2 = new SimNode("300IA2x4", root.resolve("a2"));
+    try (DcmiDeviceManager manager = a2.open()) {
+      manager.discover();
+      assertThat(manager.boardId(3)).hasValue(0x28);
     }
     SimNode duo = new SimNode("300IDuox2", root.resolve("duo"));
     try (DcmiDeviceManager manager = duo.open()) {

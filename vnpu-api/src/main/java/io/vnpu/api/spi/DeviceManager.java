@@ -61,6 +61,18 @@ public interface DeviceManager extends AutoCloseable {
   List<Vnpu> listVnpus(int logicId);
 
   /**
+   * The board ID of the NPU's card ({@code dcmi_get_device_board_info}, {@code board_id}), e.g.
+   * {@code 0x28} on an Atlas 300I A2 inference card; empty when the driver cannot say. This default
+   * reports none.
+   *
+   * @param logicId DCMI logic ID
+   * @throws DeviceException when the NPU does not exist
+   */
+  default java.util.OptionalInt boardId(int logicId) {
+    return java.util.OptionalInt.empty();
+  }
+
+  /**
    * The driver's version as DCMI reports it ({@code dcmi_get_dcmi_version}), e.g. {@code 24.1.rc2};
    * empty when the driver cannot say. This default reports none.
    */

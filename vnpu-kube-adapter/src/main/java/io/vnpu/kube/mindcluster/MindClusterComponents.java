@@ -184,11 +184,20 @@ public final class MindClusterComponents implements AutoCloseable {
 
   private void reportNode(NodeChips chips) {
     try {
-      nodeReporter.report(chips, driverVersion());
+      nodeReporter.report(chips, driverVersion(), boardId(chips));
       reportedBaseInfos = NodeReporter.baseDeviceInfos(chips);
     } catch (RuntimeException e) {
       // labels help the scheduler but the plugin serves without them; the operator sees why
       LOG.warn("writing the labels and annotations of node {} failed: {}", options.nodeName(), e.getMessage());
+    }
+  }
+
+  private java.util.OptionalInt boardId(NodeChips chips) {
+    try {
+      return deviceManager.boardId(chips.chips().get(0).npu().logicId());
+    } catch (DeviceException e) {
+      LOG.debug("board ID unreadable: {}", e.getMessage());
+      return java.util.OptionalInt.empty();
     }
   }
 

@@ -243,6 +243,35 @@ class HardVnpuEndToEndTest {
   }
 
   @Test
+  void aRebuiltClaimHoldingAVnpuIsNotPreparedAgainBeforeDcmiCheckedIt() throws Exception {
+    DraTestBed.await("NPUs discovered", () -> plugin.inventory().devices().size() == 2);
+    assertThat(prepare("c1", "s1", "10000Mi").getError()).isEmpty();
+    String uid = this.uid;
+    plugin.close();
+    Files.writeString(plugin.sockets().dataDir().resolve(
+        io.vnpu.kube.dra.checkpoint.CheckpointStore.FILE_NAME), "not a checkpoint");
+    bed.dcmi.failNext(3); // DCMI lists no NPUs for about 7 s (backoff 1 + 2 + 4 s)
+    plugin = bed.startedPlugin();
+
+    NodePrepareResourceResponse early = kubelet.prepareV1(draSocket(), claim("demo", uid, "c1"))
+        .getClaimsOrThrow(uid);
+    assertThat(early.getError()).isEqualTo("ResourceClaim demo/c1 holds hard vNPUs recorded before"
+        + " a restart that are not checked through DCMI yet (DCMI has not answered); retried");
+    assertThat(plugin.state().snapshot().vnpuCheckPending()).isTrue();
+
+    DraTestBed.await("vNPU records checked",
+        () -> !plugin.state().snapshot().vnpuCheckPending());
+    int calls = bed.dcmi.createCalls();
+    NodePrepareResourceResponse later = kubelet.prepareV1(draSocket(), claim("demo", uid, "c1"))
+        .getClaimsOrThrow(uid);
+    assertThat(later.getError()).isEmpty();
+    assertThat(later.getDevices(0).getCdiDeviceIdsList())
+        .containsExactly("npu.huawei.com/npu=" + uid + "-npu-0-s1");
+    assertThat(bed.dcmi.createCalls()).isEqualTo(calls);
+    assertThat(bed.dcmi.listVnpus(0)).extracting(v -> v.vnpuId()).containsExactly(100);
+  }
+
+  @Test
   void aShareOfTheWholeChipCreatesNoVnpuAndTooMuchIsAClaimError() throws Exception {
     DraTestBed.await("NPUs discovered", () -> plugin.inventory().devices().size() == 2);
     NodePrepareResourceResponse r = prepare("w", "s1", "32Gi");

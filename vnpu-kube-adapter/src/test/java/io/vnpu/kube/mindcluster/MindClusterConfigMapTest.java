@@ -165,7 +165,7 @@ class MindClusterConfigMapTest {
         .containsEntry("node.kubernetes.io/npu.chip.name", "910B3")
         .containsEntry("mind-cluster/npu-chip-memory", "64G")
         .containsEntry("huawei.com/driver.version", "24.1.rc2")
-        .doesNotContainKey("infer-card-type");
+        .doesNotContainKey("infer-card-type").doesNotContainKey("accelerator-type");
     Map<String, String> a = client.nodes().withName("node-1").get().getMetadata().getAnnotations();
     assertThat(a).containsEntry("cardType", "Ascend910B").containsEntry("serverType", "")
         .containsEntry("superPodID", "-1").containsEntry("serverIndex", "-1");

@@ -31,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code -use310PMixedInsert=true} (spec section 3.2) on the simulated {@code 310PMixedx4} host
  * (cards Atlas 300V Pro, 300V, 300I Pro, 300V Pro; only {@code dcmi_get_product_type} tells them
  * apart): one device type per product, no vNPUs, DeviceSpecs even with the Ascend Docker Runtime,
- * the device-info ConfigMap under the mixed names, and the refusal on a node with other products.
+ * the device-info ConfigMap under the mixed names, and the refusal on a node with other products;
+ * with them, the labels other inference cards give a node (Atlas 300I Duo, Atlas 300I A2).
  */
 @EnableKubernetesMockClient(crud = true)
 class MindClusterMixedInsertTest {
@@ -163,6 +164,19 @@ class MindClusterMixedInsertTest {
     assertThat(client.nodes().withName("node-1").get().getMetadata().getLabels())
         .containsEntry("infer-card-type", "card-300i-duo").containsEntry("huawei.com/driver.version", "24.1.rc2")
         .containsEntry("accelerator", "huawei-Ascend310P").containsEntry("servertype", "Ascend310P-8");
+  }
+
+  @Test
+  void atlas300IA2CardsLabelTheNodeAsA910BInferenceNode() throws Exception {
+    host = new SimHost("300IA2x4", dir.resolve("sim"));
+    health = MindClusterRegistrationTest.healthOf(host, clock);
+    health.pollOnce();
+    components = new MindClusterComponents(MindClusterOptions.defaults("node-1"), client, host.deviceManager,
+        health, clock);
+    components.start(null);
+    assertThat(client.nodes().withName("node-1").get().getMetadata().getLabels())
+        .containsEntry("accelerator-type", "card-910b-infer").containsEntry("accelerator", "huawei-Ascend910")
+        .containsEntry("servertype", "Ascend910B-20").doesNotContainKey("infer-card-type");
   }
 
   @Test

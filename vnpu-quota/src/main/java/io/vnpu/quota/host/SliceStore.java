@@ -95,7 +95,9 @@ public final class SliceStore {
       return Optional.of(mapper.readValue(Files.readAllBytes(f), SliceRecord.class));
     } catch (NoSuchFileException e) {
       return Optional.empty();
-    } catch (IOException | JacksonException | IllegalArgumentException e) {
+    } catch (JacksonException e) {
+      throw new IOException("slice record " + f + " is malformed: " + io.vnpu.quota.json.JsonProblem.describe(e), e);
+    } catch (IOException | IllegalArgumentException e) {
       throw new IOException("slice record " + f + " is malformed: " + e.getMessage(), e);
     }
   }

@@ -76,6 +76,36 @@ class SliceStoreTest {
         .hasMessageStartingWith("slice record " + store.sliceDir("bad").resolve("slice.json") + " is malformed: ");
   }
 
+  /**
+   * A damaged record (edited by hand, written by another version) gets one line naming the file, the
+   * field, the value and what was expected: no Java type, no Jackson class or feature name, no
+   * Jackson location text.
+   */
+  @Test
+  void aMalformedRecordNamesFieldAndValueWithoutJavaTypes() throws Exception {
+    SliceStore store = new SliceStore(new StateDir(tmp));
+    Files.createDirectories(store.sliceDir("bad"));
+    Path f = store.sliceDir("bad").resolve(SliceStore.RECORD_FILE);
+    String base = "\"name\":\"bad\",\"logicId\":0,\"phyId\":0,\"memoryLimitBytes\":1,\"weight\":1,\"capPct\":0,"
+        + "\"priority\":\"NORMAL\",\"ownerPid\":1,\"ownerStartMillis\":1,\"createdMillis\":1,\"command\":[\"x\"]";
+    java.util.Map<String, String> cases = new java.util.LinkedHashMap<>();
+    cases.put("{" + base.replace("\"logicId\":0", "\"logicId\":\"zero\"") + "}", "logicId = \"zero\": expected a 32-bit integer");
+    cases.put("{" + base.replace("\"logicId\":0", "\"logicId\":99999999999999") + "}", "logicId: number out of range of a 32-bit integer");
+    cases.put("{" + base.replace("\"logicId\":0", "\"logicId\":null") + "}", "logicId = null: expected a 32-bit integer");
+    cases.put("{" + base.replace("NORMAL", "LOW") + "}", "priority = \"LOW\": expected one of [HIGH, NORMAL]");
+    cases.put("{" + base.replace("\"name\":\"bad\"", "\"name\":null") + "}", "name: required, missing or null");
+    cases.put("{" + base + "} garbage", "line 1, column ");
+    cases.put("{" + base, "line 1, column ");
+    cases.put("[1]", "(document): expected an object");
+    for (var c : cases.entrySet()) {
+      Files.writeString(f, c.getKey());
+      assertThatThrownBy(() -> store.read("bad")).as(c.getKey())
+          .hasMessageStartingWith("slice record " + f + " is malformed: " + c.getValue())
+          .satisfies(e -> assertThat(e.getMessage()).doesNotContain("io.vnpu", "`", "Source", "Feature", "\n",
+              "Exception", "java.lang"));
+    }
+  }
+
   @Test
   void recordValidation() {
     assertThatThrownBy(() -> record("../etc", 1, 0)).hasMessageContaining("slice name '../etc' must be");

@@ -123,7 +123,7 @@ public final class CdiSpecWriter {
     try {
       return json.readValue(file.toFile(), CdiSpec.class);
     } catch (JacksonException e) {
-      throw new IOException(file + ": reading the CDI spec failed: " + e.getMessage(), e);
+      throw new IOException(file + ": reading the CDI spec failed: " + io.vnpu.quota.json.JsonProblem.describe(e), e);
     }
   }
 }

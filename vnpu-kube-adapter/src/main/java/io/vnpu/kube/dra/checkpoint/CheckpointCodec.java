@@ -1,6 +1,7 @@
 package io.vnpu.kube.dra.checkpoint;
 
 import io.vnpu.kube.json.JsonMappers;
+import io.vnpu.quota.json.JsonProblem;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -94,7 +95,7 @@ public final class CheckpointCodec {
       throw new CheckpointCorruptException(file, "not valid JSON (truncated or damaged): "
           + e.getOriginalMessage(), e);
     } catch (JacksonException e) {
-      throw new CheckpointCorruptException(file, "unreadable: " + e.getMessage(), e);
+      throw new CheckpointCorruptException(file, "unreadable: " + JsonProblem.describe(e), e);
     }
     if (!VERSION.equals(version)) {
       throw new CheckpointCorruptException(file, "version = " + version + ": expected " + VERSION,
@@ -120,6 +121,8 @@ public final class CheckpointCodec {
       return c;
     } catch (CheckpointCorruptException e) {
       throw e;
+    } catch (JacksonException e) {
+      throw new CheckpointCorruptException(file, "checkpoint." + JsonProblem.describe(e), e);
     } catch (RuntimeException e) {
       throw new CheckpointCorruptException(file, "checkpoint: " + e.getMessage(), e);
     }

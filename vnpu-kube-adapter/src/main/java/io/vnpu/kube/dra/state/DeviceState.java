@@ -299,8 +299,10 @@ public final class DeviceState {
     VnpuReconciler.Outcome o;
     try {
       o = reconciler.reconcile(checkpoint, inventory.devices());
-    } catch (DeviceException e) {
-      log.info("vNPU records not checked yet, DCMI cannot list vNPUs: {}", e.getMessage());
+    } catch (RuntimeException e) {
+      // DCMI cannot list (nothing changed), or a binding failure midway: the check is retried
+      // and finds again what was done (an unrecorded vNPU is swept, a missing one re-created)
+      log.info("vNPU records not checked yet: {}", e.getMessage());
       return false;
     }
     // CDI first, then the checkpoint: a crash in between checks again and finds the same
@@ -337,7 +339,7 @@ public final class DeviceState {
 
   private static String vnpusUnchecked(String what) {
     return what + " holds hard vNPUs recorded before a restart that are not checked through"
-        + " DCMI yet (DCMI is not open); retried";
+        + " DCMI yet (DCMI has not answered); retried";
   }
 
   private static boolean holdsVnpu(PreparedClaim c) {

@@ -25,8 +25,9 @@ import tools.jackson.databind.json.JsonMapper;
  * query), {@code superPodID}, {@code serverIndex},
  * {@code serverType}, {@code cardType}; {@code huawei.com/driver.version} when the driver reports
  * its version ({@code dcmi_get_dcmi_version}), {@code infer-card-type=card-300i-duo} when every
- * card is an Atlas 300I Duo ({@code dcmi_get_product_type}). The accelerator-type
- * ({@code card-910b-infer}, by board ID) and super-pod labels are not written.
+ * card is an Atlas 300I Duo ({@code dcmi_get_product_type}), {@code accelerator-type=card-910b-infer}
+ * on 910B chips of an Atlas 300I A2 card (board ID 0x28 or 0x29, spec section 1.9). The super-pod
+ * labels are not written.
  */
 public final class NodeReporter {
   public static final String CHIP_NAME = "node.kubernetes.io/npu.chip.name";
@@ -38,6 +39,9 @@ public final class NodeReporter {
   public static final String INFER_CARD_TYPE = "infer-card-type";
   /** {@code infer-card-type} value of a node whose cards are all Atlas 300I Duo. */
   public static final String CARD_300I_DUO = "card-300i-duo";
+  public static final String ACCELERATOR_TYPE = "accelerator-type";
+  /** {@code accelerator-type} of a node with Atlas 300I A2 (910B inference) cards. */
+  public static final String CARD_910B_INFER = "card-910b-infer";
   private static final JsonMapper JSON = JsonMappers.compact();
 
   private final KubernetesClient client;
@@ -55,16 +59,17 @@ public final class NodeReporter {
    * @throws KubernetesClientException when the API server fails
    */
   public void report(NodeChips chips) {
-    report(chips, Optional.empty());
+    report(chips, Optional.empty(), java.util.OptionalInt.empty());
   }
 
   /**
-   * As {@link #report(NodeChips)}, with the driver's version for {@code huawei.com/driver.version}.
+   * As {@link #report(NodeChips)}, with the driver's version for {@code huawei.com/driver.version}
+   * and the board ID of the first chip's card ({@code dcmi_get_device_board_info}).
    *
    * @throws IllegalStateException naming the node when it does not exist
    * @throws KubernetesClientException when the API server fails
    */
-  public void report(NodeChips chips, Optional<String> driverVersion) {
+  public void report(NodeChips chips, Optional<String> driverVersion, java.util.OptionalInt boardId) {
     if (chips.chips().isEmpty()) return;
     ChipState first = chips.chips().get(0);
     CardType type = first.type();
@@ -75,6 +80,10 @@ public final class NodeReporter {
       labels.put(CHIP_MEMORY, (first.npu().hbmMib() / 1024) + "G");
     }
     driverVersion.ifPresent(v -> labels.put(DRIVER_VERSION, v));
+    if (type == CardType.ASCEND910B && boardId.isPresent()
+        && (boardId.getAsInt() == 0x28 || boardId.getAsInt() == 0x29)) {
+      labels.put(ACCELERATOR_TYPE, CARD_910B_INFER);
+    }
     if (chips.chips().stream().allMatch(c -> c.productType().filter("Atlas 300I Duo"::equals).isPresent())) {
       labels.put(INFER_CARD_TYPE, CARD_300I_DUO);
     }

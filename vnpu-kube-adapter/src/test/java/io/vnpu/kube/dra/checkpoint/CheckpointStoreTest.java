@@ -133,6 +133,15 @@ class CheckpointStoreTest {
         + ": preparedClaims.a.uid = b: differs from its key");
   }
 
+  /** A field of the wrong type (checksum intact: written so) names the field path and value, no Java type. */
+  @Test
+  void aFieldOfTheWrongTypeNamesItsPathWithoutJavaTypes() throws Exception {
+    Files.writeString(store().file(), stored("{\"preparedClaims\":{\"a\":{\"uid\":\"a\","
+        + "\"state\":\"PrepareStarted\",\"devices\":[{\"physicalId\":\"three\"}]}}}"));
+    assertThatThrownBy(() -> store().load("b")).hasMessage(store().file()
+        + ": checkpoint.preparedClaims.a.devices[0].physicalId = \"three\": expected a 32-bit integer");
+  }
+
   @Test
   void quarantineKeepsTheFileUnderANewName() throws Exception {
     Files.writeString(store().file(), "garbage");
