@@ -204,6 +204,9 @@ public final class DeviceState {
           rollBack(checkpoint.preparedClaims().get(uid));
           return PrepareOutcome.failed("ResourceClaim " + plan.namespace() + "/" + plan.name()
               + ": creating the vNPU failed: " + e.getMessage());
+        } catch (StateUnavailableException e) {
+          abandon(checkpoint.preparedClaims().get(uid)); // the unrecorded one is destroyed already
+          throw e;
         }
         try {
           plan = createSoftShares(plan);
@@ -219,7 +222,14 @@ public final class DeviceState {
         rollBack(plan);
         return PrepareOutcome.failed(e.getMessage());
       }
-      save(checkpoint.with(plan.withState(ClaimState.PrepareCompleted)));
+      try {
+        save(checkpoint.with(plan.withState(ClaimState.PrepareCompleted)));
+      } catch (StateUnavailableException e) {
+        // the registry keys are only in this plan: a later roll-back from the checkpoint would
+        // leave the registry entries (and a retry would register the share twice)
+        abandon(plan);
+        throw e;
+      }
       log.info("prepared ResourceClaim {}/{} (uid {}): {}", plan.namespace(), plan.name(), uid,
           plan.devices().stream().map(PreparedDevice::deviceName).toList());
       return PrepareOutcome.prepared(plan.devices());
@@ -712,7 +722,18 @@ public final class DeviceState {
       Vnpu v = vnpus.create(d.vnpu().logicId(), d.vnpu().template());
       devices.set(i, d.withVnpu(d.vnpu().created(v.vnpuId())));
       plan = plan.withDevices(devices);
-      save(checkpoint.with(plan));
+      try {
+        save(checkpoint.with(plan));
+      } catch (StateUnavailableException e) {
+        // not recorded: destroyed now rather than left for the start-up sweep
+        try {
+          vnpus.destroy(d.vnpu().logicId(), v.vnpuId());
+        } catch (DeviceException again) {
+          log.warn("vNPU {} on {} created but neither recorded nor destroyed: {}", v.vnpuId(),
+              d.deviceName(), again.getMessage());
+        }
+        throw e;
+      }
       log.info("created vNPU {} ({}) on {} for ResourceClaim {}/{} share {}", v.vnpuId(),
           d.vnpu().template(), d.deviceName(), plan.namespace(), plan.name(), d.shareId());
     }
@@ -775,6 +796,37 @@ public final class DeviceState {
     if (spec.isPresent()) {
       cdi.write(plan.uid(), spec.get());
     }
+  }
+
+  /**
+   * A prepare that cannot record its progress (the checkpoint cannot be written): what it
+   * created, as {@code created} knows it (vNPU IDs, registry keys), is released now and the claim
+   * forgotten in memory, so a retry neither registers the share twice nor leaks the vNPU. The
+   * {@code PrepareStarted} entry on disk, if any, is rolled back at the next start (any later
+   * successful write replaces it first). Problems are logged.
+   */
+  private void abandon(PreparedClaim created) {
+    if (created == null) {
+      return;
+    }
+    for (PreparedDevice d : created.devices()) {
+      VnpuRecord v = d.vnpu();
+      if (v != null && v.vnpuId() != null) {
+        try {
+          vnpus.destroy(v.logicId(), v.vnpuId());
+        } catch (DeviceException e) {
+          log.warn("ResourceClaim uid {}: destroying vNPU {} on {}: {}", created.uid(),
+              v.vnpuId(), d.deviceName(), e.getMessage());
+        }
+      }
+    }
+    releaseSoftQuietly(created);
+    try {
+      cdi.delete(created.uid());
+    } catch (IOException e) {
+      log.warn("{}", e.getMessage());
+    }
+    checkpoint = checkpoint.without(created.uid());
   }
 
   /** Undoes what an entry recorded (issue 15: destroy its vNPU) and forgets it. */

@@ -2,6 +2,7 @@ package io.vnpu.kube.dra.state;
 
 import static io.vnpu.kube.testing.DraClaims.allocated;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
@@ -59,6 +60,7 @@ class SoftShareClaimsTest {
   SoftSlicing soft;
   LimiterSoftRegions regions;
   DeviceState state;
+  volatile boolean breakCheckpointDir;
 
   @BeforeEach
   void setUp() throws Exception {
@@ -69,9 +71,20 @@ class SoftShareClaimsTest {
       Files.writeString(dev.resolve(n), "");
     }
     cdi = new CdiSpecWriter(tmp.resolve("cdi"), KIND);
-    store = new CheckpointStore(tmp.resolve("checkpoint.json"), CLOCK);
+    store = new CheckpointStore(Files.createDirectories(tmp.resolve("state"))
+        .resolve("checkpoint.json"), CLOCK);
+    // the gate runs between the PrepareStarted and PrepareCompleted writes of a soft share
     soft = SoftSlicing.inDataDir(tmp.resolve("data"), LimiterFiles.hami(tmp.resolve("limiter")),
-        () -> { });
+        () -> {
+          if (breakCheckpointDir) {
+            try {
+              Files.move(tmp.resolve("state"), tmp.resolve("state-away"));
+              Files.writeString(tmp.resolve("state"), "not a directory");
+            } catch (java.io.IOException e) {
+              throw new java.io.UncheckedIOException(e);
+            }
+          }
+        });
     regions = new LimiterSoftRegions(soft, new QuotaRegions());
     ChipModes modes = new ChipModes(HardVnpuChips.OFF, true, SoftCapacityNames.HAMI);
     state = DeviceState.open(store, cdi,
@@ -205,6 +218,25 @@ class SoftShareClaimsTest {
         .isEqualTo("ResourceClaim demo/d: device npu-2 shareID s4: the device is held by"
             + " ResourceClaim demo/c (uid uc, shareID s3) and one of them is the whole chip");
     assertThat(nodeState()).isEqualTo(before);
+  }
+
+  @Test
+  void aCheckpointThatCannotBeWrittenAfterTheShareWasCreatedLeavesNothingAndARetryRegistersOnce()
+      throws Exception {
+    breakCheckpointDir = true;
+    assertThatThrownBy(() -> state.prepare(claim("a", "ua", soft("npu-0", "s1", "4Gi", "25"))))
+        .isInstanceOf(StateUnavailableException.class)
+        .hasMessageContaining("writing the checkpoint failed");
+    // region, registry entry (activity link) and CDI spec released, the claim forgotten
+    assertThat(nodeState()).isEmpty();
+    breakCheckpointDir = false;
+    Files.delete(tmp.resolve("state"));
+    Files.move(tmp.resolve("state-away"), tmp.resolve("state"));
+    // the kubelet retries: one region, one registry entry
+    assertThat(state.prepare(claim("a", "ua", soft("npu-0", "s1", "4Gi", "25"))).error())
+        .isEmpty();
+    assertThat(nodeState()).hasSize(4).contains("regions/ua-npu", "cdi/ua", "checkpoint/ua")
+        .filteredOn(n -> n.startsWith("compute/npu0-") && n.endsWith(".act")).hasSize(1);
   }
 
   @Test
