@@ -3,6 +3,7 @@ package io.vnpu.kube.json;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.MapperFeature;
 import tools.jackson.databind.SerializationFeature;
+import tools.jackson.databind.cfg.EnumFeature;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -16,6 +17,9 @@ import tools.jackson.databind.json.JsonMapper;
  *       that other components compare byte for byte.
  *   <li>An unknown property fails a typed read unless the type (or the caller) ignores unknowns:
  *       a CDI spec read back must be one this build wrote.
+ *   <li>Enum constants are written and read by {@code name()}, as Jackson 2 did; Jackson 3 uses
+ *       {@code toString()} by default, which would silently change a format the day an enum gets a
+ *       display {@code toString()}.
  *   <li>A JSON {@code null} for a primitive reads as its default (0, false) and content after the
  *       first document is not read, as the annotations' readers have always accepted.
  * </ul>
@@ -30,7 +34,9 @@ public final class JsonMappers {
         .disable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
         .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
         .disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-        .disable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+        .disable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+        .disable(EnumFeature.WRITE_ENUMS_USING_TO_STRING)
+        .disable(EnumFeature.READ_ENUMS_USING_TO_STRING);
   }
 
   /** Compact output, one line. */
