@@ -31,7 +31,8 @@ final class OptionRanges {
         throw new TypeConversionException("'" + value + "': expected " + what + " (" + range() + ")");
       }
       if (v < min || v > max) {
-        throw new TypeConversionException("'" + value + "': " + what + " must be in " + range());
+        throw new TypeConversionException("'" + value + "': " + what + " must be "
+            + (max == Integer.MAX_VALUE ? range() : "in " + range()));
       }
       return v;
     }

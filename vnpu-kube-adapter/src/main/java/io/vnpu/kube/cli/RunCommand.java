@@ -234,13 +234,17 @@ public final class RunCommand implements Callable<Integer> {
   static final class SizeConverter implements ITypeConverter<Long> {
     @Override
     public Long convert(String value) {
+      String range = "'" + value + "': a size must be larger than 0: write a quantity such as 8Gi or 512Mi,"
+          + " or an integer number of MiB";
+      MemorySize size;
       try {
-        MemorySize size = MemorySize.parse(value, MemorySize.PlainUnit.MIB);
-        if (size.isZero()) throw new TypeConversionException("'" + value + "' must be larger than 0");
-        return size.bytes();
+        size = MemorySize.parse(value, MemorySize.PlainUnit.MIB);
       } catch (IllegalArgumentException e) {
-        throw new TypeConversionException(e.getMessage());
+        // a negative size is a number out of range, not a malformed one: say the range
+        throw new TypeConversionException(value.strip().startsWith("-") ? range : e.getMessage());
       }
+      if (size.isZero()) throw new TypeConversionException(range);
+      return size.bytes();
     }
   }
 

@@ -21,7 +21,13 @@ final class UsageErrorHandler implements IParameterExceptionHandler {
   public int handleParseException(ParameterException ex, String[] args) {
     CommandLine cmd = ex.getCommandLine();
     PrintWriter err = cmd.getErr();
-    err.println(line(cmd.getCommandSpec().qualifiedName(), ex.getMessage()));
+    String message = ex.getMessage();
+    if (ex instanceof CommandLine.UnmatchedArgumentException u && !cmd.getSubcommands().isEmpty()
+        && !u.getUnmatched().isEmpty() && !u.getUnmatched().get(0).startsWith("-")) {
+      // a word where a command is expected: "unmatched argument at index 0" says nothing to a user
+      message = "unknown command: '" + u.getUnmatched().get(0) + "'";
+    }
+    err.println(line(cmd.getCommandSpec().qualifiedName(), message));
     err.flush();
     return cmd.getCommandSpec().exitCodeOnInvalidInput();
   }

@@ -295,6 +295,11 @@ public final class DevicePluginServer implements AutoCloseable {
     Optional<FileIdentity> kubelet = FileIdentity.of(kubeletSocket);
     if (kubelet.isEmpty()) {
       registeredKubelet = null;
+      if (state != PluginState.WAITING_FOR_KUBELET) {
+        // once per wait, not per periodic check: the socket appearing is noticed by the watch
+        log.info("no kubelet socket {} yet: {} registers when the kubelet creates it", kubeletSocket,
+            manager.resourceName());
+      }
       setState(PluginState.WAITING_FOR_KUBELET);
       return;
     }

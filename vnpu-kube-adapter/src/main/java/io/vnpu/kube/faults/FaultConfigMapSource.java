@@ -1,5 +1,6 @@
 package io.vnpu.kube.faults;
 
+import io.vnpu.kube.errors.Causes;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -91,7 +92,7 @@ public final class FaultConfigMapSource {
     try {
       r = read();
     } catch (KubernetesClientException e) {
-      LOG.warn("ConfigMap {}/{} not read, keeping {}: {}", namespace, name, reloader.inForce().origin(), e.getMessage());
+      LOG.warn("ConfigMap {}/{} not read, keeping {}: {}", namespace, name, reloader.inForce().origin(), Causes.describe(e));
       return DEFAULT_POLL_INTERVAL;
     }
     r.pollIntervalError().ifPresent(m -> LOG.warn("{}", m));

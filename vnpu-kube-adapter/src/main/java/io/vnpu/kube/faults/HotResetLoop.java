@@ -1,5 +1,6 @@
 package io.vnpu.kube.faults;
 
+import io.vnpu.kube.errors.Causes;
 import io.vnpu.api.fault.HotResetter;
 import io.vnpu.api.fault.HotResetter.Outcome;
 import io.vnpu.api.fault.HotResetter.Result;
@@ -47,7 +48,7 @@ public final class HotResetLoop implements AutoCloseable {
       }
     } catch (RuntimeException e) {
       // a failed round must not end the loop (a scheduled task that throws is never run again)
-      LOG.warn("hot reset round failed: {}", e.toString());
+      LOG.warn("hot reset round failed: {}", Causes.describe(e));
     }
   }
 

@@ -1,5 +1,6 @@
 package io.vnpu.kube.faults;
 
+import io.vnpu.kube.errors.Causes;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
@@ -74,7 +75,7 @@ public final class KubeEventNotifier implements FaultNotifier {
           .withCount(1)
           .build()).create();
     } catch (KubernetesClientException e) {
-      LOG.warn("fault Event not created ({} {}): {}", reason, message, e.getMessage());
+      LOG.warn("fault Event not created ({} {}): {}", reason, message, Causes.describe(e));
     }
   }
 }

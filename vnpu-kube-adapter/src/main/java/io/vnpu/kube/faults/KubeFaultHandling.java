@@ -1,5 +1,6 @@
 package io.vnpu.kube.faults;
 
+import io.vnpu.kube.errors.Causes;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vnpu.api.fault.FaultConfigReloader;
 import io.vnpu.api.fault.HealthMonitor;
@@ -65,7 +66,7 @@ public final class KubeFaultHandling implements AutoCloseable {
     try {
       next = source.reloadOnce(reloader);
     } catch (RuntimeException e) {
-      LOG.warn("fault configuration reload failed, keeping {}: {}", reloader.inForce().origin(), e.toString());
+      LOG.warn("fault configuration reload failed, keeping {}: {}", reloader.inForce().origin(), Causes.describe(e));
     }
     if (!loop.isShutdown()) {
       try {

@@ -1,5 +1,6 @@
 package io.vnpu.kube.hami;
 
+import io.vnpu.kube.errors.Causes;
 import java.time.Duration;
 import java.util.Objects;
 import org.slf4j.Logger;
@@ -50,7 +51,7 @@ public final class PeriodicTask implements AutoCloseable {
       next = Objects.requireNonNull(round.run(), "delay");
     } catch (Throwable t) {
       // logged without the trace at WARN (it repeats every round); the trace is at DEBUG
-      LOG.warn("{}: round failed ({}); next round in {} ms", name, t, afterFailure.toMillis());
+      LOG.warn("{}: round failed ({}); next round in {} ms", name, Causes.describe(t), afterFailure.toMillis());
       LOG.debug("{}: round failure", name, t);
       if (t instanceof InterruptedException) Thread.currentThread().interrupt();
     } finally {

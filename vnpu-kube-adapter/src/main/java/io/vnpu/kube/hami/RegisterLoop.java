@@ -1,5 +1,6 @@
 package io.vnpu.kube.hami;
 
+import io.vnpu.kube.errors.Causes;
 import io.vnpu.api.spi.DeviceException;
 import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
@@ -77,11 +78,11 @@ public final class RegisterLoop implements AutoCloseable {
       registrar.register(RegisterPayload.of(devices, chip, node), node.hamiVnpuCore());
       return true;
     } catch (RegisterException e) {
-      LOG.error("register node annotations failed: {}", e.getMessage());
+      LOG.error("register node annotations failed: {}", Causes.describe(e));
       return false;
     } catch (RuntimeException e) {
       // any other failure must not end the loop; the scheduler would drop the node in 60 s
-      LOG.warn("register node annotations failed: {}", e.toString());
+      LOG.warn("register node annotations failed: {}", Causes.describe(e));
       return false;
     }
   }

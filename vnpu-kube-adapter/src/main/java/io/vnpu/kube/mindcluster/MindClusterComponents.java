@@ -1,5 +1,6 @@
 package io.vnpu.kube.mindcluster;
 
+import io.vnpu.kube.errors.Causes;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vnpu.api.health.HealthSource;
 import io.vnpu.api.spi.DeviceException;
@@ -188,7 +189,7 @@ public final class MindClusterComponents implements AutoCloseable {
       reportedBaseInfos = NodeReporter.baseDeviceInfos(chips);
     } catch (RuntimeException e) {
       // labels help the scheduler but the plugin serves without them; the operator sees why
-      LOG.warn("writing the labels and annotations of node {} failed: {}", options.nodeName(), e.getMessage());
+      LOG.warn("writing the labels and annotations of node {} failed: {}", options.nodeName(), Causes.describe(e));
     }
   }
 
@@ -354,7 +355,7 @@ public final class MindClusterComponents implements AutoCloseable {
       refreshOnce();
     } catch (RuntimeException | Error e) {
       // the next period tries again; a scheduled task that throws (an Error too) would stop for good
-      LOG.warn("MindCluster refresh failed: {}", e.toString());
+      LOG.warn("MindCluster refresh failed: {}", Causes.describe(e));
     }
   }
 

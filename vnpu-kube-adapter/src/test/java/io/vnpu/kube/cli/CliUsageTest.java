@@ -84,10 +84,14 @@ class CliUsageTest {
       "run --weight lots -- true | vnpu run: invalid value for option '--weight': 'lots': expected a share weight (1..10000) (see 'vnpu run --help')",
       "run --device -1 -- true | vnpu run: invalid value for option '--device': '-1': expected a logic ID (0 or more), phy:N or a die UUID as 'vnpu devices' prints it (see 'vnpu run --help')",
       "run --priority urgent -- true | vnpu run: invalid value for option '--priority': 'urgent': expected high or normal (see 'vnpu run --help')",
-      "top -n 0 | vnpu top: invalid value for option '--iterations': '0': a count must be in 1 or more (see 'vnpu top --help')",
+      "top -n 0 | vnpu top: invalid value for option '--iterations': '0': a count must be 1 or more (see 'vnpu top --help')",
       "top --interval 0 | vnpu top: invalid value for option '--interval': '0': a number of seconds must be in 0.1..3600 (see 'vnpu top --help')",
       "demo --seconds 1 | vnpu demo: invalid value for option '--seconds': '1': a number of seconds must be in 2..3600 (see 'vnpu demo --help')",
       "run --bogus -- true | vnpu run: unknown option: '--bogus' (see 'vnpu run --help')",
+      "frobnicate | vnpu: unknown command: 'frobnicate' (see 'vnpu --help')",
+      "config chek x.yaml | vnpu config: unknown command: 'chek' (see 'vnpu config --help')",
+      "run --memory -1 -- true | vnpu run: invalid value for option '--memory': '-1': a size must be larger than 0: write a quantity such as 8Gi or 512Mi, or an integer number of MiB (see 'vnpu run --help')",
+      "run --memory 0 -- true | vnpu run: invalid value for option '--memory': '0': a size must be larger than 0: write a quantity such as 8Gi or 512Mi, or an integer number of MiB (see 'vnpu run --help')",
   })
   void aUsageErrorIsOneLineNamingTheOptionAndTheRange(String args, String expected) {
     Run r = run(args.trim().split(" "));

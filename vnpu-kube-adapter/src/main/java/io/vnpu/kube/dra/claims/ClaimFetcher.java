@@ -1,5 +1,6 @@
 package io.vnpu.kube.dra.claims;
 
+import io.vnpu.kube.errors.Causes;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -31,7 +32,7 @@ public final class ClaimFetcher implements ClaimReader {
           .inNamespace(ref.namespace()).withName(ref.name()).get();
     } catch (KubernetesClientException e) {
       throw new ClaimFetchException("ResourceClaim " + ref.namespace() + "/" + ref.name()
-          + ": reading it from the API server failed: " + e.getMessage(), true, e);
+          + ": reading it from the API server failed: " + Causes.describe(e), true, e);
     }
     if (claim == null) {
       throw new ClaimFetchException("ResourceClaim " + ref.namespace() + "/" + ref.name()

@@ -1,5 +1,6 @@
 package io.vnpu.kube.dra.claims;
 
+import io.vnpu.kube.errors.Causes;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatusBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -81,7 +82,7 @@ public final class ClaimStatusWriter {
         return;
       }
       log.warn("ResourceClaim {}/{}: writing status.devices failed: {}", ns, name,
-          e.getMessage());
+          Causes.describe(e));
     }
   }
 

@@ -1,5 +1,6 @@
 package io.vnpu.kube.dra.slices;
 
+import io.vnpu.kube.errors.Causes;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.CounterSet;
@@ -215,7 +216,7 @@ public final class ResourceSlicePublisher implements AutoCloseable {
       sync();
     } catch (KubernetesClientException e) {
       log.warn("publishing ResourceSlices of pool {} failed: {}; retrying in {} ms", nodeName,
-          e.getMessage(), resync.toMillis());
+          Causes.describe(e), resync.toMillis());
     } catch (RuntimeException e) {
       log.warn("publishing ResourceSlices of pool {} failed", nodeName, e);
     }
@@ -247,7 +248,7 @@ public final class ResourceSlicePublisher implements AutoCloseable {
             }
           });
     } catch (KubernetesClientException e) {
-      log.warn("watching ResourceSlices of pool {} failed: {}", nodeName, e.getMessage());
+      log.warn("watching ResourceSlices of pool {} failed: {}", nodeName, Causes.describe(e));
     }
   }
 

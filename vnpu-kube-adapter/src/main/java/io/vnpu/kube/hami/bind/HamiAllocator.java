@@ -1,5 +1,6 @@
 package io.vnpu.kube.hami.bind;
 
+import io.vnpu.kube.errors.Causes;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -131,7 +132,7 @@ public final class HamiAllocator {
     try {
       releaseLock(found);
     } catch (KubernetesClientException e) {
-      LOG.error("release node lock for pod {} failed: {}", found.key(), e.getMessage());
+      LOG.error("release node lock for pod {} failed: {}", found.key(), Causes.describe(e));
     }
   }
 

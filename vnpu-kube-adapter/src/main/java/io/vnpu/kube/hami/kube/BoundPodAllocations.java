@@ -1,5 +1,6 @@
 package io.vnpu.kube.hami.kube;
 
+import io.vnpu.kube.errors.Causes;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -54,7 +55,7 @@ public final class BoundPodAllocations implements LiveAllocations {
       }
     } catch (KubernetesClientException e) {
       throw new LiveAllocationsUnavailableException("list pods bound to node " + nodeName + ": "
-          + e.getMessage(), e);
+          + Causes.describe(e), e);
     }
     Set<String> uids = new HashSet<>();
     Set<String> npus = new HashSet<>();

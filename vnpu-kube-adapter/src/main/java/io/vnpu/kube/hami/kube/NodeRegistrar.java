@@ -1,5 +1,6 @@
 package io.vnpu.kube.hami.kube;
 
+import io.vnpu.kube.errors.Causes;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -57,7 +58,7 @@ public final class NodeRegistrar {
     try {
       node = client.nodes().withName(nodeName).get();
     } catch (KubernetesClientException e) {
-      throw new RegisterException("get node " + nodeName + ": " + e.getMessage(), e);
+      throw new RegisterException("get node " + nodeName + ": " + Causes.describe(e), e);
     }
     if (node == null) throw new RegisterException("get node " + nodeName + ": not found");
     ObjectNode patch = mapper.createObjectNode();
@@ -69,7 +70,7 @@ public final class NodeRegistrar {
     try {
       client.nodes().withName(nodeName).patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
     } catch (KubernetesClientException e) {
-      throw new RegisterException("patch node " + nodeName + ": " + e.getMessage(), e);
+      throw new RegisterException("patch node " + nodeName + ": " + Causes.describe(e), e);
     }
   }
 }

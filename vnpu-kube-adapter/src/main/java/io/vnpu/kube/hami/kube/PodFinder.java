@@ -1,5 +1,6 @@
 package io.vnpu.kube.hami.kube;
 
+import io.vnpu.kube.errors.Causes;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -61,7 +62,7 @@ public final class PodFinder {
     try {
       node = client.nodes().withName(nodeName).get();
     } catch (KubernetesClientException e) {
-      throw new AllocationException("get pending pod: get node " + nodeName + ": " + e.getMessage(), e);
+      throw new AllocationException("get pending pod: get node " + nodeName + ": " + Causes.describe(e), e);
     }
     if (node == null) throw new AllocationException("get pending pod: node " + nodeName + " not found");
     Optional<NodeLock> lock = Optional.empty();
@@ -70,7 +71,7 @@ public final class PodFinder {
       try {
         lock = Optional.of(NodeLock.parse(lockValue));
       } catch (HamiFormatException e) {
-        throw new AllocationException("get pending pod: node " + nodeName + ": " + e.getMessage(), e);
+        throw new AllocationException("get pending pod: node " + nodeName + ": " + Causes.describe(e), e);
       }
       if (lock.get().owner().isPresent()) {
         Optional<Pod> owner = lockOwner(lock.get());
@@ -124,7 +125,7 @@ public final class PodFinder {
         pods.putIfAbsent(p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(), p);
       }
     } catch (KubernetesClientException e) {
-      throw new AllocationException("get pending pod: list pods on node " + nodeName + ": " + e.getMessage(), e);
+      throw new AllocationException("get pending pod: list pods on node " + nodeName + ": " + Causes.describe(e), e);
     }
     List<Pod> candidates = pods.values().stream()
         .filter(p -> nodeName.equals(p.getSpec() == null ? null : p.getSpec().getNodeName()))

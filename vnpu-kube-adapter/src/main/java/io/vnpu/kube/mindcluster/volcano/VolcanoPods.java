@@ -1,5 +1,6 @@
 package io.vnpu.kube.mindcluster.volcano;
 
+import io.vnpu.kube.errors.Causes;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -84,7 +85,7 @@ public final class VolcanoPods {
     try {
       all = lister.list();
     } catch (KubernetesClientException e) {
-      throw new AllocationException("list pods on node " + nodeName + ": " + e.getMessage(), e);
+      throw new AllocationException("list pods on node " + nodeName + ": " + Causes.describe(e), e);
     }
     return all.stream().filter(this::live).toList();
   }
@@ -110,7 +111,7 @@ public final class VolcanoPods {
     try {
       all = lister.list();
     } catch (KubernetesClientException e) {
-      throw new AllocationException("list pods on node " + nodeName + ": " + e.getMessage(), e);
+      throw new AllocationException("list pods on node " + nodeName + ": " + Causes.describe(e), e);
     }
     Map<String, String> out = new java.util.HashMap<>();
     for (Pod p : all) {
@@ -200,7 +201,7 @@ public final class VolcanoPods {
     } catch (JacksonException e) {
       throw new IllegalStateException("patch for pod " + ns + "/" + name + " not serialisable", e);
     } catch (KubernetesClientException e) {
-      throw new AllocationException("patch pod " + ns + "/" + name + ": " + e.getMessage(), e);
+      throw new AllocationException("patch pod " + ns + "/" + name + ": " + Causes.describe(e), e);
     }
   }
 

@@ -29,7 +29,25 @@ class TopViewTest {
         slice("c", 1, 0, 8 * GIB, 2, 30, null, false, List.of()),
         slice("d", 1, 0, 8 * GIB, 2, 0, null, false, List.of()),
         slice("e", 1, 0, 8 * GIB, 9, 0, null, true, List.of())));
-    assertThat(out).extracting(SliceStatus::targetSharePct).containsExactly(25.0, 75.0, 30.0, 50.0, 0.0);
+    // d gets what capped c cannot use: 100 - 30
+    assertThat(out).extracting(SliceStatus::targetSharePct).containsExactly(25.0, 75.0, 30.0, 70.0, 0.0);
+  }
+
+  @Test
+  void timeACappedSliceCannotUseGoesToTheOthersByWeight() {
+    // vnpu run --core 25 registers weight 25 with cap 25; beside it a weight-3 slice converges to 75 %
+    List<SliceStatus> out = TargetShares.apply(List.of(
+        slice("w3", 0, 0, 8 * GIB, 3, 0, null, false, List.of()),
+        slice("cap25", 0, 0, 4 * GIB, 25, 25, null, false, List.of())));
+    assertThat(out).extracting(SliceStatus::targetSharePct).containsExactly(75.0, 25.0);
+    // caps that all bind leave the NPU partly idle; a cap above its weighted share does not bind
+    List<SliceStatus> caps = TargetShares.apply(List.of(
+        slice("c10", 2, 0, 0, 10, 10, null, false, List.of()),
+        slice("c20", 2, 0, 0, 20, 20, null, false, List.of()),
+        slice("w1", 3, 0, 0, 1, 0, null, false, List.of()),
+        slice("w1c90", 3, 0, 0, 1, 90, null, false, List.of()),
+        slice("w2c40", 3, 0, 0, 2, 40, null, false, List.of())));
+    assertThat(caps).extracting(SliceStatus::targetSharePct).containsExactly(10.0, 20.0, 30.0, 30.0, 40.0);
   }
 
   @Test
