@@ -255,8 +255,9 @@ class HardVnpuEndToEndTest {
 
     NodePrepareResourceResponse early = kubelet.prepareV1(draSocket(), claim("demo", uid, "c1"))
         .getClaimsOrThrow(uid);
-    assertThat(early.getError()).isEqualTo("ResourceClaim demo/c1 holds hard vNPUs recorded before"
-        + " a restart that are not checked through DCMI yet (DCMI has not answered); retried");
+    assertThat(early.getError()).isEqualTo("ResourceClaim demo/c1: waiting until the hard vNPUs"
+        + " recorded before the restart are checked through DCMI (DCMI has not answered yet);"
+        + " retried");
     assertThat(plugin.state().snapshot().vnpuCheckPending()).isTrue();
 
     DraTestBed.await("vNPU records checked",

@@ -167,8 +167,8 @@ public final class DeviceState {
     String uid = claim.getMetadata().getUid();
     acquire("prepare " + uid);
     try {
+      boolean vnpusChecked = verifyLocked(); // first: checking may change or drop this entry
       PreparedClaim existing = checkpoint.preparedClaims().get(uid);
-      boolean vnpusChecked = verifyLocked();
       if (existing != null && !vnpusChecked && holdsVnpu(existing)) {
         return PrepareOutcome.failed(vnpusUnchecked("ResourceClaim "
             + claim.getMetadata().getNamespace() + "/" + claim.getMetadata().getName()));
@@ -194,7 +194,8 @@ public final class DeviceState {
         return PrepareOutcome.failed(e.getMessage());
       }
       if (!vnpusChecked && holdsVnpu(plan)) {
-        return PrepareOutcome.failed(vnpusUnchecked(plan.namespace() + "/" + plan.name()));
+        return PrepareOutcome.failed(vnpusUnchecked("ResourceClaim " + plan.namespace() + "/"
+            + plan.name()));
       }
       if (createsNodeState(plan)) {
         save(checkpoint.with(plan));
@@ -238,13 +239,16 @@ public final class DeviceState {
     acquire("unprepare " + ref.uid());
     try {
       PreparedClaim existing = checkpoint.preparedClaims().get(ref.uid());
+      if (existing != null && holdsVnpu(existing)) {
+        if (!verifyLocked()) {
+          return vnpusUnchecked("unprepare of ResourceClaim " + ref);
+        }
+        existing = checkpoint.preparedClaims().get(ref.uid()); // checking may change or drop it
+      }
       if (existing == null) {
         // never prepared here, or unprepared before: the kubelet may ask again
         cdi.delete(ref.uid());
         return "";
-      }
-      if (holdsVnpu(existing) && !verifyLocked()) {
-        return "unprepare of ResourceClaim " + ref + " failed: " + vnpusUnchecked("it");
       }
       String refused = destroyVnpus(existing);
       if (!refused.isEmpty()) {
@@ -338,8 +342,8 @@ public final class DeviceState {
   }
 
   private static String vnpusUnchecked(String what) {
-    return what + " holds hard vNPUs recorded before a restart that are not checked through"
-        + " DCMI yet (DCMI has not answered); retried";
+    return what + ": waiting until the hard vNPUs recorded before the restart are checked"
+        + " through DCMI (DCMI has not answered yet); retried";
   }
 
   private static boolean holdsVnpu(PreparedClaim c) {
