@@ -183,7 +183,13 @@ public final class ClaimPlanner {
       throw new PlanException(where + ": status.allocation.devices.results[" + i
           + "].consumedCapacity.memCapacity = " + q + ": not a byte quantity");
     }
-    long mib = Math.max(1, (bytes + Units.MIB - 1) / Units.MIB);
+    if (bytes < 1) {
+      // never what the scheduler charges (validValues are template sizes); rounding it up would
+      // hand out the smallest template for a forged or stale amount
+      throw new PlanException(where + ": status.allocation.devices.results[" + i
+          + "].consumedCapacity.memCapacity = " + q + ": not a positive byte quantity");
+    }
+    long mib = (bytes + Units.MIB - 1) / Units.MIB;
     TemplateChoice choice = chip.trim(mib);
     if (choice instanceof TemplateChoice.Template t) {
       return java.util.Optional.of(new VnpuRecord(npu.logicId(), t.templateName(),
