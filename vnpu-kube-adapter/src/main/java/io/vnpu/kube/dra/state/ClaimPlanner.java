@@ -136,7 +136,11 @@ public final class ClaimPlanner {
         String at = where + ": status.allocation.devices.results[" + i + "]";
         VnpuRecord vnpu = null;
         SoftShareRecord share = null;
-        if (shareId == null) {
+        if (Boolean.TRUE.equals(r.getAdminAccess())) {
+          // monitoring access: the scheduler charges no capacity for it, so it gets the plain
+          // chip, never a vNPU or a quota region of its own (and is not counted against shares)
+          expectSharing(at, config, NpuConfig.Sharing.WHOLE, "allocated for admin access");
+        } else if (shareId == null) {
           expectSharing(at, config, NpuConfig.Sharing.WHOLE, "allocated whole (no shareID)");
         } else if (mode == ChipMode.HARD_VNPU) {
           vnpu = vnpuFor(where, i, r, npu, modes.templatesFor(npu).orElseThrow()).orElse(null);
