@@ -72,6 +72,11 @@ public final class ComputeRegistrations implements AutoCloseable {
     this.registries = new NpuRegistries(registryDir);
   }
 
+  /** Name of the region file in a container's directory. */
+  public String regionFileName() {
+    return regionFileName;
+  }
+
   /** The host directory of the registry files. */
   public Path registryDir() {
     return registryDir;

@@ -77,6 +77,15 @@ public final class ContainerDirCleaner {
       String phase = phaseByPodUid.get(uid.get());
       if (phase != null && !phase.equals("Succeeded") && !phase.equals("Failed")) continue;
       Path dir = root.resolve(name);
+      // the region first: the container could write its directory (a tree too deep to walk, say),
+      // and a region left behind would keep its compute-registry entry alive after the pod
+      registrations.ifPresent(r -> {
+        try {
+          HostFiles.deleteTree(dir.resolve(r.regionFileName()));
+        } catch (IOException e) {
+          LOG.warn("remove {} failed: {}", dir.resolve(r.regionFileName()), e.getMessage());
+        }
+      });
       try {
         if (HostFiles.deleteTree(dir)) {
           removed.add(dir);

@@ -128,6 +128,30 @@ class ComputeRegistrationsTest {
     }
   }
 
+  /**
+   * A container can write its own directory: a tree deeper than the clean-up walks makes removing
+   * the directory fail, but the pod's registration must still go with the pod (its region is
+   * removed first), or a tenant could keep registry entries of deleted pods until the 64 are used up.
+   */
+  @Test
+  void aDirectoryTheCleanUpCannotRemoveStillLosesItsRegistration() throws Exception {
+    try (ComputeRegistrations reg = new ComputeRegistrations(tmp.resolve("registry"), tmp.resolve("containers"), "region")) {
+      long live = create(reg, "uid-live_main", List.of(soft(2, 30)));
+      long hostile = create(reg, "uid-gone_main", List.of(soft(2, 30)));
+      Path dir = tmp.resolve("containers/uid-gone_main");
+      // several deep trees, so that one is listed before the region whatever the directory order
+      for (String top : List.of("a", "k", "q", "z", "0", "9", "M", "_")) {
+        Path deep = dir.resolve(top);
+        for (int i = 0; i <= io.vnpu.quota.files.HostFiles.MAX_DELETE_DEPTH; i++) deep = deep.resolve("d");
+        Files.createDirectories(deep);
+      }
+      ContainerDirCleaner cleaner = new ContainerDirCleaner(tmp.resolve("containers"), java.util.Optional.of(reg));
+      assertThat(cleaner.removeFinished(cleaner.entries(), java.util.Map.of("uid-live", "Running"))).isEmpty();
+      assertThat(dir.resolve("region")).doesNotExist();
+      assertThat(entries(2)).extracting(RegistryEntry::key).containsExactly(live).doesNotContain(hostile);
+    }
+  }
+
   @Test
   void noAiCoreShareMeansNoRegistrationAndUnregisterRemovesEveryNpu() throws Exception {
     try (ComputeRegistrations reg = new ComputeRegistrations(tmp.resolve("registry"), tmp.resolve("containers"), "region")) {
