@@ -44,6 +44,13 @@ $(B)/limiter/bench_alloc: limiter/bench/bench_alloc.c $(B)/libruntime.so
 
 TARGETS += $(B)/limiter/bench_alloc
 
+# the floor under the Java full-region usage snapshot (docs/benchmarks.md; not a test)
+$(B)/limiter/bench_usage_scan: limiter/bench/bench_usage_scan.c include/vnpu_region.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -O2 -o $@ $< $(LDFLAGS) $(LDLIBS)
+
+TARGETS += $(B)/limiter/bench_usage_scan
+
 # fork stress (issue 12): the limiter compiled into the test program, so the same test runs plain,
 # under ASan+UBSan and under ThreadSanitizer (TSAN_TESTS, `make test-tsan`)
 $(B)/limiter/test_fork_stress: limiter/tests/test_fork_stress.c $(LIMITER_SRCS) $(LIMITER_ALL_HDRS) limiter/fork.h $(B)/libruntime.so

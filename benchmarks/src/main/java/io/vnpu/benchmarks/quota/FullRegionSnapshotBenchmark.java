@@ -55,6 +55,8 @@ public class FullRegionSnapshotBenchmark {
 
   private Path dir;
   private QuotaRegion region;
+  private FileChannel bareChannel;
+  private MappedByteBuffer bare;
 
   @Setup(Level.Trial)
   public void setUp() throws IOException {
@@ -77,6 +79,9 @@ public class FullRegionSnapshotBenchmark {
       m.force();
     }
     region = new QuotaRegions().open(file);
+    bareChannel = FileChannel.open(file, StandardOpenOption.READ);
+    bare = bareChannel.map(FileChannel.MapMode.READ_ONLY, 0, REGION_FILE_BYTES);
+    bare.order(ByteOrder.LITTLE_ENDIAN);
     UsageSnapshot s = region.usage();
     if (s.processes().size() != SLOTS) {
       throw new IllegalStateException("expected " + SLOTS + " active slots, snapshot shows " + s.processes().size());
@@ -86,6 +91,7 @@ public class FullRegionSnapshotBenchmark {
   @TearDown(Level.Trial)
   public void tearDown() throws IOException {
     region.close();
+    bareChannel.close();
     Files.deleteIfExists(dir.resolve("region"));
     Files.deleteIfExists(dir);
   }
@@ -103,5 +109,41 @@ public class FullRegionSnapshotBenchmark {
   public long usageIntoBuffer256Slots() throws IOException {
     region.usage(buffer);
     return buffer.usedBytes(0) + buffer.processCount();
+  }
+
+  private final int[] bareState = new int[SLOTS];
+  private final int[] barePid = new int[SLOTS];
+  private final long[] bareStart = new long[SLOTS];
+  private final long[] bareGeneration = new long[SLOTS];
+  private final long[] bareUsed = new long[SLOTS * 2];
+
+  /**
+   * Baseline, not an API: the same fields of the same 256 slots copied by a bare loop over a
+   * mapping, with no commit-sequence check, no pin and no validation. It shows what a Java reader
+   * of this layout costs at best, so the hot path's overhead over it can be judged (the C loop over
+   * the same layout is in docs/benchmarks.md).
+   */
+  @Benchmark
+  public long bareLoopOverTheMapping256Slots() {
+    long total0 = 0;
+    long total1 = 0;
+    int n = 0;
+    for (int i = 0; i < SLOTS; i++) {
+      int o = SLOTS_OFF + i * SLOT_BYTES;
+      long u0 = bare.getLong(o + S_USED_BYTES);
+      long u1 = bare.getLong(o + S_USED_BYTES + 8);
+      total0 += u0;
+      total1 += u1;
+      int state = bare.getInt(o + S_STATE);
+      if (state != SLOT_ACTIVE) continue;
+      bareUsed[2 * n] = u0;
+      bareUsed[2 * n + 1] = u1;
+      bareState[n] = state;
+      barePid[n] = bare.getInt(o + S_PID);
+      bareStart[n] = bare.getLong(o + S_STARTTIME);
+      bareGeneration[n] = bare.getLong(o + S_GENERATION);
+      n++;
+    }
+    return total0 + total1 + n;
   }
 }
