@@ -296,6 +296,47 @@ class HelmChartTest {
   }
 
   @Test
+  void draEnableHardVnpuPassesTheFlagAndMountsTheDeviceConfigItNeeds() throws Exception {
+    List<HasMetadata> o = objects(render(Map.of("mode", "dra", "dra.enableHardVnpu", "true")));
+    PodSpec pod = one(o, DaemonSet.class).getSpec().getTemplate().getSpec();
+    Container c = pod.getContainers().get(0);
+    DraFlags flags = new DraFlags();
+    List<String> args = new ArrayList<>(c.getArgs());
+    args.add("--node-name=n1");
+    new CommandLine(flags).parseArgs(args.toArray(String[]::new));
+    assertThat(flags.toOptions(Path.of("/dev"), Path.of("/")).enableHardVnpu()).isTrue();
+    // the templates come from the device config, mounted from the ConfigMap the chart renders
+    Path file = flags.deviceConfig().orElseThrow();
+    VolumeMount m = mount(c, file);
+    assertThat(m.getSubPath()).isEqualTo("device-config.yaml");
+    Volume v = pod.getVolumes().stream().filter(x -> x.getName().equals(m.getName())).findFirst()
+        .orElseThrow();
+    ConfigMap cm = o.stream().filter(ConfigMap.class::isInstance).map(ConfigMap.class::cast)
+        .filter(x -> x.getMetadata().getName().equals(v.getConfigMap().getName())).findFirst()
+        .orElseThrow();
+    DeviceConfig dc = new DeviceConfigLoader().parse(cm.getData().get("device-config.yaml"),
+        "chart").value();
+    assertThat(dc.chips()).anySatisfy(chip -> assertThat(chip.templates()).isNotEmpty());
+    // default off: neither the flag nor the device config (the rendered manifests stay as they are)
+    List<HasMetadata> off = objects(render(Map.of("mode", "dra")));
+    assertThat(one(off, DaemonSet.class).getSpec().getTemplate().getSpec().getContainers().get(0)
+        .getArgs()).noneMatch(a -> a.startsWith("--enable-hard-vnpu")
+        || a.startsWith("--device-config"));
+    assertThat(off).noneMatch(x -> x instanceof ConfigMap);
+  }
+
+  @Test
+  void draOnlyValuesNeverReachTheDevicePluginArguments() {
+    for (String mode : List.of("hami", "mindcluster")) {
+      Container c = one(objects(render(Map.of("mode", mode, "dra.sharedCounters", "off",
+          "dra.chipModes", "0-3=whole", "dra.enableHardVnpu", "true"))), DaemonSet.class)
+          .getSpec().getTemplate().getSpec().getContainers().get(0);
+      assertThat(c.getArgs()).as(mode).noneMatch(a -> a.startsWith("--shared-counters")
+          || a.startsWith("--chip-modes") || a.startsWith("--enable-hard-vnpu"));
+    }
+  }
+
+  @Test
   void draModeShipsAnExtendedResourceDeviceClassPerChipModelSelectingThatModelOfOurDriver()
       throws Exception {
     Map<String, io.fabric8.kubernetes.api.model.resource.v1.DeviceClass> classes =

@@ -30,23 +30,25 @@ public final class NpuConfigDecoder {
   public NpuConfig decode(Object parameters, String where) throws ConfigDecodeException {
     JsonNode n = parameters instanceof JsonNode j ? j : json.valueToTree(parameters);
     if (n == null || !n.isObject()) {
-      throw new ConfigDecodeException(where + " = " + n + ": not an object (expected apiVersion: "
+      throw new ConfigDecodeException(where + " = " + shown(n) + ": not an object (expected"
+          + " apiVersion: "
           + NpuConfig.API_VERSION + ", kind: " + NpuConfig.KIND + ")");
     }
     for (Map.Entry<String, JsonNode> f : n.properties()) {
       if (!FIELDS.contains(f.getKey())) {
-        throw new ConfigDecodeException(where + "." + f.getKey() + " = " + f.getValue()
-            + ": unknown field (known: " + String.join(", ", FIELDS) + ")");
+        throw new ConfigDecodeException(where + "." + shown(f.getKey()) + " = "
+            + shown(f.getValue()) + ": unknown field (known: " + String.join(", ", FIELDS) + ")");
       }
     }
     String apiVersion = text(n, "apiVersion", where, true);
     if (!NpuConfig.API_VERSION.equals(apiVersion)) {
-      throw new ConfigDecodeException(where + ".apiVersion = " + apiVersion + ": expected "
+      throw new ConfigDecodeException(where + ".apiVersion = " + shown(apiVersion) + ": expected "
           + NpuConfig.API_VERSION);
     }
     String kind = text(n, "kind", where, true);
     if (!NpuConfig.KIND.equals(kind)) {
-      throw new ConfigDecodeException(where + ".kind = " + kind + ": expected " + NpuConfig.KIND);
+      throw new ConfigDecodeException(where + ".kind = " + shown(kind) + ": expected "
+          + NpuConfig.KIND);
     }
     String sharingText = text(n, "sharing", where, false);
     NpuConfig.Sharing sharing = null;
@@ -55,7 +57,7 @@ public final class NpuConfigDecoder {
         case "soft" -> NpuConfig.Sharing.SOFT;
         case "hard" -> NpuConfig.Sharing.HARD;
         case "whole" -> NpuConfig.Sharing.WHOLE;
-        default -> throw new ConfigDecodeException(where + ".sharing = " + sharingText
+        default -> throw new ConfigDecodeException(where + ".sharing = " + shown(sharingText)
             + ": expected soft, hard or whole");
       };
     }
@@ -67,7 +69,7 @@ public final class NpuConfigDecoder {
       priority = switch (priorityText) {
         case "high" -> Priority.HIGH;
         case "normal" -> Priority.NORMAL;
-        default -> throw new ConfigDecodeException(where + ".priority = " + priorityText
+        default -> throw new ConfigDecodeException(where + ".priority = " + shown(priorityText)
             + ": expected high or normal");
       };
     }
@@ -75,7 +77,8 @@ public final class NpuConfigDecoder {
     JsonNode mo = n.get("memoryOnly");
     if (mo != null && !mo.isNull()) {
       if (!mo.isBoolean()) {
-        throw new ConfigDecodeException(where + ".memoryOnly = " + mo + ": not true or false");
+        throw new ConfigDecodeException(where + ".memoryOnly = " + shown(mo)
+            + ": not true or false");
       }
       memoryOnly = mo.booleanValue();
     }
@@ -97,7 +100,7 @@ public final class NpuConfigDecoder {
       return null;
     }
     if (!v.isString()) {
-      throw new ConfigDecodeException(where + "." + field + " = " + v + ": not a string");
+      throw new ConfigDecodeException(where + "." + field + " = " + shown(v) + ": not a string");
     }
     return v.stringValue();
   }
@@ -110,10 +113,32 @@ public final class NpuConfigDecoder {
     }
     if (!v.isIntegralNumber() || !v.canConvertToInt() || v.intValue() < min
         || v.intValue() > max) {
-      throw new ConfigDecodeException(where + "." + field + " = " + v + ": not an integer in "
+      throw new ConfigDecodeException(where + "." + field + " = " + shown(v)
+          + ": not an integer in "
           + min + ".." + max);
     }
     return v.intValue();
+  }
+
+  /** Longest value an error message shows, in characters. */
+  static final int SHOWN_CHARS = 64;
+
+  /**
+   * A value of the claim as an error message shows it: on one line (a text with control
+   * characters is shown JSON-quoted, so a hostile value cannot forge lines in the kubelet's events
+   * and logs) and cut after {@value #SHOWN_CHARS} characters.
+   */
+  static String shown(String text) {
+    String s = text;
+    if (s.chars().anyMatch(Character::isISOControl)) {
+      s = tools.jackson.databind.node.StringNode.valueOf(s).toString();
+    }
+    return s.length() <= SHOWN_CHARS ? s : s.substring(0, SHOWN_CHARS) + "... ("
+        + s.length() + " characters)";
+  }
+
+  private static String shown(JsonNode v) {
+    return shown(String.valueOf(v));
   }
 
   /** Lower-case name of a sharing mode, as written in {@code parameters}. */

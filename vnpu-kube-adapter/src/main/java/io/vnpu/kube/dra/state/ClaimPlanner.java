@@ -218,6 +218,12 @@ public final class ClaimPlanner {
     Map<String, Quantity> consumed = r.getConsumedCapacity() == null ? Map.of()
         : r.getConsumedCapacity();
     long memory = amount(at, consumed, names.memory(), 1, npu.hbmBytes());
+    if (memory % Units.MIB != 0) {
+      // the published validRange has step 1Mi: an amount off the step is not one the scheduler
+      // made from our slice (a stale or forged allocation), so it is refused, not rounded
+      throw new PlanException(at + ".consumedCapacity." + names.memory() + " = "
+          + consumed.get(names.memory()) + ": not a multiple of 1Mi (" + memory + " bytes)");
+    }
     long cores = amount(at, consumed, names.cores(), 1, 100);
     boolean whole = memory >= npu.hbmBytes() / Units.MIB * Units.MIB && cores == 100;
     if (config.sharing() == NpuConfig.Sharing.WHOLE && whole) {

@@ -205,6 +205,9 @@ public final class DeviceState {
           rollBack(checkpoint.preparedClaims().get(uid));
           return PrepareOutcome.failed("ResourceClaim " + plan.namespace() + "/" + plan.name()
               + ": creating the vNPU failed: " + e.getMessage());
+        } catch (StateUnavailableException e) {
+          abandon(checkpoint.preparedClaims().get(uid)); // the unrecorded one is destroyed already
+          throw e;
         }
         try {
           plan = createSoftShares(plan);
@@ -220,7 +223,14 @@ public final class DeviceState {
         rollBack(plan);
         return PrepareOutcome.failed(e.getMessage());
       }
-      save(checkpoint.with(plan.withState(ClaimState.PrepareCompleted)));
+      try {
+        save(checkpoint.with(plan.withState(ClaimState.PrepareCompleted)));
+      } catch (StateUnavailableException e) {
+        // the registry keys are only in this plan: a later roll-back from the checkpoint would
+        // leave the registry entries (and a retry would register the share twice)
+        abandon(plan);
+        throw e;
+      }
       log.info("prepared ResourceClaim {}/{} (uid {}): {}", plan.namespace(), plan.name(), uid,
           plan.devices().stream().map(PreparedDevice::deviceName).toList());
       return PrepareOutcome.prepared(plan.devices());
@@ -425,23 +435,63 @@ public final class DeviceState {
             + used + " of " + chipMib + " MiB already held by prepared claims");
       }
     }
-    for (PreparedDevice d : plan.devices()) {
-      if (d.adminAccess() || d.shareId() != null) {
+    checkWholeChipsExclusive(plan);
+  }
+
+  /**
+   * A device held whole (no shareID, or a share that took the whole chip: neither vNPU nor soft
+   * share, so no limit at all) is held by nothing else, in this claim or another; the scheduler
+   * guarantees it, a stale allocation or a scheduler bug must not hand one chip unlimited to one
+   * container and shared to others. Entries rebuilt from CDI specs without their amounts are only
+   * judged when they are whole devices (their shares' sizes are unknown until prepared again).
+   */
+  private void checkWholeChipsExclusive(PreparedClaim plan) throws PlanException {
+    List<PreparedDevice> mine = plan.devices();
+    for (int i = 0; i < mine.size(); i++) {
+      PreparedDevice d = mine.get(i);
+      if (d.adminAccess()) {
         continue;
+      }
+      for (int j = 0; j < i; j++) {
+        PreparedDevice e = mine.get(j);
+        if (e.deviceName().equals(d.deviceName()) && !e.adminAccess()
+            && (heldWhole(plan, d) || heldWhole(plan, e))) {
+          throw new PlanException("ResourceClaim " + plan.namespace() + "/" + plan.name()
+              + ": device " + d.deviceName() + " is allocated twice (shareID " + e.shareId()
+              + " and " + d.shareId() + ") and one of them is the whole chip");
+        }
       }
       for (PreparedClaim other : checkpoint.preparedClaims().values()) {
         if (other.uid().equals(plan.uid())) {
           continue;
         }
         for (PreparedDevice o : other.devices()) {
-          if (o.deviceName().equals(d.deviceName()) && !o.adminAccess() && o.shareId() == null) {
+          if (!o.deviceName().equals(d.deviceName()) || o.adminAccess()) {
+            continue;
+          }
+          if (d.shareId() == null && o.shareId() == null) {
             throw new PlanException("device " + d.deviceName() + " is already prepared for"
                 + " ResourceClaim " + other.namespace() + "/" + other.name() + " (uid "
                 + other.uid() + ")");
           }
+          if (heldWhole(plan, d) || heldWhole(other, o)) {
+            throw new PlanException("ResourceClaim " + plan.namespace() + "/" + plan.name()
+                + ": device " + d.deviceName() + " shareID " + d.shareId() + ": the device is"
+                + " held by ResourceClaim " + other.namespace() + "/" + other.name() + " (uid "
+                + other.uid() + ", shareID " + o.shareId() + ") and one of them is the whole"
+                + " chip");
+          }
         }
       }
     }
+  }
+
+  /** Whether {@code d} of {@code c} is the whole device without any limit. */
+  private static boolean heldWhole(PreparedClaim c, PreparedDevice d) {
+    if (d.shareId() == null) {
+      return true;
+    }
+    return d.soft() == null && d.vnpu() == null && !c.rebuilt();
   }
 
   /**
@@ -676,7 +726,18 @@ public final class DeviceState {
       Vnpu v = vnpus.create(d.vnpu().logicId(), d.vnpu().template());
       devices.set(i, d.withVnpu(d.vnpu().created(v.vnpuId())));
       plan = plan.withDevices(devices);
-      save(checkpoint.with(plan));
+      try {
+        save(checkpoint.with(plan));
+      } catch (StateUnavailableException e) {
+        // not recorded: destroyed now rather than left for the start-up sweep
+        try {
+          vnpus.destroy(d.vnpu().logicId(), v.vnpuId());
+        } catch (DeviceException again) {
+          log.warn("vNPU {} on {} created but neither recorded nor destroyed: {}", v.vnpuId(),
+              d.deviceName(), again.getMessage());
+        }
+        throw e;
+      }
       log.info("created vNPU {} ({}) on {} for ResourceClaim {}/{} share {}", v.vnpuId(),
           d.vnpu().template(), d.deviceName(), plan.namespace(), plan.name(), d.shareId());
     }
@@ -739,6 +800,37 @@ public final class DeviceState {
     if (spec.isPresent()) {
       cdi.write(plan.uid(), spec.get());
     }
+  }
+
+  /**
+   * A prepare that cannot record its progress (the checkpoint cannot be written): what it
+   * created, as {@code created} knows it (vNPU IDs, registry keys), is released now and the claim
+   * forgotten in memory, so a retry neither registers the share twice nor leaks the vNPU. The
+   * {@code PrepareStarted} entry on disk, if any, is rolled back at the next start (any later
+   * successful write replaces it first). Problems are logged.
+   */
+  private void abandon(PreparedClaim created) {
+    if (created == null) {
+      return;
+    }
+    for (PreparedDevice d : created.devices()) {
+      VnpuRecord v = d.vnpu();
+      if (v != null && v.vnpuId() != null) {
+        try {
+          vnpus.destroy(v.logicId(), v.vnpuId());
+        } catch (DeviceException e) {
+          log.warn("ResourceClaim uid {}: destroying vNPU {} on {}: {}", created.uid(),
+              v.vnpuId(), d.deviceName(), e.getMessage());
+        }
+      }
+    }
+    releaseSoftQuietly(created);
+    try {
+      cdi.delete(created.uid());
+    } catch (IOException e) {
+      log.warn("{}", e.getMessage());
+    }
+    checkpoint = checkpoint.without(created.uid());
   }
 
   /** Undoes what an entry recorded (issue 15: destroy its vNPU) and forgets it. */
