@@ -42,6 +42,14 @@ public final class DraStandIn {
       System.err.println("usage: DraStandIn DIR [NODE]");
       System.exit(2);
     }
+    // the stand-in prints what it sees itself and ships no SLF4J backend (the benchmarks must not
+    // log): do not warn about the missing one (SLF4J 2.0.10+ reads this before binding)
+    System.setProperty("slf4j.internal.verbosity", "ERROR");
+    // grpc-netty asks for SO_KEEPALIVE on unix sockets, which netty cannot set there, and says so
+    // through JUL on every connection: noise in a demo; kept referenced so the level holds
+    java.util.logging.Logger nettyBootstrap =
+        java.util.logging.Logger.getLogger("io.netty.bootstrap");
+    nettyBootstrap.setLevel(java.util.logging.Level.SEVERE);
     Path dir = Files.createDirectories(Path.of(args[0]).toAbsolutePath());
     String node = args.length > 1 ? args[1] : "node-1";
     Path registrar = Files.createDirectories(dir.resolve("plugins_registry"));
@@ -95,12 +103,24 @@ public final class DraStandIn {
           + (Files.exists(spec) ? "still there" : "removed"));
       say("done; the API server stand-in keeps running until interrupted");
       Thread.currentThread().join();
+    } finally {
+      java.lang.ref.Reference.reachabilityFence(nettyBootstrap);
     }
   }
 
+  /**
+   * "npu-3 (910B3, 64Gi)": the chip and the HBM capacity, whichever name the driver publishes it
+   * under (memCapacity for whole chips and hard vNPUs, memory or memCapacity for soft slices, plus
+   * the AI-core capacity then).
+   */
   private static String describe(Device d) {
-    return d.getName() + " (" + d.getAttributes().get("chipName").getString() + ", "
-        + d.getCapacity().get("memCapacity").getValue() + ")";
+    String chip = d.getAttributes() == null || d.getAttributes().get("chipName") == null
+        ? "?" : d.getAttributes().get("chipName").getString();
+    String capacity = d.getCapacity() == null ? "" : d.getCapacity().entrySet().stream()
+        .map(e -> e.getKey().equals("memCapacity") && d.getCapacity().size() == 1
+            ? e.getValue().getValue().toString() : e.getKey() + " " + e.getValue().getValue())
+        .collect(Collectors.joining(", "));
+    return d.getName() + " (" + chip + (capacity.isEmpty() ? "" : ", " + capacity) + ")";
   }
 
   private static List<ResourceSlice> slices(KubernetesClient client) {

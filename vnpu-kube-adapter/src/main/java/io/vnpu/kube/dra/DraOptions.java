@@ -97,6 +97,12 @@ public record DraOptions(String nodeName, String driverName, Path cdiRoot, Strin
       throw new IllegalArgumentException("--driver-name = " + driverName
           + ": must be a lowercase DNS subdomain of at most 63 characters");
     }
+    // the kubelet, the container runtime and containers resolve these paths elsewhere (the
+    // registration endpoint, CDI specs, the registry path a region names): relative would be
+    // relative to this process only
+    absolute("--cdi-root", cdiRoot);
+    absolute("--kubelet-registrar-directory-path", registrarDir);
+    absolute("--kubelet-plugins-directory-path", pluginsDir);
     if (!PROFILE_NPU.equals(deviceProfile)) {
       throw new IllegalArgumentException("--device-profile = " + deviceProfile
           + ": unknown profile (known: " + PROFILE_NPU + ")");
@@ -104,6 +110,12 @@ public record DraOptions(String nodeName, String driverName, Path cdiRoot, Strin
     if (healthcheckPort > 65535) {
       throw new IllegalArgumentException("--healthcheck-port = " + healthcheckPort
           + ": must be -1 (off), 0 (random) or a port up to 65535");
+    }
+  }
+
+  private static void absolute(String flag, Path p) {
+    if (!p.isAbsolute()) {
+      throw new IllegalArgumentException(flag + " = " + p + ": must be an absolute path");
     }
   }
 }

@@ -31,4 +31,19 @@ class DraSharingFlagsTest {
     assertThat(r.err().strip()).isEqualTo("vnpu dra: --shared-counters = maybe: unknown (known:"
         + " auto, off)");
   }
+
+  @Test
+  void relativeDirectoriesAreOneLineNamingTheFlag() {
+    DraCommandTest.Run r = run("dra", "--node-name", "n1", "--cdi-root", "cdi");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err().strip()).isEqualTo("vnpu dra: --cdi-root = cdi: must be an absolute path");
+    r = run("dra", "--node-name", "n1", "--kubelet-plugins-directory-path", "plugins");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err().strip()).isEqualTo("vnpu dra: --kubelet-plugins-directory-path = plugins:"
+        + " must be an absolute path");
+    r = run("dra", "--node-name", "n1", "--kubelet-registrar-directory-path", "./reg");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err().strip()).isEqualTo("vnpu dra: --kubelet-registrar-directory-path = ./reg:"
+        + " must be an absolute path");
+  }
 }

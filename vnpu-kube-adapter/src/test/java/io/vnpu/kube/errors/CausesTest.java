@@ -33,6 +33,18 @@ class CausesTest {
   }
 
   @Test
+  void messageLessNetworkFailuresAreWords() {
+    // what fabric8 throws when the API server's host does not resolve (no kubeconfig, no cluster DNS)
+    ConnectException connect = new ConnectException();
+    connect.initCause(new java.nio.channels.UnresolvedAddressException());
+    KubernetesClientException e = new KubernetesClientException("Operation: [list] for kind: [Pod] failed.",
+        new IOException(connect));
+    assertEquals("Operation: [list] for kind: [Pod] failed.: host name does not resolve", Causes.describe(e));
+    assertEquals("x: connection refused",
+        Causes.describe(new IllegalStateException("x", new ConnectException())));
+  }
+
+  @Test
   void nullAndCycles() {
     assertEquals("unknown error", Causes.describe(null));
     IOException a = new IOException("a");

@@ -23,6 +23,7 @@ import java.util.Set;
  * {@link ComputeRegistrations}. Thread-safe; {@link #close()} closes the registries it opened.
  */
 public final class LimiterSoftRegions implements SoftRegions, AutoCloseable {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LimiterSoftRegions.class);
 
   private final SoftSlicing layout;
   private final VnpuQuotaRegionFactory factory;
@@ -56,7 +57,25 @@ public final class LimiterSoftRegions implements SoftRegions, AutoCloseable {
     if (key != null) {
       registrations.unregister(key);
     }
-    HostFiles.deleteTree(dir);
+    HostFiles.deleteTree(dir.resolve(SoftSlicing.REGION_FILE));
+    removeTree(dir);
+  }
+
+  /**
+   * Removes a request's directory once its region is gone. The container could write the directory
+   * (a tree deeper than {@link HostFiles#deleteTree} walks, say): what is left then is its own files,
+   * no share and no registration, so it is logged (and retried by the next sweep), never an error
+   * that would keep the claim prepared or stop the sweep of the other directories.
+   */
+  private static boolean removeTree(Path dir) {
+    try {
+      HostFiles.deleteTree(dir);
+      return true;
+    } catch (IOException e) {
+      LOG.warn("soft share directory {}: its region is removed, the rest not: {}; the next sweep retries", dir,
+          e.getMessage());
+      return false;
+    }
   }
 
   @Override
@@ -66,8 +85,10 @@ public final class LimiterSoftRegions implements SoftRegions, AutoCloseable {
       try (DirectoryStream<Path> dirs = Files.newDirectoryStream(layout.regionRoot())) {
         for (Path d : dirs) {
           if (!keep.contains(d)) {
-            HostFiles.deleteTree(d);
-            removed.add(d.toString());
+            // the region first: a directory the container made impossible to remove must not keep
+            // the registration (reconcile keeps the entry of any region still there)
+            HostFiles.deleteTree(d.resolve(SoftSlicing.REGION_FILE));
+            if (removeTree(d)) removed.add(d.toString());
           }
         }
       }

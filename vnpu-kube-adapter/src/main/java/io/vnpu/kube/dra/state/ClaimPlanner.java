@@ -136,7 +136,11 @@ public final class ClaimPlanner {
         String at = where + ": status.allocation.devices.results[" + i + "]";
         VnpuRecord vnpu = null;
         SoftShareRecord share = null;
-        if (shareId == null) {
+        if (Boolean.TRUE.equals(r.getAdminAccess())) {
+          // monitoring access: the scheduler charges no capacity for it, so it gets the plain
+          // chip, never a vNPU or a quota region of its own (and is not counted against shares)
+          expectSharing(at, config, NpuConfig.Sharing.WHOLE, "allocated for admin access");
+        } else if (shareId == null) {
           expectSharing(at, config, NpuConfig.Sharing.WHOLE, "allocated whole (no shareID)");
         } else if (mode == ChipMode.HARD_VNPU) {
           vnpu = vnpuFor(where, i, r, npu, modes.templatesFor(npu).orElseThrow()).orElse(null);
@@ -183,7 +187,13 @@ public final class ClaimPlanner {
       throw new PlanException(where + ": status.allocation.devices.results[" + i
           + "].consumedCapacity.memCapacity = " + q + ": not a byte quantity");
     }
-    long mib = Math.max(1, (bytes + Units.MIB - 1) / Units.MIB);
+    if (bytes < 1) {
+      // never what the scheduler charges (validValues are template sizes); rounding it up would
+      // hand out the smallest template for a forged or stale amount
+      throw new PlanException(where + ": status.allocation.devices.results[" + i
+          + "].consumedCapacity.memCapacity = " + q + ": not a positive byte quantity");
+    }
+    long mib = (bytes + Units.MIB - 1) / Units.MIB;
     TemplateChoice choice = chip.trim(mib);
     if (choice instanceof TemplateChoice.Template t) {
       return java.util.Optional.of(new VnpuRecord(npu.logicId(), t.templateName(),

@@ -1,5 +1,7 @@
 package io.vnpu.kube.mindcluster.kube;
 
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.vnpu.kube.errors.Causes;
 import io.vnpu.api.health.ManualSeparationStore;
 import io.vnpu.api.model.Npu;
 import io.vnpu.kube.mindcluster.devices.CardType;
@@ -42,7 +44,14 @@ public final class ConfigMapSeparationStore implements ManualSeparationStore {
   @Override
   public Set<Integer> load() {
     Set<Integer> out = new TreeSet<>();
-    for (String name : configMap.manuallySeparated()) {
+    List<String> names;
+    try {
+      names = configMap.manuallySeparated();
+    } catch (KubernetesClientException e) {
+      // the health monitor logs the message only: give it the cause (unreachable, forbidden, ...)
+      throw new IllegalStateException("read ConfigMap " + configMap.name() + ": " + Causes.describe(e), e);
+    }
+    for (String name : names) {
       Integer logic = logicByName.get(name);
       if (logic == null) {
         LOG.warn("{} key {} names {}, which is not a chip of this node; ignored", configMap.name(),
@@ -56,7 +65,11 @@ public final class ConfigMapSeparationStore implements ManualSeparationStore {
 
   @Override
   public void save(Set<Integer> logicIds) {
-    configMap.saveManuallySeparated(new TreeSet<>(logicIds).stream().map(nameByLogic::get)
-        .filter(Objects::nonNull).collect(Collectors.toList()));
+    try {
+      configMap.saveManuallySeparated(new TreeSet<>(logicIds).stream().map(nameByLogic::get)
+          .filter(Objects::nonNull).collect(Collectors.toList()));
+    } catch (KubernetesClientException e) {
+      throw new IllegalStateException("write ConfigMap " + configMap.name() + ": " + Causes.describe(e), e);
+    }
   }
 }

@@ -240,6 +240,23 @@ class SoftShareClaimsTest {
   }
 
   @Test
+  void adminAccessToASoftChipGetsThePlainChipWithoutRegionAndSharesStillFit() throws Exception {
+    // the scheduler charges no capacity for admin access: no consumedCapacity
+    DeviceRequestAllocationResult admin = new DeviceRequestAllocationResultBuilder()
+        .withRequest("monitor").withDriver(DRIVER).withPool(POOL).withDevice("npu-0")
+        .withShareID("a1").withAdminAccess(true).build();
+    PrepareOutcome o = state.prepare(claim("mon", "um", admin));
+    assertThat(o.error()).isEmpty();
+    assertThat(o.devices()).singleElement().satisfies(d -> {
+      assertThat(d.soft()).isNull();
+      assertThat(d.adminAccess()).isTrue();
+    });
+    assertThat(nodeState()).containsExactlyInAnyOrder("cdi/um", "checkpoint/um");
+    assertThat(state.prepare(claim("a", "ua", soft("npu-0", "s1", "64Gi", "100"))).error())
+        .isEmpty();
+  }
+
+  @Test
   void oneDeviceTwiceInOneRequestFailsTheClaimAndCreatesNothing() throws Exception {
     assertThat(state.prepare(claim("bad", "u1", soft("npu-3", "s1", "4Gi", "10"),
         soft("npu-3", "s2", "8Gi", "20"))).error()).isEqualTo("ResourceClaim demo/bad: request"
