@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
+import tools.jackson.core.ObjectReadContext;
 import tools.jackson.core.JsonToken;
 import tools.jackson.core.exc.StreamReadException;
 import tools.jackson.core.json.JsonFactory;
@@ -32,7 +33,7 @@ record LinedJson(Object value, int line, String raw) {
    * @throws ConfigException with the line of a syntax error
    */
   static LinedJson parse(String file, String text, int lineOffset) {
-    try (JsonParser p = JSON.createParser(text)) {
+    try (JsonParser p = JSON.createParser(ObjectReadContext.empty(), text)) {
       if (p.nextToken() == null) {
         throw new ConfigException(List.of(new ConfigProblem(file, 0, "", Optional.empty(),
             "empty document: expected a JSON object")));

@@ -83,9 +83,8 @@ class DeviceConfigRejectionTest {
       4  | `  - chipName: [910B3]`           | bad.yaml:4: vnpus.configs[0].chipName: expected a string, got a list
       """)
   void rejects(int line, String replacement, String expected) {
-    ConfigException e = catchThrowableOfType(
-        () -> loader.parse(replaceLine(BASE, line, replacement), "bad.yaml"),
-        ConfigException.class);
+    ConfigException e = catchThrowableOfType(ConfigException.class,
+        () -> loader.parse(replaceLine(BASE, line, replacement), "bad.yaml"));
 
     assertThat(e).as("no ConfigException for line %d: %s", line, replacement).isNotNull();
     assertThat(e.errors()).extracting(ConfigProblem::toString).containsExactly(expected);
@@ -134,8 +133,7 @@ class DeviceConfigRejectionTest {
         17, "      - name: vir05_1c_16g"),
         19, "        aiCore: 99");
 
-    ConfigException e = catchThrowableOfType(() -> loader.parse(yaml, "bad.yaml"),
-        ConfigException.class);
+    ConfigException e = catchThrowableOfType(ConfigException.class, () -> loader.parse(yaml, "bad.yaml"));
 
     assertThat(e.errors()).extracting(ConfigProblem::toString).containsExactly(
         "bad.yaml:8: vnpus.configs[0].memoryAllocatable = 70000: larger than memoryCapacity"
@@ -150,8 +148,8 @@ class DeviceConfigRejectionTest {
 
   @Test
   void misspeltKeyGivesMissingErrorAndUnknownKeyWarning() {
-    ConfigException e = catchThrowableOfType(() -> loader.parse(
-        replaceLine(BASE, 9, "    memoryCapcity: 65536"), "bad.yaml"), ConfigException.class);
+    ConfigException e = catchThrowableOfType(ConfigException.class, () -> loader.parse(
+        replaceLine(BASE, 9, "    memoryCapcity: 65536"), "bad.yaml"));
 
     assertThat(e.errors()).extracting(ConfigProblem::toString).containsExactly(
         "bad.yaml:4: vnpus.configs[0].memoryCapacity: required key is missing");
@@ -168,8 +166,7 @@ class DeviceConfigRejectionTest {
     String bad = replaceLine(replaceLine(manifest, 67, "            memory: 0"),
         72, "            aiCore: 21");
 
-    ConfigException e = catchThrowableOfType(() -> loader.parse(bad, "cm.yaml"),
-        ConfigException.class);
+    ConfigException e = catchThrowableOfType(ConfigException.class, () -> loader.parse(bad, "cm.yaml"));
 
     assertThat(e.errors()).extracting(ConfigProblem::toString).containsExactly(
         "cm.yaml:67: vnpus.configs[2].templates[0].memory = 0: must be > 0 MiB",

@@ -53,7 +53,7 @@ class NodeConfigLoaderTest {
 
   @Test
   void reportsEveryError() {
-    ConfigException e = catchThrowableOfType(() -> loader.parse("""
+    ConfigException e = catchThrowableOfType(ConfigException.class, () -> loader.parse("""
         nodes:
           - hami-vnpu-core: maybe
             vDeviceCount: -1
@@ -63,7 +63,7 @@ class NodeConfigLoaderTest {
               serial: [1]
           - name: worker-2
             vDeviceCount: 2.5
-        """, "n.yaml"), ConfigException.class);
+        """, "n.yaml"));
 
     assertThat(e.errors()).extracting(ConfigProblem::toString).containsExactly(
         "n.yaml:2: nodes[0].name: required key is missing",

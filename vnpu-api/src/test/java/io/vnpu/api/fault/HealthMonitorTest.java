@@ -55,6 +55,7 @@ class HealthMonitorTest {
       (logic, reason, message) -> events.add(reason + ": " + message), Duration.ofSeconds(5));
 
   @Test
+  @SuppressWarnings("try") // the subscription only needs to be open while the polls run
   void watchersSeeAFaultAndTheRecoveryAndNothingElse() throws Exception {
     List<Map<Integer, ChipHealth>> seen = new ArrayList<>();
     try (AutoCloseable w = monitor.watch(seen::add)) {

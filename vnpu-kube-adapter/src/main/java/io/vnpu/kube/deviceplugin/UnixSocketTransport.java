@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.net.UnixDomainSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -36,19 +37,35 @@ public final class UnixSocketTransport implements AutoCloseable {
   }
 
   /**
-   * Binds and starts a server on {@code socket}, first deleting a stale file left at that path (a
+   * Binds and starts a server on {@code socket}, replacing a stale file left at that path (a
    * crashed previous run would otherwise make the bind fail with "Address already in use").
    *
-   * @throws IOException when the socket cannot be bound
+   * <p>The socket file appears at {@code socket} only once the server accepts connections: the
+   * server binds a hidden staging path in the same directory ({@code .<name>.tmp}; the kubelet's
+   * plugin watcher skips hidden files) and the file is then renamed into place. Binding in place
+   * would make the file visible between bind(2) and listen(2), and the kubelet dials a socket as
+   * soon as it sees it: on a loaded node that dial could be refused.
+   *
+   * @throws IOException when the socket cannot be bound or moved into place
    */
   public Server startServer(Path socket, List<BindableService> services) throws IOException {
-    Files.deleteIfExists(socket);
-    NettyServerBuilder builder = NettyServerBuilder.forAddress(UnixDomainSocketAddress.of(socket))
+    Path staging = socket.resolveSibling("." + socket.getFileName() + ".tmp");
+    Files.deleteIfExists(staging);
+    NettyServerBuilder builder = NettyServerBuilder.forAddress(UnixDomainSocketAddress.of(staging))
         .channelType(NioServerDomainSocketChannel.class)
         .bossEventLoopGroup(group)
         .workerEventLoopGroup(group);
     services.forEach(builder::addService);
-    return builder.build().start();
+    Server server = builder.build().start();
+    try {
+      // rename(2): atomic, and replaces a stale file at the final path
+      Files.move(staging, socket, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException | RuntimeException e) {
+      server.shutdownNow();
+      Files.deleteIfExists(staging);
+      throw e;
+    }
+    return server;
   }
 
   /** A plaintext channel to the server listening on {@code socket}; the caller shuts it down. */

@@ -131,7 +131,7 @@ class NodeAgentTest {
         Optional.empty());
     FixedDeviceManager dm = new FixedDeviceManager("910B3", 1);
 
-    AgentStartupException e = catchThrowableOfType(() -> agent(o, dm).start(), AgentStartupException.class);
+    AgentStartupException e = catchThrowableOfType(AgentStartupException.class, () -> agent(o, dm).start());
 
     assertThat(e.getMessage()).isEqualTo(bad + ":6: vnpus.configs[0].memoryAllocatable = lots: not an integer "
         + "number of MiB nor a quantity such as 16Gi or 16384Mi");

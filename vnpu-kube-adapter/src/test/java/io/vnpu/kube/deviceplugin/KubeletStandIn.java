@@ -150,11 +150,18 @@ public final class KubeletStandIn implements AutoCloseable {
   }
 
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     synchronized (clients) {
       clients.forEach(PluginClient::close);
     }
-    registration.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    transport.close();
+    try {
+      registration.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      // close() in try-with-resources must not throw InterruptedException (javac lint "try");
+      // keep the interrupt for the caller and still release the transport
+      Thread.currentThread().interrupt();
+    } finally {
+      transport.close();
+    }
   }
 }

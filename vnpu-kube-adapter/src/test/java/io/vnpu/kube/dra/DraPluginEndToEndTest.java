@@ -254,6 +254,9 @@ class DraPluginEndToEndTest {
     // a kubelet restart: registration directory entries and every ResourceSlice of the node gone
     Files.delete(regSocket());
     client.dynamicResourceAllocation().v1().resourcesSlices().delete();
+    // a socket file is visible only once its server listens (UnixSocketTransport binds a hidden
+    // path and renames it into place), as the kubelet dials it as soon as it sees it: seeing the
+    // file is the readiness signal this test relies on, and asserts, for both sockets
     DraTestBed.await("registration socket re-created", () ->
         FileIdentity.of(regSocket()).isPresent() && !FileIdentity.of(regSocket()).equals(before));
     assertThat(kubelet.getInfo(regSocket()).getName()).isEqualTo(DRIVER);

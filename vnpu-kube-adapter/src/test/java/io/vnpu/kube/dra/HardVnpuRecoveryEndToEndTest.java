@@ -198,7 +198,7 @@ class HardVnpuRecoveryEndToEndTest {
         .containsExactly("npu.huawei.com/npu=" + uids.get("c1") + "-npu-0-s1");
     assertThat(entry("c1").rebuilt()).isFalse();
     assertThat(entry("c1").devices().get(0).vnpu().vnpuId()).isEqualTo(100);
-    assertThat(cdiDevice("c1").at("/containerEdits/deviceNodes/0/hostPath").asText())
+    assertThat(cdiDevice("c1").at("/containerEdits/deviceNodes/0/hostPath").asString())
         .isEqualTo(bed.dev.resolve("vdavinci100").toString());
     assertThat(vnpus(0)).containsExactly("100 vir10_3c_16g in use", "101 vir05_1c_8g");
 
@@ -247,8 +247,8 @@ class HardVnpuRecoveryEndToEndTest {
     assertThat(entry("c1").devices().get(0).vnpu())
         .isEqualTo(new VnpuRecord(0, "vir10_3c_16g", 16384, 101));
     JsonNode d1 = cdiDevice("c1");
-    assertThat(d1.get("name").asText()).isEqualTo(uids.get("c1") + "-npu-0-s1");
-    assertThat(d1.at("/containerEdits/deviceNodes/0/hostPath").asText())
+    assertThat(d1.get("name").asString()).isEqualTo(uids.get("c1") + "-npu-0-s1");
+    assertThat(d1.at("/containerEdits/deviceNodes/0/hostPath").asString())
         .isEqualTo(bed.dev.resolve("vdavinci101").toString());
     assertThat(d1.at("/containerEdits/env").toString()).isEqualTo(
         "[\"ASCEND_VISIBLE_DEVICES=101\",\"ASCEND_VNPU_TEMPLATE=vir10_3c_16g\"]");
@@ -256,7 +256,7 @@ class HardVnpuRecoveryEndToEndTest {
     assertThat(vnpus(1)).containsExactly("116 vir05_1c_8g");
     assertThat(entry("c2").devices().get(0).vnpu())
         .isEqualTo(new VnpuRecord(1, "vir05_1c_8g", 8192, 116));
-    assertThat(cdiDevice("c2").at("/containerEdits/deviceNodes/0/hostPath").asText())
+    assertThat(cdiDevice("c2").at("/containerEdits/deviceNodes/0/hostPath").asString())
         .isEqualTo(bed.dev.resolve("vdavinci116").toString());
     // chip 2: no room to re-create: the claim is dropped, its CDI spec gone, the static vNPUs left
     assertThat(vnpus(2)).containsExactly("132 vir10_3c_16g in use", "133 vir10_3c_16g in use");

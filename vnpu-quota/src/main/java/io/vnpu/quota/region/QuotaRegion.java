@@ -34,6 +34,9 @@ import java.util.List;
  * snapshots, reaping, and a {@link MemoryAccount} to admit and release memory with the same
  * protocol as the C limiter. Thread-safe. Obtain it from {@link QuotaRegions}.
  */
+// "try": SharedMemory.Pin is a scope guard (keeps the mapping alive while the body reads it), so
+// its variable is never named in the body on purpose.
+@SuppressWarnings("try")
 public final class QuotaRegion implements AutoCloseable {
   static final long INIT_WAIT_MS = 2000;
   static final int SNAPSHOT_ATTEMPTS = 10_000;

@@ -557,6 +557,7 @@ public final class ComputeRegistry implements AutoCloseable {
   }
 
   @Override
+  @SuppressWarnings("try") // the lock channel is closed by the try, after the data channel
   public synchronized void close() throws IOException {
     if (closed) return;
     closed = true;

@@ -89,6 +89,7 @@ class HostSlicesTest {
   }
 
   @Test
+  @SuppressWarnings("try") // the live slice only needs to exist while the list is read
   void reapRemovesSlicesWhoseOwnerIsGoneAndRemoveRefusesALiveOne() throws Exception {
     StateDir state = new StateDir(tmp.resolve("state"));
     SliceStore store = new SliceStore(state);

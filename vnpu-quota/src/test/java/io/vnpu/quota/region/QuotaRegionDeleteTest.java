@@ -29,6 +29,7 @@ class QuotaRegionDeleteTest {
   }
 
   @Test
+  @SuppressWarnings("try") // the region only needs to be open while delete is tried
   void aRegionOpenInThisJvmIsNotDeleted() throws Exception {
     Path f = dir.resolve("region");
     try (QuotaRegion r = regions.create(f, RegionConfig.memoryLimit(1, 1L << 30))) {

@@ -158,6 +158,7 @@ class QuotaRegionTest {
   }
 
   @Test
+  @SuppressWarnings("try") // the region only needs to be open while the second open is tried
   void aFileIsOpenAtMostOncePerRegistry() throws Exception {
     Path f = dir.resolve("r");
     try (QuotaRegion r = regions.create(f, twoDevices())) {

@@ -215,6 +215,7 @@ class ComputeRegistryTest {
    * (before: every register, unregister and re-open of that NPU's registry failed after 2 s).
    */
   @Test
+  @SuppressWarnings("try") // the tenant's locks only need to be held while the agent works
   void aTenantsReadLockOnTheRegistryDoesNotBlockTheAgent() throws Exception {
     Path f = dir.resolve(RegistryLayout.fileName(3));
     registries.createOrOpen(f, 3).close();

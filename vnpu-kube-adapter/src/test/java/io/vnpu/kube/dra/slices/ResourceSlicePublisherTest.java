@@ -203,6 +203,7 @@ class ResourceSlicePublisherTest {
   }
 
   @Test
+  @SuppressWarnings("try") // the watch only needs to be open while the update happens
   void aPublishRightAfterAWatchEventIsWrittenAtOnceNotAfterTheEventDelay() throws Exception {
     // resync and event delay far beyond the test: only a publish can write
     ResourceSlicePublisher p = new ResourceSlicePublisher(client, DRIVER, NODE,

@@ -54,6 +54,7 @@ public final class ChildSupervisor {
    * @throws InterruptedException when the calling thread is interrupted; the child is terminated
    *     first (SIGTERM, SIGKILL after {@value #TERMINATE_GRACE_MS} ms)
    */
+  @SuppressWarnings("try") // the subscription is a scope guard: forwarding ends with the block
   public ExitStatus run(ChildCommand command) throws IOException, InterruptedException {
     ProcessBuilder pb = new ProcessBuilder(command.argv()).inheritIO();
     pb.environment().putAll(command.environment());
