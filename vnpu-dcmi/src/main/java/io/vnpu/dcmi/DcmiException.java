@@ -11,17 +11,20 @@ public class DcmiException extends DeviceException {
 
   private final String function;
   private final int code;
+  private final String context;
 
   public DcmiException(String function, int code, String context) {
     super(format(function, code, context));
     this.function = function;
     this.code = code;
+    this.context = context;
   }
 
   public DcmiException(String function, int code, String context, Throwable cause) {
     super(format(function, code, context), cause);
     this.function = function;
     this.code = code;
+    this.context = context;
   }
 
   private static String format(String function, int code, String context) {
@@ -29,6 +32,14 @@ public class DcmiException extends DeviceException {
     String base = function + " failed: " + code + " " + symbolic.name() + " (" + symbolic.meaning()
         + ")";
     return context == null || context.isEmpty() ? base : base + ": " + context;
+  }
+
+  /**
+   * What the failure was about, without the {@code <function> failed: <code> ...} prefix (so a
+   * wrapping error can reuse it without repeating the prefix); null or empty when none was given.
+   */
+  public String context() {
+    return context;
   }
 
   /** The DCMI function, e.g. {@code dcmi_create_vdevice}. */

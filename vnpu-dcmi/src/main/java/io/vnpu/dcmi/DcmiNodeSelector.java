@@ -163,7 +163,9 @@ public final class DcmiNodeSelector {
       return new DcmiException("dlopen", DcmiErrorCode.LIBRARY_NOT_LOADED.code(), why);
     } catch (DcmiException noDriver) {
       return new DcmiException("dlopen", DcmiErrorCode.LIBRARY_NOT_LOADED.code(),
-          noDriver.getMessage() + "; " + why, noDriver);
+          // the locator's reason without its own "dlopen failed: ..." prefix: said once, one line
+          (noDriver.context() == null || noDriver.context().isEmpty() ? noDriver.getMessage()
+              : noDriver.context()) + "; " + why, noDriver);
     }
   }
 
