@@ -49,4 +49,20 @@ class ClaimPlannerHardTest {
     assertThat(planner.plan(claim("10000Mi"), devices).devices().get(0).vnpu().template())
         .isEqualTo("vir10_3c_16g");
   }
+
+  @Test
+  void softOnlySettingsOnAHardVnpuShareFailTheClaimInsteadOfBeingDropped() {
+    for (Object[] kv : List.of(new Object[] {"computeWeight", 50},
+        new Object[] {"computeCap", 30}, new Object[] {"priority", "high"})) {
+      ResourceClaim c = new io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder(
+          claim("10000Mi")).editStatus().editAllocation().editDevices().addNewConfig()
+          .withSource("FromClaim").withNewOpaque().withDriver(DRIVER).withParameters(Map.of(
+              "apiVersion", "npu.vnpu.io/v1alpha1", "kind", "NpuConfig", (String) kv[0], kv[1]))
+          .endOpaque().endConfig().endDevices().endAllocation().endStatus().build();
+      assertThatThrownBy(() -> planner.plan(c, devices)).isInstanceOf(PlanException.class)
+          .hasMessage("ResourceClaim demo/c: status.allocation.devices.results[0]: NpuConfig "
+              + kv[0] + " = " + kv[1] + ": applies to soft shares only, and the device is a hard"
+              + " vNPU share of npu-0");
+    }
+  }
 }

@@ -157,6 +157,10 @@ public final class ClaimPlanner {
           expectSharing(at, config, NpuConfig.Sharing.WHOLE, "a share of " + r.getDevice()
               + ", which is published whole");
         }
+        if (share == null) {
+          refuseSoftOnlySettings(at, config, vnpu != null ? "a hard vNPU share of "
+              + r.getDevice() : "prepared whole (" + r.getDevice() + ")");
+        }
         PreparedDevice d = new PreparedDevice(List.of(requestName(r.getRequest())), r.getPool(),
             r.getDevice(), shareId, npu.phyId(), Boolean.TRUE.equals(r.getAdminAccess()),
             List.of(cdiKind.qualify(cdiName)), vnpu);
@@ -214,6 +218,30 @@ public final class ClaimPlanner {
       throw new PlanException(at + ": NpuConfig sharing = "
           + NpuConfigDecoder.name(config.sharing()) + ": the device is " + what
           + ", which is sharing " + NpuConfigDecoder.name(actual));
+    }
+  }
+
+  /**
+   * Weight, ceiling and priority are enforced by the limiter of a soft share only: set on a result
+   * prepared whole or as a hard vNPU they would be dropped without a word, so they fail the claim.
+   */
+  private static void refuseSoftOnlySettings(String at, NpuConfig config, String what)
+      throws PlanException {
+    String field = null;
+    Object value = null;
+    if (config.computeWeight() != null) {
+      field = "computeWeight";
+      value = config.computeWeight();
+    } else if (config.computeCap() != null) {
+      field = "computeCap";
+      value = config.computeCap();
+    } else if (config.priority() != null) {
+      field = "priority";
+      value = config.priority().name().toLowerCase(java.util.Locale.ROOT);
+    }
+    if (field != null) {
+      throw new PlanException(at + ": NpuConfig " + field + " = " + value + ": applies to soft"
+          + " shares only, and the device is " + what);
     }
   }
 

@@ -218,13 +218,33 @@ class DeviceStateTest {
     assertThat(s.prepare(withConfig("u9", "FromClaim", List.of("other"),
         npuConfig("sharing", "soft"))).error()).isEmpty();
     assertThat(s.prepare(withConfig("npu-2", "u10", "FromClaim", List.of("npus"),
-        npuConfig("sharing", "whole", "priority", "high"))).error()).isEmpty();
+        npuConfig("sharing", "whole"))).error()).isEmpty();
     // configurations of other drivers are theirs
     ResourceClaim other = new ResourceClaimBuilder(claim("c", "u11", "npu-1")).editStatus()
         .editAllocation().editDevices().addNewConfig().withSource("FromClaim")
         .withNewOpaque().withDriver("gpu.nvidia.com").withParameters(java.util.Map.of("x", 1))
         .endOpaque().endConfig().endDevices().endAllocation().endStatus().build();
     assertThat(s.prepare(other).error()).isEmpty();
+  }
+
+  @Test
+  void softOnlySettingsOnAWholeDeviceFailTheClaimAndLeaveNothingBehind() throws Exception {
+    DeviceState s = open("b1");
+    String at = "ResourceClaim demo/c: status.allocation.devices.results[0]: NpuConfig ";
+    assertThat(s.prepare(withConfig("npu-2", "u12", "FromClaim", List.of("npus"),
+        npuConfig("sharing", "whole", "priority", "high"))).error()).isEqualTo(at
+            + "priority = high: applies to soft shares only, and the device is prepared whole"
+            + " (npu-2)");
+    assertThat(s.prepare(withConfig("npu-2", "u12", "FromClass", List.of(),
+        npuConfig("computeWeight", 50))).error()).isEqualTo(at
+            + "computeWeight = 50: applies to soft shares only, and the device is prepared whole"
+            + " (npu-2)");
+    assertThat(s.prepare(withConfig("npu-2", "u12", "FromClaim", List.of(),
+        npuConfig("computeCap", 0))).error()).isEqualTo(at
+            + "computeCap = 0: applies to soft shares only, and the device is prepared whole"
+            + " (npu-2)");
+    assertThat(s.snapshot().preparedClaims()).isEmpty();
+    assertThat(cdi.exists("u12")).isFalse();
   }
 
   @Test
