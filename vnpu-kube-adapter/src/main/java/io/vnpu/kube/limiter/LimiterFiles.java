@@ -17,6 +17,15 @@ public record LimiterFiles(Path hostDir, String containerLibraryPath) {
   public static final String LIBRARY = "libvnpu.so";
   /** File name of the preload list mounted at {@code /etc/ld.so.preload} in the container. */
   public static final String PRELOAD = "ld.so.preload";
+  /** Container path of the preload list: where the dynamic loader reads it, in every backend. */
+  public static final String CONTAINER_PRELOAD = "/etc/" + PRELOAD;
+  /** File name of a container's quota region in its own directory, in every backend. */
+  public static final String REGION_FILE = "vnpu_local_shmem";
+  /**
+   * Container path of a container's own region directory in this project's backends (DRA, MindCluster
+   * soft share); the HAMi backend keeps upstream's {@code /hami-vnpu-shmem}.
+   */
+  public static final String CONTAINER_REGION_DIR = "/vnpu-shmem";
   /** hami-vnpu-core's host directory (protocol spec section 4.4). */
   public static final Path HAMI_HOST_DIR = Path.of("/usr/local/hami-vnpu-core");
   /** hami-vnpu-core's container path of the library: the host directory is mounted at {@code /hami-vnpu-core}. */

@@ -29,11 +29,11 @@ import java.util.Objects;
 public record SoftSlicing(Path regionRoot, Path registryDir, LimiterFiles limiter,
     LimiterGate gate) {
   /** Container path of the request's region directory. */
-  public static final String CONTAINER_REGION_DIR = "/vnpu-shmem";
+  public static final String CONTAINER_REGION_DIR = LimiterFiles.CONTAINER_REGION_DIR;
   /** File name of the quota region in its directory. */
-  public static final String REGION_FILE = "vnpu_local_shmem";
+  public static final String REGION_FILE = LimiterFiles.REGION_FILE;
   /** Container path of the preload list. */
-  public static final String CONTAINER_LD_SO_PRELOAD = "/etc/ld.so.preload";
+  public static final String CONTAINER_LD_SO_PRELOAD = LimiterFiles.CONTAINER_PRELOAD;
 
   public SoftSlicing {
     Objects.requireNonNull(regionRoot, "regionRoot");

@@ -1,5 +1,6 @@
 package io.vnpu.kube.hami.alloc;
 
+import io.vnpu.kube.limiter.LimiterFiles;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
@@ -24,7 +25,7 @@ public record SoftSplitLayout(String npuSmi, String ascendInstallInfo, String dr
   /** Container path of the limiter directory. */
   public static final String CONTAINER_LIMITER_DIR = "/hami-vnpu-core";
   /** Container path of the preload list. */
-  public static final String CONTAINER_LD_SO_PRELOAD = "/etc/ld.so.preload";
+  public static final String CONTAINER_LD_SO_PRELOAD = LimiterFiles.CONTAINER_PRELOAD;
   /** Container path of the shared (per-card registry) directory. */
   public static final String CONTAINER_SHARED_REGION = "/hami-shared-region";
   /** Container path of the per-container directory. */
@@ -36,7 +37,7 @@ public record SoftSplitLayout(String npuSmi, String ascendInstallInfo, String dr
    */
   public static final String DEFAULT_HOOK_PATH = "/var/lib/vnpu/hami";
   /** Name of the per-container quota region file in that directory. */
-  public static final String LOCAL_SHMEM_FILE = "vnpu_local_shmem";
+  public static final String LOCAL_SHMEM_FILE = LimiterFiles.REGION_FILE;
   /** Name of the compute-registry directory under {@code HOOK_PATH}. */
   public static final String REGISTRY_DIR = "registry";
 

@@ -14,9 +14,9 @@ import io.vnpu.api.slice.SliceShare;
 import io.vnpu.kube.hami.codec.ContainerDevice;
 import io.vnpu.kube.hami.codec.RuntimeInfo;
 import io.vnpu.kube.hami.devices.NodeDevices;
+import io.vnpu.kube.limiter.LimiterFiles;
 import io.vnpu.kube.resource.AllocationException;
 import io.vnpu.kube.resource.ContainerAllocation;
-import io.vnpu.api.slice.Mount;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -117,7 +117,7 @@ public final class SoftSplitResponses {
         new Mount(layout.driverLibDir(), layout.driverLibDir(), true),
         new Mount(layout.driverVersionInfo(), layout.driverVersionInfo(), true),
         new Mount(SoftSplitLayout.CONTAINER_LIMITER_DIR, limiterDir, true),
-        new Mount(SoftSplitLayout.CONTAINER_LD_SO_PRELOAD, limiterDir + "/ld.so.preload", true),
+        new Mount(SoftSplitLayout.CONTAINER_LD_SO_PRELOAD, limiterDir + "/" + LimiterFiles.PRELOAD, true),
         shared,
         new Mount(SoftSplitLayout.CONTAINER_SHMEM_DIR, containerDir.toString(), false));
   }

@@ -25,11 +25,11 @@ import java.util.Objects;
 public record SoftShareLimiter(Path regionRoot, LimiterFiles limiter, LimiterGate gate, QuotaRegionFactory regions,
     Path registryDir) {
   /** Container path of the container's own directory (holding its region). */
-  public static final String CONTAINER_REGION_DIR = "/vnpu-shmem";
+  public static final String CONTAINER_REGION_DIR = LimiterFiles.CONTAINER_REGION_DIR;
   /** Container path of the preload list. */
-  public static final String CONTAINER_LD_SO_PRELOAD = "/etc/ld.so.preload";
+  public static final String CONTAINER_LD_SO_PRELOAD = LimiterFiles.CONTAINER_PRELOAD;
   /** Name of the region file in the container's directory. */
-  public static final String REGION_FILE = "vnpu_local_shmem";
+  public static final String REGION_FILE = LimiterFiles.REGION_FILE;
   /** Container path of the compute-registry directory (read-only), the registry directory of every region. */
   public static final String CONTAINER_REGISTRY_DIR = "/vnpu-registry";
   /** Name of the default registry directory beside the region root. */
