@@ -31,7 +31,29 @@ public final class MindClusterLauncher {
     DcmiOpener opener = DcmiOpener.system();
     return new MindClusterAgent(options, common.kubeletDir(),
         () -> opener.openDcmi(common.dcmiLibrary(), common.simulate()),
-        () -> new KubernetesClientBuilder().build(), metrics).run();
+        () -> apiClient(io.fabric8.kubernetes.client.Config.autoConfigure(null)), metrics).run();
+  }
+
+  /** Longest wait to open a connection to the API server, in milliseconds. */
+  static final int CONNECT_TIMEOUT_MILLIS = 3_000;
+  /** Retries of a failed API request (the client's default, 10 with backoff, is ~20 s). */
+  static final int REQUEST_RETRIES = 1;
+  /** Wait before that retry, in milliseconds. */
+  static final int RETRY_BACKOFF_MILLIS = 500;
+
+  /**
+   * The agent's API client over {@code config} (in-cluster or {@code KUBECONFIG}), each request
+   * bounded to a few seconds: the agent reads the Node and the device-info ConfigMap before it
+   * serves the kubelet, and every API call it makes is retried by its own loop (the
+   * {@code -listWatchPeriod} refresh, the kubelet's next Allocate), so an unreachable API server
+   * must fail a call quickly with its cause rather than hold back start-up ~20 s per call.
+   */
+  public static io.fabric8.kubernetes.client.KubernetesClient apiClient(
+      io.fabric8.kubernetes.client.Config config) {
+    config.setConnectionTimeout(CONNECT_TIMEOUT_MILLIS);
+    config.setRequestRetryBackoffLimit(REQUEST_RETRIES);
+    config.setRequestRetryBackoffInterval(RETRY_BACKOFF_MILLIS);
+    return new KubernetesClientBuilder().withConfig(config).build();
   }
 
   /**

@@ -189,7 +189,18 @@ public final class MindClusterComponents implements AutoCloseable {
       reportedBaseInfos = NodeReporter.baseDeviceInfos(chips);
     } catch (RuntimeException e) {
       // labels help the scheduler but the plugin serves without them; the operator sees why
-      LOG.warn("writing the labels and annotations of node {} failed: {}", options.nodeName(), Causes.describe(e));
+      LOG.warn("writing the labels and annotations of node {} through API server {} failed"
+          + " (retried every -listWatchPeriod; the plugin serves without them): {}",
+          options.nodeName(), apiServer(), Causes.describe(e));
+    }
+  }
+
+  /** The API server's address for log lines, e.g. {@code https://10.0.0.1:6443/}. */
+  private String apiServer() {
+    try {
+      return String.valueOf(client.getMasterUrl());
+    } catch (RuntimeException e) {
+      return "(unknown)";
     }
   }
 
@@ -316,8 +327,9 @@ public final class MindClusterComponents implements AutoCloseable {
     try {
       configMap.publish(inventory.current(), held());
     } catch (RuntimeException e) {
-      LOG.warn("writing ConfigMap {}/{} failed: {}", DeviceInfoConfigMap.NAMESPACE, configMap.name(),
-          e.getMessage());
+      LOG.warn("writing ConfigMap {}/{} through API server {} failed (retried every"
+          + " -listWatchPeriod): {}", DeviceInfoConfigMap.NAMESPACE, configMap.name(), apiServer(),
+          Causes.describe(e));
     }
   }
 

@@ -72,6 +72,42 @@ class MindClusterAgentTest {
   }
 
   @Test
+  void anUnreachableApiServerDoesNotHoldBackServingTheKubelet() throws Exception {
+    int closedPort;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1,
+        java.net.InetAddress.getLoopbackAddress())) {
+      closedPort = s.getLocalPort();
+    }
+    String apiServer = "http://127.0.0.1:" + closedPort;
+    BundledSimulator sim = new BundledSimulator(Path.of(System.getProperty("vnpu.native.dir")));
+    sim.configure("910B3x8", dir.resolve("sim"));
+    Path lib = sim.library().orElseThrow();
+    long began = System.nanoTime();
+    try (KubeletStandIn kubelet = KubeletStandIn.start(dir.resolve("device-plugins"));
+        KubernetesClient unreachable = MindClusterLauncher.apiClient(
+            new io.fabric8.kubernetes.client.ConfigBuilder().withMasterUrl(apiServer).build());
+        MindClusterAgent agent = new MindClusterAgent(MindClusterOptions.defaults("node-1"),
+            kubelet.pluginDir(),
+            () -> DcmiDeviceManager.open(new DcmiLibrarySource(lib, "test", List.of(lib))),
+            () -> unreachable)) {
+      agent.start();
+      RegisterRequest r = kubelet.awaitRegistration(WAIT);
+      // each API request is bounded to a few seconds (it took ~20 s per read before): generous
+      // for a loaded machine, far below the ~40 s the Node and ConfigMap reads used to take
+      assertThat(Duration.ofNanos(System.nanoTime() - began)).isLessThan(Duration.ofSeconds(15));
+      assertThat(r.getResourceName()).isEqualTo("huawei.com/Ascend910");
+    }
+    // the operator is told which API server could not be reached, and why
+    Path log = Path.of("target/test.log");
+    assertThat(Files.readAllLines(log)).anySatisfy(l -> assertThat(l).contains(" WARN ")
+        .contains("writing the labels and annotations of node node-1 through API server "
+            + apiServer + "/ failed").containsAnyOf("connection closed", "connection refused"));
+    assertThat(Files.readAllLines(log)).anySatisfy(l -> assertThat(l).contains(" WARN ")
+        .contains("writing ConfigMap kube-system/mindx-dl-deviceinfo-node-1 through API server "
+            + apiServer + "/ failed").containsAnyOf("connection closed", "connection refused"));
+  }
+
+  @Test
   void anInvalidFlagCombinationIsOneLineAndExitCodeTwo() {
     StringWriter err = new StringWriter();
     CommandLine cl = VnpuCli.commandLine();
