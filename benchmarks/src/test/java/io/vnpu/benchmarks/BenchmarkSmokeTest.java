@@ -28,6 +28,7 @@ class BenchmarkSmokeTest {
     "quota.QuotaRegionBenchmark.usageSnapshot",
     "quota.FullRegionSnapshotBenchmark.usageSnapshot256Slots",
     "quota.FullRegionSnapshotBenchmark.usageIntoBuffer256Slots",
+    "quota.FullRegionSnapshotBenchmark.bareLoopOverTheMapping256Slots",
     "quota.RegionLifecycleBenchmark.createRegion",
     "quota.RegionLifecycleBenchmark.openValidateRegion",
     "quota.QuotaRegionVsNativeBenchmark.admitReleaseAgainstNativeProcess",
