@@ -132,12 +132,15 @@ public final class MindClusterAgent implements AutoCloseable {
       backend.start();
       List<PluginState> states = new ArrayList<>();
       RequestMetrics requests = new RequestMetrics(registry);
+      Map<String, java.util.function.BooleanSupplier> registered = new java.util.LinkedHashMap<>();
       for (ResourceManager m : backend.resourceManagers()) {
         DevicePluginServer s = DevicePluginServer.builder(
             new MeasuredResourceManager(m, requests, System::nanoTime), kubeletDir).socketMode("rw-------").build();
         servers.add(s);
-        StateGauges.registered(registry, m.resourceName(), () -> s.state() == PluginState.REGISTERED);
+        registered.put(m.resourceName(), () -> s.state() == PluginState.REGISTERED);
       }
+      // one gauge, one series per device type (a node may have several: static vNPUs, mixed 310P)
+      StateGauges.registered(registry, registered);
       registry.register(new NpuCollector(options.nodeName(), npus.isEmpty() ? "" : "Ascend" + npus.get(0).chipName(),
           new DeviceManagerTelemetry(deviceManager, npus, health), metrics.compat()));
       startEndpoint();
