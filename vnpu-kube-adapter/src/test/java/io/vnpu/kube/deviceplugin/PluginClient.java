@@ -41,6 +41,7 @@ public final class PluginClient implements AutoCloseable {
   /** Devices admitted through {@link #admit} and not {@link #release}d: the kubelet's allocated set. */
   private final Set<String> admitted = new HashSet<>();
   private final List<PreferredAllocationRequest> preferredRequests = new ArrayList<>();
+  private final List<List<String>> admissions = new ArrayList<>();
 
   PluginClient(ManagedChannel channel) {
     this.channel = channel;
@@ -99,6 +100,7 @@ public final class PluginClient implements AutoCloseable {
     ContainerAllocateResponse answer = allocate(List.of(ids)).getContainerResponses(0);
     synchronized (admitted) {
       admitted.addAll(ids);
+      admissions.add(ids);
     }
     return answer;
   }
@@ -142,6 +144,13 @@ public final class PluginClient implements AutoCloseable {
   public void release(List<String> deviceIds) {
     synchronized (admitted) {
       deviceIds.forEach(admitted::remove);
+    }
+  }
+
+  /** The device IDs each {@link #admit} allocated, in order. */
+  public List<List<String>> admissions() {
+    synchronized (admitted) {
+      return List.copyOf(admissions);
     }
   }
 
