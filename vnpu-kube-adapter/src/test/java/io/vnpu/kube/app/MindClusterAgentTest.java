@@ -225,16 +225,4 @@ class MindClusterAgentTest {
     cl.setErr(new PrintWriter(err, true));
     assertThat(cl.execute("plugin", "--node_name", "n1")).isEqualTo(2);
   }
-
-  @Test
-  void kubeletDeviceIdsNameTheirChipByTheLastField() {
-    Function<String, OptionalInt> logic = MindClusterAgent.logicOfDevice(List.of(
-        new Npu("U0", 0, 4, 0, 0, "910B3", 1L << 30, 20, 7, DeviceHealth.HEALTHY, -1),
-        new Npu("U1", 1, 5, 1, 0, "910B3", 1L << 30, 20, 7, DeviceHealth.HEALTHY, -1)));
-    assertThat(logic.apply("Ascend910-5")).hasValue(1);
-    assertThat(logic.apply("Ascend910-12c.3cpu.32g-100-4")).hasValue(0);
-    assertThat(logic.apply("Ascend310P-1c-400-5_0")).hasValue(1);
-    assertThat(logic.apply("Ascend910-7")).isEmpty();
-    assertThat(logic.apply("npu-core-x")).isEmpty();
-  }
 }
