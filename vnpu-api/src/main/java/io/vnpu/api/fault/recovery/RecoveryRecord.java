@@ -1,6 +1,7 @@
 package io.vnpu.api.fault.recovery;
 
 import java.time.Instant;
+import java.util.Collections;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
@@ -10,7 +11,7 @@ import java.util.TreeSet;
  * annotation of the same ConfigMap, written in the same update) so that a restarted plugin resumes.
  *
  * @param step        the step
- * @param ring        logic IDs of the chips that reset together (4 on 910A, 8 on 910B training, 16 on A3)
+ * @param ring        logic IDs, ascending, of the chips that reset together (4 on 910A, 8 on 910B training, 16 on A3)
  * @param faulty      the chips whose fault started the recovery
  * @param deadline    when the step gives up
  * @param resetIssued the ring's reset call returned (RESETTING only)
@@ -21,8 +22,8 @@ public record RecoveryRecord(RecoveryStep step, Set<Integer> ring, Set<Integer> 
     boolean resetIssued, int attempt, String detail) {
   public RecoveryRecord {
     Objects.requireNonNull(step, "step");
-    ring = Set.copyOf(new TreeSet<>(ring));
-    faulty = Set.copyOf(new TreeSet<>(faulty));
+    ring = Collections.unmodifiableSortedSet(new TreeSet<>(ring));
+    faulty = Collections.unmodifiableSortedSet(new TreeSet<>(faulty));
     Objects.requireNonNull(deadline, "deadline");
     Objects.requireNonNull(detail, "detail");
   }
