@@ -22,6 +22,33 @@
 #ifndef VNPU_LIMITER_FORK_H
 #define VNPU_LIMITER_FORK_H
 
+/*
+ * Children made without fork(): a raw clone(SIGCHLD) (syscall(SYS_clone, ...), or glibc's clone()
+ * without CLONE_VM) runs no fork handler, so it would inherit the parent's slot, pointer table and
+ * compute state and charge its allocations to the parent for ever. The memory part arms a
+ * process mark on its first call: one byte on a private page advised MADV_WIPEONFORK, which the
+ * kernel hands to every child with its own address space zero-filled, however it was made.
+ * vnpu_fork_changed() is one load and compare (the hot-path check); vnpu_fork_adopt() then resets
+ * the child like the fork handlers do, re-initialising the mutexes instead of unlocking them (no
+ * prepare handler took them: a parent thread may have held one). Kernels without MADV_WIPEONFORK
+ * (< 4.14) fall back to comparing getpid() with the armed PID on every check. Children sharing the
+ * address space (CLONE_VM without CLONE_THREAD, vfork) share everything with the parent and count
+ * as the parent.
+ */
+extern volatile unsigned char *vnpu_fork_mark;
+
+/* 1 in a child made after vnpu_fork_arm() by anything but fork() (or on an old kernel: always) */
+static inline int vnpu_fork_changed(void) { return *vnpu_fork_mark == 0; }
+/* Arms the mark for this process (memory part init; idempotent; after fork the child handler
+ * re-arms it). */
+void vnpu_fork_arm(void);
+/* Slow path of vnpu_fork_changed(): resets the library's state when this really is a new process. */
+void vnpu_fork_adopt(void);
+
+/* re-initialise and reset without the prepare handler having run (raw clone children) */
+void vnpu_hooks_clone_child(void);
+void vnpu_compute_clone_child(void);
+
 /* hooks.c: g_init_mu, and the child's return to UNINIT */
 void vnpu_hooks_fork_prepare(void);
 void vnpu_hooks_fork_parent(void);
