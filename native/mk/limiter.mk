@@ -72,3 +72,6 @@ $(B)/limiter/test_memory_edges: limiter/tests/test_memory_edges.c $(LIMITER_CORE
 
 TARGETS += $(B)/limiter/test_memory_edges
 TESTS   += limiter/tests/test_memory_edges.sh
+
+# issue 23: a tenant fills the file system every region lives on (root: private mount namespace)
+TESTS   += limiter/tests/test_full_fs.sh
