@@ -14,10 +14,12 @@ static void prepare(void)
     vnpu_compute_fork_prepare();
     vnpu_ptrmap_atfork_prepare();
     vnpu_region_atfork_prepare();
+    vnpu_dlopen_fork_prepare();
 }
 
 static void parent(void)
 {
+    vnpu_dlopen_fork_parent();
     vnpu_region_atfork_parent();
     vnpu_ptrmap_atfork_parent();
     vnpu_compute_fork_parent();
@@ -55,6 +57,7 @@ void vnpu_fork_arm(void)
 
 static void clone_child(void)
 {
+    vnpu_dlopen_clone_child();
     vnpu_region_clone_child();
     vnpu_ptrmap_clone_child();
     vnpu_compute_clone_child();
@@ -95,6 +98,7 @@ void vnpu_fork_adopt(void)
 
 static void child(void)
 {
+    vnpu_dlopen_fork_child();
     vnpu_region_atfork_child();
     vnpu_ptrmap_atfork_child();
     vnpu_compute_fork_child();

@@ -12,11 +12,13 @@
  *   7. smp_mu         compute.c     measurement brackets, event pool, model/stream tables
  *   8. ptrmap stripes ptrmap.c      pointer table (stripe 0 .. N-1)
  *   9. reap_mu        region.c      reaping of dead slot owners
+ *  10. patch_mu       dlopen.c      GOT patching after a RTLD_DEEPBIND dlopen (taken after the real
+ *                                   dlopen returned, never around it: constructors may dlopen)
  * No code path nests 1 inside 2..9 (the compute part reads its configuration before it takes cfg_mu),
  * and nothing calls pthread_atfork, dlopen or the runtime while holding any of them, except the
  * measurement thread's runtime event calls, which hold none.
  *
- * Cost in a process that never calls a hooked function: fork takes and releases nine uncontended
+ * Cost in a process that never calls a hooked function: fork takes and releases ten uncontended
  * mutexes (no system call, no allocation); nothing else runs before the first hooked call.
  */
 #ifndef VNPU_LIMITER_FORK_H
@@ -48,6 +50,12 @@ void vnpu_fork_adopt(void);
 /* re-initialise and reset without the prepare handler having run (raw clone children) */
 void vnpu_hooks_clone_child(void);
 void vnpu_compute_clone_child(void);
+void vnpu_dlopen_clone_child(void);
+
+/* dlopen.c: patch_mu */
+void vnpu_dlopen_fork_prepare(void);
+void vnpu_dlopen_fork_parent(void);
+void vnpu_dlopen_fork_child(void);
 
 /* hooks.c: g_init_mu, and the child's return to UNINIT */
 void vnpu_hooks_fork_prepare(void);
