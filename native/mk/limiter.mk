@@ -73,8 +73,9 @@ $(B)/limiter/test_memory_edges: limiter/tests/test_memory_edges.c $(LIMITER_CORE
 TARGETS += $(B)/limiter/test_memory_edges
 TESTS   += limiter/tests/test_memory_edges.sh
 
-# issue 23: a tenant fills the file system every region lives on (root: private mount namespace)
-TESTS   += limiter/tests/test_full_fs.sh
+# issue 23: a tenant fills the file system every region lives on (root: private mount namespace);
+# over-commit stress with SIGSTOP snapshots of the simulator's ground truth and kill -9
+TESTS   += limiter/tests/test_full_fs.sh limiter/tests/test_overcommit.sh
 
 # issue 23: RTLD_DEEPBIND (dlopen.c); the plugin calls the runtime directly, the program opens
 # everything by bare name along its RUNPATH

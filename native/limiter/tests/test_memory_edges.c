@@ -8,6 +8,7 @@
  *   alloc1       one 1 MiB allocation on device 0 (prints its return code)
  *   alloc DEV MIB   rtSetDevice(DEV) and one allocation; prints "alloc dev=DEV set=RC rc=RC"
  *   hold-slots REGION   (run without the preload) claims all 256 slots and holds them until stdin closes
+ *   usage REGION  (run without the preload) prints "used=B consistent=0|1 limit=B peak=B" of device 0
  *   clone / glibc-clone  a child made by a raw clone(SIGCHLD) syscall / by glibc's clone() (no fork
  *                handler runs in either) allocates 512 MiB and exits: it had a slot of its own while
  *                it lived and the parent, holding 256 MiB, can then use the remaining 768 MiB
@@ -183,9 +184,28 @@ static int hold_slots(const char *path)
     return 0;
 }
 
+static int usage_of(const char *path)
+{
+    struct vnpu_region r;
+    char err[512];
+    if (vnpu_region_open(&r, path, NULL, err, sizeof err) != VNPU_OPEN_OK) {
+        printf("usage: %s\n", err);
+        return 1;
+    }
+    uint64_t used = 0;
+    int consistent = vnpu_region_used_snapshot(&r, 0, &used);
+    printf("used=%llu consistent=%d limit=%llu peak=%llu\n", (unsigned long long)used, consistent,
+           (unsigned long long)vnpu_region_limit(&r, 0),
+           (unsigned long long)vnpu_load64(&r, vnpu_devstate_off(0) + VNPU_DS_PEAK_BYTES));
+    vnpu_region_close(&r);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
+    if (strcmp(mode, "usage") == 0 && argc == 3)
+        return usage_of(argv[2]);
     if (strcmp(mode, "hold-slots") == 0 && argc == 3)
         return hold_slots(argv[2]);
     if (strcmp(mode, "reset") == 0)
