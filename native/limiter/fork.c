@@ -30,13 +30,13 @@ static void parent(void)
 
 static unsigned char unarmed = 1;    /* before the first call: nothing to reset */
 static unsigned char always_check;   /* no MADV_WIPEONFORK: every check asks getpid() */
-volatile unsigned char *vnpu_fork_mark = &unarmed;
+unsigned char *vnpu_fork_mark = &unarmed;
 static unsigned char *mark_page;     /* MAP_PRIVATE|MAP_ANONYMOUS, MADV_WIPEONFORK */
 static pid_t armed_pid;
 
 void vnpu_fork_arm(void)
 {
-    armed_pid = getpid();
+    __atomic_store_n(&armed_pid, getpid(), __ATOMIC_RELEASE);
     if (!mark_page) {
         long ps = sysconf(_SC_PAGESIZE);
         void *p = mmap(NULL, ps > 0 ? (size_t)ps : 4096u, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -66,7 +66,7 @@ static void clone_child(void)
 
 void vnpu_fork_adopt(void)
 {
-    if (vnpu_fork_mark == &always_check) {
+    if (__atomic_load_n(&vnpu_fork_mark, __ATOMIC_ACQUIRE) == &always_check) {
         /* old kernel: the PID tells (a syscall per check, only there) */
         if (getpid() == __atomic_load_n(&armed_pid, __ATOMIC_ACQUIRE))
             return;
@@ -104,10 +104,10 @@ static void child(void)
     vnpu_compute_fork_child();
     vnpu_hooks_fork_child();
     /* the kernel wiped the mark; the handlers did the reset: nothing left for vnpu_fork_adopt */
-    if (vnpu_fork_mark != &always_check)
-        vnpu_fork_mark = &unarmed;
+    if (__atomic_load_n(&vnpu_fork_mark, __ATOMIC_ACQUIRE) != &always_check)
+        __atomic_store_n(&vnpu_fork_mark, &unarmed, __ATOMIC_RELEASE);
     else
-        armed_pid = getpid();
+        __atomic_store_n(&armed_pid, getpid(), __ATOMIC_RELEASE);
 }
 
 /* Registered while the library is loaded, before any thread of ours exists and outside every lock

@@ -37,10 +37,14 @@
  * address space (CLONE_VM without CLONE_THREAD, vfork) share everything with the parent and count
  * as the parent.
  */
-extern volatile unsigned char *vnpu_fork_mark;
+extern unsigned char *vnpu_fork_mark;
 
-/* 1 in a child made after vnpu_fork_arm() by anything but fork() (or on an old kernel: always) */
-static inline int vnpu_fork_changed(void) { return *vnpu_fork_mark == 0; }
+/* 1 in a child made after vnpu_fork_arm() by anything but fork() (or on an old kernel: always).
+ * Two plain loads on x86-64 and AArch64 (acquire: the armed byte is visible with the pointer). */
+static inline int vnpu_fork_changed(void)
+{
+    return __atomic_load_n(__atomic_load_n(&vnpu_fork_mark, __ATOMIC_ACQUIRE), __ATOMIC_RELAXED) == 0;
+}
 /* Arms the mark for this process (memory part init; idempotent; after fork the child handler
  * re-arms it). */
 void vnpu_fork_arm(void);
