@@ -8,7 +8,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#define MIB (1024ull * 1024ull)
+#define MIB VNPU_ENV_MEM_QUOTA_UNIT_BYTES
 /* largest NPU_MEM_QUOTA whose bytes fit in the region's u64 limit */
 #define MAX_QUOTA_MIB (UINT64_MAX / MIB)
 
@@ -36,14 +36,14 @@ static void problem_line(char *p, size_t plen, const char *src, const char *key,
 }
 
 int vnpu_config_region_path_checked(char *buf, size_t len, char *problem, size_t plen) {
-    const char *p = getenv("NPU_LOCAL_SHM_PATH");
+    const char *p = getenv(VNPU_ENV_REGION_PATH);
     if (!p || !*p) {
         snprintf(buf, len, "%s", VNPU_DEFAULT_REGION_PATH);
         return 1;
     }
     size_t n = strlen(p);
     if (p[0] != '/' || n >= VNPU_REGION_PATH_MAX || n >= len) {
-        problem_line(problem, plen, "env", "NPU_LOCAL_SHM_PATH", p,
+        problem_line(problem, plen, "env", VNPU_ENV_REGION_PATH, p,
                      p[0] != '/' ? "not an absolute path" : "longer than 511 bytes");
         snprintf(buf, len, "%s", VNPU_DEFAULT_REGION_PATH);
         return 0;
@@ -100,8 +100,8 @@ static char *trim(char *s) {
 }
 
 enum key { K_QUOTA, K_PRIORITY, K_DEVICES, K_CAP, K_COUNT };
-static const char *const key_names[K_COUNT] = {"NPU_MEM_QUOTA", "NPU_PRIORITY", "VNPU_DEVICE_COUNT",
-                                               "VNPU_COMPUTE_CAP_PCT"};
+static const char *const key_names[K_COUNT] = {VNPU_ENV_MEM_QUOTA, VNPU_ENV_PRIORITY, VNPU_ENV_DEVICE_COUNT,
+                                               VNPU_ENV_COMPUTE_CAP_PCT};
 
 struct values {
     const char *v[K_COUNT];
@@ -157,10 +157,11 @@ enum vnpu_config_status vnpu_config_load(const char *region_path, struct vnpu_in
                                          size_t plen) {
     struct values v;
     memset(&v, 0, sizeof v);
-    for (int i = 0; i < K_COUNT; i++) {
-        v.v[i] = getenv(key_names[i]);
-        snprintf(v.src[i], sizeof v.src[i], "env");
-    }
+    v.v[K_QUOTA] = getenv(VNPU_ENV_MEM_QUOTA);
+    v.v[K_PRIORITY] = getenv(VNPU_ENV_PRIORITY);
+    v.v[K_DEVICES] = getenv(VNPU_ENV_DEVICE_COUNT);
+    v.v[K_CAP] = getenv(VNPU_ENV_COMPUTE_CAP_PCT);
+    for (int i = 0; i < K_COUNT; i++) snprintf(v.src[i], sizeof v.src[i], "env");
     char file[600], buf[4096];
     const char *slash = strrchr(region_path, '/');
     if (slash)
@@ -171,7 +172,7 @@ enum vnpu_config_status vnpu_config_load(const char *region_path, struct vnpu_in
 
     memset(out, 0, sizeof *out);
     out->device_count = VNPU_REGION_MAX_DEVICES;
-    out->compute_weight = 100;
+    out->compute_weight = VNPU_ENV_DEFAULT_PRIORITY;
     out->compute_cap_pct = 0;
     out->priority_class = 1;
     out->policy_flags = VNPU_POLICY_MEM_ENFORCE;
@@ -186,7 +187,7 @@ enum vnpu_config_status vnpu_config_load(const char *region_path, struct vnpu_in
         out->device_count = (uint32_t)u;
     }
     if (v.v[K_CAP]) {
-        if (!parse_u64(v.v[K_CAP], 100, &u)) {
+        if (!parse_u64(v.v[K_CAP], VNPU_ENV_MAX_COMPUTE_CAP_PCT, &u)) {
             problem_line(problem, plen, v.src[K_CAP], key_names[K_CAP], v.v[K_CAP],
                          "not a percentage 0..100 (digits only)");
             return VNPU_CONFIG_BAD;
