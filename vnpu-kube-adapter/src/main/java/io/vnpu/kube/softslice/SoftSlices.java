@@ -203,15 +203,34 @@ public final class SoftSlices implements AutoCloseable {
 
   /**
    * Unregisters {@code key} (0: none) and removes the slice's directory, the region first, never
-   * following links; what is already gone is fine. What the container left in its directory after
-   * the region is gone (a tree too deep to walk, say) is logged and retried by the next sweep.
+   * following links; what is already gone is fine. The directory and the region file are writable
+   * by the container: what cannot be removed there (a tree too deep to walk, say) is logged and
+   * retried by the next sweep, never an error (the slice is gone once it is unregistered).
    *
-   * @throws IOException naming the registry or region that cannot be changed
+   * @throws IOException naming the registry that cannot be changed
    */
   public void remove(Path dir, long key) throws IOException {
-    if (key != 0) registrations.unregister(key);
-    HostFiles.deleteTree(dir.resolve(LimiterFiles.REGION_FILE));
-    removeTree(dir);
+    if (key != 0) registrations.unregister(key); // the registry is ours alone: a failure here is real
+    if (removeTree(dir.resolve(LimiterFiles.REGION_FILE))) removeTree(dir);
+  }
+
+  /**
+   * Whether {@code dir} holds a region (a regular file, links not followed): a slice whose record
+   * was lost is adopted then, not created again under its running container.
+   */
+  public boolean holdsRegion(Path dir) {
+    return Files.isRegularFile(dir.resolve(LimiterFiles.REGION_FILE), LinkOption.NOFOLLOW_LINKS);
+  }
+
+  /**
+   * The key the registrations of the region in {@code dir} have, found through the registries
+   * (never read from the region, which the container may rewrite).
+   *
+   * @return empty when no registry holds the region (memory only, or not registered)
+   * @throws IOException when a registry cannot be read
+   */
+  public Optional<Long> registeredKey(Path dir) throws IOException {
+    return registrations.keyOf(dir.resolve(LimiterFiles.REGION_FILE));
   }
 
   /** Names of the directories under the region root now; empty when it does not exist yet. */
@@ -244,14 +263,11 @@ public final class SoftSlices implements AutoCloseable {
       String phase = phaseByOwner.get(uid.get());
       if (phase != null && !phase.equals("Succeeded") && !phase.equals("Failed")) continue;
       Path dir = layout.regionRoot().resolve(name);
-      try {
-        HostFiles.deleteTree(dir.resolve(LimiterFiles.REGION_FILE));
-        if (removeTree(dir)) {
-          removed.add(dir);
-          LOG.info("removed {} (pod {} {})", dir, uid.get(), phase == null ? "deleted" : phase);
-        }
-      } catch (IOException e) {
-        LOG.warn("remove {} failed: {}", dir, e.getMessage());
+      // the region first: a directory the container made impossible to remove must not keep the
+      // registration (reconcile keeps the entry of any region still there)
+      if (removeTree(dir.resolve(LimiterFiles.REGION_FILE)) && removeTree(dir)) {
+        removed.add(dir);
+        LOG.info("removed {} (pod {} {})", dir, uid.get(), phase == null ? "deleted" : phase);
       }
     }
     reconcileQuietly();
@@ -270,8 +286,7 @@ public final class SoftSlices implements AutoCloseable {
     for (String name : entries()) {
       Path d = layout.regionRoot().resolve(name);
       if (keep.test(d)) continue;
-      HostFiles.deleteTree(d.resolve(LimiterFiles.REGION_FILE));
-      if (removeTree(d)) removed.add(d.toString());
+      if (removeTree(d.resolve(LimiterFiles.REGION_FILE)) && removeTree(d)) removed.add(d.toString());
     }
     removed.addAll(reconcile());
     return removed;
@@ -350,13 +365,19 @@ public final class SoftSlices implements AutoCloseable {
     }
   }
 
-  private static boolean removeTree(Path dir) {
+  /**
+   * Removes what the container can write, best-effort: a slice's directory or the region file in
+   * it. Once the registration is gone, what is left is the container's own files, no share: logged
+   * and retried by the next sweep, never an error that would keep a claim prepared or stop the sweep
+   * of the other directories.
+   */
+  private static boolean removeTree(Path path) {
     try {
-      HostFiles.deleteTree(dir);
+      HostFiles.deleteTree(path);
       return true;
     } catch (IOException e) {
-      LOG.warn("soft slice directory {}: its region is removed, the rest not: {}; the next sweep retries", dir,
-          e.getMessage());
+      LOG.warn("soft slice leftovers {} (the container could write them) are not removed: {}; the slice and"
+          + " its registration are gone, the next sweep retries", path, e.getMessage());
       return false;
     }
   }

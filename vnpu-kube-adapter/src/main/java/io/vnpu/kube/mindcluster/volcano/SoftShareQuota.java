@@ -3,6 +3,7 @@ package io.vnpu.kube.mindcluster.volcano;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.vnpu.api.model.Priority;
 import io.vnpu.api.model.Units;
+import io.vnpu.kube.errors.Shown;
 import io.vnpu.kube.softslice.SoftCharge;
 import io.vnpu.kube.softslice.SoftSliceRefusedException;
 import io.vnpu.kube.resource.AllocationException;
@@ -66,11 +67,11 @@ public record SoftShareQuota(int aicorePercent, long hbmMib) {
     try {
       v = Long.parseLong(value.strip());
     } catch (NumberFormatException e) {
-      throw new AllocationException(who + ": annotation " + key + " = \"" + value + "\": not a whole number, "
+      throw new AllocationException(who + ": annotation " + key + " = " + Shown.string(value) + ": not a whole number, "
           + "expected " + expected);
     }
     if (v < min || v > max) {
-      throw new AllocationException(who + ": annotation " + key + " = \"" + value + "\": out of range, expected "
+      throw new AllocationException(who + ": annotation " + key + " = " + Shown.string(value) + ": out of range, expected "
           + expected);
     }
     return v;
