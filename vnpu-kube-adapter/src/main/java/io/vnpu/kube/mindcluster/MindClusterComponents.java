@@ -27,6 +27,8 @@ import io.vnpu.kube.mindcluster.volcano.VolcanoPods;
 import io.vnpu.kube.resource.AllocationException;
 import io.vnpu.kube.resource.ResourceManager;
 import io.vnpu.kube.limiter.LimiterFiles;
+import io.vnpu.kube.limiter.ElfSharedObject;
+import io.vnpu.kube.limiter.LimiterProvisioning;
 import io.vnpu.kube.limiter.LimiterVerifier;
 import io.vnpu.kube.mindcluster.volcano.SoftShareAllocator;
 import io.vnpu.kube.softslice.SoftSliceLayout;
@@ -135,15 +137,20 @@ public final class MindClusterComponents implements AutoCloseable {
   }
 
   /**
-   * Our limiter where the agent installs it by default ({@link LimiterFiles#HAMI_HOST_DIR}) and the
-   * slices in the one layout of this project's backends under {@code -softShareDevConfigDir}
-   * ({@link SoftSliceLayout#vnpu}: {@code regions/} and {@code compute/}); empty without soft sharing.
+   * Our limiter in {@link LimiterFiles#HAMI_HOST_DIR}, installed there from the image's {@link
+   * LimiterFiles#HAMI_ASSETS_DIR} when the image carries it (as the HAMi and DRA agents do, same
+   * code: {@link LimiterProvisioning}), else verified only; and the slices in the one layout of this
+   * project's backends under {@code -softShareDevConfigDir} ({@link SoftSliceLayout#vnpu}:
+   * {@code regions/} and {@code compute/}). Empty without soft sharing.
    */
   static Optional<SoftSlices> defaultSoftShare(MindClusterOptions options) {
     return options.softShareDevConfigDir().map(dir -> {
       LimiterFiles files = LimiterFiles.hami(LimiterFiles.HAMI_HOST_DIR);
-      return new SoftSlices(SoftSliceLayout.vnpu(dir, files), QuotaRegionFactory.writing(new QuotaRegions()),
-          LimiterVerifier.forThisMachine(files));
+      java.nio.file.Path image = java.nio.file.Path.of(LimiterFiles.HAMI_ASSETS_DIR, LimiterFiles.LIBRARY);
+      LimiterVerifier gate = LimiterProvisioning.provision(files,
+          java.nio.file.Files.isRegularFile(image) ? Optional.of(image) : Optional.empty(),
+          ElfSharedObject.thisMachine());
+      return new SoftSlices(SoftSliceLayout.vnpu(dir, files), QuotaRegionFactory.writing(new QuotaRegions()), gate);
     });
   }
 
