@@ -26,14 +26,16 @@ const char *const vnpu_launch_symbol_names[VNPU_SYM_COUNT] = {VNPU_LAUNCH_SYMBOL
 /* ---------- tunables (not configuration: they shape the algorithm, docs/compute-registry.md) ---------- */
 #define SEED_COST_NS        1000000ULL   /* a kernel never measured is charged 1 ms */
 #define SAMPLE_INTERVAL_NS  2000000LL    /* at most one measurement per kernel key per 2 ms */
-#define MAX_THROTTLE_NS     1000000000LL /* one launch never waits longer than 1 s (then fails open) */
+#define MAX_WAIT_NS         30000000000LL /* one launch never waits longer than 30 s: then it runs (fail
+                                             open) and what it costs stays as debt (compute_gcra.h) */
 #define SLEEP_STEP_NS       5000000LL    /* waits re-check the share at least every 5 ms */
 #define LAST_LAUNCH_GRAIN   1000000LL    /* last_launch_ns is refreshed at most once per ms */
 #define POLL_NS             1000000LL    /* measurement thread: event poll period */
 #define SHARE_EVERY_POLLS   5            /* share recomputed every 5 polls */
 #define SAMPLE_TIMEOUT_NS   10000000000LL /* a bracket not complete after 10 s is dropped */
-#define COST_TABLE          1024
+#define COST_TABLE          4096         /* kernel keys; beyond, the least recently used are re-measured */
 #define COST_PROBE          8
+#define COST_TOUCH_NS       50000000LL   /* last_use_ns refreshed at most every 50 ms per key */
 #define MAX_SAMPLES         64
 #define MAX_POOL_EVENTS     (2 * MAX_SAMPLES)
 #define MAX_SPECIAL         64
@@ -175,9 +177,11 @@ static inline void tc_add(uint64_t *field, uint64_t n)
 
 /* ---------- kernel cost table ---------- */
 struct costent {
-    uint64_t key;          /* 0 = empty; claimed by CAS */
+    uint64_t key;          /* 0 = empty; claimed (or taken over from the least recently used key) by CAS */
     uint64_t cost_ns;      /* read by hooks, written by the measurement thread */
     int64_t last_sample_ns;
+    int64_t last_use_ns;   /* approximate (COST_TOUCH_NS): picks the entry a new key takes over */
+    uint64_t win_key;      /* measurement thread only: the key win belongs to */
     struct vnpu_cost_window win; /* measurement thread only */
 };
 static struct costent costs[COST_TABLE];
@@ -218,31 +222,70 @@ uint64_t vnpu_kernel_key(int sym, const void *fn, uint64_t tiling_key, uint32_t 
     return h ? h : 1;
 }
 
-static struct costent *cost_find(uint64_t key, int insert, int *inserted)
+static int table_full_logged;
+
+/* A fresh entry for key: charged conservatively (the seed) until its own measurement arrives. */
+static void cost_init(struct costent *e, int64_t now)
 {
-    if (inserted)
-        *inserted = 0;
+    __atomic_store_n(&e->cost_ns, __atomic_load_n(&seed_cost_ns, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+    __atomic_store_n(&e->last_sample_ns, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->last_use_ns, now, __ATOMIC_RELAXED);
+}
+
+/*
+ * The entry of key. With insert, a key not in the table gets an empty entry of its probe window or,
+ * when all are taken, the least recently used one (that key is measured again when it comes back):
+ * the table never stops measuring new keys. *fresh: the key was not in the table (charged the seed).
+ */
+static struct costent *cost_find(uint64_t key, int insert, int *fresh, int64_t now)
+{
+    if (fresh)
+        *fresh = 0;
     uint32_t i = (uint32_t)(key ^ (key >> 32)) % COST_TABLE;
+    struct costent *victim = NULL;
+    int64_t oldest = INT64_MAX;
     for (int p = 0; p < COST_PROBE; p++, i = (i + 1) % COST_TABLE) {
         struct costent *e = &costs[i];
         uint64_t k = __atomic_load_n(&e->key, __ATOMIC_ACQUIRE);
-        if (k == key)
+        if (k == key) {
+            if (now - __atomic_load_n(&e->last_use_ns, __ATOMIC_RELAXED) >= COST_TOUCH_NS)
+                __atomic_store_n(&e->last_use_ns, now, __ATOMIC_RELAXED);
             return e;
+        }
         if (k == 0) {
             if (!insert)
                 return NULL;
             uint64_t zero = 0;
             __atomic_store_n(&e->cost_ns, __atomic_load_n(&seed_cost_ns, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
             if (__atomic_compare_exchange_n(&e->key, &zero, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-                if (inserted)
-                    *inserted = 1;
+                cost_init(e, now);
+                if (fresh)
+                    *fresh = 1;
                 return e;
             }
             if (zero == key)
                 return e;
+            k = zero;
+        }
+        int64_t used = __atomic_load_n(&e->last_use_ns, __ATOMIC_RELAXED);
+        if (used < oldest) {
+            oldest = used;
+            victim = e;
         }
     }
-    return NULL; /* table region full: the launch is charged the seed estimate */
+    if (!insert || !victim)
+        return NULL;
+    uint64_t old = __atomic_load_n(&victim->key, __ATOMIC_ACQUIRE);
+    if (old == key || old == 0
+        || !__atomic_compare_exchange_n(&victim->key, &old, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return old == key ? victim : NULL; /* lost a race: charged the seed this once */
+    cost_init(victim, now);
+    if (fresh)
+        *fresh = 1;
+    if (!__atomic_exchange_n(&table_full_logged, 1, __ATOMIC_RELAXED))
+        compute_log("more than %d kernel keys in use: the least recently used are measured again when they "
+                    "return (charged conservatively until then)", COST_TABLE);
+    return victim;
 }
 
 /* ---------- per-device state ---------- */
@@ -272,6 +315,7 @@ static pthread_mutex_t cfg_mu = PTHREAD_MUTEX_INITIALIZER;
 struct sample {
     rtEvent_t pre, post; /* NULL, NULL: a synchronous call measured on the host (direct_ns) */
     struct costent *ce;
+    uint64_t key;      /* the kernel key (the entry may have been taken over by another since) */
     uint32_t dev;
     int64_t t0;
     uint64_t direct_ns;
@@ -299,6 +343,7 @@ static int thread_state; /* 0 not started, 1 running, 2 failed */
 static pthread_mutex_t thr_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static unsigned char missing_logged[VNPU_SYM_COUNT];
+static int wait_bound_logged;
 
 /* ---------- configuration and device join (first launch only) ---------- */
 static int config_on(void)
@@ -528,6 +573,7 @@ void vnpu_compute_after_sync(struct vnpu_launch *l, rtError_t rc, int64_t elapse
         s->charged = l->charged;
         s->share = l->share;
         s->unknown = l->unknown;
+        s->key = l->key;
     }
     pthread_mutex_unlock(&smp_mu);
 }
@@ -571,48 +617,53 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
         l->tc = tc;
     }
     int fresh = 0;
-    struct costent *ce = cost_find(key, 1, &fresh);
+    struct costent *ce = cost_find(key, 1, &fresh, now);
     uint64_t cost = ce ? __atomic_load_n(&ce->cost_ns, __ATOMIC_RELAXED)
                        : __atomic_load_n(&seed_cost_ns, __ATOMIC_RELAXED);
     uint32_t share = __atomic_load_n(&ds->share_ppm, __ATOMIC_RELAXED);
     l->charged = cost;
-    l->share = share;
+    l->key = key;
     l->unknown = fresh;
     if (tc)
         tc_add(&tc->charged_ns[d], cost);
 
-    if (share >= VNPU_SHARE_FULL) {
-        /* unthrottled, but the work is still accounted on the tat (no wait): when a neighbour turns
-         * busy, what this container queued while alone is debt, so its burst is bounded by the burst
-         * allowance instead of by the depth of its streams */
-        vnpu_gcra_account(ds->tat, now, (int64_t)(cost < (uint64_t)VNPU_GCRA_MAX_CHARGE_NS ? cost : VNPU_GCRA_MAX_CHARGE_NS),
-                          ds->reg.burst_ns + VNPU_GCRA_MAX_CHARGE_NS / 2);
-    } else {
-        int64_t start = now, waited = 0;
+    /*
+     * GCRA with debt (compute_gcra.h): conform when the container's debt is at most the burst, then
+     * charge cost / share in full. At whole-device share the same rule bounds the container's queued
+     * device work to the burst, so a neighbour that wakes up never waits behind streams x depth of it.
+     */
+    if (__builtin_expect(share == 0 || vnpu_gcra_admit(ds->tat, now, cost, share, ds->reg.burst_ns) != 0, 0)) {
+        int64_t start = now;
         /* strict priority: a higher class is busy; wait in steps, bounded by the registry's limit */
-        while (share == 0 && waited < ds->reg.prio_wait_ns) {
+        while (share == 0 && now - start < ds->reg.prio_wait_ns) {
             sleep_ns(SLEEP_STEP_NS);
             now = now_ns();
-            waited = now - start;
             share = __atomic_load_n(&ds->share_ppm, __ATOMIC_RELAXED);
         }
-        if (share > 0 && share < VNPU_SHARE_FULL) {
-            for (;;) {
-                int64_t wait = vnpu_gcra_admit(ds->tat, now, vnpu_gcra_charge(cost, share), ds->reg.burst_ns);
-                if (wait == 0)
-                    break;
-                if (now - start >= MAX_THROTTLE_NS)
-                    break; /* fail open: never hold a launch longer than the bound */
-                sleep_ns(wait < SLEEP_STEP_NS ? wait : SLEEP_STEP_NS);
-                now = now_ns();
-                share = __atomic_load_n(&ds->share_ppm, __ATOMIC_RELAXED);
-                if (share == 0 || share >= VNPU_SHARE_FULL)
-                    break;
+        while (share > 0) {
+            int64_t wait = vnpu_gcra_admit(ds->tat, now, cost, share, ds->reg.burst_ns);
+            if (wait == 0)
+                break;
+            if (now - start >= MAX_WAIT_NS) {
+                /* fail open: the launch runs now; what it costs stays as debt for the next ones */
+                vnpu_gcra_adjust(ds->tat, now, (int64_t)cost, share, ds->reg.burst_ns);
+                if (!__atomic_exchange_n(&wait_bound_logged, 1, __ATOMIC_RELAXED))
+                    compute_log("a launch waited %lld s for its share: it runs now, and the container's debt "
+                                "is repaid by the next launches' waits", (long long)(MAX_WAIT_NS / 1000000000LL));
+                break;
             }
+            if (wait > SLEEP_STEP_NS)
+                wait = SLEEP_STEP_NS;
+            if (wait > MAX_WAIT_NS - (now - start))
+                wait = MAX_WAIT_NS - (now - start);
+            sleep_ns(wait);
+            now = now_ns();
+            share = __atomic_load_n(&ds->share_ppm, __ATOMIC_RELAXED);
         }
         if (tc)
             tc_add(&tc->throttled_ns[d], (uint64_t)(now - start));
     }
+    l->share = share;
     if (now - __atomic_load_n(&ds->last_launch_cache, __ATOMIC_RELAXED) >= LAST_LAUNCH_GRAIN) {
         __atomic_store_n(&ds->last_launch_cache, now, __ATOMIC_RELAXED);
         __atomic_store_n(ds->activity, (uint64_t)now, __ATOMIC_RELAXED);
@@ -659,6 +710,7 @@ void vnpu_compute_after(struct vnpu_launch *l, rtError_t rc)
         smp[smp_n].charged = l->charged;
         smp[smp_n].share = l->share;
         smp[smp_n].unknown = l->unknown;
+        smp[smp_n].key = l->key;
         smp_n++;
         pthread_mutex_unlock(&smp_mu);
         return;
@@ -685,27 +737,11 @@ uint32_t vnpu_compute_share_ppm(uint32_t dev)
 
 uint64_t vnpu_compute_cost_ns(uint64_t key)
 {
-    struct costent *e = cost_find(key, 0, NULL);
+    struct costent *e = cost_find(key, 0, NULL, 0);
     return e ? __atomic_load_n(&e->cost_ns, __ATOMIC_RELAXED) : 0;
 }
 
 /* ---------- measurement thread ---------- */
-/*
- * The estimate of a kernel fell by more than half: launches were charged for queueing behind other
- * containers (typically right after a neighbour ran unthrottled), not for their own device time.
- * Forgive what exceeds the burst instead of making the container pay that debt.
- */
-static void forgive_debt(struct devstate *ds, int64_t now)
-{
-    if (__atomic_load_n(&ds->state, __ATOMIC_ACQUIRE) != DEV_ON)
-        return;
-    int64_t cur = __atomic_load_n(ds->tat, __ATOMIC_RELAXED);
-    while (cur > now + ds->reg.burst_ns
-           && !__atomic_compare_exchange_n(ds->tat, &cur, now + ds->reg.burst_ns, 0, __ATOMIC_RELAXED,
-                                           __ATOMIC_RELAXED)) {
-    }
-}
-
 static int64_t *dev_tat(uint32_t d);
 
 /* A measurement of ns device time for the sample's key. */
@@ -713,26 +749,25 @@ static void take_sample(const struct sample *s, int64_t now, uint64_t ns)
 {
     if (ns == 0)
         ns = 1;
-    uint64_t before = s->ce->win.est;
-    uint64_t est = vnpu_cost_add(&s->ce->win, now, ns);
-    if (before > 2 * est)
-        forgive_debt(&devs[s->dev], now);
-    __atomic_store_n(&s->ce->cost_ns, est, __ATOMIC_RELAXED);
-    __atomic_store_n(&seed_cost_ns, seed_add(now, est), __ATOMIC_RELAXED);
-    devs[s->dev].samples++;
-    /* a never-measured kernel that cost more than it was charged: the rest is debt */
-    int64_t *tat = dev_tat(s->dev);
-    if (s->unknown && tat && ns > s->charged && s->share > 0 && s->share < VNPU_SHARE_FULL) {
-        int64_t extra = vnpu_gcra_charge(ns - s->charged, s->share);
-        int64_t cur = __atomic_load_n(tat, __ATOMIC_RELAXED), next;
-        do {
-            int64_t base = cur > now ? cur : now;
-            int64_t cap = now + devs[s->dev].reg.burst_ns + VNPU_GCRA_MAX_CHARGE_NS / 2;
-            next = base + extra > cap ? cap : base + extra;
-            if (next <= cur)
-                break;
-        } while (!__atomic_compare_exchange_n(tat, &cur, next, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    struct costent *ce = s->ce;
+    if (__atomic_load_n(&ce->key, __ATOMIC_ACQUIRE) == s->key) {
+        if (ce->win_key != s->key) { /* the entry was taken over by this key: a fresh window */
+            memset(&ce->win, 0, sizeof ce->win);
+            ce->win_key = s->key;
+        }
+        uint64_t est = vnpu_cost_add(&ce->win, now, ns);
+        __atomic_store_n(&ce->cost_ns, est, __ATOMIC_RELAXED);
+        __atomic_store_n(&seed_cost_ns, seed_add(now, est), __ATOMIC_RELAXED);
+    } else {
+        __atomic_store_n(&seed_cost_ns, seed_add(now, ns), __ATOMIC_RELAXED);
     }
+    devs[s->dev].samples++;
+    /* a never-measured kernel was charged the seed: charge what it measured instead, in full (the
+     * rest is debt, an overcharge is refunded) */
+    int64_t *tat = dev_tat(s->dev);
+    if (s->unknown && tat)
+        vnpu_gcra_adjust(tat, now, (int64_t)ns - (int64_t)s->charged,
+                         __atomic_load_n(&devs[s->dev].share_ppm, __ATOMIC_RELAXED), devs[s->dev].reg.burst_ns);
 }
 
 static void measure_samples(int64_t now)
@@ -928,9 +963,15 @@ void vnpu_compute_fork_parent(void)
     pthread_mutex_unlock(&dev_mu);
     pthread_mutex_unlock(&cfg_mu);
 }
-void vnpu_compute_fork_child(void)
+/*
+ * The child of fork (or of a raw clone) starts clean: no measurement thread, no brackets (they belong
+ * to the parent's streams), no registry descriptors, no device state (it rejoins on its first launch),
+ * and no thread "inside a launch": only the forking thread exists in the child, and a marker left by
+ * a parent thread that was in a launch at the fork would make the container look busy for the
+ * child's whole life. The counter blocks stay (the child's own thread keeps its block).
+ */
+static void compute_child_reset(void)
 {
-    /* brackets belong to the parent's streams; the child's runtime starts without them */
     smp_n = 0;
     smp_inflight = 0;
     pool_n = 0;
@@ -940,15 +981,35 @@ void vnpu_compute_fork_child(void)
         memset(t->launches, 0, sizeof t->launches);
         memset(t->charged_ns, 0, sizeof t->charged_ns);
         memset(t->throttled_ns, 0, sizeof t->throttled_ns);
+        t->in_call_since = 0;
+        t->in_call_dev = 0;
+        if (t != tc_self)
+            t->retired = 1; /* its thread does not exist in the child: the block is free for reuse */
     }
     for (uint32_t d = 0; d < VNPU_COMPUTE_MAX_DEVICES; d++) {
         struct devstate *ds = &devs[d];
-        if (ds->state == DEV_ON) {
-            /* POSIX record locks are not inherited: drop the mapping and rejoin on the first launch */
-            vnpu_reg_close(&ds->reg);
-        }
+        if (ds->state == DEV_ON)
+            vnpu_reg_close(&ds->reg); /* the parent's descriptors; the child opens its own */
         memset(ds, 0, sizeof *ds);
         vnpu_reg_none(&ds->reg);
     }
+}
+
+void vnpu_compute_fork_child(void)
+{
+    compute_child_reset();
     vnpu_compute_fork_parent();
+}
+
+void vnpu_compute_clone_child(void)
+{
+    /* no fork handler ran: a mutex may have been held by a thread that does not exist here */
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    cfg_mu = fresh;
+    dev_mu = fresh;
+    thr_mu = fresh;
+    pub_mu = fresh;
+    tc_mu = fresh;
+    smp_mu = fresh;
+    compute_child_reset();
 }

@@ -107,6 +107,7 @@ struct vnpu_launch {
     void *tc;      /* the thread's counter block while the launch is in flight, NULL if none */
     int sync;      /* set by vnpu_compute_before_sync: no event bracket */
     uint64_t charged; /* device ns charged */
+    uint64_t key;     /* kernel key */
     uint32_t share;   /* share at launch, ppm */
     int unknown;      /* the kernel key was never measured: charged the seed */
 };
