@@ -10,6 +10,8 @@
  *                    [T1, T2] (CLOCK_MONOTONIC ns), exact whatever it still had queued:
  *                    window pid=P logic=D busy_ns= tasks= t1= t2=
  *                    exit 1 when a process's ring no longer covers T1 ("window ... overflow")
+ *   --tasks          (with --pid) the tasks still in the process's ring, oldest first:
+ *                    task pid=P logic=D index= start_ns= end_ns=
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -96,7 +98,21 @@ static int ring_window(const struct vnpu_sim_task_ring *q, uint64_t t1, uint64_t
     return 0;
 }
 
-static int print_windows(const char *root, uint64_t t1, uint64_t t2, long want_pid, long want_dev) {
+static void print_tasks(const struct vnpu_sim_task_ring *q) {
+    uint64_t next = __atomic_load_n(&q->next, __ATOMIC_ACQUIRE);
+    uint64_t first = next > VNPU_SIM_TASK_RING_SLOTS ? next - VNPU_SIM_TASK_RING_SLOTS : 0;
+    for (uint64_t i = first; i < next; i++) {
+        const struct vnpu_sim_task_slot *sl = &q->slot[i % VNPU_SIM_TASK_RING_SLOTS];
+        uint64_t seq = __atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE);
+        uint64_t a = __atomic_load_n(&sl->start_ns, __ATOMIC_RELAXED), b = __atomic_load_n(&sl->end_ns, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (seq != 2 * i + 2 || __atomic_load_n(&sl->seq, __ATOMIC_RELAXED) != seq) continue;
+        printf("task pid=%d logic=%d index=%" PRIu64 " start_ns=%" PRIu64 " end_ns=%" PRIu64 "\n", q->pid, q->logic_id, i,
+               a, b);
+    }
+}
+
+static int print_windows(const char *root, uint64_t t1, uint64_t t2, long want_pid, long want_dev, int tasks) {
     char dir[700];
     snprintf(dir, sizeof(dir), "%s/tasks", root);
     DIR *dp = opendir(dir);
@@ -119,7 +135,9 @@ static int print_windows(const char *root, uint64_t t1, uint64_t t2, long want_p
         if (q->magic == VNPU_SIM_TASK_RING_MAGIC && (want_pid < 0 || q->pid == want_pid)
             && (want_dev < 0 || q->logic_id == want_dev)) {
             uint64_t b = 0, n = 0;
-            if (ring_window(q, t1, t2, &b, &n) == 0) {
+            if (tasks) {
+                print_tasks(q);
+            } else if (ring_window(q, t1, t2, &b, &n) == 0) {
                 printf("window pid=%d logic=%d busy_ns=%" PRIu64 " tasks=%" PRIu64 " t1=%" PRIu64 " t2=%" PRIu64 "\n",
                        q->pid, q->logic_id, b, n, t1, t2);
             } else {
@@ -136,12 +154,14 @@ static int print_windows(const char *root, uint64_t t1, uint64_t t2, long want_p
 
 int main(int argc, char **argv) {
     long want_pid = -1, want_dev = -1;
-    int window = 0;
+    int window = 0, tasks = 0;
     uint64_t t1 = 0, t2 = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--now") == 0) {
             printf("%" PRIu64 "\n", mono_ns());
             return 0;
+        } else if (strcmp(argv[i], "--tasks") == 0) {
+            tasks = 1;
         } else if (strcmp(argv[i], "--window") == 0 && i + 2 < argc) {
             window = 1;
             t1 = strtoull(argv[++i], NULL, 10);
@@ -153,7 +173,7 @@ int main(int argc, char **argv) {
         } else if (strcmp(argv[i], "--pid") == 0 && i + 1 < argc) want_pid = strtol(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) want_dev = strtol(argv[++i], NULL, 10);
         else {
-            fprintf(stderr, "cann-sim-busy: unknown argument '%s'\nusage: cann-sim-busy [--pid P] [--device D] [--now | --window T1 T2]\n",
+            fprintf(stderr, "cann-sim-busy: unknown argument '%s'\nusage: cann-sim-busy [--pid P] [--device D] [--now | --window T1 T2 | --tasks]\n",
                     argv[i]);
             return 2;
         }
@@ -164,7 +184,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "cann-sim-busy: no simulated host root (VNPU_SIM_ROOT): error %d\n", rc);
         return 1;
     }
-    if (window) return print_windows(root, t1, t2, want_pid, want_dev);
+    if (window || tasks) return print_windows(root, t1, t2, want_pid, want_dev, tasks);
     char path[1024];
     struct vnpu_sim_device_time dt[VNPU_SIM_MAX_DEVICES];
     uint64_t hbm[VNPU_SIM_MAX_DEVICES];

@@ -28,6 +28,7 @@ const char *const vnpu_launch_symbol_names[VNPU_SYM_COUNT] = {VNPU_LAUNCH_SYMBOL
 #define SAMPLE_INTERVAL_NS  2000000LL    /* at most one measurement per kernel key per 2 ms */
 #define MAX_WAIT_NS         30000000000LL /* one launch never waits longer than 30 s: then it runs (fail
                                              open) and what it costs stays as debt (compute_gcra.h) */
+#define MAX_CREDIT_NS       2000000000LL /* a container never lags the clock by more than 2 s (take_sample) */
 #define SLEEP_STEP_NS       5000000LL    /* waits re-check the share at least every 5 ms */
 #define LAST_LAUNCH_GRAIN   1000000LL    /* last_launch_ns is refreshed at most once per ms */
 #define POLL_NS             1000000LL    /* measurement thread: event poll period */
@@ -182,6 +183,9 @@ struct costent {
     int64_t last_sample_ns;
     int64_t last_use_ns;   /* approximate (COST_TOUCH_NS): picks the entry a new key takes over */
     uint64_t win_key;      /* measurement thread only: the key win belongs to */
+    uint64_t measured_key; /* the key whose first measurement was charged (first_measurement) */
+    uint64_t pending_n;    /* launches of the key before its first measurement ... */
+    uint64_t pending_charged; /* ... and the device ns they were charged (the seed each) */
     struct vnpu_cost_window win; /* measurement thread only */
 };
 static struct costent costs[COST_TABLE];
@@ -189,27 +193,35 @@ static struct costent costs[COST_TABLE];
  * whose key keeps changing (block count following a dynamic shape) is never charged a small kernel's
  * cost; and after its first measurement, what it cost beyond that is charged as debt. */
 static uint64_t seed_cost_ns = SEED_COST_NS;
-static struct {
+/* The largest value of the last VNPU_COST_BUCKETS x VNPU_COST_BUCKET_NS (measurement thread only). */
+struct maxwin {
     int64_t bucket_start;
     uint32_t cur;
     uint64_t max[VNPU_COST_BUCKETS];
-} seed_win; /* measurement thread only */
+};
+static struct maxwin seed_win;
+
+static uint64_t maxwin_add(struct maxwin *w, int64_t now, uint64_t ns)
+{
+    for (int n = 0; now - w->bucket_start >= VNPU_COST_BUCKET_NS && n < VNPU_COST_BUCKETS; n++) {
+        w->cur = (w->cur + 1) % VNPU_COST_BUCKETS;
+        w->max[w->cur] = 0;
+        w->bucket_start += VNPU_COST_BUCKET_NS;
+    }
+    if (now - w->bucket_start >= VNPU_COST_BUCKET_NS)
+        w->bucket_start = now;
+    if (ns > w->max[w->cur])
+        w->max[w->cur] = ns;
+    uint64_t m = 0;
+    for (int b = 0; b < VNPU_COST_BUCKETS; b++)
+        if (w->max[b] > m)
+            m = w->max[b];
+    return m;
+}
 
 static uint64_t seed_add(int64_t now, uint64_t ns)
 {
-    for (int n = 0; now - seed_win.bucket_start >= VNPU_COST_BUCKET_NS && n < VNPU_COST_BUCKETS; n++) {
-        seed_win.cur = (seed_win.cur + 1) % VNPU_COST_BUCKETS;
-        seed_win.max[seed_win.cur] = 0;
-        seed_win.bucket_start += VNPU_COST_BUCKET_NS;
-    }
-    if (now - seed_win.bucket_start >= VNPU_COST_BUCKET_NS)
-        seed_win.bucket_start = now;
-    if (ns > seed_win.max[seed_win.cur])
-        seed_win.max[seed_win.cur] = ns;
-    uint64_t m = 0;
-    for (int b = 0; b < VNPU_COST_BUCKETS; b++)
-        if (seed_win.max[b] > m)
-            m = seed_win.max[b];
+    uint64_t m = maxwin_add(&seed_win, now, ns);
     return m ? m : SEED_COST_NS;
 }
 
@@ -230,6 +242,9 @@ static void cost_init(struct costent *e, int64_t now)
     __atomic_store_n(&e->cost_ns, __atomic_load_n(&seed_cost_ns, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
     __atomic_store_n(&e->last_sample_ns, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&e->last_use_ns, now, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->measured_key, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->pending_n, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->pending_charged, 0, __ATOMIC_RELAXED);
 }
 
 /*
@@ -283,9 +298,35 @@ static struct costent *cost_find(uint64_t key, int insert, int *fresh, int64_t n
     if (fresh)
         *fresh = 1;
     if (!__atomic_exchange_n(&table_full_logged, 1, __ATOMIC_RELAXED))
-        compute_log("more than %d kernel keys in use: the least recently used are measured again when they "
-                    "return (charged conservatively until then)", COST_TABLE);
+        compute_log("kernel cost table (%d keys) full where a new key belongs: the least recently used "
+                    "key there is measured again when it returns (charged conservatively until then)", COST_TABLE);
     return victim;
+}
+
+static int64_t *dev_tat(uint32_t d);
+static int64_t dev_burst(uint32_t d);
+static uint32_t dev_share(uint32_t d);
+
+/*
+ * The first measurement of key (ns device time, span of the launch): every launch of the key before
+ * it was charged the seed; charge them what this one cost instead, in full (the rest is debt, an
+ * overcharge is refunded), once per key. Any thread (the measurement thread, or a hook right after a
+ * call that waited for its work).
+ */
+static void first_measurement(void *entry, uint64_t key, uint32_t dev, uint64_t ns)
+{
+    struct costent *e = entry;
+    if (!e || __atomic_load_n(&e->key, __ATOMIC_ACQUIRE) != key)
+        return; /* the entry went to another key meanwhile */
+    uint64_t was = __atomic_load_n(&e->measured_key, __ATOMIC_RELAXED);
+    if (was == key || !__atomic_compare_exchange_n(&e->measured_key, &was, key, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        return;
+    __atomic_store_n(&e->cost_ns, ns, __ATOMIC_RELAXED); /* the estimate until the window has it */
+    uint64_t n = __atomic_exchange_n(&e->pending_n, 0, __ATOMIC_RELAXED);
+    uint64_t charged = __atomic_exchange_n(&e->pending_charged, 0, __ATOMIC_RELAXED);
+    int64_t *tat = dev_tat(dev);
+    if (tat && n > 0)
+        vnpu_gcra_adjust(tat, now_ns(), (int64_t)(n * ns) - (int64_t)charged, dev_share(dev), dev_burst(dev));
 }
 
 /* ---------- per-device state ---------- */
@@ -298,6 +339,8 @@ struct devstate {
     uint64_t *activity;      /* activity time: in the own quota region, read by neighbours */
     int64_t last_launch_cache;
     uint32_t share_ppm;      /* written by the measurement thread */
+    int64_t credit_ns;       /* written by the measurement thread: see take_sample */
+    struct maxwin span_win;  /* measurement thread only: the longest measured span of the last window */
     rtContext_t ctx;         /* the launching thread's context: the measurement thread borrows it */
     /* published totals (measurement thread only) */
     uint64_t pub_launches[VNPU_SYM_COUNT];
@@ -321,7 +364,6 @@ struct sample {
     uint64_t direct_ns;
     uint64_t charged;  /* device ns charged at launch */
     uint32_t share;    /* share at launch, ppm */
-    int unknown;       /* the key was never measured when launched: charged the seed */
 };
 static pthread_mutex_t smp_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct sample smp[MAX_SAMPLES];
@@ -548,6 +590,7 @@ static void bracket_give_back(rtEvent_t a, rtEvent_t b)
 }
 
 static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t stm, int sync);
+static int64_t *dev_tat(uint32_t d);
 
 void vnpu_compute_before_sync(struct vnpu_launch *l, int sym, uint64_t key) { before_impl(l, sym, key, NULL, 1); }
 
@@ -562,6 +605,9 @@ void vnpu_compute_after_sync(struct vnpu_launch *l, rtError_t rc, int64_t elapse
         __atomic_store_n(&((struct tcount *)l->tc)->in_call_since, 0, __ATOMIC_RELAXED);
     if (rc != 0 || !l->cost || elapsed_ns <= 0)
         return;
+    /* measured right here: a first measurement is charged in full before the caller's next
+     * execution is admitted */
+    first_measurement(l->cost, l->key, l->dev, (uint64_t)elapsed_ns);
     pthread_mutex_lock(&smp_mu);
     if (smp_n < MAX_SAMPLES) {
         struct sample *s = &smp[smp_n++];
@@ -572,7 +618,6 @@ void vnpu_compute_after_sync(struct vnpu_launch *l, rtError_t rc, int64_t elapse
         s->direct_ns = (uint64_t)elapsed_ns;
         s->charged = l->charged;
         s->share = l->share;
-        s->unknown = l->unknown;
         s->key = l->key;
     }
     pthread_mutex_unlock(&smp_mu);
@@ -581,10 +626,10 @@ void vnpu_compute_after_sync(struct vnpu_launch *l, rtError_t rc, int64_t elapse
 static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t stm, int sync)
 {
     l->sync = sync;
+    l->sym = sym;
     l->sampled = 0;
     l->charged = 0;
     l->share = VNPU_SHARE_FULL;
-    l->unknown = 0;
     l->cost = NULL;
     l->stream = stm;
     l->dev = 0;
@@ -610,12 +655,6 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
         return;
 
     int64_t now = now_ns();
-    if (tc) {
-        /* in flight from here until the runtime returns (a launch blocked behind a full stream is busy) */
-        __atomic_store_n(&tc->in_call_dev, d, __ATOMIC_RELAXED);
-        __atomic_store_n(&tc->in_call_since, now, __ATOMIC_RELAXED);
-        l->tc = tc;
-    }
     int fresh = 0;
     struct costent *ce = cost_find(key, 1, &fresh, now);
     uint64_t cost = ce ? __atomic_load_n(&ce->cost_ns, __ATOMIC_RELAXED)
@@ -623,7 +662,12 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
     uint32_t share = __atomic_load_n(&ds->share_ppm, __ATOMIC_RELAXED);
     l->charged = cost;
     l->key = key;
-    l->unknown = fresh;
+    (void)fresh;
+    if (ce && __atomic_load_n(&ce->measured_key, __ATOMIC_RELAXED) != key) {
+        /* charged the seed before the key's first measurement: made up for by first_measurement */
+        __atomic_fetch_add(&ce->pending_n, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&ce->pending_charged, cost, __ATOMIC_RELAXED);
+    }
     if (tc)
         tc_add(&tc->charged_ns[d], cost);
 
@@ -632,7 +676,8 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
      * charge cost / share in full. At whole-device share the same rule bounds the container's queued
      * device work to the burst, so a neighbour that wakes up never waits behind streams x depth of it.
      */
-    if (__builtin_expect(share == 0 || vnpu_gcra_admit(ds->tat, now, cost, share, ds->reg.burst_ns) != 0, 0)) {
+    int64_t credit = share >= VNPU_SHARE_FULL ? 0 : __atomic_load_n(&ds->credit_ns, __ATOMIC_RELAXED);
+    if (__builtin_expect(share == 0 || vnpu_gcra_admit(ds->tat, now, cost, share, ds->reg.burst_ns, credit) != 0, 0)) {
         int64_t start = now;
         /* strict priority: a higher class is busy; wait in steps, bounded by the registry's limit */
         while (share == 0 && now - start < ds->reg.prio_wait_ns) {
@@ -641,7 +686,8 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
             share = __atomic_load_n(&ds->share_ppm, __ATOMIC_RELAXED);
         }
         while (share > 0) {
-            int64_t wait = vnpu_gcra_admit(ds->tat, now, cost, share, ds->reg.burst_ns);
+            credit = share >= VNPU_SHARE_FULL ? 0 : __atomic_load_n(&ds->credit_ns, __ATOMIC_RELAXED);
+            int64_t wait = vnpu_gcra_admit(ds->tat, now, cost, share, ds->reg.burst_ns, credit);
             if (wait == 0)
                 break;
             if (now - start >= MAX_WAIT_NS) {
@@ -664,6 +710,14 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
             tc_add(&tc->throttled_ns[d], (uint64_t)(now - start));
     }
     l->share = share;
+    if (tc) {
+        /* in flight from here until the runtime returns: a launch blocked in the runtime behind a full
+         * stream is busy; one waiting out its own debt above is not (it will not use the device before
+         * its wait ends, so its neighbours may) */
+        __atomic_store_n(&tc->in_call_dev, d, __ATOMIC_RELAXED);
+        __atomic_store_n(&tc->in_call_since, now, __ATOMIC_RELAXED);
+        l->tc = tc;
+    }
     if (now - __atomic_load_n(&ds->last_launch_cache, __ATOMIC_RELAXED) >= LAST_LAUNCH_GRAIN) {
         __atomic_store_n(&ds->last_launch_cache, now, __ATOMIC_RELAXED);
         __atomic_store_n(ds->activity, (uint64_t)now, __ATOMIC_RELAXED);
@@ -699,6 +753,13 @@ void vnpu_compute_after(struct vnpu_launch *l, rtError_t rc)
         bracket_give_back(l->pre, l->post);
         return;
     }
+    float ms = 0;
+    if (l->sym == VNPU_SYM_rtModelExecuteSync && l->cost
+        && __atomic_load_n(&((struct costent *)l->cost)->measured_key, __ATOMIC_RELAXED) != l->key
+        && rt.event_query(l->post) == 0 && rt.event_elapsed(&ms, l->pre, l->post) == 0 && ms > 0)
+        /* the call waited for the model: its first measurement is charged in full before the
+         * caller's next execution is admitted (else that one would run on the seed's charge too) */
+        first_measurement(l->cost, l->key, l->dev, (uint64_t)((double)ms * 1e6));
     pthread_mutex_lock(&smp_mu);
     if (smp_n < MAX_SAMPLES) {
         smp[smp_n].pre = l->pre;
@@ -709,7 +770,6 @@ void vnpu_compute_after(struct vnpu_launch *l, rtError_t rc)
         smp[smp_n].direct_ns = 0;
         smp[smp_n].charged = l->charged;
         smp[smp_n].share = l->share;
-        smp[smp_n].unknown = l->unknown;
         smp[smp_n].key = l->key;
         smp_n++;
         pthread_mutex_unlock(&smp_mu);
@@ -742,7 +802,6 @@ uint64_t vnpu_compute_cost_ns(uint64_t key)
 }
 
 /* ---------- measurement thread ---------- */
-static int64_t *dev_tat(uint32_t d);
 
 /* A measurement of ns device time for the sample's key. */
 static void take_sample(const struct sample *s, int64_t now, uint64_t ns)
@@ -750,6 +809,7 @@ static void take_sample(const struct sample *s, int64_t now, uint64_t ns)
     if (ns == 0)
         ns = 1;
     struct costent *ce = s->ce;
+    first_measurement(ce, s->key, s->dev, ns);
     if (__atomic_load_n(&ce->key, __ATOMIC_ACQUIRE) == s->key) {
         if (ce->win_key != s->key) { /* the entry was taken over by this key: a fresh window */
             memset(&ce->win, 0, sizeof ce->win);
@@ -762,12 +822,16 @@ static void take_sample(const struct sample *s, int64_t now, uint64_t ns)
         __atomic_store_n(&seed_cost_ns, seed_add(now, ns), __ATOMIC_RELAXED);
     }
     devs[s->dev].samples++;
-    /* a never-measured kernel was charged the seed: charge what it measured instead, in full (the
-     * rest is debt, an overcharge is refunded) */
-    int64_t *tat = dev_tat(s->dev);
-    if (s->unknown && tat)
-        vnpu_gcra_adjust(tat, now, (int64_t)ns - (int64_t)s->charged,
-                         __atomic_load_n(&devs[s->dev].share_ppm, __ATOMIC_RELAXED), devs[s->dev].reg.burst_ns);
+    /*
+     * Credit: a span is the kernel's own time plus the time it queued behind other work (a neighbour's
+     * long graph, say). While queued, the container's launches block in the runtime (full stream) and
+     * its GCRA state falls behind the clock: that share is lost, and the device idles later. The
+     * container may lag the clock by up to the longest span it measured recently (at most
+     * MAX_CREDIT_NS), so it makes up for such waits; idle time beyond that is not banked.
+     */
+    uint64_t longest = maxwin_add(&devs[s->dev].span_win, now, ns);
+    __atomic_store_n(&devs[s->dev].credit_ns,
+                     (int64_t)(longest < (uint64_t)MAX_CREDIT_NS ? longest : (uint64_t)MAX_CREDIT_NS), __ATOMIC_RELAXED);
 }
 
 static void measure_samples(int64_t now)
@@ -801,6 +865,9 @@ static void measure_samples(int64_t now)
         smp[smp_n++] = all[i];
     pthread_mutex_unlock(&smp_mu);
 }
+
+static int64_t dev_burst(uint32_t d) { return devs[d].reg.burst_ns; }
+static uint32_t dev_share(uint32_t d) { return __atomic_load_n(&devs[d].share_ppm, __ATOMIC_RELAXED); }
 
 static int64_t *dev_tat(uint32_t d)
 {

@@ -106,10 +106,10 @@ struct vnpu_launch {
     uint32_t dev;
     void *tc;      /* the thread's counter block while the launch is in flight, NULL if none */
     int sync;      /* set by vnpu_compute_before_sync: no event bracket */
+    int sym;       /* enum vnpu_launch_symbol */
     uint64_t charged; /* device ns charged */
     uint64_t key;     /* kernel key */
     uint32_t share;   /* share at launch, ppm */
-    int unknown;      /* the kernel key was never measured: charged the seed */
 };
 
 /* Address of a runtime function: the next definition after libvnpu.so, else libruntime.so's own

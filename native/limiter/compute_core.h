@@ -41,7 +41,7 @@ uint32_t vnpu_share_ppm(const struct vnpu_share_input *in, int n, int self);
  * became slower is followed within one window. Bias: kernels whose duration varies under one key are
  * charged their shortest run.
  */
-#define VNPU_COST_BUCKETS 10
+#define VNPU_COST_BUCKETS 30
 #define VNPU_COST_BUCKET_NS 100000000LL /* 100 ms: window = 1 s */
 struct vnpu_cost_window {
     uint64_t est;                        /* current estimate, ns (0 before the first sample) */

@@ -41,8 +41,11 @@ int64_t vnpu_gcra_debt(int64_t word, int64_t now, uint32_t share_ppm, int64_t bu
  * One admission step: conforms when the debt at share_ppm is at most burst_ns; then adds
  * vnpu_gcra_charge(cost_ns, share_ppm) (debt capped at burst + VNPU_GCRA_MAX_DEBT_NS) with one CAS and
  * returns 0. Otherwise changes nothing and returns how long to wait (ns, > 0) until it would conform.
+ * credit_ns (>= 0): how far the state may lag behind now (time the container could not use: it is
+ * charged from now - credit_ns instead of now); 0 = idle time is never banked.
  */
-int64_t vnpu_gcra_admit(int64_t *word, int64_t now, uint64_t cost_ns, uint32_t share_ppm, int64_t burst_ns);
+int64_t vnpu_gcra_admit(int64_t *word, int64_t now, uint64_t cost_ns, uint32_t share_ppm, int64_t burst_ns,
+                        int64_t credit_ns);
 
 /*
  * Adds device time delta_ns (> 0: debt, e.g. the part of a launch's measured cost it was not charged,
