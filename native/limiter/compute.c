@@ -308,12 +308,32 @@ static int64_t dev_burst(uint32_t d);
 static uint32_t dev_share(uint32_t d);
 
 /*
- * The first measurement of key (ns device time, span of the launch): every launch of the key before
- * it was charged the seed; charge them what this one cost instead, in full (the rest is debt, an
- * overcharge is refunded), once per key. Any thread (the measurement thread, or a hook right after a
- * call that waited for its work).
+ * Launches of a key made before its first measurement were charged the seed. The measured launch is
+ * charged its measured span at once. The others are charged the key's estimate SETTLE_NS later
+ * (the smallest span by then: a first span can be inflated by queueing behind neighbours, and
+ * multiplying it by every early launch would overcharge), or at once when called from a hook or when
+ * the list is full. Either way every launch is charged its measured cost in full (the rest is debt,
+ * an overcharge is refunded).
  */
-static void first_measurement(void *entry, uint64_t key, uint32_t dev, uint64_t ns)
+#define SETTLE_MAX 64
+#define SETTLE_NS  100000000LL
+struct settle {
+    struct costent *e;
+    uint64_t key, n, charged, first_ns;
+    uint32_t dev;
+    int64_t at;
+};
+static struct settle settles[SETTLE_MAX]; /* measurement thread only */
+static int settle_n;
+
+static void charge_launches(uint32_t dev, uint64_t n, uint64_t each_ns, uint64_t charged)
+{
+    int64_t *tat = dev_tat(dev);
+    if (tat && n > 0)
+        vnpu_gcra_adjust(tat, now_ns(), (int64_t)(n * each_ns) - (int64_t)charged, dev_share(dev), dev_burst(dev));
+}
+
+static void first_measurement(void *entry, uint64_t key, uint32_t dev, uint64_t ns, int defer)
 {
     struct costent *e = entry;
     if (!e || __atomic_load_n(&e->key, __ATOMIC_ACQUIRE) != key)
@@ -324,9 +344,32 @@ static void first_measurement(void *entry, uint64_t key, uint32_t dev, uint64_t 
     __atomic_store_n(&e->cost_ns, ns, __ATOMIC_RELAXED); /* the estimate until the window has it */
     uint64_t n = __atomic_exchange_n(&e->pending_n, 0, __ATOMIC_RELAXED);
     uint64_t charged = __atomic_exchange_n(&e->pending_charged, 0, __ATOMIC_RELAXED);
-    int64_t *tat = dev_tat(dev);
-    if (tat && n > 0)
-        vnpu_gcra_adjust(tat, now_ns(), (int64_t)(n * ns) - (int64_t)charged, dev_share(dev), dev_burst(dev));
+    if (n == 0)
+        return;
+    uint64_t each = charged / n;
+    charge_launches(dev, 1, ns, each); /* the measured one */
+    if (n == 1)
+        return;
+    if (defer && settle_n < SETTLE_MAX)
+        settles[settle_n++] = (struct settle){e, key, n - 1, charged - each, ns, dev, now_ns()};
+    else
+        charge_launches(dev, n - 1, ns, charged - each);
+}
+
+/* measurement thread: the early launches of keys first measured SETTLE_NS ago, at their estimate */
+static void settle_due(int64_t now)
+{
+    for (int i = 0; i < settle_n;) {
+        struct settle *t = &settles[i];
+        if (now - t->at < SETTLE_NS) {
+            i++;
+            continue;
+        }
+        uint64_t est = __atomic_load_n(&t->e->key, __ATOMIC_ACQUIRE) == t->key
+                           ? __atomic_load_n(&t->e->cost_ns, __ATOMIC_RELAXED) : t->first_ns;
+        charge_launches(t->dev, t->n, est < t->first_ns ? est : t->first_ns, t->charged);
+        settles[i] = settles[--settle_n];
+    }
 }
 
 /* ---------- per-device state ---------- */
@@ -607,7 +650,7 @@ void vnpu_compute_after_sync(struct vnpu_launch *l, rtError_t rc, int64_t elapse
         return;
     /* measured right here: a first measurement is charged in full before the caller's next
      * execution is admitted */
-    first_measurement(l->cost, l->key, l->dev, (uint64_t)elapsed_ns);
+    first_measurement(l->cost, l->key, l->dev, (uint64_t)elapsed_ns, 0);
     pthread_mutex_lock(&smp_mu);
     if (smp_n < MAX_SAMPLES) {
         struct sample *s = &smp[smp_n++];
@@ -759,7 +802,7 @@ void vnpu_compute_after(struct vnpu_launch *l, rtError_t rc)
         && rt.event_query(l->post) == 0 && rt.event_elapsed(&ms, l->pre, l->post) == 0 && ms > 0)
         /* the call waited for the model: its first measurement is charged in full before the
          * caller's next execution is admitted (else that one would run on the seed's charge too) */
-        first_measurement(l->cost, l->key, l->dev, (uint64_t)((double)ms * 1e6));
+        first_measurement(l->cost, l->key, l->dev, (uint64_t)((double)ms * 1e6), 0);
     pthread_mutex_lock(&smp_mu);
     if (smp_n < MAX_SAMPLES) {
         smp[smp_n].pre = l->pre;
@@ -809,7 +852,7 @@ static void take_sample(const struct sample *s, int64_t now, uint64_t ns)
     if (ns == 0)
         ns = 1;
     struct costent *ce = s->ce;
-    first_measurement(ce, s->key, s->dev, ns);
+    first_measurement(ce, s->key, s->dev, ns, 1);
     if (__atomic_load_n(&ce->key, __ATOMIC_ACQUIRE) == s->key) {
         if (ce->win_key != s->key) { /* the entry was taken over by this key: a fresh window */
             memset(&ce->win, 0, sizeof ce->win);
@@ -979,6 +1022,7 @@ static void *measure_main(void *arg)
                 && rt.ctx_set(devs[d].ctx) == 0)
                 cur_ctx = devs[d].ctx;
         measure_samples(now);
+        settle_due(now);
         if (tick % SHARE_EVERY_POLLS != 0)
             continue;
         for (uint32_t d = 0; d < VNPU_COMPUTE_MAX_DEVICES; d++) {
@@ -1039,6 +1083,7 @@ void vnpu_compute_fork_parent(void)
  */
 static void compute_child_reset(void)
 {
+    settle_n = 0;
     smp_n = 0;
     smp_inflight = 0;
     pool_n = 0;

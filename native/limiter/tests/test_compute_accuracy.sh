@@ -28,7 +28,7 @@ PAT=$B/limiter/compute_patterns
 TOL=5
 # Expected failures, one line each with the reason (issue 23): scenario name -> reason
 declare -A XFAIL=(
-  [light-neighbour]="work conservation by measured use is the share algorithm's part (compute_core.c, engineer isol); until it lands a neighbour busy in the window keeps its whole weighted share"
+  [light_neighbour]="work conservation by measured use is the share algorithm's part (compute_core.c, engineer isol); until it lands a neighbour busy in the window keeps its whole weighted share"
 )
 export VNPU_SIM_TASK_RING=1 VNPU_SIM_QUIET=1
 unset NPU_MEM_QUOTA NPU_PRIORITY VNPU_DEVICE_COUNT VNPU_COMPUTE_CAP_PCT NPU_LOCAL_SHM_PATH LD_PRELOAD
@@ -137,23 +137,27 @@ nth_task() {
   echo "${t:-0}"
 }
 
-# cap 10 % with graph executions of MS ms (10 tasks each; one device task per execution). The first
-# execution runs on the burst allowance; the window starts just before the second one and lasts
-# PERIODS of the charge (execution / 10 %), so it holds PERIODS executions exactly when each is
-# charged in full (a periodic signal: any whole number of periods holds the same device time)
+# cap 10 % with graph executions of MS ms (10 tasks each; one device task per execution). The window
+# starts with the first execution and lasts PERIODS of the charge (execution / 10 %): a periodic
+# signal, so it holds PERIODS executions exactly when each is charged in full. (The first execution's
+# cost is measured when it completes; a second one admitted before that is charged then: the wait
+# after it is twice as long, and PERIODS >= 2 covers it.)
 graph_cap() {
   local d=$1 ms=$2 periods=$3
   setup "$d" || return
   container "$d" g 1 10 1
-  local period=$((ms * 10)) n=$((periods + 3))
+  local period=$((ms * 10)) n=$((periods + 2))
   in_c "$d" g "$BURN" model 10 $((ms * 100)) "$n" > /dev/null & local pg=$!
-  local t1 t2; t1=$(( $(nth_task "$d" "$pg" 2) - 5000000 )); t2=$(ms_after "$t1" $((period * periods)))
+  local t1 t2; t1=$(( $(nth_task "$d" "$pg" 1) - 1000000 )); t2=$(ms_after "$t1" $((period * periods)))
   sleep_until "$t2"
   m "graph${ms}ms-cap10" "$(pct "$(used "$d" "$t1" "$t2" "$pg")" "$t1" "$t2")" 10
+  echo "execution starts (ms after the first): $(VNPU_SIM_ROOT=$d/sim "$BUSY" --pid "$pg" --tasks |
+    awk '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } if (!t0) t0 = v["start_ns"]
+           printf "%d ", (v["start_ns"] - t0) / 1e6 }')"
   kill "$pg" 2> /dev/null; wait
 }
 sc_graph200_cap() { graph_cap "$1" 200 3; }
-sc_graph1000_cap() { graph_cap "$1" 1000 1; }
+sc_graph1000_cap() { graph_cap "$1" 1000 2; }
 
 # weights 1:3: the weight-1 container executes MS ms graphs, the weight-3 one saturates with 1 ms kernels
 graph_weights() {
@@ -207,8 +211,10 @@ slices() {
   local d=$1 n=$2 pids=() i
   setup "$d" || return
   for i in $(seq "$n"); do container "$d" "s$i" 1 0 1; done
-  for i in $(seq "$n"); do (in_c "$d" "s$i" "$BURN" burn 1000 5 > /dev/null) & pids+=($!); done
-  local t1 t2; t1=$(ms_after "$(now)" 1500); t2=$(ms_after "$t1" 2500)
+  for i in $(seq "$n"); do (in_c "$d" "s$i" "$BURN" burn 1000 6 > /dev/null) & pids+=($!); done
+  # a loaded host takes a while to start 16 processes: the window opens 1 s after the last one launched
+  for p in "${pids[@]}"; do nth_task "$d" "$p" 1 > /dev/null; done
+  local t1 t2; t1=$(ms_after "$(now)" 1000); t2=$(ms_after "$t1" 2500)
   sleep_until "$t2"
   local target; target=$(awk -v n="$n" 'BEGIN { printf "%.2f", 100 / n }')
   # every slice's share; the worst one is judged, the spread printed
