@@ -666,6 +666,51 @@ void vnpu_compute_after_sync(struct vnpu_launch *l, rtError_t rc, int64_t elapse
     pthread_mutex_unlock(&smp_mu);
 }
 
+/*
+ * A launch of a key whose earlier launch is measured but not yet read (the measurement thread polls
+ * every millisecond; a caller that synchronised launches again at once): read it here, so that this
+ * launch is charged the measured cost and the earlier ones their share of it before this one is
+ * admitted. Returns 1 when the key is measured now. The sample is taken out of the list under its lock,
+ * so the measurement thread never sees it meanwhile.
+ */
+static int measure_pending(struct costent *ce, uint64_t key)
+{
+    struct sample s;
+    int found = 0;
+    pthread_mutex_lock(&smp_mu);
+    for (int i = 0; i < smp_n && !found; i++)
+        if (smp[i].ce == ce && smp[i].key == key && smp[i].pre) {
+            s = smp[i];
+            smp[i] = smp[--smp_n];
+            found = 1;
+        }
+    pthread_mutex_unlock(&smp_mu);
+    if (!found)
+        return 0;
+    float ms = 0;
+    int done = rt.event_query(s.post) == 0;
+    if (done && rt.event_elapsed(&ms, s.pre, s.post) == 0 && ms > 0) {
+        bracket_give_back(s.pre, s.post);
+        s.pre = s.post = NULL;
+        s.direct_ns = (uint64_t)((double)ms * 1e6);
+        first_measurement(ce, key, s.dev, s.direct_ns, 0);
+    } else if (done) {
+        bracket_give_back(s.pre, s.post);
+        return 0;
+    }
+    /* back to the measurement thread: the estimator's window is its alone (a measured one as a direct
+     * sample, an unfinished one as it was) */
+    pthread_mutex_lock(&smp_mu);
+    if (smp_n < MAX_SAMPLES)
+        smp[smp_n++] = s;
+    else if (s.pre)
+        s.ce = NULL;
+    pthread_mutex_unlock(&smp_mu);
+    if (!s.ce && s.pre)
+        bracket_give_back(s.pre, s.post);
+    return s.pre == NULL;
+}
+
 static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t stm, int sync)
 {
     l->sync = sync;
@@ -706,6 +751,9 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
     l->charged = cost;
     l->key = key;
     (void)fresh;
+    if (ce && __atomic_load_n(&ce->measured_key, __ATOMIC_RELAXED) != key
+        && __atomic_load_n(&ce->pending_n, __ATOMIC_RELAXED) > 0 && measure_pending(ce, key))
+        cost = __atomic_load_n(&ce->cost_ns, __ATOMIC_RELAXED);
     if (ce && __atomic_load_n(&ce->measured_key, __ATOMIC_RELAXED) != key) {
         /* charged the seed before the key's first measurement: made up for by first_measurement */
         __atomic_fetch_add(&ce->pending_n, 1, __ATOMIC_RELAXED);
