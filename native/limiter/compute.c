@@ -1161,15 +1161,3 @@ void vnpu_compute_fork_child(void)
     vnpu_compute_fork_parent();
 }
 
-void vnpu_compute_clone_child(void)
-{
-    /* no fork handler ran: a mutex may have been held by a thread that does not exist here */
-    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
-    cfg_mu = fresh;
-    dev_mu = fresh;
-    thr_mu = fresh;
-    pub_mu = fresh;
-    tc_mu = fresh;
-    smp_mu = fresh;
-    compute_child_reset();
-}

@@ -31,11 +31,5 @@ void vnpu_hooks_fork_child(void);
 void vnpu_compute_fork_prepare(void);
 void vnpu_compute_fork_parent(void);
 void vnpu_compute_fork_child(void);
-/*
- * compute.c: the same reset for a child made by a raw clone() (no fork handler ran, so every compute
- * mutex is re-initialised instead of released). For whoever detects such a child (hooks.c, before
- * its first hooked call does anything else); never call it in a process with other live threads.
- */
-void vnpu_compute_clone_child(void);
 
 #endif

@@ -58,3 +58,6 @@ $(B)/limiter/libruntime.so.unhooked-test: limiter/tests/unhooked_runtime.c
 	$(CC) $(CFLAGS) $(SOFLAGS) -o $@ $< $(LDLIBS)
 
 TARGETS += $(B)/limiter/libruntime.so.unhooked-test
+
+# accuracy suite (issue 23): every share against the simulator's ground truth, scenarios in parallel
+ACCURACY_TESTS += limiter/tests/test_compute_accuracy.sh
