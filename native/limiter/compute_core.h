@@ -32,7 +32,7 @@ struct vnpu_share_input {
 uint32_t vnpu_share_ppm(const struct vnpu_share_input *in, int n, int self);
 
 /*
- * Device-time estimator of one kernel key: the smallest sample of the last second.
+ * Device-time estimator of one kernel key: the smallest sample of the last window (3 s).
  * A measured span (event before the launch to event after it) is the kernel's own device time plus
  * any time it queued behind other containers' kernels; queueing only ever adds. While a neighbour
  * keeps the device busy most samples are inflated, but now and then one finds the queue empty, and
@@ -41,8 +41,8 @@ uint32_t vnpu_share_ppm(const struct vnpu_share_input *in, int n, int self);
  * became slower is followed within one window. Bias: kernels whose duration varies under one key are
  * charged their shortest run.
  */
-#define VNPU_COST_BUCKETS 30
-#define VNPU_COST_BUCKET_NS 100000000LL /* 100 ms: window = 1 s */
+#define VNPU_COST_BUCKETS 30 /* 3 s: on a saturated device clean spans are rare (issue 23) */
+#define VNPU_COST_BUCKET_NS 100000000LL /* 100 ms */
 struct vnpu_cost_window {
     uint64_t est;                        /* current estimate, ns (0 before the first sample) */
     int64_t bucket_start;                /* CLOCK_MONOTONIC ns the current bucket began */

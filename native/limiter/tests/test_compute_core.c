@@ -93,16 +93,17 @@ static void test_cost_estimator(void)
     int64_t t = 1000 * MS;
     CHECK_EQ_U64(vnpu_cost_add(&w, t, 3000000), 3000000); /* first sample, even a queued one, counts */
     CHECK_EQ_U64(vnpu_cost_add(&w, t + 1 * MS, 1000000), 1000000); /* lower: taken at once */
-    /* 900 ms of samples inflated by queueing behind a neighbour: the clean one still rules */
-    for (int i = 2; i < 900; i++)
+    /* 2.9 s of samples inflated by queueing behind a neighbour: the clean one still rules */
+    for (int i = 2; i < 2900; i++)
         CHECK_EQ_U64(vnpu_cost_add(&w, t + i * MS, 1000000 + 15000000ULL * (uint64_t)(i % 7 + 1) / 7), 1000000);
     /* a kernel that really became slower (2 ms, never faster): followed once the window passed */
     uint64_t e = 0;
-    int64_t at = t + 900 * MS;
-    for (; e != 2000000 && at < t + 3000 * MS; at += 1 * MS)
+    int64_t at = t + 2900 * MS;
+    for (; e != 2000000 && at < t + 9000 * MS; at += 1 * MS)
         e = vnpu_cost_add(&w, at, 2000000);
     CHECK_EQ_U64(e, 2000000);
-    CHECK(at > t + 1000 * MS && at <= t + 1102 * MS); /* one window (1 s) after the last 1 ms sample */
+    /* one window (3 s) after the last 1 ms sample */
+    CHECK(at > t + VNPU_COST_BUCKETS * VNPU_COST_BUCKET_NS && at <= t + VNPU_COST_BUCKETS * VNPU_COST_BUCKET_NS + 102 * MS);
     /* a long silence forgets everything: the next sample is the estimate */
     CHECK_EQ_U64(vnpu_cost_add(&w, at + 60000 * MS, 5000000), 5000000);
     CHECK_EQ_U64(vnpu_cost_add(&w, at + 60001 * MS, 0), 1); /* a zero span counts as 1 ns, never 0 */
