@@ -78,9 +78,8 @@ static int ring_window(const struct vnpu_sim_task_ring *q, uint64_t t1, uint64_t
         int ok = 0;
         for (int tries = 0; tries < 1000 && !ok; tries++) {
             seq = __atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE);
-            a = __atomic_load_n(&sl->start_ns, __ATOMIC_RELAXED);
-            b = __atomic_load_n(&sl->end_ns, __ATOMIC_RELAXED);
-            __atomic_thread_fence(__ATOMIC_ACQUIRE);
+            a = __atomic_load_n(&sl->start_ns, __ATOMIC_ACQUIRE);
+            b = __atomic_load_n(&sl->end_ns, __ATOMIC_ACQUIRE);
             ok = seq == 2 * i + 2 && __atomic_load_n(&sl->seq, __ATOMIC_RELAXED) == seq;
             if (!ok && seq > 2 * i + 2) return -1; /* overwritten while reading: the ring wrapped */
         }
@@ -104,8 +103,7 @@ static void print_tasks(const struct vnpu_sim_task_ring *q) {
     for (uint64_t i = first; i < next; i++) {
         const struct vnpu_sim_task_slot *sl = &q->slot[i % VNPU_SIM_TASK_RING_SLOTS];
         uint64_t seq = __atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE);
-        uint64_t a = __atomic_load_n(&sl->start_ns, __ATOMIC_RELAXED), b = __atomic_load_n(&sl->end_ns, __ATOMIC_RELAXED);
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        uint64_t a = __atomic_load_n(&sl->start_ns, __ATOMIC_ACQUIRE), b = __atomic_load_n(&sl->end_ns, __ATOMIC_ACQUIRE);
         if (seq != 2 * i + 2 || __atomic_load_n(&sl->seq, __ATOMIC_RELAXED) != seq) continue;
         printf("task pid=%d logic=%d index=%" PRIu64 " start_ns=%" PRIu64 " end_ns=%" PRIu64 "\n", q->pid, q->logic_id, i,
                a, b);

@@ -516,10 +516,10 @@ uint64_t sim_device_schedule(int dev, uint64_t ready_ns, uint64_t duration_ns) {
         if (q != NULL) {
             uint64_t i = __atomic_fetch_add(&q->next, 1, __ATOMIC_RELAXED);
             struct vnpu_sim_task_slot *sl = &q->slot[i % VNPU_SIM_TASK_RING_SLOTS];
+            /* a seqlock without fences (ThreadSanitizer): release stores keep the odd seq first */
             __atomic_store_n(&sl->seq, 2 * i + 1, __ATOMIC_RELAXED);
-            __atomic_thread_fence(__ATOMIC_RELEASE);
-            __atomic_store_n(&sl->start_ns, start, __ATOMIC_RELAXED);
-            __atomic_store_n(&sl->end_ns, end, __ATOMIC_RELAXED);
+            __atomic_store_n(&sl->start_ns, start, __ATOMIC_RELEASE);
+            __atomic_store_n(&sl->end_ns, end, __ATOMIC_RELEASE);
             __atomic_store_n(&sl->seq, 2 * i + 2, __ATOMIC_RELEASE);
         }
     }

@@ -16,11 +16,12 @@
 # a container forked mid-launch (its idle child must not keep it busy).
 #
 # Prints "result NAME share=S% target=T% error=Epp" per measurement (run-bench.sh collects them).
+# VNPU_ACCURACY_PRELOAD runs the suite against another build of libvnpu.so (what it catches in an
+# older limiter: docs/compute-registry.md, "Accuracy suite").
 set -u
 B=${VNPU_NATIVE_BUILD:?}
 TMP=${VNPU_TEST_TMP:?}
-HERE=$(cd "$(dirname "$0")" && pwd)
-PRELOAD=$B/libvnpu.so
+PRELOAD=${VNPU_ACCURACY_PRELOAD:-$B/libvnpu.so}
 TOOL=$B/limiter/registry_tool
 BURN=$B/npu-burn
 BUSY=$B/cann-sim-busy
