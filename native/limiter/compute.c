@@ -722,6 +722,9 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
     l->stream = stm;
     l->dev = 0;
     l->tc = NULL;
+    /* a raw clone() child that only launches starts clean too (fork.h; two loads) */
+    if (__builtin_expect(vnpu_fork_changed(), 0))
+        vnpu_fork_adopt();
     if (!config_on())
         return;
     uint32_t d = current_dev();
@@ -1122,6 +1125,21 @@ void vnpu_compute_fork_parent(void)
     pthread_mutex_unlock(&dev_mu);
     pthread_mutex_unlock(&cfg_mu);
 }
+/* A raw clone() child (fork.h): no prepare handler took the mutexes, and a parent thread (the
+ * measurement thread) may have held one; fresh ones, taken as prepare would, then the fork reset. */
+void vnpu_compute_clone_child(void)
+{
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    cfg_mu = fresh;
+    dev_mu = fresh;
+    thr_mu = fresh;
+    pub_mu = fresh;
+    tc_mu = fresh;
+    smp_mu = fresh;
+    vnpu_compute_fork_prepare();
+    vnpu_compute_fork_child();
+}
+
 /*
  * The child of fork (or of a raw clone) starts clean: no measurement thread, no brackets (they belong
  * to the parent's streams), no registry descriptors, no device state (it rejoins on its first launch),
