@@ -189,9 +189,9 @@ struct costent {
     struct vnpu_cost_window win; /* measurement thread only */
 };
 static struct costent costs[COST_TABLE];
-/* What a kernel never measured is charged: the LARGEST sample of the last second (any key), so work
+/* What a kernel never measured is charged: the LARGEST estimate of the last window (any key), so work
  * whose key keeps changing (block count following a dynamic shape) is never charged a small kernel's
- * cost; and after its first measurement, what it cost beyond that is charged as debt. */
+ * cost; its first measurement then re-charges it in full (first_measurement). */
 static uint64_t seed_cost_ns = SEED_COST_NS;
 /* The largest value of the last VNPU_COST_BUCKETS x VNPU_COST_BUCKET_NS (measurement thread only). */
 struct maxwin {
