@@ -124,8 +124,10 @@ struct tcount {
     uint64_t launches[VNPU_COMPUTE_MAX_DEVICES][VNPU_SYM_COUNT];
     uint64_t charged_ns[VNPU_COMPUTE_MAX_DEVICES];
     uint64_t throttled_ns[VNPU_COMPUTE_MAX_DEVICES];
-    int64_t in_call_since; /* CLOCK_MONOTONIC ns a launch of this thread entered the limiter, 0 = none */
+    int64_t in_call_since; /* CLOCK_MONOTONIC ns a launch of this thread entered the runtime, 0 = none */
     uint32_t in_call_dev;
+    int64_t wait_since;    /* CLOCK_MONOTONIC ns a launch of this thread began waiting for its share in the
+                              limiter, 0 = none (it wants more than it gets; not in flight) */
     struct tcount *next;
     int retired; /* thread gone: the block stays (its totals are still published) */
 };
@@ -773,6 +775,10 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
     int64_t credit = share >= VNPU_SHARE_FULL ? 0 : __atomic_load_n(&ds->credit_ns, __ATOMIC_RELAXED);
     if (__builtin_expect(share == 0 || vnpu_gcra_admit(ds->tat, now, cost, share, ds->reg.burst_ns, credit) != 0, 0)) {
         int64_t start = now;
+        if (tc) {
+            __atomic_store_n(&tc->in_call_dev, d, __ATOMIC_RELAXED);
+            __atomic_store_n(&tc->wait_since, now, __ATOMIC_RELAXED);
+        }
         /* strict priority: a higher class is busy; wait in steps, bounded by the registry's limit */
         while (share == 0 && now - start < ds->reg.prio_wait_ns) {
             sleep_ns(SLEEP_STEP_NS);
@@ -800,8 +806,10 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
             now = now_ns();
             share = __atomic_load_n(&ds->share_ppm, __ATOMIC_RELAXED);
         }
-        if (tc)
+        if (tc) {
             tc_add(&tc->throttled_ns[d], (uint64_t)(now - start));
+            __atomic_store_n(&tc->wait_since, 0, __ATOMIC_RELAXED);
+        }
     }
     l->share = share;
     if (tc) {
@@ -1160,6 +1168,7 @@ static void compute_child_reset(void)
         memset(t->charged_ns, 0, sizeof t->charged_ns);
         memset(t->throttled_ns, 0, sizeof t->throttled_ns);
         t->in_call_since = 0;
+        t->wait_since = 0;
         t->in_call_dev = 0;
         if (t != tc_self)
             t->retired = 1; /* its thread does not exist in the child: the block is free for reuse */
