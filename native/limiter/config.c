@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MIB (1024ull * 1024ull)
+#define MIB VNPU_ENV_MEM_QUOTA_UNIT_BYTES
 
 void vnpu_config_region_path(char *buf, size_t len) {
-    const char *p = getenv("NPU_LOCAL_SHM_PATH");
+    const char *p = getenv(VNPU_ENV_REGION_PATH);
     snprintf(buf, len, "%s", p && *p ? p : VNPU_DEFAULT_REGION_PATH);
 }
 
@@ -63,17 +63,17 @@ static void read_file(const char *file, char *buf, size_t len, struct values *v,
         }
         *eq = 0;
         char *k = trim(line), *val = trim(eq + 1);
-        if (!strcmp(k, "NPU_MEM_QUOTA")) v->quota = val;
-        else if (!strcmp(k, "NPU_PRIORITY")) v->priority = val;
-        else if (!strcmp(k, "VNPU_DEVICE_COUNT")) v->devices = val;
-        else if (!strcmp(k, "VNPU_COMPUTE_CAP_PCT")) v->cap = val;
+        if (!strcmp(k, VNPU_ENV_MEM_QUOTA)) v->quota = val;
+        else if (!strcmp(k, VNPU_ENV_PRIORITY)) v->priority = val;
+        else if (!strcmp(k, VNPU_ENV_DEVICE_COUNT)) v->devices = val;
+        else if (!strcmp(k, VNPU_ENV_COMPUTE_CAP_PCT)) v->cap = val;
         else logf_(log, "vnpu: %s: unknown key %s=%s; ignored", file, k, val);
     }
 }
 
 int vnpu_config_load(const char *region_path, struct vnpu_init_config *out, vnpu_log_fn log) {
-    struct values v = {getenv("NPU_MEM_QUOTA"), getenv("NPU_PRIORITY"), getenv("VNPU_DEVICE_COUNT"),
-                       getenv("VNPU_COMPUTE_CAP_PCT")};
+    struct values v = {getenv(VNPU_ENV_MEM_QUOTA), getenv(VNPU_ENV_PRIORITY), getenv(VNPU_ENV_DEVICE_COUNT),
+                       getenv(VNPU_ENV_COMPUTE_CAP_PCT)};
     const char *src_q = "env", *src_p = "env", *src_d = "env", *src_c = "env";
     char file[600], buf[4096];
     const char *slash = strrchr(region_path, '/');
@@ -90,7 +90,7 @@ int vnpu_config_load(const char *region_path, struct vnpu_init_config *out, vnpu
 
     memset(out, 0, sizeof *out);
     out->device_count = VNPU_REGION_MAX_DEVICES;
-    out->compute_weight = 100;
+    out->compute_weight = VNPU_ENV_DEFAULT_PRIORITY;
     out->compute_cap_pct = 0;
     out->priority_class = 1;
     out->policy_flags = VNPU_POLICY_MEM_ENFORCE;
@@ -101,7 +101,7 @@ int vnpu_config_load(const char *region_path, struct vnpu_init_config *out, vnpu
         else logf_(log, "vnpu: %s: VNPU_DEVICE_COUNT=%s is not in 1..16; using 16%s", src_d, v.devices, "");
     }
     if (v.cap) {
-        if (parse_u64(v.cap, 100, &u)) out->compute_cap_pct = (uint32_t)u;
+        if (parse_u64(v.cap, VNPU_ENV_MAX_COMPUTE_CAP_PCT, &u)) out->compute_cap_pct = (uint32_t)u;
         else logf_(log, "vnpu: %s: VNPU_COMPUTE_CAP_PCT=%s is not in 0..100; using 0%s", src_c, v.cap, "");
     }
     if (v.priority) {

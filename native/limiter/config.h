@@ -16,6 +16,20 @@
 
 #include "region.h"
 
+/* The environment contract: names and units the adapters set (Java io.vnpu.quota.env.LimiterEnv,
+ * checked against these lines by LimiterEnvConformanceTest). */
+#define VNPU_ENV_REGION_PATH "NPU_LOCAL_SHM_PATH"
+#define VNPU_ENV_MEM_QUOTA "NPU_MEM_QUOTA"
+#define VNPU_ENV_PRIORITY "NPU_PRIORITY"
+#define VNPU_ENV_DEVICE_COUNT "VNPU_DEVICE_COUNT"
+#define VNPU_ENV_COMPUTE_CAP_PCT "VNPU_COMPUTE_CAP_PCT"
+/* NPU_MEM_QUOTA unit: bytes per MiB */
+#define VNPU_ENV_MEM_QUOTA_UNIT_BYTES (1024ull * 1024ull)
+/* default NPU_PRIORITY (compute weight) */
+#define VNPU_ENV_DEFAULT_PRIORITY 100
+/* upper bound of VNPU_COMPUTE_CAP_PCT */
+#define VNPU_ENV_MAX_COMPUTE_CAP_PCT 100
+
 #define VNPU_DEFAULT_REGION_PATH "/hami-vnpu-shmem/vnpu_local_shmem"
 #define VNPU_CONFIG_FILE_NAME "vnpu.conf"
 
