@@ -207,6 +207,16 @@ public final class Podman {
     return cmd;
   }
 
+  /**
+   * Runs {@code podman <global options> ARGS} (e.g. {@code build ...}) in the namespace, to the end.
+   */
+  public Result podman(List<String> args, long timeoutSeconds) throws IOException,
+      InterruptedException {
+    List<String> cmd = new ArrayList<>(base());
+    cmd.addAll(args);
+    return inNamespace(null, cmd, timeoutSeconds);
+  }
+
   private List<String> base() {
     return List.of("podman", "--root", storage.toString(), "--runroot", runRoot.toString(),
         "--storage-driver", "vfs", "--cgroup-manager", "cgroupfs", "--events-backend", "file",
