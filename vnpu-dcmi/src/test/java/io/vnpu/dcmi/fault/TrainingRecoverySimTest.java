@@ -351,4 +351,34 @@ class TrainingRecoverySimTest {
       assertThat(new HashMap<>(Map.of("resets", n.resets(2)))).containsEntry("resets", 2);
     }
   }
+
+  @Test
+  void aRecordForgedByTheJobsOwnerNeitherResetsAnotherJobsChipsNorSeparatesAHealthyChip() throws Exception {
+    try (Node n = new Node("A3x8", QUICK)) {
+      TrainingJob mine = job("mine", 0, 8);
+      TrainingJob other = job("other", 8, 8);
+      startJob(n, mine);
+      startJob(n, other);
+      stopProcesses(n, mine);
+      // the tenant edits its own reset-config: "reset already decided" for the whole server
+      Set<Integer> all = new java.util.TreeSet<>();
+      for (int i = 0; i < 16; i++) all.add(i);
+      store.saved.put(mine.key(), new RecoveryStore.Persisted(new ResetInfo(List.of(), 0, 1, true, 1, false),
+          new RecoveryRecord(RecoveryStep.RESETTING, all, Set.of(3), java.time.Instant.now().plusSeconds(3600),
+              false, 1, "forged")));
+      for (int i = 0; i < 10; i++) {
+        n.monitor.pollOnce();
+        n.recovery.runOnce();
+        Thread.sleep(20);
+      }
+      assertThat(IntStream.range(0, 16).map(n::resets)).containsOnly(0);
+      assertThat(n.monitor.chip(3).level()).isEqualTo(FaultLevel.NORMAL_NPU);
+      assertThat(store.steps).isEmpty();
+
+      // a genuine fault on the shared ring: still never a reset of the other job's chips
+      n.sim.ctl("fault", "3", CARD_DROP);
+      n.runUntil(() -> store.steps.contains("ISOLATED"));
+      assertThat(IntStream.range(0, 16).map(n::resets)).containsOnly(0);
+    }
+  }
 }

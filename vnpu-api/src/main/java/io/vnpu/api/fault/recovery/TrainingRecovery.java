@@ -153,7 +153,7 @@ public final class TrainingRecovery {
     for (TrainingJob job : byKey.values()) {
       try {
         Active a = active.get(job.key());
-        if (a == null && loaded.add(job.key())) a = resume(job);
+        if (a == null && loaded.add(job.key())) a = resume(job, chips);
         if (a == null || a.record().step().terminal()) {
           a = maybeStart(job, chips, a);
           if (a == null) continue;
@@ -185,15 +185,41 @@ public final class TrainingRecovery {
     }
   }
 
-  private Active resume(TrainingJob job) {
+  /**
+   * The saved record, re-checked: it lives in the tenant's namespace, so its owner may have edited
+   * it. The ring is recomputed from the faulty chips, which must be the job's own; a wait resumes
+   * only while those chips still need a reset; a reset not confirmed issued goes back to the
+   * process wait (which checks that nobody else holds a chip of the ring); no deadline lies further
+   * out than its bound.
+   */
+  private Active resume(TrainingJob job, Map<Integer, ChipHealth> chips) {
     Optional<RecoveryStore.Persisted> p = store.load(job);
     if (p.isEmpty()) return null;
-    RecoveryRecord r = p.get().record();
-    if (!job.ranks().keySet().containsAll(r.faulty())) {
-      LOG.info("training recovery of job {}: the saved record names chips {} the job no longer holds here; "
-          + "not resumed", job.key(), r.faulty());
+    RecoveryRecord saved = p.get().record();
+    if (saved.faulty().isEmpty() || !job.ranks().keySet().containsAll(saved.faulty())) {
+      LOG.info("training recovery of job {}: the saved record names chips {} the job does not hold here; "
+          + "not resumed", job.key(), saved.faulty());
       return null;
     }
+    Set<Integer> ring = new TreeSet<>();
+    for (int logic : saved.faulty()) ring.addAll(resetter.trainingRing(logic));
+    Instant now = clock.instant();
+    RecoveryStep step = saved.step();
+    boolean issued = saved.resetIssued();
+    if (step == RecoveryStep.RESETTING && !issued) step = RecoveryStep.STOPPING;
+    if (step == RecoveryStep.STOPPING && !saved.faulty().stream().allMatch(l -> needsReset(chips.get(l)))) {
+      LOG.info("training recovery of job {}: chips {} no longer need a reset; not resumed", job.key(), saved.faulty());
+      return null;
+    }
+    Duration bound = switch (step) {
+      case STOPPING -> bounds.processExit();
+      case RESETTING -> bounds.deviceReset();
+      case CHECKING_NETWORK -> bounds.networkCheck();
+      default -> Duration.ZERO;
+    };
+    Instant deadline = saved.deadline().isAfter(now.plus(bound)) ? now.plus(bound) : saved.deadline();
+    RecoveryRecord r = new RecoveryRecord(step, ring, saved.faulty(), deadline, issued,
+        Math.min(Math.max(saved.attempt(), 1), bounds.maxAttempts() + 1), saved.detail());
     LOG.info("training recovery of job {} resumed in {} (attempt {})", job.key(), r.step(), r.attempt());
     if (r.step() == RecoveryStep.RESETTING || r.step() == RecoveryStep.CHECKING_NETWORK) {
       r.ring().forEach(l -> monitor.setResetting(l, true));
@@ -201,11 +227,14 @@ public final class TrainingRecovery {
     return new Active(job, p.get().info(), r);
   }
 
+  private static boolean needsReset(ChipHealth h) {
+    return h != null && !h.healthy() && h.level().needsReset() && !h.resetting();
+  }
+
   private Active maybeStart(TrainingJob job, Map<Integer, ChipHealth> chips, Active previous) {
     Set<Integer> faulty = new TreeSet<>();
     for (int logic : job.ranks().keySet()) {
-      ChipHealth h = chips.get(logic);
-      if (h != null && !h.healthy() && h.level().needsReset() && !h.resetting()) faulty.add(logic);
+      if (needsReset(chips.get(logic))) faulty.add(logic);
     }
     if (faulty.isEmpty()) return previous;
     if (previous != null && previous.record().step() == RecoveryStep.ISOLATED
