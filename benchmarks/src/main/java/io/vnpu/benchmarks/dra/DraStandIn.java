@@ -140,7 +140,7 @@ public final class DraStandIn {
 
   private static ResourceClaim createClaim(KubernetesClient client, String node) {
     client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("demo")
-        .endMetadata().build()).create();
+        .endMetadata().build()).createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
     return client.dynamicResourceAllocation().v1().resourceClaims().inNamespace("demo")
         .resource(new ResourceClaimBuilder()
             .withNewMetadata().withNamespace("demo").withName("npu-claim").endMetadata()
@@ -150,7 +150,7 @@ public final class DraStandIn {
             .withResults(new DeviceRequestAllocationResultBuilder().withRequest("npu")
                 .withDriver(DRIVER).withPool(node).withDevice("npu-3").build())
             .endDevices().endAllocation().endStatus().build())
-        .create();
+        .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
   }
 
   interface Call<T> {
