@@ -246,7 +246,7 @@ class HelmChartTest {
     assertCovers(o, List.of("resource.k8s.io/resourceslices/create", "resource.k8s.io/resourceslices/update",
         "resource.k8s.io/resourceslices/delete", "resource.k8s.io/resourceslices/list",
         "resource.k8s.io/resourceslices/watch", "resource.k8s.io/resourceclaims/get",
-        "resource.k8s.io/resourceclaims/status/update", "/nodes/get"));
+        "resource.k8s.io/resourceclaims/status/patch", "/nodes/get"));
   }
 
   @Test
