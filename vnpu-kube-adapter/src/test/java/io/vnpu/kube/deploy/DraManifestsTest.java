@@ -113,6 +113,11 @@ class DraManifestsTest {
     objects.forEach((f, l) -> byFile.put(f.toString(),
         l.stream().map(o -> o.getKind() + "/" + o.getMetadata().getName()).toList()));
     assertThat(byFile).containsExactly(
+        Map.entry("admission-policy.yaml", List.of(
+            "ValidatingAdmissionPolicy/vnpu-dra-kubeletplugin-resourceslices",
+            "ValidatingAdmissionPolicyBinding/vnpu-dra-kubeletplugin-resourceslices",
+            "ValidatingAdmissionPolicy/vnpu-dra-kubeletplugin-claim-status",
+            "ValidatingAdmissionPolicyBinding/vnpu-dra-kubeletplugin-claim-status")),
         Map.entry("daemonset.yaml", List.of("DaemonSet/vnpu-dra-kubeletplugin")),
         Map.entry("deviceclass.yaml", List.of("DeviceClass/npu.huawei.com")),
         Map.entry("examples/claim-template-and-pod.yaml", List.of("Namespace/demo",
