@@ -115,8 +115,8 @@ class DraManifestsTest {
     assertThat(byFile).containsExactly(
         Map.entry("admission-policy.yaml", List.of(
             "ValidatingAdmissionPolicy/vnpu-dra-kubeletplugin-resourceslices",
-            "ValidatingAdmissionPolicyBinding/vnpu-dra-kubeletplugin-resourceslices",
             "ValidatingAdmissionPolicy/vnpu-dra-kubeletplugin-claim-status",
+            "ValidatingAdmissionPolicyBinding/vnpu-dra-kubeletplugin-resourceslices",
             "ValidatingAdmissionPolicyBinding/vnpu-dra-kubeletplugin-claim-status")),
         Map.entry("daemonset.yaml", List.of("DaemonSet/vnpu-dra-kubeletplugin")),
         Map.entry("deviceclass.yaml", List.of("DeviceClass/npu.huawei.com")),
