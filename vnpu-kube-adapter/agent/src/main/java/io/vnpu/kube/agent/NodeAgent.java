@@ -12,7 +12,7 @@ import io.vnpu.api.spi.DeviceManager;
 import io.vnpu.kube.deviceplugin.DevicePluginServer;
 import io.vnpu.kube.deviceplugin.PluginState;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.vnpu.kube.metrics.HealthCheck;
+import io.vnpu.kube.observe.HealthCheck;
 import io.vnpu.kube.metrics.MeasuredResourceManager;
 import io.vnpu.kube.metrics.NpuCollector;
 import io.vnpu.kube.metrics.OpsServer;
@@ -279,23 +279,5 @@ public final class NodeAgent implements AutoCloseable {
       // The JVM is already shutting down (the hook is what stopped us): nothing to remove.
       log.debug("shutdown in progress; hook stays");
     }
-  }
-
-  /**
-   * Builds the options from the flags and runs the agent until SIGTERM or give-up; what
-   * {@code vnpu plugin} and every plain main class of a node agent call.
-   *
-   * @return the exit code ({@link #EXIT_OK}, {@link #EXIT_STARTUP_FAILED}, {@link #EXIT_PLUGIN_GAVE_UP})
-   */
-  public static int launch(AgentFlags flags, DeviceManagerOpener opener,
-      ResourceBackendFactory backends, java.util.Map<String, String> env) {
-    NodeAgentOptions options;
-    try {
-      options = flags.toOptions(env);
-    } catch (IllegalArgumentException e) {
-      System.err.println("vnpu node agent: " + e.getMessage());
-      return EXIT_STARTUP_FAILED;
-    }
-    return new NodeAgent(options, opener, backends, UnaryOperator.identity()).run();
   }
 }

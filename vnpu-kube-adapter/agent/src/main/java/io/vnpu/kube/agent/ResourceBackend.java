@@ -2,7 +2,7 @@ package io.vnpu.kube.agent;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vnpu.kube.metrics.CompatNames;
-import io.vnpu.kube.metrics.HealthCheck;
+import io.vnpu.kube.observe.HealthCheck;
 import io.vnpu.kube.resource.ResourceManager;
 import java.util.Map;
 import java.util.Set;

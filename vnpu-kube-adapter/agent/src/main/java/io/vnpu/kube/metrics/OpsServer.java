@@ -1,5 +1,6 @@
 package io.vnpu.kube.metrics;
 
+import io.vnpu.kube.observe.HealthCheck;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;

@@ -4,13 +4,14 @@ import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
+import io.vnpu.kube.observe.RequestObserver;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
  * Counters and a latency histogram of the requests a plugin serves: Allocate for the device plugin,
  * Prepare and Unprepare for the DRA plugin. The label {@code operation} names the RPC; errors carry a
- * {@code kind} ({@link ErrorKind}).
+ * {@code kind} ({@link RequestObserver.ErrorKind}).
  *
  * <ul>
  *   <li>{@code vnpu_plugin_requests_total{operation}}</li>
@@ -18,27 +19,7 @@ import java.util.Objects;
  *   <li>{@code vnpu_plugin_request_duration_seconds{operation}} (histogram)</li>
  * </ul>
  */
-public final class RequestMetrics {
-  /** Why a request failed, as few stable values as dashboards need. */
-  public enum ErrorKind {
-    /** The limiter files are missing or broken (soft slice refused). */
-    LIMITER("limiter"),
-    /** The driver refused (vNPU creation, device query). */
-    DEVICE("device"),
-    /** The request itself could not be served (no pod, bad annotation, unknown device, API error). */
-    REQUEST("request");
-
-    private final String label;
-
-    ErrorKind(String label) {
-      this.label = label;
-    }
-
-    public String label() {
-      return label;
-    }
-  }
-
+public final class RequestMetrics implements RequestObserver {
   private final Counter requests;
   private final Counter errors;
   private final Histogram duration;
@@ -57,12 +38,14 @@ public final class RequestMetrics {
   }
 
   /** Records one request that succeeded. */
+  @Override
   public void succeeded(String operation, Duration took) {
     requests.labelValues(operation).inc();
     duration.labelValues(operation).observe(took.toNanos() / 1e9);
   }
 
   /** Records one request that failed. */
+  @Override
   public void failed(String operation, Duration took, ErrorKind kind) {
     succeeded(operation, took);
     errors.labelValues(operation, kind.label()).inc();

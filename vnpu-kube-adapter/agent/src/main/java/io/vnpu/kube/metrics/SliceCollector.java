@@ -1,5 +1,7 @@
 package io.vnpu.kube.metrics;
 
+import io.vnpu.kube.observe.SliceSource;
+import io.vnpu.kube.observe.SliceRef;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;

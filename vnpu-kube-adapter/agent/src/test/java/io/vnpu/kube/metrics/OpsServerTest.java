@@ -1,5 +1,6 @@
 package io.vnpu.kube.metrics;
 
+import io.vnpu.kube.observe.HealthCheck;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,7 +1,6 @@
 package io.vnpu.kube.app;
 
 import io.vnpu.kube.agent.ResourceBackendFactory;
-import io.vnpu.kube.hami.HamiBackend;
 
 /**
  * The resource backends the shipped entry points use. This package is the composition root: it

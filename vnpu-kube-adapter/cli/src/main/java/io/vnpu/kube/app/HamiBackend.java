@@ -25,7 +25,7 @@ import io.vnpu.kube.resource.ResourceManager;
 import io.vnpu.quota.region.QuotaRegions;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vnpu.kube.metrics.CompatNames;
-import io.vnpu.kube.metrics.HealthCheck;
+import io.vnpu.kube.observe.HealthCheck;
 import io.vnpu.kube.metrics.SliceCollector;
 import io.vnpu.kube.metrics.StateGauges;
 import java.nio.file.Path;
@@ -73,7 +73,7 @@ public final class HamiBackend implements ResourceBackend {
   }
 
   /** As {@link #create(AgentEnvironment, Map)} with a given client (closed with the backend). */
-  static HamiBackend create(AgentEnvironment environment, Map<String, String> env, KubernetesClient client) {
+  public static HamiBackend create(AgentEnvironment environment, Map<String, String> env, KubernetesClient client) {
     String hookPath = env.getOrDefault("HOOK_PATH", SoftSplitLayout.DEFAULT_HOOK_PATH);
     LimiterOptions lo = environment.options().limiter();
     LimiterVerifier limiter = LimiterProvisioning.provision(LimiterFiles.hami(lo.hostDir()),

@@ -17,7 +17,7 @@ import io.vnpu.kube.deviceplugin.DevicePluginServer;
 import io.vnpu.kube.deviceplugin.PluginState;
 import io.vnpu.kube.faults.HotResetLoop;
 import io.vnpu.kube.faults.KubeFaultHandling;
-import io.vnpu.kube.metrics.HealthCheck;
+import io.vnpu.kube.observe.HealthCheck;
 import io.vnpu.kube.metrics.MeasuredResourceManager;
 import io.vnpu.kube.metrics.NpuCollector;
 import io.vnpu.kube.metrics.OpsServer;

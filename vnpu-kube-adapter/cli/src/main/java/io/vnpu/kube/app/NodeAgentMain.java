@@ -1,9 +1,8 @@
 package io.vnpu.kube.app;
 
-import io.vnpu.kube.agent.AgentFlags;
+import io.vnpu.kube.cli.AgentFlags;
 import io.vnpu.kube.agent.DcmiOpener;
 import io.vnpu.kube.agent.DeviceManagerOpener;
-import io.vnpu.kube.agent.NodeAgent;
 import io.vnpu.kube.agent.ResourceBackendFactory;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -40,7 +39,7 @@ public final class NodeAgentMain implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    return NodeAgent.launch(flags, opener, backends, env);
+    return flags.launch(opener, backends, env);
   }
 
   public static void main(String[] args) {

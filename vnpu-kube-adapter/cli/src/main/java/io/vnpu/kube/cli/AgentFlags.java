@@ -1,10 +1,17 @@
-package io.vnpu.kube.agent;
+package io.vnpu.kube.cli;
 
+import io.vnpu.kube.agent.DeviceManagerOpener;
+import io.vnpu.kube.agent.LimiterOptions;
+import io.vnpu.kube.agent.MetricsOptions;
+import io.vnpu.kube.agent.NodeAgent;
+import io.vnpu.kube.agent.NodeAgentOptions;
+import io.vnpu.kube.agent.ResourceBackendFactory;
 import io.vnpu.kube.metrics.CompatNames;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 import picocli.CommandLine.Option;
 
 /**
@@ -137,5 +144,23 @@ public final class AgentFlags {
         hwLogLevel, kubeletDir, Optional.ofNullable(dcmiLibrary), Optional.ofNullable(simulate),
         new LimiterOptions(assets, limiterDir, installLimiter),
         metricsOptions());
+  }
+
+  /**
+   * Builds the options from these flags and runs the agent until SIGTERM or give-up; what
+   * {@code vnpu plugin} and every plain main class of a node agent call.
+   *
+   * @return the exit code ({@link NodeAgent#EXIT_OK}, {@link NodeAgent#EXIT_STARTUP_FAILED},
+   *     {@link NodeAgent#EXIT_PLUGIN_GAVE_UP})
+   */
+  public int launch(DeviceManagerOpener opener, ResourceBackendFactory backends, Map<String, String> env) {
+    NodeAgentOptions options;
+    try {
+      options = toOptions(env);
+    } catch (IllegalArgumentException e) {
+      System.err.println("vnpu node agent: " + e.getMessage());
+      return NodeAgent.EXIT_STARTUP_FAILED;
+    }
+    return new NodeAgent(options, opener, backends, UnaryOperator.identity()).run();
   }
 }

@@ -1,5 +1,6 @@
-package io.vnpu.kube.mindcluster.config;
+package io.vnpu.kube.cli;
 
+import io.vnpu.kube.mindcluster.config.MindClusterOptions;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;

@@ -1,11 +1,9 @@
 package io.vnpu.kube.cli;
 
-import io.vnpu.kube.agent.AgentFlags;
+
 import io.vnpu.kube.app.MindClusterLauncher;
-import io.vnpu.kube.mindcluster.config.MindClusterFlags;
 import io.vnpu.kube.agent.DcmiOpener;
 import io.vnpu.kube.agent.DeviceManagerOpener;
-import io.vnpu.kube.agent.NodeAgent;
 import io.vnpu.kube.agent.ResourceBackendFactory;
 import io.vnpu.kube.app.DefaultBackends;
 import java.util.Map;
@@ -67,6 +65,6 @@ public final class PluginCommand implements Callable<Integer> {
     if (mode == Mode.mindcluster) {
       return MindClusterLauncher.launch(flags, mindCluster, env, spec.commandLine().getErr());
     }
-    return NodeAgent.launch(flags, opener, backends, env);
+    return flags.launch(opener, backends, env);
   }
 }

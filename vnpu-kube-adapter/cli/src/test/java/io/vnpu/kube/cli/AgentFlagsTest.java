@@ -1,9 +1,12 @@
-package io.vnpu.kube.agent;
+package io.vnpu.kube.cli;
 
+import io.vnpu.kube.agent.LimiterOptions;
+import io.vnpu.kube.agent.MetricsOptions;
+import io.vnpu.kube.agent.NodeAgent;
+import io.vnpu.kube.agent.NodeAgentOptions;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.vnpu.kube.cli.VnpuCli;
 import java.nio.file.Path;
 import java.time.Duration;
 import io.vnpu.kube.metrics.CompatNames;

@@ -144,8 +144,8 @@ class ConfigCommandTest {
 
   @Test
   void repositorySampleConfigIsValid() {
-    Path sample = Path.of("..", "config", "device-config.yaml");
-    Path nodes = Path.of("..", "config", "node-config.yaml");
+    Path sample = Path.of("..", "..", "config", "device-config.yaml");
+    Path nodes = Path.of("..", "..", "config", "node-config.yaml");
 
     int exit = run("config", "check", sample.toString(), "--node-config", nodes.toString());
 

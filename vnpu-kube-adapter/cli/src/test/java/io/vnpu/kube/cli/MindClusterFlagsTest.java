@@ -1,5 +1,6 @@
-package io.vnpu.kube.mindcluster.config;
+package io.vnpu.kube.cli;
 
+import io.vnpu.kube.mindcluster.config.MindClusterOptions;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -35,10 +35,10 @@ class ImageDefinitionIT {
         assertThat(inRepo).as("Dockerfile: %s (in %s)", line.strip(), root).exists();
       }
     }
-    assertThat(copies).contains("/src/vnpu-kube-adapter/target/vnpu-kube-adapter-0.1.0-SNAPSHOT-all.jar",
+    assertThat(copies).contains("/src/vnpu-kube-adapter/cli/target/vnpu-cli-0.1.0-SNAPSHOT-all.jar",
         "/src/native/build/libvnpu.so", "config/device-config.yaml", "deploy/image/vnpu");
     // the jar the image runs is the one failsafe's other ITs run
-    assertThat(root.resolve("vnpu-kube-adapter/target/vnpu-kube-adapter-0.1.0-SNAPSHOT-all.jar"))
+    assertThat(root.resolve("vnpu-kube-adapter/cli/target/vnpu-cli-0.1.0-SNAPSHOT-all.jar"))
         .isEqualTo(Path.of(System.getProperty("shaded.jar")).toAbsolutePath().normalize());
     assertThat(Files.isExecutable(root.resolve("deploy/image/vnpu"))).isTrue();
   }

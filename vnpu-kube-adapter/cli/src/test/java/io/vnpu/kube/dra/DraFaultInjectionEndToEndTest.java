@@ -17,7 +17,7 @@ import io.vnpu.api.fault.HealthMonitor;
 import io.vnpu.dcmi.DcmiDeviceManager;
 import io.vnpu.dcmi.DcmiLibrarySource;
 import io.vnpu.dcmi.sim.BundledSimulator;
-import io.vnpu.kube.deviceplugin.UnixSocketTransport;
+import io.vnpu.kube.kubelet.UnixSocketTransport;
 import io.vnpu.kube.dra.app.DraHealthMonitor;
 import io.vnpu.kube.dra.proto.health.v1.DRAResourceHealthGrpc;
 import io.vnpu.kube.dra.proto.health.v1.DeviceHealth;

@@ -1,5 +1,6 @@
 package io.vnpu.kube.hami;
 
+import io.vnpu.kube.app.HamiBackend;
 import static io.vnpu.kube.hami.KubeFixtures.node;
 import static io.vnpu.kube.hami.KubeFixtures.nodeAnnotations;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,4 +1,4 @@
-package io.vnpu.kube.metrics;
+package io.vnpu.kube.observe;
 
 import java.util.List;
 

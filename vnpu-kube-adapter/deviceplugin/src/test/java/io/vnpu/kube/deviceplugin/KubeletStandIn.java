@@ -1,5 +1,6 @@
 package io.vnpu.kube.deviceplugin;
 
+import io.vnpu.kube.kubelet.UnixSocketTransport;
 import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;

@@ -70,7 +70,7 @@ public final class DraPlugin implements AutoCloseable {
   private DeviceState state;
   private KubeletPluginServer server;
   private LivenessServer liveness;
-  private io.vnpu.kube.metrics.RequestMetrics requestMetrics;
+  private io.vnpu.kube.observe.RequestObserver requestMetrics;
   private final NpuDeviceTaints taints;
   private final Object healthLock = new Object();
   private HealthSource health; // guarded by healthLock
@@ -100,8 +100,7 @@ public final class DraPlugin implements AutoCloseable {
   public DraPlugin(DraOptions options, KubernetesClient client, Callable<DeviceManager> opener,
       NpuDeviceFacts facts, String bootId, Clock clock, DeviceConfig deviceConfig) {
     this(options, client, opener, facts, bootId, clock, deviceConfig,
-        io.vnpu.kube.limiter.LimiterFiles.hami(java.nio.file.Path.of(
-            io.vnpu.kube.agent.LimiterOptions.DEFAULT_HOST_DIR)), null);
+        io.vnpu.kube.limiter.LimiterFiles.hami(io.vnpu.kube.limiter.LimiterFiles.HAMI_HOST_DIR), null);
   }
 
   /**
@@ -307,7 +306,7 @@ public final class DraPlugin implements AutoCloseable {
    * Counts and times every NodePrepareResources / NodeUnprepareResources claim in {@code metrics}
    * (operations {@code prepare} and {@code unprepare}). Call before {@link #start()}.
    */
-  public void measureRequests(io.vnpu.kube.metrics.RequestMetrics metrics) {
+  public void measureRequests(io.vnpu.kube.observe.RequestObserver metrics) {
     this.requestMetrics = Objects.requireNonNull(metrics, "metrics");
   }
 

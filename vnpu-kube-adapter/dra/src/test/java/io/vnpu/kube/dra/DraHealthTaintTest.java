@@ -17,7 +17,7 @@ import io.vnpu.api.health.HealthSource;
 import io.vnpu.kube.dra.slices.NpuSliceDevices;
 import io.grpc.ManagedChannel;
 import io.grpc.stub.StreamObserver;
-import io.vnpu.kube.deviceplugin.UnixSocketTransport;
+import io.vnpu.kube.kubelet.UnixSocketTransport;
 import java.nio.file.Path;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;

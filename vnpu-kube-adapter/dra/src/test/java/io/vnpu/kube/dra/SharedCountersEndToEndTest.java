@@ -148,8 +148,8 @@ class SharedCountersEndToEndTest {
     DraTestBed.await("NPUs discovered", () -> plugin.inventory().devices().size() == 2);
     java.util.concurrent.BlockingQueue<io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesResponse>
         v1 = new java.util.concurrent.LinkedBlockingQueue<>();
-    try (io.vnpu.kube.deviceplugin.UnixSocketTransport transport =
-        new io.vnpu.kube.deviceplugin.UnixSocketTransport(1)) {
+    try (io.vnpu.kube.kubelet.UnixSocketTransport transport =
+        new io.vnpu.kube.kubelet.UnixSocketTransport(1)) {
       io.grpc.ManagedChannel ch = transport.channel(plugin.sockets().draSocket());
       try {
         io.vnpu.kube.dra.proto.health.v1.DRAResourceHealthGrpc.newStub(ch).nodeWatchResources(

@@ -1,7 +1,7 @@
 package io.vnpu.kube.testing;
 
 import io.grpc.ManagedChannel;
-import io.vnpu.kube.deviceplugin.UnixSocketTransport;
+import io.vnpu.kube.kubelet.UnixSocketTransport;
 import io.vnpu.kube.dra.proto.registration.InfoRequest;
 import io.vnpu.kube.dra.proto.registration.PluginInfo;
 import io.vnpu.kube.dra.proto.registration.RegistrationGrpc;

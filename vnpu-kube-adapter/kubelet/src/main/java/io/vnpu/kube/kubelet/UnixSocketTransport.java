@@ -1,4 +1,4 @@
-package io.vnpu.kube.deviceplugin;
+package io.vnpu.kube.kubelet;
 
 import io.grpc.BindableService;
 import io.grpc.ManagedChannel;

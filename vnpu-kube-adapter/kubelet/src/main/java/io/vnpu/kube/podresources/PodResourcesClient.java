@@ -2,7 +2,7 @@ package io.vnpu.kube.podresources;
 
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
-import io.vnpu.kube.deviceplugin.UnixSocketTransport;
+import io.vnpu.kube.kubelet.UnixSocketTransport;
 import io.vnpu.kube.podresources.v1.ContainerDevices;
 import io.vnpu.kube.podresources.v1.ContainerResources;
 import io.vnpu.kube.podresources.v1.ListPodResourcesRequest;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.grpc.BindableService;
 import io.grpc.Server;
 import io.grpc.stub.StreamObserver;
-import io.vnpu.kube.deviceplugin.UnixSocketTransport;
+import io.vnpu.kube.kubelet.UnixSocketTransport;
 import io.vnpu.kube.podresources.v1.ContainerDevices;
 import io.vnpu.kube.podresources.v1.ContainerResources;
 import io.vnpu.kube.podresources.v1.ListPodResourcesRequest;

@@ -17,7 +17,7 @@ import io.vnpu.kube.dra.DraPlugin;
 import io.vnpu.kube.dra.devices.NpuDeviceFacts;
 import io.vnpu.kube.dra.kubelet.PluginSockets;
 import io.vnpu.kube.dra.state.BootId;
-import io.vnpu.kube.metrics.HealthCheck;
+import io.vnpu.kube.observe.HealthCheck;
 import io.vnpu.kube.metrics.OpsServer;
 import io.vnpu.kube.metrics.RequestMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;

@@ -2,7 +2,7 @@ package io.vnpu.kube.dra.kubelet;
 
 import io.grpc.BindableService;
 import io.grpc.Server;
-import io.vnpu.kube.deviceplugin.UnixSocketTransport;
+import io.vnpu.kube.kubelet.UnixSocketTransport;
 import io.vnpu.kube.dra.proto.registration.RegistrationStatus;
 import io.vnpu.kube.kubelet.FileIdentity;
 import io.vnpu.kube.kubelet.PathWatch;

@@ -6,7 +6,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
-import io.vnpu.kube.deviceplugin.UnixSocketTransport;
+import io.vnpu.kube.kubelet.UnixSocketTransport;
 import io.vnpu.kube.dra.proto.health.HealthCheckRequest;
 import io.vnpu.kube.dra.proto.health.HealthCheckResponse;
 import io.vnpu.kube.dra.proto.health.HealthCheckResponse.ServingStatus;

@@ -3,8 +3,8 @@ package io.vnpu.kube.dra.kubelet;
 import io.grpc.StatusException;
 import io.vnpu.kube.dra.claims.ClaimRef;
 import io.vnpu.kube.dra.state.PrepareOutcome;
-import io.vnpu.kube.metrics.RequestMetrics;
-import io.vnpu.kube.metrics.RequestMetrics.ErrorKind;
+import io.vnpu.kube.observe.RequestObserver;
+import io.vnpu.kube.observe.RequestObserver.ErrorKind;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +13,7 @@ import java.util.function.LongSupplier;
 
 /**
  * A {@link ClaimHandler} that counts and times every claim of NodePrepareResources (operation
- * {@value #PREPARE}) and NodeUnprepareResources ({@value #UNPREPARE}) in {@link RequestMetrics}: one
+ * {@value #PREPARE}) and NodeUnprepareResources ({@value #UNPREPARE}) in a {@link RequestObserver}: one
  * request per claim, each taking the call's time; a claim answered with an error, or a call failed
  * as a whole, counts as an error of kind {@code request} ({@code limiter} when the error names the
  * limiter check).
@@ -25,10 +25,10 @@ public final class MeasuredClaimHandler implements ClaimHandler {
   public static final String UNPREPARE = "unprepare";
 
   private final ClaimHandler delegate;
-  private final RequestMetrics metrics;
+  private final RequestObserver metrics;
   private final LongSupplier nanoClock;
 
-  public MeasuredClaimHandler(ClaimHandler delegate, RequestMetrics metrics, LongSupplier nanoClock) {
+  public MeasuredClaimHandler(ClaimHandler delegate, RequestObserver metrics, LongSupplier nanoClock) {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
     this.metrics = Objects.requireNonNull(metrics, "metrics");
     this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
