@@ -1,10 +1,8 @@
 package io.vnpu.kube.app;
 
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.vnpu.kube.cli.AgentFlags;
 import io.vnpu.kube.agent.DcmiOpener;
 import io.vnpu.kube.agent.NodeAgent;
-import io.vnpu.kube.cli.MindClusterFlags;
 import io.vnpu.kube.mindcluster.config.MindClusterOptions;
 import java.io.PrintWriter;
 import java.util.Map;

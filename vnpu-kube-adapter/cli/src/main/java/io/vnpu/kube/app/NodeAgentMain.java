@@ -1,6 +1,5 @@
 package io.vnpu.kube.app;
 
-import io.vnpu.kube.cli.AgentFlags;
 import io.vnpu.kube.agent.DcmiOpener;
 import io.vnpu.kube.agent.DeviceManagerOpener;
 import io.vnpu.kube.agent.ResourceBackendFactory;

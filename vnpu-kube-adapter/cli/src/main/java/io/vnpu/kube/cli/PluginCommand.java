@@ -1,6 +1,8 @@
 package io.vnpu.kube.cli;
 
 
+import io.vnpu.kube.app.AgentFlags;
+import io.vnpu.kube.app.MindClusterFlags;
 import io.vnpu.kube.app.MindClusterLauncher;
 import io.vnpu.kube.agent.DcmiOpener;
 import io.vnpu.kube.agent.DeviceManagerOpener;

@@ -8,7 +8,7 @@ import java.util.Optional;
 /**
  * Settings of the MindCluster backend: the flags of MindCluster's Ascend Device Plugin
  * (spec {@code dcmi-and-mindcluster.md} section 3.1, upstream defaults) plus what the upstream
- * plugin reads from its environment. Built by {@code io.vnpu.kube.cli.MindClusterFlags} (vnpu-cli) or directly by an embedder
+ * plugin reads from its environment. Built by {@code io.vnpu.kube.app.MindClusterFlags} (vnpu-cli) or directly by an embedder
  * (start from {@link #defaults(String)}); the constructor checks ranges and the cross-flag rules
  * and throws {@link IllegalArgumentException} with one line naming the flag(s).
  *

@@ -1,6 +1,7 @@
-package io.vnpu.kube.cli;
+package io.vnpu.kube.app;
 
 import io.vnpu.kube.agent.LimiterOptions;
+import io.vnpu.kube.cli.VnpuCli;
 import io.vnpu.kube.agent.MetricsOptions;
 import io.vnpu.kube.agent.NodeAgent;
 import io.vnpu.kube.agent.NodeAgentOptions;

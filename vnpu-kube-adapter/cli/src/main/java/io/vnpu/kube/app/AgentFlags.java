@@ -1,4 +1,4 @@
-package io.vnpu.kube.cli;
+package io.vnpu.kube.app;
 
 import io.vnpu.kube.agent.DeviceManagerOpener;
 import io.vnpu.kube.agent.LimiterOptions;

@@ -1,4 +1,4 @@
-package io.vnpu.kube.cli;
+package io.vnpu.kube.app;
 
 import io.vnpu.kube.mindcluster.config.MindClusterOptions;
 import static org.assertj.core.api.Assertions.assertThat;
