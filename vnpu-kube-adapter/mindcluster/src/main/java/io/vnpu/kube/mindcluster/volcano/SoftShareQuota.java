@@ -1,0 +1,64 @@
+package io.vnpu.kube.mindcluster.volcano;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.vnpu.kube.errors.Shown;
+import io.vnpu.kube.resource.AllocationException;
+import java.util.Map;
+
+/**
+ * A pod's soft-share request (MindCluster "softShareDev", anchors section 4), read from its
+ * annotations {@value #AICORE_QUOTA} (AI Core share in percent, 1..100) and {@value #HBM_QUOTA}
+ * (HBM in MB, read as MiB as MindCluster's {@code MBPerGB} conversion implies, 1..the chip's HBM).
+ * The values are written by the pod owner and are untrusted: 0 would be an unlimited region.
+ *
+ * @param aicorePercent AI Core share, percent of the chip (1..100)
+ * @param hbmMib        HBM limit in MiB (at least 1)
+ */
+public record SoftShareQuota(int aicorePercent, long hbmMib) {
+  /** AI Core quota annotation, percent. */
+  public static final String AICORE_QUOTA = "huawei.com/scheduler.softShareDev.aicoreQuota";
+  /** HBM quota annotation, MB. */
+  public static final String HBM_QUOTA = "huawei.com/scheduler.softShareDev.hbmQuota";
+
+  /** Whether the pod asks for soft sharing (either quota annotation present). */
+  public static boolean requested(Pod pod) {
+    Map<String, String> a = VolcanoPods.annotations(pod);
+    return a.containsKey(AICORE_QUOTA) || a.containsKey(HBM_QUOTA);
+  }
+
+  /**
+   * The pod's quotas, checked against a chip of {@code chipHbmMib} MiB (0 = unknown, no upper bound).
+   *
+   * @throws AllocationException naming the pod, the annotation key and its value when one is
+   *     missing, not a whole number, 0, or out of range
+   */
+  public static SoftShareQuota of(Pod pod, long chipHbmMib) throws AllocationException {
+    Map<String, String> a = VolcanoPods.annotations(pod);
+    String who = "pod " + pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+    long core = number(who, AICORE_QUOTA, a.get(AICORE_QUOTA), 100, "a percent in 1..100");
+    long hbmMax = chipHbmMib > 0 ? chipHbmMib : Long.MAX_VALUE / (1L << 20);
+    long hbm = number(who, HBM_QUOTA, a.get(HBM_QUOTA), hbmMax,
+        "MB in 1.." + (chipHbmMib > 0 ? chipHbmMib + " (the chip's HBM)" : "the chip's HBM"));
+    return new SoftShareQuota((int) core, hbm);
+  }
+
+  private static long number(String who, String key, String value, long max, String expected)
+      throws AllocationException {
+    if (value == null) {
+      throw new AllocationException(who + ": annotation " + key + " is missing: soft sharing needs "
+          + AICORE_QUOTA + " and " + HBM_QUOTA);
+    }
+    long v;
+    try {
+      v = Long.parseLong(value.strip());
+    } catch (NumberFormatException e) {
+      throw new AllocationException(who + ": annotation " + key + " = " + Shown.string(value) + ": not a whole number, "
+          + "expected " + expected);
+    }
+    if (v < 1 || v > max) {
+      throw new AllocationException(who + ": annotation " + key + " = " + Shown.string(value) + ": out of range, expected "
+          + expected + (v == 0 ? " (0 would be an unlimited region)" : ""));
+    }
+    return v;
+  }
+}
