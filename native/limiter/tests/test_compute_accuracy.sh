@@ -231,10 +231,11 @@ slices() {
   local d=$1 n=$2 pids=() i
   setup "$d" || return
   for i in $(seq "$n"); do container "$d" "s$i" 1 0 1; done
-  for i in $(seq "$n"); do (in_c "$d" "s$i" "$BURN" burn 1000 6 > /dev/null) & pids+=($!); done
-  # a loaded host takes a while to start 16 processes: the window opens 1 s after the last one launched
+  for i in $(seq "$n"); do (in_c "$d" "s$i" "$BURN" burn 1000 7 > /dev/null) & pids+=($!); done
+  # a loaded host takes a while to start 16 processes: the window opens 2 s after the last one
+  # launched (a late starter's first spans queue behind everybody's work: its estimate settles)
   for p in "${pids[@]}"; do nth_task "$d" "$p" 1 > /dev/null; done
-  local t1 t2; t1=$(ms_after "$(now)" 1000); t2=$(ms_after "$t1" 2500)
+  local t1 t2; t1=$(ms_after "$(now)" 2000); t2=$(ms_after "$t1" 2500)
   sleep_until "$t2"
   local target; target=$(awk -v n="$n" 'BEGIN { printf "%.2f", 100 / n }')
   # every slice's share; the worst one is judged, the spread printed
