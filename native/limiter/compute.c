@@ -534,6 +534,9 @@ void vnpu_compute_after_sync(struct vnpu_launch *l, rtError_t rc, int64_t elapse
 
 static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t stm, int sync)
 {
+    /* a raw clone() child (fork.h): reset like a fork child before using any inherited state */
+    if (__builtin_expect(vnpu_fork_changed(), 0))
+        vnpu_fork_adopt();
     l->sync = sync;
     l->sampled = 0;
     l->charged = 0;
