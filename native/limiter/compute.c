@@ -715,9 +715,6 @@ static int measure_pending(struct costent *ce, uint64_t key)
 
 static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t stm, int sync)
 {
-    /* a raw clone() child (fork.h): reset like a fork child before using any inherited state */
-    if (__builtin_expect(vnpu_fork_changed(), 0))
-        vnpu_fork_adopt();
     l->sync = sync;
     l->sym = sym;
     l->sampled = 0;
