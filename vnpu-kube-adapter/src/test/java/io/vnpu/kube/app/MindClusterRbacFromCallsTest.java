@@ -125,7 +125,8 @@ class MindClusterRbacFromCallsTest {
       assertThat(p.waitFor()).as(out).isZero();
       await("fault Event", () -> !client.v1().events().inNamespace("kube-system").list().getItems().isEmpty());
       await("ConfigMap rewritten", () -> client.configMaps().inNamespace("kube-system")
-          .withName("mindx-dl-deviceinfo-node-1").get().getData().get("DeviceInfoCfg").contains("Ascend910-3"));
+          .withName("mindx-dl-deviceinfo-node-1").get().getData().get("DeviceInfoCfg")
+          .contains("Ascend910-Unhealthy\":\"Ascend910-3\""));
       agent.stop();
     }
     calls.addAll(RbacFromCalls.drain(server, AGENT));
