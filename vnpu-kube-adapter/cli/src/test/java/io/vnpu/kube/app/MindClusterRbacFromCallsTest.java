@@ -158,5 +158,12 @@ class MindClusterRbacFromCallsTest {
           .addAll(RbacFromCalls.granted(r.getRules()));
     }
     assertThat(granted).as("calls seen: %s", calls).isEqualTo(needed);
+
+    // -hotReset=2 adds what training recovery writes in the job's namespace (ResetConfigMaps,
+    // RecoveryEventsToKube; TrainingRecoveryKubeTest drives those calls), nothing else
+    Set<String> recovery = new TreeSet<>(RbacFromCalls.granted(ChartObjects.one(ChartObjects.render(
+        Map.of("mode", "mindcluster", "mindcluster.hotReset", "2")), ClusterRole.class).getRules()));
+    recovery.removeAll(granted.get(""));
+    assertThat(recovery).containsExactly("/configmaps/create", "/configmaps/get", "/configmaps/update", "/events/create");
   }
 }
