@@ -71,6 +71,7 @@ public final class MindClusterAgent implements AutoCloseable {
   private HealthMonitor health;
   private KubeFaultHandling faults;
   private HotResetLoop hotReset;
+  private io.vnpu.kube.mindcluster.recovery.TrainingRecoveryLoop recovery;
   private PodResourcesClient podResources;
   private MindClusterBackend backend;
   private final List<DevicePluginServer> servers = new ArrayList<>();
@@ -130,6 +131,12 @@ public final class MindClusterAgent implements AutoCloseable {
         podResources = new PodResourcesClient(PodResourcesClient.DEFAULT_SOCKET, Duration.ofSeconds(5));
         hotReset = HotResetLoop.start(dcmiHealth.hotResetter(chipUsage(podResources, backend.components())),
             options.listWatchPeriod());
+      }
+      if (options.hotReset() == 2) {
+        podResources = new PodResourcesClient(PodResourcesClient.DEFAULT_SOCKET, Duration.ofSeconds(5));
+        recovery = io.vnpu.kube.mindcluster.recovery.TrainingRecoveryLoop.start(trainingRecovery(
+            dcmiHealth, chipUsage(podResources, backend.components()), backend.components(), clock),
+            Duration.ofSeconds(1));
       }
       List<PluginState> states = new ArrayList<>();
       RequestMetrics requests = new RequestMetrics(registry);
@@ -196,6 +203,7 @@ public final class MindClusterAgent implements AutoCloseable {
     servers.forEach(DevicePluginServer::stop);
     quietly("metrics endpoint", ops);
     quietly("hot reset", hotReset);
+    quietly("training recovery", recovery);
     quietly("PodResources client", podResources);
     quietly("fault configuration reloads", faults);
     quietly("backend", backend);
@@ -225,6 +233,31 @@ public final class MindClusterAgent implements AutoCloseable {
         return true;
       }
     };
+  }
+
+  /**
+   * {@code -hotReset=2}: the jobs from this node's pods (chip names of the inventory), the job
+   * ConfigMaps and Events in the job's namespace, bounds from {@code WaitDeviceResetTime} (150 s)
+   * and {@code -linkdownTimeout}.
+   */
+  private io.vnpu.api.fault.recovery.TrainingRecovery trainingRecovery(DcmiHealth dcmiHealth, ChipUsage usage,
+      io.vnpu.kube.mindcluster.MindClusterComponents components, Clock clock) {
+    Map<String, Integer> logicOfChip = new HashMap<>();
+    for (io.vnpu.kube.mindcluster.devices.ChipState c : components.inventory().current().chips()) {
+      logicOfChip.put(c.name(), c.npu().logicId());
+    }
+    return io.vnpu.api.fault.recovery.TrainingRecovery.builder()
+        .monitor(health)
+        .resetter(dcmiHealth.chipResetter())
+        .usage(usage)
+        .jobs(new io.vnpu.kube.mindcluster.recovery.TrainingPods(() -> client.pods().inAnyNamespace()
+            .withField("spec.nodeName", options.nodeName()).list().getItems(), options.nodeName(), logicOfChip))
+        .store(new io.vnpu.kube.mindcluster.recovery.ResetConfigMaps(client, options.nodeName()))
+        .events(new io.vnpu.kube.mindcluster.recovery.RecoveryEventsToKube(client, options.nodeName(), clock))
+        .clock(clock)
+        .bounds(new io.vnpu.api.fault.recovery.TrainingRecovery.Bounds(Duration.ofSeconds(60),
+            Duration.ofSeconds(150), options.linkdownTimeout(), 3))
+        .build();
   }
 
   private static void quietly(String what, AutoCloseable c) {
