@@ -66,6 +66,8 @@ struct vnpu_compute_stats {
     uint64_t cost_ns;      /* latest estimate (a value, not a delta) */
     uint32_t share_ppm;    /* share last computed (a value) */
     int64_t active_ns;     /* CLOCK_MONOTONIC ns: launches in flight now, 0 = none */
+    uint64_t blocked_ns;   /* time since the last publication if a launch was waiting (throttled or blocked
+                              in the runtime) at this one, else 0: sampled, for the agent's saturation signal */
     uint64_t sym_launches[VNPU_SYM_COUNT];
 };
 
