@@ -95,7 +95,9 @@
 #define VNPU_RE_BLOCKED_PPM      76u  /* u32 time its launches waited (limiter or full streams), ppm (0..1e6) */
 #define VNPU_RE_BUSY_NS          80u  /* u64 its total estimated device time (the region's VNPU_DS_BUSY_NS) */
 #define VNPU_RE_LAUNCHES         88u  /* u64 its total launches (the region's VNPU_DS_LAUNCHES) */
-/* 96..127 reserved */
+#define VNPU_RE_THROTTLED_NS     96u  /* u64 its total throttled time (the region's VNPU_DS_THROTTLED_NS) */
+#define VNPU_RE_SHARE_PPM        104u /* u32 the share its limiter last computed (the region's VNPU_DS_SHARE_PPM) */
+/* 108..127 reserved */
 
 /* ---------- enumerations ---------- */
 #define VNPU_REG_INIT_EMPTY      0u
@@ -133,15 +135,17 @@
 
 /* ---------- the agents' file (VNPU_REG_AGENT_FILE_FMT; node agents only, never a container) ---------- */
 /* Member table: slot i describes the container of registry entry i, for the publisher and the clean-up
- * (which region file to read, and its identity at registration); written in place, full-size from
- * creation. A container's region is never named in the registry itself. */
+ * (which region file to read, its identity at registration) and for rebuilding the registry by atomic
+ * replace when the agent cannot open it (a tenant's lease while no agent held it open); written in
+ * place, full-size from creation. A container's region is never named in the registry itself. */
 #define VNPU_AGF_MEMBER_BYTES    512u
 #define VNPU_AGF_FILE_BYTES      (VNPU_REG_ENTRY_COUNT * VNPU_AGF_MEMBER_BYTES) /* 32768 */
 #define VNPU_AGF_KEY             0u   /* u64 key of the entry this slot describes, 0 = none */
-#define VNPU_AGF_DEV             8u   /* u64 st_dev of the region file at registration */
+#define VNPU_AGF_DEV             8u   /* u64 st_dev of the region file at registration (0: no region) */
 #define VNPU_AGF_INO             16u  /* u64 st_ino of the region file at registration */
-#define VNPU_AGF_PATH            24u  /* char[488] NUL-terminated host path of the region file */
-#define VNPU_AGF_PATH_BYTES      488u
+#define VNPU_AGF_ENTRY           24u  /* char[128] the registry entry as registered (publication zero) */
+#define VNPU_AGF_PATH            152u /* char[360] NUL-terminated host path of the region file, "" = none */
+#define VNPU_AGF_PATH_BYTES      360u
 
 /* Advisory record-lock bytes, in the agents' file (beyond its end), never in the registry. */
 #define VNPU_REG_LOCK_BASE       (1ULL << 30)

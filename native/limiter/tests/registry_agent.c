@@ -290,6 +290,9 @@ int vnpu_agent_register(const char *path, const struct vnpu_agent_member *m)
         snprintf((char *)e + VNPU_RE_NAME, VNPU_REG_NAME_BYTES, "%s", m->name ? m->name : "");
         wr32(e, VNPU_RE_DEVICE_INDEX, m->dev_index);
         uint32_t seq;
+        if (!m->region)
+            wr64(slot, VNPU_AGF_KEY, m->key);
+        memcpy(slot + VNPU_AGF_ENTRY, e, sizeof e);
         /* the member slot first: the publisher never reads a region for an entry it does not describe */
         if (put(agf, (uint64_t)i * VNPU_AGF_MEMBER_BYTES, slot, sizeof slot) || seq_begin(fd, &seq)
             || put(fd, entry_off(i), e, sizeof e) || seq_end(fd, seq))
@@ -337,7 +340,8 @@ struct pub_slot {
     int n, head;       /* history ring */
     int64_t t[HIST];
     uint64_t busy[HIST], blocked[HIST];
-    uint64_t last_act, last_busy, launches;
+    uint64_t last_act, last_busy, launches, throttled;
+    uint32_t share;
     int64_t act_seen;  /* our clock when the container was last seen active */
     uint32_t flags, used, blk;
 };
@@ -440,6 +444,8 @@ static void sample(struct vnpu_agent_publisher *p, struct pub_slot *s, int64_t n
     uint64_t busy = rd64(ds, VNPU_DS_BUSY_NS), blocked = rd64(ds, VNPU_DS_BLOCKED_NS);
     uint64_t act = rd64(ds, VNPU_DS_LAST_LAUNCH_NS);
     s->launches = rd64(ds, VNPU_DS_LAUNCHES);
+    s->throttled = rd64(ds, VNPU_DS_THROTTLED_NS);
+    s->share = rd32(ds, VNPU_DS_SHARE_PPM);
     if (s->n > 0 && (act != s->last_act || busy != s->last_busy))
         s->act_seen = now;
     s->last_act = act;
@@ -511,7 +517,9 @@ int vnpu_agent_publish(struct vnpu_agent_publisher *p, int64_t now)
             s->ino = rd64(m, VNPU_AGF_INO);
         }
         s->dev_index = rd32(e, VNPU_RE_DEVICE_INDEX) % VNPU_REGION_MAX_DEVICES;
-        if (s->fd < 0 && (!s->failed || now - s->failed_at >= 1000000000LL)) {
+        if (s->dev == 0 && s->ino == 0)
+            s->failed = 1; /* registered without a region: never published */
+        if (s->fd < 0 && (!s->failed || now - s->failed_at >= 1000000000LL) && !(s->dev == 0 && s->ino == 0)) {
             char region[VNPU_AGF_PATH_BYTES + 1];
             memcpy(region, m + VNPU_AGF_PATH, VNPU_AGF_PATH_BYTES);
             region[VNPU_AGF_PATH_BYTES] = 0;
@@ -535,6 +543,8 @@ int vnpu_agent_publish(struct vnpu_agent_publisher *p, int64_t now)
             wr32(e, VNPU_RE_BLOCKED_PPM, mine ? s->blk : 0);
             wr64(e, VNPU_RE_BUSY_NS, mine ? s->last_busy : 0);
             wr64(e, VNPU_RE_LAUNCHES, mine ? s->launches : 0);
+            wr64(e, VNPU_RE_THROTTLED_NS, mine ? s->throttled : 0);
+            wr32(e, VNPU_RE_SHARE_PPM, mine ? s->share : 0);
         }
         p->count = rd64(reg, VNPU_RH_PUB_COUNT) + 1;
         unsigned char h[32];

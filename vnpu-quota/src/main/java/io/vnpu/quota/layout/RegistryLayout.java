@@ -66,6 +66,8 @@ public final class RegistryLayout {
   public static final int RE_BLOCKED_PPM = 76;
   public static final int RE_BUSY_NS = 80;
   public static final int RE_LAUNCHES = 88;
+  public static final int RE_THROTTLED_NS = 96;
+  public static final int RE_SHARE_PPM = 104;
 
   // enumerations
   public static final int REG_INIT_EMPTY = 0;
@@ -95,8 +97,9 @@ public final class RegistryLayout {
   public static final int AGF_KEY = 0;
   public static final int AGF_DEV = 8;
   public static final int AGF_INO = 16;
-  public static final int AGF_PATH = 24;
-  public static final int AGF_PATH_BYTES = 488;
+  public static final int AGF_ENTRY = 24;
+  public static final int AGF_PATH = 152;
+  public static final int AGF_PATH_BYTES = 360;
 
   // advisory lock bytes (beyond the agents' file's end)
   public static final long REG_LOCK_BASE = 1L << 30;
