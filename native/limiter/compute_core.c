@@ -67,7 +67,7 @@ static uint64_t limit_ppm(const struct vnpu_share_input *e, int is_self)
 uint32_t vnpu_demand_ppm(uint32_t used_ppm)
 {
     uint64_t u = used_ppm > VNPU_SHARE_FULL ? VNPU_SHARE_FULL : used_ppm;
-    uint64_t head = u / 8 > VNPU_DEMAND_MARGIN_PPM ? u / 8 : VNPU_DEMAND_MARGIN_PPM;
+    uint64_t head = u / 16 > VNPU_DEMAND_MARGIN_PPM ? u / 16 : VNPU_DEMAND_MARGIN_PPM;
     uint64_t d = u + head;
     return (uint32_t)(d > VNPU_SHARE_FULL ? VNPU_SHARE_FULL : d);
 }

@@ -54,10 +54,11 @@ uint32_t vnpu_share_ppm(const struct vnpu_share_input *in, int n, int self);
 
 /*
  * Demand (vnpu_share_input.demand_ppm) of a neighbour that is active and not saturated, from the
- * device time it used over the last window (ppm): what it used plus headroom to grow into (an
- * eighth of it, at least VNPU_DEMAND_MARGIN_PPM), never 0.
+ * device time it used over the last window (ppm): what it used plus headroom to grow into (a
+ * sixteenth of it, at least VNPU_DEMAND_MARGIN_PPM), never 0. A neighbour that wants more than that
+ * waits in its launches and is published saturated: it then gets its weighted share.
  */
-#define VNPU_DEMAND_MARGIN_PPM 20000u /* 2 % of the device */
+#define VNPU_DEMAND_MARGIN_PPM 10000u /* 1 % of the device */
 uint32_t vnpu_demand_ppm(uint32_t used_ppm);
 
 /*

@@ -154,18 +154,18 @@ static void test_share_strict_priority(void)
 /* issue 23: a neighbour gets what it uses, up to its weighted share (weighted max-min) */
 static void test_share_work_conserving_by_usage(void)
 {
-    /* demand: used + max(used/8, 2 %) */
-    CHECK_EQ_U64(vnpu_demand_ppm(0), 20000);
-    CHECK_EQ_U64(vnpu_demand_ppm(97000), 117000);
-    CHECK_EQ_U64(vnpu_demand_ppm(800000), 900000);
+    /* demand: used + max(used/16, 1 %) */
+    CHECK_EQ_U64(vnpu_demand_ppm(0), 10000);
+    CHECK_EQ_U64(vnpu_demand_ppm(97000), 107000);
+    CHECK_EQ_U64(vnpu_demand_ppm(800000), 850000);
     CHECK_EQ_U64(vnpu_demand_ppm(2000000), VNPU_SHARE_FULL);
     /* reproducer 25: weight 1 saturating next to a weight-3 neighbour using 9.7 %: it gets what the
      * neighbour leaves (less the headroom), not its weighted 25 % */
     struct vnpu_share_input in[2] = {E(1, 0, 1, 1), L(3, 0, 1, 97000)};
-    CHECK_EQ_U64(vnpu_share_ppm(in, 2, 0), 1000000 - 117000);
+    CHECK_EQ_U64(vnpu_share_ppm(in, 2, 0), 1000000 - 107000);
     /* ... and next to one using ~0 % (a 10 us kernel every 150 ms) */
     in[1] = L(3, 0, 1, 70);
-    CHECK_EQ_U64(vnpu_share_ppm(in, 2, 0), 1000000 - 20070);
+    CHECK_EQ_U64(vnpu_share_ppm(in, 2, 0), 1000000 - 10070);
     /* a neighbour using more than its weighted share is held to that share (demand clips only below) */
     in[1] = L(3, 0, 1, 900000);
     CHECK_EQ_U64(vnpu_share_ppm(in, 2, 0), 250000);

@@ -502,13 +502,13 @@ public final class ComputeRegistry implements AutoCloseable {
   }
 
   /**
-   * Snapshot of every ACTIVE entry. Launches, device time, throttled time and share come from the
-   * publisher's last publication in the registry. On the agent's own instance (one that registered
-   * or created: it holds the agents' file) the rest (activity time, per-kernel estimate, samples,
-   * launches per symbol, {@code live}: some process holds a slot) is read from the container's quota
-   * region named in the member table, non-blocking ({@link TenantFiles}; unreadable: zero); other
-   * instances never open the agents' file (closing a descriptor of it would drop this JVM's record
-   * locks on it) and leave those zero.
+   * Snapshot of every ACTIVE entry. On the agent's own instance (one that registered or created: it
+   * holds the agents' file) the statistics are read from the container's quota region named in the
+   * member table, non-blocking ({@link TenantFiles}); where that is not possible (another instance,
+   * which never opens the agents' file since closing a descriptor of it would drop this JVM's record
+   * locks on it; an unreadable region) launches, device time, throttled time and share are the
+   * publisher's last publication and the rest (activity time, per-kernel estimate, samples, launches
+   * per symbol, {@code live}) is zero.
    *
    * @throws IOException if the registry cannot be read
    */
@@ -535,10 +535,10 @@ public final class ComputeRegistry implements AutoCloseable {
           true,
           a.live,
           a.ds.getLong(RegionLayout.DS_LAST_LAUNCH_NS),
-          all.getLong(o + RE_LAUNCHES),
-          all.getLong(o + RE_BUSY_NS),
-          all.getLong(o + RE_THROTTLED_NS),
-          all.getInt(o + RE_SHARE_PPM),
+          a.read ? a.ds.getLong(RegionLayout.DS_LAUNCHES) : all.getLong(o + RE_LAUNCHES),
+          a.read ? a.ds.getLong(RegionLayout.DS_BUSY_NS) : all.getLong(o + RE_BUSY_NS),
+          a.read ? a.ds.getLong(RegionLayout.DS_THROTTLED_NS) : all.getLong(o + RE_THROTTLED_NS),
+          a.read ? a.ds.getInt(RegionLayout.DS_SHARE_PPM) : all.getInt(o + RE_SHARE_PPM),
           a.ds.getLong(RegionLayout.DS_COST_EMA_NS),
           a.ds.getLong(RegionLayout.DS_SAMPLES),
           a.bySymbol,
@@ -549,8 +549,8 @@ public final class ComputeRegistry implements AutoCloseable {
     return out;
   }
 
-  private record Activity(boolean live, ByteBuffer ds, Map<String, Long> bySymbol) {
-    static final Activity NONE = new Activity(false,
+  private record Activity(boolean read, boolean live, ByteBuffer ds, Map<String, Long> bySymbol) {
+    static final Activity NONE = new Activity(false, false,
         ByteBuffer.allocate(RegionLayout.DEVSTATE_BYTES).order(ByteOrder.LITTLE_ENDIAN), Map.of());
   }
 
@@ -581,7 +581,7 @@ public final class ComputeRegistry implements AutoCloseable {
       long n = r.getLong(RegionLayout.H_SYMBOL_LAUNCHES + 8 * s.ordinal());
       if (n != 0) bySym.put(s.name(), n);
     }
-    return new Activity(live, ds, bySym);
+    return new Activity(true, live, ds, bySym);
   }
 
   private static boolean sameInode(Member m) throws IOException {
