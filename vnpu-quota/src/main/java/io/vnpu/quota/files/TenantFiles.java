@@ -47,6 +47,9 @@ public final class TenantFiles {
   private static final int EWOULDBLOCK = 11;
   private static final int ELOOP = 40;
   private static final int ENOENT = 2;
+  private static final int EPERM = 1;
+  private static final int EACCES = 13;
+  private static final int EISDIR = 21;
 
   private final LibC libc;
 
@@ -77,6 +80,8 @@ public final class TenantFiles {
         case ENOENT -> throw new java.nio.file.NoSuchFileException(file.toString());
         case EWOULDBLOCK -> throw new TenantFileException(file, "held by a file lease (opened without waiting)");
         case ELOOP -> throw new TenantFileException(file, "a symbolic link");
+        case EACCES, EPERM -> throw new java.nio.file.AccessDeniedException(file.toString());
+        case EISDIR -> throw new TenantFileException(file, "not a regular file (a directory)");
         default -> throw new IOException(file + ": open failed: errno " + e.getErrorCode(), e);
       }
     }
