@@ -369,7 +369,7 @@ static void dev_join(uint32_t d)
                 compute_log("%s: %s: logical device %u coordinates with nobody (its own cap applies)", path,
                             vnpu_reg_strerror(rs), d);
             if (rs != VNPU_REG_OK)
-                vnpu_reg_none(&ds->reg);
+                vnpu_reg_retry_later(&ds->reg, path); /* the agent may create or replace it later */
         }
         if (rt.ctx_get && rt.ctx_get(&ds->ctx) != 0)
             ds->ctx = NULL;

@@ -82,6 +82,12 @@ void vnpu_reg_none(struct vnpu_reg *r)
     r->prio_wait_ns = (int64_t)VNPU_REG_DEFAULT_PRIO_WAIT_MS * 1000000LL;
 }
 
+void vnpu_reg_retry_later(struct vnpu_reg *r, const char *path)
+{
+    vnpu_reg_none(r);
+    snprintf(r->path, sizeof r->path, "%s", path);
+}
+
 enum vnpu_reg_status vnpu_reg_open(const char *path, struct vnpu_reg *r, int *err)
 {
     memset(r, 0, sizeof *r);
@@ -118,6 +124,9 @@ enum vnpu_reg_status vnpu_reg_open(const char *path, struct vnpu_reg *r, int *er
         return bad;
     }
     r->fd = fd;
+    snprintf(r->path, sizeof r->path, "%s", path);
+    r->dev = (uint64_t)st.st_dev;
+    r->ino = (uint64_t)st.st_ino;
     r->phys_id = (int32_t)rd32(h, VNPU_RH_PHYS_ID);
     /* the publication counts stale until it is seen advancing */
     r->pub_count = rd64(h, VNPU_RH_PUB_COUNT);
@@ -184,9 +193,28 @@ int vnpu_reg_fresh(const struct vnpu_reg *r, int64_t now)
     return r->pub_seen_ns != 0 && now - r->pub_seen_ns <= r->stale_ns;
 }
 
+/* Once a second: the file now at the path, if it is another one (or there was none), replaces ours. */
+static void recheck(struct vnpu_reg *r, int64_t now)
+{
+    if (r->path[0] == 0 || (r->checked_ns != 0 && now - r->checked_ns < VNPU_REG_RECHECK_NS))
+        return;
+    r->checked_ns = now;
+    struct stat st;
+    if (lstat(r->path, &st) != 0 || (r->fd >= 0 && (uint64_t)st.st_dev == r->dev && (uint64_t)st.st_ino == r->ino))
+        return;
+    struct vnpu_reg fresh;
+    int err = 0;
+    if (vnpu_reg_open(r->path, &fresh, &err) != VNPU_REG_OK)
+        return; /* keep what we have (or nothing): the next check tries again */
+    fresh.checked_ns = now;
+    vnpu_reg_close(r);
+    *r = fresh;
+}
+
 int vnpu_reg_scan(struct vnpu_reg *r, const struct vnpu_reg_self *self, int64_t now, struct vnpu_share_input *in,
                   int *n)
 {
+    recheck(r, now);
     struct vnpu_reg_peer peers[VNPU_REG_ENTRY_COUNT];
     struct vnpu_reg_pub pub = {0, 0};
     int np = vnpu_reg_read_peers(r, peers, &pub);

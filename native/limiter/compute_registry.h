@@ -26,6 +26,11 @@ struct vnpu_reg {
     uint64_t pub_count;   /* last seen */
     int64_t pub_seen_ns;  /* when it last advanced (CLOCK_MONOTONIC), 0 = never seen advancing */
     int64_t stale_ns;
+    /* the file at the path is checked now and then: the agent may have replaced it (atomically, when
+     * a tenant's lease kept it from opening the old one) or created it after we looked */
+    char path[512];       /* "" = nothing to coordinate with (no retry) */
+    uint64_t dev, ino;    /* of fd */
+    int64_t checked_ns;   /* last check (CLOCK_MONOTONIC) */
 };
 
 /* One ACTIVE entry as read and range-checked. */
@@ -72,6 +77,11 @@ const char *vnpu_reg_strerror(enum vnpu_reg_status st);
 
 /* No registry: nobody to coordinate with, default tunables (fd -1). */
 void vnpu_reg_none(struct vnpu_reg *r);
+
+/* Like vnpu_reg_none, but vnpu_reg_scan tries path again every VNPU_REG_RECHECK_NS (silently): the
+ * agent may create or replace it later. */
+void vnpu_reg_retry_later(struct vnpu_reg *r, const char *path);
+#define VNPU_REG_RECHECK_NS 1000000000LL
 
 /* Opens path read-only and validates it; on success fills *r. *err gets errno for VNPU_REG_IO. */
 enum vnpu_reg_status vnpu_reg_open(const char *path, struct vnpu_reg *r, int *err);

@@ -476,6 +476,49 @@ static void test_locks_and_leases(void)
     vnpu_agent_publisher_close(pub2);
 }
 
+/* The agent replaced the registry (atomic rename, when a tenant's lease kept it from opening the old
+ * file) or created it late: within a second of the reader's clock the reader uses the new file. */
+static void test_replaced_registry_is_followed(void)
+{
+    char p[600], q[600];
+    path_of(p, sizeof p, "npu0.reg");
+    path_of(q, sizeof q, "npu0.reg.new");
+    fresh(p);
+    struct vnpu_reg r;
+    int err;
+    CHECK(vnpu_reg_open(p, &r, &err) == VNPU_REG_OK);
+    unlink(q);
+    CHECK(vnpu_agent_create(q, 0) == 0);
+    struct vnpu_agent_member m;
+    member(&m, 91, 1, 0, VNPU_REG_PRIO_NORMAL, NULL);
+    CHECK(vnpu_agent_register(q, &m) >= 0);
+    struct vnpu_reg_self self = {92, 1, 0, VNPU_REG_PRIO_NORMAL};
+    struct vnpu_share_input in[VNPU_REG_ENTRY_COUNT + 1];
+    int n = 0;
+    int64_t t = mono();
+    vnpu_reg_scan(&r, &self, t, in, &n); /* checked at the first scan: the old file then */
+    CHECK_EQ_U64(n, 1);
+    CHECK(rename(q, p) == 0);
+    vnpu_reg_scan(&r, &self, t + 1000, in, &n);
+    CHECK_EQ_U64(n, 1);
+    vnpu_reg_scan(&r, &self, t + VNPU_REG_RECHECK_NS + 1, in, &n);
+    CHECK_EQ_U64(n, 2);
+    vnpu_reg_close(&r);
+    /* a registry missing at first is picked up once it exists */
+    struct vnpu_reg late;
+    char l[600];
+    path_of(l, sizeof l, "npu9.reg");
+    unlink(l);
+    vnpu_reg_retry_later(&late, l);
+    vnpu_reg_scan(&late, &self, t, in, &n);
+    CHECK_EQ_U64(n, 1);
+    CHECK(vnpu_agent_create(l, 9) == 0);
+    CHECK(vnpu_agent_register(l, &m) >= 0);
+    vnpu_reg_scan(&late, &self, t + VNPU_REG_RECHECK_NS + 1, in, &n);
+    CHECK_EQ_U64(n, 2);
+    vnpu_reg_close(&late);
+}
+
 int main(void)
 {
     const char *t = getenv("VNPU_TEST_TMP");
@@ -486,6 +529,7 @@ int main(void)
     test_publication();
     test_publisher_hostile_regions();
     test_locks_and_leases();
+    test_replaced_registry_is_followed();
     printf("test_compute_registry: ok\n");
     return 0;
 }
