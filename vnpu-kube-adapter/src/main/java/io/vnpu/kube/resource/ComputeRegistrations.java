@@ -136,7 +136,9 @@ public final class ComputeRegistrations implements AutoCloseable {
    * Removes every entry whose container is gone: the region recorded at its registration (device
    * and inode, in the agents' member table) is not the region file of a directory under the
    * containers root (that directory was removed, or replaced by a new Allocate of the same
-   * container), or none was recorded. Entries of live containers are untouched.
+   * container; the agents keep a link to each registered region, so its identity is never reused),
+   * or none was recorded. Entries of live containers are untouched; links without an entry (an
+   * agent killed between the two steps of an unregistration) are removed.
    *
    * @return the removed registrations as {@code npu<phyId>:<key in hex>}
    * @throws IOException when the registry directory or containers root cannot be read
@@ -161,6 +163,9 @@ public final class ComputeRegistrations implements AutoCloseable {
           removed.add("npu" + phy + ":" + Long.toHexString(key));
         }
       }
+      // the agents' links of entries freed by an agent killed before it removed the link
+      List<String> orphans = reg.removeOrphanLinks();
+      if (!orphans.isEmpty()) LOG.info("compute registry {}: removed region links without an entry {}", reg.file(), orphans);
     }
     if (!removed.isEmpty()) LOG.info("compute registries {}: removed the entries of gone containers {}", registryDir, removed);
     return removed;

@@ -672,6 +672,7 @@ public final class ComputeRegistry implements AutoCloseable {
       e.put(RE_NAME, name, 0, Math.min(name.length, REG_NAME_BYTES - 1));
       e.putInt(RE_DEVICE_INDEX, m.deviceIndex());
       slot.put(AGF_ENTRY, e.array(), 0, REG_ENTRY_BYTES);
+      if (m.region().isPresent()) keepInode(m.key(), m.region().get());
       // the member slot first: the publisher never reads a region for an entry it does not describe
       putAgents(memberOff(found), slot);
       e.position(REG_ENTRY_BYTES);
@@ -705,7 +706,59 @@ public final class ComputeRegistry implements AutoCloseable {
         putAgents(memberOff(i), ByteBuffer.allocate(AGF_MEMBER_BYTES));
         found = true;
       }
+      Files.deleteIfExists(keptInode(key));
       return found;
+    } finally {
+      admin.release();
+    }
+  }
+
+  /**
+   * The agents' hard link to a registered region, {@code <registry dir>.locks/npu<phyId>-<key>.region}:
+   * it keeps the region's inode from being reused by a later file (a new Allocate of the same
+   * container at the same path), so that the identity recorded in the member table names one file
+   * only. In the agents' directory, which no container sees.
+   */
+  private Path keptInode(long key) {
+    return lockFile(file).resolveSibling(String.format("npu%d-%016x.region", physId(), key));
+  }
+
+  private void keepInode(long key, Path region) throws IOException {
+    Path keep = keptInode(key);
+    Files.deleteIfExists(keep);
+    try {
+      Files.createLink(keep, region);
+    } catch (IOException | UnsupportedOperationException e) {
+      // another file system: the identity may then be reused once the region is deleted; the clean-up
+      // may keep a replaced container's old entry until the agent restarts (logged, not fatal)
+      org.slf4j.LoggerFactory.getLogger(ComputeRegistry.class).warn(
+          "compute registry {}: cannot keep a link to quota region {} in {} ({}); a replaced region may keep its old"
+              + " registration", file, region, keep.getParent(), e.toString());
+    }
+  }
+
+  /**
+   * Removes the agents' links to regions whose key has no entry (an agent killed between freeing an
+   * entry and removing its link kept the gone container's region on disk).
+   *
+   * @return the names removed
+   * @throws IOException if the registry or the agents' directory cannot be read
+   */
+  public synchronized List<String> removeOrphanLinks() throws IOException {
+    ensureOpen();
+    FileLock admin = admin();
+    try {
+      java.util.Set<Long> active = new java.util.HashSet<>(keys());
+      java.util.regex.Pattern mine = java.util.regex.Pattern.compile("npu" + physId() + "-([0-9a-f]{16})\\.region");
+      List<String> removed = new ArrayList<>();
+      try (java.nio.file.DirectoryStream<Path> ds = Files.newDirectoryStream(lockFile(file).getParent())) {
+        for (Path p : ds) {
+          java.util.regex.Matcher mt = mine.matcher(p.getFileName().toString());
+          if (!mt.matches() || active.contains(Long.parseUnsignedLong(mt.group(1), 16))) continue;
+          if (Files.deleteIfExists(p)) removed.add(p.getFileName().toString());
+        }
+      }
+      return removed;
     } finally {
       admin.release();
     }
