@@ -354,6 +354,15 @@ void sim_usage_reap_dead(void) {
 
 static struct vnpu_sim_proc_usage *own_record(struct sim_host *h) {
     pthread_mutex_lock(&own.lock);
+    if (own.rec != NULL && own.pid != getpid()) {
+        /* a child made by a raw clone() (no fork handler ran): the record is the parent's; the
+         * child's own device memory is its own, as with the driver. The inherited descriptor holds
+         * no lock of ours (POSIX locks are per process): closing it leaves the parent's lock alone. */
+        munmap(own.rec, sizeof(*own.rec));
+        close(own.fd);
+        own.rec = NULL;
+        own.fd = -1;
+    }
     if (own.rec == NULL && own.failed_pid != getpid()) {
         pid_t pid = getpid();
         snprintf(own.path, sizeof(own.path), "%s/procs/%d-%llu", h->root, (int)pid,

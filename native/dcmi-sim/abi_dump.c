@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "dcmi_interface_api.h"
+#include "lingqu_dcmi.h"
 
 #define SIZE(s) printf("%s size %zu\n", #s, sizeof(struct s))
 #define OFF(s, f) printf("%s.%s %zu %zu\n", #s, #f, offsetof(struct s, f), sizeof(((struct s *)0)->f))
@@ -192,5 +193,30 @@ int main(void) {
     OFF(dcmi_event_filter, severity);
     OFF(dcmi_event_filter, node_type);
     OFF(dcmi_event_filter, resv);
+
+    SIZE(dcmi_spod_info);
+    OFF(dcmi_spod_info, sdid);
+    OFF(dcmi_spod_info, scale_type);
+    OFF(dcmi_spod_info, super_pod_id);
+    OFF(dcmi_spod_info, server_id);
+    OFF(dcmi_spod_info, chassis_id);
+    OFF(dcmi_spod_info, super_pod_type);
+    OFF(dcmi_spod_info, reserve);
+
+    SIZE(LqDcmiEvent);
+    OFF(LqDcmiEvent, eventType);
+    OFF(LqDcmiEvent, subType);
+    OFF(LqDcmiEvent, peerportDevice);
+    OFF(LqDcmiEvent, peerportId);
+    OFF(LqDcmiEvent, switchChipid);
+    OFF(LqDcmiEvent, switchPortid);
+    OFF(LqDcmiEvent, severity);
+    OFF(LqDcmiEvent, assertion);
+    OFF(LqDcmiEvent, res);
+    OFF(LqDcmiEvent, eventSerialNum);
+    OFF(LqDcmiEvent, notifySerialNum);
+    OFF(LqDcmiEvent, alarmRaisedTime);
+    OFF(LqDcmiEvent, additionalParam);
+    OFF(LqDcmiEvent, additionalInfo);
     return 0;
 }

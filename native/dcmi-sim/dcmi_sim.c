@@ -974,12 +974,33 @@ static int query_vdev(struct call *c, int idx, struct dcmi_vdev_query_stru *q, i
     return DCMI_OK;
 }
 
+/*
+ * Super-pod membership: A3 only (the driver answers -8255 elsewhere). Unless vnpu-sim-ctl spod set
+ * it, an A3 host is server 0 of super-pod 1; sdid encodes super-pod, server and phy ID as the
+ * driver's super device ID does (here simply server << 16 | phy).
+ */
+static int spod_info(const struct call *c, int idx, unsigned int sub_cmd, void *buf, unsigned int *size) {
+    if (sub_cmd != DCMI_CHIP_INF_SUB_CMD_SPOD_INFO) return DCMI_ERR_NOT_SUPPORT;
+    if (strncmp(dev_at(c, idx)->chip_name, "Ascend910", 9) != 0) return DCMI_ERR_NOT_SUPPORT;
+    if (*size < sizeof(struct dcmi_spod_info)) return DCMI_ERR_INVALID_PARAMETER;
+    struct dcmi_spod_info *info = buf;
+    memset(info, 0, sizeof(*info));
+    info->super_pod_id = c->snap.spod_set ? c->snap.super_pod_id : 1u;
+    info->server_id = c->snap.spod_set ? c->snap.server_id : 0u;
+    info->sdid = (info->server_id & 0xFFFFu) << 16 | (uint32_t)dev_at(c, idx)->phy_id;
+    info->scale_type = 0;
+    info->super_pod_type = 1;
+    *size = sizeof(*info);
+    return DCMI_OK;
+}
+
 int dcmi_get_device_info(int card_id, int device_id, enum dcmi_main_cmd main_cmd, unsigned int sub_cmd, void *buf,
                          unsigned int *size) {
     BEGIN(c);
     NOT_NULL(buf);
     NOT_NULL(size);
     DEVICE(c, idx, card_id, device_id);
+    if (main_cmd == DCMI_MAIN_CMD_CHIP_INF) return spod_info(&c, idx, sub_cmd, buf, size);
     if (main_cmd != DCMI_MAIN_CMD_VDEV_MNG) return DCMI_ERR_NOT_SUPPORT;
     switch (sub_cmd) {
     case DCMI_VMNG_SUB_CMD_GET_VDEV_RESOURCE:

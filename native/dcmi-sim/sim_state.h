@@ -14,7 +14,9 @@
 #define SIM_MAX_FAULTS 32
 #define SIM_TEMPLATE_LEN 32
 #define SIM_STATE_MAGIC 0x44434d49u /* "DCMI" */
-#define SIM_STATE_VERSION 4u /* 2: fault events, link, reset, processes; 3: blocking network health; 4: RoCE IP */
+#define SIM_STATE_VERSION 5u /* 2: fault events, link, reset, processes; 3: blocking network health; 4: RoCE IP;
+                                 5: super-pod info, LingQu switch faults */
+#define SIM_MAX_SWITCH_FAULTS 64 /* active faults of the node's LingQu (HCCS) switch chips */
 #define SIM_LOCK_TIMEOUT_MS 5000
 #define SIM_MAX_PROCS 32      /* dcmi_get_device_resource_info fills at most 32 entries */
 #define SIM_EVENT_RING 64     /* fault events kept for subscribers */
@@ -73,6 +75,19 @@ struct sim_event {
     uint64_t raised_s; /* alarm_raised_time */
 };
 
+/* One active LingQu switch fault, as liblingqu-dcmi.so's lq_dcmi_get_fault_info reports it. */
+struct sim_switch_fault {
+    uint32_t event_type; /* HalReportFaultType */
+    uint32_t sub_type;
+    uint16_t peer_device; /* 0 CPU, 1 NPU, 2 switch, 0xFFFF none */
+    uint16_t peer_port;
+    uint16_t chip_id;
+    uint16_t port_id;
+    uint8_t severity; /* 0 notice .. 3 critical */
+    uint8_t reserved[7];
+    uint64_t raised_s;
+};
+
 struct sim_state {
     uint32_t magic;
     uint32_t version;
@@ -87,6 +102,12 @@ struct sim_state {
     uint32_t reserved;
     uint64_t event_seq; /* sequence number of the newest event */
     struct sim_event events[SIM_EVENT_RING];
+    /* version 5 */
+    uint32_t spod_set;     /* super-pod info set by vnpu-sim-ctl spod (else the A3 default) */
+    uint32_t super_pod_id; /* 0xFFFFFFFF: the driver knows none */
+    uint32_t server_id;
+    uint32_t switch_fault_count;
+    struct sim_switch_fault switch_faults[SIM_MAX_SWITCH_FAULTS];
 };
 
 /* A vNPU template and what it takes from its chip. */

@@ -28,6 +28,12 @@
  *   vnpu-sim-ctl net-block LOGIC MS           dcmi_get_device_network_health blocks MS ms (0 = not)
  *   vnpu-sim-ctl ip LOGIC ADDR|none|profile   RoCE address (IPv4 or IPv6 text) dcmi_get_device_ip reports;
  *                                             none = the chip has none, profile = the profile's again
+ *   vnpu-sim-ctl spod SUPERPOD SERVER         A3 super-pod ID and server index (dcmi_spod_info; -1 = none)
+ *   vnpu-sim-ctl switch-fault CHIP PORT TYPE SUBTYPE [SEV [PEERDEV]]
+ *                                             a LingQu switch fault (liblingqu-dcmi.so): HalReportFaultType
+ *                                             TYPE, severity SEV (default 2), peer device (default 1, NPU)
+ *   vnpu-sim-ctl switch-recover CHIP PORT TYPE SUBTYPE   that fault recovers
+ *   vnpu-sim-ctl switch-clear                 no switch fault
  * "fault" and "clear" raise the matching occurred / recovered events too.
  * Exit status 0 on success, 2 on usage errors, 1 when the operation fails (DCMI code printed).
  */
@@ -36,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dcmi_interface_api.h"
 #include "sim_state.h"
@@ -210,7 +217,7 @@ static int apply(struct sim_state *st, void *arg) {
 
 static int usage(void) {
     fprintf(stderr, "usage: vnpu-sim-ctl show|reset|fault|clear|health|drop|restore|util|use|create|destroy|"
-                    "init-fail|latency|late-cards|event|link|reset-fail|reset-hang|boot-ms|proc|proc-clear|show-faults|net-block|ip ARGS "
+                    "init-fail|latency|late-cards|event|link|reset-fail|reset-hang|boot-ms|proc|proc-clear|show-faults|net-block|ip|spod|switch-fault|switch-recover|switch-clear ARGS "
                     "(see the source header)\n");
     return 2;
 }
@@ -227,6 +234,72 @@ static int number(const char *s, long *out) {
     return 0;
 }
 
+struct switch_op {
+    const char *cmd;
+    long v[6];
+};
+
+static int apply_switch(struct sim_state *st, void *arg) {
+    struct switch_op *o = arg;
+    if (strcmp(o->cmd, "spod") == 0) {
+        st->spod_set = 1;
+        st->super_pod_id = (uint32_t)o->v[0];
+        st->server_id = (uint32_t)o->v[1];
+        return 0;
+    }
+    if (strcmp(o->cmd, "switch-clear") == 0) {
+        st->switch_fault_count = 0;
+        memset(st->switch_faults, 0, sizeof(st->switch_faults));
+        return 0;
+    }
+    uint32_t n = st->switch_fault_count < SIM_MAX_SWITCH_FAULTS ? st->switch_fault_count : SIM_MAX_SWITCH_FAULTS;
+    for (uint32_t i = 0; i < n; i++) {
+        struct sim_switch_fault *f = &st->switch_faults[i];
+        if (f->chip_id != o->v[0] || f->port_id != o->v[1] || f->event_type != o->v[2] || f->sub_type != o->v[3]) continue;
+        if (strcmp(o->cmd, "switch-recover") == 0) {
+            st->switch_faults[i] = st->switch_faults[n - 1];
+            memset(&st->switch_faults[n - 1], 0, sizeof(st->switch_faults[0]));
+            st->switch_fault_count = n - 1;
+        }
+        return 0; /* a fault already present is not added twice */
+    }
+    if (strcmp(o->cmd, "switch-recover") == 0) return 0;
+    if (n == SIM_MAX_SWITCH_FAULTS) return DCMI_ERR_RESOURCE_OCCUPIED;
+    struct sim_switch_fault *f = &st->switch_faults[n];
+    memset(f, 0, sizeof(*f));
+    f->chip_id = (uint16_t)o->v[0];
+    f->port_id = (uint16_t)o->v[1];
+    f->event_type = (uint32_t)o->v[2];
+    f->sub_type = (uint32_t)o->v[3];
+    f->severity = (uint8_t)o->v[4];
+    f->peer_device = (uint16_t)o->v[5];
+    f->raised_s = (uint64_t)time(NULL);
+    st->switch_fault_count = n + 1;
+    return 0;
+}
+
+/* spod, switch-fault, switch-recover, switch-clear: whole-host commands with their own arguments. */
+static int switch_main(const struct sim_host *host, int argc, char **argv) {
+    struct switch_op o = {argv[1], {0, 0, 0, 0, 2, 1}};
+    int need = strcmp(o.cmd, "spod") == 0 ? 2 : strcmp(o.cmd, "switch-clear") == 0 ? 0 : 4;
+    int optional = strcmp(o.cmd, "switch-fault") == 0 ? 2 : 0;
+    int have = argc - 2;
+    if (have < need || have > need + optional) return usage();
+    for (int i = 0; i < have; i++) {
+        if (number(argv[2 + i], &o.v[i]) != 0) return usage();
+    }
+    if (strcmp(o.cmd, "switch-fault") == 0 && (o.v[4] < 0 || o.v[4] > 3 || o.v[2] < 0 || o.v[2] >= 20)) {
+        fprintf(stderr, "vnpu-sim-ctl: switch fault TYPE must be 0..19 and SEV 0..3\n");
+        return 2;
+    }
+    int rc = sim_with_state(host, apply_switch, &o);
+    if (rc != 0) {
+        fprintf(stderr, "vnpu-sim-ctl: %s failed: %d\n", o.cmd, rc);
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) return usage();
     struct sim_host host;
@@ -235,6 +308,7 @@ int main(int argc, char **argv) {
                 getenv("VNPU_SIM_PROFILE") ? getenv("VNPU_SIM_PROFILE") : "");
         return 1;
     }
+    if (strcmp(argv[1], "spod") == 0 || strncmp(argv[1], "switch-", 7) == 0) return switch_main(&host, argc, argv);
     struct op o = {&host, argv[1], -1, 0, 0, 0, NULL, 0};
     const char *cmd = argv[1];
     int per_chip = strcmp(cmd, "show") != 0 && strcmp(cmd, "reset") != 0 && strcmp(cmd, "init-fail") != 0 &&

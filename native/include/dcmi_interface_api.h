@@ -75,7 +75,7 @@ enum dcmi_rdfx_detect_result { DCMI_RDFX_DETECT_OK = 0, DCMI_RDFX_DETECT_SOCK_FA
                                DCMI_RDFX_DETECT_IP_SET = 8, DCMI_RDFX_DETECT_MAX = 0xFF };
 enum dcmi_main_cmd { DCMI_MAIN_CMD_DVPP = 0, DCMI_MAIN_CMD_ISP = 1, DCMI_MAIN_CMD_TS_GROUP_NUM = 2,
                      DCMI_MAIN_CMD_CAN = 3, DCMI_MAIN_CMD_UART = 4, DCMI_MAIN_CMD_UPGRADE = 5,
-                     DCMI_MAIN_CMD_HCCS = 16, DCMI_MAIN_CMD_TEMP = 50, DCMI_MAIN_CMD_SVM = 51,
+                     DCMI_MAIN_CMD_CHIP_INF = 12, DCMI_MAIN_CMD_HCCS = 16, DCMI_MAIN_CMD_TEMP = 50, DCMI_MAIN_CMD_SVM = 51,
                      DCMI_MAIN_CMD_VDEV_MNG = 52, DCMI_MAIN_CMD_SIO = 56, DCMI_MAIN_CMD_DEVICE_SHARE = 0x8001 };
 /* sub-commands of DCMI_MAIN_CMD_VDEV_MNG */
 enum dcmi_vdev_mng_sub_cmd { DCMI_VMNG_SUB_CMD_GET_VDEV_RESOURCE = 0, DCMI_VMNG_SUB_CMD_GET_TOTAL_RESOURCE = 1,
@@ -261,6 +261,18 @@ struct dcmi_vdev_query_info {
     struct dcmi_base_resource base;
     struct dcmi_computing_resource computing;
     struct dcmi_media_resource media;
+};
+
+/* DCMI_MAIN_CMD_CHIP_INF, sub-command DCMI_CHIP_INF_SUB_CMD_SPOD_INFO: A3/A5 super-pod membership, 48 bytes */
+#define DCMI_CHIP_INF_SUB_CMD_SPOD_INFO 1u
+struct dcmi_spod_info {
+    unsigned int sdid;
+    unsigned int scale_type;
+    unsigned int super_pod_id; /* 0xFFFFFFFF: not in a super-pod */
+    unsigned int server_id;    /* the server's index in its super-pod; 0xFFFFFFFF: none */
+    unsigned int chassis_id;
+    unsigned int super_pod_type;
+    unsigned int reserve[6];
 };
 
 struct dcmi_vdev_query_stru {

@@ -947,6 +947,21 @@ void vnpu_compute_fork_parent(void)
     pthread_mutex_unlock(&dev_mu);
     pthread_mutex_unlock(&cfg_mu);
 }
+/* A raw clone() child (fork.h): no prepare handler took the mutexes, and a parent thread (the
+ * measurement thread) may have held one; fresh ones, taken as prepare would, then the fork reset. */
+void vnpu_compute_clone_child(void)
+{
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    cfg_mu = fresh;
+    dev_mu = fresh;
+    thr_mu = fresh;
+    pub_mu = fresh;
+    tc_mu = fresh;
+    smp_mu = fresh;
+    vnpu_compute_fork_prepare();
+    vnpu_compute_fork_child();
+}
+
 void vnpu_compute_fork_child(void)
 {
     /* brackets belong to the parent's streams; the child's runtime starts without them */

@@ -5,10 +5,16 @@
  *
  * Lifecycle (explicit state machine, g_state):
  *   UNINIT --first hooked call--> ACTIVE   (region open + own slot claimed)
- *                              \-> DISABLED (region unusable: one line on stderr, calls forwarded)
- *                              \-> FULL     (all 256 slots held by live processes: fails closed, every
- *                                            device allocation is refused with 207001; one line)
+ *                              \-> DISABLED (region unusable, no configuration to build one: one line
+ *                                            on stderr, calls forwarded: the fail-open policy)
+ *                              \-> REFUSE   (fails closed, every device allocation is refused with
+ *                                            207001; one line): all 256 slots held by live processes,
+ *                                            a configuration (env / vnpu.conf) outside its grammar where
+ *                                            the region has to be built from it, a bad
+ *                                            NPU_LOCAL_SHM_PATH, or no space for the region's blocks
  *   ACTIVE --fork (child side)--> UNINIT   (the child claims its own slot on its first call)
+ *   any    --first call in a raw clone() child--> UNINIT (fork.h: no fork handler ran, the
+ *                                            wipe-on-fork mark tells; the child is its own process)
  * Nothing runs before the first hooked call: no constructor work, no threads, no signal handlers,
  * so processes that never touch the NPU (shells, JVMs) are unaffected.
  */
@@ -27,7 +33,7 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-enum { ST_UNINIT = 0, ST_ACTIVE = 1, ST_DISABLED = 2, ST_FULL = 3 };
+enum { ST_UNINIT = 0, ST_ACTIVE = 1, ST_DISABLED = 2, ST_REFUSE = 3 };
 enum { KIND_DEVICE = 1, KIND_PHYSICAL = 2 };
 
 /* ---------- real functions ---------- */
@@ -94,42 +100,77 @@ void vnpu_hooks_fork_parent(void) { pthread_mutex_unlock(&g_init_mu); }
 
 static int g_dev_refs[VNPU_REGION_MAX_DEVICES]; /* the runtime's per-process device references, mirrored */
 
-void vnpu_hooks_fork_child(void) {
-    memset(g_dev_refs, 0, sizeof g_dev_refs); /* a forked child holds no device reference */
+static void reset_child_state(void) {
+    memset(g_dev_refs, 0, sizeof g_dev_refs); /* a child holds no device reference */
     /* the parent's allocations stay the parent's (ptrmap emptied by its own handler) */
     if (g_state == ST_ACTIVE) {
         /* the inherited descriptor shares the parent's OFD slot lock: drop our reference (the parent
          * keeps its lock) and claim a slot of our own on the first hooked call */
         vnpu_region_close(&g_region);
-        __atomic_store_n(&g_state, ST_UNINIT, __ATOMIC_RELEASE);
     }
+    /* every outcome is re-decided by the child itself (its own slot, its own view of the files) */
+    __atomic_store_n(&g_state, ST_UNINIT, __ATOMIC_RELEASE);
+}
+
+void vnpu_hooks_fork_child(void) {
+    reset_child_state();
     pthread_mutex_unlock(&g_init_mu);
 }
+
+void vnpu_hooks_clone_child(void) {
+    /* no prepare handler ran: whatever the parent's other threads held is held for ever here */
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    g_init_mu = fresh;
+    reset_child_state();
+}
+
+#define REFUSED "; device memory allocations of this process are refused (207001)"
+
+static void refuse_line(char *line, size_t len, const char *what) { snprintf(line, len, "%s" REFUSED, what); }
 
 static int init_slow(void) {
     pthread_mutex_lock(&g_init_mu);
     if (g_state == ST_UNINIT) {
         for (int s = 0; s < S_COUNT; s++) (void)real((enum sym)s);
-        char path[512], err[512], line[800];
-        vnpu_config_region_path(path, sizeof path);
-        struct vnpu_init_config cfg;
-        int have = vnpu_config_load(path, &cfg, log_line);
-        enum vnpu_open_status st = vnpu_region_open(&g_region, path, have ? &cfg : NULL, err, sizeof err);
+        char path[VNPU_REGION_PATH_MAX], err[512], problem[900], line[1200];
         int state = ST_DISABLED;
-        if (st != VNPU_OPEN_OK) {
-            snprintf(line, sizeof line, "vnpu: %s (%s); memory limits are not enforced", err,
-                     vnpu_open_status_name(st));
+        if (!vnpu_config_region_path_checked(path, sizeof path, problem, sizeof problem)) {
+            refuse_line(line, sizeof line, problem);
             log_line(line);
-        } else if (vnpu_region_claim_slot(&g_region) < 0) {
-            /* fail closed: a process that cannot be counted must not allocate unlimited */
-            snprintf(line, sizeof line, "vnpu: quota region %s: all %u process slots are held by live processes; "
-                     "device memory allocations of this process are refused (207001)", path, VNPU_REGION_SLOT_COUNT);
-            log_line(line);
-            vnpu_region_close(&g_region);
-            state = ST_FULL;
+            state = ST_REFUSE;
         } else {
-            state = ST_ACTIVE;
+            struct vnpu_init_config cfg;
+            enum vnpu_config_status cs = vnpu_config_load(path, &cfg, problem, sizeof problem);
+            enum vnpu_open_status st =
+                vnpu_region_open(&g_region, path, cs == VNPU_CONFIG_OK ? &cfg : NULL, err, sizeof err);
+            if (st == VNPU_OPEN_OK) {
+                if (vnpu_region_claim_slot(&g_region) >= 0) {
+                    state = ST_ACTIVE;
+                } else {
+                    /* fail closed: a process that cannot be counted must not allocate unlimited */
+                    snprintf(line, sizeof line, "vnpu: quota region %s: all %u process slots are held by live "
+                             "processes" REFUSED, path, VNPU_REGION_SLOT_COUNT);
+                    log_line(line);
+                    vnpu_region_close(&g_region);
+                    state = ST_REFUSE;
+                }
+            } else if (cs == VNPU_CONFIG_BAD && (st == VNPU_OPEN_MISSING || st == VNPU_OPEN_NOT_READY)) {
+                /* the region has to be built from a configuration we cannot read: never "unlimited" */
+                refuse_line(line, sizeof line, problem);
+                log_line(line);
+                state = ST_REFUSE;
+            } else if (st == VNPU_OPEN_NO_SPACE) {
+                /* a region with holes on a full file system would fault (SIGBUS) on its first store */
+                snprintf(line, sizeof line, "vnpu: %s (%s)" REFUSED, err, vnpu_open_status_name(st));
+                log_line(line);
+                state = ST_REFUSE;
+            } else {
+                snprintf(line, sizeof line, "vnpu: %s (%s); memory limits are not enforced", err,
+                         vnpu_open_status_name(st));
+                log_line(line);
+            }
         }
+        vnpu_fork_arm();
         __atomic_store_n(&g_state, state, __ATOMIC_RELEASE);
     }
     int st = g_state;
@@ -140,6 +181,7 @@ static int init_slow(void) {
 /* 1 when this call must be limited (then leave() must follow), 0 to forward untouched. */
 static int enter(void) {
     if (t_in_hook) return 0;
+    if (__builtin_expect(vnpu_fork_changed(), 0)) vnpu_fork_adopt();
     int st = __atomic_load_n(&g_state, __ATOMIC_ACQUIRE);
     if (st == ST_UNINIT) st = init_slow();
     if (st != ST_ACTIVE) return 0;
@@ -149,11 +191,12 @@ static int enter(void) {
 
 static void leave(void) { t_in_hook = 0; }
 
-/* FULL state: device allocations are refused (nested runtime-internal calls are not ours to refuse) */
-static int full_refuses(void) { return !t_in_hook && __atomic_load_n(&g_state, __ATOMIC_ACQUIRE) == ST_FULL; }
+/* REFUSE state: device allocations are refused (nested runtime-internal calls are not ours to refuse) */
+static int full_refuses(void) { return !t_in_hook && __atomic_load_n(&g_state, __ATOMIC_ACQUIRE) == ST_REFUSE; }
 
 /* For the compute limiter (compute_config.c): the region once initialised, NULL when disabled. */
 struct vnpu_region *vnpu_limiter_region(void) {
+    if (__builtin_expect(vnpu_fork_changed(), 0)) vnpu_fork_adopt();
     int st = __atomic_load_n(&g_state, __ATOMIC_ACQUIRE);
     if (st == ST_UNINIT) st = init_slow();
     return st == ST_ACTIVE ? &g_region : NULL;

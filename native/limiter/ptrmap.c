@@ -163,6 +163,15 @@ void vnpu_ptrmap_atfork_child(void) {
     }
 }
 
+void vnpu_ptrmap_clone_child(void) {
+    /* no prepare handler ran: a stripe another parent thread held stays locked here; start afresh */
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    for (int k = 0; k < STRIPES; k++) {
+        stripes[k].mu = fresh;
+        clear_locked(&stripes[k]);
+    }
+}
+
 void vnpu_ptrmap_reset(void) {
     for (int k = 0; k < STRIPES; k++) {
         pthread_mutex_lock(&stripes[k].mu);

@@ -30,6 +30,8 @@ uint64_t vnpu_ptrmap_size(void);
 void vnpu_ptrmap_atfork_prepare(void);
 void vnpu_ptrmap_atfork_parent(void);
 void vnpu_ptrmap_atfork_child(void);
+/* the same for a raw clone() child (fork.h): mutexes re-initialised, table emptied */
+void vnpu_ptrmap_clone_child(void);
 /* Drops every entry and returns the memory (tests, leak checks). */
 void vnpu_ptrmap_reset(void);
 

@@ -26,6 +26,10 @@ static pthread_mutex_t reap_mu = PTHREAD_MUTEX_INITIALIZER;
 void vnpu_region_atfork_prepare(void) { pthread_mutex_lock(&reap_mu); }
 void vnpu_region_atfork_parent(void) { pthread_mutex_unlock(&reap_mu); }
 void vnpu_region_atfork_child(void) { pthread_mutex_unlock(&reap_mu); }
+void vnpu_region_clone_child(void) {
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    reap_mu = fresh;
+}
 
 uint64_t vnpu_load64(const struct vnpu_region *r, uint64_t off) {
     return __atomic_load_n((const uint64_t *)(r->base + off), __ATOMIC_SEQ_CST);
@@ -46,6 +50,7 @@ const char *vnpu_open_status_name(enum vnpu_open_status s) {
     case VNPU_OPEN_NOT_READY: return "not initialised";
     case VNPU_OPEN_LOCK_TIMEOUT: return "init lock timeout";
     case VNPU_OPEN_IO: return "i/o error";
+    case VNPU_OPEN_NO_SPACE: return "no space";
     }
     return "?";
 }
@@ -220,6 +225,41 @@ static int map_file(struct vnpu_region *r) {
     return 0;
 }
 
+/*
+ * Gives every byte of the region a block, so that no store through the mapping can ever fault. A
+ * page without a block is allocated on the first store through a MAP_SHARED mapping; on a full file
+ * system (one a neighbour can fill) that store raises SIGBUS in whichever process makes it.
+ * fallocate mode 0 never changes the file's data and only grows its size, so it is safe on a region
+ * others have mapped and use. Where the file system cannot fallocate, fresh (never READY, init lock
+ * held) says the bytes may be written with zeros instead; otherwise the region is used as it is.
+ * Returns 0, or -1 with errno (ENOSPC/EDQUOT: no room).
+ */
+static int allocate_blocks(int fd, int fresh) {
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) return -1;
+    if (sb.st_size >= (off_t)VNPU_REGION_FILE_BYTES && (uint64_t)sb.st_blocks * 512u >= VNPU_REGION_FILE_BYTES)
+        return 0; /* already allocated: the common case costs one fstat */
+    int rc;
+    do {
+        rc = fallocate(fd, 0, 0, (off_t)VNPU_REGION_FILE_BYTES);
+    } while (rc != 0 && errno == EINTR);
+    if (rc == 0) return 0;
+    if (errno != EOPNOTSUPP && errno != ENOSYS) return -1;
+    if (!fresh) return 0; /* nothing safe left to do on a live region */
+    static const unsigned char zeros[4096];
+    for (off_t off = 0; off < (off_t)VNPU_REGION_FILE_BYTES;) {
+        ssize_t w = pwrite(fd, zeros, sizeof zeros, off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        off += w;
+    }
+    return 0;
+}
+
+static enum vnpu_open_status no_space_or_io(int e) {
+    return e == ENOSPC || e == EDQUOT ? VNPU_OPEN_NO_SPACE : e == EACCES || e == EPERM ? VNPU_OPEN_ACCESS : VNPU_OPEN_IO;
+}
+
 enum vnpu_open_status vnpu_region_open(struct vnpu_region *r, const char *path,
                                        const struct vnpu_init_config *init, char *err, size_t errlen) {
     r->fd = -1;
@@ -262,6 +302,14 @@ enum vnpu_open_status vnpu_region_open(struct vnpu_region *r, const char *path,
         if (state == VNPU_INIT_READY && magic == VNPU_REGION_MAGIC) {
             st = validate(hdr, (uint64_t)sb.st_size, path, err, errlen);
             if (st != VNPU_OPEN_OK) goto fail;
+            /* a region made sparse (an older node agent, a copy) is completed before it is mapped */
+            if (allocate_blocks(r->fd, 0) != 0) {
+                int e = errno;
+                ERR("quota region %s: allocate %llu bytes: %s", path, (unsigned long long)VNPU_REGION_FILE_BYTES,
+                    strerror(e));
+                st = no_space_or_io(e);
+                goto fail;
+            }
             if (map_file(r) != 0) {
                 ERR("quota region %s: mmap: %s", path, strerror(errno));
                 st = errno == EACCES ? VNPU_OPEN_ACCESS : VNPU_OPEN_IO;
@@ -297,10 +345,15 @@ enum vnpu_open_status vnpu_region_open(struct vnpu_region *r, const char *path,
         }
         unlock(r, VNPU_LOCK_SLOT(i));
     }
-    /* grow if needed, never shrink: another process may have the file mapped (SIGBUS beyond EOF) */
-    struct stat sb;
-    if (fstat(r->fd, &sb) != 0 || (sb.st_size < (off_t)VNPU_REGION_FILE_BYTES && ftruncate(r->fd, VNPU_REGION_FILE_BYTES) != 0)
-        || map_file(r) != 0) {
+    /* grow if needed, never shrink: another process may have the file mapped (SIGBUS beyond EOF);
+     * every byte gets its block now, never a sparse region (allocate_blocks) */
+    if (allocate_blocks(r->fd, 1) != 0) {
+        int e = errno;
+        ERR("quota region %s: allocate %llu bytes: %s", path, (unsigned long long)VNPU_REGION_FILE_BYTES, strerror(e));
+        st = no_space_or_io(e);
+        goto fail;
+    }
+    if (map_file(r) != 0) {
         ERR("quota region %s: initialise: %s", path, strerror(errno));
         st = errno == EACCES || errno == EPERM ? VNPU_OPEN_ACCESS : VNPU_OPEN_IO;
         goto fail;

@@ -22,6 +22,8 @@ enum vnpu_open_status {
     VNPU_OPEN_NOT_READY,    /* file exists but was never initialised and we have no config */
     VNPU_OPEN_LOCK_TIMEOUT, /* the init lock stayed busy longer than the bound */
     VNPU_OPEN_IO,
+    VNPU_OPEN_NO_SPACE,     /* the file system has no room for the region's blocks (ENOSPC/EDQUOT): a
+                             * region with holes would fault (SIGBUS) on its first write, so it is refused */
 };
 
 /* What a region is initialised with when the limiter is the first to find it missing or empty. */
@@ -76,6 +78,8 @@ void vnpu_region_count(struct vnpu_region *r, uint32_t dev, uint32_t ds_field, u
 void vnpu_region_atfork_prepare(void);
 void vnpu_region_atfork_parent(void);
 void vnpu_region_atfork_child(void);
+/* raw clone() child (fork.h): the reaper mutex re-initialised (no prepare handler took it) */
+void vnpu_region_clone_child(void);
 
 /* Raw accessors (atomic) used by tests and the hooks. */
 uint64_t vnpu_load64(const struct vnpu_region *r, uint64_t off);

@@ -1,7 +1,7 @@
 # The limiter libvnpu.so (LD_PRELOAD / ld.so.preload), its layout printer and its native tests.
 LIMITER_CORE := limiter/region.c limiter/ptrmap.c limiter/safe_open.c
 LIMITER_HDRS := include/vnpu_region.h limiter/region.h limiter/ptrmap.h limiter/safe_open.h
-LIMITER_SRCS := $(LIMITER_CORE) limiter/config.c limiter/hooks.c limiter/fork.c $(COMPUTE_LIB_SRCS) limiter/compute_config.c
+LIMITER_SRCS := $(LIMITER_CORE) limiter/config.c limiter/hooks.c limiter/fork.c limiter/dlopen.c $(COMPUTE_LIB_SRCS) limiter/compute_config.c
 LIMITER_ALL_HDRS := $(LIMITER_HDRS) limiter/config.h limiter/cann_abi.h $(COMPUTE_HDRS)
 
 # Only the hooked rt* symbols are exported (-fvisibility=hidden + EXPORT), so the limiter's helpers
@@ -72,3 +72,20 @@ $(B)/limiter/test_memory_edges: limiter/tests/test_memory_edges.c $(LIMITER_CORE
 
 TARGETS += $(B)/limiter/test_memory_edges
 TESTS   += limiter/tests/test_memory_edges.sh
+
+# issue 23: a tenant fills the file system every region lives on (root: private mount namespace);
+# over-commit stress with SIGSTOP snapshots of the simulator's ground truth and kill -9
+TESTS   += limiter/tests/test_full_fs.sh limiter/tests/test_overcommit.sh
+
+# issue 23: RTLD_DEEPBIND (dlopen.c); the plugin calls the runtime directly, the program opens
+# everything by bare name along its RUNPATH
+$(B)/limiter/libdeepplugin.so: limiter/tests/deep_plugin.c $(B)/libruntime.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SOFLAGS) -o $@ $< -L$(B) -lruntime -Wl,-rpath,'$$ORIGIN/..' $(LDLIBS)
+
+$(B)/limiter/test_deepbind: limiter/tests/test_deepbind.c $(B)/limiter/libdeepplugin.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) -Wl,--enable-new-dtags,-rpath,'$$ORIGIN/..:$$ORIGIN' $(LDLIBS)
+
+TARGETS += $(B)/limiter/libdeepplugin.so $(B)/limiter/test_deepbind
+TESTS   += limiter/tests/test_deepbind.sh

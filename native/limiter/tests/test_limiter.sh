@@ -20,8 +20,8 @@ burn() { LD_PRELOAD="$LIB" "$BURN" "$@"; }
 
 # exported symbols: only the hooks (no sigaction, no helpers)
 syms=$(nm -D --defined-only "$LIB" | awk '{print $3}' | grep -v '^_' | LC_ALL=C sort | tr '\n' ' ')
-# memory hooks (hooks.c) and compute hooks (hooks_launch.c)
-want="rtAicpuKernelLaunchExWithArgs rtAicpuKernelLaunchWithFlag rtCpuKernelLaunchWithFlag rtDeviceReset rtDeviceResetForce rtDvppFree rtDvppMalloc rtDvppMallocWithFlag rtFree rtFreePhysical rtFreeWithDevSync rtKernelLaunch rtKernelLaunchEx rtKernelLaunchFwk rtKernelLaunchWithFlag rtKernelLaunchWithFlagV2 rtKernelLaunchWithHandle rtKernelLaunchWithHandleV2 rtLaunchKernelByFuncHandle rtLaunchKernelByFuncHandleV2 rtLaunchKernelByFuncHandleV3 rtLaunchKernelWithArgsArray rtMalloc rtMallocCached rtMallocPhysical rtMemAlloc rtMemAllocManaged rtMemFreeManaged rtMemGetInfo rtMemGetInfoByType rtMemGetInfoEx rtModelBindStream rtModelDestroy rtModelExecute rtModelExecuteSync rtModelUnbindStream rtSetDevice rtStreamBeginCapture rtStreamDestroy rtStreamEndCapture rtVectorCoreKernelLaunch rtVectorCoreKernelLaunchWithHandle rtsFree rtsLaunchCpuKernel rtsLaunchKernelWithConfig rtsLaunchKernelWithDevArgs rtsLaunchKernelWithHostArgs rtsMalloc rtsMemFreePhysical rtsMemGetInfo rtsMemMallocPhysical rtsModelExecute "
+# memory hooks (hooks.c), compute hooks (hooks_launch.c) and dlopen (dlopen.c: RTLD_DEEPBIND)
+want="dlopen rtAicpuKernelLaunchExWithArgs rtAicpuKernelLaunchWithFlag rtCpuKernelLaunchWithFlag rtDeviceReset rtDeviceResetForce rtDvppFree rtDvppMalloc rtDvppMallocWithFlag rtFree rtFreePhysical rtFreeWithDevSync rtKernelLaunch rtKernelLaunchEx rtKernelLaunchFwk rtKernelLaunchWithFlag rtKernelLaunchWithFlagV2 rtKernelLaunchWithHandle rtKernelLaunchWithHandleV2 rtLaunchKernelByFuncHandle rtLaunchKernelByFuncHandleV2 rtLaunchKernelByFuncHandleV3 rtLaunchKernelWithArgsArray rtMalloc rtMallocCached rtMallocPhysical rtMemAlloc rtMemAllocManaged rtMemFreeManaged rtMemGetInfo rtMemGetInfoByType rtMemGetInfoEx rtModelBindStream rtModelDestroy rtModelExecute rtModelExecuteSync rtModelUnbindStream rtSetDevice rtStreamBeginCapture rtStreamDestroy rtStreamEndCapture rtVectorCoreKernelLaunch rtVectorCoreKernelLaunchWithHandle rtsFree rtsLaunchCpuKernel rtsLaunchKernelWithConfig rtsLaunchKernelWithDevArgs rtsLaunchKernelWithHostArgs rtsMalloc rtsMemFreePhysical rtsMemGetInfo rtsMemMallocPhysical rtsModelExecute "
 [ "$syms" = "$want" ] || fail "exported symbols: $syms"
 
 # exact quota, every allocator family, and the next byte fails with 207001
@@ -106,6 +106,51 @@ out=$(NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=1024 burn --alloc-via rt alloc 40G 2>&
 expect_line "$out" "field magic = 0x" "bad magic line"
 expect_line "$out" "^alloc ok size=$((40 * GIB)) " "bad magic: unlimited"
 [ "$(md5sum <"$R")" = "$sum" ] || fail "bad magic: file modified"
+
+# configuration grammar (config.h, README "Configuration"): a value outside it, where the region is
+# built from it, refuses device memory with exactly one line naming the variable and the value;
+# never "unlimited", never a second line, no region made
+REFUSED='; device memory allocations of this process are refused \(207001\)$'
+bad_env() { # VAR VALUE REASON-REGEX
+  new_region
+  out=$(env NPU_LOCAL_SHM_PATH="$R" NPU_MEM_QUOTA=1024 "$1=$2" LD_PRELOAD="$LIB" "$BURN" --alloc-via rt alloc 1M 2>&1)
+  [ "$(grep -c '^vnpu: ' <<<"$out")" = 1 ] || fail "$1='$2': exactly one line: $out"
+  q=$(printf '%s' "$2" | sed -e 's/[][\\.*^$+?(){}|]/\\&/g')
+  expect_line "$out" "^vnpu: env: $1 = '$q': $3.*$REFUSED" "$1='$2' line"
+  expect_line "$out" "^alloc fail code=207001 size=$MIB " "$1='$2' refused"
+  [ -e "$R" ] && fail "$1='$2': a region was built"
+  [ "$(wc -l <<<"$out")" = 2 ] || fail "$1='$2': output: $out"
+}
+for v in 10Gi 10240MB -5 abc " 10240 " "" +5 1e3 0x10 10240.0 17592186044416 18446744073709551616; do
+  bad_env NPU_MEM_QUOTA "$v" "not a number of MiB"
+done
+for v in abc 0 -1 1e3 10001 " 50" nan inf 5. .5 0.4 12,5; do bad_env NPU_PRIORITY "$v" "not a weight 1..10000"; done
+for v in 0 17 abc "2 " -1 2.0; do bad_env VNPU_DEVICE_COUNT "$v" "not a device count 1..16"; done
+for v in 101 -1 50% " 5" 5.5; do bad_env VNPU_COMPUTE_CAP_PCT "$v" "not a percentage 0..100"; done
+# a value cannot forge a second log line
+new_region
+out=$(NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=$'10\nvnpu: forged' burn --alloc-via rt alloc 1M 2>&1)
+[ "$(grep -c '^vnpu: ' <<<"$out")" = 1 ] || fail "newline in value: one line: $out"
+grep -qF "vnpu: env: NPU_MEM_QUOTA = '10\\x0avnpu: forged': " <<<"$out" || fail "newline escaped: $out"
+# the region path must be absolute and fit
+for v in relative/vnpu_local_shmem "$(printf '/%.0s' $(seq 600))"; do
+  out=$(NPU_LOCAL_SHM_PATH=$v NPU_MEM_QUOTA=1024 burn --alloc-via rt alloc 1M 2>&1)
+  [ "$(grep -c '^vnpu: ' <<<"$out")" = 1 ] || fail "NPU_LOCAL_SHM_PATH: one line: $out"
+  expect_line "$out" "^vnpu: env: NPU_LOCAL_SHM_PATH = '.*': (not an absolute path|longer than 511 bytes)$REFUSED" "bad path"
+  expect_line "$out" "^alloc fail code=207001 " "bad path refused"
+done
+# accepted: 0 (no memory limit, HAMi's meaning), leading zeros, a weight with a fraction
+new_region
+out=$(NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=0 NPU_PRIORITY=12.5 VNPU_DEVICE_COUNT=01 VNPU_COMPUTE_CAP_PCT=100 \
+      burn --alloc-via rt alloc 40G 2>&1)
+[ "$out" = "$(grep '^alloc ok size=42949672960 ' <<<"$out")" ] || fail "valid values: $out"
+new_region
+out=$(NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=0001024 burn --alloc-via rt alloc 1G alloc 1 2>&1)
+expect_line "$out" "^alloc fail code=207001 size=1 " "leading zeros: 1024 MiB"
+# a malformed env does not matter where the region already exists (the region's limits apply)
+out=$(NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=10Gi burn --alloc-via rt alloc 1G alloc 1 2>&1)
+expect_line "$out" "^alloc ok size=$GIB " "existing region: its limit"
+[ "$(grep -c '^vnpu: ' <<<"$out")" = 0 ] || fail "existing region: no line: $out"
 
 # inert: a process that never calls the runtime creates nothing and logs nothing
 new_region

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Memory accounting edge cases (issue 12), libvnpu.so preloaded, quota 1 GiB: device reset releases
-# (respecting the runtime's reference count), host physical memory is not charged, an undescribed
+# (respecting the runtime's reference count), host physical memory is not charged, children made by a
+# raw clone() or glibc's clone() are charged to themselves (issue 23), an undescribed
 # device and slot exhaustion fail closed, a FIFO as vnpu.conf never hangs, and with stderr closed the
 # limiter's log line never lands in the region (its descriptors are >= 3).
 set -u
@@ -15,7 +16,7 @@ n=0
 fresh() { n=$((n + 1)); mkdir -p "$t/r$n"; R=$t/r$n/vnpu_local_shmem; }
 limited() { LD_PRELOAD=$b/libvnpu.so NPU_LOCAL_SHM_PATH=$R NPU_MEM_QUOTA=1024 timeout 60 "$@"; }
 
-for mode in reset hostphys; do
+for mode in reset hostphys clone glibc-clone; do
   fresh
   out=$(limited "$prog" "$mode" 2>&1) || fail "$mode: $out"
   echo "$out"

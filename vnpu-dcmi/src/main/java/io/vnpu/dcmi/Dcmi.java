@@ -49,6 +49,8 @@ public final class Dcmi {
 
   private static final Logger LOG = LoggerFactory.getLogger(Dcmi.class);
   private static final int MAIN_CMD_VDEV_MNG = 52;
+  private static final int MAIN_CMD_CHIP_INF = 12;
+  private static final int SUB_SPOD_INFO = 1;
   private static final int SUB_VDEV_RESOURCE = 0;
   private static final int SUB_TOTAL_RESOURCE = 1;
   private static final int SUB_FREE_RESOURCE = 2;
@@ -501,6 +503,31 @@ public final class Dcmi {
   public void reset(int cardId, int deviceId, int channel) {
     check("dcmi_set_device_reset", () -> lib.dcmi_set_device_reset(cardId, deviceId, channel),
         at(cardId, deviceId) + ", channel " + channel);
+  }
+
+  /**
+   * Super-pod membership of an A3/A5 chip ({@code dcmi_get_device_info(12, 1)}, {@code dcmi_spod_info}),
+   * in MindCluster's terms: the IDs as reported, -1 where the driver reports 0xFFFFFFFF (not in a
+   * super-pod), -2 for both where the query is unsupported (-8255) or fails.
+   */
+  public SuperPodInfo superPodInfo(int cardId, int deviceId) {
+    DcmiStructs.SpodInfo info = new DcmiStructs.SpodInfo();
+    IntByReference size = new IntByReference(info.size());
+    int rc;
+    try {
+      rc = invoke("dcmi_get_device_info",
+          () -> lib.dcmi_get_device_info(cardId, deviceId, MAIN_CMD_CHIP_INF, SUB_SPOD_INFO, info, size));
+    } catch (DcmiException e) {
+      return SuperPodInfo.UNKNOWN;
+    }
+    if (rc != 0) {
+      if (rc != DcmiErrorCode.NOT_SUPPORT.code()) {
+        LOG.warn("dcmi_get_device_info(CHIP_INF, SPOD) on {} failed: {}", at(cardId, deviceId), rc);
+      }
+      return SuperPodInfo.UNKNOWN;
+    }
+    return new SuperPodInfo(info.super_pod_id == -1 ? -1 : info.super_pod_id,
+        info.server_id == -1 ? -1 : info.server_id, info.sdid);
   }
 
   private void deviceInfo(int cardId, int deviceId, int sub, DcmiStructure buf) {

@@ -44,6 +44,8 @@ class DcmiAbiTest {
     MAPPED.put("dcmi_dms_fault_event", DcmiStructs.DmsFaultEvent::new);
     MAPPED.put("dcmi_event", DcmiStructs.Event::new);
     MAPPED.put("dcmi_event_filter", DcmiStructs.EventFilter::new);
+    MAPPED.put("dcmi_spod_info", DcmiStructs.SpodInfo::new);
+    MAPPED.put("LqDcmiEvent", DcmiStructs.LqDcmiEvent::new);
   }
 
   /** Java's view in the dump's format: "struct size N" and "struct.field offset bytes". */

@@ -207,6 +207,14 @@ public final class FaultTracker {
     lastPersisted = Set.copyOf(saved);
   }
 
+  /**
+   * Separates a chip until an operator clears it (ManuallySeparateNPU, persisted with the others):
+   * what a failed training-job recovery escalates to.
+   */
+  public synchronized void separate(int logicId) {
+    manual.add(logicId);
+  }
+
   /** Chips separated until an operator clears them (the set to persist). */
   public synchronized Set<Integer> manualSeparation() {
     return Set.copyOf(manual);

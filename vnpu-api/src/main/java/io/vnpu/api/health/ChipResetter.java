@@ -17,6 +17,21 @@ public interface ChipResetter {
   Set<Integer> resetGroup(int logicId);
 
   /**
+   * The chips a training job's recovery ({@code -hotReset=2}) resets together with {@code logicId},
+   * itself included: the HCCS ring of 4 chips on 910A, of 8 on a 910B training server, all 16 chips
+   * of an A3 server; else {@link #resetGroup}.
+   */
+  Set<Integer> trainingRing(int logicId);
+
+  /**
+   * The chip's parameter-plane network is usable ({@code dcmi_get_device_network_health} answers 0);
+   * also true for a chip without a RoCE port (nothing to check).
+   *
+   * @throws io.vnpu.api.spi.DeviceException when it cannot be read
+   */
+  boolean networkHealthy(int logicId);
+
+  /**
    * Host processes holding memory on the chip ({@code dcmi_get_device_resource_info}), or -1 when
    * the driver cannot tell (then the chip counts as in use).
    */

@@ -82,6 +82,29 @@ public final class DcmiChipResetter implements ChipResetter {
   }
 
   @Override
+  public Set<Integer> trainingRing(int logicId) {
+    at(logicId);
+    String name = names.get(logicId);
+    // A3 (chip name "Ascend910"): the server's 16 chips reset as one; 910A and 910B as resetGroup
+    if (!name.startsWith("Ascend910")) return resetGroup(logicId);
+    Set<Integer> ring = new TreeSet<>();
+    for (int l : chips.keySet()) {
+      if (l / 16 == logicId / 16) ring.add(l);
+    }
+    return ring;
+  }
+
+  @Override
+  public boolean networkHealthy(int logicId) {
+    CardDevice at = at(logicId);
+    try {
+      return dcmi.networkHealth(at.cardId(), at.deviceId()).orElse(0) == 0;
+    } catch (DcmiException e) {
+      throw new DeviceException("network health of NPU logic " + logicId + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
   public int processCount(int logicId) {
     CardDevice at = at(logicId);
     try {

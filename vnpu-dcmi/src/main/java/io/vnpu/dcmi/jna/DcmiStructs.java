@@ -287,4 +287,43 @@ public final class DcmiStructs {
     public static class ByValue extends EventFilter implements com.sun.jna.Structure.ByValue {
     }
   }
+
+  /** {@code struct dcmi_spod_info}, 48 bytes: A3/A5 super-pod membership ({@code dcmi_get_device_info(12, 1)}). */
+  @FieldOrder({"sdid", "scale_type", "super_pod_id", "server_id", "chassis_id", "super_pod_type", "reserve"})
+  public static class SpodInfo extends DcmiStructure {
+    public int sdid;
+    public int scale_type;
+    /** 0xFFFFFFFF when the chip is not in a super-pod. */
+    public int super_pod_id;
+    /** The server's index in its super-pod; 0xFFFFFFFF when none. */
+    public int server_id;
+    public int chassis_id;
+    public int super_pod_type;
+    public int[] reserve = new int[6];
+  }
+
+  /**
+   * {@code struct LqDcmiEvent} of {@code liblingqu-dcmi.so}, 112 bytes: one LingQu (HCCS) switch
+   * fault ({@code native/include/lingqu_dcmi.h}).
+   */
+  @FieldOrder({"eventType", "subType", "peerportDevice", "peerportId", "switchChipid", "switchPortid",
+      "severity", "assertion", "res", "eventSerialNum", "notifySerialNum", "alarmRaisedTime",
+      "additionalParam", "additionalInfo"})
+  public static class LqDcmiEvent extends DcmiStructure {
+    public int eventType;
+    public int subType;
+    public short peerportDevice;
+    public short peerportId;
+    public short switchChipid;
+    public short switchPortid;
+    public byte severity;
+    public byte assertion;
+    public byte[] res = new byte[6];
+    public int eventSerialNum;
+    public int notifySerialNum;
+    /** Seconds since the epoch. */
+    public long alarmRaisedTime;
+    public byte[] additionalParam = new byte[40];
+    public byte[] additionalInfo = new byte[32];
+  }
 }

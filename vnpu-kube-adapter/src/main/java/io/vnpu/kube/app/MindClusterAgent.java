@@ -71,6 +71,7 @@ public final class MindClusterAgent implements AutoCloseable {
   private HealthMonitor health;
   private KubeFaultHandling faults;
   private HotResetLoop hotReset;
+  private PodResourcesClient podResources;
   private MindClusterBackend backend;
   private final List<DevicePluginServer> servers = new ArrayList<>();
   private final MetricsOptions metrics;
@@ -123,21 +124,24 @@ public final class MindClusterAgent implements AutoCloseable {
       // fault Events of the plugin pod, mindx-dl-fault-config reloads
       faults = KubeFaultHandling.start(client, options.nodeName(), health, separated, System.getenv(), clock);
       health.start();
-      if (options.hotReset() == 0) {
-        hotReset = HotResetLoop.start(dcmiHealth.hotResetter(new PodResourcesChipUsage(
-            new PodResourcesClient(PodResourcesClient.DEFAULT_SOCKET, Duration.ofSeconds(5)),
-            resource -> resource.startsWith("huawei.com/"), logicOfDevice(npus))), options.listWatchPeriod());
-      }
       backend = MindClusterBackend.create(options, client, deviceManager, health);
       backend.start();
+      if (options.hotReset() == 0) {
+        podResources = new PodResourcesClient(PodResourcesClient.DEFAULT_SOCKET, Duration.ofSeconds(5));
+        hotReset = HotResetLoop.start(dcmiHealth.hotResetter(chipUsage(podResources, backend.components())),
+            options.listWatchPeriod());
+      }
       List<PluginState> states = new ArrayList<>();
       RequestMetrics requests = new RequestMetrics(registry);
+      Map<String, java.util.function.BooleanSupplier> registered = new java.util.LinkedHashMap<>();
       for (ResourceManager m : backend.resourceManagers()) {
         DevicePluginServer s = DevicePluginServer.builder(
             new MeasuredResourceManager(m, requests, System::nanoTime), kubeletDir).socketMode("rw-------").build();
         servers.add(s);
-        StateGauges.registered(registry, m.resourceName(), () -> s.state() == PluginState.REGISTERED);
+        registered.put(m.resourceName(), () -> s.state() == PluginState.REGISTERED);
       }
+      // one gauge, one series per device type (a node may have several: static vNPUs, mixed 310P)
+      StateGauges.registered(registry, registered);
       registry.register(new NpuCollector(options.nodeName(), npus.isEmpty() ? "" : "Ascend" + npus.get(0).chipName(),
           new DeviceManagerTelemetry(deviceManager, npus, health), metrics.compat()));
       startEndpoint();
@@ -192,6 +196,7 @@ public final class MindClusterAgent implements AutoCloseable {
     servers.forEach(DevicePluginServer::stop);
     quietly("metrics endpoint", ops);
     quietly("hot reset", hotReset);
+    quietly("PodResources client", podResources);
     quietly("fault configuration reloads", faults);
     quietly("backend", backend);
     quietly("health monitor", health);
@@ -201,21 +206,23 @@ public final class MindClusterAgent implements AutoCloseable {
   }
 
   /**
-   * The chip a kubelet device ID names (spec section 3.2: the last {@code -} field is the phy ID,
-   * after any {@code _<vgroup>} suffix), e.g. {@code Ascend910-3}, {@code Ascend910-12c.3cpu.32g-100-0}.
+   * What the {@code -hotReset=0} in-use check asks before a reset: a chip is in use while the
+   * kubelet's PodResources lists a container with a device of ours on it, each device ID resolved
+   * by the backend ({@link MindClusterComponents#logicOfKubeletDevice}: the kubelet-ID → real-chip
+   * map first, then the advertised device, so {@code Ascend310P-1-0} is phy 1 and kubelet
+   * {@code Ascend910-2} holding real chip 0 is chip 0), or while a live pod's
+   * {@code huawei.com/AscendReal} names it. Anything unreadable counts as in use.
    */
-  static Function<String, OptionalInt> logicOfDevice(List<Npu> npus) {
-    Map<Integer, Integer> logicByPhy = new HashMap<>();
-    for (Npu n : npus) logicByPhy.put(n.phyId(), n.logicId());
-    return id -> {
-      int dash = id.lastIndexOf('-');
-      String last = id.substring(dash + 1);
-      int u = last.indexOf('_');
+  static ChipUsage chipUsage(PodResourcesClient podResources, io.vnpu.kube.mindcluster.MindClusterComponents backend) {
+    PodResourcesChipUsage kubelet = new PodResourcesChipUsage(podResources,
+        resource -> resource.startsWith("huawei.com/"), backend::logicOfKubeletDevice);
+    return logic -> {
+      if (kubelet.inUse(logic)) return true;
       try {
-        Integer logic = logicByPhy.get(Integer.parseInt(u >= 0 ? last.substring(0, u) : last));
-        return logic == null ? OptionalInt.empty() : OptionalInt.of(logic);
-      } catch (NumberFormatException e) {
-        return OptionalInt.empty();
+        return backend.logicsNamedByPods().contains(logic);
+      } catch (io.vnpu.kube.resource.AllocationException | RuntimeException e) {
+        LOG.warn("pods unreadable, NPU logic {} counts as in use: {}", logic, e.getMessage());
+        return true;
       }
     };
   }

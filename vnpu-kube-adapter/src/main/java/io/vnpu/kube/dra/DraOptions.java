@@ -31,12 +31,19 @@ import java.util.regex.Pattern;
  * @param sharedCounters  offer a chip in two modes kept exclusive by per-chip shared counters
  *                        where the API server keeps them ({@code --shared-counters=auto}); false:
  *                        one mode per chip ({@code off}); docs/dra-sharing-modes.md
+ * @param claimReconcile  period of the check of the prepared claims against the API server (also
+ *                        run at start): what a claim gone without NodeUnprepareResources holds is
+ *                        released ({@link io.vnpu.kube.dra.claims.ClaimPresence})
  */
 public record DraOptions(String nodeName, String driverName, Path cdiRoot, String deviceProfile,
     Path registrarDir, Path pluginsDir, boolean enableHardVnpu, int healthcheckPort, Path devRoot,
     Path mountRoot, Duration resync, boolean enableSoftSlicing,
     io.vnpu.kube.dra.modes.SoftCapacityNames capacityNames,
-    io.vnpu.kube.dra.modes.ChipModePins chipModes, boolean sharedCounters) {
+    io.vnpu.kube.dra.modes.ChipModePins chipModes, boolean sharedCounters,
+    Duration claimReconcile) {
+
+  /** Default of {@link #claimReconcile}: one GET per prepared claim per period and node. */
+  public static final Duration DEFAULT_CLAIM_RECONCILE = Duration.ofMinutes(2);
 
   /** Soft slicing off. */
   public DraOptions(String nodeName, String driverName, Path cdiRoot, String deviceProfile,
@@ -54,14 +61,21 @@ public record DraOptions(String nodeName, String driverName, Path cdiRoot, Strin
       io.vnpu.kube.dra.modes.SoftCapacityNames capacityNames) {
     this(nodeName, driverName, cdiRoot, deviceProfile, registrarDir, pluginsDir, enableHardVnpu,
         healthcheckPort, devRoot, mountRoot, resync, enableSoftSlicing, capacityNames,
-        io.vnpu.kube.dra.modes.ChipModePins.NONE, true);
+        io.vnpu.kube.dra.modes.ChipModePins.NONE, true, DEFAULT_CLAIM_RECONCILE);
   }
 
   /** The same options with {@code --chip-modes} and {@code --shared-counters}. */
   public DraOptions withChipModes(io.vnpu.kube.dra.modes.ChipModePins pins, boolean counters) {
     return new DraOptions(nodeName, driverName, cdiRoot, deviceProfile, registrarDir, pluginsDir,
         enableHardVnpu, healthcheckPort, devRoot, mountRoot, resync, enableSoftSlicing,
-        capacityNames, pins, counters);
+        capacityNames, pins, counters, claimReconcile);
+  }
+
+  /** The same options with the period of the claim check against the API server. */
+  public DraOptions withClaimReconcile(Duration period) {
+    return new DraOptions(nodeName, driverName, cdiRoot, deviceProfile, registrarDir, pluginsDir,
+        enableHardVnpu, healthcheckPort, devRoot, mountRoot, resync, enableSoftSlicing,
+        capacityNames, chipModes, sharedCounters, period);
   }
 
   /** The same options with soft slicing on or off and the given capacity names. */
@@ -69,7 +83,7 @@ public record DraOptions(String nodeName, String driverName, Path cdiRoot, Strin
       io.vnpu.kube.dra.modes.SoftCapacityNames names) {
     return new DraOptions(nodeName, driverName, cdiRoot, deviceProfile, registrarDir, pluginsDir,
         enableHardVnpu, healthcheckPort, devRoot, mountRoot, resync, enable, names, chipModes,
-        sharedCounters);
+        sharedCounters, claimReconcile);
   }
 
   public static final String DEFAULT_DRIVER = "npu.huawei.com";
@@ -89,6 +103,11 @@ public record DraOptions(String nodeName, String driverName, Path cdiRoot, Strin
     Objects.requireNonNull(resync, "resync");
     Objects.requireNonNull(capacityNames, "capacityNames");
     Objects.requireNonNull(chipModes, "chipModes");
+    Objects.requireNonNull(claimReconcile, "claimReconcile");
+    if (claimReconcile.isNegative() || claimReconcile.isZero()) {
+      throw new IllegalArgumentException("claim reconcile period = " + claimReconcile
+          + ": must be positive");
+    }
     if (nodeName == null || nodeName.isBlank()) {
       throw new IllegalArgumentException("--node-name: required (or env NODE_NAME)");
     }

@@ -68,6 +68,13 @@ public final class DraPlugin implements AutoCloseable {
   private final String bootId;
   private final Clock clock;
   private DeviceState state;
+  private final io.vnpu.kube.dra.claims.ClaimPresence presence;
+  private final java.util.concurrent.ScheduledExecutorService claimChecks =
+      java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "dra-claim-check");
+        t.setDaemon(true);
+        return t;
+      });
   private KubeletPluginServer server;
   private LivenessServer liveness;
   private io.vnpu.kube.metrics.RequestMetrics requestMetrics;
@@ -117,6 +124,7 @@ public final class DraPlugin implements AutoCloseable {
     this.client = Objects.requireNonNull(client, "client");
     this.bootId = Objects.requireNonNull(bootId, "bootId");
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.presence = new io.vnpu.kube.dra.claims.ClaimPresence(client);
     this.sockets = PluginSockets.of(options.driverName(), options.registrarDir(),
         options.pluginsDir());
     this.cdiKind = CdiKind.of(options.driverName(), options.deviceProfile());
@@ -288,6 +296,8 @@ public final class DraPlugin implements AutoCloseable {
     if (inventory.known()) {
       opened.verifyVnpus();
     }
+    claimChecks.scheduleWithFixedDelay(this::reconcileClaims, 0,
+        options.claimReconcile().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     healthServer = new ResourceHealthServer(this::healthReports, HEALTH_RESEND,
         HEALTH_TIMEOUT, clock);
     server = new KubeletPluginServer(sockets, options.driverName(),
@@ -301,6 +311,44 @@ public final class DraPlugin implements AutoCloseable {
     }
     log.info("DRA driver {} started on node {} (CDI {} in {})", options.driverName(),
         options.nodeName(), cdiKind.kind(), options.cdiRoot());
+  }
+
+  /**
+   * Releases what prepared claims hold whose ResourceClaim is gone from the API server (deleted,
+   * or replaced by one with another UID) without NodeUnprepareResources: as an unprepare, so their
+   * vNPUs, soft shares and CDI specs go and the chips are free for the claims the scheduler now
+   * allocates there. Run at start and every {@link DraOptions#claimReconcile()}; what the API
+   * server cannot answer for, or a release that fails (a vNPU still in use), is tried again next
+   * time.
+   */
+  private void reconcileClaims() {
+    try {
+      List<io.vnpu.kube.dra.claims.ClaimRef> refs = state.snapshot().preparedClaims().values()
+          .stream().filter(c -> c.state() == io.vnpu.kube.dra.checkpoint.ClaimState.PrepareCompleted)
+          .map(c -> new io.vnpu.kube.dra.claims.ClaimRef(c.namespace(), c.uid(), c.name()))
+          .toList();
+      if (refs.isEmpty()) {
+        return;
+      }
+      Map<String, String> gone = presence.gone(refs, p -> log.warn("{}; checked again in {} s", p,
+          options.claimReconcile().toSeconds()));
+      for (io.vnpu.kube.dra.claims.ClaimRef ref : refs) {
+        String why = gone.get(ref.uid());
+        if (why == null) {
+          continue;
+        }
+        log.info("{}: releasing what it holds on this node (the kubelet did not unprepare it)",
+            why);
+        String error = state.unprepare(ref);
+        if (!error.isEmpty()) {
+          log.warn("{}; tried again in {} s", error, options.claimReconcile().toSeconds());
+        }
+      }
+    } catch (io.vnpu.kube.dra.state.StateUnavailableException e) {
+      log.warn("releasing claims gone from the API server deferred: {}", e.getMessage());
+    } catch (RuntimeException e) {
+      log.warn("checking the prepared claims against the API server failed", e);
+    }
   }
 
   /**
@@ -362,6 +410,7 @@ public final class DraPlugin implements AutoCloseable {
         }
       }
     }
+    claimChecks.shutdownNow();
     publisher.close();
     discovery.close();
     if (softRegions != null) {

@@ -17,8 +17,11 @@ import java.util.Objects;
 /**
  * The HAMi Ascend {@link ResourceManager}: advertises {@code VDeviceCount} fake devices per NPU
  * (protocol spec section 1.3) with live health, and serves Allocate from the HAMi scheduler's pod
- * annotations. GetPreferredAllocation spreads replicas over NPUs and, on 910 boards with HCCS
- * (every {@code Ascend910*} type but 910C), keeps a container inside one group of four.
+ * annotations. GetPreferredAllocation prefers a replica of each NPU HAMi's scheduler chose for the
+ * container ({@link HamiAllocator#scheduledUuids}), so the kubelet's view of the node (pod-resources,
+ * its free replicas) names the chips the container really gets; the rest, or everything when no pod
+ * waits, spreads replicas over NPUs and, on 910 boards with HCCS (every {@code Ascend910*} type but
+ * 910C), keeps a container inside one group of four.
  */
 public final class HamiResourceManager implements ResourceManager {
   private final HamiChipSettings chip;
@@ -73,6 +76,22 @@ public final class HamiResourceManager implements ResourceManager {
 
   @Override
   public List<String> preferredAllocation(List<String> available, List<String> mustInclude, int size) {
-    return preferred.choose(available, mustInclude, size);
+    List<String> scheduled = size > mustInclude.size() ? allocator.scheduledUuids(size) : List.of();
+    if (scheduled.isEmpty()) return preferred.choose(available, mustInclude, size);
+    // one replica per scheduled NPU entry, must-include replicas counting toward their NPU
+    java.util.Map<String, Integer> wanted = new java.util.HashMap<>();
+    scheduled.forEach(u -> wanted.merge(u, 1, Integer::sum));
+    for (String id : mustInclude) wanted.computeIfPresent(npuOf(id).toString(), (u, n) -> n > 1 ? n - 1 : null);
+    java.util.LinkedHashSet<String> answer = new java.util.LinkedHashSet<>(mustInclude);
+    for (String id : available) {
+      if (answer.size() >= size) break;
+      if (answer.contains(id)) continue;
+      String uuid = npuOf(id).toString();
+      Integer n = wanted.get(uuid);
+      if (n == null) continue;
+      answer.add(id);
+      wanted.compute(uuid, (u, left) -> left > 1 ? left - 1 : null);
+    }
+    return preferred.choose(available, List.copyOf(answer), size);
   }
 }

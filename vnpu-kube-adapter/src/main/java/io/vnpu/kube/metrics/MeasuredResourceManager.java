@@ -13,7 +13,9 @@ import java.util.function.LongSupplier;
 
 /**
  * A {@link ResourceManager} that counts and times every Allocate ({@link RequestMetrics}, operation
- * {@code allocate}) of the manager it wraps; everything else is passed through unchanged.
+ * {@code allocate}) of the manager it wraps; everything else is passed through unchanged, the
+ * options the kubelet reads ({@link #preferredAllocationAvailable()}, {@link #preStartRequired()})
+ * included: a wrapper that kept an interface default would advertise an RPC the manager does not serve.
  */
 public final class MeasuredResourceManager implements ResourceManager {
   /** The {@code operation} label of Allocate. */
@@ -69,6 +71,11 @@ public final class MeasuredResourceManager implements ResourceManager {
   @Override
   public List<String> preferredAllocation(List<String> available, List<String> mustInclude, int size) {
     return delegate.preferredAllocation(available, mustInclude, size);
+  }
+
+  @Override
+  public boolean preferredAllocationAvailable() {
+    return delegate.preferredAllocationAvailable();
   }
 
   @Override

@@ -38,6 +38,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -87,6 +88,7 @@ public final class MindClusterComponents implements AutoCloseable {
   /** {@code baseDeviceInfos} as last written to the node (null before / after a failed write). */
   private volatile String reportedBaseInfos;
   private volatile boolean closed;
+  private volatile boolean kubeletMapRestored;
 
   /**
    * @param client       the API server (pods for the Volcano handshake, the device-info ConfigMap,
@@ -171,6 +173,7 @@ public final class MindClusterComponents implements AutoCloseable {
           allocatorFor(resource)));
     }
     managers = List.copyOf(built);
+    restoreKubeletMap();
     healthWatch = healthSource.watch(inventory::updateHealth);
     reportNode(chips);
     publishDeviceInfo();
@@ -288,6 +291,7 @@ public final class MindClusterComponents implements AutoCloseable {
       reportNode(chips);
     }
     publishDeviceInfo();
+    if (!kubeletMapRestored) restoreKubeletMap();
     if (options.volcanoType() && !kubeletMap.pods().isEmpty()) {
       try {
         int dropped = kubeletMap.retainPods(pods.liveUids());
@@ -331,6 +335,87 @@ public final class MindClusterComponents implements AutoCloseable {
           + " -listWatchPeriod): {}", DeviceInfoConfigMap.NAMESPACE, configMap.name(), apiServer(),
           Causes.describe(e));
     }
+  }
+
+  /**
+   * After a restart the kubelet-ID → real-chip map is rebuilt from the {@code huawei.com/kltDev}
+   * and {@code huawei.com/AscendReal} annotations this plugin wrote on the live pods (Volcano and
+   * dynamic vNPU modes), so a fault on a real chip again reaches the kubelet ID that holds it. Until
+   * the pods could be listed once, every refresh tries again.
+   */
+  private void restoreKubeletMap() {
+    if (!options.volcanoType()) {
+      kubeletMapRestored = true;
+      return;
+    }
+    try {
+      Map<String, Map<String, String>> annotations = new java.util.HashMap<>();
+      for (io.fabric8.kubernetes.api.model.Pod p : pods.live()) {
+        if (p.getMetadata().getUid() != null) annotations.put(p.getMetadata().getUid(), VolcanoPods.annotations(p));
+      }
+      KubeletDeviceMap.Restored r = kubeletMap.restore(annotations);
+      kubeletMapRestored = true;
+      if (r.pods() > 0) LOG.info("kubelet-ID map of {} pod(s) restored from their {} and {} annotations", r.pods(),
+          VolcanoKeys.KLT_DEV, VolcanoKeys.ASCEND_REAL);
+      r.skipped().forEach(why -> LOG.warn("kubelet-ID map not restored for {}", why));
+    } catch (AllocationException e) {
+      LOG.warn("restoring the kubelet-ID map (retried every -listWatchPeriod): {}", e.getMessage());
+    }
+  }
+
+  /**
+   * The chip (logic ID) a container holds through a kubelet device ID of one of this node's
+   * resources: the real chip Volcano gave for it where this plugin mapped it (the kubelet's own ID
+   * then names another chip), else the chip of the advertised device ({@code Ascend910-3},
+   * {@code Ascend310P-1-0} (copy 0 of phy 1), {@code Ascend910-10c.3cpu.32g-100-0}), else the chip
+   * a chip or vNPU name ends in. Empty for an ID of no chip here. What the {@code -hotReset=0}
+   * in-use check asks of each device the kubelet's PodResources lists.
+   */
+  public java.util.OptionalInt logicOfKubeletDevice(String kubeletId) {
+    NodeChips snapshot = inventory.current();
+    Optional<String> real = kubeletMap.realOf(kubeletId);
+    if (real.isPresent()) return logicOfName(snapshot, real.get());
+    for (List<io.vnpu.kube.mindcluster.devices.AdvertisedDevice> devices : catalog.advertise(snapshot).values()) {
+      for (io.vnpu.kube.mindcluster.devices.AdvertisedDevice d : devices) {
+        if (d.id().equals(kubeletId)) return java.util.OptionalInt.of(d.chip().npu().logicId());
+      }
+    }
+    return logicOfName(snapshot, kubeletId);
+  }
+
+  /** {@code Ascend910-3} or a vNPU name {@code <Name>-<suffix>-<vdevID>-<phy>[_<vgroup>]} → the chip's logic ID. */
+  private static java.util.OptionalInt logicOfName(NodeChips snapshot, String name) {
+    String n = name.strip();
+    int u = n.lastIndexOf('_');
+    if (u > n.lastIndexOf('-')) n = n.substring(0, u);
+    Optional<ChipState> chip = snapshot.byName(n);
+    if (chip.isEmpty() && n.split("-").length == 4) {
+      try {
+        chip = snapshot.byPhyId(Integer.parseInt(n.substring(n.lastIndexOf('-') + 1)));
+      } catch (NumberFormatException e) {
+        chip = Optional.empty();
+      }
+    }
+    return chip.map(c -> java.util.OptionalInt.of(c.npu().logicId())).orElse(java.util.OptionalInt.empty());
+  }
+
+  /**
+   * Logic IDs of the chips the live pods' {@code huawei.com/AscendReal} names (Volcano and dynamic
+   * modes): in use whatever the kubelet's IDs say. A pod owner can add chips here (and so hold back
+   * a reset), never take a chip out of another pod's use.
+   *
+   * @throws AllocationException when the pods cannot be listed
+   */
+  public Set<Integer> logicsNamedByPods() throws AllocationException {
+    if (!options.volcanoType()) return Set.of();
+    NodeChips snapshot = inventory.current();
+    Set<Integer> out = new HashSet<>();
+    for (io.fabric8.kubernetes.api.model.Pod p : pods.live()) {
+      String real = VolcanoPods.annotations(p).get(VolcanoKeys.ASCEND_REAL);
+      if (real == null) continue;
+      for (String n : real.split(",")) logicOfName(snapshot, n).ifPresent(out::add);
+    }
+    return out;
   }
 
   /** Chips pods hold: the real chips of the Volcano pods (live annotations and this plugin's map). */

@@ -171,6 +171,26 @@ public final class ComputeRegistrations implements AutoCloseable {
     return removed;
   }
 
+  /**
+   * The key of the registrations whose activity link is {@code regionFile} itself (same device and
+   * inode), read from the registries only: the region is the container's to rewrite, so its own
+   * epoch is never trusted to name a key. Used to adopt a live region whose record was lost.
+   *
+   * @return empty when the file is not a regular file or no registry holds it
+   * @throws IOException when a registry cannot be read
+   */
+  public synchronized Optional<Long> keyOf(Path regionFile) throws IOException {
+    Optional<Object> id = fileKey(regionFile);
+    if (id.isEmpty()) return Optional.empty();
+    for (int phy : registryFiles()) {
+      ComputeRegistry reg = registries.forNpu(phy);
+      for (long key : reg.keys()) {
+        if (fileKey(reg.activityLink(key)).equals(id)) return Optional.of(key);
+      }
+    }
+    return Optional.empty();
+  }
+
   /** Identities (device and inode) of the region files of the container directories now. */
   private Set<Object> liveRegions() throws IOException {
     Set<Object> out = new HashSet<>();

@@ -71,6 +71,106 @@ class MindClusterAgentTest {
     }
   }
 
+  /** The agent on a simulated host of {@code profile}, after {@code ctl} ran vnpu-sim-ctl commands. */
+  private MindClusterAgent agent(String profile, MindClusterOptions options, Path pluginDir, String[]... ctl)
+      throws Exception {
+    BundledSimulator sim = new BundledSimulator(Path.of(System.getProperty("vnpu.native.dir")));
+    Path root = dir.resolve("sim");
+    sim.configure(profile, root);
+    for (String[] args : ctl) {
+      List<String> cmd = new java.util.ArrayList<>(List.of(sim.ctl().toString()));
+      cmd.addAll(List.of(args));
+      ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+      pb.environment().put(BundledSimulator.PROFILE_ENV, profile);
+      pb.environment().put(BundledSimulator.ROOT_ENV, root.toString());
+      Process p = pb.start();
+      String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      assertThat(p.waitFor()).as("vnpu-sim-ctl %s: %s", cmd, out).isZero();
+    }
+    Path lib = sim.library().orElseThrow();
+    return new MindClusterAgent(options, pluginDir,
+        () -> DcmiDeviceManager.open(new DcmiLibrarySource(lib, "test", List.of(lib))), () -> client);
+  }
+
+  private static String scrape(MindClusterAgent agent) throws java.io.IOException {
+    java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
+    io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter.create().write(text, agent.registry().scrape());
+    return text.toString(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Issue #25: the kubelet calls GetPreferredAllocation whenever a plugin advertises it and the pod
+   * needs fewer devices than are free; the agent advertised it through its measuring wrapper and
+   * answered INTERNAL UnsupportedOperationException, so every such pod failed admission.
+   */
+  @Test
+  void aPodAskingFewerChipsThanAreFreeIsAdmittedAsTheKubeletDoesIt() throws Exception {
+    try (KubeletStandIn kubelet = KubeletStandIn.start(dir.resolve("device-plugins"));
+        MindClusterAgent agent = agent("910B3x8", MindClusterOptions.defaults("node-1").withRuntime(true,
+            dir.resolve("host")), kubelet.pluginDir())) {
+      agent.start();
+      RegisterRequest r = kubelet.awaitRegistration(WAIT);
+      try (PluginClient plugin = kubelet.connect(r)) {
+        plugin.assertAdvertisedOptionsServed(r);
+        assertThat(plugin.admit(List.of("Ascend910-3")).getEnvsMap())
+            .containsEntry("ASCEND_VISIBLE_DEVICES", "3");
+        assertThat(plugin.admit(List.of("Ascend910-5", "Ascend910-6")).getEnvsMap())
+            .containsEntry("ASCEND_VISIBLE_DEVICES", "5,6");
+      }
+    }
+  }
+
+  /**
+   * Issue #25: a node with two device types (a static vNPU next to whole chips, or mixed 310P
+   * cards) ran one plugin per type and registered {@code vnpu_plugin_registered} once per type:
+   * the second registration failed ("duplicate metric name") and the agent exited 2.
+   */
+  @Test
+  void startsWithAStaticVnpuNextToWholeChips() throws Exception {
+    try (KubeletStandIn kubelet = KubeletStandIn.start(dir.resolve("device-plugins"));
+        MindClusterAgent agent = agent("910B3x8", MindClusterOptions.defaults("node-1").withRuntime(true,
+            dir.resolve("host")), kubelet.pluginDir(), new String[] {"create", "2", "vir10_3c_32g"})) {
+      assertThat(agent.start()).containsOnly(PluginState.REGISTERED).hasSize(2);
+      java.util.Map<String, RegisterRequest> byResource = new java.util.HashMap<>();
+      for (int i = 0; i < 2; i++) {
+        RegisterRequest r = kubelet.awaitRegistration(WAIT);
+        byResource.put(r.getResourceName(), r);
+      }
+      assertThat(byResource).containsOnlyKeys("huawei.com/Ascend910", "huawei.com/Ascend910-10c.3cpu.32g");
+      for (RegisterRequest r : byResource.values()) {
+        try (PluginClient plugin = kubelet.connect(r)) {
+          plugin.assertAdvertisedOptionsServed(r);
+        }
+      }
+      try (PluginClient vnpu = kubelet.connect(byResource.get("huawei.com/Ascend910-10c.3cpu.32g"))) {
+        assertThat(vnpu.admit(List.of("Ascend910-10c.3cpu.32g-132-2")).getEnvsMap())
+            .containsEntry("ASCEND_VISIBLE_DEVICES", "132").containsEntry("ASCEND_RUNTIME_OPTIONS", "VIRTUAL");
+      }
+      assertThat(scrape(agent)).contains("vnpu_plugin_registered{resource=\"huawei.com/Ascend910\"} 1.0")
+          .contains("vnpu_plugin_registered{resource=\"huawei.com/Ascend910-10c.3cpu.32g\"} 1.0");
+    }
+  }
+
+  /** The README's {@code --simulate=310PMixedx4 -use310PMixedInsert}: three device types on one node. */
+  @Test
+  void startsOnMixed310PCards() throws Exception {
+    try (KubeletStandIn kubelet = KubeletStandIn.start(dir.resolve("device-plugins"));
+        MindClusterAgent agent = agent("310PMixedx4", MindClusterOptions.defaults("node-1").withMixedInsert(true)
+            .withRuntime(true, dir.resolve("host")), kubelet.pluginDir())) {
+      assertThat(agent.start()).containsOnly(PluginState.REGISTERED).hasSize(3);
+      for (int i = 0; i < 3; i++) {
+        RegisterRequest r = kubelet.awaitRegistration(WAIT);
+        try (PluginClient plugin = kubelet.connect(r)) {
+          plugin.assertAdvertisedOptionsServed(r);
+        }
+      }
+      assertThat(scrape(agent).lines().filter(l -> l.startsWith("vnpu_plugin_registered{")))
+          .containsExactlyInAnyOrder("vnpu_plugin_registered{resource=\"huawei.com/Ascend310P-VPro\"} 1.0",
+              "vnpu_plugin_registered{resource=\"huawei.com/Ascend310P-V\"} 1.0",
+              "vnpu_plugin_registered{resource=\"huawei.com/Ascend310P-IPro\"} 1.0");
+    }
+  }
+
   @Test
   void anUnreachableApiServerDoesNotHoldBackServingTheKubelet() throws Exception {
     int closedPort;
@@ -124,17 +224,5 @@ class MindClusterAgentTest {
     CommandLine cl = VnpuCli.commandLine();
     cl.setErr(new PrintWriter(err, true));
     assertThat(cl.execute("plugin", "--node_name", "n1")).isEqualTo(2);
-  }
-
-  @Test
-  void kubeletDeviceIdsNameTheirChipByTheLastField() {
-    Function<String, OptionalInt> logic = MindClusterAgent.logicOfDevice(List.of(
-        new Npu("U0", 0, 4, 0, 0, "910B3", 1L << 30, 20, 7, DeviceHealth.HEALTHY, -1),
-        new Npu("U1", 1, 5, 1, 0, "910B3", 1L << 30, 20, 7, DeviceHealth.HEALTHY, -1)));
-    assertThat(logic.apply("Ascend910-5")).hasValue(1);
-    assertThat(logic.apply("Ascend910-12c.3cpu.32g-100-4")).hasValue(0);
-    assertThat(logic.apply("Ascend310P-1c-400-5_0")).hasValue(1);
-    assertThat(logic.apply("Ascend910-7")).isEmpty();
-    assertThat(logic.apply("npu-core-x")).isEmpty();
   }
 }

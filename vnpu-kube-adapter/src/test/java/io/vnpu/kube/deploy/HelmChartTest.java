@@ -268,6 +268,11 @@ class HelmChartTest {
     // regions and compute registries live in the plugin's data directory, already mounted
     assertThat(hostPathAt(pod, c, opts.pluginsDir())).isEqualTo(opts.pluginsDir().toString());
     assertCovers(o, List.of("resource.k8s.io/resourceclaims/status/patch"));
+    // HAMi's shared region and HOOK_PATH are the device-plugin modes' directories, never DRA's
+    assertThat(pod.getVolumes()).extracting(io.fabric8.kubernetes.api.model.Volume::getName)
+        .contains("limiter").doesNotContain("shared-region", "hook-path");
+    assertThat(c.getVolumeMounts()).extracting(VolumeMount::getName)
+        .doesNotContain("shared-region", "hook-path");
     // off by default: no limiter arguments and no limiter mount
     Container off = one(objects(render(Map.of("mode", "dra"))), DaemonSet.class).getSpec()
         .getTemplate().getSpec().getContainers().get(0);

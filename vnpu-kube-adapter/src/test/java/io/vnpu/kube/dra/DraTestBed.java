@@ -70,11 +70,13 @@ final class DraTestBed {
   }
 
   int healthcheckPort = -1;
+  /** Period of the check of prepared claims against the API server. */
+  Duration claimReconcile = Duration.ofMillis(300);
 
   DraOptions options() {
     return new DraOptions(NODE, DRIVER, cdi, "npu", registrar, plugins, hardVnpu, healthcheckPort,
         dev, mounts, Duration.ofMillis(300)).withSoftSlicing(softSlicing, capacityNames)
-        .withChipModes(chipModes, sharedCounters);
+        .withChipModes(chipModes, sharedCounters).withClaimReconcile(claimReconcile);
   }
 
   DraPlugin plugin() {

@@ -49,6 +49,7 @@ class HardVnpuRecoveryEndToEndTest {
   static final String PROFILE = "910B4x8";
 
   KubernetesClient client;
+  io.fabric8.kubernetes.client.server.mock.KubernetesMockServer server;
 
   @TempDir
   Path tmp;
@@ -273,5 +274,86 @@ class HardVnpuRecoveryEndToEndTest {
         + " failed: ");
     assertThat(vnpus(2)).containsExactly("132 vir10_3c_16g in use", "133 vir10_3c_16g in use");
     assertThat(entry("c3")).isNull();
+  }
+
+  @Test
+  void aVnpuDestroyedOutsideThePluginIsCheckedAtRestartReCreatedOrItsClaimDropped()
+      throws Exception {
+    assertThat(prepare("c1", "npu-0", "s1", "10000Mi").getError()).isEmpty();
+    assertThat(prepare("c2", "npu-1", "s1", "8Gi").getError()).isEmpty();
+    assertThat(List.of(vnpus(0), vnpus(1))).containsExactly(List.of("100 vir10_3c_16g"),
+        List.of("116 vir05_1c_8g"));
+
+    // same boot, intact checkpoint: an operator destroys both vNPUs while the plugin is down and
+    // fills chip 1 with in-use static vNPUs
+    plugin.close();
+    ctl("destroy", "1", "116");
+    ctl("destroy", "0", "100");
+    ctl("create", "1", "vir10_3c_16g");
+    ctl("create", "1", "vir10_3c_16g");
+    ctl("use", "1", "116", "1");
+    ctl("use", "1", "117", "1");
+    plugin = start();
+
+    // chip 0: created again for its claim, the CDI spec names the new vNPU
+    assertThat(vnpus(0)).containsExactly("100 vir10_3c_16g");
+    assertThat(entry("c1").devices().get(0).vnpu())
+        .isEqualTo(new VnpuRecord(0, "vir10_3c_16g", 16384, 100));
+    NodePrepareResourceResponse r1 = again("c1");
+    assertThat(r1.getError()).isEmpty();
+    assertThat(cdiDevice("c1").at("/containerEdits/deviceNodes/0/hostPath").asString())
+        .isEqualTo(bed.dev.resolve("vdavinci100").toString());
+    // chip 1: no room: never reported prepared, the kubelet's prepare says why
+    assertThat(entry("c2")).isNull();
+    assertThat(cdiSpec("c2")).doesNotExist();
+    assertThat(again("c2").getError()).startsWith("ResourceClaim demo/c2: creating the vNPU"
+        + " failed: ");
+  }
+
+  @Test
+  void aClaimDeletedWithoutUnprepareIsReleasedAtRestartAndItsChipServesTheNextClaim()
+      throws Exception {
+    assertThat(prepare("c1", "npu-0", "s1", "32Gi").getError()).isEmpty(); // the whole chip
+    assertThat(prepare("c2", "npu-1", "s1", "8Gi").getError()).isEmpty();
+    assertThat(vnpus(1)).containsExactly("116 vir05_1c_8g");
+
+    // the pod is force-deleted and its claim deleted while the plugin is down: the kubelet
+    // never calls NodeUnprepareResources
+    plugin.close();
+    client.dynamicResourceAllocation().v1().resourceClaims().inNamespace("demo").withName("c2")
+        .delete();
+    String gone = uids.get("c2");
+    plugin = start();
+    DraTestBed.await("the gone claim released",
+        () -> !plugin.state().snapshot().preparedClaims().containsKey(gone));
+    assertThat(vnpus(1)).isEmpty();
+    assertThat(bed.cdi.resolve("npu.huawei.com-npu_" + gone + ".json")).doesNotExist();
+    assertThat(entry("c1")).isNotNull(); // still in the API server: kept
+
+    // the scheduler sees npu-1 free and gives its whole memory to a new claim
+    assertThat(prepare("c3", "npu-1", "s9", "32Gi").getError()).isEmpty();
+
+    // while the plugin runs: deleted and re-created under the same name (another UID)
+    client.dynamicResourceAllocation().v1().resourceClaims().inNamespace("demo").withName("c1")
+        .delete();
+    String replaced = uids.get("c1");
+    bed.create(allocated("demo", "c1", "unused", List.of(
+        new DeviceRequestAllocationResultBuilder().withRequest("vnpu").withDriver(DRIVER)
+            .withPool(NODE).withDevice("npu-2").build())));
+    DraTestBed.await("the replaced claim released",
+        () -> !plugin.state().snapshot().preparedClaims().containsKey(replaced));
+    assertThat(plugin.state().snapshot().preparedClaims()).containsOnlyKeys(uids.get("c3"));
+  }
+
+  @Test
+  void aClaimTheApiServerCannotAnswerForIsKept() throws Exception {
+    assertThat(prepare("c1", "npu-1", "s1", "8Gi").getError()).isEmpty();
+    server.expect().get().withPath("/apis/resource.k8s.io/v1/namespaces/demo/resourceclaims/c1")
+        .andReturn(500, "etcdserver: request timed out").always();
+    client.dynamicResourceAllocation().v1().resourceClaims().inNamespace("demo").withName("c1")
+        .delete();
+    Thread.sleep(bed.claimReconcile.toMillis() * 5); // five checks
+    assertThat(entry("c1")).isNotNull();
+    assertThat(vnpus(1)).containsExactly("116 vir05_1c_8g");
   }
 }

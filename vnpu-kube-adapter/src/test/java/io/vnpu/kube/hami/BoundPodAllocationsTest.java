@@ -56,4 +56,22 @@ class BoundPodAllocationsTest {
     assertThat(h.podUids()).containsExactlyInAnyOrder(uid("sidecar"), uid("starting"), uid("broken"));
     assertThat(h.npuUuids()).containsExactlyInAnyOrder("U0", "U3", "U4");
   }
+
+  @Test
+  void theTemplatesLivePodsNeedComeFromTheirRuntimeInfo() throws Exception {
+    String info = "[{\"UUID\":\"U1\",\"temp\":\"vir05_1c_16g\"},{\"UUID\":\"U2\",\"temp\":\"\"}]";
+    pod("a", KubeFixtures.NODE, "Running", Map.of(NAMES.devicesAllocated(), allocated("U1", "U2"),
+        NAMES.runtimeInfo(), info));
+    pod("b", KubeFixtures.NODE, "Running", Map.of(NAMES.devicesAllocated(), allocated("U1"),
+        NAMES.runtimeInfo(), "[{\"UUID\":\"U1\",\"temp\":\"vir10_3c_32g\"}]"));
+    pod("c", KubeFixtures.NODE, "Running", Map.of(NAMES.devicesAllocated(), allocated("U1")));
+
+    LiveAllocations.Holders h = new BoundPodAllocations(client, KubeFixtures.NODE, NAMES,
+        new DevicesToAllocateCodec(DecodeVariant.PRESERVE_EMPTY)).read();
+
+    // U2 is a whole NPU (no template, no vNPU); pod c says nothing about U1's template
+    assertThat(h.templates()).isEqualTo(Map.of("U1", Map.of("vir05_1c_16g", 1,
+        "vir10_3c_32g", 1)));
+    assertThat(h.npuUuids()).containsExactly("U1");
+  }
 }

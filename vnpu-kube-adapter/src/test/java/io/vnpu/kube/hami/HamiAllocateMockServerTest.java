@@ -112,6 +112,21 @@ class HamiAllocateMockServerTest {
     assertThat(nodeAnnotations(client)).doesNotContainKey("hami.io/mutex.lock");
   }
 
+  // HAMi schedulers before their PR #1012: ",,0,0:" for a container that asks for nothing
+  @Test
+  void aTrailingEmptyContainerEntryOfAnOlderSchedulerStillReachesSuccess() throws Exception {
+    node(client, Map.of("hami.io/mutex.lock", LOCK));
+    pod(client, "test-pod", 1700000000L, Map.of(
+        "hami.io/Ascend910-devices-to-allocate", "uuid1,Ascend910,1024,4:;,,0,0:;",
+        "huawei.com/Ascend910", "[{\"UUID\":\"uuid1\",\"temp\":\"vir01\"}]"),
+        List.of(), List.of("main", "sidecar"));
+    ContainerAllocation a = rig(uuid1AtPhy3()).resourceManager().allocate(List.of("uuid1-0"));
+    assertThat(a.envs()).isEqualTo(Map.of("ASCEND_VISIBLE_DEVICES", "3", "ASCEND_VNPU_SPECS", "vir01"));
+    assertThat(podAnnotations(client, "test-pod")).containsEntry("hami.io/bind-phase", "success")
+        .containsEntry("hami.io/Ascend910-devices-to-allocate", ";;");
+    assertThat(nodeAnnotations(client)).doesNotContainKey("hami.io/mutex.lock");
+  }
+
   // vector 5: error cases
   @Test
   void deviceCountMismatchFailsBindAndReleasesLock() {

@@ -11,6 +11,7 @@ import io.vnpu.kube.hami.devices.NodeDevices;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -126,6 +127,43 @@ class IdleVnpuCleanerTest {
     cleaner.runOnce();
     assertThat(tracker.idleSince(new VnpuKey(0, 100, "vir05_1c_16g"))).isEmpty();
     clock.advance(Duration.ofMinutes(2));
+    assertThat(cleaner.runOnce()).isEmpty();
+  }
+
+  @Test
+  void orphansNextToABoundPodAreReclaimedAfterTheGracePeriod() {
+    // pod-a holds one vir05 on U0, created for it by this agent; three orphans of a crash or an
+    // older agent lie next to it
+    dm.addVnpu(0, 100, "vir05_1c_16g", false);
+    tracker.created(new VnpuKey(0, 100, "vir05_1c_16g"), clock.instant(), "pod-a");
+    dm.addVnpu(0, 101, "vir05_1c_16g", false);
+    dm.addVnpu(0, 102, "vir05_1c_16g", false);
+    dm.addVnpu(0, 103, "vir10_3c_32g", false);
+    holders.set(new LiveAllocations.Holders(Set.of("pod-a"), Set.of(),
+        Map.of("U0", Map.of("vir05_1c_16g", 1))));
+    assertThat(cleaner.runOnce()).isEmpty();
+    clock.advance(Duration.ofMinutes(10));
+    assertThat(cleaner.runOnce()).containsExactlyInAnyOrder(new VnpuKey(0, 101, "vir05_1c_16g"),
+        new VnpuKey(0, 102, "vir05_1c_16g"), new VnpuKey(0, 103, "vir10_3c_32g"));
+    assertThat(dm.listVnpus(0)).extracting(v -> v.vnpuId()).containsExactly(100);
+  }
+
+  @Test
+  void aSurplusTemplateIsReclaimedNextToPodsHoldingOthersAfterARestart() {
+    // after an agent restart no owner is known: pods hold one vir05 and one vir10 on U1
+    dm.addVnpu(1, 116, "vir05_1c_16g", false);
+    dm.addVnpu(1, 117, "vir05_1c_16g", false);
+    dm.addVnpu(1, 118, "vir10_3c_32g", false);
+    holders.set(new LiveAllocations.Holders(Set.of("pod-a", "pod-b"), Set.of(),
+        Map.of("U1", Map.of("vir05_1c_16g", 1, "vir10_3c_32g", 1))));
+    assertThat(cleaner.runOnce()).isEmpty();
+    clock.advance(Duration.ofMinutes(9));
+    assertThat(cleaner.runOnce()).isEmpty();
+    clock.advance(Duration.ofMinutes(1));
+    assertThat(cleaner.runOnce()).containsExactly(new VnpuKey(1, 117, "vir05_1c_16g"));
+    assertThat(dm.listVnpus(1)).extracting(v -> v.vnpuId()).containsExactly(116, 118);
+    // the one in use counts against the need: when 116 is free and 117 is gone, 116 stays
+    clock.advance(Duration.ofHours(1));
     assertThat(cleaner.runOnce()).isEmpty();
   }
 }

@@ -87,7 +87,7 @@ class MindClusterDynamicVnpuTest {
       assertThat(first.getDevicesList().get(0).getID()).isEqualTo("npu-core-0");
       assertThat(first.getDevicesList().get(159).getID()).isEqualTo("npu-core-159");
 
-      volcanoPod(client, "infer", R, "2-vir05_1c_16g", 100L);
+      volcanoPod(client, "infer", R, "2-vir05_1c_16g", 100L, 5);
       Map<String, String> env = plugin.allocate(List.of(cores(40, 5))).getContainerResponses(0).getEnvsMap();
       assertThat(env).containsEntry("ASCEND_VISIBLE_DEVICES", "132").containsEntry("ASCEND_RUNTIME_OPTIONS", "VIRTUAL")
           .containsEntry("WORLD_SIZE", "1").containsEntry("LOCAL_WORLD_SIZE", "1").containsEntry("LOCAL_RANK", "0")
@@ -101,7 +101,7 @@ class MindClusterDynamicVnpuTest {
       assertThat(host.deviceManager.listVnpus(3)).isEmpty();
 
       // a count that matches no pending pod
-      volcanoPod(client, "big", R, "4-vir10_3c_32g", 200L);
+      volcanoPod(client, "big", R, "4-vir10_3c_32g", 200L, 10);
       assertThatThrownBy(() -> plugin.allocate(List.of(cores(0, 5))))
           .isInstanceOf(StatusRuntimeException.class)
           .hasMessageContaining("no pod on this node waits for 5 AI Core(s) of huawei.com/npu-core");
@@ -115,7 +115,7 @@ class MindClusterDynamicVnpuTest {
 
   @Test
   void wholeChipsAreAMultipleOfTheChipsCores() throws Exception {
-    volcanoPod(client, "train", R, "0,1", 100L);
+    volcanoPod(client, "train", R, "0,1", 100L, 40);
     try (PluginClient plugin = fleet.client(R)) {
       Map<String, String> env = plugin.allocate(List.of(cores(0, 40))).getContainerResponses(0).getEnvsMap();
       assertThat(env).containsEntry("ASCEND_VISIBLE_DEVICES", "0,1").containsEntry("ASCEND_RUNTIME_OPTIONS", "")
@@ -123,7 +123,7 @@ class MindClusterDynamicVnpuTest {
       assertThat(annotations(client, "train")).containsEntry("huawei.com/AscendReal", "Ascend910-0,Ascend910-1");
 
       // a vNPU on a chip held whole by another pod is refused
-      volcanoPod(client, "squeeze", R, "1-vir05_1c_16g", 200L);
+      volcanoPod(client, "squeeze", R, "1-vir05_1c_16g", 200L, 5);
       assertThatThrownBy(() -> plugin.allocate(List.of(cores(60, 5))))
           .isInstanceOf(StatusRuntimeException.class)
           .hasMessageContaining("default/train holds Ascend910-1; refusing to hand one chip to two pods");
@@ -136,13 +136,13 @@ class MindClusterDynamicVnpuTest {
     // chip 5 is full: a vir10 plus another vir10 leave no AI Core for the pod's vir05
     host.ctl("create", "5", "vir10_3c_32g");
     host.ctl("create", "5", "vir10_3c_32g");
-    volcanoPod(client, "holder", R, "0", 1L);
+    volcanoPod(client, "holder", R, "0", 1L, 20);
     client.pods().inNamespace("default").withName("holder").edit(p -> {
       p.getMetadata().getAnnotations().put("huawei.com/AscendReal", "Ascend910-10c.3cpu.32g-180-5,Ascend910-10c.3cpu.32g-181-5");
       p.getMetadata().getAnnotations().put("predicate-time", "18446744073709551615");
       return p;
     });
-    volcanoPod(client, "late", R, "5-vir05_1c_16g", 300L);
+    volcanoPod(client, "late", R, "5-vir05_1c_16g", 300L, 5);
     try (PluginClient plugin = fleet.client(R)) {
       assertThatThrownBy(() -> plugin.allocate(List.of(cores(100, 5))))
           .isInstanceOf(StatusRuntimeException.class)

@@ -26,7 +26,12 @@ final class VolcanoPodsFixture {
 
   /** Stores a pod Volcano placed: {@code huawei.com/Ascend910 = chips}, {@code predicate-time = pt}. */
   static Pod volcanoPod(KubernetesClient client, String name, String resource, String chips, long predicateTime) {
-    int count = chips.split(",").length;
+    return volcanoPod(client, name, resource, chips, predicateTime, chips.split(",").length);
+  }
+
+  /** As above, the container requesting {@code count} of the resource (AI Cores for {@code npu-core}). */
+  static Pod volcanoPod(KubernetesClient client, String name, String resource, String chips, long predicateTime,
+      int count) {
     Pod p = pod(name, "uid-" + name, resource, count,
         Map.of(resource, chips, "predicate-time", Long.toString(predicateTime)));
     return client.pods().inNamespace("default").resource(p).createOr(NonDeletingOperation::update);

@@ -1,5 +1,6 @@
 package io.vnpu.quota.host;
 
+import io.vnpu.quota.env.LimiterEnv;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -52,9 +53,8 @@ public record WorkloadEnvironment(
   public Map<String, String> variables(Map<String, String> inherited) {
     Map<String, String> v = new LinkedHashMap<>();
     v.put("LD_PRELOAD", prepend(limiter.toString(), inherited.get("LD_PRELOAD")));
-    v.put("NPU_LOCAL_SHM_PATH", region.toString());
-    v.put("NPU_MEM_QUOTA", Long.toString(memoryLimitBytes / (1024 * 1024)));
-    v.put("NPU_PRIORITY", Integer.toString(weight));
+    // the host workload sees the host's paths; 0 MiB is an unlimited region, allowed here only
+    v.putAll(LimiterEnv.of(region, memoryLimitBytes, weight).variables());
     // CANN renumbers the visible devices from 0, matching the region's single device entry
     v.put("ASCEND_RT_VISIBLE_DEVICES", Integer.toString(logicId));
     runtime.libraryDir().ifPresent(d -> v.put("LD_LIBRARY_PATH", prepend(d.toString(), inherited.get("LD_LIBRARY_PATH"))));

@@ -77,7 +77,7 @@ public final class QuotaRegion implements AutoCloseable {
       FileLock init = locks.lockBounded(LOCK_INIT, INIT_WAIT_MS);
       if (init == null) throw new RegionBusyException(file, "init lock busy for more than " + INIT_WAIT_MS + " ms");
       try {
-        ch.write(ByteBuffer.wrap(new byte[1]), REGION_FILE_BYTES - 1);
+        allocate(file, ch);
         MappedByteBuffer buf = ch.map(FileChannel.MapMode.READ_WRITE, 0, REGION_FILE_BYTES);
         QuotaRegion r = new QuotaRegion(file, ch, buf, registry, key);
         r.initialise(config);
@@ -95,6 +95,30 @@ public final class QuotaRegion implements AutoCloseable {
 
   /** Largest file opened as a region (a region is 139,264 bytes; a huge file in its place is refused). */
   static final long MAX_OPEN_BYTES = 16L << 20;
+
+  /**
+   * Writes every byte of the new region through the channel, so that each page has its block before
+   * the file is mapped. A sparse region (only the last byte written) gets its blocks on the first
+   * store through a mapping; on a full file system, one a tenant can fill from its own directory,
+   * that store faults: SIGBUS in the limiter of every process of the container, an asynchronous
+   * {@link InternalError} here. A file system without room fails this call instead.
+   *
+   * @throws RegionSpaceException naming the file when the file system cannot hold the region
+   */
+  private static void allocate(Path file, FileChannel ch) throws IOException {
+    ByteBuffer zeros = ByteBuffer.allocate(REGION_FILE_BYTES);
+    try {
+      while (zeros.hasRemaining()) {
+        ch.write(zeros, zeros.position());
+      }
+    } catch (IOException e) {
+      throw new RegionSpaceException(file, REGION_FILE_BYTES, e);
+    }
+    if (ch.size() < REGION_FILE_BYTES) {
+      throw new RegionSpaceException(file, REGION_FILE_BYTES,
+          new IOException("file size " + ch.size() + " after writing"));
+    }
+  }
 
   static QuotaRegion open(Path file, QuotaRegions registry) throws IOException {
     // the container can write its directory: never wait on what it put there (TenantFiles)

@@ -48,8 +48,12 @@ public final class QuotaRegions {
    * Creates and initialises a region file (mode 0666, set through a descriptor) from
    * {@code config}. The creation is exclusive and never follows links ({@code O_EXCL|O_NOFOLLOW},
    * see {@link io.vnpu.quota.files.HostFiles}): nothing that already has the name, a file or a
-   * planted link, is ever opened, truncated or chmod-ed. On failure the new file is removed.
+   * planted link, is ever opened, truncated or chmod-ed. Every byte is written before the file is
+   * mapped, so the region is never sparse: a tenant that fills the file system later cannot make a
+   * store to it fault (SIGBUS in the limiter, {@link InternalError} here). On failure the new file is
+   * removed.
    *
+   * @throws RegionSpaceException if the file system cannot hold the region (full, quota)
    * @throws java.nio.file.FileAlreadyExistsException if anything (a region, another file, a
    *     symbolic link) already has that name; it is left untouched
    * @throws RegionBusyException if another initialiser holds the init lock for more than 2 s

@@ -325,16 +325,21 @@ class LimiterEndToEndTest {
   }
 
   @Test
-  void badConfigValuesAreLoggedWithFileKeyAndValue() throws Exception {
-    Files.writeString(dir.resolve("vnpu.conf"), "NPU_MEM_QUOTA=lots\nNPU_COLOUR=blue\n");
-    NpuBurn.Result r = burn.run("--alloc-via", "rt", "alloc", "1G");
+  void aBadConfigValueRefusesDeviceMemoryWithOneLineNamingFileLineKeyAndValue() throws Exception {
     Path conf = dir.resolve("vnpu.conf");
-    assertThat(r.err())
-        .containsExactly(
-            "vnpu: " + conf + ": unknown key NPU_COLOUR=blue; ignored",
-            "vnpu: " + conf + ": NPU_MEM_QUOTA=lots is not a number of MiB; ignored",
-            "vnpu: quota region " + region + ": open: No such file or directory (missing); memory limits are not enforced");
-    assertThat(r.lines("alloc ok")).hasSize(1);
+    Files.writeString(conf, "# written by the device plugin\nNPU_MEM_QUOTA=lots\n");
+    NpuBurn.Result r = burn.run("--alloc-via", "rt", "alloc", "1G");
+    assertThat(r.err()).containsExactly("vnpu: " + conf + ":2: NPU_MEM_QUOTA = 'lots': not a number of MiB (decimal "
+        + "digits only, no unit, sign or blanks; at most 17592186044415); device memory allocations of this process "
+        + "are refused (207001)");
+    assertThat(r.lines("alloc fail").get(0).get("code")).isEqualTo("207001");
+    assertThat(region).doesNotExist();
+
+    Files.writeString(conf, "NPU_MEM_QUOTA=512\nNPU_COLOUR=blue\n");
+    r = burn.run("--alloc-via", "rt", "alloc", "1M");
+    assertThat(r.err()).containsExactly("vnpu: " + conf + ":2: NPU_COLOUR = 'blue': unknown key; device memory "
+        + "allocations of this process are refused (207001)");
+    assertThat(r.lines("alloc fail").get(0).get("code")).isEqualTo("207001");
   }
 
   private void assertRunsUnlimitedWithOneLogLine(NpuBurn b, String expectedInLine) throws Exception {

@@ -46,7 +46,8 @@ public final class DraFlags {
   @Option(names = "--enable-hard-vnpu", defaultValue = "${env:ENABLE_HARD_VNPU:-false}",
       fallbackValue = "true", arity = "0..1", paramLabel = "BOOL",
       description = "Hard vNPU by memCapacity on 910B chips (env ENABLE_HARD_VNPU): shared"
-          + " allocations get a template vNPU created at prepare; needs --device-config.")
+          + " allocations get a template vNPU created at prepare, with the templates of"
+          + " --device-config or else the bundled table (HAMi's chip entries).")
   boolean enableHardVnpu;
 
   @Option(names = "--enable-soft-slicing", defaultValue = "${env:ENABLE_SOFT_SLICING:-false}",
@@ -102,7 +103,7 @@ public final class DraFlags {
 
   @Option(names = "--device-config", defaultValue = "${env:DEVICE_CONFIG}", paramLabel = "FILE",
       description = "HAMi device-config.yaml (or its ConfigMap) with the vNPU templates per chip"
-          + " (env DEVICE_CONFIG); read with --enable-hard-vnpu.")
+          + " (env DEVICE_CONFIG); read with --enable-hard-vnpu (default: the bundled table).")
   Path deviceConfig;
 
   @Option(names = "--healthcheck-port", defaultValue = "${env:HEALTHCHECK_PORT:--1}",

@@ -74,13 +74,14 @@ public final class DraLauncher {
       options = flags.toOptions(devRoot, mountRoot);
       PluginSockets.of(options.driverName(), options.registrarDir(), options.pluginsDir());
       flags.metricsPort();
-      if (flags.enableHardVnpu && flags.deviceConfig().isEmpty()) {
-        throw new IllegalArgumentException("--enable-hard-vnpu: needs --device-config (the vNPU"
-            + " templates of each chip)");
-      }
-      if (flags.enableHardVnpu) {
+      if (flags.enableHardVnpu && flags.deviceConfig().isPresent()) {
         deviceConfig = new DeviceConfigLoader(w -> log.warn("{}", w))
             .load(flags.deviceConfig().get()).value();
+      } else if (flags.enableHardVnpu) {
+        // openFuyao's flag set has no --device-config: its manifests must start as they are
+        deviceConfig = io.vnpu.kube.dra.vnpu.BundledTemplates.load();
+        log.info("--enable-hard-vnpu without --device-config: the bundled vNPU template table"
+            + " ({} chip models)", deviceConfig.chips().size());
       }
       selection = selector.select(flags.dcmiLibrary(), flags.simulate(),
           DcmiNodeSelector.Fallback.NONE);

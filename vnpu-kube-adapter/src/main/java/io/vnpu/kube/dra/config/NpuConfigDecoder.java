@@ -120,21 +120,12 @@ public final class NpuConfigDecoder {
     return v.intValue();
   }
 
-  /** Longest value an error message shows, in characters. */
-  static final int SHOWN_CHARS = 64;
+  /** Longest value an error message shows, in characters ({@link io.vnpu.kube.errors.Shown}). */
+  static final int SHOWN_CHARS = io.vnpu.kube.errors.Shown.MAX_CHARS;
 
-  /**
-   * A value of the claim as an error message shows it: on one line (a text with control
-   * characters is shown JSON-quoted, so a hostile value cannot forge lines in the kubelet's events
-   * and logs) and cut after {@value #SHOWN_CHARS} characters.
-   */
+  /** A value of the claim as an error message shows it ({@link io.vnpu.kube.errors.Shown#value}). */
   static String shown(String text) {
-    String s = text;
-    if (s.chars().anyMatch(Character::isISOControl)) {
-      s = tools.jackson.databind.node.StringNode.valueOf(s).toString();
-    }
-    return s.length() <= SHOWN_CHARS ? s : s.substring(0, SHOWN_CHARS) + "... ("
-        + s.length() + " characters)";
+    return io.vnpu.kube.errors.Shown.value(text);
   }
 
   private static String shown(JsonNode v) {

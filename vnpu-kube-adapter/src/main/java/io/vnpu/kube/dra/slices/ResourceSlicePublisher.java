@@ -40,7 +40,8 @@ import org.slf4j.LoggerFactory;
  * {@link PoolContent} it was last given: one pool named after the node; counter sets in slices of
  * their own (at most 8 sets each, written before the device slices); devices in slices of at most
  * 128 (64 when any device has taints or consumes counters); {@code resourceSliceCount} counts
- * both kinds; each slice owned by the Node object (so they go away with it).
+ * both kinds; each slice owned by the Node object as it is now (so they go away with it; a Node
+ * registered again under the same name has a new UID, which the slices follow at the next sync).
  *
  * <p>Dropped fields: after every create or update the slice the API server returned is compared
  * with the one sent ({@link DroppedField#between}); each field it dropped (its feature gate is off)
@@ -264,15 +265,20 @@ public final class ResourceSlicePublisher implements AutoCloseable {
         return;
       }
     }
-    if (nodeUid == null) {
-      Node node = client.nodes().withName(nodeName).get();
-      if (node == null) {
-        log.warn("Node {} not found; ResourceSlices are published once it exists (they are owned"
-            + " by it)", nodeName);
-        return;
-      }
-      nodeUid = node.getMetadata().getUid();
+    // read every sync: a Node deleted and registered again has a new UID, and slices owned by
+    // the old one are deleted by the garbage collector (and would be written back, in a loop)
+    Node node = client.nodes().withName(nodeName).get();
+    if (node == null) {
+      log.warn("Node {} not found; ResourceSlices are published once it exists (they are owned"
+          + " by it)", nodeName);
+      return;
     }
+    String uid = node.getMetadata().getUid();
+    if (nodeUid != null && !nodeUid.equals(uid)) {
+      log.info("Node {} was registered again (uid {} -> {}): its ResourceSlices are owned by the"
+          + " new Node object", nodeName, nodeUid, uid);
+    }
+    nodeUid = uid;
     List<ResourceSlice> existing = new ArrayList<>();
     for (ResourceSlice s : client.dynamicResourceAllocation().v1().resourcesSlices()
         .withLabel(NODE_LABEL, nodeLabel).list().getItems()) {

@@ -55,27 +55,41 @@ public final class LimiterSoftRegions implements SoftRegions, AutoCloseable {
   @Override
   public void remove(Path dir, Long key) throws IOException {
     if (key != null) {
-      registrations.unregister(key);
+      registrations.unregister(key); // the registry is ours alone: a failure here is real
     }
-    HostFiles.deleteTree(dir.resolve(SoftSlicing.REGION_FILE));
-    removeTree(dir);
+    // the registration is gone: what is left in the directory is the container's own business
+    if (removeTree(dir.resolve(SoftSlicing.REGION_FILE))) {
+      removeTree(dir);
+    }
   }
 
   /**
-   * Removes a request's directory once its region is gone. The container could write the directory
-   * (a tree deeper than {@link HostFiles#deleteTree} walks, say): what is left then is its own files,
-   * no share and no registration, so it is logged (and retried by the next sweep), never an error
-   * that would keep the claim prepared or stop the sweep of the other directories.
+   * Removes what the container can write, best-effort: the request's directory and the region file
+   * in it. The container may have replaced either with a tree deeper than
+   * {@link HostFiles#deleteTree} walks, or with anything else; once the registration is gone,
+   * what is left is its own files, no share, so it is logged (and retried by the next sweep), never
+   * an error that would keep the claim prepared (its capacity lost) or stop the sweep of the other
+   * directories.
    */
-  private static boolean removeTree(Path dir) {
+  private static boolean removeTree(Path path) {
     try {
-      HostFiles.deleteTree(dir);
+      HostFiles.deleteTree(path);
       return true;
     } catch (IOException e) {
-      LOG.warn("soft share directory {}: its region is removed, the rest not: {}; the next sweep retries", dir,
-          e.getMessage());
+      LOG.warn("soft share leftovers {} (the container could write them) are not removed: {}; the"
+          + " share and its registration are gone, the next sweep retries", path, e.getMessage());
       return false;
     }
+  }
+
+  @Override
+  public boolean holdsRegion(Path dir) {
+    return Files.isRegularFile(dir.resolve(SoftSlicing.REGION_FILE), LinkOption.NOFOLLOW_LINKS);
+  }
+
+  @Override
+  public java.util.Optional<Long> registeredKey(Path dir) throws IOException {
+    return registrations.keyOf(dir.resolve(SoftSlicing.REGION_FILE));
   }
 
   @Override
@@ -87,8 +101,7 @@ public final class LimiterSoftRegions implements SoftRegions, AutoCloseable {
           if (!keep.contains(d)) {
             // the region first: a directory the container made impossible to remove must not keep
             // the registration (reconcile keeps the entry of any region still there)
-            HostFiles.deleteTree(d.resolve(SoftSlicing.REGION_FILE));
-            if (removeTree(d)) removed.add(d.toString());
+            if (removeTree(d.resolve(SoftSlicing.REGION_FILE)) && removeTree(d)) removed.add(d.toString());
           }
         }
       }

@@ -27,11 +27,28 @@ public interface SoftRegions {
 
   /**
    * Unregisters {@code key} (when not null) from every registry and removes the region directory
-   * without following links; what is already gone is fine.
+   * without following links; what is already gone is fine. The directory and the region file are
+   * writable by the container: what cannot be removed there is logged and left for the next sweep,
+   * never an error (the share is gone once it is unregistered).
    *
-   * @throws IOException naming the registry or path that cannot be changed
+   * @throws IOException naming the registry that cannot be changed
    */
   void remove(Path dir, Long key) throws IOException;
+
+  /**
+   * Whether {@code dir} holds a region (a regular file, links not followed): a share whose
+   * checkpoint record was lost is adopted then, not created again under its running container.
+   */
+  boolean holdsRegion(Path dir);
+
+  /**
+   * The key the registrations of the region in {@code dir} have, found through the registries
+   * (never read from the region, which the container may rewrite).
+   *
+   * @return empty when no registry holds the region (memory only, or not registered)
+   * @throws IOException when a registry cannot be read
+   */
+  java.util.Optional<Long> registeredKey(Path dir) throws IOException;
 
   /**
    * Start-up clean-up: removes the region directories under the region root that are not in

@@ -38,8 +38,9 @@ import java.util.Objects;
  * same claim and devices always give the same plan. This is the one place where a claim's
  * allocation ({@code status.allocation.devices}) is mapped to what the node must set up.
  *
- * <p>Rules: only results with {@code driver} = this driver and {@code pool} = this node's pool are
- * ours (a claim may span drivers); each names a device we publish, else the claim fails; a request
+ * <p>Rules: only results with {@code driver} = this driver are ours (a claim may span drivers);
+ * each must name this node's pool and a device we publish, else the claim fails; a result of a
+ * shared device (hard or soft) that consumes capacity must carry a {@code shareID}; a request
  * name {@code main/sub} (prioritized list) is reported as {@code main}; the CDI device of a result
  * is {@code <claim UID>-<device>} ({@code -<shareID>} appended for a share), unique on the node so
  * two specs never define the same name.
@@ -116,8 +117,15 @@ public final class ClaimPlanner {
       List<DeviceRequestAllocationResult> results = alloc.getResults();
       for (int i = 0; i < results.size(); i++) {
         DeviceRequestAllocationResult r = results.get(i);
-        if (!driverName.equals(r.getDriver()) || !poolName.equals(r.getPool())) {
-          continue;
+        if (!driverName.equals(r.getDriver())) {
+          continue; // another driver's device: that driver's plugin prepares it
+        }
+        if (!poolName.equals(r.getPool())) {
+          // every pool of this driver is one node's: the kubelet asked the wrong node, or the
+          // allocation is stale; preparing the rest as if complete would hide it
+          throw new PlanException(where + ": status.allocation.devices.results[" + i
+              + "].pool = " + r.getPool() + ": a pool of driver " + driverName + " on another"
+              + " node; this node's pool is " + poolName);
         }
         Npu npu = devices.get(r.getDevice());
         if (npu == null && NpuDeviceNames.isSoft(r.getDevice())) {
@@ -141,6 +149,14 @@ public final class ClaimPlanner {
           // chip, never a vNPU or a quota region of its own (and is not counted against shares)
           expectSharing(at, config, NpuConfig.Sharing.WHOLE, "allocated for admin access");
         } else if (shareId == null) {
+          if (mode != ChipMode.WHOLE && r.getConsumedCapacity() != null
+              && !r.getConsumedCapacity().isEmpty()) {
+            // the scheduler gives every allocation of a shareable device a shareID: capacity
+            // consumed without one is a stale or forged allocation, never the whole chip unlimited
+            throw new PlanException(at + ": device " + r.getDevice() + " is shared ("
+                + mode.name().toLowerCase(java.util.Locale.ROOT) + ") and the result consumes "
+                + new TreeMap<>(r.getConsumedCapacity()) + " but has no shareID");
+          }
           expectSharing(at, config, NpuConfig.Sharing.WHOLE, "allocated whole (no shareID)");
         } else if (mode == ChipMode.HARD_VNPU) {
           vnpu = vnpuFor(where, i, r, npu, modes.templatesFor(npu).orElseThrow()).orElse(null);

@@ -183,10 +183,12 @@ public final class DeviceState {
         rollBack(existing);
       }
       PreparedClaim plan;
+      java.util.Set<String> adopted = new java.util.HashSet<>(); // live region directories kept
       try {
         plan = planner.plan(claim, inventory.devices());
         if (rebuilt != null) {
           plan = adoptVnpus(plan, rebuilt);
+          plan = adoptSoftShares(plan, rebuilt, adopted);
         }
         checkConflicts(plan);
       } catch (PlanException e) {
@@ -210,7 +212,7 @@ public final class DeviceState {
           throw e;
         }
         try {
-          plan = createSoftShares(plan);
+          plan = createSoftShares(plan, adopted);
         } catch (IOException | LimiterUnavailableException | RuntimeException e) {
           rollBack(checkpoint.preparedClaims().get(uid));
           return PrepareOutcome.failed("ResourceClaim " + plan.namespace() + "/" + plan.name()
@@ -404,6 +406,56 @@ public final class DeviceState {
     return plan.withDevices(devices);
   }
 
+  /**
+   * The plan with the live quota regions of {@code rebuilt} (same claim, rebuilt from its CDI
+   * spec after the checkpoint was lost) it asks for: a region directory of the plan that the
+   * rebuilt entry records and that still holds its region is kept as it is, with the registry key
+   * found for it ({@link SoftRegions#registeredKey}), and added to {@code adopted} so that it is
+   * not created again (a running container keeps its region, the registry its one entry). Rebuilt
+   * regions the plan does not ask for are removed; failures are logged.
+   */
+  private PreparedClaim adoptSoftShares(PreparedClaim plan, PreparedClaim rebuilt,
+      java.util.Set<String> adopted) {
+    if (softRegions == null) {
+      return plan;
+    }
+    java.util.Map<String, Long> held = new java.util.HashMap<>();
+    for (PreparedDevice h : rebuilt.devices()) {
+      if (h.soft() != null && !h.soft().regionDir().isEmpty()) {
+        held.put(h.soft().regionDir(), h.soft().registryKey());
+      }
+    }
+    List<PreparedDevice> devices = new ArrayList<>(plan.devices());
+    for (int i = 0; i < devices.size(); i++) {
+      PreparedDevice d = devices.get(i);
+      if (d.soft() == null || !held.containsKey(d.soft().regionDir())
+          || !softRegions.holdsRegion(Path.of(d.soft().regionDir()))) {
+        continue;
+      }
+      Long key = held.get(d.soft().regionDir());
+      devices.set(i, d.withSoft(key == null ? d.soft() : d.soft().withKey(key)));
+      if (adopted.add(d.soft().regionDir())) {
+        log.info("ResourceClaim {}/{} (uid {}) keeps its quota region {} (registry key {})",
+            plan.namespace(), plan.name(), plan.uid(), d.soft().regionDir(),
+            key == null ? "none" : Long.toHexString(key));
+      }
+    }
+    for (var h : held.entrySet()) {
+      if (adopted.contains(h.getKey())) {
+        continue;
+      }
+      try {
+        softRegions.remove(Path.of(h.getKey()), h.getValue());
+        log.info("removed quota region {} of rebuilt ResourceClaim uid {}: its allocation no"
+            + " longer asks for it", h.getKey(), plan.uid());
+      } catch (IOException | RuntimeException e) {
+        log.warn("quota region {} of rebuilt ResourceClaim uid {} left: {}", h.getKey(),
+            plan.uid(), e.getMessage());
+      }
+    }
+    return plan.withDevices(devices);
+  }
+
   private PrepareOutcome replay(PreparedClaim existing) throws StateUnavailableException {
     if (!cdi.exists(existing.uid())) {
       try {
@@ -591,9 +643,10 @@ public final class DeviceState {
    * @throws LimiterUnavailableException naming the limiter file when the limiter is not usable
    *     (nothing is created then)
    */
-  private PreparedClaim createSoftShares(PreparedClaim plan)
+  private PreparedClaim createSoftShares(PreparedClaim plan, java.util.Set<String> adopted)
       throws IOException, LimiterUnavailableException, StateUnavailableException {
-    if (plan.devices().stream().noneMatch(d -> d.soft() != null)) {
+    if (plan.devices().stream().noneMatch(d -> d.soft() != null && !adopted.contains(
+        d.soft().regionDir()))) {
       return plan;
     }
     if (softRegions == null) {
@@ -603,7 +656,7 @@ public final class DeviceState {
     List<PreparedDevice> devices = new ArrayList<>(plan.devices());
     java.util.Map<String, List<Integer>> byDir = new java.util.LinkedHashMap<>();
     for (int i = 0; i < devices.size(); i++) {
-      if (devices.get(i).soft() != null) {
+      if (devices.get(i).soft() != null && !adopted.contains(devices.get(i).soft().regionDir())) {
         byDir.computeIfAbsent(devices.get(i).soft().regionDir(), k -> new ArrayList<>()).add(i);
       }
     }
@@ -896,6 +949,13 @@ public final class DeviceState {
           cp.nodeBootId(), bootId);
       cp = cp.withVnpuCheckPending(true);
     }
+    if (!cp.vnpuCheckPending() && cp.preparedClaims().values().stream()
+        .anyMatch(DeviceState::holdsVnpu)) {
+      // a vNPU may have been destroyed outside the plugin while it was down (npu-smi, a driver
+      // reload): never report one prepared without DCMI listing it
+      log.info("checking the recorded vNPUs through DCMI once it is open");
+      cp = cp.withVnpuCheckPending(true);
+    }
     checkpoint = cp.withBootId(bootId);
     for (PreparedClaim c : List.copyOf(checkpoint.preparedClaims().values())) {
       if (c.state() == ClaimState.PrepareStarted) {
@@ -1058,7 +1118,8 @@ public final class DeviceState {
       }
       List<PreparedDevice> devices = new ArrayList<>();
       for (CdiDevice d : spec.devices()) {
-        Optional<PreparedDevice> pd = deviceOf(uid, d.name()).map(p -> withCdiVnpu(p, d));
+        Optional<PreparedDevice> pd = deviceOf(uid, d.name()).map(p -> withCdiVnpu(p, d))
+            .map(p -> withCdiSoftShare(uid, p, d));
         if (pd.isEmpty()) {
           log.warn("{}: CDI device {} is not one this plugin writes; ignored", cdi.specPath(uid),
               d.name());
@@ -1095,6 +1156,39 @@ public final class DeviceState {
       return device;
     }
     return device.withVnpu(new VnpuRecord(VnpuRecord.UNRESOLVED, template, 0, id));
+  }
+
+  /**
+   * The soft share a CDI device of ours injects ({@link ClaimSpecBuilder}: the request's region
+   * directory mounted at {@link SoftSlicing#CONTAINER_REGION_DIR}), with the registry key the
+   * registries hold for that region, so that unprepare removes both and a repeated prepare adopts
+   * them; amounts are unknown (0) until the claim is prepared again. {@code device} unchanged when
+   * it has no such mount, or the directory is not one of this claim's under the region root.
+   */
+  private PreparedDevice withCdiSoftShare(String uid, PreparedDevice device, CdiDevice d) {
+    if (softRegions == null) {
+      return device;
+    }
+    for (var m : d.containerEdits().mounts()) {
+      if (!SoftSlicing.CONTAINER_REGION_DIR.equals(m.containerPath())) {
+        continue;
+      }
+      Path dir = Path.of(m.hostPath());
+      if (!softRegions.layout().regionRoot().equals(dir.getParent())
+          || !dir.getFileName().toString().startsWith(uid + "-")) {
+        log.warn("{}: CDI device {} mounts {} at {}, not a region directory of this claim;"
+            + " ignored", cdi.specPath(uid), d.name(), dir, m.containerPath());
+        return device;
+      }
+      Long key = null;
+      try {
+        key = softRegions.registeredKey(dir).orElse(null);
+      } catch (IOException | RuntimeException e) {
+        log.warn("finding the registry entry of quota region {}: {}", dir, e.getMessage());
+      }
+      return device.withSoft(new SoftShareRecord(0, 0, 0, 0, null, dir.toString(), 0, key));
+    }
+    return device;
   }
 
   private static final java.util.regex.Pattern VDAVINCI =

@@ -121,6 +121,28 @@ public final class HamiAllocator {
     }
   }
 
+  /**
+   * The NPUs HAMi's scheduler chose for the container the kubelet admits next: the UUIDs of the
+   * next pending entry of {@code hami.io/<cw>-devices-to-allocate} of the pod {@link #allocate}
+   * would serve with {@code size} devices (found the same way), read only. The kubelet asks
+   * GetPreferredAllocation right before it allocates that container.
+   *
+   * @return the UUIDs in entry order; empty when no pod waits for {@code size} devices or the pod
+   *     cannot be read (the preference then falls back to topology; Allocate names the cause)
+   */
+  public synchronized List<String> scheduledUuids(int size) {
+    try {
+      Pod pod = finder.find(size).pod();
+      String raw = annotations(pod).get(names.devicesToAllocate());
+      if (raw == null) return List.of();
+      return devicesCodec.decode(raw).pop().container().devices().stream()
+          .map(io.vnpu.kube.hami.codec.ContainerDevice::uuid).toList();
+    } catch (AllocationException | HamiFormatException | KubernetesClientException e) {
+      LOG.debug("GetPreferredAllocation: no scheduled NPUs for {} device(s): {}", size, e.getMessage());
+      return List.of();
+    }
+  }
+
   private void fail(FoundPod found, BindState state) {
     try {
       binding.patchAnnotations(found.pod(), Map.of(HamiNames.BIND_PHASE, state.annotationValue()));

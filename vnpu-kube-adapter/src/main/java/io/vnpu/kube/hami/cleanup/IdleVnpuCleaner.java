@@ -22,8 +22,11 @@ import org.slf4j.LoggerFactory;
  * for the whole grace period. Errors of one NPU are logged and the others still scanned.
  *
  * <p>DCMI's in-use flag only says whether a process has the vNPU open, so idleness also consults
- * {@link LiveAllocations}: a vNPU created here for a pod that is still live, or (owner unknown, e.g.
- * after a restart) on an NPU that a live pod of this node holds, is not idle whatever DCMI says. When
+ * {@link LiveAllocations}: a vNPU created here for a pod that is still live is not idle whatever
+ * DCMI says; of those whose owner is unknown (created before a restart), each NPU keeps per
+ * template only as many as the live pods' allocations on it still need (so orphans next to a live
+ * pod, and a surplus of one template next to pods holding others, are reclaimed after the grace
+ * period), or all of them when an allocation there does not say its templates. When
  * the live allocations cannot be read, the scan destroys nothing and says why (once per outage).
  */
 public final class IdleVnpuCleaner {
@@ -83,12 +86,11 @@ public final class IdleVnpuCleaner {
         continue;
       }
       Set<VnpuKey> existing = new HashSet<>();
+      Set<Integer> held = heldOn(npu, vnpus, holders);
       for (Vnpu v : vnpus) {
         VnpuKey key = new VnpuKey(npu.logicId(), v.vnpuId(), v.templateName());
         existing.add(key);
-        boolean held = tracker.owner(key).map(holders.podUids()::contains)
-            .orElseGet(() -> holders.npuUuids().contains(npu.uuid()));
-        if (!tracker.observe(key, v.inUse() || held, clock.instant(), grace)) continue;
+        if (!tracker.observe(key, held.contains(v.vnpuId()), clock.instant(), grace)) continue;
         try {
           deviceManager.destroyVnpu(npu.logicId(), v.vnpuId());
           tracker.forget(key);
@@ -103,5 +105,39 @@ public final class IdleVnpuCleaner {
       tracker.retainOnDevice(npu.logicId(), existing);
     }
     return destroyed;
+  }
+
+  /**
+   * The vNPU IDs of {@code npu} that are not idle: in use (DCMI), created here for a live pod, and
+   * of the others whose owner is unknown (created before a restart) as many per template as the
+   * live allocations on the NPU still need after the first two kinds (lowest IDs first); all of
+   * them when a live allocation on the NPU does not say which templates it needs. A vNPU whose
+   * owner is known and gone is held by nothing.
+   */
+  private Set<Integer> heldOn(Npu npu, List<Vnpu> vnpus, LiveAllocations.Holders holders) {
+    Set<Integer> held = new HashSet<>();
+    java.util.Map<String, Integer> need = new java.util.HashMap<>(
+        holders.templates().getOrDefault(npu.uuid(), java.util.Map.of()));
+    List<Vnpu> unknownOwner = new ArrayList<>();
+    for (Vnpu v : vnpus) {
+      java.util.Optional<String> owner = tracker.owner(new VnpuKey(npu.logicId(), v.vnpuId(),
+          v.templateName()));
+      if (v.inUse() || owner.map(holders.podUids()::contains).orElse(false)) {
+        held.add(v.vnpuId());
+        need.computeIfPresent(v.templateName(), (t, n) -> n - 1);
+      } else if (owner.isEmpty()) {
+        unknownOwner.add(v);
+      }
+    }
+    boolean all = holders.npuUuids().contains(npu.uuid());
+    unknownOwner.sort(java.util.Comparator.comparingInt(Vnpu::vnpuId));
+    for (Vnpu v : unknownOwner) {
+      int n = need.getOrDefault(v.templateName(), 0);
+      if (all || n > 0) {
+        held.add(v.vnpuId());
+        need.put(v.templateName(), n - 1);
+      }
+    }
+    return held;
   }
 }

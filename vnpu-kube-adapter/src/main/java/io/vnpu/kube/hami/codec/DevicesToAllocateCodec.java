@@ -6,7 +6,9 @@ import java.util.List;
 /**
  * Codec for {@code hami.io/<cw>-devices-to-allocate} (protocol spec section 3.2): each device is
  * {@code <UUID>,<type>,<usedmem MiB>,<usedcores %>} terminated by {@code :}, each container is
- * terminated by {@code ;}, init containers first.
+ * terminated by {@code ;}, init containers first. A device with neither UUID nor type
+ * ({@code ,,0,0}, written by HAMi schedulers before PR #1012 for containers that ask for nothing)
+ * is no device: its container entry is empty.
  */
 public final class DevicesToAllocateCodec {
   /** The decode error HAMi reports for a device with fewer than four fields. */
@@ -58,6 +60,10 @@ public final class DevicesToAllocateCodec {
       if (!dev.contains(",")) continue;
       String[] f = dev.split(",", -1);
       if (f.length < 4) throw new HamiFormatException(MISSING_FIELDS + ": \"" + dev + "\"");
+      // ",,0,0": what HAMi schedulers before their PR #1012 wrote for a container that asks for
+      // nothing; upstream's plugin matches devices by type, so it is no device (else the pod's
+      // bind would wait for an Allocate that never comes, holding the node lock)
+      if (f[0].isEmpty() && f[1].isEmpty()) continue;
       out.add(new ContainerDevice(f[0], f[1], int32(f[2], "usedmem", dev), int32(f[3], "usedcores", dev)));
     }
     return out;

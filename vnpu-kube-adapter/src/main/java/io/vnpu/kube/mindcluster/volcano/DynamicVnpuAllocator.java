@@ -74,6 +74,7 @@ public final class DynamicVnpuAllocator implements ContainerAllocator {
         NodeChips snapshot = chips.get();
         List<PendingPod> pending = live.stream()
             .map(p -> PendingPod.of(p, resourceName, resourceName)).flatMap(Optional::stream)
+            .filter(p -> p.requestsExactly(resourceName, cores))
             .sorted(PendingPod.ORDER).toList();
         PendingPod pod = null;
         Request request = null;

@@ -37,6 +37,65 @@ public final class KubeletDeviceMap {
     byPodUid.put(podUid, new Entry(podUid, Map.copyOf(m)));
   }
 
+  /**
+   * Rebuilds the map after a restart from the annotations this plugin wrote on the pods it served
+   * ({@value VolcanoKeys#KLT_DEV} = kubelet IDs, {@value VolcanoKeys#ASCEND_REAL} = real devices,
+   * comma-joined, the vgroup suffix {@code _<n>} dropped). The lists pair up in order; one real
+   * device for several kubelet IDs (a dynamic vNPU and its {@code npu-core} IDs) maps them all to
+   * it; k real chips for k·n IDs (whole chips as AI Cores) map n IDs to each chip in turn. Pods
+   * already mapped keep their entry. The annotations are the pod owner's to edit, so a kubelet ID
+   * two pods name is mapped for neither (reported in the result).
+   *
+   * @param annotationsByPodUid pod UID → its annotations, of this node's live pods
+   * @return what was restored and what was left out, for the log
+   */
+  public synchronized Restored restore(Map<String, Map<String, String>> annotationsByPodUid) {
+    Map<String, Map<String, String>> found = new HashMap<>();
+    Map<String, Integer> claims = new HashMap<>();
+    List<String> skipped = new java.util.ArrayList<>();
+    annotationsByPodUid.forEach((uid, a) -> {
+      if (byPodUid.containsKey(uid)) return;
+      String klt = a.get(VolcanoKeys.KLT_DEV);
+      String real = a.get(VolcanoKeys.ASCEND_REAL);
+      if (klt == null || real == null) return;
+      List<String> k = VolcanoAllocator.split(klt);
+      List<String> r = VolcanoAllocator.split(real).stream().map(VolcanoAllocator::stripVgroup).toList();
+      Optional<Map<String, String>> m = pair(k, r);
+      if (m.isEmpty()) {
+        skipped.add("pod " + uid + ": " + k.size() + " kubelet ID(s) and " + r.size() + " real device(s) do not pair");
+        return;
+      }
+      found.put(uid, m.get());
+      m.get().keySet().forEach(id -> claims.merge(id, 1, Integer::sum));
+    });
+    for (Entry e : byPodUid.values()) e.kubeletToReal().keySet().forEach(id -> claims.merge(id, 1, Integer::sum));
+    int restored = 0;
+    for (Map.Entry<String, Map<String, String>> e : found.entrySet()) {
+      Map<String, String> m = new HashMap<>(e.getValue());
+      for (String id : e.getValue().keySet()) {
+        if (claims.get(id) > 1) {
+          m.remove(id);
+          skipped.add("pod " + e.getKey() + ": kubelet ID " + id + " is named by another pod too");
+        }
+      }
+      if (m.isEmpty()) continue;
+      byPodUid.put(e.getKey(), new Entry(e.getKey(), Map.copyOf(m)));
+      restored++;
+    }
+    return new Restored(restored, List.copyOf(skipped));
+  }
+
+  /** What {@link #restore} did: pods whose mapping came back, and why others did not. */
+  public record Restored(int pods, List<String> skipped) {}
+
+  private static Optional<Map<String, String>> pair(List<String> kubeletIds, List<String> real) {
+    if (kubeletIds.isEmpty() || real.isEmpty() || kubeletIds.size() % real.size() != 0) return Optional.empty();
+    int per = kubeletIds.size() / real.size();
+    Map<String, String> m = new HashMap<>();
+    for (int i = 0; i < kubeletIds.size(); i++) m.put(kubeletIds.get(i), real.get(i / per));
+    return m.size() == kubeletIds.size() ? Optional.of(m) : Optional.empty();
+  }
+
   /** The real device behind a kubelet ID, if it is mapped. */
   public synchronized Optional<String> realOf(String kubeletId) {
     for (Entry e : byPodUid.values()) {

@@ -83,6 +83,7 @@ public final class SoftShareAllocator implements ContainerAllocator {
         Optional<PendingPod> next = pods.live().stream()
             .filter(SoftShareQuota::requested)
             .map(p -> PendingPod.of(p, resourceName, resourceName)).flatMap(Optional::stream)
+            .filter(p -> p.requestsExactly(resourceName, deviceIds.size()))
             .min(PendingPod.ORDER);
         if (next.isEmpty()) {
           return DirectAllocator.respond(responses, devices, Map.of());

@@ -1,6 +1,7 @@
 package io.vnpu.kube.mindcluster.volcano;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.vnpu.kube.errors.Shown;
 import io.vnpu.kube.resource.AllocationException;
 import java.util.Map;
 
@@ -51,11 +52,11 @@ public record SoftShareQuota(int aicorePercent, long hbmMib) {
     try {
       v = Long.parseLong(value.strip());
     } catch (NumberFormatException e) {
-      throw new AllocationException(who + ": annotation " + key + " = \"" + value + "\": not a whole number, "
+      throw new AllocationException(who + ": annotation " + key + " = " + Shown.string(value) + ": not a whole number, "
           + "expected " + expected);
     }
     if (v < 1 || v > max) {
-      throw new AllocationException(who + ": annotation " + key + " = \"" + value + "\": out of range, expected "
+      throw new AllocationException(who + ": annotation " + key + " = " + Shown.string(value) + ": out of range, expected "
           + expected + (v == 0 ? " (0 would be an unlimited region)" : ""));
     }
     return v;

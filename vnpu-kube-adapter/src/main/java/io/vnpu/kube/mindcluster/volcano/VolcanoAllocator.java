@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * only a count; the chips are those Volcano wrote on the pod it placed.
  *
  * <p>Per Allocate, under one lock for the whole node: list this node's live pods; take, among the
- * {@link PendingPod}s asking for as many chips as the kubelet allocated, the one with the smallest
+ * {@link PendingPod}s (pods still waiting for their devices) whose annotation names as many chips
+ * as the kubelet allocated and one of whose containers asks for that many in its spec, the one
+ * with the smallest
  * {@code predicate-time}; refuse if any of its chips is held by another live pod (its
  * {@code huawei.com/AscendReal}, or this plugin's kubelet map); claim it with one JSON patch that
  * tests its {@code predicate-time} is unchanged, consumes it and writes {@code huawei.com/AscendReal},
@@ -73,6 +75,7 @@ public final class VolcanoAllocator implements ContainerAllocator {
         Optional<PendingPod> next = live.stream()
             .map(p -> PendingPod.of(p, resourceName, resourceName)).flatMap(Optional::stream)
             .filter(p -> p.devices().size() == kubeletIds.size())
+            .filter(p -> p.requestsExactly(resourceName, kubeletIds.size()))
             .min(PendingPod.ORDER);
         if (next.isEmpty()) {
           throw new AllocationException("no pod on this node waits for " + kubeletIds.size()

@@ -137,6 +137,29 @@ public final class VolcanoPods {
         .anyMatch(r -> has(r, resourceName));
   }
 
+  /**
+   * What each container (init containers first) asks of {@code resourceName}: its limit, else its
+   * request; containers that ask nothing are left out.
+   */
+  public static List<Long> requestCounts(Pod pod, String resourceName) {
+    if (pod.getSpec() == null) return List.of();
+    return Stream.concat(
+            pod.getSpec().getInitContainers() == null ? Stream.empty() : pod.getSpec().getInitContainers().stream(),
+            pod.getSpec().getContainers() == null ? Stream.empty() : pod.getSpec().getContainers().stream())
+        .map(Container::getResources).filter(Objects::nonNull)
+        .map(r -> {
+          Quantity q = r.getLimits() != null && r.getLimits().containsKey(resourceName) ? r.getLimits().get(resourceName)
+              : r.getRequests() != null ? r.getRequests().get(resourceName) : null;
+          if (q == null) return null;
+          try {
+            return Quantity.getAmountInBytes(q).longValueExact();
+          } catch (ArithmeticException e) {
+            return -1L;
+          }
+        })
+        .filter(Objects::nonNull).toList();
+  }
+
   private static boolean has(ResourceRequirements r, String name) {
     Map<String, Quantity> limits = r.getLimits();
     Map<String, Quantity> requests = r.getRequests();

@@ -100,6 +100,61 @@ class ResourceSlicePublisherTest {
     assertThat(slices().get(0).getSpec().getPool().getGeneration()).isEqualTo(1L);
   }
 
+  /** What the garbage collector does: deletes the slices whose owning Node UID is gone. */
+  int collectGarbage() {
+    String live = client.nodes().withName(NODE).get().getMetadata().getUid();
+    int deleted = 0;
+    for (ResourceSlice s : slices()) {
+      if (s.getMetadata().getOwnerReferences().stream().noneMatch(o -> live.equals(o.getUid()))) {
+        client.dynamicResourceAllocation().v1().resourcesSlices().resource(s).delete();
+        deleted++;
+      }
+    }
+    return deleted;
+  }
+
+  @Test
+  void slicesFollowTheUidOfANodeRegisteredAgainSoTheGarbageCollectorAndPublisherDoNotLoop() {
+    ResourceSlicePublisher p = publisher();
+    p.publish(devices.devices(MutableDeviceManager.eight910b3()));
+    p.syncNow();
+    String before = client.nodes().withName(NODE).get().getMetadata().getUid();
+    assertThat(slices().get(0).getMetadata().getOwnerReferences()).singleElement()
+        .satisfies(o -> assertThat(o.getUid()).isEqualTo(before));
+
+    // the Node is deleted and the kubelet registers it again: a new UID
+    client.nodes().withName(NODE).delete();
+    client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata()
+        .build()).create();
+    String after = client.nodes().withName(NODE).get().getMetadata().getUid();
+    assertThat(after).isNotEqualTo(before);
+
+    assertThat(collectGarbage()).isEqualTo(1);
+    p.syncNow();
+    assertThat(slices()).singleElement().satisfies(s -> assertThat(s.getMetadata()
+        .getOwnerReferences()).singleElement().satisfies(o -> assertThat(o.getUid())
+            .isEqualTo(after)));
+    // stable: nothing for the collector to delete, nothing for the publisher to write
+    assertThat(collectGarbage()).isZero();
+    long writes = p.writes();
+    p.syncNow();
+    assertThat(p.writes()).isEqualTo(writes);
+  }
+
+  @Test
+  void aSliceOwnedByTheOldNodeUidIsRewrittenForTheNewOne() {
+    ResourceSlicePublisher p = publisher();
+    p.publish(devices.devices(MutableDeviceManager.eight910b3()));
+    p.syncNow();
+    client.nodes().withName(NODE).delete();
+    client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata()
+        .build()).create();
+    String after = client.nodes().withName(NODE).get().getMetadata().getUid();
+    p.syncNow(); // before the collector ran
+    assertThat(slices()).singleElement().satisfies(s -> assertThat(s.getMetadata()
+        .getOwnerReferences()).extracting(o -> o.getUid()).containsExactly(after));
+  }
+
   @Test
   void aChipThatDropsOutLeavesTheOthersTheirNames() {
     ResourceSlicePublisher p = publisher();

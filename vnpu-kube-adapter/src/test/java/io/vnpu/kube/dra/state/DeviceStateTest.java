@@ -248,12 +248,23 @@ class DeviceStateTest {
   }
 
   @Test
-  void subRequestSuffixIsRemovedAndOtherPoolsSkipped() throws Exception {
+  void subRequestSuffixIsRemovedOtherDriversSkippedAndAnotherNodesPoolFailsTheClaim()
+      throws Exception {
     ResourceClaim c = allocated("demo", "c", "u8", List.of(
         result("main/fast", DRIVER, POOL, "npu-0"),
-        result("main/fast", DRIVER, "node-2", "npu-0")));
-    PrepareOutcome o = open("b1").prepare(c);
+        result("main/fast", "gpu.example.com", "node-2", "gpu-0")));
+    DeviceState s = open("b1");
+    PrepareOutcome o = s.prepare(c);
     assertThat(o.devices()).containsExactly(new PreparedDevice(List.of("main"), POOL, "npu-0", null,
         0, false, List.of("npu.huawei.com/npu=u8-npu-0")));
+
+    // a pool of this driver is one node's: another node's pool is never prepared as nothing
+    PrepareOutcome other = s.prepare(allocated("demo", "d", "u9", List.of(
+        result("main", DRIVER, POOL, "npu-1"), result("main", DRIVER, "node-2", "npu-0"))));
+    assertThat(other.error()).isEqualTo("ResourceClaim demo/d: status.allocation.devices"
+        + ".results[1].pool = node-2: a pool of driver npu.huawei.com on another node; this"
+        + " node's pool is node-1");
+    assertThat(s.snapshot().preparedClaims()).containsOnlyKeys("u8");
+    assertThat(cdi.exists("u9")).isFalse();
   }
 }

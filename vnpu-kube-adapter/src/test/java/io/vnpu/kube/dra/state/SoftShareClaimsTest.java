@@ -195,6 +195,17 @@ class SoftShareClaimsTest {
   }
 
   @Test
+  void aSoftResultConsumingCapacityWithoutShareIdFailsTheClaimInsteadOfTheWholeChip()
+      throws Exception {
+    DeviceRequestAllocationResult noShare = new DeviceRequestAllocationResultBuilder(
+        soft("npu-0", "s1", "4Gi", "25")).withShareID(null).build();
+    assertThat(state.prepare(claim("bad", "u1", noShare)).error()).isEqualTo(AT + ": device"
+        + " npu-0 is shared (soft) and the result consumes {cores=25, memory=4Gi} but has no"
+        + " shareID");
+    assertThat(nodeState()).isEmpty();
+  }
+
+  @Test
   void twoClaimsThatOverCommitAChipLeaveTheSecondUnprepared() throws Exception {
     assertThat(state.prepare(claim("a", "ua", soft("npu-0", "s1", "40Gi", "60"))).error())
         .isEmpty();

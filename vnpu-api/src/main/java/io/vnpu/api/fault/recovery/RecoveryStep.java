@@ -1,0 +1,23 @@
+package io.vnpu.api.fault.recovery;
+
+/**
+ * The recovery of one job, in order. Each step is persisted before its action is taken, so that a
+ * restarted plugin resumes where it stopped ({@link TrainingRecovery}).
+ */
+public enum RecoveryStep {
+  /** Ranks marked unrecovered, graceful exit asked; waiting for the job's processes on the ring to go. */
+  STOPPING,
+  /** The ring's reset is issued (or about to be); waiting for every chip to boot. */
+  RESETTING,
+  /** Booted; waiting for the parameter-plane network of every chip to be healthy. */
+  CHECKING_NETWORK,
+  /** Done: the ranks are recovered and the job may restart. */
+  RECOVERED,
+  /** Given up: the faulty chips are separated (ManuallySeparateNPU) and the ranks failed. */
+  ISOLATED;
+
+  /** No further action is taken for the job in this step. */
+  public boolean terminal() {
+    return this == RECOVERED || this == ISOLATED;
+  }
+}

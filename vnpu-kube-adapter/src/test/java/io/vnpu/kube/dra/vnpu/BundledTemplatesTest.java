@@ -1,0 +1,33 @@
+package io.vnpu.kube.dra.vnpu;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vnpu.api.config.ChipConfig;
+import io.vnpu.api.model.VnpuTemplate;
+import io.vnpu.kube.testing.MutableDeviceManager;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/** {@code --enable-hard-vnpu} without {@code --device-config}: the bundled table. */
+class BundledTemplatesTest {
+
+  @Test
+  void theBundledTableIsTheChartsAndSplits910bChips() throws Exception {
+    String bundled;
+    try (InputStream in = BundledTemplates.class.getResourceAsStream(BundledTemplates.RESOURCE)) {
+      bundled = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+    Path chart = Path.of(System.getProperty("user.dir")).getParent()
+        .resolve("deploy/helm/vnpu/files/device-config.yaml");
+    assertThat(bundled).as("the chart's %s and the bundled table are one file", chart)
+        .isEqualTo(Files.readString(chart));
+
+    HardVnpuChips chips = new HardVnpuChips(true, BundledTemplates.load());
+    ChipConfig b3 = chips.templatesFor(MutableDeviceManager.npu910b3(0, 0, 0)).orElseThrow();
+    assertThat(b3.templates()).extracting(VnpuTemplate::name)
+        .containsExactly("vir05_1c_16g", "vir10_3c_32g");
+  }
+}
