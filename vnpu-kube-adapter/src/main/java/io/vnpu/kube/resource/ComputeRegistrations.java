@@ -38,12 +38,15 @@ import org.slf4j.LoggerFactory;
  * container's own quota region (weight, cap, priority per logical device), never anything read back
  * from the region: the container can rewrite its region, and nothing it writes may reach a registry
  * its neighbours read. The registry directory is this agent's alone (mode 0755, files 0644) and is
- * mounted read-only into containers; it must lie on the file system of the containers' directories
- * (each registration hard-links the region next to the registry as the container's activity link).
+ * mounted read-only into containers; it holds nothing of any container: each registration records
+ * the region in the agents' member table beside the registry directory (no container sees it; the
+ * agents keep a link to the region there, so it should lie on the containers' file system), and the
+ * publisher of {@link NpuRegistries} publishes each container's usage into the registry.
  *
  * <p>Which registrations are still wanted is decided without trusting any container either: an
- * entry stays while its activity link is the very file (same device and inode) as the region in one
- * of the directories under {@code containersRoot}. {@link #reconcile()} removes every other entry;
+ * entry stays while the region recorded at its registration is the very file (same device and
+ * inode) as the region in one of the directories under {@code containersRoot}.
+ * {@link #reconcile()} removes every other entry;
  * the agent calls it after removing the directories of gone pods, and at start-up (registrations
  * survive an agent restart in the registry files; re-registering a key updates its entry in place,
  * so nothing is lost or doubled). Thread-safe.
@@ -172,9 +175,10 @@ public final class ComputeRegistrations implements AutoCloseable {
   }
 
   /**
-   * The key of the registrations whose activity link is {@code regionFile} itself (same device and
-   * inode), read from the registries only: the region is the container's to rewrite, so its own
-   * epoch is never trusted to name a key. Used to adopt a live region whose record was lost.
+   * The key of the registrations whose registered region is {@code regionFile} itself (same device
+   * and inode, from the agents' member table), read from the agents' files only: the region is the
+   * container's to rewrite, so its own epoch is never trusted to name a key. Used to adopt a live
+   * region whose record was lost.
    *
    * @return empty when the file is not a regular file or no registry holds it
    * @throws IOException when a registry cannot be read
@@ -185,7 +189,8 @@ public final class ComputeRegistrations implements AutoCloseable {
     for (int phy : registryFiles()) {
       ComputeRegistry reg = registries.forNpu(phy);
       for (long key : reg.keys()) {
-        if (fileKey(reg.activityLink(key)).equals(id)) return Optional.of(key);
+        Optional<ComputeRegistry.RegisteredRegion> r = reg.registeredRegion(key);
+        if (r.isPresent() && id.get().equals(List.of(r.get().dev(), r.get().ino()))) return Optional.of(key);
       }
     }
     return Optional.empty();
