@@ -39,6 +39,8 @@ struct busy_files {
     pthread_mutex_t lock;
     pid_t pid;
     struct vnpu_sim_busy_record *rec[VNPU_SIM_MAX_DEVICES];
+    struct vnpu_sim_task_ring *ring[VNPU_SIM_MAX_DEVICES]; /* VNPU_SIM_TASK_RING only */
+    int ring_failed[VNPU_SIM_MAX_DEVICES];
 };
 
 static pthread_once_t host_once = PTHREAD_ONCE_INIT;
@@ -46,7 +48,8 @@ static struct sim_host host_state;
 static int host_ok;
 static __thread int thread_device = -1;
 static struct own_usage own = {PTHREAD_MUTEX_INITIALIZER, 0, 0, -1, "", NULL};
-static struct busy_files busy = {PTHREAD_MUTEX_INITIALIZER, 0, {NULL}};
+static struct busy_files busy = {PTHREAD_MUTEX_INITIALIZER, 0, {NULL}, {NULL}, {0}};
+static int task_ring_on = -1; /* VNPU_SIM_TASK_RING read once */
 
 void sim_log(const char *fmt, ...) {
     const char *quiet = getenv("VNPU_SIM_QUIET");
@@ -176,6 +179,12 @@ static void host_init(void) {
     make_dir(path);
     snprintf(path, sizeof(path), "%s/busy", h->root);
     make_dir(path);
+    const char *tr = getenv("VNPU_SIM_TASK_RING");
+    task_ring_on = tr != NULL && tr[0] != '\0' && strcmp(tr, "0") != 0;
+    if (task_ring_on) {
+        snprintf(path, sizeof(path), "%s/tasks", h->root);
+        make_dir(path);
+    }
     host_ok = h->hbm_used != NULL && h->dtime != NULL;
     parse_visible(h->ndev);
 }
@@ -453,6 +462,9 @@ static struct vnpu_sim_busy_record *busy_record(struct sim_host *h, int dev) {
         for (int d = 0; d < VNPU_SIM_MAX_DEVICES; d++) {
             if (busy.rec[d] != NULL) munmap(busy.rec[d], sizeof(*busy.rec[d]));
             __atomic_store_n(&busy.rec[d], NULL, __ATOMIC_RELAXED);
+            if (busy.ring[d] != NULL) munmap(busy.ring[d], sizeof(*busy.ring[d]));
+            __atomic_store_n(&busy.ring[d], NULL, __ATOMIC_RELAXED);
+            busy.ring_failed[d] = 0;
         }
         __atomic_store_n(&busy.pid, pid, __ATOMIC_RELAXED);
     }
@@ -466,6 +478,20 @@ static struct vnpu_sim_busy_record *busy_record(struct sim_host *h, int dev) {
             r->logic_id = dev;
             __atomic_store_n(&r->magic, VNPU_SIM_BUSY_MAGIC, __ATOMIC_RELEASE);
             __atomic_store_n(&busy.rec[dev], r, __ATOMIC_RELEASE);
+        }
+    }
+    if (task_ring_on == 1 && busy.ring[dev] == NULL && !busy.ring_failed[dev]) {
+        char path[700];
+        snprintf(path, sizeof(path), "%s/tasks/%d-%d", h->root, (int)pid, dev);
+        (void)unlink(path); /* a previous process with the same PID: start a fresh (sparse) file */
+        struct vnpu_sim_task_ring *q = map_shared(path, sizeof(*q));
+        if (q != NULL) {
+            q->pid = pid;
+            q->logic_id = dev;
+            __atomic_store_n(&q->magic, VNPU_SIM_TASK_RING_MAGIC, __ATOMIC_RELEASE);
+            __atomic_store_n(&busy.ring[dev], q, __ATOMIC_RELEASE);
+        } else {
+            busy.ring_failed[dev] = 1;
         }
     }
     struct vnpu_sim_busy_record *r = busy.rec[dev];
@@ -494,6 +520,16 @@ uint64_t sim_device_schedule(int dev, uint64_t ready_ns, uint64_t duration_ns) {
         uint64_t last = __atomic_load_n(&r->last_end_ns, __ATOMIC_RELAXED);
         while (last < end && !__atomic_compare_exchange_n(&r->last_end_ns, &last, end, 0, __ATOMIC_RELAXED,
                                                           __ATOMIC_RELAXED)) {
+        }
+        struct vnpu_sim_task_ring *q = __atomic_load_n(&busy.ring[dev], __ATOMIC_ACQUIRE);
+        if (q != NULL) {
+            uint64_t i = __atomic_fetch_add(&q->next, 1, __ATOMIC_RELAXED);
+            struct vnpu_sim_task_slot *sl = &q->slot[i % VNPU_SIM_TASK_RING_SLOTS];
+            /* a seqlock without fences (ThreadSanitizer): release stores keep the odd seq first */
+            __atomic_store_n(&sl->seq, 2 * i + 1, __ATOMIC_RELAXED);
+            __atomic_store_n(&sl->start_ns, start, __ATOMIC_RELEASE);
+            __atomic_store_n(&sl->end_ns, end, __ATOMIC_RELEASE);
+            __atomic_store_n(&sl->seq, 2 * i + 2, __ATOMIC_RELEASE);
         }
     }
     return end;

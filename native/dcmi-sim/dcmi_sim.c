@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "dcmi_interface_api.h"
+#include "sim_devnodes.h"
 #include "sim_state.h"
 
 #define MB (1024ULL * 1024ULL)
@@ -105,6 +106,7 @@ int dcmi_init(void) {
     int fail = env_int("VNPU_SIM_DCMI_INIT_FAIL", 0);
     if (fail == 0) fail = snap.init_fail;
     if (fail != 0) return fail;
+    sim_dev_nodes_create(&host); /* the driver's /dev nodes exist once it is loaded */
     __atomic_store_n(&g_initialized, 1, __ATOMIC_RELEASE);
     return DCMI_OK;
 }
@@ -884,15 +886,12 @@ static int do_create(struct sim_state *st, void *arg) {
 }
 
 static void vdev_node(const struct sim_host *host, uint32_t vdev_id, int create) {
-    char path[600];
-    snprintf(path, sizeof(path), "%s/dev", host->root);
-    if (create) mkdir(path, 0777);
-    snprintf(path, sizeof(path), "%s/dev/vdavinci%u", host->root, vdev_id);
+    char name[32];
+    snprintf(name, sizeof(name), "vdavinci%u", vdev_id);
     if (create) {
-        int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-        if (fd >= 0) close(fd);
+        sim_dev_node_create(host, name);
     } else {
-        unlink(path);
+        sim_dev_node_remove(host, name);
     }
 }
 

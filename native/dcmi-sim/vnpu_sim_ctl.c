@@ -12,6 +12,7 @@
  *   vnpu-sim-ctl use LOGIC VDEV 0|1           set a vNPU's is_container_used
  *   vnpu-sim-ctl create LOGIC TEMPLATE        create a vNPU (prints its ID), as dcmi_create_vdevice
  *   vnpu-sim-ctl destroy LOGIC VDEV           destroy a vNPU, as dcmi_set_destroy_vdevice
+ *   vnpu-sim-ctl nodes                        create the device nodes under $VNPU_SIM_ROOT/dev, as dcmi_init
  *   vnpu-sim-ctl init-fail CODE               dcmi_init returns CODE (0 = succeed)
  *   vnpu-sim-ctl latency MS                   add MS milliseconds to every DCMI call
  *   vnpu-sim-ctl late-cards N                 the next N card-list calls return no cards
@@ -45,6 +46,7 @@
 #include <time.h>
 
 #include "dcmi_interface_api.h"
+#include "sim_devnodes.h"
 #include "sim_state.h"
 
 struct op {
@@ -216,7 +218,7 @@ static int apply(struct sim_state *st, void *arg) {
 }
 
 static int usage(void) {
-    fprintf(stderr, "usage: vnpu-sim-ctl show|reset|fault|clear|health|drop|restore|util|use|create|destroy|"
+    fprintf(stderr, "usage: vnpu-sim-ctl show|reset|nodes|fault|clear|health|drop|restore|util|use|create|destroy|"
                     "init-fail|latency|late-cards|event|link|reset-fail|reset-hang|boot-ms|proc|proc-clear|show-faults|net-block|ip|spod|switch-fault|switch-recover|switch-clear ARGS "
                     "(see the source header)\n");
     return 2;
@@ -311,6 +313,11 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "spod") == 0 || strncmp(argv[1], "switch-", 7) == 0) return switch_main(&host, argc, argv);
     struct op o = {&host, argv[1], -1, 0, 0, 0, NULL, 0};
     const char *cmd = argv[1];
+    if (strcmp(cmd, "nodes") == 0) {
+        if (argc != 2) return usage();
+        sim_dev_nodes_create(&host);
+        return 0;
+    }
     int per_chip = strcmp(cmd, "show") != 0 && strcmp(cmd, "reset") != 0 && strcmp(cmd, "init-fail") != 0 &&
                    strcmp(cmd, "latency") != 0 && strcmp(cmd, "late-cards") != 0 && strcmp(cmd, "boot-ms") != 0 &&
                    strcmp(cmd, "show-faults") != 0;
@@ -358,6 +365,14 @@ int main(int argc, char **argv) {
         fprintf(stderr, "vnpu-sim-ctl: %s failed: %d\n", cmd, rc);
         return 1;
     }
-    if (strcmp(cmd, "create") == 0) printf("%u\n", o.out);
+    char node[32];
+    if (strcmp(cmd, "create") == 0) {
+        snprintf(node, sizeof(node), "vdavinci%u", o.out);
+        sim_dev_node_create(&host, node);
+        printf("%u\n", o.out);
+    } else if (strcmp(cmd, "destroy") == 0) {
+        snprintf(node, sizeof(node), "vdavinci%ld", o.a);
+        sim_dev_node_remove(&host, node);
+    }
     return 0;
 }

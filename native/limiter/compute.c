@@ -26,14 +26,17 @@ const char *const vnpu_launch_symbol_names[VNPU_SYM_COUNT] = {VNPU_LAUNCH_SYMBOL
 /* ---------- tunables (not configuration: they shape the algorithm, docs/compute-registry.md) ---------- */
 #define SEED_COST_NS        1000000ULL   /* a kernel never measured is charged 1 ms */
 #define SAMPLE_INTERVAL_NS  2000000LL    /* at most one measurement per kernel key per 2 ms */
-#define MAX_THROTTLE_NS     1000000000LL /* one launch never waits longer than 1 s (then fails open) */
+#define MAX_WAIT_NS         30000000000LL /* one launch never waits longer than 30 s: then it runs (fail
+                                             open) and what it costs stays as debt (compute_gcra.h) */
+#define MAX_CREDIT_NS       2000000000LL /* a container never lags the clock by more than 2 s (take_sample) */
 #define SLEEP_STEP_NS       5000000LL    /* waits re-check the share at least every 5 ms */
 #define LAST_LAUNCH_GRAIN   1000000LL    /* last_launch_ns is refreshed at most once per ms */
 #define POLL_NS             1000000LL    /* measurement thread: event poll period */
 #define SHARE_EVERY_POLLS   5            /* share recomputed every 5 polls */
 #define SAMPLE_TIMEOUT_NS   10000000000LL /* a bracket not complete after 10 s is dropped */
-#define COST_TABLE          1024
+#define COST_TABLE          4096         /* kernel keys; beyond, the least recently used are re-measured */
 #define COST_PROBE          8
+#define COST_TOUCH_NS       50000000LL   /* last_use_ns refreshed at most every 50 ms per key */
 #define MAX_SAMPLES         64
 #define MAX_POOL_EVENTS     (2 * MAX_SAMPLES)
 #define MAX_SPECIAL         64
@@ -121,8 +124,10 @@ struct tcount {
     uint64_t launches[VNPU_COMPUTE_MAX_DEVICES][VNPU_SYM_COUNT];
     uint64_t charged_ns[VNPU_COMPUTE_MAX_DEVICES];
     uint64_t throttled_ns[VNPU_COMPUTE_MAX_DEVICES];
-    int64_t in_call_since; /* CLOCK_MONOTONIC ns a launch of this thread entered the limiter, 0 = none */
+    int64_t in_call_since; /* CLOCK_MONOTONIC ns a launch of this thread entered the runtime, 0 = none */
     uint32_t in_call_dev;
+    int64_t wait_since;    /* CLOCK_MONOTONIC ns a launch of this thread began waiting for its share in the
+                              limiter, 0 = none (it wants more than it gets; not in flight) */
     struct tcount *next;
     int retired; /* thread gone: the block stays (its totals are still published) */
 };
@@ -175,37 +180,50 @@ static inline void tc_add(uint64_t *field, uint64_t n)
 
 /* ---------- kernel cost table ---------- */
 struct costent {
-    uint64_t key;          /* 0 = empty; claimed by CAS */
+    uint64_t key;          /* 0 = empty; claimed (or taken over from the least recently used key) by CAS */
     uint64_t cost_ns;      /* read by hooks, written by the measurement thread */
     int64_t last_sample_ns;
+    int64_t last_use_ns;   /* approximate (COST_TOUCH_NS): picks the entry a new key takes over */
+    uint64_t win_key;      /* measurement thread only: the key win belongs to */
+    uint64_t measured_key; /* the key whose first measurement was charged (first_measurement) */
+    uint64_t pending_n;    /* launches of the key before its first measurement ... */
+    uint64_t pending_charged; /* ... and the device ns they were charged (the seed each) */
     struct vnpu_cost_window win; /* measurement thread only */
 };
 static struct costent costs[COST_TABLE];
-/* What a kernel never measured is charged: the LARGEST sample of the last second (any key), so work
+/* What a kernel never measured is charged: the LARGEST estimate of the last window (any key), so work
  * whose key keeps changing (block count following a dynamic shape) is never charged a small kernel's
- * cost; and after its first measurement, what it cost beyond that is charged as debt. */
+ * cost; its first measurement then re-charges it in full (first_measurement). */
 static uint64_t seed_cost_ns = SEED_COST_NS;
-static struct {
+/* The largest value of the last VNPU_COST_BUCKETS x VNPU_COST_BUCKET_NS (measurement thread only). */
+struct maxwin {
     int64_t bucket_start;
     uint32_t cur;
     uint64_t max[VNPU_COST_BUCKETS];
-} seed_win; /* measurement thread only */
+};
+static struct maxwin seed_win;
+
+static uint64_t maxwin_add(struct maxwin *w, int64_t now, uint64_t ns)
+{
+    for (int n = 0; now - w->bucket_start >= VNPU_COST_BUCKET_NS && n < VNPU_COST_BUCKETS; n++) {
+        w->cur = (w->cur + 1) % VNPU_COST_BUCKETS;
+        w->max[w->cur] = 0;
+        w->bucket_start += VNPU_COST_BUCKET_NS;
+    }
+    if (now - w->bucket_start >= VNPU_COST_BUCKET_NS)
+        w->bucket_start = now;
+    if (ns > w->max[w->cur])
+        w->max[w->cur] = ns;
+    uint64_t m = 0;
+    for (int b = 0; b < VNPU_COST_BUCKETS; b++)
+        if (w->max[b] > m)
+            m = w->max[b];
+    return m;
+}
 
 static uint64_t seed_add(int64_t now, uint64_t ns)
 {
-    for (int n = 0; now - seed_win.bucket_start >= VNPU_COST_BUCKET_NS && n < VNPU_COST_BUCKETS; n++) {
-        seed_win.cur = (seed_win.cur + 1) % VNPU_COST_BUCKETS;
-        seed_win.max[seed_win.cur] = 0;
-        seed_win.bucket_start += VNPU_COST_BUCKET_NS;
-    }
-    if (now - seed_win.bucket_start >= VNPU_COST_BUCKET_NS)
-        seed_win.bucket_start = now;
-    if (ns > seed_win.max[seed_win.cur])
-        seed_win.max[seed_win.cur] = ns;
-    uint64_t m = 0;
-    for (int b = 0; b < VNPU_COST_BUCKETS; b++)
-        if (seed_win.max[b] > m)
-            m = seed_win.max[b];
+    uint64_t m = maxwin_add(&seed_win, now, ns);
     return m ? m : SEED_COST_NS;
 }
 
@@ -218,31 +236,142 @@ uint64_t vnpu_kernel_key(int sym, const void *fn, uint64_t tiling_key, uint32_t 
     return h ? h : 1;
 }
 
-static struct costent *cost_find(uint64_t key, int insert, int *inserted)
+static int table_full_logged;
+
+/* A fresh entry for key: charged conservatively (the seed) until its own measurement arrives. */
+static void cost_init(struct costent *e, int64_t now)
 {
-    if (inserted)
-        *inserted = 0;
+    __atomic_store_n(&e->cost_ns, __atomic_load_n(&seed_cost_ns, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+    __atomic_store_n(&e->last_sample_ns, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->last_use_ns, now, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->measured_key, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->pending_n, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->pending_charged, 0, __ATOMIC_RELAXED);
+}
+
+/*
+ * The entry of key. With insert, a key not in the table gets an empty entry of its probe window or,
+ * when all are taken, the least recently used one (that key is measured again when it comes back):
+ * the table never stops measuring new keys. *fresh: the key was not in the table (charged the seed).
+ */
+static struct costent *cost_find(uint64_t key, int insert, int *fresh, int64_t now)
+{
+    if (fresh)
+        *fresh = 0;
     uint32_t i = (uint32_t)(key ^ (key >> 32)) % COST_TABLE;
+    struct costent *victim = NULL;
+    int64_t oldest = INT64_MAX;
     for (int p = 0; p < COST_PROBE; p++, i = (i + 1) % COST_TABLE) {
         struct costent *e = &costs[i];
         uint64_t k = __atomic_load_n(&e->key, __ATOMIC_ACQUIRE);
-        if (k == key)
+        if (k == key) {
+            if (now - __atomic_load_n(&e->last_use_ns, __ATOMIC_RELAXED) >= COST_TOUCH_NS)
+                __atomic_store_n(&e->last_use_ns, now, __ATOMIC_RELAXED);
             return e;
+        }
         if (k == 0) {
             if (!insert)
                 return NULL;
             uint64_t zero = 0;
             __atomic_store_n(&e->cost_ns, __atomic_load_n(&seed_cost_ns, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
             if (__atomic_compare_exchange_n(&e->key, &zero, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-                if (inserted)
-                    *inserted = 1;
+                cost_init(e, now);
+                if (fresh)
+                    *fresh = 1;
                 return e;
             }
             if (zero == key)
                 return e;
+            k = zero;
+        }
+        int64_t used = __atomic_load_n(&e->last_use_ns, __ATOMIC_RELAXED);
+        if (used < oldest) {
+            oldest = used;
+            victim = e;
         }
     }
-    return NULL; /* table region full: the launch is charged the seed estimate */
+    if (!insert || !victim)
+        return NULL;
+    uint64_t old = __atomic_load_n(&victim->key, __ATOMIC_ACQUIRE);
+    if (old == key || old == 0
+        || !__atomic_compare_exchange_n(&victim->key, &old, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return old == key ? victim : NULL; /* lost a race: charged the seed this once */
+    cost_init(victim, now);
+    if (fresh)
+        *fresh = 1;
+    if (!__atomic_exchange_n(&table_full_logged, 1, __ATOMIC_RELAXED))
+        compute_log("kernel cost table (%d keys) full where a new key belongs: the least recently used "
+                    "key there is measured again when it returns (charged conservatively until then)", COST_TABLE);
+    return victim;
+}
+
+static int64_t *dev_tat(uint32_t d);
+static int64_t dev_burst(uint32_t d);
+static uint32_t dev_share(uint32_t d);
+
+/*
+ * Launches of a key made before its first measurement were charged the seed. The measured launch is
+ * charged its measured span at once. The others are charged the key's estimate SETTLE_NS later
+ * (the smallest span by then: a first span can be inflated by queueing behind neighbours, and
+ * multiplying it by every early launch would overcharge), or at once when called from a hook or when
+ * the list is full. Either way every launch is charged its measured cost in full (the rest is debt,
+ * an overcharge is refunded).
+ */
+#define SETTLE_MAX 64
+#define SETTLE_NS  100000000LL
+struct settle {
+    struct costent *e;
+    uint64_t key, n, charged, first_ns;
+    uint32_t dev;
+    int64_t at;
+};
+static struct settle settles[SETTLE_MAX]; /* measurement thread only */
+static int settle_n;
+
+static void charge_launches(uint32_t dev, uint64_t n, uint64_t each_ns, uint64_t charged)
+{
+    int64_t *tat = dev_tat(dev);
+    if (tat && n > 0)
+        vnpu_gcra_adjust(tat, now_ns(), (int64_t)(n * each_ns) - (int64_t)charged, dev_share(dev), dev_burst(dev));
+}
+
+static void first_measurement(void *entry, uint64_t key, uint32_t dev, uint64_t ns, int defer)
+{
+    struct costent *e = entry;
+    if (!e || __atomic_load_n(&e->key, __ATOMIC_ACQUIRE) != key)
+        return; /* the entry went to another key meanwhile */
+    uint64_t was = __atomic_load_n(&e->measured_key, __ATOMIC_RELAXED);
+    if (was == key || !__atomic_compare_exchange_n(&e->measured_key, &was, key, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        return;
+    __atomic_store_n(&e->cost_ns, ns, __ATOMIC_RELAXED); /* the estimate until the window has it */
+    uint64_t n = __atomic_exchange_n(&e->pending_n, 0, __ATOMIC_RELAXED);
+    uint64_t charged = __atomic_exchange_n(&e->pending_charged, 0, __ATOMIC_RELAXED);
+    if (n == 0)
+        return;
+    uint64_t each = charged / n;
+    charge_launches(dev, 1, ns, each); /* the measured one */
+    if (n == 1)
+        return;
+    if (defer && settle_n < SETTLE_MAX)
+        settles[settle_n++] = (struct settle){e, key, n - 1, charged - each, ns, dev, now_ns()};
+    else
+        charge_launches(dev, n - 1, ns, charged - each);
+}
+
+/* measurement thread: the early launches of keys first measured SETTLE_NS ago, at their estimate */
+static void settle_due(int64_t now)
+{
+    for (int i = 0; i < settle_n;) {
+        struct settle *t = &settles[i];
+        if (now - t->at < SETTLE_NS) {
+            i++;
+            continue;
+        }
+        uint64_t est = __atomic_load_n(&t->e->key, __ATOMIC_ACQUIRE) == t->key
+                           ? __atomic_load_n(&t->e->cost_ns, __ATOMIC_RELAXED) : t->first_ns;
+        charge_launches(t->dev, t->n, est < t->first_ns ? est : t->first_ns, t->charged);
+        settles[i] = settles[--settle_n];
+    }
 }
 
 /* ---------- per-device state ---------- */
@@ -255,6 +384,8 @@ struct devstate {
     uint64_t *activity;      /* activity time: in the own quota region, read by neighbours */
     int64_t last_launch_cache;
     uint32_t share_ppm;      /* written by the measurement thread */
+    int64_t credit_ns;       /* written by the measurement thread: see take_sample */
+    struct maxwin span_win;  /* measurement thread only: the longest measured span of the last window */
     rtContext_t ctx;         /* the launching thread's context: the measurement thread borrows it */
     /* published totals (measurement thread only) */
     uint64_t pub_launches[VNPU_SYM_COUNT];
@@ -273,12 +404,12 @@ static pthread_mutex_t cfg_mu = PTHREAD_MUTEX_INITIALIZER;
 struct sample {
     rtEvent_t pre, post; /* NULL, NULL: a synchronous call measured on the host (direct_ns) */
     struct costent *ce;
+    uint64_t key;      /* the kernel key (the entry may have been taken over by another since) */
     uint32_t dev;
     int64_t t0;
     uint64_t direct_ns;
     uint64_t charged;  /* device ns charged at launch */
     uint32_t share;    /* share at launch, ppm */
-    int unknown;       /* the key was never measured when launched: charged the seed */
 };
 static pthread_mutex_t smp_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct sample smp[MAX_SAMPLES];
@@ -300,6 +431,7 @@ static int thread_state; /* 0 not started, 1 running, 2 failed */
 static pthread_mutex_t thr_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static unsigned char missing_logged[VNPU_SYM_COUNT];
+static int wait_bound_logged;
 
 /* ---------- configuration and device join (first launch only) ---------- */
 static int config_on(void)
@@ -504,6 +636,7 @@ static void bracket_give_back(rtEvent_t a, rtEvent_t b)
 }
 
 static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t stm, int sync);
+static int64_t *dev_tat(uint32_t d);
 
 void vnpu_compute_before_sync(struct vnpu_launch *l, int sym, uint64_t key) { before_impl(l, sym, key, NULL, 1); }
 
@@ -518,6 +651,9 @@ void vnpu_compute_after_sync(struct vnpu_launch *l, rtError_t rc, int64_t elapse
         __atomic_store_n(&((struct tcount *)l->tc)->in_call_since, 0, __ATOMIC_RELAXED);
     if (rc != 0 || !l->cost || elapsed_ns <= 0)
         return;
+    /* measured right here: a first measurement is charged in full before the caller's next
+     * execution is admitted */
+    first_measurement(l->cost, l->key, l->dev, (uint64_t)elapsed_ns, 0);
     pthread_mutex_lock(&smp_mu);
     if (smp_n < MAX_SAMPLES) {
         struct sample *s = &smp[smp_n++];
@@ -528,22 +664,70 @@ void vnpu_compute_after_sync(struct vnpu_launch *l, rtError_t rc, int64_t elapse
         s->direct_ns = (uint64_t)elapsed_ns;
         s->charged = l->charged;
         s->share = l->share;
-        s->unknown = l->unknown;
+        s->key = l->key;
     }
     pthread_mutex_unlock(&smp_mu);
+}
+
+/*
+ * A launch of a key whose earlier launch is measured but not yet read (the measurement thread polls
+ * every millisecond; a caller that synchronised launches again at once): read it here, so that this
+ * launch is charged the measured cost and the earlier ones their share of it before this one is
+ * admitted. Returns 1 when the key is measured now. The sample is taken out of the list under its lock,
+ * so the measurement thread never sees it meanwhile.
+ */
+static int measure_pending(struct costent *ce, uint64_t key)
+{
+    struct sample s;
+    int found = 0;
+    pthread_mutex_lock(&smp_mu);
+    for (int i = 0; i < smp_n && !found; i++)
+        if (smp[i].ce == ce && smp[i].key == key && smp[i].pre) {
+            s = smp[i];
+            smp[i] = smp[--smp_n];
+            found = 1;
+        }
+    pthread_mutex_unlock(&smp_mu);
+    if (!found)
+        return 0;
+    float ms = 0;
+    int done = rt.event_query(s.post) == 0;
+    if (done && rt.event_elapsed(&ms, s.pre, s.post) == 0 && ms > 0) {
+        bracket_give_back(s.pre, s.post);
+        s.pre = s.post = NULL;
+        s.direct_ns = (uint64_t)((double)ms * 1e6);
+        first_measurement(ce, key, s.dev, s.direct_ns, 0);
+    } else if (done) {
+        bracket_give_back(s.pre, s.post);
+        return 0;
+    }
+    /* back to the measurement thread: the estimator's window is its alone (a measured one as a direct
+     * sample, an unfinished one as it was) */
+    pthread_mutex_lock(&smp_mu);
+    if (smp_n < MAX_SAMPLES)
+        smp[smp_n++] = s;
+    else if (s.pre)
+        s.ce = NULL;
+    pthread_mutex_unlock(&smp_mu);
+    if (!s.ce && s.pre)
+        bracket_give_back(s.pre, s.post);
+    return s.pre == NULL;
 }
 
 static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t stm, int sync)
 {
     l->sync = sync;
+    l->sym = sym;
     l->sampled = 0;
     l->charged = 0;
     l->share = VNPU_SHARE_FULL;
-    l->unknown = 0;
     l->cost = NULL;
     l->stream = stm;
     l->dev = 0;
     l->tc = NULL;
+    /* a raw clone() child that only launches starts clean too (fork.h; two loads) */
+    if (__builtin_expect(vnpu_fork_changed(), 0))
+        vnpu_fork_adopt();
     if (!config_on())
         return;
     uint32_t d = current_dev();
@@ -565,54 +749,77 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
         return;
 
     int64_t now = now_ns();
-    if (tc) {
-        /* in flight from here until the runtime returns (a launch blocked behind a full stream is busy) */
-        __atomic_store_n(&tc->in_call_dev, d, __ATOMIC_RELAXED);
-        __atomic_store_n(&tc->in_call_since, now, __ATOMIC_RELAXED);
-        l->tc = tc;
-    }
     int fresh = 0;
-    struct costent *ce = cost_find(key, 1, &fresh);
+    struct costent *ce = cost_find(key, 1, &fresh, now);
     uint64_t cost = ce ? __atomic_load_n(&ce->cost_ns, __ATOMIC_RELAXED)
                        : __atomic_load_n(&seed_cost_ns, __ATOMIC_RELAXED);
     uint32_t share = __atomic_load_n(&ds->share_ppm, __ATOMIC_RELAXED);
     l->charged = cost;
-    l->share = share;
-    l->unknown = fresh;
+    l->key = key;
+    (void)fresh;
+    if (ce && __atomic_load_n(&ce->measured_key, __ATOMIC_RELAXED) != key
+        && __atomic_load_n(&ce->pending_n, __ATOMIC_RELAXED) > 0 && measure_pending(ce, key))
+        cost = __atomic_load_n(&ce->cost_ns, __ATOMIC_RELAXED);
+    if (ce && __atomic_load_n(&ce->measured_key, __ATOMIC_RELAXED) != key) {
+        /* charged the seed before the key's first measurement: made up for by first_measurement */
+        __atomic_fetch_add(&ce->pending_n, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&ce->pending_charged, cost, __ATOMIC_RELAXED);
+    }
     if (tc)
         tc_add(&tc->charged_ns[d], cost);
 
-    if (share >= VNPU_SHARE_FULL) {
-        /* unthrottled, but the work is still accounted on the tat (no wait): when a neighbour turns
-         * busy, what this container queued while alone is debt, so its burst is bounded by the burst
-         * allowance instead of by the depth of its streams */
-        vnpu_gcra_account(ds->tat, now, (int64_t)(cost < (uint64_t)VNPU_GCRA_MAX_CHARGE_NS ? cost : VNPU_GCRA_MAX_CHARGE_NS),
-                          ds->reg.burst_ns + VNPU_GCRA_MAX_CHARGE_NS / 2);
-    } else {
-        int64_t start = now, waited = 0;
+    /*
+     * GCRA with debt (compute_gcra.h): conform when the container's debt is at most the burst, then
+     * charge cost / share in full. At whole-device share the same rule bounds the container's queued
+     * device work to the burst, so a neighbour that wakes up never waits behind streams x depth of it.
+     */
+    int64_t credit = share >= VNPU_SHARE_FULL ? 0 : __atomic_load_n(&ds->credit_ns, __ATOMIC_RELAXED);
+    if (__builtin_expect(share == 0 || vnpu_gcra_admit(ds->tat, now, cost, share, ds->reg.burst_ns, credit) != 0, 0)) {
+        int64_t start = now;
+        if (tc) {
+            __atomic_store_n(&tc->in_call_dev, d, __ATOMIC_RELAXED);
+            __atomic_store_n(&tc->wait_since, now, __ATOMIC_RELAXED);
+        }
         /* strict priority: a higher class is busy; wait in steps, bounded by the registry's limit */
-        while (share == 0 && waited < ds->reg.prio_wait_ns) {
+        while (share == 0 && now - start < ds->reg.prio_wait_ns) {
             sleep_ns(SLEEP_STEP_NS);
             now = now_ns();
-            waited = now - start;
             share = __atomic_load_n(&ds->share_ppm, __ATOMIC_RELAXED);
         }
-        if (share > 0 && share < VNPU_SHARE_FULL) {
-            for (;;) {
-                int64_t wait = vnpu_gcra_admit(ds->tat, now, vnpu_gcra_charge(cost, share), ds->reg.burst_ns);
-                if (wait == 0)
-                    break;
-                if (now - start >= MAX_THROTTLE_NS)
-                    break; /* fail open: never hold a launch longer than the bound */
-                sleep_ns(wait < SLEEP_STEP_NS ? wait : SLEEP_STEP_NS);
-                now = now_ns();
-                share = __atomic_load_n(&ds->share_ppm, __ATOMIC_RELAXED);
-                if (share == 0 || share >= VNPU_SHARE_FULL)
-                    break;
+        while (share > 0) {
+            credit = share >= VNPU_SHARE_FULL ? 0 : __atomic_load_n(&ds->credit_ns, __ATOMIC_RELAXED);
+            int64_t wait = vnpu_gcra_admit(ds->tat, now, cost, share, ds->reg.burst_ns, credit);
+            if (wait == 0)
+                break;
+            if (now - start >= MAX_WAIT_NS) {
+                /* fail open: the launch runs now; what it costs stays as debt for the next ones */
+                vnpu_gcra_adjust(ds->tat, now, (int64_t)cost, share, ds->reg.burst_ns);
+                if (!__atomic_exchange_n(&wait_bound_logged, 1, __ATOMIC_RELAXED))
+                    compute_log("a launch waited %lld s for its share: it runs now, and the container's debt "
+                                "is repaid by the next launches' waits", (long long)(MAX_WAIT_NS / 1000000000LL));
+                break;
             }
+            if (wait > SLEEP_STEP_NS)
+                wait = SLEEP_STEP_NS;
+            if (wait > MAX_WAIT_NS - (now - start))
+                wait = MAX_WAIT_NS - (now - start);
+            sleep_ns(wait);
+            now = now_ns();
+            share = __atomic_load_n(&ds->share_ppm, __ATOMIC_RELAXED);
         }
-        if (tc)
+        if (tc) {
             tc_add(&tc->throttled_ns[d], (uint64_t)(now - start));
+            __atomic_store_n(&tc->wait_since, 0, __ATOMIC_RELAXED);
+        }
+    }
+    l->share = share;
+    if (tc) {
+        /* in flight from here until the runtime returns: a launch blocked in the runtime behind a full
+         * stream is busy; one waiting out its own debt above is not (it will not use the device before
+         * its wait ends, so its neighbours may) */
+        __atomic_store_n(&tc->in_call_dev, d, __ATOMIC_RELAXED);
+        __atomic_store_n(&tc->in_call_since, now, __ATOMIC_RELAXED);
+        l->tc = tc;
     }
     if (now - __atomic_load_n(&ds->last_launch_cache, __ATOMIC_RELAXED) >= LAST_LAUNCH_GRAIN) {
         __atomic_store_n(&ds->last_launch_cache, now, __ATOMIC_RELAXED);
@@ -649,6 +856,13 @@ void vnpu_compute_after(struct vnpu_launch *l, rtError_t rc)
         bracket_give_back(l->pre, l->post);
         return;
     }
+    float ms = 0;
+    if (l->sym == VNPU_SYM_rtModelExecuteSync && l->cost
+        && __atomic_load_n(&((struct costent *)l->cost)->measured_key, __ATOMIC_RELAXED) != l->key
+        && rt.event_query(l->post) == 0 && rt.event_elapsed(&ms, l->pre, l->post) == 0 && ms > 0)
+        /* the call waited for the model: its first measurement is charged in full before the
+         * caller's next execution is admitted (else that one would run on the seed's charge too) */
+        first_measurement(l->cost, l->key, l->dev, (uint64_t)((double)ms * 1e6), 0);
     pthread_mutex_lock(&smp_mu);
     if (smp_n < MAX_SAMPLES) {
         smp[smp_n].pre = l->pre;
@@ -659,7 +873,7 @@ void vnpu_compute_after(struct vnpu_launch *l, rtError_t rc)
         smp[smp_n].direct_ns = 0;
         smp[smp_n].charged = l->charged;
         smp[smp_n].share = l->share;
-        smp[smp_n].unknown = l->unknown;
+        smp[smp_n].key = l->key;
         smp_n++;
         pthread_mutex_unlock(&smp_mu);
         return;
@@ -686,54 +900,41 @@ uint32_t vnpu_compute_share_ppm(uint32_t dev)
 
 uint64_t vnpu_compute_cost_ns(uint64_t key)
 {
-    struct costent *e = cost_find(key, 0, NULL);
+    struct costent *e = cost_find(key, 0, NULL, 0);
     return e ? __atomic_load_n(&e->cost_ns, __ATOMIC_RELAXED) : 0;
 }
 
 /* ---------- measurement thread ---------- */
-/*
- * The estimate of a kernel fell by more than half: launches were charged for queueing behind other
- * containers (typically right after a neighbour ran unthrottled), not for their own device time.
- * Forgive what exceeds the burst instead of making the container pay that debt.
- */
-static void forgive_debt(struct devstate *ds, int64_t now)
-{
-    if (__atomic_load_n(&ds->state, __ATOMIC_ACQUIRE) != DEV_ON)
-        return;
-    int64_t cur = __atomic_load_n(ds->tat, __ATOMIC_RELAXED);
-    while (cur > now + ds->reg.burst_ns
-           && !__atomic_compare_exchange_n(ds->tat, &cur, now + ds->reg.burst_ns, 0, __ATOMIC_RELAXED,
-                                           __ATOMIC_RELAXED)) {
-    }
-}
-
-static int64_t *dev_tat(uint32_t d);
 
 /* A measurement of ns device time for the sample's key. */
 static void take_sample(const struct sample *s, int64_t now, uint64_t ns)
 {
     if (ns == 0)
         ns = 1;
-    uint64_t before = s->ce->win.est;
-    uint64_t est = vnpu_cost_add(&s->ce->win, now, ns);
-    if (before > 2 * est)
-        forgive_debt(&devs[s->dev], now);
-    __atomic_store_n(&s->ce->cost_ns, est, __ATOMIC_RELAXED);
-    __atomic_store_n(&seed_cost_ns, seed_add(now, est), __ATOMIC_RELAXED);
-    devs[s->dev].samples++;
-    /* a never-measured kernel that cost more than it was charged: the rest is debt */
-    int64_t *tat = dev_tat(s->dev);
-    if (s->unknown && tat && ns > s->charged && s->share > 0 && s->share < VNPU_SHARE_FULL) {
-        int64_t extra = vnpu_gcra_charge(ns - s->charged, s->share);
-        int64_t cur = __atomic_load_n(tat, __ATOMIC_RELAXED), next;
-        do {
-            int64_t base = cur > now ? cur : now;
-            int64_t cap = now + devs[s->dev].reg.burst_ns + VNPU_GCRA_MAX_CHARGE_NS / 2;
-            next = base + extra > cap ? cap : base + extra;
-            if (next <= cur)
-                break;
-        } while (!__atomic_compare_exchange_n(tat, &cur, next, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    struct costent *ce = s->ce;
+    first_measurement(ce, s->key, s->dev, ns, 1);
+    if (__atomic_load_n(&ce->key, __ATOMIC_ACQUIRE) == s->key) {
+        if (ce->win_key != s->key) { /* the entry was taken over by this key: a fresh window */
+            memset(&ce->win, 0, sizeof ce->win);
+            ce->win_key = s->key;
+        }
+        uint64_t est = vnpu_cost_add(&ce->win, now, ns);
+        __atomic_store_n(&ce->cost_ns, est, __ATOMIC_RELAXED);
+        __atomic_store_n(&seed_cost_ns, seed_add(now, est), __ATOMIC_RELAXED);
+    } else {
+        __atomic_store_n(&seed_cost_ns, seed_add(now, ns), __ATOMIC_RELAXED);
     }
+    devs[s->dev].samples++;
+    /*
+     * Credit: a span is the kernel's own time plus the time it queued behind other work (a neighbour's
+     * long graph, say). While queued, the container's launches block in the runtime (full stream) and
+     * its GCRA state falls behind the clock: that share is lost, and the device idles later. The
+     * container may lag the clock by up to the longest span it measured recently (at most
+     * MAX_CREDIT_NS), so it makes up for such waits; idle time beyond that is not banked.
+     */
+    uint64_t longest = maxwin_add(&devs[s->dev].span_win, now, ns);
+    __atomic_store_n(&devs[s->dev].credit_ns,
+                     (int64_t)(longest < (uint64_t)MAX_CREDIT_NS ? longest : (uint64_t)MAX_CREDIT_NS), __ATOMIC_RELAXED);
 }
 
 static void measure_samples(int64_t now)
@@ -768,6 +969,9 @@ static void measure_samples(int64_t now)
     pthread_mutex_unlock(&smp_mu);
 }
 
+static int64_t dev_burst(uint32_t d) { return devs[d].reg.burst_ns; }
+static uint32_t dev_share(uint32_t d) { return __atomic_load_n(&devs[d].share_ppm, __ATOMIC_RELAXED); }
+
 static int64_t *dev_tat(uint32_t d)
 {
     return d < VNPU_COMPUTE_MAX_DEVICES && __atomic_load_n(&devs[d].state, __ATOMIC_ACQUIRE) == DEV_ON ? devs[d].tat
@@ -796,7 +1000,7 @@ static int in_flight(uint32_t d, int64_t now)
     return busy;
 }
 
-/* A thread is inside a launch on d right now (throttled by the limiter or blocked in the runtime). */
+/* A thread is inside the runtime's launch call on d right now (blocked behind a full stream, say). */
 static int waiting_in_launch(uint32_t d, int64_t now)
 {
     int waiting = 0;
@@ -896,6 +1100,7 @@ static void *measure_main(void *arg)
                 && rt.ctx_set(devs[d].ctx) == 0)
                 cur_ctx = devs[d].ctx;
         measure_samples(now);
+        settle_due(now);
         if (tick % SHARE_EVERY_POLLS != 0)
             continue;
         for (uint32_t d = 0; d < VNPU_COMPUTE_MAX_DEVICES; d++) {
@@ -962,9 +1167,16 @@ void vnpu_compute_clone_child(void)
     vnpu_compute_fork_child();
 }
 
-void vnpu_compute_fork_child(void)
+/*
+ * The child of fork (or of a raw clone) starts clean: no measurement thread, no brackets (they belong
+ * to the parent's streams), no registry descriptors, no device state (it rejoins on its first launch),
+ * and no thread "inside a launch": only the forking thread exists in the child, and a marker left by
+ * a parent thread that was in a launch at the fork would make the container look busy for the
+ * child's whole life. The counter blocks stay (the child's own thread keeps its block).
+ */
+static void compute_child_reset(void)
 {
-    /* brackets belong to the parent's streams; the child's runtime starts without them */
+    settle_n = 0;
     smp_n = 0;
     smp_inflight = 0;
     pool_n = 0;
@@ -974,15 +1186,24 @@ void vnpu_compute_fork_child(void)
         memset(t->launches, 0, sizeof t->launches);
         memset(t->charged_ns, 0, sizeof t->charged_ns);
         memset(t->throttled_ns, 0, sizeof t->throttled_ns);
+        t->in_call_since = 0;
+        t->wait_since = 0;
+        t->in_call_dev = 0;
+        if (t != tc_self)
+            t->retired = 1; /* its thread does not exist in the child: the block is free for reuse */
     }
     for (uint32_t d = 0; d < VNPU_COMPUTE_MAX_DEVICES; d++) {
         struct devstate *ds = &devs[d];
-        if (ds->state == DEV_ON) {
-            /* POSIX record locks are not inherited: drop the mapping and rejoin on the first launch */
-            vnpu_reg_close(&ds->reg);
-        }
+        if (ds->state == DEV_ON)
+            vnpu_reg_close(&ds->reg); /* the parent's descriptors; the child opens its own */
         memset(ds, 0, sizeof *ds);
         vnpu_reg_none(&ds->reg);
     }
+}
+
+void vnpu_compute_fork_child(void)
+{
+    compute_child_reset();
     vnpu_compute_fork_parent();
 }
+

@@ -2,9 +2,9 @@
  * The compute limiter of libvnpu.so: throttles kernel launches so that a container gets its share of
  * a physical NPU's AI-core time (hard cap, weights, strict priority; docs/compute-registry.md).
  *
- * Hooks (hooks_launch.c) bracket every launch with vnpu_compute_before / vnpu_compute_after. The
- * unthrottled path is one clock read and at most one atomic read-modify-write, with no lock and no
- * system call. Device time is measured off the application thread: now and then a launch is
+ * Hooks (hooks_launch.c) bracket every launch with vnpu_compute_before / vnpu_compute_after. A
+ * launch that conforms costs one clock read and one compare-and-swap on the container's GCRA word
+ * (compute_gcra.h), with no lock and no system call. Device time is measured off the application thread: now and then a launch is
  * bracketed by two events and the measurement thread (started on the first launch only, so
  * processes that never launch stay inert) reads their elapsed time. Every wait is bounded and any
  * trouble with the registry makes the limiter run unthrottled (compute fails open).
@@ -66,8 +66,8 @@ struct vnpu_compute_stats {
     uint64_t cost_ns;      /* latest estimate (a value, not a delta) */
     uint32_t share_ppm;    /* share last computed (a value) */
     int64_t active_ns;     /* CLOCK_MONOTONIC ns: launches in flight now, 0 = none */
-    uint64_t blocked_ns;   /* time since the last publication if a launch was waiting (throttled or blocked
-                              in the runtime) at this one, else 0: sampled, for the agent's saturation signal */
+    uint64_t blocked_ns;   /* time since the last publication if a launch was inside the runtime (blocked
+                              behind a full stream) at this one, else 0: sampled, for the agent's saturation signal */
     uint64_t sym_launches[VNPU_SYM_COUNT];
 };
 
@@ -108,9 +108,10 @@ struct vnpu_launch {
     uint32_t dev;
     void *tc;      /* the thread's counter block while the launch is in flight, NULL if none */
     int sync;      /* set by vnpu_compute_before_sync: no event bracket */
+    int sym;       /* enum vnpu_launch_symbol */
     uint64_t charged; /* device ns charged */
+    uint64_t key;     /* kernel key */
     uint32_t share;   /* share at launch, ppm */
-    int unknown;      /* the kernel key was never measured: charged the seed */
 };
 
 /* Address of a runtime function: the next definition after libvnpu.so, else libruntime.so's own

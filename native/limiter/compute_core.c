@@ -1,48 +1,5 @@
 #include "compute_core.h"
 
-int64_t vnpu_gcra_charge(uint64_t cost_ns, uint32_t share_ppm)
-{
-    if (share_ppm == 0)
-        share_ppm = 1;
-    /* cost_ns * 1e6 fits in 64 bits for any cost below 9.2e12 ns; clamp before multiplying */
-    if (cost_ns > (uint64_t)VNPU_GCRA_MAX_CHARGE_NS)
-        cost_ns = (uint64_t)VNPU_GCRA_MAX_CHARGE_NS;
-    uint64_t c = cost_ns * (uint64_t)VNPU_SHARE_FULL / share_ppm;
-    if (c > (uint64_t)VNPU_GCRA_MAX_CHARGE_NS)
-        c = (uint64_t)VNPU_GCRA_MAX_CHARGE_NS;
-    return (int64_t)c;
-}
-
-int64_t vnpu_gcra_admit(int64_t *tat, int64_t now, int64_t charge_ns, int64_t burst_ns)
-{
-    int64_t cur = __atomic_load_n(tat, __ATOMIC_RELAXED);
-    for (;;) {
-        int64_t base = cur > now ? cur : now;
-        if (base - now > burst_ns + VNPU_GCRA_MAX_CHARGE_NS)
-            base = now; /* impossible for conforming launches: corrupt or clock trouble */
-        else if (base - now > burst_ns)
-            return base - now - burst_ns;
-        if (__atomic_compare_exchange_n(tat, &cur, base + charge_ns, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-            return 0;
-        /* another process or thread of the container advanced it: cur holds the new value */
-    }
-}
-
-void vnpu_gcra_account(int64_t *tat, int64_t now, int64_t charge_ns, int64_t max_ahead_ns)
-{
-    int64_t cur = __atomic_load_n(tat, __ATOMIC_RELAXED);
-    for (;;) {
-        int64_t base = cur > now ? cur : now;
-        int64_t next = base + charge_ns;
-        if (next > now + max_ahead_ns)
-            next = now + max_ahead_ns;
-        if (next <= cur)
-            return;
-        if (__atomic_compare_exchange_n(tat, &cur, next, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-            return;
-    }
-}
-
 static uint32_t weight_of(const struct vnpu_share_input *e)
 {
     return e->weight == 0 ? 1u : e->weight;

@@ -1,35 +1,17 @@
 /*
  * The compute limiter's algorithms, free of I/O and clocks so that unit tests drive them with a fake
- * clock: the GCRA admission step on a shared theoretical-arrival-time word, the share a container
- * gets on a physical NPU (strict priority classes, hard caps, weights, work-conserving), and the
- * per-kernel device-time estimator.
+ * clock: the share a container gets on a physical NPU (strict priority classes, hard caps, weights,
+ * work-conserving) and the per-kernel device-time estimator. The admission step (GCRA with debt) is
+ * in compute_gcra.h.
  */
 #ifndef VNPU_COMPUTE_CORE_H
 #define VNPU_COMPUTE_CORE_H
 
 #include <stdint.h>
 
+#include "compute_gcra.h"
+
 #define VNPU_SHARE_FULL 1000000u /* share in parts per million: the whole device */
-
-/*
- * One GCRA step on *tat (CLOCK_MONOTONIC ns, shared by every process of a container).
- * The launch conforms when the container is no more than burst_ns ahead of now; then *tat advances by
- * charge_ns (device time divided by the share) with one compare-and-swap and 0 is returned.
- * Otherwise nothing changes and the result is how long to wait (ns, > 0) before it would conform.
- * A tat further ahead than burst_ns + VNPU_GCRA_MAX_CHARGE_NS cannot come from conforming launches
- * (corrupt file, clock trouble): it is treated as now, so no state can stall a container for ever.
- */
-#define VNPU_GCRA_MAX_CHARGE_NS 500000000LL /* one launch never charges more than 0.5 s */
-int64_t vnpu_gcra_admit(int64_t *tat, int64_t now, int64_t charge_ns, int64_t burst_ns);
-
-/*
- * Accounts charge_ns on *tat without ever waiting (the container runs unthrottled): tat becomes
- * max(tat, now) + charge_ns, but never more than now + max_ahead_ns.
- */
-void vnpu_gcra_account(int64_t *tat, int64_t now, int64_t charge_ns, int64_t max_ahead_ns);
-
-/* Charge for a launch of estimated device time cost_ns at share share_ppm (> 0), clamped. */
-int64_t vnpu_gcra_charge(uint64_t cost_ns, uint32_t share_ppm);
 
 /* One container on the device as the share computation sees it. */
 struct vnpu_share_input {
@@ -62,7 +44,7 @@ uint32_t vnpu_share_ppm(const struct vnpu_share_input *in, int n, int self);
 uint32_t vnpu_demand_ppm(uint32_t used_ppm);
 
 /*
- * Device-time estimator of one kernel key: the smallest sample of the last second.
+ * Device-time estimator of one kernel key: the smallest sample of the last window (3 s).
  * A measured span (event before the launch to event after it) is the kernel's own device time plus
  * any time it queued behind other containers' kernels; queueing only ever adds. While a neighbour
  * keeps the device busy most samples are inflated, but now and then one finds the queue empty, and
@@ -71,8 +53,8 @@ uint32_t vnpu_demand_ppm(uint32_t used_ppm);
  * became slower is followed within one window. Bias: kernels whose duration varies under one key are
  * charged their shortest run.
  */
-#define VNPU_COST_BUCKETS 10
-#define VNPU_COST_BUCKET_NS 100000000LL /* 100 ms: window = 1 s */
+#define VNPU_COST_BUCKETS 30 /* 3 s: on a saturated device clean spans are rare (issue 23) */
+#define VNPU_COST_BUCKET_NS 100000000LL /* 100 ms */
 struct vnpu_cost_window {
     uint64_t est;                        /* current estimate, ns (0 before the first sample) */
     int64_t bucket_start;                /* CLOCK_MONOTONIC ns the current bucket began */

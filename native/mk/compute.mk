@@ -1,15 +1,25 @@
 # Compute limiter (issue 5): GCRA/share core, per-NPU registry, launch hooks, measurement thread.
 # Its sources join libvnpu.so through COMPUTE_LIB_SRCS (used by limiter.mk, included after this file).
-COMPUTE_LIB_SRCS := limiter/compute_core.c limiter/compute_registry.c limiter/compute.c limiter/hooks_launch.c \
+COMPUTE_LIB_SRCS := limiter/compute_core.c limiter/compute_gcra.c limiter/compute_registry.c limiter/compute.c limiter/hooks_launch.c \
                     limiter/elf_exports.c
-COMPUTE_HDRS := include/vnpu_registry.h limiter/launch_abi.h limiter/compute.h limiter/compute_core.h \
+COMPUTE_HDRS := include/vnpu_registry.h limiter/launch_abi.h limiter/compute.h limiter/compute_core.h limiter/compute_gcra.h \
                 limiter/compute_registry.h limiter/elf_exports.h limiter/fork.h
 
-$(B)/limiter/test_compute_core: limiter/tests/test_compute_core.c limiter/compute_core.c $(COMPUTE_HDRS) limiter/tests/check.h
+$(B)/limiter/test_compute_core: limiter/tests/test_compute_core.c limiter/compute_core.c limiter/compute_gcra.c $(COMPUTE_HDRS) limiter/tests/check.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Ilimiter -o $@ limiter/tests/test_compute_core.c limiter/compute_core.c $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CFLAGS) -Ilimiter -o $@ limiter/tests/test_compute_core.c limiter/compute_core.c limiter/compute_gcra.c $(LDFLAGS) $(LDLIBS)
 
-REGISTRY_TEST_SRCS := limiter/compute_registry.c limiter/compute_core.c limiter/safe_open.c limiter/tests/registry_agent.c
+# GCRA with debt on a fake clock (compute_gcra.h)
+$(B)/limiter/test_compute_gcra: limiter/tests/test_compute_gcra.c limiter/compute_gcra.c $(COMPUTE_HDRS) limiter/tests/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Ilimiter -o $@ limiter/tests/test_compute_gcra.c limiter/compute_gcra.c $(LDFLAGS) $(LDLIBS)
+
+TARGETS += $(B)/limiter/test_compute_gcra
+TESTS   += $(B)/limiter/test_compute_gcra
+TSAN_TARGETS += $(B)/limiter/test_compute_gcra
+TSAN_TESTS   += $(B)/limiter/test_compute_gcra
+
+REGISTRY_TEST_SRCS := limiter/compute_registry.c limiter/compute_core.c limiter/compute_gcra.c limiter/safe_open.c limiter/tests/registry_agent.c
 REGISTRY_TEST_HDRS := $(COMPUTE_HDRS) limiter/safe_open.h limiter/tests/registry_agent.h include/vnpu_region.h
 
 $(B)/limiter/test_compute_registry: limiter/tests/test_compute_registry.c $(REGISTRY_TEST_SRCS) $(REGISTRY_TEST_HDRS) limiter/tests/check.h
@@ -49,3 +59,6 @@ $(B)/limiter/libruntime.so.unhooked-test: limiter/tests/unhooked_runtime.c
 	$(CC) $(CFLAGS) $(SOFLAGS) -o $@ $< $(LDLIBS)
 
 TARGETS += $(B)/limiter/libruntime.so.unhooked-test
+
+# accuracy suite (issue 23): every share against the simulator's ground truth, scenarios in parallel
+ACCURACY_TESTS += limiter/tests/test_compute_accuracy.sh

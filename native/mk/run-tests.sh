@@ -12,6 +12,8 @@ for t in "$@"; do
   if VNPU_NATIVE_BUILD="$build" VNPU_TEST_TMP="$tmp" timeout 180 "$t" >"$log" 2>&1; then
     passed=$((passed + 1))
     echo "  ok   $t"
+    # expected failures and skips say why, one line each, even when the test passes
+    grep -E '^(XFAIL|XPASS|SKIP)' "$log" | sed 's/^/       /' || true
   else
     rc=$?
     failed=$((failed + 1))

@@ -148,6 +148,29 @@ read -r busy_sum span < <(awk '{for (i = 2; i <= NF; i++) {split($i, kv, "="); v
 [ "$busy_sum" -le "$span" ] || fail "device time $busy_sum exceeds the span $span of both processes: overlap"
 [ "$busy_sum" -ge $((span / 2)) ] || fail "device nearly idle while two processes burn: $busy_sum / $span"
 
+# task rings (VNPU_SIM_TASK_RING): the device time each process used inside any window, exact
+# whatever was still queued. Two processes on device 4: one queues 50 x 2 ms at once (100 ms), the
+# other 20 x 1 ms; windows over the whole run, over its first 10 ms and over nothing at all
+t0=$("$B/cann-sim-busy" --now)
+VNPU_SIM_TASK_RING=1 "$BURN" --device 4 launch 2000 50 > "$TMP/ring-a.out" &
+VNPU_SIM_TASK_RING=1 "$BURN" --device 4 launch 1000 20 > "$TMP/ring-b.out"
+wait
+t9=$("$B/cann-sim-busy" --now)
+pa=$(field "$(cat "$TMP/ring-a.out")" "^launch done" pid); pb=$(field "$(cat "$TMP/ring-b.out")" "^launch done" pid)
+win=$("$B/cann-sim-busy" --window "$t0" "$t9")
+expect_line "$win" "^window pid=$pa logic=4 busy_ns=100000000 tasks=50 " "window over the whole run (A)"
+expect_line "$win" "^window pid=$pb logic=4 busy_ns=20000000 tasks=20 " "window over the whole run (B)"
+first=$("$B/cann-sim-busy" --pid "$pa" --tasks | sed -n '1s/.* start_ns=\([0-9]*\).*/\1/p')
+[ "$("$B/cann-sim-busy" --pid "$pa" --tasks | grep -c '^task ')" = 50 ] || fail "--tasks: 50 tasks expected"
+# A queued 100 ms at once: from its first task on, the device is never idle for 10 ms (A and B's
+# tasks interleave, never overlap)
+w10=$("$B/cann-sim-busy" --window "$first" $((first + 10000000)) | awk '$1 == "window" { split($4, kv, "="); s += kv[2] }
+  END { printf "%.0f", s }')
+[ "$w10" = 10000000 ] || fail "window of 10 ms from A's first task: A + B used $w10 ns"
+expect_line "$("$B/cann-sim-busy" --window $((t9 + 1000)) $((t9 + 2000)))" "^window pid=$pa logic=4 busy_ns=0 tasks=0 " \
+  "window after everything ended"
+out=$("$B/cann-sim-busy" --window 5 5 2>&1); [ $? -eq 2 ] || fail "--window with T2 <= T1: want exit 2: $out"
+
 # an rt-level interposer sees what ACL does (libascendcl calls libruntime through the PLT)
 hook_out="$TMP/hook.txt"
 VNPU_TEST_HOOK_OUT="$hook_out" LD_PRELOAD="$B/cann-sim/libtesthook.so${LD_PRELOAD:+:$LD_PRELOAD}" \

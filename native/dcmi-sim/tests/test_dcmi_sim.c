@@ -145,6 +145,8 @@ static void vnpu_lifecycle(void) {
     char node[700];
     snprintf(node, sizeof(node), "%s/dev/vdavinci164", g_root);
     CHECK(access(node, F_OK) == 0, "device node %s", node);
+    snprintf(node, sizeof(node), "%s/dev/vdavinci166", g_root);
+    CHECK(access(node, F_OK) != 0, "device node %s left after destroy", node);
 
     struct dcmi_soc_total_resource tot;
     size = sizeof(tot);
@@ -155,6 +157,56 @@ static void vnpu_lifecycle(void) {
     CHECK(dcmi_get_device_info(8, 0, DCMI_MAIN_CMD_VDEV_MNG, DCMI_VMNG_SUB_CMD_GET_TOTAL_RESOURCE, &tot, &size) ==
               DCMI_ERR_INVALID_PARAMETER,
           "short buffer accepted");
+}
+
+/* Each node is what a runtime accepts: a character device with /dev/null's numbers (as root). */
+static void check_node(const char *name) {
+    char path[700];
+    snprintf(path, sizeof(path), "%s/dev/%s", g_root, name);
+    struct stat st, null_st;
+    CHECK(lstat(path, &st) == 0, "no device node %s", path);
+    CHECK(stat("/dev/null", &null_st) == 0, "stat /dev/null");
+    if (geteuid() == 0) {
+        CHECK(S_ISCHR(st.st_mode) && st.st_rdev == null_st.st_rdev && (st.st_mode & 0777) == 0666,
+              "%s: mode %o rdev %lx", path, (unsigned)st.st_mode, (unsigned long)st.st_rdev);
+    } else {
+        CHECK(S_ISREG(st.st_mode), "%s: mode %o (not root: an empty file stands in)", path, (unsigned)st.st_mode);
+    }
+}
+
+static void device_nodes(void) {
+    use_profile("910B3x8", "nodes");
+    check_node("davinci_manager");
+    check_node("devmm_svm");
+    check_node("hisi_hdc");
+    for (int phy = 0; phy < 8; phy++) {
+        char name[32];
+        snprintf(name, sizeof(name), "davinci%d", phy);
+        check_node(name);
+    }
+    /* a stand-in left by a run without CAP_MKNOD becomes a device node on the next dcmi_init */
+    char path[700];
+    snprintf(path, sizeof(path), "%s/dev/davinci2", g_root);
+    CHECK(unlink(path) == 0, "unlink %s", path);
+    int fd = open(path, O_WRONLY | O_CREAT, 0644);
+    CHECK(fd >= 0, "create %s", path);
+    if (fd >= 0) close(fd);
+    CHECK(dcmi_init() == 0, "init again");
+    check_node("davinci2");
+    /* vnpu-sim-ctl creates and removes the node of a vNPU like the library */
+    char out[64] = "";
+    char cmd[1200];
+    snprintf(cmd, sizeof(cmd), "'%s/vnpu-sim-ctl' create 1 vir05_1c_16g", g_build);
+    FILE *p = popen(cmd, "r");
+    CHECK(p != NULL && fgets(out, sizeof(out), p) != NULL, "ctl create");
+    if (p != NULL) pclose(p);
+    char name[40];
+    snprintf(name, sizeof(name), "vdavinci%ld", strtol(out, NULL, 10));
+    check_node(name);
+    snprintf(cmd, sizeof(cmd), "destroy 1 %ld", strtol(out, NULL, 10));
+    CHECK(ctl(cmd) == 0, "ctl destroy");
+    snprintf(path, sizeof(path), "%s/dev/%s", g_root, name);
+    CHECK(access(path, F_OK) != 0, "%s left after ctl destroy", path);
 }
 
 static void two_processes(void) {
@@ -453,6 +505,7 @@ int main(void) {
     };
     for (size_t i = 0; i < sizeof(E) / sizeof(E[0]); i++) discovery(&E[i]);
     vnpu_lifecycle();
+    device_nodes();
     two_processes();
     concurrent_creates();
     knobs();

@@ -89,4 +89,30 @@ struct vnpu_sim_busy_record {
     uint64_t reserved[2];
 };
 
+/*
+ * Task timeline per process and device, "$VNPU_SIM_ROOT/tasks/<pid>-<logic id>", written only when
+ * VNPU_SIM_TASK_RING is set (test harnesses; it costs a 1.5 MiB sparse file and a few stores per
+ * task): the start and end of the process's latest VNPU_SIM_TASK_RING_SLOTS tasks, so that a reader
+ * can compute exactly how much device time each process used in any window [t1, t2] that the ring
+ * still covers (`cann-sim-busy --window T1 T2`), whatever was queued but had not run yet.
+ * Slot i % SLOTS holds task i; seq is 2 i + 1 while it is written and 2 i + 2 once complete.
+ */
+#define VNPU_SIM_TASK_RING_MAGIC 0x474e495253534d53ULL /* "SMSSRING" little-endian */
+#define VNPU_SIM_TASK_RING_SLOTS 65536u
+
+struct vnpu_sim_task_slot {
+    uint64_t seq;
+    uint64_t start_ns;
+    uint64_t end_ns;
+};
+
+struct vnpu_sim_task_ring {
+    uint64_t magic;  /* VNPU_SIM_TASK_RING_MAGIC */
+    int32_t pid;
+    int32_t logic_id;
+    uint64_t next;   /* tasks recorded so far (index of the next one) */
+    uint64_t reserved[5];
+    struct vnpu_sim_task_slot slot[VNPU_SIM_TASK_RING_SLOTS];
+};
+
 #endif

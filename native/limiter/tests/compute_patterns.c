@@ -7,8 +7,16 @@
  *   stream-reuse   bound, model and stream destroyed, a new stream (often at the same address)
  *   key-churn      1 ms kernels whose block count changes every step (a new kernel key each time),
  *                  a 10 us kernel in between, 2 ms of host work per step
+ *   keys           first 2000 distinct kernel keys of 10 us kernels (more than a fixed-size cost table
+ *                  holds), then for SECONDS 1 ms kernels under 2000 further keys (a new one every step)
+ *                  and a 10 us kernel between them; prints phase2_start_ns= / phase2_end_ns= (the
+ *                  window to judge, CLOCK_MONOTONIC)
+ *   fork-mid-launch  a thread launches two 300 ms kernels (the second waits: inside a launch) and the
+ *                  main thread forks meanwhile; the child launches one 1 ms kernel and then idles for
+ *                  SECONDS, printing "fork child pid=": its container must not look busy while it idles
  * usage: compute_patterns MODE SECONDS
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +25,73 @@
 
 #include "cann_sim/cann_sim.h"
 #include "runtime/rt.h"
+
+static char kbig, ksmall;
+
+static int64_t now_ns(void);
+
+static int keys_mode(double secs)
+{
+    rtStream_t s;
+    if (rtStreamCreate(&s, 0))
+        return 3;
+    struct vnpu_sim_kernel_args big = {VNPU_SIM_KERNEL_MAGIC, 1000000}, small = {VNPU_SIM_KERNEL_MAGIC, 10000};
+    enum { KEYS = 2000 };
+    for (uint32_t k = 1; k <= KEYS; k++)
+        if (rtKernelLaunch(&ksmall, k, &small, sizeof small, NULL, s))
+            return 4;
+    rtStreamSynchronize(s);
+    int64_t t0 = now_ns(), end = t0 + (int64_t)(secs * 1e9);
+    long n = 0;
+    while (now_ns() < end) {
+        if (rtKernelLaunch(&kbig, 1 + (uint32_t)(n % KEYS), &big, sizeof big, NULL, s)
+            || rtKernelLaunch(&ksmall, 1, &small, sizeof small, NULL, s))
+            return 4;
+        n++;
+    }
+    rtStreamSynchronize(s);
+    printf("pattern done mode=keys pid=%d keys=%d big=%ld phase2_start_ns=%lld phase2_end_ns=%lld\n", (int)getpid(),
+           2 * KEYS, n, (long long)t0, (long long)now_ns());
+    return 0;
+}
+
+static rtStream_t fork_stream;
+static void *long_launches(void *arg)
+{
+    (void)arg;
+    struct vnpu_sim_kernel_args k = {VNPU_SIM_KERNEL_MAGIC, 300000000};
+    for (int i = 0; i < 2; i++)
+        rtKernelLaunch(&kbig, 1, &k, sizeof k, NULL, fork_stream);
+    return NULL;
+}
+
+static int fork_mode(double secs)
+{
+    if (rtStreamCreate(&fork_stream, 0))
+        return 3;
+    pthread_t t;
+    if (pthread_create(&t, NULL, long_launches, NULL))
+        return 3;
+    usleep(100000); /* the thread is inside its second launch (waiting for the first to drain) */
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        rtStream_t s;
+        struct vnpu_sim_kernel_args k = {VNPU_SIM_KERNEL_MAGIC, 1000000};
+        if (rtSetDevice(0) || rtStreamCreate(&s, 0) || rtKernelLaunch(&ksmall, 1, &k, sizeof k, NULL, s)
+            || rtStreamSynchronize(s))
+            _exit(4);
+        printf("fork child pid=%d idle_from_ns=%lld\n", (int)getpid(), (long long)now_ns());
+        fflush(stdout);
+        usleep((useconds_t)(secs * 1e6));
+        exit(0);
+    }
+    pthread_join(t, NULL);
+    rtStreamSynchronize(fork_stream);
+    printf("pattern done mode=fork-mid-launch pid=%d child=%d end_ns=%lld\n", (int)getpid(), (int)pid,
+           (long long)now_ns());
+    return pid > 0 ? 0 : 5;
+}
 
 static int64_t now_ns(void)
 {
@@ -43,12 +118,15 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "key-churn") == 0) {
         if (rtStreamCreate(&s, 0))
             return 3;
+    } else if (strcmp(mode, "keys") == 0) {
+        return keys_mode(secs);
+    } else if (strcmp(mode, "fork-mid-launch") == 0) {
+        return fork_mode(secs);
     } else {
-        fprintf(stderr, "usage: compute_patterns model-destroy|stream-reuse|key-churn SECONDS\n");
+        fprintf(stderr, "usage: compute_patterns model-destroy|stream-reuse|key-churn|keys|fork-mid-launch SECONDS\n");
         return 2;
     }
     struct vnpu_sim_kernel_args big = {VNPU_SIM_KERNEL_MAGIC, 1000000}, small = {VNPU_SIM_KERNEL_MAGIC, 10000};
-    static char kbig, ksmall;
     int64_t t0 = now_ns(), end = t0 + (int64_t)(secs * 1e9);
     long n = 0;
     while (now_ns() < end) {

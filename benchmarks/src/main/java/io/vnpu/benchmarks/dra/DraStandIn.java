@@ -28,9 +28,11 @@ import java.util.stream.Collectors;
  * A cluster for {@code vnpu dra --simulate} on one machine: the fabric8 mock API server (CRUD) with
  * a Node, and a kubelet stand-in that registers the driver through its registration socket, reads
  * the published ResourceSlice, prepares a claim allocated to {@code npu-3}, shows the CDI spec and
- * unprepares it. Then it keeps the API server up until killed (for RSS measurements).
+ * unprepares it. Then it keeps the API server up until killed (for RSS measurements). With
+ * {@code --hold} the claim stays prepared (a container runtime can start containers from its CDI
+ * spec, docs/operations.md "Try it with podman") until the file {@code DIR/unprepare} appears.
  *
- * <pre>java -cp benchmarks/target/benchmarks.jar io.vnpu.benchmarks.dra.DraStandIn DIR [NODE]</pre>
+ * <pre>java -cp benchmarks/target/benchmarks.jar io.vnpu.benchmarks.dra.DraStandIn DIR [NODE] [--hold]</pre>
  */
 public final class DraStandIn {
   private static final String DRIVER = "npu.huawei.com";
@@ -38,10 +40,13 @@ public final class DraStandIn {
   private DraStandIn() {}
 
   public static void main(String[] args) throws Exception {
-    if (args.length < 1) {
-      System.err.println("usage: DraStandIn DIR [NODE]");
+    java.util.List<String> positional = new java.util.ArrayList<>(java.util.List.of(args));
+    boolean hold = positional.remove("--hold");
+    if (positional.isEmpty() || positional.size() > 2) {
+      System.err.println("usage: DraStandIn DIR [NODE] [--hold]");
       System.exit(2);
     }
+    args = positional.toArray(String[]::new);
     // the stand-in prints what it sees itself and ships no SLF4J backend (the benchmarks must not
     // log): do not warn about the missing one (SLF4J 2.0.10+ reads this before binding)
     System.setProperty("slf4j.internal.verbosity", "ERROR");
@@ -95,6 +100,12 @@ public final class DraStandIn {
       Path spec = cdi.resolve("npu.huawei.com-npu_" + uid + ".json");
       say("CDI spec " + spec + ":");
       System.out.println(Files.readString(spec));
+      if (hold) {
+        Path release = dir.resolve("unprepare");
+        Files.deleteIfExists(release);
+        say("kubelet: holding the claim prepared; touch " + release + " to unprepare it");
+        waitFor(() -> Files.exists(release), Integer.MAX_VALUE / 1000, "the file " + release);
+      }
       call(transport, draSocket, ch -> DRAPluginGrpc.newBlockingStub(ch)
           .withDeadlineAfter(45, TimeUnit.SECONDS).nodeUnprepareResources(
               NodeUnprepareResourcesRequest.newBuilder().addClaims(Claim.newBuilder()
@@ -129,7 +140,7 @@ public final class DraStandIn {
 
   private static ResourceClaim createClaim(KubernetesClient client, String node) {
     client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("demo")
-        .endMetadata().build()).create();
+        .endMetadata().build()).createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
     return client.dynamicResourceAllocation().v1().resourceClaims().inNamespace("demo")
         .resource(new ResourceClaimBuilder()
             .withNewMetadata().withNamespace("demo").withName("npu-claim").endMetadata()
@@ -139,7 +150,7 @@ public final class DraStandIn {
             .withResults(new DeviceRequestAllocationResultBuilder().withRequest("npu")
                 .withDriver(DRIVER).withPool(node).withDevice("npu-3").build())
             .endDevices().endAllocation().endStatus().build())
-        .create();
+        .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
   }
 
   interface Call<T> {

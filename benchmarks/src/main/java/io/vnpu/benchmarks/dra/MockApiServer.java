@@ -28,8 +28,9 @@ final class MockApiServer implements AutoCloseable {
     QUIET.setLevel(java.util.logging.Level.WARNING);
     server.init(InetAddress.getLoopbackAddress(), 0);
     client = server.createClient();
+    // create-or-update: on a loaded machine the client retries a POST that timed out but was stored
     client.nodes().resource(new NodeBuilder().withNewMetadata().withName(nodeName).endMetadata()
-        .build()).create();
+        .build()).createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
   }
 
   KubernetesClient client() {

@@ -205,7 +205,22 @@ class HelmChartTest {
         "DeviceClass/ascend910a.npu.huawei.com", "DeviceClass/ascend910b2.npu.huawei.com",
         "DeviceClass/ascend910b3.npu.huawei.com", "DeviceClass/ascend910b4-1.npu.huawei.com",
         "DeviceClass/ascend910b4.npu.huawei.com", "DeviceClass/ascend310p.npu.huawei.com",
-        "DeviceClass/ascend910c.npu.huawei.com");
+        "DeviceClass/ascend910c.npu.huawei.com",
+        "ValidatingAdmissionPolicy/vnpu-dra-kubeletplugin-resourceslices",
+        "ValidatingAdmissionPolicyBinding/vnpu-dra-kubeletplugin-resourceslices",
+        "ValidatingAdmissionPolicy/vnpu-dra-kubeletplugin-claim-status",
+        "ValidatingAdmissionPolicyBinding/vnpu-dra-kubeletplugin-claim-status");
+    // the same admission policies as deploy/dra/admission-policy.yaml (DraAdmissionPolicyTest
+    // evaluates them)
+    List<HasMetadata> plainPolicies = objects(Files.readString(DeployManifestsTest.deployDir()
+        .resolve("dra/admission-policy.yaml")));
+    for (Class<? extends HasMetadata> kind : List.of(
+        io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy.class,
+        io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding.class)) {
+      assertThat(o.stream().filter(kind::isInstance).map(HelmChartTest::specOf).toList())
+          .isEqualTo(plainPolicies.stream().filter(kind::isInstance).map(HelmChartTest::specOf)
+              .toList());
+    }
     PodSpec pod = one(o, DaemonSet.class).getSpec().getTemplate().getSpec();
     Container c = pod.getContainers().get(0);
     assertThat(c.getCommand()).containsExactly("vnpu", "dra");
@@ -246,7 +261,7 @@ class HelmChartTest {
     assertCovers(o, List.of("resource.k8s.io/resourceslices/create", "resource.k8s.io/resourceslices/update",
         "resource.k8s.io/resourceslices/delete", "resource.k8s.io/resourceslices/list",
         "resource.k8s.io/resourceslices/watch", "resource.k8s.io/resourceclaims/get",
-        "resource.k8s.io/resourceclaims/status/update", "/nodes/get"));
+        "resource.k8s.io/resourceclaims/status/patch", "/nodes/get"));
   }
 
   @Test
@@ -478,6 +493,14 @@ class HelmChartTest {
         assertThat(r.getVerbs()).contains(verb);
       });
     }
+  }
+
+  /** Name and spec of an admission policy or binding (labels differ between chart and plain). */
+  private static String specOf(HasMetadata o) {
+    Object spec = o instanceof io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy p
+        ? p.getSpec()
+        : ((io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding) o).getSpec();
+    return o.getMetadata().getName() + " " + io.fabric8.kubernetes.client.utils.Serialization.asJson(spec);
   }
 
   private static Map<String, String> env(Container c) {

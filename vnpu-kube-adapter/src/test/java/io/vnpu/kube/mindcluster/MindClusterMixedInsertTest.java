@@ -105,9 +105,11 @@ class MindClusterMixedInsertTest {
           .getContainerResponses(0);
       assertThat(r.getEnvsMap()).isEmpty();
       assertThat(r.getDevicesList()).extracting(DeviceSpec::getHostPath, DeviceSpec::getContainerPath)
-          .containsExactly(Tuple.tuple("/dev/davinci_manager", "/dev/davinci_manager"),
-              Tuple.tuple("/dev/hisi_hdc", "/dev/hisi_hdc"), Tuple.tuple("/dev/devmm_svm", "/dev/devmm_svm"),
-              Tuple.tuple("/dev/davinci0", "/dev/davinci0"), Tuple.tuple("/dev/davinci3", "/dev/davinci3"));
+          .containsExactly(Tuple.tuple(hostRoot + "/dev/davinci_manager", "/dev/davinci_manager"),
+              Tuple.tuple(hostRoot + "/dev/hisi_hdc", "/dev/hisi_hdc"),
+              Tuple.tuple(hostRoot + "/dev/devmm_svm", "/dev/devmm_svm"),
+              Tuple.tuple(hostRoot + "/dev/davinci0", "/dev/davinci0"),
+              Tuple.tuple(hostRoot + "/dev/davinci3", "/dev/davinci3"));
       assertThat(hostRoot.resolve("dev/davinci3")).exists();
       assertThatThrownBy(() -> vpro.allocate(List.of(List.of("Ascend310P-V-1"))))
           .hasMessageContaining("device Ascend310P-V-1 is not a device of huawei.com/Ascend310P-VPro on this node");

@@ -162,11 +162,11 @@ class MindClusterRegistrationTest {
       assertThat(r.getEnvsMap()).isEmpty();
       assertThat(r.getDevicesList()).extracting(DeviceSpec::getHostPath, DeviceSpec::getContainerPath,
           DeviceSpec::getPermissions).containsExactly(
-              org.assertj.core.groups.Tuple.tuple("/dev/davinci_manager", "/dev/davinci_manager", "rw"),
-              org.assertj.core.groups.Tuple.tuple("/dev/hisi_hdc", "/dev/hisi_hdc", "rw"),
-              org.assertj.core.groups.Tuple.tuple("/dev/devmm_svm", "/dev/devmm_svm", "rw"),
-              org.assertj.core.groups.Tuple.tuple("/dev/dvpp_cmdlist", "/dev/dvpp_cmdlist", "rw"),
-              org.assertj.core.groups.Tuple.tuple("/dev/davinci3", "/dev/davinci3", "rw"));
+              org.assertj.core.groups.Tuple.tuple(hostRoot + "/dev/davinci_manager", "/dev/davinci_manager", "rw"),
+              org.assertj.core.groups.Tuple.tuple(hostRoot + "/dev/hisi_hdc", "/dev/hisi_hdc", "rw"),
+              org.assertj.core.groups.Tuple.tuple(hostRoot + "/dev/devmm_svm", "/dev/devmm_svm", "rw"),
+              org.assertj.core.groups.Tuple.tuple(hostRoot + "/dev/dvpp_cmdlist", "/dev/dvpp_cmdlist", "rw"),
+              org.assertj.core.groups.Tuple.tuple(hostRoot + "/dev/davinci3", "/dev/davinci3", "rw"));
 
       assertThatThrownBy(() -> plugin.allocate(List.of(List.of("Ascend910-4"))))
           .isInstanceOf(StatusRuntimeException.class)
@@ -202,7 +202,7 @@ class MindClusterRegistrationTest {
       ContainerAllocateResponse r = vnpu.allocate(List.of(List.of("Ascend910-10c.3cpu.32g-100-0")))
           .getContainerResponses(0);
       assertThat(r.getDevicesList()).last().extracting(DeviceSpec::getHostPath, DeviceSpec::getContainerPath)
-          .containsExactly("/dev/vdavinci100", "/dev/davinci100");
+          .containsExactly(hostRoot + "/dev/vdavinci100", "/dev/davinci100");
     }
   }
 

@@ -130,8 +130,9 @@ public final class DraFlags {
   Path dcmiLibrary;
 
   @Option(names = "--simulate", arity = "0..1", fallbackValue = "910B3x8", paramLabel = "PROFILE",
-      description = "Run on the bundled simulated node (profile, default 910B3x8): device nodes"
-          + " are stand-in files under the simulator's directory. Never simulates unless given.")
+      description = "Run on the bundled simulated node (profile, default 910B3x8): its device nodes"
+          + " are under the simulator's directory (character devices when run as root)."
+          + " Never simulates unless given.")
   String simulate;
 
   /** The device-config.yaml file, if given. */

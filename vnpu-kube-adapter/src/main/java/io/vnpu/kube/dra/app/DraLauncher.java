@@ -42,8 +42,9 @@ import org.slf4j.LoggerFactory;
  * {@value #EXIT_USAGE} a flag is invalid.
  *
  * <p>With {@code --simulate} the simulated {@code libdcmi.so} is used, the NPU device nodes are
- * stand-in files in {@code <simulator root>/dev} (created for every discovered chip, with the
- * management nodes), and no driver files are mounted.
+ * the ones it creates in {@code <simulator root>/dev} ({@code dcmi_init}: character devices when
+ * run as root, else empty stand-in files; native/dcmi-sim/README.md), and no driver files are
+ * mounted.
  */
 public final class DraLauncher {
   public static final int EXIT_OK = 0;
@@ -86,7 +87,7 @@ public final class DraLauncher {
       selection = selector.select(flags.dcmiLibrary(), flags.simulate(),
           DcmiNodeSelector.Fallback.NONE);
       if (selection.simulated()) {
-        // the simulated node is always ready; its state directory holds the stand-in /dev
+        // the simulated node is always ready; its dcmi_init made the device nodes in <root>/dev
         simulated = Optional.of(selector.open(selection, Optional.empty(), log::info));
         Path simRoot = simulated.get().simulator().orElseThrow().root();
         devRoot = simRoot.resolve("dev");
@@ -136,11 +137,6 @@ public final class DraLauncher {
     }, facts, BootId.read(BootId.PROC_FILE), Clock.systemUTC(), deviceConfig, limiterFiles,
         limiterGate);
     self.set(plugin);
-    if (simNode.isPresent()) {
-      Path dev = devRoot;
-      plugin.inventory().addListener(npus -> standInNodes(dev, npus.values()));
-      standInNodes(dev, List.of());
-    }
     PrometheusRegistry registry = new PrometheusRegistry();
     OptionalInt metricsPort = flags.metricsPort();
     if (metricsPort.isPresent()) {
@@ -148,6 +144,9 @@ public final class DraLauncher {
       if (limiterGate != null) {
         io.vnpu.kube.metrics.StateGauges.limiterReady(registry, limiterGate::usable);
       }
+      // the same series as the device-plugin modes, so one alert covers every mode
+      io.vnpu.kube.metrics.StateGauges.registered(registry, options.driverName(),
+          () -> plugin.registrationStatus().map(r -> r.getPluginRegistered()).orElse(false));
     }
     AtomicReference<OpsServer> ops = new AtomicReference<>();
     CountDownLatch stop = new CountDownLatch(1);
@@ -229,27 +228,6 @@ public final class DraLauncher {
       return m.dcmi().pcieInfo(npu.cardId(), npu.deviceId()).map(PcieInfo::busId);
     } catch (RuntimeException e) {
       return Optional.empty(); // the attribute is optional; a chip without PCIe info has none
-    }
-  }
-
-  /** The simulated host's device nodes: empty files the CDI spec can point at. */
-  private static void standInNodes(Path dev, java.util.Collection<Npu> npus) {
-    try {
-      Files.createDirectories(dev);
-      for (String n : List.of("davinci_manager", "devmm_svm", "hisi_hdc")) {
-        touch(dev.resolve(n));
-      }
-      for (Npu n : npus) {
-        touch(dev.resolve("davinci" + n.phyId()));
-      }
-    } catch (IOException e) {
-      log.warn("creating the simulated device nodes in {} failed: {}", dev, e.toString());
-    }
-  }
-
-  private static void touch(Path p) throws IOException {
-    if (!Files.exists(p)) {
-      Files.createFile(p);
     }
   }
 }

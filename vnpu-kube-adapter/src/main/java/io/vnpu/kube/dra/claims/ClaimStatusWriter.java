@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
  * Writes {@code status.devices} of a prepared claim (KEP-4817 device status): one entry per
  * prepared (device, shareID) of this driver, with {@code data} describing what the container got.
  * Best effort, never failing a prepare: without the RBAC verbs ({@code resourceclaims/status}
- * update/patch and, from Kubernetes 1.36, {@code resourceclaims/driver}
- * {@code associated-node:update/patch}) the API server answers 403, which is logged once; other
+ * patch and, from Kubernetes 1.36, {@code resourceclaims/driver} {@code associated-node:patch})
+ * the API server answers 403, which is logged once; other
  * failures are logged per claim.
  *
  * <p>{@code data} (JSON object): {@code uuid} (die UUID, DCMI {@code dcmi_get_device_die_v2}),
@@ -75,8 +75,8 @@ public final class ClaimStatusWriter {
       if (e.getCode() == 403) {
         if (forbiddenTold.compareAndSet(false, true)) {
           log.info("ResourceClaim {}/{}: not allowed to write status.devices ({}); device status"
-              + " is not written until the RBAC grants resourceclaims/status update/patch and"
-              + " resourceclaims/driver associated-node:update/patch", ns, name,
+              + " is not written until the RBAC grants resourceclaims/status patch and"
+              + " resourceclaims/driver associated-node:patch", ns, name,
               e.getStatus() == null ? "403" : e.getStatus().getMessage());
         }
         return;

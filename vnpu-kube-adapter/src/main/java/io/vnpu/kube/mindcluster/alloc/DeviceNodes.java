@@ -18,7 +18,9 @@ import java.util.stream.Stream;
  * when present), then one node per chip (host {@code /dev/davinciN}) or per vNPU (host
  * {@code /dev/vdavinciN} → container {@code /dev/davinciN}), then every file of
  * {@code /dev/uburma} and {@code /dev/ummu} when present. Every required node is checked to exist
- * under the root (the host's {@code /}, or a test directory); the specs name the host paths.
+ * under the root (the host's {@code /} on a node, or a simulated host's directory) and the specs
+ * name it there, so the kubelet and the runtime find a device node at every host path (on a node
+ * the host paths are the plain {@code /dev/...} paths).
  */
 public final class DeviceNodes {
   /** Permissions of every node, as upstream. */
@@ -66,7 +68,7 @@ public final class DeviceNodes {
       out.add(required("/dev/devmm_svm", "/dev/devmm_svm"));
     }
     if (exists("/dev/dvpp_cmdlist")) {
-      out.add(new DeviceNode("/dev/dvpp_cmdlist", "/dev/dvpp_cmdlist", PERMISSIONS));
+      out.add(new DeviceNode("/dev/dvpp_cmdlist", onHost("/dev/dvpp_cmdlist").toString(), PERMISSIONS));
     }
     return out;
   }
@@ -79,7 +81,7 @@ public final class DeviceNodes {
       try (Stream<Path> files = Files.list(d)) {
         for (Path f : files.sorted().toList()) {
           String p = dir + "/" + f.getFileName();
-          out.add(new DeviceNode(p, p, PERMISSIONS));
+          out.add(new DeviceNode(p, onHost(p).toString(), PERMISSIONS));
         }
       } catch (IOException e) {
         throw new AllocationException("list device nodes in " + d + ": " + e.getMessage(), e);
@@ -93,7 +95,7 @@ public final class DeviceNodes {
       throw new AllocationException("device node " + onHost(hostPath) + " does not exist; "
           + "is the Ascend driver loaded on this node?");
     }
-    return new DeviceNode(containerPath, hostPath, PERMISSIONS);
+    return new DeviceNode(containerPath, onHost(hostPath).toString(), PERMISSIONS);
   }
 
   private boolean exists(String hostPath) {

@@ -50,6 +50,11 @@ final class CliJar {
 
   /** Starts {@code vnpu ARGS}; stdout and stderr go to files named after {@code tag}. */
   Process start(String tag, List<String> args) throws IOException {
+    return start(tag, args, Map.of());
+  }
+
+  /** As {@link #start(String, List)}, with {@code extraEnv} added to the environment. */
+  Process start(String tag, List<String> args, Map<String, String> extraEnv) throws IOException {
     List<String> cmd = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Dvnpu.native.dir=" + nativeDir, "-jar", jar.toString()));
@@ -59,6 +64,7 @@ final class CliJar {
     env.put("VNPU_STATE_DIR", stateDir.toString());
     env.put("VNPU_SIM_ROOT", simRoot.toString());
     env.remove("VNPU_DCMI_LIBRARY");
+    env.putAll(extraEnv);
     pb.redirectOutput(logs.resolve(tag + ".out").toFile());
     pb.redirectError(logs.resolve(tag + ".err").toFile());
     return pb.start();

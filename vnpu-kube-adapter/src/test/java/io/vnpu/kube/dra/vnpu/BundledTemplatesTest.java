@@ -20,8 +20,7 @@ class BundledTemplatesTest {
     try (InputStream in = BundledTemplates.class.getResourceAsStream(BundledTemplates.RESOURCE)) {
       bundled = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
-    Path chart = Path.of(System.getProperty("user.dir")).getParent()
-        .resolve("deploy/helm/vnpu/files/device-config.yaml");
+    Path chart = io.vnpu.kube.testing.ChartObjects.chart().resolve("files/device-config.yaml");
     assertThat(bundled).as("the chart's %s and the bundled table are one file", chart)
         .isEqualTo(Files.readString(chart));
 
