@@ -21,7 +21,7 @@ java -cp "$root/benchmarks/target/benchmarks.jar" io.vnpu.benchmarks.deviceplugi
 kpid=$!
 for _ in $(seq 1 300); do grep -q '^serving' "$dir/kubelet.log" && break; sleep 0.1; done
 grep -q '^serving' "$dir/kubelet.log" || { echo "kubelet stand-in did not start"; cat "$dir/kubelet.log"; exit 1; }
-jar="$root/vnpu-kube-adapter/target/vnpu-kube-adapter-0.1.0-SNAPSHOT-all.jar"
+jar="$root/vnpu-kube-adapter/cli/target/vnpu-cli-0.1.0-SNAPSHOT-all.jar"
 [ -f "$jar" ] || "$root/vnpu" --version > /dev/null
 java -Dvnpu.native.dir="$root/native/build" -Dvnpu.repo.dir="$root" -jar "$jar" plugin --simulate \
   --config_file "$root/config/device-config.yaml" --node_config_file "$root/config/node-config.yaml" \

@@ -21,7 +21,7 @@ java -cp "$root/benchmarks/target/benchmarks.jar" io.vnpu.benchmarks.dra.DraStan
 spid=$!
 for _ in $(seq 1 300); do grep -q '^API server stand-in' "$dir/standin.log" && break; sleep 0.1; done
 grep -q '^API server stand-in' "$dir/standin.log" || { echo "stand-in did not start"; cat "$dir/standin.log"; exit 1; }
-jar="$root/vnpu-kube-adapter/target/vnpu-kube-adapter-0.1.0-SNAPSHOT-all.jar"
+jar="$root/vnpu-kube-adapter/cli/target/vnpu-cli-0.1.0-SNAPSHOT-all.jar"
 [ -f "$jar" ] || "$root/vnpu" --version > /dev/null
 c="$dir/cluster"
 JAVA_TOOL_OPTIONS="-Xmx64m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=32m -XX:MaxMetaspaceSize=96m" \

@@ -135,7 +135,7 @@ static pthread_mutex_t tc_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct tcount *tc_head;
 static pthread_key_t tc_key;
 static pthread_once_t tc_key_once = PTHREAD_ONCE_INIT;
-static __thread struct tcount *tc_self;
+static __thread struct tcount *tc_self __attribute__((tls_model("initial-exec"))); /* no __tls_get_addr per launch */
 
 static void tc_retire(void *p)
 {

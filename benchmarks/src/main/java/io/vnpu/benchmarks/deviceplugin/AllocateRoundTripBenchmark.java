@@ -5,7 +5,7 @@ import io.grpc.Server;
 import io.grpc.stub.StreamObserver;
 import io.vnpu.kube.deviceplugin.DevicePluginServer;
 import io.vnpu.kube.deviceplugin.PluginState;
-import io.vnpu.kube.deviceplugin.UnixSocketTransport;
+import io.vnpu.kube.kubelet.UnixSocketTransport;
 import io.vnpu.kube.deviceplugin.v1beta1.AllocateRequest;
 import io.vnpu.kube.deviceplugin.v1beta1.AllocateResponse;
 import io.vnpu.kube.deviceplugin.v1beta1.ContainerAllocateRequest;

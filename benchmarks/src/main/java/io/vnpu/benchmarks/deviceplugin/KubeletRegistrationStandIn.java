@@ -3,7 +3,7 @@ package io.vnpu.benchmarks.deviceplugin;
 import io.grpc.Server;
 import io.grpc.stub.StreamObserver;
 import io.vnpu.kube.deviceplugin.DevicePluginServer;
-import io.vnpu.kube.deviceplugin.UnixSocketTransport;
+import io.vnpu.kube.kubelet.UnixSocketTransport;
 import io.vnpu.kube.deviceplugin.v1beta1.Empty;
 import io.vnpu.kube.deviceplugin.v1beta1.RegisterRequest;
 import io.vnpu.kube.deviceplugin.v1beta1.RegistrationGrpc;

@@ -6,7 +6,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.grpc.ManagedChannel;
 import io.vnpu.api.model.DeviceHealth;
 import io.vnpu.api.model.Npu;
-import io.vnpu.kube.deviceplugin.UnixSocketTransport;
+import io.vnpu.kube.kubelet.UnixSocketTransport;
 import io.vnpu.kube.dra.NpuDriver;
 import io.vnpu.kube.dra.cdi.AscendHostLayout;
 import io.vnpu.kube.dra.cdi.CdiKind;

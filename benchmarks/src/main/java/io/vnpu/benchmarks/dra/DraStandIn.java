@@ -8,7 +8,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.grpc.ManagedChannel;
-import io.vnpu.kube.deviceplugin.UnixSocketTransport;
+import io.vnpu.kube.kubelet.UnixSocketTransport;
 import io.vnpu.kube.dra.proto.registration.InfoRequest;
 import io.vnpu.kube.dra.proto.registration.PluginInfo;
 import io.vnpu.kube.dra.proto.registration.RegistrationGrpc;

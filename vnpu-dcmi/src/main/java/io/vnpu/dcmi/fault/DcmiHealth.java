@@ -64,6 +64,11 @@ public final class DcmiHealth {
    * @param pods whether a container holds a chip (kubelet PodResources)
    */
   public HotResetter hotResetter(ChipUsage pods) {
-    return HotResetter.withDefaults(monitor, new DcmiChipResetter(dcmi, probe), pods);
+    return HotResetter.withDefaults(monitor, chipResetter(), pods);
+  }
+
+  /** The driver's reset functions with MindCluster's grouping (also what {@code -hotReset=2} resets). */
+  public DcmiChipResetter chipResetter() {
+    return new DcmiChipResetter(dcmi, probe);
   }
 }

@@ -1,0 +1,85 @@
+package io.vnpu.kube.hami;
+
+import io.vnpu.kube.hami.codec.HamiNames;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.vnpu.kube.hami.alloc.SoftSplitLayout;
+import io.vnpu.kube.observe.SliceRef;
+import io.vnpu.kube.observe.SliceSource;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The soft slices of a HAMi node for the metrics: every {@code <HOOK_PATH>/containers/<podUID>_<container>}
+ * directory holding a quota region whose pod still runs on this node (listed by {@code spec.nodeName}
+ * and by the scheduler's {@code hami.io/vgpu-node} label, like the pod finder). A pod deleted or in
+ * phase Succeeded/Failed is gone: its directory is not listed, so its series disappear. When the API
+ * server cannot be asked, the pods of the last successful list are used, so series do not flap.
+ */
+public final class HamiSliceSource implements SliceSource {
+  private static final Logger LOG = LoggerFactory.getLogger(HamiSliceSource.class);
+
+  private record PodName(String namespace, String name) {}
+
+  private final KubernetesClient client;
+  private final String nodeName;
+  private final SoftSplitLayout layout;
+  private Map<String, PodName> lastPods = Map.of();
+
+  public HamiSliceSource(KubernetesClient client, String nodeName, SoftSplitLayout layout) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.nodeName = Objects.requireNonNull(nodeName, "nodeName");
+    this.layout = Objects.requireNonNull(layout, "layout");
+  }
+
+  @Override
+  public synchronized List<SliceRef> slices() {
+    Path root = layout.containersRoot();
+    if (!Files.isDirectory(root)) return List.of();
+    Map<String, PodName> pods = runningPods();
+    List<SliceRef> out = new ArrayList<>();
+    try (Stream<Path> dirs = Files.list(root)) {
+      for (Path dir : dirs.sorted().toList()) {
+        String name = dir.getFileName().toString();
+        int sep = name.indexOf('_');
+        if (sep <= 0) continue;
+        PodName pod = pods.get(name.substring(0, sep));
+        Path region = dir.resolve(SoftSplitLayout.LOCAL_SHMEM_FILE);
+        if (pod == null || !Files.isRegularFile(region)) continue;
+        out.add(new SliceRef(pod.namespace(), pod.name(), name.substring(sep + 1), region));
+      }
+    } catch (IOException e) {
+      LOG.debug("metrics: list {} failed: {}", root, e.getMessage());
+    }
+    return out;
+  }
+
+  private Map<String, PodName> runningPods() {
+    try {
+      Map<String, PodName> pods = new HashMap<>();
+      List<Pod> all = new ArrayList<>(client.pods().inAnyNamespace().withField("spec.nodeName", nodeName).list()
+          .getItems());
+      all.addAll(client.pods().inAnyNamespace().withLabel(HamiNames.VGPU_NODE, nodeName).list().getItems());
+      for (Pod p : all) {
+        if (p.getSpec() == null || !nodeName.equals(p.getSpec().getNodeName())) continue;
+        String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
+        if ("Succeeded".equals(phase) || "Failed".equals(phase)) continue;
+        pods.put(p.getMetadata().getUid(), new PodName(p.getMetadata().getNamespace(), p.getMetadata().getName()));
+      }
+      lastPods = Map.copyOf(pods);
+    } catch (KubernetesClientException e) {
+      LOG.debug("metrics: list pods on node {} failed, using the last list: {}", nodeName, e.getMessage());
+    }
+    return lastPods;
+  }
+}
