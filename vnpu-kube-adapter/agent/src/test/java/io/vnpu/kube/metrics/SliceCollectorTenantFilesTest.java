@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.vnpu.api.model.Priority;
+import io.vnpu.kube.observe.SliceRef;
 import io.vnpu.quota.model.DeviceQuota;
 import io.vnpu.quota.model.PolicyFlag;
 import io.vnpu.quota.model.RegionConfig;
