@@ -96,10 +96,10 @@
 #define VNPU_DS_BUSY_NS          104u /* u64 estimated device ns (sum of charged per-launch costs) */
 #define VNPU_DS_SHARE_PPM        112u /* minor 1: u32 share the limiter last computed, 1e6 = whole NPU */
 #define VNPU_DS_SAMPLES          120u /* minor 1: u64 device-time measurements taken */
-#define VNPU_DS_BLOCKED_NS       128u /* minor 2: u64 time a launch of the container was inside the runtime's
-                                         launch call (blocked behind a full stream), sampled by each
-                                         process's measurement thread; with throttled_ns the publisher's
-                                         saturation signal */
+#define VNPU_DS_BLOCKED_NS       128u /* minor 2: u64 time a launch of the container wanted more than it got
+                                         (inside the runtime behind a full stream, or waiting for its share
+                                         in the limiter; not repaying a long execution's debt), sampled by
+                                         each process's measurement thread; the publisher's saturation signal */
 /* 136..255 reserved for compute */
 
 /* ---------- process slot, VNPU_SLOTS_OFF + i * VNPU_SLOT_BYTES ---------- */

@@ -92,9 +92,8 @@
 /* publication: refreshed by the agent's publisher from the container's quota region every period */
 #define VNPU_RE_PUB_FLAGS        68u  /* u32 VNPU_REG_PUB_* */
 #define VNPU_RE_USED_PPM         72u  /* u32 device time used over the window, ppm of wall time (0..1e6) */
-#define VNPU_RE_BLOCKED_PPM      76u  /* u32 time its launches waited over the window, ppm (0..1e6): in the
-                                         runtime behind full streams (region VNPU_DS_BLOCKED_NS) or in its
-                                         limiter (VNPU_DS_THROTTLED_NS) */
+#define VNPU_RE_BLOCKED_PPM      76u  /* u32 time its launches wanted more than they got over the window, ppm
+                                         (0..1e6): the region's VNPU_DS_BLOCKED_NS */
 #define VNPU_RE_BUSY_NS          80u  /* u64 its total estimated device time (the region's VNPU_DS_BUSY_NS) */
 #define VNPU_RE_LAUNCHES         88u  /* u64 its total launches (the region's VNPU_DS_LAUNCHES) */
 #define VNPU_RE_THROTTLED_NS     96u  /* u64 its total throttled time (the region's VNPU_DS_THROTTLED_NS) */

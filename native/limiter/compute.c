@@ -29,6 +29,7 @@ const char *const vnpu_launch_symbol_names[VNPU_SYM_COUNT] = {VNPU_LAUNCH_SYMBOL
 #define MAX_WAIT_NS         30000000000LL /* one launch never waits longer than 30 s: then it runs (fail
                                              open) and what it costs stays as debt (compute_gcra.h) */
 #define MAX_CREDIT_NS       2000000000LL /* a container never lags the clock by more than 2 s (take_sample) */
+#define REPAY_NS            100000000LL  /* a wait longer than 100 ms repays a long execution's debt */
 #define SLEEP_STEP_NS       5000000LL    /* waits re-check the share at least every 5 ms */
 #define LAST_LAUNCH_GRAIN   1000000LL    /* last_launch_ns is refreshed at most once per ms */
 #define POLL_NS             1000000LL    /* measurement thread: event poll period */
@@ -127,7 +128,9 @@ struct tcount {
     int64_t in_call_since; /* CLOCK_MONOTONIC ns a launch of this thread entered the runtime, 0 = none */
     uint32_t in_call_dev;
     int64_t wait_since;    /* CLOCK_MONOTONIC ns a launch of this thread began waiting for its share in the
-                              limiter, 0 = none (it wants more than it gets; not in flight) */
+                              limiter, 0 = none: it wants more than it gets, but is not in flight. Not
+                              set while repaying a long execution's debt (REPAY_NS). A "wants more"
+                              (saturation) signal counts wait_since and in_call_since alike. */
     struct tcount *next;
     int retired; /* thread gone: the block stays (its totals are still published) */
 };
@@ -774,9 +777,13 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
      * device work to the burst, so a neighbour that wakes up never waits behind streams x depth of it.
      */
     int64_t credit = share >= VNPU_SHARE_FULL ? 0 : __atomic_load_n(&ds->credit_ns, __ATOMIC_RELAXED);
-    if (__builtin_expect(share == 0 || vnpu_gcra_admit(ds->tat, now, cost, share, ds->reg.burst_ns, credit) != 0, 0)) {
+    int64_t first_wait = share == 0 ? 0 : vnpu_gcra_admit(ds->tat, now, cost, share, ds->reg.burst_ns, credit);
+    if (__builtin_expect(share == 0 || first_wait != 0, 0)) {
         int64_t start = now;
-        if (tc) {
+        if (tc && first_wait <= REPAY_NS) {
+            /* wants more than its share gives it right now; a launch repaying the debt of a long
+             * execution it already ran (a 1 s graph at 25 % waits 3 s) does not: its share was used
+             * in advance, and its neighbours may use the device meanwhile */
             __atomic_store_n(&tc->in_call_dev, d, __ATOMIC_RELAXED);
             __atomic_store_n(&tc->wait_since, now, __ATOMIC_RELAXED);
         }
@@ -1000,13 +1007,17 @@ static int in_flight(uint32_t d, int64_t now)
     return busy;
 }
 
-/* A thread is inside the runtime's launch call on d right now (blocked behind a full stream, say). */
+/* A launch on d wants more than it gets right now: a thread is inside the runtime's launch call
+ * (blocked behind a full stream, say) or waiting for its share in the limiter (not repaying a long
+ * execution's debt: wait_since is not set then). */
 static int waiting_in_launch(uint32_t d, int64_t now)
 {
     int waiting = 0;
     pthread_mutex_lock(&tc_mu);
     for (struct tcount *t = tc_head; t && !waiting; t = t->next) {
         int64_t since = __atomic_load_n(&t->in_call_since, __ATOMIC_RELAXED);
+        if (since == 0)
+            since = __atomic_load_n(&t->wait_since, __ATOMIC_RELAXED);
         waiting = since != 0 && since <= now && __atomic_load_n(&t->in_call_dev, __ATOMIC_RELAXED) == d;
     }
     pthread_mutex_unlock(&tc_mu);

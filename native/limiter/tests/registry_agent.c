@@ -441,8 +441,7 @@ static void sample(struct vnpu_agent_publisher *p, struct pub_slot *s, int64_t n
         s->flags = 0;
         return;
     }
-    /* waited: in the runtime behind full streams (blocked_ns, sampled) or in its limiter (throttled_ns) */
-    uint64_t busy = rd64(ds, VNPU_DS_BUSY_NS), blocked = rd64(ds, VNPU_DS_BLOCKED_NS) + rd64(ds, VNPU_DS_THROTTLED_NS);
+    uint64_t busy = rd64(ds, VNPU_DS_BUSY_NS), blocked = rd64(ds, VNPU_DS_BLOCKED_NS);
     uint64_t act = rd64(ds, VNPU_DS_LAST_LAUNCH_NS);
     s->launches = rd64(ds, VNPU_DS_LAUNCHES);
     s->throttled = rd64(ds, VNPU_DS_THROTTLED_NS);

@@ -869,9 +869,8 @@ public final class ComputeRegistry implements AutoCloseable {
       s.busy = ds.getLong(RegionLayout.DS_BUSY_NS);
       s.throttled = ds.getLong(RegionLayout.DS_THROTTLED_NS);
       s.share = ds.getInt(RegionLayout.DS_SHARE_PPM);
-      // waited: in the runtime behind full streams (blocked_ns, sampled) or in its limiter (throttled_ns)
-      s.window.add(nowNs, s.busy, ds.getLong(RegionLayout.DS_BLOCKED_NS) + s.throttled,
-          ds.getLong(RegionLayout.DS_LAST_LAUNCH_NS), activeWindowNs);
+      s.window.add(nowNs, s.busy, ds.getLong(RegionLayout.DS_BLOCKED_NS), ds.getLong(RegionLayout.DS_LAST_LAUNCH_NS),
+          activeWindowNs);
     }
     FileLock admin = tryLock(locks(), REG_LOCK_ADMIN, false);
     if (admin == null) return false; // a registration is under way: the next period publishes
