@@ -29,6 +29,7 @@ const char *const vnpu_launch_symbol_names[VNPU_SYM_COUNT] = {VNPU_LAUNCH_SYMBOL
 #define MAX_WAIT_NS         30000000000LL /* one launch never waits longer than 30 s: then it runs (fail
                                              open) and what it costs stays as debt (compute_gcra.h) */
 #define MAX_CREDIT_NS       2000000000LL /* a container never lags the clock by more than 2 s (take_sample) */
+#define REPAY_NS            100000000LL  /* a wait longer than 100 ms repays a long execution's debt */
 #define SLEEP_STEP_NS       5000000LL    /* waits re-check the share at least every 5 ms */
 #define LAST_LAUNCH_GRAIN   1000000LL    /* last_launch_ns is refreshed at most once per ms */
 #define POLL_NS             1000000LL    /* measurement thread: event poll period */
@@ -127,7 +128,9 @@ struct tcount {
     int64_t in_call_since; /* CLOCK_MONOTONIC ns a launch of this thread entered the runtime, 0 = none */
     uint32_t in_call_dev;
     int64_t wait_since;    /* CLOCK_MONOTONIC ns a launch of this thread began waiting for its share in the
-                              limiter, 0 = none (it wants more than it gets; not in flight) */
+                              limiter, 0 = none: it wants more than it gets, but is not in flight. Not
+                              set while repaying a long execution's debt (REPAY_NS). A "wants more"
+                              (saturation) signal counts wait_since and in_call_since alike. */
     struct tcount *next;
     int retired; /* thread gone: the block stays (its totals are still published) */
 };
@@ -135,7 +138,7 @@ static pthread_mutex_t tc_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct tcount *tc_head;
 static pthread_key_t tc_key;
 static pthread_once_t tc_key_once = PTHREAD_ONCE_INIT;
-static __thread struct tcount *tc_self;
+static __thread struct tcount *tc_self __attribute__((tls_model("initial-exec"))); /* no __tls_get_addr per launch */
 
 static void tc_retire(void *p)
 {
@@ -773,9 +776,13 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
      * device work to the burst, so a neighbour that wakes up never waits behind streams x depth of it.
      */
     int64_t credit = share >= VNPU_SHARE_FULL ? 0 : __atomic_load_n(&ds->credit_ns, __ATOMIC_RELAXED);
-    if (__builtin_expect(share == 0 || vnpu_gcra_admit(ds->tat, now, cost, share, ds->reg.burst_ns, credit) != 0, 0)) {
+    int64_t first_wait = share == 0 ? 0 : vnpu_gcra_admit(ds->tat, now, cost, share, ds->reg.burst_ns, credit);
+    if (__builtin_expect(share == 0 || first_wait != 0, 0)) {
         int64_t start = now;
-        if (tc) {
+        if (tc && first_wait <= REPAY_NS) {
+            /* wants more than its share gives it right now; a launch repaying the debt of a long
+             * execution it already ran (a 1 s graph at 25 % waits 3 s) does not: its share was used
+             * in advance, and its neighbours may use the device meanwhile */
             __atomic_store_n(&tc->in_call_dev, d, __ATOMIC_RELAXED);
             __atomic_store_n(&tc->wait_since, now, __ATOMIC_RELAXED);
         }

@@ -42,6 +42,8 @@ public final class DeviceInfoConfigMap {
   public static final String MANUALLY_SEPARATE_NPU = "ManuallySeparateNPU";
   public static final String UPGRADE_FAULT_REASON = "UpgradeFaultReason";
   public static final String DESCRIPTION = "Description";
+  /** A3/A5: the node's LingQu switch faults ({@link SwitchInfo}). */
+  public static final String SWITCH_INFO_CFG = "SwitchInfoCfg";
   static final String DESCRIPTION_TEXT = "The free-chip list in DeviceInfoCfg is kept for compatibility;"
       + " volcano-scheduler maintains the available chips itself unless self-maintain-available-card=false.";
 
@@ -49,12 +51,41 @@ public final class DeviceInfoConfigMap {
   private final String name;
   private final Clock clock;
   private final WriteLimiter limiter;
+  private volatile int superPodId = DeviceInfo.NOT_SUPER_POD;
+  private volatile int serverIndex = DeviceInfo.NOT_SUPER_POD;
+  private String lastSwitchFaults;
+  private java.time.Instant lastSwitchWrite = java.time.Instant.EPOCH;
 
   public DeviceInfoConfigMap(KubernetesClient client, String nodeName, Clock clock, WriteLimiter limiter) {
     this.client = Objects.requireNonNull(client, "client");
     this.name = NAME_PREFIX + Objects.requireNonNull(nodeName, "nodeName");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.limiter = Objects.requireNonNull(limiter, "limiter");
+  }
+
+  /**
+   * The node's super-pod membership for {@code SuperPodID} / {@code ServerIndex} (from
+   * {@code dcmi_spod_info}: -1 not in a super-pod, -2 unknown); -1 until set.
+   */
+  public void superPod(int superPodId, int serverIndex) {
+    this.superPodId = superPodId;
+    this.serverIndex = serverIndex;
+  }
+
+  /**
+   * Writes {@value #SWITCH_INFO_CFG} when the faults changed ({@code faultKeys}, e.g. the sorted
+   * fault keys and levels) and otherwise every 5 minutes, keeping every other key.
+   *
+   * @return whether it was written
+   * @throws KubernetesClientException when the API server fails (retried by the next call)
+   */
+  public synchronized boolean publishSwitchInfo(String cfg, String faultKeys) {
+    java.time.Instant now = clock.instant();
+    if (faultKeys.equals(lastSwitchFaults) && now.isBefore(lastSwitchWrite.plus(WriteLimiter.REFRESH))) return false;
+    write(Map.of(SWITCH_INFO_CFG, cfg), Optional.empty());
+    lastSwitchFaults = faultKeys;
+    lastSwitchWrite = now;
+    return true;
   }
 
   public String name() {
@@ -74,8 +105,7 @@ public final class DeviceInfoConfigMap {
     String content = deviceList + "|" + upgrades;
     if (!limiter.due(content)) return false;
     Map<String, String> data = new LinkedHashMap<>();
-    data.put(DEVICE_INFO_CFG, DeviceInfo.cfg(deviceList, clock.instant(), DeviceInfo.NOT_SUPER_POD,
-        DeviceInfo.NOT_SUPER_POD));
+    data.put(DEVICE_INFO_CFG, DeviceInfo.cfg(deviceList, clock.instant(), superPodId, serverIndex));
     data.put(UPGRADE_FAULT_REASON, upgrades);
     data.put(DESCRIPTION, DESCRIPTION_TEXT);
     write(data, Optional.empty());
