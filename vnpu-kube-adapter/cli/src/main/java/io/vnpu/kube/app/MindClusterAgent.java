@@ -80,6 +80,7 @@ public final class MindClusterAgent implements AutoCloseable {
   private final PrometheusRegistry registry = new PrometheusRegistry();
   private OpsServer ops;
   private boolean stopped;
+  private Map<String, String> env = System.getenv();
 
   /**
    * @param driver  opens the driver (real, or the simulator with {@code --simulate})
@@ -100,6 +101,18 @@ public final class MindClusterAgent implements AutoCloseable {
     this.kubeletDir = Objects.requireNonNull(kubeletDir, "kubeletDir");
     this.driver = Objects.requireNonNull(driver, "driver");
     this.clients = Objects.requireNonNull(clients, "clients");
+  }
+
+  /**
+   * The process environment the agent reads ({@code POD_NAME}, {@code POD_NAMESPACE}: fault Events
+   * are bound to the plugin's pod); {@code System.getenv()} unless set before {@link #start()}.
+   *
+   * @return this agent
+   */
+  public synchronized MindClusterAgent withEnvironment(Map<String, String> environment) {
+    if (backend != null) throw new IllegalStateException("agent already started");
+    this.env = Map.copyOf(environment);
+    return this;
   }
 
   /**
@@ -124,7 +137,7 @@ public final class MindClusterAgent implements AutoCloseable {
           options.listWatchPeriod(), clock);
       health = dcmiHealth.monitor();
       // fault Events of the plugin pod, mindx-dl-fault-config reloads
-      faults = KubeFaultHandling.start(client, options.nodeName(), health, separated, System.getenv(), clock);
+      faults = KubeFaultHandling.start(client, options.nodeName(), health, separated, env, clock);
       health.start();
       backend = MindClusterBackend.create(options, client, deviceManager, health);
       backend.start();

@@ -137,34 +137,51 @@ public final class DeviceInfoConfigMap {
     write(Map.of(), Optional.of(String.join(",", chipNames)));
   }
 
-  /** Read-modify-write: {@code data} replaces its keys; the separation key is kept unless given. */
+  /** Rounds of read-modify-write before a write gives up (each conflict re-reads the object). */
+  static final int WRITE_ATTEMPTS = 5;
+
+  /**
+   * Read-modify-write of our keys only: {@code data} replaces its keys, the separation key is kept
+   * unless given, the label {@value #CONSUMER_LABEL} is set; every other key, {@code binaryData},
+   * annotation, label and owner someone else set stays. The update carries the resourceVersion
+   * read, so a concurrent writer makes it fail with 409 instead of losing its change: then (and on
+   * 410 Gone, or 404 when the object was deleted meanwhile) the fresh object is read and the write
+   * done again, at most {@value #WRITE_ATTEMPTS} rounds.
+   *
+   * @throws KubernetesClientException on any other error (500 included: the next period retries),
+   *     or when every round conflicted
+   */
   private void write(Map<String, String> data, Optional<String> manuallySeparated) {
-    ConfigMap existing = client.configMaps().inNamespace(NAMESPACE).withName(name).get();
-    Map<String, String> merged = new LinkedHashMap<>();
-    if (existing != null && existing.getData() != null) merged.putAll(existing.getData());
-    merged.putAll(data);
-    manuallySeparated.ifPresent(v -> merged.put(MANUALLY_SEPARATE_NPU, v));
-    merged.putIfAbsent(MANUALLY_SEPARATE_NPU, "");
-    ConfigMap next = new ConfigMapBuilder().withNewMetadata().withName(name).withNamespace(NAMESPACE)
-        .addToLabels(CONSUMER_LABEL, "true").endMetadata().withData(merged).build();
-    if (existing == null) {
+    for (int attempt = 1; ; attempt++) {
       try {
-        client.configMaps().inNamespace(NAMESPACE).resource(next).create();
+        ConfigMap existing = client.configMaps().inNamespace(NAMESPACE).withName(name).get();
+        if (existing == null) {
+          Map<String, String> fresh = new LinkedHashMap<>(data);
+          fresh.put(MANUALLY_SEPARATE_NPU, manuallySeparated.orElse(""));
+          client.configMaps().inNamespace(NAMESPACE).resource(new ConfigMapBuilder().withNewMetadata()
+              .withName(name).withNamespace(NAMESPACE).addToLabels(CONSUMER_LABEL, "true").endMetadata()
+              .withData(fresh).build()).create();
+          return;
+        }
+        Map<String, String> merged = new LinkedHashMap<>();
+        if (existing.getData() != null) merged.putAll(existing.getData());
+        merged.putAll(data);
+        manuallySeparated.ifPresent(v -> merged.put(MANUALLY_SEPARATE_NPU, v));
+        merged.putIfAbsent(MANUALLY_SEPARATE_NPU, "");
+        Map<String, String> labels = new TreeMap<>();
+        if (existing.getMetadata().getLabels() != null) labels.putAll(existing.getMetadata().getLabels());
+        labels.put(CONSUMER_LABEL, "true");
+        ConfigMap next = new ConfigMapBuilder(existing).editMetadata().withLabels(labels).endMetadata()
+            .withData(merged).build();
+        client.configMaps().inNamespace(NAMESPACE).resource(next).update();
         return;
       } catch (KubernetesClientException e) {
-        if (e.getCode() != 409) throw e;
-        LOG.debug("{} was created meanwhile; updating it", name);
-        existing = client.configMaps().inNamespace(NAMESPACE).withName(name).get();
+        int code = e.getCode();
+        boolean again = code == 409 || code == 410 || code == 404;
+        if (!again || attempt >= WRITE_ATTEMPTS) throw e;
+        LOG.debug("{}: {} on write {} of {}; reading it again", name, code, attempt, WRITE_ATTEMPTS);
       }
     }
-    next.getMetadata().setResourceVersion(existing.getMetadata().getResourceVersion());
-    if (existing.getMetadata().getLabels() != null) {
-      Map<String, String> labels = new TreeMap<>(existing.getMetadata().getLabels());
-      labels.put(CONSUMER_LABEL, "true");
-      next.getMetadata().setLabels(labels);
-    }
-    // resourceVersion set: a concurrent writer makes this fail (409) rather than lose its change
-    client.configMaps().inNamespace(NAMESPACE).resource(next).update();
   }
 
   /** {@code UpgradeFaultReason}: chip name → its escalations, keys sorted. */
