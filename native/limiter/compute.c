@@ -393,6 +393,7 @@ struct devstate {
     /* published totals (measurement thread only) */
     uint64_t pub_launches[VNPU_SYM_COUNT];
     uint64_t pub_charged, pub_throttled, pub_samples;
+    int64_t pub_at;          /* CLOCK_MONOTONIC ns of the last publication (measurement thread) */
     uint64_t samples;        /* completed measurements (measurement thread) */
 };
 static struct devstate devs[VNPU_COMPUTE_MAX_DEVICES];
@@ -503,7 +504,7 @@ static void dev_join(uint32_t d)
                 compute_log("%s: %s: logical device %u coordinates with nobody (its own cap applies)", path,
                             vnpu_reg_strerror(rs), d);
             if (rs != VNPU_REG_OK)
-                vnpu_reg_none(&ds->reg);
+                vnpu_reg_retry_later(&ds->reg, path); /* the agent may create or replace it later */
         }
         if (rt.ctx_get && rt.ctx_get(&ds->ctx) != 0)
             ds->ctx = NULL;
@@ -1006,6 +1007,23 @@ static int in_flight(uint32_t d, int64_t now)
     return busy;
 }
 
+/* A launch on d wants more than it gets right now: a thread is inside the runtime's launch call
+ * (blocked behind a full stream, say) or waiting for its share in the limiter (not repaying a long
+ * execution's debt: wait_since is not set then). */
+static int waiting_in_launch(uint32_t d, int64_t now)
+{
+    int waiting = 0;
+    pthread_mutex_lock(&tc_mu);
+    for (struct tcount *t = tc_head; t && !waiting; t = t->next) {
+        int64_t since = __atomic_load_n(&t->in_call_since, __ATOMIC_RELAXED);
+        if (since == 0)
+            since = __atomic_load_n(&t->wait_since, __ATOMIC_RELAXED);
+        waiting = since != 0 && since <= now && __atomic_load_n(&t->in_call_dev, __ATOMIC_RELAXED) == d;
+    }
+    pthread_mutex_unlock(&tc_mu);
+    return waiting;
+}
+
 static void publish(uint32_t d, int64_t now)
 {
     struct devstate *ds = &devs[d];
@@ -1035,6 +1053,11 @@ static void publish(uint32_t d, int64_t now)
     st.share_ppm = __atomic_load_n(&ds->share_ppm, __ATOMIC_RELAXED);
     /* busy for the neighbours: launched recently (the hook stamps that) or launches still in flight */
     st.active_ns = in_flight(d, now) ? now : 0;
+    /* sampled once per publication: the fraction of samples that find a launch waiting estimates the
+     * fraction of time the container wants more than it gets (the node agent's saturation signal) */
+    if (ds->pub_at != 0 && now > ds->pub_at && now - ds->pub_at < 1000000000LL && waiting_in_launch(d, now))
+        st.blocked_ns = (uint64_t)(now - ds->pub_at);
+    ds->pub_at = now;
     vnpu_compute_publish_region(d, &st);
 }
 

@@ -12,7 +12,8 @@ import java.util.Objects;
  * of one request of a claim (one entry per device of the request, in
  * {@code ASCEND_VISIBLE_DEVICES} order); {@code <registryDir>/npu<phy>.reg} are the per-NPU compute
  * registries this plugin registers every share in. Both lie in the plugin's data directory, on one
- * file system (the registry's activity links are hard links to the regions).
+ * file system (the agents keep a hard link to each registered region beside the registry directory,
+ * which no container sees; the registry itself holds nothing of any container).
  *
  * <p>Container side (CDI mounts): the request's region directory at {@value #CONTAINER_REGION_DIR}
  * (read-write: the limiter keeps its slots in the region), the limiter's directory at the parent of
