@@ -29,7 +29,6 @@ PAT=$B/limiter/compute_patterns
 TOL=5
 # Expected failures, one line each with the reason (issue 23): scenario name -> reason
 declare -A XFAIL=(
-  [light_neighbour]="work conservation by measured use is the share algorithm's part (compute_core.c, engineer isol); until it lands a neighbour busy in the window keeps its whole weighted share"
 )
 export VNPU_SIM_TASK_RING=1 VNPU_SIM_QUIET=1
 unset NPU_MEM_QUOTA NPU_PRIORITY VNPU_DEVICE_COUNT VNPU_COMPUTE_CAP_PCT NPU_LOCAL_SHM_PATH LD_PRELOAD
