@@ -64,8 +64,8 @@ public final class MindClusterLauncher {
     if (common.simulate().isPresent()) {
       // the simulated node's device nodes are under its state directory, and the DeviceSpecs of
       // an answer without the Ascend Docker Runtime name them there (native/dcmi-sim/README.md)
-      o = o.withRuntime(o.useAscendDocker(), io.vnpu.dcmi.sim.BundledSimulator.rootOf(
-          env.get(io.vnpu.dcmi.sim.BundledSimulator.ROOT_ENV)));
+      o = o.withRuntime(o.useAscendDocker(), io.vnpu.dcmi.DcmiNodeSelector.simulatedRoot(
+          env.get(io.vnpu.dcmi.DcmiNodeSelector.SimulatedNode.ROOT_ENV)));
     }
     return o;
   }
