@@ -103,7 +103,7 @@ public final class ClaimSpecBuilder {
               + " is not set up on this plugin");
         }
         env.put("NPU_LOCAL_SHM_PATH", SoftSlicing.containerRegionFile());
-        env.put("NPU_MEM_QUOTA", Long.toString(firstSoft(claim, d).soft().memoryBytes()
+        env.put(io.vnpu.quota.env.LimiterEnv.MEM_QUOTA, Long.toString(firstSoft(claim, d).soft().memoryBytes()
             / Units.MIB));
         mounts = List.of(new Mount(SoftSlicing.CONTAINER_REGION_DIR, d.soft().regionDir(),
             false));

@@ -9,7 +9,7 @@ public final class AscendEnv {
   /** {@code VIRTUAL} makes the Ascend Docker Runtime treat the visible devices as vNPU IDs. */
   public static final String RUNTIME_OPTIONS = "ASCEND_RUNTIME_OPTIONS";
   /** Container memory quota in MiB (hami-vnpu-core). */
-  public static final String NPU_MEM_QUOTA = "NPU_MEM_QUOTA";
+  public static final String NPU_MEM_QUOTA = io.vnpu.quota.env.LimiterEnv.MEM_QUOTA;
   /** Compute weight, the AI-core percent (hami-vnpu-core). */
   public static final String NPU_PRIORITY = "NPU_PRIORITY";
   /** Per-card cross-pod registry file (hami-vnpu-core). */

@@ -143,7 +143,7 @@ public final class SoftShareAllocator implements ContainerAllocator {
     ContainerAllocation base = DirectAllocator.respond(responses, devices, Map.of());
     Map<String, String> env = new LinkedHashMap<>(base.envs());
     env.put("NPU_LOCAL_SHM_PATH", SoftShareLimiter.CONTAINER_REGION_DIR + "/" + SoftShareLimiter.REGION_FILE);
-    env.put("NPU_MEM_QUOTA", Long.toString(quota.hbmMib()));
+    env.put(io.vnpu.quota.env.LimiterEnv.MEM_QUOTA, Long.toString(quota.hbmMib()));
     List<Mount> mounts = new ArrayList<>(base.mounts());
     String libDir = Path.of(limiter.limiter().containerLibraryPath()).getParent().toString();
     mounts.add(new Mount(libDir, limiter.limiter().hostDir().toString(), true));
