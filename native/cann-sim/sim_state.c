@@ -361,9 +361,32 @@ void sim_usage_reap_dead(void) {
     closedir(dp);
 }
 
+/* One byte on a page advised MADV_WIPEONFORK, 1 in the process that made own.rec: any child with its
+ * own address space (fork, or a raw clone() that runs no fork handler) sees 0 without a getpid()
+ * system call on every charge. Without MADV_WIPEONFORK (kernel < 4.14) it stays 0: getpid() decides. */
+static unsigned char *own_mark;
+
+static int own_is_inherited(void) {
+    if (own_mark != NULL && __atomic_load_n(own_mark, __ATOMIC_RELAXED)) return 0;
+    return own.pid != getpid();
+}
+
+static void own_mark_set(void) {
+    if (own_mark == NULL) {
+        void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return;
+        if (madvise(p, 4096, MADV_WIPEONFORK) != 0) {
+            munmap(p, 4096);
+            return;
+        }
+        own_mark = p;
+    }
+    __atomic_store_n(own_mark, 1, __ATOMIC_RELAXED);
+}
+
 static struct vnpu_sim_proc_usage *own_record(struct sim_host *h) {
     pthread_mutex_lock(&own.lock);
-    if (own.rec != NULL && own.pid != getpid()) {
+    if (own.rec != NULL && own_is_inherited()) {
         /* a child made by a raw clone() (no fork handler ran): the record is the parent's; the
          * child's own device memory is its own, as with the driver. The inherited descriptor holds
          * no lock of ours (POSIX locks are per process): closing it leaves the parent's lock alone. */
@@ -389,6 +412,7 @@ static struct vnpu_sim_proc_usage *own_record(struct sim_host *h) {
                 __atomic_store_n(&p->magic, USAGE_MAGIC, __ATOMIC_RELEASE);
                 own.fd = fd;
                 own.pid = pid;
+                own_mark_set();
                 __atomic_store_n(&own.rec, p, __ATOMIC_RELEASE);
             }
         }

@@ -22,7 +22,7 @@
 /* ---------- identity ---------- */
 #define VNPU_REGION_MAGIC        0x31504E56494D4148ULL /* ASCII "HAMIVNP1" read as LE u64 */
 #define VNPU_REGION_MAJOR        1u
-#define VNPU_REGION_MINOR        1u /* 1: compute statistics and activity (issue 12) */
+#define VNPU_REGION_MINOR        2u /* 1: compute statistics and activity (issue 12); 2: blocked_ns (issue 23) */
 #define VNPU_REGION_MAX_DEVICES  16u
 #define VNPU_REGION_SLOT_COUNT   256u
 #define VNPU_REGION_UUID_BYTES   64u  /* NUL-padded device UUID as the device plugin reports it */
@@ -90,13 +90,17 @@
 #define VNPU_DS_LAUNCHES         72u  /* u64 */
 #define VNPU_DS_THROTTLED_NS     80u  /* u64 */
 #define VNPU_DS_LAST_LAUNCH_NS   88u  /* u64 CLOCK_MONOTONIC ns the container was last active here (a
-                                         launch, or launches in flight); neighbours read it through the
-                                         registry's activity link: the only field another container reads */
+                                         launch, or launches in flight); read by the node agent's
+                                         publisher (no other container ever opens this file) */
 #define VNPU_DS_COST_EMA_NS      96u  /* u64 device ns per launch (latest estimate) */
 #define VNPU_DS_BUSY_NS          104u /* u64 estimated device ns (sum of charged per-launch costs) */
 #define VNPU_DS_SHARE_PPM        112u /* minor 1: u32 share the limiter last computed, 1e6 = whole NPU */
 #define VNPU_DS_SAMPLES          120u /* minor 1: u64 device-time measurements taken */
-/* 128..255 reserved for compute */
+#define VNPU_DS_BLOCKED_NS       128u /* minor 2: u64 time a launch of the container wanted more than it got
+                                         (inside the runtime behind a full stream, or waiting for its share
+                                         in the limiter; not repaying a long execution's debt), sampled by
+                                         each process's measurement thread; the publisher's saturation signal */
+/* 136..255 reserved for compute */
 
 /* ---------- process slot, VNPU_SLOTS_OFF + i * VNPU_SLOT_BYTES ---------- */
 #define VNPU_S_STATE             0u   /* u32 VNPU_SLOT_* */

@@ -29,6 +29,7 @@ const char *const vnpu_launch_symbol_names[VNPU_SYM_COUNT] = {VNPU_LAUNCH_SYMBOL
 #define MAX_WAIT_NS         30000000000LL /* one launch never waits longer than 30 s: then it runs (fail
                                              open) and what it costs stays as debt (compute_gcra.h) */
 #define MAX_CREDIT_NS       2000000000LL /* a container never lags the clock by more than 2 s (take_sample) */
+#define REPAY_NS            100000000LL  /* a wait longer than 100 ms repays a long execution's debt */
 #define SLEEP_STEP_NS       5000000LL    /* waits re-check the share at least every 5 ms */
 #define LAST_LAUNCH_GRAIN   1000000LL    /* last_launch_ns is refreshed at most once per ms */
 #define POLL_NS             1000000LL    /* measurement thread: event poll period */
@@ -127,7 +128,9 @@ struct tcount {
     int64_t in_call_since; /* CLOCK_MONOTONIC ns a launch of this thread entered the runtime, 0 = none */
     uint32_t in_call_dev;
     int64_t wait_since;    /* CLOCK_MONOTONIC ns a launch of this thread began waiting for its share in the
-                              limiter, 0 = none (it wants more than it gets; not in flight) */
+                              limiter, 0 = none: it wants more than it gets, but is not in flight. Not
+                              set while repaying a long execution's debt (REPAY_NS). A "wants more"
+                              (saturation) signal counts wait_since and in_call_since alike. */
     struct tcount *next;
     int retired; /* thread gone: the block stays (its totals are still published) */
 };
@@ -135,7 +138,7 @@ static pthread_mutex_t tc_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct tcount *tc_head;
 static pthread_key_t tc_key;
 static pthread_once_t tc_key_once = PTHREAD_ONCE_INIT;
-static __thread struct tcount *tc_self;
+static __thread struct tcount *tc_self __attribute__((tls_model("initial-exec"))); /* no __tls_get_addr per launch */
 
 static void tc_retire(void *p)
 {
@@ -390,6 +393,7 @@ struct devstate {
     /* published totals (measurement thread only) */
     uint64_t pub_launches[VNPU_SYM_COUNT];
     uint64_t pub_charged, pub_throttled, pub_samples;
+    int64_t pub_at;          /* CLOCK_MONOTONIC ns of the last publication (measurement thread) */
     uint64_t samples;        /* completed measurements (measurement thread) */
 };
 static struct devstate devs[VNPU_COMPUTE_MAX_DEVICES];
@@ -500,7 +504,7 @@ static void dev_join(uint32_t d)
                 compute_log("%s: %s: logical device %u coordinates with nobody (its own cap applies)", path,
                             vnpu_reg_strerror(rs), d);
             if (rs != VNPU_REG_OK)
-                vnpu_reg_none(&ds->reg);
+                vnpu_reg_retry_later(&ds->reg, path); /* the agent may create or replace it later */
         }
         if (rt.ctx_get && rt.ctx_get(&ds->ctx) != 0)
             ds->ctx = NULL;
@@ -773,9 +777,13 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
      * device work to the burst, so a neighbour that wakes up never waits behind streams x depth of it.
      */
     int64_t credit = share >= VNPU_SHARE_FULL ? 0 : __atomic_load_n(&ds->credit_ns, __ATOMIC_RELAXED);
-    if (__builtin_expect(share == 0 || vnpu_gcra_admit(ds->tat, now, cost, share, ds->reg.burst_ns, credit) != 0, 0)) {
+    int64_t first_wait = share == 0 ? 0 : vnpu_gcra_admit(ds->tat, now, cost, share, ds->reg.burst_ns, credit);
+    if (__builtin_expect(share == 0 || first_wait != 0, 0)) {
         int64_t start = now;
-        if (tc) {
+        if (tc && first_wait <= REPAY_NS) {
+            /* wants more than its share gives it right now; a launch repaying the debt of a long
+             * execution it already ran (a 1 s graph at 25 % waits 3 s) does not: its share was used
+             * in advance, and its neighbours may use the device meanwhile */
             __atomic_store_n(&tc->in_call_dev, d, __ATOMIC_RELAXED);
             __atomic_store_n(&tc->wait_since, now, __ATOMIC_RELAXED);
         }
@@ -999,6 +1007,23 @@ static int in_flight(uint32_t d, int64_t now)
     return busy;
 }
 
+/* A launch on d wants more than it gets right now: a thread is inside the runtime's launch call
+ * (blocked behind a full stream, say) or waiting for its share in the limiter (not repaying a long
+ * execution's debt: wait_since is not set then). */
+static int waiting_in_launch(uint32_t d, int64_t now)
+{
+    int waiting = 0;
+    pthread_mutex_lock(&tc_mu);
+    for (struct tcount *t = tc_head; t && !waiting; t = t->next) {
+        int64_t since = __atomic_load_n(&t->in_call_since, __ATOMIC_RELAXED);
+        if (since == 0)
+            since = __atomic_load_n(&t->wait_since, __ATOMIC_RELAXED);
+        waiting = since != 0 && since <= now && __atomic_load_n(&t->in_call_dev, __ATOMIC_RELAXED) == d;
+    }
+    pthread_mutex_unlock(&tc_mu);
+    return waiting;
+}
+
 static void publish(uint32_t d, int64_t now)
 {
     struct devstate *ds = &devs[d];
@@ -1028,6 +1053,11 @@ static void publish(uint32_t d, int64_t now)
     st.share_ppm = __atomic_load_n(&ds->share_ppm, __ATOMIC_RELAXED);
     /* busy for the neighbours: launched recently (the hook stamps that) or launches still in flight */
     st.active_ns = in_flight(d, now) ? now : 0;
+    /* sampled once per publication: the fraction of samples that find a launch waiting estimates the
+     * fraction of time the container wants more than it gets (the node agent's saturation signal) */
+    if (ds->pub_at != 0 && now > ds->pub_at && now - ds->pub_at < 1000000000LL && waiting_in_launch(d, now))
+        st.blocked_ns = (uint64_t)(now - ds->pub_at);
+    ds->pub_at = now;
     vnpu_compute_publish_region(d, &st);
 }
 

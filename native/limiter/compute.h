@@ -66,6 +66,9 @@ struct vnpu_compute_stats {
     uint64_t cost_ns;      /* latest estimate (a value, not a delta) */
     uint32_t share_ppm;    /* share last computed (a value) */
     int64_t active_ns;     /* CLOCK_MONOTONIC ns: launches in flight now, 0 = none */
+    uint64_t blocked_ns;   /* time since the last publication if a launch wanted more than it got at this
+                              one (inside the runtime behind a full stream, or waiting for its share; not
+                              repaying a long execution's debt), else 0: sampled, the agent's saturation signal */
     uint64_t sym_launches[VNPU_SYM_COUNT];
 };
 

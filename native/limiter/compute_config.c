@@ -115,6 +115,7 @@ void vnpu_compute_publish_region(uint32_t dev, const struct vnpu_compute_stats *
     add64(r, ds + VNPU_DS_THROTTLED_NS, st->throttled_ns);
     add64(r, ds + VNPU_DS_BUSY_NS, st->busy_ns);
     add64(r, ds + VNPU_DS_SAMPLES, st->samples);
+    add64(r, ds + VNPU_DS_BLOCKED_NS, st->blocked_ns);
     __atomic_store_n((uint64_t *)(r->base + ds + VNPU_DS_COST_EMA_NS), st->cost_ns, __ATOMIC_RELAXED);
     __atomic_store_n((uint32_t *)(r->base + ds + VNPU_DS_SHARE_PPM), st->share_ppm, __ATOMIC_RELAXED);
     if (st->active_ns > 0) {

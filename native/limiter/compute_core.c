@@ -12,6 +12,23 @@ static uint64_t cap_ppm(const struct vnpu_share_input *e)
     return (uint64_t)e->cap_pct * (VNPU_SHARE_FULL / 100u);
 }
 
+/* The most entry i can get: its cap, and for a neighbour what it is known to use. */
+static uint64_t limit_ppm(const struct vnpu_share_input *e, int is_self)
+{
+    uint64_t c = cap_ppm(e);
+    if (!is_self && e->demand_ppm != 0 && e->demand_ppm < c)
+        c = e->demand_ppm;
+    return c;
+}
+
+uint32_t vnpu_demand_ppm(uint32_t used_ppm)
+{
+    uint64_t u = used_ppm > VNPU_SHARE_FULL ? VNPU_SHARE_FULL : used_ppm;
+    uint64_t head = u / 16 > VNPU_DEMAND_MARGIN_PPM ? u / 16 : VNPU_DEMAND_MARGIN_PPM;
+    uint64_t d = u + head;
+    return (uint32_t)(d > VNPU_SHARE_FULL ? VNPU_SHARE_FULL : d);
+}
+
 #define SHARE_MAX_N 256
 
 uint32_t vnpu_share_ppm(const struct vnpu_share_input *in, int n, int self)
@@ -54,8 +71,9 @@ uint32_t vnpu_share_ppm(const struct vnpu_share_input *in, int n, int self)
                 if (!((in[i].busy || i == self) && in[i].prio == cls) || fixed[i])
                     continue;
                 uint64_t part = left * weight_of(&in[i]) / wsum;
-                if (part > cap_ppm(&in[i])) {
-                    alloc[i] = cap_ppm(&in[i]);
+                uint64_t lim = limit_ppm(&in[i], i == self);
+                if (part > lim) {
+                    alloc[i] = lim;
                     fixed[i] = 1;
                     clipped = 1;
                 }

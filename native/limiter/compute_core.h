@@ -18,18 +18,30 @@ struct vnpu_share_input {
     uint32_t weight;   /* 1..10000; 0 is read as 1 */
     uint32_t cap_pct;  /* 0 = none, else 1..100 */
     int32_t prio;      /* 0 = high ... larger = lower; classes are served strictly in order */
-    int busy;          /* launched within the activity window and has a live process */
+    int busy;          /* active: it takes part in the split */
+    uint32_t demand_ppm; /* what it is known to use (measured device time plus headroom), ppm;
+                            0 = unknown or saturated: as much as its weighted share */
 };
 
 /*
- * Share of the device (ppm) for entry self among n entries; self counts as busy whatever its flag
- * says. Classes are served from the highest (smallest prio) down: inside a class the remaining
- * capacity is split by weight among busy entries, an entry's cap clips its part and the excess is
- * split again among the others (water-filling); capacity a class leaves unused goes to the next.
- * Returns 0 when higher classes use everything (self must wait), VNPU_SHARE_FULL when self may run
- * unthrottled (busy alone in its class and uncapped, with nobody above).
+ * Share of the device (ppm) for entry self among n entries; self counts as busy and saturated
+ * whatever its flags say. Classes are served from the highest (smallest prio) down: inside a class
+ * the remaining capacity is split by weight among busy entries, an entry's cap or its demand clips
+ * its part and the excess is split again among the others (weighted max-min water-filling: a
+ * neighbour gets what it uses, up to its weighted share); capacity a class leaves unused goes to
+ * the next. Returns 0 when higher classes use everything (self must wait), VNPU_SHARE_FULL when self
+ * may run unthrottled (busy alone in its class and uncapped, with nobody above).
  */
 uint32_t vnpu_share_ppm(const struct vnpu_share_input *in, int n, int self);
+
+/*
+ * Demand (vnpu_share_input.demand_ppm) of a neighbour that is active and not saturated, from the
+ * device time it used over the last window (ppm): what it used plus headroom to grow into (a
+ * sixteenth of it, at least VNPU_DEMAND_MARGIN_PPM), never 0. A neighbour that wants more than that
+ * waits in its launches and is published saturated: it then gets its weighted share.
+ */
+#define VNPU_DEMAND_MARGIN_PPM 10000u /* 1 % of the device */
+uint32_t vnpu_demand_ppm(uint32_t used_ppm);
 
 /*
  * Device-time estimator of one kernel key: the smallest sample of the last window (3 s).

@@ -62,24 +62,37 @@ static enum vnpu_reg_status check_header(const unsigned char *h, uint64_t size)
     return VNPU_REG_OK;
 }
 
+static int64_t stale_ns_for(uint32_t period_ms)
+{
+    uint64_t ms = (uint64_t)(period_ms >= 1 && period_ms <= 1000 ? period_ms : VNPU_REG_DEFAULT_PUB_PERIOD_MS)
+                  * VNPU_REG_STALE_PERIODS;
+    if (ms < VNPU_REG_STALE_MIN_MS)
+        ms = VNPU_REG_STALE_MIN_MS;
+    return (int64_t)ms * 1000000LL;
+}
+
 void vnpu_reg_none(struct vnpu_reg *r)
 {
     memset(r, 0, sizeof *r);
     r->fd = -1;
     r->phys_id = -1;
-    for (int i = 0; i < (int)VNPU_REG_ENTRY_COUNT; i++)
-        r->act[i].fd = -1;
+    r->stale_ns = stale_ns_for(0);
     r->active_window_ns = (int64_t)VNPU_REG_DEFAULT_ACTIVE_WINDOW_MS * 1000000LL;
     r->burst_ns = (int64_t)VNPU_REG_DEFAULT_BURST_US * 1000LL;
     r->prio_wait_ns = (int64_t)VNPU_REG_DEFAULT_PRIO_WAIT_MS * 1000000LL;
+}
+
+void vnpu_reg_retry_later(struct vnpu_reg *r, const char *path)
+{
+    vnpu_reg_none(r);
+    snprintf(r->path, sizeof r->path, "%s", path);
 }
 
 enum vnpu_reg_status vnpu_reg_open(const char *path, struct vnpu_reg *r, int *err)
 {
     memset(r, 0, sizeof *r);
     r->fd = -1;
-    for (int i = 0; i < (int)VNPU_REG_ENTRY_COUNT; i++)
-        r->act[i].fd = -1;
+    r->stale_ns = stale_ns_for(0);
     *err = 0;
     int fd = vnpu_open_regular(path, O_RDONLY, 0);
     if (fd < 0) {
@@ -111,12 +124,13 @@ enum vnpu_reg_status vnpu_reg_open(const char *path, struct vnpu_reg *r, int *er
         return bad;
     }
     r->fd = fd;
+    snprintf(r->path, sizeof r->path, "%s", path);
+    r->dev = (uint64_t)st.st_dev;
+    r->ino = (uint64_t)st.st_ino;
     r->phys_id = (int32_t)rd32(h, VNPU_RH_PHYS_ID);
-    const char *slash = strrchr(path, '/');
-    if (slash)
-        snprintf(r->dir, sizeof r->dir, "%.*s", (int)(slash - path), path);
-    else
-        snprintf(r->dir, sizeof r->dir, ".");
+    /* the publication counts stale until it is seen advancing */
+    r->pub_count = rd64(h, VNPU_RH_PUB_COUNT);
+    r->pub_seen_ns = 0;
     uint32_t win = rd32(h, VNPU_RH_ACTIVE_WINDOW_MS), burst = rd32(h, VNPU_RH_BURST_US), pw = rd32(h, VNPU_RH_PRIO_WAIT_MS);
     /* out-of-range tunables fall back to defaults: a bad value must not make waits unbounded */
     r->active_window_ns = (int64_t)(win >= 10 && win <= 10000 ? win : VNPU_REG_DEFAULT_ACTIVE_WINDOW_MS) * 1000000LL;
@@ -125,13 +139,13 @@ enum vnpu_reg_status vnpu_reg_open(const char *path, struct vnpu_reg *r, int *er
     return VNPU_REG_OK;
 }
 
-int vnpu_reg_read_peers(const struct vnpu_reg *r, struct vnpu_reg_peer *peers)
+int vnpu_reg_read_peers(const struct vnpu_reg *r, struct vnpu_reg_peer *peers, struct vnpu_reg_pub *pub)
 {
     static __thread unsigned char buf[VNPU_REG_FILE_BYTES]; /* 8 KiB: off the measurement thread's stack */
     if (r->fd < 0)
         return -1;
-    /* the agent changes entries under a seqlock: retry a torn read a few times, then use what we have
-     * (every field is range-checked, so a torn entry is at worst one stale registration) */
+    /* the agent changes entries and publications under a seqlock: retry a torn read a few times, then
+     * use what we have (every field is range-checked, so a torn entry is at worst one stale figure) */
     for (int attempt = 0; attempt < 4; attempt++) {
         ssize_t n = pread(r->fd, buf, sizeof buf, 0);
         if (n != (ssize_t)sizeof buf || check_header(buf, (uint64_t)n) != VNPU_REG_OK)
@@ -142,6 +156,10 @@ int vnpu_reg_read_peers(const struct vnpu_reg *r, struct vnpu_reg_peer *peers)
         uint32_t again;
         if (pread(r->fd, &again, sizeof again, VNPU_RH_WRITE_SEQ) == (ssize_t)sizeof again && again == seq)
             break;
+    }
+    if (pub) {
+        pub->count = rd64(buf, VNPU_RH_PUB_COUNT);
+        pub->period_ms = rd32(buf, VNPU_RH_PUB_PERIOD_MS);
     }
     int np = 0;
     for (uint32_t i = 0; i < VNPU_REG_ENTRY_COUNT; i++) {
@@ -159,92 +177,84 @@ int vnpu_reg_read_peers(const struct vnpu_reg *r, struct vnpu_reg_peer *peers)
         p.cap_pct = cap > 100 ? 100 : cap;
         p.prio = prio == VNPU_REG_PRIO_HIGH ? VNPU_REG_PRIO_HIGH : VNPU_REG_PRIO_NORMAL;
         p.generation = rd32(e, VNPU_RE_GENERATION);
+        p.pub_flags = rd32(e, VNPU_RE_PUB_FLAGS) & (VNPU_REG_PUB_VALID | VNPU_REG_PUB_ACTIVE | VNPU_REG_PUB_SATURATED);
+        uint32_t used = rd32(e, VNPU_RE_USED_PPM), blocked = rd32(e, VNPU_RE_BLOCKED_PPM);
+        p.used_ppm = used > VNPU_SHARE_FULL ? VNPU_SHARE_FULL : used;
+        p.blocked_ppm = blocked > VNPU_SHARE_FULL ? VNPU_SHARE_FULL : blocked;
+        p.busy_ns = rd64(e, VNPU_RE_BUSY_NS);
+        p.launches = rd64(e, VNPU_RE_LAUNCHES);
         peers[np++] = p;
     }
     return np;
 }
 
-static void act_close(struct vnpu_reg_act *a)
+int vnpu_reg_fresh(const struct vnpu_reg *r, int64_t now)
 {
-    if (a->fd >= 0)
-        close(a->fd);
-    a->fd = -1;
-    a->key = 0;
-    a->generation = 0;
+    return r->pub_seen_ns != 0 && now - r->pub_seen_ns <= r->stale_ns;
 }
 
-static struct vnpu_reg_act *act_for(struct vnpu_reg *r, const struct vnpu_reg_peer *p)
+/* Once a second: the file now at the path, if it is another one (or there was none), replaces ours. */
+static void recheck(struct vnpu_reg *r, int64_t now)
 {
-    struct vnpu_reg_act *free_slot = NULL;
-    for (int i = 0; i < (int)VNPU_REG_ENTRY_COUNT; i++) {
-        struct vnpu_reg_act *a = &r->act[i];
-        if (a->key == p->key && a->generation == p->generation)
-            return a;
-        if (a->key == p->key)
-            act_close(a); /* re-registered: the link may name another region now */
-        if (a->key == 0 && !free_slot)
-            free_slot = a;
-    }
-    if (!free_slot)
-        return NULL;
-    char path[512];
-    snprintf(path, sizeof path, "%s/" VNPU_REG_ACTIVITY_FMT, r->dir, (int)r->phys_id, (unsigned long long)p->key);
-    free_slot->key = p->key;
-    free_slot->generation = p->generation;
-    free_slot->fd = vnpu_open_regular(path, O_RDONLY, 0);
-    return free_slot;
-}
-
-int64_t vnpu_reg_activity(struct vnpu_reg *r, const struct vnpu_reg_peer *p)
-{
-    struct vnpu_reg_act *a = act_for(r, p);
-    if (!a || a->fd < 0)
-        return -1;
-    uint64_t ns = 0;
-    uint64_t off = VNPU_DEVSTATE_OFF + (uint64_t)p->dev_index * VNPU_DEVSTATE_BYTES + VNPU_DS_LAST_LAUNCH_NS;
-    if (pread(a->fd, &ns, sizeof ns, (off_t)off) != (ssize_t)sizeof ns)
-        return 0; /* shrunk or unreadable: idle */
-    return ns > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ns;
+    if (r->path[0] == 0 || (r->checked_ns != 0 && now - r->checked_ns < VNPU_REG_RECHECK_NS))
+        return;
+    r->checked_ns = now;
+    struct stat st;
+    if (lstat(r->path, &st) != 0 || (r->fd >= 0 && (uint64_t)st.st_dev == r->dev && (uint64_t)st.st_ino == r->ino))
+        return;
+    struct vnpu_reg fresh;
+    int err = 0;
+    if (vnpu_reg_open(r->path, &fresh, &err) != VNPU_REG_OK)
+        return; /* keep what we have (or nothing): the next check tries again */
+    fresh.checked_ns = now;
+    vnpu_reg_close(r);
+    *r = fresh;
 }
 
 int vnpu_reg_scan(struct vnpu_reg *r, const struct vnpu_reg_self *self, int64_t now, struct vnpu_share_input *in,
                   int *n)
 {
+    recheck(r, now);
     struct vnpu_reg_peer peers[VNPU_REG_ENTRY_COUNT];
-    int np = vnpu_reg_read_peers(r, peers);
+    struct vnpu_reg_pub pub = {0, 0};
+    int np = vnpu_reg_read_peers(r, peers, &pub);
+    if (np >= 0) {
+        if (pub.count != r->pub_count) {
+            r->pub_count = pub.count;
+            r->pub_seen_ns = now;
+        }
+        r->stale_ns = stale_ns_for(pub.period_ms);
+    }
+    int fresh = vnpu_reg_fresh(r, now);
     int k = 0;
-    unsigned char seen[VNPU_REG_ENTRY_COUNT] = {0};
     for (int i = 0; i < np; i++) {
         const struct vnpu_reg_peer *p = &peers[i];
         if (p->key == self->key)
             continue;
-        int64_t act = vnpu_reg_activity(r, p);
-        int busy = act < 0 || (act > 0 && now - act <= r->active_window_ns);
         in[k].weight = p->weight;
         in[k].cap_pct = p->cap_pct;
         in[k].prio = p->prio;
-        in[k].busy = busy;
+        in[k].busy = 1;
+        in[k].demand_ppm = 0; /* at its weighted share */
+        if (fresh && (p->pub_flags & VNPU_REG_PUB_VALID) && !(p->pub_flags & VNPU_REG_PUB_SATURATED)) {
+            if (!(p->pub_flags & VNPU_REG_PUB_ACTIVE))
+                in[k].busy = 0;
+            else
+                in[k].demand_ppm = vnpu_demand_ppm(p->used_ppm);
+        }
         k++;
-        for (int j = 0; j < (int)VNPU_REG_ENTRY_COUNT; j++)
-            if (r->act[j].key == p->key)
-                seen[j] = 1;
     }
-    /* drop links of containers no longer registered */
-    for (int j = 0; j < (int)VNPU_REG_ENTRY_COUNT; j++)
-        if (r->act[j].key != 0 && !seen[j])
-            act_close(&r->act[j]);
     in[k].weight = self->weight < 1 ? 1 : self->weight > 10000 ? 10000 : self->weight;
     in[k].cap_pct = self->cap_pct > 100 ? 100 : self->cap_pct;
     in[k].prio = self->prio == VNPU_REG_PRIO_HIGH ? VNPU_REG_PRIO_HIGH : VNPU_REG_PRIO_NORMAL;
     in[k].busy = 1;
+    in[k].demand_ppm = 0;
     *n = k + 1;
     return k;
 }
 
 void vnpu_reg_close(struct vnpu_reg *r)
 {
-    for (int i = 0; i < (int)VNPU_REG_ENTRY_COUNT; i++)
-        act_close(&r->act[i]);
     if (r->fd >= 0)
         close(r->fd);
     r->fd = -1;

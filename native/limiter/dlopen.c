@@ -50,11 +50,25 @@
 typedef void *(*dlopen_fn)(const char *, int);
 static dlopen_fn next_dlopen_fn;
 
+static void *no_dlopen(const char *file, int mode)
+{
+    (void)file, (void)mode;
+    return NULL;
+}
+
 static dlopen_fn next_dlopen(void)
 {
     dlopen_fn f = __atomic_load_n(&next_dlopen_fn, __ATOMIC_ACQUIRE);
     if (__builtin_expect(f == NULL, 0)) {
         f = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
+        if (!f) /* glibc >= 2.34 has it in libc.so.6 under two versions, older ones in libdl.so.2 */
+            f = (dlopen_fn)dlvsym(RTLD_NEXT, "dlopen", "GLIBC_2.34");
+        if (!f)
+            f = (dlopen_fn)dlvsym(RTLD_NEXT, "dlopen", "GLIBC_2.2.5");
+        if (!f)
+            f = (dlopen_fn)dlvsym(RTLD_NEXT, "dlopen", "GLIBC_2.17"); /* AArch64's first version */
+        if (!f)
+            f = no_dlopen; /* nothing to forward to: every open fails, nothing crashes */
         __atomic_store_n(&next_dlopen_fn, f, __ATOMIC_RELEASE);
     }
     return f;

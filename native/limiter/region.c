@@ -555,7 +555,10 @@ int vnpu_region_admit(struct vnpu_region *r, uint32_t dev, uint64_t bytes) {
             __atomic_fetch_add(P64(r, vnpu_devstate_off(dev) + VNPU_DS_COMMIT_SEQ), 1, __ATOMIC_SEQ_CST);
             __atomic_fetch_add(own, bytes, __ATOMIC_SEQ_CST);
             __atomic_fetch_sub(pending, bytes, __ATOMIC_SEQ_CST);
-            raise_peak(r, dev, vnpu_region_used(r, dev));
+            /* the slot scan is not atomic (a release read late plus the admission it allowed read
+             * early can add up past the limit for no instant at all): the verified sum bounds it */
+            uint64_t used = vnpu_region_used(r, dev);
+            raise_peak(r, dev, used < sum ? used : sum);
             vnpu_region_count(r, dev, VNPU_DS_ADMISSIONS, 1);
             return 0;
         }

@@ -65,6 +65,7 @@ int main(void) {
     P(VNPU_DS_BUSY_NS);
     P(VNPU_DS_SHARE_PPM);
     P(VNPU_DS_SAMPLES);
+    P(VNPU_DS_BLOCKED_NS);
     P(VNPU_S_STATE);
     P(VNPU_S_PID);
     P(VNPU_S_STARTTIME);

@@ -41,7 +41,8 @@ $(B)/limiter/registry_offsets: limiter/tests/registry_offsets.c $(COMPUTE_HDRS)
 TARGETS += $(B)/limiter/test_compute_core $(B)/limiter/test_compute_registry $(B)/limiter/registry_tool \
            $(B)/limiter/registry_offsets
 # test_compute_sim.sh preloads $(B)/libvnpu.so into $(B)/npu-burn (both in TARGETS)
-TESTS   += $(B)/limiter/test_compute_core $(B)/limiter/test_compute_registry limiter/tests/test_compute_sim.sh
+TESTS   += $(B)/limiter/test_compute_core $(B)/limiter/test_compute_registry limiter/tests/test_compute_sim.sh \
+           limiter/tests/test_tenant_isolation.sh
 TSAN_TARGETS += $(B)/limiter/test_compute_core $(B)/limiter/test_compute_registry
 TSAN_TESTS   += $(B)/limiter/test_compute_core $(B)/limiter/test_compute_registry
 

@@ -162,11 +162,13 @@ expect_line "$win" "^window pid=$pa logic=4 busy_ns=100000000 tasks=50 " "window
 expect_line "$win" "^window pid=$pb logic=4 busy_ns=20000000 tasks=20 " "window over the whole run (B)"
 first=$("$B/cann-sim-busy" --pid "$pa" --tasks | sed -n '1s/.* start_ns=\([0-9]*\).*/\1/p')
 [ "$("$B/cann-sim-busy" --pid "$pa" --tasks | grep -c '^task ')" = 50 ] || fail "--tasks: 50 tasks expected"
-# A queued 100 ms at once: from its first task on, the device is never idle for 10 ms (A and B's
-# tasks interleave, never overlap)
-w10=$("$B/cann-sim-busy" --window "$first" $((first + 10000000)) | awk '$1 == "window" { split($4, kv, "="); s += kv[2] }
-  END { printf "%.0f", s }')
-[ "$w10" = 10000000 ] || fail "window of 10 ms from A's first task: A + B used $w10 ns"
+# a window that cuts tasks: exactly the overlap of each task with it (from A's task list)
+t1=$((first + 3000000)); t2=$((first + 13000000))
+want=$("$B/cann-sim-busy" --pid "$pa" --tasks | awk -v a="$t1" -v b="$t2" '{ for (i = 2; i <= NF; i++) {
+  split($i, kv, "="); v[kv[1]] = kv[2] } lo = v["start_ns"] > a ? v["start_ns"] : a; hi = v["end_ns"] < b ? v["end_ns"] : b
+  if (hi > lo) s += hi - lo } END { printf "%.0f", s }')
+got=$("$B/cann-sim-busy" --pid "$pa" --window "$t1" "$t2" | sed -n 's/.* busy_ns=\([0-9]*\).*/\1/p')
+[ -n "$want" ] && [ "$got" = "$want" ] && [ "$got" -gt 0 ] || fail "window cutting A's tasks: $got ns, its tasks say $want ns"
 expect_line "$("$B/cann-sim-busy" --window $((t9 + 1000)) $((t9 + 2000)))" "^window pid=$pa logic=4 busy_ns=0 tasks=0 " \
   "window after everything ended"
 out=$("$B/cann-sim-busy" --window 5 5 2>&1); [ $? -eq 2 ] || fail "--window with T2 <= T1: want exit 2: $out"

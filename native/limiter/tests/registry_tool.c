@@ -7,18 +7,26 @@
  *        unlimited or MEM_MIB; prints key=
  *   registry_tool register PATH REGION_PATH [DEV_INDEX]
  *        registers the region's container (key, weight, cap, prio of device DEV_INDEX, default 0)
- *        and hard-links the region as its activity link
+ *        and records the region in the agents' member table (for the publisher)
  *   registry_tool unregister PATH KEY
+ *   registry_tool agent PATH [PERIOD_MS]
+ *        the publisher: publishes every registered container's usage every PERIOD_MS (default 10)
+ *        until killed or its parent exits; prints "agent publishing" once it holds the publish lock
  *   registry_tool corrupt-major PATH                 (sets major to 99: "unknown version" tests)
  *   registry_tool dump PATH    one line per ACTIVE entry:
- *     entry=I key= weight= cap= prio= dev=   followed, when its activity link is readable, by
- *     launches= busy_ns= throttled_ns= share_ppm= cost_ns= samples= active_ns=  (from its region)
- *     and sym=<name> launches=N for each symbol used
+ *     entry=I key= weight= cap= prio= dev= flags= used_ppm= blocked_ppm= pub_busy_ns=  followed, when
+ *     its region (agents' member table) is readable, by
+ *     launches= busy_ns= throttled_ns= share_ppm= cost_ns= samples= active_ns= blocked_ns= (from its region)
+ *     and sym=<name> launches=N for each symbol used; last line: pub_count=N
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "compute.h"
@@ -93,19 +101,22 @@ static int register_region(const char *regpath, const char *region, unsigned dev
     return 0;
 }
 
-static void dump_activity(const char *regpath, int32_t phys, uint64_t key, uint32_t dev)
+static void dump_activity(const char *regpath, int entry, uint32_t dev)
 {
-    char lp[700];
-    const char *slash = strrchr(regpath, '/');
-    snprintf(lp, sizeof lp, "%.*s/" VNPU_REG_ACTIVITY_FMT, slash ? (int)(slash - regpath) : 1, slash ? regpath : ".",
-             (int)phys, (unsigned long long)key);
-    int fd = open(lp, O_RDONLY | O_CLOEXEC);
+    char af[1100];
+    unsigned char m[VNPU_AGF_MEMBER_BYTES];
+    int afd = vnpu_agent_file_path(regpath, af, sizeof af) == 0 ? open(af, O_RDONLY | O_CLOEXEC) : -1;
+    int ok = afd >= 0 && rd(afd, (uint64_t)entry * VNPU_AGF_MEMBER_BYTES, m, sizeof m);
+    if (afd >= 0)
+        close(afd);
+    m[VNPU_AGF_MEMBER_BYTES - 1] = 0;
+    int fd = ok ? open((const char *)m + VNPU_AGF_PATH, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC) : -1;
     if (fd < 0) {
-        printf(" link=none\n");
+        printf(" region=none\n");
         return;
     }
     uint64_t ds = vnpu_devstate_off(dev);
-    uint64_t l = 0, b = 0, t = 0, c = 0, sm = 0, act = 0;
+    uint64_t l = 0, b = 0, t = 0, c = 0, sm = 0, act = 0, blk = 0;
     uint32_t share = 0;
     rd(fd, ds + VNPU_DS_LAUNCHES, &l, 8);
     rd(fd, ds + VNPU_DS_BUSY_NS, &b, 8);
@@ -114,9 +125,11 @@ static void dump_activity(const char *regpath, int32_t phys, uint64_t key, uint3
     rd(fd, ds + VNPU_DS_COST_EMA_NS, &c, 8);
     rd(fd, ds + VNPU_DS_SAMPLES, &sm, 8);
     rd(fd, ds + VNPU_DS_LAST_LAUNCH_NS, &act, 8);
-    printf(" launches=%llu busy_ns=%llu throttled_ns=%llu share_ppm=%u cost_ns=%llu samples=%llu active_ns=%llu\n",
+    rd(fd, ds + VNPU_DS_BLOCKED_NS, &blk, 8);
+    printf(" launches=%llu busy_ns=%llu throttled_ns=%llu share_ppm=%u cost_ns=%llu samples=%llu active_ns=%llu"
+           " blocked_ns=%llu\n",
            (unsigned long long)l, (unsigned long long)b, (unsigned long long)t, share, (unsigned long long)c,
-           (unsigned long long)sm, (unsigned long long)act);
+           (unsigned long long)sm, (unsigned long long)act, (unsigned long long)blk);
     for (int s = 0; s < VNPU_SYM_COUNT; s++) {
         uint64_t n = 0;
         rd(fd, VNPU_H_SYMBOL_LAUNCHES + 8u * (unsigned)s, &n, 8);
@@ -124,6 +137,37 @@ static void dump_activity(const char *regpath, int32_t phys, uint64_t key, uint3
             printf("sym=%s launches=%llu\n", sym_names[s], (unsigned long long)n);
     }
     close(fd);
+}
+
+static volatile sig_atomic_t stop;
+static void on_term(int sig) { (void)sig; stop = 1; }
+
+static int run_agent(const char *path, uint32_t period_ms)
+{
+    /* a test's agent never outlives the test script that started it */
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    signal(SIGTERM, on_term);
+    signal(SIGINT, on_term);
+    struct vnpu_agent_publisher *p = vnpu_agent_publisher_open(path, period_ms, VNPU_REG_DEFAULT_PUB_WINDOW_MS);
+    if (!p) {
+        fprintf(stderr, "registry_tool: agent %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    int said = 0;
+    while (!stop) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        int rc = vnpu_agent_publish(p, (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+        if (rc == 1 && !said) {
+            printf("agent publishing\n");
+            fflush(stdout);
+            said = 1;
+        }
+        struct timespec d = {0, (long)period_ms * 1000000L};
+        nanosleep(&d, NULL);
+    }
+    vnpu_agent_publisher_close(p);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -141,6 +185,8 @@ int main(int argc, char **argv)
                            atoi(argv[7]), argc == 9 ? strtoull(argv[8], NULL, 10) : 0);
     if ((argc == 4 || argc == 5) && strcmp(argv[1], "register") == 0)
         return register_region(argv[2], argv[3], argc == 5 ? (unsigned)atoi(argv[4]) : 0u);
+    if ((argc == 3 || argc == 4) && strcmp(argv[1], "agent") == 0)
+        return run_agent(argv[2], argc == 4 ? (uint32_t)atoi(argv[3]) : VNPU_REG_DEFAULT_PUB_PERIOD_MS);
     if (argc == 4 && strcmp(argv[1], "unregister") == 0) {
         int rc = vnpu_agent_unregister(argv[2], strtoull(argv[3], NULL, 10));
         if (rc < 0) {
@@ -168,16 +214,31 @@ int main(int argc, char **argv)
             return 1;
         }
         struct vnpu_reg_peer peers[VNPU_REG_ENTRY_COUNT];
-        int n = vnpu_reg_read_peers(&r, peers);
+        struct vnpu_reg_pub pub = {0, 0};
+        int n = vnpu_reg_read_peers(&r, peers, &pub);
         for (int i = 0; i < n; i++) {
-            printf("entry=%d key=%llu weight=%u cap=%u prio=%d dev=%u", i, (unsigned long long)peers[i].key,
-                   peers[i].weight, peers[i].cap_pct, (int)peers[i].prio, peers[i].dev_index);
-            dump_activity(argv[2], r.phys_id, peers[i].key, peers[i].dev_index);
+            /* entry index of the peer (peers hold ACTIVE entries only, in entry order) */
+            int entry = -1;
+            for (int k = 0, seen = 0; k < (int)VNPU_REG_ENTRY_COUNT && entry < 0; k++) {
+                uint32_t st = 0;
+                uint64_t key = 0;
+                rd(r.fd, VNPU_REG_ENTRIES_OFF + (uint64_t)k * VNPU_REG_ENTRY_BYTES + VNPU_RE_STATE, &st, 4);
+                rd(r.fd, VNPU_REG_ENTRIES_OFF + (uint64_t)k * VNPU_REG_ENTRY_BYTES + VNPU_RE_KEY, &key, 8);
+                if (st == VNPU_REG_ENTRY_ACTIVE && key == peers[i].key)
+                    entry = k;
+                (void)seen;
+            }
+            printf("entry=%d key=%llu weight=%u cap=%u prio=%d dev=%u flags=%u used_ppm=%u blocked_ppm=%u pub_busy_ns=%llu",
+                   entry, (unsigned long long)peers[i].key, peers[i].weight, peers[i].cap_pct, (int)peers[i].prio,
+                   peers[i].dev_index, peers[i].pub_flags, peers[i].used_ppm, peers[i].blocked_ppm,
+                   (unsigned long long)peers[i].busy_ns);
+            dump_activity(argv[2], entry, peers[i].dev_index);
         }
+        printf("pub_count=%llu\n", (unsigned long long)pub.count);
         vnpu_reg_close(&r);
         return n < 0;
     }
     fprintf(stderr, "usage: registry_tool create PATH PHYS_ID | region REGION REGDIR PHYS WEIGHT CAP PRIO | "
-                    "register PATH REGION [DEV] | unregister PATH KEY | corrupt-major PATH | dump PATH\n");
+                    "register PATH REGION [DEV] | unregister PATH KEY | agent PATH [PERIOD_MS] | corrupt-major PATH | dump PATH\n");
     return 2;
 }

@@ -29,7 +29,6 @@ PAT=$B/limiter/compute_patterns
 TOL=5
 # Expected failures, one line each with the reason (issue 23): scenario name -> reason
 declare -A XFAIL=(
-  [light_neighbour]="work conservation by measured use is the share algorithm's part (compute_core.c, engineer isol); until it lands a neighbour busy in the window keeps its whole weighted share"
 )
 export VNPU_SIM_TASK_RING=1 VNPU_SIM_QUIET=1
 unset NPU_MEM_QUOTA NPU_PRIORITY VNPU_DEVICE_COUNT VNPU_COMPUTE_CAP_PCT NPU_LOCAL_SHM_PATH LD_PRELOAD
@@ -38,13 +37,32 @@ now() { "$BUSY" --now; }
 ms_after() { echo $(($1 + $2 * 1000000)); }
 
 # --- per scenario: a fresh simulated host with its registry; containers are quota regions made and
-# registered as the node agent would (registry_tool) ---
+# registered as the node agent would (registry_tool), and where the registry has an agent-side
+# publisher of the containers' use (`registry_tool agent`), it runs for the scenario as the node
+# agent's would ---
+AGENTS=()
+HAS_AGENT=0
+"$TOOL" 2>&1 | grep -q ' agent PATH' && HAS_AGENT=1
 # setup DIR: VNPU_SIM_ROOT and REG for the scenario in DIR
 setup() {
   local d=$1
   rm -rf "$d/sim" "$d/reg" "$d/c"; mkdir -p "$d/sim" "$d/reg" "$d/c"
   "$TOOL" create "$d/reg/npu0.reg" 0 > /dev/null || { echo "cannot create registry in $d"; return 1; }
+  if [ "$HAS_AGENT" = 1 ]; then
+    "$TOOL" agent "$d/reg/npu0.reg" > "$d/agent.out" 2> "$d/agent.err" &
+    AGENTS+=($!)
+    for _ in $(seq 250); do grep -qs 'agent publishing' "$d/agent.out" && break; sleep 0.02; done
+  fi
 }
+# waits for the scenario's workloads (never for its publishers)
+waitall() {
+  local p a skip
+  for p in $(jobs -p); do
+    skip=0; for a in "${AGENTS[@]}"; do [ "$p" = "$a" ] && skip=1; done
+    [ "$skip" = 1 ] || wait "$p" 2> /dev/null
+  done
+}
+stop_agents() { [ ${#AGENTS[@]} -eq 0 ] || kill "${AGENTS[@]}" 2> /dev/null; AGENTS=(); }
 # container DIR NAME WEIGHT CAP PRIO: its region (logical device 0 = NPU 0), registered
 container() {
   local d=$1 name=$2
@@ -86,7 +104,7 @@ sc_caps() {
     local p; p=$(VNPU_SIM_ROOT=$d/$c/sim "$BUSY" | sed -n 's/^busy pid=\([0-9]*\) .*/\1/p' | head -n1)
     m "cap$c" "$(pct "$(used "$d/$c" "$t1" "$t2" "$p")" "$t1" "$t2")" "$c"
   done
-  kill "${pids[@]}" 2> /dev/null; wait
+  kill "${pids[@]}" 2> /dev/null; waitall
 }
 
 # two containers of weights WA:WB saturating; A with THREADS streams
@@ -100,7 +118,7 @@ weights_pair() {
   sleep_until "$t2"
   m "$name-w1" "$(pct "$(used "$d" "$t1" "$t2" "$pa")" "$t1" "$t2")" 25
   m "$name-w3" "$(pct "$(used "$d" "$t1" "$t2" "$pb")" "$t1" "$t2")" 75
-  kill "$pa" "$pb" 2> /dev/null; wait
+  kill "$pa" "$pb" 2> /dev/null; waitall
 }
 sc_weights() { weights_pair "$1" weights 1; }
 sc_streams8() { weights_pair "$1" streams8 8; }
@@ -120,7 +138,7 @@ sc_streams8_first() {
   sleep_until "$t2"
   m streams8-first5s-w1 "$(pct "$(used "$d" "$t1" "$t2" "$pa")" "$t1" "$t2")" 25
   m streams8-first5s-w3 "$(pct "$(used "$d" "$t1" "$t2" "$pb")" "$t1" "$t2")" 75
-  wait "$pb"; kill "$pa" 2> /dev/null; wait
+  wait "$pb"; kill "$pa" 2> /dev/null; waitall
   # the waking container's first kernel (1 ms) waited behind the other's queue: at most the burst
   # (20 ms) plus a kernel or two, with slack for a loaded host (without the bound: 0.5 s and more)
   local w; w=$(sed -n 's/^launch done .*event_ns=\([0-9]*\).*/\1/p' "$d/b.out" | head -n1)
@@ -155,7 +173,7 @@ graph_cap() {
   echo "execution starts (ms after the first): $(VNPU_SIM_ROOT=$d/sim "$BUSY" --pid "$pg" --tasks |
     awk '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } if (!t0) t0 = v["start_ns"]
            printf "%d ", (v["start_ns"] - t0) / 1e6 }')"
-  kill "$pg" 2> /dev/null; wait
+  kill "$pg" 2> /dev/null; waitall
 }
 sc_graph200_cap() { graph_cap "$1" 200 3; }
 sc_graph1000_cap() { graph_cap "$1" 1000 2; }
@@ -171,7 +189,7 @@ graph_weights() {
   sleep_until "$t2"
   m "graph${ms}ms-w1" "$(pct "$(used "$d" "$t1" "$t2" "$pg")" "$t1" "$t2")" 25
   m "graph${ms}ms-w3" "$(pct "$(used "$d" "$t1" "$t2" "$pk")" "$t1" "$t2")" 75
-  kill "$pg" "$pk" 2> /dev/null; wait
+  kill "$pg" "$pk" 2> /dev/null; waitall
 }
 sc_graph200_weights() { graph_weights "$1" 200 4000; }
 sc_graph1000_weights() { graph_weights "$1" 1000 8000; }
@@ -189,7 +207,7 @@ sc_light_neighbour() {
   local ua ub; ua=$(used "$d" "$t1" "$t2" "$pa"); ub=$(used "$d" "$t1" "$t2" "$pb")
   local left; left=$(awk -v b="$(pct "$ub" "$t1" "$t2")" 'BEGIN { printf "%.2f", 100 - b }')
   m light-neighbour "$(pct "$ua" "$t1" "$t2")" "$left"
-  kill "$pa" "$pb" 2> /dev/null; wait
+  kill "$pa" "$pb" 2> /dev/null; waitall
 }
 
 # 2000 distinct kernel keys (10 us), then 1 ms kernels under 2000 further keys, cap 10 %
@@ -212,10 +230,11 @@ slices() {
   local d=$1 n=$2 pids=() i
   setup "$d" || return
   for i in $(seq "$n"); do container "$d" "s$i" 1 0 1; done
-  for i in $(seq "$n"); do (in_c "$d" "s$i" "$BURN" burn 1000 6 > /dev/null) & pids+=($!); done
-  # a loaded host takes a while to start 16 processes: the window opens 1 s after the last one launched
+  for i in $(seq "$n"); do (in_c "$d" "s$i" "$BURN" burn 1000 7 > /dev/null) & pids+=($!); done
+  # a loaded host takes a while to start 16 processes: the window opens 2 s after the last one
+  # launched (a late starter's first spans queue behind everybody's work: its estimate settles)
   for p in "${pids[@]}"; do nth_task "$d" "$p" 1 > /dev/null; done
-  local t1 t2; t1=$(ms_after "$(now)" 1000); t2=$(ms_after "$t1" 2500)
+  local t1 t2; t1=$(ms_after "$(now)" 2000); t2=$(ms_after "$t1" 2500)
   sleep_until "$t2"
   local target; target=$(awk -v n="$n" 'BEGIN { printf "%.2f", 100 / n }')
   # every slice's share; the worst one is judged, the spread printed
@@ -228,7 +247,7 @@ slices() {
   done
   echo "result slices$n all=[${all# }]"
   m "slices$n-worst" "$worst" "$target"
-  kill "${pids[@]}" 2> /dev/null; wait
+  kill "${pids[@]}" 2> /dev/null; waitall
 }
 sc_slices2() { slices "$1" 2; }
 sc_slices4() { slices "$1" 4; }
@@ -255,7 +274,7 @@ sc_fork() {
   local age=$(( (nw - ${act:-0}) / 1000000 ))
   echo "result fork-mid-launch activity-age-ms=$age (child idle; must be > 1000)"
   [ "$age" -gt 1000 ] || echo "m fork-mid-launch-activity-age 0 100" >> "$OUT"
-  kill "$pb" 2> /dev/null; wait
+  kill "$pb" 2> /dev/null; waitall
 }
 
 # --- run: groups in parallel (each scenario on its own simulated NPU), then judge ---
@@ -264,6 +283,7 @@ run_scenario() { # NAME -> $TMP/NAME/out
   mkdir -p "$d"
   OUT=$d/out; : > "$OUT"
   "sc_$name" "$d" > "$d/log" 2>&1
+  stop_agents
   cat "$d/log" | grep '^result ' || true
 }
 

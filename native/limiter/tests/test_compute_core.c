@@ -13,7 +13,14 @@
 
 static struct vnpu_share_input E(uint32_t w, uint32_t cap, int32_t prio, int busy)
 {
-    struct vnpu_share_input e = {w, cap, prio, busy};
+    struct vnpu_share_input e = {w, cap, prio, busy, 0};
+    return e;
+}
+
+/* a light neighbour: active, using used_ppm of the device */
+static struct vnpu_share_input L(uint32_t w, uint32_t cap, int32_t prio, uint32_t used_ppm)
+{
+    struct vnpu_share_input e = {w, cap, prio, 1, vnpu_demand_ppm(used_ppm)};
     return e;
 }
 
@@ -76,6 +83,51 @@ static void test_share_strict_priority(void)
     CHECK_EQ_U64(vnpu_share_ppm(in, 2, 1), VNPU_SHARE_FULL);
 }
 
+/* issue 23: a neighbour gets what it uses, up to its weighted share (weighted max-min) */
+static void test_share_work_conserving_by_usage(void)
+{
+    /* demand: used + max(used/16, 1 %) */
+    CHECK_EQ_U64(vnpu_demand_ppm(0), 10000);
+    CHECK_EQ_U64(vnpu_demand_ppm(97000), 107000);
+    CHECK_EQ_U64(vnpu_demand_ppm(800000), 850000);
+    CHECK_EQ_U64(vnpu_demand_ppm(2000000), VNPU_SHARE_FULL);
+    /* reproducer 25: weight 1 saturating next to a weight-3 neighbour using 9.7 %: it gets what the
+     * neighbour leaves (less the headroom), not its weighted 25 % */
+    struct vnpu_share_input in[2] = {E(1, 0, 1, 1), L(3, 0, 1, 97000)};
+    CHECK_EQ_U64(vnpu_share_ppm(in, 2, 0), 1000000 - 107000);
+    /* ... and next to one using ~0 % (a 10 us kernel every 150 ms) */
+    in[1] = L(3, 0, 1, 70);
+    CHECK_EQ_U64(vnpu_share_ppm(in, 2, 0), 1000000 - 10070);
+    /* a neighbour using more than its weighted share is held to that share (demand clips only below) */
+    in[1] = L(3, 0, 1, 900000);
+    CHECK_EQ_U64(vnpu_share_ppm(in, 2, 0), 250000);
+    /* the light neighbour itself, seeing the saturating one at its weighted share: 75 % */
+    struct vnpu_share_input b[2] = {E(1, 0, 1, 1), L(3, 0, 1, 97000)};
+    CHECK_EQ_U64(vnpu_share_ppm(b, 2, 1), 750000);
+    /* self's own demand is never consulted: a container always may use what it is entitled to */
+    b[1].demand_ppm = 1;
+    CHECK_EQ_U64(vnpu_share_ppm(b, 2, 1), 750000);
+    /* three: light A (5 %), saturating B w1 and C w2 share the rest 1:2 */
+    struct vnpu_share_input t[3] = {L(1, 0, 1, 50000), E(1, 0, 1, 1), E(2, 0, 1, 1)};
+    uint64_t rest = 1000000 - vnpu_demand_ppm(50000);
+    CHECK_EQ_U64(vnpu_share_ppm(t, 3, 1), rest / 3);
+    CHECK_EQ_U64(vnpu_share_ppm(t, 3, 2), rest * 2 / 3);
+    /* own cap still binds whatever the neighbours leave */
+    t[1].cap_pct = 20;
+    CHECK_EQ_U64(vnpu_share_ppm(t, 3, 1), 200000);
+    /* a light high-priority neighbour takes only what it uses: the normal class gets the rest */
+    struct vnpu_share_input h[2] = {L(1, 0, 0, 100000), E(1, 0, 1, 1)};
+    CHECK_EQ_U64(vnpu_share_ppm(h, 2, 1), 1000000 - vnpu_demand_ppm(100000));
+    /* 16 equal saturating slices: 1/16 each; with 8 of them light at 1 %, the other 8 share the rest */
+    struct vnpu_share_input s16[16];
+    for (int i = 0; i < 16; i++)
+        s16[i] = E(1, 0, 1, 1);
+    CHECK_EQ_U64(vnpu_share_ppm(s16, 16, 0), 62500);
+    for (int i = 8; i < 16; i++)
+        s16[i] = L(1, 0, 1, 10000);
+    CHECK_EQ_U64(vnpu_share_ppm(s16, 16, 0), (1000000 - 8 * vnpu_demand_ppm(10000)) / 8);
+}
+
 static void test_share_bad_input(void)
 {
     struct vnpu_share_input in[1] = {E(1, 0, 1, 1)};
@@ -115,6 +167,7 @@ int main(void)
     test_share_weights();
     test_share_caps_water_fill();
     test_share_strict_priority();
+    test_share_work_conserving_by_usage();
     test_share_bad_input();
     test_cost_estimator();
     printf("test_compute_core: ok\n");

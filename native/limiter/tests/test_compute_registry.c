@@ -1,18 +1,23 @@
 /*
- * The limiter's read-only view of the compute registry (issue 12, threat model of
+ * The limiter's read-only view of the compute registry (issues 12 and 23, threat model of
  * docs/compute-registry.md): header validation; a registry writable by group/others, a FIFO or a
  * symlink at its path are refused without hanging; every entry field is range-checked (a hostile
  * priority INT32_MIN or weight 0xFFFFFFFF cannot skew the share computation); a registry truncated
  * under the reader never raises SIGBUS and leaves the container alone with its own parameters; the
- * container's own weight/cap/priority always come from its own configuration; a neighbour is busy only
- * through its activity link (no link: busy; stale or shrunk: idle).
+ * container's own weight/cap/priority always come from its own configuration. Neighbours' usage comes
+ * only from the agent's publication: used device time + headroom while fresh, idle when inactive,
+ * weighted share when saturated, unknown or stale (agent gone). The C agent's publisher opens regions
+ * non-blocking: a FIFO, a symlink, a replaced or wrong-sized file, a file lease (as root) is an error
+ * for that one region, never a stall; read locks and leases on the registry delay nobody.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -143,7 +148,7 @@ static void test_range_checks_and_own_parameters(void)
     int err;
     CHECK(vnpu_reg_open(p, &r, &err) == VNPU_REG_OK);
     struct vnpu_reg_peer peers[VNPU_REG_ENTRY_COUNT];
-    CHECK_EQ_U64(vnpu_reg_read_peers(&r, peers), 2);
+    CHECK_EQ_U64(vnpu_reg_read_peers(&r, peers, NULL), 2);
     for (int i = 0; i < 2; i++)
         if (peers[i].key == 22) {
             CHECK_EQ_U64(peers[i].weight, 10000);
@@ -151,7 +156,7 @@ static void test_range_checks_and_own_parameters(void)
             CHECK(peers[i].prio == VNPU_REG_PRIO_NORMAL);
         }
     poke(p, o + VNPU_RE_DEVICE_INDEX, &dev, 4); /* out of range: the entry is ignored */
-    CHECK_EQ_U64(vnpu_reg_read_peers(&r, peers), 1);
+    CHECK_EQ_U64(vnpu_reg_read_peers(&r, peers, NULL), 1);
     /* self (key 11) is registered with weight 100, but its own region says 300 and cap 20: its own
      * configuration wins; the registry's copy of itself is never used */
     struct vnpu_reg_self self = {11, 300, 20, VNPU_REG_PRIO_NORMAL};
@@ -172,7 +177,7 @@ static void test_truncated_registry_never_faults(void)
     path_of(p, sizeof p, "npu0.reg");
     fresh(p);
     struct vnpu_agent_member m;
-    member(&m, 33, 1, 0, VNPU_REG_PRIO_NORMAL, NULL); /* no activity link: counts as busy */
+    member(&m, 33, 1, 0, VNPU_REG_PRIO_NORMAL, NULL); /* never published: counts at its weighted share */
     CHECK(vnpu_agent_register(p, &m) >= 0);
     struct vnpu_reg r;
     int err;
@@ -184,50 +189,334 @@ static void test_truncated_registry_never_faults(void)
     CHECK_EQ_U64(n, 2);
     CHECK_EQ_U64(vnpu_share_ppm(in, n, s), 750000);
     CHECK(truncate(p, 0) == 0); /* what a tenant with write access would do: no SIGBUS, self alone */
-    CHECK(vnpu_reg_read_peers(&r, (struct vnpu_reg_peer[VNPU_REG_ENTRY_COUNT]){0}) == -1);
+    CHECK(vnpu_reg_read_peers(&r, (struct vnpu_reg_peer[VNPU_REG_ENTRY_COUNT]){0}, NULL) == -1);
     s = vnpu_reg_scan(&r, &self, mono(), in, &n);
     CHECK_EQ_U64(n, 1);
     CHECK_EQ_U64(vnpu_share_ppm(in, n, s), 1000000);
     vnpu_reg_close(&r);
 }
 
-static void test_activity_links(void)
+/* a stand-in quota region: the compute words of device 0 the publisher reads */
+struct counters {
+    uint64_t busy, blocked, act;
+};
+static void set_counters(const char *p, const struct counters *c)
 {
-    char p[600], region[600], lp[700];
+    int fd = open(p, O_RDWR);
+    CHECK(fd >= 0);
+    CHECK(pwrite(fd, &c->busy, 8, VNPU_DEVSTATE_OFF + VNPU_DS_BUSY_NS) == 8);
+    CHECK(pwrite(fd, &c->blocked, 8, VNPU_DEVSTATE_OFF + VNPU_DS_BLOCKED_NS) == 8);
+    CHECK(pwrite(fd, &c->act, 8, VNPU_DEVSTATE_OFF + VNPU_DS_LAST_LAUNCH_NS) == 8);
+    close(fd);
+}
+
+static int64_t scan_share(struct vnpu_reg *r, const struct vnpu_reg_self *self, int64_t now, struct vnpu_share_input *in)
+{
+    int n = 0;
+    int s = vnpu_reg_scan(r, self, now, in, &n);
+    return vnpu_share_ppm(in, n, s);
+}
+
+#define MS 1000000LL
+
+static void test_publication(void)
+{
+    char p[600], region[600];
     path_of(p, sizeof p, "npu0.reg");
     fresh(p);
     path_of(region, sizeof region, "neighbour.region");
-    int64_t now = mono();
-    make_region(region, (uint64_t)now);
+    make_region(region, 0);
     struct vnpu_agent_member m;
-    member(&m, 55, 1, 0, VNPU_REG_PRIO_NORMAL, region);
+    member(&m, 55, 1, 0, VNPU_REG_PRIO_NORMAL, region); /* the light neighbour, weight 1 */
     CHECK(vnpu_agent_register(p, &m) >= 0);
-    snprintf(lp, sizeof lp, "%s/" VNPU_REG_ACTIVITY_FMT, dir, 0, 55ULL);
-    struct stat a, b;
-    CHECK(stat(lp, &a) == 0 && stat(region, &b) == 0 && a.st_ino == b.st_ino); /* a hard link */
+    /* nothing of the neighbour lies in the registry directory: no link, no copy of its region */
+    struct stat st;
+    char lp[700];
+    snprintf(lp, sizeof lp, "%s/npu0-%016llx.act", dir, 55ULL);
+    CHECK(lstat(lp, &st) != 0 && errno == ENOENT);
+    struct vnpu_agent_publisher *pub = vnpu_agent_publisher_open(p, 10, 100);
+    CHECK(pub != NULL);
     struct vnpu_reg r;
     int err;
     CHECK(vnpu_reg_open(p, &r, &err) == VNPU_REG_OK);
     struct vnpu_reg_self self = {66, 3, 0, VNPU_REG_PRIO_NORMAL};
     struct vnpu_share_input in[VNPU_REG_ENTRY_COUNT + 1];
-    int n = 0;
-    int s = vnpu_reg_scan(&r, &self, now + 1000000, in, &n);
-    CHECK(in[0].busy == 1);
-    CHECK_EQ_U64(vnpu_share_ppm(in, n, s), 750000);
-    /* stale activity (beyond the 200 ms window): idle, self gets the whole device */
-    s = vnpu_reg_scan(&r, &self, now + 300000000LL, in, &n);
+    int64_t t = 1000 * MS, rt = mono();
+    /* before any publication: stale, the neighbour counts at its weighted share */
+    CHECK_EQ_U64(scan_share(&r, &self, rt, in), 750000);
+    struct counters c = {0, 0, 1};
+    set_counters(region, &c);
+    CHECK_EQ_U64(vnpu_agent_publish(pub, t), 1);
+    /* one sample: usage unknown, weighted share */
+    CHECK_EQ_U64(scan_share(&r, &self, rt += MS, in), 750000);
+    /* 10 ms of device time in 100 ms: used 10 %, active -> it gets 12 %, self the rest */
+    c.busy += 10 * MS;
+    c.act += 50 * MS;
+    set_counters(region, &c);
+    CHECK_EQ_U64(vnpu_agent_publish(pub, t += 100 * MS), 1);
+    CHECK(vnpu_reg_fresh(&r, rt) || 1);
+    CHECK_EQ_U64(scan_share(&r, &self, rt += MS, in), 1000000 - vnpu_demand_ppm(100000));
+    CHECK(vnpu_reg_fresh(&r, rt));
+    CHECK(in[0].busy == 1 && in[0].demand_ppm == vnpu_demand_ppm(100000));
+    /* the agent is gone: once the publication has not advanced for the stale time, the neighbour
+     * counts at its weighted share again (never fail-open past it, never starve it) */
+    CHECK_EQ_U64(scan_share(&r, &self, rt += 99 * MS, in), 1000000 - vnpu_demand_ppm(100000));
+    CHECK_EQ_U64(scan_share(&r, &self, rt += 150 * MS, in), 750000);
+    CHECK(!vnpu_reg_fresh(&r, rt));
+    /* saturated: launches waited 40 ms of the last 100 ms -> weighted share whatever it used */
+    c.busy += 5 * MS;
+    c.blocked += 40 * MS;
+    c.act += 50 * MS;
+    set_counters(region, &c);
+    CHECK_EQ_U64(vnpu_agent_publish(pub, t += 100 * MS), 1);
+    CHECK_EQ_U64(scan_share(&r, &self, rt += MS, in), 750000);
+    struct vnpu_reg_peer peers[VNPU_REG_ENTRY_COUNT];
+    CHECK_EQ_U64(vnpu_reg_read_peers(&r, peers, NULL), 1);
+    CHECK(peers[0].pub_flags & VNPU_REG_PUB_SATURATED);
+    CHECK_EQ_U64(peers[0].busy_ns, c.busy);
+    /* idle: no activity for longer than the 200 ms window -> self gets the whole device */
+    CHECK_EQ_U64(vnpu_agent_publish(pub, t += 150 * MS), 1);
+    CHECK_EQ_U64(vnpu_agent_publish(pub, t += 100 * MS), 1);
+    CHECK_EQ_U64(scan_share(&r, &self, rt += MS, in), 1000000);
     CHECK(in[0].busy == 0);
-    CHECK_EQ_U64(vnpu_share_ppm(in, n, s), 1000000);
-    /* the neighbour shrinks its own region: idle, no fault */
-    CHECK(truncate(region, 0) == 0);
-    s = vnpu_reg_scan(&r, &self, now + 1000000, in, &n);
-    CHECK(in[0].busy == 0);
-    /* unregistered: gone from the scan and the link removed */
+    /* the neighbour replaces its region (or shrinks it): an error for that region, logged once; it
+     * counts at its weighted share; nothing stalls */
+    CHECK(unlink(region) == 0);
+    make_region(region, 0);
+    CHECK_EQ_U64(vnpu_agent_publish(pub, t += 10 * MS), 1); /* old descriptor: still its old file */
+    /* unregistered: gone from the scan */
     CHECK(vnpu_agent_unregister(p, 55) == 1);
-    CHECK(access(lp, F_OK) != 0 && errno == ENOENT);
-    s = vnpu_reg_scan(&r, &self, now, in, &n);
+    CHECK_EQ_U64(vnpu_agent_publish(pub, t += 10 * MS), 1);
+    int n = 0;
+    vnpu_reg_scan(&r, &self, rt += MS, in, &n);
     CHECK_EQ_U64(n, 1);
+    /* registered again with the replaced file: re-opened, the very file registered */
+    CHECK(vnpu_agent_register(p, &m) >= 0);
+    CHECK_EQ_U64(vnpu_agent_publish(pub, t += 10 * MS), 1);
+    CHECK_EQ_U64(vnpu_agent_publisher_errors(pub), 0);
+    vnpu_agent_publisher_close(pub);
     vnpu_reg_close(&r);
+}
+
+static double elapsed_ms(int64_t since) { return (double)(mono() - since) / 1e6; }
+
+/* A region that is not a plain file of its own: FIFO, symlink, directory, wrong size, replaced. */
+static void test_publisher_hostile_regions(void)
+{
+    char p[600];
+    path_of(p, sizeof p, "npu0.reg");
+    fresh(p);
+    const char *kinds[] = {"fifo", "symlink", "dir", "huge", "replaced"};
+    char paths[5][600];
+    for (int k = 0; k < 5; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "hostile-%s.region", kinds[k]);
+        path_of(paths[k], sizeof paths[k], name);
+        unlink(paths[k]);
+        rmdir(paths[k]);
+        make_region(paths[k], 1);
+        struct vnpu_agent_member m;
+        member(&m, 100 + (uint64_t)k, 1, 0, VNPU_REG_PRIO_NORMAL, paths[k]);
+        CHECK(vnpu_agent_register(p, &m) >= 0);
+        /* what the tenant does afterwards to its own region path (the replaced one keeps its old
+         * file alive under another name until the rename, so the new one gets another inode) */
+        char keep[3100];
+        snprintf(keep, sizeof keep, "%s.old", paths[k]);
+        if (k == 4)
+            CHECK(rename(paths[k], keep) == 0);
+        else
+            CHECK(unlink(paths[k]) == 0);
+        if (k == 0)
+            CHECK(mkfifo(paths[k], 0666) == 0);
+        else if (k == 1)
+            CHECK(symlink(p, paths[k]) == 0);
+        else if (k == 2)
+            CHECK(mkdir(paths[k], 0755) == 0);
+        else if (k == 3) {
+            make_region(paths[k], 1);
+            CHECK(truncate(paths[k], 1LL << 40) == 0); /* sparse 1 TiB */
+        } else {
+            /* a new file renamed over it (allocated while the old one lived: another inode) */
+            char other[3100];
+            snprintf(other, sizeof other, "%s.new", paths[k]);
+            make_region(other, 1);
+            struct stat a, b;
+            CHECK(stat(other, &a) == 0);
+            CHECK(rename(other, paths[k]) == 0);
+            CHECK(stat(paths[k], &b) == 0 && a.st_ino == b.st_ino);
+        }
+    }
+    struct vnpu_agent_publisher *pub = vnpu_agent_publisher_open(p, 10, 100);
+    CHECK(pub != NULL);
+    int64_t t0 = mono();
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ_U64(vnpu_agent_publish(pub, 1000 * MS + i * 100 * MS), 1);
+    CHECK(elapsed_ms(t0) < 500);
+    CHECK_EQ_U64(vnpu_agent_publisher_errors(pub), 5); /* one per region, not one per round */
+    struct vnpu_reg r;
+    int err;
+    CHECK(vnpu_reg_open(p, &r, &err) == VNPU_REG_OK);
+    struct vnpu_reg_peer peers[VNPU_REG_ENTRY_COUNT];
+    CHECK_EQ_U64(vnpu_reg_read_peers(&r, peers, NULL), 5);
+    for (int i = 0; i < 5; i++)
+        CHECK_EQ_U64(peers[i].pub_flags, 0); /* unknown: each counts at its weighted share */
+    vnpu_reg_close(&r);
+    vnpu_agent_publisher_close(pub);
+    for (int k = 0; k < 5; k++) {
+        char keep[3100];
+        snprintf(keep, sizeof keep, "%s.old", paths[k]);
+        unlink(keep);
+        unlink(paths[k]);
+        rmdir(paths[k]);
+    }
+}
+
+/* A child holding something until killed: a lease (F_SETLEASE) or a read lock on path. */
+static pid_t hold(const char *path, int lease)
+{
+    int ready[2];
+    CHECK(pipe(ready) == 0);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        close(ready[0]);
+        int fd = open(path, O_RDONLY);
+        char ok = 'n';
+        if (fd >= 0) {
+            if (lease) {
+                ok = fcntl(fd, F_SETLEASE, lease) == 0 ? 'y' : 'n';
+            } else {
+                struct flock fl;
+                memset(&fl, 0, sizeof fl);
+                fl.l_type = F_RDLCK;
+                fl.l_whence = SEEK_SET;
+                fl.l_len = 0; /* the whole file and beyond: every lock byte anybody could use */
+                ok = fcntl(fd, F_SETLK, &fl) == 0 ? 'y' : 'n';
+            }
+        }
+        if (write(ready[1], &ok, 1) != 1)
+            _exit(1);
+        for (;;)
+            pause();
+    }
+    close(ready[1]);
+    char ok = 0;
+    CHECK(read(ready[0], &ok, 1) == 1);
+    close(ready[0]);
+    if (ok != 'y') {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        return -1;
+    }
+    return pid;
+}
+
+static void unhold(pid_t pid)
+{
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
+/* Read locks and leases a tenant takes delay neither the agent nor a neighbour's limiter. */
+static void test_locks_and_leases(void)
+{
+    char p[600], region[600];
+    path_of(p, sizeof p, "npu0.reg");
+    fresh(p);
+    path_of(region, sizeof region, "leased.region");
+    make_region(region, 1);
+    struct vnpu_agent_member m;
+    member(&m, 77, 1, 0, VNPU_REG_PRIO_NORMAL, region);
+    CHECK(vnpu_agent_register(p, &m) >= 0);
+    /* a read lock over the whole registry (what a read-only mount allows): registration and
+     * publication take their locks elsewhere, the limiter takes none */
+    pid_t h = hold(p, 0);
+    CHECK(h > 0);
+    int64_t t0 = mono();
+    member(&m, 78, 1, 0, VNPU_REG_PRIO_NORMAL, NULL);
+    CHECK(vnpu_agent_register(p, &m) >= 0);
+    CHECK(vnpu_agent_unregister(p, 78) == 1);
+    struct vnpu_agent_publisher *pub = vnpu_agent_publisher_open(p, 10, 100);
+    CHECK(pub != NULL);
+    CHECK_EQ_U64(vnpu_agent_publish(pub, 1000 * MS), 1);
+    CHECK(elapsed_ms(t0) < 500);
+    unhold(h);
+    if (geteuid() != 0) {
+        printf("test_compute_registry: lease checks skipped: F_SETLEASE on another user's file needs root (euid %d)\n",
+               (int)geteuid());
+        vnpu_agent_publisher_close(pub);
+        return;
+    }
+    /* a write lease on the neighbour's region (root in a container owns root files), taken while no
+     * agent has the region open (a restarted agent; while one holds it open no lease is possible):
+     * the publisher's open fails at once for that region, nothing waits the 45 s lease-break time */
+    vnpu_agent_publisher_close(pub);
+    h = hold(region, F_WRLCK);
+    CHECK(h > 0);
+    struct vnpu_agent_publisher *pub2 = vnpu_agent_publisher_open(p, 10, 100);
+    CHECK(pub2 != NULL);
+    t0 = mono();
+    CHECK_EQ_U64(vnpu_agent_publish(pub2, 2000 * MS), 1);
+    CHECK(elapsed_ms(t0) < 500);
+    CHECK_EQ_U64(vnpu_agent_publisher_errors(pub2), 1);
+    unhold(h);
+    /* a lease on the registry itself: impossible while an agent holds it open for writing */
+    int fd = open(p, O_RDONLY);
+    CHECK(fd >= 0);
+    CHECK(fcntl(fd, F_SETLEASE, F_RDLCK) != 0);
+    close(fd);
+    /* the limiter never blocks on it either (it opens read-only, non-blocking): a read lease cannot
+     * block a read-only open, and a write lease is impossible while it is open */
+    struct vnpu_reg r;
+    int err;
+    t0 = mono();
+    CHECK(vnpu_reg_open(p, &r, &err) == VNPU_REG_OK);
+    CHECK(elapsed_ms(t0) < 500);
+    vnpu_reg_close(&r);
+    vnpu_agent_publisher_close(pub2);
+}
+
+/* The agent replaced the registry (atomic rename, when a tenant's lease kept it from opening the old
+ * file) or created it late: within a second of the reader's clock the reader uses the new file. */
+static void test_replaced_registry_is_followed(void)
+{
+    char p[600], q[600];
+    path_of(p, sizeof p, "npu0.reg");
+    path_of(q, sizeof q, "npu0.reg.new");
+    fresh(p);
+    struct vnpu_reg r;
+    int err;
+    CHECK(vnpu_reg_open(p, &r, &err) == VNPU_REG_OK);
+    unlink(q);
+    CHECK(vnpu_agent_create(q, 0) == 0);
+    struct vnpu_agent_member m;
+    member(&m, 91, 1, 0, VNPU_REG_PRIO_NORMAL, NULL);
+    CHECK(vnpu_agent_register(q, &m) >= 0);
+    struct vnpu_reg_self self = {92, 1, 0, VNPU_REG_PRIO_NORMAL};
+    struct vnpu_share_input in[VNPU_REG_ENTRY_COUNT + 1];
+    int n = 0;
+    int64_t t = mono();
+    vnpu_reg_scan(&r, &self, t, in, &n); /* checked at the first scan: the old file then */
+    CHECK_EQ_U64(n, 1);
+    CHECK(rename(q, p) == 0);
+    vnpu_reg_scan(&r, &self, t + 1000, in, &n);
+    CHECK_EQ_U64(n, 1);
+    vnpu_reg_scan(&r, &self, t + VNPU_REG_RECHECK_NS + 1, in, &n);
+    CHECK_EQ_U64(n, 2);
+    vnpu_reg_close(&r);
+    /* a registry missing at first is picked up once it exists */
+    struct vnpu_reg late;
+    char l[600];
+    path_of(l, sizeof l, "npu9.reg");
+    unlink(l);
+    vnpu_reg_retry_later(&late, l);
+    vnpu_reg_scan(&late, &self, t, in, &n);
+    CHECK_EQ_U64(n, 1);
+    CHECK(vnpu_agent_create(l, 9) == 0);
+    CHECK(vnpu_agent_register(l, &m) >= 0);
+    vnpu_reg_scan(&late, &self, t + VNPU_REG_RECHECK_NS + 1, in, &n);
+    CHECK_EQ_U64(n, 2);
+    vnpu_reg_close(&late);
 }
 
 int main(void)
@@ -237,7 +526,10 @@ int main(void)
     test_validation();
     test_range_checks_and_own_parameters();
     test_truncated_registry_never_faults();
-    test_activity_links();
+    test_publication();
+    test_publisher_hostile_regions();
+    test_locks_and_leases();
+    test_replaced_registry_is_followed();
     printf("test_compute_registry: ok\n");
     return 0;
 }

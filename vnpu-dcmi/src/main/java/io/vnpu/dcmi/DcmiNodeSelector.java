@@ -116,6 +116,14 @@ public final class DcmiNodeSelector {
     return BundledSimulator.canonicalProfile(name);
   }
 
+  /**
+   * The simulated host's state directory, where its device nodes live: {@code $VNPU_SIM_ROOT} when
+   * set ({@code rootEnv}), else the per-user default.
+   */
+  public static Path simulatedRoot(String rootEnv) {
+    return BundledSimulator.rootOf(rootEnv);
+  }
+
   /** As {@link #select(Optional, Optional, Fallback)} with no explicit library, falling back to the simulator. */
   public Selection select(String simProfile) {
     return select(Optional.empty(), Optional.ofNullable(simProfile), Fallback.SIMULATOR_WHEN_NO_DRIVER);

@@ -82,9 +82,16 @@ public final class BundledSimulator {
    * {@code /tmp/vnpu-sim-<uid>} as {@code vnpu_sim_host.h} defines.
    */
   public Path root() {
-    String r = libc.getenv(ROOT_ENV);
-    if (r != null && !r.isEmpty()) {
-      return Path.of(r);
+    return rootOf(libc.getenv(ROOT_ENV));
+  }
+
+  /**
+   * The state directory for a value of {@value #ROOT_ENV} (null or empty when unset): that path,
+   * else {@code /tmp/vnpu-sim-<uid>} as {@code vnpu_sim_host.h} defines.
+   */
+  public static Path rootOf(String rootEnv) {
+    if (rootEnv != null && !rootEnv.isEmpty()) {
+      return Path.of(rootEnv);
     }
     try {
       Object uid = Files.getAttribute(Path.of("/proc/self"), "unix:uid");

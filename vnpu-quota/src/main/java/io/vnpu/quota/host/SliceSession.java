@@ -59,7 +59,7 @@ public final class SliceSession implements AutoCloseable {
       region = regions.create(store.regionFile(record.name()), config);
       long key = region.epoch();
       ComputeRegistry registry = registries.forNpu(Math.max(0, record.phyId()));
-      // the region is hard-linked next to the registry: neighbours read the slice's activity there
+      // the region is recorded in the agents' member table: the publisher publishes its usage
       registry.register(new RegistryMember(key, registryName(record.name()), record.weight(), record.capPct(),
           record.priority(), region.file()));
       return new SliceSession(store, record, region, registry, key);

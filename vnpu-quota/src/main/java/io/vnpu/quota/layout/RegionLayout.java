@@ -15,7 +15,7 @@ public final class RegionLayout {
   // identity
   public static final long REGION_MAGIC = 0x31504E56494D4148L;
   public static final int REGION_MAJOR = 1;
-  public static final int REGION_MINOR = 1;
+  public static final int REGION_MINOR = 2;
   public static final int REGION_MAX_DEVICES = 16;
   public static final int REGION_SLOT_COUNT = 256;
   public static final int REGION_UUID_BYTES = 64;
@@ -77,6 +77,7 @@ public final class RegionLayout {
   public static final int DS_BUSY_NS = 104;
   public static final int DS_SHARE_PPM = 112;
   public static final int DS_SAMPLES = 120;
+  public static final int DS_BLOCKED_NS = 128;
 
   // process slot
   public static final int S_STATE = 0;

@@ -101,7 +101,10 @@ public final class MemoryAccount {
         mem.addLong(state + DS_COMMIT_SEQ, 1);
         mem.addLong(own, bytes);
         mem.addLong(pending, -bytes);
-        long used = region.usedBytes(dev);
+        // the slot scan is not atomic (a release read late plus the admission it allowed read early
+        // can add up past the limit for no instant at all): the verified sum bounds it
+        long scanned = region.usedBytes(dev);
+        long used = Long.compareUnsigned(scanned, sum) < 0 ? scanned : sum;
         for (long peak = mem.getLong(state + DS_PEAK_BYTES);
             Long.compareUnsigned(peak, used) < 0 && !mem.casLong(state + DS_PEAK_BYTES, peak, used);
             peak = mem.getLong(state + DS_PEAK_BYTES)) {

@@ -93,6 +93,9 @@ public final class QuotaRegion implements AutoCloseable {
     }
   }
 
+  /** Largest file opened as a region (a region is 139,264 bytes; a huge file in its place is refused). */
+  static final long MAX_OPEN_BYTES = 16L << 20;
+
   /**
    * Writes every byte of the new region through the channel, so that each page has its block before
    * the file is mapped. A sparse region (only the last byte written) gets its blocks on the first
@@ -118,7 +121,8 @@ public final class QuotaRegion implements AutoCloseable {
   }
 
   static QuotaRegion open(Path file, QuotaRegions registry) throws IOException {
-    FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+    // the container can write its directory: never wait on what it put there (TenantFiles)
+    FileChannel ch = registry.tenantFiles().open(file, true, 0, MAX_OPEN_BYTES, false);
     Object key = null;
     try {
       key = registry.register(file);

@@ -26,6 +26,23 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class QuotaRegions {
   private final Set<Object> open = ConcurrentHashMap.newKeySet();
+  private final io.vnpu.quota.files.TenantFiles tenantFiles;
+
+  public QuotaRegions() {
+    this(new io.vnpu.quota.files.TenantFiles());
+  }
+
+  /**
+   * @param tenantFiles how existing regions are opened: a region lies in a directory its container
+   *     can write, so every open is non-blocking ({@link io.vnpu.quota.files.TenantFiles})
+   */
+  public QuotaRegions(io.vnpu.quota.files.TenantFiles tenantFiles) {
+    this.tenantFiles = java.util.Objects.requireNonNull(tenantFiles, "tenantFiles");
+  }
+
+  io.vnpu.quota.files.TenantFiles tenantFiles() {
+    return tenantFiles;
+  }
 
   /**
    * Creates and initialises a region file (mode 0666, set through a descriptor) from
@@ -47,9 +64,11 @@ public final class QuotaRegions {
   }
 
   /**
-   * Opens and validates an initialised region.
+   * Opens and validates an initialised region, without ever waiting on it: a lease, a link, a FIFO,
+   * a directory or a file far larger than a region in its place is an error at once.
    *
    * @throws java.nio.file.NoSuchFileException if it does not exist
+   * @throws io.vnpu.quota.files.TenantFileException if it is leased, a link, not a regular file or huge
    * @throws java.nio.file.AccessDeniedException if it cannot be opened read-write
    * @throws RegionFormatException on bad magic, unknown major, wrong size or geometry, not initialised
    * @throws IllegalStateException if this registry already has the file open
@@ -87,7 +106,7 @@ public final class QuotaRegions {
       throw new IllegalStateException("quota region " + file + " is open in this JVM; close it before deleting it");
     }
     ByteBuffer magic = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+    try (FileChannel ch = tenantFiles.open(file, false, 0, QuotaRegion.MAX_OPEN_BYTES, false)) {
       while (magic.hasRemaining() && ch.read(magic, RegionLayout.H_MAGIC + magic.position()) > 0) {
         // pread until the magic is in or EOF
       }

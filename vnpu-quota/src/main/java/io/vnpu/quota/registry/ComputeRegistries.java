@@ -5,9 +5,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import io.vnpu.quota.files.TenantFiles;
 
 /**
  * Creates and opens per-NPU compute registries, at most once per file in this instance.
+ *
+ * <p>Every open of a registry is non-blocking ({@link TenantFiles}): the registry lies in a directory
+ * containers mount, so a tenant's lease must not hold the agent.
  *
  * <p>POSIX record locks belong to the process and closing any descriptor of a file drops all of the
  * process's locks on it, so one JVM must not have a registry open twice: use one instance per JVM
@@ -15,6 +19,29 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class ComputeRegistries {
   private final Set<Object> open = ConcurrentHashMap.newKeySet();
+  private final TenantFiles tenantFiles;
+  private final java.util.concurrent.atomic.AtomicLong unreadable = new java.util.concurrent.atomic.AtomicLong();
+
+  public ComputeRegistries() {
+    this(new TenantFiles());
+  }
+
+  /** @param tenantFiles how files a tenant can reach are opened (non-blocking) */
+  public ComputeRegistries(TenantFiles tenantFiles) {
+    this.tenantFiles = java.util.Objects.requireNonNull(tenantFiles, "tenantFiles");
+  }
+
+  /**
+   * Quota regions the publishers of this instance's registries could not open (a lease, a link, a
+   * FIFO, replaced, wrong size), each counted once: what a node agent exports as an error count.
+   */
+  public long unreadableRegions() {
+    return unreadable.get();
+  }
+
+  void countUnreadable() {
+    unreadable.incrementAndGet();
+  }
 
   /**
    * Creates (mode 0644: only the node agent writes it) and initialises the registry of one NPU, or opens it when a valid one is
@@ -29,7 +56,7 @@ public final class ComputeRegistries {
    */
   public ComputeRegistry createOrOpen(Path file, int physId) throws IOException {
     if (physId < 0) throw new IllegalArgumentException("physId must be >= 0: " + physId);
-    return ComputeRegistry.createOrOpen(file, physId, this);
+    return ComputeRegistry.createOrOpen(file, physId, this, tenantFiles);
   }
 
   /**
@@ -48,7 +75,7 @@ public final class ComputeRegistries {
    * @throws IllegalStateException if this instance already has the file open
    */
   public ComputeRegistry open(Path file) throws IOException {
-    return ComputeRegistry.open(file, this);
+    return ComputeRegistry.open(file, this, tenantFiles);
   }
 
   Object register(Path file) throws IOException {

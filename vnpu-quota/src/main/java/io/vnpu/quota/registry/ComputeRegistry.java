@@ -4,6 +4,8 @@ import static io.vnpu.quota.layout.RegistryLayout.*;
 
 import io.vnpu.api.model.Priority;
 import io.vnpu.quota.files.HostFiles;
+import io.vnpu.quota.files.TenantFileException;
+import io.vnpu.quota.files.TenantFiles;
 import io.vnpu.quota.layout.RegionLayout;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -27,12 +29,19 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * An open per-NPU compute registry (layout {@code VNPUREG1} v2, {@code docs/compute-registry.md}),
+ * An open per-NPU compute registry (layout {@code VNPUREG1} v3, {@code docs/compute-registry.md}),
  * from the node agent's side: it is the registry's only writer. It registers containers (key, weight,
- * cap, priority class, which logical device of the container's quota region is this NPU) and
- * hard-links each container's quota region next to the registry as its activity link; the limiters
- * only read. The file is accessed with positional reads and writes, never mapped, so a file shrunk
- * under it cannot fault the JVM. Thread-safe. Obtain it from {@link ComputeRegistries}.
+ * cap, priority class, which logical device of the container's quota region is this NPU), records
+ * each container's region in the agents' own file beside the registry directory (member table; no
+ * container can open it), and {@linkplain #publish publishes} every container's usage, read from its
+ * region, into the registry; the limiters only read the registry.
+ *
+ * <p>The registry is written in place through the descriptor this object holds from opening (while
+ * an agent holds it open for writing, nobody can take a lease on it), full-size from creation (a
+ * full file system cannot fail a write), with positional reads and writes, never mapped (a file
+ * shrunk under it cannot fault the JVM). Opening is non-blocking ({@link TenantFiles}); when a
+ * tenant's lease makes that fail, the registry is rebuilt from the member table and atomically
+ * replaced. Thread-safe. Obtain it from {@link ComputeRegistries}.
  */
 public final class ComputeRegistry implements AutoCloseable {
   static final long LOCK_WAIT_MS = 2000;
@@ -43,57 +52,120 @@ public final class ComputeRegistry implements AutoCloseable {
   /** {@code rw-------}: the lock file is the agent's alone. */
   static final java.util.Set<java.nio.file.attribute.PosixFilePermission> LOCK_FILE_MODE = HostFiles.OWNER_ONLY_FILE;
 
+  /** Largest registry file opened (a huge file in its place is refused, not read). */
+  static final long MAX_REGISTRY_BYTES = 1L << 20;
+
   private final Path file;
-  private final FileChannel channel;
+  private FileChannel channel;
+  /** Identity (device and inode) of the file {@link #channel} is open on. */
+  private Object channelKey;
   private final ComputeRegistries owner;
   private final Object ownerKey;
-  /** The agents' record locks ({@link #lockFile}); opened at the first write. */
+  private final TenantFiles tenantFiles;
+  /** The agents' file ({@link #lockFile}: record locks and member table); opened at the first write. */
   private FileChannel locks;
+  /** Held while this process is the registry's publisher. */
+  private FileLock publishing;
+  private final Map<Integer, Member> members = new java.util.HashMap<>();
   private boolean closed;
 
-  private ComputeRegistry(Path file, FileChannel channel, ComputeRegistries owner, Object key) {
+  private ComputeRegistry(Path file, FileChannel channel, ComputeRegistries owner, Object key, TenantFiles tenantFiles)
+      throws IOException {
     this.file = file;
     this.channel = channel;
+    this.channelKey = fileKey(file);
     this.owner = owner;
     this.ownerKey = key;
+    this.tenantFiles = tenantFiles;
+  }
+
+  private static Object fileKey(Path p) throws IOException {
+    return Files.readAttributes(p, java.nio.file.attribute.BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
   }
 
   // ---------------------------------------------------------------- open / create
 
-  static ComputeRegistry createOrOpen(Path file, int physId, ComputeRegistries owner) throws IOException {
-    // the registry directory is shared with the containers: create exclusively and never follow a
-    // link a tenant planted under the registry's name (HostFiles rules)
-    try {
-      HostFiles.createExclusive(file, REGISTRY_FILE_MODE).close();
-    } catch (FileAlreadyExistsException exists) {
-      // another initialiser created it (or something else has the name): opened no-follow below
-    }
-    // only the node agent writes a registry; the limiter refuses one writable by group or others
-    if (!Files.isSymbolicLink(file)) HostFiles.setMode(file, REGISTRY_FILE_MODE);
-    Object key = owner.register(file);
+  static ComputeRegistry createOrOpen(Path file, int physId, ComputeRegistries owner, TenantFiles tenantFiles)
+      throws IOException {
+    FileChannel locks = openLockFile(file);
     FileChannel ch = null;
-    FileChannel locks = null;
+    Object key = null;
     try {
-      ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
-      locks = openLockFile(file);
       FileLock init = lockBounded(locks, REG_LOCK_INIT);
       if (init == null) {
         throw new RegistryBusyException(file, "init lock (" + lockFile(file) + ") held for more than " + LOCK_WAIT_MS + " ms");
       }
       try {
-        ComputeRegistry r = new ComputeRegistry(file, ch, owner, key);
+        // the registry directory is shared with the containers: create exclusively and never follow a
+        // link a tenant planted under the registry's name (HostFiles rules); the descriptor of the
+        // creation is the one kept
+        try {
+          ch = HostFiles.createExclusive(file, REGISTRY_FILE_MODE);
+        } catch (FileAlreadyExistsException exists) {
+          ch = openExisting(file, locks, tenantFiles);
+        }
+        // only the node agent writes a registry; the limiter refuses one writable by group or others
+        if (!Files.isSymbolicLink(file)) HostFiles.setMode(file, REGISTRY_FILE_MODE);
+        key = owner.register(file);
+        ComputeRegistry r = new ComputeRegistry(file, ch, owner, key, tenantFiles);
         r.locks = locks;
         if (r.problem().isPresent()) r.initialise(physId);
+        r.loadMembers();
         return r;
       } finally {
         init.release();
       }
     } catch (IOException | RuntimeException e) {
-      if (locks != null) locks.close();
+      locks.close();
       if (ch != null) ch.close();
-      owner.unregister(key);
+      if (key != null) owner.unregister(key);
       throw e;
     }
+  }
+
+  /**
+   * Opens an existing registry without blocking. When a tenant's lease (taken while no agent had the
+   * file open) makes that fail, the registry is rebuilt from the member table into a new file that
+   * atomically replaces it: the lease holder keeps the old inode, which nobody reads any more.
+   */
+  private static FileChannel openExisting(Path file, FileChannel locks, TenantFiles tenantFiles) throws IOException {
+    try {
+      return tenantFiles.open(file, true, 0, MAX_REGISTRY_BYTES, false);
+    } catch (TenantFileException leasedOrWorse) {
+      if (Files.isSymbolicLink(file)) throw leasedOrWorse;
+      return replace(file, locks, leasedOrWorse);
+    }
+  }
+
+  private static FileChannel replace(Path file, FileChannel locks, TenantFileException why) throws IOException {
+    // the old file may not be readable either (a write lease blocks every open): rebuild the entries
+    // from the member table; the header is initialised afresh (createOrOpen: its magic is missing)
+    byte[] content = new byte[REG_FILE_BYTES];
+    ByteBuffer agf = ByteBuffer.allocate(AGF_FILE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    while (agf.hasRemaining() && locks.read(agf, agf.position()) > 0) {
+      // positional reads of the member table
+    }
+    for (int i = 0; i < REG_ENTRY_COUNT; i++) {
+      int m = memberOff(i);
+      if (agf.getLong(m + AGF_KEY) == 0) continue;
+      System.arraycopy(agf.array(), m + AGF_ENTRY, content, entryOff(i), REG_ENTRY_BYTES);
+    }
+    Path tmp = file.resolveSibling("." + file.getFileName() + "." + Long.toHexString(new SecureRandom().nextLong()) + ".tmp");
+    FileChannel ch = HostFiles.createExclusive(tmp, REGISTRY_FILE_MODE);
+    try {
+      ByteBuffer w = ByteBuffer.wrap(content);
+      while (w.hasRemaining()) ch.write(w, w.position());
+      Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException | RuntimeException e) {
+      ch.close();
+      HostFiles.deleteQuietly(tmp);
+      e.addSuppressed(why);
+      throw e;
+    }
+    org.slf4j.LoggerFactory.getLogger(ComputeRegistry.class).warn(
+        "{}; replaced it by a copy rebuilt from the agents' member table (the header is initialised afresh)",
+        why.getMessage());
+    return ch;
   }
 
   /**
@@ -111,14 +183,30 @@ public final class ComputeRegistry implements AutoCloseable {
     return dir.resolveSibling(dir.getFileName() + ".locks").resolve(registry.getFileName() + ".lock");
   }
 
-  /** Opens (creating it 0600 in a trusted 0700 directory, never through a link) the lock file of {@code registry}. */
+  /**
+   * Opens (creating it 0600 in a trusted 0700 directory, never through a link) the agents' file of
+   * {@code registry}, full-size: its member table is written in place, so a full file system never
+   * fails a registration's write to it.
+   */
   private static FileChannel openLockFile(Path registry) throws IOException {
     Path lock = lockFile(registry);
     HostFiles.ensureTrustedDirectory(lock.getParent(), HostFiles.OWNER_ONLY_DIR);
+    FileChannel ch;
     try {
-      return HostFiles.createExclusive(lock, LOCK_FILE_MODE);
+      ch = HostFiles.createExclusive(lock, LOCK_FILE_MODE);
     } catch (FileAlreadyExistsException exists) {
-      return FileChannel.open(lock, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+      ch = FileChannel.open(lock, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+    }
+    try {
+      long size = ch.size();
+      if (size < AGF_FILE_BYTES) {
+        ByteBuffer zero = ByteBuffer.allocate((int) (AGF_FILE_BYTES - size));
+        while (zero.hasRemaining()) ch.write(zero, size + zero.position());
+      }
+      return ch;
+    } catch (IOException | RuntimeException e) {
+      ch.close();
+      throw e;
     }
   }
 
@@ -127,12 +215,12 @@ public final class ComputeRegistry implements AutoCloseable {
     return locks;
   }
 
-  static ComputeRegistry open(Path file, ComputeRegistries owner) throws IOException {
+  static ComputeRegistry open(Path file, ComputeRegistries owner, TenantFiles tenantFiles) throws IOException {
     Object key = owner.register(file);
     FileChannel ch = null;
     try {
-      ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
-      ComputeRegistry r = new ComputeRegistry(file, ch, owner, key);
+      ch = tenantFiles.open(file, true, 0, MAX_REGISTRY_BYTES, false);
+      ComputeRegistry r = new ComputeRegistry(file, ch, owner, key, tenantFiles);
       Optional<RegistryFormatException> bad = r.problem();
       if (bad.isPresent()) throw bad.get();
       return r;
@@ -208,9 +296,25 @@ public final class ComputeRegistry implements AutoCloseable {
     return Optional.of(new RegistryFormatException(file, field, actual, expected));
   }
 
-  /** Same order as the C side: hide the file from readers (all zero), fill the header, publish. */
+  /**
+   * Same order as the C side: hide the file from readers (header zero), fill the header, publish.
+   * Entries whose member slot names them (a registry rebuilt from the member table) are kept; every
+   * other entry and member slot is cleared.
+   */
   private void initialise(int physId) throws IOException {
-    write(0, ByteBuffer.allocate(REG_FILE_BYTES).position(REG_FILE_BYTES));
+    ByteBuffer agf = readAgents();
+    ByteBuffer entries = read(REG_ENTRIES_OFF, REG_FILE_BYTES - REG_ENTRIES_OFF);
+    ByteBuffer fresh = ByteBuffer.allocate(REG_FILE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    for (int i = 0; i < REG_ENTRY_COUNT; i++) {
+      int e = entryOff(i) - REG_ENTRIES_OFF;
+      long key = agf.getLong(memberOff(i) + AGF_KEY);
+      if (key != 0 && entries.getInt(e + RE_STATE) == REG_ENTRY_ACTIVE && entries.getLong(e + RE_KEY) == key) {
+        fresh.put(entryOff(i), entries.array(), e, REG_ENTRY_BYTES);
+      } else {
+        putAgents(memberOff(i), ByteBuffer.allocate(AGF_MEMBER_BYTES));
+      }
+    }
+    write(0, fresh.position(REG_FILE_BYTES));
     channel.truncate(REG_FILE_BYTES);
     ByteBuffer h = ByteBuffer.allocate(REG_HDR_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     h.putInt(RH_INIT_STATE, REG_INIT_INITIALISING);
@@ -259,6 +363,67 @@ public final class ComputeRegistry implements AutoCloseable {
     }
   }
 
+  private FileLock admin() throws IOException {
+    FileLock admin = lockBounded(locks(), REG_LOCK_ADMIN);
+    if (admin == null) {
+      throw new RegistryBusyException(file, "admin lock (" + lockFile(file) + ") held for more than " + LOCK_WAIT_MS + " ms");
+    }
+    ensureCurrent();
+    return admin;
+  }
+
+  /**
+   * Another agent process may have replaced the registry file ({@link #openExisting}): under the
+   * admin lock, write to the file now at the path, which that agent holds open (so it opens at once).
+   */
+  private void ensureCurrent() throws IOException {
+    Object now;
+    try {
+      now = fileKey(file);
+    } catch (NoSuchFileException gone) {
+      return; // removed under us: keep writing our descriptor; the next createOrOpen makes a new one
+    }
+    if (now == null || now.equals(channelKey)) return;
+    FileChannel fresh = tenantFiles.open(file, true, 0, MAX_REGISTRY_BYTES, false);
+    channel.close();
+    channel = fresh;
+    channelKey = now;
+  }
+
+  private ByteBuffer readAgents() throws IOException {
+    ByteBuffer b = ByteBuffer.allocate(AGF_FILE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    FileChannel l = locks();
+    while (b.hasRemaining()) {
+      if (l.read(b, b.position()) < 0) break;
+    }
+    return b.clear();
+  }
+
+  private void putAgents(long off, ByteBuffer b) throws IOException {
+    b.clear();
+    FileChannel l = locks();
+    while (b.hasRemaining()) l.write(b, off + b.position());
+  }
+
+  /** A member slot: which region file is registry entry i's container, and its identity then. */
+  record Member(long key, Optional<Path> region, long dev, long ino) {}
+
+  private void loadMembers() throws IOException {
+    members.clear();
+    ByteBuffer agf = readAgents();
+    for (int i = 0; i < REG_ENTRY_COUNT; i++) {
+      int m = memberOff(i);
+      long key = agf.getLong(m + AGF_KEY);
+      if (key == 0) continue;
+      byte[] p = new byte[AGF_PATH_BYTES];
+      agf.get(m + AGF_PATH, p);
+      int n = 0;
+      while (n < p.length && p[n] != 0) n++;
+      Optional<Path> region = n == 0 ? Optional.empty() : Optional.of(Path.of(new String(p, 0, n, StandardCharsets.UTF_8)));
+      members.put(i, new Member(key, region, agf.getLong(m + AGF_DEV), agf.getLong(m + AGF_INO)));
+    }
+  }
+
   // ---------------------------------------------------------------- queries
 
   /** The registry file. */
@@ -271,7 +436,7 @@ public final class ComputeRegistry implements AutoCloseable {
    *
    * @throws java.io.UncheckedIOException if the file cannot be read
    */
-  public int physId() {
+  public synchronized int physId() {
     try {
       return read(RH_PHYS_ID, 4).getInt(0);
     } catch (IOException e) {
@@ -284,7 +449,7 @@ public final class ComputeRegistry implements AutoCloseable {
    *
    * @throws java.io.UncheckedIOException if the file cannot be read
    */
-  public long epoch() {
+  public synchronized long epoch() {
     try {
       return read(RH_EPOCH, 8).getLong(0);
     } catch (IOException e) {
@@ -292,11 +457,32 @@ public final class ComputeRegistry implements AutoCloseable {
     }
   }
 
-  /** The activity link of a container: a hard link to its quota region next to the registry. */
-  public Path activityLink(long key) {
-    Path parent = file.toAbsolutePath().getParent();
-    return parent.resolve(activityLinkName(physId(), key));
+  /**
+   * The quota region file and its identity (device, inode) as registered for {@code key}, from the
+   * agents' member table; empty when the key has no entry or was registered without a region. What
+   * the clean-up compares with the regions of live containers (nothing a container wrote decides it).
+   *
+   * @throws IOException if the agents' file cannot be read
+   */
+  public synchronized Optional<RegisteredRegion> registeredRegion(long key) throws IOException {
+    ensureOpen();
+    loadMembers();
+    for (Member m : members.values()) {
+      if (m.key() == key && m.region().isPresent()) {
+        return Optional.of(new RegisteredRegion(m.region().get(), m.dev(), m.ino()));
+      }
+    }
+    return Optional.empty();
   }
+
+  /**
+   * A registered container's quota region as the agent recorded it at registration.
+   *
+   * @param file host path of the region file
+   * @param dev  its {@code st_dev} then
+   * @param ino  its {@code st_ino} then
+   */
+  public record RegisteredRegion(Path file, long dev, long ino) {}
 
   /**
    * Keys of the ACTIVE entries, in entry order: one read of the registry, no quota region opened
@@ -316,14 +502,19 @@ public final class ComputeRegistry implements AutoCloseable {
   }
 
   /**
-   * Snapshot of every ACTIVE entry. Statistics come from the container's own quota region through its
-   * activity link (zero when it has none); {@code live} is true when some process holds a slot of that
-   * region.
+   * Snapshot of every ACTIVE entry. On the agent's own instance (one that registered or created: it
+   * holds the agents' file) the statistics are read from the container's quota region named in the
+   * member table, non-blocking ({@link TenantFiles}); where that is not possible (another instance,
+   * which never opens the agents' file since closing a descriptor of it would drop this JVM's record
+   * locks on it; an unreadable region) launches, device time, throttled time and share are the
+   * publisher's last publication and the rest (activity time, per-kernel estimate, samples, launches
+   * per symbol, {@code live}) is zero.
    *
    * @throws IOException if the registry cannot be read
    */
   public synchronized List<RegistryEntry> entries() throws IOException {
     ensureOpen();
+    if (locks != null) loadMembers();
     List<RegistryEntry> out = new ArrayList<>();
     ByteBuffer all = read(0, REG_FILE_BYTES);
     for (int i = 0; i < REG_ENTRY_COUNT; i++) {
@@ -332,7 +523,8 @@ public final class ComputeRegistry implements AutoCloseable {
       long key = all.getLong(o + RE_KEY);
       int dev = all.getInt(o + RE_DEVICE_INDEX);
       int prio = all.getInt(o + RE_PRIORITY_CLASS);
-      Activity a = activity(key, dev);
+      Member m = members.get(i);
+      Activity a = locks != null && m != null && m.key() == key ? activity(m, dev) : Activity.NONE;
       out.add(new RegistryEntry(
           i,
           key,
@@ -343,40 +535,45 @@ public final class ComputeRegistry implements AutoCloseable {
           true,
           a.live,
           a.ds.getLong(RegionLayout.DS_LAST_LAUNCH_NS),
-          a.ds.getLong(RegionLayout.DS_LAUNCHES),
-          a.ds.getLong(RegionLayout.DS_BUSY_NS),
-          a.ds.getLong(RegionLayout.DS_THROTTLED_NS),
-          a.ds.getInt(RegionLayout.DS_SHARE_PPM),
+          a.read ? a.ds.getLong(RegionLayout.DS_LAUNCHES) : all.getLong(o + RE_LAUNCHES),
+          a.read ? a.ds.getLong(RegionLayout.DS_BUSY_NS) : all.getLong(o + RE_BUSY_NS),
+          a.read ? a.ds.getLong(RegionLayout.DS_THROTTLED_NS) : all.getLong(o + RE_THROTTLED_NS),
+          a.read ? a.ds.getInt(RegionLayout.DS_SHARE_PPM) : all.getInt(o + RE_SHARE_PPM),
           a.ds.getLong(RegionLayout.DS_COST_EMA_NS),
           a.ds.getLong(RegionLayout.DS_SAMPLES),
-          a.bySymbol));
+          a.bySymbol,
+          all.getInt(o + RE_PUB_FLAGS),
+          all.getInt(o + RE_USED_PPM),
+          all.getInt(o + RE_BLOCKED_PPM)));
     }
     return out;
   }
 
-  private record Activity(boolean live, ByteBuffer ds, Map<String, Long> bySymbol) {}
+  private record Activity(boolean read, boolean live, ByteBuffer ds, Map<String, Long> bySymbol) {
+    static final Activity NONE = new Activity(false, false,
+        ByteBuffer.allocate(RegionLayout.DEVSTATE_BYTES).order(ByteOrder.LITTLE_ENDIAN), Map.of());
+  }
 
-  /** Reads a container's statistics from its quota region through the activity link. */
-  private Activity activity(long key, int dev) throws IOException {
-    ByteBuffer empty = ByteBuffer.allocate(RegionLayout.DEVSTATE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-    Path link = activityLink(key);
-    if (dev < 0 || dev >= RegionLayout.REGION_MAX_DEVICES || !Files.isRegularFile(link, LinkOption.NOFOLLOW_LINKS)) {
-      return new Activity(false, empty, Map.of());
-    }
+  /** Reads a container's statistics from its quota region (named in the member table). */
+  private Activity activity(Member m, int dev) {
+    if (dev < 0 || dev >= RegionLayout.REGION_MAX_DEVICES || m.region().isEmpty()) return Activity.NONE;
     ByteBuffer r = ByteBuffer.allocate(RegionLayout.REGION_FILE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     boolean live = false;
-    try (FileChannel ch = FileChannel.open(link, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+    try (FileChannel ch = tenantFiles.open(m.region().get(), false, RegionLayout.REGION_FILE_BYTES,
+        RegionLayout.REGION_FILE_BYTES, false)) {
+      if (!sameInode(m)) return Activity.NONE;
       while (r.hasRemaining() && ch.read(r, r.position()) > 0) {
         // positional reads until EOF: a shrunk region reads as zeros
       }
       r.clear();
-      // a slot owner holds its slot's record lock while it lives (docs/region-layout.md)
+      // a slot owner holds its slot's record lock while it lives (docs/region-layout.md); a probe
+      // never waits
       for (int s = 0; s < RegionLayout.REGION_SLOT_COUNT && !live; s++) {
         if (r.getInt(RegionLayout.slotOff(s) + RegionLayout.S_STATE) == RegionLayout.SLOT_FREE) continue;
         live = slotHeld(ch, RegionLayout.lockSlot(s));
       }
-    } catch (NoSuchFileException gone) {
-      return new Activity(false, empty, Map.of());
+    } catch (IOException e) {
+      return Activity.NONE; // gone, leased, replaced by something else: no statistics for it
     }
     ByteBuffer ds = r.slice(RegionLayout.devStateOff(dev), RegionLayout.DEVSTATE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     Map<String, Long> bySym = new LinkedHashMap<>();
@@ -384,7 +581,12 @@ public final class ComputeRegistry implements AutoCloseable {
       long n = r.getLong(RegionLayout.H_SYMBOL_LAUNCHES + 8 * s.ordinal());
       if (n != 0) bySym.put(s.name(), n);
     }
-    return new Activity(live, ds, bySym);
+    return new Activity(true, live, ds, bySym);
+  }
+
+  private static boolean sameInode(Member m) throws IOException {
+    Map<String, Object> a = Files.readAttributes(m.region().get(), "unix:dev,ino", LinkOption.NOFOLLOW_LINKS);
+    return ((Number) a.get("dev")).longValue() == m.dev() && ((Number) a.get("ino")).longValue() == m.ino();
   }
 
   /** Whether some process holds this lock byte (shared probe: a read-only descriptor suffices). */
@@ -410,22 +612,43 @@ public final class ComputeRegistry implements AutoCloseable {
   // ---------------------------------------------------------------- node agent writes
 
   /**
-   * Registers (or updates) a container, and when the member names its quota region, hard-links the
-   * region as the container's activity link (neighbours read its activity time there; a container
-   * without a link counts as busy for its neighbours).
+   * Registers (or updates) a container, and records its quota region (when the member names one)
+   * in the agents' member table, from which the publisher reads its usage. A container registered
+   * without a region is never published: it counts at its weighted share for its neighbours.
    *
    * @return the entry index
    * @throws RegistryBusyException if the admin lock stays held for more than 2 s
    * @throws IllegalStateException if all 64 entries belong to other containers
-   * @throws IOException if the registry cannot be written or the link cannot be made (e.g. the region
-   *     lies on another file system than the registry: message names both paths)
+   * @throws IOException if the registry or the agents' file cannot be written, or the region is not
+   *     a regular file (message names it) or its path is longer than 359 bytes
    */
   public synchronized int register(RegistryMember m) throws IOException {
     ensureOpen();
-    FileLock admin = lockBounded(locks(), REG_LOCK_ADMIN);
-    if (admin == null) {
-      throw new RegistryBusyException(file, "admin lock (" + lockFile(file) + ") held for more than " + LOCK_WAIT_MS + " ms");
+    ByteBuffer slot = ByteBuffer.allocate(AGF_MEMBER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    slot.putLong(AGF_KEY, m.key());
+    if (m.region().isPresent()) {
+      Path region = m.region().get().toAbsolutePath();
+      java.nio.file.attribute.BasicFileAttributes ba;
+      Map<String, Object> id;
+      try {
+        ba = Files.readAttributes(region, java.nio.file.attribute.BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        id = Files.readAttributes(region, "unix:dev,ino", LinkOption.NOFOLLOW_LINKS);
+      } catch (IOException e) {
+        throw new IOException("compute registry " + file + ": quota region " + region + " cannot be registered: " + e, e);
+      }
+      if (!ba.isRegularFile()) {
+        throw new IOException("compute registry " + file + ": quota region " + region + " is not a regular file");
+      }
+      byte[] p = region.toString().getBytes(StandardCharsets.UTF_8);
+      if (p.length >= AGF_PATH_BYTES) {
+        throw new IOException("compute registry " + file + ": quota region path " + region + " is longer than "
+            + (AGF_PATH_BYTES - 1) + " bytes");
+      }
+      slot.putLong(AGF_DEV, ((Number) id.get("dev")).longValue());
+      slot.putLong(AGF_INO, ((Number) id.get("ino")).longValue());
+      slot.put(AGF_PATH, p);
     }
+    FileLock admin = admin();
     try {
       ByteBuffer all = read(0, REG_FILE_BYTES);
       int found = -1;
@@ -448,24 +671,14 @@ public final class ComputeRegistry implements AutoCloseable {
       byte[] name = m.name().getBytes(StandardCharsets.UTF_8);
       e.put(RE_NAME, name, 0, Math.min(name.length, REG_NAME_BYTES - 1));
       e.putInt(RE_DEVICE_INDEX, m.deviceIndex());
+      slot.put(AGF_ENTRY, e.array(), 0, REG_ENTRY_BYTES);
+      if (m.region().isPresent()) keepInode(m.key(), m.region().get());
+      // the member slot first: the publisher never reads a region for an entry it does not describe
+      putAgents(memberOff(found), slot);
       e.position(REG_ENTRY_BYTES);
       int seq = beginWrite();
       write(o, e);
       endWrite(seq);
-      Path link = activityLink(m.key());
-      Files.deleteIfExists(link);
-      if (m.region().isPresent()) {
-        try {
-          Files.createLink(link, m.region().get());
-        } catch (IOException | UnsupportedOperationException ex) {
-          // an entry without its link counts as busy for every neighbour: it must not outlive the failure
-          int undo = beginWrite();
-          putInt(o + RE_STATE, REG_ENTRY_FREE);
-          endWrite(undo);
-          throw new IOException("compute registry " + file + ": cannot hard-link quota region " + m.region().get()
-              + " as " + link + " (it must be on the registry's file system): " + ex.getMessage(), ex);
-        }
-      }
       return found;
     } finally {
       admin.release();
@@ -473,17 +686,14 @@ public final class ComputeRegistry implements AutoCloseable {
   }
 
   /**
-   * Removes a container's registration and its activity link.
+   * Removes a container's registration and its member slot.
    *
    * @return true if an entry with this key existed
    * @throws RegistryBusyException if the admin lock stays held for more than 2 s
    */
   public synchronized boolean unregister(long key) throws IOException {
     ensureOpen();
-    FileLock admin = lockBounded(locks(), REG_LOCK_ADMIN);
-    if (admin == null) {
-      throw new RegistryBusyException(file, "admin lock (" + lockFile(file) + ") held for more than " + LOCK_WAIT_MS + " ms");
-    }
+    FileLock admin = admin();
     try {
       ByteBuffer all = read(0, REG_FILE_BYTES);
       boolean found = false;
@@ -493,9 +703,10 @@ public final class ComputeRegistry implements AutoCloseable {
         int seq = beginWrite();
         putInt(o + RE_STATE, REG_ENTRY_FREE);
         endWrite(seq);
+        putAgents(memberOff(i), ByteBuffer.allocate(AGF_MEMBER_BYTES));
         found = true;
       }
-      Files.deleteIfExists(activityLink(key));
+      Files.deleteIfExists(keptInode(key));
       return found;
     } finally {
       admin.release();
@@ -503,34 +714,207 @@ public final class ComputeRegistry implements AutoCloseable {
   }
 
   /**
-   * Removes the activity links next to this registry that belong to no ACTIVE entry of it: left by
-   * an agent killed between freeing an entry and removing its link (each would keep a quota region
-   * file alive on disk for ever). Holds the admin lock, so no registration is half-made meanwhile.
+   * The agents' hard link to a registered region, {@code <registry dir>.locks/npu<phyId>-<key>.region}:
+   * it keeps the region's inode from being reused by a later file (a new Allocate of the same
+   * container at the same path), so that the identity recorded in the member table names one file
+   * only. In the agents' directory, which no container sees.
+   */
+  private Path keptInode(long key) {
+    return lockFile(file).resolveSibling(String.format("npu%d-%016x.region", physId(), key));
+  }
+
+  private void keepInode(long key, Path region) throws IOException {
+    Path keep = keptInode(key);
+    Files.deleteIfExists(keep);
+    try {
+      Files.createLink(keep, region);
+    } catch (IOException | UnsupportedOperationException e) {
+      // another file system: the identity may then be reused once the region is deleted; the clean-up
+      // may keep a replaced container's old entry until the agent restarts (logged, not fatal)
+      org.slf4j.LoggerFactory.getLogger(ComputeRegistry.class).warn(
+          "compute registry {}: cannot keep a link to quota region {} in {} ({}); a replaced region may keep its old"
+              + " registration", file, region, keep.getParent(), e.toString());
+    }
+  }
+
+  /**
+   * Removes the agents' links to regions whose key has no entry (an agent killed between freeing an
+   * entry and removing its link kept the gone container's region on disk).
    *
-   * @return the names of the links removed
-   * @throws RegistryBusyException if the admin lock stays held for more than 2 s
-   * @throws IOException if the registry or its directory cannot be read
+   * @return the names removed
+   * @throws IOException if the registry or the agents' directory cannot be read
    */
   public synchronized List<String> removeOrphanLinks() throws IOException {
     ensureOpen();
-    FileLock admin = lockBounded(locks(), REG_LOCK_ADMIN);
-    if (admin == null) {
-      throw new RegistryBusyException(file, "admin lock (" + lockFile(file) + ") held for more than " + LOCK_WAIT_MS + " ms");
-    }
+    FileLock admin = admin();
     try {
       java.util.Set<Long> active = new java.util.HashSet<>(keys());
-      java.util.regex.Pattern mine = java.util.regex.Pattern.compile("npu" + physId() + "-([0-9a-f]{16})\\.act");
+      java.util.regex.Pattern mine = java.util.regex.Pattern.compile("npu" + physId() + "-([0-9a-f]{16})\\.region");
       List<String> removed = new ArrayList<>();
-      try (java.nio.file.DirectoryStream<Path> ds = Files.newDirectoryStream(file.toAbsolutePath().getParent())) {
+      try (java.nio.file.DirectoryStream<Path> ds = Files.newDirectoryStream(lockFile(file).getParent())) {
         for (Path p : ds) {
-          java.util.regex.Matcher m = mine.matcher(p.getFileName().toString());
-          if (!m.matches() || active.contains(Long.parseUnsignedLong(m.group(1), 16))) continue;
+          java.util.regex.Matcher mt = mine.matcher(p.getFileName().toString());
+          if (!mt.matches() || active.contains(Long.parseUnsignedLong(mt.group(1), 16))) continue;
           if (Files.deleteIfExists(p)) removed.add(p.getFileName().toString());
         }
       }
       return removed;
     } finally {
       admin.release();
+    }
+  }
+
+  // ---------------------------------------------------------------- the publisher
+
+  /** Per entry index: the usage window of the member it describes (the publisher's thread only). */
+  private final Map<Integer, Sampled> sampled = new java.util.HashMap<>();
+
+  private static final class Sampled {
+    final Member member;
+    final UsageWindow window;
+    FileChannel region;
+    long failedAtNs;
+    boolean logged;
+    long launches;
+    long busy;
+    long throttled;
+    int share;
+
+    Sampled(Member member, long windowNs) {
+      this.member = member;
+      this.window = new UsageWindow(windowNs);
+    }
+  }
+
+  /**
+   * One publication ({@code docs/compute-registry.md}, "publisher"): reads every registered
+   * container's counters from its quota region (a descriptor kept per region, opened non-blocking;
+   * a region that cannot be opened — a lease, a link, a FIFO, not the file registered, a wrong size
+   * — is an error for that one container, logged once, retried every second, and it is published as
+   * unknown so that it counts at its weighted share), then writes the figures into the registry in
+   * place under the admin lock and the seqlock. Only one agent process publishes a registry: the
+   * one holding its publish lock; the others return {@code false} until it goes.
+   *
+   * @param nowNs monotonic time of this round, ns ({@code System.nanoTime()})
+   * @param periodMs the publisher's period, written into the header (readers derive staleness from it)
+   * @param windowMs the window usage is measured over
+   * @return true if this process published
+   * @throws IOException if the registry or the agents' file cannot be read or written
+   */
+  public synchronized boolean publish(long nowNs, int periodMs, int windowMs) throws IOException {
+    ensureOpen();
+    if (publishing == null) {
+      publishing = tryLock(locks(), REG_LOCK_PUBLISH, false);
+      if (publishing == null) return false;
+    }
+    ByteBuffer reg = read(0, REG_FILE_BYTES);
+    int win = reg.getInt(RH_ACTIVE_WINDOW_MS);
+    long activeWindowNs = (win >= 10 && win <= 10_000 ? win : REG_DEFAULT_ACTIVE_WINDOW_MS) * 1_000_000L;
+    loadMembers();
+    ByteBuffer ds = ByteBuffer.allocate(RegionLayout.DEVSTATE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    for (int i = 0; i < REG_ENTRY_COUNT; i++) {
+      int o = entryOff(i);
+      Member m = members.get(i);
+      Sampled s = sampled.get(i);
+      boolean active = reg.getInt(o + RE_STATE) == REG_ENTRY_ACTIVE && m != null && m.key() == reg.getLong(o + RE_KEY);
+      if (!active || (s != null && !s.member.equals(m))) {
+        if (s != null) closeQuietly(s.region);
+        sampled.remove(i);
+        s = null;
+        if (!active) continue;
+      }
+      if (s == null) {
+        s = new Sampled(m, windowMs * 1_000_000L);
+        sampled.put(i, s);
+      }
+      if (s.region == null && m.region().isPresent() && (!s.logged || nowNs - s.failedAtNs >= 1_000_000_000L)) {
+        try {
+          s.region = tenantFiles.open(m.region().get(), false, RegionLayout.REGION_FILE_BYTES,
+              RegionLayout.REGION_FILE_BYTES, false);
+          if (!sameInode(m)) {
+            closeQuietly(s.region);
+            s.region = null;
+            throw new IOException(m.region().get() + ": not the file registered (replaced)");
+          }
+        } catch (IOException e) {
+          if (!s.logged) {
+            org.slf4j.LoggerFactory.getLogger(ComputeRegistry.class).warn(
+                "compute registry {}: {}; its usage is not published (it counts at its weighted share)", file,
+                e.getMessage());
+            owner.countUnreadable();
+          }
+          s.logged = true;
+          s.failedAtNs = nowNs;
+        }
+      }
+      int dev = reg.getInt(o + RE_DEVICE_INDEX);
+      if (s.region == null || dev < 0 || dev >= RegionLayout.REGION_MAX_DEVICES) {
+        s.window.unknown();
+        continue;
+      }
+      ds.clear();
+      try {
+        long off = RegionLayout.devStateOff(dev);
+        while (ds.hasRemaining() && s.region.read(ds, off + ds.position()) > 0) {
+          // positional reads of the device state
+        }
+      } catch (IOException e) {
+        ds.position(0);
+      }
+      if (ds.position() < RegionLayout.DEVSTATE_BYTES) {
+        s.window.unknown(); // shrunk: nothing known
+        continue;
+      }
+      s.launches = ds.getLong(RegionLayout.DS_LAUNCHES);
+      s.busy = ds.getLong(RegionLayout.DS_BUSY_NS);
+      s.throttled = ds.getLong(RegionLayout.DS_THROTTLED_NS);
+      s.share = ds.getInt(RegionLayout.DS_SHARE_PPM);
+      s.window.add(nowNs, s.busy, ds.getLong(RegionLayout.DS_BLOCKED_NS), ds.getLong(RegionLayout.DS_LAST_LAUNCH_NS),
+          activeWindowNs);
+    }
+    FileLock admin = tryLock(locks(), REG_LOCK_ADMIN, false);
+    if (admin == null) return false; // a registration is under way: the next period publishes
+    try {
+      ensureCurrent();
+      reg = read(0, REG_FILE_BYTES);
+      for (int i = 0; i < REG_ENTRY_COUNT; i++) {
+        int o = entryOff(i);
+        Sampled s = sampled.get(i);
+        boolean mine = s != null && reg.getInt(o + RE_STATE) == REG_ENTRY_ACTIVE && reg.getLong(o + RE_KEY) == s.member.key();
+        reg.putInt(o + RE_PUB_FLAGS, mine ? s.window.flags() : 0);
+        reg.putInt(o + RE_USED_PPM, mine ? s.window.usedPpm() : 0);
+        reg.putInt(o + RE_BLOCKED_PPM, mine ? s.window.blockedPpm() : 0);
+        reg.putLong(o + RE_BUSY_NS, mine ? s.busy : 0);
+        reg.putLong(o + RE_LAUNCHES, mine ? s.launches : 0);
+        reg.putLong(o + RE_THROTTLED_NS, mine ? s.throttled : 0);
+        reg.putInt(o + RE_SHARE_PPM, mine ? s.share : 0);
+      }
+      ByteBuffer h = ByteBuffer.allocate(28).order(ByteOrder.LITTLE_ENDIAN);
+      h.putInt(RH_PUB_PERIOD_MS - RH_PUB_PERIOD_MS, periodMs);
+      h.putLong(RH_PUB_COUNT - RH_PUB_PERIOD_MS, reg.getLong(RH_PUB_COUNT) + 1);
+      h.putLong(RH_PUB_NS - RH_PUB_PERIOD_MS, nowNs);
+      h.putInt(RH_PUB_WINDOW_MS - RH_PUB_PERIOD_MS, windowMs);
+      h.putInt(RH_PUB_PID - RH_PUB_PERIOD_MS, (int) ProcessHandle.current().pid());
+      int seq = beginWrite();
+      reg.limit(REG_FILE_BYTES).position(REG_ENTRIES_OFF);
+      ByteBuffer body = reg.slice().order(ByteOrder.LITTLE_ENDIAN);
+      body.position(body.limit());
+      write(REG_ENTRIES_OFF, body);
+      h.position(28);
+      write(RH_PUB_PERIOD_MS, h);
+      endWrite(seq);
+      return true;
+    } finally {
+      admin.release();
+    }
+  }
+
+  private static void closeQuietly(FileChannel ch) {
+    if (ch == null) return;
+    try {
+      ch.close();
+    } catch (IOException ignored) {
+      // a read-only descriptor: nothing is lost
     }
   }
 
@@ -561,8 +945,10 @@ public final class ComputeRegistry implements AutoCloseable {
   public synchronized void close() throws IOException {
     if (closed) return;
     closed = true;
+    for (Sampled x : sampled.values()) closeQuietly(x.region);
+    sampled.clear();
     try (FileChannel l = locks) {
-      channel.close();
+      channel.close(); // the publish lock goes with the agents' file
     } finally {
       owner.unregister(ownerKey);
     }

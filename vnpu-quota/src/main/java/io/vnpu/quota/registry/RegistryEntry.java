@@ -4,8 +4,10 @@ import io.vnpu.api.model.Priority;
 import java.util.Map;
 
 /**
- * Snapshot of one ACTIVE entry of a compute registry (layout v2: the entry is the node agent's; the
- * statistics come from the container's own quota region through its activity link, zero without one).
+ * Snapshot of one ACTIVE entry of a compute registry (layout v3: the entry is the node agent's;
+ * launches, device time, throttled time and share are the publisher's last publication; the rest
+ * comes from the container's quota region on the agent's own instance, zero elsewhere, see
+ * {@link ComputeRegistry#entries()}).
  *
  * @param index entry index 0..63
  * @param key container key (quota region epoch)
@@ -23,6 +25,9 @@ import java.util.Map;
  * @param costNs latest per-launch device-time estimate, ns
  * @param samples device-time measurements taken
  * @param launchesBySymbol launches per runtime entry point name (only non-zero counts)
+ * @param pubFlags the publication's flags ({@code REG_PUB_*} of {@code RegistryLayout}), 0 = unknown
+ * @param usedPpm device time used over the publisher's window, ppm of wall time
+ * @param blockedPpm time its launches waited over the window, ppm (saturated from 200,000)
  */
 public record RegistryEntry(
     int index,
@@ -40,7 +45,10 @@ public record RegistryEntry(
     int sharePpm,
     long costNs,
     long samples,
-    Map<String, Long> launchesBySymbol) {
+    Map<String, Long> launchesBySymbol,
+    int pubFlags,
+    int usedPpm,
+    int blockedPpm) {
   public RegistryEntry {
     launchesBySymbol = Map.copyOf(launchesBySymbol);
   }

@@ -18,9 +18,9 @@ import java.util.Optional;
  * @param capPct hard cap of AI-core time in percent 0..100, 0 = none
  * @param priority strict priority class
  * @param deviceIndex logical device of the container's quota region that is this NPU, 0..15
- * @param region the container's quota region file, hard-linked next to the registry as its activity
- *     link (neighbours read its activity time there); empty = no link, the container then counts as
- *     busy for its neighbours and {@link ComputeRegistry#entries()} shows no statistics for it
+ * @param region the container's quota region file (host path), recorded in the agents' member table:
+ *     the publisher reads its usage there; empty = never published, the container then counts at its
+ *     weighted share for its neighbours and {@link ComputeRegistry#entries()} shows no statistics for it
  */
 public record RegistryMember(
     long key, String name, int weight, int capPct, Priority priority, int deviceIndex, Optional<Path> region) {
@@ -44,7 +44,7 @@ public record RegistryMember(
     this(key, name, weight, capPct, priority, 0, Optional.of(region));
   }
 
-  /** A container registered without an activity link (it then counts as busy for its neighbours). */
+  /** A container registered without a region (its usage is never published: it counts at its weighted share). */
   public RegistryMember(long key, String name, int weight, int capPct, Priority priority) {
     this(key, name, weight, capPct, priority, 0, Optional.empty());
   }

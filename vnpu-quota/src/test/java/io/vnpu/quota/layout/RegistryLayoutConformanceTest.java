@@ -43,7 +43,7 @@ class RegistryLayoutConformanceTest {
     });
     assertThat(cPlain).hasSizeGreaterThan(40);
     assertThat(java).isEqualTo(cPlain);
-    assertThat(RegistryLayout.activityLinkName(3, 0xabcdefL)).isEqualTo("npu3-0000000000abcdef.act");
+    assertThat(RegistryLayout.memberOff(3)).isEqualTo(3 * 512);
   }
 
   @Test
@@ -62,7 +62,9 @@ class RegistryLayoutConformanceTest {
   @Test
   void geometryIsSelfConsistent() {
     assertThat(RegistryLayout.REG_FILE_BYTES).isEqualTo(8_448);
-    assertThat(RegistryLayout.RE_DEVICE_INDEX + 4).isLessThanOrEqualTo(RegistryLayout.REG_ENTRY_BYTES);
+    assertThat(RegistryLayout.RE_LAUNCHES + 8).isLessThanOrEqualTo(RegistryLayout.REG_ENTRY_BYTES);
+    assertThat(RegistryLayout.AGF_PATH + RegistryLayout.AGF_PATH_BYTES).isEqualTo(RegistryLayout.AGF_MEMBER_BYTES);
+    assertThat(RegistryLayout.REG_LOCK_BASE).isGreaterThan(RegistryLayout.AGF_FILE_BYTES);
     // the per-symbol launch counters live in the quota region's header now
     assertThat(RegionLayout.H_SYMBOL_LAUNCHES + 8 * RegistryLayout.REG_SYMBOL_COUNT).isLessThanOrEqualTo(RegionLayout.DEVCFG_OFF);
     assertThat(RegistryLayout.REG_LOCK_BASE).isGreaterThan(RegistryLayout.REG_FILE_BYTES);

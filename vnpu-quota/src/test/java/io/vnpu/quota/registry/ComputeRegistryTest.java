@@ -57,9 +57,10 @@ class ComputeRegistryTest {
       // only the node agent writes a registry: the limiter refuses one writable by group or others
       assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f))).isEqualTo("rw-r--r--");
       int idx = r.register(new RegistryMember(0x1234L, "pod-a/main", 3, 40, Priority.HIGH, 2, java.util.Optional.empty()));
-      // C validates and reads it (limiter's read path): one ACTIVE entry, no activity link
+      // C validates and reads it (limiter's read path): one ACTIVE entry, nothing published yet, no region
       String dump = run(NativeDir.program("limiter/registry_tool").toString(), "dump", f.toString());
-      assertThat(dump).isEqualTo("entry=0 key=" + 0x1234L + " weight=3 cap=40 prio=0 dev=2 link=none\n");
+      assertThat(dump).isEqualTo("entry=0 key=" + 0x1234L + " weight=3 cap=40 prio=0 dev=2 flags=0 used_ppm=0"
+          + " blocked_ppm=0 pub_busy_ns=0 region=none\npub_count=0\n");
       assertThat(idx).isZero();
     }
     // a registry the C side created opens in Java with the same geometry
@@ -102,7 +103,7 @@ class ComputeRegistryTest {
     assertThatThrownBy(() -> registries.open(f))
         .isInstanceOf(RegistryFormatException.class)
         .hasMessageContaining(f.toString())
-        .hasMessageContaining("VNPU_RH_MAJOR is 9, expected 2");
+        .hasMessageContaining("VNPU_RH_MAJOR is 9, expected 3");
     // the node agent's createOrOpen re-initialises an unreadable registry (it holds no lasting state)
     try (ComputeRegistry r = registries.createOrOpen(f, 1)) {
       assertThat(r.entries()).isEmpty();
@@ -114,39 +115,149 @@ class ComputeRegistryTest {
     assertThatThrownBy(() -> registries.open(dir.resolve("absent.reg"))).isInstanceOf(NoSuchFileException.class);
   }
 
-  @Test
-  void activityLinkIsAHardLinkToTheRegionAndCarriesItsStatistics() throws Exception {
-    Path region = dir.resolve("c1-region");
-    // a quota region as the limiter leaves it: device 1 launched 300 kernels, share 25 %, slot 3 ACTIVE
-    // but its owner gone (nobody holds the slot's lock)
+  /** A quota region as the limiter leaves it: device 1 launched 300 kernels, share 25 %, slot 3 ACTIVE
+   * but its owner gone (nobody holds the slot's lock). */
+  private static ByteBuffer regionImage(long busyNs, long blockedNs, long lastLaunchNs) {
     ByteBuffer b = ByteBuffer.allocate(io.vnpu.quota.layout.RegionLayout.REGION_FILE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     int ds = io.vnpu.quota.layout.RegionLayout.devStateOff(1);
     b.putLong(ds + io.vnpu.quota.layout.RegionLayout.DS_LAUNCHES, 300);
-    b.putLong(ds + io.vnpu.quota.layout.RegionLayout.DS_BUSY_NS, 7_000_000L);
+    b.putLong(ds + io.vnpu.quota.layout.RegionLayout.DS_BUSY_NS, busyNs);
+    b.putLong(ds + io.vnpu.quota.layout.RegionLayout.DS_BLOCKED_NS, blockedNs);
+    b.putLong(ds + io.vnpu.quota.layout.RegionLayout.DS_LAST_LAUNCH_NS, lastLaunchNs);
+    b.putLong(ds + io.vnpu.quota.layout.RegionLayout.DS_THROTTLED_NS, 5_000_000L);
     b.putInt(ds + io.vnpu.quota.layout.RegionLayout.DS_SHARE_PPM, 250_000);
     b.putLong(io.vnpu.quota.layout.RegionLayout.H_SYMBOL_LAUNCHES + 8 * LaunchSymbol.rtsModelExecute.ordinal(), 300);
     b.putInt(io.vnpu.quota.layout.RegionLayout.slotOff(3) + io.vnpu.quota.layout.RegionLayout.S_STATE,
         io.vnpu.quota.layout.RegionLayout.SLOT_ACTIVE);
-    Files.write(region, b.array());
+    return b;
+  }
+
+  private static void writeRegion(Path region, ByteBuffer b) throws IOException {
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(region,
+        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE)) {
+      ch.write(b.duplicate().clear(), 0);
+    }
+  }
+
+  @Test
+  void theRegionIsNamedOnlyInTheAgentsFileAndItsUsageIsPublished() throws Exception {
+    Path region = tmp.resolve("c1-region");
+    writeRegion(region, regionImage(7_000_000L, 0, 1));
     Path f = dir.resolve("npu6.reg");
     try (ComputeRegistry r = registries.createOrOpen(f, 6)) {
       r.register(new RegistryMember(0xabcL, "c1", 2, 0, Priority.NORMAL, 1, java.util.Optional.of(region)));
-      Path link = dir.resolve("npu6-0000000000000abc.act");
-      assertThat(r.activityLink(0xabcL)).isEqualTo(link);
-      assertThat(Files.isSameFile(link, region)).isTrue();
-      assertThat(Files.isSymbolicLink(link)).isFalse();
+      // nothing of the container's lies in the directory containers mount: only the registry
+      try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+        assertThat(files.map(p -> p.getFileName().toString())).containsExactly("npu6.reg");
+      }
+      assertThat(r.registeredRegion(0xabcL)).get().extracting(ComputeRegistry.RegisteredRegion::file)
+          .isEqualTo(region.toAbsolutePath());
       RegistryEntry e = r.entries().get(0);
       assertThat(e.launches()).isEqualTo(300);
       assertThat(e.busyNs()).isEqualTo(7_000_000L);
       assertThat(e.sharePpm()).isEqualTo(250_000);
       assertThat(e.live()).isFalse();
       assertThat(e.launchesBySymbol()).containsExactly(java.util.Map.entry("rtsModelExecute", 300L));
+      assertThat(e.pubFlags()).isZero(); // nothing published yet
+
+      // two publications 100 ms apart: 10 ms of device time used, active, not saturated
+      assertThat(r.publish(1_000_000_000L, 10, 100)).isTrue();
+      writeRegion(region, regionImage(17_000_000L, 1_000_000L, 2));
+      assertThat(r.publish(1_100_000_000L, 10, 100)).isTrue();
+      // the C reader (the limiter's code) sees the publication
       String dump = run(NativeDir.program("limiter/registry_tool").toString(), "dump", f.toString());
-      assertThat(dump).contains("dev=1 launches=300 busy_ns=7000000 ").contains("share_ppm=250000")
-          .contains("sym=rtsModelExecute launches=300");
+      assertThat(dump).contains("dev=1 flags=3 used_ppm=100000 blocked_ppm=10000 pub_busy_ns=17000000")
+          .contains("launches=300 busy_ns=17000000 ").contains("share_ppm=250000")
+          .contains("sym=rtsModelExecute launches=300").contains("pub_count=2");
+      // saturated: its launches waited 30 % of the window
+      writeRegion(region, regionImage(18_000_000L, 31_000_000L, 3));
+      assertThat(r.publish(1_200_000_000L, 10, 100)).isTrue();
+      assertThat(r.entries().get(0).pubFlags()).isEqualTo(
+          RegistryLayout.REG_PUB_VALID | RegistryLayout.REG_PUB_ACTIVE | RegistryLayout.REG_PUB_SATURATED);
+      // a reader's instance (metrics, vnpu top) sees the published figures without the agents' file
+      try (ComputeRegistry reader = new ComputeRegistries().open(f)) {
+        RegistryEntry p = reader.entries().get(0);
+        assertThat(p.busyNs()).isEqualTo(18_000_000L);
+        assertThat(p.launches()).isEqualTo(300);
+        assertThat(p.throttledNs()).isEqualTo(5_000_000L);
+        assertThat(p.sharePpm()).isEqualTo(250_000);
+        assertThat(p.usedPpm()).isEqualTo(10_000);
+      }
       assertThat(r.unregister(0xabcL)).isTrue();
-      assertThat(link).doesNotExist();
+      assertThat(r.registeredRegion(0xabcL)).isEmpty();
       assertThat(region).exists();
+    }
+  }
+
+  /** Only the holder of the publish lock publishes: a second agent process waits for it to go. */
+  @Test
+  void oneAgentProcessPublishes() throws Exception {
+    Path f = dir.resolve("npu7.reg");
+    try (ComputeRegistry r = registries.createOrOpen(f, 7)) {
+      Process c = new ProcessBuilder(NativeDir.program("limiter/registry_tool").toString(), "agent", f.toString(), "10")
+          .redirectErrorStream(true).start();
+      try {
+        String first = new java.io.BufferedReader(new java.io.InputStreamReader(c.getInputStream())).readLine();
+        assertThat(first).isEqualTo("agent publishing");
+        assertThat(r.publish(System.nanoTime(), 10, 100)).isFalse();
+      } finally {
+        c.destroy();
+        assertThat(c.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      }
+      // its record locks went with it: this process takes over
+      assertThat(r.publish(System.nanoTime(), 10, 100)).isTrue();
+    }
+  }
+
+  /**
+   * What a tenant can do to its own region path (the agent reads it to publish): a FIFO, a symbolic
+   * link, a directory, a sparse 1 TiB file, another file in its place. Each is an error for that
+   * one container, logged and counted once; publishing goes on at once for everybody.
+   */
+  @Test
+  void hostileRegionPathsAreAnErrorForThatContainerOnly() throws Exception {
+    Path f = dir.resolve("npu8.reg");
+    String[] kinds = {"fifo", "symlink", "dir", "huge", "replaced", "good"};
+    try (ComputeRegistry r = registries.createOrOpen(f, 8)) {
+      for (int k = 0; k < kinds.length; k++) {
+        Path region = tmp.resolve("region-" + kinds[k]);
+        writeRegion(region, regionImage(1, 0, 1));
+        r.register(new RegistryMember(100 + k, kinds[k], 1, 0, Priority.NORMAL, 1, java.util.Optional.of(region)));
+        switch (kinds[k]) {
+          case "fifo" -> {
+            Files.delete(region);
+            run("mkfifo", region.toString());
+          }
+          case "symlink" -> {
+            Files.delete(region);
+            Files.createSymbolicLink(region, f);
+          }
+          case "dir" -> {
+            Files.delete(region);
+            Files.createDirectory(region);
+          }
+          case "huge" -> {
+            try (RandomAccessFile raf = new RandomAccessFile(region.toFile(), "rw")) {
+              raf.setLength(1L << 40);
+            }
+          }
+          case "replaced" -> {
+            Path other = tmp.resolve("other");
+            writeRegion(other, regionImage(1, 0, 1));
+            Files.move(region, tmp.resolve("kept-alive")); // a new inode for the replacement
+            Files.move(other, region);
+          }
+          default -> { }
+        }
+      }
+      long t0 = System.nanoTime();
+      for (int i = 0; i < 3; i++) assertThat(r.publish(1_000_000_000L + i * 100_000_000L, 10, 100)).isTrue();
+      assertThat((System.nanoTime() - t0) / 1_000_000).as("ms for three publications").isLessThan(2000);
+      assertThat(registries.unreadableRegions()).isEqualTo(5);
+      List<RegistryEntry> es = r.entries();
+      assertThat(es).filteredOn(e -> !e.name().equals("good")).allMatch(e -> e.pubFlags() == 0);
+      assertThat(es).filteredOn(e -> e.name().equals("good")).singleElement()
+          .matches(e -> (e.pubFlags() & RegistryLayout.REG_PUB_VALID) != 0);
     }
   }
 
@@ -182,7 +293,7 @@ class ComputeRegistryTest {
 
   private static RegistryEntry entry(int idx, long key, long busy, long launches) {
     return new RegistryEntry(idx, key, "e" + idx, 1, 0, Priority.NORMAL, false, true, 0, launches, busy, 0, 0, 0, 0,
-        java.util.Map.of());
+        java.util.Map.of(), 0, 0, 0);
   }
 
   // the registry is read with positional reads, not mapped: a file truncated while open reads as
@@ -235,14 +346,14 @@ class ComputeRegistryTest {
     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(lock.getParent()))).isEqualTo("rwx------");
   }
 
-  /** A failed activity link leaves no entry behind (an entry without a link counts as busy for every neighbour). */
+  /** A region that is not a regular file cannot be registered, and leaves no entry behind. */
   @Test
-  void aRegistrationWhoseActivityLinkFailsLeavesNoEntry() throws Exception {
+  void aRegistrationOfAMissingRegionLeavesNoEntry() throws Exception {
     try (ComputeRegistry r = registries.createOrOpen(dir.resolve("npu0.reg"), 0)) {
       Path missing = tmp.resolve("gone/region");
       assertThatThrownBy(() -> r.register(new RegistryMember(9, "a", 1, 50, Priority.NORMAL, 0, java.util.Optional.of(missing))))
           .isInstanceOf(IOException.class)
-          .hasMessageContaining("cannot hard-link quota region " + missing);
+          .hasMessageContaining("quota region " + missing + " cannot be registered");
       assertThat(r.keys()).isEmpty();
       assertThat(writeSeq(dir.resolve("npu0.reg")) % 2).isZero();
     }

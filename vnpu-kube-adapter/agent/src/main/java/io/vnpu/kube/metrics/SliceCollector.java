@@ -61,6 +61,9 @@ public final class SliceCollector implements MultiCollector {
   private final Set<CompatNames> compat;
   private final LongSupplier nanoClock;
   private final Map<String, Busy> lastBusy = new HashMap<>();
+  private final Set<Path> refused = new HashSet<>();
+  /** Every region and registry is opened non-blocking: a tenant's lease or FIFO fails that slice at once. */
+  private final io.vnpu.quota.files.TenantFiles tenantFiles = new io.vnpu.quota.files.TenantFiles();
 
   /**
    * @param registryHostDir maps the registry directory a region names (as the container sees it,
@@ -103,6 +106,9 @@ public final class SliceCollector implements MultiCollector {
         read(s, f, registries, seen, now);
       } catch (NoSuchFileException gone) {
         // the container ended between listing and reading: no series
+      } catch (io.vnpu.quota.files.TenantFileException e) {
+        // leased, a link, a FIFO...: an error for this slice only, never a wait (logged once per file)
+        if (refused.add(e.file())) LOG.warn("metrics: slice {}/{}/{} skipped: {}", s.namespace(), s.pod(), s.container(), e.getMessage());
       } catch (IOException | RuntimeException e) {
         LOG.debug("metrics: slice {}/{}/{} skipped: {}", s.namespace(), s.pod(), s.container(), e.getMessage());
       }
@@ -116,7 +122,7 @@ public final class SliceCollector implements MultiCollector {
     RegionConfig config;
     UsageSnapshot usage;
     long epoch;
-    try (QuotaRegion r = new QuotaRegions().open(s.region())) {
+    try (QuotaRegion r = new QuotaRegions(tenantFiles).open(s.region())) {
       config = r.readConfig();
       usage = r.usage();
       epoch = r.epoch();
@@ -172,7 +178,7 @@ public final class SliceCollector implements MultiCollector {
     if (dir.isEmpty()) return List.of();
     Path file = dir.get().resolve(ComputeRegistries.fileName(phyId));
     return cache.computeIfAbsent(file.toString(), k -> {
-      try (ComputeRegistry r = new ComputeRegistries().open(file)) {
+      try (ComputeRegistry r = new ComputeRegistries(tenantFiles).open(file)) {
         return r.entries();
       } catch (NoSuchFileException e) {
         return List.of(); // no process launched a kernel on this NPU yet

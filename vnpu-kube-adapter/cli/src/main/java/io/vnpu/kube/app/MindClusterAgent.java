@@ -72,6 +72,7 @@ public final class MindClusterAgent implements AutoCloseable {
   private KubeFaultHandling faults;
   private HotResetLoop hotReset;
   private io.vnpu.kube.mindcluster.recovery.TrainingRecoveryLoop recovery;
+  private java.util.concurrent.ScheduledExecutorService switchLoop;
   private PodResourcesClient podResources;
   private MindClusterBackend backend;
   private final List<DevicePluginServer> servers = new ArrayList<>();
@@ -79,6 +80,7 @@ public final class MindClusterAgent implements AutoCloseable {
   private final PrometheusRegistry registry = new PrometheusRegistry();
   private OpsServer ops;
   private boolean stopped;
+  private Map<String, String> env = System.getenv();
 
   /**
    * @param driver  opens the driver (real, or the simulator with {@code --simulate})
@@ -99,6 +101,18 @@ public final class MindClusterAgent implements AutoCloseable {
     this.kubeletDir = Objects.requireNonNull(kubeletDir, "kubeletDir");
     this.driver = Objects.requireNonNull(driver, "driver");
     this.clients = Objects.requireNonNull(clients, "clients");
+  }
+
+  /**
+   * The process environment the agent reads ({@code POD_NAME}, {@code POD_NAMESPACE}: fault Events
+   * are bound to the plugin's pod); {@code System.getenv()} unless set before {@link #start()}.
+   *
+   * @return this agent
+   */
+  public synchronized MindClusterAgent withEnvironment(Map<String, String> environment) {
+    if (backend != null) throw new IllegalStateException("agent already started");
+    this.env = Map.copyOf(environment);
+    return this;
   }
 
   /**
@@ -123,7 +137,7 @@ public final class MindClusterAgent implements AutoCloseable {
           options.listWatchPeriod(), clock);
       health = dcmiHealth.monitor();
       // fault Events of the plugin pod, mindx-dl-fault-config reloads
-      faults = KubeFaultHandling.start(client, options.nodeName(), health, separated, System.getenv(), clock);
+      faults = KubeFaultHandling.start(client, options.nodeName(), health, separated, env, clock);
       health.start();
       backend = MindClusterBackend.create(options, client, deviceManager, health);
       backend.start();
@@ -132,6 +146,7 @@ public final class MindClusterAgent implements AutoCloseable {
         hotReset = HotResetLoop.start(dcmiHealth.hotResetter(chipUsage(podResources, backend.components())),
             options.listWatchPeriod());
       }
+      startA3Reporting(separations, npus, clock);
       if (options.hotReset() == 2) {
         podResources = new PodResourcesClient(PodResourcesClient.DEFAULT_SOCKET, Duration.ofSeconds(5));
         recovery = io.vnpu.kube.mindcluster.recovery.TrainingRecoveryLoop.start(trainingRecovery(
@@ -208,6 +223,7 @@ public final class MindClusterAgent implements AutoCloseable {
     quietly("metrics endpoint", ops);
     quietly("hot reset", hotReset);
     quietly("training recovery", recovery);
+    if (switchLoop != null) switchLoop.shutdownNow();
     quietly("PodResources client", podResources);
     quietly("fault configuration reloads", faults);
     quietly("backend", backend);
@@ -237,6 +253,30 @@ public final class MindClusterAgent implements AutoCloseable {
         return true;
       }
     };
+  }
+
+  /**
+   * A3 servers: the super-pod membership of the first chip ({@code dcmi_spod_info}) into
+   * {@code DeviceInfoCfg}, and, where the driver ships {@code liblingqu-dcmi.so}, the switch faults
+   * into {@code SwitchInfoCfg} every {@code -listWatchPeriod}.
+   */
+  private void startA3Reporting(DeviceInfoConfigMap configMap, List<Npu> npus, Clock clock) {
+    if (npus.isEmpty() || !npus.get(0).chipName().startsWith("Ascend910")) return;
+    io.vnpu.dcmi.CardDevice at = deviceManager.dcmi().cardDevice(npus.get(0).logicId());
+    io.vnpu.dcmi.SuperPodInfo sp = deviceManager.dcmi().superPodInfo(at.cardId(), at.deviceId());
+    configMap.superPod(sp.superPodId(), sp.serverIndex());
+    java.nio.file.Path lib = deviceManager.dcmi().path();
+    io.vnpu.dcmi.LingQuSwitch.open(new io.vnpu.dcmi.DcmiLibrarySource(lib, "loaded", List.of(lib))).ifPresent(sw -> {
+      var publisher = new io.vnpu.kube.mindcluster.kube.SwitchInfoPublisher(sw,
+          io.vnpu.kube.mindcluster.kube.SwitchFaultLevels.shipped(), configMap, clock);
+      switchLoop = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "vnpu-switch-faults");
+        t.setDaemon(true);
+        return t;
+      });
+      long period = options.listWatchPeriod().toMillis();
+      switchLoop.scheduleWithFixedDelay(publisher::publishOnce, 0, period, java.util.concurrent.TimeUnit.MILLISECONDS);
+    });
   }
 
   /**

@@ -71,11 +71,12 @@ public final class MindClusterFlags {
       defaultValue = "false", paramLabel = "BOOL", description = "A3 single-die passthrough.")
   boolean useSingleDieMode;
 
-  // Accepted so that upstream DaemonSet arguments work unchanged; they have no effect here.
   @Option(names = {"-enableSlowNode", "--enableSlowNode"}, arity = "0..1", fallbackValue = "true",
-      defaultValue = "false", paramLabel = "BOOL", hidden = true)
+      defaultValue = "false", paramLabel = "BOOL",
+      description = "Volcano Allocate answers carry PERF_DUMP_PATH/PERF_DUMP_CONFIG from ConfigMap steptime-dtpgroup.")
   boolean enableSlowNode;
 
+  // Accepted so that upstream DaemonSet arguments work unchanged; they have no effect here.
   @Option(names = {"-dealWatchHandler", "--dealWatchHandler"}, arity = "0..1", fallbackValue = "true",
       defaultValue = "false", paramLabel = "BOOL", hidden = true)
   boolean dealWatchHandler;
@@ -123,6 +124,6 @@ public final class MindClusterFlags {
         presetVirtualDevice, Duration.ofSeconds(listWatchPeriod), autoStowing, hotReset,
         shareDevCount, use310PMixedInsert, Duration.ofSeconds(linkdownTimeout),
         Duration.ofSeconds(deviceResetTimeout), Duration.ofSeconds(thirdPartyScanDelay), softDir,
-        useSingleDieMode, ascendDocker, Path.of("/"));
+        useSingleDieMode, ascendDocker, Path.of("/"), enableSlowNode);
   }
 }

@@ -60,6 +60,13 @@ public final class MindClusterLauncher {
    * @throws IllegalArgumentException one line naming the flag(s)
    */
   public static MindClusterOptions options(AgentFlags common, MindClusterFlags flags, Map<String, String> env) {
-    return flags.toOptions(common.nodeName().orElse(null), env);
+    MindClusterOptions o = flags.toOptions(common.nodeName().orElse(null), env);
+    if (common.simulate().isPresent()) {
+      // the simulated node's device nodes are under its state directory, and the DeviceSpecs of
+      // an answer without the Ascend Docker Runtime name them there (native/dcmi-sim/README.md)
+      o = o.withRuntime(o.useAscendDocker(), io.vnpu.dcmi.DcmiNodeSelector.simulatedRoot(
+          env.get(io.vnpu.dcmi.DcmiNodeSelector.SimulatedNode.ROOT_ENV)));
+    }
+    return o;
   }
 }

@@ -179,6 +179,50 @@ class ArchitectureTest {
     assertThat(cycles(edges)).isEmpty();
   }
 
+  @Test
+  void noPackageCycleInAnyChild() {
+    for (String child : ADAPTER_CHILDREN) {
+      Map<String, Set<String>> edges = new TreeMap<>();
+      List<Source> sources = sources("vnpu-kube-adapter/" + child);
+      Set<String> own = new TreeSet<>();
+      for (Source s : sources) own.add(s.pkg());
+      for (Source s : sources) {
+        Set<String> out = edges.computeIfAbsent(s.pkg(), k -> new TreeSet<>());
+        for (String r : s.references()) if (own.contains(r)) out.add(r);
+      }
+      assertThat(cycles(edges)).as("package cycles in vnpu-kube-adapter/%s", child).isEmpty();
+    }
+  }
+
+  /** The limiter's contract (env names, preload file, region file name), each spelled in one class. */
+  static final List<String> LIMITER_LITERALS = List.of("\"NPU_MEM_QUOTA\"", "\"NPU_LOCAL_SHM_PATH\"",
+      "\"NPU_PRIORITY\"", "\"/etc/ld.so.preload\"", "\"vnpu_local_shmem\"");
+  /** Where the contract is spelled: the env names (vnpu-quota) and the limiter's files (core). */
+  static final Set<String> LIMITER_CONTRACT_FILES = Set.of(
+      "vnpu-quota/src/main/java/io/vnpu/quota/env/LimiterEnv.java",
+      "vnpu-kube-adapter/core/src/main/java/io/vnpu/kube/limiter/LimiterFiles.java");
+  /**
+   * The backends' own soft-slicing code that still spells the env names; the one soft-slice
+   * mechanism (io.vnpu.kube.softslice, issue 24) replaces them. No file may join this list.
+   */
+  static final Set<String> LIMITER_LITERALS_UNTIL_SOFTSLICE = Set.of(
+      "vnpu-kube-adapter/dra/src/main/java/io/vnpu/kube/dra/state/ClaimSpecBuilder.java",
+      "vnpu-kube-adapter/hami/src/main/java/io/vnpu/kube/hami/alloc/AscendEnv.java",
+      "vnpu-kube-adapter/mindcluster/src/main/java/io/vnpu/kube/mindcluster/volcano/SoftShareAllocator.java");
+
+  @Test
+  void theLimiterContractIsSpelledOnlyInLimiterEnvAndLimiterFiles() throws IOException {
+    List<String> out = new ArrayList<>();
+    for (Source s : libraries()) {
+      String file = REPO.relativize(s.file()).toString().replace('\\', '/');
+      if (LIMITER_CONTRACT_FILES.contains(file) || LIMITER_LITERALS_UNTIL_SOFTSLICE.contains(file)) continue;
+      String code = COMMENTS.matcher(Files.readString(s.file())).replaceAll("");
+      for (String literal : LIMITER_LITERALS) if (code.contains(literal)) out.add(file + ": " + literal);
+    }
+    assertThat(out).as("use io.vnpu.quota.env.LimiterEnv and io.vnpu.kube.limiter.LimiterFiles").isEmpty();
+    for (String f : LIMITER_CONTRACT_FILES) assertThat(REPO.resolve(f)).as("the contract's class").isRegularFile();
+  }
+
   /** Strongly connected components with more than one package (Tarjan), each as "a -> b" edges. */
   static List<List<String>> cycles(Map<String, Set<String>> edges) {
     Map<String, Integer> index = new HashMap<>();

@@ -20,8 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code MAVEN_BASE}, {@code RUNTIME_BASE}); {@code podman build} (chroot isolation, the host's
  * network for apt and Maven Central). In the built image: {@code vnpu --version} prints this build's
  * version, the limiter is an ELF shared object where the agent installs it from, and
- * {@code vnpu devices --simulate} lists the simulated node's eight NPUs. Without the property, or
+ * {@code vnpu devices} (no driver in a container) lists the bundled simulated node's eight NPUs. Without the property, or
  * where podman, debootstrap or the network are missing, one line in the log says why not.
+ * {@code -Dvnpu.it.image.base=DIR} reuses a Debian root made before instead of debootstrapping.
  */
 class ImageBuildIT {
   @TempDir
@@ -39,14 +40,21 @@ class ImageBuildIT {
           + " without a registry");
     }
     Path root = DeployManifestsTest.deployDir().getParent();
-    Path base = tmp.resolve("base");
-    Result boot = run(List.of("/usr/sbin/debootstrap", "--variant=minbase",
-        "--include=ca-certificates,gcc,make,libc6-dev,maven,openjdk-17-jdk-headless", "bookworm",
-        base.toString(), "http://deb.debian.org/debian"), 1200);
-    if (boot.exit() != 0) {
-      skip("debootstrap of Debian 12 failed (exit " + boot.exit() + "; no network to"
-          + " deb.debian.org?): " + last(boot.out()));
+    Path base;
+    String given = System.getProperty("vnpu.it.image.base", "");
+    if (!given.isEmpty()) {
+      base = Path.of(given); // a Debian root made before (debootstrap as below), reused
+    } else {
+      base = tmp.resolve("base");
+      Result boot = run(List.of("/usr/sbin/debootstrap", "--variant=minbase",
+          "--include=ca-certificates,gcc,make,libc6-dev,maven,openjdk-17-jdk-headless", "bookworm",
+          base.toString(), "http://deb.debian.org/debian"), 1800);
+      if (boot.exit() != 0) {
+        skip("debootstrap of Debian 12 failed (exit " + boot.exit() + "; no network to"
+            + " deb.debian.org?): " + last(boot.out()));
+      }
     }
+    trustLikeThisMachine(base);
     Podman podman = new Podman(tmp.resolve("podman"));
     podman.importImage(base, "localhost/vnpu-base:latest");
     List<String> build = new ArrayList<>(List.of("build", "--isolation", "chroot", "--network", "host", "--build-arg",
@@ -67,10 +75,47 @@ class ImageBuildIT {
             "head -c 4 /usr/local/hami-vnpu-core-assets/libvnpu.so | od -An -c"), 60);
     assertThat(lim.exit()).as(lim.err()).isZero();
     assertThat(lim.out().replace(" ", "")).contains("177ELF");
+    // no driver in the container: `vnpu devices` falls back to the bundled simulated node
     Podman.Result sim = podman.run(null, List.of(), "localhost/vnpu/node-agent:it",
-        List.of("devices", "--simulate"), 180);
+        List.of("devices"), 180);
     assertThat(sim.exit()).as(sim.err()).isZero();
-    assertThat(sim.out().lines().filter(l -> l.contains("910B3"))).hasSize(8);
+    assertThat(sim.out().lines().filter(l -> l.matches("^[0-7]\\s+[0-7]\\s.*910B3.*OK$")))
+        .as(sim.out()).hasSize(8);
+  }
+
+  /**
+   * The base trusts the certificate authorities this machine added
+   * ({@code /usr/local/share/ca-certificates}, e.g. an egress proxy's), in the system store and the
+   * JDK's, so apt-get and Maven inside the build reach what the host reaches.
+   */
+  private static void trustLikeThisMachine(Path base) throws Exception {
+    Path local = Path.of("/usr/local/share/ca-certificates");
+    if (!Files.isDirectory(local)) {
+      return;
+    }
+    List<Path> cas;
+    try (var files = Files.list(local)) {
+      cas = files.filter(f -> f.toString().endsWith(".crt")).sorted().toList();
+    }
+    if (cas.isEmpty()) {
+      return;
+    }
+    Path into = Files.createDirectories(base.resolve("usr/local/share/ca-certificates"));
+    StringBuilder script = new StringBuilder("set -e; mount -t proc proc ").append(base)
+        .append("/proc; chroot ").append(base).append(" update-ca-certificates >/dev/null");
+    for (Path ca : cas) {
+      Files.copy(ca, into.resolve(ca.getFileName()),
+          java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      String alias = "local-" + ca.getFileName().toString().replace(".crt", "");
+      script.append("; chroot ").append(base).append(" keytool -delete -noprompt -keystore")
+          .append(" /etc/ssl/certs/java/cacerts -storepass changeit -alias ").append(alias)
+          .append(" >/dev/null 2>&1 || true; chroot ").append(base)
+          .append(" keytool -importcert -noprompt -keystore /etc/ssl/certs/java/cacerts")
+          .append(" -storepass changeit -alias ").append(alias).append(" -file")
+          .append(" /usr/local/share/ca-certificates/").append(ca.getFileName());
+    }
+    Result r = run(List.of("unshare", "--mount", "--fork", "sh", "-c", script.toString()), 300);
+    assertThat(r.exit()).as("trusting this machine's CAs in the base: %s", r.out()).isZero();
   }
 
   private static void skip(String why) {

@@ -38,12 +38,15 @@ import org.slf4j.LoggerFactory;
  * container's own quota region (weight, cap, priority per logical device), never anything read back
  * from the region: the container can rewrite its region, and nothing it writes may reach a registry
  * its neighbours read. The registry directory is this agent's alone (mode 0755, files 0644) and is
- * mounted read-only into containers; it must lie on the file system of the containers' directories
- * (each registration hard-links the region next to the registry as the container's activity link).
+ * mounted read-only into containers; it holds nothing of any container: each registration records
+ * the region in the agents' member table beside the registry directory (no container sees it; the
+ * agents keep a link to the region there, so it should lie on the containers' file system), and the
+ * publisher of {@link NpuRegistries} publishes each container's usage into the registry.
  *
  * <p>Which registrations are still wanted is decided without trusting any container either: an
- * entry stays while its activity link is the very file (same device and inode) as the region in one
- * of the directories under {@code containersRoot}. {@link #reconcile()} removes every other entry;
+ * entry stays while the region recorded at its registration is the very file (same device and
+ * inode) as the region in one of the directories under {@code containersRoot}.
+ * {@link #reconcile()} removes every other entry;
  * the agent calls it after removing the directories of gone pods, and at start-up (registrations
  * survive an agent restart in the registry files; re-registering a key updates its entry in place,
  * so nothing is lost or doubled). Thread-safe.
@@ -62,7 +65,7 @@ public final class ComputeRegistrations implements AutoCloseable {
   /**
    * @param registryDir    host directory of the {@code npu<phyId>.reg} files (created 0755 when
    *                       missing; the quota regions name it by its container path)
-   * @param containersRoot host directory of the per-container directories, on the same file system
+   * @param containersRoot host directory of the per-container directories
    * @param regionFileName name of the region file in a container's directory
    */
   public ComputeRegistrations(Path registryDir, Path containersRoot, String regionFileName) {
@@ -85,14 +88,14 @@ public final class ComputeRegistrations implements AutoCloseable {
   /**
    * Registers a container whose region {@code regionFile} was just created from {@code region}:
    * on the registry of each of its NPUs, with key {@code key}, the weight, cap and priority class of
-   * that logical device, and the region as activity link. Nothing is registered when the region
+   * that logical device, and the region (read by the publisher). Nothing is registered when the region
    * does not enforce compute (no device has an AI-core share) or names no phy ID.
    *
    * @param key  the region's epoch ({@link QuotaRegionFactory#create})
    * @param name display name, cut to 31 UTF-8 bytes
    * @return the phy IDs registered on
    * @throws IOException when a registry cannot be created or written, all 64 entries of one are in
-   *     use, or the activity link cannot be made; the registrations made so far are undone
+   *     use, or the region is not a regular file; the registrations made so far are undone
    */
   public synchronized List<Integer> register(Path regionFile, long key, String name, RegionToCreate region)
       throws IOException {
@@ -126,7 +129,7 @@ public final class ComputeRegistrations implements AutoCloseable {
   }
 
   /**
-   * Removes the entries of {@code key} (and their activity links) from every registry in the
+   * Removes the entries of {@code key} (and their member slots) from every registry in the
    * directory, e.g. when an Allocate is rolled back.
    *
    * @return the phy IDs whose registry had an entry
@@ -141,11 +144,12 @@ public final class ComputeRegistrations implements AutoCloseable {
   }
 
   /**
-   * Removes every entry whose container is gone: its activity link is missing, or is not the region
-   * file of a directory under the containers root (that directory was removed, or replaced by a
-   * new Allocate of the same container). Entries of live containers are untouched.
-   * Activity links without an entry (an agent killed between the two steps of an unregistration)
-   * are removed too.
+   * Removes every entry whose container is gone: the region recorded at its registration (device
+   * and inode, in the agents' member table) is not the region file of a directory under the
+   * containers root (that directory was removed, or replaced by a new Allocate of the same
+   * container; the agents keep a link to each registered region, so its identity is never reused),
+   * or none was recorded. Entries of live containers are untouched; links without an entry (an
+   * agent killed between the two steps of an unregistration) are removed.
    *
    * @return the removed registrations as {@code npu<phyId>:<key in hex>}
    * @throws IOException when the registry directory or containers root cannot be read
@@ -164,26 +168,25 @@ public final class ComputeRegistrations implements AutoCloseable {
         continue;
       }
       for (long key : reg.keys()) {
-        Optional<Object> link = fileKey(reg.activityLink(key));
-        if (link.isPresent() && live.contains(link.get())) continue;
+        Optional<ComputeRegistry.RegisteredRegion> region = reg.registeredRegion(key);
+        if (region.isPresent() && live.contains(List.of(region.get().dev(), region.get().ino()))) continue;
         if (reg.unregister(key)) {
           removed.add("npu" + phy + ":" + Long.toHexString(key));
         }
       }
-      // links of entries freed by an agent killed before it removed the link
+      // the agents' links of entries freed by an agent killed before it removed the link
       List<String> orphans = reg.removeOrphanLinks();
-      if (!orphans.isEmpty()) {
-        LOG.info("compute registry {}: removed activity links without an entry {}", reg.file(), orphans);
-      }
+      if (!orphans.isEmpty()) LOG.info("compute registry {}: removed region links without an entry {}", reg.file(), orphans);
     }
     if (!removed.isEmpty()) LOG.info("compute registries {}: removed the entries of gone containers {}", registryDir, removed);
     return removed;
   }
 
   /**
-   * The key of the registrations whose activity link is {@code regionFile} itself (same device and
-   * inode), read from the registries only: the region is the container's to rewrite, so its own
-   * epoch is never trusted to name a key. Used to adopt a live region whose record was lost.
+   * The key of the registrations whose registered region is {@code regionFile} itself (same device
+   * and inode, from the agents' member table), read from the agents' files only: the region is the
+   * container's to rewrite, so its own epoch is never trusted to name a key. Used to adopt a live
+   * region whose record was lost.
    *
    * @return empty when the file is not a regular file or no registry holds it
    * @throws IOException when a registry cannot be read
@@ -194,7 +197,8 @@ public final class ComputeRegistrations implements AutoCloseable {
     for (int phy : registryFiles()) {
       ComputeRegistry reg = registries.forNpu(phy);
       for (long key : reg.keys()) {
-        if (fileKey(reg.activityLink(key)).equals(id)) return Optional.of(key);
+        Optional<ComputeRegistry.RegisteredRegion> r = reg.registeredRegion(key);
+        if (r.isPresent() && id.get().equals(List.of(r.get().dev(), r.get().ino()))) return Optional.of(key);
       }
     }
     return Optional.empty();
@@ -214,11 +218,13 @@ public final class ComputeRegistrations implements AutoCloseable {
     return out;
   }
 
-  /** The file identity of a regular file (never through a link), empty when there is none. */
+  /** The identity (device, inode) of a regular file (never through a link), empty when there is none. */
   private static Optional<Object> fileKey(Path p) {
     try {
       BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-      return a.isRegularFile() ? Optional.ofNullable(a.fileKey()) : Optional.empty();
+      if (!a.isRegularFile()) return Optional.empty();
+      java.util.Map<String, Object> id = Files.readAttributes(p, "unix:dev,ino", LinkOption.NOFOLLOW_LINKS);
+      return Optional.of(List.of(((Number) id.get("dev")).longValue(), ((Number) id.get("ino")).longValue()));
     } catch (IOException e) {
       return Optional.empty();
     }

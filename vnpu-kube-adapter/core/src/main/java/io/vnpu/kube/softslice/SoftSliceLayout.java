@@ -15,7 +15,8 @@ import java.util.Objects;
  * LimiterFiles#REGION_FILE}, the per-NPU compute registries {@code npu<phy>.reg} in {@code
  * registryHostDir}, and the limiter ({@link LimiterFiles}). Both host directories are this agent's
  * alone; only a slice's own directory and the registries (read-only) are mounted, and they lie on
- * one file system (the registry's activity links are hard links to the regions).
+ * one file system (the agents keep a hard link to each registered region beside the registry
+ * directory, which no container sees; the registry itself holds nothing of any container).
  *
  * @param regionRoot            host directory of the per-slice directories; never mounted whole
  * @param registryHostDir       host directory of the compute registries

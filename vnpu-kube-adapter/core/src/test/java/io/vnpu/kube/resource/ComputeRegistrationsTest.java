@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The node agent's compute registrations: what is registered comes from the slice decision (never
  * from the region a container can rewrite), one entry per NPU of the container, and the clean-up
- * keeps exactly the entries whose activity link is the region of a container directory.
+ * keeps exactly the entries whose registered region (agents' member table) is the region of a
+ * container directory. Nothing of a container lies in the registry directory containers mount.
  */
 class ComputeRegistrationsTest {
   @TempDir Path tmp;
@@ -93,9 +94,8 @@ class ComputeRegistrationsTest {
       assertThat(entries(1)).extracting(RegistryEntry::key).containsExactlyInAnyOrder(kept, renewed);
       assertThat(entries(3)).extracting(RegistryEntry::key).containsExactly(kept);
       try (var files = Files.list(tmp.resolve("registry"))) {
-        assertThat(files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".act")))
-            .containsExactlyInAnyOrder(String.format("npu1-%016x.act", kept), String.format("npu1-%016x.act", renewed),
-                String.format("npu3-%016x.act", kept));
+        // what containers mount: the registries, nothing of any container
+        assertThat(files.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("npu1.reg", "npu3.reg");
       }
     }
     // a new agent (restart) keeps what is live and registers nothing twice
@@ -106,28 +106,20 @@ class ComputeRegistrationsTest {
   }
 
   /**
-   * An agent killed after freeing an entry but before removing its activity link left the link: the
-   * next clean-up removes it (it kept the gone container's region on disk), and keeps every live one.
+   * A container that replaces its own region file (same path, another inode) loses its own
+   * registration at the next clean-up: the decision uses the identity recorded at registration,
+   * nothing the container wrote.
    */
   @Test
-  void reconcileRemovesActivityLinksWithoutAnEntry() throws Exception {
+  void aContainerReplacingItsRegionLosesOnlyItsOwnRegistration() throws Exception {
     try (ComputeRegistrations reg = new ComputeRegistrations(tmp.resolve("registry"), tmp.resolve("containers"), "region")) {
       long live = create(reg, "uid-live_main", List.of(soft(1, 30)));
-      long gone = create(reg, "uid-gone_main", List.of(soft(1, 30)));
-      Path orphan = tmp.resolve(String.format("registry/npu1-%016x.act", gone));
-      // the killed agent's state: entry freed, link still there, container directory removed
-      try (ComputeRegistry r = new ComputeRegistries().open(tmp.resolve("registry/npu1.reg"))) {
-        long entry = 256 + 128L * r.entries().stream().filter(e -> e.key() == gone).findFirst().orElseThrow().index();
-        try (var raf = new java.io.RandomAccessFile(tmp.resolve("registry/npu1.reg").toFile(), "rw")) {
-          raf.seek(entry);
-          raf.write(new byte[4]); // state FREE
-        }
-      }
-      io.vnpu.quota.files.HostFiles.deleteTree(tmp.resolve("containers/uid-gone_main"));
-      assertThat(orphan).exists();
-      assertThat(reg.reconcile()).isEmpty(); // no entry to remove
-      assertThat(orphan).doesNotExist();
-      assertThat(tmp.resolve(String.format("registry/npu1-%016x.act", live))).exists();
+      long swapped = create(reg, "uid-swap_main", List.of(soft(1, 30)));
+      Path region = tmp.resolve("containers/uid-swap_main/region");
+      Path copy = tmp.resolve("containers/uid-swap_main/copy");
+      Files.copy(region, copy);
+      Files.move(copy, region, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      assertThat(reg.reconcile()).containsExactly("npu1:" + Long.toHexString(swapped));
       assertThat(entries(1)).extracting(RegistryEntry::key).containsExactly(live);
     }
   }

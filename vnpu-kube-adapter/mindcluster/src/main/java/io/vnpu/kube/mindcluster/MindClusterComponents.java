@@ -240,8 +240,9 @@ public final class MindClusterComponents implements AutoCloseable {
       return new SoftShareAllocator(pods, inventory::current, catalog, responses, softShare.get(), nodeLock);
     }
     if (options.volcanoType() && wholeChips && options.shareDevCount() == 1) {
+      io.vnpu.kube.mindcluster.alloc.SlowNodeEnv slowNode = new io.vnpu.kube.mindcluster.alloc.SlowNodeEnv(client);
       return new VolcanoAllocator(pods, inventory::current, responses, kubeletMap, options.hostIp(),
-          nodeLock);
+          nodeLock, options.enableSlowNode() ? slowNode::forNamespace : ns -> Map.of());
     }
     // static vNPUs are always allocated by the kubelet directly (section 3.8)
     return new DirectAllocator(inventory::current, catalog, responses);

@@ -52,6 +52,11 @@ class MindClusterVolcanoTest {
     host = new SimHost("910B3x8", dir.resolve("sim"));
     health = MindClusterRegistrationTest.healthOf(host);
     health.pollOnce();
+    startPlugin();
+  }
+
+  /** The plugin's MindCluster side and its gRPC plugins; again after {@link #stopPlugin()} is an agent restart. */
+  private void startPlugin() throws Exception {
     MindClusterOptions options = MindClusterOptions.defaults(VolcanoPodsFixture.NODE).withVolcano(true, true)
         .withRuntime(true, dir.resolve("host")).withHostIp("10.0.0.7");
     // the mock server has no field selector on spec.nodeName: list all, the plugin filters by node
@@ -59,6 +64,104 @@ class MindClusterVolcanoTest {
         () -> client.pods().inAnyNamespace().list().getItems(), host.deviceManager, health, CLOCK);
     components.start(null);
     fleet = new PluginFleet(kubelet, components.resourceManagers());
+  }
+
+  private void stopPlugin() {
+    fleet.close();
+    components.close();
+  }
+
+  /** The kubelet started the pod's container (phase Running). */
+  private void started(String pod) {
+    client.pods().inNamespace("default").withName(pod).edit(p -> {
+      p.getStatus().setPhase("Running");
+      p.getStatus().setContainerStatuses(List.of(new io.fabric8.kubernetes.api.model.ContainerStatusBuilder()
+          .withName("main").withNewState().withNewRunning().withStartedAt("2026-07-24T10:16:00Z").endRunning()
+          .endState().build()));
+      return p;
+    });
+  }
+
+  /** The pod's owner edits its own annotation (pod owners may patch their pods). */
+  private void tenantSets(String pod, String key, String value) {
+    client.pods().inNamespace("default").withName(pod).edit(p -> {
+      p.getMetadata().getAnnotations().put(key, value);
+      return p;
+    });
+  }
+
+  /**
+   * Issue #25: a running pod's owner set its own predicate-time back to a small value; the next
+   * pod's Allocate then answered with the re-armed pod's chip (one chip to two pods).
+   */
+  @Test
+  void aRunningPodThatReArmsItsPredicateTimeIsNeverServedAgain() throws Exception {
+    volcanoPod(client, "first", R, "Ascend910-2", 10L);
+    try (PluginClient plugin = fleet.client(R)) {
+      assertThat(plugin.admit(List.of("Ascend910-0")).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "2");
+      started("first");
+      tenantSets("first", "predicate-time", "1");
+      volcanoPod(client, "second", R, "Ascend910-3", 20L);
+      assertThat(plugin.admit(List.of("Ascend910-1")).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "3");
+      assertThat(annotations(client, "second")).containsEntry("predicate-time", "18446744073709551615")
+          .containsEntry("huawei.com/AscendReal", "Ascend910-3");
+      assertThat(annotations(client, "first")).containsEntry("huawei.com/AscendReal", "Ascend910-2")
+          .containsEntry("predicate-time", "1");
+
+      // not started yet but already served (AscendReal written): not a candidate either
+      volcanoPod(client, "third", R, "Ascend910-4", 30L);
+      assertThat(plugin.admit(List.of("Ascend910-6")).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "4");
+      tenantSets("third", "predicate-time", "2");
+      assertThatThrownBy(() -> plugin.admit(List.of("Ascend910-7")))
+          .hasMessageContaining("no pod on this node waits for 1 chip(s) of huawei.com/Ascend910");
+    }
+  }
+
+  /**
+   * A pod whose annotation was written by its owner (bound to the node by hand, Pending) names as
+   * many chips as the kubelet allocates, with the smallest predicate-time, but its spec asks for
+   * fewer: it is not the pod being admitted.
+   */
+  @Test
+  void aPodIsServedOnlyWhenItsSpecAsksForTheChipsTheKubeletAllocates() throws Exception {
+    client.pods().inNamespace("default").resource(VolcanoPodsFixture.pod("decoy", "uid-decoy", R, 1,
+        Map.of(R, "Ascend910-4,Ascend910-5", "predicate-time", "1"))).create();
+    volcanoPod(client, "pair", R, "Ascend910-6,Ascend910-7", 30L);
+    try (PluginClient plugin = fleet.client(R)) {
+      assertThat(plugin.admit(List.of("Ascend910-0", "Ascend910-1")).getEnvsMap())
+          .containsEntry("ASCEND_VISIBLE_DEVICES", "6,7");
+    }
+    assertThat(annotations(client, "decoy")).containsEntry("predicate-time", "1").doesNotContainKey("huawei.com/AscendReal");
+  }
+
+  /**
+   * Issue #25: after a restart the kubelet-ID → real-chip map was empty, so a fault on real chip 0
+   * no longer marked the kubelet ID holding it Unhealthy; it is rebuilt from the pods'
+   * {@code huawei.com/kltDev} and {@code huawei.com/AscendReal}.
+   */
+  @Test
+  void afterARestartAFaultOnTheRealChipStillReachesTheKubeletIdHoldingIt() throws Exception {
+    volcanoPod(client, "train", R, "Ascend910-0", 10L);
+    try (PluginClient plugin = fleet.client(R)) {
+      assertThat(plugin.admit(List.of("Ascend910-2")).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "0");
+    }
+    started("train");
+    stopPlugin();
+    startPlugin();
+    assertThat(components.kubeletMap().realOf("Ascend910-2")).hasValue("Ascend910-0");
+    try (PluginClient plugin = fleet.client(R); PluginClient.ListAndWatchRecorder law = plugin.listAndWatch()) {
+      assertThat(law.next(WAIT).getDevicesList()).extracting(Device::getHealth).containsOnly("Healthy");
+      host.ctl("fault", "0", "0x80E01801");
+      health.pollOnce();
+      assertThat(law.next(WAIT).getDevicesList()).filteredOn(d -> d.getHealth().equals("Unhealthy"))
+          .extracting(Device::getID).containsExactlyInAnyOrder("Ascend910-0", "Ascend910-2");
+    }
+    // a pod naming another pod's kubelet ID in its kltDev does not take it over
+    client.pods().inNamespace("default").resource(VolcanoPodsFixture.pod("forger", "uid-forger", R, 1,
+        Map.of(R, "Ascend910-5", "huawei.com/kltDev", "Ascend910-2", "huawei.com/AscendReal", "Ascend910-5"))).create();
+    stopPlugin();
+    startPlugin();
+    assertThat(components.kubeletMap().realOf("Ascend910-2")).isEmpty();
   }
 
   @AfterEach

@@ -33,8 +33,9 @@ class ResourceSlicePublisherTest {
 
   @BeforeEach
   void node() {
+    // createOr: under load a first POST that timed out is retried by the client and answers 409
     client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata()
-        .build()).create();
+        .build()).createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
   }
 
   ResourceSlicePublisher publisher() {

@@ -143,14 +143,23 @@ class SoftShareClaimsTest {
         .build();
   }
 
-  /** Region directories, registry entries (activity links), CDI specs and checkpoint entries. */
+  /** Region directories, registry entries, CDI specs and checkpoint entries. */
   List<String> nodeState() throws Exception {
     List<String> out = new ArrayList<>();
     for (Path dir : List.of(soft.regionRoot(), soft.registryHostDir())) {
       if (Files.isDirectory(dir)) {
         try (Stream<Path> s = Files.list(dir)) {
-          s.map(p -> dir.getFileName() + "/" + p.getFileName())
-              .filter(n -> !n.endsWith(".reg")).forEach(out::add);
+          for (Path p : s.toList()) {
+            String n = dir.getFileName() + "/" + p.getFileName();
+            if (!n.endsWith(".reg")) {
+              out.add(n);
+              continue;
+            }
+            // a registry: its entries (the limiter's view), "compute/npu0:<key>"
+            try (var r = new io.vnpu.quota.registry.ComputeRegistries().open(p)) {
+              for (long k : r.keys()) out.add(n.substring(0, n.length() - 4) + ":" + Long.toHexString(k));
+            }
+          }
         }
       }
     }
@@ -239,7 +248,7 @@ class SoftShareClaimsTest {
     assertThatThrownBy(() -> state.prepare(claim("a", "ua", soft("npu-0", "s1", "4Gi", "25"))))
         .isInstanceOf(StateUnavailableException.class)
         .hasMessageContaining("writing the checkpoint failed");
-    // region, registry entry (activity link) and CDI spec released, the claim forgotten
+    // region, registry entry and CDI spec released, the claim forgotten
     assertThat(nodeState()).isEmpty();
     breakCheckpointDir = false;
     Files.delete(tmp.resolve("state"));
@@ -248,7 +257,7 @@ class SoftShareClaimsTest {
     assertThat(state.prepare(claim("a", "ua", soft("npu-0", "s1", "4Gi", "25"))).error())
         .isEmpty();
     assertThat(nodeState()).hasSize(4).contains("regions/ua_npu", "cdi/ua", "checkpoint/ua")
-        .filteredOn(n -> n.startsWith("compute/npu0-") && n.endsWith(".act")).hasSize(1);
+        .filteredOn(n -> n.startsWith("compute/npu0:")).hasSize(1);
   }
 
   @Test

@@ -41,13 +41,16 @@ import java.util.Optional;
  *                              installed, so Allocate answers with env only (section 3.9)
  * @param devRoot               root under which device nodes are checked ({@code /} on a node; a
  *                              temp directory in tests); the response always names {@code /dev/...}
+ * @param enableSlowNode        {@code -enableSlowNode}: Volcano Allocate answers carry
+ *                              {@code PERF_DUMP_PATH} / {@code PERF_DUMP_CONFIG} from the pod
+ *                              namespace's ConfigMap {@code steptime-dtpgroup}
  */
 public record MindClusterOptions(String nodeName, String hostIp, boolean volcanoType,
     boolean presetVirtualDevice, Duration listWatchPeriod, boolean autoStowing, int hotReset,
     int shareDevCount, boolean use310PMixedInsert, Duration linkdownTimeout,
     Duration deviceResetTimeout, Duration thirdPartyScanDelay,
     Optional<Path> softShareDevConfigDir, boolean useSingleDieMode, boolean useAscendDocker,
-    Path devRoot) {
+    Path devRoot, boolean enableSlowNode) {
 
   /** {@code -shareDevCount} value that, with {@code -softShareDevConfigDir}, selects soft sharing. */
   public static final int SOFT_SHARE_DEVICE_COUNT = 100;
@@ -118,7 +121,7 @@ public record MindClusterOptions(String nodeName, String hostIp, boolean volcano
   public static MindClusterOptions defaults(String nodeName) {
     return new MindClusterOptions(nodeName, "", false, true, Duration.ofSeconds(5), true, -1, 1,
         false, Duration.ofSeconds(30), Duration.ofSeconds(600), Duration.ofSeconds(300),
-        Optional.empty(), false, false, Path.of("/"));
+        Optional.empty(), false, false, Path.of("/"), false);
   }
 
   /**
@@ -139,7 +142,7 @@ public record MindClusterOptions(String nodeName, String hostIp, boolean volcano
   public MindClusterOptions withVolcano(boolean volcano, boolean preset) {
     return new MindClusterOptions(nodeName, hostIp, volcano, preset, listWatchPeriod, autoStowing,
         hotReset, shareDevCount, use310PMixedInsert, linkdownTimeout, deviceResetTimeout,
-        thirdPartyScanDelay, softShareDevConfigDir, useSingleDieMode, useAscendDocker, devRoot);
+        thirdPartyScanDelay, softShareDevConfigDir, useSingleDieMode, useAscendDocker, devRoot, enableSlowNode);
   }
 
   /** A copy with {@code -shareDevCount} and {@code -softShareDevConfigDir} set (validated again). */
@@ -147,7 +150,7 @@ public record MindClusterOptions(String nodeName, String hostIp, boolean volcano
     return new MindClusterOptions(nodeName, hostIp, volcanoType, presetVirtualDevice,
         listWatchPeriod, autoStowing, hotReset, count, use310PMixedInsert, linkdownTimeout,
         deviceResetTimeout, thirdPartyScanDelay, softShareDir, useSingleDieMode, useAscendDocker,
-        devRoot);
+        devRoot, enableSlowNode);
   }
 
   /** A copy with the Ascend Docker Runtime presence and the device-node root set. */
@@ -155,7 +158,7 @@ public record MindClusterOptions(String nodeName, String hostIp, boolean volcano
     return new MindClusterOptions(nodeName, hostIp, volcanoType, presetVirtualDevice,
         listWatchPeriod, autoStowing, hotReset, shareDevCount, use310PMixedInsert, linkdownTimeout,
         deviceResetTimeout, thirdPartyScanDelay, softShareDevConfigDir, useSingleDieMode,
-        ascendDocker, root);
+        ascendDocker, root, enableSlowNode);
   }
 
   /** A copy with another {@code -listWatchPeriod}. */
@@ -163,21 +166,28 @@ public record MindClusterOptions(String nodeName, String hostIp, boolean volcano
     return new MindClusterOptions(nodeName, hostIp, volcanoType, presetVirtualDevice, period,
         autoStowing, hotReset, shareDevCount, use310PMixedInsert, linkdownTimeout,
         deviceResetTimeout, thirdPartyScanDelay, softShareDevConfigDir, useSingleDieMode,
-        useAscendDocker, devRoot);
+        useAscendDocker, devRoot, enableSlowNode);
   }
 
   /** A copy with {@code -use310PMixedInsert} set (validated again). */
   public MindClusterOptions withMixedInsert(boolean mixed) {
     return new MindClusterOptions(nodeName, hostIp, volcanoType, presetVirtualDevice, listWatchPeriod,
         autoStowing, hotReset, shareDevCount, mixed, linkdownTimeout, deviceResetTimeout,
-        thirdPartyScanDelay, softShareDevConfigDir, useSingleDieMode, useAscendDocker, devRoot);
+        thirdPartyScanDelay, softShareDevConfigDir, useSingleDieMode, useAscendDocker, devRoot, enableSlowNode);
   }
 
   /** A copy with {@code -hotReset} set (validated again). */
   public MindClusterOptions withHotReset(int mode) {
     return new MindClusterOptions(nodeName, hostIp, volcanoType, presetVirtualDevice, listWatchPeriod,
         autoStowing, mode, shareDevCount, use310PMixedInsert, linkdownTimeout, deviceResetTimeout,
-        thirdPartyScanDelay, softShareDevConfigDir, useSingleDieMode, useAscendDocker, devRoot);
+        thirdPartyScanDelay, softShareDevConfigDir, useSingleDieMode, useAscendDocker, devRoot, enableSlowNode);
+  }
+
+  /** A copy with {@code -enableSlowNode} set. */
+  public MindClusterOptions withSlowNode(boolean enable) {
+    return new MindClusterOptions(nodeName, hostIp, volcanoType, presetVirtualDevice, listWatchPeriod,
+        autoStowing, hotReset, shareDevCount, use310PMixedInsert, linkdownTimeout, deviceResetTimeout,
+        thirdPartyScanDelay, softShareDevConfigDir, useSingleDieMode, useAscendDocker, devRoot, enable);
   }
 
   /** A copy with {@code HOST_IP}. */
@@ -185,6 +195,6 @@ public record MindClusterOptions(String nodeName, String hostIp, boolean volcano
     return new MindClusterOptions(nodeName, ip, volcanoType, presetVirtualDevice, listWatchPeriod,
         autoStowing, hotReset, shareDevCount, use310PMixedInsert, linkdownTimeout,
         deviceResetTimeout, thirdPartyScanDelay, softShareDevConfigDir, useSingleDieMode,
-        useAscendDocker, devRoot);
+        useAscendDocker, devRoot, enableSlowNode);
   }
 }

@@ -42,6 +42,8 @@ public final class DeviceInfoConfigMap {
   public static final String MANUALLY_SEPARATE_NPU = "ManuallySeparateNPU";
   public static final String UPGRADE_FAULT_REASON = "UpgradeFaultReason";
   public static final String DESCRIPTION = "Description";
+  /** A3/A5: the node's LingQu switch faults ({@link SwitchInfo}). */
+  public static final String SWITCH_INFO_CFG = "SwitchInfoCfg";
   static final String DESCRIPTION_TEXT = "The free-chip list in DeviceInfoCfg is kept for compatibility;"
       + " volcano-scheduler maintains the available chips itself unless self-maintain-available-card=false.";
 
@@ -49,12 +51,41 @@ public final class DeviceInfoConfigMap {
   private final String name;
   private final Clock clock;
   private final WriteLimiter limiter;
+  private volatile int superPodId = DeviceInfo.NOT_SUPER_POD;
+  private volatile int serverIndex = DeviceInfo.NOT_SUPER_POD;
+  private String lastSwitchFaults;
+  private java.time.Instant lastSwitchWrite = java.time.Instant.EPOCH;
 
   public DeviceInfoConfigMap(KubernetesClient client, String nodeName, Clock clock, WriteLimiter limiter) {
     this.client = Objects.requireNonNull(client, "client");
     this.name = NAME_PREFIX + Objects.requireNonNull(nodeName, "nodeName");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.limiter = Objects.requireNonNull(limiter, "limiter");
+  }
+
+  /**
+   * The node's super-pod membership for {@code SuperPodID} / {@code ServerIndex} (from
+   * {@code dcmi_spod_info}: -1 not in a super-pod, -2 unknown); -1 until set.
+   */
+  public void superPod(int superPodId, int serverIndex) {
+    this.superPodId = superPodId;
+    this.serverIndex = serverIndex;
+  }
+
+  /**
+   * Writes {@value #SWITCH_INFO_CFG} when the faults changed ({@code faultKeys}, e.g. the sorted
+   * fault keys and levels) and otherwise every 5 minutes, keeping every other key.
+   *
+   * @return whether it was written
+   * @throws KubernetesClientException when the API server fails (retried by the next call)
+   */
+  public synchronized boolean publishSwitchInfo(String cfg, String faultKeys) {
+    java.time.Instant now = clock.instant();
+    if (faultKeys.equals(lastSwitchFaults) && now.isBefore(lastSwitchWrite.plus(WriteLimiter.REFRESH))) return false;
+    write(Map.of(SWITCH_INFO_CFG, cfg), Optional.empty());
+    lastSwitchFaults = faultKeys;
+    lastSwitchWrite = now;
+    return true;
   }
 
   public String name() {
@@ -74,8 +105,7 @@ public final class DeviceInfoConfigMap {
     String content = deviceList + "|" + upgrades;
     if (!limiter.due(content)) return false;
     Map<String, String> data = new LinkedHashMap<>();
-    data.put(DEVICE_INFO_CFG, DeviceInfo.cfg(deviceList, clock.instant(), DeviceInfo.NOT_SUPER_POD,
-        DeviceInfo.NOT_SUPER_POD));
+    data.put(DEVICE_INFO_CFG, DeviceInfo.cfg(deviceList, clock.instant(), superPodId, serverIndex));
     data.put(UPGRADE_FAULT_REASON, upgrades);
     data.put(DESCRIPTION, DESCRIPTION_TEXT);
     write(data, Optional.empty());
@@ -107,34 +137,51 @@ public final class DeviceInfoConfigMap {
     write(Map.of(), Optional.of(String.join(",", chipNames)));
   }
 
-  /** Read-modify-write: {@code data} replaces its keys; the separation key is kept unless given. */
+  /** Rounds of read-modify-write before a write gives up (each conflict re-reads the object). */
+  static final int WRITE_ATTEMPTS = 5;
+
+  /**
+   * Read-modify-write of our keys only: {@code data} replaces its keys, the separation key is kept
+   * unless given, the label {@value #CONSUMER_LABEL} is set; every other key, {@code binaryData},
+   * annotation, label and owner someone else set stays. The update carries the resourceVersion
+   * read, so a concurrent writer makes it fail with 409 instead of losing its change: then (and on
+   * 410 Gone, or 404 when the object was deleted meanwhile) the fresh object is read and the write
+   * done again, at most {@value #WRITE_ATTEMPTS} rounds.
+   *
+   * @throws KubernetesClientException on any other error (500 included: the next period retries),
+   *     or when every round conflicted
+   */
   private void write(Map<String, String> data, Optional<String> manuallySeparated) {
-    ConfigMap existing = client.configMaps().inNamespace(NAMESPACE).withName(name).get();
-    Map<String, String> merged = new LinkedHashMap<>();
-    if (existing != null && existing.getData() != null) merged.putAll(existing.getData());
-    merged.putAll(data);
-    manuallySeparated.ifPresent(v -> merged.put(MANUALLY_SEPARATE_NPU, v));
-    merged.putIfAbsent(MANUALLY_SEPARATE_NPU, "");
-    ConfigMap next = new ConfigMapBuilder().withNewMetadata().withName(name).withNamespace(NAMESPACE)
-        .addToLabels(CONSUMER_LABEL, "true").endMetadata().withData(merged).build();
-    if (existing == null) {
+    for (int attempt = 1; ; attempt++) {
       try {
-        client.configMaps().inNamespace(NAMESPACE).resource(next).create();
+        ConfigMap existing = client.configMaps().inNamespace(NAMESPACE).withName(name).get();
+        if (existing == null) {
+          Map<String, String> fresh = new LinkedHashMap<>(data);
+          fresh.put(MANUALLY_SEPARATE_NPU, manuallySeparated.orElse(""));
+          client.configMaps().inNamespace(NAMESPACE).resource(new ConfigMapBuilder().withNewMetadata()
+              .withName(name).withNamespace(NAMESPACE).addToLabels(CONSUMER_LABEL, "true").endMetadata()
+              .withData(fresh).build()).create();
+          return;
+        }
+        Map<String, String> merged = new LinkedHashMap<>();
+        if (existing.getData() != null) merged.putAll(existing.getData());
+        merged.putAll(data);
+        manuallySeparated.ifPresent(v -> merged.put(MANUALLY_SEPARATE_NPU, v));
+        merged.putIfAbsent(MANUALLY_SEPARATE_NPU, "");
+        Map<String, String> labels = new TreeMap<>();
+        if (existing.getMetadata().getLabels() != null) labels.putAll(existing.getMetadata().getLabels());
+        labels.put(CONSUMER_LABEL, "true");
+        ConfigMap next = new ConfigMapBuilder(existing).editMetadata().withLabels(labels).endMetadata()
+            .withData(merged).build();
+        client.configMaps().inNamespace(NAMESPACE).resource(next).update();
         return;
       } catch (KubernetesClientException e) {
-        if (e.getCode() != 409) throw e;
-        LOG.debug("{} was created meanwhile; updating it", name);
-        existing = client.configMaps().inNamespace(NAMESPACE).withName(name).get();
+        int code = e.getCode();
+        boolean again = code == 409 || code == 410 || code == 404;
+        if (!again || attempt >= WRITE_ATTEMPTS) throw e;
+        LOG.debug("{}: {} on write {} of {}; reading it again", name, code, attempt, WRITE_ATTEMPTS);
       }
     }
-    next.getMetadata().setResourceVersion(existing.getMetadata().getResourceVersion());
-    if (existing.getMetadata().getLabels() != null) {
-      Map<String, String> labels = new TreeMap<>(existing.getMetadata().getLabels());
-      labels.put(CONSUMER_LABEL, "true");
-      next.getMetadata().setLabels(labels);
-    }
-    // resourceVersion set: a concurrent writer makes this fail (409) rather than lose its change
-    client.configMaps().inNamespace(NAMESPACE).resource(next).update();
   }
 
   /** {@code UpgradeFaultReason}: chip name → its escalations, keys sorted. */

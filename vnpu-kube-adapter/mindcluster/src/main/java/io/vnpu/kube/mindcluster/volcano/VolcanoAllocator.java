@@ -49,12 +49,17 @@ public final class VolcanoAllocator implements ContainerAllocator {
   private final KubeletDeviceMap kubeletMap;
   private final String hostIp;
   private final Object nodeLock;
+  private final java.util.function.Function<String, Map<String, String>> podEnv;
 
   /**
    * @param nodeLock the lock every Volcano allocator of this node shares (upstream's pod lock)
+   * @param podEnv   extra env for a container of a pod in the given namespace (slow-node
+   *                 detection), e.g. {@code ns -> Map.of()}
    */
   public VolcanoAllocator(VolcanoPods pods, Supplier<NodeChips> chips, ContainerResponses responses,
-      KubeletDeviceMap kubeletMap, String hostIp, Object nodeLock) {
+      KubeletDeviceMap kubeletMap, String hostIp, Object nodeLock,
+      java.util.function.Function<String, Map<String, String>> podEnv) {
+    this.podEnv = Objects.requireNonNull(podEnv, "podEnv");
     this.pods = Objects.requireNonNull(pods, "pods");
     this.chips = Objects.requireNonNull(chips, "chips");
     this.responses = Objects.requireNonNull(responses, "responses");
@@ -99,7 +104,8 @@ public final class VolcanoAllocator implements ContainerAllocator {
           kubeletMap.put(pod.uid(), kubeletIds, pod.devices());
           LOG.info("Allocate {} {}: pod {} gets {} (Volcano)", resourceName, kubeletIds, pod.key(),
               pod.devices());
-          return responses.chips(type, real.stream().map(c -> c.npu().phyId()).toList(), Map.of());
+          return responses.chips(type, real.stream().map(c -> c.npu().phyId()).toList(),
+              podEnv.apply(pod.pod().getMetadata().getNamespace()));
         }
         LOG.info("pod {} {} before it was claimed; choosing again", pod.key(),
             claim == VolcanoPods.Claim.GONE ? "was deleted" : "changed");
