@@ -400,7 +400,7 @@ static struct devstate devs[VNPU_COMPUTE_MAX_DEVICES];
 static pthread_mutex_t dev_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static struct vnpu_compute_config cfg;
-static int cfg_state; /* 0 unknown, 1 on, 2 off */
+int vnpu_compute_cfg_state; /* VNPU_COMPUTE_CFG_*: read by the hooks' fast path (compute.h) */
 static pthread_mutex_t cfg_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---------- measurement brackets ---------- */
@@ -439,9 +439,9 @@ static int wait_bound_logged;
 /* ---------- configuration and device join (first launch only) ---------- */
 static int config_on(void)
 {
-    int s = __atomic_load_n(&cfg_state, __ATOMIC_ACQUIRE);
-    if (__builtin_expect(s != 0, 1))
-        return s == 1;
+    int s = __atomic_load_n(&vnpu_compute_cfg_state, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(s != VNPU_COMPUTE_CFG_UNKNOWN, 1))
+        return s == VNPU_COMPUTE_CFG_ON;
     /* read outside cfg_mu: loading initialises the memory part (g_init_mu), which comes before cfg_mu
      * in the lock order (fork.h); two threads loading at once read the same region twice, harmlessly */
     struct vnpu_compute_config c;
@@ -449,9 +449,9 @@ static int config_on(void)
     int have = vnpu_compute_load_config(&c) == 0 && c.enabled;
     int events = have && c.registry_dir[0] != 0 && rt_ops_load();
     pthread_mutex_lock(&cfg_mu);
-    s = cfg_state;
-    if (s == 0) {
-        s = 2;
+    s = vnpu_compute_cfg_state;
+    if (s == VNPU_COMPUTE_CFG_UNKNOWN) {
+        s = VNPU_COMPUTE_CFG_OFF;
         if (have && c.registry_dir[0] == 0) {
             compute_log("no registry directory configured: launches run unthrottled");
         } else if (have && !events) {
@@ -460,12 +460,12 @@ static int config_on(void)
             cfg = c;
             if (cfg.device_count == 0 || cfg.device_count > VNPU_COMPUTE_MAX_DEVICES)
                 cfg.device_count = 1;
-            s = 1;
+            s = VNPU_COMPUTE_CFG_ON;
         }
-        __atomic_store_n(&cfg_state, s, __ATOMIC_RELEASE);
+        __atomic_store_n(&vnpu_compute_cfg_state, s, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&cfg_mu);
-    return s == 1;
+    return s == VNPU_COMPUTE_CFG_ON;
 }
 
 static void dev_join(uint32_t d)
