@@ -45,6 +45,7 @@
 
 #define ALLOC_BYTES 4096u
 #define LEGACY_SLOTS 64     /* hami-vnpu-core process slots (1.7) */
+#define NCOUNTS 5           /* per contending process: admitted, refused, vnpu_admit_stats */
 #define HOLD 8              /* allocations each contending process keeps at most */
 #define WORKER_FIELDS 14 /* 6 per-process figures, then interleaved alloc+free and launch (4 each) */
 #define COMPUTE_KERNEL_NS 1 /* compute on: device time per bench kernel (a few %% of the device) */
@@ -467,6 +468,7 @@ struct contend_result {
     double ref_p50_ns, ref_p99_ns;          /* refused admissions (the caller gets 207001) */
     double rel_p50_ns, rel_p99_ns;
     uint64_t admitted, refused, max_in_use, limit;
+    uint64_t refused_over_limit, refused_contended, reaped; /* quota region only (vnpu_admit_stats) */
 };
 
 static int cmp_u32(const void *a, const void *b) {
@@ -539,6 +541,9 @@ static void contender(int design, int idx, long ops, const char *region_path, st
     }
     counts[0] = admitted;
     counts[1] = refused;
+    counts[2] = vnpu_admit_stats.over_limit;
+    counts[3] = vnpu_admit_stats.contended;
+    counts[4] = vnpu_admit_stats.reaped;
     if (design == 0) vnpu_region_close(&r);
     _exit(0);
 }
@@ -571,14 +576,14 @@ static int contend(int design, int procs, long ops, const char *dir, struct cont
     }
     size_t lat_bytes = (size_t)procs * (size_t)ops * 3 * sizeof(uint32_t);
     uint32_t *lat = mmap(NULL, lat_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    uint64_t *counts = mmap(NULL, (size_t)procs * 2 * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+    uint64_t *counts = mmap(NULL, (size_t)procs * NCOUNTS * sizeof(uint64_t), PROT_READ | PROT_WRITE,
                             MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (lat == MAP_FAILED || counts == MAP_FAILED) die("mmap");
     pid_t pids[64];
     for (int p = 0; p < procs; p++) {
         pids[p] = fork();
         if (pids[p] < 0) die("fork");
-        if (pids[p] == 0) contender(design, p, ops, region_path, s, lat + (size_t)p * (size_t)ops * 3, counts + 2 * p);
+        if (pids[p] == 0) contender(design, p, ops, region_path, s, lat + (size_t)p * (size_t)ops * 3, counts + NCOUNTS * p);
     }
     double deadline = now_ns() + 30e9;
     while (__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE) < (uint32_t)procs && now_ns() < deadline) usleep(1000);
@@ -616,17 +621,20 @@ static int contend(int design, int procs, long ops, const char *dir, struct cont
     res->max_ns = na ? adm[na - 1] : 0;
     res->rel_p50_ns = pct(rel, nr, 0.50);
     res->rel_p99_ns = pct(rel, nr, 0.99);
-    res->admitted = res->refused = 0;
+    res->admitted = res->refused = res->refused_over_limit = res->refused_contended = res->reaped = 0;
     for (int p = 0; p < procs; p++) {
-        res->admitted += counts[2 * p];
-        res->refused += counts[2 * p + 1];
+        res->admitted += counts[NCOUNTS * p];
+        res->refused += counts[NCOUNTS * p + 1];
+        res->refused_over_limit += counts[NCOUNTS * p + 2];
+        res->refused_contended += counts[NCOUNTS * p + 3];
+        res->reaped += counts[NCOUNTS * p + 4];
     }
     res->max_in_use = s->max_in_use;
     res->limit = limit;
     free(adm);
     free(rel);
     munmap(lat, lat_bytes);
-    munmap(counts, (size_t)procs * 2 * sizeof(uint64_t));
+    munmap(counts, (size_t)procs * NCOUNTS * sizeof(uint64_t));
     sem_destroy(&s->sem);
     munmap(s, sizeof(*s));
     unlink(shm_path);
@@ -663,10 +671,12 @@ static void json_contend(const char *name, const struct contend_result *r, int l
     printf("    \"%s\": {\"admit_p50_ns\": %.0f, \"admit_p99_ns\": %.0f, \"admit_max_ns\": %.0f, "
            "\"refuse_p50_ns\": %.0f, \"refuse_p99_ns\": %.0f, "
            "\"release_p50_ns\": %.0f, \"release_p99_ns\": %.0f, \"admitted\": %llu, \"refused\": %llu, "
-           "\"limit_bytes\": %llu, \"max_in_use_bytes\": %llu, \"over_commit_bytes\": %llu}%s\n",
+           "\"limit_bytes\": %llu, \"max_in_use_bytes\": %llu, \"over_commit_bytes\": %llu, "
+           "\"refused_over_limit\": %llu, \"refused_contended\": %llu, \"reaped\": %llu}%s\n",
            name, r->p50_ns, r->p99_ns, r->max_ns, r->ref_p50_ns, r->ref_p99_ns, r->rel_p50_ns, r->rel_p99_ns, (unsigned long long)r->admitted,
            (unsigned long long)r->refused, (unsigned long long)r->limit, (unsigned long long)r->max_in_use,
-           (unsigned long long)over, last ? "" : ",");
+           (unsigned long long)over, (unsigned long long)r->refused_over_limit,
+           (unsigned long long)r->refused_contended, (unsigned long long)r->reaped, last ? "" : ",");
 }
 
 static long arg_long(const char *flag, const char *v, long min, long max) {
