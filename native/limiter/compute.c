@@ -138,6 +138,10 @@ struct tcount {
     int64_t clock_ns;
     uint64_t clock_tick;
     uint32_t clock_uses;
+    /* the thread's last GCRA charge (launch_charge): a 64-bit division saved per launch */
+    uint32_t charge_share;
+    uint64_t charge_cost;
+    int64_t charge_ns;
 };
 static pthread_mutex_t tc_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct tcount *tc_head;
@@ -192,7 +196,7 @@ static struct tcount *tc_get(void)
  *   - busy markers and activity stamps are that much earlier.
  * Without a running measurement thread (not started, or failed) every launch reads the clock.
  */
-#define CLOCK_REUSE 8
+#define CLOCK_REUSE 32
 static uint64_t clock_tick; /* measurement thread: +1 per poll */
 static int thread_state;    /* (defined with the measurement thread below) */
 
@@ -213,6 +217,20 @@ static int64_t launch_now(struct tcount *tc, int *reused)
         tc->clock_uses = 0;
     }
     return now;
+}
+
+/* vnpu_gcra_charge(cost, share), remembered per thread: a steady kernel at a steady share repeats it */
+static int64_t launch_charge(struct tcount *tc, uint64_t cost, uint32_t share)
+{
+    if (tc && tc->charge_cost == cost && tc->charge_share == share && tc->charge_ns != 0)
+        return tc->charge_ns;
+    int64_t c = vnpu_gcra_charge(cost, share);
+    if (tc) {
+        tc->charge_cost = cost;
+        tc->charge_share = share;
+        tc->charge_ns = c;
+    }
+    return c;
 }
 
 static inline void tc_add(uint64_t *field, uint64_t n)
@@ -817,14 +835,15 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
      * device work to the burst, so a neighbour that wakes up never waits behind streams x depth of it.
      */
     int64_t credit = share >= VNPU_SHARE_FULL ? 0 : __atomic_load_n(&ds->credit_ns, __ATOMIC_RELAXED);
-    int64_t first_wait = share == 0 ? 0 : vnpu_gcra_admit(ds->tat, now, cost, share, ds->reg.burst_ns, credit);
+    int64_t charge = share == 0 ? 0 : launch_charge(tc, cost, share);
+    int64_t first_wait = share == 0 ? 0 : vnpu_gcra_admit_charged(ds->tat, now, charge, share, ds->reg.burst_ns, credit);
     if (__builtin_expect(first_wait != 0 && reused, 0)) {
         now = launch_now(NULL, &reused); /* never wait on a stale clock (launch_now) */
         if (tc) {
             tc->clock_ns = now;
             tc->clock_uses = CLOCK_REUSE; /* the next launch reads the clock too */
         }
-        first_wait = vnpu_gcra_admit(ds->tat, now, cost, share, ds->reg.burst_ns, credit);
+        first_wait = vnpu_gcra_admit_charged(ds->tat, now, charge, share, ds->reg.burst_ns, credit);
     }
     if (__builtin_expect(share == 0 || first_wait != 0, 0)) {
         int64_t start = now;
