@@ -62,7 +62,7 @@ jq -r --slurpfile cs "$out/compute-share.json" '
   .interleaved as $i | .contention.quota_region as $q |
   "launch hook, compute off:  \($i.launch_off_ratio.median)x plain, \($i.launch_off_added_ns.median) ns added (goal <= 1.05x and <= +10 ns)",
   "launch hook, compute on:   \($i.launch_on_ratio.median)x plain, \($i.launch_on_added_ns.median) ns added (goal <= 1.3x; two slices on one registry)",
-  "alloc+free pair:           \($i.alloc_free_added_ns.median) ns added, \($i.alloc_free_ratio.median)x plain (goal <= +50 ns)",
+  "alloc+free pair:           \($i.alloc_free_added_ns.median) ns added, \($i.alloc_free_ratio.median)x plain (goal <= +50 ns); floor: its 8 atomic read-modify-writes alone \($i.alloc_free_atomics_floor_ns.median) ns",
   "admission, 8 processes:    admit p50 \($q.admit_p50_ns) ns / p99 \($q.admit_p99_ns) ns, refusal p50 \($q.refuse_p50_ns) ns / p99 \($q.refuse_p99_ns) ns (goal p99 <= 50000 ns)",
   "                           refused \($q.refused) (over the limit \($q.refused_over_limit), contended \($q.refused_contended)), reaped \($q.reaped), over-commit \($q.over_commit_bytes) B (goal 0 B)",
   "compute share accuracy:    max |error| \($cs[0].max_abs_error_pp) pp over \($cs[0].scenarios | length) scenarios (goal <= 5 pp)"
