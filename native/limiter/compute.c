@@ -138,7 +138,7 @@ struct tcount {
     int64_t clock_ns;
     uint64_t clock_tick;
     uint32_t clock_uses;
-    /* small charges not yet added to the GCRA word (batch_add): device ns, wall ns at batch_share */
+    /* small charges not yet added to the GCRA word (batch_flush): device ns, wall ns at batch_share */
     uint32_t batch_dev, batch_share;
     uint64_t batch_cost;
     int64_t batch_charge;
