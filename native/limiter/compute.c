@@ -1053,7 +1053,9 @@ static void take_sample(const struct sample *s, int64_t now, uint64_t ns)
     } else {
         __atomic_store_n(&seed_cost_ns, seed_add(now, ns), __ATOMIC_RELAXED);
     }
-    devs[s->dev].samples++;
+    /* the exit destructor's publication reads it from another thread */
+    __atomic_store_n(&devs[s->dev].samples, __atomic_load_n(&devs[s->dev].samples, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
     /*
      * Credit: a span is the kernel's own time plus the time it queued behind other work (a neighbour's
      * long graph, say). While queued, the container's launches block in the runtime (full stream) and
@@ -1167,10 +1169,11 @@ static void publish(uint32_t d, int64_t now)
     }
     st.busy_ns = charged - ds->pub_charged;
     st.throttled_ns = throttled - ds->pub_throttled;
-    st.samples = ds->samples - ds->pub_samples;
+    uint64_t samples = __atomic_load_n(&ds->samples, __ATOMIC_RELAXED);
+    st.samples = samples - ds->pub_samples;
     ds->pub_charged = charged;
     ds->pub_throttled = throttled;
-    ds->pub_samples = ds->samples;
+    ds->pub_samples = samples;
     st.cost_ns = __atomic_load_n(&seed_cost_ns, __ATOMIC_RELAXED);
     st.share_ppm = __atomic_load_n(&ds->share_ppm, __ATOMIC_RELAXED);
     /* busy for the neighbours: launched recently (the hook stamps that) or launches still in flight */
