@@ -42,9 +42,6 @@ import tools.jackson.databind.json.JsonMapper;
 public final class DeviceInfo {
   private static final JsonMapper JSON = JsonMappers.compact();
 
-  /** SuperPodID / ServerIndex of a node that is not in a super-pod. */
-  public static final int NOT_SUPER_POD = -1;
-
   private DeviceInfo() {}
 
   /** The DeviceList map for the chips, keys sorted. */
