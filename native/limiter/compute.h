@@ -122,6 +122,19 @@ void *vnpu_rt_resolve(const char *name);
 /* Key of a kernel for the device-time estimate: symbol, function/handle and launch geometry. */
 uint64_t vnpu_kernel_key(int sym, const void *fn, uint64_t tiling_key, uint32_t num_blocks);
 
+/*
+ * Whether compute limiting is on in this process, decided on the first launch (config_on in
+ * compute.c) and never changed after: VNPU_COMPUTE_CFG_UNKNOWN until then. The hooks read it before
+ * anything else, so that with limiting off a launch costs one load and compare on top of the real
+ * call (a tail call: issue 29).
+ */
+enum { VNPU_COMPUTE_CFG_UNKNOWN = 0, VNPU_COMPUTE_CFG_ON = 1, VNPU_COMPUTE_CFG_OFF = 2 };
+extern int vnpu_compute_cfg_state;
+static inline int vnpu_compute_off(void)
+{
+    return __atomic_load_n(&vnpu_compute_cfg_state, __ATOMIC_RELAXED) == VNPU_COMPUTE_CFG_OFF;
+}
+
 /* Throttles (bounded) before a launch; never fails. */
 void vnpu_compute_before(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t stm);
 /* Completes the measurement bracket after the real launch returned rc. */
