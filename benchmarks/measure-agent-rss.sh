@@ -13,8 +13,8 @@ settle=${1:-20}
 dir=$(mktemp -d)
 kpid=""; apid=""
 cleanup() {
-  [ -n "$apid" ] && kill "$apid" 2>/dev/null && wait "$apid" 2>/dev/null
-  [ -n "$kpid" ] && kill "$kpid" 2>/dev/null && wait "$kpid" 2>/dev/null
+  [ -n "$apid" ] && kill "$apid" 2>/dev/null && { wait "$apid" 2>/dev/null || true; }
+  [ -n "$kpid" ] && kill "$kpid" 2>/dev/null && { wait "$kpid" 2>/dev/null || true; }
   rm -rf "$dir"
 }
 trap cleanup EXIT

@@ -13,8 +13,8 @@ settle=${1:-20}
 dir=$(mktemp -d)
 spid=""; apid=""
 cleanup() {
-  [ -n "$apid" ] && kill "$apid" 2>/dev/null && wait "$apid" 2>/dev/null
-  [ -n "$spid" ] && kill "$spid" 2>/dev/null && wait "$spid" 2>/dev/null
+  [ -n "$apid" ] && kill "$apid" 2>/dev/null && { wait "$apid" 2>/dev/null || true; }
+  [ -n "$spid" ] && kill "$spid" 2>/dev/null && { wait "$spid" 2>/dev/null || true; }
   rm -rf "$dir"
 }
 trap cleanup EXIT
