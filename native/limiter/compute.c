@@ -1163,6 +1163,44 @@ static void scan_unhooked_launches(void)
     vnpu_compute_report_unhooked(count); /* reported, not silently passed (vnpu-quota reads it) */
 }
 
+/*
+ * A live resize (`vnpu slices resize`, HostSlices.resize) rewrites weight, cap and priority class in
+ * the quota region under config_seq. The measurement thread notices at its next share computation
+ * (within SHARE_EVERY_POLLS ms), re-reads the configuration and computes the share with the new
+ * values at once; launches read only the share, so the launch path pays nothing for this. A read that
+ * fails (a writer stuck mid-update) keeps the values in use and is retried at the next computation.
+ * Devices not joined yet pick the new values up from cfg when they join (dev_join, under dev_mu).
+ */
+static void config_refresh(void)
+{
+    uint32_t v = vnpu_compute_config_version();
+    if (v == cfg.version || (v & 1u))
+        return;
+    struct vnpu_compute_config c;
+    memset(&c, 0, sizeof c);
+    if (vnpu_compute_load_config(&c) != 0)
+        return;
+    pthread_mutex_lock(&dev_mu);
+    for (uint32_t d = 0; d < cfg.device_count && d < c.device_count; d++) {
+        struct vnpu_compute_device_config *dc = &cfg.dev[d];
+        if (dc->weight == c.dev[d].weight && dc->cap_pct == c.dev[d].cap_pct && dc->prio == c.dev[d].prio)
+            continue;
+        dc->weight = c.dev[d].weight;
+        dc->cap_pct = c.dev[d].cap_pct;
+        dc->prio = c.dev[d].prio;
+        struct devstate *ds = &devs[d];
+        if (ds->state == DEV_ON) {
+            ds->self.weight = dc->weight;
+            ds->self.cap_pct = dc->cap_pct;
+            ds->self.prio = dc->prio;
+        }
+        compute_log("logical device %u resized: weight %u, cap %u %%, priority class %d", d, dc->weight,
+                    dc->cap_pct, (int)dc->prio);
+    }
+    cfg.version = c.version;
+    pthread_mutex_unlock(&dev_mu);
+}
+
 static void *measure_main(void *arg)
 {
     (void)arg;
@@ -1182,6 +1220,7 @@ static void *measure_main(void *arg)
         settle_due(now);
         if (tick % SHARE_EVERY_POLLS != 0)
             continue;
+        config_refresh();
         for (uint32_t d = 0; d < VNPU_COMPUTE_MAX_DEVICES; d++) {
             struct devstate *ds = &devs[d];
             if (__atomic_load_n(&ds->state, __ATOMIC_ACQUIRE) != DEV_ON)

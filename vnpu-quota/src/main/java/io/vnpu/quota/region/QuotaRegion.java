@@ -10,6 +10,7 @@ import io.vnpu.quota.model.DeviceQuota;
 import io.vnpu.quota.model.ComputeCounters;
 import io.vnpu.quota.model.PolicyFlag;
 import io.vnpu.quota.model.RegionConfig;
+import io.vnpu.quota.model.SizedBy;
 import io.vnpu.quota.model.UsageSnapshot;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -66,7 +67,7 @@ public final class QuotaRegion implements AutoCloseable {
 
   // ---------------------------------------------------------------- open / create
 
-  static QuotaRegion create(Path file, RegionConfig config, QuotaRegions registry) throws IOException {
+  static QuotaRegion create(Path file, RegionConfig config, SizedBy sizedBy, QuotaRegions registry) throws IOException {
     // exclusive and no-follow: a planted link or any existing file makes this fail, so nothing
     // outside the region's own name is ever created, truncated or chmod-ed (HostFiles rules)
     FileChannel ch = HostFiles.createExclusive(file, REGION_FILE_MODE);
@@ -80,7 +81,7 @@ public final class QuotaRegion implements AutoCloseable {
         allocate(file, ch);
         MappedByteBuffer buf = ch.map(FileChannel.MapMode.READ_WRITE, 0, REGION_FILE_BYTES);
         QuotaRegion r = new QuotaRegion(file, ch, buf, registry, key);
-        r.initialise(config);
+        r.initialise(config, sizedBy);
         return r;
       } finally {
         init.release();
@@ -187,7 +188,7 @@ public final class QuotaRegion implements AutoCloseable {
     return String.format("0x%016x", v);
   }
 
-  private void initialise(RegionConfig config) {
+  private void initialise(RegionConfig config, SizedBy sizedBy) {
     mem.setInt(H_INIT_STATE, INIT_INITIALISING);
     mem.setU16(H_MAJOR, REGION_MAJOR);
     mem.setU16(H_MINOR, REGION_MINOR);
@@ -203,6 +204,7 @@ public final class QuotaRegion implements AutoCloseable {
     mem.setInt(H_DEVCFG_STRIDE, DEVCFG_BYTES);
     mem.setInt(H_DEVSTATE_STRIDE, DEVSTATE_BYTES);
     mem.setInt(H_CREATOR, CREATOR_JAVA);
+    mem.setInt(H_SIZED_BY, sizedBy.code());
     writeConfigFields(config);
     mem.setLong(H_MAGIC, REGION_MAGIC);
     mem.setInt(H_INIT_STATE, INIT_READY);
@@ -238,6 +240,16 @@ public final class QuotaRegion implements AutoCloseable {
   public long epoch() {
     try (SharedMemory.Pin p = mem.pin()) {
       return mem.getLong(H_EPOCH);
+    }
+  }
+
+  /**
+   * Who decided the slice's sizes ({@code sized_by}, written at initialisation): only a {@link SizedBy#HOST}
+   * slice may be resized live. A file older than minor 3 reads {@link SizedBy#SCHEDULER}.
+   */
+  public SizedBy sizedBy() {
+    try (SharedMemory.Pin p = mem.pin()) {
+      return mem.getU16(H_MINOR) < 3 ? SizedBy.SCHEDULER : SizedBy.decode(mem.getInt(H_SIZED_BY));
     }
   }
 
