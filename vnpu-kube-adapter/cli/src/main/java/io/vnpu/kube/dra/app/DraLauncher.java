@@ -123,7 +123,7 @@ public final class DraLauncher {
     }
     AtomicReference<DraPlugin> self = new AtomicReference<>();
     AtomicReference<HealthMonitor> health = new AtomicReference<>();
-    DraPlugin plugin = new DraPlugin(options, client, () -> {
+    DraPlugin.Builder built = DraPlugin.builder(options, client).opener(() -> {
       // the driver may not be ready at boot: the plugin retries this with backoff
       DcmiDeviceManager m = simNode.isPresent() ? simNode.get().deviceManager()
           : selector.open(selection, Optional.empty(), log::info).deviceManager();
@@ -134,8 +134,12 @@ public final class DraLauncher {
         self.get().watchHealth(health.get());
       }
       return (DeviceManager) m;
-    }, facts, BootId.read(BootId.PROC_FILE), Clock.systemUTC(), deviceConfig, limiterFiles,
-        limiterGate);
+    }).facts(facts).bootId(BootId.read(BootId.PROC_FILE)).clock(Clock.systemUTC())
+        .deviceConfig(deviceConfig).limiter(limiterFiles);
+    if (limiterGate != null) {
+      built.limiterGate(limiterGate);
+    }
+    DraPlugin plugin = built.build();
     self.set(plugin);
     PrometheusRegistry registry = new PrometheusRegistry();
     OptionalInt metricsPort = flags.metricsPort();
