@@ -46,8 +46,14 @@ import org.slf4j.LoggerFactory;
  * ResourceSlice publisher; the claim state (checkpoint loaded or repaired, CDI files reconciled)
  * before anything is served; the DRA socket, then the registration socket; the liveness port.
  * {@link #close()} removes the registration socket first (the kubelet deregisters), then the DRA
- * socket, and stops publishing; ResourceSlices are left in place (the kubelet removes them if the
- * driver does not come back).
+ * socket (calls under way finish first), and stops publishing; ResourceSlices are left in place
+ * (the kubelet removes them if the driver does not come back) and no claim is unprepared.
+ *
+ * <p>Rolling updates ({@link Builder#rollingUpdate}): the old and the new instance run at once
+ * with sockets of their own, share the data directory and its checkpoint (every change under
+ * {@code serialize.lock}, read again when the other wrote), and publish the same ResourceSlices;
+ * the kubelet calls the newer one, and the older stops (SIGTERM) without touching the newer's
+ * sockets, slices or claims. docs/dra.md "Upgrading the driver".
  */
 public final class DraPlugin implements AutoCloseable {
 
@@ -112,6 +118,7 @@ public final class DraPlugin implements AutoCloseable {
     private io.vnpu.kube.limiter.LimiterFiles limiter =
         io.vnpu.kube.limiter.LimiterFiles.hami(io.vnpu.kube.limiter.LimiterFiles.HAMI_HOST_DIR);
     private io.vnpu.kube.limiter.LimiterGate limiterGate;
+    private String podUid;
 
     private Builder(DraOptions options, KubernetesClient client) {
       this.options = Objects.requireNonNull(options, "options");
@@ -170,6 +177,21 @@ public final class DraPlugin implements AutoCloseable {
     }
 
     /**
+     * Rolling-update mode: this instance's sockets are named after its pod UID
+     * ({@link PluginSockets#rollingUpdate}), so the next version of the driver can register next
+     * to it (a DaemonSet with {@code maxSurge: 1}); the checkpoint in the shared data directory
+     * is locked across the instances. Default: the standard socket names, one instance per node.
+     *
+     * @throws IllegalArgumentException naming the value when it is not a pod UID
+     */
+    public Builder rollingUpdate(String podUid) {
+      PluginSockets.rollingUpdate(options.driverName(), options.registrarDir(),
+          options.pluginsDir(), podUid);
+      this.podUid = podUid;
+      return this;
+    }
+
+    /**
      * @throws IllegalStateException naming the setter when a required part is missing
      * @throws IllegalArgumentException naming the flag when a socket path is too long
      */
@@ -193,8 +215,10 @@ public final class DraPlugin implements AutoCloseable {
     io.vnpu.kube.limiter.LimiterFiles limiter = b.limiter;
     io.vnpu.kube.limiter.LimiterGate limiterGate = b.limiterGate;
     this.presence = new io.vnpu.kube.dra.claims.ClaimPresence(client);
-    this.sockets = PluginSockets.of(options.driverName(), options.registrarDir(),
-        options.pluginsDir());
+    this.sockets = b.podUid == null
+        ? PluginSockets.of(options.driverName(), options.registrarDir(), options.pluginsDir())
+        : PluginSockets.rollingUpdate(options.driverName(), options.registrarDir(),
+            options.pluginsDir(), b.podUid);
     this.cdiKind = CdiKind.of(options.driverName(), options.deviceProfile());
     this.discovery = new NpuDiscovery(b.opener, inventory, Duration.ofSeconds(1),
         Duration.ofSeconds(30), Duration.ofSeconds(60));
@@ -481,6 +505,9 @@ public final class DraPlugin implements AutoCloseable {
     claimChecks.shutdownNow();
     publisher.close();
     discovery.close();
+    if (state != null) {
+      state.close(); // nothing is unprepared: the checkpoint keeps every claim for the next one
+    }
     if (softRegions != null) {
       try {
         softRegions.close();

@@ -78,13 +78,16 @@ final class DraTestBed {
         .withChipModes(chipModes, sharedCounters).withClaimReconcile(claimReconcile);
   }
 
+  /** {@code --pod-uid}: rolling-update socket names; null: the standard ones. */
+  String podUid;
+
   DraPlugin plugin() {
-    return DraPlugin.builder(options(), client).opener(opener)
+    DraPlugin.Builder b = DraPlugin.builder(options(), client).opener(opener)
         .facts(npu -> Optional.of(String.format("0000:%02x:00.0", 0xc1 + npu.phyId())))
         .bootId(bootId).deviceConfig(deviceConfig)
         .limiter(limiter != null ? limiter
-            : io.vnpu.kube.limiter.LimiterFiles.hami(root.resolve("no-limiter")))
-        .build();
+            : io.vnpu.kube.limiter.LimiterFiles.hami(root.resolve("no-limiter")));
+    return (podUid == null ? b : b.rollingUpdate(podUid)).build();
   }
 
   DraPlugin startedPlugin() throws IOException {

@@ -15,7 +15,6 @@ import io.vnpu.dcmi.PcieInfo;
 import io.vnpu.kube.dra.DraOptions;
 import io.vnpu.kube.dra.DraPlugin;
 import io.vnpu.kube.dra.devices.NpuDeviceFacts;
-import io.vnpu.kube.dra.kubelet.PluginSockets;
 import io.vnpu.kube.dra.state.BootId;
 import io.vnpu.kube.observe.HealthCheck;
 import io.vnpu.kube.metrics.OpsServer;
@@ -73,7 +72,7 @@ public final class DraLauncher {
     try {
       // flags first: a usage error is reported as such, before any driver is looked for
       options = flags.toOptions(devRoot, mountRoot);
-      PluginSockets.of(options.driverName(), options.registrarDir(), options.pluginsDir());
+      flags.sockets(options);
       flags.metricsPort();
       if (flags.enableHardVnpu && flags.deviceConfig().isPresent()) {
         deviceConfig = new DeviceConfigLoader(w -> log.warn("{}", w))
@@ -94,7 +93,7 @@ public final class DraLauncher {
         mountRoot = simRoot.resolve("host");
       }
       options = flags.toOptions(devRoot, mountRoot);
-      PluginSockets.of(options.driverName(), options.registrarDir(), options.pluginsDir());
+      flags.sockets(options);
     } catch (IllegalArgumentException | ConfigException e) {
       say(command + ": " + e.getMessage());
       simulated.ifPresent(DcmiNodeSelector.OpenNode::close);
@@ -136,6 +135,7 @@ public final class DraLauncher {
       return (DeviceManager) m;
     }).facts(facts).bootId(BootId.read(BootId.PROC_FILE)).clock(Clock.systemUTC())
         .deviceConfig(deviceConfig).limiter(limiterFiles);
+    flags.podUid().ifPresent(built::rollingUpdate);
     if (limiterGate != null) {
       built.limiterGate(limiterGate);
     }

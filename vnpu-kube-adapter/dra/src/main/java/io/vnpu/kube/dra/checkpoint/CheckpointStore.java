@@ -17,7 +17,8 @@ import java.util.Objects;
  * The checkpoint file {@code <plugin-dir>/checkpoint.json}: loaded once at start, replaced
  * atomically ({@link HostFiles#writeAtomically}: exclusive temp file + fsync + rename; then the
  * directory is fsynced) on every change. Not thread-safe;
- * callers serialize (the claim state holds one lock for prepare and unprepare).
+ * callers serialize (the claim state holds one lock for prepare and unprepare, across the plugin
+ * instances that share the file, and reads the file again when its {@link #version} changed).
  */
 public final class CheckpointStore {
   /** File name inside the plugin data directory. */
@@ -53,6 +54,34 @@ public final class CheckpointStore {
       return Checkpoint.empty(bootId);
     }
     return codec.decode(bytes, file);
+  }
+
+  /**
+   * One version of the file. Every {@link #save} renames a new file into place, so a new version
+   * has a new inode: two instances sharing the file (a rolling update) tell by this whether the
+   * other has written since they last read.
+   *
+   * @param fileKey  the inode ({@link java.nio.file.attribute.BasicFileAttributes#fileKey})
+   * @param modified last modification time
+   * @param size     size in bytes
+   */
+  public record Version(Object fileKey, java.nio.file.attribute.FileTime modified, long size) {}
+
+  /**
+   * The file's version now, empty when there is no file.
+   *
+   * @throws IOException naming the file when it cannot be read
+   */
+  public java.util.Optional<Version> version() throws IOException {
+    try {
+      var a = Files.readAttributes(file, java.nio.file.attribute.BasicFileAttributes.class);
+      return java.util.Optional.of(new Version(a.fileKey(), a.lastModifiedTime(), a.size()));
+    } catch (NoSuchFileException e) {
+      return java.util.Optional.empty();
+    } catch (IOException e) {
+      throw new IOException(file + ": reading the checkpoint's attributes failed: "
+          + e.getMessage(), e);
+    }
   }
 
   /**
