@@ -88,6 +88,9 @@ class SliceResizeIT {
       Files.createFile(sig.resolve("c"));
       assertThat(run.waitFor(60, TimeUnit.SECONDS)).isTrue();
       assertThat(run.exitValue()).as(cli.err("run")).isZero();
+      // the summary of vnpu run gives the slice's last sizes
+      assertThat(cli.err("run")).containsPattern("vnpu run: slice rs on NPU 0: exit 0 after [0-9.]+ s; peak HBM "
+          + "[0-9.]+ [MG]iB of 2\\.0 GiB \\(1 allocation refused with 207001\\)");
     } finally {
       if (run.isAlive()) {
         new LibcSignalSender().send(run.pid(), UnixSignal.TERM);
