@@ -324,12 +324,38 @@ static void *resolve_pending(void *arg) {
     return NULL;
 }
 
+/* the neighbour (kid_slot: 60 MiB committed, nothing pending) publishes 30 MiB pending and resolves
+ * it (backs out, or commits) while our admission of 30 MiB waits; expect_rc: what the admission must
+ * decide. On a loaded machine the resolving thread may not run within the wait's bound: such an
+ * attempt is a contended timeout (never a wrong decision) and is undone and tried again. Leaves the
+ * neighbour as it found it. */
 static void admit_while_resolved(struct vnpu_region *r, int kid_slot, int commit, int expect_rc) {
-    struct resolver v = {r, kid_slot, 30 * MiB, vnpu_admit_stats.waited, commit};
-    pthread_t t;
-    CHECK(pthread_create(&t, NULL, resolve_pending, &v) == 0);
-    CHECK(vnpu_region_admit(r, 0, 30 * MiB) == expect_rc);
-    CHECK(pthread_join(t, NULL) == 0);
+    uint64_t base = vnpu_slot_off((uint32_t)kid_slot);
+    for (int attempt = 0; attempt < 50; attempt++) {
+        struct vnpu_admit_stats s0 = vnpu_admit_stats;
+        __atomic_fetch_add((uint64_t *)(r->base + base + VNPU_S_PENDING_BYTES), 30 * MiB, __ATOMIC_SEQ_CST);
+        struct resolver v = {r, kid_slot, 30 * MiB, s0.waited, commit};
+        pthread_t t;
+        CHECK(pthread_create(&t, NULL, resolve_pending, &v) == 0);
+        int rc = vnpu_region_admit(r, 0, 30 * MiB);
+        CHECK(pthread_join(t, NULL) == 0);
+        CHECK_EQ_U64(vnpu_admit_stats.waited, s0.waited + 1);
+        if (commit) __atomic_fetch_sub((uint64_t *)(r->base + base + VNPU_S_USED_BYTES), 30 * MiB, __ATOMIC_SEQ_CST);
+        if (vnpu_admit_stats.contended_timeout != s0.contended_timeout) {
+            CHECK(rc == 1);
+            continue;
+        }
+        CHECK(rc == expect_rc);
+        if (rc == 0) {
+            CHECK_EQ_U64(vnpu_admit_stats.waited_admitted, s0.waited_admitted + 1);
+            CHECK_EQ_U64(vnpu_region_used(r, 0), 90 * MiB);
+            vnpu_region_release(r, 0, 30 * MiB);
+        } else {
+            CHECK_EQ_U64(vnpu_admit_stats.over_limit, s0.over_limit + 1);
+        }
+        return;
+    }
+    CHECK(!"the resolving thread never ran within the wait's bound in 50 attempts");
 }
 
 static double mono_s(void) {
@@ -376,21 +402,14 @@ static void test_refusal_paths(void) {
     CHECK_EQ_U64(vnpu_admit_stats.waited, s0.waited + 1);
     CHECK_EQ_U64(vnpu_admit_stats.contended_timeout, s0.contended_timeout + 1);
     CHECK_EQ_U64(vnpu_admit_stats.over_limit, s0.over_limit + 1);
+    __atomic_fetch_sub((uint64_t *)(r.base + vnpu_slot_off((uint32_t)kid_slot) + VNPU_S_PENDING_BYTES), 30 * MiB,
+                       __ATOMIC_SEQ_CST);
     /* the neighbour backs its pending charge out while we wait: admitted (no false refusal) */
     admit_while_resolved(&r, kid_slot, 0, 0);
-    CHECK_EQ_U64(vnpu_admit_stats.waited, s0.waited + 2);
-    CHECK_EQ_U64(vnpu_admit_stats.waited_admitted, s0.waited_admitted + 1);
-    CHECK_EQ_U64(vnpu_region_used(&r, 0), 90 * MiB);
-    vnpu_region_release(&r, 0, 30 * MiB);
-    /* the neighbour commits its pending charge while we wait: now it does not fit, an ordinary
+    /* the neighbour commits its pending charge while we wait: then it does not fit, an ordinary
      * over-limit refusal, not a timeout */
-    __atomic_fetch_add((uint64_t *)(r.base + vnpu_slot_off((uint32_t)kid_slot) + VNPU_S_PENDING_BYTES), 30 * MiB,
-                       __ATOMIC_SEQ_CST);
     admit_while_resolved(&r, kid_slot, 1, 1);
-    CHECK_EQ_U64(vnpu_admit_stats.waited, s0.waited + 3);
-    CHECK_EQ_U64(vnpu_admit_stats.over_limit, s0.over_limit + 2);
-    CHECK_EQ_U64(vnpu_admit_stats.contended_timeout, s0.contended_timeout + 1);
-    CHECK_EQ_U64(vnpu_region_used(&r, 0), 90 * MiB);
+    CHECK_EQ_U64(vnpu_region_used(&r, 0), 60 * MiB);
     /* another device is not in the way: admitted at once */
     CHECK(vnpu_region_admit(&r, 1, 90 * MiB) == 0);
     vnpu_region_release(&r, 1, 90 * MiB);
@@ -400,7 +419,7 @@ static void test_refusal_paths(void) {
     CHECK(vnpu_region_admit(&r, 0, 90 * MiB) == 0);
     CHECK_EQ_U64(vnpu_admit_stats.reaped, s0.reaped + 1);
     CHECK_EQ_U64(vnpu_region_used(&r, 0), 90 * MiB);
-    CHECK_EQ_U64(vnpu_load64(&r, vnpu_devstate_off(0) + VNPU_DS_REAPED_BYTES), 90 * MiB);
+    CHECK_EQ_U64(vnpu_load64(&r, vnpu_devstate_off(0) + VNPU_DS_REAPED_BYTES), 60 * MiB);
     vnpu_region_release(&r, 0, 90 * MiB);
     vnpu_region_close(&r);
 }
