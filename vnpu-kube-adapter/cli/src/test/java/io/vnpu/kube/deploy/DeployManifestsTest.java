@@ -119,7 +119,10 @@ class DeployManifestsTest {
           "clusterrole.rbac.authorization.k8s.io/vnpu-device-plugin created (dry run)",
           "clusterrolebinding.rbac.authorization.k8s.io/vnpu-device-plugin created (dry run)",
           "runtimeclass.node.k8s.io/ascend created (dry run)",
-          "service/vnpu-device-plugin-metrics created (dry run)");
+          "service/vnpu-device-plugin-metrics created (dry run)",
+          "validatingadmissionpolicy.admissionregistration.k8s.io/vnpu-device-plugin-hami-allocation created (dry run)",
+          "validatingadmissionpolicybinding.admissionregistration.k8s.io/vnpu-device-plugin-hami-allocation created"
+              + " (dry run)");
       // kubectl looked every object up (and found none) instead of failing on discovery.
       assertThat(api.requests()).contains(
           "GET /apis/apps/v1/namespaces/kube-system/daemonsets/vnpu-device-plugin");
@@ -132,7 +135,9 @@ class DeployManifestsTest {
         .containsExactlyInAnyOrder("DaemonSet/vnpu-device-plugin",
             "ConfigMap/hami-scheduler-device", "ConfigMap/hami-device-node-config",
             "ServiceAccount/vnpu-device-plugin", "ClusterRole/vnpu-device-plugin",
-            "ClusterRoleBinding/vnpu-device-plugin", "RuntimeClass/ascend", "Service/vnpu-device-plugin-metrics");
+            "ClusterRoleBinding/vnpu-device-plugin", "RuntimeClass/ascend", "Service/vnpu-device-plugin-metrics",
+            "ValidatingAdmissionPolicy/vnpu-device-plugin-hami-allocation",
+            "ValidatingAdmissionPolicyBinding/vnpu-device-plugin-hami-allocation");
   }
 
   @Test

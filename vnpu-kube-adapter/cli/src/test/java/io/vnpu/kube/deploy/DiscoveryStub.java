@@ -28,7 +28,7 @@ final class DiscoveryStub implements AutoCloseable {
           + "[{\"clientCIDR\":\"0.0.0.0/0\",\"serverAddress\":\"127.0.0.1\"}]}",
       "/apis", "{\"kind\":\"APIGroupList\",\"apiVersion\":\"v1\",\"groups\":["
           + group("apps") + "," + group("rbac.authorization.k8s.io") + "," + group("node.k8s.io")
-          + "]}",
+          + "," + group("admissionregistration.k8s.io") + "]}",
       "/api/v1", resources("v1",
           resource("configmaps", "configmap", true, "ConfigMap"),
           resource("serviceaccounts", "serviceaccount", true, "ServiceAccount"),
@@ -40,7 +40,12 @@ final class DiscoveryStub implements AutoCloseable {
           resource("clusterroles", "clusterrole", false, "ClusterRole"),
           resource("clusterrolebindings", "clusterrolebinding", false, "ClusterRoleBinding")),
       "/apis/node.k8s.io/v1", resources("node.k8s.io/v1",
-          resource("runtimeclasses", "runtimeclass", false, "RuntimeClass")));
+          resource("runtimeclasses", "runtimeclass", false, "RuntimeClass")),
+      "/apis/admissionregistration.k8s.io/v1", resources("admissionregistration.k8s.io/v1",
+          resource("validatingadmissionpolicies", "validatingadmissionpolicy", false,
+              "ValidatingAdmissionPolicy"),
+          resource("validatingadmissionpolicybindings", "validatingadmissionpolicybinding", false,
+              "ValidatingAdmissionPolicyBinding")));
 
   DiscoveryStub() throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);

@@ -150,7 +150,9 @@ class HelmChartTest {
     assertThat(o).extracting(x -> x.getKind() + "/" + x.getMetadata().getName()).containsExactlyInAnyOrder(
         "DaemonSet/vnpu-device-plugin", "ConfigMap/hami-scheduler-device", "ConfigMap/hami-device-node-config",
         "ServiceAccount/vnpu-device-plugin", "ClusterRole/vnpu-device-plugin", "ClusterRoleBinding/vnpu-device-plugin",
-        "RuntimeClass/ascend", "Service/vnpu-device-plugin-metrics");
+        "RuntimeClass/ascend", "Service/vnpu-device-plugin-metrics",
+        "ValidatingAdmissionPolicy/vnpu-device-plugin-hami-allocation",
+        "ValidatingAdmissionPolicyBinding/vnpu-device-plugin-hami-allocation");
     ConfigMap device = o.stream().filter(ConfigMap.class::isInstance).map(ConfigMap.class::cast)
         .filter(m -> m.getMetadata().getName().equals("hami-scheduler-device")).findFirst().orElseThrow();
     assertThat(new DeviceConfigLoader().parse(device.getData().get("device-config.yaml"), "chart").value().hamiVnpuCore())
