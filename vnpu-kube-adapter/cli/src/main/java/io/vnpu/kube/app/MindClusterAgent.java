@@ -166,6 +166,10 @@ public final class MindClusterAgent implements AutoCloseable {
       StateGauges.registered(registry, registered);
       registry.register(new NpuCollector(options.nodeName(), npus.isEmpty() ? "" : "Ascend" + npus.get(0).chipName(),
           new DeviceManagerTelemetry(deviceManager, npus, health), metrics.compat()));
+      // per-slice series of the soft shares, read by the same collector as HAMi's and DRA's
+      registry.register(new io.vnpu.kube.metrics.SliceCollector(options.nodeName(),
+          backend.components().sliceSource(), dir -> backend.components().softShare()
+              .flatMap(s -> s.registryHostDir(dir)), metrics.compat(), System::nanoTime));
       startEndpoint();
       for (DevicePluginServer s : servers) states.add(s.start());
       return states;

@@ -91,6 +91,49 @@ class ArchitectureTest {
     return out;
   }
 
+  /** Production sources (comments removed) of the libraries whose code contains {@code text}. */
+  private static List<String> containing(List<Source> sources, String text) {
+    List<String> out = new ArrayList<>();
+    for (Source s : sources) {
+      try {
+        if (COMMENTS.matcher(Files.readString(s.file())).replaceAll("").contains(text)) {
+          out.add(REPO.relativize(s.file()).toString().replace('\\', '/'));
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return out;
+  }
+
+  // issue 24: the limiter's contract is named in its one class each (LimiterEnv: env, checked
+  // against native/limiter/config.h; LimiterFiles: file names and container paths)
+  @Test
+  void theLimiterContractLiteralsAppearInTheirOneClassOnly() {
+    List<Source> all = libraries();
+    for (String env : List.of("\"NPU_MEM_QUOTA\"", "\"NPU_LOCAL_SHM_PATH\"", "\"NPU_PRIORITY\"",
+        "\"VNPU_DEVICE_COUNT\"", "\"VNPU_COMPUTE_CAP_PCT\"")) {
+      assertThat(containing(all, env)).as(env).containsExactly("vnpu-quota/src/main/java/io/vnpu/quota/env/LimiterEnv.java");
+    }
+    for (String file : List.of("\"vnpu_local_shmem\"", "\"ld.so.preload\"", "\"/etc/ld.so.preload\"")) {
+      assertThat(containing(all, file)).as(file).allMatch(f -> f.endsWith("io/vnpu/kube/limiter/LimiterFiles.java"));
+    }
+  }
+
+  // issue 24: one soft-slice mechanism: only it computes a slice's region configuration, and only
+  // its two seams write regions and registry entries
+  @Test
+  void onlyTheSoftSliceMechanismCreatesRegionsAndRegistryEntries() {
+    List<Source> adapter = adapter();
+    assertThat(containing(adapter, "RegionConfig.forSlice(")).allMatch(f ->
+        f.contains("/io/vnpu/kube/softslice/") || f.endsWith("io/vnpu/kube/resource/ComputeRegistrations.java"));
+    assertThat(containing(adapter, "new RegistryMember(")).allMatch(f ->
+        f.endsWith("io/vnpu/kube/resource/ComputeRegistrations.java"));
+    assertThat(containing(adapter, "new ComputeRegistrations(")).allMatch(f -> f.contains("/io/vnpu/kube/softslice/"));
+    assertThat(containing(adapter, "QuotaRegion created = ")).allMatch(f ->
+        f.endsWith("io/vnpu/kube/resource/QuotaRegionFactory.java"));
+  }
+
   @Test
   void nothingOutsideVnpuQuotaReadsTheRegionLayoutOrItsMapping() {
     assertThat(offenders(libraries(), s -> s.module().equals("vnpu-quota"),

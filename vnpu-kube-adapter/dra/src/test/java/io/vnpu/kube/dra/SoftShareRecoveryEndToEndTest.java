@@ -105,7 +105,7 @@ class SoftShareRecoveryEndToEndTest {
   }
 
   Path region(String name) {
-    return dataDir().resolve("regions").resolve(uids.get(name) + "-npu")
+    return dataDir().resolve("regions").resolve(uids.get(name) + "_npu")
         .resolve("vnpu_local_shmem");
   }
 
