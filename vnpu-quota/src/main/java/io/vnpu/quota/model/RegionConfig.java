@@ -83,7 +83,9 @@ public record RegionConfig(List<DeviceQuota> devices, Set<PolicyFlag> policy, St
     if (quotas.stream().anyMatch(q -> q.computeCapPct() > 0)) {
       policy.add(PolicyFlag.HARD_CAP);
     }
-    Set<Optional<SharingPolicy>> sharing = devices.stream().map(d -> d.softQuota().policy())
+    // devices without an AI-core share (memory only) have no policy and take no part
+    Set<Optional<SharingPolicy>> sharing = devices.stream().filter(d -> d.softQuota().computeWeight() > 0)
+        .map(d -> d.softQuota().policy())
         .collect(java.util.stream.Collectors.toSet());
     if (sharing.size() > 1) {
       throw new IllegalArgumentException("the devices of one slice have different sharing policies: " + sharing);

@@ -297,14 +297,17 @@ public final class ClaimPlanner {
     }
     // a DeviceClass configuration is the administrator's: it may grant high priority; the
     // claim's own configuration may only lower what consumedCapacity charged (SoftSliceRule)
-    Priority ceiling = configs.fromClassForRequest(r.getRequest()).priority() == Priority.HIGH
-        ? Priority.HIGH : Priority.NORMAL;
+    NpuConfig fromClass = configs.fromClassForRequest(r.getRequest());
+    Priority ceiling = fromClass.priority() == Priority.HIGH ? Priority.HIGH : Priority.NORMAL;
     SliceShare.SoftQuota q;
     try {
       SoftCharge charge = SoftCharge.of("consumedCapacity {" + names.memory() + ": "
           + consumed.get(names.memory()) + ", " + names.cores() + ": " + consumed.get(names.cores())
           + "}", memory, (int) cores, ceiling, npu.hbmBytes());
+      // likewise the sharing policy: elastic (borrowing idle time) only where the class grants it
+      if (fromClass.policy() != null) charge = charge.withPolicy(fromClass.policy());
       SoftAsk ask = SoftAsk.none("NpuConfig");
+      if (config.policy() != null) ask = ask.policy("policy", config.policy());
       if (config.computeWeight() != null) ask = ask.weight("computeWeight", config.computeWeight());
       if (config.computeCap() != null) ask = ask.cap("computeCap", config.computeCap());
       if (config.priority() != null) ask = ask.priority("priority", config.priority());
@@ -315,7 +318,7 @@ public final class ClaimPlanner {
           + "): " + e.getMessage());
     }
     return new SoftShareRecord(q.memoryLimitBytes(), (int) cores, q.computeWeight(),
-        q.computeCapPct(), q.priority(), "", 0, null);
+        q.computeCapPct(), q.priority(), "", 0, null, q.policy().orElse(null));
   }
 
   /** A consumed capacity as a whole number in {@code min..max}, else a per-claim error. */
@@ -376,7 +379,7 @@ public final class ClaimPlanner {
         throw new PlanException(where + ": " + e.getMessage());
       }
       out.add(d.withSoft(new SoftShareRecord(s.memoryBytes(), s.cores(), s.weight(), s.capPct(),
-          s.priority(), dir, index, null)));
+          s.priority(), dir, index, null, s.policy())));
     }
     return out;
   }

@@ -674,7 +674,7 @@ public final class DeviceState {
         PreparedDevice d = devices.get(i);
         SoftShareRecord s = d.soft();
         quotas.put(d.physicalId(), new SliceShare.SoftQuota(s.memoryBytes(), s.weight(),
-            s.capPct(), s.priority()));
+            s.capPct(), s.priority(), java.util.Optional.ofNullable(s.weight() > 0 ? s.policy() : null)));
       }
       List<SliceDevice> slice = new ArrayList<>();
       for (var q : quotas.entrySet()) {
@@ -1193,7 +1193,7 @@ public final class DeviceState {
       } catch (IOException | RuntimeException e) {
         log.warn("finding the registry entry of quota region {}: {}", dir, e.getMessage());
       }
-      return device.withSoft(new SoftShareRecord(0, 0, 0, 0, null, dir.toString(), 0, key));
+      return device.withSoft(new SoftShareRecord(0, 0, 0, 0, null, dir.toString(), 0, key, null));
     }
     return device;
   }
