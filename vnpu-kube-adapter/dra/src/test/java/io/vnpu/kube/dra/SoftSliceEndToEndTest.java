@@ -509,7 +509,7 @@ class SoftSliceEndToEndTest {
         .containsExactly(25, 0);
     String bad = prepare("typo", List.of(soft("npu-2", "s4", "1Gi", "25")), List.of(config("FromClaim",
         List.of(), npuConfig("policy", "burst")))).getError();
-    assertThat(bad).contains("policy = \"burst\": expected fixed-share, elastic or best-effort");
+    assertThat(bad).contains("policy = burst: expected fixed-share, elastic or best-effort");
   }
 
   @Test

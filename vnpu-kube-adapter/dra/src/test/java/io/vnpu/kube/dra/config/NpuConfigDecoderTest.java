@@ -61,7 +61,7 @@ class NpuConfigDecoderTest {
     e = error(npuConfig("extra", "a".repeat(100_000)));
     assertThat(e).isEqualTo(AT + ".extra = \"" + "a".repeat(63) + "... (100002 characters):"
         + " unknown field (known: apiVersion, kind, sharing, computeWeight, computeCap, priority,"
-        + " memoryOnly)");
+        + " memoryOnly, policy)");
     assertThatThrownBy(() -> decoder.decode("x".repeat(1000), AT))
         .hasMessageStartingWith(AT + " = \"" + "x".repeat(63) + "... (1002 characters): not an"
             + " object");
@@ -80,6 +80,6 @@ class NpuConfigDecoderTest {
   void aBadPolicyNamesTheFieldAndTheValue() {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> decoder.decode(npuConfig("policy", "burst"), AT))
         .isInstanceOf(ConfigDecodeException.class)
-        .hasMessageEndingWith(".policy = \"burst\": expected fixed-share, elastic or best-effort");
+        .hasMessageEndingWith(".policy = burst: expected fixed-share, elastic or best-effort");
   }
 }
