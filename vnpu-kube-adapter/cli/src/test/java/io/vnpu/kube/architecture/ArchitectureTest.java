@@ -201,21 +201,12 @@ class ArchitectureTest {
   static final Set<String> LIMITER_CONTRACT_FILES = Set.of(
       "vnpu-quota/src/main/java/io/vnpu/quota/env/LimiterEnv.java",
       "vnpu-kube-adapter/core/src/main/java/io/vnpu/kube/limiter/LimiterFiles.java");
-  /**
-   * The backends' own soft-slicing code that still spells the env names; the one soft-slice
-   * mechanism (io.vnpu.kube.softslice, issue 24) replaces them. No file may join this list.
-   */
-  static final Set<String> LIMITER_LITERALS_UNTIL_SOFTSLICE = Set.of(
-      "vnpu-kube-adapter/dra/src/main/java/io/vnpu/kube/dra/state/ClaimSpecBuilder.java",
-      "vnpu-kube-adapter/hami/src/main/java/io/vnpu/kube/hami/alloc/AscendEnv.java",
-      "vnpu-kube-adapter/mindcluster/src/main/java/io/vnpu/kube/mindcluster/volcano/SoftShareAllocator.java");
-
   @Test
   void theLimiterContractIsSpelledOnlyInLimiterEnvAndLimiterFiles() throws IOException {
     List<String> out = new ArrayList<>();
     for (Source s : libraries()) {
       String file = REPO.relativize(s.file()).toString().replace('\\', '/');
-      if (LIMITER_CONTRACT_FILES.contains(file) || LIMITER_LITERALS_UNTIL_SOFTSLICE.contains(file)) continue;
+      if (LIMITER_CONTRACT_FILES.contains(file)) continue;
       String code = COMMENTS.matcher(Files.readString(s.file())).replaceAll("");
       for (String literal : LIMITER_LITERALS) if (code.contains(literal)) out.add(file + ": " + literal);
     }

@@ -20,7 +20,9 @@ import io.vnpu.kube.dra.cdi.CdiSchema;
 import io.vnpu.kube.dra.modes.SoftCapacityNames;
 import io.vnpu.kube.dra.proto.v1.NodePrepareResourceResponse;
 import io.vnpu.kube.limiter.LimiterFixture;
+import io.vnpu.kube.metrics.OpsServer;
 import io.vnpu.kube.testing.DraKubeletStandIn;
+import io.vnpu.kube.testing.MetricsScrape;
 import io.vnpu.quota.model.DeviceQuota;
 import io.vnpu.quota.model.PolicyFlag;
 import io.vnpu.quota.model.RegionConfig;
@@ -59,6 +61,7 @@ class SoftSliceEndToEndTest {
   DraTestBed bed;
   DraKubeletStandIn kubelet;
   DraPlugin plugin;
+  OpsServer ops;
   final QuotaRegions regions = new QuotaRegions();
 
   @BeforeEach
@@ -71,6 +74,9 @@ class SoftSliceEndToEndTest {
 
   @AfterEach
   void tearDown() {
+    if (ops != null) {
+      ops.close();
+    }
     if (plugin != null) {
       plugin.close();
     }
@@ -119,23 +125,19 @@ class SoftSliceEndToEndTest {
     return m;
   }
 
-  /** Per-slice series as {@code name{namespace=,pod=,container=[,device_index=]} value} lines. */
-  static List<String> sliceSeries(io.vnpu.kube.metrics.SliceCollector collector) {
-    List<String> out = new java.util.ArrayList<>();
-    for (io.prometheus.metrics.model.snapshots.MetricSnapshot m : collector.collect()) {
-      for (io.prometheus.metrics.model.snapshots.DataPointSnapshot d : m.getDataPoints()) {
-        String dev = d.getLabels().get("device_index");
-        double v = d instanceof io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot g
-            ? g.getValue()
-            : d instanceof io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot c
-                ? c.getValue() : Double.NaN;
-        out.add(m.getMetadata().getName() + "{namespace=" + d.getLabels().get("namespace") + ",pod="
-            + d.getLabels().get("pod") + ",container=" + d.getLabels().get("container")
-            + (dev == null ? "" : ",device_index=" + dev) + "} " + v);
-      }
-    }
-    return out;
+  /**
+   * The share's per-slice series as Prometheus scrapes them: the collector DraLauncher serves
+   * ({@code --metrics-port}), on a real {@code /metrics} endpoint.
+   */
+  OpsServer metricsEndpoint() throws java.io.IOException {
+    io.prometheus.metrics.model.registry.PrometheusRegistry registry =
+        new io.prometheus.metrics.model.registry.PrometheusRegistry();
+    registry.register(new io.vnpu.kube.metrics.SliceCollector(NODE, plugin.sliceSource(),
+        d -> plugin.softSlices().registryHostDir(d), java.util.Set.of(), System::nanoTime));
+    ops = OpsServer.start("127.0.0.1", 0, registry, Map.of(), Map.of());
+    return ops;
   }
+
 
   /** The UID the API server gave the last claim. */
   String uid;
@@ -234,6 +236,8 @@ class SoftSliceEndToEndTest {
   @Test
   void aSoftClaimOf4GiAnd25PercentIsEnforcedOnItsWorkload() throws Exception {
     start();
+    int port = metricsEndpoint().port();
+    assertThat(MetricsScrape.sliceSeries(port)).isEmpty();
     NodePrepareResourceResponse r = prepare("infer", List.of(soft("npu-0", "s1", "4Gi", "25")),
         List.of());
     assertThat(r.getError()).isEmpty();
@@ -266,11 +270,8 @@ class SoftSliceEndToEndTest {
     assertThat(c.policy()).contains(PolicyFlag.MEM_ENFORCE, PolicyFlag.COMPUTE_ENFORCE);
     assertThat(c.registryDir()).isEqualTo(dataDir().resolve("compute").toString());
     assertThat(registered(0, epoch(regionDir.resolve("vnpu_local_shmem")))).isTrue();
-    // issue 24: the share's per-slice series, by the collector HAMi's slices use
-    io.vnpu.kube.metrics.SliceCollector series = new io.vnpu.kube.metrics.SliceCollector(NODE,
-        plugin.sliceSource(), d -> plugin.softSlices().registryHostDir(d), java.util.Set.of(),
-        System::nanoTime);
-    assertThat(sliceSeries(series)).contains(
+    // issue 24: the share's per-slice series appear on /metrics with NodePrepareResources
+    assertThat(MetricsScrape.sliceSeries(port)).contains(
         "vnpu_slice_memory_limit_bytes{namespace=demo,pod=infer,container=npu,device_index=0} 4.294967296E9",
         "vnpu_slice_processes{namespace=demo,pod=infer,container=npu} 0.0");
 
@@ -288,7 +289,8 @@ class SoftSliceEndToEndTest {
     assertThat(share).as("AI-core share of the 25 %% claim").isBetween(0.20, 0.30);
 
     assertThat(unprepare("infer", uid)).isEmpty();
-    assertThat(sliceSeries(series)).isEmpty();
+    // ... and go with NodeUnprepareResources
+    assertThat(MetricsScrape.sliceSeries(port)).isEmpty();
     assertThat(regionDir).doesNotExist();
     assertThat(spec(uid)).doesNotExist();
     try (var files = Files.list(dataDir().resolve("compute"))) {

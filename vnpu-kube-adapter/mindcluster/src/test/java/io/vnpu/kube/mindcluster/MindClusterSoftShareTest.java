@@ -19,10 +19,12 @@ import io.vnpu.kube.limiter.LimiterFiles;
 import io.vnpu.kube.limiter.LimiterFixture;
 import io.vnpu.kube.limiter.LimiterVerifier;
 import io.vnpu.kube.limiter.SimContainer;
+import io.vnpu.kube.metrics.OpsServer;
 import io.vnpu.kube.mindcluster.config.MindClusterOptions;
 import io.vnpu.kube.softslice.SoftSliceLayout;
 import io.vnpu.kube.softslice.SoftSlices;
 import io.vnpu.kube.resource.QuotaRegionFactory;
+import io.vnpu.kube.testing.MetricsScrape;
 import io.vnpu.quota.model.DeviceQuota;
 import io.vnpu.quota.model.RegionConfig;
 import io.vnpu.quota.region.QuotaRegion;
@@ -68,6 +70,7 @@ class MindClusterSoftShareTest {
   private HealthMonitor health;
   private MindClusterComponents components;
   private PluginFleet fleet;
+  private OpsServer ops;
   private final QuotaRegions regions = new QuotaRegions();
 
   private void start(LimiterFiles limiter) throws Exception {
@@ -91,26 +94,24 @@ class MindClusterSoftShareTest {
         Optional.of(soft));
   }
 
-  /** Per-slice series as {@code name{namespace=,pod=,container=[,device_index=]} value} lines. */
-  static List<String> sliceSeries(io.vnpu.kube.metrics.SliceCollector collector) {
-    List<String> out = new java.util.ArrayList<>();
-    for (io.prometheus.metrics.model.snapshots.MetricSnapshot m : collector.collect()) {
-      for (io.prometheus.metrics.model.snapshots.DataPointSnapshot d : m.getDataPoints()) {
-        String dev = d.getLabels().get("device_index");
-        double v = d instanceof io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot g
-            ? g.getValue()
-            : d instanceof io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot c
-                ? c.getValue() : Double.NaN;
-        out.add(m.getMetadata().getName() + "{namespace=" + d.getLabels().get("namespace") + ",pod="
-            + d.getLabels().get("pod") + ",container=" + d.getLabels().get("container")
-            + (dev == null ? "" : ",device_index=" + dev) + "} " + v);
-      }
-    }
-    return out;
+  /**
+   * A real {@code /metrics} endpoint with the per-slice collector MindClusterAgent serves, reading
+   * the slices of whichever components run now (an agent restart replaces them).
+   */
+  private OpsServer metricsEndpoint() throws java.io.IOException {
+    io.prometheus.metrics.model.registry.PrometheusRegistry registry =
+        new io.prometheus.metrics.model.registry.PrometheusRegistry();
+    registry.register(new io.vnpu.kube.metrics.SliceCollector(VolcanoPodsFixture.NODE,
+        () -> components.sliceSource().slices(), d -> components.softShare().flatMap(s -> s.registryHostDir(d)),
+        Set.of(), System::nanoTime));
+    ops = OpsServer.start("127.0.0.1", 0, registry, Map.of(), Map.of());
+    return ops;
   }
+
 
   @AfterEach
   void tearDown() throws Exception {
+    if (ops != null) ops.close();
     if (fleet != null) fleet.close();
     if (components != null) components.close();
     if (health != null) health.close();
@@ -311,8 +312,13 @@ class MindClusterSoftShareTest {
   void agentRestartKeepsRegistrationsAndPodDeletionRemovesEntryAndDirectory() throws Exception {
     LimiterFiles limiter = LimiterFixture.installInto(dir.resolve("limiter"));
     start(limiter);
+    int port = metricsEndpoint().port();
+    assertThat(MetricsScrape.sliceSeries(port)).isEmpty();
     softPod("keep", "Ascend910-2", "25", "1024");
     ContainerAllocateResponse k = allocate("Ascend910-2-0");
+    // the series appear with the Allocate
+    assertThat(MetricsScrape.sliceSeries(port)).contains(
+        "vnpu_slice_memory_limit_bytes{namespace=default,pod=keep,container=Ascend910-2-0,device_index=0} 1.073741824E9");
     softPod("gone", "Ascend910-2", "50", "1024");
     ContainerAllocateResponse g = allocate("Ascend910-2-1");
     List<RegistryEntry> before = registry(2);
@@ -335,15 +341,13 @@ class MindClusterSoftShareTest {
       goneKey = q.epoch();
     }
     Path goneDir = regionOf(g).getParent();
-    // issue 24: each share's per-slice series, by the collector HAMi's slices use
-    io.vnpu.kube.metrics.SliceCollector series = new io.vnpu.kube.metrics.SliceCollector(VolcanoPodsFixture.NODE,
-        components.sliceSource(), d -> components.softShare().flatMap(s -> s.registryHostDir(d)), Set.of(),
-        System::nanoTime);
-    assertThat(sliceSeries(series)).contains(
+    // issue 24: each share's per-slice series on /metrics, gone with its pod
+    assertThat(MetricsScrape.sliceSeries(port)).contains(
         "vnpu_slice_memory_limit_bytes{namespace=default,pod=keep,container=Ascend910-2-0,device_index=0} 1.073741824E9",
         "vnpu_slice_memory_limit_bytes{namespace=default,pod=gone,container=Ascend910-2-1,device_index=0} 1.073741824E9");
     client.pods().inNamespace("default").withName("gone").delete();
-    assertThat(sliceSeries(series)).noneMatch(l -> l.contains("pod=gone")).anyMatch(l -> l.contains("pod=keep"));
+    assertThat(MetricsScrape.sliceSeries(port)).noneMatch(l -> l.contains("pod=gone"))
+        .anyMatch(l -> l.contains("pod=keep"));
     components.refreshOnce();
     assertThat(goneDir).doesNotExist();
     assertThat(regionOf(k)).exists();
