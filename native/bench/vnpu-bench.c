@@ -1,6 +1,7 @@
 /*
  * vnpu-bench: what the limiter adds per call, and admission under contention, measured side by side
- * with baselines of the designs it replaces (limiter-design.md 1.4, 1.5, 1.9, 2.4, 2.5).
+ * with baselines of the designs it replaces (limiter-design.md 1.4, 1.5, 1.9, 2.4, 2.5). The baselines
+ * are emulations of those designs written here, not HAMi's code: never quote them as HAMi's figures.
  *
  *   vnpu-bench [--rounds N] [--ops N] [--contend-ops N] [--procs N] [--smoke]   -> one JSON object
  *

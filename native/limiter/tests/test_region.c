@@ -1,6 +1,7 @@
 /*
  * Quota-region core without CANN: open/initialise/validate, exact admission, multi-device limits,
- * 8-process stress with a sampler, kill -9 reclaim, PID-reuse immunity, separate slots per process.
+ * 8-process stress with a sampler, kill -9 reclaim, PID-reuse immunity, the refusal paths (over the
+ * limit, contended, a dead owner reaped), separate slots per process.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -301,6 +302,54 @@ static void test_kill9_and_pid_reuse(void) {
     vnpu_region_close(&r);
 }
 
+/* ---- a refusal is decided at once (issue 29): which path decided it, in vnpu_admit_stats ---- */
+static void test_refusal_paths(void) {
+    char p[600];
+    path_of(p, "refusal");
+    const uint64_t limit = 100 * MiB;
+    struct vnpu_init_config c = cfg(2, limit);
+    struct vnpu_region r;
+    CHECK(open_claim(&r, p, &c) == VNPU_OPEN_OK);
+    int ready[2];
+    CHECK(pipe(ready) == 0);
+    /* a live neighbour: 60 MiB committed on device 0, and a pending 30 MiB that stays (its admission
+     * stopped between publishing and committing, as a preempted one is) */
+    pid_t kid = fork();
+    CHECK(kid >= 0);
+    if (kid == 0) {
+        struct vnpu_region k;
+        CHECK(open_claim(&k, p, NULL) == VNPU_OPEN_OK);
+        CHECK(vnpu_region_admit(&k, 0, 60 * MiB) == 0);
+        __atomic_fetch_add((uint64_t *)(k.base + vnpu_slot_off((uint32_t)k.slot) + VNPU_S_PENDING_BYTES), 30 * MiB,
+                           __ATOMIC_SEQ_CST);
+        CHECK(write(ready[1], "x", 1) == 1);
+        for (;;) pause();
+    }
+    char x;
+    CHECK(read(ready[0], &x, 1) == 1);
+    struct vnpu_admit_stats s0 = vnpu_admit_stats;
+    /* does not fit beside the committed 60 MiB: refused at once, the live owner not reaped */
+    CHECK(vnpu_region_admit(&r, 0, 50 * MiB) == 1);
+    CHECK_EQ_U64(vnpu_admit_stats.over_limit, s0.over_limit + 1);
+    CHECK_EQ_U64(vnpu_admit_stats.reaped, s0.reaped);
+    /* fits beside the committed bytes, not beside the pending ones: immediate retries, then refused
+     * and counted as contended */
+    CHECK(vnpu_region_admit(&r, 0, 30 * MiB) == 1);
+    CHECK_EQ_U64(vnpu_admit_stats.contended, s0.contended + 1);
+    /* another device is not in the way: admitted at once */
+    CHECK(vnpu_region_admit(&r, 1, 90 * MiB) == 0);
+    vnpu_region_release(&r, 1, 90 * MiB);
+    /* the neighbour dies with its bytes: the next admission that needs them reaps it and is admitted */
+    kill(kid, SIGKILL);
+    waitpid(kid, NULL, 0);
+    CHECK(vnpu_region_admit(&r, 0, 90 * MiB) == 0);
+    CHECK_EQ_U64(vnpu_admit_stats.reaped, s0.reaped + 1);
+    CHECK_EQ_U64(vnpu_region_used(&r, 0), 90 * MiB);
+    CHECK_EQ_U64(vnpu_load64(&r, vnpu_devstate_off(0) + VNPU_DS_REAPED_BYTES), 60 * MiB);
+    vnpu_region_release(&r, 0, 90 * MiB);
+    vnpu_region_close(&r);
+}
+
 /* ---- the same file opened twice in one process would break classic POSIX locks; OFD locks keep
  * the owner's slot alive even when another descriptor of the file is closed ---- */
 static void test_foreign_close_keeps_ownership(void) {
@@ -420,6 +469,7 @@ int main(void) {
     test_exact_quota();
     test_stress();
     test_kill9_and_pid_reuse();
+    test_refusal_paths();
     test_foreign_close_keeps_ownership();
     test_unlimited_counts_exactly();
     test_no_reinit_under_live_owner();

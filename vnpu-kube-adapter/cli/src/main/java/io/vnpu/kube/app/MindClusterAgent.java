@@ -256,15 +256,12 @@ public final class MindClusterAgent implements AutoCloseable {
   }
 
   /**
-   * A3 servers: the super-pod membership of the first chip ({@code dcmi_spod_info}) into
-   * {@code DeviceInfoCfg}, and, where the driver ships {@code liblingqu-dcmi.so}, the switch faults
-   * into {@code SwitchInfoCfg} every {@code -listWatchPeriod}.
+   * A3 servers: where the driver ships {@code liblingqu-dcmi.so}, the switch faults into
+   * {@code SwitchInfoCfg} every {@code -listWatchPeriod} (the super-pod membership comes with the
+   * chips, {@code NodeChips.superPod}).
    */
   private void startA3Reporting(DeviceInfoConfigMap configMap, List<Npu> npus, Clock clock) {
     if (npus.isEmpty() || !npus.get(0).chipName().startsWith("Ascend910")) return;
-    io.vnpu.dcmi.CardDevice at = deviceManager.dcmi().cardDevice(npus.get(0).logicId());
-    io.vnpu.dcmi.SuperPodInfo sp = deviceManager.dcmi().superPodInfo(at.cardId(), at.deviceId());
-    configMap.superPod(sp.superPodId(), sp.serverIndex());
     java.nio.file.Path lib = deviceManager.dcmi().path();
     io.vnpu.dcmi.LingQuSwitch.open(new io.vnpu.dcmi.DcmiLibrarySource(lib, "loaded", List.of(lib))).ifPresent(sw -> {
       var publisher = new io.vnpu.kube.mindcluster.kube.SwitchInfoPublisher(sw,
