@@ -17,7 +17,15 @@ out=$(cd "$out" && pwd)
 bench="$root/benchmarks/target/benchmarks.jar"
 cli="$root/vnpu-kube-adapter/cli/target/vnpu-cli-0.1.0-SNAPSHOT-all.jar"
 command -v python3 >/dev/null || { echo "run-all.sh: python3 not found (apt-get install python3)" >&2; exit 2; }
-if [ ! -f "$bench" ] || [ ! -f "$cli" ] || [ ! -d "$root/native/build" ]; then
+stale() { # a jar missing, or a source, pom or native file newer than the older of the two jars
+  [ -f "$bench" ] && [ -f "$cli" ] && [ -d "$root/native/build" ] || return 0
+  local older=$bench
+  [ "$cli" -ot "$bench" ] && older=$cli
+  [ -n "$(find "$root/pom.xml" "$root"/vnpu-*/pom.xml "$root"/vnpu-*/src "$root"/vnpu-kube-adapter/*/pom.xml \
+      "$root"/vnpu-kube-adapter/*/src "$root/benchmarks/pom.xml" "$root/benchmarks/src" "$root/native" \
+      -newer "$older" -type f ! -path '*/build/*' -print -quit 2>/dev/null)" ]
+}
+if stale; then
   echo "run-all.sh: building benchmarks.jar and the CLI jar (mvn package, a few minutes)" >&2
   mvn -B -q -DskipTests -f "$root/pom.xml" -pl benchmarks,vnpu-kube-adapter/cli -am package >&2
 fi

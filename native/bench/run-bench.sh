@@ -63,8 +63,9 @@ jq -r --slurpfile cs "$out/compute-share.json" '
   "launch hook, compute off:  \($i.launch_off_ratio.median)x plain, \($i.launch_off_added_ns.median) ns added (goal <= 1.05x and <= +10 ns)",
   "launch hook, compute on:   \($i.launch_on_ratio.median)x plain, \($i.launch_on_added_ns.median) ns added (goal <= 1.3x; two slices on one registry)",
   "alloc+free pair:           \($i.alloc_free_added_ns.median) ns added, \($i.alloc_free_ratio.median)x plain (goal <= +50 ns); floor: its 8 atomic read-modify-writes alone \($i.alloc_free_atomics_floor_ns.median) ns",
-  "admission, 8 processes:    admit p50 \($q.admit_p50_ns) ns / p99 \($q.admit_p99_ns) ns, refusal p50 \($q.refuse_p50_ns) ns / p99 \($q.refuse_p99_ns) ns (goal p99 <= 50000 ns)",
-  "                           refused \($q.refused) (over the limit \($q.refused_over_limit), contended \($q.refused_contended)), reaped \($q.reaped), over-commit \($q.over_commit_bytes) B (goal 0 B)",
+  "admission, 8 processes:    admit p50 \($q.admit_p50_ns) ns / p99 \($q.admit_p99_ns) ns, refusal (over the limit, no wait) p50 \($q.refuse_p50_ns) ns / p99 \($q.refuse_p99_ns) ns (goal p99 <= 50000 ns)",
+  "                           refused \($q.refused): over the limit \($q.refused_over_limit), false (pending bytes still in the way at the wait bound: contended-timeout) \($q.refused_contended_timeout) (goal 0); reaped \($q.reaped); over-commit \($q.over_commit_bytes) B (goal 0 B)",
+  "                           waited for pending charges \($q.waited) (then admitted \($q.waited_admitted), refused over the limit \($q.waited_refused - $q.refused_contended_timeout), timed out \($q.refused_contended_timeout)), contended wait p50 \($q.contended_wait_p50_ns) ns / p99 \($q.contended_wait_p99_ns) ns / max \($q.contended_wait_max_ns) ns",
   "compute share accuracy:    max |error| \($cs[0].max_abs_error_pp) pp over \($cs[0].scenarios | length) scenarios (goal <= 5 pp)"
 ' "$out/limiter.json" > "$out/summary.txt"
 sed 's/^/  /' "$out/usage-scan.txt" >> "$out/summary.txt"
