@@ -254,6 +254,8 @@ static const char USAGE[] =
     "                      -> graph done executions= busy_ns= wall_ns= event_ns=\n"
     "  graph-sync TASKS US COUNT  the same, replayed with aclmdlRIExecute (rtsModelExecute)\n"
     "  sleep MS            sleep MS milliseconds\n"
+    "  await PATH          wait until PATH exists (a test's signal; at most 120 s, then exit 1)\n"
+    "                      -> await ok path=\n"
     "  device N            switch the current device\n"
     "  fork                from here on, run the rest in a parent and a child process (role=)\n"
     "  churn SECONDS MIN MAX  for SECONDS, allocate random sizes in [MIN, MAX] and free random live\n"
@@ -274,13 +276,14 @@ static void print_usage(FILE *f) {
 
 enum step_kind {
     S_ALLOC, S_ALLOC_UNTIL_FAIL, S_FREE, S_FREE_UNKNOWN, S_MEMINFO, S_LAUNCH, S_BURN, S_MODEL, S_SLEEP,
-    S_DEVICE, S_FORK, S_KILL_SELF, S_CHURN, S_GRAPH, S_GRAPH_SYNC
+    S_DEVICE, S_FORK, S_KILL_SELF, S_CHURN, S_GRAPH, S_GRAPH_SYNC, S_AWAIT
 };
 
 struct step {
     enum step_kind kind;
     uint64_t a, b, c;
     int free_mode; /* 0 index, 1 last, 2 all */
+    const char *path; /* await */
 };
 
 struct options {
@@ -445,6 +448,9 @@ static void parse(int argc, char **argv, struct options *o) {
         } else if (strcmp(w, "sleep") == 0) {
             s->kind = S_SLEEP;
             s->a = parse_u64("milliseconds", need(argc, argv, &i, "milliseconds"), 0);
+        } else if (strcmp(w, "await") == 0) {
+            s->kind = S_AWAIT;
+            s->path = need(argc, argv, &i, "a path");
         } else if (strcmp(w, "device") == 0) {
             s->kind = S_DEVICE;
             s->a = parse_u64("device", need(argc, argv, &i, "a logic ID"), 0);
@@ -482,6 +488,19 @@ static void out(struct worker *w, const char *fmt, ...) {
 
 static void note_error(struct worker *w, const char *call, int rc) {
     out(w, "error call=%s code=%d", call, rc);
+    w->failed = 1;
+}
+
+/* a test's signal between steps: bounded, a missing signal fails the run instead of hanging it */
+static void await_step(struct worker *w, const char *path) {
+    for (int i = 0; i < 120000 / 5; i++) {
+        if (access(path, F_OK) == 0) {
+            out(w, "await ok path=%s", path);
+            return;
+        }
+        sleep_ms(5);
+    }
+    out(w, "await fail path=%s", path);
     w->failed = 1;
 }
 
@@ -744,6 +763,7 @@ static void run_steps(struct worker *w, int from) {
         case S_BURN: launch_step(w, "burn", s->a, 0, now_ns() + s->b * 1000000000ULL); break;
         case S_MODEL: model_step(w, s); break;
         case S_SLEEP: sleep_ms(s->a); break;
+        case S_AWAIT: await_step(w, s->path); break;
         case S_DEVICE:
             rc = aclrtSetDevice((int32_t)s->a);
             if (rc != ACL_SUCCESS) note_error(w, "aclrtSetDevice", rc);

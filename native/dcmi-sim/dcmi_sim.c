@@ -947,7 +947,7 @@ static int query_vdev(struct call *c, int idx, struct dcmi_vdev_query_stru *q, i
     struct sim_vdev *v = sim_vdev_find(chip, q->vdev_id);
     if (v == NULL) return DCMI_ERR_INVALID_DEVICE_ID;
     const struct vnpu_sim_device_info *d = dev_at(c, idx);
-    const struct sim_template *t = sim_template_find(d->chip_name, v->template_name);
+    const struct sim_template *t = sim_template_find(d, v->template_name);
     if (t == NULL) return DCMI_ERR_INNER_ERR;
     uint32_t id = q->vdev_id;
     memset(q, 0, sizeof(*q));

@@ -12,27 +12,31 @@
 
 #include "dcmi_interface_api.h"
 
-/* Spec section 2: AI Core / AI CPU / memory per template and chip. */
+/* Spec section 2: AI Core / AI CPU / memory per template and chip (a chip accepts only its own). */
 static const struct sim_template TEMPLATES[] = {
-    {"310P", "vir01", 1, 1, 1, 8, 0},
-    {"310P", "vir02", 2, 2, 1, 4, 0},
-    {"310P", "vir02_1c", 2, 1, 1, 4, 0},
-    {"310P", "vir04", 4, 4, 1, 2, 0},
-    {"310P", "vir04_3c", 4, 3, 1, 2, 0},
-    {"310P", "vir04_3c_ndvpp", 4, 3, 1, 2, 0},
-    {"310P", "vir04_4c_dvpp", 4, 4, 1, 2, 0},
-    {"910Pro", "vir02", 2, 1, 2, 30, 0},
-    {"910Pro", "vir04", 4, 1, 4, 30, 0},
-    {"910Pro", "vir08", 8, 3, 8, 30, 0},
-    {"910Pro", "vir16", 16, 7, 16, 30, 0},
-    {"910B3", "vir05_1c_16g", 5, 1, 0, 1, 16384},
-    {"910B3", "vir10_3c_32g", 10, 3, 0, 1, 32768},
-    {"910B4", "vir05_1c_8g", 5, 1, 0, 1, 8192},
-    {"910B4", "vir10_3c_16g", 10, 3, 0, 1, 16384},
-    {"910B4", "vir10_3c_16g_nm", 10, 3, 0, 1, 16384},
-    {"910B4", "vir10_4c_16g_m", 10, 4, 0, 1, 16384},
-    {"Ascend910", "vir06_1c_16g", 6, 1, 0, 1, 16384},
-    {"Ascend910", "vir12_3c_32g", 12, 3, 0, 1, 32768},
+    {"310P", 0, "vir01", 1, 1, 1, 8, 0},
+    {"310P", 0, "vir02", 2, 2, 1, 4, 0},
+    {"310P", 0, "vir02_1c", 2, 1, 1, 4, 0},
+    {"310P", 0, "vir04", 4, 4, 1, 2, 0},
+    {"310P", 0, "vir04_3c", 4, 3, 1, 2, 0},
+    {"310P", 0, "vir04_3c_ndvpp", 4, 3, 1, 2, 0},
+    {"310P", 0, "vir04_4c_dvpp", 4, 4, 1, 2, 0},
+    {"910Pro", 0, "vir02", 2, 1, 2, 30, 0},
+    {"910Pro", 0, "vir04", 4, 1, 4, 30, 0},
+    {"910Pro", 0, "vir08", 8, 3, 8, 30, 0},
+    {"910Pro", 0, "vir16", 16, 7, 16, 30, 0},
+    {"910B3", 0, "vir05_1c_16g", 5, 1, 0, 1, 16384},
+    {"910B3", 0, "vir10_3c_32g", 10, 3, 0, 1, 32768},
+    {"910B4", 0, "vir05_1c_8g", 5, 1, 0, 1, 8192},
+    {"910B4", 0, "vir10_3c_16g", 10, 3, 0, 1, 16384},
+    {"910B4", 0, "vir10_3c_16g_nm", 10, 3, 0, 1, 16384},
+    {"910B4", 0, "vir10_4c_16g_m", 10, 4, 0, 1, 16384},
+    /* A3 (910C), one entry per die: training SKU "Ascend910A3-24" (24 AI Cores) and inference SKU
+     * "Ascend910A3-20" (20 AI Cores, the templates HAMi ships for 910C). */
+    {"Ascend910", 24, "vir06_1c_16g", 6, 1, 0, 1, 16384},
+    {"Ascend910", 24, "vir12_3c_32g", 12, 3, 0, 1, 32768},
+    {"Ascend910", 20, "vir05_1c_16g", 5, 1, 0, 1, 16384},
+    {"Ascend910", 20, "vir10_3c_32g", 10, 3, 0, 1, 32768},
 };
 
 static uint64_t host_signature(const struct sim_host *host) {
@@ -126,10 +130,11 @@ int sim_with_existing_state(const struct sim_host *host, int (*fn)(struct sim_st
     return with_state(host, fn, arg, 0);
 }
 
-const struct sim_template *sim_template_find(const char *chip_name, const char *name) {
+const struct sim_template *sim_template_find(const struct vnpu_sim_device_info *dev, const char *name) {
     for (size_t i = 0; i < sizeof(TEMPLATES) / sizeof(TEMPLATES[0]); i++) {
         const struct sim_template *t = &TEMPLATES[i];
-        if (strncmp(chip_name, t->chip_prefix, strlen(t->chip_prefix)) == 0 && strcmp(name, t->name) == 0) return t;
+        if (strncmp(dev->chip_name, t->chip_prefix, strlen(t->chip_prefix)) != 0 || strcmp(name, t->name) != 0) continue;
+        if (t->chip_ai_cores == 0 || t->chip_ai_cores == dev->ai_cores) return t;
     }
     return NULL;
 }
@@ -154,7 +159,7 @@ void sim_free_resources(const struct vnpu_sim_device_info *dev, const struct sim
     for (int i = 0; i < SIM_MAX_VDEV; i++) {
         const struct sim_vdev *v = &chip->vdevs[i];
         if (v->id == 0) continue;
-        const struct sim_template *t = sim_template_find(dev->chip_name, v->template_name);
+        const struct sim_template *t = sim_template_find(dev, v->template_name);
         if (t == NULL) continue;
         uint64_t mem = sim_template_mem_mb(t, dev);
         out->ai_cores -= t->ai_cores < out->ai_cores ? t->ai_cores : out->ai_cores;
@@ -173,7 +178,7 @@ struct sim_vdev *sim_vdev_find(struct sim_chip *chip, uint32_t vdev_id) {
 
 int sim_vdev_create(const struct vnpu_sim_device_info *dev, struct sim_chip *chip, const char *template_name,
                     uint32_t want, uint32_t *vdev_id, uint32_t *vfg_id) {
-    const struct sim_template *t = sim_template_find(dev->chip_name, template_name);
+    const struct sim_template *t = sim_template_find(dev, template_name);
     if (t == NULL) return DCMI_ERR_INVALID_PARAMETER;
     struct sim_free free_res;
     sim_free_resources(dev, chip, &free_res);

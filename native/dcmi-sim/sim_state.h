@@ -113,6 +113,7 @@ struct sim_state {
 /* A vNPU template and what it takes from its chip. */
 struct sim_template {
     const char *chip_prefix; /* chip_name prefix it applies to */
+    uint32_t chip_ai_cores;  /* and the chip's AI Core count (0 = any): the A3 SKUs share one chip name */
     const char *name;
     uint32_t ai_cores;
     uint32_t ai_cpus;
@@ -143,7 +144,7 @@ int sim_with_state(const struct sim_host *host, int (*fn)(struct sim_state *st, 
 int sim_with_existing_state(const struct sim_host *host, int (*fn)(struct sim_state *st, void *arg), void *arg);
 
 /* The template `name` on chip `chip_name`, or NULL. */
-const struct sim_template *sim_template_find(const char *chip_name, const char *name);
+const struct sim_template *sim_template_find(const struct vnpu_sim_device_info *dev, const char *name);
 uint64_t sim_template_mem_mb(const struct sim_template *t, const struct vnpu_sim_device_info *dev);
 
 /* First vNPU ID of a chip and the size of its ID range (8 inference, 16 training). */

@@ -22,7 +22,8 @@
 /* ---------- identity ---------- */
 #define VNPU_REGION_MAGIC        0x31504E56494D4148ULL /* ASCII "HAMIVNP1" read as LE u64 */
 #define VNPU_REGION_MAJOR        1u
-#define VNPU_REGION_MINOR        2u /* 1: compute statistics and activity (issue 12); 2: blocked_ns (issue 23) */
+#define VNPU_REGION_MINOR        3u /* 1: compute statistics and activity (issue 12); 2: blocked_ns (issue 23);
+                                       3: sized_by (issue 28) */
 #define VNPU_REGION_MAX_DEVICES  16u
 #define VNPU_REGION_SLOT_COUNT   256u
 #define VNPU_REGION_UUID_BYTES   64u  /* NUL-padded device UUID as the device plugin reports it */
@@ -56,6 +57,11 @@
 #define VNPU_H_DEVCFG_STRIDE     68u  /* u32 = VNPU_DEVCFG_BYTES */
 #define VNPU_H_DEVSTATE_STRIDE   72u  /* u32 = VNPU_DEVSTATE_BYTES */
 #define VNPU_H_CREATOR           76u  /* u32 VNPU_CREATOR_* (who initialised the file) */
+#define VNPU_H_SIZED_BY          80u  /* minor 3: u32 VNPU_SIZED_BY_*: who decided the slice's sizes, hence whether a
+                                         live resize (vnpu slices resize) may change them; written at
+                                         initialisation only. A guard for the admin, not against the tenant
+                                         (who can write its own region anyway) */
+/* 84..127 reserved (minor additions) */
 #define VNPU_H_REGISTRY_DIR      128u /* char[256] directory of the per-physical-device compute registry
                                          files (issue 5); empty = nobody to coordinate with */
 /* 384..511 reserved (minor additions) */
@@ -131,6 +137,10 @@
 
 #define VNPU_CREATOR_LIMITER     1u   /* initialised by libvnpu.so from env / config file */
 #define VNPU_CREATOR_JAVA        2u   /* initialised by vnpu-quota (node agent) */
+
+#define VNPU_SIZED_BY_SCHEDULER  0u   /* a scheduler charged for these sizes (DRA plugin, device plugins), or the
+                                         limiter from its environment, or a file of minor < 3: never resized */
+#define VNPU_SIZED_BY_HOST       1u   /* host slicing (vnpu run, vnpu-quota HostSlices): its owner may resize it */
 
 #define VNPU_POLICY_MEM_ENFORCE      0x1u /* admission refuses over-limit allocations */
 #define VNPU_POLICY_COMPUTE_ENFORCE  0x2u /* issue 5: launches are throttled */

@@ -133,6 +133,15 @@ struct tcount {
                               (saturation) signal counts wait_since and in_call_since alike. */
     struct tcount *next;
     int retired; /* thread gone: the block stays (its totals are still published) */
+    /* the thread's launch clock (launch_now): last CLOCK_MONOTONIC read, the measurement tick it was
+     * read in, and how many launches have used it since */
+    int64_t clock_ns;
+    uint64_t clock_tick;
+    uint32_t clock_uses;
+    /* the thread's last GCRA charge (launch_charge): a 64-bit division saved per launch */
+    uint32_t charge_share;
+    uint64_t charge_cost;
+    int64_t charge_ns;
 };
 static pthread_mutex_t tc_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct tcount *tc_head;
@@ -174,6 +183,54 @@ static struct tcount *tc_get(void)
         pthread_setspecific(tc_key, t);
     tc_self = t;
     return t;
+}
+
+/*
+ * The launch clock. A CLOCK_MONOTONIC read costs 45-85 ns on a loaded VM (more than the rest of the
+ * bracket), so a conforming launch may reuse its thread's last read: at most CLOCK_REUSE launches in
+ * a row, and never across a tick of the measurement thread (clock_tick, bumped every POLL_NS). The
+ * value is a lower bound of now, stale by at most min(CLOCK_REUSE launches, one poll period):
+ *   - a launch that would wait re-reads the clock first, so no launch ever waits on a stale clock;
+ *   - a conforming launch charges from max(tat, now' - credit): from a lagging state it may start up
+ *     to that staleness early (credit grows by it, once per idle-to-busy change; nothing accumulates);
+ *   - busy markers and activity stamps are that much earlier.
+ * Without a running measurement thread (not started, or failed) every launch reads the clock.
+ */
+#define CLOCK_REUSE 32
+static uint64_t clock_tick; /* measurement thread: +1 per poll */
+static int thread_state;    /* (defined with the measurement thread below) */
+
+static int64_t launch_now(struct tcount *tc, int *reused)
+{
+    uint64_t tick = __atomic_load_n(&clock_tick, __ATOMIC_RELAXED);
+    if (tc && tc->clock_uses < CLOCK_REUSE && tc->clock_tick == tick && tc->clock_ns != 0
+        && __atomic_load_n(&thread_state, __ATOMIC_RELAXED) == 1) {
+        tc->clock_uses++;
+        *reused = 1;
+        return tc->clock_ns;
+    }
+    int64_t now = now_ns();
+    *reused = 0;
+    if (tc) {
+        tc->clock_ns = now;
+        tc->clock_tick = tick;
+        tc->clock_uses = 0;
+    }
+    return now;
+}
+
+/* vnpu_gcra_charge(cost, share), remembered per thread: a steady kernel at a steady share repeats it */
+static int64_t launch_charge(struct tcount *tc, uint64_t cost, uint32_t share)
+{
+    if (tc && tc->charge_cost == cost && tc->charge_share == share && tc->charge_ns != 0)
+        return tc->charge_ns;
+    int64_t c = vnpu_gcra_charge(cost, share);
+    if (tc) {
+        tc->charge_cost = cost;
+        tc->charge_share = share;
+        tc->charge_ns = c;
+    }
+    return c;
 }
 
 static inline void tc_add(uint64_t *field, uint64_t n)
@@ -400,7 +457,7 @@ static struct devstate devs[VNPU_COMPUTE_MAX_DEVICES];
 static pthread_mutex_t dev_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static struct vnpu_compute_config cfg;
-static int cfg_state; /* 0 unknown, 1 on, 2 off */
+int vnpu_compute_cfg_state; /* VNPU_COMPUTE_CFG_*: read by the hooks' fast path (compute.h) */
 static pthread_mutex_t cfg_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---------- measurement brackets ---------- */
@@ -439,9 +496,9 @@ static int wait_bound_logged;
 /* ---------- configuration and device join (first launch only) ---------- */
 static int config_on(void)
 {
-    int s = __atomic_load_n(&cfg_state, __ATOMIC_ACQUIRE);
-    if (__builtin_expect(s != 0, 1))
-        return s == 1;
+    int s = __atomic_load_n(&vnpu_compute_cfg_state, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(s != VNPU_COMPUTE_CFG_UNKNOWN, 1))
+        return s == VNPU_COMPUTE_CFG_ON;
     /* read outside cfg_mu: loading initialises the memory part (g_init_mu), which comes before cfg_mu
      * in the lock order (fork.h); two threads loading at once read the same region twice, harmlessly */
     struct vnpu_compute_config c;
@@ -449,9 +506,9 @@ static int config_on(void)
     int have = vnpu_compute_load_config(&c) == 0 && c.enabled;
     int events = have && c.registry_dir[0] != 0 && rt_ops_load();
     pthread_mutex_lock(&cfg_mu);
-    s = cfg_state;
-    if (s == 0) {
-        s = 2;
+    s = vnpu_compute_cfg_state;
+    if (s == VNPU_COMPUTE_CFG_UNKNOWN) {
+        s = VNPU_COMPUTE_CFG_OFF;
         if (have && c.registry_dir[0] == 0) {
             compute_log("no registry directory configured: launches run unthrottled");
         } else if (have && !events) {
@@ -460,12 +517,12 @@ static int config_on(void)
             cfg = c;
             if (cfg.device_count == 0 || cfg.device_count > VNPU_COMPUTE_MAX_DEVICES)
                 cfg.device_count = 1;
-            s = 1;
+            s = VNPU_COMPUTE_CFG_ON;
         }
-        __atomic_store_n(&cfg_state, s, __ATOMIC_RELEASE);
+        __atomic_store_n(&vnpu_compute_cfg_state, s, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&cfg_mu);
-    return s == 1;
+    return s == VNPU_COMPUTE_CFG_ON;
 }
 
 static void dev_join(uint32_t d)
@@ -751,7 +808,8 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
     if (st != DEV_ON || stream_is_special(stm))
         return;
 
-    int64_t now = now_ns();
+    int reused;
+    int64_t now = launch_now(tc, &reused);
     int fresh = 0;
     struct costent *ce = cost_find(key, 1, &fresh, now);
     uint64_t cost = ce ? __atomic_load_n(&ce->cost_ns, __ATOMIC_RELAXED)
@@ -777,7 +835,16 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
      * device work to the burst, so a neighbour that wakes up never waits behind streams x depth of it.
      */
     int64_t credit = share >= VNPU_SHARE_FULL ? 0 : __atomic_load_n(&ds->credit_ns, __ATOMIC_RELAXED);
-    int64_t first_wait = share == 0 ? 0 : vnpu_gcra_admit(ds->tat, now, cost, share, ds->reg.burst_ns, credit);
+    int64_t charge = share == 0 ? 0 : launch_charge(tc, cost, share);
+    int64_t first_wait = share == 0 ? 0 : vnpu_gcra_admit_charged(ds->tat, now, charge, share, ds->reg.burst_ns, credit);
+    if (__builtin_expect(first_wait != 0 && reused, 0)) {
+        now = launch_now(NULL, &reused); /* never wait on a stale clock (launch_now) */
+        if (tc) {
+            tc->clock_ns = now;
+            tc->clock_uses = CLOCK_REUSE; /* the next launch reads the clock too */
+        }
+        first_wait = vnpu_gcra_admit_charged(ds->tat, now, charge, share, ds->reg.burst_ns, credit);
+    }
     if (__builtin_expect(share == 0 || first_wait != 0, 0)) {
         int64_t start = now;
         if (tc && first_wait <= REPAY_NS) {
@@ -1096,6 +1163,44 @@ static void scan_unhooked_launches(void)
     vnpu_compute_report_unhooked(count); /* reported, not silently passed (vnpu-quota reads it) */
 }
 
+/*
+ * A live resize (`vnpu slices resize`, HostSlices.resize) rewrites weight, cap and priority class in
+ * the quota region under config_seq. The measurement thread notices at its next share computation
+ * (within SHARE_EVERY_POLLS ms), re-reads the configuration and computes the share with the new
+ * values at once; launches read only the share, so the launch path pays nothing for this. A read that
+ * fails (a writer stuck mid-update) keeps the values in use and is retried at the next computation.
+ * Devices not joined yet pick the new values up from cfg when they join (dev_join, under dev_mu).
+ */
+static void config_refresh(void)
+{
+    uint32_t v = vnpu_compute_config_version();
+    if (v == cfg.version || (v & 1u))
+        return;
+    struct vnpu_compute_config c;
+    memset(&c, 0, sizeof c);
+    if (vnpu_compute_load_config(&c) != 0)
+        return;
+    pthread_mutex_lock(&dev_mu);
+    for (uint32_t d = 0; d < cfg.device_count && d < c.device_count; d++) {
+        struct vnpu_compute_device_config *dc = &cfg.dev[d];
+        if (dc->weight == c.dev[d].weight && dc->cap_pct == c.dev[d].cap_pct && dc->prio == c.dev[d].prio)
+            continue;
+        dc->weight = c.dev[d].weight;
+        dc->cap_pct = c.dev[d].cap_pct;
+        dc->prio = c.dev[d].prio;
+        struct devstate *ds = &devs[d];
+        if (ds->state == DEV_ON) {
+            ds->self.weight = dc->weight;
+            ds->self.cap_pct = dc->cap_pct;
+            ds->self.prio = dc->prio;
+        }
+        compute_log("logical device %u resized: weight %u, cap %u %%, priority class %d", d, dc->weight,
+                    dc->cap_pct, (int)dc->prio);
+    }
+    cfg.version = c.version;
+    pthread_mutex_unlock(&dev_mu);
+}
+
 static void *measure_main(void *arg)
 {
     (void)arg;
@@ -1104,6 +1209,7 @@ static void *measure_main(void *arg)
     for (unsigned tick = 0;; tick++) {
         sleep_ns(POLL_NS);
         int64_t now = now_ns();
+        __atomic_store_n(&clock_tick, clock_tick + 1, __ATOMIC_RELAXED); /* launch_now: reads go stale */
         /* events are queried in the launching thread's context, borrowed: rtCtxSetCurrent takes no
          * device reference, so the application's rtDeviceReset still frees the device */
         for (uint32_t d = 0; d < VNPU_COMPUTE_MAX_DEVICES && !cur_ctx; d++)
@@ -1114,6 +1220,7 @@ static void *measure_main(void *arg)
         settle_due(now);
         if (tick % SHARE_EVERY_POLLS != 0)
             continue;
+        config_refresh();
         for (uint32_t d = 0; d < VNPU_COMPUTE_MAX_DEVICES; d++) {
             struct devstate *ds = &devs[d];
             if (__atomic_load_n(&ds->state, __ATOMIC_ACQUIRE) != DEV_ON)

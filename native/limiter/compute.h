@@ -51,14 +51,24 @@ struct vnpu_compute_config {
     char name[VNPU_REG_NAME_BYTES];
     uint32_t device_count;         /* logical devices configured */
     struct vnpu_compute_device_config dev[VNPU_COMPUTE_MAX_DEVICES];
+    uint32_t version;              /* vnpu_compute_config_version() this configuration was read at */
 };
 
 /*
  * Provided by the integration (compute_config.c reads the quota region; tests provide their own):
  * fills *out and returns 0, or returns -1 when there is no configuration (compute stays off).
- * Called once, on the first launch.
+ * Called on the first launch, and again by the measurement thread whenever
+ * vnpu_compute_config_version() moved (a live resize: only weight, cap and priority class are taken
+ * from a later read; whether compute is enforced, the registry and the devices stay as first read).
  */
 int vnpu_compute_load_config(struct vnpu_compute_config *out);
+
+/*
+ * Provided by the integration: a number that changes whenever the configuration may have changed, odd
+ * while it is being written (the quota region's config_seq). The measurement thread reads it once per
+ * share computation (every 5 ms); launches never read it.
+ */
+uint32_t vnpu_compute_config_version(void);
 
 /* Statistics deltas of one publication (every 5 ms) for one logical device. */
 struct vnpu_compute_stats {
@@ -121,6 +131,19 @@ void *vnpu_rt_resolve(const char *name);
 
 /* Key of a kernel for the device-time estimate: symbol, function/handle and launch geometry. */
 uint64_t vnpu_kernel_key(int sym, const void *fn, uint64_t tiling_key, uint32_t num_blocks);
+
+/*
+ * Whether compute limiting is on in this process, decided on the first launch (config_on in
+ * compute.c) and never changed after: VNPU_COMPUTE_CFG_UNKNOWN until then. The hooks read it before
+ * anything else, so that with limiting off a launch costs one load and compare on top of the real
+ * call (a tail call: issue 29).
+ */
+enum { VNPU_COMPUTE_CFG_UNKNOWN = 0, VNPU_COMPUTE_CFG_ON = 1, VNPU_COMPUTE_CFG_OFF = 2 };
+extern int vnpu_compute_cfg_state;
+static inline int vnpu_compute_off(void)
+{
+    return __atomic_load_n(&vnpu_compute_cfg_state, __ATOMIC_RELAXED) == VNPU_COMPUTE_CFG_OFF;
+}
 
 /* Throttles (bounded) before a launch; never fails. */
 void vnpu_compute_before(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t stm);

@@ -75,13 +75,21 @@ int vnpu_compute_load_config(struct vnpu_compute_config *out)
             out->dev[d].cap_pct = vnpu_load32(r, o + VNPU_DC_COMPUTE_CAP_PCT);
             out->dev[d].prio = (int32_t)vnpu_load32(r, o + VNPU_DC_PRIORITY_CLASS);
         }
-        if (vnpu_load32(r, VNPU_H_CONFIG_SEQ) == s1)
+        if (vnpu_load32(r, VNPU_H_CONFIG_SEQ) == s1) {
+            out->version = s1;
             break;
+        }
         if (attempt >= CONFIG_READ_ATTEMPTS)
             return -1;
     }
     container_name(out->name, sizeof out->name);
     return 0;
+}
+
+uint32_t vnpu_compute_config_version(void)
+{
+    struct vnpu_region *r = vnpu_limiter_region();
+    return r ? vnpu_load32(r, VNPU_H_CONFIG_SEQ) : 0;
 }
 
 void vnpu_compute_report_unhooked(uint32_t count)

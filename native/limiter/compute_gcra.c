@@ -81,9 +81,14 @@ int64_t vnpu_gcra_debt(int64_t word, int64_t now, uint32_t share_ppm, int64_t bu
 int64_t vnpu_gcra_admit(int64_t *word, int64_t now, uint64_t cost_ns, uint32_t share_ppm, int64_t burst_ns,
                         int64_t credit_ns)
 {
+    return vnpu_gcra_admit_charged(word, now, vnpu_gcra_charge(cost_ns, share_ppm), share_ppm, burst_ns, credit_ns);
+}
+
+int64_t vnpu_gcra_admit_charged(int64_t *word, int64_t now, int64_t charge, uint32_t share_ppm, int64_t burst_ns,
+                                int64_t credit_ns)
+{
     int64_t floor = credit_ns > 0 ? now - credit_ns : now;
     int64_t cur = __atomic_load_n(word, __ATOMIC_RELAXED);
-    int64_t charge = vnpu_gcra_charge(cost_ns, share_ppm);
     for (;;) {
         int64_t t = decode(cur, now, share_ppm, burst_ns);
         int64_t base = t > floor ? t : floor;

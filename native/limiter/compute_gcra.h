@@ -47,6 +47,11 @@ int64_t vnpu_gcra_debt(int64_t word, int64_t now, uint32_t share_ppm, int64_t bu
 int64_t vnpu_gcra_admit(int64_t *word, int64_t now, uint64_t cost_ns, uint32_t share_ppm, int64_t burst_ns,
                         int64_t credit_ns);
 
+/* vnpu_gcra_admit with its charge given (charge_ns = vnpu_gcra_charge(cost_ns, share_ppm)), for a
+ * caller that admits the same cost at the same share over and over and keeps the quotient. */
+int64_t vnpu_gcra_admit_charged(int64_t *word, int64_t now, int64_t charge_ns, uint32_t share_ppm, int64_t burst_ns,
+                                int64_t credit_ns);
+
 /*
  * Adds device time delta_ns (> 0: debt, e.g. the part of a launch's measured cost it was not charged,
  * or a launch that ran without conforming; < 0: a refund, never below no debt) at share share_ppm.

@@ -31,6 +31,18 @@ static void *real_get(int sym)
     return p;
 }
 
+/*
+ * With compute limiting off (vnpu_compute_off, compute.h) a hook is a load of the real function, a
+ * load and compare of the state and a tail call: the bracket lives in a separate function so that
+ * the hook itself saves no register and builds no frame (issue 29: launch <= +10 ns).
+ */
+#define FAST_PATH(SYM, FNTYPE, ...)                                                              \
+    do {                                                                                         \
+        FNTYPE real_ = (FNTYPE)__atomic_load_n(&real_fn[VNPU_SYM_##SYM], __ATOMIC_ACQUIRE);      \
+        if (__builtin_expect(real_ != NULL && vnpu_compute_off(), 1))                            \
+            return real_(__VA_ARGS__);                                                           \
+    } while (0)
+
 /* LAUNCH(sym, key-fn, key-tiling, key-blocks, stream, call-args...) inside a hook body */
 #define LAUNCH(SYM, FNTYPE, KFN, KTILING, KBLOCKS, STM, ...)                                    \
     do {                                                                                         \
@@ -46,14 +58,22 @@ static void *real_get(int sym)
         return rc;                                                                               \
     } while (0)
 
-EXPORT rtError_t rtKernelLaunch(const void *stubFunc, uint32_t numBlocks, void *args, uint32_t argsSize,
+static __attribute__((noinline)) rtError_t rtKernelLaunch_bracketed(const void *stubFunc, uint32_t numBlocks, void *args, uint32_t argsSize,
                          rtSmDesc_t *smDesc, rtStream_t stm)
 {
     typedef rtError_t (*fn)(const void *, uint32_t, void *, uint32_t, rtSmDesc_t *, rtStream_t);
     LAUNCH(rtKernelLaunch, fn, stubFunc, 0, numBlocks, stm, stubFunc, numBlocks, args, argsSize, smDesc, stm);
 }
 
-EXPORT rtError_t rtKernelLaunchWithFlag(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
+EXPORT rtError_t rtKernelLaunch(const void *stubFunc, uint32_t numBlocks, void *args, uint32_t argsSize,
+                         rtSmDesc_t *smDesc, rtStream_t stm)
+{
+    typedef rtError_t (*fn)(const void *, uint32_t, void *, uint32_t, rtSmDesc_t *, rtStream_t);
+    FAST_PATH(rtKernelLaunch, fn, stubFunc, numBlocks, args, argsSize, smDesc, stm);
+    return rtKernelLaunch_bracketed(stubFunc, numBlocks, args, argsSize, smDesc, stm);
+}
+
+static __attribute__((noinline)) rtError_t rtKernelLaunchWithFlag_bracketed(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
                                  rtSmDesc_t *smDesc, rtStream_t stm, uint32_t flags)
 {
     typedef rtError_t (*fn)(const void *, uint32_t, rtArgsEx_t *, rtSmDesc_t *, rtStream_t, uint32_t);
@@ -61,7 +81,15 @@ EXPORT rtError_t rtKernelLaunchWithFlag(const void *stubFunc, uint32_t numBlocks
            flags);
 }
 
-EXPORT rtError_t rtKernelLaunchWithFlagV2(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
+EXPORT rtError_t rtKernelLaunchWithFlag(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
+                                 rtSmDesc_t *smDesc, rtStream_t stm, uint32_t flags)
+{
+    typedef rtError_t (*fn)(const void *, uint32_t, rtArgsEx_t *, rtSmDesc_t *, rtStream_t, uint32_t);
+    FAST_PATH(rtKernelLaunchWithFlag, fn, stubFunc, numBlocks, argsInfo, smDesc, stm, flags);
+    return rtKernelLaunchWithFlag_bracketed(stubFunc, numBlocks, argsInfo, smDesc, stm, flags);
+}
+
+static __attribute__((noinline)) rtError_t rtKernelLaunchWithFlagV2_bracketed(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
                                    rtSmDesc_t *smDesc, rtStream_t stm, uint32_t flags,
                                    const rtTaskCfgInfo_t *cfgInfo)
 {
@@ -71,7 +99,17 @@ EXPORT rtError_t rtKernelLaunchWithFlagV2(const void *stubFunc, uint32_t numBloc
            stm, flags, cfgInfo);
 }
 
-EXPORT rtError_t rtKernelLaunchWithHandle(void *hdl, const uint64_t tilingKey, uint32_t numBlocks,
+EXPORT rtError_t rtKernelLaunchWithFlagV2(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
+                                   rtSmDesc_t *smDesc, rtStream_t stm, uint32_t flags,
+                                   const rtTaskCfgInfo_t *cfgInfo)
+{
+    typedef rtError_t (*fn)(const void *, uint32_t, rtArgsEx_t *, rtSmDesc_t *, rtStream_t, uint32_t,
+                            const rtTaskCfgInfo_t *);
+    FAST_PATH(rtKernelLaunchWithFlagV2, fn, stubFunc, numBlocks, argsInfo, smDesc, stm, flags, cfgInfo);
+    return rtKernelLaunchWithFlagV2_bracketed(stubFunc, numBlocks, argsInfo, smDesc, stm, flags, cfgInfo);
+}
+
+static __attribute__((noinline)) rtError_t rtKernelLaunchWithHandle_bracketed(void *hdl, const uint64_t tilingKey, uint32_t numBlocks,
                                    rtArgsEx_t *argsInfo, rtSmDesc_t *smDesc, rtStream_t stm,
                                    const void *kernelInfo)
 {
@@ -80,7 +118,16 @@ EXPORT rtError_t rtKernelLaunchWithHandle(void *hdl, const uint64_t tilingKey, u
            smDesc, stm, kernelInfo);
 }
 
-EXPORT rtError_t rtKernelLaunchWithHandleV2(void *hdl, const uint64_t tilingKey, uint32_t numBlocks,
+EXPORT rtError_t rtKernelLaunchWithHandle(void *hdl, const uint64_t tilingKey, uint32_t numBlocks,
+                                   rtArgsEx_t *argsInfo, rtSmDesc_t *smDesc, rtStream_t stm,
+                                   const void *kernelInfo)
+{
+    typedef rtError_t (*fn)(void *, uint64_t, uint32_t, rtArgsEx_t *, rtSmDesc_t *, rtStream_t, const void *);
+    FAST_PATH(rtKernelLaunchWithHandle, fn, hdl, tilingKey, numBlocks, argsInfo, smDesc, stm, kernelInfo);
+    return rtKernelLaunchWithHandle_bracketed(hdl, tilingKey, numBlocks, argsInfo, smDesc, stm, kernelInfo);
+}
+
+static __attribute__((noinline)) rtError_t rtKernelLaunchWithHandleV2_bracketed(void *hdl, const uint64_t tilingKey, uint32_t numBlocks,
                                      rtArgsEx_t *argsInfo, rtSmDesc_t *smDesc, rtStream_t stm,
                                      const rtTaskCfgInfo_t *cfgInfo)
 {
@@ -90,21 +137,46 @@ EXPORT rtError_t rtKernelLaunchWithHandleV2(void *hdl, const uint64_t tilingKey,
            smDesc, stm, cfgInfo);
 }
 
-EXPORT rtError_t rtKernelLaunchEx(void *args, uint32_t argsSize, uint32_t flags, rtStream_t stm)
+EXPORT rtError_t rtKernelLaunchWithHandleV2(void *hdl, const uint64_t tilingKey, uint32_t numBlocks,
+                                     rtArgsEx_t *argsInfo, rtSmDesc_t *smDesc, rtStream_t stm,
+                                     const rtTaskCfgInfo_t *cfgInfo)
+{
+    typedef rtError_t (*fn)(void *, uint64_t, uint32_t, rtArgsEx_t *, rtSmDesc_t *, rtStream_t,
+                            const rtTaskCfgInfo_t *);
+    FAST_PATH(rtKernelLaunchWithHandleV2, fn, hdl, tilingKey, numBlocks, argsInfo, smDesc, stm, cfgInfo);
+    return rtKernelLaunchWithHandleV2_bracketed(hdl, tilingKey, numBlocks, argsInfo, smDesc, stm, cfgInfo);
+}
+
+static __attribute__((noinline)) rtError_t rtKernelLaunchEx_bracketed(void *args, uint32_t argsSize, uint32_t flags, rtStream_t stm)
 {
     typedef rtError_t (*fn)(void *, uint32_t, uint32_t, rtStream_t);
     /* no function handle: the argument size tells kernels apart */
     LAUNCH(rtKernelLaunchEx, fn, NULL, argsSize, flags, stm, args, argsSize, flags, stm);
 }
 
-EXPORT rtError_t rtKernelLaunchFwk(const char_t *opName, void *args, uint32_t argsSize, uint32_t flags,
+EXPORT rtError_t rtKernelLaunchEx(void *args, uint32_t argsSize, uint32_t flags, rtStream_t stm)
+{
+    typedef rtError_t (*fn)(void *, uint32_t, uint32_t, rtStream_t);
+    FAST_PATH(rtKernelLaunchEx, fn, args, argsSize, flags, stm);
+    return rtKernelLaunchEx_bracketed(args, argsSize, flags, stm);
+}
+
+static __attribute__((noinline)) rtError_t rtKernelLaunchFwk_bracketed(const char_t *opName, void *args, uint32_t argsSize, uint32_t flags,
                             rtStream_t rtStream)
 {
     typedef rtError_t (*fn)(const char_t *, void *, uint32_t, uint32_t, rtStream_t);
     LAUNCH(rtKernelLaunchFwk, fn, opName, argsSize, flags, rtStream, opName, args, argsSize, flags, rtStream);
 }
 
-EXPORT rtError_t rtAicpuKernelLaunchWithFlag(const rtKernelLaunchNames_t *launchNames, uint32_t numBlocks,
+EXPORT rtError_t rtKernelLaunchFwk(const char_t *opName, void *args, uint32_t argsSize, uint32_t flags,
+                            rtStream_t rtStream)
+{
+    typedef rtError_t (*fn)(const char_t *, void *, uint32_t, uint32_t, rtStream_t);
+    FAST_PATH(rtKernelLaunchFwk, fn, opName, args, argsSize, flags, rtStream);
+    return rtKernelLaunchFwk_bracketed(opName, args, argsSize, flags, rtStream);
+}
+
+static __attribute__((noinline)) rtError_t rtAicpuKernelLaunchWithFlag_bracketed(const rtKernelLaunchNames_t *launchNames, uint32_t numBlocks,
                                       const rtArgsEx_t *argsInfo, rtSmDesc_t *smDesc, rtStream_t stm,
                                       uint32_t flags)
 {
@@ -114,7 +186,17 @@ EXPORT rtError_t rtAicpuKernelLaunchWithFlag(const rtKernelLaunchNames_t *launch
            numBlocks, stm, launchNames, numBlocks, argsInfo, smDesc, stm, flags);
 }
 
-EXPORT rtError_t rtAicpuKernelLaunchExWithArgs(const uint32_t kernelType, const char_t *const opName,
+EXPORT rtError_t rtAicpuKernelLaunchWithFlag(const rtKernelLaunchNames_t *launchNames, uint32_t numBlocks,
+                                      const rtArgsEx_t *argsInfo, rtSmDesc_t *smDesc, rtStream_t stm,
+                                      uint32_t flags)
+{
+    typedef rtError_t (*fn)(const rtKernelLaunchNames_t *, uint32_t, const rtArgsEx_t *, rtSmDesc_t *,
+                            rtStream_t, uint32_t);
+    FAST_PATH(rtAicpuKernelLaunchWithFlag, fn, launchNames, numBlocks, argsInfo, smDesc, stm, flags);
+    return rtAicpuKernelLaunchWithFlag_bracketed(launchNames, numBlocks, argsInfo, smDesc, stm, flags);
+}
+
+static __attribute__((noinline)) rtError_t rtAicpuKernelLaunchExWithArgs_bracketed(const uint32_t kernelType, const char_t *const opName,
                                         const uint32_t numBlocks, const rtAicpuArgsEx_t *argsInfo,
                                         rtSmDesc_t *const smDesc, const rtStream_t stm, const uint32_t flags)
 {
@@ -124,7 +206,17 @@ EXPORT rtError_t rtAicpuKernelLaunchExWithArgs(const uint32_t kernelType, const 
            argsInfo, smDesc, stm, flags);
 }
 
-EXPORT rtError_t rtCpuKernelLaunchWithFlag(const void *soName, const void *kernelName, uint32_t numBlocks,
+EXPORT rtError_t rtAicpuKernelLaunchExWithArgs(const uint32_t kernelType, const char_t *const opName,
+                                        const uint32_t numBlocks, const rtAicpuArgsEx_t *argsInfo,
+                                        rtSmDesc_t *const smDesc, const rtStream_t stm, const uint32_t flags)
+{
+    typedef rtError_t (*fn)(uint32_t, const char_t *, uint32_t, const rtAicpuArgsEx_t *, rtSmDesc_t *,
+                            rtStream_t, uint32_t);
+    FAST_PATH(rtAicpuKernelLaunchExWithArgs, fn, kernelType, opName, numBlocks, argsInfo, smDesc, stm, flags);
+    return rtAicpuKernelLaunchExWithArgs_bracketed(kernelType, opName, numBlocks, argsInfo, smDesc, stm, flags);
+}
+
+static __attribute__((noinline)) rtError_t rtCpuKernelLaunchWithFlag_bracketed(const void *soName, const void *kernelName, uint32_t numBlocks,
                                     const rtArgsEx_t *argsInfo, rtSmDesc_t *smDesc, rtStream_t stm,
                                     uint32_t flags)
 {
@@ -134,7 +226,17 @@ EXPORT rtError_t rtCpuKernelLaunchWithFlag(const void *soName, const void *kerne
            smDesc, stm, flags);
 }
 
-EXPORT rtError_t rtVectorCoreKernelLaunch(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
+EXPORT rtError_t rtCpuKernelLaunchWithFlag(const void *soName, const void *kernelName, uint32_t numBlocks,
+                                    const rtArgsEx_t *argsInfo, rtSmDesc_t *smDesc, rtStream_t stm,
+                                    uint32_t flags)
+{
+    typedef rtError_t (*fn)(const void *, const void *, uint32_t, const rtArgsEx_t *, rtSmDesc_t *, rtStream_t,
+                            uint32_t);
+    FAST_PATH(rtCpuKernelLaunchWithFlag, fn, soName, kernelName, numBlocks, argsInfo, smDesc, stm, flags);
+    return rtCpuKernelLaunchWithFlag_bracketed(soName, kernelName, numBlocks, argsInfo, smDesc, stm, flags);
+}
+
+static __attribute__((noinline)) rtError_t rtVectorCoreKernelLaunch_bracketed(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
                                    rtSmDesc_t *smDesc, rtStream_t stm, uint32_t flags,
                                    const rtTaskCfgInfo_t *cfgInfo)
 {
@@ -144,7 +246,17 @@ EXPORT rtError_t rtVectorCoreKernelLaunch(const void *stubFunc, uint32_t numBloc
            flags, cfgInfo);
 }
 
-EXPORT rtError_t rtVectorCoreKernelLaunchWithHandle(void *hdl, const uint64_t tilingKey, uint32_t numBlocks,
+EXPORT rtError_t rtVectorCoreKernelLaunch(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
+                                   rtSmDesc_t *smDesc, rtStream_t stm, uint32_t flags,
+                                   const rtTaskCfgInfo_t *cfgInfo)
+{
+    typedef rtError_t (*fn)(const void *, uint32_t, rtArgsEx_t *, rtSmDesc_t *, rtStream_t, uint32_t,
+                            const rtTaskCfgInfo_t *);
+    FAST_PATH(rtVectorCoreKernelLaunch, fn, stubFunc, numBlocks, argsInfo, smDesc, stm, flags, cfgInfo);
+    return rtVectorCoreKernelLaunch_bracketed(stubFunc, numBlocks, argsInfo, smDesc, stm, flags, cfgInfo);
+}
+
+static __attribute__((noinline)) rtError_t rtVectorCoreKernelLaunchWithHandle_bracketed(void *hdl, const uint64_t tilingKey, uint32_t numBlocks,
                                              rtArgsEx_t *argsInfo, rtSmDesc_t *smDesc, rtStream_t stm,
                                              const rtTaskCfgInfo_t *cfgInfo)
 {
@@ -154,14 +266,32 @@ EXPORT rtError_t rtVectorCoreKernelLaunchWithHandle(void *hdl, const uint64_t ti
            argsInfo, smDesc, stm, cfgInfo);
 }
 
-EXPORT rtError_t rtLaunchKernelByFuncHandle(rtFuncHandle funcHandle, uint32_t numBlocks, rtLaunchArgsHandle argsHandle,
+EXPORT rtError_t rtVectorCoreKernelLaunchWithHandle(void *hdl, const uint64_t tilingKey, uint32_t numBlocks,
+                                             rtArgsEx_t *argsInfo, rtSmDesc_t *smDesc, rtStream_t stm,
+                                             const rtTaskCfgInfo_t *cfgInfo)
+{
+    typedef rtError_t (*fn)(void *, uint64_t, uint32_t, rtArgsEx_t *, rtSmDesc_t *, rtStream_t,
+                            const rtTaskCfgInfo_t *);
+    FAST_PATH(rtVectorCoreKernelLaunchWithHandle, fn, hdl, tilingKey, numBlocks, argsInfo, smDesc, stm, cfgInfo);
+    return rtVectorCoreKernelLaunchWithHandle_bracketed(hdl, tilingKey, numBlocks, argsInfo, smDesc, stm, cfgInfo);
+}
+
+static __attribute__((noinline)) rtError_t rtLaunchKernelByFuncHandle_bracketed(rtFuncHandle funcHandle, uint32_t numBlocks, rtLaunchArgsHandle argsHandle,
                                      rtStream_t stm)
 {
     typedef rtError_t (*fn)(rtFuncHandle, uint32_t, rtLaunchArgsHandle, rtStream_t);
     LAUNCH(rtLaunchKernelByFuncHandle, fn, funcHandle, 0, numBlocks, stm, funcHandle, numBlocks, argsHandle, stm);
 }
 
-EXPORT rtError_t rtLaunchKernelByFuncHandleV2(rtFuncHandle funcHandle, uint32_t numBlocks,
+EXPORT rtError_t rtLaunchKernelByFuncHandle(rtFuncHandle funcHandle, uint32_t numBlocks, rtLaunchArgsHandle argsHandle,
+                                     rtStream_t stm)
+{
+    typedef rtError_t (*fn)(rtFuncHandle, uint32_t, rtLaunchArgsHandle, rtStream_t);
+    FAST_PATH(rtLaunchKernelByFuncHandle, fn, funcHandle, numBlocks, argsHandle, stm);
+    return rtLaunchKernelByFuncHandle_bracketed(funcHandle, numBlocks, argsHandle, stm);
+}
+
+static __attribute__((noinline)) rtError_t rtLaunchKernelByFuncHandleV2_bracketed(rtFuncHandle funcHandle, uint32_t numBlocks,
                                        rtLaunchArgsHandle argsHandle, rtStream_t stm,
                                        const rtTaskCfgInfo_t *cfgInfo)
 {
@@ -170,7 +300,16 @@ EXPORT rtError_t rtLaunchKernelByFuncHandleV2(rtFuncHandle funcHandle, uint32_t 
            stm, cfgInfo);
 }
 
-EXPORT rtError_t rtLaunchKernelByFuncHandleV3(rtFuncHandle funcHandle, uint32_t numBlocks,
+EXPORT rtError_t rtLaunchKernelByFuncHandleV2(rtFuncHandle funcHandle, uint32_t numBlocks,
+                                       rtLaunchArgsHandle argsHandle, rtStream_t stm,
+                                       const rtTaskCfgInfo_t *cfgInfo)
+{
+    typedef rtError_t (*fn)(rtFuncHandle, uint32_t, rtLaunchArgsHandle, rtStream_t, const rtTaskCfgInfo_t *);
+    FAST_PATH(rtLaunchKernelByFuncHandleV2, fn, funcHandle, numBlocks, argsHandle, stm, cfgInfo);
+    return rtLaunchKernelByFuncHandleV2_bracketed(funcHandle, numBlocks, argsHandle, stm, cfgInfo);
+}
+
+static __attribute__((noinline)) rtError_t rtLaunchKernelByFuncHandleV3_bracketed(rtFuncHandle funcHandle, uint32_t numBlocks,
                                        const rtArgsEx_t *const argsInfo, rtStream_t stm,
                                        const rtTaskCfgInfo_t *const cfgInfo)
 {
@@ -179,7 +318,16 @@ EXPORT rtError_t rtLaunchKernelByFuncHandleV3(rtFuncHandle funcHandle, uint32_t 
            cfgInfo);
 }
 
-EXPORT rtError_t rtsLaunchKernelWithConfig(rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
+EXPORT rtError_t rtLaunchKernelByFuncHandleV3(rtFuncHandle funcHandle, uint32_t numBlocks,
+                                       const rtArgsEx_t *const argsInfo, rtStream_t stm,
+                                       const rtTaskCfgInfo_t *const cfgInfo)
+{
+    typedef rtError_t (*fn)(rtFuncHandle, uint32_t, const rtArgsEx_t *, rtStream_t, const rtTaskCfgInfo_t *);
+    FAST_PATH(rtLaunchKernelByFuncHandleV3, fn, funcHandle, numBlocks, argsInfo, stm, cfgInfo);
+    return rtLaunchKernelByFuncHandleV3_bracketed(funcHandle, numBlocks, argsInfo, stm, cfgInfo);
+}
+
+static __attribute__((noinline)) rtError_t rtsLaunchKernelWithConfig_bracketed(rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
                                     rtKernelLaunchCfg_t *cfg, rtArgsHandle argsHandle, void *reserve)
 {
     typedef rtError_t (*fn)(rtFuncHandle, uint32_t, rtStream_t, rtKernelLaunchCfg_t *, rtArgsHandle, void *);
@@ -187,7 +335,15 @@ EXPORT rtError_t rtsLaunchKernelWithConfig(rtFuncHandle funcHandle, uint32_t num
            argsHandle, reserve);
 }
 
-EXPORT rtError_t rtsLaunchKernelWithDevArgs(rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
+EXPORT rtError_t rtsLaunchKernelWithConfig(rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
+                                    rtKernelLaunchCfg_t *cfg, rtArgsHandle argsHandle, void *reserve)
+{
+    typedef rtError_t (*fn)(rtFuncHandle, uint32_t, rtStream_t, rtKernelLaunchCfg_t *, rtArgsHandle, void *);
+    FAST_PATH(rtsLaunchKernelWithConfig, fn, funcHandle, numBlocks, stm, cfg, argsHandle, reserve);
+    return rtsLaunchKernelWithConfig_bracketed(funcHandle, numBlocks, stm, cfg, argsHandle, reserve);
+}
+
+static __attribute__((noinline)) rtError_t rtsLaunchKernelWithDevArgs_bracketed(rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
                                      rtKernelLaunchCfg_t *cfg, const void *args, uint32_t argsSize,
                                      void *reserve)
 {
@@ -197,7 +353,17 @@ EXPORT rtError_t rtsLaunchKernelWithDevArgs(rtFuncHandle funcHandle, uint32_t nu
            argsSize, reserve);
 }
 
-EXPORT rtError_t rtsLaunchKernelWithHostArgs(rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
+EXPORT rtError_t rtsLaunchKernelWithDevArgs(rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
+                                     rtKernelLaunchCfg_t *cfg, const void *args, uint32_t argsSize,
+                                     void *reserve)
+{
+    typedef rtError_t (*fn)(rtFuncHandle, uint32_t, rtStream_t, rtKernelLaunchCfg_t *, const void *, uint32_t,
+                            void *);
+    FAST_PATH(rtsLaunchKernelWithDevArgs, fn, funcHandle, numBlocks, stm, cfg, args, argsSize, reserve);
+    return rtsLaunchKernelWithDevArgs_bracketed(funcHandle, numBlocks, stm, cfg, args, argsSize, reserve);
+}
+
+static __attribute__((noinline)) rtError_t rtsLaunchKernelWithHostArgs_bracketed(rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
                                       rtKernelLaunchCfg_t *cfg, void *hostArgs, uint32_t argsSize,
                                       rtPlaceHolderInfo_t *placeHolderArray, uint32_t placeHolderNum)
 {
@@ -207,34 +373,74 @@ EXPORT rtError_t rtsLaunchKernelWithHostArgs(rtFuncHandle funcHandle, uint32_t n
            hostArgs, argsSize, placeHolderArray, placeHolderNum);
 }
 
-EXPORT rtError_t rtsLaunchCpuKernel(const rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
+EXPORT rtError_t rtsLaunchKernelWithHostArgs(rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
+                                      rtKernelLaunchCfg_t *cfg, void *hostArgs, uint32_t argsSize,
+                                      rtPlaceHolderInfo_t *placeHolderArray, uint32_t placeHolderNum)
+{
+    typedef rtError_t (*fn)(rtFuncHandle, uint32_t, rtStream_t, rtKernelLaunchCfg_t *, void *, uint32_t,
+                            rtPlaceHolderInfo_t *, uint32_t);
+    FAST_PATH(rtsLaunchKernelWithHostArgs, fn, funcHandle, numBlocks, stm, cfg, hostArgs, argsSize, placeHolderArray, placeHolderNum);
+    return rtsLaunchKernelWithHostArgs_bracketed(funcHandle, numBlocks, stm, cfg, hostArgs, argsSize, placeHolderArray, placeHolderNum);
+}
+
+static __attribute__((noinline)) rtError_t rtsLaunchCpuKernel_bracketed(const rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
                              const rtKernelLaunchCfg_t *cfg, rtCpuKernelArgs_t *argsInfo)
 {
     typedef rtError_t (*fn)(rtFuncHandle, uint32_t, rtStream_t, const rtKernelLaunchCfg_t *, rtCpuKernelArgs_t *);
     LAUNCH(rtsLaunchCpuKernel, fn, funcHandle, 0, numBlocks, stm, funcHandle, numBlocks, stm, cfg, argsInfo);
 }
 
-EXPORT rtError_t rtLaunchKernelWithArgsArray(void *func, uint32_t numBlocks, rtStream_t stm, rtKernelLaunchCfg_t *cfg,
+EXPORT rtError_t rtsLaunchCpuKernel(const rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
+                             const rtKernelLaunchCfg_t *cfg, rtCpuKernelArgs_t *argsInfo)
+{
+    typedef rtError_t (*fn)(rtFuncHandle, uint32_t, rtStream_t, const rtKernelLaunchCfg_t *, rtCpuKernelArgs_t *);
+    FAST_PATH(rtsLaunchCpuKernel, fn, funcHandle, numBlocks, stm, cfg, argsInfo);
+    return rtsLaunchCpuKernel_bracketed(funcHandle, numBlocks, stm, cfg, argsInfo);
+}
+
+static __attribute__((noinline)) rtError_t rtLaunchKernelWithArgsArray_bracketed(void *func, uint32_t numBlocks, rtStream_t stm, rtKernelLaunchCfg_t *cfg,
                                       void **args)
 {
     typedef rtError_t (*fn)(void *, uint32_t, rtStream_t, rtKernelLaunchCfg_t *, void **);
     LAUNCH(rtLaunchKernelWithArgsArray, fn, func, 0, numBlocks, stm, func, numBlocks, stm, cfg, args);
 }
 
-EXPORT rtError_t rtModelExecute(rtModel_t mdl, rtStream_t stm, uint32_t flag)
+EXPORT rtError_t rtLaunchKernelWithArgsArray(void *func, uint32_t numBlocks, rtStream_t stm, rtKernelLaunchCfg_t *cfg,
+                                      void **args)
+{
+    typedef rtError_t (*fn)(void *, uint32_t, rtStream_t, rtKernelLaunchCfg_t *, void **);
+    FAST_PATH(rtLaunchKernelWithArgsArray, fn, func, numBlocks, stm, cfg, args);
+    return rtLaunchKernelWithArgsArray_bracketed(func, numBlocks, stm, cfg, args);
+}
+
+static __attribute__((noinline)) rtError_t rtModelExecute_bracketed(rtModel_t mdl, rtStream_t stm, uint32_t flag)
 {
     typedef rtError_t (*fn)(rtModel_t, rtStream_t, uint32_t);
     /* one key per model: its measured cost is the whole graph's device time */
     LAUNCH(rtModelExecute, fn, mdl, 0, 0, stm, mdl, stm, flag);
 }
 
-EXPORT rtError_t rtModelExecuteSync(rtModel_t mdl, rtStream_t stm, uint32_t flag, int32_t timeout)
+EXPORT rtError_t rtModelExecute(rtModel_t mdl, rtStream_t stm, uint32_t flag)
+{
+    typedef rtError_t (*fn)(rtModel_t, rtStream_t, uint32_t);
+    FAST_PATH(rtModelExecute, fn, mdl, stm, flag);
+    return rtModelExecute_bracketed(mdl, stm, flag);
+}
+
+static __attribute__((noinline)) rtError_t rtModelExecuteSync_bracketed(rtModel_t mdl, rtStream_t stm, uint32_t flag, int32_t timeout)
 {
     typedef rtError_t (*fn)(rtModel_t, rtStream_t, uint32_t, int32_t);
     LAUNCH(rtModelExecuteSync, fn, mdl, 0, 0, stm, mdl, stm, flag, timeout);
 }
 
-EXPORT rtError_t rtsModelExecute(rtModel_t mdl, int32_t timeout)
+EXPORT rtError_t rtModelExecuteSync(rtModel_t mdl, rtStream_t stm, uint32_t flag, int32_t timeout)
+{
+    typedef rtError_t (*fn)(rtModel_t, rtStream_t, uint32_t, int32_t);
+    FAST_PATH(rtModelExecuteSync, fn, mdl, stm, flag, timeout);
+    return rtModelExecuteSync_bracketed(mdl, stm, flag, timeout);
+}
+
+static __attribute__((noinline)) rtError_t rtsModelExecute_bracketed(rtModel_t mdl, int32_t timeout)
 {
     typedef rtError_t (*fn)(rtModel_t, int32_t);
     fn real = (fn)real_get(VNPU_SYM_rtsModelExecute);
@@ -251,6 +457,13 @@ EXPORT rtError_t rtsModelExecute(rtModel_t mdl, int32_t timeout)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     vnpu_compute_after_sync(&l, rc, (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
     return rc;
+}
+
+EXPORT rtError_t rtsModelExecute(rtModel_t mdl, int32_t timeout)
+{
+    typedef rtError_t (*fn)(rtModel_t, int32_t);
+    FAST_PATH(rtsModelExecute, fn, mdl, timeout);
+    return rtsModelExecute_bracketed(mdl, timeout);
 }
 
 /* ---------- streams whose launches are recorded into a model ---------- */

@@ -424,7 +424,8 @@ int vnpu_region_claim_slot(struct vnpu_region *r) {
     return -1;
 }
 
-int vnpu_region_reap(struct vnpu_region *r) {
+/* dev < 0: every slot; else only the slots holding bytes (committed or pending) on dev */
+static int reap_slots(struct vnpu_region *r, int dev) {
     int reaped = 0;
     pthread_mutex_lock(&reap_mu);
     uint32_t hwm = __atomic_load_n(P32(r, VNPU_H_SLOT_HWM), __ATOMIC_SEQ_CST);
@@ -434,6 +435,9 @@ int vnpu_region_reap(struct vnpu_region *r) {
         uint64_t o = vnpu_slot_off(i);
         uint32_t st = __atomic_load_n(P32(r, o + VNPU_S_STATE), __ATOMIC_SEQ_CST);
         if (st == VNPU_SLOT_FREE) continue;
+        if (dev >= 0 && vnpu_load64(r, o + VNPU_S_USED_BYTES + 8ull * (uint32_t)dev) == 0 &&
+            vnpu_load64(r, o + VNPU_S_PENDING_BYTES + 8ull * (uint32_t)dev) == 0)
+            continue; /* whether its owner lives or not, it stands in nobody's way on dev */
         /* the owner holds this lock from before CLAIMING until its death: taking it proves death,
          * whatever PID namespace the owner lived in and whoever reuses its PID */
         if (!try_lock(r, VNPU_LOCK_SLOT(i))) continue;
@@ -455,6 +459,8 @@ int vnpu_region_reap(struct vnpu_region *r) {
     pthread_mutex_unlock(&reap_mu);
     return reaped;
 }
+
+int vnpu_region_reap(struct vnpu_region *r) { return reap_slots(r, -1); }
 
 /* ---------- accounting ---------- */
 
@@ -494,17 +500,28 @@ int vnpu_region_used_snapshot(const struct vnpu_region *r, uint32_t dev, uint64_
     return 0;
 }
 
-/* committed + pending over all slots: what an admitter must fit under the limit */
-static uint64_t claimed_sum(const struct vnpu_region *r, uint32_t dev) {
+/* committed (*used) and pending bytes over all slots: an admitter must fit their sum under the limit */
+static void claimed_sums(const struct vnpu_region *r, uint32_t dev, uint64_t *used, uint64_t *pending) {
     uint32_t hwm = vnpu_load32(r, VNPU_H_SLOT_HWM);
     if (hwm > VNPU_REGION_SLOT_COUNT) hwm = VNPU_REGION_SLOT_COUNT;
-    uint64_t sum = 0;
+    uint64_t u = 0, p = 0;
     for (uint32_t i = 0; i < hwm; i++) {
         uint64_t o = vnpu_slot_off(i) + 8ull * dev;
-        sum = sat_add(sum, vnpu_load64(r, o + VNPU_S_PENDING_BYTES));
-        sum = sat_add(sum, vnpu_load64(r, o + VNPU_S_USED_BYTES));
+        p = sat_add(p, vnpu_load64(r, o + VNPU_S_PENDING_BYTES));
+        u = sat_add(u, vnpu_load64(r, o + VNPU_S_USED_BYTES));
     }
-    return sum;
+    *used = u;
+    *pending = p;
+}
+
+struct vnpu_admit_stats vnpu_admit_stats;
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
 }
 
 void vnpu_region_count(struct vnpu_region *r, uint32_t dev, uint32_t ds_field, uint64_t n) {
@@ -518,9 +535,18 @@ static void raise_peak(struct vnpu_region *r, uint32_t dev, uint64_t v) {
     }
 }
 
-/* Attempts before refusing: a refusal can be caused by another admitter's transient charge that is
- * itself about to be rolled back, so retry a few times (bounded, no sleeping longer than 200 us). */
-#define ADMIT_ATTEMPTS 4
+/*
+ * A refusal is decided at once (issue 29), never after a sleep:
+ *   - the request does not fit beside what is committed: refused, unless owners that died hold bytes
+ *     on the device; those are reaped first (one try-lock per such slot, no sleeping) and the
+ *     admission tried again;
+ *   - it fits beside what is committed, and only other admitters' pending charges stand in the way:
+ *     those are rolled back or committed within nanoseconds, so the admission is tried again at once,
+ *     up to ADMIT_CONTENDED_TRIES times (a pending charge of a dead admitter is reaped); then refused
+ *     (counted in vnpu_admit_stats.contended: the only refusals that a later serial order might
+ *     not have made).
+ */
+#define ADMIT_CONTENDED_TRIES 256
 
 int vnpu_region_admit(struct vnpu_region *r, uint32_t dev, uint64_t bytes) {
     uint64_t *own = P64(r, vnpu_slot_off((uint32_t)r->slot) + VNPU_S_USED_BYTES + 8ull * dev);
@@ -544,12 +570,15 @@ int vnpu_region_admit(struct vnpu_region *r, uint32_t dev, uint64_t bytes) {
         vnpu_region_count(r, dev, VNPU_DS_OOM_REJECTIONS, 1);
         return 1;
     }
-    for (int attempt = 0; attempt < ADMIT_ATTEMPTS; attempt++) {
+    int reaped = 0;
+    for (int tries = 0;; tries++) {
         /* publish, then verify: with sequentially consistent add and loads, of any set of admitters
          * that all succeed, the last to publish saw every other's charge (pending or already
          * committed) in its sum, so committed bytes never exceed the limit (docs/region-layout.md) */
         __atomic_fetch_add(pending, bytes, __ATOMIC_SEQ_CST);
-        uint64_t sum = claimed_sum(r, dev);
+        uint64_t used, pend;
+        claimed_sums(r, dev, &used, &pend);
+        uint64_t sum = sat_add(used, pend);
         if (sum <= limit) {
             /* commit before un-pending: the charge is counted twice for an instant, never zero times */
             __atomic_fetch_add(P64(r, vnpu_devstate_off(dev) + VNPU_DS_COMMIT_SEQ), 1, __ATOMIC_SEQ_CST);
@@ -557,21 +586,32 @@ int vnpu_region_admit(struct vnpu_region *r, uint32_t dev, uint64_t bytes) {
             __atomic_fetch_sub(pending, bytes, __ATOMIC_SEQ_CST);
             /* the slot scan is not atomic (a release read late plus the admission it allowed read
              * early can add up past the limit for no instant at all): the verified sum bounds it */
-            uint64_t used = vnpu_region_used(r, dev);
-            raise_peak(r, dev, used < sum ? used : sum);
+            uint64_t now_used = vnpu_region_used(r, dev);
+            raise_peak(r, dev, now_used < sum ? now_used : sum);
             vnpu_region_count(r, dev, VNPU_DS_ADMISSIONS, 1);
             return 0;
         }
         __atomic_fetch_sub(pending, bytes, __ATOMIC_SEQ_CST);
-        limit = vnpu_region_limit(r, dev);
-        if (vnpu_region_reap(r) > 0) continue;
-        if (attempt + 1 < ADMIT_ATTEMPTS) {
-            struct timespec ts = {0, 50000L * (attempt + 1)};
-            nanosleep(&ts, NULL);
+        limit = vnpu_region_limit(r, dev); /* the agent may have changed it meanwhile */
+        int fits_committed = sat_add(used, bytes) <= limit;
+        if (fits_committed && tries < ADMIT_CONTENDED_TRIES) {
+            cpu_relax();
+            continue;
         }
+        /* what stands in the way may belong to owners that died (never to us: our slot is live) */
+        if (!reaped) {
+            reaped = 1;
+            if (reap_slots(r, (int)dev) > 0) {
+                __atomic_fetch_add(&vnpu_admit_stats.reaped, 1, __ATOMIC_RELAXED);
+                tries = 0;
+                continue;
+            }
+        }
+        __atomic_fetch_add(fits_committed ? &vnpu_admit_stats.contended : &vnpu_admit_stats.over_limit, 1,
+                           __ATOMIC_RELAXED);
+        vnpu_region_count(r, dev, VNPU_DS_OOM_REJECTIONS, 1);
+        return 1;
     }
-    vnpu_region_count(r, dev, VNPU_DS_OOM_REJECTIONS, 1);
-    return 1;
 }
 
 void vnpu_region_release(struct vnpu_region *r, uint32_t dev, uint64_t bytes) {

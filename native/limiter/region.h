@@ -56,8 +56,17 @@ const char *vnpu_open_status_name(enum vnpu_open_status s);
 int vnpu_region_claim_slot(struct vnpu_region *r);
 
 /* Charges bytes on logical device dev to the own slot if the device limit allows it.
- * Returns 0 (charged) or 1 (over quota, nothing charged). Never waits. */
+ * Returns 0 (charged) or 1 (over quota, nothing charged). Never sleeps: a refusal is decided at once
+ * (dead owners in the way are reaped first, region.c). */
 int vnpu_region_admit(struct vnpu_region *r, uint32_t dev, uint64_t bytes);
+/* Process-local counts of vnpu_region_admit's slow paths (diagnostics; vnpu-bench reports them):
+ * refusals because the request does not fit beside the committed bytes, refusals because other
+ * admitters' pending charges stayed in the way through every immediate retry, and reaps of dead
+ * owners that made room. */
+struct vnpu_admit_stats {
+    uint64_t over_limit, contended, reaped;
+};
+extern struct vnpu_admit_stats vnpu_admit_stats;
 /* Uncharges bytes from the own slot (never below zero). */
 void vnpu_region_release(struct vnpu_region *r, uint32_t dev, uint64_t bytes);
 /* Sum of charged bytes on dev over all slots (saturating). */

@@ -63,6 +63,18 @@ TESTS   += limiter/tests/test_fork.sh
 TSAN_TARGETS += $(B)/limiter/test_fork_stress $(B)/limiter/registry_tool
 TSAN_TESTS   += limiter/tests/test_fork.sh
 
+# live resize (issue 28): quota and share rewritten while the workload runs; the limiter compiled in
+# (plain, ASan+UBSan, ThreadSanitizer: the measurement thread re-reads the compute config)
+$(B)/limiter/test_resize: limiter/tests/test_resize.c $(LIMITER_SRCS) $(LIMITER_ALL_HDRS) limiter/tests/check.h $(B)/libruntime.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Ilimiter -Ilimiter/tests -o $@ limiter/tests/test_resize.c $(LIMITER_SRCS) $(LDFLAGS) \
+	  -L$(B) -lruntime -Wl,-rpath,'$$ORIGIN/..' $(LDLIBS)
+
+TARGETS += $(B)/limiter/test_resize
+TESTS   += limiter/tests/test_resize.sh
+TSAN_TARGETS += $(B)/limiter/test_resize
+TSAN_TESTS   += limiter/tests/test_resize.sh
+
 # memory accounting edge cases (issue 12): preloaded like a workload; links the region code for its
 # slot-holding helper mode
 $(B)/limiter/test_memory_edges: limiter/tests/test_memory_edges.c $(LIMITER_CORE) $(LIMITER_HDRS) $(B)/libruntime.so

@@ -41,7 +41,9 @@ static const struct chip_facts CHIP_910B3 = {"910B3", 65536, 20, 7};
 static const struct chip_facts CHIP_910B4 = {"910B4", 32768, 20, 7};
 static const struct chip_facts CHIP_910A = {"910ProB", 32768, 30, 14};
 static const struct chip_facts CHIP_310P3 = {"310P3", 21527, 8, 7};
-static const struct chip_facts CHIP_A3 = {"Ascend910", 65536, 24, 6};
+/* A3 (910C) dies: both SKUs report chip name "Ascend910"; the AI Core count tells them apart. */
+static const struct chip_facts CHIP_A3 = {"Ascend910", 65536, 24, 6};       /* training, Ascend910A3-24 */
+static const struct chip_facts CHIP_A3_INFER = {"Ascend910", 65536, 20, 7}; /* inference, Ascend910A3-20 */
 
 static const struct profile PROFILES[] = {
     {"910B3x8", &CHIP_910B3, 8, 1, {0, 1, 2, 3, 8, 9, 10, 11}, {0, 1, 2, 3, 4, 5, 6, 7}, {NULL}, 0},
@@ -58,6 +60,8 @@ static const struct profile PROFILES[] = {
     {"300IA2x4", &CHIP_910B4, 4, 1, {2, 4, 6, 8}, {0, 1, 2, 3}, {NULL}, 0x28},
     {"300IDuox2", &CHIP_310P3, 4, 2, {0, 64}, {0, 1, 2, 3}, {NULL}, 0},
     {"A3x8", &CHIP_A3, 16, 2, {0, 1, 2, 3, 4, 5, 6, 7},
+     {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, {NULL}, 0},
+    {"A3Inferx8", &CHIP_A3_INFER, 16, 2, {0, 1, 2, 3, 4, 5, 6, 7},
      {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, {NULL}, 0},
 };
 

@@ -104,6 +104,18 @@ static int create(int card, int dev, const char *tmpl, unsigned *id) {
     return rc;
 }
 
+/* The two A3 SKUs share the chip name "Ascend910"; each die accepts only its own SKU's templates. */
+static void a3_templates(void) {
+    unsigned id = 0;
+    use_profile("A3Inferx8", "a3-infer");
+    CHECK(create(0, 1, "vir05_1c_16g", &id) == 0 && id == 116, "A3 inference vir05_1c_16g: id %u", id);
+    CHECK(create(0, 1, "vir10_3c_32g", &id) == 0 && id == 117, "A3 inference vir10_3c_32g: id %u", id);
+    CHECK(create(0, 1, "vir06_1c_16g", &id) == DCMI_ERR_INVALID_PARAMETER, "A3 inference took a training template");
+    use_profile("A3x8", "a3-train");
+    CHECK(create(0, 1, "vir05_1c_16g", &id) == DCMI_ERR_INVALID_PARAMETER, "A3 training took an inference template");
+    CHECK(create(0, 1, "vir12_3c_32g", &id) == 0 && id == 116, "A3 training vir12_3c_32g: id %u", id);
+}
+
 static void vnpu_lifecycle(void) {
     use_profile("910B3x8", "vnpu");
     /* logic 4 = card 8 (non-contiguous), phy 4: vNPU IDs from 4*16+100 = 164 */
@@ -505,6 +517,7 @@ int main(void) {
     };
     for (size_t i = 0; i < sizeof(E) / sizeof(E[0]); i++) discovery(&E[i]);
     vnpu_lifecycle();
+    a3_templates();
     device_nodes();
     two_processes();
     concurrent_creates();

@@ -3,6 +3,7 @@ package io.vnpu.dcmi;
 import com.sun.jna.Native;
 import com.sun.jna.Structure;
 import com.sun.jna.ptr.IntByReference;
+import io.vnpu.api.model.SuperPodInfo;
 import io.vnpu.dcmi.jna.DcmiLibrary;
 import io.vnpu.dcmi.jna.DcmiStructs;
 import io.vnpu.dcmi.jna.DcmiStructure;

@@ -209,6 +209,17 @@ public final class DcmiDeviceManager implements DeviceManager {
   }
 
   /** {@code dcmi_get_dcmi_version}, e.g. {@code 24.1.rc2}; empty when the driver does not say. */
+  /**
+   * {@link Dcmi#superPodInfo} of the NPU's card and device.
+   *
+   * @throws DeviceException when the logic ID is unknown
+   */
+  @Override
+  public io.vnpu.api.model.SuperPodInfo superPod(int logicId) {
+    CardDevice at = address(logicId);
+    return dcmi.superPodInfo(at.cardId(), at.deviceId());
+  }
+
   @Override
   public Optional<String> driverVersion() {
     return dcmi.dcmiVersion();

@@ -3,6 +3,7 @@ package io.vnpu.dcmi;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vnpu.api.health.SwitchFault;
+import io.vnpu.api.model.SuperPodInfo;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -75,7 +75,7 @@ public class DraPrepareBenchmark {
   @Param({"whole", "soft"})
   public String share;
 
-  io.vnpu.kube.dra.soft.LimiterSoftRegions softRegions;
+  io.vnpu.kube.softslice.SoftSlices softRegions;
 
   Path dir;
   Path cdiDir;
@@ -104,12 +104,12 @@ public class DraPrepareBenchmark {
     PluginSockets sockets = PluginSockets.of(DRIVER, dir.resolve("reg"), dir.resolve("plugins"));
     Files.createDirectories(sockets.dataDir());
     boolean soft = share.equals("soft");
-    io.vnpu.kube.dra.soft.SoftSlicing layout = !soft ? null
-        : io.vnpu.kube.dra.soft.SoftSlicing.inDataDir(sockets.dataDir(),
-            io.vnpu.kube.limiter.LimiterFiles.hami(dir.resolve("limiter")), () -> { });
+    io.vnpu.kube.softslice.SoftSliceLayout layout = !soft ? null
+        : io.vnpu.kube.softslice.SoftSliceLayout.vnpu(sockets.dataDir(),
+            io.vnpu.kube.limiter.LimiterFiles.hami(dir.resolve("limiter")));
     if (soft) {
-      softRegions = new io.vnpu.kube.dra.soft.LimiterSoftRegions(layout,
-          new io.vnpu.quota.region.QuotaRegions());
+      softRegions = new io.vnpu.kube.softslice.SoftSlices(layout,
+          io.vnpu.kube.resource.QuotaRegionFactory.writing(new io.vnpu.quota.region.QuotaRegions()), () -> { });
     }
     state = DeviceState.open(new CheckpointStore(sockets.dataDir().resolve("checkpoint.json"),
             Clock.systemUTC()), new CdiSpecWriter(cdiDir, kind),

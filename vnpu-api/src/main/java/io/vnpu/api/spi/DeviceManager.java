@@ -106,6 +106,18 @@ public interface DeviceManager extends AutoCloseable {
     return Optional.empty();
   }
 
+  /**
+   * The NPU's super-pod membership (DCMI {@code dcmi_spod_info}, A3/A5 only); {@link
+   * io.vnpu.api.model.SuperPodInfo#UNKNOWN} where the driver does not answer. This default reports
+   * unknown.
+   *
+   * @param logicId DCMI logic ID
+   * @throws DeviceException when the NPU does not exist
+   */
+  default io.vnpu.api.model.SuperPodInfo superPod(int logicId) {
+    return io.vnpu.api.model.SuperPodInfo.UNKNOWN;
+  }
+
   @Override
   void close();
 }

@@ -21,7 +21,8 @@ public final class BundledSimulator {
   public static final String ROOT_ENV = "VNPU_SIM_ROOT";
   /** Built-in profiles of {@code native/sim-common/sim_host.c}. */
   public static final java.util.List<String> PROFILES =
-      java.util.List.of("910B3x8", "910B4x8", "910Ax8", "310P3x4", "300IDuox2", "A3x8", "310PMixedx4", "300IA2x4");
+      java.util.List.of("910B3x8", "910B4x8", "910Ax8", "310P3x4", "300IDuox2", "A3x8", "A3Inferx8", "310PMixedx4",
+          "300IA2x4");
 
   /** libc's environment functions. */
   interface LibC extends Library {

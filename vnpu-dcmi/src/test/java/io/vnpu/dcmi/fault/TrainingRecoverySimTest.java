@@ -335,6 +335,59 @@ class TrainingRecoverySimTest {
   }
 
   @Test
+  void aPluginRestartedWhileTheJobStopsResumesTheWaitAndResetsOnlyAfterTheProcessesAreGone() throws Exception {
+    SimNodeAccess host = new SimNodeAccess("910B3x8", root);
+    TrainingJob job = job("stopping", 0, 8);
+    try (Node first = new Node(host, QUICK)) {
+      startJob(first, job);
+      host.ctl("fault", "4", CARD_DROP);
+      first.runUntil(() -> store.saved.containsKey(job.key()));
+      assertThat(first.step(job)).isEqualTo(RecoveryStep.STOPPING);
+    } // the plugin dies while the job's processes are still on the ring
+    try (Node second = new Node(host, QUICK)) {
+      for (int i = 0; i < 5; i++) {
+        second.monitor.pollOnce();
+        second.recovery.runOnce();
+        Thread.sleep(20);
+      }
+      assertThat(second.step(job)).isEqualTo(RecoveryStep.STOPPING);
+      assertThat(IntStream.range(0, 8).map(second::resets)).containsOnly(0);
+      stopProcesses(second, job);
+      second.runUntil(() -> second.step(job) == RecoveryStep.RECOVERED);
+      assertThat(IntStream.range(0, 8).map(second::resets)).containsOnly(1);
+      assertThat(store.steps).containsExactly("STOPPING", "RESETTING", "RESETTING(issued)", "CHECKING_NETWORK",
+          "RECOVERED");
+    }
+  }
+
+  @Test
+  void aWaitWhoseFaultClearedWhileNoPluginRanIsAbandonedCleanly() throws Exception {
+    SimNodeAccess host = new SimNodeAccess("910B3x8", root);
+    TrainingJob job = job("cleared", 0, 8);
+    try (Node first = new Node(host, QUICK)) {
+      startJob(first, job);
+      host.ctl("fault", "6", CARD_DROP);
+      first.runUntil(() -> store.saved.containsKey(job.key()));
+      assertThat(store.info(job).gracefulExit()).isEqualTo(1);
+    }
+    host.ctl("clear", "6"); // the card came back while no plugin ran
+    try (Node second = new Node(host, QUICK)) {
+      second.runUntil(() -> second.step(job).terminal());
+      assertThat(second.step(job)).isEqualTo(RecoveryStep.ABANDONED);
+      ResetInfo left = store.info(job);
+      assertThat(left.gracefulExit()).isZero();
+      assertThat(left.faultFlushing()).isFalse();
+      assertThat(left.rankList()).extracting(RankEntry::status).containsOnly("recovered");
+      assertThat(IntStream.range(0, 8).map(second::resets)).containsOnly(0);
+      assertThat(IntStream.range(0, 8).mapToObj(l -> second.monitor.chip(l).healthy())).containsOnly(true);
+      assertThat(events).containsExactly("cleared FaultRecoveryStarted", "cleared FaultRecoveryAbandoned");
+      // and a later fault starts a new recovery as usual
+      host.ctl("fault", "6", CARD_DROP);
+      second.runUntil(() -> second.step(job) == RecoveryStep.STOPPING);
+    }
+  }
+
+  @Test
   void aFaultThatComesBackAfterEveryRecoveryIsIsolatedAfterTheAttemptBound() throws Exception {
     Bounds twice = new Bounds(Duration.ofSeconds(5), Duration.ofSeconds(5), Duration.ofSeconds(2), 2);
     try (Node n = new Node("910B3x8", twice)) {
@@ -373,7 +426,9 @@ class TrainingRecoverySimTest {
       }
       assertThat(IntStream.range(0, 16).map(n::resets)).containsOnly(0);
       assertThat(n.monitor.chip(3).level()).isEqualTo(FaultLevel.NORMAL_NPU);
-      assertThat(store.steps).isEmpty();
+      // nothing to reset: the forged wait is answered by withdrawing it, nothing else
+      assertThat(store.steps).containsExactly("ABANDONED");
+      assertThat(store.info(mine).gracefulExit()).isZero();
 
       // a genuine fault on the shared ring: still never a reset of the other job's chips
       n.sim.ctl("fault", "3", CARD_DROP);

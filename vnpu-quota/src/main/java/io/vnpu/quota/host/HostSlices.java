@@ -6,6 +6,7 @@ import io.vnpu.quota.host.process.ChildCommand;
 import io.vnpu.quota.host.process.ChildSupervisor;
 import io.vnpu.quota.host.process.ExitStatus;
 import io.vnpu.quota.model.RegionConfig;
+import io.vnpu.quota.region.QuotaRegion;
 import io.vnpu.quota.region.QuotaRegions;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -110,6 +111,34 @@ public final class HostSlices implements AutoCloseable {
     List<SliceRecord> out = new ArrayList<>();
     for (String name : store.names()) store.read(name).ifPresent(out::add);
     return out;
+  }
+
+  /**
+   * Resizes a running slice of this state directory, whichever process owns it ({@code vnpu slices
+   * resize}): its quota region (the limiters of its processes re-read it: memory at the next
+   * allocation, the AI-core share within 5 ms), its compute-registry entry and its record. Only a
+   * slice made by host slicing is resized; one a scheduler charged for keeps its sizes. The caller
+   * bounds the memory quota by the NPU's HBM. Its owner, holding the region open in this JVM, uses
+   * {@link SliceSession#resize} instead.
+   *
+   * @return the new record
+   * @throws SliceResizeException (one line, nothing changed) when no slice has that name, its owner is
+   *     gone, a scheduler sized it, it does not enforce a share and one is asked for, or nothing is asked
+   * @throws IllegalArgumentException for an invalid name
+   * @throws IllegalStateException if this JVM holds the slice's region open
+   * @throws IOException when the region, registry or record cannot be read or written
+   */
+  public SliceRecord resize(String name, SliceResize change) throws IOException {
+    SliceRecord.checkName(name);
+    Optional<SliceRecord> r = store.read(name);
+    if (r.isEmpty()) throw new SliceResizeException("no slice named '" + name + "' in " + dir.root());
+    if (SliceStore.ownerGone(r.get())) {
+      throw new SliceResizeException("slice " + name + ": its owner (pid " + r.get().ownerPid()
+          + ") is gone; remove it with 'vnpu slices rm " + name + "'");
+    }
+    try (QuotaRegion region = regions.open(store.regionFile(name))) {
+      return SliceResizing.applyToSlice(store, r.get(), region, registries.forNpu(Math.max(0, r.get().phyId())), change);
+    }
   }
 
   /**

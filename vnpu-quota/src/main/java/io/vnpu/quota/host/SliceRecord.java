@@ -46,6 +46,12 @@ public record SliceRecord(
     if (capPct < 0 || capPct > 100) throw new IllegalArgumentException("capPct must be in 0..100: " + capPct);
   }
 
+  /** A copy with other sizes (a live resize). */
+  public SliceRecord withSizes(long newMemoryLimitBytes, int newWeight, int newCapPct) {
+    return new SliceRecord(name, logicId, phyId, newMemoryLimitBytes, newWeight, newCapPct, priority, ownerPid,
+        ownerStartMillis, createdMillis, command);
+  }
+
   /**
    * Checks a slice name: {@code [A-Za-z0-9][A-Za-z0-9._-]{0,62}} (it names a directory).
    *

@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class SliceSession implements AutoCloseable {
 
   private final SliceStore store;
-  private final SliceRecord record;
+  private volatile SliceRecord record;
   private final QuotaRegion region;
   private final ComputeRegistry registry;
   private final long key;
@@ -56,7 +56,7 @@ public final class SliceSession implements AutoCloseable {
     }
     QuotaRegion region = null;
     try {
-      region = regions.create(store.regionFile(record.name()), config);
+      region = regions.create(store.regionFile(record.name()), config, io.vnpu.quota.model.SizedBy.HOST);
       long key = region.epoch();
       ComputeRegistry registry = registries.forNpu(Math.max(0, record.phyId()));
       // the region is recorded in the agents' member table: the publisher publishes its usage
@@ -80,7 +80,21 @@ public final class SliceSession implements AutoCloseable {
     }
   }
 
-  /** The slice's record. */
+  /**
+   * Resizes this live slice ({@link SliceResize} gives the semantics): its region, its compute-registry
+   * entry and its record.
+   *
+   * @return the new record (also {@link #record()} from now on)
+   * @throws SliceResizeException when the change does not fit the slice; nothing was changed
+   * @throws IOException when the region, registry or record cannot be written
+   */
+  public synchronized SliceRecord resize(SliceResize change) throws IOException {
+    if (closed.get()) throw new SliceResizeException("slice " + record.name() + " is closed");
+    record = SliceResizing.applyToSlice(store, record, region, registry, change);
+    return record;
+  }
+
+  /** The slice's record (with the sizes of the last {@link #resize}). */
   public SliceRecord record() {
     return record;
   }

@@ -84,6 +84,19 @@ public final class SliceStore {
   }
 
   /**
+   * Replaces the record of an existing slice (atomically: a reader sees the old or the new one).
+   *
+   * @throws java.nio.file.NoSuchFileException when the slice has no record (it was removed)
+   */
+  public void update(SliceRecord record) throws IOException {
+    Path f = sliceDir(record.name()).resolve(RECORD_FILE);
+    if (!Files.isRegularFile(f, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      throw new NoSuchFileException(f.toString(), null, "no slice record (the slice was removed)");
+    }
+    HostFiles.writeAtomically(f, mapper.writeValueAsBytes(record), RECORD_FILE_MODE);
+  }
+
+  /**
    * Reads one slice's record.
    *
    * @return empty when the slice does not exist (or is being created: no record yet)

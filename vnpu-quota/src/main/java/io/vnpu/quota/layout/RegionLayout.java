@@ -15,7 +15,7 @@ public final class RegionLayout {
   // identity
   public static final long REGION_MAGIC = 0x31504E56494D4148L;
   public static final int REGION_MAJOR = 1;
-  public static final int REGION_MINOR = 2;
+  public static final int REGION_MINOR = 3;
   public static final int REGION_MAX_DEVICES = 16;
   public static final int REGION_SLOT_COUNT = 256;
   public static final int REGION_UUID_BYTES = 64;
@@ -49,6 +49,8 @@ public final class RegionLayout {
   public static final int H_DEVCFG_STRIDE = 68;
   public static final int H_DEVSTATE_STRIDE = 72;
   public static final int H_CREATOR = 76;
+  /** Minor 3: u32 {@code SIZED_BY_*}, who decided the slice's sizes (whether a live resize may change them). */
+  public static final int H_SIZED_BY = 80;
   public static final int H_REGISTRY_DIR = 128;
   public static final int H_SYMBOL_LAUNCHES = 512;
   public static final int H_UNHOOKED_LAUNCHES = 768;
@@ -103,6 +105,10 @@ public final class RegionLayout {
   public static final int SLOTF_JAVA = 1;
   public static final int CREATOR_LIMITER = 1;
   public static final int CREATOR_JAVA = 2;
+  /** A scheduler charged for the sizes (DRA plugin, device plugins), or an older file: never resized. */
+  public static final int SIZED_BY_SCHEDULER = 0;
+  /** Host slicing ({@code vnpu run}, {@code HostSlices}): its owner may resize it live. */
+  public static final int SIZED_BY_HOST = 1;
   public static final int POLICY_MEM_ENFORCE = 0x1;
   public static final int POLICY_COMPUTE_ENFORCE = 0x2;
   public static final int POLICY_COMPUTE_FAIL_OPEN = 0x4;

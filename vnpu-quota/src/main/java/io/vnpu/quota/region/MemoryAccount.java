@@ -101,14 +101,18 @@ public final class MemoryAccount {
         mem.addLong(state + DS_COMMIT_SEQ, 1);
         mem.addLong(own, bytes);
         mem.addLong(pending, -bytes);
-        // the slot scan is not atomic (a release read late plus the admission it allowed read early
-        // can add up past the limit for no instant at all): the verified sum bounds it
-        long scanned = region.usedBytes(dev);
-        long used = Long.compareUnsigned(scanned, sum) < 0 ? scanned : sum;
-        for (long peak = mem.getLong(state + DS_PEAK_BYTES);
-            Long.compareUnsigned(peak, used) < 0 && !mem.casLong(state + DS_PEAK_BYTES, peak, used);
-            peak = mem.getLong(state + DS_PEAK_BYTES)) {
-          // raise the peak
+        // what is in use now is at most the verified sum: only a sum above the peak can raise it,
+        // so the usual admission (peak already higher) skips the second slot scan
+        long peak = mem.getLong(state + DS_PEAK_BYTES);
+        if (Long.compareUnsigned(peak, sum) < 0) {
+          // the slot scan is not atomic (a release read late plus the admission it allowed read
+          // early can add up past the limit for no instant at all): the verified sum bounds it
+          long scanned = region.usedBytes(dev);
+          long used = Long.compareUnsigned(scanned, sum) < 0 ? scanned : sum;
+          for (; Long.compareUnsigned(peak, used) < 0 && !mem.casLong(state + DS_PEAK_BYTES, peak, used);
+              peak = mem.getLong(state + DS_PEAK_BYTES)) {
+            // raise the peak
+          }
         }
         mem.addLong(state + DS_ADMISSIONS, 1);
         return true;

@@ -10,6 +10,7 @@ import io.vnpu.quota.model.DeviceQuota;
 import io.vnpu.quota.model.ComputeCounters;
 import io.vnpu.quota.model.PolicyFlag;
 import io.vnpu.quota.model.RegionConfig;
+import io.vnpu.quota.model.SizedBy;
 import io.vnpu.quota.model.UsageSnapshot;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -66,7 +67,7 @@ public final class QuotaRegion implements AutoCloseable {
 
   // ---------------------------------------------------------------- open / create
 
-  static QuotaRegion create(Path file, RegionConfig config, QuotaRegions registry) throws IOException {
+  static QuotaRegion create(Path file, RegionConfig config, SizedBy sizedBy, QuotaRegions registry) throws IOException {
     // exclusive and no-follow: a planted link or any existing file makes this fail, so nothing
     // outside the region's own name is ever created, truncated or chmod-ed (HostFiles rules)
     FileChannel ch = HostFiles.createExclusive(file, REGION_FILE_MODE);
@@ -80,7 +81,7 @@ public final class QuotaRegion implements AutoCloseable {
         allocate(file, ch);
         MappedByteBuffer buf = ch.map(FileChannel.MapMode.READ_WRITE, 0, REGION_FILE_BYTES);
         QuotaRegion r = new QuotaRegion(file, ch, buf, registry, key);
-        r.initialise(config);
+        r.initialise(config, sizedBy);
         return r;
       } finally {
         init.release();
@@ -187,7 +188,7 @@ public final class QuotaRegion implements AutoCloseable {
     return String.format("0x%016x", v);
   }
 
-  private void initialise(RegionConfig config) {
+  private void initialise(RegionConfig config, SizedBy sizedBy) {
     mem.setInt(H_INIT_STATE, INIT_INITIALISING);
     mem.setU16(H_MAJOR, REGION_MAJOR);
     mem.setU16(H_MINOR, REGION_MINOR);
@@ -203,6 +204,7 @@ public final class QuotaRegion implements AutoCloseable {
     mem.setInt(H_DEVCFG_STRIDE, DEVCFG_BYTES);
     mem.setInt(H_DEVSTATE_STRIDE, DEVSTATE_BYTES);
     mem.setInt(H_CREATOR, CREATOR_JAVA);
+    mem.setInt(H_SIZED_BY, sizedBy.code());
     writeConfigFields(config);
     mem.setLong(H_MAGIC, REGION_MAGIC);
     mem.setInt(H_INIT_STATE, INIT_READY);
@@ -223,8 +225,12 @@ public final class QuotaRegion implements AutoCloseable {
    */
   public int deviceCount() {
     try (SharedMemory.Pin p = mem.pin()) {
-      return Math.max(1, Math.min(mem.getInt(H_DEVICE_COUNT), REGION_MAX_DEVICES));
+      return deviceCountPinned();
     }
+  }
+
+  private int deviceCountPinned() {
+    return Math.max(1, Math.min(mem.getInt(H_DEVICE_COUNT), REGION_MAX_DEVICES));
   }
 
   /**
@@ -234,6 +240,16 @@ public final class QuotaRegion implements AutoCloseable {
   public long epoch() {
     try (SharedMemory.Pin p = mem.pin()) {
       return mem.getLong(H_EPOCH);
+    }
+  }
+
+  /**
+   * Who decided the slice's sizes ({@code sized_by}, written at initialisation): only a {@link SizedBy#HOST}
+   * slice may be resized live. A file older than minor 3 reads {@link SizedBy#SCHEDULER}.
+   */
+  public SizedBy sizedBy() {
+    try (SharedMemory.Pin p = mem.pin()) {
+      return mem.getU16(H_MINOR) < 3 ? SizedBy.SCHEDULER : SizedBy.decode(mem.getInt(H_SIZED_BY));
     }
   }
 
@@ -453,7 +469,7 @@ public final class QuotaRegion implements AutoCloseable {
   }
 
   private void consistentUsage(UsageBuffer into) throws RegionBusyException {
-    int devs = deviceCount();
+    int devs = deviceCountPinned();
     long[] seq = into.commitSeq;
     for (int attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
       for (int d = 0; d < devs; d++) seq[d] = mem.getLong(devStateOff(d) + DS_COMMIT_SEQ);
@@ -467,35 +483,72 @@ public final class QuotaRegion implements AutoCloseable {
     throw new RegionBusyException(file, "admissions kept committing during " + SNAPSHOT_ATTEMPTS + " reads");
   }
 
+  /**
+   * One pass over the slots reads each slot's state, identity and its bytes on devices 0 and 1;
+   * devices 2.. (regions of more than two devices are rare) take one more pass each. Written out
+   * per device on purpose: a loop over the devices inside the loop over the slots ran ~5x slower
+   * in C2 (FullRegionSnapshotBenchmark), more than the whole read is allowed to cost.
+   */
   private void readUsage(int devs, UsageBuffer b) {
     b.devices = devs;
-    for (int d = 0; d < devs; d++) b.used[d] = 0;
-    int n = 0;
     int hwm = slotHwm();
     b.ensure(hwm, devs);
+    int stride = b.stride;
+    long[] processUsed = b.processUsed;
+    int[] slots = b.slot;
+    int[] states = b.state;
+    int[] pids = b.pid;
+    long[] startTimes = b.startTime;
+    long[] generations = b.generation;
+    boolean[] java = b.java;
+    boolean two = devs > 1;
+    // plain reads: usage(UsageBuffer) validates the whole read with the commit sequences. Each sum
+    // is kept as high and low 32-bit halves (no carry out of 256 slots): saturating without a branch
+    long hi0 = 0;
+    long lo0 = 0;
+    long hi1 = 0;
+    long lo1 = 0;
+    int n = 0;
     for (int i = 0; i < hwm; i++) {
       int o = slotOff(i);
-      int base = n * devs;
-      // plain reads: usage(UsageBuffer) validates the whole read with the commit sequences
-      for (int d = 0; d < devs; d++) {
-        long v = mem.getLongPlain(o + S_USED_BYTES + 8 * d);
-        b.used[d] = SharedMemory.satAdd(b.used[d], v);
-        b.processUsed[base + d] = SharedMemory.clampReport(v);
-      }
+      long u0 = mem.getLongPlain(o + S_USED_BYTES);
+      long u1 = two ? mem.getLongPlain(o + S_USED_BYTES + 8) : 0;
+      hi0 += u0 >>> 32;
+      lo0 += u0 & 0xffff_ffffL;
+      hi1 += u1 >>> 32;
+      lo1 += u1 & 0xffff_ffffL;
       int state = mem.getIntPlain(o + S_STATE);
       if (state == SLOT_FREE || state < 0 || state > SLOT_REAPING) continue;
-      b.slot[n] = i;
-      b.state[n] = state;
-      b.pid[n] = mem.getIntPlain(o + S_PID);
-      b.startTime[n] = mem.getLongPlain(o + S_STARTTIME);
-      b.generation[n] = mem.getLongPlain(o + S_GENERATION);
-      b.java[n] = (mem.getIntPlain(o + S_FLAGS) & SLOTF_JAVA) != 0;
+      int base = n * stride;
+      processUsed[base] = SharedMemory.clampReport(u0);
+      if (two) processUsed[base + 1] = SharedMemory.clampReport(u1);
+      slots[n] = i;
+      states[n] = state;
+      pids[n] = mem.getIntPlain(o + S_PID);
+      startTimes[n] = mem.getLongPlain(o + S_STARTTIME);
+      generations[n] = mem.getLongPlain(o + S_GENERATION);
+      java[n] = (mem.getIntPlain(o + S_FLAGS) & SLOTF_JAVA) != 0;
       n++;
     }
     b.processes = n;
+    b.used[0] = saturated(hi0, lo0);
+    if (two) b.used[1] = saturated(hi1, lo1);
+    for (int d = 2; d < devs; d++) {
+      int field = S_USED_BYTES + 8 * d;
+      long hi = 0;
+      long lo = 0;
+      for (int i = 0; i < hwm; i++) {
+        long u = mem.getLongPlain(slotOff(i) + field);
+        hi += u >>> 32;
+        lo += u & 0xffff_ffffL;
+      }
+      b.used[d] = saturated(hi, lo);
+      for (int p = 0; p < n; p++) {
+        processUsed[p * stride + d] = SharedMemory.clampReport(mem.getLongPlain(slotOff(slots[p]) + field));
+      }
+    }
     for (int d = 0; d < devs; d++) {
       int s = devStateOff(d);
-      b.used[d] = SharedMemory.clampReport(b.used[d]);
       b.limit[d] = SharedMemory.clampReport(mem.getLong(devCfgOff(d) + DC_MEM_LIMIT));
       b.peak[d] = SharedMemory.clampReport(mem.getLong(s + DS_PEAK_BYTES));
       b.oomRejections[d] = SharedMemory.clampReport(mem.getLong(s + DS_OOM_REJECTIONS));
@@ -503,6 +556,17 @@ public final class QuotaRegion implements AutoCloseable {
       b.unknownFrees[d] = SharedMemory.clampReport(mem.getLong(s + DS_UNKNOWN_FREES));
       b.admissions[d] = SharedMemory.clampReport(mem.getLong(s + DS_ADMISSIONS));
     }
+  }
+
+  /**
+   * The sum of unsigned u64 values given as the sums of their high and low 32-bit halves, for
+   * reporting: {@code Long.MAX_VALUE} when it does not fit a non-negative long (as
+   * {@link SharedMemory#satAdd} then {@link SharedMemory#clampReport} would give).
+   */
+  private static long saturated(long hi, long lo) {
+    long high = hi + (lo >>> 32);
+    if ((high >>> 31) != 0) return Long.MAX_VALUE;
+    return (high << 32) | (lo & 0xffff_ffffL);
   }
 
   // ---------------------------------------------------------------- compute counters

@@ -60,7 +60,16 @@ public final class QuotaRegions {
    * @throws IllegalStateException if this registry already has the file open
    */
   public QuotaRegion create(Path file, RegionConfig config) throws IOException {
-    return QuotaRegion.create(file, config, this);
+    return create(file, config, io.vnpu.quota.model.SizedBy.SCHEDULER);
+  }
+
+  /**
+   * As {@link #create(Path, RegionConfig)}, saying who decided the sizes: {@link
+   * io.vnpu.quota.model.SizedBy#HOST} for a host slice its owner may resize live ({@code HostSlices});
+   * every slice a scheduler charged for is {@link io.vnpu.quota.model.SizedBy#SCHEDULER}.
+   */
+  public QuotaRegion create(Path file, RegionConfig config, io.vnpu.quota.model.SizedBy sizedBy) throws IOException {
+    return QuotaRegion.create(file, config, java.util.Objects.requireNonNull(sizedBy, "sizedBy"), this);
   }
 
   /**

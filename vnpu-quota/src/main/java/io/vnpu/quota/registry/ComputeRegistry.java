@@ -686,6 +686,41 @@ public final class ComputeRegistry implements AutoCloseable {
   }
 
   /**
+   * Changes a registered container's share in place (a live resize): its weight and cap, in the entry
+   * the limiters read and in the member table's copy (from which a replaced registry is rebuilt). The
+   * publisher's window of the container is kept: the entry's identity does not change.
+   *
+   * @param weight share weight 1..10000
+   * @param capPct hard cap 0..100, 0 = none
+   * @return false if no entry has this key
+   * @throws IllegalArgumentException for a weight or cap out of range
+   * @throws RegistryBusyException if the admin lock stays held for more than 2 s
+   */
+  public synchronized boolean updateShare(long key, int weight, int capPct) throws IOException {
+    if (weight < 1 || weight > 10000) throw new IllegalArgumentException("weight must be in 1..10000: " + weight);
+    if (capPct < 0 || capPct > 100) throw new IllegalArgumentException("capPct must be in 0..100: " + capPct);
+    ensureOpen();
+    FileLock admin = admin();
+    try {
+      ByteBuffer all = read(0, REG_FILE_BYTES);
+      boolean found = false;
+      for (int i = 0; i < REG_ENTRY_COUNT; i++) {
+        int o = entryOff(i);
+        if (all.getInt(o + RE_STATE) != REG_ENTRY_ACTIVE || all.getLong(o + RE_KEY) != key) continue;
+        ByteBuffer share = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putInt(weight).putInt(capPct);
+        putAgents(memberOff(i) + AGF_ENTRY + RE_WEIGHT, share);
+        int seq = beginWrite();
+        write(o + RE_WEIGHT, share);
+        endWrite(seq);
+        found = true;
+      }
+      return found;
+    } finally {
+      admin.release();
+    }
+  }
+
+  /**
    * Removes a container's registration and its member slot.
    *
    * @return true if an entry with this key existed

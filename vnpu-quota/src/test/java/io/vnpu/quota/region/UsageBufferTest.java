@@ -41,6 +41,57 @@ class UsageBufferTest {
       r.usage(b); // reused: the second read replaces the first
       assertThat(b.usedBytes(0)).isZero();
       assertThat(b.processUsedBytes(0, 0)).isZero();
+      assertThat(b.peakBytes(0)).as("the peak stays").isEqualTo(60 * MIB);
+      assertThat(a.admit(0, 10 * MIB)).isTrue(); // below the peak: not raised
+      assertThat(a.admit(0, 55 * MIB)).isTrue(); // 65 MiB in use: raised
+      r.usage(b);
+      assertThat(b.peakBytes(0)).isEqualTo(65 * MIB);
+    }
+  }
+
+  /**
+   * Slots as limiter processes (or a hostile tenant) left them, three devices: sums over every
+   * slot below the high-water mark (free ones too, as admission counts them), saturating at
+   * {@code Long.MAX_VALUE}; per-process bytes clamped; the third device through its own pass.
+   */
+  @Test
+  void sumsEverySlotOnEveryDeviceAndSaturates() throws Exception {
+    Path file = dir.resolve("r");
+    regions.create(file, RegionConfig.memoryLimit(3, 100 * MIB)).close();
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
+        java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+      java.nio.MappedByteBuffer m = ch.map(java.nio.channels.FileChannel.MapMode.READ_WRITE, 0,
+          io.vnpu.quota.layout.RegionLayout.REGION_FILE_BYTES);
+      m.order(java.nio.ByteOrder.LITTLE_ENDIAN);
+      long[][] used = {
+          {5 * MIB, 7, 1L << 62},
+          {3 * MIB, 11, 1L << 62},       // device 2: 2^63 in all -> saturated
+          {2 * MIB, 13, -1L},            // a FREE slot's bytes still count (as in admission)
+          {1L << 40, 17, 0}};
+      int[] states = {io.vnpu.quota.layout.RegionLayout.SLOT_ACTIVE, io.vnpu.quota.layout.RegionLayout.SLOT_ACTIVE,
+          io.vnpu.quota.layout.RegionLayout.SLOT_FREE, io.vnpu.quota.layout.RegionLayout.SLOT_ACTIVE};
+      for (int i = 0; i < used.length; i++) {
+        int o = io.vnpu.quota.layout.RegionLayout.slotOff(i);
+        m.putInt(o + io.vnpu.quota.layout.RegionLayout.S_PID, 1000 + i);
+        for (int d = 0; d < 3; d++) m.putLong(o + io.vnpu.quota.layout.RegionLayout.S_USED_BYTES + 8 * d, used[i][d]);
+        m.putInt(o + io.vnpu.quota.layout.RegionLayout.S_STATE, states[i]);
+      }
+      m.putInt(io.vnpu.quota.layout.RegionLayout.H_SLOT_HWM, used.length);
+      m.force();
+    }
+    try (QuotaRegion r = regions.open(file)) {
+      UsageBuffer b = new UsageBuffer();
+      r.usage(b);
+      assertThat(b.processCount()).isEqualTo(3);
+      assertThat(b.usedBytes(0)).isEqualTo(10 * MIB + (1L << 40));
+      assertThat(b.usedBytes(1)).isEqualTo(7 + 11 + 13 + 17);
+      assertThat(b.usedBytes(2)).isEqualTo(Long.MAX_VALUE);
+      assertThat(b.pid(2)).isEqualTo(1003);
+      assertThat(b.processUsedBytes(0, 2)).isEqualTo(1L << 62);
+      assertThat(b.processUsedBytes(2, 0)).isEqualTo(1L << 40);
+      assertThat(b.processUsedBytes(2, 1)).isEqualTo(17);
+      assertThat(b.processUsedBytes(1, 1)).isEqualTo(11);
+      assertThat(b.toSnapshot()).isEqualTo(r.usage());
     }
   }
 

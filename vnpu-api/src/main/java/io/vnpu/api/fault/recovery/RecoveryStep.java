@@ -14,10 +14,16 @@ public enum RecoveryStep {
   /** Done: the ranks are recovered and the job may restart. */
   RECOVERED,
   /** Given up: the faulty chips are separated (ManuallySeparateNPU) and the ranks failed. */
-  ISOLATED;
+  ISOLATED,
+  /**
+   * Nothing left to reset: a restarted plugin found the job waiting to stop but its faulty chips
+   * no longer need a reset (the fault cleared while no plugin ran). The ranks are recovered without
+   * a reset, the graceful exit is withdrawn and the job may restart.
+   */
+  ABANDONED;
 
   /** No further action is taken for the job in this step. */
   public boolean terminal() {
-    return this == RECOVERED || this == ISOLATED;
+    return this == RECOVERED || this == ISOLATED || this == ABANDONED;
   }
 }

@@ -45,8 +45,11 @@ import org.slf4j.LoggerFactory;
  * bound instead. Each step is saved (through the {@link RecoveryStore}) before its action, and
  * announced as an Event; {@link #runOnce()} never sleeps, so one slow job never holds another up.
  * After a restart the saved record is resumed: a wait continues to its saved deadline, a reset
- * that was saved but not confirmed issued is issued again (the processes are gone by then, so a
- * second reset harms nobody). Call {@link #runOnce()} from one thread, e.g. every second.
+ * that was saved but not confirmed issued goes back to the process wait and is then issued again
+ * (a second reset of an idle ring harms nobody); a process wait whose chips no longer need a reset
+ * is abandoned cleanly ({@link RecoveryStep#ABANDONED}: ranks recovered, graceful exit withdrawn,
+ * an Event), so the job's agent is never left waiting on a recovery nobody drives. Call
+ * {@link #runOnce()} from one thread, e.g. every second.
  */
 public final class TrainingRecovery {
   private static final Logger LOG = LoggerFactory.getLogger(TrainingRecovery.class);
@@ -208,8 +211,10 @@ public final class TrainingRecovery {
     boolean issued = saved.resetIssued();
     if (step == RecoveryStep.RESETTING && !issued) step = RecoveryStep.STOPPING;
     if (step == RecoveryStep.STOPPING && !saved.faulty().stream().allMatch(l -> needsReset(chips.get(l)))) {
-      LOG.info("training recovery of job {}: chips {} no longer need a reset; not resumed", job.key(), saved.faulty());
-      return null;
+      RecoveryRecord checked = new RecoveryRecord(step, ring, saved.faulty(), now, issued, saved.attempt(),
+          saved.detail());
+      return abandon(new Active(job, p.get().info(), checked), "chips " + saved.faulty()
+          + " no longer need a reset (the fault cleared while no plugin ran); nothing was reset");
     }
     Duration bound = switch (step) {
       case STOPPING -> bounds.processExit();
@@ -384,6 +389,18 @@ public final class TrainingRecovery {
     monitor.evaluate();
     LOG.info("training recovery of job {}: {}", a.job().key(), next.detail());
     return done;
+  }
+
+  /** A resumed wait with nothing left to reset: the ranks recovered, the graceful exit withdrawn. */
+  private Active abandon(Active a, String why) {
+    Instant now = clock.instant();
+    RecoveryRecord r = a.record();
+    List<RankEntry> ranks = a.info().rankList().stream().map(e -> e.with(RankEntry.RECOVERED, "")).toList();
+    ResetInfo info = new ResetInfo(ranks, now.getEpochSecond(), a.info().retryTime(), false, 0, false);
+    RecoveryRecord next = new RecoveryRecord(RecoveryStep.ABANDONED, r.ring(), r.faulty(), now,
+        r.resetIssued(), Math.min(Math.max(r.attempt(), 1), bounds.maxAttempts() + 1), why);
+    LOG.info("training recovery of job {} abandoned: {}", a.job().key(), why);
+    return save(a, info, next, "FaultRecoveryAbandoned", why + "; the job may restart", false);
   }
 
   private Active isolate(Active a, String why) {

@@ -15,7 +15,7 @@ import java.util.Objects;
  */
 public record LimiterOptions(Path assetsDir, Path hostDir, boolean install) {
   /** hami-vnpu-core's asset directory baked into the image (protocol spec section 4.4). */
-  public static final String DEFAULT_ASSETS = "/usr/local/hami-vnpu-core-assets";
+  public static final String DEFAULT_ASSETS = io.vnpu.kube.limiter.LimiterFiles.HAMI_ASSETS_DIR;
   /** hami-vnpu-core's host directory. */
   public static final String DEFAULT_HOST_DIR = "/usr/local/hami-vnpu-core";
 

@@ -14,7 +14,7 @@ import io.vnpu.kube.agent.LimiterOptions;
 import io.vnpu.kube.agent.ResourceBackend;
 import io.vnpu.kube.faults.KubeFaultHandling;
 import io.vnpu.kube.hami.alloc.SoftSplitLayout;
-import io.vnpu.kube.resource.VnpuQuotaRegionFactory;
+import io.vnpu.kube.resource.QuotaRegionFactory;
 import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
 import io.vnpu.kube.limiter.ElfSharedObject;
@@ -82,7 +82,7 @@ public final class HamiBackend implements ResourceBackend {
         ElfSharedObject.thisMachine());
     HamiOptions options = HamiOptions.defaults(environment.options().nodeName())
         .withSoftSplit(SoftSplitLayout.upstream(Path.of(hookPath)).withLimiterDir(lo.hostDir().toString()),
-            Optional.of(new VnpuQuotaRegionFactory(new QuotaRegions())))
+            Optional.of(QuotaRegionFactory.writing(new QuotaRegions())))
         .withIdleVnpu(environment.options().checkIdleVnpuInterval(), HamiOptions.defaults("n").idleVnpuGrace())
         .withReportTimeOffset(environment.options().reportTimeOffset())
         .withLimiterGate(limiter);
@@ -129,7 +129,7 @@ public final class HamiBackend implements ResourceBackend {
     SoftSplitLayout layout = options.softLayout();
     // the agent creates the regions (and the registries, under HOOK_PATH) whenever it runs this backend
     Path registryHostDir = options.regions().isPresent() ? layout.registryDir() : Path.of(layout.sharedRegionDir());
-    registry.register(new SliceCollector(options.nodeName(), new HamiSliceSource(client, options.nodeName(), layout),
+    registry.register(new SliceCollector(options.nodeName(), new HamiSliceSource(client, options.nodeName(), components.slices()),
         dir -> dir.equals(SoftSplitLayout.CONTAINER_SHARED_REGION) ? Optional.of(registryHostDir) : Optional.empty(),
         compat, System::nanoTime));
     StateGauges.limiterReady(registry, limiter::usable);

@@ -5,13 +5,14 @@ import io.vnpu.api.fault.HealthMonitor;
 import io.vnpu.api.fault.recovery.TrainingRecovery;
 import io.vnpu.api.health.ChipUsage;
 import io.vnpu.api.model.Npu;
-import io.vnpu.dcmi.CardDevice;
 import io.vnpu.dcmi.DcmiDeviceManager;
 import io.vnpu.dcmi.DcmiLibrarySource;
 import io.vnpu.dcmi.LingQuSwitch;
-import io.vnpu.dcmi.SuperPodInfo;
 import io.vnpu.dcmi.fault.DcmiHealth;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vnpu.kube.agent.ResourceBackend;
+import io.vnpu.kube.metrics.CompatNames;
+import io.vnpu.kube.metrics.SliceCollector;
 import io.vnpu.kube.faults.HotResetLoop;
 import io.vnpu.kube.mindcluster.MindClusterBackend;
 import io.vnpu.kube.mindcluster.MindClusterComponents;
@@ -34,6 +35,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -89,6 +91,13 @@ final class MindClusterNodeBackend implements ResourceBackend {
     return backend.resourceManagers();
   }
 
+  /** The per-slice series of the soft shares, read by the same collector as HAMi's and DRA's. */
+  @Override
+  public void registerMetrics(PrometheusRegistry registry, Set<CompatNames> compat) {
+    registry.register(new SliceCollector(options.nodeName(), backend.components().sliceSource(),
+        dir -> backend.components().softShare().flatMap(s -> s.registryHostDir(dir)), compat, System::nanoTime));
+  }
+
   @Override
   public synchronized void start() {
     backend.start();
@@ -137,15 +146,12 @@ final class MindClusterNodeBackend implements ResourceBackend {
   }
 
   /**
-   * A3 servers: the super-pod membership of the first chip ({@code dcmi_spod_info}) into
-   * {@code DeviceInfoCfg}, and, where the driver ships {@code liblingqu-dcmi.so}, the switch faults
-   * into {@code SwitchInfoCfg} every {@code -listWatchPeriod}.
+   * A3 servers: where the driver ships {@code liblingqu-dcmi.so}, the switch faults into
+   * {@code SwitchInfoCfg} every {@code -listWatchPeriod} (the super-pod membership comes with the
+   * chips, {@code NodeChips.superPod}).
    */
   private void startA3Reporting() {
     if (npus.isEmpty() || !npus.get(0).chipName().startsWith("Ascend910")) return;
-    CardDevice at = deviceManager.dcmi().cardDevice(npus.get(0).logicId());
-    SuperPodInfo sp = deviceManager.dcmi().superPodInfo(at.cardId(), at.deviceId());
-    deviceInfo.superPod(sp.superPodId(), sp.serverIndex());
     Path lib = deviceManager.dcmi().path();
     LingQuSwitch.open(new DcmiLibrarySource(lib, "loaded", List.of(lib))).ifPresent(sw -> {
       SwitchInfoPublisher publisher = new SwitchInfoPublisher(sw, SwitchFaultLevels.shipped(), deviceInfo, clock);

@@ -42,7 +42,7 @@ public final class DevicesCommand implements Callable<Integer> {
 
   @Option(names = "--sim-profile", paramLabel = "NAME",
       description = "Use the bundled simulated node with this profile (910B3x8, 910B4x8, 910Ax8, "
-          + "310P3x4, 300IDuox2, A3x8, 310PMixedx4, 300IA2x4).")
+          + "310P3x4, 300IDuox2, A3x8, A3Inferx8, 310PMixedx4, 300IA2x4).")
   String simProfile;
 
   @Spec

@@ -182,7 +182,14 @@ public final class RunCommand implements Callable<Integer> {
         status = e.status();
       }
       double seconds = (System.nanoTime() - startNs) / 1e9;
-      err.println(RunSummary.line(session.record(), status, seconds, session.memory(), session.busyTime()));
+      // the record as 'vnpu slices resize' may have left it (another process rewrites it)
+      SliceRecord shown = session.record();
+      try {
+        shown = slices.store().read(shown.name()).orElse(shown);
+      } catch (IOException unreadable) {
+        // the summary keeps the sizes the slice was created with
+      }
+      err.println(RunSummary.line(shown, status, seconds, session.memory(), session.busyTime()));
       err.flush();
     } finally {
       closeQuietly(session, err);

@@ -7,6 +7,7 @@ import io.vnpu.quota.host.HostSlices;
 import io.vnpu.quota.host.StateDir;
 import io.vnpu.kube.cli.top.HostScanner;
 import io.vnpu.kube.cli.top.HostSnapshot;
+import io.vnpu.kube.cli.top.KubeSliceScanner;
 import io.vnpu.kube.cli.top.QuitKey;
 import io.vnpu.kube.cli.top.TopJson;
 import io.vnpu.kube.cli.top.TopRenderer;
@@ -23,10 +24,10 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code vnpu top}: a live view of every slice on this host. */
+/** {@code vnpu top}: a live view of every slice on this host ({@code vnpu run} and Kubernetes). */
 @Command(name = "top", mixinStandardHelpOptions = true, sortOptions = false,
     description = {
-        "Show every slice on this host, refreshed every second: memory used/limit as a bar, the AI-core "
+        "Show every slice on this host (vnpu run and the Kubernetes soft slices of HAMi, MindCluster and DRA), refreshed every second: memory used/limit as a bar, the AI-core "
             + "share achieved against the target, and the processes of each slice. Press q to quit.",
         "The achieved share is measured between two refreshes; --once samples over one interval."})
 public final class TopCommand implements Callable<Integer> {
@@ -48,6 +49,12 @@ public final class TopCommand implements Callable<Integer> {
 
   @Option(names = "--state-dir", paramLabel = "DIR", description = "Where slices live (as for vnpu run).")
   Path stateDir;
+
+  @Option(names = "--kube-dir", paramLabel = "DIR",
+      description = "A node agent's soft-slice directory whose Kubernetes slices to show too: HAMi's "
+          + "HOOK_PATH, the DRA driver's data directory, MindCluster's -softShareDevConfigDir; repeatable "
+          + "(default: /var/lib/vnpu/hami and /var/lib/kubelet/plugins/npu.huawei.com, where present).")
+  java.util.List<Path> kubeDirs;
 
   @Option(names = "--sim-profile", paramLabel = "NAME", description = "Use the bundled simulated node.")
   String simProfile;
@@ -85,7 +92,10 @@ public final class TopCommand implements Callable<Integer> {
       RunCommand.reapStale(slices, err, "vnpu top");
     }
     HostScanner scanner = new HostScanner(new SliceStore(dir), new QuotaRegions(), node.simulated(),
-        Clock.systemUTC(), System::nanoTime, err);
+        Clock.systemUTC(), System::nanoTime, err, new KubeSliceScanner(kubeDirs != null ? kubeDirs
+            : java.util.List.of(KubeSliceScanner.DEFAULT_HAMI_DIR, KubeSliceScanner.DEFAULT_DRA_DIR),
+            node.npus().stream().collect(java.util.stream.Collectors.toMap(io.vnpu.api.model.Npu::phyId,
+                io.vnpu.api.model.Npu::logicId, (a, b) -> a)), new QuotaRegions(), System::nanoTime, err));
     long sleepMs = Math.round(interval * 1000);
     boolean single = once || (json && iterations == null);
     if (single) {

@@ -91,6 +91,49 @@ class ArchitectureTest {
     return out;
   }
 
+  /** Production sources (comments removed) of the libraries whose code contains {@code text}. */
+  private static List<String> containing(List<Source> sources, String text) {
+    List<String> out = new ArrayList<>();
+    for (Source s : sources) {
+      try {
+        if (COMMENTS.matcher(Files.readString(s.file())).replaceAll("").contains(text)) {
+          out.add(REPO.relativize(s.file()).toString().replace('\\', '/'));
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return out;
+  }
+
+  // issue 24: the limiter's contract is named in its one class each (LimiterEnv: env, checked
+  // against native/limiter/config.h; LimiterFiles: file names and container paths)
+  @Test
+  void theLimiterContractLiteralsAppearInTheirOneClassOnly() {
+    List<Source> all = libraries();
+    for (String env : List.of("\"NPU_MEM_QUOTA\"", "\"NPU_LOCAL_SHM_PATH\"", "\"NPU_PRIORITY\"",
+        "\"VNPU_DEVICE_COUNT\"", "\"VNPU_COMPUTE_CAP_PCT\"")) {
+      assertThat(containing(all, env)).as(env).containsExactly("vnpu-quota/src/main/java/io/vnpu/quota/env/LimiterEnv.java");
+    }
+    for (String file : List.of("\"vnpu_local_shmem\"", "\"ld.so.preload\"", "\"/etc/ld.so.preload\"")) {
+      assertThat(containing(all, file)).as(file).allMatch(f -> f.endsWith("io/vnpu/kube/limiter/LimiterFiles.java"));
+    }
+  }
+
+  // issue 24: one soft-slice mechanism: only it computes a slice's region configuration, and only
+  // its two seams write regions and registry entries
+  @Test
+  void onlyTheSoftSliceMechanismCreatesRegionsAndRegistryEntries() {
+    List<Source> adapter = adapter();
+    assertThat(containing(adapter, "RegionConfig.forSlice(")).allMatch(f ->
+        f.contains("/io/vnpu/kube/softslice/") || f.endsWith("io/vnpu/kube/resource/ComputeRegistrations.java"));
+    assertThat(containing(adapter, "new RegistryMember(")).allMatch(f ->
+        f.endsWith("io/vnpu/kube/resource/ComputeRegistrations.java"));
+    assertThat(containing(adapter, "new ComputeRegistrations(")).allMatch(f -> f.contains("/io/vnpu/kube/softslice/"));
+    assertThat(containing(adapter, "QuotaRegion created = ")).allMatch(f ->
+        f.endsWith("io/vnpu/kube/resource/QuotaRegionFactory.java"));
+  }
+
   @Test
   void nothingOutsideVnpuQuotaReadsTheRegionLayoutOrItsMapping() {
     assertThat(offenders(libraries(), s -> s.module().equals("vnpu-quota"),
@@ -158,21 +201,12 @@ class ArchitectureTest {
   static final Set<String> LIMITER_CONTRACT_FILES = Set.of(
       "vnpu-quota/src/main/java/io/vnpu/quota/env/LimiterEnv.java",
       "vnpu-kube-adapter/core/src/main/java/io/vnpu/kube/limiter/LimiterFiles.java");
-  /**
-   * The backends' own soft-slicing code that still spells the env names; the one soft-slice
-   * mechanism (io.vnpu.kube.softslice, issue 24) replaces them. No file may join this list.
-   */
-  static final Set<String> LIMITER_LITERALS_UNTIL_SOFTSLICE = Set.of(
-      "vnpu-kube-adapter/dra/src/main/java/io/vnpu/kube/dra/state/ClaimSpecBuilder.java",
-      "vnpu-kube-adapter/hami/src/main/java/io/vnpu/kube/hami/alloc/AscendEnv.java",
-      "vnpu-kube-adapter/mindcluster/src/main/java/io/vnpu/kube/mindcluster/volcano/SoftShareAllocator.java");
-
   @Test
   void theLimiterContractIsSpelledOnlyInLimiterEnvAndLimiterFiles() throws IOException {
     List<String> out = new ArrayList<>();
     for (Source s : libraries()) {
       String file = REPO.relativize(s.file()).toString().replace('\\', '/');
-      if (LIMITER_CONTRACT_FILES.contains(file) || LIMITER_LITERALS_UNTIL_SOFTSLICE.contains(file)) continue;
+      if (LIMITER_CONTRACT_FILES.contains(file)) continue;
       String code = COMMENTS.matcher(Files.readString(s.file())).replaceAll("");
       for (String literal : LIMITER_LITERALS) if (code.contains(literal)) out.add(file + ": " + literal);
     }

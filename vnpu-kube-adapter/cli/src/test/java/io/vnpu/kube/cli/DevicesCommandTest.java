@@ -120,7 +120,7 @@ class DevicesCommandTest {
     int rc = run(nodeWithoutDriver(), "--sim-profile", "H100x8");
     assertThat(rc).isEqualTo(2);
     assertThat(err.toString().trim()).isEqualTo("vnpu devices: unknown simulator profile "
-        + "'H100x8'; built-in: 910B3x8, 910B4x8, 910Ax8, 310P3x4, 300IDuox2, A3x8, 310PMixedx4, 300IA2x4");
+        + "'H100x8'; built-in: 910B3x8, 910B4x8, 910Ax8, 310P3x4, 300IDuox2, A3x8, A3Inferx8, 310PMixedx4, 300IA2x4");
   }
 
   @Test

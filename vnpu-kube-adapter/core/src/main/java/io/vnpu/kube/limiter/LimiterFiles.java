@@ -26,6 +26,8 @@ public record LimiterFiles(Path hostDir, String containerLibraryPath) {
    * soft share); the HAMi backend keeps upstream's {@code /hami-vnpu-shmem}.
    */
   public static final String CONTAINER_REGION_DIR = "/vnpu-shmem";
+  /** Where the agent images carry the limiter to install (hami-vnpu-core's assets directory). */
+  public static final String HAMI_ASSETS_DIR = "/usr/local/hami-vnpu-core-assets";
   /** hami-vnpu-core's host directory (protocol spec section 4.4). */
   public static final Path HAMI_HOST_DIR = Path.of("/usr/local/hami-vnpu-core");
   /** hami-vnpu-core's container path of the library: the host directory is mounted at {@code /hami-vnpu-core}. */

@@ -99,7 +99,15 @@ public final class ComputeRegistrations implements AutoCloseable {
    */
   public synchronized List<Integer> register(Path regionFile, long key, String name, RegionToCreate region)
       throws IOException {
-    RegionConfig config = RegionConfig.forSlice(region);
+    return register(regionFile, key, name, RegionConfig.forSlice(region));
+  }
+
+  /**
+   * As {@link #register(Path, long, String, RegionToCreate)} with the configuration the region was
+   * written from (computed once by the caller).
+   */
+  public synchronized List<Integer> register(Path regionFile, long key, String name, RegionConfig config)
+      throws IOException {
     if (!config.policy().contains(PolicyFlag.COMPUTE_ENFORCE)) return List.of();
     List<Integer> done = new ArrayList<>();
     try {

@@ -4,10 +4,8 @@
  * manager in {@code io.vnpu.kube.hami}). The gRPC side knows nothing of HAMi; the resource side
  * knows nothing of gRPC.
  *
- * <p>Also the host side of soft slices that every soft-slicing backend (HAMi soft split, MindCluster
- * softShareDev) shares: the container's directory and quota region ({@link
- * io.vnpu.kube.resource.ContainerRegionDirectory}), its compute-registry entries ({@link
- * io.vnpu.kube.resource.ComputeRegistrations}) and the removal of gone pods' directories ({@link
- * io.vnpu.kube.resource.ContainerDirCleaner}).
+ * <p>Also two seams of the one soft-slice mechanism ({@code io.vnpu.kube.softslice.SoftSlices}):
+ * writing a region file ({@link io.vnpu.kube.resource.QuotaRegionFactory}) and the compute-registry
+ * entries ({@link io.vnpu.kube.resource.ComputeRegistrations}).
  */
 package io.vnpu.kube.resource;

@@ -31,16 +31,20 @@ class ComputeRegistrationsTest {
   @TempDir Path tmp;
 
   private final QuotaRegions regions = new QuotaRegions();
-  private final VnpuQuotaRegionFactory factory = new VnpuQuotaRegionFactory(regions);
+  private final QuotaRegionFactory factory = QuotaRegionFactory.writing(regions);
 
   private static SliceDevice soft(int phyId, int core) {
     return new SliceDevice(new NpuRef(phyId, "U" + phyId), new SliceShare.SoftQuota(1L << 30, core, core, Priority.NORMAL));
   }
 
   private long create(ComputeRegistrations reg, String name, List<SliceDevice> devices) throws Exception {
-    Path dir = tmp.resolve("containers").resolve(name);
-    return ContainerRegionDirectory.createRegistered(tmp.resolve("containers"), dir, factory,
-        new RegionToCreate(dir.resolve("region"), devices, "/vnpu-registry"), reg, "default/" + name);
+    Path dir = Files.createDirectories(tmp.resolve("containers").resolve(name));
+    RegionToCreate region = new RegionToCreate(dir.resolve("region"), devices, "/vnpu-registry");
+    io.vnpu.quota.model.RegionConfig config = io.vnpu.quota.model.RegionConfig.forSlice(region);
+    long key = factory.create(region, config);
+    reg.ensureDirectory();
+    reg.register(region.file(), key, "default/" + name, config);
+    return key;
   }
 
   private List<RegistryEntry> entries(int phyId) throws Exception {
@@ -117,30 +121,6 @@ class ComputeRegistrationsTest {
       Files.move(copy, region, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
       assertThat(reg.reconcile()).containsExactly("npu1:" + Long.toHexString(swapped));
       assertThat(entries(1)).extracting(RegistryEntry::key).containsExactly(live);
-    }
-  }
-
-  /**
-   * A container can write its own directory: a tree deeper than the clean-up walks makes removing
-   * the directory fail, but the pod's registration must still go with the pod (its region is
-   * removed first), or a tenant could keep registry entries of deleted pods until the 64 are used up.
-   */
-  @Test
-  void aDirectoryTheCleanUpCannotRemoveStillLosesItsRegistration() throws Exception {
-    try (ComputeRegistrations reg = new ComputeRegistrations(tmp.resolve("registry"), tmp.resolve("containers"), "region")) {
-      long live = create(reg, "uid-live_main", List.of(soft(2, 30)));
-      long hostile = create(reg, "uid-gone_main", List.of(soft(2, 30)));
-      Path dir = tmp.resolve("containers/uid-gone_main");
-      // several deep trees, so that one is listed before the region whatever the directory order
-      for (String top : List.of("a", "k", "q", "z", "0", "9", "M", "_")) {
-        Path deep = dir.resolve(top);
-        for (int i = 0; i <= io.vnpu.quota.files.HostFiles.MAX_DELETE_DEPTH; i++) deep = deep.resolve("d");
-        Files.createDirectories(deep);
-      }
-      ContainerDirCleaner cleaner = new ContainerDirCleaner(tmp.resolve("containers"), java.util.Optional.of(reg));
-      assertThat(cleaner.removeFinished(cleaner.entries(), java.util.Map.of("uid-live", "Running"))).isEmpty();
-      assertThat(dir.resolve("region")).doesNotExist();
-      assertThat(entries(2)).extracting(RegistryEntry::key).containsExactly(live).doesNotContain(hostile);
     }
   }
 

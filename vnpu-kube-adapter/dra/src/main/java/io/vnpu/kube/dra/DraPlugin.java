@@ -60,8 +60,9 @@ public final class DraPlugin implements AutoCloseable {
   private final NpuSliceDevices sliceDevices;
   private final HardVnpuChips hardVnpu;
   private final io.vnpu.kube.dra.modes.ChipModes modes;
-  private final io.vnpu.kube.dra.soft.SoftSlicing soft; // null when soft slicing is off
-  private io.vnpu.kube.dra.soft.LimiterSoftRegions softRegions;
+  private final io.vnpu.kube.softslice.SoftSliceLayout soft; // null when soft slicing is off
+  private final io.vnpu.kube.limiter.LimiterGate softGate;
+  private volatile io.vnpu.kube.softslice.SoftSlices softRegions;
   private final PluginSockets sockets;
   private final CdiKind cdiKind;
   private final KubernetesClient client;
@@ -137,9 +138,9 @@ public final class DraPlugin implements AutoCloseable {
     this.counters.set(options.sharedCounters());
     publisher.onDroppedFields(this::droppedFields);
     this.soft = !options.enableSoftSlicing() ? null
-        : io.vnpu.kube.dra.soft.SoftSlicing.inDataDir(sockets.dataDir(), limiter,
-            limiterGate != null ? limiterGate
-                : io.vnpu.kube.limiter.LimiterVerifier.forThisMachine(limiter));
+        : io.vnpu.kube.softslice.SoftSliceLayout.vnpu(sockets.dataDir(), limiter);
+    this.softGate = limiterGate != null ? limiterGate
+        : io.vnpu.kube.limiter.LimiterVerifier.forThisMachine(limiter);
     this.sliceDevices = new NpuSliceDevices(facts, modes);
     this.taints = new NpuDeviceTaints(options.driverName());
   }
@@ -280,8 +281,9 @@ public final class DraPlugin implements AutoCloseable {
         options.mountRoot());
     java.nio.file.Files.createDirectories(sockets.dataDir());
     if (soft != null) {
-      softRegions = new io.vnpu.kube.dra.soft.LimiterSoftRegions(soft,
-          new io.vnpu.quota.region.QuotaRegions());
+      softRegions = new io.vnpu.kube.softslice.SoftSlices(soft,
+          io.vnpu.kube.resource.QuotaRegionFactory.writing(new io.vnpu.quota.region.QuotaRegions()),
+          softGate);
     }
     state = DeviceState.open(
         new CheckpointStore(sockets.dataDir().resolve(CheckpointStore.FILE_NAME), clock), cdi,
@@ -377,6 +379,33 @@ public final class DraPlugin implements AutoCloseable {
   /** The claim state (after {@link #start()}). */
   public DeviceState state() {
     return state;
+  }
+
+  /**
+   * The soft shares prepared now, for per-slice metrics: each request's quota region labelled with
+   * its claim (namespace and name) and request; a share whose claim is unprepared or gone is not
+   * listed, so its series disappear. Empty without soft slicing or before {@link #start()}.
+   */
+  public io.vnpu.kube.observe.SliceSource sliceSource() {
+    return () -> {
+      io.vnpu.kube.softslice.SoftSlices slices = softRegions;
+      DeviceState s = state;
+      if (slices == null || s == null) {
+        return List.of();
+      }
+      Map<String, io.vnpu.kube.dra.checkpoint.PreparedClaim> claims = s.snapshot().preparedClaims();
+      return slices.slices(dir -> io.vnpu.kube.softslice.SoftSliceLayout.ownerOf(dir)
+          .map(claims::get).flatMap(c -> io.vnpu.kube.softslice.SoftSliceLayout.nameOf(dir)
+              .map(r -> new io.vnpu.kube.softslice.SoftSlices.Owner(c.namespace(), c.name(), r))));
+    };
+  }
+
+  /**
+   * The soft slices of this plugin (after {@link #start()}; null without soft slicing): where the
+   * metrics find the registries a region names.
+   */
+  public io.vnpu.kube.softslice.SoftSlices softSlices() {
+    return softRegions;
   }
 
   /** The last registration status from the kubelet. */

@@ -105,7 +105,7 @@ class SoftShareRecoveryEndToEndTest {
   }
 
   Path region(String name) {
-    return dataDir().resolve("regions").resolve(uids.get(name) + "-npu")
+    return dataDir().resolve("regions").resolve(uids.get(name) + "_npu")
         .resolve("vnpu_local_shmem");
   }
 
@@ -180,5 +180,32 @@ class SoftShareRecoveryEndToEndTest {
     assertThat(unprepare("c1")).isEmpty();
     assertThat(file1.getParent()).doesNotExist();
     assertThat(registered(1)).isEmpty();
+  }
+
+  // issue 24, upgrading: the previous release named a region directory <claim UID>-<request>; a
+  // share prepared then keeps it (here rebuilt from its CDI spec) and its unprepare removes it
+  @Test
+  void aShareOfThePreviousReleaseKeepsItsOldDirectoryAndUnprepareRemovesIt() throws Exception {
+    assertThat(prepare("old", soft("npu-3", "s1", "2Gi", "30")).getError()).isEmpty();
+    String uid = uids.get("old");
+    Path now = region("old").getParent();
+    long key = epoch(region("old"));
+    plugin.close();
+    // what the previous release left: the directory under its old name, the CDI spec mounting it
+    Path before = now.resolveSibling(uid + "-npu");
+    Files.move(now, before);
+    Path spec = bed.cdi.resolve("npu.huawei.com-npu_" + uid + ".json");
+    Files.writeString(spec, Files.readString(spec).replace(now.toString(), before.toString()));
+    Files.writeString(dataDir().resolve(CheckpointStore.FILE_NAME),
+        "{\"version\":\"v1\",\"checksum\":\"sha256:00\",\"checkpoint\":{}}");
+    start();
+    assertThat(plugin.state().snapshot().preparedClaims().get(uid).rebuilt()).isTrue();
+    assertThat(before.resolve("vnpu_local_shmem")).isRegularFile();
+    assertThat(registered(3)).containsExactly(key);
+
+    assertThat(unprepare("old")).isEmpty();
+    assertThat(before).doesNotExist();
+    assertThat(registered(3)).isEmpty();
+    assertThat(plugin.state().snapshot().preparedClaims()).isEmpty();
   }
 }

@@ -20,7 +20,9 @@ import io.vnpu.kube.dra.cdi.CdiSchema;
 import io.vnpu.kube.dra.modes.SoftCapacityNames;
 import io.vnpu.kube.dra.proto.v1.NodePrepareResourceResponse;
 import io.vnpu.kube.limiter.LimiterFixture;
+import io.vnpu.kube.metrics.OpsServer;
 import io.vnpu.kube.testing.DraKubeletStandIn;
+import io.vnpu.kube.testing.MetricsScrape;
 import io.vnpu.quota.model.DeviceQuota;
 import io.vnpu.quota.model.PolicyFlag;
 import io.vnpu.quota.model.RegionConfig;
@@ -59,6 +61,7 @@ class SoftSliceEndToEndTest {
   DraTestBed bed;
   DraKubeletStandIn kubelet;
   DraPlugin plugin;
+  OpsServer ops;
   final QuotaRegions regions = new QuotaRegions();
 
   @BeforeEach
@@ -71,6 +74,9 @@ class SoftSliceEndToEndTest {
 
   @AfterEach
   void tearDown() {
+    if (ops != null) {
+      ops.close();
+    }
     if (plugin != null) {
       plugin.close();
     }
@@ -119,6 +125,20 @@ class SoftSliceEndToEndTest {
     return m;
   }
 
+  /**
+   * The share's per-slice series as Prometheus scrapes them: the collector DraLauncher serves
+   * ({@code --metrics-port}), on a real {@code /metrics} endpoint.
+   */
+  OpsServer metricsEndpoint() throws java.io.IOException {
+    io.prometheus.metrics.model.registry.PrometheusRegistry registry =
+        new io.prometheus.metrics.model.registry.PrometheusRegistry();
+    registry.register(new io.vnpu.kube.metrics.SliceCollector(NODE, plugin.sliceSource(),
+        d -> plugin.softSlices().registryHostDir(d), java.util.Set.of(), System::nanoTime));
+    ops = OpsServer.start("127.0.0.1", 0, registry, Map.of(), Map.of());
+    return ops;
+  }
+
+
   /** The UID the API server gave the last claim. */
   String uid;
 
@@ -141,7 +161,7 @@ class SoftSliceEndToEndTest {
   }
 
   Path region(String uid, String request) {
-    return dataDir().resolve("regions").resolve(uid + "-" + request).resolve("vnpu_local_shmem");
+    return dataDir().resolve("regions").resolve(uid + "_" + request).resolve("vnpu_local_shmem");
   }
 
   RegionConfig regionConfig(Path file) throws Exception {
@@ -216,6 +236,8 @@ class SoftSliceEndToEndTest {
   @Test
   void aSoftClaimOf4GiAnd25PercentIsEnforcedOnItsWorkload() throws Exception {
     start();
+    int port = metricsEndpoint().port();
+    assertThat(MetricsScrape.sliceSeries(port)).isEmpty();
     NodePrepareResourceResponse r = prepare("infer", List.of(soft("npu-0", "s1", "4Gi", "25")),
         List.of());
     assertThat(r.getError()).isEmpty();
@@ -226,7 +248,7 @@ class SoftSliceEndToEndTest {
     assertThat(CdiSchema.violations(bytes)).isEmpty();
 
     CdiRuntime ctr = CdiRuntime.of(spec(uid), cdiName);
-    Path regionDir = dataDir().resolve("regions").resolve(uid + "-npu");
+    Path regionDir = dataDir().resolve("regions").resolve(uid + "_npu");
     assertThat(ctr.env()).containsEntry("ASCEND_VISIBLE_DEVICES", "0")
         .containsEntry("NPU_LOCAL_SHM_PATH", "/vnpu-shmem/vnpu_local_shmem")
         .containsEntry("NPU_MEM_QUOTA", "4096")
@@ -248,6 +270,10 @@ class SoftSliceEndToEndTest {
     assertThat(c.policy()).contains(PolicyFlag.MEM_ENFORCE, PolicyFlag.COMPUTE_ENFORCE);
     assertThat(c.registryDir()).isEqualTo(dataDir().resolve("compute").toString());
     assertThat(registered(0, epoch(regionDir.resolve("vnpu_local_shmem")))).isTrue();
+    // issue 24: the share's per-slice series appear on /metrics with NodePrepareResources
+    assertThat(MetricsScrape.sliceSeries(port)).contains(
+        "vnpu_slice_memory_limit_bytes{namespace=demo,pod=infer,container=npu,device_index=0} 4.294967296E9",
+        "vnpu_slice_processes{namespace=demo,pod=infer,container=npu} 0.0");
 
     Path sim = tmp.resolve("sim");
     // rtMalloc takes exactly the size asked for (aclrtMalloc pads it, as real ACL does)
@@ -263,6 +289,8 @@ class SoftSliceEndToEndTest {
     assertThat(share).as("AI-core share of the 25 %% claim").isBetween(0.20, 0.30);
 
     assertThat(unprepare("infer", uid)).isEmpty();
+    // ... and go with NodeUnprepareResources
+    assertThat(MetricsScrape.sliceSeries(port)).isEmpty();
     assertThat(regionDir).doesNotExist();
     assertThat(spec(uid)).doesNotExist();
     try (var files = Files.list(dataDir().resolve("compute"))) {
@@ -274,15 +302,14 @@ class SoftSliceEndToEndTest {
   @Test
   void twoSoftClaimsOnOneChipShareItByWeight() throws Exception {
     start();
-    List<DeviceAllocationConfiguration> workConserving = List.of(config("FromClaim", List.of(),
-        npuConfig("computeCap", 0)));
-    assertThat(prepare("a", List.of(soft("npu-0", "sa", "8Gi", "25")), workConserving)
+    // each share's weight and ceiling are the cores it was charged (SoftSliceRule)
+    assertThat(prepare("a", List.of(soft("npu-0", "sa", "8Gi", "25")), List.of())
         .getError()).isEmpty();
     String uidA = uid;
-    assertThat(prepare("b", List.of(soft("npu-0", "sb", "8Gi", "75")), workConserving)
+    assertThat(prepare("b", List.of(soft("npu-0", "sb", "8Gi", "75")), List.of())
         .getError()).isEmpty();
     String uidB = uid;
-    assertThat(regionConfig(region(uidA, "npu")).devices().get(0).computeCapPct()).isZero();
+    assertThat(regionConfig(region(uidA, "npu")).devices().get(0).computeCapPct()).isEqualTo(25);
     assertThat(regionConfig(region(uidB, "npu")).devices().get(0).computeWeight()).isEqualTo(75);
 
     CdiRuntime a = CdiRuntime.of(spec(uidA), uidA + "-npu-0-sa");
@@ -358,7 +385,7 @@ class SoftSliceEndToEndTest {
   void aMultiDeviceClaimGetsItsOwnAmountPerDeviceInOneRegion() throws Exception {
     start();
     NodePrepareResourceResponse r = prepare("two", List.of(soft("npu-5", "s1", "3Gi", "20"),
-        soft("npu-3", "s2", "5Gi", "60")), List.of(config("FromClaim", List.of("npu"),
+        soft("npu-3", "s2", "5Gi", "60")), List.of(config("FromClass", List.of("npu"),
         npuConfig("priority", "high"))));
     assertThat(r.getError()).isEmpty();
     RegionConfig c = regionConfig(region(uid, "npu"));
@@ -383,7 +410,7 @@ class SoftSliceEndToEndTest {
         List.of());
     assertThat(r.getError()).startsWith("ResourceClaim demo/nolim: preparing the soft share"
         + " failed: ").contains(tmp.resolve("empty").resolve("libvnpu.so").toString());
-    assertThat(dataDir().resolve("regions").resolve(uid + "-npu")).doesNotExist();
+    assertThat(dataDir().resolve("regions").resolve(uid + "_npu")).doesNotExist();
     assertThat(spec(uid)).doesNotExist();
     assertThat(plugin.state().snapshot().preparedClaims()).doesNotContainKey(uid);
   }
@@ -401,7 +428,7 @@ class SoftSliceEndToEndTest {
     assertThat(prepare("w", List.of(soft("npu-4", "s2", "64Gi", "100")), List.of(
         config("FromClaim", List.of(), npuConfig("sharing", "whole")),
         config("FromClass", List.of(), npuConfig("sharing", "soft")))).getError()).isEmpty();
-    assertThat(dataDir().resolve("regions").resolve(uid + "-npu")).doesNotExist();
+    assertThat(dataDir().resolve("regions").resolve(uid + "_npu")).doesNotExist();
     CdiRuntime ctr = CdiRuntime.of(spec(uid), uid + "-npu-4-s2");
     assertThat(ctr.env()).doesNotContainKey("NPU_LOCAL_SHM_PATH");
     assertThat(ctr.mounts()).doesNotContainKey("/etc/ld.so.preload");
@@ -412,12 +439,59 @@ class SoftSliceEndToEndTest {
             + " cores 100), which is sharing soft");
   }
 
+  // issue 24: a claim's own NpuConfig asking for more than consumedCapacity charged is refused,
+  // naming the claim, request, device and field; nothing is prepared for it, the neighbour keeps
+  // what it was charged
+  @Test
+  void aClaimsOwnConfigNeverRaisesItsShareAboveWhatWasCharged() throws Exception {
+    start();
+    assertThat(prepare("fair", List.of(soft("npu-2", "s1", "8Gi", "75")), List.of()).getError())
+        .isEmpty();
+    String fair = uid;
+    String at = "status.allocation.devices.results[0] (request npu, device npu-2): NpuConfig ";
+    Map<Object[], String> escapes = new LinkedHashMap<>();
+    escapes.put(new Object[] {"computeWeight", 10000, "computeCap", 0},
+        "computeWeight = 10000: more than the 1 % AI Core the scheduler charged (consumedCapacity"
+            + " {memory: 1Gi, cores: 1})");
+    escapes.put(new Object[] {"computeCap", 0}, "computeCap = 0: no ceiling on a slice charged 1 %"
+        + " AI Core");
+    escapes.put(new Object[] {"computeCap", 2}, "computeCap = 2: more than the 1 % AI Core");
+    escapes.put(new Object[] {"priority", "high"}, "priority = high: above the normal priority");
+    escapes.put(new Object[] {"memoryOnly", true}, "memoryOnly = true: no compute limit on a slice"
+        + " charged 1 % AI Core");
+    int n = 0;
+    for (Map.Entry<Object[], String> e : escapes.entrySet()) {
+      String name = "greedy" + n++;
+      NodePrepareResourceResponse r = prepare(name, List.of(soft("npu-2", "s2", "1Gi", "1")),
+          List.of(config("FromClaim", List.of(), npuConfig(e.getKey()))));
+      assertThat(r.getError()).as(java.util.Arrays.toString(e.getKey()))
+          .startsWith("ResourceClaim demo/" + name + ": " + at + e.getValue())
+          .endsWith("a slice's own settings may lower what was charged, never raise it");
+      assertThat(dataDir().resolve("regions").resolve(uid + "_npu")).doesNotExist();
+      assertThat(spec(uid)).doesNotExist();
+    }
+    try (var reg = new io.vnpu.quota.registry.ComputeRegistries()
+        .open(dataDir().resolve("compute").resolve("npu2.reg"))) {
+      assertThat(reg.entries()).extracting(x -> List.of(x.weight(), x.capPct()))
+          .containsExactly(List.of(75, 75));
+    }
+    // lowering is fine: weight, ceiling and memory-only on a whole-chip charge
+    assertThat(prepare("modest", List.of(soft("npu-2", "s3", "1Gi", "20")), List.of(config(
+        "FromClaim", List.of(), npuConfig("computeWeight", 5, "computeCap", 10)))).getError())
+        .isEmpty();
+    assertThat(regionConfig(region(uid, "npu")).devices().get(0))
+        .extracting(DeviceQuota::computeWeight, DeviceQuota::computeCapPct).containsExactly(5, 10);
+    assertThat(prepare("whole", List.of(soft("npu-6", "s1", "4Gi", "100")), List.of(config(
+        "FromClaim", List.of(), npuConfig("memoryOnly", true)))).getError()).isEmpty();
+    assertThat(unprepare("fair", fair)).isEmpty();
+  }
+
   @Test
   void statusDevicesDescribeEachPreparedShare() throws Exception {
     start();
     assertThat(prepare("st", List.of(soft("npu-3", "s1", "4Gi", "25"), soft("npu-1", "s2",
-        "1Gi", "10")), List.of(config("FromClaim", List.of(), npuConfig("computeWeight", 40,
-        "priority", "high")))).getError()).isEmpty();
+        "1Gi", "10")), List.of(config("FromClass", List.of(), npuConfig("priority", "high")),
+        config("FromClaim", List.of(), npuConfig("computeWeight", 8)))).getError()).isEmpty();
     var devices = client.dynamicResourceAllocation().v1().resourceClaims().inNamespace("demo")
         .withName("st").get().getStatus().getDevices();
     assertThat(devices).hasSize(2);
@@ -432,7 +506,7 @@ class SoftSliceEndToEndTest {
         "/apis/resource.k8s.io/v1/namespaces/demo/resourceclaims/st"));
     assertThat(wire.at("/status/devices/0/data").toString())
         .isEqualTo("{\"uuid\":\"" + uuid3 + "\",\"physicalId\":3,\"memory\":4294967296,"
-            + "\"cores\":25,\"computeWeight\":40,\"computeCap\":25,\"priority\":\"high\"}");
+            + "\"cores\":25,\"computeWeight\":8,\"computeCap\":25,\"priority\":\"high\"}");
     assertThat(devices.get(1).getDevice()).isEqualTo("npu-1");
     assertThat(devices.get(1).getShareID()).isEqualTo("s2");
   }

@@ -9,7 +9,7 @@ import io.vnpu.api.spi.DeviceManager;
 import io.vnpu.kube.hami.alloc.ContainerResponder;
 import io.vnpu.kube.hami.bind.HamiAllocator;
 import io.vnpu.kube.hami.bind.StaleBindReaper;
-import io.vnpu.kube.resource.ContainerDirCleaner;
+import io.vnpu.kube.softslice.SoftSlices;
 import io.vnpu.kube.hami.cleanup.IdleVnpuCleaner;
 import io.vnpu.kube.hami.cleanup.VnpuIdleTracker;
 import io.vnpu.kube.hami.codec.DevicesToAllocateCodec;
@@ -51,7 +51,7 @@ public final class HamiComponents implements AutoCloseable {
   private final PeriodicTask sweepTask;
   private final Scheduler scheduler;
   private final HealthSource health;
-  private final java.util.Optional<io.vnpu.kube.resource.ComputeRegistrations> registrations;
+  private final SoftSlices slices;
   private volatile AutoCloseable healthWatch;
   private volatile boolean closed;
 
@@ -76,9 +76,11 @@ public final class HamiComponents implements AutoCloseable {
     HamiNames names = new HamiNames(chip.commonWord());
     inventory = new DeviceInventory(deviceManager, health, node);
     VnpuIdleTracker tracker = new VnpuIdleTracker();
+    slices = new SoftSlices(options.softLayout().slices(), options.regions().orElse((region, config) -> {
+      throw new java.io.IOException("the limiter creates the quota regions on this node");
+    }), limiterGate(options));
     ContainerResponder responder = new ContainerResponder(names, node.hamiVnpuCore(), options.hardSplit(),
-        deviceManager, tracker, options.softLayout(), options.regions(), limiterGate(options), clock);
-    registrations = responder.registrations();
+        deviceManager, tracker, options.softLayout(), slices, options.regions().isPresent(), clock);
     PodBindingClient binding = new PodBindingClient(client, options.nodeName());
     DevicesToAllocateCodec devicesCodec = new DevicesToAllocateCodec(options.decodeVariant());
     PodSpecCheck spec = new PodSpecCheck(chip.resourceName());
@@ -97,7 +99,7 @@ public final class HamiComponents implements AutoCloseable {
       return options.checkIdleVnpuInterval();
     }, options.checkIdleVnpuInterval());
     podSweep = new NodePodSweep(client, options.nodeName(),
-        new ContainerDirCleaner(options.softLayout().containersRoot(), registrations),
+        slices,
         new StaleBindReaper(client, binding, options.nodeName()), SWEEP_PERIOD);
     sweepTask = new PeriodicTask("pod sweep", scheduler, podSweep::round, SWEEP_PERIOD);
   }
@@ -128,11 +130,11 @@ public final class HamiComponents implements AutoCloseable {
   }
 
   /**
-   * The compute registrations of the soft-split containers (present when the agent creates their
-   * quota regions); reconciled by every pod sweep, the first one at {@link #start()}.
+   * The soft slices of the node (directories, regions, compute registrations); swept by every pod
+   * sweep, the first one at {@link #start()}.
    */
-  public java.util.Optional<io.vnpu.kube.resource.ComputeRegistrations> registrations() {
-    return registrations;
+  public SoftSlices slices() {
+    return slices;
   }
 
   /**
@@ -173,12 +175,10 @@ public final class HamiComponents implements AutoCloseable {
     registerLoop.close();
     idleTask.close();
     sweepTask.close();
-    registrations.ifPresent(r -> {
-      try {
-        r.close();
-      } catch (java.io.IOException e) {
-        LOG.debug("closing the compute registries: {}", e.toString());
-      }
-    });
+    try {
+      slices.close();
+    } catch (java.io.IOException e) {
+      LOG.debug("closing the compute registries: {}", e.toString());
+    }
   }
 }

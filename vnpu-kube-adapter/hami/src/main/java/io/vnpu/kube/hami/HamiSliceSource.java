@@ -4,7 +4,8 @@ import io.vnpu.kube.hami.codec.HamiNames;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.vnpu.kube.hami.alloc.SoftSplitLayout;
+import io.vnpu.kube.softslice.SoftSliceLayout;
+import io.vnpu.kube.softslice.SoftSlices;
 import io.vnpu.kube.observe.SliceRef;
 import io.vnpu.kube.observe.SliceSource;
 import java.io.IOException;
@@ -33,35 +34,20 @@ public final class HamiSliceSource implements SliceSource {
 
   private final KubernetesClient client;
   private final String nodeName;
-  private final SoftSplitLayout layout;
+  private final SoftSlices slices;
   private Map<String, PodName> lastPods = Map.of();
 
-  public HamiSliceSource(KubernetesClient client, String nodeName, SoftSplitLayout layout) {
+  public HamiSliceSource(KubernetesClient client, String nodeName, SoftSlices slices) {
     this.client = Objects.requireNonNull(client, "client");
     this.nodeName = Objects.requireNonNull(nodeName, "nodeName");
-    this.layout = Objects.requireNonNull(layout, "layout");
+    this.slices = Objects.requireNonNull(slices, "slices");
   }
 
   @Override
   public synchronized List<SliceRef> slices() {
-    Path root = layout.containersRoot();
-    if (!Files.isDirectory(root)) return List.of();
     Map<String, PodName> pods = runningPods();
-    List<SliceRef> out = new ArrayList<>();
-    try (Stream<Path> dirs = Files.list(root)) {
-      for (Path dir : dirs.sorted().toList()) {
-        String name = dir.getFileName().toString();
-        int sep = name.indexOf('_');
-        if (sep <= 0) continue;
-        PodName pod = pods.get(name.substring(0, sep));
-        Path region = dir.resolve(SoftSplitLayout.LOCAL_SHMEM_FILE);
-        if (pod == null || !Files.isRegularFile(region)) continue;
-        out.add(new SliceRef(pod.namespace(), pod.name(), name.substring(sep + 1), region));
-      }
-    } catch (IOException e) {
-      LOG.debug("metrics: list {} failed: {}", root, e.getMessage());
-    }
-    return out;
+    return slices.slices(dir -> SoftSliceLayout.ownerOf(dir).map(pods::get).flatMap(pod ->
+        SoftSliceLayout.nameOf(dir).map(c -> new SoftSlices.Owner(pod.namespace(), pod.name(), c))));
   }
 
   private Map<String, PodName> runningPods() {

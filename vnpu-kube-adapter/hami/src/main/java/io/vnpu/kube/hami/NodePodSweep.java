@@ -4,7 +4,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vnpu.kube.hami.bind.StaleBindReaper;
 import io.vnpu.kube.hami.codec.HamiNames;
-import io.vnpu.kube.resource.ContainerDirCleaner;
+import io.vnpu.kube.softslice.SoftSlices;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,17 +16,17 @@ import java.util.Objects;
 
 /**
  * One periodic look at the pods of this node (at start-up and every {@code period}): removes the
- * container directories of deleted and finished pods ({@link ContainerDirCleaner}) and ends binds
+ * container directories of deleted and finished pods ({@link SoftSlices#removeFinished}) and ends binds
  * whose pod is terminal or gone ({@link StaleBindReaper}).
  */
 public final class NodePodSweep {
   private final KubernetesClient client;
   private final String nodeName;
-  private final ContainerDirCleaner dirs;
+  private final SoftSlices dirs;
   private final StaleBindReaper binds;
   private final Duration period;
 
-  public NodePodSweep(KubernetesClient client, String nodeName, ContainerDirCleaner dirs,
+  public NodePodSweep(KubernetesClient client, String nodeName, SoftSlices dirs,
       StaleBindReaper binds, Duration period) {
     this.client = Objects.requireNonNull(client, "client");
     this.nodeName = Objects.requireNonNull(nodeName, "nodeName");
@@ -45,7 +45,7 @@ public final class NodePodSweep {
   }
 
   /**
-   * One round. The directories are listed before the pods (see {@link ContainerDirCleaner}).
+   * One round. The directories are listed before the pods (see {@link SoftSlices#removeFinished}).
    *
    * @throws IOException when the container root cannot be listed
    * @throws io.fabric8.kubernetes.client.KubernetesClientException when pods cannot be listed;

@@ -24,6 +24,7 @@ import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
 import io.vnpu.kube.resource.AllocationException;
 import io.vnpu.kube.resource.ContainerAllocation;
+import io.vnpu.kube.resource.QuotaRegionFactory;
 import io.vnpu.api.slice.Mount;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -291,7 +292,7 @@ class HamiAllocateMockServerTest {
         List.of("init"), List.of("worker"));
     HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(
         SoftSplitLayout.upstream(hookPath).withLimiterDir(limiter.hostDir().toString()),
-        Optional.of(region -> {
+        Optional.<QuotaRegionFactory>of((region, config) -> {
           Files.writeString(region.file(), region.devices().toString());
           regionLog.add(region.file() + " " + region.registryDir() + " " + region.devices());
           return 0x51L;
@@ -330,6 +331,44 @@ class HamiAllocateMockServerTest {
     assertThat(podAnnotations(client, "test-pod")).containsEntry("hami.io/bind-phase", "success");
   }
 
+  // issue 24: two containers of one pod on the same NPU each get their own RuntimeInfo entry, never
+  // the last one for both; an entry asking for more than devices-to-allocate charged is refused
+  @Test
+  void twoContainersOnOneNpuEachGetTheirOwnEntry() throws Exception {
+    LimiterFiles limiter = LimiterFixture.installInto(limiterRoot.resolve("hami-vnpu-core"));
+    node(client, Map.of("hami.io/mutex.lock", LOCK));
+    pod(client, "test-pod", 1L, Map.of("huawei.com/vnpu-mode", "hami-core",
+        "hami.io/Ascend910-devices-to-allocate", "uuid1,Ascend910,8192,10:;uuid1,Ascend910,16384,25:;",
+        "huawei.com/Ascend910", "[{\"UUID\":\"uuid1\",\"memory\":8192,\"core\":10},"
+            + "{\"UUID\":\"uuid1\",\"memory\":16384,\"core\":25}]"), List.of(), List.of("small", "large"));
+    HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(
+        SoftSplitLayout.upstream(hookPath).withLimiterDir(limiter.hostDir().toString()),
+        Optional.<QuotaRegionFactory>of((region, config) -> {
+          Files.writeString(region.file(), region.devices().toString());
+          regionLog.add(region.devices().toString());
+          return 0x60L + regionLog.size();
+        }));
+    HamiResourceManager rm = rig(uuid1AtPhy3(), HamiNodeSettings.defaults(false), opts).resourceManager();
+    assertThat(rm.allocate(List.of("uuid1-0")).envs()).containsEntry("NPU_MEM_QUOTA", "8192")
+        .containsEntry("NPU_PRIORITY", "10");
+    assertThat(rm.allocate(List.of("uuid1-1")).envs()).containsEntry("NPU_MEM_QUOTA", "16384")
+        .containsEntry("NPU_PRIORITY", "25");
+    assertThat(regionLog).containsExactly(
+        List.of(new SliceDevice(new NpuRef(3, "uuid1"), new SliceShare.SoftQuota(8192L << 20, 10, 10, Priority.NORMAL))).toString(),
+        List.of(new SliceDevice(new NpuRef(3, "uuid1"), new SliceShare.SoftQuota(16384L << 20, 25, 25, Priority.NORMAL))).toString());
+
+    // the pod's owner rewrites RuntimeInfo to more than was charged: refused, naming the field
+    regionLog.clear();
+    node(client, Map.of("hami.io/mutex.lock", LOCK));
+    pod(client, "forged", 2L, Map.of("huawei.com/vnpu-mode", "hami-core",
+        "hami.io/Ascend910-devices-to-allocate", "uuid1,Ascend910,8192,10:;",
+        "huawei.com/Ascend910", "[{\"UUID\":\"uuid1\",\"memory\":8192,\"core\":90}]"), List.of(), List.of("main"));
+    assertThatThrownBy(() -> rm.allocate(List.of("uuid1-0"))).hasMessageContaining("allocate for pod default/forged:"
+        + " device uuid1: annotation huawei.com/Ascend910 core = 90: more than the 10 % AI Core the scheduler charged"
+        + " (devices-to-allocate)");
+    assertThat(regionLog).isEmpty();
+  }
+
   // the node's mode applies when the pod says nothing; a region failure fails the bind and cleans up
   @Test
   void softSplitByNodeModeAndRegionFailure() throws Exception {
@@ -339,7 +378,7 @@ class HamiAllocateMockServerTest {
         "huawei.com/Ascend910", "[{\"UUID\":\"uuid1\",\"memory\":4096,\"core\":10}]"), List.of(), List.of("main"));
     HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(
         SoftSplitLayout.upstream(hookPath).withLimiterDir(limiter.hostDir().toString()),
-        Optional.of(region -> {
+        Optional.<QuotaRegionFactory>of((region, config) -> {
           throw new java.io.IOException("disk full");
         }));
     HamiResourceManager rm = rig(uuid1AtPhy3(), HamiNodeSettings.defaults(true), opts).resourceManager();
@@ -357,7 +396,7 @@ class HamiAllocateMockServerTest {
     Path limiterDir = limiterRoot.resolve("hami-vnpu-core");
     HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(
         SoftSplitLayout.upstream(hookPath).withLimiterDir(limiterDir.toString()),
-        Optional.of(region -> {
+        Optional.<QuotaRegionFactory>of((region, config) -> {
           regionLog.add(region.file() + " " + region.devices());
           return 0x52L;
         }));
@@ -401,13 +440,13 @@ class HamiAllocateMockServerTest {
         "huawei.com/Ascend910", "[{\"UUID\":\"uuid1\",\"core\":10}]"), List.of(), List.of("main"));
     HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(
         SoftSplitLayout.upstream(hookPath).withLimiterDir(limiter.hostDir().toString()),
-        Optional.of(region -> {
+        Optional.<QuotaRegionFactory>of((region, config) -> {
           regionLog.add(region.file() + " " + region.devices());
           return 0x52L;
         }));
     HamiResourceManager rm = rig(uuid1AtPhy3(), HamiNodeSettings.defaults(true), opts).resourceManager();
     assertThatThrownBy(() -> rm.allocate(List.of("uuid1-0")))
-        .hasMessageContaining("devices-to-allocate: memory 0 MiB of device uuid1: a soft-split quota must be > 0 MiB");
+        .hasMessageContaining("device uuid1: devices-to-allocate memory = 0 MiB: a Kubernetes soft slice must be > 0 MiB");
     assertThat(regionLog).isEmpty();
     assertThat(hookPath.resolve("containers/" + KubeFixtures.uid(client, "test-pod") + "_main")).doesNotExist();
     assertThat(podAnnotations(client, "test-pod")).containsEntry("hami.io/bind-phase", "failed");

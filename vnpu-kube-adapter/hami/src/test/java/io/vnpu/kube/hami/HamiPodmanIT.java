@@ -13,7 +13,7 @@ import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
 import io.vnpu.kube.limiter.LimiterFixture;
 import io.vnpu.kube.resource.ContainerAllocation;
-import io.vnpu.kube.resource.VnpuQuotaRegionFactory;
+import io.vnpu.kube.resource.QuotaRegionFactory;
 import io.vnpu.kube.testing.podman.ChipSplit;
 import io.vnpu.kube.testing.podman.Podman;
 import io.vnpu.kube.testing.podman.WorkloadImage;
@@ -66,7 +66,7 @@ class HamiPodmanIT {
         LimiterFixture.installInto(tmp.resolve("limiter")).hostDir().toString(),
         host.resolve("shared").toString(), tmp.resolve("hook"));
     HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(layout,
-        Optional.of(new VnpuQuotaRegionFactory(new QuotaRegions())));
+        Optional.of(QuotaRegionFactory.writing(new QuotaRegions())));
     HamiChipSettings chip = new HamiChipSettings("910B3", "Ascend910B3", "huawei.com/Ascend910B3",
         65536, 65536, 20, List.of());
     FakeDeviceManager dm = new FakeDeviceManager(List.of(FakeDeviceManager.npu("U2", 2, 2)));

@@ -13,7 +13,6 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.vnpu.kube.hami.bind.StaleBindReaper;
-import io.vnpu.kube.resource.ContainerDirCleaner;
 import io.vnpu.kube.hami.kube.PodBindingClient;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -37,7 +36,10 @@ class NodePodSweepMockServerTest {
   Path tmp;
 
   private NodePodSweep sweep(Path root) {
-    return new NodePodSweep(client, NODE, new ContainerDirCleaner(root),
+    return new NodePodSweep(client, NODE, new io.vnpu.kube.softslice.SoftSlices(
+        new io.vnpu.kube.softslice.SoftSliceLayout(root, tmp.resolve("registry"), "/hami-vnpu-shmem",
+            "/hami-shared-region", io.vnpu.kube.limiter.LimiterFiles.hami(tmp.resolve("limiter"))),
+        (region, config) -> 1L, () -> { }),
         new StaleBindReaper(client, new PodBindingClient(client, NODE), NODE), Duration.ofSeconds(60));
   }
 

@@ -134,18 +134,22 @@ class ResponsesAndDevicesTest {
   void softSplitQuotasArePerDevice() throws Exception {
     Map<String, RuntimeInfo> info = Map.of("uuid0", new RuntimeInfo("uuid0", "", OptionalInt.of(32768), OptionalInt.of(8)),
         "uuid1", new RuntimeInfo("uuid1", "", OptionalInt.of(8192), OptionalInt.of(30)));
-    List<SliceDevice> q = SoftSplitResponses.quotas(List.of(dev("uuid0"), dev("uuid1")), info, NPUS, KEY);
+    List<SliceDevice> q = SoftSplitResponses.quotas(List.of(new ContainerDevice("uuid0", "Ascend910", 32768, 8),
+        new ContainerDevice("uuid1", "Ascend910", 8192, 30)), info, NPUS, KEY);
     assertThat(q).containsExactly(soft(0, "uuid0", 32768L << 20, 8), soft(1, "uuid1", 8192L << 20, 30));
+    // RuntimeInfo may lower what devices-to-allocate charged
+    assertThat(SoftSplitResponses.quotas(List.of(new ContainerDevice("uuid0", "Ascend910", 65536, 50)), info, NPUS, KEY))
+        .containsExactly(soft(0, "uuid0", 32768L << 20, 8));
     // without RuntimeInfo memory the charged MiB of devices-to-allocate is the limit
     List<SliceDevice> fallback = SoftSplitResponses.quotas(
         List.of(new ContainerDevice("uuid3", "Ascend910", 4096, 25)), Map.of(), NPUS, KEY);
     assertThat(fallback).containsExactly(soft(3, "uuid3", 4096L << 20, 25));
     assertThatThrownBy(() -> SoftSplitResponses.quotas(List.of(dev("uuid3")),
         Map.of("uuid3", new RuntimeInfo("uuid3", "", OptionalInt.of(-1), OptionalInt.empty())), NPUS, KEY))
-        .hasMessageContaining("memory -1 MiB of device uuid3");
+        .hasMessageContaining("device uuid3: annotation " + KEY + " memory = -1 MiB: a Kubernetes soft slice must be > 0 MiB");
     assertThatThrownBy(() -> SoftSplitResponses.quotas(List.of(dev("uuid3")),
         Map.of("uuid3", new RuntimeInfo("uuid3", "", OptionalInt.of(1), OptionalInt.of(101))), NPUS, KEY))
-        .hasMessageContaining("core 101");
+        .hasMessageContaining("device uuid3: annotation " + KEY + " core = 101: more than the 4 % AI Core");
   }
 
   // vector 11

@@ -12,7 +12,7 @@ import io.vnpu.api.fault.LiveDeviceHealth;
 import io.vnpu.api.model.Priority;
 import io.vnpu.kube.agent.DeviceManagerTelemetry;
 import io.vnpu.kube.hami.alloc.SoftSplitLayout;
-import io.vnpu.kube.resource.VnpuQuotaRegionFactory;
+import io.vnpu.kube.resource.QuotaRegionFactory;
 import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
 import io.vnpu.kube.limiter.LimiterFixture;
@@ -73,7 +73,7 @@ class SliceMetricsScrapeTest {
     SoftSplitLayout layout = SoftSplitLayout.upstream(hook)
         .withLimiterDir(LimiterFixture.installInto(limiterRoot.resolve("hami-vnpu-core")).hostDir().toString());
     HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(layout,
-        Optional.of(new VnpuQuotaRegionFactory(new QuotaRegions())));
+        Optional.of(QuotaRegionFactory.writing(new QuotaRegions())));
     FakeDeviceManager dm = new FakeDeviceManager(List.of(FakeDeviceManager.npu("U0", 0, 4), FakeDeviceManager.npu("U1", 1, 5)));
     HamiComponents c = new HamiComponents(client, dm,
         new HamiChipSettings("910B3", "Ascend910B3", "huawei.com/Ascend910B3", 65536, 65536, 20, List.of()),
@@ -85,7 +85,7 @@ class SliceMetricsScrapeTest {
     Set<CompatNames> all = EnumSet.allOf(CompatNames.class);
     MeasuredResourceManager rm = new MeasuredResourceManager(c.resourceManager(), new RequestMetrics(registry), nanos::get);
     registry.register(new NpuCollector(NODE, "Ascend910B3", new DeviceManagerTelemetry(dm, dm.discover(), new LiveDeviceHealth(dm)), all));
-    registry.register(new SliceCollector(NODE, new HamiSliceSource(client, NODE, layout),
+    registry.register(new SliceCollector(NODE, new HamiSliceSource(client, NODE, c.slices()),
         d -> d.equals("/hami-shared-region") ? Optional.of(shared) : Optional.empty(), all, nanos::get));
 
     ContainerAllocation a = rm.allocate(List.of("U0-0"));

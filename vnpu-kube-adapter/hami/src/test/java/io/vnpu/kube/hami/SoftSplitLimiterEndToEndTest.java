@@ -10,7 +10,7 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.vnpu.kube.hami.alloc.SoftSplitLayout;
 import io.vnpu.kube.limiter.LimiterFixture;
 import io.vnpu.kube.limiter.SimContainer;
-import io.vnpu.kube.resource.VnpuQuotaRegionFactory;
+import io.vnpu.kube.resource.QuotaRegionFactory;
 import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
 import io.vnpu.kube.resource.ContainerAllocation;
@@ -53,7 +53,7 @@ class SoftSplitLimiterEndToEndTest {
     QuotaRegions regions = new QuotaRegions();
     HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(SoftSplitLayout.upstream(tmp.resolve("hook"))
             .withLimiterDir(LimiterFixture.installInto(tmp.resolve("limiter")).hostDir().toString()),
-        Optional.of(new VnpuQuotaRegionFactory(regions)));
+        Optional.of(QuotaRegionFactory.writing(regions)));
     HamiChipSettings chip = new HamiChipSettings("910B3", "Ascend910B3", "huawei.com/Ascend910B3", 65536, 65536, 20, List.of());
     HamiComponents c = new HamiComponents(client, new FakeDeviceManager(List.of(FakeDeviceManager.npu("U0", 0, 0),
         FakeDeviceManager.npu("U1", 1, 1))), chip, HamiNodeSettings.defaults(true), opts,
@@ -98,7 +98,7 @@ class SoftSplitLimiterEndToEndTest {
         LimiterFixture.installInto(tmp.resolve("limiter")).hostDir().toString(), host.resolve("shared").toString(),
         tmp.resolve("hook"));
     QuotaRegions regions = new QuotaRegions();
-    HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(layout, Optional.of(new VnpuQuotaRegionFactory(regions)));
+    HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(layout, Optional.of(QuotaRegionFactory.writing(regions)));
     HamiChipSettings chip = new HamiChipSettings("910B3", "Ascend910B3", "huawei.com/Ascend910B3", 65536, 65536, 20, List.of());
     FakeDeviceManager dm = new FakeDeviceManager(List.of(FakeDeviceManager.npu("U0", 0, 0)));
     java.util.function.Supplier<HamiComponents> agent = () -> new HamiComponents(client, dm, chip,

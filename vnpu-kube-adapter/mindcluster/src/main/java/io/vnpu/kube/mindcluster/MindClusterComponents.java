@@ -27,12 +27,16 @@ import io.vnpu.kube.mindcluster.volcano.VolcanoPods;
 import io.vnpu.kube.resource.AllocationException;
 import io.vnpu.kube.resource.ResourceManager;
 import io.vnpu.kube.limiter.LimiterFiles;
+import io.vnpu.kube.limiter.ElfSharedObject;
+import io.vnpu.kube.limiter.LimiterProvisioning;
 import io.vnpu.kube.limiter.LimiterVerifier;
 import io.vnpu.kube.mindcluster.volcano.SoftShareAllocator;
-import io.vnpu.kube.mindcluster.volcano.SoftShareLimiter;
-import io.vnpu.kube.resource.VnpuQuotaRegionFactory;
+import io.vnpu.kube.softslice.SoftSliceLayout;
+import io.vnpu.kube.softslice.SoftSlices;
+import io.vnpu.kube.resource.QuotaRegionFactory;
 import io.vnpu.quota.region.QuotaRegions;
 import java.time.Clock;
+import java.util.Map;
 import java.util.Optional;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -59,14 +63,10 @@ import org.slf4j.LoggerFactory;
 public final class MindClusterComponents implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MindClusterComponents.class);
 
-  /** Directory under {@code -softShareDevConfigDir} of the per-container quota regions. */
-  public static final String SOFT_SHARE_REGION_DIR = "vnpu-containers";
 
   private final MindClusterOptions options;
-  private final Optional<SoftShareLimiter> softShare;
-  /** Registrations of the soft-share containers and the sweep of gone pods' directories. */
-  private final Optional<io.vnpu.kube.resource.ComputeRegistrations> registrations;
-  private final Optional<io.vnpu.kube.resource.ContainerDirCleaner> softShareDirs;
+  /** The soft-share containers' slices: regions, registrations and the sweep of gone pods' directories. */
+  private final Optional<SoftSlices> softShare;
   private final DeviceManager deviceManager;
   private final HealthSource healthSource;
   private final ChipInventory inventory;
@@ -88,6 +88,7 @@ public final class MindClusterComponents implements AutoCloseable {
   /** {@code baseDeviceInfos} as last written to the node (null before / after a failed write). */
   private volatile String reportedBaseInfos;
   private volatile boolean closed;
+  private volatile Map<String, io.fabric8.kubernetes.api.model.Pod> lastSlicePods = Map.of();
   private volatile boolean kubeletMapRestored;
 
   /**
@@ -118,12 +119,8 @@ public final class MindClusterComponents implements AutoCloseable {
    */
   public MindClusterComponents(MindClusterOptions options, KubernetesClient client,
       VolcanoPods.PodLister podLister, DeviceManager deviceManager, HealthSource healthSource,
-      Clock clock, Optional<SoftShareLimiter> softShare) {
-    this.softShare = Objects.requireNonNull(softShare, "softShare");
-    this.registrations = softShare.filter(s -> options.softShare()).map(s -> new io.vnpu.kube.resource.ComputeRegistrations(
-        s.registryDir(), s.regionRoot(), SoftShareLimiter.REGION_FILE));
-    this.softShareDirs = softShare.filter(s -> options.softShare()).map(s ->
-        new io.vnpu.kube.resource.ContainerDirCleaner(s.regionRoot(), registrations));
+      Clock clock, Optional<SoftSlices> softShare) {
+    this.softShare = Objects.requireNonNull(softShare, "softShare").filter(s -> options.softShare());
     this.options = Objects.requireNonNull(options, "options");
     this.client = Objects.requireNonNull(client, "client");
     this.pods = new VolcanoPods(client, options.nodeName(), podLister);
@@ -140,14 +137,20 @@ public final class MindClusterComponents implements AutoCloseable {
   }
 
   /**
-   * Our limiter where the agent installs it by default ({@link LimiterFiles#HAMI_HOST_DIR}) and the
-   * regions under {@code <softShareDevConfigDir>/}{@value #SOFT_SHARE_REGION_DIR}; empty without soft sharing.
+   * Our limiter in {@link LimiterFiles#HAMI_HOST_DIR}, installed there from the image's {@link
+   * LimiterFiles#HAMI_ASSETS_DIR} when the image carries it (as the HAMi and DRA agents do, same
+   * code: {@link LimiterProvisioning}), else verified only; and the slices in the one layout of this
+   * project's backends under {@code -softShareDevConfigDir} ({@link SoftSliceLayout#vnpu}:
+   * {@code regions/} and {@code compute/}). Empty without soft sharing.
    */
-  static Optional<SoftShareLimiter> defaultSoftShare(MindClusterOptions options) {
+  static Optional<SoftSlices> defaultSoftShare(MindClusterOptions options) {
     return options.softShareDevConfigDir().map(dir -> {
       LimiterFiles files = LimiterFiles.hami(LimiterFiles.HAMI_HOST_DIR);
-      return new SoftShareLimiter(dir.resolve(SOFT_SHARE_REGION_DIR), files,
-          LimiterVerifier.forThisMachine(files), new VnpuQuotaRegionFactory(new QuotaRegions()));
+      java.nio.file.Path image = java.nio.file.Path.of(LimiterFiles.HAMI_ASSETS_DIR, LimiterFiles.LIBRARY);
+      LimiterVerifier gate = LimiterProvisioning.provision(files,
+          java.nio.file.Files.isRegularFile(image) ? Optional.of(image) : Optional.empty(),
+          ElfSharedObject.thisMachine());
+      return new SoftSlices(SoftSliceLayout.vnpu(dir, files), QuotaRegionFactory.writing(new QuotaRegions()), gate);
     });
   }
 
@@ -234,8 +237,7 @@ public final class MindClusterComponents implements AutoCloseable {
     boolean wholeChips = inventory.current().chips().stream()
         .anyMatch(c -> c.resourceName().equals(resource));
     if (options.softShare() && wholeChips && softShare.isPresent()) {
-      return new SoftShareAllocator(pods, inventory::current, catalog, responses, softShare.get(),
-          registrations.orElseThrow(), nodeLock);
+      return new SoftShareAllocator(pods, inventory::current, catalog, responses, softShare.get(), nodeLock);
     }
     if (options.volcanoType() && wholeChips && options.shareDevCount() == 1) {
       io.vnpu.kube.mindcluster.alloc.SlowNodeEnv slowNode = new io.vnpu.kube.mindcluster.alloc.SlowNodeEnv(client);
@@ -306,15 +308,15 @@ public final class MindClusterComponents implements AutoCloseable {
   /**
    * Removes the directories (quota regions) of soft-share containers whose pod is gone or finished,
    * and their compute-registry entries (as the HAMi backend's pod sweep, {@link
-   * io.vnpu.kube.resource.ContainerDirCleaner}); the directories are listed before the pods. Also
+   * SoftSlices#removeFinished}); the directories are listed before the pods. Also
    * the first thing {@link #start} does, so entries of containers that went while the agent was
    * down go, and the others are kept as they are in the registry files.
    *
    * @return the directories removed
    */
   public List<java.nio.file.Path> sweepSoftShare() {
-    if (softShareDirs.isEmpty()) return List.of();
-    io.vnpu.kube.resource.ContainerDirCleaner cleaner = softShareDirs.get();
+    if (softShare.isEmpty()) return List.of();
+    SoftSlices cleaner = softShare.get();
     try {
       List<String> entries = cleaner.entries();
       return cleaner.removeFinished(entries, pods.phasesByUid());
@@ -322,6 +324,35 @@ public final class MindClusterComponents implements AutoCloseable {
       LOG.warn("soft-share clean-up: {}", e.getMessage());
       return List.of();
     }
+  }
+
+  /**
+   * The soft-share slices now, for per-slice metrics: each container's region labelled with its
+   * pod and the first kubelet device ID (an Allocate does not name the container); a pod that is
+   * gone, finished or terminating is not listed, so its series disappear. When the API server
+   * cannot be asked, the pods of the last successful list are used, so series do not flap.
+   */
+  public io.vnpu.kube.observe.SliceSource sliceSource() {
+    return () -> {
+      if (softShare.isEmpty()) return List.of();
+      Map<String, io.fabric8.kubernetes.api.model.Pod> byUid = new java.util.HashMap<>();
+      try {
+        for (io.fabric8.kubernetes.api.model.Pod p : pods.live()) byUid.put(p.getMetadata().getUid(), p);
+        lastSlicePods = Map.copyOf(byUid);
+      } catch (AllocationException e) {
+        LOG.debug("metrics: {}; using the last list", e.getMessage());
+        byUid = lastSlicePods;
+      }
+      Map<String, io.fabric8.kubernetes.api.model.Pod> owners = byUid;
+      return softShare.get().slices(dir -> SoftSliceLayout.ownerOf(dir).map(owners::get).flatMap(p ->
+          SoftSliceLayout.nameOf(dir).map(n -> new SoftSlices.Owner(p.getMetadata().getNamespace(),
+              p.getMetadata().getName(), n))));
+    };
+  }
+
+  /** The soft-share slices of this node (the metrics map the registry directory with it). */
+  public Optional<SoftSlices> softShare() {
+    return softShare;
   }
 
   /**
@@ -480,7 +511,7 @@ public final class MindClusterComponents implements AutoCloseable {
     closed = true;
     ScheduledFuture<?> r = refresh;
     if (r != null) r.cancel(false);
-    registrations.ifPresent(reg -> {
+    softShare.ifPresent(reg -> {
       try {
         reg.close();
       } catch (java.io.IOException e) {

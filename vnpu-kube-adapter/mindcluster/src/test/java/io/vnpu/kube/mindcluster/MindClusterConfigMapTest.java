@@ -113,7 +113,8 @@ class MindClusterConfigMapTest {
         + "\"huawei.com/Ascend910-Unhealthy\":\"\"},"
         + "\"UpdateTime\":" + T0.getEpochSecond() + "}";
     assertThat(first.getData().get("DeviceInfoCfg")).isEqualTo("{\"DeviceInfo\":" + expectedInfo
-        + ",\"SuperPodID\":-1,\"ServerIndex\":-1,\"CheckCode\":\"" + sha256(expectedInfo) + "\"}");
+        // 910B answers dcmi_spod_info with -8255: -2 (unknown), as upstream
+        + ",\"SuperPodID\":-2,\"ServerIndex\":-2,\"CheckCode\":\"" + sha256(expectedInfo) + "\"}");
     assertThat(first.getData()).containsEntry("ManuallySeparateNPU", "Ascend910-5")
         .containsEntry("UpgradeFaultReason", "{}").containsKey("Description");
 
@@ -156,6 +157,50 @@ class MindClusterConfigMapTest {
     }
   }
 
+  /**
+   * A3 (spec 3.6, 3.7, 3.11): the super-pod membership the chips report ({@code dcmi_spod_info},
+   * set with {@code vnpu-sim-ctl spod}; the simulator's sdid is {@code server << 16 | phy}) in the
+   * node annotations and label, {@code DeviceInfoCfg} and the HCCL rank table, with upstream's
+   * field names and JSON types (Ascend Operator decodes {@code super_pod_id}/{@code rack_id} as
+   * int32, {@code server_index}/{@code super_device_id} as strings).
+   */
+  @Test
+  void a3SuperPodIdsReachTheAnnotationsTheDeviceInfoAndTheRankTable() throws Exception {
+    host.close();
+    host = new SimHost("A3x8", dir.resolve("a3"));
+    host.ctl("spod", "7", "3");
+    start(MindClusterRegistrationTest.healthOf(host));
+    var node = client.nodes().withName("node-1").get().getMetadata();
+    assertThat(node.getAnnotations()).containsEntry("superPodID", "7").containsEntry("serverIndex", "3")
+        .containsEntry("serverType", "A3");
+    assertThat(node.getLabels()).containsEntry("huawei.com/topotree.superpodid", "7");
+    JsonNode base = JSON.readTree(node.getAnnotations().get("baseDeviceInfos"));
+    assertThat(base.get("Ascend910-5").toString())
+        .isEqualTo("{\"IP\":\"192.168.100.106\",\"SuperDeviceID\":" + ((3 << 16) | 5) + "}");
+    JsonNode cfg = JSON.readTree(cm().getData().get("DeviceInfoCfg"));
+    assertThat(cfg.get("SuperPodID").isInt()).isTrue();
+    assertThat(cfg.get("SuperPodID").asInt()).isEqualTo(7);
+    assertThat(cfg.get("ServerIndex").asInt()).isEqualTo(3);
+
+    var chips = components.inventory().current();
+    String table = io.vnpu.kube.mindcluster.volcano.RankTable.of("job-0", "uid-0", "10.0.0.7",
+        List.of(chips.byPhyId(4).orElseThrow(), chips.byPhyId(5).orElseThrow()), chips.superPod());
+    JsonNode t = JSON.readTree(table);
+    assertThat(t.propertyNames()).containsExactly("pod_name", "server_id", "host_ip", "super_pod_id",
+        "devices", "rack_id", "server_index", "server_ip");
+    assertThat(t.get("super_pod_id").isInt()).isTrue();
+    assertThat(t.get("super_pod_id").asInt()).isEqualTo(7);
+    assertThat(t.get("rack_id").isInt()).isTrue();
+    assertThat(t.get("server_index").isString()).isTrue();
+    assertThat(t.get("server_index").asString()).isEqualTo("3");
+    assertThat(t.get("devices").get(1).propertyNames()).containsExactly("device_id", "device_ip",
+        "super_device_id");
+    assertThat(t.get("devices").get(1).get("super_device_id").isString()).isTrue();
+    assertThat(t.get("devices").get(1).get("super_device_id").asString())
+        .isEqualTo(Integer.toString((3 << 16) | 5));
+    assertThat(t.get("devices").get(0).get("device_id").asString()).isEqualTo("4");
+  }
+
   @Test
   void nodeLabelsAndAnnotationsKeepTheOperatorsServertype() throws Exception {
     start(MindClusterRegistrationTest.healthOf(host));
@@ -168,7 +213,8 @@ class MindClusterConfigMapTest {
         .doesNotContainKey("infer-card-type").doesNotContainKey("accelerator-type");
     Map<String, String> a = client.nodes().withName("node-1").get().getMetadata().getAnnotations();
     assertThat(a).containsEntry("cardType", "Ascend910B").containsEntry("serverType", "")
-        .containsEntry("superPodID", "-1").containsEntry("serverIndex", "-1");
+        .containsEntry("superPodID", "-2").containsEntry("serverIndex", "-2");
+    assertThat(labels).doesNotContainKey("huawei.com/topotree.superpodid");
     assertThat(JSON.readTree(a.get("baseDeviceInfos")).propertyNames()).containsExactly(
         "Ascend910-0", "Ascend910-1", "Ascend910-2", "Ascend910-3", "Ascend910-4", "Ascend910-5", "Ascend910-6",
         "Ascend910-7");

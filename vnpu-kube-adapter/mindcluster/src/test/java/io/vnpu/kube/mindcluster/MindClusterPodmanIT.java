@@ -16,8 +16,9 @@ import io.vnpu.kube.limiter.LimiterFiles;
 import io.vnpu.kube.limiter.LimiterFixture;
 import io.vnpu.kube.limiter.LimiterVerifier;
 import io.vnpu.kube.mindcluster.config.MindClusterOptions;
-import io.vnpu.kube.mindcluster.volcano.SoftShareLimiter;
-import io.vnpu.kube.resource.VnpuQuotaRegionFactory;
+import io.vnpu.kube.softslice.SoftSliceLayout;
+import io.vnpu.kube.softslice.SoftSlices;
+import io.vnpu.kube.resource.QuotaRegionFactory;
 import io.vnpu.kube.testing.podman.ChipSplit;
 import io.vnpu.kube.testing.podman.Podman;
 import io.vnpu.kube.testing.podman.WorkloadImage;
@@ -70,8 +71,8 @@ class MindClusterPodmanIT {
       MindClusterOptions options = MindClusterOptions.defaults(VolcanoPodsFixture.NODE)
           .withVolcano(true, true).withShare(100, Optional.of(dir.resolve("softshare")))
           .withRuntime(false, simRoot);
-      SoftShareLimiter soft = new SoftShareLimiter(dir.resolve("regions"), limiter,
-          LimiterVerifier.forThisMachine(limiter), new VnpuQuotaRegionFactory(regions));
+      SoftSlices soft = new SoftSlices(SoftSliceLayout.vnpu(dir.resolve("softshare"), limiter),
+          QuotaRegionFactory.writing(regions), LimiterVerifier.forThisMachine(limiter));
       MindClusterComponents components = new MindClusterComponents(options, client,
           () -> client.pods().inAnyNamespace().list().getItems(), host.deviceManager, health,
           CLOCK, Optional.of(soft));

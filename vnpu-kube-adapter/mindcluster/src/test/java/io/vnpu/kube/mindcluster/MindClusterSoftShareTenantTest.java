@@ -18,8 +18,9 @@ import io.vnpu.kube.limiter.LimiterFiles;
 import io.vnpu.kube.limiter.LimiterFixture;
 import io.vnpu.kube.limiter.LimiterVerifier;
 import io.vnpu.kube.mindcluster.config.MindClusterOptions;
-import io.vnpu.kube.mindcluster.volcano.SoftShareLimiter;
-import io.vnpu.kube.resource.VnpuQuotaRegionFactory;
+import io.vnpu.kube.resource.QuotaRegionFactory;
+import io.vnpu.kube.softslice.SoftSliceLayout;
+import io.vnpu.kube.softslice.SoftSlices;
 import io.vnpu.quota.region.QuotaRegions;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -67,8 +68,8 @@ class MindClusterSoftShareTenantTest {
     health.pollOnce();
     MindClusterOptions options = MindClusterOptions.defaults(VolcanoPodsFixture.NODE).withVolcano(true, true)
         .withShare(100, Optional.of(dir.resolve("softshare"))).withRuntime(true, dir.resolve("host"));
-    SoftShareLimiter soft = new SoftShareLimiter(dir.resolve("regions"), limiter,
-        LimiterVerifier.forThisMachine(limiter), new VnpuQuotaRegionFactory(new QuotaRegions()));
+    SoftSlices soft = new SoftSlices(SoftSliceLayout.vnpu(dir.resolve("softshare"), limiter),
+        QuotaRegionFactory.writing(new QuotaRegions()), LimiterVerifier.forThisMachine(limiter));
     components = new MindClusterComponents(options, client,
         () -> client.pods().inAnyNamespace().list().getItems(), host.deviceManager, health, CLOCK, Optional.of(soft));
     components.start(null);
@@ -113,7 +114,7 @@ class MindClusterSoftShareTenantTest {
       ContainerAllocateResponse big = plugin.admit(List.of("Ascend910-3-1"));
       assertThat(big.getEnvsMap()).containsEntry("NPU_MEM_QUOTA", "16384");
       String uid = client.pods().inNamespace("default").withName("big").get().getMetadata().getUid();
-      assertThat(regionDir(big)).isEqualTo(dir.resolve("regions").resolve(uid + "_Ascend910-3-1").toString());
+      assertThat(regionDir(big)).isEqualTo(dir.resolve("softshare/regions").resolve(uid + "_Ascend910-3-1").toString());
       assertThat(annotations(client, "big")).containsEntry("predicate-time", "18446744073709551615")
           .containsEntry("huawei.com/AscendReal", "Ascend910-3");
     }

@@ -19,9 +19,12 @@ import io.vnpu.kube.limiter.LimiterFiles;
 import io.vnpu.kube.limiter.LimiterFixture;
 import io.vnpu.kube.limiter.LimiterVerifier;
 import io.vnpu.kube.limiter.SimContainer;
+import io.vnpu.kube.metrics.OpsServer;
 import io.vnpu.kube.mindcluster.config.MindClusterOptions;
-import io.vnpu.kube.mindcluster.volcano.SoftShareLimiter;
-import io.vnpu.kube.resource.VnpuQuotaRegionFactory;
+import io.vnpu.kube.softslice.SoftSliceLayout;
+import io.vnpu.kube.softslice.SoftSlices;
+import io.vnpu.kube.resource.QuotaRegionFactory;
+import io.vnpu.kube.testing.MetricsScrape;
 import io.vnpu.quota.model.DeviceQuota;
 import io.vnpu.quota.model.RegionConfig;
 import io.vnpu.quota.region.QuotaRegion;
@@ -37,6 +40,7 @@ import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.Optional;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
@@ -65,6 +69,7 @@ class MindClusterSoftShareTest {
   private HealthMonitor health;
   private MindClusterComponents components;
   private PluginFleet fleet;
+  private OpsServer ops;
   private final QuotaRegions regions = new QuotaRegions();
 
   private void start(LimiterFiles limiter) throws Exception {
@@ -81,15 +86,31 @@ class MindClusterSoftShareTest {
   private MindClusterComponents components(LimiterFiles limiter) {
     MindClusterOptions options = MindClusterOptions.defaults(VolcanoPodsFixture.NODE).withVolcano(true, true)
         .withShare(100, Optional.of(dir.resolve("softshare"))).withRuntime(true, dir.resolve("host"));
-    SoftShareLimiter soft = new SoftShareLimiter(dir.resolve("regions"), limiter,
-        LimiterVerifier.forThisMachine(limiter), new VnpuQuotaRegionFactory(regions));
+    SoftSlices soft = new SoftSlices(SoftSliceLayout.vnpu(dir.resolve("softshare"), limiter),
+        QuotaRegionFactory.writing(regions), LimiterVerifier.forThisMachine(limiter));
     return new MindClusterComponents(options, client,
         () -> client.pods().inAnyNamespace().list().getItems(), host.deviceManager, health, CLOCK,
         Optional.of(soft));
   }
 
+  /**
+   * A real {@code /metrics} endpoint with the per-slice collector MindClusterAgent serves, reading
+   * the slices of whichever components run now (an agent restart replaces them).
+   */
+  private OpsServer metricsEndpoint() throws java.io.IOException {
+    io.prometheus.metrics.model.registry.PrometheusRegistry registry =
+        new io.prometheus.metrics.model.registry.PrometheusRegistry();
+    registry.register(new io.vnpu.kube.metrics.SliceCollector(VolcanoPodsFixture.NODE,
+        () -> components.sliceSource().slices(), d -> components.softShare().flatMap(s -> s.registryHostDir(d)),
+        Set.of(), System::nanoTime));
+    ops = OpsServer.start("127.0.0.1", 0, registry, Map.of(), Map.of());
+    return ops;
+  }
+
+
   @AfterEach
   void tearDown() throws Exception {
+    if (ops != null) ops.close();
     if (fleet != null) fleet.close();
     if (components != null) components.close();
     if (health != null) health.close();
@@ -116,18 +137,18 @@ class MindClusterSoftShareTest {
           .containsEntry("NPU_LOCAL_SHM_PATH", "/vnpu-shmem/vnpu_local_shmem")
           .containsEntry("NPU_MEM_QUOTA", "4096");
       String uid = client.pods().inNamespace("default").withName("infer").get().getMetadata().getUid();
-      Path containerDir = dir.resolve("regions").resolve(uid + "_Ascend910-3-7");
+      Path containerDir = dir.resolve("softshare/regions").resolve(uid + "_Ascend910-3-7");
       Map<String, String> mounts = r.getMountsList().stream()
           .collect(Collectors.toMap(Mount::getContainerPath, Mount::getHostPath));
       assertThat(mounts).containsEntry("/hami-vnpu-core", limiter.hostDir().toString())
           .containsEntry("/etc/ld.so.preload", limiter.preload().toString())
           .containsEntry("/vnpu-shmem", containerDir.toString())
-          .containsEntry("/vnpu-registry", dir.resolve("vnpu-registry").toString());
-      assertThat(r.getMountsList()).filteredOn(m -> m.getContainerPath().equals("/vnpu-registry"))
+          .containsEntry(dir.resolve("softshare/compute").toString(), dir.resolve("softshare/compute").toString());
+      assertThat(r.getMountsList()).filteredOn(m -> m.getContainerPath().equals(dir.resolve("softshare/compute").toString()))
           .extracting(Mount::getReadOnly).containsExactly(true);
       try (QuotaRegion region = regions.open(containerDir.resolve("vnpu_local_shmem"))) {
         RegionConfig c = region.readConfig();
-        assertThat(c.registryDir()).isEqualTo("/vnpu-registry");
+        assertThat(c.registryDir()).isEqualTo(dir.resolve("softshare/compute").toString());
         assertThat(c.devices()).hasSize(1);
         DeviceQuota q = c.devices().get(0);
         assertThat(q.memLimitBytes()).isEqualTo(4096L << 20);
@@ -165,7 +186,7 @@ class MindClusterSoftShareTest {
   }
 
   private List<RegistryEntry> registry(int phyId) throws Exception {
-    try (ComputeRegistry r = new ComputeRegistries().open(dir.resolve("vnpu-registry/npu" + phyId + ".reg"))) {
+    try (ComputeRegistry r = new ComputeRegistries().open(dir.resolve("softshare/compute/npu" + phyId + ".reg"))) {
       return r.entries();
     }
   }
@@ -246,8 +267,13 @@ class MindClusterSoftShareTest {
   void agentRestartKeepsRegistrationsAndPodDeletionRemovesEntryAndDirectory() throws Exception {
     LimiterFiles limiter = LimiterFixture.installInto(dir.resolve("limiter"));
     start(limiter);
+    int port = metricsEndpoint().port();
+    assertThat(MetricsScrape.sliceSeries(port)).isEmpty();
     softPod("keep", "Ascend910-2", "25", "1024");
     ContainerAllocateResponse k = allocate("Ascend910-2-0");
+    // the series appear with the Allocate
+    assertThat(MetricsScrape.sliceSeries(port)).contains(
+        "vnpu_slice_memory_limit_bytes{namespace=default,pod=keep,container=Ascend910-2-0,device_index=0} 1.073741824E9");
     softPod("gone", "Ascend910-2", "50", "1024");
     ContainerAllocateResponse g = allocate("Ascend910-2-1");
     List<RegistryEntry> before = registry(2);
@@ -270,7 +296,13 @@ class MindClusterSoftShareTest {
       goneKey = q.epoch();
     }
     Path goneDir = regionOf(g).getParent();
+    // issue 24: each share's per-slice series on /metrics, gone with its pod
+    assertThat(MetricsScrape.sliceSeries(port)).contains(
+        "vnpu_slice_memory_limit_bytes{namespace=default,pod=keep,container=Ascend910-2-0,device_index=0} 1.073741824E9",
+        "vnpu_slice_memory_limit_bytes{namespace=default,pod=gone,container=Ascend910-2-1,device_index=0} 1.073741824E9");
     client.pods().inNamespace("default").withName("gone").delete();
+    assertThat(MetricsScrape.sliceSeries(port)).noneMatch(l -> l.contains("pod=gone"))
+        .anyMatch(l -> l.contains("pod=keep"));
     components.refreshOnce();
     assertThat(goneDir).doesNotExist();
     assertThat(regionOf(k)).exists();
@@ -278,7 +310,7 @@ class MindClusterSoftShareTest {
     assertThat(registry(2)).extracting(RegistryEntry::key).doesNotContain(goneKey);
     assertThat(registry(2)).extracting(RegistryEntry::key).containsExactly(before.stream()
         .filter(e -> e.capPct() == 25).findFirst().orElseThrow().key());
-    try (var files = Files.list(dir.resolve("vnpu-registry"))) {
+    try (var files = Files.list(dir.resolve("softshare/compute"))) {
       // what containers mount: registries only, nothing of any container (issue 23)
       assertThat(files.map(p -> p.getFileName().toString())).allMatch(n -> n.matches("npu\\d+\\.reg"));
     }
@@ -296,10 +328,15 @@ class MindClusterSoftShareTest {
       assertThatThrownBy(() -> plugin.allocate(List.of(List.of("Ascend910-2-0"))))
           .isInstanceOf(StatusRuntimeException.class)
           .hasMessageContaining(HBM + " = \"99999999\"").hasMessageContaining("out of range");
+      softPod("bad", "Ascend910-2", "50", "0");
+      assertThatThrownBy(() -> plugin.allocate(List.of(List.of("Ascend910-2-0"))))
+          .isInstanceOf(StatusRuntimeException.class)
+          .hasMessageContaining("pod default/bad: annotation " + HBM)
+          .hasMessageContaining("memory = 0 MiB: a Kubernetes soft slice must be > 0 MiB");
     }
     assertThat(annotations(client, "bad")).containsEntry("predicate-time", "1000000000000000000");
     // refused before anything was created: no container directory under the region root
-    Path root = dir.resolve("regions");
+    Path root = dir.resolve("softshare/regions");
     assertThat(!Files.exists(root) || Files.list(root).findAny().isEmpty()).as("no region under %s", root).isTrue();
   }
 

@@ -194,10 +194,10 @@ class MindClusterVolcanoTest {
           .containsEntry("huawei.com/AscendReal", "Ascend910-0,Ascend910-1")
           .containsEntry("huawei.com/kltDev", "Ascend910-6,Ascend910-7")
           .containsEntry("ascend.kubectl.kubernetes.io/ascend-910-configuration",
-              "{\"pod_name\":\"early\",\"server_id\":\"" + uid("early") + "\",\"host_ip\":\"10.0.0.7\",\"super_pod_id\":\"-1\","
-                  + "\"devices\":[{\"device_id\":\"0\",\"device_ip\":\"192.168.100.101\",\"super_device_id\":\"-1\"},"
-                  + "{\"device_id\":\"1\",\"device_ip\":\"-1\",\"super_device_id\":\"-1\"}],"
-                  + "\"rack_id\":\"-1\",\"server_index\":\"-1\",\"server_ip\":\"10.0.0.7\"}");
+              "{\"pod_name\":\"early\",\"server_id\":\"" + uid("early") + "\",\"host_ip\":\"10.0.0.7\",\"super_pod_id\":-2,"
+                  + "\"devices\":[{\"device_id\":\"0\",\"device_ip\":\"192.168.100.101\",\"super_device_id\":\"0\"},"
+                  + "{\"device_id\":\"1\",\"device_ip\":\"-1\",\"super_device_id\":\"0\"}],"
+                  + "\"rack_id\":-1,\"server_index\":\"-2\",\"server_ip\":\"10.0.0.7\"}");
       assertThat(annotations(client, "late")).containsEntry("predicate-time", "2000000000000000000")
           .doesNotContainKey("huawei.com/AscendReal");
 

@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.vnpu.dcmi.DcmiLibrarySource;
 import io.vnpu.dcmi.LingQuSwitch;
-import io.vnpu.dcmi.SuperPodInfo;
 import io.vnpu.kube.hami.MutableClock;
 import io.vnpu.kube.mindcluster.kube.DeviceInfoConfigMap;
 import io.vnpu.kube.mindcluster.kube.SwitchFaultLevels;
@@ -68,12 +67,10 @@ class SwitchInfoPublisherTest {
       assertThat(publisher.publishOnce()).isTrue();
       assertThat(switchInfo().path("FaultCode")).isEmpty();
 
-      SuperPodInfo sp = host.deviceManager.dcmi().superPodInfo(0, 0);
-      cm.superPod(sp.superPodId(), sp.serverIndex());
       host.ctl("spod", "5", "2");
-      SuperPodInfo sp2 = host.deviceManager.dcmi().superPodInfo(0, 0);
-      cm.superPod(sp2.superPodId(), sp2.serverIndex());
-      cm.publish(new io.vnpu.kube.mindcluster.devices.NodeChips(List.of()), java.util.Set.of());
+      var chips = new io.vnpu.kube.mindcluster.devices.ChipInventory(host.deviceManager,
+          MindClusterRegistrationTest.healthOf(host)).refresh();
+      cm.publish(chips, java.util.Set.of());
       JsonNode cfg = JSON.readTree(client.configMaps().inNamespace("kube-system").withName(CM).get()
           .getData().get("DeviceInfoCfg"));
       assertThat(cfg.path("SuperPodID").asInt()).isEqualTo(5);

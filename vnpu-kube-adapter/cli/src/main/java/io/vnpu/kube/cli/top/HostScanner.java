@@ -29,8 +29,9 @@ import java.util.function.LongSupplier;
 /**
  * Reads every slice of a {@link SliceStore} into a {@link HostSnapshot}: the record, the region's
  * memory accounting and processes, and the AI-core share since the previous scan (from the slice's
- * entry in its NPU's compute registry, else the region's compute counters). A slice that vanishes or is half-created during the scan is skipped; a broken
- * one is reported once per scan on {@code err} and skipped.
+ * entry in its NPU's compute registry, else the region's compute counters), then the Kubernetes
+ * soft slices of {@link KubeSliceScanner}. A slice that vanishes or is half-created during the scan
+ * is skipped; a broken one is reported once per scan on {@code err} and skipped.
  */
 public final class HostScanner {
 
@@ -41,9 +42,12 @@ public final class HostScanner {
   private final LongSupplier nanoClock;
   private final PrintWriter err;
   private final ShareMeter meter = new ShareMeter();
+  private final KubeSliceScanner kube;
 
+  /** @param kube the Kubernetes slices shown beside the {@code vnpu run} ones */
   public HostScanner(SliceStore store, QuotaRegions regions, boolean simulated, Clock clock, LongSupplier nanoClock,
-      PrintWriter err) {
+      PrintWriter err, KubeSliceScanner kube) {
+    this.kube = java.util.Objects.requireNonNull(kube, "kube");
     this.store = store;
     this.regions = regions;
     this.simulated = simulated;
@@ -69,6 +73,7 @@ public final class HostScanner {
       }
     }
     meter.retainOnly(seen);
+    out.addAll(kube.scan());
     out.sort(Comparator.comparingInt(SliceStatus::logicId).thenComparing(SliceStatus::name));
     return new HostSnapshot(clock.instant(), store.stateDir().root().toString(), simulated, TargetShares.apply(out));
   }

@@ -143,6 +143,10 @@ public final class DraLauncher {
       plugin.measureRequests(new RequestMetrics(registry));
       if (limiterGate != null) {
         io.vnpu.kube.metrics.StateGauges.limiterReady(registry, limiterGate::usable);
+        // per-slice series of the soft shares, read by the same collector as HAMi's
+        registry.register(new io.vnpu.kube.metrics.SliceCollector(options.nodeName(), plugin.sliceSource(),
+            dir -> java.util.Optional.ofNullable(plugin.softSlices()).flatMap(s -> s.registryHostDir(dir)),
+            java.util.Set.of(), System::nanoTime));
       }
       // the same series as the device-plugin modes, so one alert covers every mode
       io.vnpu.kube.metrics.StateGauges.registered(registry, options.driverName(),

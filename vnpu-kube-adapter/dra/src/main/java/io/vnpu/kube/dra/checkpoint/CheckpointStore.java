@@ -2,12 +2,10 @@ package io.vnpu.kube.dra.checkpoint;
 
 import io.vnpu.quota.files.HostFiles;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -15,11 +13,24 @@ import java.util.Objects;
 
 /**
  * The checkpoint file {@code <plugin-dir>/checkpoint.json}: loaded once at start, replaced
- * atomically ({@link HostFiles#writeAtomically}: exclusive temp file + fsync + rename; then the
- * directory is fsynced) on every change. Not thread-safe;
- * callers serialize (the claim state holds one lock for prepare and unprepare).
+ * atomically on every change ({@link HostFiles#writeAtomically}: exclusive temp file, one fsync,
+ * rename; the directory is synced only when the rename creates the file, see
+ * {@link HostFiles.DirectorySync#WHEN_CREATED}: after a power cut the file holds the last or an
+ * earlier complete checkpoint, which start-up treats like a crash before the later calls).
+ *
+ * <p>Thread-safe, with group commit: each {@link #save} supersedes the ones before it, so
+ * concurrent savers share one write. The first becomes the writer; those that arrive while it
+ * writes wait, and the next writer writes only the newest of them: one fsync for all. A save
+ * returns once a write that holds its checkpoint (or a later one) is on disk, or throws if that
+ * write failed.
  */
 public final class CheckpointStore {
+  /** The durable write of one encoded checkpoint (a seam for tests that count writes). */
+  @FunctionalInterface
+  interface DurableWrite {
+    void write(Path file, byte[] content) throws IOException;
+  }
+
   /** File name inside the plugin data directory. */
   public static final String FILE_NAME = "checkpoint.json";
   private static final DateTimeFormatter STAMP =
@@ -28,11 +39,26 @@ public final class CheckpointStore {
   private final Path file;
   private final Clock clock;
   private final CheckpointCodec codec = new CheckpointCodec();
+  private final DurableWrite durableWrite;
+
+  private final Object commit = new Object();
+  private Checkpoint newest; // guarded by commit: the newest checkpoint handed to save
+  private long saved; // guarded by commit: sequence number of newest
+  private long durable; // guarded by commit: sequence number on disk
+  private long failedThrough; // guarded by commit: last sequence number of a failed write
+  private IOException failure; // guarded by commit: why that write failed
+  private boolean writing; // guarded by commit
 
   /** @param file the checkpoint file; its directory must exist when saving */
   public CheckpointStore(Path file, Clock clock) {
+    this(file, clock, (f, content) ->
+        HostFiles.writeAtomically(f, content, HostFiles.OWNER_ONLY_FILE, HostFiles.DirectorySync.WHEN_CREATED));
+  }
+
+  CheckpointStore(Path file, Clock clock, DurableWrite durableWrite) {
     this.file = Objects.requireNonNull(file, "file").toAbsolutePath();
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.durableWrite = Objects.requireNonNull(durableWrite, "durableWrite");
   }
 
   public Path file() {
@@ -56,20 +82,67 @@ public final class CheckpointStore {
   }
 
   /**
-   * Replaces the file with {@code checkpoint}.
+   * Replaces the file with {@code checkpoint}, sharing the write with concurrent saves (group
+   * commit: the newest checkpoint handed to any of them is written, once).
    *
    * @throws IOException naming the file when it cannot be written (the old file stays)
    */
   public void save(Checkpoint checkpoint) throws IOException {
-    try {
-      HostFiles.writeAtomically(file, codec.encode(checkpoint), HostFiles.OWNER_ONLY_FILE);
-      // the rename itself must survive a power cut, or a reboot brings back the old state
-      try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
-        dir.force(true);
+    Objects.requireNonNull(checkpoint, "checkpoint");
+    Checkpoint batch;
+    long through;
+    synchronized (commit) {
+      long mine = ++saved;
+      newest = checkpoint;
+      for (; ; ) {
+        if (durable >= mine) return; // a later writer wrote ours, or one that supersedes it
+        if (failedThrough >= mine) throw failed(failure);
+        if (!writing) break;
+        waitForWriter();
       }
-    } catch (IOException e) {
-      throw new IOException(file + ": writing the checkpoint failed: " + e.getMessage(), e);
+      writing = true;
+      batch = newest;
+      through = saved;
     }
+    IOException error = null;
+    try {
+      durableWrite.write(file, codec.encode(batch));
+    } catch (IOException e) {
+      error = e;
+    } catch (RuntimeException e) {
+      error = new IOException(e.toString(), e);
+    }
+    synchronized (commit) {
+      writing = false;
+      if (error == null) {
+        durable = through;
+      } else {
+        failedThrough = through;
+        failure = error;
+      }
+      commit.notifyAll();
+    }
+    if (error != null) throw failed(error);
+  }
+
+  /** Saves handed in and not yet on disk nor failed (for tests of the group commit). */
+  long pendingSaves() {
+    synchronized (commit) {
+      return saved - Math.max(durable, failedThrough);
+    }
+  }
+
+  private void waitForWriter() throws IOException {
+    try {
+      commit.wait();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException(file + ": interrupted while waiting for the checkpoint write");
+    }
+  }
+
+  private IOException failed(IOException e) {
+    return new IOException(file + ": writing the checkpoint failed: " + e.getMessage(), e);
   }
 
   /**

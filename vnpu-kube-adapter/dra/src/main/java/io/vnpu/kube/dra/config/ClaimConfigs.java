@@ -16,7 +16,7 @@ import java.util.Objects;
  */
 public final class ClaimConfigs {
 
-  private record Entry(List<String> requests, NpuConfig config) {}
+  private record Entry(List<String> requests, NpuConfig config, boolean fromClass) {}
 
   private final List<Entry> entries;
 
@@ -49,9 +49,10 @@ public final class ClaimConfigs {
       if (!driverName.equals(c.getOpaque().getDriver())) {
         continue;
       }
+      boolean admin = "FromClass".equals(c.getSource());
       Entry e = new Entry(c.getRequests() == null ? List.of() : c.getRequests(),
-          decoder.decode(c.getOpaque().getParameters(), at + ".opaque.parameters"));
-      ("FromClass".equals(c.getSource()) ? fromClass : fromClaim).add(e);
+          decoder.decode(c.getOpaque().getParameters(), at + ".opaque.parameters"), admin);
+      (admin ? fromClass : fromClaim).add(e);
     }
     fromClass.addAll(fromClaim);
     return new ClaimConfigs(fromClass);
@@ -59,11 +60,24 @@ public final class ClaimConfigs {
 
   /** The effective configuration of allocation result request {@code request}. */
   public NpuConfig forRequest(String request) {
+    return effective(request, false);
+  }
+
+  /**
+   * The configuration of {@code request} from DeviceClass entries ({@code FromClass}) only: the
+   * administrator's, which may grant what a claim's own configuration may not (high priority).
+   */
+  public NpuConfig fromClassForRequest(String request) {
+    return effective(request, true);
+  }
+
+  private NpuConfig effective(String request, boolean classOnly) {
     Objects.requireNonNull(request, "request");
     int slash = request.indexOf('/');
     String main = slash < 0 ? request : request.substring(0, slash);
     NpuConfig out = NpuConfig.EMPTY;
     for (Entry e : entries) {
+      if (classOnly && !e.fromClass) continue;
       if (e.requests.isEmpty() || e.requests.contains(request) || e.requests.contains(main)) {
         out = out.overriddenBy(e.config);
       }

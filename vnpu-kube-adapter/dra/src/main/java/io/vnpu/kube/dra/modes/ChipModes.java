@@ -18,8 +18,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Rule:
  * <ol>
- *   <li>{@code --enable-hard-vnpu} and the chip can be cut into template vNPUs (910B family with
- *       templates in {@code device-config.yaml}, see {@link HardVnpuChips}) → {@link
+ *   <li>{@code --enable-hard-vnpu} and the chip can be cut into template vNPUs (910B family or A3
+ *       with templates in {@code device-config.yaml}, see {@link HardVnpuChips}) → {@link
  *       ChipMode#HARD_VNPU};
  *   <li>else {@code --enable-soft-slicing} → {@link ChipMode#SOFT} (any chip family: the limiter
  *       intercepts the CANN runtime, which is the same on 310P, 910B and 910C);

@@ -19,7 +19,7 @@ import io.vnpu.kube.dra.modes.ChipMode;
 import io.vnpu.kube.dra.modes.ChipModes;
 import io.vnpu.kube.dra.modes.SoftCapacityNames;
 import io.vnpu.kube.dra.soft.SoftShareRecord;
-import io.vnpu.kube.dra.soft.SoftSlicing;
+import io.vnpu.kube.softslice.SoftSliceLayout;
 import io.vnpu.api.model.Priority;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -28,6 +28,11 @@ import io.vnpu.kube.dra.cdi.CdiKind;
 import io.vnpu.kube.dra.checkpoint.ClaimState;
 import io.vnpu.kube.dra.checkpoint.PreparedClaim;
 import io.vnpu.kube.dra.checkpoint.PreparedDevice;
+import io.vnpu.api.slice.SliceShare;
+import io.vnpu.kube.softslice.SoftAsk;
+import io.vnpu.kube.softslice.SoftCharge;
+import io.vnpu.kube.softslice.SoftSliceRefusedException;
+import io.vnpu.kube.softslice.SoftSliceRule;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -48,9 +53,9 @@ import java.util.Objects;
  * <p>By the chip's {@link ChipMode} ({@link ChipModes}): a share of a hard-vNPU chip gets the
  * template for its {@code consumedCapacity.memCapacity}; a share of a soft chip gets a
  * {@link SoftShareRecord}: memory and AI-core percent from {@code consumedCapacity} (exact, per
- * device), weight and ceiling from the claim's {@link NpuConfig} (default: both = the cores
- * charged, so the share is held to what the scheduler accounted; {@code computeCap: 0} makes it
- * work-conserving), and its place in the quota region of its request (one region per request,
+ * device), weight, ceiling, priority and memory-only from the claim's {@link NpuConfig} within
+ * what {@code consumedCapacity} charged ({@link SoftSliceRule}: default both = the cores charged;
+ * the configuration may lower, never raise), and its place in the quota region of its request (one region per request,
  * entries in {@code ASCEND_VISIBLE_DEVICES} order). Opaque configuration of this driver is decoded
  * strictly ({@link NpuConfigDecoder}); a {@code sharing} that does not match the chip's mode fails
  * the claim.
@@ -61,7 +66,7 @@ public final class ClaimPlanner {
   private final String poolName;
   private final CdiKind cdiKind;
   private final ChipModes modes;
-  private final SoftSlicing soft;
+  private final SoftSliceLayout soft;
   private final NpuConfigDecoder decoder = new NpuConfigDecoder();
 
   public ClaimPlanner(String driverName, String poolName, CdiKind cdiKind) {
@@ -82,7 +87,7 @@ public final class ClaimPlanner {
    *              then a per-claim error)
    */
   public ClaimPlanner(String driverName, String poolName, CdiKind cdiKind, ChipModes modes,
-      SoftSlicing soft) {
+      SoftSliceLayout soft) {
     this.driverName = Objects.requireNonNull(driverName, "driverName");
     this.poolName = Objects.requireNonNull(poolName, "poolName");
     this.cdiKind = Objects.requireNonNull(cdiKind, "cdiKind");
@@ -168,7 +173,7 @@ public final class ClaimPlanner {
                 + r.getDevice());
           }
         } else if (mode == ChipMode.SOFT) {
-          share = softShare(at, r, npu, config);
+          share = softShare(at, r, npu, config, configs);
         } else {
           expectSharing(at, config, NpuConfig.Sharing.WHOLE, "a share of " + r.getDevice()
               + ", which is published whole");
@@ -267,7 +272,7 @@ public final class ClaimPlanner {
    * {@code sharing: whole} is the plain chip without limiter.
    */
   private SoftShareRecord softShare(String at, DeviceRequestAllocationResult r, Npu npu,
-      NpuConfig config) throws PlanException {
+      NpuConfig config, ClaimConfigs configs) throws PlanException {
     SoftCapacityNames names = modes.capacityNames();
     Map<String, Quantity> consumed = r.getConsumedCapacity() == null ? Map.of()
         : r.getConsumedCapacity();
@@ -290,17 +295,27 @@ public final class ClaimPlanner {
       throw new PlanException(at + ": device " + r.getDevice() + " is soft-shared but soft"
           + " slicing is not set up on this plugin");
     }
-    int weight;
-    int cap;
-    if (config.isMemoryOnly()) {
-      weight = 0;
-      cap = 0;
-    } else {
-      weight = config.computeWeight() != null ? config.computeWeight() : (int) cores;
-      cap = config.computeCap() != null ? config.computeCap() : (int) cores;
+    // a DeviceClass configuration is the administrator's: it may grant high priority; the
+    // claim's own configuration may only lower what consumedCapacity charged (SoftSliceRule)
+    Priority ceiling = configs.fromClassForRequest(r.getRequest()).priority() == Priority.HIGH
+        ? Priority.HIGH : Priority.NORMAL;
+    SliceShare.SoftQuota q;
+    try {
+      SoftCharge charge = SoftCharge.of("consumedCapacity {" + names.memory() + ": "
+          + consumed.get(names.memory()) + ", " + names.cores() + ": " + consumed.get(names.cores())
+          + "}", memory, (int) cores, ceiling, npu.hbmBytes());
+      SoftAsk ask = SoftAsk.none("NpuConfig");
+      if (config.computeWeight() != null) ask = ask.weight("computeWeight", config.computeWeight());
+      if (config.computeCap() != null) ask = ask.cap("computeCap", config.computeCap());
+      if (config.priority() != null) ask = ask.priority("priority", config.priority());
+      if (config.memoryOnly() != null) ask = ask.memoryOnly("memoryOnly", config.memoryOnly());
+      q = SoftSliceRule.grant(charge, ask);
+    } catch (SoftSliceRefusedException e) {
+      throw new PlanException(at + " (request " + r.getRequest() + ", device " + r.getDevice()
+          + "): " + e.getMessage());
     }
-    Priority priority = config.priority() != null ? config.priority() : Priority.NORMAL;
-    return new SoftShareRecord(memory, (int) cores, weight, cap, priority, "", 0, null);
+    return new SoftShareRecord(q.memoryLimitBytes(), (int) cores, q.computeWeight(),
+        q.computeCapPct(), q.priority(), "", 0, null);
   }
 
   /** A consumed capacity as a whole number in {@code min..max}, else a per-claim error. */
@@ -356,7 +371,7 @@ public final class ClaimPlanner {
       SoftShareRecord s = d.soft();
       String dir;
       try {
-        dir = soft.regionDir(uid, request).toString();
+        dir = soft.dirOf(uid, request).toString();
       } catch (IllegalArgumentException e) {
         throw new PlanException(where + ": " + e.getMessage());
       }

@@ -3,8 +3,7 @@ package io.vnpu.kube.dra.state;
 import io.vnpu.api.slice.ContainerEdits;
 import io.vnpu.api.slice.DeviceNode;
 import io.vnpu.api.slice.Mount;
-import io.vnpu.api.model.Units;
-import io.vnpu.kube.dra.soft.SoftSlicing;
+import io.vnpu.kube.softslice.SoftSliceLayout;
 import io.vnpu.kube.dra.cdi.AscendHostLayout;
 import io.vnpu.kube.dra.cdi.CdiEdits;
 import io.vnpu.kube.dra.cdi.CdiContainerEdits;
@@ -37,11 +36,11 @@ import java.util.stream.Collectors;
  *       a container using two requests of one claim sees the value of the last one injected).
  * </ul>
  *
- * Soft shares ({@link SoftSlicing}) add, per device: {@code NPU_LOCAL_SHM_PATH} (the region in the
- * container), {@code NPU_MEM_QUOTA} (MiB of the request's first soft device, for workloads that
- * read it; the limiter takes every device's own limit from the region) and the request's region
- * directory mounted read-write at {@value SoftSlicing#CONTAINER_REGION_DIR}; and at spec level the
- * limiter's directory, {@code /etc/ld.so.preload} and the compute registry directory, read-only.
+ * Soft shares add the one soft-slice mechanism's edits ({@link SoftSliceLayout}), per device:
+ * {@code NPU_LOCAL_SHM_PATH} (the region in the container), {@code NPU_MEM_QUOTA} (MiB of the
+ * request's first soft device, for workloads that read it; the limiter takes every device's own
+ * limit from the region) and the request's region directory mounted read-write; and at spec level
+ * the limiter's directory, {@code /etc/ld.so.preload} and the compute registry directory, read-only.
  *
  * The name of a CDI device is the part after {@code =} of the plan's first CDI ID.
  */
@@ -50,14 +49,14 @@ public final class ClaimSpecBuilder {
   private final CdiKind kind;
   private final AscendHostLayout host;
   private final CdiEdits cdi;
-  private final SoftSlicing soft;
+  private final SoftSliceLayout soft;
 
   public ClaimSpecBuilder(CdiKind kind, AscendHostLayout host) {
     this(kind, host, null);
   }
 
   /** @param soft the soft-share layout; null when soft slicing is off */
-  public ClaimSpecBuilder(CdiKind kind, AscendHostLayout host, SoftSlicing soft) {
+  public ClaimSpecBuilder(CdiKind kind, AscendHostLayout host, SoftSliceLayout soft) {
     this.kind = Objects.requireNonNull(kind, "kind");
     this.host = Objects.requireNonNull(host, "host");
     this.cdi = new CdiEdits(host.devices());
@@ -102,11 +101,10 @@ public final class ClaimSpecBuilder {
           throw new IOException("device " + d.deviceName() + " has a soft share but soft slicing"
               + " is not set up on this plugin");
         }
-        env.put("NPU_LOCAL_SHM_PATH", SoftSlicing.containerRegionFile());
-        env.put(io.vnpu.quota.env.LimiterEnv.MEM_QUOTA, Long.toString(firstSoft(claim, d).soft().memoryBytes()
-            / Units.MIB));
-        mounts = List.of(new Mount(SoftSlicing.CONTAINER_REGION_DIR, d.soft().regionDir(),
-            false));
+        // the one soft-slice mechanism's per-slice edits: LimiterEnv and the request's region
+        // directory; the limiter, preload and registry mounts are the spec's (below)
+        env.putAll(soft.env(firstSoft(claim, d).soft().memoryBytes()));
+        mounts = List.of(soft.regionMount(java.nio.file.Path.of(d.soft().regionDir())));
       }
       ContainerEdits edits = new ContainerEdits(env, mounts,
           List.of(host.npuNode(d.physicalId())));
@@ -118,13 +116,7 @@ public final class ClaimSpecBuilder {
     }
     List<Mount> specMounts = new ArrayList<>(host.driverMounts());
     if (soft != null && claim.devices().stream().anyMatch(d -> d.soft() != null)) {
-      String libDir = java.nio.file.Path.of(soft.limiter().containerLibraryPath()).getParent()
-          .toString();
-      specMounts.add(new Mount(libDir, soft.limiter().hostDir().toString(), true));
-      specMounts.add(new Mount(SoftSlicing.CONTAINER_LD_SO_PRELOAD,
-          soft.limiter().preload().toString(), true));
-      specMounts.add(new Mount(soft.registryDir().toString(), soft.registryDir().toString(),
-          true));
+      specMounts.addAll(soft.sharedMounts());
     }
     CdiContainerEdits specEdits = cdi.of(new ContainerEdits(
         Map.of("NPU_DRA_CLAIM_UID", claim.uid()), specMounts, common));

@@ -14,9 +14,8 @@ import io.vnpu.api.model.Vnpu;
 import io.vnpu.api.spi.DeviceException;
 import io.vnpu.kube.dra.claims.ClaimRef;
 import io.vnpu.kube.dra.vnpu.VnpuDriver;
-import io.vnpu.kube.dra.soft.SoftRegions;
+import io.vnpu.kube.softslice.SoftSlices;
 import io.vnpu.kube.dra.soft.SoftShareRecord;
-import io.vnpu.kube.dra.soft.SoftSlicing;
 import io.vnpu.kube.limiter.LimiterUnavailableException;
 import io.vnpu.api.slice.NpuRef;
 import io.vnpu.api.slice.RegionToCreate;
@@ -87,14 +86,14 @@ public final class DeviceState {
   private final Duration lockTimeout;
   private final VnpuDriver vnpus;
   private final VnpuReconciler reconciler;
-  private final SoftRegions softRegions;
+  private final SoftSlices softRegions;
   private final ReentrantLock lock = new ReentrantLock();
 
   private Checkpoint checkpoint; // guarded by lock
 
   private DeviceState(CheckpointStore store, CdiSpecWriter cdi, ClaimSpecBuilder specs,
       ClaimPlanner planner, NpuInventory inventory, String poolName, Duration lockTimeout,
-      VnpuDriver vnpus, SoftRegions softRegions) {
+      VnpuDriver vnpus, SoftSlices softRegions) {
     this.vnpus = vnpus;
     this.reconciler = new VnpuReconciler(vnpus, planner.modes());
     this.softRegions = softRegions;
@@ -137,7 +136,7 @@ public final class DeviceState {
    */
   public static DeviceState open(CheckpointStore store, CdiSpecWriter cdi, ClaimSpecBuilder specs,
       ClaimPlanner planner, NpuInventory inventory, String poolName, String bootId,
-      Duration lockTimeout, VnpuDriver vnpus, SoftRegions softRegions) throws IOException {
+      Duration lockTimeout, VnpuDriver vnpus, SoftSlices softRegions) throws IOException {
     DeviceState s = new DeviceState(Objects.requireNonNull(store), Objects.requireNonNull(cdi),
         Objects.requireNonNull(specs), Objects.requireNonNull(planner),
         Objects.requireNonNull(inventory), Objects.requireNonNull(poolName), lockTimeout,
@@ -410,7 +409,7 @@ public final class DeviceState {
    * The plan with the live quota regions of {@code rebuilt} (same claim, rebuilt from its CDI
    * spec after the checkpoint was lost) it asks for: a region directory of the plan that the
    * rebuilt entry records and that still holds its region is kept as it is, with the registry key
-   * found for it ({@link SoftRegions#registeredKey}), and added to {@code adopted} so that it is
+   * found for it ({@link SoftSlices#registeredKey}), and added to {@code adopted} so that it is
    * not created again (a running container keeps its region, the registry its one entry). Rebuilt
    * regions the plan does not ask for are removed; failures are logged.
    */
@@ -652,7 +651,7 @@ public final class DeviceState {
     if (softRegions == null) {
       throw new IOException("soft slicing is not set up on this plugin");
     }
-    softRegions.layout().gate().verify();
+    softRegions.verifyLimiter();
     List<PreparedDevice> devices = new ArrayList<>(plan.devices());
     java.util.Map<String, List<Integer>> byDir = new java.util.LinkedHashMap<>();
     for (int i = 0; i < devices.size(); i++) {
@@ -684,21 +683,20 @@ public final class DeviceState {
             .orElse("");
         slice.add(new SliceDevice(new NpuRef(q.getKey(), uuid), q.getValue()));
       }
-      Path file = dir.resolve(SoftSlicing.REGION_FILE);
+      Path file = dir.resolve(io.vnpu.kube.limiter.LimiterFiles.REGION_FILE);
       // region and registrations in one step. The key is recorded with PrepareCompleted (one
       // checkpoint write less): a crash before that leaves a PrepareStarted entry naming the
       // directory, which start-up removes, and the sweep then drops the registrations whose
       // region is gone
       long key;
       try {
-        key = softRegions.create(dir, new RegionToCreate(file, slice,
-            softRegions.layout().registryDir().toString()), registryName(plan));
+        key = softRegions.prepare(dir, slice, registryName(plan)).key();
       } catch (IOException | RuntimeException failed) {
         // the regions of earlier requests of this claim are registered but not yet recorded
         for (PreparedDevice d : devices) {
           if (d.soft() != null && d.soft().registryKey() != null) {
             try {
-              softRegions.remove(Path.of(d.soft().regionDir()), d.soft().registryKey());
+              softRegions.remove(Path.of(d.soft().regionDir()), keyOf(d.soft()));
             } catch (IOException | RuntimeException again) {
               failed.addSuppressed(again);
             }
@@ -717,6 +715,11 @@ public final class DeviceState {
                   + d.soft().capPct() + ")").toList());
     }
     return plan;
+  }
+
+  /** A share's registry key, 0 when none was recorded. */
+  private static long keyOf(SoftShareRecord s) {
+    return s.registryKey() == null ? 0 : s.registryKey();
   }
 
   /** Display name of the registry entries (cut to 31 bytes by the registrations). */
@@ -749,7 +752,7 @@ public final class DeviceState {
       }
       try {
         if (!s.regionDir().isEmpty()) {
-          softRegions.remove(Path.of(s.regionDir()), s.registryKey());
+          softRegions.remove(Path.of(s.regionDir()), keyOf(s));
         }
         devices.set(i, d.withSoft(null));
       } catch (IOException | RuntimeException e) {
@@ -1026,11 +1029,13 @@ public final class DeviceState {
       Path root = softRegions.layout().regionRoot();
       if (java.nio.file.Files.isDirectory(root)) {
         try (var dirs = java.nio.file.Files.list(root)) {
+          // <uid>_<request> (SoftSliceLayout.dirOf); <uid>-<request> until this release
           dirs.filter(p -> rebuilt.stream().anyMatch(u -> p.getFileName().toString()
-              .startsWith(u + "-"))).forEach(keep::add);
+              .startsWith(u + "_") || p.getFileName().toString().startsWith(u + "-")))
+              .forEach(keep::add);
         }
       }
-      List<String> removed = softRegions.sweep(keep);
+      List<String> removed = softRegions.sweep(keep::contains);
       if (!removed.isEmpty()) {
         log.info("removed soft-share state no prepared claim holds: {}", removed);
       }
@@ -1097,7 +1102,7 @@ public final class DeviceState {
       }
       try {
         if (!s.regionDir().isEmpty()) {
-          softRegions.remove(Path.of(s.regionDir()), s.registryKey());
+          softRegions.remove(Path.of(s.regionDir()), keyOf(s));
         }
       } catch (IOException | RuntimeException e) {
         log.warn("releasing the soft share of half-prepared ResourceClaim uid {} on {}: {}",
@@ -1160,7 +1165,7 @@ public final class DeviceState {
 
   /**
    * The soft share a CDI device of ours injects ({@link ClaimSpecBuilder}: the request's region
-   * directory mounted at {@link SoftSlicing#CONTAINER_REGION_DIR}), with the registry key the
+   * directory mounted at the layout's container region directory), with the registry key the
    * registries hold for that region, so that unprepare removes both and a repeated prepare adopts
    * them; amounts are unknown (0) until the claim is prepared again. {@code device} unchanged when
    * it has no such mount, or the directory is not one of this claim's under the region root.
@@ -1170,12 +1175,14 @@ public final class DeviceState {
       return device;
     }
     for (var m : d.containerEdits().mounts()) {
-      if (!SoftSlicing.CONTAINER_REGION_DIR.equals(m.containerPath())) {
+      if (!softRegions.layout().containerRegionDir().equals(m.containerPath())) {
         continue;
       }
       Path dir = Path.of(m.hostPath());
+      // <uid>_<request> (SoftSliceLayout.dirOf); <uid>-<request> until this release
       if (!softRegions.layout().regionRoot().equals(dir.getParent())
-          || !dir.getFileName().toString().startsWith(uid + "-")) {
+          || !(dir.getFileName().toString().startsWith(uid + "_")
+              || dir.getFileName().toString().startsWith(uid + "-"))) {
         log.warn("{}: CDI device {} mounts {} at {}, not a region directory of this claim;"
             + " ignored", cdi.specPath(uid), d.name(), dir, m.containerPath());
         return device;

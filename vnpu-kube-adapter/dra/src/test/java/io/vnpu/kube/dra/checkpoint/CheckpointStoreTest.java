@@ -39,6 +39,71 @@ class CheckpointStoreTest {
     return "{\"version\":\"v1\",\"checksum\":\"sha256:" + sum + "\",\"checkpoint\":" + payload + "}\n";
   }
 
+  /**
+   * Group commit: saves that arrive while a write is on its way share the next write, which holds
+   * the newest of them; every save returns only after a write that holds it (or a newer one).
+   */
+  @Test
+  void concurrentSavesShareOneWriteOfTheNewest() throws Exception {
+    List<Checkpoint> written = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.concurrent.atomic.AtomicReference<CheckpointStore> self = new java.util.concurrent.atomic.AtomicReference<>();
+    CheckpointCodec codec = new CheckpointCodec();
+    CheckpointStore store = new CheckpointStore(tmp.resolve(CheckpointStore.FILE_NAME), CLOCK, (f, content) -> {
+      if (written.isEmpty()) {
+        // the first write holds on until the seven other saves wait behind it
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (self.get().pendingSaves() < 8 && System.nanoTime() < deadline) Thread.onSpinWait();
+      }
+      written.add(codec.decode(content, f));
+    });
+    self.set(store);
+    Checkpoint first = Checkpoint.empty("b").with(claim("u0", ClaimState.PrepareCompleted));
+    Thread writer = new Thread(() -> {
+      try {
+        store.save(first);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
+    writer.start();
+    while (store.pendingSaves() < 1) Thread.onSpinWait();
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(7);
+    try {
+      List<java.util.concurrent.Future<?>> saves = new java.util.ArrayList<>();
+      for (int i = 1; i <= 7; i++) {
+        Checkpoint c = Checkpoint.empty("b").with(claim("u" + i, ClaimState.PrepareCompleted));
+        saves.add(pool.submit(() -> {
+          store.save(c);
+          return null;
+        }));
+      }
+      for (java.util.concurrent.Future<?> f : saves) f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+      writer.join(60_000);
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(written).as("writes for 8 saves").hasSize(2);
+    assertThat(written.get(0)).isEqualTo(first);
+    assertThat(written.get(1).preparedClaims()).hasSize(1).doesNotContainKey("u0");
+    assertThat(store.pendingSaves()).isZero();
+  }
+
+  /** A failed write fails every save it held, naming the file; the next save writes again. */
+  @Test
+  void aFailedWriteFailsTheSavesItHeldAndTheNextSaveWrites() throws Exception {
+    java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+    Path file = tmp.resolve(CheckpointStore.FILE_NAME);
+    CheckpointStore store = new CheckpointStore(file, CLOCK, (f, content) -> {
+      if (calls.incrementAndGet() == 1) throw new java.io.IOException("No space left on device");
+      Files.write(f, content);
+    });
+    Checkpoint c = Checkpoint.empty("b").with(claim("u1", ClaimState.PrepareCompleted));
+    assertThatThrownBy(() -> store.save(c)).isInstanceOf(java.io.IOException.class)
+        .hasMessageContaining(file.toString()).hasMessageContaining("No space left on device");
+    store.save(c);
+    assertThat(store.load("b")).isEqualTo(c);
+  }
+
   @Test
   void missingFileIsEmpty() throws Exception {
     assertThat(store().load("boot-1")).isEqualTo(Checkpoint.empty("boot-1"));

@@ -17,8 +17,9 @@ import io.vnpu.kube.dra.checkpoint.CheckpointStore;
 import io.vnpu.kube.dra.devices.NpuInventory;
 import io.vnpu.kube.dra.modes.ChipModes;
 import io.vnpu.kube.dra.modes.SoftCapacityNames;
-import io.vnpu.kube.dra.soft.LimiterSoftRegions;
-import io.vnpu.kube.dra.soft.SoftSlicing;
+import io.vnpu.kube.resource.QuotaRegionFactory;
+import io.vnpu.kube.softslice.SoftSliceLayout;
+import io.vnpu.kube.softslice.SoftSlices;
 import io.vnpu.kube.dra.vnpu.HardVnpuChips;
 import io.vnpu.kube.limiter.LimiterFiles;
 import io.vnpu.kube.testing.MutableDeviceManager;
@@ -43,7 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Hostile or inconsistent allocations of soft-shared chips (a scheduler bug, a race, a forged
  * status): each fails its claim naming the claim, field and value, and leaves nothing on the
  * node (no region directory, no compute-registry entry, no CDI spec, no checkpoint entry). Real
- * regions and registries ({@link LimiterSoftRegions}) on eight simulated 910B3 chips (64 GiB).
+ * regions and registries ({@link SoftSlices}) on eight simulated 910B3 chips (64 GiB).
  */
 class SoftShareClaimsTest {
   static final String DRIVER = "npu.huawei.com";
@@ -57,8 +58,8 @@ class SoftShareClaimsTest {
   final NpuInventory inventory = new NpuInventory();
   CdiSpecWriter cdi;
   CheckpointStore store;
-  SoftSlicing soft;
-  LimiterSoftRegions regions;
+  SoftSliceLayout soft;
+  SoftSlices regions;
   DeviceState state;
   volatile boolean breakCheckpointDir;
 
@@ -74,7 +75,8 @@ class SoftShareClaimsTest {
     store = new CheckpointStore(Files.createDirectories(tmp.resolve("state"))
         .resolve("checkpoint.json"), CLOCK);
     // the gate runs between the PrepareStarted and PrepareCompleted writes of a soft share
-    soft = SoftSlicing.inDataDir(tmp.resolve("data"), LimiterFiles.hami(tmp.resolve("limiter")),
+    soft = SoftSliceLayout.vnpu(tmp.resolve("data"), LimiterFiles.hami(tmp.resolve("limiter")));
+    regions = new SoftSlices(soft, QuotaRegionFactory.writing(new QuotaRegions()),
         () -> {
           if (breakCheckpointDir) {
             try {
@@ -85,7 +87,6 @@ class SoftShareClaimsTest {
             }
           }
         });
-    regions = new LimiterSoftRegions(soft, new QuotaRegions());
     ChipModes modes = new ChipModes(HardVnpuChips.OFF, true, SoftCapacityNames.HAMI);
     state = DeviceState.open(store, cdi,
         new ClaimSpecBuilder(KIND, new AscendHostLayout(new DeviceNodeProbe(dev),
@@ -145,7 +146,7 @@ class SoftShareClaimsTest {
   /** Region directories, registry entries, CDI specs and checkpoint entries. */
   List<String> nodeState() throws Exception {
     List<String> out = new ArrayList<>();
-    for (Path dir : List.of(soft.regionRoot(), soft.registryDir())) {
+    for (Path dir : List.of(soft.regionRoot(), soft.registryHostDir())) {
       if (Files.isDirectory(dir)) {
         try (Stream<Path> s = Files.list(dir)) {
           for (Path p : s.toList()) {
@@ -210,7 +211,7 @@ class SoftShareClaimsTest {
     assertThat(state.prepare(claim("a", "ua", soft("npu-0", "s1", "40Gi", "60"))).error())
         .isEmpty();
     List<String> before = nodeState();
-    assertThat(before).contains("checkpoint/ua", "cdi/ua", "regions/ua-npu");
+    assertThat(before).contains("checkpoint/ua", "cdi/ua", "regions/ua_npu");
     assertThat(state.prepare(claim("b", "ub", soft("npu-0", "s2", "30Gi", "30"))).error())
         .isEqualTo("ResourceClaim demo/b: device npu-0: soft shares would hold 71680 of 65536"
             + " MiB and 90 of 100 % AI-core time with the ones already prepared");
@@ -255,7 +256,7 @@ class SoftShareClaimsTest {
     // the kubelet retries: one region, one registry entry
     assertThat(state.prepare(claim("a", "ua", soft("npu-0", "s1", "4Gi", "25"))).error())
         .isEmpty();
-    assertThat(nodeState()).hasSize(4).contains("regions/ua-npu", "cdi/ua", "checkpoint/ua")
+    assertThat(nodeState()).hasSize(4).contains("regions/ua_npu", "cdi/ua", "checkpoint/ua")
         .filteredOn(n -> n.startsWith("compute/npu0:")).hasSize(1);
   }
 

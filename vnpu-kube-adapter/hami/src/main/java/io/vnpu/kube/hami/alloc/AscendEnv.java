@@ -1,5 +1,7 @@
 package io.vnpu.kube.hami.alloc;
 
+import io.vnpu.quota.env.LimiterEnv;
+
 /** Environment variable names of the Allocate response (protocol spec section 4). */
 public final class AscendEnv {
   /** Comma-joined phy IDs (or vNPU IDs with {@link #RUNTIME_OPTIONS} {@code VIRTUAL}). */
@@ -9,13 +11,13 @@ public final class AscendEnv {
   /** {@code VIRTUAL} makes the Ascend Docker Runtime treat the visible devices as vNPU IDs. */
   public static final String RUNTIME_OPTIONS = "ASCEND_RUNTIME_OPTIONS";
   /** Container memory quota in MiB (hami-vnpu-core). */
-  public static final String NPU_MEM_QUOTA = io.vnpu.quota.env.LimiterEnv.MEM_QUOTA;
+  public static final String NPU_MEM_QUOTA = LimiterEnv.MEM_QUOTA;
   /** Compute weight, the AI-core percent (hami-vnpu-core). */
-  public static final String NPU_PRIORITY = "NPU_PRIORITY";
+  public static final String NPU_PRIORITY = LimiterEnv.PRIORITY;
   /** Per-card cross-pod registry file (hami-vnpu-core). */
   public static final String NPU_GLOBAL_SHM_PATH = "NPU_GLOBAL_SHM_PATH";
   /** Per-container quota region file. */
-  public static final String NPU_LOCAL_SHM_PATH = "NPU_LOCAL_SHM_PATH";
+  public static final String NPU_LOCAL_SHM_PATH = LimiterEnv.REGION_PATH;
 
   private AscendEnv() {}
 }

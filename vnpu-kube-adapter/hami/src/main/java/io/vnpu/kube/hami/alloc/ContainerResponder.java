@@ -12,21 +12,15 @@ import io.vnpu.kube.hami.cleanup.VnpuKey;
 import io.vnpu.kube.hami.codec.ContainerDevice;
 import io.vnpu.kube.hami.codec.RuntimeInfo;
 import io.vnpu.kube.hami.devices.NodeDevices;
-import io.vnpu.kube.limiter.LimiterGate;
 import io.vnpu.kube.limiter.LimiterUnavailableException;
 import io.vnpu.kube.resource.AllocationException;
-import io.vnpu.kube.resource.QuotaRegionFactory;
-import io.vnpu.kube.resource.ContainerRegionDirectory;
 import io.vnpu.kube.resource.ContainerAllocation;
-import io.vnpu.kube.resource.ComputeRegistrations;
+import io.vnpu.kube.softslice.SoftSlices;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.LinkOption;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import io.vnpu.quota.files.HostFiles;
-import java.util.Set;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,59 +38,34 @@ import org.slf4j.LoggerFactory;
  */
 public final class ContainerResponder {
   private static final Logger LOG = LoggerFactory.getLogger(ContainerResponder.class);
-  /** Container directory holding a region this agent created: {@code rwxr-xr-x}. */
-  static final Set<PosixFilePermission> REGION_DIR_MODE = ContainerRegionDirectory.REGION_DIR_MODE;
-  /** Container directory where the limiter creates its region (upstream): {@code rwxrwxrwx}. */
-  static final Set<PosixFilePermission> LIMITER_CREATES_DIR_MODE = PosixFilePermissions.fromString("rwxrwxrwx");
-
   private final HamiNames names;
   private final boolean nodeHamiVnpuCore;
   private final HardSplitStrategy hardSplit;
   private final DeviceManager deviceManager;
   private final VnpuIdleTracker idleTracker;
   private final SoftSplitLayout layout;
-  private final Optional<QuotaRegionFactory> regions;
-  private final Optional<ComputeRegistrations> registrations;
-  private final LimiterGate limiter;
+  private final SoftSlices slices;
+  private final boolean agentRegions;
   private final Clock clock;
 
   /**
-   * As the full constructor, with the containers registered in the compute registries under
-   * {@link SoftSplitLayout#registryDir()} whenever the agent creates the regions.
+   * @param slices       the node's soft slices ({@link SoftSplitLayout#slices()}): directory,
+   *     region and compute registration of each soft-split container, and the limiter check run
+   *     before a soft-split container is answered
+   * @param agentRegions whether the agent creates the quota regions (and registers them); false
+   *     leaves an empty directory for the limiter to create its own (upstream hami-vnpu-core)
    */
   public ContainerResponder(HamiNames names, boolean nodeHamiVnpuCore, HardSplitStrategy hardSplit,
-      DeviceManager deviceManager, VnpuIdleTracker idleTracker, SoftSplitLayout layout,
-      Optional<QuotaRegionFactory> regions, LimiterGate limiter, Clock clock) {
-    this(names, nodeHamiVnpuCore, hardSplit, deviceManager, idleTracker, layout, regions,
-        regions.map(r -> new ComputeRegistrations(layout.registryDir(), layout.containersRoot(),
-            SoftSplitLayout.LOCAL_SHMEM_FILE)), limiter, clock);
-  }
-
-  /**
-   * @param regions creates the per-container quota region; empty when the limiter creates its own
-   *     (upstream hami-vnpu-core)
-   * @param registrations registers each container whose region the agent created in the compute
-   *     registry of its NPUs, so its AI-core cap and weight hold among its neighbours (required
-   *     when {@code regions} is given)
-   * @param limiter checked before a soft-split container is answered: a container must never be
-   *     told it is limited while the limiter files are missing or broken
-   */
-  public ContainerResponder(HamiNames names, boolean nodeHamiVnpuCore, HardSplitStrategy hardSplit,
-      DeviceManager deviceManager, VnpuIdleTracker idleTracker, SoftSplitLayout layout,
-      Optional<QuotaRegionFactory> regions, Optional<ComputeRegistrations> registrations, LimiterGate limiter,
-      Clock clock) {
+      DeviceManager deviceManager, VnpuIdleTracker idleTracker, SoftSplitLayout layout, SoftSlices slices,
+      boolean agentRegions, Clock clock) {
     this.names = Objects.requireNonNull(names, "names");
     this.nodeHamiVnpuCore = nodeHamiVnpuCore;
     this.hardSplit = Objects.requireNonNull(hardSplit, "hardSplit");
     this.deviceManager = Objects.requireNonNull(deviceManager, "deviceManager");
     this.idleTracker = Objects.requireNonNull(idleTracker, "idleTracker");
     this.layout = Objects.requireNonNull(layout, "layout");
-    this.regions = Objects.requireNonNull(regions, "regions");
-    this.registrations = Objects.requireNonNull(registrations, "registrations");
-    if (regions.isPresent() && registrations.isEmpty()) {
-      throw new IllegalArgumentException("regions the agent creates need compute registrations");
-    }
-    this.limiter = Objects.requireNonNull(limiter, "limiter");
+    this.slices = Objects.requireNonNull(slices, "slices");
+    this.agentRegions = agentRegions;
     this.clock = Objects.requireNonNull(clock, "clock");
   }
 
@@ -114,7 +83,7 @@ public final class ContainerResponder {
         verifyLimiter(target);
         Path dir = containerDir(target);
         yield soft(target, dir, SoftSplitResponses.plan(devices, info, npus, names.runtimeInfo(), layout, dir,
-            regions.isPresent()));
+            agentRegions));
       }
       case HARD_OR_WHOLE -> hardSplit == HardSplitStrategy.PLUGIN_CREATES_VNPU
           && HardSplitResponses.firstTemplate(devices, info).isPresent()
@@ -163,7 +132,7 @@ public final class ContainerResponder {
 
   private void verifyLimiter(ContainerTarget target) throws AllocationException {
     try {
-      limiter.verify();
+      slices.verifyLimiter();
     } catch (LimiterUnavailableException e) {
       throw new AllocationException("soft slice for container " + target.namespace() + "/" + target.podName()
           + "/" + target.containerName() + " refused: limiter " + e.getMessage(), e);
@@ -180,41 +149,30 @@ public final class ContainerResponder {
   }
 
   private PreparedContainer soft(ContainerTarget target, Path dir, SlicePlan plan) throws AllocationException {
-    boolean ours = regions.isPresent() && plan.region().isPresent();
     String who = target.namespace() + "/" + target.podName() + "/" + target.containerName();
-    long key = 0;
+    Optional<SoftSlices.Prepared> prepared = Optional.empty();
     try {
-      if (ours) {
-        key = ContainerRegionDirectory.createRegistered(layout.containersRoot(), dir, regions.get(),
-            plan.region().get(), registrations.get(), who);
+      if (agentRegions && plan.region().isPresent()) {
+        prepared = Optional.of(slices.prepare(dir, plan.region().get().devices(), who));
       } else {
-        ContainerRegionDirectory.create(layout.containersRoot(), dir, null, null);
-        // the limiter creates its own region here (upstream): the container's user must write
-        HostFiles.setMode(dir, LIMITER_CREATES_DIR_MODE);
+        slices.prepareForLimiter(dir);
       }
     } catch (IOException | RuntimeException e) {
-      HostFiles.deleteQuietly(dir);
       throw new AllocationException("prepare quota region in " + dir + " for container " + who + ": "
           + e.getMessage(), e);
     }
-    long registered = key;
+    Optional<SoftSlices.Prepared> made = prepared;
     return new PreparedContainer(response(plan, SlicePlan::edits), () -> {
-      if (registered != 0) {
-        try {
-          registrations.get().unregister(registered);
-        } catch (IOException | RuntimeException e) {
-          LOG.warn("rollback: compute registry entry of {} not removed ({}); the region cleanup retries", who,
-              e.getMessage());
-        }
-      }
-      if (!HostFiles.deleteQuietly(dir) && Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+      if (made.isPresent()) {
+        slices.discard(made.get());
+      } else if (!HostFiles.deleteQuietly(dir) && Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
         LOG.warn("rollback: remove {} failed; the region cleanup retries", dir);
       }
     });
   }
 
-  /** The compute registrations of the containers whose regions this responder creates. */
-  public Optional<ComputeRegistrations> registrations() {
-    return registrations;
+  /** The node's soft slices. */
+  public SoftSlices slices() {
+    return slices;
   }
 }

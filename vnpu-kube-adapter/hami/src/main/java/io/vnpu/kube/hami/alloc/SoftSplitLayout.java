@@ -1,6 +1,7 @@
 package io.vnpu.kube.hami.alloc;
 
 import io.vnpu.kube.limiter.LimiterFiles;
+import io.vnpu.kube.softslice.SoftSliceLayout;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
@@ -22,14 +23,10 @@ import java.util.Objects;
  */
 public record SoftSplitLayout(String npuSmi, String ascendInstallInfo, String driverLibDir,
     String driverVersionInfo, String limiterDir, String sharedRegionDir, Path hookPath) {
-  /** Container path of the limiter directory. */
-  public static final String CONTAINER_LIMITER_DIR = "/hami-vnpu-core";
-  /** Container path of the preload list. */
-  public static final String CONTAINER_LD_SO_PRELOAD = LimiterFiles.CONTAINER_PRELOAD;
   /** Container path of the shared (per-card registry) directory. */
-  public static final String CONTAINER_SHARED_REGION = "/hami-shared-region";
+  public static final String CONTAINER_SHARED_REGION = SoftSliceLayout.HAMI_CONTAINER_REGISTRY_DIR;
   /** Container path of the per-container directory. */
-  public static final String CONTAINER_SHMEM_DIR = "/hami-vnpu-shmem";
+  public static final String CONTAINER_SHMEM_DIR = SoftSliceLayout.HAMI_CONTAINER_REGION_DIR;
   /**
    * Default {@code HOOK_PATH} of this agent. Upstream uses the limiter directory
    * {@code /usr/local/hami-vnpu-core}, which every soft-split container sees; this one no container
@@ -38,8 +35,6 @@ public record SoftSplitLayout(String npuSmi, String ascendInstallInfo, String dr
   public static final String DEFAULT_HOOK_PATH = "/var/lib/vnpu/hami";
   /** Name of the per-container quota region file in that directory. */
   public static final String LOCAL_SHMEM_FILE = LimiterFiles.REGION_FILE;
-  /** Name of the compute-registry directory under {@code HOOK_PATH}. */
-  public static final String REGISTRY_DIR = "registry";
 
   public SoftSplitLayout {
     Objects.requireNonNull(npuSmi, "npuSmi");
@@ -77,9 +72,17 @@ public record SoftSplitLayout(String npuSmi, String ascendInstallInfo, String dr
         hookPath);
   }
 
+  /**
+   * The soft slices of this node as the one soft-slice mechanism sees them: HAMi's upstream
+   * container paths, the host side under {@code HOOK_PATH}, the limiter in {@code limiterDir}.
+   */
+  public SoftSliceLayout slices() {
+    return SoftSliceLayout.hamiUpstream(hookPath, LimiterFiles.hami(Path.of(limiterDir)));
+  }
+
   /** Host directory holding every container's directory: {@code <HOOK_PATH>/containers}. */
   public Path containersRoot() {
-    return hookPath.resolve("containers");
+    return slices().regionRoot();
   }
 
   /**
@@ -90,21 +93,17 @@ public record SoftSplitLayout(String npuSmi, String ascendInstallInfo, String dr
    * the registry, which needs one file system and one mount.
    */
   public Path registryDir() {
-    return hookPath.resolve(REGISTRY_DIR);
+    return slices().registryHostDir();
   }
 
   /**
-   * Host directory of one container: {@code <HOOK_PATH>/containers/<podUID>_<containerName>}.
+   * Host directory of one container: {@code <HOOK_PATH>/containers/<podUID>_<containerName>}
+   * ({@link SoftSliceLayout#dirOf}).
    *
    * @throws IllegalArgumentException when the pod UID or container name could leave
-   *     {@link #containersRoot()} (a {@code /}, a NUL, or an empty name)
+   *     {@link #containersRoot()} (a {@code /}, a NUL, a leading {@code .}, or an empty name)
    */
   public Path containerDir(String podUid, String containerName) {
-    String name = podUid + "_" + containerName;
-    if (podUid.isEmpty() || containerName.isEmpty() || name.indexOf('/') >= 0 || name.indexOf('\0') >= 0) {
-      throw new IllegalArgumentException("pod UID \"" + podUid + "\" and container name \"" + containerName
-          + "\" do not make a directory name");
-    }
-    return containersRoot().resolve(name);
+    return slices().dirOf(podUid, containerName);
   }
 }

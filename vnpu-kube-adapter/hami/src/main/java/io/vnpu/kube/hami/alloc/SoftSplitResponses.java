@@ -14,9 +14,13 @@ import io.vnpu.api.slice.SliceShare;
 import io.vnpu.kube.hami.codec.ContainerDevice;
 import io.vnpu.kube.hami.codec.RuntimeInfo;
 import io.vnpu.kube.hami.devices.NodeDevices;
-import io.vnpu.kube.limiter.LimiterFiles;
 import io.vnpu.kube.resource.AllocationException;
 import io.vnpu.kube.resource.ContainerAllocation;
+import io.vnpu.kube.softslice.SoftAsk;
+import io.vnpu.kube.softslice.SoftSliceLayout;
+import io.vnpu.kube.softslice.SoftCharge;
+import io.vnpu.kube.softslice.SoftSliceRefusedException;
+import io.vnpu.kube.softslice.SoftSliceRule;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -89,8 +93,7 @@ public final class SoftSplitResponses {
     firstOf(devices, info, false).ifPresent(c -> envs.put(AscendEnv.NPU_PRIORITY, Integer.toString(c)));
     envs.put(AscendEnv.NPU_GLOBAL_SHM_PATH, SoftSplitLayout.CONTAINER_SHARED_REGION + "/"
         + resolved.get(0).phyId() + "_global_registry");
-    envs.put(AscendEnv.NPU_LOCAL_SHM_PATH,
-        SoftSplitLayout.CONTAINER_SHMEM_DIR + "/" + SoftSplitLayout.LOCAL_SHMEM_FILE);
+    envs.put(AscendEnv.NPU_LOCAL_SHM_PATH, layout.slices().containerRegionFile());
     return new ContainerAllocation(envs, mounts(layout, containerDir, agentRegistry), List.of(), Map.of(), List.of());
   }
 
@@ -107,30 +110,37 @@ public final class SoftSplitResponses {
    * read-write, which hami-vnpu-core itself writes.
    */
   public static List<Mount> mounts(SoftSplitLayout layout, Path containerDir, boolean agentRegistry) {
-    Mount shared = agentRegistry
-        ? new Mount(SoftSplitLayout.CONTAINER_SHARED_REGION, layout.registryDir().toString(), true)
-        : new Mount(SoftSplitLayout.CONTAINER_SHARED_REGION, layout.sharedRegionDir(), false);
-    String limiterDir = layout.limiterDir();
-    return List.of(
+    SoftSliceLayout slices = layout.slices();
+    List<Mount> out = new ArrayList<>(List.of(
         new Mount(layout.npuSmi(), layout.npuSmi(), true),
         new Mount(layout.ascendInstallInfo(), layout.ascendInstallInfo(), true),
         new Mount(layout.driverLibDir(), layout.driverLibDir(), true),
-        new Mount(layout.driverVersionInfo(), layout.driverVersionInfo(), true),
-        new Mount(SoftSplitLayout.CONTAINER_LIMITER_DIR, limiterDir, true),
-        new Mount(SoftSplitLayout.CONTAINER_LD_SO_PRELOAD, limiterDir + "/" + LimiterFiles.PRELOAD, true),
-        shared,
-        new Mount(SoftSplitLayout.CONTAINER_SHMEM_DIR, containerDir.toString(), false));
+        new Mount(layout.driverVersionInfo(), layout.driverVersionInfo(), true)));
+    if (agentRegistry) {
+      // the one soft-slice mechanism's mounts, which are upstream's order: limiter, preload,
+      // registries (read-only), the container's own directory
+      out.addAll(slices.mounts(containerDir));
+    } else {
+      out.addAll(slices.sharedMounts().subList(0, 2));
+      out.add(new Mount(SoftSplitLayout.CONTAINER_SHARED_REGION, layout.sharedRegionDir(), false));
+      out.add(slices.regionMount(containerDir));
+    }
+    return out;
   }
 
   /**
-   * Per-device limits: each device's RuntimeInfo {@code memory} (else the MiB the scheduler
-   * charged in devices-to-allocate, else unlimited) and {@code core} (else the charged percent),
-   * normal priority. The core percent is the container's <b>upper limit</b> of that NPU's AI-core
-   * time (cap) and also its weight, so busy containers whose percents add up to more than 100 split
-   * the NPU in proportion to them; 0 = no AI-core limit (compute not enforced).
+   * Per-device limits by {@link SoftSliceRule}: what the scheduler charged in devices-to-allocate
+   * ({@code usedmem} MiB, {@code usedcores} %) is the most the device gets; the container's own
+   * RuntimeInfo entry ({@code memory}, {@code core}; pod annotations, which the pod's owner can
+   * write) may lower it, never raise it. The core percent is the container's <b>upper limit</b> of
+   * that NPU's AI-core time (cap) and its weight, so busy containers whose percents add up to more
+   * than 100 split the NPU in proportion to them; a charge of 0 % is memory only (HAMi's upstream
+   * meaning of a pod without a core request). Normal priority.
    *
-   * @throws AllocationException for out-of-range values (memory of 0 MiB or less, or more than the
-   *     NPU's HBM; core outside 0..100), naming the annotation and the device
+   * @param info the container's own RuntimeInfo entries ({@link
+   *     io.vnpu.kube.hami.codec.ContainerRuntimeInfo}), by UUID
+   * @throws AllocationException naming the device, the annotation and the value: 0 MiB, more than
+   *     the NPU's HBM, or an entry asking for more than was charged
    */
   public static List<SliceDevice> quotas(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
       NodeDevices npus, String runtimeInfoKey) throws AllocationException {
@@ -139,26 +149,20 @@ public final class SoftSplitResponses {
     for (int i = 0; i < devices.size(); i++) {
       ContainerDevice d = devices.get(i);
       RuntimeInfo ri = info.get(d.uuid());
-      int memMib = ri != null && ri.memory().isPresent() ? ri.memory().getAsInt() : d.usedMemMib();
-      int core = ri != null && ri.core().isPresent() ? ri.core().getAsInt() : d.usedCores();
-      // pod owners can write these annotations: 0 means "no limit" in the region, so a forged 0
-      // would hand out the whole NPU; more than the NPU has is no quota either
-      String from = ri != null && ri.memory().isPresent() ? "annotation " + runtimeInfoKey : "devices-to-allocate";
-      if (memMib <= 0) {
-        throw new AllocationException(from + ": memory " + memMib + " MiB of device " + d.uuid()
-            + ": a soft-split quota must be > 0 MiB (0 would be an unlimited region); refused");
+      SliceShare.SoftQuota q;
+      try {
+        SoftCharge charge = SoftCharge.of("devices-to-allocate", (long) d.usedMemMib() * Units.MIB,
+            d.usedCores(), Priority.NORMAL, resolved.get(i).hbmBytes());
+        SoftAsk ask = SoftAsk.none("annotation " + runtimeInfoKey);
+        if (ri != null && ri.memory().isPresent()) ask = ask.memory("memory", (long) ri.memory().getAsInt() * Units.MIB);
+        if (ri != null && ri.core().isPresent()) {
+          ask = ask.weight("core", ri.core().getAsInt()).cap("core", ri.core().getAsInt());
+        }
+        q = SoftSliceRule.grant(charge, ask);
+      } catch (SoftSliceRefusedException e) {
+        throw new AllocationException("device " + d.uuid() + ": " + e.getMessage());
       }
-      long hbm = resolved.get(i).hbmBytes();
-      if (hbm > 0 && memMib * Units.MIB > hbm) {
-        throw new AllocationException(from + ": memory " + memMib + " MiB of device " + d.uuid()
-            + " exceeds the NPU's " + (hbm / Units.MIB) + " MiB HBM; refused");
-      }
-      if (core < 0 || core > 100) {
-        throw new AllocationException("annotation " + runtimeInfoKey + ": core " + core
-            + " of device " + d.uuid() + " is not a percent in 0..100");
-      }
-      out.add(new SliceDevice(NpuRef.of(resolved.get(i)),
-          new SliceShare.SoftQuota(memMib * Units.MIB, core, core, Priority.NORMAL)));
+      out.add(new SliceDevice(NpuRef.of(resolved.get(i)), q));
     }
     return out;
   }

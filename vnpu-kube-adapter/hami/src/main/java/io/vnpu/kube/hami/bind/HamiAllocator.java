@@ -9,6 +9,7 @@ import io.vnpu.kube.hami.codec.HamiNames;
 import io.vnpu.kube.hami.alloc.ContainerResponder;
 import io.vnpu.kube.hami.alloc.ContainerTarget;
 import io.vnpu.kube.hami.alloc.PreparedContainer;
+import io.vnpu.kube.hami.codec.ContainerRuntimeInfo;
 import io.vnpu.kube.hami.codec.DevicesToAllocateCodec;
 import io.vnpu.kube.hami.codec.HamiFormatException;
 import io.vnpu.kube.hami.codec.PendingContainer;
@@ -81,12 +82,15 @@ public final class HamiAllocator {
     PreparedContainer prepared = null;
     try {
       Map<String, String> annotations = annotations(pod);
-      Map<String, RuntimeInfo> info = runtimeInfoCodec.decode(names.runtimeInfo(),
+      List<RuntimeInfo> entries = runtimeInfoCodec.decodeEntries(names.runtimeInfo(),
           Optional.ofNullable(annotations.get(names.runtimeInfo())));
       String raw = annotations.get(names.devicesToAllocate());
       if (raw == null) throw new HamiFormatException("device " + names.commonWord() + " not found in pod annotations");
-      PodDevices.Popped popped = devicesCodec.decode(raw).pop();
+      PodDevices pending = devicesCodec.decode(raw);
+      PodDevices.Popped popped = pending.pop();
       PendingContainer next = popped.container();
+      // this container's own entries: two containers on one NPU each have theirs
+      Map<String, RuntimeInfo> info = ContainerRuntimeInfo.select(entries, pending, next);
       if (next.devices().size() != deviceIds.size()) {
         throw new AllocationException("device number not matched: annotation has " + next.devices().size()
             + ", request has " + deviceIds.size());

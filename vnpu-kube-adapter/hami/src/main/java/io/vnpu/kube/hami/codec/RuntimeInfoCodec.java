@@ -1,6 +1,7 @@
 package io.vnpu.kube.hami.codec;
 
 import io.vnpu.kube.json.JsonMappers;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -61,6 +62,19 @@ public final class RuntimeInfoCodec {
    *     string {@code UUID}/{@code temp} and int32 {@code memory}/{@code core}
    */
   public Map<String, RuntimeInfo> decode(String key, Optional<String> value) throws HamiFormatException {
+    Map<String, RuntimeInfo> out = new LinkedHashMap<>();
+    for (RuntimeInfo e : decodeEntries(key, value)) out.put(e.uuid(), e);
+    return out;
+  }
+
+  /**
+   * Decodes the annotation into its entries, in annotation order (one per allocated device, across
+   * all containers in container order: two containers on one NPU give two entries with its UUID);
+   * entries with an empty UUID are dropped.
+   *
+   * @throws HamiFormatException as {@link #decode}
+   */
+  public List<RuntimeInfo> decodeEntries(String key, Optional<String> value) throws HamiFormatException {
     if (value.isEmpty()) throw new HamiFormatException("annotation " + key + " not set");
     String v = value.get();
     JsonNode root;
@@ -70,7 +84,7 @@ public final class RuntimeInfoCodec {
       throw new HamiFormatException(invalid(key, v, e.getOriginalMessage()), e);
     }
     if (root == null || !root.isArray()) throw new HamiFormatException(invalid(key, v, "not a JSON array"));
-    Map<String, RuntimeInfo> out = new LinkedHashMap<>();
+    List<RuntimeInfo> out = new ArrayList<>();
     for (JsonNode el : root) {
       if (!el.isObject()) throw new HamiFormatException(invalid(key, v, "element " + el + " is not an object"));
       String uuid = "";
@@ -88,7 +102,7 @@ public final class RuntimeInfoCodec {
         }
       }
       if (uuid.isEmpty()) continue;
-      out.put(uuid, new RuntimeInfo(uuid, temp, memory, core));
+      out.add(new RuntimeInfo(uuid, temp, memory, core));
     }
     return out;
   }

@@ -3,6 +3,7 @@ package io.vnpu.kube.mindcluster.devices;
 import io.vnpu.api.health.ChipHealth;
 import io.vnpu.api.health.HealthSource;
 import io.vnpu.api.model.Npu;
+import io.vnpu.api.model.SuperPodInfo;
 import io.vnpu.api.model.Vnpu;
 import io.vnpu.api.spi.DeviceException;
 import io.vnpu.api.spi.DeviceManager;
@@ -38,6 +39,8 @@ public final class ChipInventory {
   static final String DUO = "Atlas 300I Duo";
   /** The product of a card does not change while the node runs: read once per logic ID. */
   private final Map<Integer, Optional<String>> productTypes = new ConcurrentHashMap<>();
+  /** Nor its super-pod membership (MindCluster reads it once at start). */
+  private final Map<Integer, SuperPodInfo> superPods = new ConcurrentHashMap<>();
 
   public ChipInventory(DeviceManager deviceManager, HealthSource healthSource) {
     this(deviceManager, healthSource, false, false);
@@ -83,7 +86,8 @@ public final class ChipInventory {
           ? product.flatMap(Mixed310P::deviceType) : Optional.empty();
       chips.add(new ChipState(n, type, mixedType.isPresent() ? List.of() : vnpusOf(n, type),
           health.getOrDefault(n.logicId(), ChipHealth.normal(n.logicId())), product,
-          read("RoCE address", n, deviceManager::roceIp), mixedType.orElse(type.deviceName()), false));
+          read("RoCE address", n, deviceManager::roceIp), mixedType.orElse(type.deviceName()), false,
+          superPods.computeIfAbsent(n.logicId(), l -> superPodOf(n))));
     }
     return publish(new NodeChips(cardRule(chips)));
   }
@@ -153,6 +157,15 @@ public final class ChipInventory {
     } catch (DeviceException e) {
       LOG.debug("{} of phy ID {} unreadable: {}", what, npu.phyId(), e.getMessage());
       return Optional.empty();
+    }
+  }
+
+  private SuperPodInfo superPodOf(Npu npu) {
+    try {
+      return deviceManager.superPod(npu.logicId());
+    } catch (DeviceException e) {
+      LOG.debug("super-pod membership of phy ID {} unreadable: {}", npu.phyId(), e.getMessage());
+      return SuperPodInfo.UNKNOWN;
     }
   }
 

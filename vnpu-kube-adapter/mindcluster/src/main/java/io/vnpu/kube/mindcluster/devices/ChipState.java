@@ -1,6 +1,7 @@
 package io.vnpu.kube.mindcluster.devices;
 
 import io.vnpu.api.model.Npu;
+import io.vnpu.api.model.SuperPodInfo;
 import io.vnpu.api.model.Vnpu;
 import io.vnpu.api.health.ChipHealth;
 import java.util.List;
@@ -23,9 +24,12 @@ import java.util.Optional;
  *                    product's ({@code Ascend310P-VPro}, see {@link Mixed310P})
  * @param cardPeerUnhealthy the other chip of its Atlas 300I Duo card is unhealthy and the card
  *                    resets as a whole ({@code -hotReset=0}): reported unhealthy too (spec 3.4)
+ * @param superPod    its super-pod membership ({@code dcmi_spod_info}; {@link SuperPodInfo#UNKNOWN}
+ *                    on chips other than A3/A5)
  */
 public record ChipState(Npu npu, CardType type, List<Vnpu> vnpus, ChipHealth health,
-    Optional<String> productType, Optional<String> roceIp, String deviceType, boolean cardPeerUnhealthy) {
+    Optional<String> productType, Optional<String> roceIp, String deviceType, boolean cardPeerUnhealthy,
+    SuperPodInfo superPod) {
   public ChipState {
     Objects.requireNonNull(npu, "npu");
     Objects.requireNonNull(type, "type");
@@ -33,22 +37,24 @@ public record ChipState(Npu npu, CardType type, List<Vnpu> vnpus, ChipHealth hea
     Objects.requireNonNull(productType, "productType");
     Objects.requireNonNull(roceIp, "roceIp");
     Objects.requireNonNull(deviceType, "deviceType");
+    Objects.requireNonNull(superPod, "superPod");
     vnpus = List.copyOf(vnpus);
   }
 
   /** A chip of its family's device type, without product type or RoCE address. */
   public ChipState(Npu npu, CardType type, List<Vnpu> vnpus, ChipHealth health) {
-    this(npu, type, vnpus, health, Optional.empty(), Optional.empty(), type.deviceName(), false);
+    this(npu, type, vnpus, health, Optional.empty(), Optional.empty(), type.deviceName(), false,
+        SuperPodInfo.UNKNOWN);
   }
 
   /** A copy with another health (the card rule is applied again by the inventory). */
   public ChipState withHealth(ChipHealth newHealth) {
-    return new ChipState(npu, type, vnpus, newHealth, productType, roceIp, deviceType, false);
+    return new ChipState(npu, type, vnpus, newHealth, productType, roceIp, deviceType, false, superPod);
   }
 
   /** A copy with {@link #cardPeerUnhealthy()} set. */
   public ChipState withCardPeerUnhealthy(boolean peerUnhealthy) {
-    return new ChipState(npu, type, vnpus, health, productType, roceIp, deviceType, peerUnhealthy);
+    return new ChipState(npu, type, vnpus, health, productType, roceIp, deviceType, peerUnhealthy, superPod);
   }
 
   /**

@@ -9,13 +9,9 @@ import io.vnpu.kube.mindcluster.devices.CardType;
 import io.vnpu.kube.mindcluster.devices.ChipState;
 import io.vnpu.kube.mindcluster.devices.MindClusterResources;
 import io.vnpu.kube.mindcluster.devices.NodeChips;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,9 +37,6 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class DeviceInfo {
   private static final JsonMapper JSON = JsonMappers.compact();
-
-  /** SuperPodID / ServerIndex of a node that is not in a super-pod. */
-  public static final int NOT_SUPER_POD = -1;
 
   private DeviceInfo() {}
 
@@ -119,17 +112,7 @@ public final class DeviceInfo {
     String info = deviceInfoJson(deviceList, updateTime);
     // the DeviceInfo object is embedded as it was hashed, so CheckCode verifies the bytes that are there
     return "{\"DeviceInfo\":" + info + ",\"SuperPodID\":" + superPodId + ",\"ServerIndex\":" + serverIndex
-        + ",\"CheckCode\":\"" + sha256(info) + "\"}";
-  }
-
-  /** Lower-case hex SHA-256 of the UTF-8 bytes. */
-  public static String sha256(String text) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-          .digest(text.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is required of every JVM", e);
-    }
+        + ",\"CheckCode\":\"" + CheckCode.of(info) + "\"}";
   }
 
   private static String write(Object value) {

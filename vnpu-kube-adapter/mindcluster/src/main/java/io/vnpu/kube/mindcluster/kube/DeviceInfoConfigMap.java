@@ -51,8 +51,6 @@ public final class DeviceInfoConfigMap {
   private final String name;
   private final Clock clock;
   private final WriteLimiter limiter;
-  private volatile int superPodId = DeviceInfo.NOT_SUPER_POD;
-  private volatile int serverIndex = DeviceInfo.NOT_SUPER_POD;
   private String lastSwitchFaults;
   private java.time.Instant lastSwitchWrite = java.time.Instant.EPOCH;
 
@@ -61,15 +59,6 @@ public final class DeviceInfoConfigMap {
     this.name = NAME_PREFIX + Objects.requireNonNull(nodeName, "nodeName");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.limiter = Objects.requireNonNull(limiter, "limiter");
-  }
-
-  /**
-   * The node's super-pod membership for {@code SuperPodID} / {@code ServerIndex} (from
-   * {@code dcmi_spod_info}: -1 not in a super-pod, -2 unknown); -1 until set.
-   */
-  public void superPod(int superPodId, int serverIndex) {
-    this.superPodId = superPodId;
-    this.serverIndex = serverIndex;
   }
 
   /**
@@ -105,7 +94,9 @@ public final class DeviceInfoConfigMap {
     String content = deviceList + "|" + upgrades;
     if (!limiter.due(content)) return false;
     Map<String, String> data = new LinkedHashMap<>();
-    data.put(DEVICE_INFO_CFG, DeviceInfo.cfg(deviceList, clock.instant(), superPodId, serverIndex));
+    // SuperPodID / ServerIndex: the node's dcmi_spod_info (-1 not in a super-pod, -2 unknown)
+    data.put(DEVICE_INFO_CFG, DeviceInfo.cfg(deviceList, clock.instant(), chips.superPod().superPodId(),
+        chips.superPod().serverIndex()));
     data.put(UPGRADE_FAULT_REASON, upgrades);
     data.put(DESCRIPTION, DESCRIPTION_TEXT);
     write(data, Optional.empty());

@@ -22,12 +22,14 @@ import tools.jackson.databind.json.JsonMapper;
  * value wins), {@code accelerator}, {@code mind-cluster/npu-chip-memory} on HBM chips. Annotations:
  * {@code baseDeviceInfos} (chip name → {@code {"IP","SuperDeviceID"}}, IP = the chip's RoCE address
  * from {@code dcmi_get_device_ip}, {@code ""} when it has none, as upstream stores a failed
- * query), {@code superPodID}, {@code serverIndex},
+ * query; SuperDeviceID = the chip's {@code sdid} from {@code dcmi_spod_info}, a number, 0 when
+ * unknown), {@code superPodID}, {@code serverIndex} (the node's {@code dcmi_spod_info}: -1 not in
+ * a super-pod, -2 unknown, e.g. on 910B, as upstream),
  * {@code serverType}, {@code cardType}; {@code huawei.com/driver.version} when the driver reports
  * its version ({@code dcmi_get_dcmi_version}), {@code infer-card-type=card-300i-duo} when every
  * card is an Atlas 300I Duo ({@code dcmi_get_product_type}), {@code accelerator-type=card-910b-infer}
- * on 910B chips of an Atlas 300I A2 card (board ID 0x28 or 0x29, spec section 1.9). The super-pod
- * labels are not written.
+ * on 910B chips of an Atlas 300I A2 card (board ID 0x28 or 0x29, spec section 1.9), and on A3 in a
+ * super-pod {@code huawei.com/topotree.superpodid}.
  */
 public final class NodeReporter {
   public static final String CHIP_NAME = "node.kubernetes.io/npu.chip.name";
@@ -40,6 +42,10 @@ public final class NodeReporter {
   /** {@code infer-card-type} value of a node whose cards are all Atlas 300I Duo. */
   public static final String CARD_300I_DUO = "card-300i-duo";
   public static final String ACCELERATOR_TYPE = "accelerator-type";
+  /** A3 label: the node's super-pod ID (only when it is in one). */
+  public static final String TOPOTREE_SUPER_POD_ID = "huawei.com/topotree.superpodid";
+  public static final String SUPER_POD_ID = "superPodID";
+  public static final String SERVER_INDEX = "serverIndex";
   /** {@code accelerator-type} of a node with Atlas 300I A2 (910B inference) cards. */
   public static final String CARD_910B_INFER = "card-910b-infer";
   private static final JsonMapper JSON = JsonMappers.compact();
@@ -89,8 +95,12 @@ public final class NodeReporter {
     }
     Map<String, String> annotations = new LinkedHashMap<>();
     annotations.put(BASE_DEVICE_INFOS, baseDeviceInfos(chips));
-    annotations.put("superPodID", Integer.toString(DeviceInfo.NOT_SUPER_POD));
-    annotations.put("serverIndex", Integer.toString(DeviceInfo.NOT_SUPER_POD));
+    io.vnpu.api.model.SuperPodInfo superPod = chips.superPod();
+    annotations.put(SUPER_POD_ID, Integer.toString(superPod.superPodId()));
+    annotations.put(SERVER_INDEX, Integer.toString(superPod.serverIndex()));
+    if (type == CardType.ASCEND910A3 && superPod.superPodId() >= 0) {
+      labels.put(TOPOTREE_SUPER_POD_ID, Integer.toString(superPod.superPodId()));
+    }
     annotations.put("serverType", type == CardType.ASCEND910A3 ? "A3" : type == CardType.ASCEND950 ? "npu" : "");
     annotations.put("cardType", type.realType());
     String serverType = type.serverType(first.npu().aiCores());
@@ -115,7 +125,7 @@ public final class NodeReporter {
     for (ChipState c : chips.chips()) {
       Map<String, Object> info = new LinkedHashMap<>();
       info.put("IP", c.roceIp().orElse(""));
-      info.put("SuperDeviceID", 0);
+      info.put("SuperDeviceID", c.superPod().superDeviceId());
       m.put(c.name(), info);
     }
     try {

@@ -2,12 +2,8 @@ package io.vnpu.kube.mindcluster.kube;
 
 import io.vnpu.api.health.SwitchFault;
 import io.vnpu.kube.json.JsonMappers;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -65,7 +61,7 @@ public final class SwitchInfo {
     info.put("NodeStatus", worst.nodeStatus());
     info.put("FaultTimeAndLevelMap", timeAndLevel);
     String body = write(info);
-    info.put("CheckCode", sha256(body));
+    info.put("CheckCode", CheckCode.of(body));
     return write(info);
   }
 
@@ -74,14 +70,6 @@ public final class SwitchInfo {
       return JSON.writeValueAsString(o);
     } catch (JacksonException e) {
       throw new IllegalStateException("SwitchInfoCfg not serialisable", e);
-    }
-  }
-
-  private static String sha256(String s) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 missing from the JDK", e);
     }
   }
 }

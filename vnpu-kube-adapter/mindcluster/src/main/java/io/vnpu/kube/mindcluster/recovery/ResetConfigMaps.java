@@ -11,12 +11,9 @@ import io.vnpu.api.fault.recovery.RecoveryStore;
 import io.vnpu.api.fault.recovery.ResetInfo;
 import io.vnpu.api.fault.recovery.TrainingJob;
 import io.vnpu.kube.json.JsonMappers;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import io.vnpu.kube.mindcluster.kube.CheckCode;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -89,7 +86,7 @@ public final class ResetConfigMaps implements RecoveryStore {
       String json = resetJson(info, keptRanks(old.get(RESET_JSON), mine));
       data.put(RESET_JSON, json);
       data.put(RESTART_TYPE, ResetInfo.RESTART_TYPE_HOT_RESET);
-      data.put(CHECK_CODE, sha256(json));
+      data.put(CHECK_CODE, CheckCode.of(json));
       return data;
     }, Map.of(RECORD_ANNOTATION + nodeName, recordJson(record)));
     if (faultNpus != null) {
@@ -99,7 +96,7 @@ public final class ResetConfigMaps implements RecoveryStore {
         for (RankEntry e : faultNpus) all.add(rank(e));
         String json = write(all);
         data.put(FAULT_NPUS, json);
-        data.put(CHECK_CODE, sha256(json));
+        data.put(CHECK_CODE, CheckCode.of(json));
         return data;
       }, Map.of());
     }
@@ -228,14 +225,6 @@ public final class ResetConfigMaps implements RecoveryStore {
       return JSON.writeValueAsString(o);
     } catch (JacksonException e) {
       throw new IllegalStateException("recovery record not serialisable", e);
-    }
-  }
-
-  static String sha256(String s) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 missing from the JDK", e);
     }
   }
 }

@@ -1,10 +1,9 @@
 package io.vnpu.kube.mindcluster.volcano;
 
-import io.vnpu.api.model.Priority;
 import io.vnpu.api.model.Units;
+import io.vnpu.api.slice.ContainerEdits;
 import io.vnpu.api.slice.Mount;
 import io.vnpu.api.slice.NpuRef;
-import io.vnpu.api.slice.RegionToCreate;
 import io.vnpu.api.slice.SliceDevice;
 import io.vnpu.api.slice.SliceShare;
 import io.vnpu.kube.limiter.LimiterUnavailableException;
@@ -15,10 +14,11 @@ import io.vnpu.kube.mindcluster.devices.AdvertisedDevice;
 import io.vnpu.kube.mindcluster.devices.DeviceCatalog;
 import io.vnpu.kube.mindcluster.devices.NodeChips;
 import io.vnpu.kube.resource.AllocationException;
-import io.vnpu.kube.resource.ComputeRegistrations;
 import io.vnpu.kube.resource.ContainerAllocation;
-import io.vnpu.kube.resource.ContainerRegionDirectory;
-import io.vnpu.quota.files.HostFiles;
+import io.vnpu.kube.softslice.SoftAsk;
+import io.vnpu.kube.softslice.SoftSlices;
+import io.vnpu.kube.softslice.SoftSliceRefusedException;
+import io.vnpu.kube.softslice.SoftSliceRule;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -39,9 +39,9 @@ import org.slf4j.LoggerFactory;
  * region and limiter enforce instead of vCANN-RT.
  *
  * <p>Per Allocate, under the node lock: quotas parsed and checked (a bad value refuses, naming
- * the annotation and value, before anything is consumed); the limiter verified (else refused,
- * naming the file); the container's directory and region created and the container registered in
- * the compute registry of each chip ({@link ComputeRegistrations}); the pod claimed (its
+ * the annotation and value, before anything is consumed; what the slice gets is what Volcano
+ * charged, {@link SoftSliceRule}); the limiter verified (else refused, naming the file); the
+ * container's slice prepared ({@link SoftSlices}: directory, region, compute registration); the pod claimed (its
  * {@code predicate-time} consumed, {@code huawei.com/AscendReal} written); on a failed claim the
  * registration and the directory are removed. No soft-share pod pending → the plain whole-chip answer.
  *
@@ -56,22 +56,19 @@ public final class SoftShareAllocator implements ContainerAllocator {
   private final Supplier<NodeChips> chips;
   private final DeviceCatalog catalog;
   private final ContainerResponses responses;
-  private final SoftShareLimiter limiter;
-  private final ComputeRegistrations registrations;
+  private final SoftSlices slices;
   private final Object nodeLock;
 
   /**
-   * @param registrations the compute registrations under {@link SoftShareLimiter#registryDir()} (one
-   *     instance per agent: it holds the registry files open)
+   * @param slices the node's soft slices (one instance per agent: it holds the registry files open)
    */
   public SoftShareAllocator(VolcanoPods pods, Supplier<NodeChips> chips, DeviceCatalog catalog,
-      ContainerResponses responses, SoftShareLimiter limiter, ComputeRegistrations registrations, Object nodeLock) {
+      ContainerResponses responses, SoftSlices slices, Object nodeLock) {
     this.pods = Objects.requireNonNull(pods, "pods");
     this.chips = Objects.requireNonNull(chips, "chips");
     this.catalog = Objects.requireNonNull(catalog, "catalog");
     this.responses = Objects.requireNonNull(responses, "responses");
-    this.limiter = Objects.requireNonNull(limiter, "limiter");
-    this.registrations = Objects.requireNonNull(registrations, "registrations");
+    this.slices = Objects.requireNonNull(slices, "slices");
     this.nodeLock = Objects.requireNonNull(nodeLock, "nodeLock");
   }
 
@@ -106,24 +103,25 @@ public final class SoftShareAllocator implements ContainerAllocator {
         .filter(m -> m > 0).min().orElse(0);
     SoftShareQuota quota = SoftShareQuota.of(pod.pod(), hbmMib);
     try {
-      limiter.gate().verify();
+      slices.verifyLimiter();
     } catch (LimiterUnavailableException e) {
       throw new AllocationException("soft share for pod " + pod.key() + " refused: limiter " + e.getMessage(), e);
     }
     Path dir = containerDir(pod, deviceIds.get(0));
+    SliceShare.SoftQuota granted;
+    try {
+      granted = SoftSliceRule.grant(quota.charge(), SoftAsk.none("annotations"));
+    } catch (SoftSliceRefusedException e) {
+      throw new AllocationException("pod " + pod.key() + ": " + e.getMessage());
+    }
     List<SliceDevice> slice = new ArrayList<>();
     for (AdvertisedDevice d : distinct) {
-      slice.add(new SliceDevice(NpuRef.of(d.chip().npu()),
-          new SliceShare.SoftQuota(quota.hbmMib() * Units.MIB, quota.aicorePercent(), quota.aicorePercent(),
-              Priority.NORMAL)));
+      slice.add(new SliceDevice(NpuRef.of(d.chip().npu()), granted));
     }
-    long key;
+    SoftSlices.Prepared prepared;
     try {
-      key = ContainerRegionDirectory.createRegistered(limiter.regionRoot(), dir, limiter.regions(),
-          new RegionToCreate(dir.resolve(SoftShareLimiter.REGION_FILE), slice, SoftShareLimiter.CONTAINER_REGISTRY_DIR),
-          registrations, pod.key());
+      prepared = slices.prepare(dir, slice, pod.key());
     } catch (IOException | RuntimeException e) {
-      HostFiles.deleteQuietly(dir);
       throw new AllocationException("prepare quota region in " + dir + " for pod " + pod.key() + ": "
           + e.getMessage(), e);
     }
@@ -132,50 +130,33 @@ public final class SoftShareAllocator implements ContainerAllocator {
       claim = pods.claim(pod.pod(), pod.predicateTime(), Map.of(VolcanoKeys.ASCEND_REAL,
           String.join(",", distinct.stream().map(d -> d.chip().name()).toList())));
     } catch (AllocationException e) {
-      discard(dir, key);
+      slices.discard(prepared);
       throw e;
     }
     if (claim != VolcanoPods.Claim.DONE) {
-      discard(dir, key);
+      slices.discard(prepared);
       LOG.info("soft-share pod {} changed before it was claimed; choosing again", pod.key());
       return Optional.empty();
     }
+    // upstream's runtime answer, then the slice's own edits (region, limiter, registries, env)
     ContainerAllocation base = DirectAllocator.respond(responses, devices, Map.of());
+    ContainerEdits edits = slices.edits(prepared);
     Map<String, String> env = new LinkedHashMap<>(base.envs());
-    env.put("NPU_LOCAL_SHM_PATH", SoftShareLimiter.CONTAINER_REGION_DIR + "/" + SoftShareLimiter.REGION_FILE);
-    env.put(io.vnpu.quota.env.LimiterEnv.MEM_QUOTA, Long.toString(quota.hbmMib()));
+    env.putAll(edits.env());
     List<Mount> mounts = new ArrayList<>(base.mounts());
-    String libDir = Path.of(limiter.limiter().containerLibraryPath()).getParent().toString();
-    mounts.add(new Mount(libDir, limiter.limiter().hostDir().toString(), true));
-    mounts.add(new Mount(SoftShareLimiter.CONTAINER_LD_SO_PRELOAD, limiter.limiter().preload().toString(), true));
-    mounts.add(new Mount(SoftShareLimiter.CONTAINER_REGION_DIR, dir.toString(), false));
-    // the registries are the agent's: nothing a container writes may reach what its neighbours read
-    mounts.add(new Mount(SoftShareLimiter.CONTAINER_REGISTRY_DIR, limiter.registryDir().toString(), true));
+    mounts.addAll(edits.mounts());
     LOG.info("Allocate {} {}: pod {} soft-shares {} with {} MiB HBM and {}% AI Core", resourceName, deviceIds,
         pod.key(), distinct.stream().map(d -> d.chip().name()).toList(), quota.hbmMib(), quota.aicorePercent());
     return Optional.of(new ContainerAllocation(env, mounts, base.devices(), base.annotations(), base.cdiDevices()));
   }
 
-  /** Undoes a prepared container: its registry entries, then its directory (the sweep retries both). */
-  private void discard(Path dir, long key) {
-    try {
-      registrations.unregister(key);
-    } catch (IOException | RuntimeException e) {
-      LOG.warn("compute registry entry {} not removed ({}); the soft-share sweep removes it", Long.toHexString(key),
-          e.getMessage());
-    }
-    HostFiles.deleteQuietly(dir);
-  }
-
   private Path containerDir(PendingPod pod, String firstDeviceId) throws AllocationException {
-    String name = pod.uid() + "_" + firstDeviceId;
-    if (pod.uid().isEmpty() || name.indexOf('/') >= 0 || name.indexOf('\0') >= 0 || name.startsWith(".")) {
-      throw new AllocationException("pod " + pod.key() + ": UID \"" + pod.uid() + "\" and device "
-          + firstDeviceId + " do not make a directory name");
+    try {
+      return slices.layout().dirOf(pod.uid(), firstDeviceId);
+    } catch (IllegalArgumentException e) {
+      throw new AllocationException("pod " + pod.key() + ": " + e.getMessage(), e);
     }
-    return limiter.regionRoot().resolve(name);
   }
-
   private static <T> java.util.function.Predicate<T> distinctBy(java.util.function.Function<T, Object> key) {
     java.util.Set<Object> seen = new java.util.HashSet<>();
     return t -> seen.add(key.apply(t));

@@ -1,7 +1,11 @@
 package io.vnpu.kube.mindcluster.volcano;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.vnpu.api.model.Priority;
+import io.vnpu.api.model.Units;
 import io.vnpu.kube.errors.Shown;
+import io.vnpu.kube.softslice.SoftCharge;
+import io.vnpu.kube.softslice.SoftSliceRefusedException;
 import io.vnpu.kube.resource.AllocationException;
 import java.util.Map;
 
@@ -9,10 +13,11 @@ import java.util.Map;
  * A pod's soft-share request (MindCluster "softShareDev", anchors section 4), read from its
  * annotations {@value #AICORE_QUOTA} (AI Core share in percent, 1..100) and {@value #HBM_QUOTA}
  * (HBM in MB, read as MiB as MindCluster's {@code MBPerGB} conversion implies, 1..the chip's HBM).
- * The values are written by the pod owner and are untrusted: 0 would be an unlimited region.
+ * The values are written by the pod owner and are untrusted; Volcano placed the pod by them, so
+ * they are what the scheduler charged ({@link #charge()}, where 0 MiB is refused).
  *
  * @param aicorePercent AI Core share, percent of the chip (1..100)
- * @param hbmMib        HBM limit in MiB (at least 1)
+ * @param hbmMib        HBM limit in MiB (0..the chip's HBM; 0 is refused by {@link #charge()})
  */
 public record SoftShareQuota(int aicorePercent, long hbmMib) {
   /** AI Core quota annotation, percent. */
@@ -35,14 +40,24 @@ public record SoftShareQuota(int aicorePercent, long hbmMib) {
   public static SoftShareQuota of(Pod pod, long chipHbmMib) throws AllocationException {
     Map<String, String> a = VolcanoPods.annotations(pod);
     String who = "pod " + pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
-    long core = number(who, AICORE_QUOTA, a.get(AICORE_QUOTA), 100, "a percent in 1..100");
+    long core = number(who, AICORE_QUOTA, a.get(AICORE_QUOTA), 1, 100, "a percent in 1..100");
     long hbmMax = chipHbmMib > 0 ? chipHbmMib : Long.MAX_VALUE / (1L << 20);
-    long hbm = number(who, HBM_QUOTA, a.get(HBM_QUOTA), hbmMax,
+    long hbm = number(who, HBM_QUOTA, a.get(HBM_QUOTA), 0, hbmMax,
         "MB in 1.." + (chipHbmMib > 0 ? chipHbmMib + " (the chip's HBM)" : "the chip's HBM"));
     return new SoftShareQuota((int) core, hbm);
   }
 
-  private static long number(String who, String key, String value, long max, String expected)
+  /**
+   * What the scheduler charged each chip of the share.
+   *
+   * @throws SoftSliceRefusedException for 0 MiB, naming the annotation
+   */
+  public SoftCharge charge() throws SoftSliceRefusedException {
+    return SoftCharge.of("annotation " + HBM_QUOTA + " / " + AICORE_QUOTA, hbmMib * Units.MIB, aicorePercent,
+        Priority.NORMAL, 0);
+  }
+
+  private static long number(String who, String key, String value, long min, long max, String expected)
       throws AllocationException {
     if (value == null) {
       throw new AllocationException(who + ": annotation " + key + " is missing: soft sharing needs "
@@ -55,9 +70,9 @@ public record SoftShareQuota(int aicorePercent, long hbmMib) {
       throw new AllocationException(who + ": annotation " + key + " = " + Shown.string(value) + ": not a whole number, "
           + "expected " + expected);
     }
-    if (v < 1 || v > max) {
+    if (v < min || v > max) {
       throw new AllocationException(who + ": annotation " + key + " = " + Shown.string(value) + ": out of range, expected "
-          + expected + (v == 0 ? " (0 would be an unlimited region)" : ""));
+          + expected);
     }
     return v;
   }

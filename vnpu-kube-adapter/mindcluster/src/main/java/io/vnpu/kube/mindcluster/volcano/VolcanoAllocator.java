@@ -97,7 +97,8 @@ public final class VolcanoAllocator implements ContainerAllocator {
         CardType type = real.get(0).type();
         if (type.rankTable()) {
           annotations.put(type == CardType.ASCEND950 ? VolcanoKeys.RANK_TABLE_NPU : VolcanoKeys.RANK_TABLE_910,
-              RankTable.of(pod.pod().getMetadata().getName(), pod.uid(), hostIp, real));
+              RankTable.of(pod.pod().getMetadata().getName(), pod.uid(), hostIp, real,
+                  snapshot.superPod()));
         }
         VolcanoPods.Claim claim = pods.claim(pod.pod(), pod.predicateTime(), annotations);
         if (claim == VolcanoPods.Claim.DONE) {

@@ -101,7 +101,7 @@ public final class VolcanoPods {
 
   /**
    * {@code status.phase} ({@code "Unknown"} when unset) by UID of every pod bound to this node,
-   * terminating and finished ones included: what {@link io.vnpu.kube.resource.ContainerDirCleaner}
+   * terminating and finished ones included: what {@link io.vnpu.kube.softslice.SoftSlices#removeFinished}
    * needs to keep the directories of pods whose containers may still run.
    *
    * @throws AllocationException naming the list call when the API server fails
