@@ -2,6 +2,9 @@
 # RSS of the node agent (`vnpu plugin --simulate`) after startup, registered with a kubelet
 # Registration stand-in. Prints "agent_rss_kib=N registered=K settle_s=S" (VmRSS from /proc after
 # the settle time) and the agent's VmHWM (peak RSS).
+# The JVM runs with the chart's JVM flags (benchmarks/chart-jvm-flags.sh: deploy/helm/vnpu/values.yaml),
+# or with VNPU_JVM_FLAGS when set. VNPU_RSS_NMT=1 adds -XX:NativeMemoryTracking=summary and prints
+# where the memory goes (jcmd VM.native_memory summary).
 # Usage: benchmarks/measure-agent-rss.sh [SETTLE_SECONDS]   (needs benchmarks/target/benchmarks.jar
 #        and the CLI jar; ./vnpu builds the latter)
 set -eu
@@ -10,8 +13,8 @@ settle=${1:-20}
 dir=$(mktemp -d)
 kpid=""; apid=""
 cleanup() {
-  [ -n "$apid" ] && kill "$apid" 2>/dev/null && wait "$apid" 2>/dev/null
-  [ -n "$kpid" ] && kill "$kpid" 2>/dev/null && wait "$kpid" 2>/dev/null
+  [ -n "$apid" ] && kill "$apid" 2>/dev/null && { wait "$apid" 2>/dev/null || true; }
+  [ -n "$kpid" ] && kill "$kpid" 2>/dev/null && { wait "$kpid" 2>/dev/null || true; }
   rm -rf "$dir"
 }
 trap cleanup EXIT
@@ -23,7 +26,10 @@ for _ in $(seq 1 300); do grep -q '^serving' "$dir/kubelet.log" && break; sleep 
 grep -q '^serving' "$dir/kubelet.log" || { echo "kubelet stand-in did not start"; cat "$dir/kubelet.log"; exit 1; }
 jar="$root/vnpu-kube-adapter/cli/target/vnpu-cli-0.1.0-SNAPSHOT-all.jar"
 [ -f "$jar" ] || "$root/vnpu" --version > /dev/null
-java -Dvnpu.native.dir="$root/native/build" -Dvnpu.repo.dir="$root" -jar "$jar" plugin --simulate \
+flags=${VNPU_JVM_FLAGS:-$("$root/benchmarks/chart-jvm-flags.sh")}
+[ "${VNPU_RSS_NMT:-0}" = 1 ] && flags="$flags -XX:NativeMemoryTracking=summary"
+echo "jvm flags: $flags"
+JAVA_TOOL_OPTIONS="$flags" java -Dvnpu.native.dir="$root/native/build" -Dvnpu.repo.dir="$root" -jar "$jar" plugin --simulate \
   --config_file "$root/config/device-config.yaml" --node_config_file "$root/config/node-config.yaml" \
   --node_name bench-node --kubelet-dir "$dir/kubelet" > "$dir/agent.log" 2>&1 &
 apid=$!
@@ -32,6 +38,14 @@ sleep "$settle"
 kill -0 "$apid" 2>/dev/null || { echo "agent exited"; cat "$dir/agent.log"; exit 1; }
 rss=$(awk '/^VmRSS/ {print $2}' "/proc/$apid/status")
 hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$apid/status")
-echo "agent_rss_kib=$rss agent_peak_rss_kib=$hwm registered=$(grep -c '^registered' "$dir/kubelet.log") settle_s=$settle"
+threads=$(awk '/^Threads/ {print $2}' "/proc/$apid/status")
+if [ "${VNPU_RSS_NMT:-0}" = 1 ]; then
+  jcmd "$apid" VM.native_memory summary | grep -E '^(Total|-  *[A-Za-z ]+ \(reserved)|^ *\(threads? ' | sed 's/^/  nmt: /'
+  echo "  largest mappings by RSS (KiB):"
+  awk '/^[0-9a-f]+-[0-9a-f]+ / { name = ($6 == "" ? "[anon]" : $6) } /^Rss:/ { rss[name] += $2 }
+       END { for (n in rss) printf "%8d %s\n", rss[n], n }' "/proc/$apid/smaps" | sort -rn | head -n 8 | sed 's/^/    /'
+  echo "  threads:"; jcmd "$apid" Thread.print | grep '^"' | sed -E 's/^"([^"]*)".*/\1/; s/[0-9]+/N/g' | sort | uniq -c | sort -rn | sed 's/^/    /'
+fi
+echo "agent_rss_kib=$rss agent_peak_rss_kib=$hwm registered=$(grep -c '^registered' "$dir/kubelet.log") threads=$threads settle_s=$settle"
 grep '^registered' "$dir/kubelet.log" | sed 's/^/  /'
 echo "agent log (first lines):"; head -n 15 "$dir/agent.log" | sed 's/^/  /'

@@ -2,7 +2,9 @@
 # RSS of the DRA kubelet plugin (`vnpu dra --simulate A3x8`: 16 NPUs) after it registered,
 # published its ResourceSlice and prepared and unprepared a claim through the stand-in
 # (io.vnpu.benchmarks.dra.DraStandIn: mock API server + kubelet stand-in). The JVM runs with the
-# JAVA_TOOL_OPTIONS of deploy/dra/daemonset.yaml. Prints "dra_rss_kib=N dra_peak_rss_kib=M settle_s=S".
+# JVM flags of the chart (benchmarks/chart-jvm-flags.sh: deploy/helm/vnpu/values.yaml, which
+# deploy/dra/daemonset.yaml repeats), or VNPU_JVM_FLAGS when set; VNPU_RSS_NMT=1 adds the native
+# memory summary. Prints "dra_rss_kib=N dra_peak_rss_kib=M settle_s=S".
 # Usage: benchmarks/measure-dra-rss.sh [SETTLE_SECONDS]   (needs benchmarks/target/benchmarks.jar
 #        and the CLI jar; ./vnpu builds the latter)
 set -eu
@@ -11,8 +13,8 @@ settle=${1:-20}
 dir=$(mktemp -d)
 spid=""; apid=""
 cleanup() {
-  [ -n "$apid" ] && kill "$apid" 2>/dev/null && wait "$apid" 2>/dev/null
-  [ -n "$spid" ] && kill "$spid" 2>/dev/null && wait "$spid" 2>/dev/null
+  [ -n "$apid" ] && kill "$apid" 2>/dev/null && { wait "$apid" 2>/dev/null || true; }
+  [ -n "$spid" ] && kill "$spid" 2>/dev/null && { wait "$spid" 2>/dev/null || true; }
   rm -rf "$dir"
 }
 trap cleanup EXIT
@@ -24,8 +26,10 @@ grep -q '^API server stand-in' "$dir/standin.log" || { echo "stand-in did not st
 jar="$root/vnpu-kube-adapter/cli/target/vnpu-cli-0.1.0-SNAPSHOT-all.jar"
 [ -f "$jar" ] || "$root/vnpu" --version > /dev/null
 c="$dir/cluster"
-JAVA_TOOL_OPTIONS="-Xmx64m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=32m -XX:MaxMetaspaceSize=96m" \
-VNPU_SIM_ROOT="$dir/sim" java -Dvnpu.native.dir="$root/native/build" -jar "$jar" dra --simulate A3x8 \
+flags=${VNPU_JVM_FLAGS:-$("$root/benchmarks/chart-jvm-flags.sh")}
+[ "${VNPU_RSS_NMT:-0}" = 1 ] && flags="$flags -XX:NativeMemoryTracking=summary"
+echo "jvm flags: $flags"
+JAVA_TOOL_OPTIONS="$flags" VNPU_SIM_ROOT="$dir/sim" java -Dvnpu.native.dir="$root/native/build" -jar "$jar" dra --simulate A3x8 \
   --node-name bench-node --kubeconfig "$c/kubeconfig" --kubelet-registrar-directory-path "$c/plugins_registry" \
   --kubelet-plugins-directory-path "$c/plugins" --cdi-root "$c/cdi" > "$dir/agent.log" 2>&1 &
 apid=$!
@@ -35,5 +39,13 @@ sleep "$settle"
 kill -0 "$apid" 2>/dev/null || { echo "plugin exited"; cat "$dir/agent.log"; exit 1; }
 rss=$(awk '/^VmRSS/ {print $2}' "/proc/$apid/status")
 hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$apid/status")
-echo "dra_rss_kib=$rss dra_peak_rss_kib=$hwm settle_s=$settle"
+threads=$(awk '/^Threads/ {print $2}' "/proc/$apid/status")
+if [ "${VNPU_RSS_NMT:-0}" = 1 ]; then
+  jcmd "$apid" VM.native_memory summary | grep -E '^(Total|-  *[A-Za-z ]+ \(reserved)|^ *\(threads? ' | sed 's/^/  nmt: /'
+  echo "  largest mappings by RSS (KiB):"
+  awk '/^[0-9a-f]+-[0-9a-f]+ / { name = ($6 == "" ? "[anon]" : $6) } /^Rss:/ { rss[name] += $2 }
+       END { for (n in rss) printf "%8d %s\n", rss[n], n }' "/proc/$apid/smaps" | sort -rn | head -n 8 | sed 's/^/    /'
+  echo "  threads:"; jcmd "$apid" Thread.print | grep '^"' | sed -E 's/^"([^"]*)".*/\1/; s/[0-9]+/N/g' | sort | uniq -c | sort -rn | sed 's/^/    /'
+fi
+echo "dra_rss_kib=$rss dra_peak_rss_kib=$hwm threads=$threads settle_s=$settle"
 grep '^kubelet\|^ResourceSlice' "$dir/standin.log" | sed 's/^/  /'

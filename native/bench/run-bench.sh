@@ -42,12 +42,18 @@ mkdir -p "$tmp/accuracy"
 VNPU_NATIVE_BUILD=$build VNPU_TEST_TMP=$tmp/accuracy "$here/limiter/tests/test_compute_accuracy.sh" >> "$tmp/compute.log" 2>&1 ||
   echo "note: test_compute_accuracy.sh reported failures; shares are still recorded" >&2
 cp "$tmp/compute.log" "$out/compute.log"
-# "result NAME share=S% target=T% error=Epp" lines -> JSON array; scenarios marked expected-fail
+# "result NAME share=S% target=T% error=Epp" lines (NAME may hold spaces and quotes; the equal-slices
+# scenarios report their worst slice so) -> JSON; scenarios marked expected-fail
 # ("XFAIL NAME: reason") are left out of the error figure (their reason is in the suite's log)
 xfail=$(sed -n 's/^XFAIL \([^:]*\):.*/\1/p' "$tmp/compute.log" | sort -u)
-grep '^result ' "$tmp/compute.log" | grep 'error=' | { if [ -n "$xfail" ]; then grep -v -F -w -e "$xfail"; else cat; fi; } |
-  sed -E 's/^result ([^ ]+) share=([-0-9.na]+)% target=([0-9.]+)% error=([-+0-9.na]+)pp.*/{"scenario":"\1","share_pct":\2,"target_pct":\3,"error_pp":\4}/' |
-  jq -s '{scenarios: ., max_abs_error_pp: ([.[].error_pp | if . < 0 then -. else . end] | max)}' > "$out/compute-share.json"
+grep '^result ' "$tmp/compute.log" | { if [ -n "$xfail" ]; then grep -v -F -w -e "$xfail"; else cat; fi; } |
+  jq -R -s '
+    [split("\n")[] | select(test("^result .+ share=[-0-9.na]+% target=[0-9.]+% error=")) |
+      capture("^result (?<n>.+) share=(?<s>[-0-9.na]+)% target=(?<t>[0-9.]+)% error=(?<e>[-+0-9.na]+)pp") |
+      {scenario: .n, share_pct: (.s | tonumber? // null), target_pct: (.t | tonumber),
+       error_pp: (.e | ltrimstr("+") | tonumber? // null)}] as $one |
+    {scenarios: $one, max_abs_error_pp: ([$one[].error_pp | select(. != null) | if . < 0 then -. else . end] | max)}
+  ' > "$out/compute-share.json"
 echo "compute share: $out/compute-share.json"
 echo "load after: $(cat /proc/loadavg)" >> "$out/machine.txt"
 
@@ -56,9 +62,10 @@ jq -r --slurpfile cs "$out/compute-share.json" '
   .interleaved as $i | .contention.quota_region as $q |
   "launch hook, compute off:  \($i.launch_off_ratio.median)x plain, \($i.launch_off_added_ns.median) ns added (goal <= 1.05x and <= +10 ns)",
   "launch hook, compute on:   \($i.launch_on_ratio.median)x plain, \($i.launch_on_added_ns.median) ns added (goal <= 1.3x; two slices on one registry)",
-  "alloc+free pair:           \($i.alloc_free_added_ns.median) ns added, \($i.alloc_free_ratio.median)x plain (goal <= +50 ns)",
-  "admission, 8 processes:    admit p50 \($q.admit_p50_ns) ns / p99 \($q.admit_p99_ns) ns, refusal p50 \($q.refuse_p50_ns) ns / p99 \($q.refuse_p99_ns) ns (goal p99 <= 50000 ns)",
-  "                           refused \($q.refused) (over the limit \($q.refused_over_limit), contended \($q.refused_contended)), reaped \($q.reaped), over-commit \($q.over_commit_bytes) B (goal 0 B)",
+  "alloc+free pair:           \($i.alloc_free_added_ns.median) ns added, \($i.alloc_free_ratio.median)x plain (goal <= +50 ns); floor: its 8 atomic read-modify-writes alone \($i.alloc_free_atomics_floor_ns.median) ns",
+  "admission, 8 processes:    admit p50 \($q.admit_p50_ns) ns / p99 \($q.admit_p99_ns) ns, refusal (over the limit, no wait) p50 \($q.refuse_p50_ns) ns / p99 \($q.refuse_p99_ns) ns (goal p99 <= 50000 ns)",
+  "                           refused \($q.refused): over the limit \($q.refused_over_limit), false (pending bytes still in the way at the wait bound: contended-timeout) \($q.refused_contended_timeout) (goal 0); reaped \($q.reaped); over-commit \($q.over_commit_bytes) B (goal 0 B)",
+  "                           waited for pending charges \($q.waited) (then admitted \($q.waited_admitted), refused over the limit \($q.waited_refused - $q.refused_contended_timeout), timed out \($q.refused_contended_timeout)), contended wait p50 \($q.contended_wait_p50_ns) ns / p99 \($q.contended_wait_p99_ns) ns / max \($q.contended_wait_max_ns) ns",
   "compute share accuracy:    max |error| \($cs[0].max_abs_error_pp) pp over \($cs[0].scenarios | length) scenarios (goal <= 5 pp)"
 ' "$out/limiter.json" > "$out/summary.txt"
 sed 's/^/  /' "$out/usage-scan.txt" >> "$out/summary.txt"

@@ -1,6 +1,7 @@
 /*
  * vnpu-bench: what the limiter adds per call, and admission under contention, measured side by side
- * with baselines of the designs it replaces (limiter-design.md 1.4, 1.5, 1.9, 2.4, 2.5).
+ * with baselines of the designs it replaces (limiter-design.md 1.4, 1.5, 1.9, 2.4, 2.5). The baselines
+ * are emulations of those designs written here, not HAMi's code: never quote them as HAMi's figures.
  *
  *   vnpu-bench [--rounds N] [--ops N] [--contend-ops N] [--procs N] [--smoke]   -> one JSON object
  *
@@ -45,7 +46,7 @@
 
 #define ALLOC_BYTES 4096u
 #define LEGACY_SLOTS 64     /* hami-vnpu-core process slots (1.7) */
-#define NCOUNTS 5           /* per contending process: admitted, refused, vnpu_admit_stats */
+#define NCOUNTS 7           /* per contending process: admitted, refused, vnpu_admit_stats */
 #define HOLD 8              /* allocations each contending process keeps at most */
 #define WORKER_FIELDS 15 /* 6 per-process figures, interleaved launch (4), interleaved alloc+free (4 + floor) */
 #define COMPUTE_KERNEL_NS 1 /* compute on: device time per bench kernel (a few %% of the device) */
@@ -496,10 +497,14 @@ static int run_worker(const char *self, const char *mode, long ops, const char *
 
 struct contend_result {
     double p50_ns, p99_ns, max_ns;          /* granted admissions (the allocation goes ahead) */
-    double ref_p50_ns, ref_p99_ns;          /* refused admissions (the caller gets 207001) */
+    double ref_p50_ns, ref_p99_ns;          /* refusals decided without a wait (the caller gets 207001) */
+    double wait_p50_ns, wait_p99_ns, wait_max_ns; /* admissions that waited for pending charges, any outcome */
     double rel_p50_ns, rel_p99_ns;
     uint64_t admitted, refused, max_in_use, limit;
-    uint64_t refused_over_limit, refused_contended, reaped; /* quota region only (vnpu_admit_stats) */
+    /* quota region only (vnpu_admit_stats): refusals over the limit beside the committed bytes, refusals
+     * with pending charges still in the way at the wait's bound (possibly false), admissions that
+     * waited, of them admitted and refused (over the limit once the pending bytes were committed) */
+    uint64_t refused_over_limit, refused_contended_timeout, reaped, waited, waited_admitted, waited_refused;
 };
 
 static int cmp_u32(const void *a, const void *b) {
@@ -524,7 +529,8 @@ static void track_in_use(struct legacy_shm *s, uint64_t bytes) {
 static uint32_t clamp_ns(double d) { return d > 4e9 ? UINT32_MAX : (uint32_t)d; }
 
 /* child body; design 0 = quota region, 1 = semaphore. lat: ops admission latencies, ops release
- * latencies (UINT32_MAX = no release at that step), ops outcomes (0 granted, 1 refused) */
+ * latencies (UINT32_MAX = no release at that step), ops outcomes (OUT_*) */
+enum { OUT_GRANTED = 0, OUT_REFUSED = 1, OUT_WAITED = 2 }; /* OUT_WAITED is or-ed with the first two */
 static void contender(int design, int idx, long ops, const char *region_path, struct legacy_shm *s, uint32_t *lat,
                       uint64_t *counts) {
     struct vnpu_region r;
@@ -541,11 +547,12 @@ static void contender(int design, int idx, long ops, const char *region_path, st
     __atomic_add_fetch(&s->ready, 1, __ATOMIC_ACQ_REL);
     while (!__atomic_load_n(&s->go, __ATOMIC_ACQUIRE)) sched_yield();
     for (long i = 0; i < ops; i++) {
+        uint64_t waited0 = vnpu_admit_stats.waited;
         double t0 = now_ns();
         int rc = design == 0 ? vnpu_region_admit(&r, 0, ALLOC_BYTES) : sem_admit(s, idx, ALLOC_BYTES);
         double t1 = now_ns();
         lat[i] = clamp_ns(t1 - t0);
-        lat[2 * ops + i] = (uint32_t)(rc != 0);
+        lat[2 * ops + i] = (rc != 0 ? OUT_REFUSED : OUT_GRANTED) | (vnpu_admit_stats.waited != waited0 ? OUT_WAITED : 0);
         if (rc == 0) {
             admitted++;
             track_in_use(s, ALLOC_BYTES);
@@ -573,8 +580,10 @@ static void contender(int design, int idx, long ops, const char *region_path, st
     counts[0] = admitted;
     counts[1] = refused;
     counts[2] = vnpu_admit_stats.over_limit;
-    counts[3] = vnpu_admit_stats.contended;
+    counts[3] = vnpu_admit_stats.contended_timeout;
     counts[4] = vnpu_admit_stats.reaped;
+    counts[5] = vnpu_admit_stats.waited;
+    counts[6] = vnpu_admit_stats.waited_admitted;
     if (design == 0) vnpu_region_close(&r);
     _exit(0);
 }
@@ -630,13 +639,15 @@ static int contend(int design, int procs, long ops, const char *dir, struct cont
     }
     size_t n = (size_t)procs * (size_t)ops;
     uint32_t *adm = malloc(n * sizeof(uint32_t)), *rel = malloc(n * sizeof(uint32_t));
-    uint32_t *ref = malloc(n * sizeof(uint32_t));
-    if (!adm || !rel || !ref) die("malloc");
-    size_t na = 0, nr = 0, nf = 0;
+    uint32_t *ref = malloc(n * sizeof(uint32_t)), *wt = malloc(n * sizeof(uint32_t));
+    if (!adm || !rel || !ref || !wt) die("malloc");
+    size_t na = 0, nr = 0, nf = 0, nw = 0;
     for (int p = 0; p < procs; p++) {
         uint32_t *l = lat + (size_t)p * (size_t)ops * 3;
         for (long i = 0; i < ops; i++) {
-            if (l[2 * ops + i]) ref[nf++] = l[i];
+            uint32_t out = l[2 * ops + i];
+            if (out & OUT_WAITED) wt[nw++] = l[i];
+            else if (out == OUT_REFUSED) ref[nf++] = l[i];
             else adm[na++] = l[i];
             if (l[ops + i] != UINT32_MAX) rel[nr++] = l[ops + i];
         }
@@ -647,19 +658,28 @@ static int contend(int design, int procs, long ops, const char *dir, struct cont
     res->ref_p50_ns = pct(ref, nf, 0.50);
     res->ref_p99_ns = pct(ref, nf, 0.99);
     free(ref);
+    qsort(wt, nw, sizeof(uint32_t), cmp_u32);
+    res->wait_p50_ns = pct(wt, nw, 0.50);
+    res->wait_p99_ns = pct(wt, nw, 0.99);
+    res->wait_max_ns = nw ? wt[nw - 1] : 0;
+    free(wt);
     res->p50_ns = pct(adm, na, 0.50);
     res->p99_ns = pct(adm, na, 0.99);
     res->max_ns = na ? adm[na - 1] : 0;
     res->rel_p50_ns = pct(rel, nr, 0.50);
     res->rel_p99_ns = pct(rel, nr, 0.99);
-    res->admitted = res->refused = res->refused_over_limit = res->refused_contended = res->reaped = 0;
+    res->admitted = res->refused = res->refused_over_limit = res->refused_contended_timeout = res->reaped = 0;
+    res->waited = res->waited_admitted = 0;
     for (int p = 0; p < procs; p++) {
         res->admitted += counts[NCOUNTS * p];
         res->refused += counts[NCOUNTS * p + 1];
         res->refused_over_limit += counts[NCOUNTS * p + 2];
-        res->refused_contended += counts[NCOUNTS * p + 3];
+        res->refused_contended_timeout += counts[NCOUNTS * p + 3];
         res->reaped += counts[NCOUNTS * p + 4];
+        res->waited += counts[NCOUNTS * p + 5];
+        res->waited_admitted += counts[NCOUNTS * p + 6];
     }
+    res->waited_refused = res->waited - res->waited_admitted;
     res->max_in_use = s->max_in_use;
     res->limit = limit;
     free(adm);
@@ -701,13 +721,18 @@ static void json_contend(const char *name, const struct contend_result *r, int l
     uint64_t over = r->max_in_use > r->limit ? r->max_in_use - r->limit : 0;
     printf("    \"%s\": {\"admit_p50_ns\": %.0f, \"admit_p99_ns\": %.0f, \"admit_max_ns\": %.0f, "
            "\"refuse_p50_ns\": %.0f, \"refuse_p99_ns\": %.0f, "
+           "\"contended_wait_p50_ns\": %.0f, \"contended_wait_p99_ns\": %.0f, \"contended_wait_max_ns\": %.0f, "
            "\"release_p50_ns\": %.0f, \"release_p99_ns\": %.0f, \"admitted\": %llu, \"refused\": %llu, "
            "\"limit_bytes\": %llu, \"max_in_use_bytes\": %llu, \"over_commit_bytes\": %llu, "
-           "\"refused_over_limit\": %llu, \"refused_contended\": %llu, \"reaped\": %llu}%s\n",
-           name, r->p50_ns, r->p99_ns, r->max_ns, r->ref_p50_ns, r->ref_p99_ns, r->rel_p50_ns, r->rel_p99_ns, (unsigned long long)r->admitted,
+           "\"refused_over_limit\": %llu, \"refused_contended_timeout\": %llu, \"reaped\": %llu, "
+           "\"waited\": %llu, \"waited_admitted\": %llu, \"waited_refused\": %llu}%s\n",
+           name, r->p50_ns, r->p99_ns, r->max_ns, r->ref_p50_ns, r->ref_p99_ns, r->wait_p50_ns, r->wait_p99_ns,
+           r->wait_max_ns, r->rel_p50_ns, r->rel_p99_ns, (unsigned long long)r->admitted,
            (unsigned long long)r->refused, (unsigned long long)r->limit, (unsigned long long)r->max_in_use,
            (unsigned long long)over, (unsigned long long)r->refused_over_limit,
-           (unsigned long long)r->refused_contended, (unsigned long long)r->reaped, last ? "" : ",");
+           (unsigned long long)r->refused_contended_timeout, (unsigned long long)r->reaped,
+           (unsigned long long)r->waited, (unsigned long long)r->waited_admitted,
+           (unsigned long long)r->waited_refused, last ? "" : ",");
 }
 
 static long arg_long(const char *flag, const char *v, long min, long max) {

@@ -138,6 +138,10 @@ struct tcount {
     int64_t clock_ns;
     uint64_t clock_tick;
     uint32_t clock_uses;
+    /* small charges not yet added to the GCRA word (batch_flush): device ns, wall ns at batch_share */
+    uint32_t batch_dev, batch_share;
+    uint64_t batch_cost;
+    int64_t batch_charge;
     /* the thread's last GCRA charge (launch_charge): a 64-bit division saved per launch */
     uint32_t charge_share;
     uint64_t charge_cost;
@@ -149,9 +153,13 @@ static pthread_key_t tc_key;
 static pthread_once_t tc_key_once = PTHREAD_ONCE_INIT;
 static __thread struct tcount *tc_self __attribute__((tls_model("initial-exec"))); /* no __tls_get_addr per launch */
 
+static void batch_flush(struct tcount *tc, int64_t now);
+static int64_t now_ns(void);
+
 static void tc_retire(void *p)
 {
     struct tcount *t = p;
+    batch_flush(t, now_ns()); /* the thread's last small launches are charged too */
     __atomic_store_n(&t->retired, 1, __ATOMIC_RELEASE);
 }
 static void tc_key_init(void) { (void)pthread_key_create(&tc_key, tc_retire); }
@@ -231,6 +239,34 @@ static int64_t launch_charge(struct tcount *tc, uint64_t cost, uint32_t share)
         tc->charge_ns = c;
     }
     return c;
+}
+
+/*
+ * Small charges in batches. A launch whose charge (wall ns at the share) is below BATCH_CHARGE_NS is
+ * admitted against the container's word plus the thread's unadded sum (vnpu_gcra_wait: a load, no
+ * compare-and-swap) and joins the sum; the sum goes to the word in one step (vnpu_gcra_adjust) when
+ * it would reach BATCH_CHARGE_NS, when the device or the share changes, when the thread reads the
+ * clock again (at most CLOCK_REUSE launches, never across a measurement tick), before any wait, and
+ * when the thread exits. Never less than launch by launch: adding the sum later from max(word, now)
+ * charges at least what the single steps would have (they may restart from now - credit in between),
+ * and a launch is admitted only if it would conform with the sum added. Neighbours see a thread's
+ * last < BATCH_CHARGE_NS late; a 1 ms kernel is never batched. A process killed outright drops its
+ * threads' sums (< BATCH_CHARGE_NS each), as it drops the launches it had not made.
+ */
+#define BATCH_CHARGE_NS 50000LL
+
+static int64_t *dev_tat(uint32_t d);
+static int64_t dev_burst(uint32_t d);
+
+static void batch_flush(struct tcount *tc, int64_t now)
+{
+    if (!tc || tc->batch_cost == 0)
+        return;
+    int64_t *tat = dev_tat(tc->batch_dev);
+    if (tat)
+        vnpu_gcra_adjust(tat, now, (int64_t)tc->batch_cost, tc->batch_share, dev_burst(tc->batch_dev));
+    tc->batch_cost = 0;
+    tc->batch_charge = 0;
 }
 
 static inline void tc_add(uint64_t *field, uint64_t n)
@@ -836,7 +872,26 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
      */
     int64_t credit = share >= VNPU_SHARE_FULL ? 0 : __atomic_load_n(&ds->credit_ns, __ATOMIC_RELAXED);
     int64_t charge = share == 0 ? 0 : launch_charge(tc, cost, share);
-    int64_t first_wait = share == 0 ? 0 : vnpu_gcra_admit_charged(ds->tat, now, charge, share, ds->reg.burst_ns, credit);
+    int64_t first_wait = 0;
+    if (share != 0 && tc && charge < BATCH_CHARGE_NS) {
+        if (tc->batch_cost != 0 && (!reused || tc->batch_dev != d || tc->batch_share != share
+                                    || tc->batch_charge + charge >= BATCH_CHARGE_NS))
+            batch_flush(tc, now);
+        first_wait = vnpu_gcra_wait(ds->tat, now, tc->batch_charge, share, ds->reg.burst_ns, credit);
+        if (first_wait == 0) {
+            tc->batch_dev = d;
+            tc->batch_share = share;
+            tc->batch_cost += cost;
+            tc->batch_charge += charge;
+        } else {
+            batch_flush(tc, now); /* the wait below sees every charge */
+            first_wait = vnpu_gcra_admit_charged(ds->tat, now, charge, share, ds->reg.burst_ns, credit);
+        }
+    } else {
+        batch_flush(tc, now);
+        if (share != 0)
+            first_wait = vnpu_gcra_admit_charged(ds->tat, now, charge, share, ds->reg.burst_ns, credit);
+    }
     if (__builtin_expect(first_wait != 0 && reused, 0)) {
         now = launch_now(NULL, &reused); /* never wait on a stale clock (launch_now) */
         if (tc) {
@@ -998,7 +1053,9 @@ static void take_sample(const struct sample *s, int64_t now, uint64_t ns)
     } else {
         __atomic_store_n(&seed_cost_ns, seed_add(now, ns), __ATOMIC_RELAXED);
     }
-    devs[s->dev].samples++;
+    /* the exit destructor's publication reads it from another thread */
+    __atomic_store_n(&devs[s->dev].samples, __atomic_load_n(&devs[s->dev].samples, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
     /*
      * Credit: a span is the kernel's own time plus the time it queued behind other work (a neighbour's
      * long graph, say). While queued, the container's launches block in the runtime (full stream) and
@@ -1112,10 +1169,11 @@ static void publish(uint32_t d, int64_t now)
     }
     st.busy_ns = charged - ds->pub_charged;
     st.throttled_ns = throttled - ds->pub_throttled;
-    st.samples = ds->samples - ds->pub_samples;
+    uint64_t samples = __atomic_load_n(&ds->samples, __ATOMIC_RELAXED);
+    st.samples = samples - ds->pub_samples;
     ds->pub_charged = charged;
     ds->pub_throttled = throttled;
-    ds->pub_samples = ds->samples;
+    ds->pub_samples = samples;
     st.cost_ns = __atomic_load_n(&seed_cost_ns, __ATOMIC_RELAXED);
     st.share_ppm = __atomic_load_n(&ds->share_ppm, __ATOMIC_RELAXED);
     /* busy for the neighbours: launched recently (the hook stamps that) or launches still in flight */
@@ -1240,6 +1298,7 @@ static void *measure_main(void *arg)
 /* A process that exits normally publishes its last launches (the thread publishes every 5 ms). */
 __attribute__((destructor)) static void compute_exit(void)
 {
+    batch_flush(tc_self, now_ns()); /* the exiting thread's last small launches */
     if (__atomic_load_n(&thread_state, __ATOMIC_ACQUIRE) != 1)
         return;
     if (pthread_mutex_trylock(&pub_mu) != 0)
@@ -1306,6 +1365,8 @@ static void compute_child_reset(void)
         memset(t->throttled_ns, 0, sizeof t->throttled_ns);
         t->in_call_since = 0;
         t->wait_since = 0;
+        t->batch_cost = 0; /* the parent's launches: charged by the parent */
+        t->batch_charge = 0;
         t->in_call_dev = 0;
         if (t != tc_self)
             t->retired = 1; /* its thread does not exist in the child: the block is free for reuse */

@@ -3,7 +3,8 @@
  * a physical NPU's AI-core time (hard cap, weights, strict priority; docs/compute-registry.md).
  *
  * Hooks (hooks_launch.c) bracket every launch with vnpu_compute_before / vnpu_compute_after. A
- * launch that conforms costs one clock read and one compare-and-swap on the container's GCRA word
+ * launch that conforms costs a load of the container's GCRA word (small charges are summed per thread,
+ * one compare-and-swap adds the sum) and a clock read every few launches
  * (compute_gcra.h), with no lock and no system call. Device time is measured off the application thread: now and then a launch is
  * bracketed by two events and the measurement thread (started on the first launch only, so
  * processes that never launch stay inert) reads their elapsed time. Every wait is bounded and any

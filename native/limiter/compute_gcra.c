@@ -101,6 +101,15 @@ int64_t vnpu_gcra_admit_charged(int64_t *word, int64_t now, int64_t charge, uint
     }
 }
 
+int64_t vnpu_gcra_wait(const int64_t *word, int64_t now, int64_t extra_ns, uint32_t share_ppm, int64_t burst_ns,
+                       int64_t credit_ns)
+{
+    int64_t floor = credit_ns > 0 ? now - credit_ns : now;
+    int64_t t = decode(__atomic_load_n(word, __ATOMIC_RELAXED), now, share_ppm, burst_ns);
+    int64_t base = (t > floor ? t : floor) + extra_ns;
+    return base - now > burst_ns ? base - now - burst_ns : 0;
+}
+
 void vnpu_gcra_adjust(int64_t *word, int64_t now, int64_t delta_ns, uint32_t share_ppm, int64_t burst_ns)
 {
     if (delta_ns == 0)

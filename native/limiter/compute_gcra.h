@@ -52,6 +52,11 @@ int64_t vnpu_gcra_admit(int64_t *word, int64_t now, uint64_t cost_ns, uint32_t s
 int64_t vnpu_gcra_admit_charged(int64_t *word, int64_t now, int64_t charge_ns, uint32_t share_ppm, int64_t burst_ns,
                                 int64_t credit_ns);
 
+/* How long (ns, 0 = conforms now) a launch would wait with extra_ns more wall-time charge on the word
+ * than it holds (charges a caller has summed and not added yet); changes nothing. */
+int64_t vnpu_gcra_wait(const int64_t *word, int64_t now, int64_t extra_ns, uint32_t share_ppm, int64_t burst_ns,
+                       int64_t credit_ns);
+
 /*
  * Adds device time delta_ns (> 0: debt, e.g. the part of a launch's measured cost it was not charged,
  * or a launch that ran without conforming; < 0: a refund, never below no debt) at share share_ppm.

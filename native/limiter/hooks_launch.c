@@ -58,7 +58,8 @@ static void *real_get(int sym)
         return rc;                                                                               \
     } while (0)
 
-static __attribute__((noinline)) rtError_t rtKernelLaunch_bracketed(const void *stubFunc, uint32_t numBlocks, void *args, uint32_t argsSize,
+static __attribute__((noinline)) rtError_t
+rtKernelLaunch_bracketed(const void *stubFunc, uint32_t numBlocks, void *args, uint32_t argsSize,
                          rtSmDesc_t *smDesc, rtStream_t stm)
 {
     typedef rtError_t (*fn)(const void *, uint32_t, void *, uint32_t, rtSmDesc_t *, rtStream_t);
@@ -73,7 +74,8 @@ EXPORT rtError_t rtKernelLaunch(const void *stubFunc, uint32_t numBlocks, void *
     return rtKernelLaunch_bracketed(stubFunc, numBlocks, args, argsSize, smDesc, stm);
 }
 
-static __attribute__((noinline)) rtError_t rtKernelLaunchWithFlag_bracketed(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
+static __attribute__((noinline)) rtError_t
+rtKernelLaunchWithFlag_bracketed(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
                                  rtSmDesc_t *smDesc, rtStream_t stm, uint32_t flags)
 {
     typedef rtError_t (*fn)(const void *, uint32_t, rtArgsEx_t *, rtSmDesc_t *, rtStream_t, uint32_t);
@@ -89,7 +91,8 @@ EXPORT rtError_t rtKernelLaunchWithFlag(const void *stubFunc, uint32_t numBlocks
     return rtKernelLaunchWithFlag_bracketed(stubFunc, numBlocks, argsInfo, smDesc, stm, flags);
 }
 
-static __attribute__((noinline)) rtError_t rtKernelLaunchWithFlagV2_bracketed(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
+static __attribute__((noinline)) rtError_t
+rtKernelLaunchWithFlagV2_bracketed(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
                                    rtSmDesc_t *smDesc, rtStream_t stm, uint32_t flags,
                                    const rtTaskCfgInfo_t *cfgInfo)
 {
@@ -109,7 +112,8 @@ EXPORT rtError_t rtKernelLaunchWithFlagV2(const void *stubFunc, uint32_t numBloc
     return rtKernelLaunchWithFlagV2_bracketed(stubFunc, numBlocks, argsInfo, smDesc, stm, flags, cfgInfo);
 }
 
-static __attribute__((noinline)) rtError_t rtKernelLaunchWithHandle_bracketed(void *hdl, const uint64_t tilingKey, uint32_t numBlocks,
+static __attribute__((noinline)) rtError_t
+rtKernelLaunchWithHandle_bracketed(void *hdl, const uint64_t tilingKey, uint32_t numBlocks,
                                    rtArgsEx_t *argsInfo, rtSmDesc_t *smDesc, rtStream_t stm,
                                    const void *kernelInfo)
 {
@@ -127,7 +131,8 @@ EXPORT rtError_t rtKernelLaunchWithHandle(void *hdl, const uint64_t tilingKey, u
     return rtKernelLaunchWithHandle_bracketed(hdl, tilingKey, numBlocks, argsInfo, smDesc, stm, kernelInfo);
 }
 
-static __attribute__((noinline)) rtError_t rtKernelLaunchWithHandleV2_bracketed(void *hdl, const uint64_t tilingKey, uint32_t numBlocks,
+static __attribute__((noinline)) rtError_t
+rtKernelLaunchWithHandleV2_bracketed(void *hdl, const uint64_t tilingKey, uint32_t numBlocks,
                                      rtArgsEx_t *argsInfo, rtSmDesc_t *smDesc, rtStream_t stm,
                                      const rtTaskCfgInfo_t *cfgInfo)
 {
@@ -147,7 +152,8 @@ EXPORT rtError_t rtKernelLaunchWithHandleV2(void *hdl, const uint64_t tilingKey,
     return rtKernelLaunchWithHandleV2_bracketed(hdl, tilingKey, numBlocks, argsInfo, smDesc, stm, cfgInfo);
 }
 
-static __attribute__((noinline)) rtError_t rtKernelLaunchEx_bracketed(void *args, uint32_t argsSize, uint32_t flags, rtStream_t stm)
+static __attribute__((noinline)) rtError_t
+rtKernelLaunchEx_bracketed(void *args, uint32_t argsSize, uint32_t flags, rtStream_t stm)
 {
     typedef rtError_t (*fn)(void *, uint32_t, uint32_t, rtStream_t);
     /* no function handle: the argument size tells kernels apart */
@@ -161,7 +167,8 @@ EXPORT rtError_t rtKernelLaunchEx(void *args, uint32_t argsSize, uint32_t flags,
     return rtKernelLaunchEx_bracketed(args, argsSize, flags, stm);
 }
 
-static __attribute__((noinline)) rtError_t rtKernelLaunchFwk_bracketed(const char_t *opName, void *args, uint32_t argsSize, uint32_t flags,
+static __attribute__((noinline)) rtError_t
+rtKernelLaunchFwk_bracketed(const char_t *opName, void *args, uint32_t argsSize, uint32_t flags,
                             rtStream_t rtStream)
 {
     typedef rtError_t (*fn)(const char_t *, void *, uint32_t, uint32_t, rtStream_t);
@@ -176,7 +183,8 @@ EXPORT rtError_t rtKernelLaunchFwk(const char_t *opName, void *args, uint32_t ar
     return rtKernelLaunchFwk_bracketed(opName, args, argsSize, flags, rtStream);
 }
 
-static __attribute__((noinline)) rtError_t rtAicpuKernelLaunchWithFlag_bracketed(const rtKernelLaunchNames_t *launchNames, uint32_t numBlocks,
+static __attribute__((noinline)) rtError_t
+rtAicpuKernelLaunchWithFlag_bracketed(const rtKernelLaunchNames_t *launchNames, uint32_t numBlocks,
                                       const rtArgsEx_t *argsInfo, rtSmDesc_t *smDesc, rtStream_t stm,
                                       uint32_t flags)
 {
@@ -196,7 +204,8 @@ EXPORT rtError_t rtAicpuKernelLaunchWithFlag(const rtKernelLaunchNames_t *launch
     return rtAicpuKernelLaunchWithFlag_bracketed(launchNames, numBlocks, argsInfo, smDesc, stm, flags);
 }
 
-static __attribute__((noinline)) rtError_t rtAicpuKernelLaunchExWithArgs_bracketed(const uint32_t kernelType, const char_t *const opName,
+static __attribute__((noinline)) rtError_t
+rtAicpuKernelLaunchExWithArgs_bracketed(const uint32_t kernelType, const char_t *const opName,
                                         const uint32_t numBlocks, const rtAicpuArgsEx_t *argsInfo,
                                         rtSmDesc_t *const smDesc, const rtStream_t stm, const uint32_t flags)
 {
@@ -216,7 +225,8 @@ EXPORT rtError_t rtAicpuKernelLaunchExWithArgs(const uint32_t kernelType, const 
     return rtAicpuKernelLaunchExWithArgs_bracketed(kernelType, opName, numBlocks, argsInfo, smDesc, stm, flags);
 }
 
-static __attribute__((noinline)) rtError_t rtCpuKernelLaunchWithFlag_bracketed(const void *soName, const void *kernelName, uint32_t numBlocks,
+static __attribute__((noinline)) rtError_t
+rtCpuKernelLaunchWithFlag_bracketed(const void *soName, const void *kernelName, uint32_t numBlocks,
                                     const rtArgsEx_t *argsInfo, rtSmDesc_t *smDesc, rtStream_t stm,
                                     uint32_t flags)
 {
@@ -236,7 +246,8 @@ EXPORT rtError_t rtCpuKernelLaunchWithFlag(const void *soName, const void *kerne
     return rtCpuKernelLaunchWithFlag_bracketed(soName, kernelName, numBlocks, argsInfo, smDesc, stm, flags);
 }
 
-static __attribute__((noinline)) rtError_t rtVectorCoreKernelLaunch_bracketed(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
+static __attribute__((noinline)) rtError_t
+rtVectorCoreKernelLaunch_bracketed(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
                                    rtSmDesc_t *smDesc, rtStream_t stm, uint32_t flags,
                                    const rtTaskCfgInfo_t *cfgInfo)
 {
@@ -256,7 +267,8 @@ EXPORT rtError_t rtVectorCoreKernelLaunch(const void *stubFunc, uint32_t numBloc
     return rtVectorCoreKernelLaunch_bracketed(stubFunc, numBlocks, argsInfo, smDesc, stm, flags, cfgInfo);
 }
 
-static __attribute__((noinline)) rtError_t rtVectorCoreKernelLaunchWithHandle_bracketed(void *hdl, const uint64_t tilingKey, uint32_t numBlocks,
+static __attribute__((noinline)) rtError_t
+rtVectorCoreKernelLaunchWithHandle_bracketed(void *hdl, const uint64_t tilingKey, uint32_t numBlocks,
                                              rtArgsEx_t *argsInfo, rtSmDesc_t *smDesc, rtStream_t stm,
                                              const rtTaskCfgInfo_t *cfgInfo)
 {
@@ -276,7 +288,8 @@ EXPORT rtError_t rtVectorCoreKernelLaunchWithHandle(void *hdl, const uint64_t ti
     return rtVectorCoreKernelLaunchWithHandle_bracketed(hdl, tilingKey, numBlocks, argsInfo, smDesc, stm, cfgInfo);
 }
 
-static __attribute__((noinline)) rtError_t rtLaunchKernelByFuncHandle_bracketed(rtFuncHandle funcHandle, uint32_t numBlocks, rtLaunchArgsHandle argsHandle,
+static __attribute__((noinline)) rtError_t
+rtLaunchKernelByFuncHandle_bracketed(rtFuncHandle funcHandle, uint32_t numBlocks, rtLaunchArgsHandle argsHandle,
                                      rtStream_t stm)
 {
     typedef rtError_t (*fn)(rtFuncHandle, uint32_t, rtLaunchArgsHandle, rtStream_t);
@@ -291,7 +304,8 @@ EXPORT rtError_t rtLaunchKernelByFuncHandle(rtFuncHandle funcHandle, uint32_t nu
     return rtLaunchKernelByFuncHandle_bracketed(funcHandle, numBlocks, argsHandle, stm);
 }
 
-static __attribute__((noinline)) rtError_t rtLaunchKernelByFuncHandleV2_bracketed(rtFuncHandle funcHandle, uint32_t numBlocks,
+static __attribute__((noinline)) rtError_t
+rtLaunchKernelByFuncHandleV2_bracketed(rtFuncHandle funcHandle, uint32_t numBlocks,
                                        rtLaunchArgsHandle argsHandle, rtStream_t stm,
                                        const rtTaskCfgInfo_t *cfgInfo)
 {
@@ -309,7 +323,8 @@ EXPORT rtError_t rtLaunchKernelByFuncHandleV2(rtFuncHandle funcHandle, uint32_t 
     return rtLaunchKernelByFuncHandleV2_bracketed(funcHandle, numBlocks, argsHandle, stm, cfgInfo);
 }
 
-static __attribute__((noinline)) rtError_t rtLaunchKernelByFuncHandleV3_bracketed(rtFuncHandle funcHandle, uint32_t numBlocks,
+static __attribute__((noinline)) rtError_t
+rtLaunchKernelByFuncHandleV3_bracketed(rtFuncHandle funcHandle, uint32_t numBlocks,
                                        const rtArgsEx_t *const argsInfo, rtStream_t stm,
                                        const rtTaskCfgInfo_t *const cfgInfo)
 {
@@ -327,7 +342,8 @@ EXPORT rtError_t rtLaunchKernelByFuncHandleV3(rtFuncHandle funcHandle, uint32_t 
     return rtLaunchKernelByFuncHandleV3_bracketed(funcHandle, numBlocks, argsInfo, stm, cfgInfo);
 }
 
-static __attribute__((noinline)) rtError_t rtsLaunchKernelWithConfig_bracketed(rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
+static __attribute__((noinline)) rtError_t
+rtsLaunchKernelWithConfig_bracketed(rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
                                     rtKernelLaunchCfg_t *cfg, rtArgsHandle argsHandle, void *reserve)
 {
     typedef rtError_t (*fn)(rtFuncHandle, uint32_t, rtStream_t, rtKernelLaunchCfg_t *, rtArgsHandle, void *);
@@ -343,7 +359,8 @@ EXPORT rtError_t rtsLaunchKernelWithConfig(rtFuncHandle funcHandle, uint32_t num
     return rtsLaunchKernelWithConfig_bracketed(funcHandle, numBlocks, stm, cfg, argsHandle, reserve);
 }
 
-static __attribute__((noinline)) rtError_t rtsLaunchKernelWithDevArgs_bracketed(rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
+static __attribute__((noinline)) rtError_t
+rtsLaunchKernelWithDevArgs_bracketed(rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
                                      rtKernelLaunchCfg_t *cfg, const void *args, uint32_t argsSize,
                                      void *reserve)
 {
@@ -363,7 +380,8 @@ EXPORT rtError_t rtsLaunchKernelWithDevArgs(rtFuncHandle funcHandle, uint32_t nu
     return rtsLaunchKernelWithDevArgs_bracketed(funcHandle, numBlocks, stm, cfg, args, argsSize, reserve);
 }
 
-static __attribute__((noinline)) rtError_t rtsLaunchKernelWithHostArgs_bracketed(rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
+static __attribute__((noinline)) rtError_t
+rtsLaunchKernelWithHostArgs_bracketed(rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
                                       rtKernelLaunchCfg_t *cfg, void *hostArgs, uint32_t argsSize,
                                       rtPlaceHolderInfo_t *placeHolderArray, uint32_t placeHolderNum)
 {
@@ -379,11 +397,14 @@ EXPORT rtError_t rtsLaunchKernelWithHostArgs(rtFuncHandle funcHandle, uint32_t n
 {
     typedef rtError_t (*fn)(rtFuncHandle, uint32_t, rtStream_t, rtKernelLaunchCfg_t *, void *, uint32_t,
                             rtPlaceHolderInfo_t *, uint32_t);
-    FAST_PATH(rtsLaunchKernelWithHostArgs, fn, funcHandle, numBlocks, stm, cfg, hostArgs, argsSize, placeHolderArray, placeHolderNum);
-    return rtsLaunchKernelWithHostArgs_bracketed(funcHandle, numBlocks, stm, cfg, hostArgs, argsSize, placeHolderArray, placeHolderNum);
+    FAST_PATH(rtsLaunchKernelWithHostArgs, fn, funcHandle, numBlocks, stm, cfg, hostArgs, argsSize, placeHolderArray,
+              placeHolderNum);
+    return rtsLaunchKernelWithHostArgs_bracketed(funcHandle, numBlocks, stm, cfg, hostArgs, argsSize,
+                                                 placeHolderArray, placeHolderNum);
 }
 
-static __attribute__((noinline)) rtError_t rtsLaunchCpuKernel_bracketed(const rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
+static __attribute__((noinline)) rtError_t
+rtsLaunchCpuKernel_bracketed(const rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
                              const rtKernelLaunchCfg_t *cfg, rtCpuKernelArgs_t *argsInfo)
 {
     typedef rtError_t (*fn)(rtFuncHandle, uint32_t, rtStream_t, const rtKernelLaunchCfg_t *, rtCpuKernelArgs_t *);
@@ -398,7 +419,8 @@ EXPORT rtError_t rtsLaunchCpuKernel(const rtFuncHandle funcHandle, uint32_t numB
     return rtsLaunchCpuKernel_bracketed(funcHandle, numBlocks, stm, cfg, argsInfo);
 }
 
-static __attribute__((noinline)) rtError_t rtLaunchKernelWithArgsArray_bracketed(void *func, uint32_t numBlocks, rtStream_t stm, rtKernelLaunchCfg_t *cfg,
+static __attribute__((noinline)) rtError_t
+rtLaunchKernelWithArgsArray_bracketed(void *func, uint32_t numBlocks, rtStream_t stm, rtKernelLaunchCfg_t *cfg,
                                       void **args)
 {
     typedef rtError_t (*fn)(void *, uint32_t, rtStream_t, rtKernelLaunchCfg_t *, void **);
@@ -413,7 +435,8 @@ EXPORT rtError_t rtLaunchKernelWithArgsArray(void *func, uint32_t numBlocks, rtS
     return rtLaunchKernelWithArgsArray_bracketed(func, numBlocks, stm, cfg, args);
 }
 
-static __attribute__((noinline)) rtError_t rtModelExecute_bracketed(rtModel_t mdl, rtStream_t stm, uint32_t flag)
+static __attribute__((noinline)) rtError_t
+rtModelExecute_bracketed(rtModel_t mdl, rtStream_t stm, uint32_t flag)
 {
     typedef rtError_t (*fn)(rtModel_t, rtStream_t, uint32_t);
     /* one key per model: its measured cost is the whole graph's device time */
@@ -427,7 +450,8 @@ EXPORT rtError_t rtModelExecute(rtModel_t mdl, rtStream_t stm, uint32_t flag)
     return rtModelExecute_bracketed(mdl, stm, flag);
 }
 
-static __attribute__((noinline)) rtError_t rtModelExecuteSync_bracketed(rtModel_t mdl, rtStream_t stm, uint32_t flag, int32_t timeout)
+static __attribute__((noinline)) rtError_t
+rtModelExecuteSync_bracketed(rtModel_t mdl, rtStream_t stm, uint32_t flag, int32_t timeout)
 {
     typedef rtError_t (*fn)(rtModel_t, rtStream_t, uint32_t, int32_t);
     LAUNCH(rtModelExecuteSync, fn, mdl, 0, 0, stm, mdl, stm, flag, timeout);
@@ -440,7 +464,8 @@ EXPORT rtError_t rtModelExecuteSync(rtModel_t mdl, rtStream_t stm, uint32_t flag
     return rtModelExecuteSync_bracketed(mdl, stm, flag, timeout);
 }
 
-static __attribute__((noinline)) rtError_t rtsModelExecute_bracketed(rtModel_t mdl, int32_t timeout)
+static __attribute__((noinline)) rtError_t
+rtsModelExecute_bracketed(rtModel_t mdl, int32_t timeout)
 {
     typedef rtError_t (*fn)(rtModel_t, int32_t);
     fn real = (fn)real_get(VNPU_SYM_rtsModelExecute);

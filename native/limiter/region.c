@@ -536,17 +536,32 @@ static void raise_peak(struct vnpu_region *r, uint32_t dev, uint64_t v) {
 }
 
 /*
- * A refusal is decided at once (issue 29), never after a sleep:
- *   - the request does not fit beside what is committed: refused, unless owners that died hold bytes
- *     on the device; those are reaped first (one try-lock per such slot, no sleeping) and the
- *     admission tried again;
+ * When a refusal is decided (issue 29):
+ *   - the request does not fit beside what is committed: refused at once, unless owners that died
+ *     hold bytes on the device; those are reaped first (one try-lock per such slot, no sleeping) and
+ *     the admission tried again. Such a refusal never waits.
  *   - it fits beside what is committed, and only other admitters' pending charges stand in the way:
- *     those are rolled back or committed within nanoseconds, so the admission is tried again at once,
- *     up to ADMIT_CONTENDED_TRIES times (a pending charge of a dead admitter is reaped); then refused
- *     (counted in vnpu_admit_stats.contended: the only refusals that a later serial order might
- *     not have made).
+ *     refusing now would be a false refusal (the bytes fit once the neighbour commits or backs out),
+ *     so the admission is tried again at once up to ADMIT_CONTENDED_TRIES times, then (a pending
+ *     charge of a dead admitter is reaped) it waits for the pending holders to resolve: it yields
+ *     ADMIT_CONTENDED_YIELDS times, then sleeps ADMIT_CONTENDED_SLEEP_NS at a time, re-checking after
+ *     each wait, for at most VNPU_ADMIT_CONTENDED_WAIT_NS in all. A neighbour preempted mid-admission
+ *     runs again within that bound unless the machine is overloaded or the neighbour is stopped.
+ *     While waiting it holds no pending charge of its own, so it never blocks the holder it waits for.
+ *   - failure policy when the bound passes and pending bytes are still in the way: refused (fail
+ *     closed: 207001 to the caller, never an over-commit), counted in
+ *     vnpu_admit_stats.contended_timeout. If meanwhile the pending bytes were committed and the
+ *     request no longer fits, it is an ordinary over-limit refusal.
  */
 #define ADMIT_CONTENDED_TRIES 256
+#define ADMIT_CONTENDED_YIELDS 16
+#define ADMIT_CONTENDED_SLEEP_NS 20000L     /* 20 us */
+
+static uint64_t mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 int vnpu_region_admit(struct vnpu_region *r, uint32_t dev, uint64_t bytes) {
     uint64_t *own = P64(r, vnpu_slot_off((uint32_t)r->slot) + VNPU_S_USED_BYTES + 8ull * dev);
@@ -571,6 +586,8 @@ int vnpu_region_admit(struct vnpu_region *r, uint32_t dev, uint64_t bytes) {
         return 1;
     }
     int reaped = 0;
+    uint32_t waits = 0;
+    uint64_t wait_start = 0;
     for (int tries = 0;; tries++) {
         /* publish, then verify: with sequentially consistent add and loads, of any set of admitters
          * that all succeed, the last to publish saw every other's charge (pending or already
@@ -589,6 +606,7 @@ int vnpu_region_admit(struct vnpu_region *r, uint32_t dev, uint64_t bytes) {
             uint64_t now_used = vnpu_region_used(r, dev);
             raise_peak(r, dev, now_used < sum ? now_used : sum);
             vnpu_region_count(r, dev, VNPU_DS_ADMISSIONS, 1);
+            if (waits) __atomic_fetch_add(&vnpu_admit_stats.waited_admitted, 1, __ATOMIC_RELAXED);
             return 0;
         }
         __atomic_fetch_sub(pending, bytes, __ATOMIC_SEQ_CST);
@@ -607,7 +625,24 @@ int vnpu_region_admit(struct vnpu_region *r, uint32_t dev, uint64_t bytes) {
                 continue;
             }
         }
-        __atomic_fetch_add(fits_committed ? &vnpu_admit_stats.contended : &vnpu_admit_stats.over_limit, 1,
+        if (fits_committed) {
+            /* only live admitters' pending charges are in the way: wait for them, bounded */
+            uint64_t now = mono_ns();
+            if (waits == 0) {
+                wait_start = now;
+                __atomic_fetch_add(&vnpu_admit_stats.waited, 1, __ATOMIC_RELAXED);
+            }
+            if (now - wait_start < VNPU_ADMIT_CONTENDED_WAIT_NS) {
+                if (waits++ < ADMIT_CONTENDED_YIELDS) {
+                    sched_yield();
+                } else {
+                    struct timespec ts = {0, ADMIT_CONTENDED_SLEEP_NS};
+                    nanosleep(&ts, NULL);
+                }
+                continue;
+            }
+        }
+        __atomic_fetch_add(fits_committed ? &vnpu_admit_stats.contended_timeout : &vnpu_admit_stats.over_limit, 1,
                            __ATOMIC_RELAXED);
         vnpu_region_count(r, dev, VNPU_DS_OOM_REJECTIONS, 1);
         return 1;

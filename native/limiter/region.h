@@ -56,15 +56,20 @@ const char *vnpu_open_status_name(enum vnpu_open_status s);
 int vnpu_region_claim_slot(struct vnpu_region *r);
 
 /* Charges bytes on logical device dev to the own slot if the device limit allows it.
- * Returns 0 (charged) or 1 (over quota, nothing charged). Never sleeps: a refusal is decided at once
- * (dead owners in the way are reaped first, region.c). */
+ * Returns 0 (charged) or 1 (over quota, nothing charged). A request that does not fit beside the
+ * committed bytes is refused at once (dead owners in the way are reaped first, without sleeping); one
+ * that only other admitters' pending charges keep out waits for them, bounded by a few ms, and is
+ * refused if they are still in the way (region.c). */
 int vnpu_region_admit(struct vnpu_region *r, uint32_t dev, uint64_t bytes);
 /* Process-local counts of vnpu_region_admit's slow paths (diagnostics; vnpu-bench reports them):
- * refusals because the request does not fit beside the committed bytes, refusals because other
- * admitters' pending charges stayed in the way through every immediate retry, and reaps of dead
- * owners that made room. */
+ * refusals because the request does not fit beside the committed bytes (over_limit); admissions
+ * that waited for other admitters' pending charges (waited), those of them admitted after the wait
+ * (waited_admitted) and those refused because pending charges were still in the way when the wait's
+ * bound passed (contended_timeout); reaps of dead owners that made room (reaped). */
+/* The whole wait of one admission for other admitters' pending charges, then it is refused. */
+#define VNPU_ADMIT_CONTENDED_WAIT_NS 5000000ull /* 5 ms */
 struct vnpu_admit_stats {
-    uint64_t over_limit, contended, reaped;
+    uint64_t over_limit, contended_timeout, reaped, waited, waited_admitted;
 };
 extern struct vnpu_admit_stats vnpu_admit_stats;
 /* Uncharges bytes from the own slot (never below zero). */

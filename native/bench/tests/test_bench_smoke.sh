@@ -15,6 +15,8 @@ jq -e '
   .contention.sem_baseline.over_commit_bytes == 0 and
   .contention.quota_region.admitted > 0 and .contention.quota_region.refused > 0 and
   .contention.sem_baseline.admitted > 0 and .contention.sem_baseline.refused > 0 and
-  .contention.quota_region.admit_p99_ns >= .contention.quota_region.admit_p50_ns
+  .contention.quota_region.admit_p99_ns >= .contention.quota_region.admit_p50_ns and
+  (.contention.quota_region | .refused == .refused_over_limit + .refused_contended_timeout and
+    .waited == .waited_admitted + .waited_refused and .contended_wait_p99_ns >= .contended_wait_p50_ns)
 ' "$out" > /dev/null || { echo "FAIL: vnpu-bench JSON malformed or a check failed"; exit 1; }
 echo "vnpu-bench smoke ok"

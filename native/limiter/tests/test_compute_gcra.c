@@ -202,6 +202,58 @@ static void test_concurrent(void)
     CHECK_NEAR(d, 800 * MS, (int64_t)THREADS * PER_THREAD * 1024);
 }
 
+/* vnpu_gcra_wait: the admission decision without the step, with charges a caller has summed (the
+ * limiter's batches of small launches); summing then adding never charges less than step by step */
+static void test_wait_and_batches(void)
+{
+    int64_t a = 0, b = 0;
+    int64_t now = 1000 * MS;
+    const uint64_t cost = 10000; /* 10 us at 50 %: 20 us of wall time each */
+    const uint32_t share = 500000;
+    CHECK(vnpu_gcra_wait(&a, now, 0, share, BURST, 0) == 0);
+    CHECK(vnpu_gcra_wait(&a, now, BURST, share, BURST, 0) == 0);   /* debt == burst still conforms */
+    CHECK(vnpu_gcra_wait(&a, now, BURST + 5000, share, BURST, 0) == 5000);
+    /* step by step (a) and summed in batches of 8 added with vnpu_gcra_adjust (b), over 10 ms */
+    int64_t pending = 0;
+    uint64_t pending_cost = 0;
+    int n_a = 0, n_b = 0;
+    for (int64_t t = now; t < now + 10 * MS; t += 5000) {
+        if (vnpu_gcra_admit(&a, t, cost, share, BURST, 0) == 0)
+            n_a++;
+        if (vnpu_gcra_wait(&b, t, pending, share, BURST, 0) == 0) {
+            n_b++;
+            pending += vnpu_gcra_charge(cost, share);
+            pending_cost += cost;
+        }
+        if (n_b % 8 == 0 && pending_cost) {
+            vnpu_gcra_adjust(&b, t, (int64_t)pending_cost, share, BURST);
+            pending = 0;
+            pending_cost = 0;
+        }
+    }
+    CHECK(n_b <= n_a); /* saturating: summed charges never admit more */
+    CHECK(n_a > 0 && n_b > 0);
+    /* below the rate (every launch admitted both ways): the sums charge at least the single steps,
+     * but for the word's 1024 ns granularity */
+    int64_t a2 = 0, b2 = 0, t = now;
+    pending_cost = 0;
+    for (int i = 1; i <= 64; i++, t += 50000) {
+        CHECK(vnpu_gcra_admit(&a2, t, cost, share, BURST, 0) == 0);
+        CHECK(vnpu_gcra_wait(&b2, t, 0, share, BURST, 0) == 0);
+        pending_cost += cost;
+        if (i % 8 == 0) {
+            vnpu_gcra_adjust(&b2, t, (int64_t)pending_cost, share, BURST);
+            pending_cost = 0;
+        }
+    }
+    CHECK(vnpu_gcra_debt(b2, t, share, BURST) + 2048 >= vnpu_gcra_debt(a2, t, share, BURST));
+    /* a word whose debt is beyond the burst makes the wait positive whatever the sum */
+    int64_t c = 0;
+    while (vnpu_gcra_admit(&c, now, cost, share, BURST, 0) == 0) {
+    }
+    CHECK(vnpu_gcra_wait(&c, now, 0, share, BURST, 0) > 0);
+}
+
 int main(void)
 {
     test_burst_then_wait();
@@ -212,6 +264,7 @@ int main(void)
     test_adjust_and_refund();
     test_bounded_and_corrupt_state();
     test_concurrent();
+    test_wait_and_batches();
     printf("test_compute_gcra: ok\n");
     return 0;
 }

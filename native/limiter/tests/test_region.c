@@ -1,10 +1,13 @@
 /*
  * Quota-region core without CANN: open/initialise/validate, exact admission, multi-device limits,
- * 8-process stress with a sampler, kill -9 reclaim, PID-reuse immunity, separate slots per process.
+ * 8-process stress with a sampler, kill -9 reclaim, PID-reuse immunity, the refusal paths (over the
+ * limit, a wait for pending charges that resolve or time out, a dead owner reaped), separate slots per process.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,6 +304,126 @@ static void test_kill9_and_pid_reuse(void) {
     vnpu_region_close(&r);
 }
 
+/* ---- refusals (issue 29): which path decided each one, in vnpu_admit_stats ---- */
+
+/* stands in for the neighbour's admission resuming while we wait: once the admitter under test has
+ * started waiting, the neighbour's pending charge is backed out (commit = 0) or committed */
+struct resolver {
+    struct vnpu_region *r;
+    int slot;
+    uint64_t bytes, waited_before;
+    int commit;
+};
+
+static void *resolve_pending(void *arg) {
+    struct resolver *v = arg;
+    while (__atomic_load_n(&vnpu_admit_stats.waited, __ATOMIC_SEQ_CST) == v->waited_before) sched_yield();
+    uint64_t base = vnpu_slot_off((uint32_t)v->slot);
+    if (v->commit) __atomic_fetch_add((uint64_t *)(v->r->base + base + VNPU_S_USED_BYTES), v->bytes, __ATOMIC_SEQ_CST);
+    __atomic_fetch_sub((uint64_t *)(v->r->base + base + VNPU_S_PENDING_BYTES), v->bytes, __ATOMIC_SEQ_CST);
+    return NULL;
+}
+
+/* the neighbour (kid_slot: 60 MiB committed, nothing pending) publishes 30 MiB pending and resolves
+ * it (backs out, or commits) while our admission of 30 MiB waits; expect_rc: what the admission must
+ * decide. On a loaded machine the resolving thread may not run within the wait's bound: such an
+ * attempt is a contended timeout (never a wrong decision) and is undone and tried again. Leaves the
+ * neighbour as it found it. */
+static void admit_while_resolved(struct vnpu_region *r, int kid_slot, int commit, int expect_rc) {
+    uint64_t base = vnpu_slot_off((uint32_t)kid_slot);
+    for (int attempt = 0; attempt < 50; attempt++) {
+        struct vnpu_admit_stats s0 = vnpu_admit_stats;
+        __atomic_fetch_add((uint64_t *)(r->base + base + VNPU_S_PENDING_BYTES), 30 * MiB, __ATOMIC_SEQ_CST);
+        struct resolver v = {r, kid_slot, 30 * MiB, s0.waited, commit};
+        pthread_t t;
+        CHECK(pthread_create(&t, NULL, resolve_pending, &v) == 0);
+        int rc = vnpu_region_admit(r, 0, 30 * MiB);
+        CHECK(pthread_join(t, NULL) == 0);
+        CHECK_EQ_U64(vnpu_admit_stats.waited, s0.waited + 1);
+        if (commit) __atomic_fetch_sub((uint64_t *)(r->base + base + VNPU_S_USED_BYTES), 30 * MiB, __ATOMIC_SEQ_CST);
+        if (vnpu_admit_stats.contended_timeout != s0.contended_timeout) {
+            CHECK(rc == 1);
+            continue;
+        }
+        CHECK(rc == expect_rc);
+        if (rc == 0) {
+            CHECK_EQ_U64(vnpu_admit_stats.waited_admitted, s0.waited_admitted + 1);
+            CHECK_EQ_U64(vnpu_region_used(r, 0), 90 * MiB);
+            vnpu_region_release(r, 0, 30 * MiB);
+        } else {
+            CHECK_EQ_U64(vnpu_admit_stats.over_limit, s0.over_limit + 1);
+        }
+        return;
+    }
+    CHECK(!"the resolving thread never ran within the wait's bound in 50 attempts");
+}
+
+static double mono_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void test_refusal_paths(void) {
+    char p[600];
+    path_of(p, "refusal");
+    const uint64_t limit = 100 * MiB;
+    struct vnpu_init_config c = cfg(2, limit);
+    struct vnpu_region r;
+    CHECK(open_claim(&r, p, &c) == VNPU_OPEN_OK);
+    int ready[2];
+    CHECK(pipe(ready) == 0);
+    /* a live neighbour: 60 MiB committed on device 0, and a pending 30 MiB that stays (its admission
+     * stopped between publishing and committing, as a preempted one is) */
+    pid_t kid = fork();
+    CHECK(kid >= 0);
+    if (kid == 0) {
+        struct vnpu_region k;
+        CHECK(open_claim(&k, p, NULL) == VNPU_OPEN_OK);
+        CHECK(vnpu_region_admit(&k, 0, 60 * MiB) == 0);
+        __atomic_fetch_add((uint64_t *)(k.base + vnpu_slot_off((uint32_t)k.slot) + VNPU_S_PENDING_BYTES), 30 * MiB,
+                           __ATOMIC_SEQ_CST);
+        CHECK(write(ready[1], &k.slot, sizeof k.slot) == (ssize_t)sizeof k.slot);
+        for (;;) pause();
+    }
+    int kid_slot;
+    CHECK(read(ready[0], &kid_slot, sizeof kid_slot) == (ssize_t)sizeof kid_slot);
+    struct vnpu_admit_stats s0 = vnpu_admit_stats;
+    /* does not fit beside the committed 60 MiB: refused at once, no wait, the live owner not reaped */
+    CHECK(vnpu_region_admit(&r, 0, 50 * MiB) == 1);
+    CHECK_EQ_U64(vnpu_admit_stats.over_limit, s0.over_limit + 1);
+    CHECK_EQ_U64(vnpu_admit_stats.waited, s0.waited);
+    CHECK_EQ_U64(vnpu_admit_stats.reaped, s0.reaped);
+    /* fits beside the committed bytes, not beside the pending ones that stay: it waits the whole
+     * bound for them, then is refused and counted as a contended timeout */
+    double t0 = mono_s();
+    CHECK(vnpu_region_admit(&r, 0, 30 * MiB) == 1);
+    CHECK(mono_s() - t0 >= (double)VNPU_ADMIT_CONTENDED_WAIT_NS * 1e-9);
+    CHECK_EQ_U64(vnpu_admit_stats.waited, s0.waited + 1);
+    CHECK_EQ_U64(vnpu_admit_stats.contended_timeout, s0.contended_timeout + 1);
+    CHECK_EQ_U64(vnpu_admit_stats.over_limit, s0.over_limit + 1);
+    __atomic_fetch_sub((uint64_t *)(r.base + vnpu_slot_off((uint32_t)kid_slot) + VNPU_S_PENDING_BYTES), 30 * MiB,
+                       __ATOMIC_SEQ_CST);
+    /* the neighbour backs its pending charge out while we wait: admitted (no false refusal) */
+    admit_while_resolved(&r, kid_slot, 0, 0);
+    /* the neighbour commits its pending charge while we wait: then it does not fit, an ordinary
+     * over-limit refusal, not a timeout */
+    admit_while_resolved(&r, kid_slot, 1, 1);
+    CHECK_EQ_U64(vnpu_region_used(&r, 0), 60 * MiB);
+    /* another device is not in the way: admitted at once */
+    CHECK(vnpu_region_admit(&r, 1, 90 * MiB) == 0);
+    vnpu_region_release(&r, 1, 90 * MiB);
+    /* the neighbour dies with its bytes: the next admission that needs them reaps it and is admitted */
+    kill(kid, SIGKILL);
+    waitpid(kid, NULL, 0);
+    CHECK(vnpu_region_admit(&r, 0, 90 * MiB) == 0);
+    CHECK_EQ_U64(vnpu_admit_stats.reaped, s0.reaped + 1);
+    CHECK_EQ_U64(vnpu_region_used(&r, 0), 90 * MiB);
+    CHECK_EQ_U64(vnpu_load64(&r, vnpu_devstate_off(0) + VNPU_DS_REAPED_BYTES), 60 * MiB);
+    vnpu_region_release(&r, 0, 90 * MiB);
+    vnpu_region_close(&r);
+}
+
 /* ---- the same file opened twice in one process would break classic POSIX locks; OFD locks keep
  * the owner's slot alive even when another descriptor of the file is closed ---- */
 static void test_foreign_close_keeps_ownership(void) {
@@ -420,6 +543,7 @@ int main(void) {
     test_exact_quota();
     test_stress();
     test_kill9_and_pid_reuse();
+    test_refusal_paths();
     test_foreign_close_keeps_ownership();
     test_unlimited_counts_exactly();
     test_no_reinit_under_live_owner();

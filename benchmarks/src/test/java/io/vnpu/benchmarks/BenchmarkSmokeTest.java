@@ -29,6 +29,7 @@ class BenchmarkSmokeTest {
     "quota.FullRegionSnapshotBenchmark.usageSnapshot256Slots",
     "quota.FullRegionSnapshotBenchmark.usageIntoBuffer256Slots",
     "quota.FullRegionSnapshotBenchmark.bareLoopOverTheMapping256Slots",
+    "quota.FullRegionSnapshotBenchmark.sizeCheckFloor",
     "quota.RegionLifecycleBenchmark.createRegion",
     "quota.RegionLifecycleBenchmark.openValidateRegion",
     "quota.QuotaRegionVsNativeBenchmark.admitReleaseAgainstNativeProcess",

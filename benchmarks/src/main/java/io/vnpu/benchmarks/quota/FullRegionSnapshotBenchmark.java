@@ -111,6 +111,16 @@ public class FullRegionSnapshotBenchmark {
     return buffer.usedBytes(0) + buffer.processCount();
   }
 
+  /**
+   * Floor, not an API: the size check every snapshot makes first ({@code FileChannel.size()}, an
+   * {@code fstat}) so that a region a tenant truncated fails the call instead of faulting on the
+   * mapping. The snapshot's floor is this plus the bare loop.
+   */
+  @Benchmark
+  public long sizeCheckFloor() throws IOException {
+    return bareChannel.size();
+  }
+
   private final int[] bareState = new int[SLOTS];
   private final int[] barePid = new int[SLOTS];
   private final long[] bareStart = new long[SLOTS];

@@ -209,9 +209,19 @@ class TrainingRecoverySimTest {
       n.monitor.pollOnce();
       n.recovery.runOnce();
       assertThat(store.saved.get(job.key()).record().ring()).hasSize(16);
+      for (int i = 0; i < 5; i++) { // the job's processes are still on the dies: no reset yet
+        n.monitor.pollOnce();
+        n.recovery.runOnce();
+      }
+      assertThat(n.step(job)).isEqualTo(RecoveryStep.STOPPING);
+      assertThat(IntStream.range(0, 16).map(n::resets)).containsOnly(0);
       stopProcesses(n, job);
       n.runUntil(() -> n.step(job) == RecoveryStep.RECOVERED);
       assertThat(IntStream.range(0, 16).map(n::resets)).containsOnly(1);
+      assertThat(store.steps).containsExactly("STOPPING", "RESETTING", "RESETTING(issued)", "CHECKING_NETWORK",
+          "RECOVERED");
+      assertThat(store.info(job).rankList()).hasSize(16).extracting(RankEntry::status).containsOnly("recovered");
+      assertThat(IntStream.range(0, 16).mapToObj(l -> n.monitor.chip(l).healthy())).containsOnly(true);
     }
   }
 

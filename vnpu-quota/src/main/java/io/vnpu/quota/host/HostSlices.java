@@ -136,7 +136,15 @@ public final class HostSlices implements AutoCloseable {
       throw new SliceResizeException("slice " + name + ": its owner (pid " + r.get().ownerPid()
           + ") is gone; remove it with 'vnpu slices rm " + name + "'");
     }
-    try (QuotaRegion region = regions.open(store.regionFile(name))) {
+    QuotaRegion region;
+    try {
+      region = regions.open(store.regionFile(name));
+    } catch (java.nio.file.NoSuchFileException e) {
+      // its owner ended between our reading the record and opening the region: one line, no stack
+      throw new SliceResizeException("slice " + name + ": removed while being resized (its quota region "
+          + store.regionFile(name) + " is gone); nothing changed");
+    }
+    try (region) {
       return SliceResizing.applyToSlice(store, r.get(), region, registries.forNpu(Math.max(0, r.get().phyId())), change);
     }
   }

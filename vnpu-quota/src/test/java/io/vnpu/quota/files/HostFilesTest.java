@@ -108,6 +108,30 @@ class HostFilesTest {
         .hasMessageContaining("symbolic link");
   }
 
+  /** Syncing the directory only for a new name changes nothing of what the name holds. */
+  @Test
+  void writeAtomicallyWhenCreatedCreatesReplacesAndReplacesALink() throws Exception {
+    Path file = tmp.resolve("checkpoint.json");
+    HostFiles.writeAtomically(file, "1".getBytes(StandardCharsets.UTF_8), HostFiles.OWNER_ONLY_FILE,
+        HostFiles.DirectorySync.WHEN_CREATED);
+    assertThat(Files.readString(file)).isEqualTo("1");
+    HostFiles.writeAtomically(file, "22".getBytes(StandardCharsets.UTF_8), HostFiles.OWNER_ONLY_FILE,
+        HostFiles.DirectorySync.WHEN_CREATED);
+    assertThat(Files.readString(file)).isEqualTo("22");
+    Path target = Files.writeString(tmp.resolve("target"), "original");
+    Files.delete(file);
+    Files.createSymbolicLink(file, target);
+    HostFiles.writeAtomically(file, "333".getBytes(StandardCharsets.UTF_8), HostFiles.OWNER_ONLY_FILE,
+        HostFiles.DirectorySync.WHEN_CREATED);
+    assertThat(Files.isSymbolicLink(file)).isFalse();
+    assertThat(Files.readString(file)).isEqualTo("333");
+    assertThat(Files.readString(target)).isEqualTo("original");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+    try (Stream<Path> s = Files.list(tmp)) {
+      assertThat(s.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("target", "checkpoint.json");
+    }
+  }
+
   @Test
   void writeAtomicallyReplacesALinkInsteadOfWritingThroughIt() throws Exception {
     Path target = Files.writeString(tmp.resolve("target"), "original");

@@ -111,6 +111,23 @@ class SliceResizeTest {
   }
 
   @Test
+  void aSliceRemovedWhileBeingResizedIsOneLineAndNotRecreated() throws Exception {
+    StateDir state = new StateDir(tmp.resolve("state"));
+    try (HostSlices owner = new HostSlices(state, new QuotaRegions());
+         SliceSession s = owner.create(new HostSliceRequest("race", 0, npu(0, 1024 * MIB, 10, 10), List.of()))) {
+      // its owner ends (and removes the region) between the admin's reading the record and opening the region
+      java.nio.file.Files.delete(new SliceStore(state).regionFile("race"));
+      try (HostSlices admin = new HostSlices(state, new QuotaRegions())) {
+        assertThatThrownBy(() -> admin.resize("race", SliceResize.none().withCore(5)))
+            .isInstanceOf(SliceResizeException.class)
+            .hasMessage("slice race: removed while being resized (its quota region "
+                + new SliceStore(state).regionFile("race") + " is gone); nothing changed");
+      }
+      assertThat(java.nio.file.Files.exists(new SliceStore(state).regionFile("race"))).isFalse();
+    }
+  }
+
+  @Test
   void aSliceASchedulerSizedIsRefusedAndNothingChanges() throws Exception {
     StateDir state = new StateDir(tmp.resolve("state"));
     SliceStore store = new SliceStore(state);

@@ -242,6 +242,21 @@ class HelmChartTest {
     assertThat(c.getResources()).isEqualTo(pc.getResources());
     assertThat(one(o, DaemonSet.class).getSpec().getUpdateStrategy())
         .isEqualTo(plain.getSpec().getUpdateStrategy());
+    // a rolling update starts the new plugin next to the old one, each with sockets of its own
+    assertThat(one(o, DaemonSet.class).getSpec().getUpdateStrategy().getRollingUpdate())
+        .satisfies(r -> {
+          assertThat(r.getMaxSurge().getIntVal()).isEqualTo(1);
+          assertThat(r.getMaxUnavailable().getIntVal()).isEqualTo(0);
+        });
+    assertThat(c.getEnv()).filteredOn(e -> e.getName().equals("POD_UID")).singleElement()
+        .satisfies(e -> assertThat(e.getValueFrom().getFieldRef().getFieldPath())
+            .isEqualTo("metadata.uid"));
+    DraFlags withUid = new DraFlags();
+    List<String> uidArgs = new ArrayList<>(args);
+    uidArgs.add("--pod-uid=0f2c6a1e-3b4d-4c5e-9f60-718293a4b5c6"); // as POD_UID gives it
+    new CommandLine(withUid).parseArgs(uidArgs.toArray(String[]::new));
+    assertThat(withUid.sockets(opts).registrationSocket().getFileName().toString())
+        .isEqualTo("npu.huawei.com-0f2c6a1e-3b4d-4c5e-9f60-718293a4b5c6-reg.sock");
     assertThat(one(o, ClusterRole.class).getRules()).isEqualTo(objects(Files.readString(DeployManifestsTest.deployDir()
         .resolve("dra/rbac.yaml"))).stream().filter(ClusterRole.class::isInstance)
         .map(ClusterRole.class::cast).findFirst().orElseThrow().getRules());

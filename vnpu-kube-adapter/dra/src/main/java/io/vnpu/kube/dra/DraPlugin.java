@@ -46,8 +46,14 @@ import org.slf4j.LoggerFactory;
  * ResourceSlice publisher; the claim state (checkpoint loaded or repaired, CDI files reconciled)
  * before anything is served; the DRA socket, then the registration socket; the liveness port.
  * {@link #close()} removes the registration socket first (the kubelet deregisters), then the DRA
- * socket, and stops publishing; ResourceSlices are left in place (the kubelet removes them if the
- * driver does not come back).
+ * socket (calls under way finish first), and stops publishing; ResourceSlices are left in place
+ * (the kubelet removes them if the driver does not come back) and no claim is unprepared.
+ *
+ * <p>Rolling updates ({@link Builder#rollingUpdate}): the old and the new instance run at once
+ * with sockets of their own, share the data directory and its checkpoint (every change under
+ * {@code serialize.lock}, read again when the other wrote), and publish the same ResourceSlices;
+ * the kubelet calls the newer one, and the older stops (SIGTERM) without touching the newer's
+ * sockets, slices or claims. docs/dra.md "Upgrading the driver".
  */
 public final class DraPlugin implements AutoCloseable {
 
@@ -91,48 +97,135 @@ public final class DraPlugin implements AutoCloseable {
   static final Duration HEALTH_TIMEOUT = Duration.ofSeconds(30);
 
   /**
-   * @param opener opens the node's DCMI device manager; retried with backoff while it fails
-   * @param facts  PCIe facts of the NPUs
-   * @param bootId the node's boot ID ({@link io.vnpu.kube.dra.state.BootId})
-   * @throws IllegalArgumentException naming the flag when a socket path is too long
+   * A plugin for {@code options}, talking to the API server through {@code client}; the rest is
+   * set on the builder.
    */
-  public DraPlugin(DraOptions options, KubernetesClient client, Callable<DeviceManager> opener,
-      NpuDeviceFacts facts, String bootId, Clock clock) {
-    this(options, client, opener, facts, bootId, clock, new DeviceConfig(false, List.of()));
+  public static Builder builder(DraOptions options, KubernetesClient client) {
+    return new Builder(options, client);
   }
 
   /**
-   * @param deviceConfig chip models and their vNPU templates (HAMi {@code device-config.yaml}),
-   *                     used with {@link DraOptions#enableHardVnpu()}
+   * What a {@link DraPlugin} is made of. Required besides the options and the client: the DCMI
+   * {@link #opener}, the {@link #bootId}. Everything else has the default its setter names.
    */
-  public DraPlugin(DraOptions options, KubernetesClient client, Callable<DeviceManager> opener,
-      NpuDeviceFacts facts, String bootId, Clock clock, DeviceConfig deviceConfig) {
-    this(options, client, opener, facts, bootId, clock, deviceConfig,
-        io.vnpu.kube.limiter.LimiterFiles.hami(io.vnpu.kube.limiter.LimiterFiles.HAMI_HOST_DIR), null);
+  public static final class Builder {
+    private final DraOptions options;
+    private final KubernetesClient client;
+    private Callable<DeviceManager> opener;
+    private NpuDeviceFacts facts = NpuDeviceFacts.NONE;
+    private String bootId;
+    private Clock clock = Clock.systemUTC();
+    private DeviceConfig deviceConfig = new DeviceConfig(false, List.of());
+    private io.vnpu.kube.limiter.LimiterFiles limiter =
+        io.vnpu.kube.limiter.LimiterFiles.hami(io.vnpu.kube.limiter.LimiterFiles.HAMI_HOST_DIR);
+    private io.vnpu.kube.limiter.LimiterGate limiterGate;
+    private String podUid;
+
+    private Builder(DraOptions options, KubernetesClient client) {
+      this.options = Objects.requireNonNull(options, "options");
+      this.client = Objects.requireNonNull(client, "client");
+    }
+
+    /** Opens the node's DCMI device manager; retried with backoff while it fails. Required. */
+    public Builder opener(Callable<DeviceManager> opener) {
+      this.opener = Objects.requireNonNull(opener, "opener");
+      return this;
+    }
+
+    /** PCIe facts of the NPUs; default {@link NpuDeviceFacts#NONE}. */
+    public Builder facts(NpuDeviceFacts facts) {
+      this.facts = Objects.requireNonNull(facts, "facts");
+      return this;
+    }
+
+    /** The node's boot ID ({@link io.vnpu.kube.dra.state.BootId}). Required. */
+    public Builder bootId(String bootId) {
+      this.bootId = Objects.requireNonNull(bootId, "bootId");
+      return this;
+    }
+
+    /** Time of checkpoint stamps and health timeouts; default the system UTC clock. */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * Chip models and their vNPU templates (HAMi {@code device-config.yaml}), used with
+     * {@link DraOptions#enableHardVnpu()}; default none.
+     */
+    public Builder deviceConfig(DeviceConfig deviceConfig) {
+      this.deviceConfig = Objects.requireNonNull(deviceConfig, "deviceConfig");
+      return this;
+    }
+
+    /**
+     * Where the limiter lies, used with {@link DraOptions#enableSoftSlicing()}; default HAMi's
+     * host directory.
+     */
+    public Builder limiter(io.vnpu.kube.limiter.LimiterFiles limiter) {
+      this.limiter = Objects.requireNonNull(limiter, "limiter");
+      return this;
+    }
+
+    /**
+     * Asked before every soft share is prepared; default a
+     * {@link io.vnpu.kube.limiter.LimiterVerifier} of {@link #limiter} for this machine.
+     */
+    public Builder limiterGate(io.vnpu.kube.limiter.LimiterGate limiterGate) {
+      this.limiterGate = Objects.requireNonNull(limiterGate, "limiterGate");
+      return this;
+    }
+
+    /**
+     * Rolling-update mode: this instance's sockets are named after its pod UID
+     * ({@link PluginSockets#rollingUpdate}), so the next version of the driver can register next
+     * to it (a DaemonSet with {@code maxSurge: 1}); the checkpoint in the shared data directory
+     * is locked across the instances. Default: the standard socket names, one instance per node.
+     *
+     * @throws IllegalArgumentException naming the value when it is not a pod UID
+     */
+    public Builder rollingUpdate(String podUid) {
+      PluginSockets.rollingUpdate(options.driverName(), options.registrarDir(),
+          options.pluginsDir(), podUid);
+      this.podUid = podUid;
+      return this;
+    }
+
+    /**
+     * @throws IllegalStateException naming the setter when a required part is missing
+     * @throws IllegalArgumentException naming the flag when a socket path is too long
+     */
+    public DraPlugin build() {
+      if (opener == null) {
+        throw new IllegalStateException("DraPlugin.builder: opener(...) is required");
+      }
+      if (bootId == null) {
+        throw new IllegalStateException("DraPlugin.builder: bootId(...) is required");
+      }
+      return new DraPlugin(this);
+    }
   }
 
-  /**
-   * @param limiter     where the limiter lies, used with {@link DraOptions#enableSoftSlicing()}
-   * @param limiterGate asked before every soft share is prepared; null: a
-   *                    {@link io.vnpu.kube.limiter.LimiterVerifier} of {@code limiter} for this
-   *                    machine
-   */
-  public DraPlugin(DraOptions options, KubernetesClient client, Callable<DeviceManager> opener,
-      NpuDeviceFacts facts, String bootId, Clock clock, DeviceConfig deviceConfig,
-      io.vnpu.kube.limiter.LimiterFiles limiter, io.vnpu.kube.limiter.LimiterGate limiterGate) {
-    this.options = Objects.requireNonNull(options, "options");
-    this.client = Objects.requireNonNull(client, "client");
-    this.bootId = Objects.requireNonNull(bootId, "bootId");
-    this.clock = Objects.requireNonNull(clock, "clock");
+  private DraPlugin(Builder b) {
+    this.options = b.options;
+    this.client = b.client;
+    this.bootId = b.bootId;
+    this.clock = b.clock;
+    DraOptions options = b.options;
+    io.vnpu.kube.limiter.LimiterFiles limiter = b.limiter;
+    io.vnpu.kube.limiter.LimiterGate limiterGate = b.limiterGate;
     this.presence = new io.vnpu.kube.dra.claims.ClaimPresence(client);
-    this.sockets = PluginSockets.of(options.driverName(), options.registrarDir(),
-        options.pluginsDir());
+    this.sockets = b.podUid == null
+        ? PluginSockets.of(options.driverName(), options.registrarDir(), options.pluginsDir())
+        : PluginSockets.rollingUpdate(options.driverName(), options.registrarDir(),
+            options.pluginsDir(), b.podUid);
     this.cdiKind = CdiKind.of(options.driverName(), options.deviceProfile());
-    this.discovery = new NpuDiscovery(opener, inventory, Duration.ofSeconds(1),
+    this.discovery = new NpuDiscovery(b.opener, inventory, Duration.ofSeconds(1),
         Duration.ofSeconds(30), Duration.ofSeconds(60));
     this.publisher = new ResourceSlicePublisher(client, options.driverName(), options.nodeName(),
         options.resync(), Duration.ofSeconds(1));
-    this.hardVnpu = new HardVnpuChips(options.enableHardVnpu(), deviceConfig);
+    this.hardVnpu = new HardVnpuChips(options.enableHardVnpu(), b.deviceConfig);
     this.modes = new io.vnpu.kube.dra.modes.ChipModes(hardVnpu, options.enableSoftSlicing(),
         options.capacityNames(), options.chipModes());
     this.counters.set(options.sharedCounters());
@@ -141,7 +234,7 @@ public final class DraPlugin implements AutoCloseable {
         : io.vnpu.kube.softslice.SoftSliceLayout.vnpu(sockets.dataDir(), limiter);
     this.softGate = limiterGate != null ? limiterGate
         : io.vnpu.kube.limiter.LimiterVerifier.forThisMachine(limiter);
-    this.sliceDevices = new NpuSliceDevices(facts, modes);
+    this.sliceDevices = new NpuSliceDevices(b.facts, modes);
     this.taints = new NpuDeviceTaints(options.driverName());
   }
 
@@ -441,6 +534,9 @@ public final class DraPlugin implements AutoCloseable {
     claimChecks.shutdownNow();
     publisher.close();
     discovery.close();
+    if (state != null) {
+      state.close(); // nothing is unprepared: the checkpoint keeps every claim for the next one
+    }
     if (softRegions != null) {
       try {
         softRegions.close();

@@ -10,7 +10,6 @@ import io.vnpu.kube.testing.MutableDeviceManager;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -79,11 +78,16 @@ final class DraTestBed {
         .withChipModes(chipModes, sharedCounters).withClaimReconcile(claimReconcile);
   }
 
+  /** {@code --pod-uid}: rolling-update socket names; null: the standard ones. */
+  String podUid;
+
   DraPlugin plugin() {
-    return new DraPlugin(options(), client, opener,
-        npu -> Optional.of(String.format("0000:%02x:00.0", 0xc1 + npu.phyId())), bootId,
-        Clock.systemUTC(), deviceConfig, limiter != null ? limiter
-            : io.vnpu.kube.limiter.LimiterFiles.hami(root.resolve("no-limiter")), null);
+    DraPlugin.Builder b = DraPlugin.builder(options(), client).opener(opener)
+        .facts(npu -> Optional.of(String.format("0000:%02x:00.0", 0xc1 + npu.phyId())))
+        .bootId(bootId).deviceConfig(deviceConfig)
+        .limiter(limiter != null ? limiter
+            : io.vnpu.kube.limiter.LimiterFiles.hami(root.resolve("no-limiter")));
+    return (podUid == null ? b : b.rollingUpdate(podUid)).build();
   }
 
   DraPlugin startedPlugin() throws IOException {

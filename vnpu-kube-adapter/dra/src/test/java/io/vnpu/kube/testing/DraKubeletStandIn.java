@@ -19,10 +19,113 @@ import java.util.concurrent.TimeUnit;
  * What the kubelet does to a DRA driver, over the real unix sockets: the plugin watcher's
  * registration calls, and NodePrepareResources / NodeUnprepareResources in both the v1 and the
  * v1beta1 API. Every call has a deadline (the kubelet uses 45 s; 20 s here).
+ *
+ * <p>It also keeps registrations as the kubelet's DRA plugin manager does (1.33 and later,
+ * pkg/kubelet/cm/dra/plugin): {@link #register} validates GetInfo, refuses a second registration
+ * of the same endpoint for the driver, connects eagerly and answers NotifyRegistrationStatus;
+ * {@link #prepare} and {@link #unprepare} call one instance per call, the most recently registered
+ * one that is connected, else the most recent one; an instance whose registration socket is gone
+ * is deregistered before the next call (the plugin watcher's inotify event), so the calls switch
+ * to the one left.
  */
 public final class DraKubeletStandIn implements AutoCloseable {
   private static final long DEADLINE_S = 20;
   private final UnixSocketTransport transport = new UnixSocketTransport(1);
+
+  /** A registered instance: where its registration socket is, the endpoint, its channel. */
+  private record Registered(Path registrationSocket, Path endpoint, ManagedChannel channel) {}
+
+  private final java.util.List<Registered> registered = new java.util.ArrayList<>(); // by time
+  private final java.util.List<Path> called = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /**
+   * Registers the instance behind {@code registrationSocket} as the plugin watcher and the DRA
+   * plugin manager do.
+   *
+   * @return the endpoint (DRA socket) it announced
+   * @throws IllegalStateException with the kubelet's message when the registration is refused
+   *     (wrong type, no supported service, endpoint already registered)
+   */
+  public synchronized Path register(Path registrationSocket, String driverName) {
+    PluginInfo info = getInfo(registrationSocket);
+    String refused = null;
+    if (!"DRAPlugin".equals(info.getType()) || !driverName.equals(info.getName())) {
+      refused = "plugin " + info.getName() + " of type " + info.getType() + " is not DRA driver "
+          + driverName;
+    } else if (info.getSupportedVersionsList().stream()
+        .noneMatch(v -> v.equals("v1.DRAPlugin") || v.equals("v1beta1.DRAPlugin"))) {
+      refused = "none of services supported by the plugin " + info.getSupportedVersionsList()
+          + " are supported";
+    } else if (registered.stream().anyMatch(r -> r.endpoint().toString()
+        .equals(info.getEndpoint()))) {
+      refused = "endpoint " + info.getEndpoint() + " already registered for DRA driver plugin "
+          + driverName;
+    }
+    if (refused != null) {
+      notifyRegistered(registrationSocket, false, refused);
+      throw new IllegalStateException(refused);
+    }
+    Path endpoint = Path.of(info.getEndpoint());
+    ManagedChannel ch = transport.channel(endpoint);
+    ch.getState(true); // the kubelet connects eagerly, to see early whether the plugin is there
+    registered.add(new Registered(registrationSocket, endpoint, ch));
+    notifyRegistered(registrationSocket, true, "");
+    return endpoint;
+  }
+
+  /**
+   * The endpoint the next call goes to: registrations whose socket is gone are dropped first;
+   * then the most recently registered instance that is connected, else the most recent one.
+   *
+   * @throws IllegalStateException "DRA driver X is not registered" when none is left
+   */
+  public synchronized Path pick() {
+    return pickRegistered().endpoint();
+  }
+
+  /** Every endpoint a {@link #prepare} or {@link #unprepare} went to, in call order. */
+  public java.util.List<Path> called() {
+    return java.util.List.copyOf(called);
+  }
+
+  private synchronized Registered pickRegistered() {
+    for (var it = registered.iterator(); it.hasNext(); ) {
+      Registered r = it.next();
+      if (!java.nio.file.Files.exists(r.registrationSocket(),
+          java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        r.channel().shutdownNow(); // deregistered: the connection is closed
+        it.remove();
+      }
+    }
+    if (registered.isEmpty()) {
+      throw new IllegalStateException("DRA driver is not registered");
+    }
+    for (int i = registered.size() - 1; i >= 0; i--) {
+      Registered r = registered.get(i);
+      if (r.channel().getState(true) == io.grpc.ConnectivityState.READY) {
+        return r;
+      }
+    }
+    return registered.get(registered.size() - 1);
+  }
+
+  /** v1 NodePrepareResources on the instance {@link #pick} chooses. */
+  public NodePrepareResourcesResponse prepare(Claim... claims) {
+    Registered r = pickRegistered();
+    called.add(r.endpoint());
+    return DRAPluginGrpc.newBlockingStub(r.channel()).withDeadlineAfter(DEADLINE_S,
+        TimeUnit.SECONDS).nodePrepareResources(NodePrepareResourcesRequest.newBuilder()
+            .addAllClaims(java.util.List.of(claims)).build());
+  }
+
+  /** v1 NodeUnprepareResources on the instance {@link #pick} chooses. */
+  public NodeUnprepareResourcesResponse unprepare(Claim... claims) {
+    Registered r = pickRegistered();
+    called.add(r.endpoint());
+    return DRAPluginGrpc.newBlockingStub(r.channel()).withDeadlineAfter(DEADLINE_S,
+        TimeUnit.SECONDS).nodeUnprepareResources(NodeUnprepareResourcesRequest.newBuilder()
+            .addAllClaims(java.util.List.of(claims)).build());
+  }
 
   /** GetInfo on a registration socket. */
   public PluginInfo getInfo(Path registrationSocket) {
@@ -108,6 +211,10 @@ public final class DraKubeletStandIn implements AutoCloseable {
 
   @Override
   public void close() {
+    synchronized (this) {
+      registered.forEach(r -> r.channel().shutdownNow());
+      registered.clear();
+    }
     transport.close();
   }
 }

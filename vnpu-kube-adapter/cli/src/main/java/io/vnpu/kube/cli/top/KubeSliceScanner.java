@@ -55,6 +55,8 @@ public final class KubeSliceScanner {
   private final LongSupplier nanoClock;
   private final PrintWriter err;
   private final ShareMeter meter = new ShareMeter();
+  /** Roots already reported unlistable (a user without root on a node): said once, not every refresh. */
+  private final Set<Path> unlistable = new java.util.HashSet<>();
 
   /**
    * @param dataDirs   node-agent data directories (HAMi {@code HOOK_PATH}, DRA or MindCluster data
@@ -163,7 +165,9 @@ public final class KubeSliceScanner {
     } catch (NoSuchFileException gone) {
       return out;
     } catch (IOException e) {
-      err.println("vnpu top: cannot list " + root + ": " + e.getMessage());
+      if (unlistable.add(root)) {
+        err.println("vnpu top: cannot list " + root + " (" + e.getMessage() + "); its Kubernetes slices are not shown");
+      }
     }
     out.sort(null);
     return out;

@@ -111,6 +111,12 @@ public final class DraFlags {
           + " HEALTHCHECK_PORT; default: ${DEFAULT-VALUE}).")
   int healthcheckPort;
 
+  @Option(names = "--pod-uid", defaultValue = "${env:POD_UID}", paramLabel = "UID",
+      description = "This pod's UID (env POD_UID, from the downward API): per-pod socket names so"
+          + " a rolling update (maxSurge 1) registers the new plugin next to the old one"
+          + " (kubelet 1.33+); default: the standard socket names, one plugin per node.")
+  String podUid;
+
   @Option(names = "--metrics-port", defaultValue = "${env:METRICS_PORT:--1}",
       paramLabel = "PORT", description = "HTTP port of /metrics, /livez and /readyz: -1 off, 0"
           + " random, >0 fixed (env METRICS_PORT; default: ${DEFAULT-VALUE}).")
@@ -134,6 +140,23 @@ public final class DraFlags {
           + " are under the simulator's directory (character devices when run as root)."
           + " Never simulates unless given.")
   String simulate;
+
+  /** {@code --pod-uid}, empty when not given (or given empty). */
+  public Optional<String> podUid() {
+    return podUid == null || podUid.isEmpty() ? Optional.empty() : Optional.of(podUid);
+  }
+
+  /**
+   * The socket layout these flags denote: per-pod names with {@code --pod-uid}.
+   *
+   * @throws IllegalArgumentException naming the flag or the path when one is invalid or too long
+   */
+  public io.vnpu.kube.dra.kubelet.PluginSockets sockets(DraOptions options) {
+    return podUid().map(uid -> io.vnpu.kube.dra.kubelet.PluginSockets.rollingUpdate(
+        options.driverName(), options.registrarDir(), options.pluginsDir(), uid))
+        .orElseGet(() -> io.vnpu.kube.dra.kubelet.PluginSockets.of(options.driverName(),
+            options.registrarDir(), options.pluginsDir()));
+  }
 
   /** The device-config.yaml file, if given. */
   public Optional<Path> deviceConfig() {

@@ -15,7 +15,6 @@ import io.vnpu.dcmi.PcieInfo;
 import io.vnpu.kube.dra.DraOptions;
 import io.vnpu.kube.dra.DraPlugin;
 import io.vnpu.kube.dra.devices.NpuDeviceFacts;
-import io.vnpu.kube.dra.kubelet.PluginSockets;
 import io.vnpu.kube.dra.state.BootId;
 import io.vnpu.kube.observe.HealthCheck;
 import io.vnpu.kube.metrics.OpsServer;
@@ -73,7 +72,7 @@ public final class DraLauncher {
     try {
       // flags first: a usage error is reported as such, before any driver is looked for
       options = flags.toOptions(devRoot, mountRoot);
-      PluginSockets.of(options.driverName(), options.registrarDir(), options.pluginsDir());
+      flags.sockets(options);
       flags.metricsPort();
       if (flags.enableHardVnpu && flags.deviceConfig().isPresent()) {
         deviceConfig = new DeviceConfigLoader(w -> log.warn("{}", w))
@@ -94,7 +93,7 @@ public final class DraLauncher {
         mountRoot = simRoot.resolve("host");
       }
       options = flags.toOptions(devRoot, mountRoot);
-      PluginSockets.of(options.driverName(), options.registrarDir(), options.pluginsDir());
+      flags.sockets(options);
     } catch (IllegalArgumentException | ConfigException e) {
       say(command + ": " + e.getMessage());
       simulated.ifPresent(DcmiNodeSelector.OpenNode::close);
@@ -123,7 +122,7 @@ public final class DraLauncher {
     }
     AtomicReference<DraPlugin> self = new AtomicReference<>();
     AtomicReference<HealthMonitor> health = new AtomicReference<>();
-    DraPlugin plugin = new DraPlugin(options, client, () -> {
+    DraPlugin.Builder built = DraPlugin.builder(options, client).opener(() -> {
       // the driver may not be ready at boot: the plugin retries this with backoff
       DcmiDeviceManager m = simNode.isPresent() ? simNode.get().deviceManager()
           : selector.open(selection, Optional.empty(), log::info).deviceManager();
@@ -134,8 +133,13 @@ public final class DraLauncher {
         self.get().watchHealth(health.get());
       }
       return (DeviceManager) m;
-    }, facts, BootId.read(BootId.PROC_FILE), Clock.systemUTC(), deviceConfig, limiterFiles,
-        limiterGate);
+    }).facts(facts).bootId(BootId.read(BootId.PROC_FILE)).clock(Clock.systemUTC())
+        .deviceConfig(deviceConfig).limiter(limiterFiles);
+    flags.podUid().ifPresent(built::rollingUpdate);
+    if (limiterGate != null) {
+      built.limiterGate(limiterGate);
+    }
+    DraPlugin plugin = built.build();
     self.set(plugin);
     PrometheusRegistry registry = new PrometheusRegistry();
     OptionalInt metricsPort = flags.metricsPort();

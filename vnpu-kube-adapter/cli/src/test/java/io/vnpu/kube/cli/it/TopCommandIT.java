@@ -111,6 +111,30 @@ class TopCommandIT {
     }
   }
 
+  // issue 24: the Kubernetes soft slices of a node agent's directory, made by the one mechanism
+  @Test
+  void kubeDirAddsTheAgentsSoftSlices() throws Exception {
+    CliJar cli = new CliJar(tmp);
+    Path data = tmp.resolve("dra-data");
+    io.vnpu.kube.softslice.SoftSliceLayout layout = io.vnpu.kube.softslice.SoftSliceLayout.vnpu(data,
+        io.vnpu.kube.limiter.LimiterFiles.hami(tmp.resolve("limiter")));
+    try (io.vnpu.kube.softslice.SoftSlices slices = new io.vnpu.kube.softslice.SoftSlices(layout,
+        io.vnpu.kube.resource.QuotaRegionFactory.writing(new io.vnpu.quota.region.QuotaRegions()), () -> { })) {
+      slices.prepare(layout.dirOf("claim-uid", "npu"), List.of(new io.vnpu.api.slice.SliceDevice(
+          new io.vnpu.api.slice.NpuRef(0, "U0"), new io.vnpu.api.slice.SliceShare.SoftQuota(4 * GIB, 25, 25,
+              io.vnpu.api.model.Priority.NORMAL))), "demo/infer/npu");
+      CliJar.Result r = cli.run("kube", List.of("top", "--once", "--json", "--interval", "0.1",
+          "--kube-dir", data.toString()), 60);
+      assertThat(r.exitCode()).as(r.stderr()).isZero();
+      JsonNode s = new ObjectMapper().readTree(r.stdout()).get("slices");
+      assertThat(s).hasSize(1);
+      assertThat(s.get(0).get("name").asString()).isEqualTo("demo/infer/npu");
+      assertThat(s.get(0).get("memoryLimitBytes").asLong()).isEqualTo(4 * GIB);
+      assertThat(s.get(0).get("capPct").asInt()).isEqualTo(25);
+      assertThat(s.get(0).get("targetSharePct").asDouble()).isEqualTo(25.0);
+    }
+  }
+
   private static int frames(String out) {
     return out.split("\033\\[H\033\\[2J", -1).length - 1;
   }

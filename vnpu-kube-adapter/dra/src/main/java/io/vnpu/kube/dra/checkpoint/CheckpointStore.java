@@ -23,6 +23,10 @@ import java.util.Objects;
  * writes wait, and the next writer writes only the newest of them: one fsync for all. A save
  * returns once a write that holds its checkpoint (or a later one) is on disk, or throws if that
  * write failed.
+ *
+ * <p>Shared by two plugin instances during a rolling update: callers serialize across them (the
+ * claim state's lock, {@code serialize.lock}) and read the file again when its {@link #version}
+ * changed.
  */
 public final class CheckpointStore {
   /** The durable write of one encoded checkpoint (a seam for tests that count writes). */
@@ -79,6 +83,34 @@ public final class CheckpointStore {
       return Checkpoint.empty(bootId);
     }
     return codec.decode(bytes, file);
+  }
+
+  /**
+   * One version of the file. Every {@link #save} renames a new file into place, so a new version
+   * has a new inode: two instances sharing the file (a rolling update) tell by this whether the
+   * other has written since they last read.
+   *
+   * @param fileKey  the inode ({@link java.nio.file.attribute.BasicFileAttributes#fileKey})
+   * @param modified last modification time
+   * @param size     size in bytes
+   */
+  public record Version(Object fileKey, java.nio.file.attribute.FileTime modified, long size) {}
+
+  /**
+   * The file's version now, empty when there is no file.
+   *
+   * @throws IOException naming the file when it cannot be read
+   */
+  public java.util.Optional<Version> version() throws IOException {
+    try {
+      var a = Files.readAttributes(file, java.nio.file.attribute.BasicFileAttributes.class);
+      return java.util.Optional.of(new Version(a.fileKey(), a.lastModifiedTime(), a.size()));
+    } catch (NoSuchFileException e) {
+      return java.util.Optional.empty();
+    } catch (IOException e) {
+      throw new IOException(file + ": reading the checkpoint's attributes failed: "
+          + e.getMessage(), e);
+    }
   }
 
   /**

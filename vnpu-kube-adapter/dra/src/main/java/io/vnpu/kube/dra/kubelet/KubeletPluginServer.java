@@ -32,12 +32,16 @@ import org.slf4j.LoggerFactory;
  * wipes the directory, an operator) is noticed through a {@link PathWatch} on both directories, with
  * a stat every {@code checkInterval} as fallback, and served again at once; the kubelet sees the
  * new registration socket and registers again. A failed re-serve is logged and retried at the next
- * check. {@link #close()} removes the registration socket first (deregistration), then the DRA
- * socket.
+ * check. {@link #close()} removes the registration socket first (deregistration), then stops the
+ * DRA service: calls under way are finished (up to {@link #DRAIN}; in a rolling update the kubelet
+ * already calls the newer instance), new ones refused, and the DRA socket removed. Only files this
+ * server bound are removed: the other instance's sockets have other names and inodes.
  */
 public final class KubeletPluginServer implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(KubeletPluginServer.class);
+  /** How long {@link #close()} lets NodePrepareResources / NodeUnprepareResources calls finish. */
+  public static final Duration DRAIN = Duration.ofSeconds(10);
 
   private final PluginSockets sockets;
   private final List<BindableService> draServices;
@@ -142,9 +146,9 @@ public final class KubeletPluginServer implements AutoCloseable {
     try {
       supervisor.submit(() -> {
         closed = true;
-        reg = stop(reg, sockets.registrationSocket());
-        dra = stop(dra, sockets.draSocket());
-      }).get(10, TimeUnit.SECONDS);
+        reg = stop(reg, sockets.registrationSocket(), Duration.ZERO);
+        dra = stop(dra, sockets.draSocket(), DRAIN);
+      }).get(DRAIN.toSeconds() + 10, TimeUnit.SECONDS);
     } catch (RejectedExecutionException e) {
       return; // already closed
     } catch (Exception e) {
@@ -177,13 +181,13 @@ public final class KubeletPluginServer implements AutoCloseable {
     try {
       if (!intact(dra, sockets.draSocket())) {
         log.info("DRA socket {} vanished or was replaced; serving it again", sockets.draSocket());
-        dra = stop(dra, null);
+        dra = stop(dra, null, Duration.ZERO);
         dra = serve(sockets.draSocket(), draServices);
       }
       if (!intact(reg, sockets.registrationSocket())) {
         log.info("registration socket {} vanished or was replaced; serving it again so the"
             + " kubelet registers the driver again", sockets.registrationSocket());
-        reg = stop(reg, null);
+        reg = stop(reg, null, Duration.ZERO);
         reg = serve(sockets.registrationSocket(), List.of(registration));
       }
     } catch (IOException | RuntimeException e) {
@@ -208,13 +212,20 @@ public final class KubeletPluginServer implements AutoCloseable {
     return new Served(server, FileIdentity.of(socket).orElse(null));
   }
 
-  /** Stops a server; removes {@code socket} when given (not when someone replaced it). */
-  private Served stop(Served s, Path socket) {
+  /**
+   * Stops a server, letting calls under way finish for up to {@code drain}; removes {@code socket}
+   * when given (not when someone replaced it).
+   */
+  private Served stop(Served s, Path socket, Duration drain) {
     if (s != null) {
-      s.server().shutdownNow();
       try {
-        s.server().awaitTermination(2, TimeUnit.SECONDS);
+        s.server().shutdown();
+        if (!s.server().awaitTermination(drain.toMillis(), TimeUnit.MILLISECONDS)) {
+          s.server().shutdownNow();
+          s.server().awaitTermination(2, TimeUnit.SECONDS);
+        }
       } catch (InterruptedException e) {
+        s.server().shutdownNow();
         Thread.currentThread().interrupt();
       }
     }

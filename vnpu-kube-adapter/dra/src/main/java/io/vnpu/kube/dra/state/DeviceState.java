@@ -32,8 +32,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,9 +85,11 @@ public final class DeviceState {
   private final VnpuDriver vnpus;
   private final VnpuReconciler reconciler;
   private final SoftSlices softRegions;
-  private final ReentrantLock lock = new ReentrantLock();
+  private final StateLock lock;
 
-  private Checkpoint checkpoint; // guarded by lock
+  private volatile Checkpoint checkpoint; // changed under lock
+  private volatile CheckpointStore.Version seen; // the file version checkpoint was read from or written as
+  private String bootId;
 
   private DeviceState(CheckpointStore store, CdiSpecWriter cdi, ClaimSpecBuilder specs,
       ClaimPlanner planner, NpuInventory inventory, String poolName, Duration lockTimeout,
@@ -104,6 +104,11 @@ public final class DeviceState {
     this.inventory = inventory;
     this.poolName = poolName;
     this.lockTimeout = lockTimeout;
+    try {
+      this.lock = new StateLock(store.file().getParent(), lockTimeout);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   /**
@@ -137,21 +142,58 @@ public final class DeviceState {
   public static DeviceState open(CheckpointStore store, CdiSpecWriter cdi, ClaimSpecBuilder specs,
       ClaimPlanner planner, NpuInventory inventory, String poolName, String bootId,
       Duration lockTimeout, VnpuDriver vnpus, SoftSlices softRegions) throws IOException {
-    DeviceState s = new DeviceState(Objects.requireNonNull(store), Objects.requireNonNull(cdi),
+    DeviceState s;
+    try {
+      s = new DeviceState(Objects.requireNonNull(store), Objects.requireNonNull(cdi),
         Objects.requireNonNull(specs), Objects.requireNonNull(planner),
         Objects.requireNonNull(inventory), Objects.requireNonNull(poolName), lockTimeout,
         Objects.requireNonNull(vnpus, "vnpus"), softRegions);
-    s.recover(bootId);
+    } catch (java.io.UncheckedIOException e) {
+      throw e.getCause();
+    }
+    try {
+      s.lock.acquire("start");
+    } catch (StateUnavailableException e) {
+      s.lock.close();
+      throw new IOException(e.getMessage(), e);
+    }
+    try {
+      s.recover(bootId);
+    } catch (IOException | RuntimeException e) {
+      s.lock.release();
+      s.lock.close();
+      throw e;
+    }
+    s.lock.release();
     return s;
   }
 
-  /** A copy of the current checkpoint content. */
+  /**
+   * The checkpoint content now: this instance's, or when another instance sharing the data
+   * directory has written since, the file as it is (read without the lock: it is replaced by
+   * rename, so a read sees one whole version); this instance's when the file cannot be read.
+   */
   public Checkpoint snapshot() {
-    lock.lock();
+    Checkpoint mine = checkpoint;
     try {
-      return checkpoint;
-    } finally {
-      lock.unlock();
+      if (java.util.Objects.equals(store.version().orElse(null), seen)) {
+        return mine;
+      }
+      return store.load(bootId);
+    } catch (IOException e) {
+      return mine;
+    }
+  }
+
+  /**
+   * Releases the lock file. The claims stay prepared: another instance, or this plugin started
+   * again, serves them from the checkpoint.
+   */
+  public void close() {
+    try {
+      lock.close();
+    } catch (IOException e) {
+      log.debug("closing {}: {}", StateLock.FILE_NAME, e.toString());
     }
   }
 
@@ -236,7 +278,7 @@ public final class DeviceState {
           plan.devices().stream().map(PreparedDevice::deviceName).toList());
       return PrepareOutcome.prepared(plan.devices());
     } finally {
-      lock.unlock();
+      lock.release();
     }
   }
 
@@ -275,7 +317,7 @@ public final class DeviceState {
     } catch (IOException | StateUnavailableException e) {
       return "unprepare of ResourceClaim " + ref + " failed: " + e.getMessage();
     } finally {
-      lock.unlock();
+      lock.release();
     }
   }
 
@@ -298,7 +340,7 @@ public final class DeviceState {
     try {
       return verifyLocked();
     } finally {
-      lock.unlock();
+      lock.release();
     }
   }
 
@@ -915,21 +957,31 @@ public final class DeviceState {
   private void save(Checkpoint next) throws StateUnavailableException {
     try {
       store.save(next);
+      seen = store.version().orElse(null);
       checkpoint = next;
     } catch (IOException e) {
       throw new StateUnavailableException(e.getMessage(), e);
     }
   }
 
+  /**
+   * Takes the state lock and reads the checkpoint again when another instance sharing the data
+   * directory (a rolling update) has replaced it since this one read or wrote it: every change is
+   * a read-modify-write of the newest version under the lock, so neither loses the other's claims.
+   */
   private void acquire(String what) throws StateUnavailableException {
+    lock.acquire(what);
     try {
-      if (!lock.tryLock(lockTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        throw new StateUnavailableException("claim state busy: " + what + " waited "
-            + lockTimeout.toMillis() + " ms for the lock", null);
+      CheckpointStore.Version now = store.version().orElse(null);
+      if (!java.util.Objects.equals(now, seen)) {
+        Checkpoint read = store.load(bootId);
+        checkpoint = read;
+        seen = now;
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new StateUnavailableException("interrupted while waiting to " + what, e);
+    } catch (IOException e) {
+      lock.release();
+      throw new StateUnavailableException(what + ": reading the checkpoint written by another"
+          + " instance failed: " + e.getMessage(), e);
     }
   }
 
@@ -959,6 +1011,7 @@ public final class DeviceState {
       log.info("checking the recorded vNPUs through DCMI once it is open");
       cp = cp.withVnpuCheckPending(true);
     }
+    this.bootId = bootId;
     checkpoint = cp.withBootId(bootId);
     for (PreparedClaim c : List.copyOf(checkpoint.preparedClaims().values())) {
       if (c.state() == ClaimState.PrepareStarted) {
@@ -1001,6 +1054,7 @@ public final class DeviceState {
     }
     sweepSoftShares();
     store.save(checkpoint);
+    seen = store.version().orElse(null);
   }
 
   /**

@@ -57,6 +57,8 @@ public record SoftShareQuota(int aicorePercent, long hbmMib) {
         Priority.NORMAL, 0);
   }
 
+  private static final java.util.regex.Pattern WHOLE = java.util.regex.Pattern.compile("[+-]?[0-9]{1,18}");
+
   private static long number(String who, String key, String value, long min, long max, String expected)
       throws AllocationException {
     if (value == null) {
@@ -65,6 +67,9 @@ public record SoftShareQuota(int aicorePercent, long hbmMib) {
     }
     long v;
     try {
+      // as Volcano reads it (Go strconv.Atoi): ASCII digits only. Long.parseLong also takes other
+      // scripts' digits ("١٠٠" = 100), a value Volcano could not have charged for
+      if (!WHOLE.matcher(value.strip()).matches()) throw new NumberFormatException(value);
       v = Long.parseLong(value.strip());
     } catch (NumberFormatException e) {
       throw new AllocationException(who + ": annotation " + key + " = " + Shown.string(value) + ": not a whole number, "

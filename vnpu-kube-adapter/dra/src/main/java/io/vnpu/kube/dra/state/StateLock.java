@@ -1,0 +1,123 @@
+package io.vnpu.kube.dra.state;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The one lock around every change of the claim state, across the plugin instances that share a
+ * data directory: a thread lock, then an exclusive record lock on {@code <data dir>/serialize.lock}
+ * (two pods of the driver during a rolling update, each may be called by the kubelet). Both waits
+ * together are bounded by the timeout; a lock held by another channel of this JVM (two instances
+ * in one process, as in tests) counts as held and is waited for the same way.
+ *
+ * <p>The lock file is opened once and kept open: on Linux closing any descriptor of a file drops
+ * the process's record locks on it. It is the agent's own file in the agent's 0750 directory; no
+ * container can reach it.
+ */
+final class StateLock implements AutoCloseable {
+  /** Name of the lock file in the plugin data directory (the Kubernetes kubeletplugin helper's). */
+  static final String FILE_NAME = "serialize.lock";
+
+  private final ReentrantLock thread = new ReentrantLock();
+  private final Path file;
+  private final FileChannel channel;
+  private final Duration timeout;
+  private FileLock held; // guarded by thread
+
+  /**
+   * @throws IOException naming the file when it cannot be opened or created
+   */
+  StateLock(Path dataDir, Duration timeout) throws IOException {
+    this.file = dataDir.resolve(FILE_NAME);
+    this.timeout = Objects.requireNonNull(timeout, "timeout");
+    try {
+      this.channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    } catch (IOException e) {
+      throw new IOException(file + ": opening the state lock failed: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Takes both locks, waiting at most the timeout in all.
+   *
+   * @param what the operation, for the error
+   * @throws StateUnavailableException when either is not free in time (the kubelet retries)
+   */
+  void acquire(String what) throws StateUnavailableException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try {
+      if (!thread.tryLock(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        throw busy(what, "the lock");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StateUnavailableException("interrupted while waiting to " + what, e);
+    }
+    if (thread.getHoldCount() > 1) {
+      return; // re-entered: the file lock is held already
+    }
+    try {
+      for (long pause = 1; ; pause = Math.min(pause * 2, 20)) {
+        FileLock l = tryFileLock();
+        if (l != null) {
+          held = l;
+          return;
+        }
+        if (System.nanoTime() > deadline) {
+          throw busy(what, file + " (held by another instance of the plugin)");
+        }
+        Thread.sleep(pause);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      thread.unlock();
+      throw new StateUnavailableException("interrupted while waiting to " + what, e);
+    } catch (IOException e) {
+      thread.unlock();
+      throw new StateUnavailableException(file + ": locking the claim state failed: "
+          + e.getMessage(), e);
+    } catch (StateUnavailableException e) {
+      thread.unlock();
+      throw e;
+    }
+  }
+
+  /** Releases what {@link #acquire} took. */
+  void release() {
+    if (thread.getHoldCount() == 1 && held != null) {
+      try {
+        held.release();
+      } catch (IOException e) {
+        // the descriptor stays open; the lock goes with the process at the latest
+      }
+      held = null;
+    }
+    thread.unlock();
+  }
+
+  private FileLock tryFileLock() throws IOException {
+    try {
+      return channel.tryLock();
+    } catch (OverlappingFileLockException inThisJvm) {
+      return null;
+    }
+  }
+
+  private StateUnavailableException busy(String what, String lock) {
+    return new StateUnavailableException("claim state busy: " + what + " waited "
+        + timeout.toMillis() + " ms for " + lock, null);
+  }
+
+  @Override
+  public void close() throws IOException {
+    channel.close();
+  }
+}
