@@ -348,11 +348,6 @@ public final class ClaimPlanner {
    */
   private List<PreparedDevice> placeInRegions(String where, String uid, List<PreparedDevice> in)
       throws PlanException {
-    Map<String, TreeSet<Integer>> phyByRequest = new TreeMap<>();
-    for (PreparedDevice d : in) {
-      phyByRequest.computeIfAbsent(d.requestNames().get(0), k -> new TreeSet<>())
-          .add(d.physicalId());
-    }
     Map<String, String> seen = new java.util.HashMap<>();
     List<PreparedDevice> out = new ArrayList<>();
     for (PreparedDevice d : in) {
@@ -367,7 +362,7 @@ public final class ClaimPlanner {
             + " twice (shares " + prior + " and " + d.shareId() + "): one share per device per"
             + " request (add a distinctAttribute constraint on physicalId)");
       }
-      int index = List.copyOf(phyByRequest.get(request)).indexOf(d.physicalId());
+      int index = deviceOrder(in, request).indexOf(d.physicalId());
       SoftShareRecord s = d.soft();
       String dir;
       try {
@@ -379,6 +374,21 @@ public final class ClaimPlanner {
           s.priority(), dir, index, null)));
     }
     return out;
+  }
+
+  /**
+   * The container's device order of {@code request}: the phy IDs of the devices that serve it,
+   * ascending, each once. The one place that orders a request's devices: the CDI spec lists them
+   * in this order in {@code ASCEND_VISIBLE_DEVICES} ({@link ClaimSpecBuilder}), the container sees
+   * them as devices 0, 1, ... in it, and the request's quota region has its entries in it (a soft
+   * share's device index, set here; the region written by {@code SoftShares}).
+   *
+   * @param devices the devices of one claim
+   * @return empty when no device serves {@code request}
+   */
+  public static List<Integer> deviceOrder(List<PreparedDevice> devices, String request) {
+    return devices.stream().filter(d -> d.requestNames().contains(request))
+        .map(PreparedDevice::physicalId).distinct().sorted().toList();
   }
 
   /** {@code main/sub} → {@code main}: the kubelet matches container requests by the main name. */
