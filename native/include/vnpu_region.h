@@ -146,7 +146,17 @@
 #define VNPU_POLICY_COMPUTE_ENFORCE  0x2u /* issue 5: launches are throttled */
 #define VNPU_POLICY_COMPUTE_FAIL_OPEN 0x4u /* issue 5: registry trouble => run unthrottled */
 #define VNPU_POLICY_HARD_CAP         0x8u /* issue 5: compute_cap_pct is a hard ceiling */
-#define VNPU_POLICY_KNOWN_MASK       0xFu
+/* Sharing policy of the slice's AI-core share (issue 28, docs/sharing-policies.md); at most one is set,
+ * none = the weight and cap as given (regions written before issue 28). The share is the device
+ * config's compute_weight (percent of the chip for a Kubernetes slice). */
+#define VNPU_POLICY_FIXED_SHARE      0x10u /* the share is guaranteed and is also the cap (compute_cap_pct;
+                                              0 there reads as the weight, at most 100) */
+#define VNPU_POLICY_ELASTIC          0x20u /* the share is guaranteed; idle time of others may be borrowed up
+                                              to compute_cap_pct (0 = the whole chip) and is given back */
+#define VNPU_POLICY_BEST_EFFORT      0x40u /* no guarantee: served after every guaranteed slice of the chip
+                                              (whatever its priority class), weight among best-effort slices */
+#define VNPU_POLICY_SHARE_MASK       0x70u
+#define VNPU_POLICY_KNOWN_MASK       0x7Fu
 
 /* ---------- advisory lock bytes (beyond EOF; fcntl OFD or classic POSIX record locks) ---------- */
 #define VNPU_LOCK_BASE           (1ULL << 30)

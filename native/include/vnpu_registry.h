@@ -36,7 +36,7 @@
 /* ---------- identity ---------- */
 #define VNPU_REG_MAGIC           0x3147455255504E56ULL /* ASCII "VNPUREG1" read as LE u64 */
 #define VNPU_REG_MAJOR           3u /* 3: agent-published usage, no activity links (issue 23) */
-#define VNPU_REG_MINOR           0u
+#define VNPU_REG_MINOR           1u /* 1: entry flags carry the sharing policy (issue 28) */
 #define VNPU_REG_ENTRY_COUNT     64u
 #define VNPU_REG_NAME_BYTES      32u  /* NUL-padded container name, for display only */
 #define VNPU_REG_SYMBOL_COUNT    32u  /* per-symbol launch counters (in the quota region) */
@@ -81,7 +81,7 @@
 
 /* ---------- container entry, VNPU_REG_ENTRIES_OFF + i * VNPU_REG_ENTRY_BYTES (node agent only) ---------- */
 #define VNPU_RE_STATE            0u   /* u32 VNPU_REG_ENTRY_* */
-#define VNPU_RE_FLAGS            4u   /* u32 reserved, 0 */
+#define VNPU_RE_FLAGS            4u   /* minor 1: u32 VNPU_REG_EF_* (0 before: no policy, weight and cap as given) */
 #define VNPU_RE_KEY              8u   /* u64 container key = the quota region's epoch (VNPU_H_EPOCH) */
 #define VNPU_RE_WEIGHT           16u  /* u32 share weight 1..10000 */
 #define VNPU_RE_CAP_PCT          20u  /* u32 hard cap of AI-core time 0..100, 0 = none */
@@ -107,6 +107,14 @@
 
 #define VNPU_REG_ENTRY_FREE      0u
 #define VNPU_REG_ENTRY_ACTIVE    2u
+
+/* VNPU_RE_FLAGS: the container's sharing policy as registered, from its region's VNPU_POLICY_FIXED_SHARE /
+ * _ELASTIC / _BEST_EFFORT (docs/sharing-policies.md); a reader ignores unknown bits, and a set of more
+ * than one policy bit counts as best-effort for a neighbour (never more than the agent meant) */
+#define VNPU_REG_EF_FIXED_SHARE  0x1u
+#define VNPU_REG_EF_ELASTIC      0x2u
+#define VNPU_REG_EF_BEST_EFFORT  0x4u
+#define VNPU_REG_EF_POLICY_MASK  0x7u
 
 /* VNPU_RE_PUB_FLAGS */
 #define VNPU_REG_PUB_VALID       0x1u /* the usage below was read from the container's region */

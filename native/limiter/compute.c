@@ -580,6 +580,7 @@ static void dev_join(uint32_t d)
         ds->self.weight = dc->weight;
         ds->self.cap_pct = dc->cap_pct;
         ds->self.prio = dc->prio;
+        ds->self.policy = cfg.share_policy;
         vnpu_reg_none(&ds->reg);
         if (dc->phys_id < 0) {
             compute_log("logical device %u has no phy ID in the quota region: only its own cap applies", d);

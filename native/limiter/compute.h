@@ -50,6 +50,7 @@ struct vnpu_compute_config {
     char registry_dir[256];        /* directory of the npu<phyId>.reg files */
     uint64_t key;                  /* container key (quota region epoch) */
     char name[VNPU_REG_NAME_BYTES];
+    uint32_t share_policy;         /* enum vnpu_share_policy of the region's VNPU_POLICY_* (issue 28) */
     uint32_t device_count;         /* logical devices configured */
     struct vnpu_compute_device_config dev[VNPU_COMPUTE_MAX_DEVICES];
     uint32_t version;              /* vnpu_compute_config_version() this configuration was read at */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "compute.h"
+#include "compute_core.h"
 #include "config.h"
 #include "region.h"
 
@@ -62,6 +63,7 @@ int vnpu_compute_load_config(struct vnpu_compute_config *out)
         }
         uint32_t policy = vnpu_region_policy(r);
         out->enabled = (policy & VNPU_POLICY_COMPUTE_ENFORCE) != 0;
+        out->share_policy = (uint32_t)vnpu_share_policy_of_region(policy);
         memcpy(out->registry_dir, r->base + VNPU_H_REGISTRY_DIR, sizeof out->registry_dir);
         out->registry_dir[sizeof out->registry_dir - 1] = 0;
         out->key = vnpu_load64(r, VNPU_H_EPOCH);

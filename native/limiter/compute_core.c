@@ -1,5 +1,48 @@
 #include "compute_core.h"
 
+#include "vnpu_region.h"
+#include "vnpu_registry.h"
+
+static enum vnpu_share_policy policy_of_bits(uint32_t bits, uint32_t fixed, uint32_t elastic, uint32_t best)
+{
+    uint32_t b = bits & (fixed | elastic | best);
+    if (b == 0)
+        return VNPU_SHARE_AS_GIVEN;
+    if (b == fixed)
+        return VNPU_SHARE_FIXED;
+    if (b == elastic)
+        return VNPU_SHARE_ELASTIC;
+    return VNPU_SHARE_BEST_EFFORT; /* best-effort alone, or a contradiction */
+}
+
+enum vnpu_share_policy vnpu_share_policy_of_region(uint32_t policy_flags)
+{
+    return policy_of_bits(policy_flags, VNPU_POLICY_FIXED_SHARE, VNPU_POLICY_ELASTIC, VNPU_POLICY_BEST_EFFORT);
+}
+
+enum vnpu_share_policy vnpu_share_policy_of_entry(uint32_t entry_flags)
+{
+    return policy_of_bits(entry_flags, VNPU_REG_EF_FIXED_SHARE, VNPU_REG_EF_ELASTIC, VNPU_REG_EF_BEST_EFFORT);
+}
+
+void vnpu_share_apply_policy(struct vnpu_share_input *e, enum vnpu_share_policy p)
+{
+    if (e->weight == 0)
+        e->weight = 1;
+    switch (p) {
+    case VNPU_SHARE_FIXED:
+        if (e->cap_pct == 0)
+            e->cap_pct = e->weight > 100 ? 100 : e->weight;
+        break;
+    case VNPU_SHARE_BEST_EFFORT:
+        e->prio = VNPU_SHARE_PRIO_BEST_EFFORT;
+        break;
+    case VNPU_SHARE_ELASTIC:
+    case VNPU_SHARE_AS_GIVEN:
+        break;
+    }
+}
+
 static uint32_t weight_of(const struct vnpu_share_input *e)
 {
     return e->weight == 0 ? 1u : e->weight;

@@ -24,6 +24,33 @@ struct vnpu_share_input {
 };
 
 /*
+ * Sharing policies (issue 28, docs/sharing-policies.md), one per container, from its quota region's
+ * VNPU_POLICY_FIXED_SHARE / _ELASTIC / _BEST_EFFORT (own) or its registry entry's VNPU_REG_EF_* (a
+ * neighbour). They are expressed in the share computation's terms by vnpu_share_apply_policy:
+ *   fixed-share  the weight is the share and also the cap (a cap of 0 reads as the weight, <= 100 %);
+ *   elastic      the weight is the share, the cap as given (0: may borrow the whole idle chip);
+ *   best-effort  the class after every guaranteed one, whatever its priority class: it gets only what
+ *                the guaranteed containers leave, split by weight among the best-effort ones;
+ *   as given     (no policy bit: regions and entries written before issue 28) weight, cap and class as
+ *                they are.
+ */
+enum vnpu_share_policy {
+    VNPU_SHARE_AS_GIVEN = 0,
+    VNPU_SHARE_FIXED,
+    VNPU_SHARE_ELASTIC,
+    VNPU_SHARE_BEST_EFFORT,
+};
+#define VNPU_SHARE_PRIO_BEST_EFFORT 2 /* below VNPU_REG_PRIO_NORMAL (1) and VNPU_REG_PRIO_HIGH (0) */
+
+/* The policy of a quota region's policy flags (VNPU_POLICY_*): more than one policy bit counts as
+ * best-effort (never more than the writer meant). */
+enum vnpu_share_policy vnpu_share_policy_of_region(uint32_t policy_flags);
+/* The same for a registry entry's flags (VNPU_REG_EF_*). */
+enum vnpu_share_policy vnpu_share_policy_of_entry(uint32_t entry_flags);
+/* Rewrites e's cap and class for policy p (see above); weight 0 reads as 1. */
+void vnpu_share_apply_policy(struct vnpu_share_input *e, enum vnpu_share_policy p);
+
+/*
  * Share of the device (ppm) for entry self among n entries; self counts as busy and saturated
  * whatever its flags say. Classes are served from the highest (smallest prio) down: inside a class
  * the remaining capacity is split by weight among busy entries, an entry's cap or its demand clips

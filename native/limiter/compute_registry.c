@@ -160,6 +160,7 @@ int vnpu_reg_read_peers(const struct vnpu_reg *r, struct vnpu_reg_peer *peers, s
     if (pub) {
         pub->count = rd64(buf, VNPU_RH_PUB_COUNT);
         pub->period_ms = rd32(buf, VNPU_RH_PUB_PERIOD_MS);
+        pub->window_ms = rd32(buf, VNPU_RH_PUB_WINDOW_MS);
     }
     int np = 0;
     for (uint32_t i = 0; i < VNPU_REG_ENTRY_COUNT; i++) {
@@ -167,6 +168,7 @@ int vnpu_reg_read_peers(const struct vnpu_reg *r, struct vnpu_reg_peer *peers, s
         if (rd32(e, VNPU_RE_STATE) != VNPU_REG_ENTRY_ACTIVE)
             continue;
         struct vnpu_reg_peer p;
+        p.entry = i;
         p.key = rd64(e, VNPU_RE_KEY);
         p.dev_index = rd32(e, VNPU_RE_DEVICE_INDEX);
         if (p.key == 0 || p.dev_index >= VNPU_REGION_MAX_DEVICES)
@@ -177,6 +179,7 @@ int vnpu_reg_read_peers(const struct vnpu_reg *r, struct vnpu_reg_peer *peers, s
         p.cap_pct = cap > 100 ? 100 : cap;
         p.prio = prio == VNPU_REG_PRIO_HIGH ? VNPU_REG_PRIO_HIGH : VNPU_REG_PRIO_NORMAL;
         p.generation = rd32(e, VNPU_RE_GENERATION);
+        p.policy = (uint32_t)vnpu_share_policy_of_entry(rd32(e, VNPU_RE_FLAGS));
         p.pub_flags = rd32(e, VNPU_RE_PUB_FLAGS) & (VNPU_REG_PUB_VALID | VNPU_REG_PUB_ACTIVE | VNPU_REG_PUB_SATURATED);
         uint32_t used = rd32(e, VNPU_RE_USED_PPM), blocked = rd32(e, VNPU_RE_BLOCKED_PPM);
         p.used_ppm = used > VNPU_SHARE_FULL ? VNPU_SHARE_FULL : used;
@@ -211,12 +214,32 @@ static void recheck(struct vnpu_reg *r, int64_t now)
     *r = fresh;
 }
 
+/* The grace of a neighbour that woke up: the publication window (10..10,000 ms, else the default) and
+ * two periods, by when the publication holds a whole window of its use. */
+static int64_t wake_ns_for(const struct vnpu_reg_pub *pub)
+{
+    uint64_t w = pub->window_ms >= 10 && pub->window_ms <= 10000 ? pub->window_ms : VNPU_REG_DEFAULT_PUB_WINDOW_MS;
+    uint64_t p = pub->period_ms >= 1 && pub->period_ms <= 1000 ? pub->period_ms : VNPU_REG_DEFAULT_PUB_PERIOD_MS;
+    return (int64_t)(w + 2 * p) * 1000000LL;
+}
+
+/* Whether peer p (active) woke up less than r->wake_ns ago; the first time it is seen active counts. */
+static int woke_recently(struct vnpu_reg *r, const struct vnpu_reg_peer *p, int64_t now)
+{
+    uint32_t e = p->entry;
+    if (r->wake_key[e] != p->key || r->wake_since[e] == 0) {
+        r->wake_key[e] = p->key;
+        r->wake_since[e] = now;
+    }
+    return now - r->wake_since[e] < r->wake_ns;
+}
+
 int vnpu_reg_scan(struct vnpu_reg *r, const struct vnpu_reg_self *self, int64_t now, struct vnpu_share_input *in,
                   int *n)
 {
     recheck(r, now);
     struct vnpu_reg_peer peers[VNPU_REG_ENTRY_COUNT];
-    struct vnpu_reg_pub pub = {0, 0};
+    struct vnpu_reg_pub pub = {0, 0, 0};
     int np = vnpu_reg_read_peers(r, peers, &pub);
     if (np >= 0) {
         if (pub.count != r->pub_count) {
@@ -224,6 +247,7 @@ int vnpu_reg_scan(struct vnpu_reg *r, const struct vnpu_reg_self *self, int64_t 
             r->pub_seen_ns = now;
         }
         r->stale_ns = stale_ns_for(pub.period_ms);
+        r->wake_ns = wake_ns_for(&pub);
     }
     int fresh = vnpu_reg_fresh(r, now);
     int k = 0;
@@ -236,11 +260,14 @@ int vnpu_reg_scan(struct vnpu_reg *r, const struct vnpu_reg_self *self, int64_t 
         in[k].prio = p->prio;
         in[k].busy = 1;
         in[k].demand_ppm = 0; /* at its weighted share */
-        if (fresh && (p->pub_flags & VNPU_REG_PUB_VALID) && !(p->pub_flags & VNPU_REG_PUB_SATURATED)) {
-            if (!(p->pub_flags & VNPU_REG_PUB_ACTIVE))
+        vnpu_share_apply_policy(&in[k], (enum vnpu_share_policy)p->policy);
+        if (fresh && (p->pub_flags & VNPU_REG_PUB_VALID)) {
+            if (!(p->pub_flags & VNPU_REG_PUB_ACTIVE)) {
                 in[k].busy = 0;
-            else
+                r->wake_since[p->entry] = 0;
+            } else if (!woke_recently(r, p, now) && !(p->pub_flags & VNPU_REG_PUB_SATURATED)) {
                 in[k].demand_ppm = vnpu_demand_ppm(p->used_ppm);
+            }
         }
         k++;
     }
@@ -249,6 +276,7 @@ int vnpu_reg_scan(struct vnpu_reg *r, const struct vnpu_reg_self *self, int64_t 
     in[k].prio = self->prio == VNPU_REG_PRIO_HIGH ? VNPU_REG_PRIO_HIGH : VNPU_REG_PRIO_NORMAL;
     in[k].busy = 1;
     in[k].demand_ppm = 0;
+    vnpu_share_apply_policy(&in[k], (enum vnpu_share_policy)self->policy);
     *n = k + 1;
     return k;
 }

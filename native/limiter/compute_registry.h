@@ -31,16 +31,25 @@ struct vnpu_reg {
     char path[512];       /* "" = nothing to coordinate with (no retry) */
     uint64_t dev, ino;    /* of fd */
     int64_t checked_ns;   /* last check (CLOCK_MONOTONIC) */
+    /* neighbours that woke up (published active after they were not): each counts at its weighted
+     * share until the publication holds a whole window of its use (wake_ns), so that whoever borrowed
+     * its idle time gives it back at once instead of waiting to see its use grow (issue 28, elastic);
+     * per entry index: the key seen waking and when (0 = not awake) */
+    int64_t wake_ns;
+    uint64_t wake_key[VNPU_REG_ENTRY_COUNT];
+    int64_t wake_since[VNPU_REG_ENTRY_COUNT];
 };
 
 /* One ACTIVE entry as read and range-checked. */
 struct vnpu_reg_peer {
+    uint32_t entry;        /* entry index */
     uint64_t key;
     uint32_t weight;       /* 1..10000 */
     uint32_t cap_pct;      /* 0..100 */
     int32_t prio;          /* VNPU_REG_PRIO_HIGH or VNPU_REG_PRIO_NORMAL */
     uint32_t dev_index;    /* < VNPU_REGION_MAX_DEVICES (16) */
     uint32_t generation;
+    uint32_t policy;       /* enum vnpu_share_policy, from the entry's VNPU_REG_EF_* */
     uint32_t pub_flags;    /* VNPU_REG_PUB_* */
     uint32_t used_ppm;     /* 0..1e6 */
     uint32_t blocked_ppm;  /* 0..1e6 */
@@ -51,6 +60,7 @@ struct vnpu_reg_peer {
 struct vnpu_reg_pub {
     uint64_t count;
     uint32_t period_ms;
+    uint32_t window_ms;
 };
 
 /* What the container itself is configured with (from its own quota region). */
@@ -59,6 +69,7 @@ struct vnpu_reg_self {
     uint32_t weight;
     uint32_t cap_pct;
     int32_t prio;
+    uint32_t policy;       /* enum vnpu_share_policy, from the own region's VNPU_POLICY_* */
 };
 
 /* Result codes; vnpu_reg_strerror gives the text for the one log line. */
@@ -101,7 +112,10 @@ int vnpu_reg_read_peers(const struct vnpu_reg *r, struct vnpu_reg_peer *peers, s
  *     or stuck: nobody fails open past their own cap, nobody starves), or when the publisher could
  *     not read its usage, or when it is saturated;
  *   - idle when the publisher saw no activity within the window;
- *   - otherwise busy with the demand vnpu_demand_ppm(its used device time).
+ *   - at its weighted share for one publication window (plus two periods) after it woke up (was seen
+ *     active after it was not): its published use does not yet show what it needs;
+ *   - otherwise busy with the demand vnpu_demand_ppm(its used device time);
+ * every entry, self included, in the terms of its sharing policy (vnpu_share_apply_policy).
  * in has room for VNPU_REG_ENTRY_COUNT + 1. *n gets the entry count. Registry trouble: self alone.
  * now is CLOCK_MONOTONIC ns of the caller (staleness is judged on the caller's clock only).
  */

@@ -282,6 +282,7 @@ int vnpu_agent_register(const char *path, const struct vnpu_agent_member *m)
         uint32_t gen = 0;
         get(fd, entry_off(i) + VNPU_RE_GENERATION, &gen, 4);
         wr32(e, VNPU_RE_STATE, VNPU_REG_ENTRY_ACTIVE);
+        wr32(e, VNPU_RE_FLAGS, m->flags & VNPU_REG_EF_POLICY_MASK);
         wr64(e, VNPU_RE_KEY, m->key);
         wr32(e, VNPU_RE_WEIGHT, m->weight);
         wr32(e, VNPU_RE_CAP_PCT, m->cap_pct);

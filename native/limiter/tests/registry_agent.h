@@ -27,6 +27,7 @@ struct vnpu_agent_member {
     uint32_t weight, cap_pct;
     int32_t prio;
     uint32_t dev_index;
+    uint32_t flags;      /* VNPU_REG_EF_*: the sharing policy */
     const char *name;
     const char *region;  /* the container's quota region (host path), NULL = none (its usage is then
                             never published: it counts at its weighted share) */

@@ -2,11 +2,13 @@
  * registry_tool: the node agent's registry and region writes in C (test tooling, debugging aid; the
  * node agent itself uses vnpu-quota).
  *   registry_tool create PATH PHYS_ID              registry file, mode 0644
- *   registry_tool region REGION_PATH REGISTRY_DIR PHYS_ID WEIGHT CAP_PCT PRIO [MEM_MIB]
+ *   registry_tool region REGION_PATH REGISTRY_DIR PHYS_ID WEIGHT CAP_PCT PRIO [MEM_MIB [POLICY]]
  *        quota region for one device (NPU PHYS_ID) with compute on (created if missing), memory
- *        unlimited or MEM_MIB; prints key=
+ *        unlimited or MEM_MIB (0 = unlimited), sharing policy fixed-share|elastic|best-effort (default:
+ *        none, the weight and cap as given); prints key=
  *   registry_tool register PATH REGION_PATH [DEV_INDEX]
- *        registers the region's container (key, weight, cap, prio of device DEV_INDEX, default 0)
+ *        registers the region's container (key, weight, cap, prio of device DEV_INDEX, default 0, and
+ *        the region's sharing policy as entry flags)
  *        and records the region in the agents' member table (for the publisher)
  *   registry_tool unregister PATH KEY
  *   registry_tool agent PATH [PERIOD_MS]
@@ -14,7 +16,7 @@
  *        until killed or its parent exits; prints "agent publishing" once it holds the publish lock
  *   registry_tool corrupt-major PATH                 (sets major to 99: "unknown version" tests)
  *   registry_tool dump PATH    one line per ACTIVE entry:
- *     entry=I key= weight= cap= prio= dev= flags= used_ppm= blocked_ppm= pub_busy_ns=  followed, when
+ *     entry=I key= weight= cap= prio= dev= flags= used_ppm= blocked_ppm= pub_busy_ns= policy=  followed, when
  *     its region (agents' member table) is readable, by
  *     launches= busy_ns= throttled_ns= share_ppm= cost_ns= samples= active_ns= blocked_ns= (from its region)
  *     and sym=<name> launches=N for each symbol used; last line: pub_count=N
@@ -38,8 +40,22 @@
 static const char *const sym_names[VNPU_SYM_COUNT] = {VNPU_LAUNCH_SYMBOLS(SYM_NAME_)};
 
 /* A quota region (created if missing) whose logical device 0 is NPU phys_id with this compute config. */
+static int policy_flag(const char *name, uint32_t *out)
+{
+    static const struct { const char *name; uint32_t flag; } policies[] = {
+        {"fixed-share", VNPU_POLICY_FIXED_SHARE}, {"elastic", VNPU_POLICY_ELASTIC},
+        {"best-effort", VNPU_POLICY_BEST_EFFORT}, {"none", 0}};
+    for (size_t i = 0; i < sizeof policies / sizeof policies[0]; i++)
+        if (strcmp(name, policies[i].name) == 0) {
+            *out = policies[i].flag;
+            return 0;
+        }
+    fprintf(stderr, "registry_tool: POLICY = %s: not fixed-share, elastic, best-effort or none\n", name);
+    return -1;
+}
+
 static int make_region(const char *path, const char *regdir, int phys, unsigned weight, unsigned cap, int prio,
-                       unsigned long long mem_mib)
+                       unsigned long long mem_mib, uint32_t share_policy)
 {
     struct vnpu_init_config c;
     memset(&c, 0, sizeof c);
@@ -48,7 +64,7 @@ static int make_region(const char *path, const char *regdir, int phys, unsigned 
     c.compute_weight = weight;
     c.compute_cap_pct = cap;
     c.priority_class = prio;
-    c.policy_flags = VNPU_POLICY_MEM_ENFORCE | VNPU_POLICY_COMPUTE_ENFORCE;
+    c.policy_flags = VNPU_POLICY_MEM_ENFORCE | VNPU_POLICY_COMPUTE_ENFORCE | share_policy;
     struct vnpu_region r;
     char err[512];
     enum vnpu_open_status st = vnpu_region_open(&r, path, &c, err, sizeof err);
@@ -79,8 +95,10 @@ static int register_region(const char *regpath, const char *region, unsigned dev
     struct vnpu_agent_member m;
     memset(&m, 0, sizeof m);
     uint64_t o = vnpu_devcfg_off(dev);
+    uint32_t policy = 0;
     int ok = rd(fd, VNPU_H_EPOCH, &m.key, 8) && rd(fd, o + VNPU_DC_COMPUTE_WEIGHT, &m.weight, 4)
-             && rd(fd, o + VNPU_DC_COMPUTE_CAP_PCT, &m.cap_pct, 4) && rd(fd, o + VNPU_DC_PRIORITY_CLASS, &m.prio, 4);
+             && rd(fd, o + VNPU_DC_COMPUTE_CAP_PCT, &m.cap_pct, 4) && rd(fd, o + VNPU_DC_PRIORITY_CLASS, &m.prio, 4)
+             && rd(fd, VNPU_H_POLICY_FLAGS, &policy, 4);
     close(fd);
     if (!ok) {
         fprintf(stderr, "registry_tool: %s: cannot read the quota region\n", region);
@@ -90,6 +108,10 @@ static int register_region(const char *regpath, const char *region, unsigned dev
     char name[VNPU_REG_NAME_BYTES];
     snprintf(name, sizeof name, "%s", slash ? slash + 1 : region);
     m.dev_index = dev;
+    /* what vnpu-quota's registration writes: the region's policy bit as the entry's */
+    m.flags = (policy & VNPU_POLICY_FIXED_SHARE ? VNPU_REG_EF_FIXED_SHARE : 0)
+              | (policy & VNPU_POLICY_ELASTIC ? VNPU_REG_EF_ELASTIC : 0)
+              | (policy & VNPU_POLICY_BEST_EFFORT ? VNPU_REG_EF_BEST_EFFORT : 0);
     m.name = name;
     m.region = region;
     int rc = vnpu_agent_register(regpath, &m);
@@ -180,9 +202,13 @@ int main(int argc, char **argv)
         }
         return 0;
     }
-    if ((argc == 8 || argc == 9) && strcmp(argv[1], "region") == 0)
+    if (argc >= 8 && argc <= 10 && strcmp(argv[1], "region") == 0) {
+        uint32_t share_policy = 0;
+        if (argc == 10 && policy_flag(argv[9], &share_policy) != 0)
+            return 2;
         return make_region(argv[2], argv[3], atoi(argv[4]), (unsigned)atoi(argv[5]), (unsigned)atoi(argv[6]),
-                           atoi(argv[7]), argc == 9 ? strtoull(argv[8], NULL, 10) : 0);
+                           atoi(argv[7]), argc >= 9 ? strtoull(argv[8], NULL, 10) : 0, share_policy);
+    }
     if ((argc == 4 || argc == 5) && strcmp(argv[1], "register") == 0)
         return register_region(argv[2], argv[3], argc == 5 ? (unsigned)atoi(argv[4]) : 0u);
     if ((argc == 3 || argc == 4) && strcmp(argv[1], "agent") == 0)
@@ -214,7 +240,7 @@ int main(int argc, char **argv)
             return 1;
         }
         struct vnpu_reg_peer peers[VNPU_REG_ENTRY_COUNT];
-        struct vnpu_reg_pub pub = {0, 0};
+        struct vnpu_reg_pub pub = {0, 0, 0};
         int n = vnpu_reg_read_peers(&r, peers, &pub);
         for (int i = 0; i < n; i++) {
             /* entry index of the peer (peers hold ACTIVE entries only, in entry order) */
@@ -228,10 +254,11 @@ int main(int argc, char **argv)
                     entry = k;
                 (void)seen;
             }
-            printf("entry=%d key=%llu weight=%u cap=%u prio=%d dev=%u flags=%u used_ppm=%u blocked_ppm=%u pub_busy_ns=%llu",
+            printf("entry=%d key=%llu weight=%u cap=%u prio=%d dev=%u flags=%u used_ppm=%u blocked_ppm=%u pub_busy_ns=%llu"
+                   " policy=%u",
                    entry, (unsigned long long)peers[i].key, peers[i].weight, peers[i].cap_pct, (int)peers[i].prio,
                    peers[i].dev_index, peers[i].pub_flags, peers[i].used_ppm, peers[i].blocked_ppm,
-                   (unsigned long long)peers[i].busy_ns);
+                   (unsigned long long)peers[i].busy_ns, peers[i].policy);
             dump_activity(argv[2], entry, peers[i].dev_index);
         }
         printf("pub_count=%llu\n", (unsigned long long)pub.count);

@@ -13,7 +13,10 @@
 # its first 5 s after the weight-3 one was alone; 200 ms and 1 s graph executions under cap 10 % and
 # under weights 1:3; a 1 ms-on/9 ms-off neighbour next to a saturating one (the saturating one gets
 # what the other leaves); 2000 distinct kernel keys under cap 10 %; 2/4/8/16 equal slices on one NPU;
-# a container forked mid-launch (its idle child must not keep it busy).
+# a container forked mid-launch (its idle child must not keep it busy). Sharing policies
+# (docs/sharing-policies.md): each alone; elastic 25 % next to fixed-share 50 %; best-effort next to two
+# busy guaranteed slices that use everything, that leave 30 %, and next to two light ones; an elastic
+# slice giving back what it borrowed (the give-back time is printed and bounded).
 #
 # Prints "result NAME share=S% target=T% error=Epp" per measurement (run-bench.sh collects them).
 # VNPU_ACCURACY_PRELOAD runs the suite against another build of libvnpu.so (what it catches in an
@@ -63,11 +66,12 @@ waitall() {
   done
 }
 stop_agents() { [ ${#AGENTS[@]} -eq 0 ] || kill "${AGENTS[@]}" 2> /dev/null; AGENTS=(); }
-# container DIR NAME WEIGHT CAP PRIO: its region (logical device 0 = NPU 0), registered
+# container DIR NAME WEIGHT CAP PRIO [POLICY]: its region (logical device 0 = NPU 0), registered;
+# POLICY fixed-share|elastic|best-effort (docs/sharing-policies.md), default none (weight and cap as given)
 container() {
   local d=$1 name=$2
   mkdir -p "$d/c/$name"
-  "$TOOL" region "$d/c/$name/vnpu_local_shmem" "$d/reg" 0 "$3" "$4" "$5" > /dev/null &&
+  "$TOOL" region "$d/c/$name/vnpu_local_shmem" "$d/reg" 0 "$3" "$4" "$5" 0 "${6:-none}" > /dev/null &&
     "$TOOL" register "$d/reg/npu0.reg" "$d/c/$name/vnpu_local_shmem" > /dev/null
 }
 # in DIR NAME CMD...: runs CMD as container NAME (exec: $! of "in ... &" is the workload's PID)
@@ -277,6 +281,111 @@ sc_fork() {
   kill "$pb" 2> /dev/null; waitall
 }
 
+# --- sharing policies (issue 28, docs/sharing-policies.md): shares are percent, the weight is the share;
+# a fixed-share slice's region has no cap of its own (the policy makes its share the cap) ---
+# each policy alone on its own NPU: fixed-share 25 % stays at 25 %; elastic 25 % and best-effort get the chip
+sc_policy_alone() {
+  local d=$1 pids=() t1 t2 pol
+  for pol in fixed-share elastic best-effort; do
+    mkdir -p "$d/$pol"; setup "$d/$pol" || return; container "$d/$pol" a 25 0 1 "$pol"
+    (in_c "$d/$pol" a "$BURN" burn 1000 4 > /dev/null) & pids+=($!)
+  done
+  t1=$(ms_after "$(now)" 1000); t2=$(ms_after "$t1" 2000)
+  sleep_until "$t2"
+  for pol in fixed-share elastic best-effort; do
+    local p target=100; [ "$pol" = fixed-share ] && target=25
+    p=$(VNPU_SIM_ROOT=$d/$pol/sim "$BUSY" | sed -n 's/^busy pid=\([0-9]*\) .*/\1/p' | head -n1)
+    m "$pol-25-alone" "$(pct "$(used "$d/$pol" "$t1" "$t2" "$p")" "$t1" "$t2")" "$target"
+  done
+  kill "${pids[@]}" 2> /dev/null; waitall
+}
+
+# elastic 25 % next to a busy fixed-share 50 %: 50 / 50
+sc_policy_elastic_fixed() {
+  local d=$1
+  setup "$d" || return
+  container "$d" e 25 0 1 elastic; container "$d" f 50 0 1 fixed-share
+  in_c "$d" e "$BURN" burn 1000 5 > /dev/null & local pe=$!
+  in_c "$d" f "$BURN" burn 1000 5 > /dev/null & local pf=$!
+  local t1 t2; t1=$(ms_after "$(now)" 1500); t2=$(ms_after "$t1" 2500)
+  sleep_until "$t2"
+  m elastic25-next-to-fixed50 "$(pct "$(used "$d" "$t1" "$t2" "$pe")" "$t1" "$t2")" 50
+  m fixed50-next-to-elastic25 "$(pct "$(used "$d" "$t1" "$t2" "$pf")" "$t1" "$t2")" 50
+  kill "$pe" "$pf" 2> /dev/null; waitall
+}
+
+# best-effort next to two busy guaranteed slices: G1 G2 are "POLICY:SHARE"; its target is what they
+# leave (100 - their shares, at least 0)
+policy_best_effort() {
+  local d=$1 name=$2 g1=$3 g2=$4
+  setup "$d" || return
+  container "$d" b 100 0 1 best-effort
+  container "$d" g1 "${g1#*:}" 0 1 "${g1%%:*}"; container "$d" g2 "${g2#*:}" 0 1 "${g2%%:*}"
+  in_c "$d" g1 "$BURN" burn 1000 5 > /dev/null & local p1=$!
+  in_c "$d" g2 "$BURN" burn 1000 5 > /dev/null & local p2=$!
+  in_c "$d" b "$BURN" burn 1000 5 > /dev/null & local pb=$!
+  local t1 t2; t1=$(ms_after "$(now)" 1500); t2=$(ms_after "$t1" 2500)
+  sleep_until "$t2"
+  local s1=${g1#*:} s2=${g2#*:} left
+  left=$(( 100 - s1 - s2 )); [ "$left" -lt 0 ] && left=0
+  m "$name-best-effort" "$(pct "$(used "$d" "$t1" "$t2" "$pb")" "$t1" "$t2")" "$left"
+  m "$name-${g1%%:*}$s1" "$(pct "$(used "$d" "$t1" "$t2" "$p1")" "$t1" "$t2")" "$s1"
+  m "$name-${g2%%:*}$s2" "$(pct "$(used "$d" "$t1" "$t2" "$p2")" "$t1" "$t2")" "$s2"
+  kill "$p1" "$p2" "$pb" 2> /dev/null; waitall
+}
+# they use everything (elastic 25 + 75): nothing left; they do not (fixed 30 + 40): the 30 % they leave
+sc_policy_be_full() { policy_best_effort "$1" be-full elastic:25 elastic:75; }
+sc_policy_be_left() { policy_best_effort "$1" be-left fixed-share:30 fixed-share:40; }
+
+# best-effort next to two light elastic slices (1 ms on / 9 ms off each): what they leave unused
+sc_policy_be_light() {
+  local d=$1
+  setup "$d" || return
+  container "$d" b 100 0 1 best-effort; container "$d" l1 25 0 1 elastic; container "$d" l2 25 0 1 elastic
+  in_c "$d" l1 "$BURN" --seconds 5 launch 1000 1 sleep 9 > /dev/null & local p1=$!
+  in_c "$d" l2 "$BURN" --seconds 5 launch 1000 1 sleep 9 > /dev/null & local p2=$!
+  in_c "$d" b "$BURN" burn 1000 5 > /dev/null & local pb=$!
+  local t1 t2; t1=$(ms_after "$(now)" 1500); t2=$(ms_after "$t1" 2500)
+  sleep_until "$t2"
+  local ul; ul=$(used "$d" "$t1" "$t2" "$p1" "$p2")
+  local left; left=$(awk -v b="$(pct "$ul" "$t1" "$t2")" 'BEGIN { printf "%.2f", 100 - b }')
+  echo "result be-light lights-used=$(pct "$ul" "$t1" "$t2")%"
+  m be-light-best-effort "$(pct "$(used "$d" "$t1" "$t2" "$pb")" "$t1" "$t2")" "$left"
+  kill "$p1" "$p2" "$pb" 2> /dev/null; waitall
+}
+
+# elastic gives back: an elastic 25 % slice has the chip alone (borrowing), then a fixed-share 50 %
+# slice starts. Give-back time: from the fixed slice's first task to the start of the first 100 ms
+# window (20 ms steps) in which it has its share (>= 50 - TOL %); bounded by GIVE_BACK_MAX_MS. Then
+# both must hold 50 % over 2 s (a loaded host's later dips of single windows show in the series only)
+GIVE_BACK_MAX_MS=200
+sc_policy_reclaim() {
+  local d=$1
+  setup "$d" || return
+  container "$d" e 25 0 1 elastic; container "$d" f 50 0 1 fixed-share
+  in_c "$d" e "$BURN" burn 1000 6 > /dev/null & local pe=$!
+  local t0 tb; t0=$(ms_after "$(now)" 500)
+  sleep 1.5
+  tb=$(now)
+  in_c "$d" f "$BURN" burn 1000 4 > /dev/null & local pf=$!
+  m elastic25-alone-borrows "$(pct "$(used "$d" "$t0" "$tb" "$pe")" "$t0" "$tb")" 100
+  local f1; f1=$(nth_task "$d" "$pf" 1)
+  local t1 t2; t1=$(ms_after "$f1" 1000); t2=$(ms_after "$t1" 2000)
+  sleep_until "$t2"
+  local back=-1 w s series=""
+  for w in $(seq 0 20 600); do
+    s=$(pct "$(used "$d" "$(ms_after "$f1" "$w")" "$(ms_after "$f1" $((w + 100)))" "$pf")" 0 100000000)
+    series="$series $s"
+    if [ "$back" -lt 0 ] && awk -v s="$s" -v t=$((50 - TOL)) 'BEGIN { exit !(s >= t) }'; then back=$w; fi
+  done
+  echo "fixed 50 % share per 100 ms window, every 20 ms from its first task:$series"
+  echo "result elastic-give-back ms=$back max=$GIVE_BACK_MAX_MS (first 100 ms window with the fixed slice at 50 % - $TOL pp)"
+  [ "$back" -ge 0 ] && [ "$back" -le "$GIVE_BACK_MAX_MS" ] || echo "m elastic-give-back-ms 100 0" >> "$OUT"
+  m elastic25-after-give-back "$(pct "$(used "$d" "$t1" "$t2" "$pe")" "$t1" "$t2")" 50
+  m fixed50-after-give-back "$(pct "$(used "$d" "$t1" "$t2" "$pf")" "$t1" "$t2")" 50
+  kill "$pe" "$pf" 2> /dev/null; waitall
+}
+
 # --- run: groups in parallel (each scenario on its own simulated NPU), then judge ---
 run_scenario() { # NAME -> $TMP/NAME/out
   local name=$1 try=$2 d=$TMP/$1.$2
@@ -288,10 +397,16 @@ run_scenario() { # NAME -> $TMP/NAME/out
 }
 
 ALL=(graph1000_cap graph1000_weights caps weights streams8 streams8_first graph200_cap graph200_weights
-     light_neighbour keys slices2 slices4 slices8 slices16 fork)
+     light_neighbour keys slices2 slices4 slices8 slices16 fork
+     policy_alone policy_elastic_fixed policy_be_full policy_be_left policy_be_light policy_reclaim)
 # long ones first; at most 4 scenarios at once (2 CPUs; most of their time is spent waiting)
 GROUPS_=("graph1000_cap graph1000_weights caps weights" "streams8 streams8_first"
-         "graph200_cap graph200_weights light_neighbour" "keys slices2 slices4" "slices8 fork" "slices16")
+         "graph200_cap graph200_weights light_neighbour" "keys slices2 slices4" "slices8 fork" "slices16"
+         "policy_alone policy_elastic_fixed policy_reclaim" "policy_be_full policy_be_left policy_be_light")
+# VNPU_ACCURACY_ONLY="name ...": only these scenarios, all at once (development)
+if [ -n "${VNPU_ACCURACY_ONLY:-}" ]; then
+  read -r -a ALL <<< "$VNPU_ACCURACY_ONLY"; GROUPS_=("$VNPU_ACCURACY_ONLY")
+fi
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 start=$(date +%s)
 run_group() { # scenarios run in parallel; the long ones of group 1 overlap the next groups

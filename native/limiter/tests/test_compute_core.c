@@ -128,6 +128,80 @@ static void test_share_work_conserving_by_usage(void)
     CHECK_EQ_U64(vnpu_share_ppm(s16, 16, 0), (1000000 - 8 * vnpu_demand_ppm(10000)) / 8);
 }
 
+/* a busy container of sharing policy p with share (weight) w and cap c, at its weighted share */
+static struct vnpu_share_input P(enum vnpu_share_policy p, uint32_t w, uint32_t cap, int32_t prio)
+{
+    struct vnpu_share_input e = {w, cap, prio, 1, 0};
+    vnpu_share_apply_policy(&e, p);
+    return e;
+}
+
+static void test_share_policies(void)
+{
+    /* the policy bits of a region and of an entry; none = as given, a contradiction = best-effort */
+    CHECK(vnpu_share_policy_of_region(0x3) == VNPU_SHARE_AS_GIVEN);
+    CHECK(vnpu_share_policy_of_region(0x3 | 0x10) == VNPU_SHARE_FIXED);
+    CHECK(vnpu_share_policy_of_region(0x20) == VNPU_SHARE_ELASTIC);
+    CHECK(vnpu_share_policy_of_region(0x40) == VNPU_SHARE_BEST_EFFORT);
+    CHECK(vnpu_share_policy_of_region(0x10 | 0x20) == VNPU_SHARE_BEST_EFFORT);
+    CHECK(vnpu_share_policy_of_entry(0x1 | 0x80) == VNPU_SHARE_FIXED);
+    CHECK(vnpu_share_policy_of_entry(0x2) == VNPU_SHARE_ELASTIC);
+    CHECK(vnpu_share_policy_of_entry(0x4) == VNPU_SHARE_BEST_EFFORT);
+    CHECK(vnpu_share_policy_of_entry(0x3) == VNPU_SHARE_BEST_EFFORT);
+    /* fixed-share: the share is the cap, alone on an idle chip too */
+    struct vnpu_share_input one[2] = {P(VNPU_SHARE_FIXED, 25, 0, 1), E(50, 0, 1, 0)};
+    CHECK_EQ_U64(one[0].cap_pct, 25);
+    CHECK_EQ_U64(vnpu_share_ppm(one, 2, 0), 250000);
+    struct vnpu_share_input big = P(VNPU_SHARE_FIXED, 300, 0, 1); /* a weight above 100 caps at the chip */
+    CHECK_EQ_U64(big.cap_pct, 100);
+    struct vnpu_share_input lowered = P(VNPU_SHARE_FIXED, 25, 10, 1); /* a lower cap stays */
+    CHECK_EQ_U64(lowered.cap_pct, 10);
+    /* elastic 25 % alone: the whole chip; with a ceiling of 60: 60 % */
+    one[0] = P(VNPU_SHARE_ELASTIC, 25, 0, 1);
+    CHECK_EQ_U64(vnpu_share_ppm(one, 2, 0), VNPU_SHARE_FULL);
+    one[0] = P(VNPU_SHARE_ELASTIC, 25, 60, 1);
+    CHECK_EQ_U64(vnpu_share_ppm(one, 2, 0), 600000);
+    /* elastic 25 next to a busy fixed 50: 50 / 50 (the fixed one never gets more than its share) */
+    struct vnpu_share_input ef[2] = {P(VNPU_SHARE_ELASTIC, 25, 0, 1), P(VNPU_SHARE_FIXED, 50, 0, 1)};
+    CHECK_EQ_U64(vnpu_share_ppm(ef, 2, 0), 500000);
+    CHECK_EQ_U64(vnpu_share_ppm(ef, 2, 1), 500000);
+    /* two busy elastic 25 %: each more than its guarantee, split by share */
+    struct vnpu_share_input ee[2] = {P(VNPU_SHARE_ELASTIC, 25, 0, 1), P(VNPU_SHARE_ELASTIC, 25, 0, 1)};
+    CHECK_EQ_U64(vnpu_share_ppm(ee, 2, 0), 500000);
+    /* best-effort next to two busy elastic slices that take everything: nothing (it waits) */
+    struct vnpu_share_input b[3] = {P(VNPU_SHARE_BEST_EFFORT, 100, 0, 1), P(VNPU_SHARE_ELASTIC, 25, 0, 1),
+                                    P(VNPU_SHARE_ELASTIC, 75, 0, 1)};
+    CHECK_EQ_U64(vnpu_share_ppm(b, 3, 0), 0);
+    CHECK_EQ_U64(vnpu_share_ppm(b, 3, 1), 250000);
+    CHECK_EQ_U64(vnpu_share_ppm(b, 3, 2), 750000);
+    /* ... whatever its priority class: high best-effort still comes after normal guaranteed ones */
+    b[0] = P(VNPU_SHARE_BEST_EFFORT, 100, 0, 0);
+    CHECK_EQ_U64(vnpu_share_ppm(b, 3, 0), 0);
+    /* ... next to two busy fixed slices (30 + 40): their unused 30 % */
+    b[1] = P(VNPU_SHARE_FIXED, 30, 0, 1);
+    b[2] = P(VNPU_SHARE_FIXED, 40, 0, 1);
+    CHECK_EQ_U64(vnpu_share_ppm(b, 3, 0), 300000);
+    /* ... next to two light elastic slices (10 % and 20 % used): what they leave with their headroom */
+    b[1] = P(VNPU_SHARE_ELASTIC, 25, 0, 1);
+    b[1].demand_ppm = vnpu_demand_ppm(100000);
+    b[2] = P(VNPU_SHARE_ELASTIC, 75, 0, 1);
+    b[2].demand_ppm = vnpu_demand_ppm(200000);
+    CHECK_EQ_U64(vnpu_share_ppm(b, 3, 0), 1000000 - vnpu_demand_ppm(100000) - vnpu_demand_ppm(200000));
+    /* ... and the guaranteed ones do not see it (it is below them): the busy elastic 25 % gets what
+     * the light one leaves */
+    CHECK_EQ_U64(vnpu_share_ppm(b, 3, 1), 1000000 - vnpu_demand_ppm(200000));
+    /* ... alone, or next to idle guaranteed slices: the whole chip */
+    b[1].busy = 0;
+    b[2].busy = 0;
+    CHECK_EQ_U64(vnpu_share_ppm(b, 3, 0), VNPU_SHARE_FULL);
+    /* two best-effort slices 1:3 split what a busy fixed 50 leaves */
+    struct vnpu_share_input bb[3] = {P(VNPU_SHARE_BEST_EFFORT, 1, 0, 1), P(VNPU_SHARE_BEST_EFFORT, 3, 0, 1),
+                                     P(VNPU_SHARE_FIXED, 50, 0, 1)};
+    CHECK_EQ_U64(vnpu_share_ppm(bb, 3, 0), 125000);
+    CHECK_EQ_U64(vnpu_share_ppm(bb, 3, 1), 375000);
+    CHECK_EQ_U64(vnpu_share_ppm(bb, 3, 2), 500000);
+}
+
 static void test_share_bad_input(void)
 {
     struct vnpu_share_input in[1] = {E(1, 0, 1, 1)};
@@ -168,6 +242,7 @@ int main(void)
     test_share_caps_water_fill();
     test_share_strict_priority();
     test_share_work_conserving_by_usage();
+    test_share_policies();
     test_share_bad_input();
     test_cost_estimator();
     printf("test_compute_core: ok\n");

@@ -159,7 +159,7 @@ static void test_range_checks_and_own_parameters(void)
     CHECK_EQ_U64(vnpu_reg_read_peers(&r, peers, NULL), 1);
     /* self (key 11) is registered with weight 100, but its own region says 300 and cap 20: its own
      * configuration wins; the registry's copy of itself is never used */
-    struct vnpu_reg_self self = {11, 300, 20, VNPU_REG_PRIO_NORMAL};
+    struct vnpu_reg_self self = {11, 300, 20, VNPU_REG_PRIO_NORMAL, VNPU_SHARE_AS_GIVEN};
     struct vnpu_share_input in[VNPU_REG_ENTRY_COUNT + 1];
     int n = 0;
     int s = vnpu_reg_scan(&r, &self, mono(), in, &n);
@@ -182,7 +182,7 @@ static void test_truncated_registry_never_faults(void)
     struct vnpu_reg r;
     int err;
     CHECK(vnpu_reg_open(p, &r, &err) == VNPU_REG_OK);
-    struct vnpu_reg_self self = {44, 3, 0, VNPU_REG_PRIO_NORMAL};
+    struct vnpu_reg_self self = {44, 3, 0, VNPU_REG_PRIO_NORMAL, VNPU_SHARE_AS_GIVEN};
     struct vnpu_share_input in[VNPU_REG_ENTRY_COUNT + 1];
     int n = 0;
     int s = vnpu_reg_scan(&r, &self, mono(), in, &n);
@@ -239,7 +239,7 @@ static void test_publication(void)
     struct vnpu_reg r;
     int err;
     CHECK(vnpu_reg_open(p, &r, &err) == VNPU_REG_OK);
-    struct vnpu_reg_self self = {66, 3, 0, VNPU_REG_PRIO_NORMAL};
+    struct vnpu_reg_self self = {66, 3, 0, VNPU_REG_PRIO_NORMAL, VNPU_SHARE_AS_GIVEN};
     struct vnpu_share_input in[VNPU_REG_ENTRY_COUNT + 1];
     int64_t t = 1000 * MS, rt = mono();
     /* before any publication: stale, the neighbour counts at its weighted share */
@@ -254,13 +254,17 @@ static void test_publication(void)
     c.act += 50 * MS;
     set_counters(region, &c);
     CHECK_EQ_U64(vnpu_agent_publish(pub, t += 100 * MS), 1);
-    CHECK(vnpu_reg_fresh(&r, rt) || 1);
-    CHECK_EQ_U64(scan_share(&r, &self, rt += MS, in), 1000000 - vnpu_demand_ppm(100000));
+    /* ... but it just woke up (first seen active): at its weighted share for one window and two
+     * periods (120 ms), so whoever borrowed its idle time gives it back at once */
+    CHECK_EQ_U64(scan_share(&r, &self, rt += MS, in), 750000);
     CHECK(vnpu_reg_fresh(&r, rt));
+    CHECK(in[0].busy == 1 && in[0].demand_ppm == 0);
+    CHECK_EQ_U64(scan_share(&r, &self, rt += 119 * MS, in), 750000);
+    CHECK_EQ_U64(scan_share(&r, &self, rt += 1 * MS, in), 1000000 - vnpu_demand_ppm(100000));
     CHECK(in[0].busy == 1 && in[0].demand_ppm == vnpu_demand_ppm(100000));
     /* the agent is gone: once the publication has not advanced for the stale time, the neighbour
      * counts at its weighted share again (never fail-open past it, never starve it) */
-    CHECK_EQ_U64(scan_share(&r, &self, rt += 99 * MS, in), 1000000 - vnpu_demand_ppm(100000));
+    CHECK_EQ_U64(scan_share(&r, &self, rt += 70 * MS, in), 1000000 - vnpu_demand_ppm(100000));
     CHECK_EQ_U64(scan_share(&r, &self, rt += 150 * MS, in), 750000);
     CHECK(!vnpu_reg_fresh(&r, rt));
     /* saturated: launches waited 40 ms of the last 100 ms -> weighted share whatever it used */
@@ -299,6 +303,53 @@ static void test_publication(void)
 }
 
 static double elapsed_ms(int64_t since) { return (double)(mono() - since) / 1e6; }
+
+/* the sharing policy travels in the entry's flags (never published: each counts at its weighted share) */
+static void test_policy_flags(void)
+{
+    char p[600];
+    path_of(p, sizeof p, "npu0.reg");
+    fresh(p);
+    struct vnpu_agent_member m;
+    member(&m, 71, 50, 0, VNPU_REG_PRIO_NORMAL, NULL);
+    m.flags = VNPU_REG_EF_FIXED_SHARE; /* fixed 50 %: its cap is its share */
+    int fixed_entry = vnpu_agent_register(p, &m);
+    CHECK(fixed_entry >= 0);
+    member(&m, 72, 100, 0, VNPU_REG_PRIO_HIGH, NULL);
+    m.flags = VNPU_REG_EF_BEST_EFFORT | 0x100u; /* unknown bits are not written */
+    CHECK(vnpu_agent_register(p, &m) >= 0);
+    struct vnpu_reg r;
+    int err;
+    CHECK(vnpu_reg_open(p, &r, &err) == VNPU_REG_OK);
+    struct vnpu_reg_peer peers[VNPU_REG_ENTRY_COUNT];
+    CHECK_EQ_U64(vnpu_reg_read_peers(&r, peers, NULL), 2);
+    for (int i = 0; i < 2; i++)
+        CHECK_EQ_U64(peers[i].policy, peers[i].key == 71 ? VNPU_SHARE_FIXED : VNPU_SHARE_BEST_EFFORT);
+    uint32_t raw = 0;
+    for (int i = 0; i < (int)VNPU_REG_ENTRY_COUNT; i++) {
+        uint64_t key = 0;
+        CHECK(pread(r.fd, &key, 8, VNPU_REG_ENTRIES_OFF + (off_t)i * VNPU_REG_ENTRY_BYTES + VNPU_RE_KEY) == 8);
+        if (key == 72)
+            CHECK(pread(r.fd, &raw, 4, VNPU_REG_ENTRIES_OFF + (off_t)i * VNPU_REG_ENTRY_BYTES + VNPU_RE_FLAGS) == 4);
+    }
+    CHECK_EQ_U64(raw, VNPU_REG_EF_BEST_EFFORT);
+    struct vnpu_share_input in[VNPU_REG_ENTRY_COUNT + 1];
+    /* elastic 25 % next to the fixed 50 % and a (high-class) best-effort one: 50 % */
+    struct vnpu_reg_self self = {73, 25, 0, VNPU_REG_PRIO_NORMAL, VNPU_SHARE_ELASTIC};
+    CHECK_EQ_U64(scan_share(&r, &self, mono(), in), 500000);
+    /* best-effort 25 next to them: what the fixed one leaves, split 25:100 with the other best-effort */
+    self.policy = VNPU_SHARE_BEST_EFFORT;
+    CHECK_EQ_U64(scan_share(&r, &self, mono(), in), 100000);
+    /* fixed-share self with no cap in its region: capped at its share */
+    self.policy = VNPU_SHARE_FIXED;
+    CHECK_EQ_U64(scan_share(&r, &self, mono(), in), 250000);
+    /* contradictory flags on the fixed neighbour: read as best-effort, never as more */
+    uint32_t both = VNPU_REG_EF_FIXED_SHARE | VNPU_REG_EF_ELASTIC;
+    poke(p, VNPU_REG_ENTRIES_OFF + (uint64_t)fixed_entry * VNPU_REG_ENTRY_BYTES + VNPU_RE_FLAGS, &both, 4);
+    self.policy = VNPU_SHARE_ELASTIC;
+    CHECK_EQ_U64(scan_share(&r, &self, mono(), in), VNPU_SHARE_FULL);
+    vnpu_reg_close(&r);
+}
 
 /* A region that is not a plain file of its own: FIFO, symlink, directory, wrong size, replaced. */
 static void test_publisher_hostile_regions(void)
@@ -492,7 +543,7 @@ static void test_replaced_registry_is_followed(void)
     struct vnpu_agent_member m;
     member(&m, 91, 1, 0, VNPU_REG_PRIO_NORMAL, NULL);
     CHECK(vnpu_agent_register(q, &m) >= 0);
-    struct vnpu_reg_self self = {92, 1, 0, VNPU_REG_PRIO_NORMAL};
+    struct vnpu_reg_self self = {92, 1, 0, VNPU_REG_PRIO_NORMAL, VNPU_SHARE_AS_GIVEN};
     struct vnpu_share_input in[VNPU_REG_ENTRY_COUNT + 1];
     int n = 0;
     int64_t t = mono();
@@ -527,6 +578,7 @@ int main(void)
     test_range_checks_and_own_parameters();
     test_truncated_registry_never_faults();
     test_publication();
+    test_policy_flags();
     test_publisher_hostile_regions();
     test_locks_and_leases();
     test_replaced_registry_is_followed();

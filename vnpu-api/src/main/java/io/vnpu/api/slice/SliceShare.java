@@ -2,6 +2,7 @@ package io.vnpu.api.slice;
 
 import io.vnpu.api.model.Priority;
 import java.util.Objects;
+import java.util.Optional;
 
 /** What part of one physical NPU a slice gets: all of it, a hard vNPU template, or a soft quota. */
 public sealed interface SliceShare permits SliceShare.Whole, SliceShare.HardTemplate, SliceShare.SoftQuota {
@@ -44,11 +45,18 @@ public sealed interface SliceShare permits SliceShare.Whole, SliceShare.HardTemp
    *                         share (memory only)
    * @param computeCapPct    hard ceiling of AI-core time in percent 1..100; 0 = no ceiling
    * @param priority         launch priority class
+   * @param policy           how the share is shared ({@link SharingPolicy}; a fixed share's ceiling is
+   *                         its weight when {@code computeCapPct} is 0); empty = the weight, ceiling and
+   *                         priority exactly as given (no sharing policy)
    */
-  record SoftQuota(long memoryLimitBytes, int computeWeight, int computeCapPct, Priority priority)
-      implements SliceShare {
+  record SoftQuota(long memoryLimitBytes, int computeWeight, int computeCapPct, Priority priority,
+      Optional<SharingPolicy> policy) implements SliceShare {
     public SoftQuota {
       Objects.requireNonNull(priority, "priority");
+      Objects.requireNonNull(policy, "policy");
+      if (policy.isPresent() && computeWeight == 0) {
+        throw new IllegalArgumentException("a sharing policy (" + policy.get() + ") needs a compute share: computeWeight is 0");
+      }
       if (memoryLimitBytes < 0) {
         throw new IllegalArgumentException("memoryLimitBytes must be >= 0 bytes: " + memoryLimitBytes);
       }
@@ -60,9 +68,19 @@ public sealed interface SliceShare permits SliceShare.Whole, SliceShare.HardTemp
       }
     }
 
+    /** A quota without a sharing policy: the weight, ceiling and priority exactly as given. */
+    public SoftQuota(long memoryLimitBytes, int computeWeight, int computeCapPct, Priority priority) {
+      this(memoryLimitBytes, computeWeight, computeCapPct, priority, Optional.empty());
+    }
+
     /** A memory-only quota: no compute share, no ceiling, normal priority. */
     public static SoftQuota memoryOnly(long memoryLimitBytes) {
       return new SoftQuota(memoryLimitBytes, 0, 0, Priority.NORMAL);
+    }
+
+    /** This quota under {@code p}. */
+    public SoftQuota withPolicy(SharingPolicy p) {
+      return new SoftQuota(memoryLimitBytes, computeWeight, computeCapPct, priority, Optional.of(p));
     }
 
     @Override

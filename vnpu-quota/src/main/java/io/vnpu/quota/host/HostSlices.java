@@ -73,7 +73,7 @@ public final class HostSlices implements AutoCloseable {
     SliceShare.SoftQuota q = request.device().softQuota();
     int weight = q.computeWeight() > 0 ? q.computeWeight() : 1;
     SliceDevice device = new SliceDevice(request.device().npu(),
-        new SliceShare.SoftQuota(q.memoryLimitBytes(), weight, q.computeCapPct(), q.priority()));
+        new SliceShare.SoftQuota(q.memoryLimitBytes(), weight, q.computeCapPct(), q.priority(), q.policy()));
     ProcessHandle me = ProcessHandle.current();
     SliceRecord record = new SliceRecord(request.name(), request.logicId(), device.npu().phyId(),
         q.memoryLimitBytes(), weight, q.computeCapPct(), q.priority(), me.pid(),

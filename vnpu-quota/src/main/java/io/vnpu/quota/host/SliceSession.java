@@ -61,7 +61,7 @@ public final class SliceSession implements AutoCloseable {
       ComputeRegistry registry = registries.forNpu(Math.max(0, record.phyId()));
       // the region is recorded in the agents' member table: the publisher publishes its usage
       registry.register(new RegistryMember(key, registryName(record.name()), record.weight(), record.capPct(),
-          record.priority(), region.file()));
+          record.priority(), region.file()).withPolicy(config.sharingPolicy()));
       return new SliceSession(store, record, region, registry, key);
     } catch (IOException | RuntimeException e) {
       if (region != null) {

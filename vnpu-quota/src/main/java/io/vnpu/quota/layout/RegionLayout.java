@@ -113,7 +113,11 @@ public final class RegionLayout {
   public static final int POLICY_COMPUTE_ENFORCE = 0x2;
   public static final int POLICY_COMPUTE_FAIL_OPEN = 0x4;
   public static final int POLICY_HARD_CAP = 0x8;
-  public static final int POLICY_KNOWN_MASK = 0xF;
+  public static final int POLICY_FIXED_SHARE = 0x10;
+  public static final int POLICY_ELASTIC = 0x20;
+  public static final int POLICY_BEST_EFFORT = 0x40;
+  public static final int POLICY_SHARE_MASK = 0x70;
+  public static final int POLICY_KNOWN_MASK = 0x7F;
 
   // advisory lock bytes, beyond EOF
   public static final long LOCK_BASE = 1L << 30;

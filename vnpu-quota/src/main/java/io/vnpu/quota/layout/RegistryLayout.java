@@ -17,7 +17,7 @@ public final class RegistryLayout {
   // identity
   public static final long REG_MAGIC = 0x3147455255504E56L;
   public static final int REG_MAJOR = 3;
-  public static final int REG_MINOR = 0;
+  public static final int REG_MINOR = 1;
   public static final int REG_ENTRY_COUNT = 64;
   public static final int REG_NAME_BYTES = 32;
   public static final int REG_SYMBOL_COUNT = 32;
@@ -86,6 +86,11 @@ public final class RegistryLayout {
   public static final int REG_DEFAULT_PUB_WINDOW_MS = 100;
   public static final int REG_STALE_PERIODS = 20;
   public static final int REG_STALE_MIN_MS = 100;
+  // RE_FLAGS (minor 1): the sharing policy as registered
+  public static final int REG_EF_FIXED_SHARE = 0x1;
+  public static final int REG_EF_ELASTIC = 0x2;
+  public static final int REG_EF_BEST_EFFORT = 0x4;
+  public static final int REG_EF_POLICY_MASK = 0x7;
   public static final int REG_PUB_VALID = 0x1;
   public static final int REG_PUB_ACTIVE = 0x2;
   public static final int REG_PUB_SATURATED = 0x4;

@@ -663,6 +663,7 @@ public final class ComputeRegistry implements AutoCloseable {
       int o = entryOff(found);
       ByteBuffer e = ByteBuffer.allocate(REG_ENTRY_BYTES).order(ByteOrder.LITTLE_ENDIAN);
       e.putInt(RE_STATE, REG_ENTRY_ACTIVE);
+      e.putInt(RE_FLAGS, m.entryFlags());
       e.putLong(RE_KEY, m.key());
       e.putInt(RE_WEIGHT, m.weight());
       e.putInt(RE_CAP_PCT, m.capPct());

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vnpu.api.model.Priority;
 import io.vnpu.api.slice.NpuRef;
+import io.vnpu.api.slice.SharingPolicy;
 import io.vnpu.api.slice.SliceDevice;
 import io.vnpu.api.slice.SliceShare;
 import java.util.List;
@@ -34,6 +35,33 @@ class RegionConfigForSliceTest {
         PolicyFlag.COMPUTE_FAIL_OPEN, PolicyFlag.HARD_CAP));
     assertThat(c.devices()).containsExactly(new DeviceQuota(16L << 30, 40, 0, Priority.NORMAL, 4, "U4"),
         new DeviceQuota(8L << 30, 100, 30, Priority.HIGH, 5, "U5"));
+  }
+
+  @Test
+  void theSharingPolicyIsTheRegionsAndAFixedShareIsItsOwnCeiling() {
+    SliceDevice fixed = new SliceDevice(new NpuRef(1, "U1"),
+        new SliceShare.SoftQuota(1L << 30, 25, 0, Priority.NORMAL).withPolicy(SharingPolicy.FIXED_SHARE));
+    RegionConfig c = RegionConfig.forSlice(List.of(fixed), "/reg");
+    assertThat(c.policy()).contains(PolicyFlag.FIXED_SHARE, PolicyFlag.HARD_CAP);
+    assertThat(c.sharingPolicy()).contains(SharingPolicy.FIXED_SHARE);
+    assertThat(c.devices().get(0).computeCapPct()).isEqualTo(25);
+    assertThat(PolicyFlag.encode(c.policy()) & 0x70).isEqualTo(0x10);
+    // elastic: the share is the weight, no ceiling; best-effort likewise
+    SliceDevice elastic = new SliceDevice(new NpuRef(1, "U1"),
+        new SliceShare.SoftQuota(1L << 30, 25, 0, Priority.NORMAL).withPolicy(SharingPolicy.ELASTIC));
+    RegionConfig e = RegionConfig.forSlice(List.of(elastic), "/reg");
+    assertThat(e.policy()).contains(PolicyFlag.ELASTIC).doesNotContain(PolicyFlag.HARD_CAP, PolicyFlag.FIXED_SHARE);
+    assertThat(e.devices().get(0).computeCapPct()).isZero();
+    assertThat(PolicyFlag.decode(0x40 | 0x3)).contains(PolicyFlag.BEST_EFFORT);
+    // no policy: nothing of it in the region
+    assertThat(RegionConfig.forSlice(List.of(soft(2, 1L << 30, 40, 40, Priority.NORMAL)), "").sharingPolicy()).isEmpty();
+    // one policy per slice
+    assertThatThrownBy(() -> RegionConfig.forSlice(List.of(fixed, new SliceDevice(new NpuRef(2, "U2"),
+        new SliceShare.SoftQuota(1L << 30, 25, 0, Priority.NORMAL).withPolicy(SharingPolicy.BEST_EFFORT))), ""))
+        .hasMessageContaining("different sharing policies");
+    assertThatThrownBy(() -> new RegionConfig(List.of(DeviceQuota.memoryOnly(0)),
+        Set.of(PolicyFlag.ELASTIC, PolicyFlag.BEST_EFFORT), ""))
+        .hasMessageContaining("at most one sharing policy");
   }
 
   @Test

@@ -56,11 +56,13 @@ class ComputeRegistryTest {
       assertThat(Files.size(f)).isEqualTo(RegistryLayout.REG_FILE_BYTES);
       // only the node agent writes a registry: the limiter refuses one writable by group or others
       assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f))).isEqualTo("rw-r--r--");
-      int idx = r.register(new RegistryMember(0x1234L, "pod-a/main", 3, 40, Priority.HIGH, 2, java.util.Optional.empty()));
-      // C validates and reads it (limiter's read path): one ACTIVE entry, nothing published yet, no region
+      int idx = r.register(new RegistryMember(0x1234L, "pod-a/main", 3, 40, Priority.HIGH, 2, java.util.Optional.empty())
+          .withPolicy(java.util.Optional.of(io.vnpu.api.slice.SharingPolicy.ELASTIC)));
+      // C validates and reads it (limiter's read path): one ACTIVE entry, nothing published yet, no region;
+      // its sharing policy from the entry's flags (2 = elastic, enum vnpu_share_policy)
       String dump = run(NativeDir.program("limiter/registry_tool").toString(), "dump", f.toString());
       assertThat(dump).isEqualTo("entry=0 key=" + 0x1234L + " weight=3 cap=40 prio=0 dev=2 flags=0 used_ppm=0"
-          + " blocked_ppm=0 pub_busy_ns=0 region=none\npub_count=0\n");
+          + " blocked_ppm=0 pub_busy_ns=0 policy=2 region=none\npub_count=0\n");
       assertThat(idx).isZero();
     }
     // a registry the C side created opens in Java with the same geometry

@@ -1,16 +1,10 @@
 package io.vnpu.kube.agent;
 
-import io.vnpu.api.fault.FaultConfigs;
-import io.vnpu.api.fault.HealthMonitor;
-import io.vnpu.api.fault.RateLimitedNotifier;
-import io.vnpu.api.health.ChipUsage;
 import io.vnpu.api.health.HealthSource;
-import io.vnpu.api.health.ManualSeparationStore;
 import io.vnpu.api.spi.DeviceManager;
 import io.vnpu.dcmi.DcmiDeviceManager;
 import io.vnpu.dcmi.DcmiLibraryLocator;
 import io.vnpu.dcmi.DcmiNodeSelector;
-import io.vnpu.dcmi.fault.DcmiHealth;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -60,8 +54,7 @@ public final class DcmiOpener implements DeviceManagerOpener {
   }
 
   /**
-   * A {@link HealthMonitor} over the driver (fault levels from the shipped
-   * {@code faultCode.json}, escalation, event subscription where supported), polling every
+   * The driver's {@link NodeHealth} monitor (separations in memory), started, polling every
    * {@link #HEALTH_PERIOD}; any other device manager gets live reads.
    */
   @Override
@@ -69,17 +62,9 @@ public final class DcmiOpener implements DeviceManagerOpener {
     if (!(opened instanceof DcmiDeviceManager dcmi)) {
       return DeviceManagerOpener.super.openHealth(opened, options);
     }
-    HealthMonitor monitor = DcmiHealth.create(dcmi.dcmi(),
-        FaultConfigs.shippedDefault(),
-        ManualSeparationStore.inMemory(), ChipUsage.NONE,
-        RateLimitedNotifier.perMinute(
-            (logic, reason, message) -> LOG
-                .warn("{}: {}", reason, message), Clock.systemUTC()),
-        HEALTH_PERIOD, Clock.systemUTC()).monitor();
-    monitor.start();
-    return monitor;
+    return new NodeHealth(Clock.systemUTC()).started(dcmi, HEALTH_PERIOD);
   }
 
   /** Health poll period (MindCluster's {@code -listWatchPeriod} default). */
-  public static final Duration HEALTH_PERIOD = Duration.ofSeconds(5);
+  public static final Duration HEALTH_PERIOD = NodeHealth.AGENT_PERIOD;
 }

@@ -1,43 +1,42 @@
 package io.vnpu.kube.agent;
 
-import io.vnpu.api.config.ChipConfig;
-import io.vnpu.api.config.ConfigException;
-import io.vnpu.api.config.DeviceConfig;
-import io.vnpu.api.config.DeviceConfigLoader;
-import io.vnpu.api.config.NodeConfig;
-import io.vnpu.api.config.NodeConfigLoader;
-import io.vnpu.api.config.NodeSettings;
-import io.vnpu.api.model.Npu;
-import io.vnpu.api.spi.DeviceManager;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vnpu.kube.deviceplugin.DevicePluginServer;
 import io.vnpu.kube.deviceplugin.PluginState;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.vnpu.kube.observe.HealthCheck;
 import io.vnpu.kube.metrics.MeasuredResourceManager;
 import io.vnpu.kube.metrics.NpuCollector;
 import io.vnpu.kube.metrics.OpsServer;
 import io.vnpu.kube.metrics.RequestMetrics;
 import io.vnpu.kube.metrics.StateGauges;
+import io.vnpu.kube.observe.HealthCheck;
+import io.vnpu.kube.resource.ResourceManager;
 import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
-import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The example node agent: loads the HAMi configs, opens the driver, builds the resource backend and
- * serves it to the kubelet through a {@link DevicePluginServer}.
+ * The node agent: one runtime for every device-plugin mode. An {@link AgentSetup} opens what the
+ * mode needs (HAMi: configs, driver, health, backend; MindCluster: driver, API client, fault
+ * engine, backend); the agent serves each of the backend's resource managers to the kubelet through
+ * its own {@link DevicePluginServer}, measures their requests, exports {@code /metrics} with
+ * {@code /livez} and {@code /readyz}, and stops everything in order.
  *
- * <p>States: created → {@link #start()} (config, driver, chip, backend, plugin; any failure there
- * undoes what was opened and throws {@link AgentStartupException}) → running until
- * {@link #stop()} (SIGTERM through the shutdown hook of {@link #run()}) or until the plugin gives
- * up ({@link PluginState#FAILED}). Stop order: device plugin (ends ListAndWatch, removes the
- * socket), backend, driver.
+ * <p>States: created → {@link #start()} (setup, backend, device plugins; any failure there undoes
+ * what was opened and throws {@link AgentStartupException}) → running until {@link #stop()}
+ * (SIGTERM through the shutdown hook of {@link #run()}) or until a device plugin gives up
+ * ({@link PluginState#FAILED}). Stop order: device plugins (end ListAndWatch, remove the sockets),
+ * endpoint, backend, then what the setup opened (health, API client, driver).
  */
 public final class NodeAgent implements AutoCloseable {
 
@@ -45,111 +44,125 @@ public final class NodeAgent implements AutoCloseable {
   public static final int EXIT_OK = 0;
   /** Configuration, driver or backend could not be set up; the message says which file or flag. */
   public static final int EXIT_STARTUP_FAILED = 2;
-  /** The device plugin spent its restart budget ({@code RestartPolicy}) and gave up. */
+  /** A device plugin spent its restart budget ({@code RestartPolicy}) and gave up. */
   public static final int EXIT_PLUGIN_GAVE_UP = 3;
 
   private static final Logger log = LoggerFactory.getLogger(NodeAgent.class);
 
-  private final NodeAgentOptions options;
-  private final DeviceManagerOpener opener;
-  private final ResourceBackendFactory backends;
+  private final AgentSetup setup;
+  private final String nodeName;
+  private final Path kubeletDir;
+  private final MetricsOptions metrics;
   private final UnaryOperator<DevicePluginServer.Builder> serverSettings;
 
-  private DeviceManager deviceManager;
-  private io.vnpu.api.health.HealthSource health;
-  private ResourceBackend backend;
-  private DevicePluginServer server;
+  private OpenedNode opened;
+  private final List<DevicePluginServer> servers = new ArrayList<>();
   private OpsServer ops;
   private final PrometheusRegistry registry = new PrometheusRegistry();
+  private boolean started;
   private boolean stopped;
 
   /**
-   * @param serverSettings adjusts the device plugin server (restart policy, socket name); identity
+   * The agent over HAMi's configuration files ({@code --config_file}, {@code --node_config_file}).
+   *
+   * @param serverSettings adjusts each device plugin server (restart policy, socket name); identity
    *                       for the defaults
    */
   public NodeAgent(NodeAgentOptions options, DeviceManagerOpener opener,
       ResourceBackendFactory backends, UnaryOperator<DevicePluginServer.Builder> serverSettings) {
-    this.options = Objects.requireNonNull(options, "options");
-    this.opener = Objects.requireNonNull(opener, "opener");
-    this.backends = Objects.requireNonNull(backends, "backends");
+    this(new DeviceConfigSetup(options, opener, backends), options.nodeName(), options.kubeletDir(),
+        options.metrics(), serverSettings);
+  }
+
+  /**
+   * The agent over any mode's setup.
+   *
+   * @param nodeName       the {@code node} label of the chip series
+   * @param kubeletDir     the kubelet's device-plugin directory (sockets, {@code kubelet.sock})
+   * @param metrics        the {@code /metrics} endpoint ({@code --metrics-port}), or off
+   * @param serverSettings adjusts each device plugin server (socket mode, restart policy)
+   */
+  public NodeAgent(AgentSetup setup, String nodeName, Path kubeletDir, MetricsOptions metrics,
+      UnaryOperator<DevicePluginServer.Builder> serverSettings) {
+    this.setup = Objects.requireNonNull(setup, "setup");
+    this.nodeName = Objects.requireNonNull(nodeName, "nodeName");
+    this.kubeletDir = Objects.requireNonNull(kubeletDir, "kubeletDir");
+    this.metrics = Objects.requireNonNull(metrics, "metrics");
     this.serverSettings = Objects.requireNonNull(serverSettings, "serverSettings");
   }
 
   /**
-   * Loads, opens and serves; returns once the device plugin made its first registration attempt.
+   * Opens and serves; returns once every device plugin made its first registration attempt.
    *
-   * @return the device plugin's state after its first attempt
+   * @return each device plugin's state after its first attempt, in the backend's manager order
    * @throws AgentStartupException naming the file, flag or device that failed; everything opened so
    *     far is closed again
    */
-  public synchronized PluginState start() {
-    if (stopped || server != null) {
+  public synchronized List<PluginState> startAll() {
+    if (stopped || started) {
       throw new IllegalStateException("node agent already started or stopped");
     }
+    started = true;
     try {
-      log.info("node agent for node {} (--hw_loglevel {} accepted, not used)", options.nodeName(),
-          options.hwLogLevel());
-      DeviceConfig deviceConfig = new DeviceConfigLoader(w -> log.warn("{}", w))
-          .load(options.configFile()).value();
-      NodeConfig nodeConfig = options.nodeConfigFile()
-          .map(f -> new NodeConfigLoader(w -> log.warn("{}", w)).load(f).value())
-          .orElse(NodeConfig.EMPTY);
-      Optional<NodeSettings> nodeSettings = nodeConfig.forNode(options.nodeName());
-      if (options.nodeConfigFile().isPresent() && nodeSettings.isEmpty()) {
-        log.info("{} has no entry for node {}; global settings apply",
-            options.nodeConfigFile().get(), options.nodeName());
-      }
-      deviceManager = opener.open(options);
-      List<Npu> npus = deviceManager.discover();
-      if (npus.isEmpty()) {
-        throw new AgentStartupException("the driver reports no NPU on node " + options.nodeName());
-      }
-      ChipConfig chip = selectChip(deviceConfig, npus.get(0).chipName());
-      log.info("{} NPU(s) of chip {} ({}), resource {}", npus.size(), chip.chipName(),
-          chip.commonWord(), chip.resourceName());
-      health = opener.openHealth(deviceManager, options);
-      backend = backends.create(new AgentEnvironment(options, deviceConfig, nodeConfig,
-          nodeSettings, chip, npus, deviceManager, health));
+      opened = setup.open();
+      ResourceBackend backend = opened.backend();
       backend.start();
       RequestMetrics requests = new RequestMetrics(registry);
-      server = serverSettings.apply(DevicePluginServer.builder(
-          new MeasuredResourceManager(backend.resourceManager(), requests, System::nanoTime),
-          options.kubeletDir())).build();
-      DevicePluginServer s = server;
-      registry.register(new NpuCollector(options.nodeName(), chip.commonWord(),
-          new DeviceManagerTelemetry(deviceManager, npus, health), options.metrics().compat()));
-      StateGauges.registered(registry, chip.resourceName(), () -> s.state() == PluginState.REGISTERED);
-      backend.registerMetrics(registry, options.metrics().compat());
-      startEndpoint(s);
-      return server.start();
+      Map<String, BooleanSupplier> registered = new LinkedHashMap<>();
+      for (ResourceManager m : backend.resourceManagers()) {
+        DevicePluginServer s = serverSettings.apply(DevicePluginServer.builder(
+            new MeasuredResourceManager(m, requests, System::nanoTime), kubeletDir)).build();
+        servers.add(s);
+        registered.put(m.resourceName(), () -> s.state() == PluginState.REGISTERED);
+      }
+      if (servers.isEmpty()) {
+        throw new AgentStartupException("the backend offers no resource on node " + nodeName);
+      }
+      // one gauge, one series per resource (a node may have several device types)
+      StateGauges.registered(registry, registered);
+      registry.register(new NpuCollector(nodeName, opened.chipWord(), opened.telemetry(), metrics.compat()));
+      backend.registerMetrics(registry, metrics.compat());
+      startEndpoint(backend);
+      List<PluginState> states = new ArrayList<>();
+      for (DevicePluginServer s : servers) {
+        states.add(s.start());
+      }
+      return states;
     } catch (AgentStartupException e) {
       stop();
       throw e;
-    } catch (ConfigException e) {
-      // a user's mistake: the file:line: path = value: reason lines say it all, no stack trace
-      stop();
-      throw new AgentStartupException(e.getMessage());
     } catch (RuntimeException e) {
       stop();
       throw new AgentStartupException(e.getMessage() != null ? e.getMessage() : e.toString(), e);
     }
   }
 
+  /**
+   * {@link #startAll()} for a backend with one resource manager (the HAMi agent).
+   *
+   * @return the first device plugin's state after its first attempt
+   */
+  public PluginState start() {
+    return startAll().get(0);
+  }
+
   /** Starts {@code /metrics}, {@code /livez}, {@code /readyz} before registering, so probes answer from the start. */
-  private void startEndpoint(DevicePluginServer s) {
-    if (!options.metrics().enabled()) return;
+  private void startEndpoint(ResourceBackend backend) {
+    if (!metrics.enabled()) return;
+    List<DevicePluginServer> all = List.copyOf(servers);
     Map<String, HealthCheck> ready = new LinkedHashMap<>();
-    ready.put("kubelet", () -> s.state() == PluginState.REGISTERED ? Optional.empty()
-        : Optional.of("device plugin " + s.socketPath().getFileName() + " is " + s.state() + ", not REGISTERED"));
+    ready.put("kubelet", () -> all.stream().filter(s -> s.state() != PluginState.REGISTERED).findFirst()
+        .map(s -> "device plugin " + s.socketPath().getFileName() + " is " + s.state() + ", not REGISTERED"));
     ready.putAll(backend.readinessChecks());
-    Map<String, HealthCheck> live = Map.of("plugin", () -> s.state() == PluginState.FAILED
-        ? Optional.of("device plugin gave up: " + s.failure().map(Throwable::getMessage).orElse("unknown"))
-        : Optional.empty());
+    Map<String, HealthCheck> live = Map.of("plugin", () -> all.stream()
+        .filter(s -> s.state() == PluginState.FAILED).findFirst()
+        .map(s -> "device plugin " + s.socketPath().getFileName() + " gave up: "
+            + s.failure().map(Throwable::getMessage).orElse("unknown")));
     try {
-      ops = OpsServer.start(options.metrics().host(), options.metrics().port(), registry, live, ready);
-      log.info("metrics on http://{}:{}/metrics, probes /livez and /readyz", options.metrics().host(), ops.port());
+      ops = OpsServer.start(metrics.host(), metrics.port(), registry, live, ready);
+      log.info("metrics on http://{}:{}/metrics, probes /livez and /readyz", metrics.host(), ops.port());
     } catch (IOException e) {
-      throw new AgentStartupException("--metrics-port " + options.metrics().port() + ": " + e.getMessage(), e);
+      throw new AgentStartupException("--metrics-port " + metrics.port() + ": " + e.getMessage(), e);
     }
   }
 
@@ -163,72 +176,62 @@ public final class NodeAgent implements AutoCloseable {
     return Optional.ofNullable(ops);
   }
 
-  /** The first {@code vnpus.configs[]} entry whose {@code chipName} is the driver's chip name. */
-  private ChipConfig selectChip(DeviceConfig config, String chipName) {
-    return config.forChipName(chipName).orElseThrow(() -> new AgentStartupException(
-        "can not find vnpu config for chip " + chipName + " in " + options.configFile()
-            + " (vnpus.configs[].chipName: " + config.chips().stream().map(ChipConfig::chipName)
-            .collect(Collectors.joining(", ")) + ")"));
+  /** The first running device plugin, once started (the only one for a one-manager backend). */
+  public synchronized Optional<DevicePluginServer> server() {
+    return servers.stream().findFirst();
   }
 
-  /** The running device plugin, once started. */
-  public synchronized Optional<DevicePluginServer> server() {
-    return Optional.ofNullable(server);
+  /** The running device plugins, one per resource manager, once started. */
+  public synchronized List<DevicePluginServer> servers() {
+    return List.copyOf(servers);
+  }
+
+  /** The backend the setup opened, once started. */
+  public synchronized Optional<ResourceBackend> backend() {
+    return Optional.ofNullable(opened).map(OpenedNode::backend);
   }
 
   /**
-   * Blocks until the device plugin ends.
+   * Blocks until a device plugin ends.
    *
-   * @return {@link PluginState#STOPPED} after {@link #stop()}, {@link PluginState#FAILED} when it
+   * @return {@link PluginState#STOPPED} after {@link #stop()}, {@link PluginState#FAILED} when one
    *     gave up
    * @throws IllegalStateException when not started
    */
   public PluginState awaitTermination() throws InterruptedException {
-    DevicePluginServer s;
-    synchronized (this) {
-      s = server;
-    }
-    if (s == null) {
+    List<DevicePluginServer> all = servers();
+    if (all.isEmpty()) {
       throw new IllegalStateException("node agent not started");
     }
+    CompletableFuture<?>[] ends = all.stream().map(DevicePluginServer::termination)
+        .toArray(CompletableFuture[]::new);
     try {
-      return s.termination().get();
-    } catch (java.util.concurrent.ExecutionException e) {
+      return (PluginState) CompletableFuture.anyOf(ends).get();
+    } catch (ExecutionException e) {
       throw new IllegalStateException("device plugin ended abnormally", e.getCause());
     }
   }
 
-  /** Stops the device plugin (socket removed), then the backend, then the driver; idempotent. */
+  /** Stops the device plugins (sockets removed), the endpoint, the backend, then the setup's parts; idempotent. */
   public synchronized void stop() {
     if (stopped) {
       return;
     }
     stopped = true;
-    if (server != null) {
-      server.stop();
-    }
+    servers.forEach(DevicePluginServer::stop);
     if (ops != null) {
       ops.close();
     }
-    if (backend != null) {
+    if (opened != null) {
       try {
-        backend.close();
+        opened.backend().close();
       } catch (RuntimeException e) {
         log.warn("stopping the resource backend failed", e);
       }
-    }
-    if (health instanceof AutoCloseable c) {
       try {
-        c.close();
+        opened.resources().close();
       } catch (Exception e) {
-        log.warn("stopping the health monitor failed: {}", e.toString());
-      }
-    }
-    if (deviceManager != null) {
-      try {
-        deviceManager.close();
-      } catch (RuntimeException e) {
-        log.warn("closing the device manager failed", e);
+        log.warn("closing the node's resources failed: {}", e.toString());
       }
     }
     log.info("node agent stopped");
@@ -241,15 +244,17 @@ public final class NodeAgent implements AutoCloseable {
 
   /**
    * Runs the agent like a daemon: start, stop on JVM shutdown (SIGTERM, SIGINT) through a shutdown
-   * hook, and wait.
+   * hook, and wait until stopped or a device plugin gave up.
    *
    * @return {@link #EXIT_OK}, {@link #EXIT_STARTUP_FAILED} or {@link #EXIT_PLUGIN_GAVE_UP}
    */
   public int run() {
     try {
-      start();
+      startAll();
     } catch (AgentStartupException e) {
-      log.error("node agent failed to start: {}", e.getMessage(), e.getCause());
+      // one line naming the file, flag or device; the cause's stack only for --debug logging
+      log.error("node agent failed to start: {}", e.getMessage());
+      if (e.getCause() != null) log.debug("start-up failure", e.getCause());
       return EXIT_STARTUP_FAILED;
     }
     Thread hook = new Thread(this::stop, "vnpu-node-agent-shutdown");
@@ -261,13 +266,17 @@ public final class NodeAgent implements AutoCloseable {
       Thread.currentThread().interrupt();
       stop();
       return EXIT_OK;
+    } catch (IllegalStateException e) {
+      end = PluginState.FAILED;
     }
     if (end == PluginState.FAILED) {
-      log.error("{}", server.failure().map(Throwable::getMessage).orElse("device plugin failed"));
+      log.error("{}", servers().stream().map(DevicePluginServer::failure).flatMap(Optional::stream)
+          .map(Throwable::getMessage).findFirst().orElse("device plugin failed"));
       stop();
       removeHook(hook);
       return EXIT_PLUGIN_GAVE_UP;
     }
+    stop();
     removeHook(hook);
     return EXIT_OK;
   }

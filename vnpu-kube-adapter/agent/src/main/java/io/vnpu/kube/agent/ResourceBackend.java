@@ -4,17 +4,22 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vnpu.kube.metrics.CompatNames;
 import io.vnpu.kube.observe.HealthCheck;
 import io.vnpu.kube.resource.ResourceManager;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
  * The resource side a node agent serves to the kubelet, with whatever runs next to it (for HAMi:
- * the node register loop and the idle vNPU cleanup).
+ * the node register loop and the idle vNPU cleanup; for MindCluster: hot reset, training recovery,
+ * the A3 switch reports).
  */
 public interface ResourceBackend extends AutoCloseable {
 
-  /** The manager the gRPC device plugin serves. */
-  ResourceManager resourceManager();
+  /**
+   * The managers the agent serves, one device plugin each, in registration order (HAMi: one;
+   * MindCluster: one per device type on the node). Called once, after {@link #start()}.
+   */
+  List<ResourceManager> resourceManagers();
 
   /** Starts background work; called once, before the device plugin registers. */
   void start();

@@ -18,9 +18,13 @@ final class RecordingBackend implements ResourceBackend {
         .map(n -> new PluginDevice(n.uuid() + "-0", true, List.of())).toList());
   }
 
-  @Override
   public ResourceManager resourceManager() {
     return manager;
+  }
+
+  @Override
+  public List<ResourceManager> resourceManagers() {
+    return List.of(manager);
   }
 
   @Override

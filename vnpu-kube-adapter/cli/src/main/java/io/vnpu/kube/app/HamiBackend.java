@@ -31,6 +31,7 @@ import io.vnpu.kube.metrics.StateGauges;
 import java.nio.file.Path;
 import java.util.Set;
 import java.time.Clock;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -141,9 +142,14 @@ public final class HamiBackend implements ResourceBackend {
     return Map.of("limiter", () -> limiter.usable() ? Optional.empty() : limiter.lastProblem());
   }
 
-  @Override
+  /** The one manager this backend serves (HAMi has one resource per node). */
   public ResourceManager resourceManager() {
     return components.resourceManager();
+  }
+
+  @Override
+  public List<ResourceManager> resourceManagers() {
+    return List.of(resourceManager());
   }
 
   @Override

@@ -4,6 +4,7 @@ import io.vnpu.api.model.Npu;
 import io.vnpu.api.model.Priority;
 import io.vnpu.api.slice.NpuRef;
 import io.vnpu.api.slice.SliceDevice;
+import io.vnpu.api.slice.SharingPolicy;
 import io.vnpu.api.slice.SliceShare;
 import io.vnpu.quota.host.HostSliceRequest;
 import io.vnpu.quota.host.HostSlices;
@@ -73,6 +74,12 @@ public final class RunCommand implements Callable<Integer> {
         description = "Share weight among busy slices of the NPU (1..10000; default 1); idle time goes to busy slices.")
     Integer weight;
   }
+
+  @Option(names = "--policy", paramLabel = "POLICY", converter = SharingPolicyConverter.class,
+      description = "Sharing policy of the AI-core share (docs/sharing-policies.md): fixed-share (--core PCT is "
+          + "guaranteed and the ceiling), elastic (--core PCT is guaranteed, idle time is borrowed) or best-effort "
+          + "(no guarantee: only what guaranteed slices leave). Default: none, --core and --weight as described.")
+  SharingPolicy policy;
 
   @Option(names = "--priority", paramLabel = "CLASS", defaultValue = "normal",
       converter = PriorityConverter.class, description = "Launch priority: high or normal (default).")
@@ -144,11 +151,18 @@ public final class RunCommand implements Callable<Integer> {
       err.println("vnpu run: --core must be in 1..100 and --weight in 1..10000");
       return 2;
     }
+    if (policy == SharingPolicy.FIXED_SHARE && cap == 0) {
+      err.println("vnpu run: --policy fixed-share needs --core PCT (the share, which is also the ceiling)");
+      return 2;
+    }
+    if (policy != null && policy != SharingPolicy.FIXED_SHARE) {
+      cap = 0; // --core PCT is the guaranteed share (the weight), not a ceiling
+    }
     String sliceName = name == null ? "run-" + ProcessHandle.current().pid() : name;
     HostSliceRequest request;
     try {
       request = new HostSliceRequest(sliceName, logicId, new SliceDevice(NpuRef.of(npu.get()),
-          new SliceShare.SoftQuota(mem, weight, cap, priority)), command);
+          new SliceShare.SoftQuota(mem, weight, cap, priority, Optional.ofNullable(policy))), command);
     } catch (IllegalArgumentException e) {
       err.println("vnpu run: " + e.getMessage());
       return 2;
@@ -276,6 +290,15 @@ public final class RunCommand implements Callable<Integer> {
         case "normal" -> Priority.NORMAL;
         default -> throw new TypeConversionException("'" + value + "': expected high or normal");
       };
+    }
+  }
+
+  /** picocli converter for --policy: the wire names of {@link SharingPolicy}. */
+  static final class SharingPolicyConverter implements ITypeConverter<SharingPolicy> {
+    @Override
+    public SharingPolicy convert(String value) {
+      return SharingPolicy.fromWireName(value).orElseThrow(() -> new TypeConversionException(
+          "'" + value + "': expected " + SharingPolicy.wireNames()));
     }
   }
 }

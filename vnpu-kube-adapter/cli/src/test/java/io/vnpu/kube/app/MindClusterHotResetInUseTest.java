@@ -50,7 +50,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue #25, {@code -hotReset=0}: the in-use check the agent wires ({@link MindClusterAgent#chipUsage})
+ * Issue #25, {@code -hotReset=0}: the in-use check the agent wires ({@link MindClusterNodeBackend#chipUsage})
  * against the kubelet's PodResources (a stand-in on a unix socket), the simulated driver and the
  * real hot resetter. It read the last {@code -} field of each kubelet device ID as the phy ID and
  * never applied the kubelet-ID → real-chip map, so it reset the chip a running pod held: in 310P
@@ -133,7 +133,7 @@ class MindClusterHotResetInUseTest {
 
   private HotResetter resetter(MindClusterComponents c) {
     return new HotResetter(health, new DcmiChipResetter(driver.dcmi(), new DcmiFaultProbe(driver.dcmi(), Clock.systemUTC())),
-        MindClusterAgent.chipUsage(podResources, c), Clock.systemUTC(), d -> Thread.sleep(d.toMillis()),
+        MindClusterNodeBackend.chipUsage(podResources, c), Clock.systemUTC(), d -> Thread.sleep(d.toMillis()),
         Duration.ofSeconds(10), Duration.ofMillis(20), 2);
   }
 
@@ -167,7 +167,7 @@ class MindClusterHotResetInUseTest {
     ContainerAllocation a = c.resourceManager("huawei.com/Ascend910").orElseThrow().allocate(List.of("Ascend910-2"));
     assertThat(a.envs()).containsEntry("ASCEND_VISIBLE_DEVICES", "0");
     kubeletHolds("train", "huawei.com/Ascend910", "Ascend910-2");
-    ChipUsage usage = MindClusterAgent.chipUsage(podResources, c);
+    ChipUsage usage = MindClusterNodeBackend.chipUsage(podResources, c);
     assertThat(usage.inUse(logicOfPhy(c, 0))).isTrue();
     assertThat(usage.inUse(logicOfPhy(c, 2))).isFalse();
     assertThat(usage.inUse(logicOfPhy(c, 5))).isFalse();
@@ -179,7 +179,7 @@ class MindClusterHotResetInUseTest {
     again.start(null);
     open.add(again);
     assertThat(again.kubeletMap().realOf("Ascend910-2")).hasValue("Ascend910-0");
-    ChipUsage after = MindClusterAgent.chipUsage(podResources, again);
+    ChipUsage after = MindClusterNodeBackend.chipUsage(podResources, again);
     assertThat(after.inUse(logicOfPhy(again, 0))).isTrue();
     assertThat(after.inUse(logicOfPhy(again, 2))).isFalse();
     // the 910B ring of 8 resets as one: chip 0 in use holds back the reset a fault on chip 3 needs

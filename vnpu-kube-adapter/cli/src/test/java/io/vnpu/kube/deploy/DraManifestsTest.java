@@ -149,7 +149,7 @@ class DraManifestsTest {
     var decoded = new io.vnpu.kube.dra.config.NpuConfigDecoder().decode(config.getParameters(),
         "examples/soft-share.yaml");
     assertThat(decoded).isEqualTo(new io.vnpu.kube.dra.config.NpuConfig(
-        io.vnpu.kube.dra.config.NpuConfig.Sharing.SOFT, 20, 40, null, null));
+        io.vnpu.kube.dra.config.NpuConfig.Sharing.SOFT, 20, 40, null, null, null));
   }
 
   @Test

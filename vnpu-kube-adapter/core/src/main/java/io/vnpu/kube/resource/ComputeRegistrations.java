@@ -88,8 +88,9 @@ public final class ComputeRegistrations implements AutoCloseable {
   /**
    * Registers a container whose region {@code regionFile} was just created from {@code region}:
    * on the registry of each of its NPUs, with key {@code key}, the weight, cap and priority class of
-   * that logical device, and the region (read by the publisher). Nothing is registered when the region
-   * does not enforce compute (no device has an AI-core share) or names no phy ID.
+   * that logical device, the slice's sharing policy, and the region (read by the publisher). Nothing
+   * is registered when the region does not enforce compute (no device has an AI-core share) or names
+   * no phy ID.
    *
    * @param key  the region's epoch ({@link QuotaRegionFactory#create})
    * @param name display name, cut to 31 UTF-8 bytes
@@ -115,7 +116,7 @@ public final class ComputeRegistrations implements AutoCloseable {
         DeviceQuota q = config.devices().get(i);
         if (q.physId() < 0) continue;
         registries.forNpu(q.physId()).register(new RegistryMember(key, displayName(name), q.computeWeight(),
-            q.computeCapPct(), q.priority(), i, Optional.of(regionFile)));
+            q.computeCapPct(), q.priority(), i, Optional.of(regionFile), config.sharingPolicy()));
         done.add(q.physId());
       }
     } catch (IOException | RuntimeException e) {

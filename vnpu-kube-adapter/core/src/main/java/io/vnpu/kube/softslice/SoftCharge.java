@@ -2,7 +2,9 @@ package io.vnpu.kube.softslice;
 
 import io.vnpu.api.model.Priority;
 import io.vnpu.api.model.Units;
+import io.vnpu.api.slice.SharingPolicy;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * What the scheduler charged one device of a Kubernetes soft slice: the most the slice may get.
@@ -16,11 +18,16 @@ import java.util.Objects;
  *                    this slice (HAMi without a core request), which then is memory only
  * @param priority    the highest launch priority the slice may have ({@code NORMAL} unless an
  *                    administrator's setting, such as a DeviceClass configuration, grants more)
+ * @param policy      the sharing policy the slice was placed with ({@link SharingPolicy}: MindCluster's
+ *                    {@code huawei.com/scheduler.softShareDev.policy}, a DeviceClass configuration);
+ *                    empty = none named, which is fixed-share: the charged percent is also the ceiling
  */
-public record SoftCharge(String source, long memoryBytes, int corePct, Priority priority) {
+public record SoftCharge(String source, long memoryBytes, int corePct, Priority priority,
+    Optional<SharingPolicy> policy) {
   public SoftCharge {
     Objects.requireNonNull(source, "source");
     Objects.requireNonNull(priority, "priority");
+    Objects.requireNonNull(policy, "policy");
     if (memoryBytes <= 0 || corePct < 0 || corePct > 100) {
       throw new IllegalArgumentException("use SoftCharge.of: " + memoryBytes + " bytes, " + corePct + " %");
     }
@@ -46,6 +53,11 @@ public record SoftCharge(String source, long memoryBytes, int corePct, Priority 
     if (corePct < 0 || corePct > 100) {
       throw new SoftSliceRefusedException(source + " cores = " + corePct + ": not a percent in 0..100; refused");
     }
-    return new SoftCharge(source, memoryBytes, corePct, priority);
+    return new SoftCharge(source, memoryBytes, corePct, priority, Optional.empty());
+  }
+
+  /** This charge placed with sharing policy {@code p}. */
+  public SoftCharge withPolicy(SharingPolicy p) {
+    return new SoftCharge(source, memoryBytes, corePct, priority, Optional.of(p));
   }
 }

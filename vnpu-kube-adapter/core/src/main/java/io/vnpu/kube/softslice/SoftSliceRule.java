@@ -2,8 +2,10 @@ package io.vnpu.kube.softslice;
 
 import io.vnpu.api.model.Priority;
 import io.vnpu.api.model.Units;
+import io.vnpu.api.slice.SharingPolicy;
 import io.vnpu.api.slice.SliceShare.SoftQuota;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * The one rule for what a Kubernetes soft slice may get: its memory quota, AI-core ceiling, compute
@@ -22,7 +24,13 @@ import java.util.Locale;
  *   <li>memory only (no compute limiting): only when {@code c} is 100, or 0 (the scheduler accounts
  *       no AI Core for the slice, HAMi's upstream meaning of a missing core request: weight and
  *       ceiling are then 0 and cannot be asked for);
- *   <li>priority: at most the charge's ({@code HIGH} only where an administrator granted it).
+ *   <li>priority: at most the charge's ({@code HIGH} only where an administrator granted it);
+ *   <li>sharing policy ({@link SharingPolicy}, {@code docs/sharing-policies.md}): the charge's (none
+ *       named = {@code fixed-share}), or {@code best-effort} (gives up the guarantee, keeps the
+ *       charged ceiling), or {@code fixed-share} where {@code elastic} was charged (adds the
+ *       ceiling); {@code elastic} (borrowing idle time) only where the charge is elastic. A charged
+ *       {@code elastic} or {@code best-effort} slice has no ceiling unless it asks for one (1..100);
+ *       a {@code fixed-share} one has {@code c}.
  * </ul>
  * Thread-safe and pure.
  */
@@ -54,6 +62,13 @@ public final class SoftSliceRule {
       }
       return new SoftQuota(memory, 0, 0, priority(charge, ask));
     }
+    Optional<SharingPolicy> policy = policy(charge, ask);
+    SharingPolicy charged = charge.policy().orElse(SharingPolicy.FIXED_SHARE);
+    SharingPolicy effective = policy.orElse(charged);
+    // the ceiling the charge and the picked policy give: a fixed share is its own ceiling; best-effort
+    // keeps the charged one; elastic has none
+    boolean ceilinged = effective == SharingPolicy.FIXED_SHARE
+        || effective == SharingPolicy.BEST_EFFORT && charged == SharingPolicy.FIXED_SHARE;
     int weight = c;
     if (ask.weight().isPresent()) {
       int w = ask.weight().get().value();
@@ -63,8 +78,14 @@ public final class SoftSliceRule {
       }
       weight = w;
     }
-    int cap = c;
-    if (ask.cap().isPresent()) {
+    int cap = ceilinged ? c : 0;
+    if (ask.cap().isPresent() && !ceilinged) {
+      int k = ask.cap().get().value();
+      if (k < 0 || k > 100) {
+        throw refused(ask, ask.cap().get().field(), Integer.toString(k), "not a percent in 0..100");
+      }
+      cap = k;
+    } else if (ask.cap().isPresent()) {
       int k = ask.cap().get().value();
       if (k == 0 && c != 100) {
         throw refused(ask, ask.cap().get().field(), "0", "no ceiling on a slice charged " + c + " % AI Core ("
@@ -76,7 +97,28 @@ public final class SoftSliceRule {
       }
       cap = k;
     }
-    return new SoftQuota(memory, weight, cap, priority(charge, ask));
+    SoftQuota q = new SoftQuota(memory, weight, cap, priority(charge, ask));
+    return policy.map(q::withPolicy).orElse(q);
+  }
+
+  /** The policy asked if it does not raise the charge's, else the charge's; empty when neither names one. */
+  private static Optional<SharingPolicy> policy(SoftCharge charge, SoftAsk ask) throws SoftSliceRefusedException {
+    if (charge.corePct() == 0) {
+      // memory only: no AI-core share to share
+      if (ask.policy().isEmpty()) return Optional.empty();
+      throw refused(ask, ask.policy().get().field(), ask.policy().get().value().wireName(),
+          "a sharing policy needs an AI-core share, and " + charged(charge) + " none (0 %)");
+    }
+    if (ask.policy().isEmpty()) return charge.policy();
+    SharingPolicy a = ask.policy().get().value();
+    SharingPolicy charged = charge.policy().orElse(SharingPolicy.FIXED_SHARE);
+    boolean lowers = a == charged || a == SharingPolicy.BEST_EFFORT
+        || a == SharingPolicy.FIXED_SHARE && charged == SharingPolicy.ELASTIC;
+    if (!lowers) {
+      throw refused(ask, ask.policy().get().field(), a.wireName(), "borrowing idle AI-core time beyond the "
+          + charge.corePct() + " % " + charged(charge) + " as " + charged.wireName());
+    }
+    return Optional.of(a);
   }
 
   private static Priority priority(SoftCharge charge, SoftAsk ask) throws SoftSliceRefusedException {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vnpu.api.model.Priority;
+import io.vnpu.api.slice.SharingPolicy;
 import io.vnpu.api.slice.SliceShare.SoftQuota;
 import org.junit.jupiter.api.Test;
 
@@ -72,5 +73,43 @@ class SoftSliceRuleTest {
         .hasMessage("d memory = 66560 MiB: more than the chip's 65536 MiB HBM; refused");
     assertThatThrownBy(() -> SoftSliceRule.grant(charge(GIB, 10), SoftAsk.none("a").memory("memory", 0)))
         .hasMessageStartingWith("a memory = 0 MiB: a Kubernetes soft slice must be > 0 MiB");
+  }
+
+  @Test
+  void aPolicyMayBeKeptOrLoweredNeverRaised() throws Exception {
+    String tail = "; a slice's own settings may lower what was charged, never raise it";
+    // none charged = fixed-share: the percent is the ceiling; best-effort keeps that ceiling
+    SoftCharge fixed = charge(8 * GIB, 25);
+    assertThat(SoftSliceRule.grant(fixed, SoftAsk.none("a").policy("policy", SharingPolicy.FIXED_SHARE)))
+        .isEqualTo(new SoftQuota(8 * GIB, 25, 25, Priority.NORMAL).withPolicy(SharingPolicy.FIXED_SHARE));
+    assertThat(SoftSliceRule.grant(fixed, SoftAsk.none("a").policy("policy", SharingPolicy.BEST_EFFORT)))
+        .isEqualTo(new SoftQuota(8 * GIB, 25, 25, Priority.NORMAL).withPolicy(SharingPolicy.BEST_EFFORT));
+    assertThatThrownBy(() -> SoftSliceRule.grant(fixed, SoftAsk.none("annotation vnpu.io/sharing-policy")
+        .policy("value", SharingPolicy.ELASTIC)))
+        .hasMessage("annotation vnpu.io/sharing-policy value = elastic: borrowing idle AI-core time beyond the 25 %"
+            + " the scheduler charged (consumedCapacity) as fixed-share" + tail);
+    // charged elastic: no ceiling (or a lower one asked); may become fixed-share (ceiling = the share) or
+    // best-effort (no guarantee, no ceiling)
+    SoftCharge elastic = charge(8 * GIB, 25).withPolicy(SharingPolicy.ELASTIC);
+    assertThat(SoftSliceRule.grant(elastic, SoftAsk.none("a")))
+        .isEqualTo(new SoftQuota(8 * GIB, 25, 0, Priority.NORMAL).withPolicy(SharingPolicy.ELASTIC));
+    assertThat(SoftSliceRule.grant(elastic, SoftAsk.none("a").cap("computeCap", 60)).computeCapPct()).isEqualTo(60);
+    assertThat(SoftSliceRule.grant(elastic, SoftAsk.none("a").policy("policy", SharingPolicy.FIXED_SHARE)))
+        .isEqualTo(new SoftQuota(8 * GIB, 25, 25, Priority.NORMAL).withPolicy(SharingPolicy.FIXED_SHARE));
+    assertThat(SoftSliceRule.grant(elastic, SoftAsk.none("a").policy("policy", SharingPolicy.BEST_EFFORT)))
+        .isEqualTo(new SoftQuota(8 * GIB, 25, 0, Priority.NORMAL).withPolicy(SharingPolicy.BEST_EFFORT));
+    // charged best-effort: stays best-effort, no ceiling; asking a guarantee is refused
+    SoftCharge best = charge(8 * GIB, 25).withPolicy(SharingPolicy.BEST_EFFORT);
+    assertThat(SoftSliceRule.grant(best, SoftAsk.none("a")).policy()).contains(SharingPolicy.BEST_EFFORT);
+    assertThatThrownBy(() -> SoftSliceRule.grant(best, SoftAsk.none("NpuConfig").policy("policy",
+        SharingPolicy.FIXED_SHARE))).hasMessageStartingWith("NpuConfig policy = fixed-share: borrowing idle");
+    // the weight stays within the charge whatever the policy
+    assertThatThrownBy(() -> SoftSliceRule.grant(elastic, SoftAsk.none("NpuConfig").weight("computeWeight", 26)))
+        .hasMessageStartingWith("NpuConfig computeWeight = 26: more than the 25 % AI Core");
+    // a memory-only charge has no share to share
+    assertThatThrownBy(() -> SoftSliceRule.grant(charge(GIB, 0), SoftAsk.none("NpuConfig").policy("policy",
+        SharingPolicy.ELASTIC))).hasMessageStartingWith("NpuConfig policy = elastic: a sharing policy needs an AI-core share");
+    assertThat(SoftSliceRule.grant(charge(GIB, 0).withPolicy(SharingPolicy.ELASTIC), SoftAsk.none("a")))
+        .isEqualTo(new SoftQuota(GIB, 0, 0, Priority.NORMAL));
   }
 }

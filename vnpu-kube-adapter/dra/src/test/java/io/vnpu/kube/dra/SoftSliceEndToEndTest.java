@@ -486,6 +486,34 @@ class SoftSliceEndToEndTest {
     assertThat(unprepare("fair", fair)).isEmpty();
   }
 
+  // issue 28: the claim's opaque config picks the sharing policy within the charge; elastic (borrowing
+  // idle time) only where the DeviceClass configuration, the administrator's, grants it
+  @Test
+  void theSharingPolicyComesFromOpaqueConfigAndNeverRaisesTheCharge() throws Exception {
+    start();
+    assertThat(prepare("be", List.of(soft("npu-2", "s1", "1Gi", "25")), List.of(config("FromClaim", List.of(),
+        npuConfig("policy", "best-effort")))).getError()).isEmpty();
+    RegionConfig be = regionConfig(region(uid, "npu"));
+    assertThat(be.sharingPolicy()).contains(io.vnpu.api.slice.SharingPolicy.BEST_EFFORT);
+    assertThat(be.devices().get(0)).extracting(DeviceQuota::computeWeight, DeviceQuota::computeCapPct)
+        .containsExactly(25, 25);
+    String greedy = prepare("greedy", List.of(soft("npu-2", "s2", "1Gi", "25")), List.of(config("FromClaim",
+        List.of(), npuConfig("policy", "elastic")))).getError();
+    assertThat(greedy).startsWith("ResourceClaim demo/greedy: status.allocation.devices.results[0] (request npu,"
+        + " device npu-2): NpuConfig policy = elastic: borrowing idle AI-core time beyond the 25 % the scheduler"
+        + " charged").endsWith("a slice's own settings may lower what was charged, never raise it");
+    assertThat(dataDir().resolve("regions").resolve(uid + "_npu")).doesNotExist();
+    assertThat(prepare("granted", List.of(soft("npu-2", "s3", "1Gi", "25")), List.of(config("FromClass",
+        List.of(), npuConfig("policy", "elastic")))).getError()).isEmpty();
+    RegionConfig el = regionConfig(region(uid, "npu"));
+    assertThat(el.sharingPolicy()).contains(io.vnpu.api.slice.SharingPolicy.ELASTIC);
+    assertThat(el.devices().get(0)).extracting(DeviceQuota::computeWeight, DeviceQuota::computeCapPct)
+        .containsExactly(25, 0);
+    String bad = prepare("typo", List.of(soft("npu-2", "s4", "1Gi", "25")), List.of(config("FromClaim",
+        List.of(), npuConfig("policy", "burst")))).getError();
+    assertThat(bad).contains("policy = burst: expected fixed-share, elastic or best-effort");
+  }
+
   @Test
   void statusDevicesDescribeEachPreparedShare() throws Exception {
     start();

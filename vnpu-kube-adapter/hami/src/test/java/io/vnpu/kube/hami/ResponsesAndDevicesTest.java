@@ -8,6 +8,7 @@ import io.vnpu.api.model.VnpuTemplate;
 import io.vnpu.api.model.Priority;
 import io.vnpu.api.slice.NpuRef;
 import io.vnpu.api.slice.SliceDevice;
+import io.vnpu.api.slice.SharingPolicy;
 import io.vnpu.api.slice.SliceShare;
 import io.vnpu.kube.hami.alloc.HardSplitResponses;
 import io.vnpu.kube.hami.alloc.SoftSplitLayout;
@@ -24,6 +25,7 @@ import io.vnpu.kube.resource.PluginDevice;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -150,6 +152,25 @@ class ResponsesAndDevicesTest {
     assertThatThrownBy(() -> SoftSplitResponses.quotas(List.of(dev("uuid3")),
         Map.of("uuid3", new RuntimeInfo("uuid3", "", OptionalInt.of(1), OptionalInt.of(101))), NPUS, KEY))
         .hasMessageContaining("device uuid3: annotation " + KEY + " core = 101: more than the 4 % AI Core");
+  }
+
+  // issue 28: HAMi has no policy key; vnpu.io/sharing-policy may only lower the fixed share HAMi charges
+  @Test
+  void theSharingPolicyAnnotationMayOnlyLower() throws Exception {
+    List<ContainerDevice> d = List.of(new ContainerDevice("uuid3", "Ascend910", 4096, 25));
+    assertThat(SoftSplitResponses.quotas(d, Map.of(), NPUS, KEY, Optional.of(SharingPolicy.BEST_EFFORT)))
+        .containsExactly(new SliceDevice(new NpuRef(3, "uuid3"),
+            new SliceShare.SoftQuota(4096L << 20, 25, 25, Priority.NORMAL).withPolicy(SharingPolicy.BEST_EFFORT)));
+    assertThat(SoftSplitResponses.quotas(d, Map.of(), NPUS, KEY, Optional.of(SharingPolicy.FIXED_SHARE)).get(0)
+        .softQuota().policy()).contains(SharingPolicy.FIXED_SHARE);
+    assertThatThrownBy(() -> SoftSplitResponses.quotas(d, Map.of(), NPUS, KEY, Optional.of(SharingPolicy.ELASTIC)))
+        .hasMessageContaining("device uuid3: annotation " + KEY + " and vnpu.io/sharing-policy = elastic: borrowing"
+            + " idle AI-core time beyond the 25 % the scheduler charged (devices-to-allocate) as fixed-share");
+    assertThat(SoftSplitResponses.askedPolicy("pod ns/p", Map.of())).isEmpty();
+    assertThat(SoftSplitResponses.askedPolicy("pod ns/p", Map.of("vnpu.io/sharing-policy", "best-effort")))
+        .contains(SharingPolicy.BEST_EFFORT);
+    assertThatThrownBy(() -> SoftSplitResponses.askedPolicy("pod ns/p", Map.of("vnpu.io/sharing-policy", "max")))
+        .hasMessage("pod ns/p: annotation vnpu.io/sharing-policy = \"max\": not fixed-share, elastic or best-effort");
   }
 
   // vector 11

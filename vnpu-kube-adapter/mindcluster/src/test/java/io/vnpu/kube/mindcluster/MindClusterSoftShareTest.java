@@ -57,6 +57,7 @@ class MindClusterSoftShareTest {
   private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-07-24T10:15:30Z"), ZoneOffset.UTC);
   private static final String R = "huawei.com/Ascend910";
   private static final String CORE = "huawei.com/scheduler.softShareDev.aicoreQuota";
+  private static final String POLICY = "huawei.com/scheduler.softShareDev.policy";
   private static final String HBM = "huawei.com/scheduler.softShareDev.hbmQuota";
 
   KubernetesClient client;
@@ -221,6 +222,50 @@ class MindClusterSoftShareTest {
     RegistryEntry e = registry(3).get(0);
     assertThat(e.sharePpm()).isEqualTo(250_000);
     assertThat(e.launches()).isEqualTo(300);
+  }
+
+  // issue 28: softShareDev.policy is interpreted: elastic 25 % alone borrows the idle chip
+  @Test
+  void elasticPolicyAnnotationLetsA25PercentShareBorrowTheIdleChip() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(SimContainer.available(), SimContainer.UNAVAILABLE);
+    start(LimiterFixture.installInto(dir.resolve("limiter")));
+    softPod("elastic", "Ascend910-3", "25", "1024");
+    client.pods().inNamespace("default").withName("elastic").edit(p -> {
+      p.getMetadata().getAnnotations().put(POLICY, "elastic");
+      return p;
+    });
+    ContainerAllocateResponse r = allocate("Ascend910-3-0");
+    Path region = regionOf(r);
+    try (QuotaRegion q = regions.open(region)) {
+      RegionConfig c = q.readConfig();
+      assertThat(c.sharingPolicy()).contains(io.vnpu.api.slice.SharingPolicy.ELASTIC);
+      assertThat(c.devices().get(0).computeWeight()).isEqualTo(25);
+      assertThat(c.devices().get(0).computeCapPct()).isZero();
+    }
+    SimContainer.Result res = new SimContainer(dir, dir.resolve("sim")).run(r.getEnvsMap(), mounts(r),
+        List.of(burn(), "launch", "1000", "300"));
+    assertThat(res.exit()).as(res.err()).isZero();
+    long wall = SimContainer.field(res.line("launch done"), "wall_ns");
+    try (QuotaRegion q = regions.open(region)) {
+      double share = (double) q.computeCounters(0).busyNs() / wall;
+      assertThat(share).as("AI-core share of an elastic 25 %% slice alone").isGreaterThan(0.85);
+    }
+  }
+
+  @Test
+  void aPolicyThatIsNotOneOfTheThreeIsRefusedNamingPodAnnotationAndValue() throws Exception {
+    start(LimiterFixture.installInto(dir.resolve("limiter")));
+    softPod("badpolicy", "Ascend910-2", "50", "4096");
+    client.pods().inNamespace("default").withName("badpolicy").edit(p -> {
+      p.getMetadata().getAnnotations().put(POLICY, "burst");
+      return p;
+    });
+    try (PluginClient plugin = fleet.client(R)) {
+      assertThatThrownBy(() -> plugin.allocate(List.of(List.of("Ascend910-2-0"))))
+          .isInstanceOf(StatusRuntimeException.class)
+          .hasMessageContaining("pod default/badpolicy: annotation " + POLICY + " = \"burst\": not fixed-share,"
+              + " elastic or best-effort");
+    }
   }
 
   // issue 16: two soft containers on one chip, both busy: quotas 40 + 80 > 100 split the chip 1:2

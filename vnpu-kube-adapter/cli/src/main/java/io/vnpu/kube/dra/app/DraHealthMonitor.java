@@ -1,21 +1,15 @@
 package io.vnpu.kube.dra.app;
 
-import io.vnpu.api.fault.FaultConfigs;
 import io.vnpu.api.fault.HealthMonitor;
-import io.vnpu.api.fault.RateLimitedNotifier;
-import io.vnpu.api.health.ChipUsage;
-import io.vnpu.api.health.ManualSeparationStore;
 import io.vnpu.dcmi.DcmiDeviceManager;
-import io.vnpu.dcmi.fault.DcmiHealth;
+import io.vnpu.kube.agent.NodeHealth;
 import java.time.Clock;
 import java.time.Duration;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The chip health the DRA driver turns into device taints and the {@code NodeWatchResources}
- * stream: the node's {@link HealthMonitor} over DCMI (fault levels from the shipped
- * {@code faultCode.json}, escalation), wired as {@code vnpu dra} runs it.
+ * stream: the node's {@link HealthMonitor} over DCMI, built by {@link NodeHealth} as every root
+ * builds it, polled every {@link #PERIOD}, wired as {@code vnpu dra} runs it.
  *
  * <p>Latency budget (issue 15: a fault shows as a taint and on the health stream within one
  * second). On the 910 family DCMI pushes fault events ({@code dcmi_subscribe_fault_event}); an
@@ -28,8 +22,6 @@ public final class DraHealthMonitor {
   /** Health poll period: the worst-case detection delay where DCMI pushes no event. */
   public static final Duration PERIOD = Duration.ofMillis(500);
 
-  private static final Logger log = LoggerFactory.getLogger(DraHealthMonitor.class);
-
   private DraHealthMonitor() {}
 
   /**
@@ -40,12 +32,6 @@ public final class DraHealthMonitor {
    * @throws io.vnpu.dcmi.DcmiException when the chips cannot be listed
    */
   public static HealthMonitor start(DcmiDeviceManager m, Clock clock) {
-    HealthMonitor monitor = DcmiHealth.create(m.dcmi(), FaultConfigs.shippedDefault(),
-        ManualSeparationStore.inMemory(), ChipUsage.NONE,
-        RateLimitedNotifier.perMinute((logic, reason, message) ->
-            log.warn("{}: {}", reason, message), clock),
-        PERIOD, clock).monitor();
-    monitor.start();
-    return monitor;
+    return new NodeHealth(clock).started(m, PERIOD);
   }
 }

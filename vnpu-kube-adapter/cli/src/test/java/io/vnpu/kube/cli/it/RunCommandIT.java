@@ -59,6 +59,35 @@ class RunCommandIT {
   }
 
   @Test
+  void thePolicyDecidesWhatTheShareMeansAlone() throws Exception {
+    CliJar cli = new CliJar(tmp);
+    String burn = cli.nativeDir().resolve("npu-burn").toString();
+    // alone on its NPU: an elastic 25 % share borrows the idle chip, a fixed 25 % share is its ceiling
+    CliJar.Result elastic = cli.run("elastic", List.of("run", "--policy", "elastic", "--core", "25", "--name", "el",
+        "--", burn, "burn", "1000", "2"), 60);
+    assertThat(elastic.exitCode()).as(elastic.stderr()).isZero();
+    CliJar.Result fixed = cli.run("fixed", List.of("run", "--policy", "fixed-share", "--core", "25", "--name", "fx",
+        "--", burn, "burn", "1000", "2"), 60);
+    assertThat(fixed.exitCode()).as(fixed.stderr()).isZero();
+    assertThat(busyShare(elastic.stdout())).as(elastic.stdout()).isGreaterThan(0.9);
+    assertThat(busyShare(fixed.stdout())).as(fixed.stdout()).isBetween(0.2, 0.3);
+    // a bad value: one line naming the option and the value
+    CliJar.Result bad = cli.run("bad", List.of("run", "--policy", "burst", "--", "true"), 60);
+    assertThat(bad.exitCode()).isEqualTo(2);
+    assertThat(bad.stderr()).contains("'burst': expected fixed-share, elastic or best-effort");
+    CliJar.Result noShare = cli.run("noshare", List.of("run", "--policy", "fixed-share", "--", "true"), 60);
+    assertThat(noShare.exitCode()).isEqualTo(2);
+    assertThat(noShare.stderr()).contains("vnpu run: --policy fixed-share needs --core PCT");
+  }
+
+  /** busy_ns / wall_ns of npu-burn's "burn done" line. */
+  private static double busyShare(String stdout) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("burn done .*busy_ns=(\\d+) wall_ns=(\\d+)").matcher(stdout);
+    assertThat(m.find()).as(stdout).isTrue();
+    return Double.parseDouble(m.group(1)) / Double.parseDouble(m.group(2));
+  }
+
+  @Test
   void forwardsSigintToTheChildWhichChoosesTheExitCode() throws Exception {
     CliJar cli = new CliJar(tmp);
     Path ready = tmp.resolve("ready");

@@ -3,6 +3,7 @@ package io.vnpu.kube.dra.config;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 import io.vnpu.api.model.Priority;
+import io.vnpu.api.slice.SharingPolicy;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -17,7 +18,7 @@ public final class NpuConfigDecoder {
 
   /** Fields of {@link NpuConfig}, in the order the error messages list them. */
   static final List<String> FIELDS = List.of("apiVersion", "kind", "sharing", "computeWeight",
-      "computeCap", "priority", "memoryOnly");
+      "computeCap", "priority", "memoryOnly", "policy");
 
   private final ObjectMapper json = io.vnpu.kube.json.JsonMappers.compact();
 
@@ -86,7 +87,13 @@ public final class NpuConfigDecoder {
       throw new ConfigDecodeException(where + ".memoryOnly = true: computeWeight and computeCap"
           + " cannot be set with it (memory-only shares are not compute-limited)");
     }
-    return new NpuConfig(sharing, weight, cap, priority, memoryOnly);
+    String policyText = text(n, "policy", where, false);
+    SharingPolicy policy = null;
+    if (policyText != null) {
+      policy = SharingPolicy.fromWireName(policyText).orElseThrow(() -> new ConfigDecodeException(where
+          + ".policy = " + shown(policyText) + ": expected " + SharingPolicy.wireNames()));
+    }
+    return new NpuConfig(sharing, weight, cap, priority, memoryOnly, policy);
   }
 
   private static String text(JsonNode n, String field, String where, boolean required)

@@ -3,6 +3,7 @@ package io.vnpu.kube.dra.soft;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.vnpu.api.model.Priority;
+import io.vnpu.api.slice.SharingPolicy;
 import java.util.Objects;
 
 /**
@@ -21,11 +22,13 @@ import java.util.Objects;
  * @param registryKey  the region's epoch, the share's key in its NPU's compute registry; null until
  *                     the region exists (recorded before registering, so unregistering never
  *                     misses it)
+ * @param policy       sharing policy of the share ({@code docs/sharing-policies.md}); null = none
+ *                     (checkpoints written before issue 28: weight and ceiling as recorded)
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record SoftShareRecord(long memoryBytes, int cores, int weight, int capPct,
-    Priority priority, String regionDir, int deviceIndex, Long registryKey) {
+    Priority priority, String regionDir, int deviceIndex, Long registryKey, SharingPolicy policy) {
   public SoftShareRecord {
     Objects.requireNonNull(regionDir, "regionDir");
     priority = priority == null ? Priority.NORMAL : priority;
@@ -34,6 +37,6 @@ public record SoftShareRecord(long memoryBytes, int cores, int weight, int capPc
   /** The same share with its registry key. */
   public SoftShareRecord withKey(long key) {
     return new SoftShareRecord(memoryBytes, cores, weight, capPct, priority, regionDir, deviceIndex,
-        key);
+        key, policy);
   }
 }

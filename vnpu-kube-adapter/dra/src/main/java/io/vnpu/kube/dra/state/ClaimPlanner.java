@@ -297,14 +297,17 @@ public final class ClaimPlanner {
     }
     // a DeviceClass configuration is the administrator's: it may grant high priority; the
     // claim's own configuration may only lower what consumedCapacity charged (SoftSliceRule)
-    Priority ceiling = configs.fromClassForRequest(r.getRequest()).priority() == Priority.HIGH
-        ? Priority.HIGH : Priority.NORMAL;
+    NpuConfig fromClass = configs.fromClassForRequest(r.getRequest());
+    Priority ceiling = fromClass.priority() == Priority.HIGH ? Priority.HIGH : Priority.NORMAL;
     SliceShare.SoftQuota q;
     try {
       SoftCharge charge = SoftCharge.of("consumedCapacity {" + names.memory() + ": "
           + consumed.get(names.memory()) + ", " + names.cores() + ": " + consumed.get(names.cores())
           + "}", memory, (int) cores, ceiling, npu.hbmBytes());
+      // likewise the sharing policy: elastic (borrowing idle time) only where the class grants it
+      if (fromClass.policy() != null) charge = charge.withPolicy(fromClass.policy());
       SoftAsk ask = SoftAsk.none("NpuConfig");
+      if (config.policy() != null) ask = ask.policy("policy", config.policy());
       if (config.computeWeight() != null) ask = ask.weight("computeWeight", config.computeWeight());
       if (config.computeCap() != null) ask = ask.cap("computeCap", config.computeCap());
       if (config.priority() != null) ask = ask.priority("priority", config.priority());
@@ -315,7 +318,7 @@ public final class ClaimPlanner {
           + "): " + e.getMessage());
     }
     return new SoftShareRecord(q.memoryLimitBytes(), (int) cores, q.computeWeight(),
-        q.computeCapPct(), q.priority(), "", 0, null);
+        q.computeCapPct(), q.priority(), "", 0, null, q.policy().orElse(null));
   }
 
   /** A consumed capacity as a whole number in {@code min..max}, else a per-claim error. */
@@ -348,11 +351,6 @@ public final class ClaimPlanner {
    */
   private List<PreparedDevice> placeInRegions(String where, String uid, List<PreparedDevice> in)
       throws PlanException {
-    Map<String, TreeSet<Integer>> phyByRequest = new TreeMap<>();
-    for (PreparedDevice d : in) {
-      phyByRequest.computeIfAbsent(d.requestNames().get(0), k -> new TreeSet<>())
-          .add(d.physicalId());
-    }
     Map<String, String> seen = new java.util.HashMap<>();
     List<PreparedDevice> out = new ArrayList<>();
     for (PreparedDevice d : in) {
@@ -367,7 +365,7 @@ public final class ClaimPlanner {
             + " twice (shares " + prior + " and " + d.shareId() + "): one share per device per"
             + " request (add a distinctAttribute constraint on physicalId)");
       }
-      int index = List.copyOf(phyByRequest.get(request)).indexOf(d.physicalId());
+      int index = deviceOrder(in, request).indexOf(d.physicalId());
       SoftShareRecord s = d.soft();
       String dir;
       try {
@@ -376,9 +374,24 @@ public final class ClaimPlanner {
         throw new PlanException(where + ": " + e.getMessage());
       }
       out.add(d.withSoft(new SoftShareRecord(s.memoryBytes(), s.cores(), s.weight(), s.capPct(),
-          s.priority(), dir, index, null)));
+          s.priority(), dir, index, null, s.policy())));
     }
     return out;
+  }
+
+  /**
+   * The container's device order of {@code request}: the phy IDs of the devices that serve it,
+   * ascending, each once. The one place that orders a request's devices: the CDI spec lists them
+   * in this order in {@code ASCEND_VISIBLE_DEVICES} ({@link ClaimSpecBuilder}), the container sees
+   * them as devices 0, 1, ... in it, and the request's quota region has its entries in it (a soft
+   * share's device index, set here; the region written by {@code SoftShares}).
+   *
+   * @param devices the devices of one claim
+   * @return empty when no device serves {@code request}
+   */
+  public static List<Integer> deviceOrder(List<PreparedDevice> devices, String request) {
+    return devices.stream().filter(d -> d.requestNames().contains(request))
+        .map(PreparedDevice::physicalId).distinct().sorted().toList();
   }
 
   /** {@code main/sub} → {@code main}: the kubelet matches container requests by the main name. */

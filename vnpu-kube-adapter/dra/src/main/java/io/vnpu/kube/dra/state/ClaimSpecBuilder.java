@@ -75,12 +75,6 @@ public final class ClaimSpecBuilder {
     if (claim.devices().isEmpty()) {
       return java.util.Optional.empty();
     }
-    Map<String, TreeSet<Integer>> phyByRequest = new TreeMap<>();
-    for (PreparedDevice d : claim.devices()) {
-      for (String r : d.requestNames()) {
-        phyByRequest.computeIfAbsent(r, k -> new TreeSet<>()).add(d.physicalId());
-      }
-    }
     List<CdiDevice> devices = new ArrayList<>();
     for (PreparedDevice d : claim.devices()) {
       if (d.vnpu() != null && d.vnpu().vnpuId() != null) {
@@ -88,7 +82,7 @@ public final class ClaimSpecBuilder {
         continue;
       }
       TreeSet<Integer> visible = new TreeSet<>();
-      d.requestNames().forEach(r -> visible.addAll(phyByRequest.get(r)));
+      d.requestNames().forEach(r -> visible.addAll(ClaimPlanner.deviceOrder(claim.devices(), r)));
       if (visible.isEmpty()) {
         visible.add(d.physicalId());
       }

@@ -86,6 +86,21 @@ public final class DeviceState {
   private final VnpuReconciler reconciler;
   private final SoftSlices softRegions;
   private final StateLock lock;
+  private final AdmissionRules admission;
+  private final HardVnpus hardVnpus;
+  private final SoftShares softShares;
+  /** The checkpoint of the transaction under way, for the steps of each sharing mechanism. */
+  private final Journal journal = new Journal() {
+    @Override
+    public Checkpoint current() {
+      return checkpoint;
+    }
+
+    @Override
+    public void save(Checkpoint next) throws StateUnavailableException {
+      DeviceState.this.save(next);
+    }
+  };
 
   private volatile Checkpoint checkpoint; // changed under lock
   private volatile CheckpointStore.Version seen; // the file version checkpoint was read from or written as
@@ -104,6 +119,9 @@ public final class DeviceState {
     this.inventory = inventory;
     this.poolName = poolName;
     this.lockTimeout = lockTimeout;
+    this.admission = new AdmissionRules(inventory);
+    this.hardVnpus = new HardVnpus(vnpus);
+    this.softShares = new SoftShares(softRegions, inventory);
     try {
       this.lock = new StateLock(store.file().getParent(), lockTimeout);
     } catch (IOException e) {
@@ -210,8 +228,8 @@ public final class DeviceState {
     try {
       boolean vnpusChecked = verifyLocked(); // first: checking may change or drop this entry
       PreparedClaim existing = checkpoint.preparedClaims().get(uid);
-      if (existing != null && !vnpusChecked && holdsVnpu(existing)) {
-        return PrepareOutcome.failed(vnpusUnchecked("ResourceClaim "
+      if (existing != null && !vnpusChecked && HardVnpus.holds(existing)) {
+        return PrepareOutcome.failed(HardVnpus.unchecked("ResourceClaim "
             + claim.getMetadata().getNamespace() + "/" + claim.getMetadata().getName()));
       }
       if (existing != null && existing.replayable()) {
@@ -228,22 +246,22 @@ public final class DeviceState {
       try {
         plan = planner.plan(claim, inventory.devices());
         if (rebuilt != null) {
-          plan = adoptVnpus(plan, rebuilt);
-          plan = adoptSoftShares(plan, rebuilt, adopted);
+          plan = hardVnpus.adopt(plan, rebuilt);
+          plan = softShares.adopt(plan, rebuilt, adopted);
         }
-        checkConflicts(plan);
+        admission.check(plan, checkpoint);
       } catch (PlanException e) {
         rollBack(rebuilt);
         return PrepareOutcome.failed(e.getMessage());
       }
-      if (!vnpusChecked && holdsVnpu(plan)) {
-        return PrepareOutcome.failed(vnpusUnchecked("ResourceClaim " + plan.namespace() + "/"
+      if (!vnpusChecked && HardVnpus.holds(plan)) {
+        return PrepareOutcome.failed(HardVnpus.unchecked("ResourceClaim " + plan.namespace() + "/"
             + plan.name()));
       }
       if (createsNodeState(plan)) {
         save(checkpoint.with(plan));
         try {
-          plan = createVnpus(plan);
+          plan = hardVnpus.create(plan, journal);
         } catch (DeviceException e) {
           rollBack(checkpoint.preparedClaims().get(uid));
           return PrepareOutcome.failed("ResourceClaim " + plan.namespace() + "/" + plan.name()
@@ -253,7 +271,7 @@ public final class DeviceState {
           throw e;
         }
         try {
-          plan = createSoftShares(plan, adopted);
+          plan = softShares.create(plan, adopted);
         } catch (IOException | LimiterUnavailableException | RuntimeException e) {
           rollBack(checkpoint.preparedClaims().get(uid));
           return PrepareOutcome.failed("ResourceClaim " + plan.namespace() + "/" + plan.name()
@@ -292,9 +310,9 @@ public final class DeviceState {
     acquire("unprepare " + ref.uid());
     try {
       PreparedClaim existing = checkpoint.preparedClaims().get(ref.uid());
-      if (existing != null && holdsVnpu(existing)) {
+      if (existing != null && HardVnpus.holds(existing)) {
         if (!verifyLocked()) {
-          return vnpusUnchecked("unprepare of ResourceClaim " + ref);
+          return HardVnpus.unchecked("unprepare of ResourceClaim " + ref);
         }
         existing = checkpoint.preparedClaims().get(ref.uid()); // checking may change or drop it
       }
@@ -303,11 +321,11 @@ public final class DeviceState {
         cdi.delete(ref.uid());
         return "";
       }
-      String refused = destroyVnpus(existing);
+      String refused = hardVnpus.destroy(existing, journal);
       if (!refused.isEmpty()) {
         return "unprepare of ResourceClaim " + ref + " failed: " + refused;
       }
-      refused = removeSoftShares(checkpoint.preparedClaims().get(ref.uid()));
+      refused = softShares.remove(checkpoint.preparedClaims().get(ref.uid()), journal);
       if (!refused.isEmpty()) {
         return "unprepare of ResourceClaim " + ref + " failed: " + refused;
       }
@@ -394,109 +412,6 @@ public final class DeviceState {
     return true;
   }
 
-  private static String vnpusUnchecked(String what) {
-    return what + ": waiting until the hard vNPUs recorded before the restart are checked"
-        + " through DCMI (DCMI has not answered yet); retried";
-  }
-
-  private static boolean holdsVnpu(PreparedClaim c) {
-    return c.devices().stream().anyMatch(d -> d.vnpu() != null);
-  }
-
-  /**
-   * The plan with the vNPUs of {@code rebuilt} (same claim, rebuilt from its CDI spec) it asks
-   * for: same device, share and template. The others are destroyed (an allocation never changes,
-   * so there should be none); failures are logged.
-   */
-  private PreparedClaim adoptVnpus(PreparedClaim plan, PreparedClaim rebuilt) {
-    List<PreparedDevice> held = new ArrayList<>(rebuilt.devices());
-    List<PreparedDevice> devices = new ArrayList<>(plan.devices());
-    for (int i = 0; i < devices.size(); i++) {
-      PreparedDevice d = devices.get(i);
-      if (d.vnpu() == null) {
-        continue;
-      }
-      for (java.util.Iterator<PreparedDevice> it = held.iterator(); it.hasNext(); ) {
-        PreparedDevice h = it.next();
-        VnpuRecord v = h.vnpu();
-        if (v != null && v.vnpuId() != null && v.resolved()
-            && h.deviceName().equals(d.deviceName()) && Objects.equals(h.shareId(), d.shareId())
-            && v.template().equals(d.vnpu().template())) {
-          devices.set(i, d.withVnpu(d.vnpu().created(v.vnpuId())));
-          it.remove();
-          log.info("ResourceClaim {}/{} (uid {}) keeps vNPU {} ({}) on {}", plan.namespace(),
-              plan.name(), plan.uid(), v.vnpuId(), v.template(), d.deviceName());
-          break;
-        }
-      }
-    }
-    for (PreparedDevice h : held) {
-      VnpuRecord v = h.vnpu();
-      if (v == null || v.vnpuId() == null || !v.resolved()) {
-        continue;
-      }
-      try {
-        vnpus.destroy(v.logicId(), v.vnpuId());
-        log.info("destroyed vNPU {} of rebuilt ResourceClaim uid {}: its allocation no longer"
-            + " asks for it", v.vnpuId(), plan.uid());
-      } catch (DeviceException e) {
-        log.warn("vNPU {} of rebuilt ResourceClaim uid {} left: {}", v.vnpuId(), plan.uid(),
-            e.getMessage());
-      }
-    }
-    return plan.withDevices(devices);
-  }
-
-  /**
-   * The plan with the live quota regions of {@code rebuilt} (same claim, rebuilt from its CDI
-   * spec after the checkpoint was lost) it asks for: a region directory of the plan that the
-   * rebuilt entry records and that still holds its region is kept as it is, with the registry key
-   * found for it ({@link SoftSlices#registeredKey}), and added to {@code adopted} so that it is
-   * not created again (a running container keeps its region, the registry its one entry). Rebuilt
-   * regions the plan does not ask for are removed; failures are logged.
-   */
-  private PreparedClaim adoptSoftShares(PreparedClaim plan, PreparedClaim rebuilt,
-      java.util.Set<String> adopted) {
-    if (softRegions == null) {
-      return plan;
-    }
-    java.util.Map<String, Long> held = new java.util.HashMap<>();
-    for (PreparedDevice h : rebuilt.devices()) {
-      if (h.soft() != null && !h.soft().regionDir().isEmpty()) {
-        held.put(h.soft().regionDir(), h.soft().registryKey());
-      }
-    }
-    List<PreparedDevice> devices = new ArrayList<>(plan.devices());
-    for (int i = 0; i < devices.size(); i++) {
-      PreparedDevice d = devices.get(i);
-      if (d.soft() == null || !held.containsKey(d.soft().regionDir())
-          || !softRegions.holdsRegion(Path.of(d.soft().regionDir()))) {
-        continue;
-      }
-      Long key = held.get(d.soft().regionDir());
-      devices.set(i, d.withSoft(key == null ? d.soft() : d.soft().withKey(key)));
-      if (adopted.add(d.soft().regionDir())) {
-        log.info("ResourceClaim {}/{} (uid {}) keeps its quota region {} (registry key {})",
-            plan.namespace(), plan.name(), plan.uid(), d.soft().regionDir(),
-            key == null ? "none" : Long.toHexString(key));
-      }
-    }
-    for (var h : held.entrySet()) {
-      if (adopted.contains(h.getKey())) {
-        continue;
-      }
-      try {
-        softRegions.remove(Path.of(h.getKey()), h.getValue());
-        log.info("removed quota region {} of rebuilt ResourceClaim uid {}: its allocation no"
-            + " longer asks for it", h.getKey(), plan.uid());
-      } catch (IOException | RuntimeException e) {
-        log.warn("quota region {} of rebuilt ResourceClaim uid {} left: {}", h.getKey(),
-            plan.uid(), e.getMessage());
-      }
-    }
-    return plan.withDevices(devices);
-  }
-
   private PrepareOutcome replay(PreparedClaim existing) throws StateUnavailableException {
     if (!cdi.exists(existing.uid())) {
       try {
@@ -510,159 +425,6 @@ public final class DeviceState {
     return PrepareOutcome.prepared(existing.devices());
   }
 
-  private void checkConflicts(PreparedClaim plan) throws PlanException {
-    checkOneDevicePerChip(plan);
-    checkSoftFits(plan);
-    java.util.Map<String, Long> mine = new java.util.HashMap<>();
-    for (PreparedDevice d : plan.devices()) {
-      if (d.vnpu() == null || d.adminAccess()) {
-        continue;
-      }
-      long chipMib = inventory.find(d.deviceName()).map(n -> n.hbmMib()).orElse(0L);
-      long want = mine.merge(d.deviceName(), d.vnpu().memoryMib(), Long::sum);
-      long used = sharedMib(d.deviceName(), plan.uid(), chipMib);
-      if (used + want > chipMib) {
-        throw new PlanException("ResourceClaim " + plan.namespace() + "/" + plan.name()
-            + ": device " + d.deviceName() + " share " + d.shareId() + ": vNPU template "
-            + d.vnpu().template() + " (" + d.vnpu().memoryMib() + " MiB) does not fit: "
-            + used + " of " + chipMib + " MiB already held by prepared claims");
-      }
-    }
-    checkWholeChipsExclusive(plan);
-  }
-
-  /**
-   * A device held whole (no shareID, or a share that took the whole chip: neither vNPU nor soft
-   * share, so no limit at all) is held by nothing else, in this claim or another; the scheduler
-   * guarantees it, a stale allocation or a scheduler bug must not hand one chip unlimited to one
-   * container and shared to others. Entries rebuilt from CDI specs without their amounts are only
-   * judged when they are whole devices (their shares' sizes are unknown until prepared again).
-   */
-  private void checkWholeChipsExclusive(PreparedClaim plan) throws PlanException {
-    List<PreparedDevice> mine = plan.devices();
-    for (int i = 0; i < mine.size(); i++) {
-      PreparedDevice d = mine.get(i);
-      if (d.adminAccess()) {
-        continue;
-      }
-      for (int j = 0; j < i; j++) {
-        PreparedDevice e = mine.get(j);
-        if (e.deviceName().equals(d.deviceName()) && !e.adminAccess()
-            && (heldWhole(plan, d) || heldWhole(plan, e))) {
-          throw new PlanException("ResourceClaim " + plan.namespace() + "/" + plan.name()
-              + ": device " + d.deviceName() + " is allocated twice (shareID " + e.shareId()
-              + " and " + d.shareId() + ") and one of them is the whole chip");
-        }
-      }
-      for (PreparedClaim other : checkpoint.preparedClaims().values()) {
-        if (other.uid().equals(plan.uid())) {
-          continue;
-        }
-        for (PreparedDevice o : other.devices()) {
-          if (!o.deviceName().equals(d.deviceName()) || o.adminAccess()) {
-            continue;
-          }
-          if (d.shareId() == null && o.shareId() == null) {
-            throw new PlanException("device " + d.deviceName() + " is already prepared for"
-                + " ResourceClaim " + other.namespace() + "/" + other.name() + " (uid "
-                + other.uid() + ")");
-          }
-          if (heldWhole(plan, d) || heldWhole(other, o)) {
-            throw new PlanException("ResourceClaim " + plan.namespace() + "/" + plan.name()
-                + ": device " + d.deviceName() + " shareID " + d.shareId() + ": the device is"
-                + " held by ResourceClaim " + other.namespace() + "/" + other.name() + " (uid "
-                + other.uid() + ", shareID " + o.shareId() + ") and one of them is the whole"
-                + " chip");
-          }
-        }
-      }
-    }
-  }
-
-  /** Whether {@code d} of {@code c} is the whole device without any limit. */
-  private static boolean heldWhole(PreparedClaim c, PreparedDevice d) {
-    if (d.shareId() == null) {
-      return true;
-    }
-    return d.soft() == null && d.vnpu() == null && !c.rebuilt();
-  }
-
-  /**
-   * A chip offered through two devices (hard {@code npu-<phy>} and soft {@code npu-<phy>-soft},
-   * exclusive through the chip's shared counters) is used through one of them at a time: the
-   * scheduler guarantees it, this checks it again on the node, because a scheduler that does not
-   * count a shared device's counters across scheduling cycles (before kubernetes#139040) could
-   * allocate both. Admin access is monitoring only and never conflicts.
-   */
-  private void checkOneDevicePerChip(PreparedClaim plan) throws PlanException {
-    java.util.Map<Integer, String> mine = new java.util.HashMap<>();
-    for (PreparedDevice d : plan.devices()) {
-      if (d.adminAccess()) {
-        continue;
-      }
-      String before = mine.putIfAbsent(d.physicalId(), d.deviceName());
-      if (before != null && !before.equals(d.deviceName())) {
-        throw new PlanException("ResourceClaim " + plan.namespace() + "/" + plan.name()
-            + ": devices " + before + " and " + d.deviceName() + " are the same chip (phy ID "
-            + d.physicalId() + ") in different sharing modes");
-      }
-      for (PreparedClaim other : checkpoint.preparedClaims().values()) {
-        if (other.uid().equals(plan.uid())) {
-          continue;
-        }
-        for (PreparedDevice o : other.devices()) {
-          if (o.physicalId() == d.physicalId() && !o.adminAccess()
-              && !o.deviceName().equals(d.deviceName())) {
-            throw new PlanException("ResourceClaim " + plan.namespace() + "/" + plan.name()
-                + ": device " + d.deviceName() + ": its chip (phy ID " + d.physicalId()
-                + ") is held through device " + o.deviceName() + " by ResourceClaim " + other.namespace()
-                + "/" + other.name() + " (uid " + other.uid() + "); one sharing mode per chip"
-                + " at a time");
-          }
-        }
-      }
-    }
-  }
-
-  /**
-   * The scheduler never charges a chip more than its capacities; this checks it again on the node
-   * (a stale allocation, or capacities published differently before a restart, must not make two
-   * limiters promise the same memory): the soft shares prepared on a device, with the plan's, hold
-   * at most its HBM and 100 % of AI-core time.
-   */
-  private void checkSoftFits(PreparedClaim plan) throws PlanException {
-    java.util.Map<String, long[]> want = new java.util.TreeMap<>();
-    for (PreparedDevice d : plan.devices()) {
-      if (d.soft() != null && !d.adminAccess()) {
-        long[] w = want.computeIfAbsent(d.deviceName(), k -> new long[2]);
-        w[0] += d.soft().memoryBytes();
-        w[1] += d.soft().cores();
-      }
-    }
-    for (var e : want.entrySet()) {
-      long mem = e.getValue()[0];
-      long cores = e.getValue()[1];
-      for (PreparedClaim other : checkpoint.preparedClaims().values()) {
-        if (other.uid().equals(plan.uid())) {
-          continue;
-        }
-        for (PreparedDevice o : other.devices()) {
-          if (o.deviceName().equals(e.getKey()) && o.soft() != null && !o.adminAccess()) {
-            mem += o.soft().memoryBytes();
-            cores += o.soft().cores();
-          }
-        }
-      }
-      long hbm = inventory.find(e.getKey()).map(n -> n.hbmBytes()).orElse(0L);
-      if (mem > hbm || cores > 100) {
-        throw new PlanException("ResourceClaim " + plan.namespace() + "/" + plan.name()
-            + ": device " + e.getKey() + ": soft shares would hold " + mem / (1 << 20) + " of "
-            + hbm / (1 << 20) + " MiB and " + cores + " of 100 % AI-core time with the ones"
-            + " already prepared");
-      }
-    }
-  }
-
   /**
    * Whether preparing {@code plan} creates state on the node that must be recorded as
    * {@code PrepareStarted} before it is created, so that a crash leaves a record to roll back.
@@ -672,225 +434,6 @@ public final class DeviceState {
    */
   private static boolean createsNodeState(PreparedClaim plan) {
     return plan.devices().stream().anyMatch(d -> d.vnpu() != null || d.soft() != null);
-  }
-
-  /**
-   * Creates the quota region of every request with soft shares (entries in the container's device
-   * order; a device of the request without a share is unlimited), records its epoch as the
-   * shares' registry key, then registers each compute-limited share in its NPU's registry. The
-   * region directories were recorded with {@code PrepareStarted}, so a crash leaves paths to
-   * remove; the key is recorded before registering, so unregistering never misses an entry.
-   *
-   * @throws LimiterUnavailableException naming the limiter file when the limiter is not usable
-   *     (nothing is created then)
-   */
-  private PreparedClaim createSoftShares(PreparedClaim plan, java.util.Set<String> adopted)
-      throws IOException, LimiterUnavailableException, StateUnavailableException {
-    if (plan.devices().stream().noneMatch(d -> d.soft() != null && !adopted.contains(
-        d.soft().regionDir()))) {
-      return plan;
-    }
-    if (softRegions == null) {
-      throw new IOException("soft slicing is not set up on this plugin");
-    }
-    softRegions.verifyLimiter();
-    List<PreparedDevice> devices = new ArrayList<>(plan.devices());
-    java.util.Map<String, List<Integer>> byDir = new java.util.LinkedHashMap<>();
-    for (int i = 0; i < devices.size(); i++) {
-      if (devices.get(i).soft() != null && !adopted.contains(devices.get(i).soft().regionDir())) {
-        byDir.computeIfAbsent(devices.get(i).soft().regionDir(), k -> new ArrayList<>()).add(i);
-      }
-    }
-    for (var e : byDir.entrySet()) {
-      Path dir = Path.of(e.getKey());
-      PreparedDevice first = devices.get(e.getValue().get(0));
-      String request = first.requestNames().get(0);
-      java.util.TreeMap<Integer, SliceShare.SoftQuota> quotas = new java.util.TreeMap<>();
-      for (PreparedDevice d : plan.devices()) {
-        if (d.requestNames().contains(request)) {
-          quotas.putIfAbsent(d.physicalId(), new SliceShare.SoftQuota(0, 0, 0,
-              io.vnpu.api.model.Priority.NORMAL));
-        }
-      }
-      for (int i : e.getValue()) {
-        PreparedDevice d = devices.get(i);
-        SoftShareRecord s = d.soft();
-        quotas.put(d.physicalId(), new SliceShare.SoftQuota(s.memoryBytes(), s.weight(),
-            s.capPct(), s.priority()));
-      }
-      List<SliceDevice> slice = new ArrayList<>();
-      for (var q : quotas.entrySet()) {
-        String uuid = inventory.devices().values().stream()
-            .filter(n -> n.phyId() == q.getKey()).map(io.vnpu.api.model.Npu::uuid).findFirst()
-            .orElse("");
-        slice.add(new SliceDevice(new NpuRef(q.getKey(), uuid), q.getValue()));
-      }
-      Path file = dir.resolve(io.vnpu.kube.limiter.LimiterFiles.REGION_FILE);
-      // region and registrations in one step. The key is recorded with PrepareCompleted (one
-      // checkpoint write less): a crash before that leaves a PrepareStarted entry naming the
-      // directory, which start-up removes, and the sweep then drops the registrations whose
-      // region is gone
-      long key;
-      try {
-        key = softRegions.prepare(dir, slice, registryName(plan)).key();
-      } catch (IOException | RuntimeException failed) {
-        // the regions of earlier requests of this claim are registered but not yet recorded
-        for (PreparedDevice d : devices) {
-          if (d.soft() != null && d.soft().registryKey() != null) {
-            try {
-              softRegions.remove(Path.of(d.soft().regionDir()), keyOf(d.soft()));
-            } catch (IOException | RuntimeException again) {
-              failed.addSuppressed(again);
-            }
-          }
-        }
-        throw failed;
-      }
-      for (int i : e.getValue()) {
-        devices.set(i, devices.get(i).withSoft(devices.get(i).soft().withKey(key)));
-      }
-      plan = plan.withDevices(devices);
-      log.info("created quota region {} for ResourceClaim {}/{} request {}: {}", file,
-          plan.namespace(), plan.name(), request, e.getValue().stream().map(devices::get)
-              .map(d -> d.deviceName() + " " + d.soft().memoryBytes() / (1 << 20) + " MiB "
-                  + d.soft().cores() + "% (weight " + d.soft().weight() + ", cap "
-                  + d.soft().capPct() + ")").toList());
-    }
-    return plan;
-  }
-
-  /** A share's registry key, 0 when none was recorded. */
-  private static long keyOf(SoftShareRecord s) {
-    return s.registryKey() == null ? 0 : s.registryKey();
-  }
-
-  /** Display name of the registry entries (cut to 31 bytes by the registrations). */
-  private static String registryName(PreparedClaim plan) {
-    return plan.namespace() + "/" + plan.name();
-  }
-
-  /**
-   * Unregisters an entry's soft shares and removes their region directories, recording the
-   * result; the first failure stops and is returned, the entry keeping what is left.
-   *
-   * @return empty when everything is gone, else the error
-   */
-  private String removeSoftShares(PreparedClaim entry) throws StateUnavailableException {
-    if (entry == null || entry.devices().stream().noneMatch(d -> d.soft() != null)) {
-      return "";
-    }
-    if (softRegions == null) {
-      return "soft slicing is not set up on this plugin: the quota regions of "
-          + entry.devices().stream().filter(d -> d.soft() != null)
-              .map(d -> d.soft().regionDir()).distinct().toList() + " are left";
-    }
-    List<PreparedDevice> devices = new ArrayList<>(entry.devices());
-    String error = "";
-    for (int i = 0; i < devices.size(); i++) {
-      PreparedDevice d = devices.get(i);
-      SoftShareRecord s = d.soft();
-      if (s == null) {
-        continue;
-      }
-      try {
-        if (!s.regionDir().isEmpty()) {
-          softRegions.remove(Path.of(s.regionDir()), keyOf(s));
-        }
-        devices.set(i, d.withSoft(null));
-      } catch (IOException | RuntimeException e) {
-        error = "removing the soft share of " + d.deviceName() + " (" + s.regionDir() + "): "
-            + e.getMessage();
-        break;
-      }
-    }
-    if (checkpoint.preparedClaims().containsKey(entry.uid())) {
-      save(checkpoint.with(entry.withDevices(devices)));
-    }
-    return error;
-  }
-
-  /**
-   * Creates the plan's vNPUs one by one, recording each vNPU ID in the checkpoint as soon as DCMI
-   * returns it, so a crash leaves at most the one being created unrecorded (found again at start
-   * by its template, see {@link #recover}).
-   */
-  private PreparedClaim createVnpus(PreparedClaim plan) throws StateUnavailableException {
-    List<PreparedDevice> devices = new ArrayList<>(plan.devices());
-    for (int i = 0; i < devices.size(); i++) {
-      PreparedDevice d = devices.get(i);
-      if (d.vnpu() == null || d.vnpu().vnpuId() != null) {
-        continue;
-      }
-      Vnpu v = vnpus.create(d.vnpu().logicId(), d.vnpu().template());
-      devices.set(i, d.withVnpu(d.vnpu().created(v.vnpuId())));
-      plan = plan.withDevices(devices);
-      try {
-        save(checkpoint.with(plan));
-      } catch (StateUnavailableException e) {
-        // not recorded: destroyed now rather than left for the start-up sweep
-        try {
-          vnpus.destroy(d.vnpu().logicId(), v.vnpuId());
-        } catch (DeviceException again) {
-          log.warn("vNPU {} on {} created but neither recorded nor destroyed: {}", v.vnpuId(),
-              d.deviceName(), again.getMessage());
-        }
-        throw e;
-      }
-      log.info("created vNPU {} ({}) on {} for ResourceClaim {}/{} share {}", v.vnpuId(),
-          d.vnpu().template(), d.deviceName(), plan.namespace(), plan.name(), d.shareId());
-    }
-    return plan;
-  }
-
-  /**
-   * Destroys the vNPUs an entry holds, recording each destruction; the first DCMI refusal
-   * (e.g. still in use by a container) stops and is returned, the entry keeping what is left.
-   *
-   * @return empty when every vNPU is gone, else the error
-   */
-  private String destroyVnpus(PreparedClaim entry) throws StateUnavailableException {
-    List<PreparedDevice> devices = new ArrayList<>(entry.devices());
-    String error = "";
-    for (int i = 0; i < devices.size(); i++) {
-      PreparedDevice d = devices.get(i);
-      if (d.vnpu() == null || d.vnpu().vnpuId() == null) {
-        continue;
-      }
-      try {
-        vnpus.destroy(d.vnpu().logicId(), d.vnpu().vnpuId());
-        log.info("destroyed vNPU {} on {} (ResourceClaim uid {})", d.vnpu().vnpuId(),
-            d.deviceName(), entry.uid());
-        devices.set(i, d.withVnpu(new VnpuRecord(d.vnpu().logicId(), d.vnpu().template(),
-            d.vnpu().memoryMib(), null)));
-      } catch (DeviceException e) {
-        error = "destroying vNPU " + d.vnpu().vnpuId() + " on " + d.deviceName() + ": "
-            + e.getMessage();
-        break;
-      }
-    }
-    if (checkpoint.preparedClaims().containsKey(entry.uid())) {
-      save(checkpoint.with(entry.withDevices(devices)));
-    }
-    return error;
-  }
-
-  /**
-   * The memory (MiB) of chip {@code deviceName} that prepared claims other than {@code uid}
-   * hold through shares: a vNPU's template memory, a share without vNPU the whole chip.
-   */
-  private long sharedMib(String deviceName, String uid, long chipMib) {
-    long used = 0;
-    for (PreparedClaim other : checkpoint.preparedClaims().values()) {
-      if (other.uid().equals(uid)) {
-        continue;
-      }
-      for (PreparedDevice o : other.devices()) {
-        if (o.deviceName().equals(deviceName) && !o.adminAccess() && o.shareId() != null) {
-          used += o.vnpu() != null ? o.vnpu().memoryMib() : chipMib;
-        }
-      }
-    }
-    return used;
   }
 
   private void writeSpec(PreparedClaim plan) throws IOException {
@@ -911,18 +454,8 @@ public final class DeviceState {
     if (created == null) {
       return;
     }
-    for (PreparedDevice d : created.devices()) {
-      VnpuRecord v = d.vnpu();
-      if (v != null && v.vnpuId() != null) {
-        try {
-          vnpus.destroy(v.logicId(), v.vnpuId());
-        } catch (DeviceException e) {
-          log.warn("ResourceClaim uid {}: destroying vNPU {} on {}: {}", created.uid(),
-              v.vnpuId(), d.deviceName(), e.getMessage());
-        }
-      }
-    }
-    releaseSoftQuietly(created);
+    hardVnpus.destroyQuietly(created);
+    softShares.releaseQuietly(created);
     try {
       cdi.delete(created.uid());
     } catch (IOException e) {
@@ -936,13 +469,13 @@ public final class DeviceState {
     if (entry == null) {
       return;
     }
-    String refused = destroyVnpus(entry);
+    String refused = hardVnpus.destroy(entry, journal);
     if (!refused.isEmpty()) {
       log.warn("rolling back ResourceClaim uid {}: {}; the vNPU is left on the chip",
           entry.uid(), refused);
     }
     entry = checkpoint.preparedClaims().getOrDefault(entry.uid(), entry);
-    refused = removeSoftShares(entry);
+    refused = softShares.remove(entry, journal);
     if (!refused.isEmpty()) {
       log.warn("rolling back ResourceClaim uid {}: {}", entry.uid(), refused);
     }
@@ -1005,7 +538,7 @@ public final class DeviceState {
       cp = cp.withVnpuCheckPending(true);
     }
     if (!cp.vnpuCheckPending() && cp.preparedClaims().values().stream()
-        .anyMatch(DeviceState::holdsVnpu)) {
+        .anyMatch(HardVnpus::holds)) {
       // a vNPU may have been destroyed outside the plugin while it was down (npu-smi, a driver
       // reload): never report one prepared without DCMI listing it
       log.info("checking the recorded vNPUs through DCMI once it is open");
@@ -1017,10 +550,10 @@ public final class DeviceState {
       if (c.state() == ClaimState.PrepareStarted) {
         log.info("rolling back half-prepared ResourceClaim {}/{} (uid {})", c.namespace(),
             c.name(), c.uid());
-        if (!releaseHalfPrepared(c)) {
+        if (!hardVnpus.releaseHalfPrepared(c, checkpoint)) {
           checkpoint = checkpoint.withVnpuCheckPending(true); // swept once DCMI answers
         }
-        releaseSoftQuietly(c);
+        softShares.releaseQuietly(c);
         try {
           cdi.delete(c.uid());
         } catch (IOException e) {
@@ -1028,7 +561,7 @@ public final class DeviceState {
         }
         checkpoint = checkpoint.without(c.uid());
       } else if (!cdi.exists(c.uid())
-          && !(checkpoint.vnpuCheckPending() && holdsVnpu(c))) { // else written once checked
+          && !(checkpoint.vnpuCheckPending() && HardVnpus.holds(c))) { // else written once checked
         try {
           writeSpec(c);
           log.info("re-created the missing CDI spec of ResourceClaim {}/{} (uid {})",
@@ -1052,117 +585,9 @@ public final class DeviceState {
         }
       }
     }
-    sweepSoftShares();
+    softShares.sweep(checkpoint);
     store.save(checkpoint);
     seen = store.version().orElse(null);
-  }
-
-  /**
-   * Start-up: region directories no entry records (a crash, a lost or rebuilt checkpoint) are
-   * removed, and registry entries whose region is gone. A claim rebuilt from its CDI spec keeps
-   * the directories named after its UID (its running containers use them) until it is prepared
-   * again. Problems are logged: a left-over directory costs disk, never a claim.
-   */
-  private void sweepSoftShares() {
-    if (softRegions == null) {
-      return;
-    }
-    java.util.Set<Path> keep = new java.util.HashSet<>();
-    java.util.Set<String> rebuilt = new java.util.HashSet<>();
-    for (PreparedClaim c : checkpoint.preparedClaims().values()) {
-      if (c.rebuilt()) {
-        rebuilt.add(c.uid());
-      }
-      for (PreparedDevice d : c.devices()) {
-        if (d.soft() != null && !d.soft().regionDir().isEmpty()) {
-          keep.add(Path.of(d.soft().regionDir()));
-        }
-      }
-    }
-    try {
-      Path root = softRegions.layout().regionRoot();
-      if (java.nio.file.Files.isDirectory(root)) {
-        try (var dirs = java.nio.file.Files.list(root)) {
-          // <uid>_<request> (SoftSliceLayout.dirOf); <uid>-<request> until this release
-          dirs.filter(p -> rebuilt.stream().anyMatch(u -> p.getFileName().toString()
-              .startsWith(u + "_") || p.getFileName().toString().startsWith(u + "-")))
-              .forEach(keep::add);
-        }
-      }
-      List<String> removed = softRegions.sweep(keep::contains);
-      if (!removed.isEmpty()) {
-        log.info("removed soft-share state no prepared claim holds: {}", removed);
-      }
-    } catch (IOException | RuntimeException e) {
-      log.warn("cleaning up soft-share state in {}: {}", softRegions.layout().regionRoot(),
-          e.getMessage());
-    }
-  }
-
-  /**
-   * Destroys the vNPUs of a half-prepared entry: recorded ones by ID, and for a device whose
-   * creation was not recorded, a vNPU of its template on its chip that no other entry holds and
-   * no container uses (the one a crash left between DCMI's answer and the checkpoint write).
-   * Lenient: DCMI problems are logged.
-   *
-   * @return false when DCMI could not be asked (a vNPU may be left for the sweep)
-   */
-  private boolean releaseHalfPrepared(PreparedClaim c) {
-    boolean done = true;
-    for (PreparedDevice d : c.devices()) {
-      VnpuRecord v = d.vnpu();
-      if (v == null) {
-        continue;
-      }
-      try {
-        if (v.vnpuId() != null) {
-          vnpus.destroy(v.logicId(), v.vnpuId());
-          log.info("destroyed vNPU {} of half-prepared ResourceClaim uid {}", v.vnpuId(),
-              c.uid());
-          continue;
-        }
-        java.util.Set<Integer> held = new java.util.HashSet<>();
-        for (PreparedClaim o : checkpoint.preparedClaims().values()) {
-          for (PreparedDevice od : o.devices()) {
-            if (od.vnpu() != null && od.vnpu().vnpuId() != null) {
-              held.add(od.vnpu().vnpuId());
-            }
-          }
-        }
-        for (Vnpu found : vnpus.list(v.logicId())) {
-          if (found.templateName().equals(v.template()) && !found.inUse()
-              && !held.contains(found.vnpuId())) {
-            vnpus.destroy(v.logicId(), found.vnpuId());
-            log.info("destroyed unrecorded vNPU {} ({}) of half-prepared ResourceClaim uid {}",
-                found.vnpuId(), v.template(), c.uid());
-            break;
-          }
-        }
-      } catch (DeviceException e) {
-        done = false;
-        log.warn("releasing the vNPU of half-prepared ResourceClaim uid {} on {}: {}", c.uid(),
-            d.deviceName(), e.getMessage());
-      }
-    }
-    return done;
-  }
-
-  /** Start-up: a half-prepared entry's soft shares removed; problems are logged. */
-  private void releaseSoftQuietly(PreparedClaim c) {
-    for (PreparedDevice d : c.devices()) {
-      SoftShareRecord s = d.soft();
-      if (s == null || softRegions == null) {
-        continue;
-      }
-      try {
-        if (!s.regionDir().isEmpty()) {
-          softRegions.remove(Path.of(s.regionDir()), keyOf(s));
-        }
-      } catch (IOException | RuntimeException e) {
-        log.warn("releasing the soft share of half-prepared ResourceClaim uid {} on {}: {}",
-            c.uid(), d.deviceName(), e.getMessage());
-      }
-    }
   }
 
   private Checkpoint rebuildFromCdi(String bootId) throws IOException {
@@ -1177,8 +602,8 @@ public final class DeviceState {
       }
       List<PreparedDevice> devices = new ArrayList<>();
       for (CdiDevice d : spec.devices()) {
-        Optional<PreparedDevice> pd = deviceOf(uid, d.name()).map(p -> withCdiVnpu(p, d))
-            .map(p -> withCdiSoftShare(uid, p, d));
+        Optional<PreparedDevice> pd = deviceOf(uid, d.name()).map(p -> HardVnpus.fromCdi(p, d))
+            .map(p -> softShares.fromCdi(uid, p, d, cdi.specPath(uid)));
         if (pd.isEmpty()) {
           log.warn("{}: CDI device {} is not one this plugin writes; ignored", cdi.specPath(uid),
               d.name());
@@ -1192,68 +617,6 @@ public final class DeviceState {
     }
     return cp;
   }
-
-  /**
-   * The hard vNPU a CDI device of ours injects ({@link ClaimSpecBuilder}: host node
-   * {@code vdavinci<id>}, {@code ASCEND_VNPU_TEMPLATE=<template>}), recorded with its chip
-   * {@link VnpuRecord#UNRESOLVED} until checked through DCMI; {@code device} unchanged for a whole
-   * NPU.
-   */
-  private static PreparedDevice withCdiVnpu(PreparedDevice device, CdiDevice d) {
-    String template = d.containerEdits().env().stream()
-        .filter(e -> e.startsWith("ASCEND_VNPU_TEMPLATE=")).map(e -> e.substring(21))
-        .findFirst().orElse(null);
-    Integer id = null;
-    for (var n : d.containerEdits().deviceNodes()) {
-      String host = n.hostPath() == null ? n.path() : n.hostPath();
-      java.util.regex.Matcher m = VDAVINCI.matcher(host);
-      if (m.find()) {
-        id = Integer.valueOf(m.group(1));
-      }
-    }
-    if (template == null || template.isEmpty() || id == null) {
-      return device;
-    }
-    return device.withVnpu(new VnpuRecord(VnpuRecord.UNRESOLVED, template, 0, id));
-  }
-
-  /**
-   * The soft share a CDI device of ours injects ({@link ClaimSpecBuilder}: the request's region
-   * directory mounted at the layout's container region directory), with the registry key the
-   * registries hold for that region, so that unprepare removes both and a repeated prepare adopts
-   * them; amounts are unknown (0) until the claim is prepared again. {@code device} unchanged when
-   * it has no such mount, or the directory is not one of this claim's under the region root.
-   */
-  private PreparedDevice withCdiSoftShare(String uid, PreparedDevice device, CdiDevice d) {
-    if (softRegions == null) {
-      return device;
-    }
-    for (var m : d.containerEdits().mounts()) {
-      if (!softRegions.layout().containerRegionDir().equals(m.containerPath())) {
-        continue;
-      }
-      Path dir = Path.of(m.hostPath());
-      // <uid>_<request> (SoftSliceLayout.dirOf); <uid>-<request> until this release
-      if (!softRegions.layout().regionRoot().equals(dir.getParent())
-          || !(dir.getFileName().toString().startsWith(uid + "_")
-              || dir.getFileName().toString().startsWith(uid + "-"))) {
-        log.warn("{}: CDI device {} mounts {} at {}, not a region directory of this claim;"
-            + " ignored", cdi.specPath(uid), d.name(), dir, m.containerPath());
-        return device;
-      }
-      Long key = null;
-      try {
-        key = softRegions.registeredKey(dir).orElse(null);
-      } catch (IOException | RuntimeException e) {
-        log.warn("finding the registry entry of quota region {}: {}", dir, e.getMessage());
-      }
-      return device.withSoft(new SoftShareRecord(0, 0, 0, 0, null, dir.toString(), 0, key));
-    }
-    return device;
-  }
-
-  private static final java.util.regex.Pattern VDAVINCI =
-      java.util.regex.Pattern.compile("/vdavinci([0-9]{1,9})$");
 
   /**
    * {@code npu-3}, {@code npu-3-<shareID>}, {@code npu-3-soft}, {@code npu-3-soft-<shareID>} →

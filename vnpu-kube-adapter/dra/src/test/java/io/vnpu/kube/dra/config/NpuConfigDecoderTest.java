@@ -61,7 +61,7 @@ class NpuConfigDecoderTest {
     e = error(npuConfig("extra", "a".repeat(100_000)));
     assertThat(e).isEqualTo(AT + ".extra = \"" + "a".repeat(63) + "... (100002 characters):"
         + " unknown field (known: apiVersion, kind, sharing, computeWeight, computeCap, priority,"
-        + " memoryOnly)");
+        + " memoryOnly, policy)");
     assertThatThrownBy(() -> decoder.decode("x".repeat(1000), AT))
         .hasMessageStartingWith(AT + " = \"" + "x".repeat(63) + "... (1002 characters): not an"
             + " object");
@@ -71,6 +71,15 @@ class NpuConfigDecoderTest {
   void aValidConfigDecodes() throws Exception {
     assertThat(decoder.decode(npuConfig("sharing", "soft", "computeWeight", 10000,
         "computeCap", 0, "priority", "high"), AT)).isEqualTo(new NpuConfig(NpuConfig.Sharing.SOFT,
-            10000, 0, io.vnpu.api.model.Priority.HIGH, null));
+            10000, 0, io.vnpu.api.model.Priority.HIGH, null, null));
+    assertThat(decoder.decode(npuConfig("policy", "elastic"), AT).policy())
+        .isEqualTo(io.vnpu.api.slice.SharingPolicy.ELASTIC);
+  }
+
+  @Test
+  void aBadPolicyNamesTheFieldAndTheValue() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> decoder.decode(npuConfig("policy", "burst"), AT))
+        .isInstanceOf(ConfigDecodeException.class)
+        .hasMessageEndingWith(".policy = burst: expected fixed-share, elastic or best-effort");
   }
 }

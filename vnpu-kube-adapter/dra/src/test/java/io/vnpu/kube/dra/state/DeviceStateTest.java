@@ -179,7 +179,7 @@ class DeviceStateTest {
     String at = "ResourceClaim demo/c: status.allocation.devices.config[0].opaque.parameters";
     assertThat(s.prepare(withConfig("u7", "FromClaim", List.of(), npuConfig("mode", "x")))
         .error()).isEqualTo(at + ".mode = \"x\": unknown field (known: apiVersion, kind,"
-            + " sharing, computeWeight, computeCap, priority, memoryOnly)");
+            + " sharing, computeWeight, computeCap, priority, memoryOnly, policy)");
     assertThat(s.prepare(withConfig("u7", "FromClaim", List.of(),
         java.util.Map.of("apiVersion", "resource.nvidia.com/v1beta1", "kind", "GpuConfig")))
         .error()).isEqualTo(at + ".apiVersion = resource.nvidia.com/v1beta1: expected"

@@ -1,5 +1,6 @@
 package io.vnpu.kube.hami.alloc;
 
+import io.vnpu.api.slice.SharingPolicy;
 import io.vnpu.api.slice.ContainerEdits;
 import io.vnpu.api.slice.SlicePlan;
 import io.vnpu.api.slice.VnpuToCreate;
@@ -82,8 +83,10 @@ public final class ContainerResponder {
       case SOFT -> {
         verifyLimiter(target);
         Path dir = containerDir(target);
+        Optional<SharingPolicy> policy = SoftSplitResponses.askedPolicy(
+            "pod " + target.namespace() + "/" + target.podName(), target.podAnnotations());
         yield soft(target, dir, SoftSplitResponses.plan(devices, info, npus, names.runtimeInfo(), layout, dir,
-            agentRegions));
+            agentRegions, policy));
       }
       case HARD_OR_WHOLE -> hardSplit == HardSplitStrategy.PLUGIN_CREATES_VNPU
           && HardSplitResponses.firstTemplate(devices, info).isPresent()

@@ -7,6 +7,7 @@ import io.vnpu.api.slice.ContainerEdits;
 import io.vnpu.api.slice.Mount;
 import io.vnpu.api.slice.NpuRef;
 import io.vnpu.api.slice.RegionToCreate;
+import io.vnpu.api.slice.SharingPolicy;
 import io.vnpu.api.slice.SliceDecision;
 import io.vnpu.api.slice.SliceDevice;
 import io.vnpu.api.slice.SlicePlan;
@@ -14,6 +15,7 @@ import io.vnpu.api.slice.SliceShare;
 import io.vnpu.kube.hami.codec.ContainerDevice;
 import io.vnpu.kube.hami.codec.RuntimeInfo;
 import io.vnpu.kube.hami.devices.NodeDevices;
+import io.vnpu.kube.errors.Shown;
 import io.vnpu.kube.resource.AllocationException;
 import io.vnpu.kube.resource.ContainerAllocation;
 import io.vnpu.kube.softslice.SoftAsk;
@@ -26,6 +28,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
@@ -39,6 +42,32 @@ import java.util.OptionalInt;
  */
 public final class SoftSplitResponses {
   private SoftSplitResponses() {}
+
+  /**
+   * vnpu's pod annotation for the sharing policy of a hami-core container's AI-core share
+   * ({@code docs/sharing-policies.md}). HAMi's annotations have no such key; its {@code core} is a
+   * ceiling, i.e. fixed-share. The annotation, which the pod's owner writes, can only lower that:
+   * {@code fixed-share} or {@code best-effort} ({@link SoftSliceRule}).
+   */
+  public static final String SHARING_POLICY_ANNOTATION = "vnpu.io/sharing-policy";
+
+  /**
+   * The sharing policy a pod's {@value #SHARING_POLICY_ANNOTATION} asks, empty when absent.
+   *
+   * @param who the pod, e.g. {@code pod ns/name}, for the message
+   * @throws AllocationException naming the pod, the annotation and the value when it is not one
+   */
+  public static Optional<SharingPolicy> askedPolicy(String who, Map<String, String> podAnnotations)
+      throws AllocationException {
+    String v = podAnnotations.get(SHARING_POLICY_ANNOTATION);
+    if (v == null) return Optional.empty();
+    Optional<SharingPolicy> p = SharingPolicy.fromWireName(v.strip());
+    if (p.isEmpty()) {
+      throw new AllocationException(who + ": annotation " + SHARING_POLICY_ANNOTATION + " = " + Shown.string(v)
+          + ": not " + SharingPolicy.wireNames());
+    }
+    return p;
+  }
 
   /**
    * The soft-split plan: the decision (one soft quota per device, {@link #quotas}), the edits of
@@ -62,8 +91,15 @@ public final class SoftSplitResponses {
   public static SlicePlan plan(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
       NodeDevices npus, String runtimeInfoKey, SoftSplitLayout layout, Path containerDir, boolean agentRegistry)
       throws AllocationException {
+    return plan(devices, info, npus, runtimeInfoKey, layout, containerDir, agentRegistry, Optional.empty());
+  }
+
+  /** As {@link #plan(List, Map, NodeDevices, String, SoftSplitLayout, Path, boolean)}, with the pod's asked sharing policy. */
+  public static SlicePlan plan(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
+      NodeDevices npus, String runtimeInfoKey, SoftSplitLayout layout, Path containerDir, boolean agentRegistry,
+      Optional<SharingPolicy> policy) throws AllocationException {
     ContainerAllocation a = build(devices, info, npus, runtimeInfoKey, layout, containerDir, agentRegistry);
-    List<SliceDevice> quotas = quotas(devices, info, npus, runtimeInfoKey);
+    List<SliceDevice> quotas = quotas(devices, info, npus, runtimeInfoKey, policy);
     return SlicePlan.editsOnly(new SliceDecision(quotas), new ContainerEdits(a.envs(), a.mounts(), a.devices()))
         .withRegion(new RegionToCreate(containerDir.resolve(SoftSplitLayout.LOCAL_SHMEM_FILE), quotas,
             SoftSplitLayout.CONTAINER_SHARED_REGION));
@@ -144,6 +180,15 @@ public final class SoftSplitResponses {
    */
   public static List<SliceDevice> quotas(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
       NodeDevices npus, String runtimeInfoKey) throws AllocationException {
+    return quotas(devices, info, npus, runtimeInfoKey, Optional.empty());
+  }
+
+  /**
+   * As {@link #quotas(List, Map, NodeDevices, String)}, with the sharing policy the pod asked
+   * ({@link #askedPolicy}; the charge is fixed-share, so only fixed-share or best-effort pass).
+   */
+  public static List<SliceDevice> quotas(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
+      NodeDevices npus, String runtimeInfoKey, Optional<SharingPolicy> policy) throws AllocationException {
     List<Npu> resolved = HardSplitResponses.resolve(devices, npus, runtimeInfoKey);
     List<SliceDevice> out = new ArrayList<>(devices.size());
     for (int i = 0; i < devices.size(); i++) {
@@ -158,6 +203,7 @@ public final class SoftSplitResponses {
         if (ri != null && ri.core().isPresent()) {
           ask = ask.weight("core", ri.core().getAsInt()).cap("core", ri.core().getAsInt());
         }
+        if (policy.isPresent()) ask = ask.policy("and " + SHARING_POLICY_ANNOTATION, policy.get());
         q = SoftSliceRule.grant(charge, ask);
       } catch (SoftSliceRefusedException e) {
         throw new AllocationException("device " + d.uuid() + ": " + e.getMessage());
