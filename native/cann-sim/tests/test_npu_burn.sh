@@ -162,8 +162,11 @@ expect_line "$win" "^window pid=$pa logic=4 busy_ns=100000000 tasks=50 " "window
 expect_line "$win" "^window pid=$pb logic=4 busy_ns=20000000 tasks=20 " "window over the whole run (B)"
 first=$("$B/cann-sim-busy" --pid "$pa" --tasks | sed -n '1s/.* start_ns=\([0-9]*\).*/\1/p')
 [ "$("$B/cann-sim-busy" --pid "$pa" --tasks | grep -c '^task ')" = 50 ] || fail "--tasks: 50 tasks expected"
-# a window that cuts tasks: exactly the overlap of each task with it (from A's task list)
-t1=$((first + 3000000)); t2=$((first + 13000000))
+# a window that cuts tasks: exactly the overlap of each task with it (from A's task list). It starts
+# inside A's first task and ends inside its fifth: B's tasks may run between A's (one device, FIFO),
+# so a window placed by A's start alone can fall wholly on B's
+fifth=$("$B/cann-sim-busy" --pid "$pa" --tasks | sed -n '5s/.* start_ns=\([0-9]*\).*/\1/p')
+t1=$((first + 1000000)); t2=$((fifth + 500000))
 want=$("$B/cann-sim-busy" --pid "$pa" --tasks | awk -v a="$t1" -v b="$t2" '{ for (i = 2; i <= NF; i++) {
   split($i, kv, "="); v[kv[1]] = kv[2] } lo = v["start_ns"] > a ? v["start_ns"] : a; hi = v["end_ns"] < b ? v["end_ns"] : b
   if (hi > lo) s += hi - lo } END { printf "%.0f", s }')
