@@ -355,7 +355,14 @@ public final class QuotaRegion implements AutoCloseable {
     } catch (CharacterCodingException e) {
       throw new RegionFormatException(file, "registry_dir", "invalid UTF-8", "a UTF-8 path");
     }
-    return new RegionConfig(devs, PolicyFlag.decode(mem.getInt(H_POLICY_FLAGS)), registryDir);
+    int flags = mem.getInt(H_POLICY_FLAGS);
+    if (Integer.bitCount(flags & POLICY_SHARE_MASK) > 1) {
+      // the writer asked for two sharing policies at once; the limiter reads that as best-effort,
+      // a reader that reports the config says it is malformed rather than pick one
+      throw new RegionFormatException(file, "policy_flags", String.format("0x%x", flags),
+          "at most one sharing-policy bit of 0x" + Integer.toHexString(POLICY_SHARE_MASK));
+    }
+    return new RegionConfig(devs, PolicyFlag.decode(flags), registryDir);
   }
 
   /**

@@ -274,6 +274,12 @@ class QuotaRegionTest {
       patch(f, RegionLayout.H_REGISTRY_DIR + 1, new byte[] {(byte) 0xc3, (byte) 0x28});
       assertThatThrownBy(r::readConfig).isInstanceOf(RegionFormatException.class)
           .hasMessage("quota region " + f + ": field registry_dir = invalid UTF-8, expected a UTF-8 path");
+      patch(f, RegionLayout.H_REGISTRY_DIR + 1, new byte[] {'a', 'b'});
+      patch(f, RegionLayout.H_POLICY_FLAGS, ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, 0x73).array());
+      assertThatThrownBy(r::readConfig).isInstanceOf(RegionFormatException.class)
+          .hasMessage("quota region " + f + ": field policy_flags = 0x73, expected at most one sharing-policy bit of 0x70");
+      patch(f, RegionLayout.H_POLICY_FLAGS, ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, 0x23).array());
+      assertThat(r.readConfig().sharingPolicy()).isPresent();
       patch(f, RegionLayout.H_DEVICE_COUNT, ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, -7).array());
       assertThat(r.deviceCount()).isEqualTo(1);
       assertThat(r.usage().devices()).hasSize(1);
