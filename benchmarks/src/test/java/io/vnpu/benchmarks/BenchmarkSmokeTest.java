@@ -15,8 +15,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
  * Runs every JMH benchmark of this module once, in this JVM, for 100 ms (no warm-up), so that a
- * change that breaks a benchmark's setup or its code fails the build. The numbers are not looked
- * at beyond "a result exists": speed is measured by the full run (docs/benchmarks.md).
+ * change that breaks a benchmark's setup or its code fails the build. The numbers are not looked at
+ * beyond "a result exists": speed is measured by the full run (docs/benchmarks.md).
  */
 class BenchmarkSmokeTest {
 
@@ -42,16 +42,17 @@ class BenchmarkSmokeTest {
 
   @Test
   void everyBenchmarkRunsOnceAndProducesAResult() throws RunnerException {
-    Options opts = new OptionsBuilder()
-        .include("io\\.vnpu\\.benchmarks\\..*")
-        .forks(0)
-        .warmupIterations(0)
-        .measurementIterations(1)
-        .measurementTime(TimeValue.milliseconds(100))
-        .shouldFailOnError(true)
-        // JMH's hundreds of progress lines go to a file, not into the build log
-        .output("target/jmh-smoke.txt")
-        .build();
+    Options opts =
+        new OptionsBuilder()
+            .include("io\\.vnpu\\.benchmarks\\..*")
+            .forks(0)
+            .warmupIterations(0)
+            .measurementIterations(1)
+            .measurementTime(TimeValue.milliseconds(100))
+            .shouldFailOnError(true)
+            // JMH's hundreds of progress lines go to a file, not into the build log
+            .output("target/jmh-smoke.txt")
+            .build();
     Collection<RunResult> results = new Runner(opts).run();
 
     Map<String, RunResult> byName = new TreeMap<>();

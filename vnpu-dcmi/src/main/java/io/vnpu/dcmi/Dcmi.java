@@ -32,20 +32,28 @@ import org.slf4j.LoggerFactory;
 public final class Dcmi {
   /** Longest wait for the DCMI call lock before failing with -8006. */
   public static final long LOCK_TIMEOUT_SECONDS = 30;
+
   /** {@code vdev_id}/{@code vfg_id} value that lets the driver choose. */
   public static final int AUTO_ID = 0xFFFFFFFF;
+
   /** {@code enum dcmi_die_type} VDIE: the die ID used as the chip UUID. */
   public static final int VDIE = 1;
+
   /** {@code dcmi_get_device_utilization_rate} input type for AI Core. */
   public static final int UTIL_AICORE = 2;
+
   /** {@code enum dcmi_reset_channel} INBAND_CHANNEL. */
   public static final int INBAND_CHANNEL = 1;
+
   /** {@code dcmi_get_device_boot_status} value of a fully booted chip. */
   public static final int BOOT_FINISHED = 16;
+
   /** {@code enum dcmi_port_type} ROCE: the parameter-plane port. */
   public static final int ROCE_PORT = 1;
+
   /** {@code enum dcmi_ip_addr_type} values. */
   public static final int IPADDR_TYPE_V4 = 0;
+
   public static final int IPADDR_TYPE_V6 = 1;
 
   private static final Logger LOG = LoggerFactory.getLogger(Dcmi.class);
@@ -66,11 +74,12 @@ public final class Dcmi {
   private final Path path;
   private final ReentrantLock lock = new ReentrantLock();
   private final Set<String> missing = ConcurrentHashMap.newKeySet();
+
   /**
    * Every subscribed callback of the process. DCMI has no unsubscribe: the driver keeps the
    * function pointer until the process exits, so the JNA callback behind it must never be
-   * collected, even after this binding is dropped (a collected callback would crash the process
-   * on the next event). Hence process-wide, and append-only.
+   * collected, even after this binding is dropped (a collected callback would crash the process on
+   * the next event). Hence process-wide, and append-only.
    */
   private static final List<DcmiLibrary.FaultEventCallback> SUBSCRIBED =
       new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -87,12 +96,19 @@ public final class Dcmi {
    */
   public static Dcmi load(DcmiLibrarySource source) {
     try {
-      DcmiLibrary lib = Native.load(source.path().toString(), DcmiLibrary.class,
-          Map.of(com.sun.jna.Library.OPTION_OPEN_FLAGS, 0x1 | 0x100)); // RTLD_LAZY | RTLD_GLOBAL
+      DcmiLibrary lib =
+          Native.load(
+              source.path().toString(),
+              DcmiLibrary.class,
+              Map.of(
+                  com.sun.jna.Library.OPTION_OPEN_FLAGS, 0x1 | 0x100)); // RTLD_LAZY | RTLD_GLOBAL
       return new Dcmi(lib, source.path());
     } catch (UnsatisfiedLinkError e) {
-      throw new DcmiException("dlopen", DcmiErrorCode.LIBRARY_NOT_LOADED.code(),
-          source.path() + " (" + source.origin() + "): " + e.getMessage(), e);
+      throw new DcmiException(
+          "dlopen",
+          DcmiErrorCode.LIBRARY_NOT_LOADED.code(),
+          source.path() + " (" + source.origin() + "): " + e.getMessage(),
+          e);
     }
   }
 
@@ -117,11 +133,14 @@ public final class Dcmi {
   public List<Integer> cardList() {
     int[] cards = new int[MAX_CARDS];
     IntByReference num = new IntByReference();
-    Optional<Integer> rc = optional("dcmi_get_card_list", "card list",
-        () -> lib.dcmi_get_card_list(num, cards, cards.length));
+    Optional<Integer> rc =
+        optional(
+            "dcmi_get_card_list",
+            "card list",
+            () -> lib.dcmi_get_card_list(num, cards, cards.length));
     if (rc.isEmpty()) {
-      check("dcmi_get_card_num_list", () -> lib.dcmi_get_card_num_list(num, cards, cards.length),
-          "");
+      check(
+          "dcmi_get_card_num_list", () -> lib.dcmi_get_card_num_list(num, cards, cards.length), "");
     } else if (rc.get() != 0) {
       throw new DcmiException("dcmi_get_card_list", rc.get(), "");
     }
@@ -136,7 +155,9 @@ public final class Dcmi {
   /** Number of chips on a card ({@code dcmi_get_device_num_in_card}). */
   public int deviceNumInCard(int cardId) {
     IntByReference n = new IntByReference();
-    check("dcmi_get_device_num_in_card", () -> lib.dcmi_get_device_num_in_card(cardId, n),
+    check(
+        "dcmi_get_device_num_in_card",
+        () -> lib.dcmi_get_device_num_in_card(cardId, n),
         "card " + cardId);
     return n.getValue();
   }
@@ -144,7 +165,9 @@ public final class Dcmi {
   /** Logic ID of a chip ({@code dcmi_get_device_logic_id}). */
   public int logicId(int cardId, int deviceId) {
     IntByReference id = new IntByReference();
-    check("dcmi_get_device_logic_id", () -> lib.dcmi_get_device_logic_id(id, cardId, deviceId),
+    check(
+        "dcmi_get_device_logic_id",
+        () -> lib.dcmi_get_device_logic_id(id, cardId, deviceId),
         at(cardId, deviceId));
     return id.getValue();
   }
@@ -153,50 +176,71 @@ public final class Dcmi {
   public CardDevice cardDevice(int logicId) {
     IntByReference card = new IntByReference();
     IntByReference dev = new IntByReference();
-    check("dcmi_get_card_id_device_id_from_logicid",
-        () -> lib.dcmi_get_card_id_device_id_from_logicid(card, dev, logicId), "logic " + logicId);
+    check(
+        "dcmi_get_card_id_device_id_from_logicid",
+        () -> lib.dcmi_get_card_id_device_id_from_logicid(card, dev, logicId),
+        "logic " + logicId);
     return new CardDevice(card.getValue(), dev.getValue());
   }
 
   /** Phy ID of a logic ID ({@code dcmi_get_device_phyid_from_logicid}). */
   public int phyId(int logicId) {
     IntByReference phy = new IntByReference();
-    check("dcmi_get_device_phyid_from_logicid",
-        () -> lib.dcmi_get_device_phyid_from_logicid(logicId, phy), "logic " + logicId);
+    check(
+        "dcmi_get_device_phyid_from_logicid",
+        () -> lib.dcmi_get_device_phyid_from_logicid(logicId, phy),
+        "logic " + logicId);
     return phy.getValue();
   }
 
   /** Logic ID of a phy ID ({@code dcmi_get_device_logicid_from_phyid}). */
   public int logicIdOfPhy(int phyId) {
     IntByReference logic = new IntByReference();
-    check("dcmi_get_device_logicid_from_phyid",
-        () -> lib.dcmi_get_device_logicid_from_phyid(phyId, logic), "phy " + phyId);
+    check(
+        "dcmi_get_device_logicid_from_phyid",
+        () -> lib.dcmi_get_device_logicid_from_phyid(phyId, logic),
+        "phy " + phyId);
     return logic.getValue();
   }
 
   /**
-   * Chip info: {@code dcmi_get_device_chip_info_v2}, falling back to v1 when v2 is missing or
-   * fails (as MindCluster does).
+   * Chip info: {@code dcmi_get_device_chip_info_v2}, falling back to v1 when v2 is missing or fails
+   * (as MindCluster does).
    */
   public ChipInfo chipInfo(int cardId, int deviceId) {
     DcmiStructs.ChipInfoV2 v2 = new DcmiStructs.ChipInfoV2();
-    Optional<Integer> rc = optional("dcmi_get_device_chip_info_v2", "chip info v2",
-        () -> lib.dcmi_get_device_chip_info_v2(cardId, deviceId, v2));
+    Optional<Integer> rc =
+        optional(
+            "dcmi_get_device_chip_info_v2",
+            "chip info v2",
+            () -> lib.dcmi_get_device_chip_info_v2(cardId, deviceId, v2));
     if (rc.isPresent() && rc.get() == 0) {
-      return new ChipInfo(DcmiStructure.text(v2.chip_type), DcmiStructure.text(v2.chip_name),
-          DcmiStructure.text(v2.chip_ver), v2.aicore_cnt, DcmiStructure.text(v2.npu_name));
+      return new ChipInfo(
+          DcmiStructure.text(v2.chip_type),
+          DcmiStructure.text(v2.chip_name),
+          DcmiStructure.text(v2.chip_ver),
+          v2.aicore_cnt,
+          DcmiStructure.text(v2.npu_name));
     }
     DcmiStructs.ChipInfo v1 = new DcmiStructs.ChipInfo();
-    check("dcmi_get_device_chip_info", () -> lib.dcmi_get_device_chip_info(cardId, deviceId, v1),
+    check(
+        "dcmi_get_device_chip_info",
+        () -> lib.dcmi_get_device_chip_info(cardId, deviceId, v1),
         at(cardId, deviceId));
-    return new ChipInfo(DcmiStructure.text(v1.chip_type), DcmiStructure.text(v1.chip_name),
-        DcmiStructure.text(v1.chip_ver), v1.aicore_cnt, "");
+    return new ChipInfo(
+        DcmiStructure.text(v1.chip_type),
+        DcmiStructure.text(v1.chip_name),
+        DcmiStructure.text(v1.chip_ver),
+        v1.aicore_cnt,
+        "");
   }
 
   /** Health value ({@code dcmi_get_device_health}): 0 ok, 1 minor, 2 major, 3 critical. */
   public long health(int cardId, int deviceId) {
     IntByReference h = new IntByReference();
-    check("dcmi_get_device_health", () -> lib.dcmi_get_device_health(cardId, deviceId, h),
+    check(
+        "dcmi_get_device_health",
+        () -> lib.dcmi_get_device_health(cardId, deviceId, h),
         at(cardId, deviceId));
     return h.getValue() & 0xFFFFFFFFL;
   }
@@ -208,13 +252,17 @@ public final class Dcmi {
   public List<Long> errorCodes(int cardId, int deviceId) {
     int[] codes = new int[MAX_ERROR_CODES];
     IntByReference count = new IntByReference();
-    Optional<Integer> rc = optional("dcmi_get_device_errorcode_v2", "fault code list",
-        () -> lib.dcmi_get_device_errorcode_v2(cardId, deviceId, count, codes, codes.length));
+    Optional<Integer> rc =
+        optional(
+            "dcmi_get_device_errorcode_v2",
+            "fault code list",
+            () -> lib.dcmi_get_device_errorcode_v2(cardId, deviceId, count, codes, codes.length));
     List<Long> out = new ArrayList<>();
     if (rc.isEmpty()) {
       IntByReference code = new IntByReference();
       IntByReference width = new IntByReference();
-      check("dcmi_get_device_errorcode",
+      check(
+          "dcmi_get_device_errorcode",
           () -> lib.dcmi_get_device_errorcode(cardId, deviceId, count, code, width),
           at(cardId, deviceId));
       if (count.getValue() > 0 && code.getValue() != 0) {
@@ -237,32 +285,43 @@ public final class Dcmi {
   /** HBM capacity and use ({@code dcmi_get_device_hbm_info}); empty on chips without HBM. */
   public Optional<MemoryInfo> hbmInfo(int cardId, int deviceId) {
     DcmiStructs.HbmInfo info = new DcmiStructs.HbmInfo();
-    return supported("dcmi_get_device_hbm_info", "HBM info",
-        () -> lib.dcmi_get_device_hbm_info(cardId, deviceId, info), at(cardId, deviceId))
+    return supported(
+            "dcmi_get_device_hbm_info",
+            "HBM info",
+            () -> lib.dcmi_get_device_hbm_info(cardId, deviceId, info),
+            at(cardId, deviceId))
         .map(ok -> new MemoryInfo(info.memory_size, info.memory_usage));
   }
 
   /** DDR capacity and use ({@code dcmi_get_device_memory_info_v3}); empty on HBM-only chips. */
   public Optional<MemoryInfo> memoryInfo(int cardId, int deviceId) {
     DcmiStructs.MemoryInfoV3 info = new DcmiStructs.MemoryInfoV3();
-    return supported("dcmi_get_device_memory_info_v3", "DDR memory info",
-        () -> lib.dcmi_get_device_memory_info_v3(cardId, deviceId, info), at(cardId, deviceId))
+    return supported(
+            "dcmi_get_device_memory_info_v3",
+            "DDR memory info",
+            () -> lib.dcmi_get_device_memory_info_v3(cardId, deviceId, info),
+            at(cardId, deviceId))
         .map(ok -> new MemoryInfo(info.memory_size, info.memory_size - info.memory_available));
   }
 
   /** Utilisation in percent ({@code dcmi_get_device_utilization_rate}); empty when unsupported. */
   public OptionalInt utilization(int cardId, int deviceId, int inputType) {
     IntByReference rate = new IntByReference();
-    return supported("dcmi_get_device_utilization_rate", "utilisation",
-        () -> lib.dcmi_get_device_utilization_rate(cardId, deviceId, inputType, rate),
-        at(cardId, deviceId))
-        .map(ok -> OptionalInt.of(rate.getValue())).orElse(OptionalInt.empty());
+    return supported(
+            "dcmi_get_device_utilization_rate",
+            "utilisation",
+            () -> lib.dcmi_get_device_utilization_rate(cardId, deviceId, inputType, rate),
+            at(cardId, deviceId))
+        .map(ok -> OptionalInt.of(rate.getValue()))
+        .orElse(OptionalInt.empty());
   }
 
   /** Die ID words ({@code dcmi_get_device_die_v2}); {@link #VDIE} is the chip UUID. */
   public long[] dieId(int cardId, int deviceId, int dieType) {
     DcmiStructs.DieId die = new DcmiStructs.DieId();
-    check("dcmi_get_device_die_v2", () -> lib.dcmi_get_device_die_v2(cardId, deviceId, dieType, die),
+    check(
+        "dcmi_get_device_die_v2",
+        () -> lib.dcmi_get_device_die_v2(cardId, deviceId, dieType, die),
         at(cardId, deviceId));
     long[] words = new long[die.soc_die.length];
     for (int i = 0; i < words.length; i++) {
@@ -274,29 +333,51 @@ public final class Dcmi {
   /** Board ID ({@code dcmi_get_device_board_info}); distinguishes A3 and some 910B cards. */
   public OptionalInt boardId(int cardId, int deviceId) {
     DcmiStructs.BoardInfo info = new DcmiStructs.BoardInfo();
-    return supported("dcmi_get_device_board_info", "board info",
-        () -> lib.dcmi_get_device_board_info(cardId, deviceId, info), at(cardId, deviceId))
-        .map(ok -> OptionalInt.of(info.board_id)).orElse(OptionalInt.empty());
+    return supported(
+            "dcmi_get_device_board_info",
+            "board info",
+            () -> lib.dcmi_get_device_board_info(cardId, deviceId, info),
+            at(cardId, deviceId))
+        .map(ok -> OptionalInt.of(info.board_id))
+        .orElse(OptionalInt.empty());
   }
 
   /** PCIe identity ({@code dcmi_get_device_pcie_info_v2}). */
   public Optional<PcieInfo> pcieInfo(int cardId, int deviceId) {
     DcmiStructs.PcieInfoAll info = new DcmiStructs.PcieInfoAll();
-    return supported("dcmi_get_device_pcie_info_v2", "PCIe info",
-        () -> lib.dcmi_get_device_pcie_info_v2(cardId, deviceId, info), at(cardId, deviceId))
-        .map(ok -> new PcieInfo(info.venderid, info.deviceid, info.domain, info.bdf_busid,
-            info.bdf_deviceid, info.bdf_funcid));
+    return supported(
+            "dcmi_get_device_pcie_info_v2",
+            "PCIe info",
+            () -> lib.dcmi_get_device_pcie_info_v2(cardId, deviceId, info),
+            at(cardId, deviceId))
+        .map(
+            ok ->
+                new PcieInfo(
+                    info.venderid,
+                    info.deviceid,
+                    info.domain,
+                    info.bdf_busid,
+                    info.bdf_deviceid,
+                    info.bdf_funcid));
   }
 
   /** CPUs near the chip as a Linux cpulist, e.g. {@code 0-23}. */
   public Optional<String> affinityCpus(int cardId, int deviceId) {
     byte[] buf = new byte[AFFINITY_LEN];
     IntByReference len = new IntByReference();
-    return supported("dcmi_get_affinity_cpu_info_by_device_id", "CPU affinity",
-        () -> lib.dcmi_get_affinity_cpu_info_by_device_id(cardId, deviceId, buf, len),
-        at(cardId, deviceId))
-        .map(ok -> new String(buf, 0, Math.min(Math.max(len.getValue(), 0), buf.length),
-            StandardCharsets.US_ASCII).trim());
+    return supported(
+            "dcmi_get_affinity_cpu_info_by_device_id",
+            "CPU affinity",
+            () -> lib.dcmi_get_affinity_cpu_info_by_device_id(cardId, deviceId, buf, len),
+            at(cardId, deviceId))
+        .map(
+            ok ->
+                new String(
+                        buf,
+                        0,
+                        Math.min(Math.max(len.getValue(), 0), buf.length),
+                        StandardCharsets.US_ASCII)
+                    .trim());
   }
 
   /**
@@ -307,7 +388,9 @@ public final class Dcmi {
   public int createVdevice(int cardId, int deviceId, String template) {
     byte[] name = template.getBytes(StandardCharsets.US_ASCII);
     if (name.length >= 32) {
-      throw new DcmiException("dcmi_create_vdevice", DcmiErrorCode.INVALID_PARAMETER.code(),
+      throw new DcmiException(
+          "dcmi_create_vdevice",
+          DcmiErrorCode.INVALID_PARAMETER.code(),
           "template name longer than 31 bytes: '" + template + "'");
     }
     DcmiStructs.CreateVdevRes in = new DcmiStructs.CreateVdevRes();
@@ -315,14 +398,18 @@ public final class Dcmi {
     in.vfg_id = AUTO_ID;
     System.arraycopy(name, 0, in.template_name, 0, name.length);
     DcmiStructs.CreateVdevOut out = new DcmiStructs.CreateVdevOut();
-    check("dcmi_create_vdevice", () -> lib.dcmi_create_vdevice(cardId, deviceId, in, out),
+    check(
+        "dcmi_create_vdevice",
+        () -> lib.dcmi_create_vdevice(cardId, deviceId, in, out),
         at(cardId, deviceId) + ", template " + template);
     return out.vdev_id;
   }
 
   /** Destroys a vNPU ({@code dcmi_set_destroy_vdevice}); -8020 while a container uses it. */
   public void destroyVdevice(int cardId, int deviceId, int vdevId) {
-    check("dcmi_set_destroy_vdevice", () -> lib.dcmi_set_destroy_vdevice(cardId, deviceId, vdevId),
+    check(
+        "dcmi_set_destroy_vdevice",
+        () -> lib.dcmi_set_destroy_vdevice(cardId, deviceId, vdevId),
         at(cardId, deviceId) + ", vNPU " + vdevId);
   }
 
@@ -334,16 +421,19 @@ public final class Dcmi {
     for (int i = 0; i < Math.min(Math.max(res.vdev_num, 0), res.vdev_id.length); i++) {
       ids.add(res.vdev_id[i]);
     }
-    return new ChipResources(res.computing.aic, res.computing.device_aicpu & 0xFFFF,
-        res.computing.memory_size, ids);
+    return new ChipResources(
+        res.computing.aic, res.computing.device_aicpu & 0xFFFF, res.computing.memory_size, ids);
   }
 
   /** Remaining resources ({@code dcmi_get_device_info(52, 2)}). */
   public ChipResources freeResource(int cardId, int deviceId) {
     DcmiStructs.SocFreeResource res = new DcmiStructs.SocFreeResource();
     deviceInfo(cardId, deviceId, SUB_FREE_RESOURCE, res);
-    return new ChipResources(res.computing.aic, res.computing.device_aicpu & 0xFFFF,
-        res.computing.memory_size, List.of());
+    return new ChipResources(
+        res.computing.aic,
+        res.computing.device_aicpu & 0xFFFF,
+        res.computing.memory_size,
+        List.of());
   }
 
   /** One vNPU ({@code dcmi_get_device_info(52, 0)}). */
@@ -352,28 +442,39 @@ public final class Dcmi {
     q.vdev_id = vdevId;
     deviceInfo(cardId, deviceId, SUB_VDEV_RESOURCE, q);
     DcmiStructs.VdevQueryInfo info = q.query_info;
-    return new VdevInfo(vdevId, DcmiStructure.text(info.name), info.computing.aic,
-        info.computing.device_aicpu & 0xFFFF, info.computing.memory_size,
-        info.is_container_used != 0, info.vfg_id, info.container_id);
+    return new VdevInfo(
+        vdevId,
+        DcmiStructure.text(info.name),
+        info.computing.aic,
+        info.computing.device_aicpu & 0xFFFF,
+        info.computing.memory_size,
+        info.is_container_used != 0,
+        info.vfg_id,
+        info.container_id);
   }
 
-  /** Device memory per host process ({@code dcmi_get_device_resource_info}), if the driver has it. */
+  /**
+   * Device memory per host process ({@code dcmi_get_device_resource_info}), if the driver has it.
+   */
   public Optional<List<ProcessMemory>> processMemory(int cardId, int deviceId) {
     DcmiStructs.ProcMemInfo first = new DcmiStructs.ProcMemInfo();
     Structure[] procs = first.toArray(MAX_PROCESSES);
     IntByReference num = new IntByReference();
-    return supported("dcmi_get_device_resource_info", "per-process device memory",
-        () -> lib.dcmi_get_device_resource_info(cardId, deviceId, first, num),
-        at(cardId, deviceId))
-        .map(ok -> {
-          List<ProcessMemory> out = new ArrayList<>();
-          for (int i = 0; i < Math.min(Math.max(num.getValue(), 0), procs.length); i++) {
-            DcmiStructs.ProcMemInfo p = (DcmiStructs.ProcMemInfo) procs[i];
-            p.read();
-            out.add(new ProcessMemory(p.proc_id, p.proc_mem_usage.longValue()));
-          }
-          return out;
-        });
+    return supported(
+            "dcmi_get_device_resource_info",
+            "per-process device memory",
+            () -> lib.dcmi_get_device_resource_info(cardId, deviceId, first, num),
+            at(cardId, deviceId))
+        .map(
+            ok -> {
+              List<ProcessMemory> out = new ArrayList<>();
+              for (int i = 0; i < Math.min(Math.max(num.getValue(), 0), procs.length); i++) {
+                DcmiStructs.ProcMemInfo p = (DcmiStructs.ProcMemInfo) procs[i];
+                p.read();
+                out.add(new ProcessMemory(p.proc_id, p.proc_mem_usage.longValue()));
+              }
+              return out;
+            });
   }
 
   /**
@@ -385,23 +486,32 @@ public final class Dcmi {
    * @throws DcmiException on any other error
    */
   public boolean subscribeFaultEvents(java.util.function.Consumer<DmsFaultEvent> handler) {
-    DcmiLibrary.FaultEventCallback cb = p -> {
-      try {
-        DcmiStructs.Event ev = new DcmiStructs.Event(p);
-        ev.read();
-        DcmiStructs.DmsFaultEvent e = ev.event_t;
-        handler.accept(new DmsFaultEvent(e.event_id & 0xFFFFFFFFL, e.deviceid & 0xFFFF,
-            e.severity & 0xFF, e.assertion & 0xFF, e.alarm_raised_time,
-            DcmiStructure.text(e.event_name)));
-      } catch (RuntimeException e) {
-        // never let an exception unwind into the driver's thread
-        LOG.warn("fault event handler failed: {}", e.toString());
-      }
-    };
+    DcmiLibrary.FaultEventCallback cb =
+        p -> {
+          try {
+            DcmiStructs.Event ev = new DcmiStructs.Event(p);
+            ev.read();
+            DcmiStructs.DmsFaultEvent e = ev.event_t;
+            handler.accept(
+                new DmsFaultEvent(
+                    e.event_id & 0xFFFFFFFFL,
+                    e.deviceid & 0xFFFF,
+                    e.severity & 0xFF,
+                    e.assertion & 0xFF,
+                    e.alarm_raised_time,
+                    DcmiStructure.text(e.event_name)));
+          } catch (RuntimeException e) {
+            // never let an exception unwind into the driver's thread
+            LOG.warn("fault event handler failed: {}", e.toString());
+          }
+        };
     DcmiStructs.EventFilter.ByValue all = new DcmiStructs.EventFilter.ByValue();
     SUBSCRIBED.add(cb); // before the call: the driver may call it at once
-    Optional<Integer> rc = optional("dcmi_subscribe_fault_event", "fault event subscription",
-        () -> lib.dcmi_subscribe_fault_event(-1, -1, all, cb));
+    Optional<Integer> rc =
+        optional(
+            "dcmi_subscribe_fault_event",
+            "fault event subscription",
+            () -> lib.dcmi_subscribe_fault_event(-1, -1, all, cb));
     if (rc.isEmpty() || rc.get() == DcmiErrorCode.NOT_SUPPORT.code()) return false;
     if (rc.get() != 0) throw new DcmiException("dcmi_subscribe_fault_event", rc.get(), "all chips");
     return true;
@@ -437,8 +547,11 @@ public final class Dcmi {
    */
   public Optional<String> dcmiVersion() {
     byte[] buf = new byte[VERSION_LEN];
-    Optional<Integer> rc = optional("dcmi_get_dcmi_version", "driver version",
-        () -> lib.dcmi_get_dcmi_version(buf, buf.length));
+    Optional<Integer> rc =
+        optional(
+            "dcmi_get_dcmi_version",
+            "driver version",
+            () -> lib.dcmi_get_dcmi_version(buf, buf.length));
     if (rc.isEmpty() || rc.get() != 0) {
       rc.ifPresent(code -> LOG.debug("dcmi_get_dcmi_version returned {}", code));
       return Optional.empty();
@@ -448,17 +561,21 @@ public final class Dcmi {
   }
 
   /**
-   * Product (card model) name ({@code dcmi_get_product_type}, buffer of 65 bytes as the
-   * MindCluster plugin passes), e.g. {@code Atlas 300I Pro}, {@code Atlas 300V Pro},
-   * {@code Atlas 300I Duo}. Many server products answer with an error: any non-zero return, an
-   * empty name and a driver without the function are all "no product type" (empty).
+   * Product (card model) name ({@code dcmi_get_product_type}, buffer of 65 bytes as the MindCluster
+   * plugin passes), e.g. {@code Atlas 300I Pro}, {@code Atlas 300V Pro}, {@code Atlas 300I Duo}.
+   * Many server products answer with an error: any non-zero return, an empty name and a driver
+   * without the function are all "no product type" (empty).
    */
   public Optional<String> productType(int cardId, int deviceId) {
     byte[] buf = new byte[PRODUCT_TYPE_LEN];
-    Optional<Integer> rc = optional("dcmi_get_product_type", "product type",
-        () -> lib.dcmi_get_product_type(cardId, deviceId, buf, buf.length));
+    Optional<Integer> rc =
+        optional(
+            "dcmi_get_product_type",
+            "product type",
+            () -> lib.dcmi_get_product_type(cardId, deviceId, buf, buf.length));
     if (rc.isEmpty() || rc.get() != 0) {
-      rc.ifPresent(code -> LOG.debug("dcmi_get_product_type({}) returned {}", at(cardId, deviceId), code));
+      rc.ifPresent(
+          code -> LOG.debug("dcmi_get_product_type({}) returned {}", at(cardId, deviceId), code));
       return Optional.empty();
     }
     String name = DcmiStructure.text(buf).strip();
@@ -471,26 +588,36 @@ public final class Dcmi {
    * way in, as the driver wants).
    *
    * @param portType {@link #ROCE_PORT} (parameter plane) or 0 (VNIC)
-   * @throws DcmiException with the driver's code when the chip has no such address (-8255 on
-   *     chips without the port), or -99998 when the driver lacks the function
+   * @throws DcmiException with the driver's code when the chip has no such address (-8255 on chips
+   *     without the port), or -99998 when the driver lacks the function
    */
   public InetAddress deviceIp(int cardId, int deviceId, int portType, int portId, boolean ipv6) {
     DcmiStructs.IpAddr ip = new DcmiStructs.IpAddr();
     ip.ip_type = ipv6 ? IPADDR_TYPE_V6 : IPADDR_TYPE_V4;
     DcmiStructs.IpAddr mask = new DcmiStructs.IpAddr();
-    check("dcmi_get_device_ip", () -> lib.dcmi_get_device_ip(cardId, deviceId, portType, portId, ip, mask),
-        at(cardId, deviceId) + ", port type " + portType + " port " + portId + (ipv6 ? ", IPv6" : ", IPv4"));
+    check(
+        "dcmi_get_device_ip",
+        () -> lib.dcmi_get_device_ip(cardId, deviceId, portType, portId, ip, mask),
+        at(cardId, deviceId)
+            + ", port type "
+            + portType
+            + " port "
+            + portId
+            + (ipv6 ? ", IPv6" : ", IPv4"));
     try {
       return InetAddress.getByAddress(ipv6 ? ip.u_addr : java.util.Arrays.copyOf(ip.u_addr, 4));
     } catch (java.net.UnknownHostException e) {
-      throw new IllegalStateException("address of length " + ip.u_addr.length, e); // lengths are fixed
+      throw new IllegalStateException(
+          "address of length " + ip.u_addr.length, e); // lengths are fixed
     }
   }
 
   /** Boot status ({@code dcmi_get_device_boot_status}): 16 when the chip is fully up. */
   public int bootStatus(int cardId, int deviceId) {
     IntByReference st = new IntByReference();
-    check("dcmi_get_device_boot_status", () -> lib.dcmi_get_device_boot_status(cardId, deviceId, st),
+    check(
+        "dcmi_get_device_boot_status",
+        () -> lib.dcmi_get_device_boot_status(cardId, deviceId, st),
         at(cardId, deviceId));
     return st.getValue();
   }
@@ -502,22 +629,28 @@ public final class Dcmi {
    * @throws DcmiException -8020 while processes use the chip, -8015 when the reset failed
    */
   public void reset(int cardId, int deviceId, int channel) {
-    check("dcmi_set_device_reset", () -> lib.dcmi_set_device_reset(cardId, deviceId, channel),
+    check(
+        "dcmi_set_device_reset",
+        () -> lib.dcmi_set_device_reset(cardId, deviceId, channel),
         at(cardId, deviceId) + ", channel " + channel);
   }
 
   /**
-   * Super-pod membership of an A3/A5 chip ({@code dcmi_get_device_info(12, 1)}, {@code dcmi_spod_info}),
-   * in MindCluster's terms: the IDs as reported, -1 where the driver reports 0xFFFFFFFF (not in a
-   * super-pod), -2 for both where the query is unsupported (-8255) or fails.
+   * Super-pod membership of an A3/A5 chip ({@code dcmi_get_device_info(12, 1)}, {@code
+   * dcmi_spod_info}), in MindCluster's terms: the IDs as reported, -1 where the driver reports
+   * 0xFFFFFFFF (not in a super-pod), -2 for both where the query is unsupported (-8255) or fails.
    */
   public SuperPodInfo superPodInfo(int cardId, int deviceId) {
     DcmiStructs.SpodInfo info = new DcmiStructs.SpodInfo();
     IntByReference size = new IntByReference(info.size());
     int rc;
     try {
-      rc = invoke("dcmi_get_device_info",
-          () -> lib.dcmi_get_device_info(cardId, deviceId, MAIN_CMD_CHIP_INF, SUB_SPOD_INFO, info, size));
+      rc =
+          invoke(
+              "dcmi_get_device_info",
+              () ->
+                  lib.dcmi_get_device_info(
+                      cardId, deviceId, MAIN_CMD_CHIP_INF, SUB_SPOD_INFO, info, size));
     } catch (DcmiException e) {
       return SuperPodInfo.UNKNOWN;
     }
@@ -527,13 +660,16 @@ public final class Dcmi {
       }
       return SuperPodInfo.UNKNOWN;
     }
-    return new SuperPodInfo(info.super_pod_id == -1 ? -1 : info.super_pod_id,
-        info.server_id == -1 ? -1 : info.server_id, info.sdid);
+    return new SuperPodInfo(
+        info.super_pod_id == -1 ? -1 : info.super_pod_id,
+        info.server_id == -1 ? -1 : info.server_id,
+        info.sdid);
   }
 
   private void deviceInfo(int cardId, int deviceId, int sub, DcmiStructure buf) {
     IntByReference size = new IntByReference(buf.size());
-    check("dcmi_get_device_info",
+    check(
+        "dcmi_get_device_info",
         () -> lib.dcmi_get_device_info(cardId, deviceId, MAIN_CMD_VDEV_MNG, sub, buf, size),
         at(cardId, deviceId) + ", VDEV_MNG sub-command " + sub);
   }
@@ -565,8 +701,8 @@ public final class Dcmi {
   }
 
   /** Empty when the symbol is missing or the chip does not support it (-8255); throws otherwise. */
-  private Optional<Boolean> supported(String function, String feature, IntSupplier call,
-      String context) {
+  private Optional<Boolean> supported(
+      String function, String feature, IntSupplier call, String context) {
     Optional<Integer> rc = optional(function, feature, call);
     if (rc.isEmpty() || rc.get() == DcmiErrorCode.NOT_SUPPORT.code()) {
       return Optional.empty();
@@ -581,8 +717,8 @@ public final class Dcmi {
     try {
       return invokeRaw(function, call);
     } catch (UnsatisfiedLinkError e) {
-      throw new DcmiException(function, DcmiErrorCode.SYMBOL_NOT_FOUND.code(),
-          path + ": " + e.getMessage(), e);
+      throw new DcmiException(
+          function, DcmiErrorCode.SYMBOL_NOT_FOUND.code(), path + ": " + e.getMessage(), e);
     }
   }
 
@@ -592,11 +728,16 @@ public final class Dcmi {
       locked = lock.tryLock(LOCK_TIMEOUT_SECONDS, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new DcmiException(function, DcmiErrorCode.TIME_OUT.code(),
-          "interrupted while waiting for the DCMI call lock", e);
+      throw new DcmiException(
+          function,
+          DcmiErrorCode.TIME_OUT.code(),
+          "interrupted while waiting for the DCMI call lock",
+          e);
     }
     if (!locked) {
-      throw new DcmiException(function, DcmiErrorCode.TIME_OUT.code(),
+      throw new DcmiException(
+          function,
+          DcmiErrorCode.TIME_OUT.code(),
           "DCMI call lock not obtained within " + LOCK_TIMEOUT_SECONDS + " s");
     }
     try {

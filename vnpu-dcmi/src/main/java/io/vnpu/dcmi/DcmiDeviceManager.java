@@ -20,18 +20,21 @@ import java.util.stream.Collectors;
  * {@link DeviceManager} over {@code libdcmi.so}.
  *
  * <ul>
- *   <li>UUID: the VDIE die ID ({@code dcmi_get_device_die_v2}) as five upper-case 8-digit hex
- *       words joined by {@code -}, as HAMi keys devices.</li>
- *   <li>HBM and AI Cores are read from the driver (HBM or DDR info; the vNPU total resources,
- *       else the chip info); the configured {@link ChipModel} of the chip name is only the fallback.</li>
+ *   <li>UUID: the VDIE die ID ({@code dcmi_get_device_die_v2}) as five upper-case 8-digit hex words
+ *       joined by {@code -}, as HAMi keys devices.
+ *   <li>HBM and AI Cores are read from the driver (HBM or DDR info; the vNPU total resources, else
+ *       the chip info); the configured {@link ChipModel} of the chip name is only the fallback.
  *   <li>Health: {@code dcmi_get_device_health} return code -8012 means the card dropped; a non-zero
- *       value or an active fault code ({@code dcmi_get_device_errorcode_v2}) is unhealthy.</li>
- *   <li>vNPUs: created by template name with the driver choosing the lowest free ID.</li>
+ *       value or an active fault code ({@code dcmi_get_device_errorcode_v2}) is unhealthy.
+ *   <li>vNPUs: created by template name with the driver choosing the lowest free ID.
  * </ul>
+ *
  * Thread-safe: every DCMI call goes through {@link Dcmi}'s single lock.
  */
 public final class DcmiDeviceManager implements DeviceManager {
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DcmiDeviceManager.class);
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(DcmiDeviceManager.class);
+
   /** Synthetic fault code MindCluster reports for a dropped card. */
   public static final long CARD_DROP_FAULT = 0x40F84E00L;
 
@@ -41,9 +44,9 @@ public final class DcmiDeviceManager implements DeviceManager {
   private final Map<Integer, CardDevice> addresses = new ConcurrentHashMap<>();
 
   /**
-   * @param dcmi           an initialised binding ({@link Dcmi#init()} done)
+   * @param dcmi an initialised binding ({@link Dcmi#init()} done)
    * @param fallbackModels configured chip models by chip name, used when the driver does not say
-   * @param numa           NUMA node lookup for the chips' CPU affinity
+   * @param numa NUMA node lookup for the chips' CPU affinity
    */
   public DcmiDeviceManager(Dcmi dcmi, Map<String, ChipModel> fallbackModels, NumaNodes numa) {
     this.dcmi = dcmi;
@@ -86,17 +89,39 @@ public final class DcmiDeviceManager implements DeviceManager {
     int phy = dcmi.phyId(logic);
     ChipInfo chip = dcmi.chipInfo(card, dev);
     Optional<ChipModel> configured = Optional.ofNullable(fallbackModels.get(chip.name()));
-    long hbmBytes = memory(card, dev).map(m -> m.totalMb() * Units.MIB)
-        .or(() -> configured.map(ChipModel::hbmBytes)).orElse(0L);
+    long hbmBytes =
+        memory(card, dev)
+            .map(m -> m.totalMb() * Units.MIB)
+            .or(() -> configured.map(ChipModel::hbmBytes))
+            .orElse(0L);
     Optional<ChipResources> totals = vnpuTotals(card, dev);
-    int aiCores = totals.map(t -> Math.round(t.aiCores())).filter(n -> n > 0)
-        .orElseGet(() -> chip.aiCores() > 0 ? chip.aiCores()
-            : configured.map(ChipModel::aiCores).orElse(0));
-    int aiCpus = totals.map(ChipResources::aiCpus).filter(n -> n > 0)
-        .orElseGet(() -> configured.map(ChipModel::aiCpus).orElse(0));
+    int aiCores =
+        totals
+            .map(t -> Math.round(t.aiCores()))
+            .filter(n -> n > 0)
+            .orElseGet(
+                () ->
+                    chip.aiCores() > 0
+                        ? chip.aiCores()
+                        : configured.map(ChipModel::aiCores).orElse(0));
+    int aiCpus =
+        totals
+            .map(ChipResources::aiCpus)
+            .filter(n -> n > 0)
+            .orElseGet(() -> configured.map(ChipModel::aiCpus).orElse(0));
     int numaNode = dcmi.affinityCpus(card, dev).map(numa::nodeOf).orElse(-1);
-    return new Npu(uuid(dcmi.dieId(card, dev, Dcmi.VDIE)), logic, phy, card, dev, chip.name(),
-        hbmBytes, aiCores, aiCpus, health(card, dev), numaNode);
+    return new Npu(
+        uuid(dcmi.dieId(card, dev, Dcmi.VDIE)),
+        logic,
+        phy,
+        card,
+        dev,
+        chip.name(),
+        hbmBytes,
+        aiCores,
+        aiCpus,
+        health(card, dev),
+        numaNode);
   }
 
   private Optional<MemoryInfo> memory(int card, int dev) {
@@ -143,8 +168,8 @@ public final class DcmiDeviceManager implements DeviceManager {
       value = dcmi.health(card, dev);
     } catch (DcmiException e) {
       if (e.errorCode() == DcmiErrorCode.NOT_READY) {
-        return DeviceHealth.fault(CARD_DROP_FAULT,
-            "card dropped (dcmi_get_device_health returned -8012)");
+        return DeviceHealth.fault(
+            CARD_DROP_FAULT, "card dropped (dcmi_get_device_health returned -8012)");
       }
       return DeviceHealth.unhealthy(e.getMessage());
     }
@@ -153,11 +178,11 @@ public final class DcmiDeviceManager implements DeviceManager {
       codes = dcmi.errorCodes(card, dev);
     } catch (DcmiException e) {
       if (e.errorCode() == DcmiErrorCode.NOT_READY) {
-        return DeviceHealth.fault(CARD_DROP_FAULT,
-            "card dropped (dcmi_get_device_errorcode_v2 returned -8012)");
+        return DeviceHealth.fault(
+            CARD_DROP_FAULT, "card dropped (dcmi_get_device_errorcode_v2 returned -8012)");
       }
-      return DeviceHealth.unhealthy("health " + value + ", fault codes unreadable: "
-          + e.getMessage());
+      return DeviceHealth.unhealthy(
+          "health " + value + ", fault codes unreadable: " + e.getMessage());
     }
     if (value == 0 && codes.isEmpty()) {
       return DeviceHealth.HEALTHY;
@@ -166,8 +191,8 @@ public final class DcmiDeviceManager implements DeviceManager {
     if (codes.isEmpty()) {
       return DeviceHealth.unhealthy(level + ", no fault code reported");
     }
-    String list = codes.stream().map(c -> String.format("0x%08X", c))
-        .collect(Collectors.joining(","));
+    String list =
+        codes.stream().map(c -> String.format("0x%08X", c)).collect(Collectors.joining(","));
     return DeviceHealth.fault(codes.get(0), "fault code " + list + ", " + level);
   }
 
@@ -226,8 +251,8 @@ public final class DcmiDeviceManager implements DeviceManager {
   }
 
   /**
-   * {@code dcmi_get_product_type} of the chip's card; empty for server products (the driver
-   * answers with an error there) and drivers without the function.
+   * {@code dcmi_get_product_type} of the chip's card; empty for server products (the driver answers
+   * with an error there) and drivers without the function.
    *
    * @throws DeviceException when the logic ID is unknown
    */
@@ -238,10 +263,10 @@ public final class DcmiDeviceManager implements DeviceManager {
   }
 
   /**
-   * The RoCE (parameter-plane) address of port 0, read as MindCluster does: {@code dcmi_get_device_ip}
-   * for IPv4 first, then IPv6; a link-local IPv6 address ({@code fe80::/10}) and an all-zero
-   * address count as none. Empty when neither call gives one (310P/310 have no RoCE port, the
-   * driver answers with an error; an unconfigured port too). Text as {@link IpText}.
+   * The RoCE (parameter-plane) address of port 0, read as MindCluster does: {@code
+   * dcmi_get_device_ip} for IPv4 first, then IPv6; a link-local IPv6 address ({@code fe80::/10})
+   * and an all-zero address count as none. Empty when neither call gives one (310P/310 have no RoCE
+   * port, the driver answers with an error; an unconfigured port too). Text as {@link IpText}.
    *
    * @throws DeviceException when the logic ID is unknown
    */
@@ -253,12 +278,17 @@ public final class DcmiDeviceManager implements DeviceManager {
       try {
         a = dcmi.deviceIp(at.cardId(), at.deviceId(), Dcmi.ROCE_PORT, 0, ipv6);
       } catch (DcmiException e) {
-        LOG.debug("no {} RoCE address on NPU logic {}: {}", ipv6 ? "IPv6" : "IPv4", logicId, e.getMessage());
+        LOG.debug(
+            "no {} RoCE address on NPU logic {}: {}",
+            ipv6 ? "IPv6" : "IPv4",
+            logicId,
+            e.getMessage());
         continue;
       }
       if (a.isAnyLocalAddress()) continue;
       if (ipv6 && a.isLinkLocalAddress()) {
-        LOG.debug("NPU logic {}: RoCE address {} is link-local; not reported", logicId, IpText.of(a));
+        LOG.debug(
+            "NPU logic {}: RoCE address {} is link-local; not reported", logicId, IpText.of(a));
         return Optional.empty();
       }
       return Optional.of(IpText.of(a));
@@ -278,21 +308,42 @@ public final class DcmiDeviceManager implements DeviceManager {
     return toVnpu(logicId, dcmi.queryVdev(at.cardId(), at.deviceId(), id));
   }
 
-  private DcmiException explainCreate(int logicId, CardDevice at, String template,
-      DcmiException e) {
+  private DcmiException explainCreate(
+      int logicId, CardDevice at, String template, DcmiException e) {
     String chip = dcmi.chipInfo(at.cardId(), at.deviceId()).name();
     if (e.errorCode() == DcmiErrorCode.INVALID_PARAMETER) {
-      return new DcmiException(e.function(), e.code(),
-          "template '" + template + "' is not supported by chip " + chip + " on NPU logic "
-              + logicId, e);
+      return new DcmiException(
+          e.function(),
+          e.code(),
+          "template '"
+              + template
+              + "' is not supported by chip "
+              + chip
+              + " on NPU logic "
+              + logicId,
+          e);
     }
     if (e.errorCode() == DcmiErrorCode.RESOURCE_OCCUPIED) {
       ChipResources free = dcmi.freeResource(at.cardId(), at.deviceId());
       List<Integer> existing = dcmi.totalResource(at.cardId(), at.deviceId()).vdevIds();
-      return new DcmiException(e.function(), e.code(),
-          "no room for template '" + template + "' on NPU logic " + logicId + " (" + chip
-              + "): free " + Math.round(free.aiCores()) + " AI Cores, " + free.aiCpus()
-              + " AI CPUs, " + free.memoryMb() + " MB; existing vNPUs " + existing, e);
+      return new DcmiException(
+          e.function(),
+          e.code(),
+          "no room for template '"
+              + template
+              + "' on NPU logic "
+              + logicId
+              + " ("
+              + chip
+              + "): free "
+              + Math.round(free.aiCores())
+              + " AI Cores, "
+              + free.aiCpus()
+              + " AI CPUs, "
+              + free.memoryMb()
+              + " MB; existing vNPUs "
+              + existing,
+          e);
     }
     return e;
   }
@@ -304,12 +355,15 @@ public final class DcmiDeviceManager implements DeviceManager {
       dcmi.destroyVdevice(at.cardId(), at.deviceId(), vnpuId);
     } catch (DcmiException e) {
       if (e.errorCode() == DcmiErrorCode.RESOURCE_OCCUPIED) {
-        throw new DcmiException(e.function(), e.code(),
-            "vNPU " + vnpuId + " on NPU logic " + logicId + " is in use by a container", e);
+        throw new DcmiException(
+            e.function(),
+            e.code(),
+            "vNPU " + vnpuId + " on NPU logic " + logicId + " is in use by a container",
+            e);
       }
       if (e.errorCode() == DcmiErrorCode.INVALID_DEVICE_ID) {
-        throw new DcmiException(e.function(), e.code(),
-            "no vNPU " + vnpuId + " on NPU logic " + logicId, e);
+        throw new DcmiException(
+            e.function(), e.code(), "no vNPU " + vnpuId + " on NPU logic " + logicId, e);
       }
       throw e;
     }
@@ -327,8 +381,13 @@ public final class DcmiDeviceManager implements DeviceManager {
   }
 
   private static Vnpu toVnpu(int logicId, VdevInfo info) {
-    return new Vnpu(info.vdevId(), logicId, info.template(), info.memoryMb(),
-        Math.round(info.aiCores()), info.inUse());
+    return new Vnpu(
+        info.vdevId(),
+        logicId,
+        info.template(),
+        info.memoryMb(),
+        Math.round(info.aiCores()),
+        info.inUse());
   }
 
   /** Card and device of a logic ID, cached forever after the first answer (as MindCluster). */

@@ -29,8 +29,8 @@ public class DcmiException extends DeviceException {
 
   private static String format(String function, int code, String context) {
     DcmiErrorCode symbolic = DcmiErrorCode.of(code);
-    String base = function + " failed: " + code + " " + symbolic.name() + " (" + symbolic.meaning()
-        + ")";
+    String base =
+        function + " failed: " + code + " " + symbolic.name() + " (" + symbolic.meaning() + ")";
     return context == null || context.isEmpty() ? base : base + ": " + context;
   }
 

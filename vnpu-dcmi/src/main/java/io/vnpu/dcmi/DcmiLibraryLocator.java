@@ -8,34 +8,39 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * Finds {@code libdcmi.so}: an explicit path (API argument, system property
- * {@value #PROPERTY}, environment {@value #ENV}) wins and must exist; otherwise every directory of
- * {@code LD_LIBRARY_PATH} and then the standard driver locations (vnpu DCMI spec sections 1.1 and
- * 4) are examined. A failure lists every path tried.
+ * Finds {@code libdcmi.so}: an explicit path (API argument, system property {@value #PROPERTY},
+ * environment {@value #ENV}) wins and must exist; otherwise every directory of {@code
+ * LD_LIBRARY_PATH} and then the standard driver locations (vnpu DCMI spec sections 1.1 and 4) are
+ * examined. A failure lists every path tried.
  */
 public final class DcmiLibraryLocator {
   /** System property naming the library file. */
   public static final String PROPERTY = "vnpu.dcmi.library";
+
   /** Environment variable naming the library file. */
   public static final String ENV = "VNPU_DCMI_LIBRARY";
+
   /** Where Ascend drivers install libdcmi.so, in the order examined. */
-  public static final List<Path> DRIVER_LOCATIONS = List.of(
-      Path.of("/usr/local/Ascend/driver/lib64/driver/libdcmi.so"),
-      Path.of("/usr/local/Ascend/driver/lib64/libdcmi.so"),
-      Path.of("/usr/local/Ascend/driver/lib64/common/libdcmi.so"),
-      Path.of("/usr/local/dcmi/libdcmi.so"));
+  public static final List<Path> DRIVER_LOCATIONS =
+      List.of(
+          Path.of("/usr/local/Ascend/driver/lib64/driver/libdcmi.so"),
+          Path.of("/usr/local/Ascend/driver/lib64/libdcmi.so"),
+          Path.of("/usr/local/Ascend/driver/lib64/common/libdcmi.so"),
+          Path.of("/usr/local/dcmi/libdcmi.so"));
 
   private final Function<String, String> properties;
   private final Function<String, String> environment;
   private final List<Path> driverLocations;
 
   /**
-   * @param properties      system-property lookup (e.g. {@code System::getProperty})
-   * @param environment     environment lookup (e.g. {@code System::getenv})
+   * @param properties system-property lookup (e.g. {@code System::getProperty})
+   * @param environment environment lookup (e.g. {@code System::getenv})
    * @param driverLocations standard locations to examine after the explicit ones
    */
-  public DcmiLibraryLocator(Function<String, String> properties,
-      Function<String, String> environment, List<Path> driverLocations) {
+  public DcmiLibraryLocator(
+      Function<String, String> properties,
+      Function<String, String> environment,
+      List<Path> driverLocations) {
     this.properties = properties;
     this.environment = environment;
     this.driverLocations = List.copyOf(driverLocations);
@@ -51,7 +56,7 @@ public final class DcmiLibraryLocator {
    *
    * @param explicit a path given through the API, or null
    * @throws DcmiException with code -99999 when no candidate exists; its message lists every path
-   *                       tried
+   *     tried
    */
   public DcmiLibrarySource locate(Path explicit) {
     List<Path> tried = new ArrayList<>();
@@ -97,7 +102,8 @@ public final class DcmiLibraryLocator {
     }
     Path abs = path.toAbsolutePath();
     tried.add(abs);
-    return Files.isRegularFile(abs) ? Optional.of(new DcmiLibrarySource(abs, origin, tried))
+    return Files.isRegularFile(abs)
+        ? Optional.of(new DcmiLibrarySource(abs, origin, tried))
         : Optional.empty();
   }
 

@@ -7,10 +7,10 @@ import java.util.Objects;
 /**
  * Where {@code libdcmi.so} was found and how.
  *
- * @param path   absolute path of the library
- * @param origin which rule chose it, e.g. {@code "system property vnpu.dcmi.library"},
- *               {@code "driver location"}, {@code "bundled simulator"}
- * @param tried  every path examined, in order, including the chosen one
+ * @param path absolute path of the library
+ * @param origin which rule chose it, e.g. {@code "system property vnpu.dcmi.library"}, {@code
+ *     "driver location"}, {@code "bundled simulator"}
+ * @param tried every path examined, in order, including the chosen one
  */
 public record DcmiLibrarySource(Path path, String origin, List<Path> tried) {
   public DcmiLibrarySource {

@@ -5,8 +5,8 @@ import java.net.InetAddress;
 
 /**
  * The text form of a chip address as MindCluster writes it into rank tables and node annotations
- * (Go's {@code net.IP.String}): dotted quad for IPv4, RFC 5952 for IPv6 (lower-case hex, no
- * leading zeros, the longest run of two or more zero groups, the first on a tie, as {@code ::}).
+ * (Go's {@code net.IP.String}): dotted quad for IPv4, RFC 5952 for IPv6 (lower-case hex, no leading
+ * zeros, the longest run of two or more zero groups, the first on a tie, as {@code ::}).
  */
 final class IpText {
   private IpText() {}

@@ -19,14 +19,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The node's LingQu (HCCS) switch faults through {@code liblingqu-dcmi.so}, which the driver ships
- * on A3 servers next to {@code libdcmi.so}: {@code lq_dcmi_init} once, then
- * {@code lq_dcmi_get_fault_info} per poll (MindCluster polls; it keeps the events of assertion 1).
+ * on A3 servers next to {@code libdcmi.so}: {@code lq_dcmi_init} once, then {@code
+ * lq_dcmi_get_fault_info} per poll (MindCluster polls; it keeps the events of assertion 1).
  * Thread-safe: calls are serialised.
  */
 public final class LingQuSwitch implements SwitchFaultProbe {
   private static final Logger LOG = LoggerFactory.getLogger(LingQuSwitch.class);
+
   /** The file name the driver ships. */
   public static final String LIBRARY = "liblingqu-dcmi.so";
+
   private static final int MAX_EVENTS = 128;
 
   private final LingQuLibrary lib;
@@ -51,8 +53,11 @@ public final class LingQuSwitch implements SwitchFaultProbe {
     }
     LingQuLibrary lib;
     try {
-      lib = Native.load(candidate.toString(), LingQuLibrary.class,
-          Map.of(com.sun.jna.Library.OPTION_OPEN_FLAGS, 0x1)); // RTLD_LAZY
+      lib =
+          Native.load(
+              candidate.toString(),
+              LingQuLibrary.class,
+              Map.of(com.sun.jna.Library.OPTION_OPEN_FLAGS, 0x1)); // RTLD_LAZY
     } catch (UnsatisfiedLinkError e) {
       LOG.warn("{}: cannot load ({}); no switch faults reported", candidate, e.getMessage());
       return Optional.empty();
@@ -65,8 +70,10 @@ public final class LingQuSwitch implements SwitchFaultProbe {
       return Optional.empty();
     }
     if (rc != 0) {
-      LOG.info("{}: lq_dcmi_init returned {} (no LingQu switch on this node); no switch faults reported",
-          candidate, rc);
+      LOG.info(
+          "{}: lq_dcmi_init returned {} (no LingQu switch on this node); no switch faults reported",
+          candidate,
+          rc);
       return Optional.empty();
     }
     return Optional.of(new LingQuSwitch(lib, candidate));
@@ -92,16 +99,26 @@ public final class LingQuSwitch implements SwitchFaultProbe {
     if (rc != 0) throw new DcmiException("lq_dcmi_get_fault_info", rc, path.toString());
     int n = count.getValue();
     if (n < 0 || n > MAX_EVENTS) {
-      throw new DcmiException("lq_dcmi_get_fault_info", DcmiErrorCode.INNER_ERR.code(),
+      throw new DcmiException(
+          "lq_dcmi_get_fault_info",
+          DcmiErrorCode.INNER_ERR.code(),
           path + ": event count " + n + " outside 0.." + MAX_EVENTS);
     }
     List<SwitchFault> out = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       DcmiStructs.LqDcmiEvent e = events[i];
       e.read();
-      out.add(new SwitchFault(e.eventType, e.subType, e.peerportDevice & 0xFFFF, e.peerportId & 0xFFFF,
-          e.switchChipid & 0xFFFF, e.switchPortid & 0xFFFF, e.severity & 0xFF, e.assertion & 0xFF,
-          Instant.ofEpochSecond(e.alarmRaisedTime)));
+      out.add(
+          new SwitchFault(
+              e.eventType,
+              e.subType,
+              e.peerportDevice & 0xFFFF,
+              e.peerportId & 0xFFFF,
+              e.switchChipid & 0xFFFF,
+              e.switchPortid & 0xFFFF,
+              e.severity & 0xFF,
+              e.assertion & 0xFF,
+              Instant.ofEpochSecond(e.alarmRaisedTime)));
     }
     return out;
   }

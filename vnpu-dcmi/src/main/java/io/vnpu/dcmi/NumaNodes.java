@@ -8,14 +8,16 @@ import java.util.BitSet;
 import java.util.stream.Stream;
 
 /**
- * Maps a chip's CPU affinity (a Linux cpulist from
- * {@code dcmi_get_affinity_cpu_info_by_device_id}) to the NUMA node whose
- * {@code /sys/devices/system/node/nodeN/cpulist} contains it, as the MindCluster device plugin does.
+ * Maps a chip's CPU affinity (a Linux cpulist from {@code dcmi_get_affinity_cpu_info_by_device_id})
+ * to the NUMA node whose {@code /sys/devices/system/node/nodeN/cpulist} contains it, as the
+ * MindCluster device plugin does.
  */
 public final class NumaNodes {
   private final Path nodeDir;
 
-  /** @param nodeDir usually {@code /sys/devices/system/node} */
+  /**
+   * @param nodeDir usually {@code /sys/devices/system/node}
+   */
   public NumaNodes(Path nodeDir) {
     this.nodeDir = nodeDir;
   }
@@ -31,18 +33,21 @@ public final class NumaNodes {
       return -1;
     }
     try (Stream<Path> nodes = Files.list(nodeDir)) {
-      return nodes.filter(p -> p.getFileName().toString().matches("node\\d+"))
-          .filter(p -> {
-            BitSet have = parse(read(p.resolve("cpulist")));
-            if (have == null) {
-              return false;
-            }
-            BitSet missing = (BitSet) want.clone();
-            missing.andNot(have);
-            return missing.isEmpty();
-          })
+      return nodes
+          .filter(p -> p.getFileName().toString().matches("node\\d+"))
+          .filter(
+              p -> {
+                BitSet have = parse(read(p.resolve("cpulist")));
+                if (have == null) {
+                  return false;
+                }
+                BitSet missing = (BitSet) want.clone();
+                missing.andNot(have);
+                return missing.isEmpty();
+              })
           .mapToInt(p -> Integer.parseInt(p.getFileName().toString().substring(4)))
-          .min().orElse(-1);
+          .min()
+          .orElse(-1);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot list " + nodeDir, e);
     }
@@ -57,14 +62,18 @@ public final class NumaNodes {
   }
 
   /**
-   * Highest CPU number accepted: Linux's {@code CONFIG_NR_CPUS} is at most 8192. A larger number
-   * (a driver reporting {@code 0-2147483647}) is malformed, not a reason to allocate gigabytes.
+   * Highest CPU number accepted: Linux's {@code CONFIG_NR_CPUS} is at most 8192. A larger number (a
+   * driver reporting {@code 0-2147483647}) is malformed, not a reason to allocate gigabytes.
    */
   static final int MAX_CPU = 8191;
+
   /** Longest cpulist read; a real one for 8192 CPUs is far shorter. */
   static final int MAX_CPULIST_CHARS = 65_536;
 
-  /** Parses {@code 0-3,8,10-11}; null when malformed (including CPU numbers above {@value #MAX_CPU}). */
+  /**
+   * Parses {@code 0-3,8,10-11}; null when malformed (including CPU numbers above {@value
+   * #MAX_CPU}).
+   */
   static BitSet parse(String cpulist) {
     BitSet set = new BitSet();
     if (cpulist == null || cpulist.isBlank()) {

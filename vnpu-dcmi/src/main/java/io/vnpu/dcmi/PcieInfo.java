@@ -5,9 +5,9 @@ package io.vnpu.dcmi;
  *
  * @param vendorId PCI vendor ID (0x19e5 for Huawei)
  * @param deviceId PCI device ID
- * @param domain   PCI domain
- * @param bus      bus number
- * @param device   device number
+ * @param domain PCI domain
+ * @param bus bus number
+ * @param device device number
  * @param function function number
  */
 public record PcieInfo(int vendorId, int deviceId, int domain, int bus, int device, int function) {

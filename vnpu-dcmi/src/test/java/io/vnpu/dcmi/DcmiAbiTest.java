@@ -15,8 +15,8 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every JNA struct has the size and field offsets that gcc gives the simulator's header
- * ({@code dcmi-abi-dump}, built by native/mk/dcmi-sim.mk), so a wrong field width fails the build.
+ * Every JNA struct has the size and field offsets that gcc gives the simulator's header ({@code
+ * dcmi-abi-dump}, built by native/mk/dcmi-sim.mk), so a wrong field width fails the build.
  */
 class DcmiAbiTest {
   private static final Map<String, Supplier<DcmiStructure>> MAPPED = new LinkedHashMap<>();

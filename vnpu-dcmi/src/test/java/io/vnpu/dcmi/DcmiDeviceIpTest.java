@@ -12,12 +12,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code dcmi_get_device_ip} and {@code dcmi_get_product_type} through the JNA binding on the
- * simulated driver, and the way {@link DcmiDeviceManager} reads a chip's RoCE address (IPv4
- * first, then IPv6 unless link-local) and its card's product type.
+ * simulated driver, and the way {@link DcmiDeviceManager} reads a chip's RoCE address (IPv4 first,
+ * then IPv6 unless link-local) and its card's product type.
  */
 class DcmiDeviceIpTest {
-  @TempDir
-  Path root;
+  @TempDir Path root;
 
   @Test
   void roceAddressIsTheIpv4OfPortZeroOnTrainingChips() throws Exception {
@@ -60,9 +59,12 @@ class DcmiDeviceIpTest {
     try (DcmiDeviceManager manager = node.open()) {
       manager.discover();
       assertThat(List.of(0, 1, 2, 3)).allSatisfy(l -> assertThat(manager.roceIp(l)).isEmpty());
-      assertThat(List.of(0, 1, 2, 3).stream().map(manager::productType).toList()).containsExactly(
-          Optional.of("Atlas 300V Pro"), Optional.of("Atlas 300V"), Optional.of("Atlas 300I Pro"),
-          Optional.of("Atlas 300V Pro"));
+      assertThat(List.of(0, 1, 2, 3).stream().map(manager::productType).toList())
+          .containsExactly(
+              Optional.of("Atlas 300V Pro"),
+              Optional.of("Atlas 300V"),
+              Optional.of("Atlas 300I Pro"),
+              Optional.of("Atlas 300V Pro"));
     }
   }
 
@@ -90,9 +92,11 @@ class DcmiDeviceIpTest {
   @Test
   void ipv6TextIsRfc5952() throws Exception {
     assertThat(IpText.of(InetAddress.getByName("2001:db8:0:0:0:0:2:1"))).isEqualTo("2001:db8::2:1");
-    assertThat(IpText.of(InetAddress.getByName("2001:db8:0:1:1:1:1:1"))).isEqualTo("2001:db8:0:1:1:1:1:1");
+    assertThat(IpText.of(InetAddress.getByName("2001:db8:0:1:1:1:1:1")))
+        .isEqualTo("2001:db8:0:1:1:1:1:1");
     assertThat(IpText.of(InetAddress.getByName("2001:0:0:1:0:0:0:1"))).isEqualTo("2001:0:0:1::1");
-    assertThat(IpText.of(InetAddress.getByName("2001:db8:0:0:1:0:0:1"))).isEqualTo("2001:db8::1:0:0:1");
+    assertThat(IpText.of(InetAddress.getByName("2001:db8:0:0:1:0:0:1")))
+        .isEqualTo("2001:db8::1:0:0:1");
     assertThat(IpText.of(InetAddress.getByName("::1"))).isEqualTo("::1");
     assertThat(IpText.of(InetAddress.getByName("fd00::"))).isEqualTo("fd00::");
     assertThat(IpText.of(InetAddress.getByName("10.0.0.7"))).isEqualTo("10.0.0.7");

@@ -1,10 +1,9 @@
 package io.vnpu.dcmi;
 
-import io.vnpu.api.model.NpuUsage;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vnpu.api.model.Npu;
+import io.vnpu.api.model.NpuUsage;
 import io.vnpu.api.model.Units;
 import java.nio.file.Path;
 import java.util.List;
@@ -16,25 +15,61 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class DcmiDiscoveryTest {
-  @TempDir
-  Path root;
+  @TempDir Path root;
 
   static Stream<Arguments> profiles() {
     return Stream.of(
-        Arguments.of("910B3x8", "910B3", 65536L, 20, 7,
-            List.of(0, 1, 2, 3, 8, 9, 10, 11), List.of(0, 0, 0, 0, 0, 0, 0, 0),
+        Arguments.of(
+            "910B3x8",
+            "910B3",
+            65536L,
+            20,
+            7,
+            List.of(0, 1, 2, 3, 8, 9, 10, 11),
+            List.of(0, 0, 0, 0, 0, 0, 0, 0),
             List.of(0, 1, 2, 3, 4, 5, 6, 7)),
-        Arguments.of("910B4x8", "910B4", 32768L, 20, 7,
-            List.of(0, 1, 2, 3, 8, 9, 10, 11), List.of(0, 0, 0, 0, 0, 0, 0, 0),
+        Arguments.of(
+            "910B4x8",
+            "910B4",
+            32768L,
+            20,
+            7,
+            List.of(0, 1, 2, 3, 8, 9, 10, 11),
+            List.of(0, 0, 0, 0, 0, 0, 0, 0),
             List.of(0, 1, 2, 3, 4, 5, 6, 7)),
-        Arguments.of("910A x8", "910ProB", 32768L, 30, 14,
-            List.of(0, 1, 2, 3, 4, 5, 6, 7), List.of(0, 0, 0, 0, 0, 0, 0, 0),
+        Arguments.of(
+            "910A x8",
+            "910ProB",
+            32768L,
+            30,
+            14,
+            List.of(0, 1, 2, 3, 4, 5, 6, 7),
+            List.of(0, 0, 0, 0, 0, 0, 0, 0),
             List.of(4, 5, 6, 7, 0, 1, 2, 3)),
-        Arguments.of("310P3x4", "310P3", 21527L, 8, 7,
-            List.of(1, 3, 5, 7), List.of(0, 0, 0, 0), List.of(0, 1, 2, 3)),
-        Arguments.of("300I-Duo x2", "310P3", 21527L, 8, 7,
-            List.of(0, 0, 64, 64), List.of(0, 1, 0, 1), List.of(0, 1, 2, 3)),
-        Arguments.of("A3x8", "Ascend910", 65536L, 24, 6,
+        Arguments.of(
+            "310P3x4",
+            "310P3",
+            21527L,
+            8,
+            7,
+            List.of(1, 3, 5, 7),
+            List.of(0, 0, 0, 0),
+            List.of(0, 1, 2, 3)),
+        Arguments.of(
+            "300I-Duo x2",
+            "310P3",
+            21527L,
+            8,
+            7,
+            List.of(0, 0, 64, 64),
+            List.of(0, 1, 0, 1),
+            List.of(0, 1, 2, 3)),
+        Arguments.of(
+            "A3x8",
+            "Ascend910",
+            65536L,
+            24,
+            6,
             List.of(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7),
             List.of(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1),
             List.of(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)));
@@ -42,31 +77,43 @@ class DcmiDiscoveryTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("profiles")
-  void discoversEveryChipOfTheProfile(String profile, String chip, long hbmMib, int aiCores,
-      int aiCpus, List<Integer> cards, List<Integer> devices, List<Integer> phys) {
+  void discoversEveryChipOfTheProfile(
+      String profile,
+      String chip,
+      long hbmMib,
+      int aiCores,
+      int aiCpus,
+      List<Integer> cards,
+      List<Integer> devices,
+      List<Integer> phys) {
     SimNode node = new SimNode(profile, root);
     try (DcmiDeviceManager manager = node.open()) {
       List<Npu> npus = manager.discover();
 
       assertThat(npus).hasSize(cards.size());
-      assertThat(npus).extracting(Npu::logicId)
+      assertThat(npus)
+          .extracting(Npu::logicId)
           .containsExactlyElementsOf(Stream.iterate(0, i -> i + 1).limit(cards.size()).toList());
       assertThat(npus).extracting(Npu::cardId).containsExactlyElementsOf(cards);
       assertThat(npus).extracting(Npu::deviceId).containsExactlyElementsOf(devices);
       assertThat(npus).extracting(Npu::phyId).containsExactlyElementsOf(phys);
-      assertThat(npus).allSatisfy(n -> {
-        assertThat(n.chipName()).isEqualTo(chip);
-        assertThat(n.hbmBytes()).isEqualTo(hbmMib * Units.MIB);
-        assertThat(n.aiCores()).isEqualTo(aiCores);
-        assertThat(n.aiCpus()).isEqualTo(aiCpus);
-        assertThat(n.health().healthy()).isTrue();
-        assertThat(n.uuid()).matches("[0-9A-F]{8}(-[0-9A-F]{8}){4}");
-      });
+      assertThat(npus)
+          .allSatisfy(
+              n -> {
+                assertThat(n.chipName()).isEqualTo(chip);
+                assertThat(n.hbmBytes()).isEqualTo(hbmMib * Units.MIB);
+                assertThat(n.aiCores()).isEqualTo(aiCores);
+                assertThat(n.aiCpus()).isEqualTo(aiCpus);
+                assertThat(n.health().healthy()).isTrue();
+                assertThat(n.uuid()).matches("[0-9A-F]{8}(-[0-9A-F]{8}){4}");
+              });
       assertThat(npus).extracting(Npu::uuid).doesNotHaveDuplicates();
       // the UUID is the VDIE die ID, word by word
       Npu last = npus.get(npus.size() - 1);
-      assertThat(last.uuid()).isEqualTo(DcmiDeviceManager.uuid(
-          manager.dcmi().dieId(last.cardId(), last.deviceId(), Dcmi.VDIE)));
+      assertThat(last.uuid())
+          .isEqualTo(
+              DcmiDeviceManager.uuid(
+                  manager.dcmi().dieId(last.cardId(), last.deviceId(), Dcmi.VDIE)));
     }
   }
 
@@ -92,11 +139,14 @@ class DcmiDiscoveryTest {
   @Test
   void memoryUseComesFromTheSharedHbmCounters() throws Exception {
     SimNode node = new SimNode("910B4x8", root);
-    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(
-        root.resolve("hbm.bin"), java.nio.file.StandardOpenOption.CREATE,
-        java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
-      java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(16 * 8)
-          .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    try (java.nio.channels.FileChannel ch =
+        java.nio.channels.FileChannel.open(
+            root.resolve("hbm.bin"),
+            java.nio.file.StandardOpenOption.CREATE,
+            java.nio.file.StandardOpenOption.READ,
+            java.nio.file.StandardOpenOption.WRITE)) {
+      java.nio.ByteBuffer buf =
+          java.nio.ByteBuffer.allocate(16 * 8).order(java.nio.ByteOrder.LITTLE_ENDIAN);
       buf.putLong(3 * 8, 5000L * Units.MIB);
       ch.write(buf, 0);
     }

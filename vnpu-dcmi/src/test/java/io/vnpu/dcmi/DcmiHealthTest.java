@@ -10,8 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class DcmiHealthTest {
-  @TempDir
-  Path root;
+  @TempDir Path root;
 
   @Test
   void injectedFaultMakesTheNpuUnhealthyAndClearingHealsIt() {
@@ -55,14 +54,20 @@ class DcmiHealthTest {
       }
       assertThat(manager.health(5).healthy()).isTrue();
       assertThatThrownBy(() -> manager.dcmi().health(3, 0))
-          .isInstanceOfSatisfying(DcmiException.class, e -> {
-            assertThat(e.code()).isEqualTo(-8012);
-            assertThat(e.function()).isEqualTo("dcmi_get_device_health");
-            assertThat(e.errorCode()).isEqualTo(DcmiErrorCode.NOT_READY);
-            assertThat(e.getMessage()).isEqualTo("dcmi_get_device_health failed: -8012 NOT_READY "
-                + "(not ready (card dropped)): card 3 device 0");
-          });
-      assertThat(manager.discover()).extracting(Npu::health).filteredOn(h -> !h.healthy())
+          .isInstanceOfSatisfying(
+              DcmiException.class,
+              e -> {
+                assertThat(e.code()).isEqualTo(-8012);
+                assertThat(e.function()).isEqualTo("dcmi_get_device_health");
+                assertThat(e.errorCode()).isEqualTo(DcmiErrorCode.NOT_READY);
+                assertThat(e.getMessage())
+                    .isEqualTo(
+                        "dcmi_get_device_health failed: -8012 NOT_READY "
+                            + "(not ready (card dropped)): card 3 device 0");
+              });
+      assertThat(manager.discover())
+          .extracting(Npu::health)
+          .filteredOn(h -> !h.healthy())
           .hasSize(2);
 
       node.ctl("restore", "6");
@@ -84,11 +89,14 @@ class DcmiHealthTest {
   void initFailureIsADcmiException() {
     SimNode node = new SimNode("910B3x8", root);
     node.ctl("init-fail", "-8005");
-    assertThatThrownBy(node::open).isInstanceOfSatisfying(DcmiException.class, e -> {
-      assertThat(e.function()).isEqualTo("dcmi_init");
-      assertThat(e.code()).isEqualTo(-8005);
-      assertThat(e.errorCode()).isEqualTo(DcmiErrorCode.INNER_ERR);
-    });
+    assertThatThrownBy(node::open)
+        .isInstanceOfSatisfying(
+            DcmiException.class,
+            e -> {
+              assertThat(e.function()).isEqualTo("dcmi_init");
+              assertThat(e.code()).isEqualTo(-8005);
+              assertThat(e.errorCode()).isEqualTo(DcmiErrorCode.INNER_ERR);
+            });
     node.ctl("init-fail", "0");
     try (DcmiDeviceManager manager = node.open()) {
       assertThat(manager.discover()).hasSize(8);

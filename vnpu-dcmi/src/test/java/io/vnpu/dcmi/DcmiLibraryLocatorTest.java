@@ -11,11 +11,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class DcmiLibraryLocatorTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
-  private static DcmiLibraryLocator locator(Map<String, String> props, Map<String, String> env,
-      List<Path> standard) {
+  private static DcmiLibraryLocator locator(
+      Map<String, String> props, Map<String, String> env, List<Path> standard) {
     return new DcmiLibraryLocator(props::get, env::get, standard);
   }
 
@@ -23,12 +22,17 @@ class DcmiLibraryLocatorTest {
   void badExplicitPathListsThePathTried() {
     Path bad = dir.resolve("nope/libdcmi.so");
     assertThatThrownBy(() -> locator(Map.of(), Map.of(), List.of()).locate(bad))
-        .isInstanceOfSatisfying(DcmiException.class, e -> {
-          assertThat(e.code()).isEqualTo(-99999);
-          assertThat(e.getMessage()).isEqualTo("dlopen failed: -99999 LIBRARY_NOT_LOADED "
-              + "(libdcmi.so not loadable): libdcmi.so not found (the explicitly configured "
-              + "library does not exist); tried: " + bad);
-        });
+        .isInstanceOfSatisfying(
+            DcmiException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(-99999);
+              assertThat(e.getMessage())
+                  .isEqualTo(
+                      "dlopen failed: -99999 LIBRARY_NOT_LOADED "
+                          + "(libdcmi.so not loadable): libdcmi.so not found (the explicitly configured "
+                          + "library does not exist); tried: "
+                          + bad);
+            });
   }
 
   @Test
@@ -36,11 +40,11 @@ class DcmiLibraryLocatorTest {
     Path a = dir.resolve("a");
     Path b = dir.resolve("b");
     Path std = dir.resolve("driver/lib64/driver/libdcmi.so");
-    DcmiLibraryLocator l = locator(Map.of(), Map.of("LD_LIBRARY_PATH", a + ":" + b),
-        List.of(std));
-    assertThatThrownBy(() -> l.locate(null)).isInstanceOf(DcmiException.class)
-        .hasMessageEndingWith("tried: " + a.resolve("libdcmi.so") + " " + b.resolve("libdcmi.so")
-            + " " + std);
+    DcmiLibraryLocator l = locator(Map.of(), Map.of("LD_LIBRARY_PATH", a + ":" + b), List.of(std));
+    assertThatThrownBy(() -> l.locate(null))
+        .isInstanceOf(DcmiException.class)
+        .hasMessageEndingWith(
+            "tried: " + a.resolve("libdcmi.so") + " " + b.resolve("libdcmi.so") + " " + std);
     assertThat(l.findInstalled()).isEmpty();
   }
 
@@ -65,26 +69,35 @@ class DcmiLibraryLocatorTest {
     Path std = dir.resolve("driver/lib64/driver/libdcmi.so");
     Files.createDirectories(std.getParent());
     Files.createFile(std);
-    DcmiLibrarySource src = locator(Map.of(), Map.of("LD_LIBRARY_PATH", dir.resolve("x").toString()),
-        List.of(dir.resolve("none.so"), std)).locate(null);
+    DcmiLibrarySource src =
+        locator(
+                Map.of(),
+                Map.of("LD_LIBRARY_PATH", dir.resolve("x").toString()),
+                List.of(dir.resolve("none.so"), std))
+            .locate(null);
     assertThat(src.path()).isEqualTo(std);
     assertThat(src.origin()).isEqualTo("driver location");
-    assertThat(src.tried()).containsExactly(dir.resolve("x/libdcmi.so"), dir.resolve("none.so"), std);
+    assertThat(src.tried())
+        .containsExactly(dir.resolve("x/libdcmi.so"), dir.resolve("none.so"), std);
   }
 
   @Test
   void fileThatIsNotALibraryFailsToLoadWithItsPath() throws Exception {
     Path junk = Files.writeString(dir.resolve("libdcmi.so"), "not an ELF file");
     DcmiLibrarySource src = locator(Map.of(), Map.of(), List.of()).locate(junk);
-    assertThatThrownBy(() -> Dcmi.load(src)).isInstanceOfSatisfying(DcmiException.class, e -> {
-      assertThat(e.code()).isEqualTo(-99999);
-      assertThat(e.getMessage()).contains(junk.toString());
-    });
+    assertThatThrownBy(() -> Dcmi.load(src))
+        .isInstanceOfSatisfying(
+            DcmiException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(-99999);
+              assertThat(e.getMessage()).contains(junk.toString());
+            });
   }
 
   @Test
   void standardLocationsAreTheDriversOnes() {
-    assertThat(DcmiLibraryLocator.DRIVER_LOCATIONS).first()
+    assertThat(DcmiLibraryLocator.DRIVER_LOCATIONS)
+        .first()
         .isEqualTo(Path.of("/usr/local/Ascend/driver/lib64/driver/libdcmi.so"));
   }
 }

@@ -14,15 +14,14 @@ import org.junit.jupiter.api.io.TempDir;
  * info v2, error code v2 or per-process memory) degrades feature by feature.
  */
 class DcmiOldDriverTest {
-  @TempDir
-  Path root;
+  @TempDir Path root;
 
   @Test
   void missingSymbolsFallBackOrDegradeAndAreRecordedOnce() {
     SimNode node = new SimNode("910B3x8", root);
     Path old = node.nativeDir.resolve("dcmi-sim-old/libdcmi.so");
-    try (DcmiDeviceManager manager = DcmiDeviceManager.open(
-        new DcmiLibrarySource(old, "test", List.of(old)))) {
+    try (DcmiDeviceManager manager =
+        DcmiDeviceManager.open(new DcmiLibrarySource(old, "test", List.of(old)))) {
       Dcmi dcmi = manager.dcmi();
       // deprecated alias dcmi_get_card_num_list
       assertThat(dcmi.cardList()).containsExactly(0, 1, 2, 3, 8, 9, 10, 11);
@@ -33,12 +32,16 @@ class DcmiOldDriverTest {
 
       // deprecated dcmi_get_device_errorcode reports the first fault code
       node.ctl("fault", "2", "0x80CB8009", "3");
-      assertThat(manager.health(2)).isEqualTo(DeviceHealth.fault(0x80CB8009L,
-          "fault code 0x80CB8009, health 3 (critical alarm)"));
+      assertThat(manager.health(2))
+          .isEqualTo(
+              DeviceHealth.fault(0x80CB8009L, "fault code 0x80CB8009, health 3 (critical alarm)"));
 
-      assertThat(dcmi.missingFunctions()).containsExactlyInAnyOrder("dcmi_get_card_list",
-          "dcmi_get_device_chip_info_v2", "dcmi_get_device_resource_info",
-          "dcmi_get_device_errorcode_v2");
+      assertThat(dcmi.missingFunctions())
+          .containsExactlyInAnyOrder(
+              "dcmi_get_card_list",
+              "dcmi_get_device_chip_info_v2",
+              "dcmi_get_device_resource_info",
+              "dcmi_get_device_errorcode_v2");
     }
   }
 

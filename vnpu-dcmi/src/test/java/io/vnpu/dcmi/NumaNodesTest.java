@@ -10,8 +10,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The cpulist parser never throws: a driver's absurd list is "unknown node", not a dead loop. */
 class NumaNodesTest {
-  @TempDir
-  Path nodeDir;
+  @TempDir Path nodeDir;
 
   @Test
   void mapsACpuListToTheNodeHoldingEveryCpu() throws Exception {
@@ -31,8 +30,25 @@ class NumaNodesTest {
     Files.createDirectories(nodeDir.resolve("node0"));
     Files.writeString(nodeDir.resolve("node0/cpulist"), "0-2147483647\n");
     NumaNodes numa = new NumaNodes(nodeDir);
-    for (String bad : new String[] {"0-2147483647", "2147483647", "0-8192", "99999999999", "1-0", "-1",
-        "0--3", "0-3-5", "a", "0,,1", " - ", "0-", "1,2-", "+1", "0x10", "0-3".repeat(30_000)}) {
+    for (String bad :
+        new String[] {
+          "0-2147483647",
+          "2147483647",
+          "0-8192",
+          "99999999999",
+          "1-0",
+          "-1",
+          "0--3",
+          "0-3-5",
+          "a",
+          "0,,1",
+          " - ",
+          "0-",
+          "1,2-",
+          "+1",
+          "0x10",
+          "0-3".repeat(30_000)
+        }) {
       assertThat(NumaNodes.parse(bad)).as(bad).isNull();
       assertThat(numa.nodeOf(bad)).as(bad).isEqualTo(-1);
     }

@@ -9,10 +9,12 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** LingQu switch faults ({@code liblingqu-dcmi.so}) and super-pod info ({@code dcmi_spod_info}) on the simulated A3. */
+/**
+ * LingQu switch faults ({@code liblingqu-dcmi.so}) and super-pod info ({@code dcmi_spod_info}) on
+ * the simulated A3.
+ */
 class SwitchAndSuperPodSimTest {
-  @TempDir
-  Path root;
+  @TempDir Path root;
 
   @Test
   void a3ReportsItsSwitchFaultsAsTheDriverListsThem() {
@@ -20,7 +22,13 @@ class SwitchAndSuperPodSimTest {
     LingQuSwitch sw = LingQuSwitch.open(node.library()).orElseThrow();
     assertThat(sw.read()).isEmpty();
     node.ctl("switch-fault", "1", "3", "9", "0", "3", "1"); // port fail towards an NPU, critical
-    node.ctl("switch-fault", "0", "7", "17", "0", "2"); // fatal chip fault (no fault ID in MindCluster's table)
+    node.ctl(
+        "switch-fault",
+        "0",
+        "7",
+        "17",
+        "0",
+        "2"); // fatal chip fault (no fault ID in MindCluster's table)
     List<SwitchFault> faults = sw.read();
     assertThat(faults).hasSize(2);
     SwitchFault port = faults.get(0);
@@ -47,13 +55,16 @@ class SwitchAndSuperPodSimTest {
   void superPodInfoFollowsMindClustersMinusOneAndMinusTwo() {
     SimNode a3 = new SimNode("A3x8", root);
     try (DcmiDeviceManager m = a3.open()) {
-      assertThat(m.dcmi().superPodInfo(0, 0)).extracting(SuperPodInfo::superPodId, SuperPodInfo::serverIndex)
+      assertThat(m.dcmi().superPodInfo(0, 0))
+          .extracting(SuperPodInfo::superPodId, SuperPodInfo::serverIndex)
           .containsExactly(1, 0);
       a3.ctl("spod", "7", "3");
-      assertThat(m.dcmi().superPodInfo(0, 1)).extracting(SuperPodInfo::superPodId, SuperPodInfo::serverIndex)
+      assertThat(m.dcmi().superPodInfo(0, 1))
+          .extracting(SuperPodInfo::superPodId, SuperPodInfo::serverIndex)
           .containsExactly(7, 3);
       a3.ctl("spod", "-1", "-1"); // the driver's 0xFFFFFFFF: not in a super-pod
-      assertThat(m.dcmi().superPodInfo(0, 0)).extracting(SuperPodInfo::superPodId, SuperPodInfo::serverIndex)
+      assertThat(m.dcmi().superPodInfo(0, 0))
+          .extracting(SuperPodInfo::superPodId, SuperPodInfo::serverIndex)
           .containsExactly(-1, -1);
     }
   }

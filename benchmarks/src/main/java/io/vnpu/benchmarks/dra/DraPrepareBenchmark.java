@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.grpc.ManagedChannel;
 import io.vnpu.api.model.DeviceHealth;
 import io.vnpu.api.model.Npu;
-import io.vnpu.kube.kubelet.UnixSocketTransport;
 import io.vnpu.kube.dra.NpuDriver;
 import io.vnpu.kube.dra.cdi.AscendHostLayout;
 import io.vnpu.kube.dra.cdi.CdiKind;
@@ -25,6 +24,7 @@ import io.vnpu.kube.dra.proto.v1.NodePrepareResourcesResponse;
 import io.vnpu.kube.dra.state.ClaimPlanner;
 import io.vnpu.kube.dra.state.ClaimSpecBuilder;
 import io.vnpu.kube.dra.state.DeviceState;
+import io.vnpu.kube.kubelet.UnixSocketTransport;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -49,15 +49,15 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * NodePrepareResources of one whole-NPU claim as the kubelet sends it: a v1 gRPC call over the
  * plugin's unix socket, through the driver (claim lookup in memory, not the API server), the plan,
- * the claim's CDI spec written atomically into a tmpfs directory ({@code /dev/shm}, as
- * {@code /var/run/cdi} is on a node) and the checkpoint written with fsync of the file and its
- * directory. {@code checkpointOn}: {@code disk} (a temporary directory on the root file system, as
- * {@code /var/lib/kubelet/plugins}) or {@code tmpfs} (the same work without the cost of the disk's
- * fsync). Each invocation prepares a new claim; the one before is unprepared outside the measured
- * call. SampleTime gives p50/p99. {@code share}: {@code whole} (an exclusive NPU) or {@code soft}
- * (a 4 GiB / 25 % share of a soft-sliced NPU: plus the checkpoint's {@code PrepareStarted} record,
- * the quota region created in the plugin's data directory and registered in the NPU's compute
- * registry, and the limiter mounts in the CDI spec; the limiter check is a no-op gate here).
+ * the claim's CDI spec written atomically into a tmpfs directory ({@code /dev/shm}, as {@code
+ * /var/run/cdi} is on a node) and the checkpoint written with fsync of the file and its directory.
+ * {@code checkpointOn}: {@code disk} (a temporary directory on the root file system, as {@code
+ * /var/lib/kubelet/plugins}) or {@code tmpfs} (the same work without the cost of the disk's fsync).
+ * Each invocation prepares a new claim; the one before is unprepared outside the measured call.
+ * SampleTime gives p50/p99. {@code share}: {@code whole} (an exclusive NPU) or {@code soft} (a 4
+ * GiB / 25 % share of a soft-sliced NPU: plus the checkpoint's {@code PrepareStarted} record, the
+ * quota region created in the plugin's data directory and registered in the NPU's compute registry,
+ * and the limiter mounts in the CDI spec; the limiter check is a no-op gate here).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.SampleTime)
@@ -89,54 +89,89 @@ public class DraPrepareBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() throws Exception {
-    dir = checkpointOn.equals("tmpfs")
-        ? Files.createTempDirectory(Path.of("/dev/shm"), "dra-bench")
-        : Files.createTempDirectory("dra-bench");
+    dir =
+        checkpointOn.equals("tmpfs")
+            ? Files.createTempDirectory(Path.of("/dev/shm"), "dra-bench")
+            : Files.createTempDirectory("dra-bench");
     cdiDir = Files.createTempDirectory(Path.of("/dev/shm"), "dra-bench-cdi");
     Path dev = Files.createDirectories(dir.resolve("dev"));
     for (String n : List.of("davinci0", "davinci_manager", "devmm_svm", "hisi_hdc")) {
       Files.writeString(dev.resolve(n), "");
     }
     NpuInventory inventory = new NpuInventory();
-    inventory.update(List.of(new Npu("00000000-00000000-00000000-00000000-00000000", 0, 0, 0, 0,
-        "910B3", 64L << 30, 20, 7, DeviceHealth.HEALTHY, 0)));
+    inventory.update(
+        List.of(
+            new Npu(
+                "00000000-00000000-00000000-00000000-00000000",
+                0,
+                0,
+                0,
+                0,
+                "910B3",
+                64L << 30,
+                20,
+                7,
+                DeviceHealth.HEALTHY,
+                0)));
     CdiKind kind = CdiKind.of(DRIVER, "npu");
     PluginSockets sockets = PluginSockets.of(DRIVER, dir.resolve("reg"), dir.resolve("plugins"));
     Files.createDirectories(sockets.dataDir());
     boolean soft = share.equals("soft");
-    io.vnpu.kube.softslice.SoftSliceLayout layout = !soft ? null
-        : io.vnpu.kube.softslice.SoftSliceLayout.vnpu(sockets.dataDir(),
-            io.vnpu.kube.limiter.LimiterFiles.hami(dir.resolve("limiter")));
+    io.vnpu.kube.softslice.SoftSliceLayout layout =
+        !soft
+            ? null
+            : io.vnpu.kube.softslice.SoftSliceLayout.vnpu(
+                sockets.dataDir(), io.vnpu.kube.limiter.LimiterFiles.hami(dir.resolve("limiter")));
     if (soft) {
-      softRegions = new io.vnpu.kube.softslice.SoftSlices(layout,
-          io.vnpu.kube.resource.QuotaRegionFactory.writing(new io.vnpu.quota.region.QuotaRegions()), () -> { });
+      softRegions =
+          new io.vnpu.kube.softslice.SoftSlices(
+              layout,
+              io.vnpu.kube.resource.QuotaRegionFactory.writing(
+                  new io.vnpu.quota.region.QuotaRegions()),
+              () -> {});
     }
-    state = DeviceState.open(new CheckpointStore(sockets.dataDir().resolve("checkpoint.json"),
-            Clock.systemUTC()), new CdiSpecWriter(cdiDir, kind),
-        new ClaimSpecBuilder(kind, new AscendHostLayout(new DeviceNodeProbe(dev), dir), layout),
-        new ClaimPlanner(DRIVER, NODE, kind, new io.vnpu.kube.dra.modes.ChipModes(
-            io.vnpu.kube.dra.vnpu.HardVnpuChips.OFF, soft,
-            io.vnpu.kube.dra.modes.SoftCapacityNames.HAMI), layout),
-        inventory, NODE, "bench", Duration.ofSeconds(30),
-        new io.vnpu.kube.dra.vnpu.VnpuDriver() {
-          @Override
-          public io.vnpu.api.model.Vnpu create(int logicId, String template) {
-            throw new IllegalStateException("no vNPUs here");
-          }
+    state =
+        DeviceState.open(
+            new CheckpointStore(sockets.dataDir().resolve("checkpoint.json"), Clock.systemUTC()),
+            new CdiSpecWriter(cdiDir, kind),
+            new ClaimSpecBuilder(kind, new AscendHostLayout(new DeviceNodeProbe(dev), dir), layout),
+            new ClaimPlanner(
+                DRIVER,
+                NODE,
+                kind,
+                new io.vnpu.kube.dra.modes.ChipModes(
+                    io.vnpu.kube.dra.vnpu.HardVnpuChips.OFF,
+                    soft,
+                    io.vnpu.kube.dra.modes.SoftCapacityNames.HAMI),
+                layout),
+            inventory,
+            NODE,
+            "bench",
+            Duration.ofSeconds(30),
+            new io.vnpu.kube.dra.vnpu.VnpuDriver() {
+              @Override
+              public io.vnpu.api.model.Vnpu create(int logicId, String template) {
+                throw new IllegalStateException("no vNPUs here");
+              }
 
-          @Override
-          public void destroy(int logicId, int vnpuId) {
-            throw new IllegalStateException("no vNPUs here");
-          }
+              @Override
+              public void destroy(int logicId, int vnpuId) {
+                throw new IllegalStateException("no vNPUs here");
+              }
 
-          @Override
-          public List<io.vnpu.api.model.Vnpu> list(int logicId) {
-            return List.of();
-          }
-        }, softRegions);
-    server = new KubeletPluginServer(sockets, DRIVER,
-        new NpuDriver(soft ? DraPrepareBenchmark::softClaim : DraPrepareBenchmark::claim, state),
-        Duration.ofSeconds(1));
+              @Override
+              public List<io.vnpu.api.model.Vnpu> list(int logicId) {
+                return List.of();
+              }
+            },
+            softRegions);
+    server =
+        new KubeletPluginServer(
+            sockets,
+            DRIVER,
+            new NpuDriver(
+                soft ? DraPrepareBenchmark::softClaim : DraPrepareBenchmark::claim, state),
+            Duration.ofSeconds(1));
     server.start();
     transport = new UnixSocketTransport(1);
     channel = transport.channel(sockets.draSocket());
@@ -145,25 +180,53 @@ public class DraPrepareBenchmark {
 
   static ResourceClaim claim(ClaimRef ref) throws ClaimFetchException {
     return new ResourceClaimBuilder()
-        .withNewMetadata().withNamespace(ref.namespace()).withName(ref.name())
-        .withUid(ref.uid()).endMetadata()
-        .withNewStatus().withNewAllocation().withNewDevices()
-        .withResults(new DeviceRequestAllocationResultBuilder().withRequest("npu")
-            .withDriver(DRIVER).withPool(NODE).withDevice("npu-0").build())
-        .endDevices().endAllocation().endStatus().build();
+        .withNewMetadata()
+        .withNamespace(ref.namespace())
+        .withName(ref.name())
+        .withUid(ref.uid())
+        .endMetadata()
+        .withNewStatus()
+        .withNewAllocation()
+        .withNewDevices()
+        .withResults(
+            new DeviceRequestAllocationResultBuilder()
+                .withRequest("npu")
+                .withDriver(DRIVER)
+                .withPool(NODE)
+                .withDevice("npu-0")
+                .build())
+        .endDevices()
+        .endAllocation()
+        .endStatus()
+        .build();
   }
 
   static ResourceClaim softClaim(ClaimRef ref) throws ClaimFetchException {
     return new ResourceClaimBuilder()
-        .withNewMetadata().withNamespace(ref.namespace()).withName(ref.name())
-        .withUid(ref.uid()).endMetadata()
-        .withNewStatus().withNewAllocation().withNewDevices()
-        .withResults(new DeviceRequestAllocationResultBuilder().withRequest("npu")
-            .withDriver(DRIVER).withPool(NODE).withDevice("npu-0").withShareID(ref.uid())
-            .withConsumedCapacity(java.util.Map.of(
-                "memory", new io.fabric8.kubernetes.api.model.Quantity("4Gi"),
-                "cores", new io.fabric8.kubernetes.api.model.Quantity("25"))).build())
-        .endDevices().endAllocation().endStatus().build();
+        .withNewMetadata()
+        .withNamespace(ref.namespace())
+        .withName(ref.name())
+        .withUid(ref.uid())
+        .endMetadata()
+        .withNewStatus()
+        .withNewAllocation()
+        .withNewDevices()
+        .withResults(
+            new DeviceRequestAllocationResultBuilder()
+                .withRequest("npu")
+                .withDriver(DRIVER)
+                .withPool(NODE)
+                .withDevice("npu-0")
+                .withShareID(ref.uid())
+                .withConsumedCapacity(
+                    java.util.Map.of(
+                        "memory", new io.fabric8.kubernetes.api.model.Quantity("4Gi"),
+                        "cores", new io.fabric8.kubernetes.api.model.Quantity("25")))
+                .build())
+        .endDevices()
+        .endAllocation()
+        .endStatus()
+        .build();
   }
 
   @Setup(Level.Invocation)
@@ -176,9 +239,13 @@ public class DraPrepareBenchmark {
 
   @Benchmark
   public NodePrepareResourcesResponse nodePrepareResources() {
-    NodePrepareResourcesResponse r = stub.withDeadlineAfter(45, TimeUnit.SECONDS)
-        .nodePrepareResources(NodePrepareResourcesRequest.newBuilder().addClaims(
-            Claim.newBuilder().setNamespace("bench").setName("c").setUid(current)).build());
+    NodePrepareResourcesResponse r =
+        stub.withDeadlineAfter(45, TimeUnit.SECONDS)
+            .nodePrepareResources(
+                NodePrepareResourcesRequest.newBuilder()
+                    .addClaims(
+                        Claim.newBuilder().setNamespace("bench").setName("c").setUid(current))
+                    .build());
     if (!r.getClaimsOrThrow(current).getError().isEmpty()) {
       throw new IllegalStateException(r.getClaimsOrThrow(current).getError());
     }

@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.grpc.ManagedChannel;
-import io.vnpu.kube.kubelet.UnixSocketTransport;
 import io.vnpu.kube.dra.proto.registration.InfoRequest;
 import io.vnpu.kube.dra.proto.registration.PluginInfo;
 import io.vnpu.kube.dra.proto.registration.RegistrationGrpc;
@@ -18,6 +17,7 @@ import io.vnpu.kube.dra.proto.v1.DRAPluginGrpc;
 import io.vnpu.kube.dra.proto.v1.NodePrepareResourceResponse;
 import io.vnpu.kube.dra.proto.v1.NodePrepareResourcesRequest;
 import io.vnpu.kube.dra.proto.v1.NodeUnprepareResourcesRequest;
+import io.vnpu.kube.kubelet.UnixSocketTransport;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -28,11 +28,13 @@ import java.util.stream.Collectors;
  * A cluster for {@code vnpu dra --simulate} on one machine: the fabric8 mock API server (CRUD) with
  * a Node, and a kubelet stand-in that registers the driver through its registration socket, reads
  * the published ResourceSlice, prepares a claim allocated to {@code npu-3}, shows the CDI spec and
- * unprepares it. Then it keeps the API server up until killed (for RSS measurements). With
- * {@code --hold} the claim stays prepared (a container runtime can start containers from its CDI
- * spec, docs/operations.md "Try it with podman") until the file {@code DIR/unprepare} appears.
+ * unprepares it. Then it keeps the API server up until killed (for RSS measurements). With {@code
+ * --hold} the claim stays prepared (a container runtime can start containers from its CDI spec,
+ * docs/operations.md "Try it with podman") until the file {@code DIR/unprepare} appears.
  *
- * <pre>java -cp benchmarks/target/benchmarks.jar io.vnpu.benchmarks.dra.DraStandIn DIR [NODE] [--hold]</pre>
+ * <pre>
+ * java -cp benchmarks/target/benchmarks.jar io.vnpu.benchmarks.dra.DraStandIn DIR [NODE] [--hold]
+ * </pre>
  */
 public final class DraStandIn {
   private static final String DRIVER = "npu.huawei.com";
@@ -64,39 +66,83 @@ public final class DraStandIn {
         UnixSocketTransport transport = new UnixSocketTransport(1)) {
       Path kubeconfig = api.writeKubeconfig(dir.resolve("kubeconfig"));
       say("API server stand-in on " + api.url() + "; start the driver with:");
-      say("  ./vnpu dra --simulate --node-name " + node + " --kubeconfig " + kubeconfig
-          + " --kubelet-registrar-directory-path " + registrar
-          + " --kubelet-plugins-directory-path " + plugins + " --cdi-root " + cdi);
+      say(
+          "  ./vnpu dra --simulate --node-name "
+              + node
+              + " --kubeconfig "
+              + kubeconfig
+              + " --kubelet-registrar-directory-path "
+              + registrar
+              + " --kubelet-plugins-directory-path "
+              + plugins
+              + " --cdi-root "
+              + cdi);
       Path reg = registrar.resolve(DRIVER + "-reg.sock");
       waitFor(() -> Files.exists(reg), 300, "the registration socket " + reg);
-      PluginInfo info = call(transport, reg, ch -> RegistrationGrpc.newBlockingStub(ch)
-          .withDeadlineAfter(45, TimeUnit.SECONDS).getInfo(InfoRequest.getDefaultInstance()));
-      say("kubelet: GetInfo -> type " + info.getType() + ", name " + info.getName()
-          + ", versions " + info.getSupportedVersionsList());
-      call(transport, reg, ch -> RegistrationGrpc.newBlockingStub(ch)
-          .withDeadlineAfter(45, TimeUnit.SECONDS).notifyRegistrationStatus(
-              RegistrationStatus.newBuilder().setPluginRegistered(true).build()));
+      PluginInfo info =
+          call(
+              transport,
+              reg,
+              ch ->
+                  RegistrationGrpc.newBlockingStub(ch)
+                      .withDeadlineAfter(45, TimeUnit.SECONDS)
+                      .getInfo(InfoRequest.getDefaultInstance()));
+      say(
+          "kubelet: GetInfo -> type "
+              + info.getType()
+              + ", name "
+              + info.getName()
+              + ", versions "
+              + info.getSupportedVersionsList());
+      call(
+          transport,
+          reg,
+          ch ->
+              RegistrationGrpc.newBlockingStub(ch)
+                  .withDeadlineAfter(45, TimeUnit.SECONDS)
+                  .notifyRegistrationStatus(
+                      RegistrationStatus.newBuilder().setPluginRegistered(true).build()));
       say("kubelet: registered " + info.getName());
       KubernetesClient client = api.client();
       waitFor(() -> !slices(client).isEmpty(), 300, "a ResourceSlice");
       ResourceSlice s = slices(client).get(0);
-      say("ResourceSlice pool " + s.getSpec().getPool().getName() + " generation "
-          + s.getSpec().getPool().getGeneration() + ": " + s.getSpec().getDevices().stream()
-              .map(DraStandIn::describe).collect(Collectors.joining(", ")));
+      say(
+          "ResourceSlice pool "
+              + s.getSpec().getPool().getName()
+              + " generation "
+              + s.getSpec().getPool().getGeneration()
+              + ": "
+              + s.getSpec().getDevices().stream()
+                  .map(DraStandIn::describe)
+                  .collect(Collectors.joining(", ")));
       ResourceClaim claim = createClaim(client, node);
       String uid = claim.getMetadata().getUid();
       Path draSocket = Path.of(info.getEndpoint());
-      NodePrepareResourceResponse r = call(transport, draSocket, ch -> DRAPluginGrpc
-          .newBlockingStub(ch).withDeadlineAfter(45, TimeUnit.SECONDS).nodePrepareResources(
-              NodePrepareResourcesRequest.newBuilder().addClaims(Claim.newBuilder()
-                  .setNamespace("demo").setName("npu-claim").setUid(uid)).build()))
-          .getClaimsOrThrow(uid);
+      NodePrepareResourceResponse r =
+          call(
+                  transport,
+                  draSocket,
+                  ch ->
+                      DRAPluginGrpc.newBlockingStub(ch)
+                          .withDeadlineAfter(45, TimeUnit.SECONDS)
+                          .nodePrepareResources(
+                              NodePrepareResourcesRequest.newBuilder()
+                                  .addClaims(
+                                      Claim.newBuilder()
+                                          .setNamespace("demo")
+                                          .setName("npu-claim")
+                                          .setUid(uid))
+                                  .build()))
+              .getClaimsOrThrow(uid);
       if (!r.getError().isEmpty()) {
         say("kubelet: NodePrepareResources failed: " + r.getError());
         System.exit(1);
       }
-      say("kubelet: NodePrepareResources demo/npu-claim -> " + r.getDevicesList().stream()
-          .map(d -> d.getDeviceName() + " " + d.getCdiDeviceIdsList()).toList());
+      say(
+          "kubelet: NodePrepareResources demo/npu-claim -> "
+              + r.getDevicesList().stream()
+                  .map(d -> d.getDeviceName() + " " + d.getCdiDeviceIdsList())
+                  .toList());
       Path spec = cdi.resolve("npu.huawei.com-npu_" + uid + ".json");
       say("CDI spec " + spec + ":");
       System.out.println(Files.readString(spec));
@@ -106,12 +152,23 @@ public final class DraStandIn {
         say("kubelet: holding the claim prepared; touch " + release + " to unprepare it");
         waitFor(() -> Files.exists(release), Integer.MAX_VALUE / 1000, "the file " + release);
       }
-      call(transport, draSocket, ch -> DRAPluginGrpc.newBlockingStub(ch)
-          .withDeadlineAfter(45, TimeUnit.SECONDS).nodeUnprepareResources(
-              NodeUnprepareResourcesRequest.newBuilder().addClaims(Claim.newBuilder()
-                  .setNamespace("demo").setName("npu-claim").setUid(uid)).build()));
-      say("kubelet: NodeUnprepareResources demo/npu-claim -> CDI spec "
-          + (Files.exists(spec) ? "still there" : "removed"));
+      call(
+          transport,
+          draSocket,
+          ch ->
+              DRAPluginGrpc.newBlockingStub(ch)
+                  .withDeadlineAfter(45, TimeUnit.SECONDS)
+                  .nodeUnprepareResources(
+                      NodeUnprepareResourcesRequest.newBuilder()
+                          .addClaims(
+                              Claim.newBuilder()
+                                  .setNamespace("demo")
+                                  .setName("npu-claim")
+                                  .setUid(uid))
+                          .build()));
+      say(
+          "kubelet: NodeUnprepareResources demo/npu-claim -> CDI spec "
+              + (Files.exists(spec) ? "still there" : "removed"));
       say("done; the API server stand-in keeps running until interrupted");
       Thread.currentThread().join();
     } finally {
@@ -125,12 +182,20 @@ public final class DraStandIn {
    * the AI-core capacity then).
    */
   private static String describe(Device d) {
-    String chip = d.getAttributes() == null || d.getAttributes().get("chipName") == null
-        ? "?" : d.getAttributes().get("chipName").getString();
-    String capacity = d.getCapacity() == null ? "" : d.getCapacity().entrySet().stream()
-        .map(e -> e.getKey().equals("memCapacity") && d.getCapacity().size() == 1
-            ? e.getValue().getValue().toString() : e.getKey() + " " + e.getValue().getValue())
-        .collect(Collectors.joining(", "));
+    String chip =
+        d.getAttributes() == null || d.getAttributes().get("chipName") == null
+            ? "?"
+            : d.getAttributes().get("chipName").getString();
+    String capacity =
+        d.getCapacity() == null
+            ? ""
+            : d.getCapacity().entrySet().stream()
+                .map(
+                    e ->
+                        e.getKey().equals("memCapacity") && d.getCapacity().size() == 1
+                            ? e.getValue().getValue().toString()
+                            : e.getKey() + " " + e.getValue().getValue())
+                .collect(Collectors.joining(", "));
     return d.getName() + " (" + chip + (capacity.isEmpty() ? "" : ", " + capacity) + ")";
   }
 
@@ -139,17 +204,45 @@ public final class DraStandIn {
   }
 
   private static ResourceClaim createClaim(KubernetesClient client, String node) {
-    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("demo")
-        .endMetadata().build()).createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
-    return client.dynamicResourceAllocation().v1().resourceClaims().inNamespace("demo")
-        .resource(new ResourceClaimBuilder()
-            .withNewMetadata().withNamespace("demo").withName("npu-claim").endMetadata()
-            .withNewSpec().withNewDevices().addNewRequest().withName("npu").withNewExactly()
-            .withDeviceClassName(DRIVER).endExactly().endRequest().endDevices().endSpec()
-            .withNewStatus().withNewAllocation().withNewDevices()
-            .withResults(new DeviceRequestAllocationResultBuilder().withRequest("npu")
-                .withDriver(DRIVER).withPool(node).withDevice("npu-3").build())
-            .endDevices().endAllocation().endStatus().build())
+    client
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName("demo").endMetadata().build())
+        .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
+    return client
+        .dynamicResourceAllocation()
+        .v1()
+        .resourceClaims()
+        .inNamespace("demo")
+        .resource(
+            new ResourceClaimBuilder()
+                .withNewMetadata()
+                .withNamespace("demo")
+                .withName("npu-claim")
+                .endMetadata()
+                .withNewSpec()
+                .withNewDevices()
+                .addNewRequest()
+                .withName("npu")
+                .withNewExactly()
+                .withDeviceClassName(DRIVER)
+                .endExactly()
+                .endRequest()
+                .endDevices()
+                .endSpec()
+                .withNewStatus()
+                .withNewAllocation()
+                .withNewDevices()
+                .withResults(
+                    new DeviceRequestAllocationResultBuilder()
+                        .withRequest("npu")
+                        .withDriver(DRIVER)
+                        .withPool(node)
+                        .withDevice("npu-3")
+                        .build())
+                .endDevices()
+                .endAllocation()
+                .endStatus()
+                .build())
         .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
   }
 

@@ -13,12 +13,17 @@ import java.nio.file.Path;
 import java.util.HashMap;
 
 /**
- * The fabric8 mock API server in CRUD mode on a loopback port, with one Node, and a kubeconfig
- * file pointing at it: the API server stand-in of the DRA benchmarks and of the README demo.
+ * The fabric8 mock API server in CRUD mode on a loopback port, with one Node, and a kubeconfig file
+ * pointing at it: the API server stand-in of the DRA benchmarks and of the README demo.
  */
 final class MockApiServer implements AutoCloseable {
-  private final KubernetesMockServer server = new KubernetesMockServer(new Context(),
-      new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
+  private final KubernetesMockServer server =
+      new KubernetesMockServer(
+          new Context(),
+          new MockWebServer(),
+          new HashMap<>(),
+          new KubernetesCrudDispatcher(),
+          false);
   private final KubernetesClient client;
   private static final java.util.logging.Logger QUIET =
       java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
@@ -29,8 +34,10 @@ final class MockApiServer implements AutoCloseable {
     server.init(InetAddress.getLoopbackAddress(), 0);
     client = server.createClient();
     // create-or-update: on a loaded machine the client retries a POST that timed out but was stored
-    client.nodes().resource(new NodeBuilder().withNewMetadata().withName(nodeName).endMetadata()
-        .build()).createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
+    client
+        .nodes()
+        .resource(new NodeBuilder().withNewMetadata().withName(nodeName).endMetadata().build())
+        .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
   }
 
   KubernetesClient client() {
@@ -43,12 +50,28 @@ final class MockApiServer implements AutoCloseable {
 
   /** Writes a kubeconfig for this server to {@code file}. */
   Path writeKubeconfig(Path file) throws IOException {
-    return Files.writeString(file, String.join("\n",
-        "apiVersion: v1", "kind: Config", "current-context: stand-in",
-        "clusters:", "- name: stand-in", "  cluster:", "    server: " + url(),
-        "contexts:", "- name: stand-in", "  context:", "    cluster: stand-in",
-        "    user: stand-in", "    namespace: default",
-        "users:", "- name: stand-in", "  user:", "    token: stand-in", ""));
+    return Files.writeString(
+        file,
+        String.join(
+            "\n",
+            "apiVersion: v1",
+            "kind: Config",
+            "current-context: stand-in",
+            "clusters:",
+            "- name: stand-in",
+            "  cluster:",
+            "    server: " + url(),
+            "contexts:",
+            "- name: stand-in",
+            "  context:",
+            "    cluster: stand-in",
+            "    user: stand-in",
+            "    namespace: default",
+            "users:",
+            "- name: stand-in",
+            "  user:",
+            "    token: stand-in",
+            ""));
   }
 
   @Override

@@ -3,7 +3,6 @@ package io.vnpu.benchmarks.dra;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.vnpu.api.model.DeviceHealth;
 import io.vnpu.api.model.Npu;
-import io.vnpu.kube.dra.devices.NpuDeviceFacts;
 import io.vnpu.kube.dra.slices.NpuSliceDevices;
 import io.vnpu.kube.dra.slices.ResourceSlicePublisher;
 import java.time.Duration;
@@ -45,13 +44,29 @@ public class SlicePublishBenchmark {
   @Setup(Level.Trial)
   public void setUp() {
     api = new MockApiServer("bench-node");
-    publisher = new ResourceSlicePublisher(api.client(), "npu.huawei.com", "bench-node",
-        Duration.ofHours(1), Duration.ofSeconds(1));
+    publisher =
+        new ResourceSlicePublisher(
+            api.client(),
+            "npu.huawei.com",
+            "bench-node",
+            Duration.ofHours(1),
+            Duration.ofSeconds(1));
     builder = new NpuSliceDevices(n -> Optional.of(String.format("0000:%02x:00.0", n.phyId())));
     npus = new ArrayList<>();
     for (int i = 0; i < 16; i++) {
-      npus.add(new Npu(String.format("%08X-00000000-00000000-00000000-00000000", i), i, i, i / 2,
-          i % 2, "Ascend910", 64L << 30, 24, 6, DeviceHealth.HEALTHY, i / 8));
+      npus.add(
+          new Npu(
+              String.format("%08X-00000000-00000000-00000000-00000000", i),
+              i,
+              i,
+              i / 2,
+              i % 2,
+              "Ascend910",
+              64L << 30,
+              24,
+              6,
+              DeviceHealth.HEALTHY,
+              i / 8));
     }
   }
 

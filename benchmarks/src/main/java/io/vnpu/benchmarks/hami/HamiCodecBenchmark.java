@@ -21,9 +21,9 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * HAMi protocol codecs on the node agent's hot paths: the register annotation
- * ({@code hami.io/node-register-<commonWord>}) it writes every 30 s, for a 16-NPU node, and the
- * {@code hami.io/<commonWord>-devices-to-allocate} value it decodes on every Allocate.
+ * HAMi protocol codecs on the node agent's hot paths: the register annotation ({@code
+ * hami.io/node-register-<commonWord>}) it writes every 30 s, for a 16-NPU node, and the {@code
+ * hami.io/<commonWord>-devices-to-allocate} value it decodes on every Allocate.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -37,6 +37,7 @@ public class HamiCodecBenchmark {
   private final DevicesToAllocateCodec allocateCodec =
       new DevicesToAllocateCodec(DecodeVariant.PRESERVE_EMPTY);
   private List<RegisterDevice> sixteenNpus;
+
   /** Two containers: one with two soft slices, one with a whole card (HAMi's encoding). */
   private final String devicesToAllocate =
       "1E2C3A4B-00000000-00000000-00000000-00000001,Ascend910B3,16384,5:"

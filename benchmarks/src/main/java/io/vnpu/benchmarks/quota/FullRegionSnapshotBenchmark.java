@@ -63,7 +63,8 @@ public class FullRegionSnapshotBenchmark {
     dir = Files.createTempDirectory("vnpu-bench-");
     Path file = dir.resolve("region");
     new QuotaRegions().create(file, RegionConfig.memoryLimit(2, 64 * Units.GIB)).close();
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       MappedByteBuffer m = ch.map(FileChannel.MapMode.READ_WRITE, 0, REGION_FILE_BYTES);
       m.order(ByteOrder.LITTLE_ENDIAN);
       for (int i = 0; i < SLOTS; i++) {
@@ -84,7 +85,8 @@ public class FullRegionSnapshotBenchmark {
     bare.order(ByteOrder.LITTLE_ENDIAN);
     UsageSnapshot s = region.usage();
     if (s.processes().size() != SLOTS) {
-      throw new IllegalStateException("expected " + SLOTS + " active slots, snapshot shows " + s.processes().size());
+      throw new IllegalStateException(
+          "expected " + SLOTS + " active slots, snapshot shows " + s.processes().size());
     }
   }
 

@@ -25,9 +25,9 @@ import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The quota region's Java path, the same protocol the C limiter runs on every allocation:
- * admit + release of 4 KiB on one device (publish pending, scan, commit), and a consistent usage
- * snapshot as the node agent's metrics reader takes it.
+ * The quota region's Java path, the same protocol the C limiter runs on every allocation: admit +
+ * release of 4 KiB on one device (publish pending, scan, commit), and a consistent usage snapshot
+ * as the node agent's metrics reader takes it.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -43,7 +43,9 @@ public class QuotaRegionBenchmark {
   @Setup(Level.Trial)
   public void setUp() throws IOException {
     dir = Files.createTempDirectory("vnpu-bench-");
-    region = new QuotaRegions().create(dir.resolve("region"), RegionConfig.memoryLimit(2, 64 * Units.GIB));
+    region =
+        new QuotaRegions()
+            .create(dir.resolve("region"), RegionConfig.memoryLimit(2, 64 * Units.GIB));
     account = region.memoryAccount();
   }
 

@@ -24,10 +24,10 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Java admit + release of 4 KiB while a C process runs the limiter's own region code on the same
- * region and device, admitting and releasing random sizes (up to 1 MiB) as fast as it can
- * ({@code native/build/limiter/region_client churn}). The native build directory comes from
- * {@code VNPU_NATIVE_DIR}, else the system property {@code vnpu.native.dir}, else
- * {@code native/build} under the working directory.
+ * region and device, admitting and releasing random sizes (up to 1 MiB) as fast as it can ({@code
+ * native/build/limiter/region_client churn}). The native build directory comes from {@code
+ * VNPU_NATIVE_DIR}, else the system property {@code vnpu.native.dir}, else {@code native/build}
+ * under the working directory.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -53,22 +53,32 @@ public class QuotaRegionVsNativeBenchmark {
   public void setUp() throws IOException, InterruptedException {
     Path client = nativeDir().resolve("limiter").resolve("region_client");
     if (!Files.isExecutable(client)) {
-      throw new IllegalStateException(client + " not found: build native/ (make -C native) or set VNPU_NATIVE_DIR");
+      throw new IllegalStateException(
+          client + " not found: build native/ (make -C native) or set VNPU_NATIVE_DIR");
     }
     dir = Files.createTempDirectory("vnpu-bench-");
     Path file = dir.resolve("region");
     region = new QuotaRegions().create(file, RegionConfig.memoryLimit(1, 64 * Units.GIB));
     account = region.memoryAccount();
     hammer =
-        new ProcessBuilder(client.toString(), file.toString(), "churn", "0", "3600000", "7", String.valueOf(Units.MIB))
+        new ProcessBuilder(
+                client.toString(),
+                file.toString(),
+                "churn",
+                "0",
+                "3600000",
+                "7",
+                String.valueOf(Units.MIB))
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.DISCARD)
             .start();
     // the C process has claimed its slot once a second slot shows up in the region
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (region.usage().processes().size() < 2) {
-      if (!hammer.isAlive()) throw new IllegalStateException("region_client exited with " + hammer.exitValue());
-      if (System.nanoTime() > deadline) throw new IllegalStateException("region_client did not claim a slot in 10 s");
+      if (!hammer.isAlive())
+        throw new IllegalStateException("region_client exited with " + hammer.exitValue());
+      if (System.nanoTime() > deadline)
+        throw new IllegalStateException("region_client did not claim a slot in 10 s");
       Thread.sleep(5);
     }
   }

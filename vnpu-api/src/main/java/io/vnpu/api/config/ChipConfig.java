@@ -11,23 +11,27 @@ import java.util.Optional;
 /**
  * One chip model's entry of HAMi's {@code device-config.yaml} ({@code vnpus.configs[]}).
  *
- * @param chip                 chip facts: {@code chipName}, {@code commonWord},
- *                             {@code memoryCapacity} (as {@link ChipModel#hbmMib()}, MiB),
- *                             {@code aiCore}, {@code aiCPU} (0 when not configured)
- * @param resourceName         kubelet extended resource, e.g. {@code huawei.com/Ascend910B3}
- * @param resourceMemoryName   scheduler-only memory resource (MiB), e.g.
- *                             {@code huawei.com/Ascend910B3-memory}, when set (the plugin does not
- *                             need it: a missing one is a load warning)
- * @param resourceCoreName     scheduler-only AI-core percent resource (hami-core mode), when set
+ * @param chip chip facts: {@code chipName}, {@code commonWord}, {@code memoryCapacity} (as {@link
+ *     ChipModel#hbmMib()}, MiB), {@code aiCore}, {@code aiCPU} (0 when not configured)
+ * @param resourceName kubelet extended resource, e.g. {@code huawei.com/Ascend910B3}
+ * @param resourceMemoryName scheduler-only memory resource (MiB), e.g. {@code
+ *     huawei.com/Ascend910B3-memory}, when set (the plugin does not need it: a missing one is a
+ *     load warning)
+ * @param resourceCoreName scheduler-only AI-core percent resource (hami-core mode), when set
  * @param memoryAllocatableMib memory advertised per NPU ({@code devmem}) and charged for a whole
- *                             card, in MiB; at most the capacity
- * @param templates            vNPU templates, sorted by memory ascending (ties keep file order),
- *                             as HAMi sorts them at load
- * @param memoryFactor         HAMi scheduler's {@code memoryFactor} (request multiplier), 1 when
- *                             not configured; the plugin does not use it
+ *     card, in MiB; at most the capacity
+ * @param templates vNPU templates, sorted by memory ascending (ties keep file order), as HAMi sorts
+ *     them at load
+ * @param memoryFactor HAMi scheduler's {@code memoryFactor} (request multiplier), 1 when not
+ *     configured; the plugin does not use it
  */
-public record ChipConfig(ChipModel chip, String resourceName, Optional<String> resourceMemoryName,
-    Optional<String> resourceCoreName, long memoryAllocatableMib, List<VnpuTemplate> templates,
+public record ChipConfig(
+    ChipModel chip,
+    String resourceName,
+    Optional<String> resourceMemoryName,
+    Optional<String> resourceCoreName,
+    long memoryAllocatableMib,
+    List<VnpuTemplate> templates,
     int memoryFactor) {
 
   public ChipConfig {
@@ -36,8 +40,8 @@ public record ChipConfig(ChipModel chip, String resourceName, Optional<String> r
     Objects.requireNonNull(resourceMemoryName, "resourceMemoryName");
     Objects.requireNonNull(resourceCoreName, "resourceCoreName");
     if (memoryAllocatableMib <= 0 || memoryAllocatableMib > chip.hbmMib()) {
-      throw new IllegalArgumentException("memoryAllocatableMib must be in 1.." + chip.hbmMib()
-          + ": " + memoryAllocatableMib);
+      throw new IllegalArgumentException(
+          "memoryAllocatableMib must be in 1.." + chip.hbmMib() + ": " + memoryAllocatableMib);
     }
     if (memoryFactor < 1) throw new IllegalArgumentException("memoryFactor must be >= 1");
     List<VnpuTemplate> sorted = new ArrayList<>(templates);
@@ -66,20 +70,21 @@ public record ChipConfig(ChipModel chip, String resourceName, Optional<String> r
   }
 
   /**
-   * Template selection ("trim", HAMi {@code trimMemory}): the smallest template with memory
-   * &ge; the request; else the whole card when the request &le; {@code memoryCapacity}; else
-   * rejected.
+   * Template selection ("trim", HAMi {@code trimMemory}): the smallest template with memory &ge;
+   * the request; else the whole card when the request &le; {@code memoryCapacity}; else rejected.
    *
-   * @param requestMib requested device memory in MiB, at least 1 (a container that names no
-   *                   memory gets the whole card; callers decide that before trimming)
+   * @param requestMib requested device memory in MiB, at least 1 (a container that names no memory
+   *     gets the whole card; callers decide that before trimming)
    * @throws IllegalArgumentException when {@code requestMib < 1}
    */
   public TemplateChoice trim(long requestMib) {
-    if (requestMib < 1) throw new IllegalArgumentException("requestMib must be >= 1: " + requestMib);
+    if (requestMib < 1)
+      throw new IllegalArgumentException("requestMib must be >= 1: " + requestMib);
     for (VnpuTemplate t : templates) {
       if (requestMib <= t.memoryMib()) return new TemplateChoice.Template(t);
     }
-    if (requestMib <= memoryCapacityMib()) return new TemplateChoice.WholeCard(memoryAllocatableMib);
+    if (requestMib <= memoryCapacityMib())
+      return new TemplateChoice.WholeCard(memoryAllocatableMib);
     return new TemplateChoice.Rejected(requestMib, memoryCapacityMib());
   }
 
@@ -109,11 +114,12 @@ public record ChipConfig(ChipModel chip, String resourceName, Optional<String> r
    * The VDeviceCount rule (HAMi protocol spec section 6.2), the one place it is written; every
    * caller (device plugin, register annotation, {@code vnpu config check}) goes through it.
    *
-   * @param nodeVDeviceCount     {@code nodes[].vDeviceCount}, 0 when unset
+   * @param nodeVDeviceCount {@code nodes[].vDeviceCount}, 0 when unset
    * @param memoryAllocatableMib the chip's {@code memoryAllocatable}, MiB
-   * @param templates            the chip's templates, smallest memory first
+   * @param templates the chip's templates, smallest memory first
    */
-  public static int vDeviceCount(int nodeVDeviceCount, long memoryAllocatableMib, List<VnpuTemplate> templates) {
+  public static int vDeviceCount(
+      int nodeVDeviceCount, long memoryAllocatableMib, List<VnpuTemplate> templates) {
     if (nodeVDeviceCount > 0) return nodeVDeviceCount;
     if (templates.isEmpty()) return 1;
     return (int) Math.max(1, memoryAllocatableMib / templates.get(0).memoryMib());

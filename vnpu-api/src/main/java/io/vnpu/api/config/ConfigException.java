@@ -7,8 +7,8 @@ import java.util.stream.Collectors;
 /**
  * A configuration file could not be loaded. Carries every error found, not only the first, and the
  * warnings found on the way (a misspelt key shows up as an unknown-key warning next to the
- * missing-key error it causes). The message has one error per line in
- * {@link ConfigProblem#toString()} form.
+ * missing-key error it causes). The message has one error per line in {@link
+ * ConfigProblem#toString()} form.
  */
 public class ConfigException extends RuntimeException {
   private static final long serialVersionUID = 1L;
@@ -24,8 +24,8 @@ public class ConfigException extends RuntimeException {
     this(errors, List.of(), cause);
   }
 
-  public ConfigException(List<ConfigProblem> errors, List<ConfigProblem> warnings,
-      Throwable cause) {
+  public ConfigException(
+      List<ConfigProblem> errors, List<ConfigProblem> warnings, Throwable cause) {
     super(render(errors), cause);
     this.errors = List.copyOf(errors);
     this.warnings = List.copyOf(warnings);

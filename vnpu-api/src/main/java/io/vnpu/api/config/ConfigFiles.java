@@ -24,15 +24,19 @@ final class ConfigFiles {
     } catch (NoSuchFileException e) {
       throw failure(file, 0, "no such file", e);
     } catch (IOException e) {
-      throw failure(file, 0, "cannot read: " + (e.getMessage() == null ? "I/O error" : e.getMessage()), e);
+      throw failure(
+          file, 0, "cannot read: " + (e.getMessage() == null ? "I/O error" : e.getMessage()), e);
     }
     return decode(bytes, file);
   }
 
   /** Strict UTF-8: the first invalid byte is reported with its line, never replaced silently. */
   static String decode(byte[] bytes, Path file) {
-    CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
-        .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
+    CharsetDecoder decoder =
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
     ByteBuffer in = ByteBuffer.wrap(bytes);
     CharBuffer out = CharBuffer.allocate(bytes.length);
     CoderResult r = decoder.decode(in, out, true);
@@ -41,8 +45,11 @@ final class ConfigFiles {
       int at = in.position();
       int line = 1;
       for (int i = 0; i < at; i++) if (bytes[i] == '\n') line++;
-      throw failure(file, line, String.format("not UTF-8: invalid byte 0x%02x at byte offset %d",
-          bytes[at] & 0xff, at), null);
+      throw failure(
+          file,
+          line,
+          String.format("not UTF-8: invalid byte 0x%02x at byte offset %d", bytes[at] & 0xff, at),
+          null);
     }
     return out.flip().toString();
   }

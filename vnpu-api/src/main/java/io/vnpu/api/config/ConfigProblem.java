@@ -11,16 +11,16 @@ import java.util.Optional;
  * {@code = VALUE} part is left out when there is no value (a missing key), the {@code :LINE} part
  * when the line is unknown (0) and the {@code PATH} part when the problem concerns the whole file.
  *
- * @param file    the file as the caller named it
- * @param line    1-based line in that file (for a ConfigMap manifest: the line in the manifest,
- *                not in the embedded document), or 0 when unknown
- * @param path    YAML path inside the configuration document, e.g.
- *                {@code vnpus.configs[2].templates[1].memory}; empty for the whole document
- * @param value   the offending value as written, empty when there is none
+ * @param file the file as the caller named it
+ * @param line 1-based line in that file (for a ConfigMap manifest: the line in the manifest, not in
+ *     the embedded document), or 0 when unknown
+ * @param path YAML path inside the configuration document, e.g. {@code
+ *     vnpus.configs[2].templates[1].memory}; empty for the whole document
+ * @param value the offending value as written, empty when there is none
  * @param message what is wrong, and how to fix it where that is not obvious
  */
-public record ConfigProblem(String file, int line, String path, Optional<String> value,
-    String message) {
+public record ConfigProblem(
+    String file, int line, String path, Optional<String> value, String message) {
   public ConfigProblem {
     Objects.requireNonNull(file, "file");
     Objects.requireNonNull(path, "path");

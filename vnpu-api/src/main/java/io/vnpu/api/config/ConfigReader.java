@@ -20,11 +20,12 @@ import org.yaml.snakeyaml.nodes.Tag;
  * Typed, problem-collecting access to a composed YAML document: every getter records an error and
  * returns empty instead of throwing, so one pass reports every problem in the file.
  *
- * <p>Keys match case-insensitively because HAMi turns the YAML into JSON and Go's
- * {@code encoding/json} matches struct fields that way.
+ * <p>Keys match case-insensitively because HAMi turns the YAML into JSON and Go's {@code
+ * encoding/json} matches struct fields that way.
  */
 final class ConfigReader {
   private static final Pattern INTEGER = Pattern.compile("[+-]?[0-9]+");
+
   /** Longest value quoted in a problem. */
   static final int MAX_SHOWN_CHARS = 64;
 
@@ -75,10 +76,10 @@ final class ConfigReader {
   }
 
   /**
-   * Reads a mapping: warns about unknown keys (naming them), accepts {@code ignored} keys
-   * silently, reports duplicate keys.
+   * Reads a mapping: warns about unknown keys (naming them), accepts {@code ignored} keys silently,
+   * reports duplicate keys.
    *
-   * @param keys    the schema's keys, in the schema's spelling
+   * @param keys the schema's keys, in the schema's spelling
    * @param ignored keys that are valid in HAMi but not used here
    */
   Optional<Fields> mapping(Node node, String path, Set<String> keys, Set<String> ignored) {
@@ -104,9 +105,15 @@ final class ConfigReader {
       }
       Node first = keyNodes.putIfAbsent(key, t.getKeyNode());
       if (first != null) {
-        errors.add(new ConfigProblem(file, line(t.getKeyNode()), child(path, written),
-            Optional.empty(), "duplicate key (first at line " + line(first)
-                + "; keys are case-insensitive, as HAMi reads them)"));
+        errors.add(
+            new ConfigProblem(
+                file,
+                line(t.getKeyNode()),
+                child(path, written),
+                Optional.empty(),
+                "duplicate key (first at line "
+                    + line(first)
+                    + "; keys are case-insensitive, as HAMi reads them)"));
         continue;
       }
       if (keys.contains(key)) values.put(key, t.getValueNode());
@@ -115,8 +122,8 @@ final class ConfigReader {
   }
 
   /** A nested mapping under a key. */
-  Optional<Fields> mapping(Fields f, String key, boolean required, Set<String> keys,
-      Set<String> ignored) {
+  Optional<Fields> mapping(
+      Fields f, String key, boolean required, Set<String> keys, Set<String> ignored) {
     return present(f, key, required).flatMap(n -> mapping(n, f.path(key), keys, ignored));
   }
 
@@ -152,21 +159,27 @@ final class ConfigReader {
   }
 
   /**
-   * A string key that only the HAMi scheduler reads: a configuration the upstream plugin accepts must
-   * load here, so a missing, empty or non-string value is a warning, never an error.
+   * A string key that only the HAMi scheduler reads: a configuration the upstream plugin accepts
+   * must load here, so a missing, empty or non-string value is a warning, never an error.
    */
   Optional<String> schedulerOnlyString(Fields f, String key) {
     Optional<Node> v = f.value(key).filter(n -> !n.getTag().equals(Tag.NULL));
     if (v.isEmpty()) {
       Node at = f.value(key).orElse(f.node());
-      warnKey(at, f.path(key), (f.value(key).isPresent() ? "has no value" : "is missing")
-          + "; only the HAMi scheduler reads it (this device plugin does not), so pods cannot request it");
+      warnKey(
+          at,
+          f.path(key),
+          (f.value(key).isPresent() ? "has no value" : "is missing")
+              + "; only the HAMi scheduler reads it (this device plugin does not), so pods cannot request it");
       return Optional.empty();
     }
     Node n = v.get();
     if (!(n instanceof ScalarNode) || ((ScalarNode) n).getValue().isBlank()) {
-      warn(n, f.path(key), (n instanceof ScalarNode ? "is empty" : "expected a string, got " + kind(n))
-          + "; only the HAMi scheduler reads it (this device plugin does not)");
+      warn(
+          n,
+          f.path(key),
+          (n instanceof ScalarNode ? "is empty" : "expected a string, got " + kind(n))
+              + "; only the HAMi scheduler reads it (this device plugin does not)");
       return Optional.empty();
     }
     return Optional.of(((ScalarNode) n).getValue());
@@ -185,8 +198,15 @@ final class ConfigReader {
     try {
       MemoryQuantity.Mib mib = MemoryQuantity.parse(((ScalarNode) node).getValue());
       if (mib.quantity()) {
-        warn(node, path, "read as " + mib.mib() + " MiB; HAMi's scheduler reads only integers of"
-            + " MiB here, write " + mib.mib() + " if it shares this file");
+        warn(
+            node,
+            path,
+            "read as "
+                + mib.mib()
+                + " MiB; HAMi's scheduler reads only integers of"
+                + " MiB here, write "
+                + mib.mib()
+                + " if it shares this file");
       }
       return Optional.of(mib.mib());
     } catch (MemoryQuantity.InvalidSize e) {
@@ -210,16 +230,24 @@ final class ConfigReader {
   }
 
   Optional<Integer> int32(Node node, String path, int min) {
-    if (!(node instanceof ScalarNode) || !INTEGER.matcher(((ScalarNode) node).getValue()).matches()) {
+    if (!(node instanceof ScalarNode)
+        || !INTEGER.matcher(((ScalarNode) node).getValue()).matches()) {
       error(node, path, "not an integer");
       return Optional.empty();
     }
     String text = ((ScalarNode) node).getValue();
     // BigInteger parsing is quadratic in the digits: a huge literal is an overflow without parsing
-    BigInteger v = significantDigits(text) > 12 ? BigInteger.ONE.shiftLeft(64) : new BigInteger(text);
+    BigInteger v =
+        significantDigits(text) > 12 ? BigInteger.ONE.shiftLeft(64) : new BigInteger(text);
     if (v.bitLength() > 31) {
-      error(node, path, "overflows the 32-bit integer HAMi uses (" + Integer.MIN_VALUE + ".."
-          + Integer.MAX_VALUE + ")");
+      error(
+          node,
+          path,
+          "overflows the 32-bit integer HAMi uses ("
+              + Integer.MIN_VALUE
+              + ".."
+              + Integer.MAX_VALUE
+              + ")");
       return Optional.empty();
     }
     if (v.intValue() < min) {
@@ -232,20 +260,23 @@ final class ConfigReader {
   /** Digits of an integer literal without its sign and leading zeros. */
   static int significantDigits(String integer) {
     int i = 0;
-    while (i < integer.length() && (integer.charAt(i) == '+' || integer.charAt(i) == '-' || integer.charAt(i) == '0')) i++;
+    while (i < integer.length()
+        && (integer.charAt(i) == '+' || integer.charAt(i) == '-' || integer.charAt(i) == '0')) i++;
     return integer.length() - i;
   }
 
   /** A YAML boolean ({@code true}/{@code false}, YAML 1.1 also {@code yes/no/on/off}). */
   Optional<Boolean> bool(Fields f, String key) {
-    return present(f, key, false).flatMap(n -> {
-      if (n instanceof ScalarNode && n.getTag().equals(Tag.BOOL)) {
-        String v = ((ScalarNode) n).getValue().toLowerCase(Locale.ROOT);
-        return Optional.of(v.equals("true") || v.equals("yes") || v.equals("on"));
-      }
-      error(n, f.path(key), "not a boolean (true or false)");
-      return Optional.empty();
-    });
+    return present(f, key, false)
+        .flatMap(
+            n -> {
+              if (n instanceof ScalarNode && n.getTag().equals(Tag.BOOL)) {
+                String v = ((ScalarNode) n).getValue().toLowerCase(Locale.ROOT);
+                return Optional.of(v.equals("true") || v.equals("yes") || v.equals("on"));
+              }
+              error(n, f.path(key), "not a boolean (true or false)");
+              return Optional.empty();
+            });
   }
 
   /** The value under a key; a missing or null value is an error when required. */
@@ -253,8 +284,13 @@ final class ConfigReader {
     Optional<Node> v = f.value(key).filter(n -> !n.getTag().equals(Tag.NULL));
     if (v.isEmpty() && required) {
       Node at = f.value(key).orElse(f.node());
-      errors.add(new ConfigProblem(file, line(at), f.path(key), Optional.empty(),
-          f.value(key).isPresent() ? "required key has no value" : "required key is missing"));
+      errors.add(
+          new ConfigProblem(
+              file,
+              line(at),
+              f.path(key),
+              Optional.empty(),
+              f.value(key).isPresent() ? "required key has no value" : "required key is missing"));
     }
     return v;
   }

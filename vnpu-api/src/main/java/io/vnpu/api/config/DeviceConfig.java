@@ -7,9 +7,9 @@ import java.util.Optional;
  * HAMi's global Ascend device configuration ({@code device-config.yaml}, key {@code vnpus}), as
  * shared by the HAMi scheduler and the device plugin.
  *
- * @param hamiVnpuCore true when soft slicing (hami-vnpu-core) is on cluster-wide
- *                     ({@code vnpus.hamiVnpuCore}; false in the legacy flat-list form)
- * @param chips        chip configs in file order
+ * @param hamiVnpuCore true when soft slicing (hami-vnpu-core) is on cluster-wide ({@code
+ *     vnpus.hamiVnpuCore}; false in the legacy flat-list form)
+ * @param chips chip configs in file order
  */
 public record DeviceConfig(boolean hamiVnpuCore, List<ChipConfig> chips) {
   public DeviceConfig {
@@ -17,8 +17,8 @@ public record DeviceConfig(boolean hamiVnpuCore, List<ChipConfig> chips) {
   }
 
   /**
-   * The config the device plugin uses for a chip the driver reports: the first whose
-   * {@code chipName} equals it (HAMi: fatal {@code can not find vnpu config for chip} when none).
+   * The config the device plugin uses for a chip the driver reports: the first whose {@code
+   * chipName} equals it (HAMi: fatal {@code can not find vnpu config for chip} when none).
    *
    * @param chipName chip name from DCMI, e.g. {@code 910B3}, {@code 310P3}, {@code Ascend910}
    */

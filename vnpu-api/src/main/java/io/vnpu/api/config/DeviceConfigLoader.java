@@ -7,10 +7,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Loads HAMi's global Ascend device configuration: a {@code device-config.yaml} file in the
- * nested form ({@code vnpus: {hamiVnpuCore, configs: [...]}}) or the legacy flat list
- * ({@code vnpus: [...]}), or a ConfigMap manifest holding it under data key
- * {@value #CONFIGMAP_KEY} (e.g. HAMi's {@code hami-scheduler-device}).
+ * Loads HAMi's global Ascend device configuration: a {@code device-config.yaml} file in the nested
+ * form ({@code vnpus: {hamiVnpuCore, configs: [...]}}) or the legacy flat list ({@code vnpus:
+ * [...]}), or a ConfigMap manifest holding it under data key {@value #CONFIGMAP_KEY} (e.g. HAMi's
+ * {@code hami-scheduler-device}).
  *
  * <p>Sizes are MiB as in HAMi; quantity strings ({@code 16Gi}) are converted. Keys match
  * case-insensitively as HAMi reads them. Every problem is reported with file, line, YAML path and

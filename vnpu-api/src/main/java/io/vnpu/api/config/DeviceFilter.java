@@ -8,8 +8,8 @@ import java.util.List;
  * v1.4.0).
  *
  * @param cardIds {@code filterDevices.index}: compared with the DCMI card ID, as HAMi does (not
- *                with the logic or phy ID)
- * @param uuids   {@code filterDevices.uuid}: die-ID UUIDs
+ *     with the logic or phy ID)
+ * @param uuids {@code filterDevices.uuid}: die-ID UUIDs
  */
 public record DeviceFilter(List<Integer> cardIds, List<String> uuids) {
   public static final DeviceFilter NONE = new DeviceFilter(List.of(), List.of());

@@ -7,9 +7,9 @@ import java.util.Objects;
  * A successfully loaded configuration together with the warnings found while loading it (unknown
  * keys, values HAMi would read differently).
  *
- * @param value    the configuration
+ * @param value the configuration
  * @param warnings every warning, in discovery order; empty when the file is clean
- * @param <T>      {@link DeviceConfig} or {@link NodeConfig}
+ * @param <T> {@link DeviceConfig} or {@link NodeConfig}
  */
 public record Loaded<T>(T value, List<ConfigProblem> warnings) {
   public Loaded {

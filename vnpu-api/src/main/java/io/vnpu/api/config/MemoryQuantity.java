@@ -17,8 +17,8 @@ final class MemoryQuantity {
   static final long MAX_MIB = Integer.MAX_VALUE;
 
   /**
-   * A plain integer at or above this (16 TiB when read as MiB) is no chip's memory: it was
-   * written in bytes. A byte count of any usable template (64 MiB and up) lies above it.
+   * A plain integer at or above this (16 TiB when read as MiB) is no chip's memory: it was written
+   * in bytes. A byte count of any usable template (64 MiB and up) lies above it.
    */
   static final long BYTES_THRESHOLD = 1L << 24;
 
@@ -47,45 +47,60 @@ final class MemoryQuantity {
    *
    * @param text the scalar as written
    * @return the size in MiB, &gt; 0 and &le; {@link #MAX_MIB}
-   * @throws InvalidSize when it is not an integer or quantity, not positive, surely bytes,
-   *                     not a whole number of MiB, or too large for HAMi's 32-bit fields
+   * @throws InvalidSize when it is not an integer or quantity, not positive, surely bytes, not a
+   *     whole number of MiB, or too large for HAMi's 32-bit fields
    */
   static Mib parse(String text) throws InvalidSize {
     String s = text.trim();
     // big-number parsing is quadratic in the digits; no valid size needs more than a few dozen
     if (s.length() > MAX_TEXT_CHARS) {
-      throw new InvalidSize("is " + s.length() + " characters long, not a memory size (at most "
-          + MAX_TEXT_CHARS + ")");
+      throw new InvalidSize(
+          "is "
+              + s.length()
+              + " characters long, not a memory size (at most "
+              + MAX_TEXT_CHARS
+              + ")");
     }
     if (PLAIN.matcher(s).matches()) {
       BigInteger v = new BigInteger(s);
       if (v.signum() <= 0) throw new InvalidSize("must be > 0 MiB");
-      if (v.compareTo(BigInteger.valueOf(BYTES_THRESHOLD)) >= 0) throw new InvalidSize(bytesHint(v));
+      if (v.compareTo(BigInteger.valueOf(BYTES_THRESHOLD)) >= 0)
+        throw new InvalidSize(bytesHint(v));
       return new Mib(v.longValueExact(), false);
     }
     // anything else must be a Kubernetes quantity with a suffix (the syntax is MemorySize's)
     MemorySize size;
     try {
-      if (s.isEmpty() || !Character.isLetter(s.charAt(s.length() - 1))) throw new MemorySizeException(s, "");
+      if (s.isEmpty() || !Character.isLetter(s.charAt(s.length() - 1)))
+        throw new MemorySizeException(s, "");
       size = MemorySize.parse(s, MemorySize.PlainUnit.BYTES);
     } catch (MemorySizeException e) {
       if (e.reason().equals("is negative")) throw new InvalidSize("must be > 0 MiB");
       if (e.reason().startsWith("is larger than")) {
-        throw new InvalidSize(e.reason() + ", which overflows the 32-bit MiB field HAMi uses (max " + MAX_MIB + ")");
+        throw new InvalidSize(
+            e.reason() + ", which overflows the 32-bit MiB field HAMi uses (max " + MAX_MIB + ")");
       }
       if (e.reason().contains("not a whole number of bytes")) {
-        throw new InvalidSize("is not a whole number of MiB; use a binary suffix (Mi, Gi) or an integer of MiB");
+        throw new InvalidSize(
+            "is not a whole number of MiB; use a binary suffix (Mi, Gi) or an integer of MiB");
       }
       throw new InvalidSize("not an integer number of MiB nor a quantity such as 16Gi or 16384Mi");
     }
     if (size.isZero()) throw new InvalidSize("must be > 0 MiB");
     if (!size.wholeMib()) {
-      throw new InvalidSize("is " + size.exactMib().toPlainString()
-          + " MiB, not a whole number of MiB; use a binary suffix (Mi, Gi) or an integer of MiB");
+      throw new InvalidSize(
+          "is "
+              + size.exactMib().toPlainString()
+              + " MiB, not a whole number of MiB; use a binary suffix (Mi, Gi) or an integer of MiB");
     }
     if (size.mib() > MAX_MIB) {
-      throw new InvalidSize("is " + size.mib() + " MiB, which overflows the 32-bit MiB field HAMi uses"
-          + " (max " + MAX_MIB + ")");
+      throw new InvalidSize(
+          "is "
+              + size.mib()
+              + " MiB, which overflows the 32-bit MiB field HAMi uses"
+              + " (max "
+              + MAX_MIB
+              + ")");
     }
     return new Mib(size.mib(), true);
   }
@@ -94,7 +109,14 @@ final class MemoryQuantity {
     BigInteger[] qr = v.divideAndRemainder(BigInteger.valueOf(MIB));
     String head = "is surely bytes, not MiB (sizes are MiB as in HAMi)";
     if (qr[1].signum() != 0) return head + "; write the size in MiB or as a quantity such as 16Gi";
-    return head + "; " + v + " bytes = " + qr[0] + " MiB: write " + qr[0] + " or "
+    return head
+        + "; "
+        + v
+        + " bytes = "
+        + qr[0]
+        + " MiB: write "
+        + qr[0]
+        + " or "
         + quantity(qr[0]);
   }
 

@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * HAMi's per-node configuration ({@code node-config.yaml}, ConfigMap
- * {@code hami-device-node-config}).
+ * HAMi's per-node configuration ({@code node-config.yaml}, ConfigMap {@code
+ * hami-device-node-config}).
  *
  * @param nodes node entries in file order
  */

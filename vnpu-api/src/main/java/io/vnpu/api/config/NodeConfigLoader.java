@@ -9,8 +9,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Loads HAMi's per-node configuration: a {@code node-config.yaml} file ({@code nodes[].name},
  * {@code hami-vnpu-core}, {@code vDeviceCount}, {@code filterDevices.{index,uuid}}) or a ConfigMap
- * manifest holding it under data key {@value #CONFIGMAP_KEY} (HAMi's
- * {@code hami-device-node-config}). Keys match case-insensitively as HAMi reads them.
+ * manifest holding it under data key {@value #CONFIGMAP_KEY} (HAMi's {@code
+ * hami-device-node-config}). Keys match case-insensitively as HAMi reads them.
  */
 public final class NodeConfigLoader {
   /** Data key of the ConfigMap form, and the file name the HAMi plugin mounts. */

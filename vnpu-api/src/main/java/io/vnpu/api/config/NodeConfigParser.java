@@ -18,6 +18,7 @@ final class NodeConfigParser {
   private static final Set<String> NODE_KEYS =
       Set.of("name", "hami-vnpu-core", "vDeviceCount", "filterDevices");
   private static final Set<String> FILTER_KEYS = Set.of("index", "uuid");
+
   /** Die-ID UUID as HAMi prints it: 5 hex words of 8 digits joined by '-'. */
   private static final Pattern DIE_ID = Pattern.compile("[0-9A-Fa-f]{8}(-[0-9A-Fa-f]{8}){4}");
 
@@ -46,33 +47,41 @@ final class NodeConfigParser {
     if (fo.isEmpty()) return Optional.empty();
     Fields f = fo.get();
     Optional<String> name = r.string(f, "name", true);
-    name.ifPresent(n -> {
-      Node at = f.value("name").orElseThrow();
-      Integer first = names.putIfAbsent(n, r.line(at));
-      if (first != null) {
-        r.warn(at, f.path("name"), "node already configured at line " + first
-            + "; only the first entry is used, as in HAMi");
-      }
-    });
+    name.ifPresent(
+        n -> {
+          Node at = f.value("name").orElseThrow();
+          Integer first = names.putIfAbsent(n, r.line(at));
+          if (first != null) {
+            r.warn(
+                at,
+                f.path("name"),
+                "node already configured at line "
+                    + first
+                    + "; only the first entry is used, as in HAMi");
+          }
+        });
     boolean coreValid = r.present(f, "hami-vnpu-core", false).isEmpty();
     Optional<Boolean> hamiVnpuCore = r.bool(f, "hami-vnpu-core");
     coreValid |= hamiVnpuCore.isPresent();
     Optional<Integer> vDeviceCount = r.optionalInt32(f, "vDeviceCount", 0, 0);
-    Optional<DeviceFilter> filter = r.present(f, "filterDevices", false).isEmpty()
-        ? Optional.of(DeviceFilter.NONE)
-        : r.mapping(f, "filterDevices", false, FILTER_KEYS, Set.of()).flatMap(this::filter);
+    Optional<DeviceFilter> filter =
+        r.present(f, "filterDevices", false).isEmpty()
+            ? Optional.of(DeviceFilter.NONE)
+            : r.mapping(f, "filterDevices", false, FILTER_KEYS, Set.of()).flatMap(this::filter);
     if (name.isEmpty() || !coreValid || vDeviceCount.isEmpty() || filter.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(new NodeSettings(name.get(), hamiVnpuCore, vDeviceCount.get(), filter.get()));
+    return Optional.of(
+        new NodeSettings(name.get(), hamiVnpuCore, vDeviceCount.get(), filter.get()));
   }
 
   private Optional<DeviceFilter> filter(Fields f) {
     boolean valid = true;
     List<Integer> cardIds = new ArrayList<>();
-    Optional<List<Node>> index = r.present(f, "index", false).isEmpty()
-        ? Optional.of(List.of())
-        : r.sequence(f, "index", false);
+    Optional<List<Node>> index =
+        r.present(f, "index", false).isEmpty()
+            ? Optional.of(List.of())
+            : r.sequence(f, "index", false);
     valid &= index.isPresent();
     for (int i = 0; index.isPresent() && i < index.get().size(); i++) {
       Optional<Integer> id = r.int32(index.get().get(i), ConfigReader.index(f.path("index"), i), 0);
@@ -80,17 +89,23 @@ final class NodeConfigParser {
       valid &= id.isPresent();
     }
     List<String> uuids = new ArrayList<>();
-    Optional<List<Node>> uuid = r.present(f, "uuid", false).isEmpty()
-        ? Optional.of(List.of())
-        : r.sequence(f, "uuid", false);
+    Optional<List<Node>> uuid =
+        r.present(f, "uuid", false).isEmpty()
+            ? Optional.of(List.of())
+            : r.sequence(f, "uuid", false);
     valid &= uuid.isPresent();
     for (int i = 0; uuid.isPresent() && i < uuid.get().size(); i++) {
       String path = ConfigReader.index(f.path("uuid"), i);
       Node at = uuid.get().get(i);
       Optional<String> u = r.string(at, path);
-      u.filter(s -> !DIE_ID.matcher(s).matches()).ifPresent(s -> r.warn(at, path,
-          "does not look like a die-ID UUID (5 groups of 8 hex digits joined by -); it will"
-              + " match no device"));
+      u.filter(s -> !DIE_ID.matcher(s).matches())
+          .ifPresent(
+              s ->
+                  r.warn(
+                      at,
+                      path,
+                      "does not look like a die-ID UUID (5 groups of 8 hex digits joined by -); it will"
+                          + " match no device"));
       u.ifPresent(uuids::add);
       valid &= u.isPresent();
     }

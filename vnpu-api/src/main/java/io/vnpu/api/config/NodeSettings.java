@@ -6,13 +6,13 @@ import java.util.Optional;
 /**
  * One node's entry of HAMi's {@code node-config.yaml} ({@code nodes[]}).
  *
- * @param name          node name ({@code nodes[].name}), matched against the plugin's node name
- * @param hamiVnpuCore  {@code hami-vnpu-core} when the key is present
- * @param vDeviceCount  {@code vDeviceCount}: &gt; 0 overrides the computed VDeviceCount, 0 = unset
+ * @param name node name ({@code nodes[].name}), matched against the plugin's node name
+ * @param hamiVnpuCore {@code hami-vnpu-core} when the key is present
+ * @param vDeviceCount {@code vDeviceCount}: &gt; 0 overrides the computed VDeviceCount, 0 = unset
  * @param filterDevices devices to hide ({@code filterDevices})
  */
-public record NodeSettings(String name, Optional<Boolean> hamiVnpuCore, int vDeviceCount,
-    DeviceFilter filterDevices) {
+public record NodeSettings(
+    String name, Optional<Boolean> hamiVnpuCore, int vDeviceCount, DeviceFilter filterDevices) {
   public NodeSettings {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(hamiVnpuCore, "hamiVnpuCore");

@@ -4,8 +4,8 @@ import io.vnpu.api.model.VnpuTemplate;
 import java.util.Objects;
 
 /**
- * Outcome of template selection ("trim") for a memory request on one chip model; the same rule
- * the HAMi scheduler and webhook apply, so plugin and scheduler agree on the template.
+ * Outcome of template selection ("trim") for a memory request on one chip model; the same rule the
+ * HAMi scheduler and webhook apply, so plugin and scheduler agree on the template.
  */
 public sealed interface TemplateChoice
     permits TemplateChoice.Template, TemplateChoice.WholeCard, TemplateChoice.Rejected {
@@ -37,8 +37,8 @@ public sealed interface TemplateChoice
   }
 
   /**
-   * No template is large enough but the request fits the chip: the whole physical NPU, charged
-   * at {@code memoryAllocatable}.
+   * No template is large enough but the request fits the chip: the whole physical NPU, charged at
+   * {@code memoryAllocatable}.
    *
    * @param memoryMib the chip's {@code memoryAllocatable} in MiB
    */
@@ -52,7 +52,7 @@ public sealed interface TemplateChoice
   /**
    * The request exceeds the chip's {@code memoryCapacity}.
    *
-   * @param requestMib        the request in MiB
+   * @param requestMib the request in MiB
    * @param memoryCapacityMib the chip's {@code memoryCapacity} in MiB
    */
   record Rejected(long requestMib, long memoryCapacityMib) implements TemplateChoice {

@@ -11,19 +11,23 @@ import java.util.Set;
 
 /**
  * The fault-code table of {@code faultCode.json}: the level of every known code (vnpu DCMI spec
- * section 3.5). The file is a JSON object whose keys are the level lists
- * ({@code NotHandleFaultCodes}, {@code RestartRequestCodes}, {@code RestartBusinessCodes},
- * {@code FreeRestartNPUCodes}, {@code RestartNPUCodes}, {@code SeparateNPUCodes},
- * {@code PreSeparateNPUCodes}, {@code SubHealthFaultCodes}) and whose values are arrays of hex
- * codes (with or without {@code 0x}, any case).
+ * section 3.5). The file is a JSON object whose keys are the level lists ({@code
+ * NotHandleFaultCodes}, {@code RestartRequestCodes}, {@code RestartBusinessCodes}, {@code
+ * FreeRestartNPUCodes}, {@code RestartNPUCodes}, {@code SeparateNPUCodes}, {@code
+ * PreSeparateNPUCodes}, {@code SubHealthFaultCodes}) and whose values are arrays of hex codes (with
+ * or without {@code 0x}, any case).
  *
- * @param levels   level by code
+ * @param levels level by code
  * @param warnings non-fatal findings of the load (unknown keys)
  */
 public record FaultCodeTable(Map<FaultCode, FaultLevel> levels, List<ConfigProblem> warnings) {
   /** The parameter-plane network codes, graded into network health instead of chip health. */
-  public static final Set<FaultCode> NETWORK_CODES = Set.of(FaultCode.LINK_DOWN,
-      new FaultCode(0x81078607L), new FaultCode(0x110000002L), new FaultCode(0x110001024L));
+  public static final Set<FaultCode> NETWORK_CODES =
+      Set.of(
+          FaultCode.LINK_DOWN,
+          new FaultCode(0x81078607L),
+          new FaultCode(0x110000002L),
+          new FaultCode(0x110001024L));
 
   public FaultCodeTable {
     levels = Map.copyOf(levels);
@@ -36,8 +40,8 @@ public record FaultCodeTable(Map<FaultCode, FaultLevel> levels, List<ConfigProbl
   }
 
   /**
-   * The level of a code: from the table; for an unknown code from the event severity (2 major or
-   * 3 critical, or no severity known: SeparateNPU; 0 or 1: NotHandleFault); for an unknown network
+   * The level of a code: from the table; for an unknown code from the event severity (2 major or 3
+   * critical, or no severity known: SeparateNPU; 0 or 1: NotHandleFault); for an unknown network
    * code PreSeparateNPU.
    *
    * @param severity {@code dcmi_dms_fault_event.severity}, or -1 when unknown
@@ -58,7 +62,7 @@ public record FaultCodeTable(Map<FaultCode, FaultLevel> levels, List<ConfigProbl
   /**
    * Parses {@code faultCode.json}.
    *
-   * @param file       name used in problems
+   * @param file name used in problems
    * @param lineOffset added to every line (for a document embedded in a manifest)
    * @throws io.vnpu.api.config.ConfigException listing every bad line
    */
@@ -69,13 +73,19 @@ public record FaultCodeTable(Map<FaultCode, FaultLevel> levels, List<ConfigProbl
     Map<FaultCode, Integer> lineOf = new HashMap<>();
     Map<String, LinedJson> obj = root.asObject().orElse(null);
     if (obj == null) {
-      problems.error(root, "", "must be a JSON object of level lists, e.g. {\"RestartNPUCodes\": [\"40F84E00\"]}");
+      problems.error(
+          root,
+          "",
+          "must be a JSON object of level lists, e.g. {\"RestartNPUCodes\": [\"40F84E00\"]}");
       problems.throwIfAny();
     }
     for (Map.Entry<String, LinedJson> e : obj.entrySet()) {
       Optional<FaultLevel> level = levelOfKey(e.getKey());
       if (level.isEmpty()) {
-        problems.warn(e.getValue(), e.getKey(), "unknown key, ignored (level lists end in Codes, e.g. RestartNPUCodes)");
+        problems.warn(
+            e.getValue(),
+            e.getKey(),
+            "unknown key, ignored (level lists end in Codes, e.g. RestartNPUCodes)");
         continue;
       }
       List<LinedJson> codes = e.getValue().asArray().orElse(null);
@@ -105,8 +115,18 @@ public record FaultCodeTable(Map<FaultCode, FaultLevel> levels, List<ConfigProbl
         } else if (before != level.get()) {
           // MindCluster's own file lists some codes under two levels: the more severe one wins
           FaultLevel kept = before.max(level.get());
-          problems.warn(c, path, "code " + code.hex() + " is also listed as " + before.term()
-              + " on line " + lineOf.get(code) + "; " + kept.term() + " applies");
+          problems.warn(
+              c,
+              path,
+              "code "
+                  + code.hex()
+                  + " is also listed as "
+                  + before.term()
+                  + " on line "
+                  + lineOf.get(code)
+                  + "; "
+                  + kept.term()
+                  + " applies");
           levels.put(code, kept);
         }
       }

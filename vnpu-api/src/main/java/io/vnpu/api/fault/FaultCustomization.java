@@ -15,16 +15,19 @@ import java.util.Set;
  * duration escalation rules.
  *
  * @param graceTolerance the {@code GraceTolerance} times
- * @param frequency      {@code FaultFrequency[]}
- * @param duration       {@code FaultDuration[]}
- * @param warnings       non-fatal findings of the load
+ * @param frequency {@code FaultFrequency[]}
+ * @param duration {@code FaultDuration[]}
+ * @param warnings non-fatal findings of the load
  */
-public record FaultCustomization(GraceTolerance graceTolerance, List<FrequencyRule> frequency,
-    List<DurationRule> duration, List<ConfigProblem> warnings) {
+public record FaultCustomization(
+    GraceTolerance graceTolerance,
+    List<FrequencyRule> frequency,
+    List<DurationRule> duration,
+    List<ConfigProblem> warnings) {
 
   /** No escalation rules, default grace times. */
-  public static final FaultCustomization NONE = new FaultCustomization(GraceTolerance.DEFAULT,
-      List.of(), List.of(), List.of());
+  public static final FaultCustomization NONE =
+      new FaultCustomization(GraceTolerance.DEFAULT, List.of(), List.of(), List.of());
 
   public FaultCustomization {
     frequency = List.copyOf(frequency);
@@ -35,23 +38,27 @@ public record FaultCustomization(GraceTolerance graceTolerance, List<FrequencyRu
   /**
    * {@code GraceTolerance}.
    *
-   * @param waitProcessReadCm     {@code WaitProcessReadCMTime}, 5..90 s (default 30)
-   * @param waitDeviceReset       {@code WaitDeviceResetTime}, 60..180 s (default 150): longest wait
-   *                              for a reset chip to boot
-   * @param waitFaultSelfHealing  {@code WaitFaultSelfHealingTime}, 1..30 s (default 15)
+   * @param waitProcessReadCm {@code WaitProcessReadCMTime}, 5..90 s (default 30)
+   * @param waitDeviceReset {@code WaitDeviceResetTime}, 60..180 s (default 150): longest wait for a
+   *     reset chip to boot
+   * @param waitFaultSelfHealing {@code WaitFaultSelfHealingTime}, 1..30 s (default 15)
    */
-  public record GraceTolerance(Duration waitProcessReadCm, Duration waitDeviceReset,
-      Duration waitFaultSelfHealing) {
-    public static final GraceTolerance DEFAULT = new GraceTolerance(Duration.ofSeconds(30),
-        Duration.ofSeconds(150), Duration.ofSeconds(15));
+  public record GraceTolerance(
+      Duration waitProcessReadCm, Duration waitDeviceReset, Duration waitFaultSelfHealing) {
+    public static final GraceTolerance DEFAULT =
+        new GraceTolerance(Duration.ofSeconds(30), Duration.ofSeconds(150), Duration.ofSeconds(15));
   }
 
   /**
    * A {@code FaultFrequency} rule: {@code times} occurrences of one of {@code codes} on a chip
-   * within {@code window} raise the chip to {@code level}; the raise is released when no
-   * occurrence was seen for {@code release} (never when empty: only an operator clears it).
+   * within {@code window} raise the chip to {@code level}; the raise is released when no occurrence
+   * was seen for {@code release} (never when empty: only an operator clears it).
    */
-  public record FrequencyRule(Set<FaultCode> codes, Duration window, int times, FaultLevel level,
+  public record FrequencyRule(
+      Set<FaultCode> codes,
+      Duration window,
+      int times,
+      FaultLevel level,
       Optional<Duration> release) {
     public FrequencyRule {
       codes = Set.copyOf(codes);
@@ -59,12 +66,12 @@ public record FaultCustomization(GraceTolerance graceTolerance, List<FrequencyRu
   }
 
   /**
-   * A {@code FaultDuration} rule: one of {@code codes} active without a break for
-   * {@code faultTimeout} raises the chip to {@code level}; after the code clears the raise stays
-   * until it has stayed clear for {@code recoverTimeout}.
+   * A {@code FaultDuration} rule: one of {@code codes} active without a break for {@code
+   * faultTimeout} raises the chip to {@code level}; after the code clears the raise stays until it
+   * has stayed clear for {@code recoverTimeout}.
    */
-  public record DurationRule(Set<FaultCode> codes, Duration faultTimeout, Duration recoverTimeout,
-      FaultLevel level) {
+  public record DurationRule(
+      Set<FaultCode> codes, Duration faultTimeout, Duration recoverTimeout, FaultLevel level) {
     public DurationRule {
       codes = Set.copyOf(codes);
     }
@@ -89,10 +96,18 @@ public record FaultCustomization(GraceTolerance graceTolerance, List<FrequencyRu
     for (Map.Entry<String, LinedJson> e : obj.entrySet()) {
       switch (e.getKey()) {
         case "GraceTolerance" -> grace = grace(p, e.getValue());
-        case "FaultFrequency" -> eachRule(p, e.getValue(), "FaultFrequency", (at, path, r) ->
-            frequencyRule(p, at, path, r).ifPresent(freq::add));
-        case "FaultDuration" -> eachRule(p, e.getValue(), "FaultDuration", (at, path, r) ->
-            durationRule(p, at, path, r).ifPresent(dur::add));
+        case "FaultFrequency" ->
+            eachRule(
+                p,
+                e.getValue(),
+                "FaultFrequency",
+                (at, path, r) -> frequencyRule(p, at, path, r).ifPresent(freq::add));
+        case "FaultDuration" ->
+            eachRule(
+                p,
+                e.getValue(),
+                "FaultDuration",
+                (at, path, r) -> durationRule(p, at, path, r).ifPresent(dur::add));
         default -> p.warn(e.getValue(), e.getKey(), "unknown key, ignored");
       }
     }
@@ -130,35 +145,42 @@ public record FaultCustomization(GraceTolerance graceTolerance, List<FrequencyRu
     }
     GraceTolerance d = GraceTolerance.DEFAULT;
     return new GraceTolerance(
-        seconds(p, o, "GraceTolerance", "WaitProcessReadCMTime", 5, 90).orElse(d.waitProcessReadCm()),
+        seconds(p, o, "GraceTolerance", "WaitProcessReadCMTime", 5, 90)
+            .orElse(d.waitProcessReadCm()),
         seconds(p, o, "GraceTolerance", "WaitDeviceResetTime", 60, 180).orElse(d.waitDeviceReset()),
         seconds(p, o, "GraceTolerance", "WaitFaultSelfHealingTime", 1, 30)
             .orElse(d.waitFaultSelfHealing()));
   }
 
-  private static Optional<FrequencyRule> frequencyRule(Problems p, LinedJson at, String path,
-      Map<String, LinedJson> r) {
+  private static Optional<FrequencyRule> frequencyRule(
+      Problems p, LinedJson at, String path, Map<String, LinedJson> r) {
     Set<FaultCode> codes = codes(p, at, path, r);
     Optional<Duration> window = required(p, at, r, path, "TimeWindow", 60, 864000);
     Optional<Long> times = number(p, r, path, "Times", 1, 100);
-    if (times.isEmpty() && !r.containsKey("Times")) p.errorWithoutValue(at, path + ".Times", "missing (1..100)");
+    if (times.isEmpty() && !r.containsKey("Times"))
+      p.errorWithoutValue(at, path + ".Times", "missing (1..100)");
     Optional<FaultLevel> level = level(p, at, r, path);
-    Optional<Duration> release = seconds(p, r, path, "ReleaseTimeWindow", 60, Long.MAX_VALUE / 1000);
-    if (codes.isEmpty() || window.isEmpty() || times.isEmpty() || level.isEmpty()) return Optional.empty();
-    return Optional.of(new FrequencyRule(codes, window.get(), times.get().intValue(), level.get(), release));
+    Optional<Duration> release =
+        seconds(p, r, path, "ReleaseTimeWindow", 60, Long.MAX_VALUE / 1000);
+    if (codes.isEmpty() || window.isEmpty() || times.isEmpty() || level.isEmpty())
+      return Optional.empty();
+    return Optional.of(
+        new FrequencyRule(codes, window.get(), times.get().intValue(), level.get(), release));
   }
 
-  private static Optional<DurationRule> durationRule(Problems p, LinedJson at, String path,
-      Map<String, LinedJson> r) {
+  private static Optional<DurationRule> durationRule(
+      Problems p, LinedJson at, String path, Map<String, LinedJson> r) {
     Set<FaultCode> codes = codes(p, at, path, r);
     Optional<Duration> timeout = required(p, at, r, path, "FaultTimeout", 0, 600);
     Optional<Duration> recover = required(p, at, r, path, "RecoverTimeout", 0, 86400);
     Optional<FaultLevel> level = level(p, at, r, path);
-    if (codes.isEmpty() || timeout.isEmpty() || recover.isEmpty() || level.isEmpty()) return Optional.empty();
+    if (codes.isEmpty() || timeout.isEmpty() || recover.isEmpty() || level.isEmpty())
+      return Optional.empty();
     return Optional.of(new DurationRule(codes, timeout.get(), recover.get(), level.get()));
   }
 
-  private static Set<FaultCode> codes(Problems p, LinedJson at, String path, Map<String, LinedJson> r) {
+  private static Set<FaultCode> codes(
+      Problems p, LinedJson at, String path, Map<String, LinedJson> r) {
     LinedJson ids = r.get("EventId");
     if (ids == null) {
       p.errorWithoutValue(at, path + ".EventId", "missing (hex code or array of hex codes)");
@@ -178,19 +200,31 @@ public record FaultCustomization(GraceTolerance graceTolerance, List<FrequencyRu
     return out;
   }
 
-  private static Optional<FaultLevel> level(Problems p, LinedJson at, Map<String, LinedJson> r, String path) {
+  private static Optional<FaultLevel> level(
+      Problems p, LinedJson at, Map<String, LinedJson> r, String path) {
     LinedJson v = r.get("FaultHandling");
     if (v == null) {
-      p.errorWithoutValue(at, path + ".FaultHandling", "missing (a level such as ManuallySeparateNPU)");
+      p.errorWithoutValue(
+          at, path + ".FaultHandling", "missing (a level such as ManuallySeparateNPU)");
       return Optional.empty();
     }
     Optional<FaultLevel> l = v.asString().flatMap(FaultLevel::ofTerm);
-    if (l.isEmpty()) p.error(v, path + ".FaultHandling", "not a fault level (e.g. PreSeparateNPU, ManuallySeparateNPU)");
+    if (l.isEmpty())
+      p.error(
+          v,
+          path + ".FaultHandling",
+          "not a fault level (e.g. PreSeparateNPU, ManuallySeparateNPU)");
     return l;
   }
 
-  private static Optional<Duration> required(Problems p, LinedJson at, Map<String, LinedJson> r,
-      String path, String key, long min, long max) {
+  private static Optional<Duration> required(
+      Problems p,
+      LinedJson at,
+      Map<String, LinedJson> r,
+      String path,
+      String key,
+      long min,
+      long max) {
     if (!r.containsKey(key)) {
       p.errorWithoutValue(at, path + "." + key, "missing (" + min + ".." + max + " s)");
       return Optional.empty();
@@ -198,19 +232,23 @@ public record FaultCustomization(GraceTolerance graceTolerance, List<FrequencyRu
     return seconds(p, r, path, key, min, max);
   }
 
-  private static Optional<Duration> seconds(Problems p, Map<String, LinedJson> o, String path,
-      String key, long min, long max) {
+  private static Optional<Duration> seconds(
+      Problems p, Map<String, LinedJson> o, String path, String key, long min, long max) {
     return number(p, o, path, key, min, max).map(Duration::ofSeconds);
   }
 
-  private static Optional<Long> number(Problems p, Map<String, LinedJson> o, String path,
-      String key, long min, long max) {
+  private static Optional<Long> number(
+      Problems p, Map<String, LinedJson> o, String path, String key, long min, long max) {
     LinedJson v = o.get(key);
     if (v == null) return Optional.empty();
     Optional<Long> n = v.asLong();
     if (n.isEmpty() || n.get() < min || n.get() > max) {
-      p.error(v, path + "." + key, max >= Long.MAX_VALUE / 1000
-          ? "must be an integer >= " + min : "must be an integer in " + min + ".." + max);
+      p.error(
+          v,
+          path + "." + key,
+          max >= Long.MAX_VALUE / 1000
+              ? "must be an integer >= " + min
+              : "must be an integer in " + min + ".." + max);
       return Optional.empty();
     }
     return n;

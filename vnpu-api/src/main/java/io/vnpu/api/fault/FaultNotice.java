@@ -19,9 +19,11 @@ public record FaultNotice(int logicId, FaultCode code, Kind kind, FaultLevel lev
   /** One line for an Event message or a log. */
   public String message() {
     return switch (kind) {
-      case Occur -> "NPU logic " + logicId + ": fault " + code.hex() + " occurred (" + level.term() + ")";
+      case Occur ->
+          "NPU logic " + logicId + ": fault " + code.hex() + " occurred (" + level.term() + ")";
       case Recovery -> "NPU logic " + logicId + ": fault " + code.hex() + " recovered";
-      case Notice -> "NPU logic " + logicId + ": one-shot fault " + code.hex() + " (" + level.term() + ")";
+      case Notice ->
+          "NPU logic " + logicId + ": one-shot fault " + code.hex() + " (" + level.term() + ")";
     };
   }
 }

@@ -57,6 +57,7 @@ public final class FaultTracker {
     final Instant since;
     final FaultOrigin origin;
     final int severity;
+
     /** When this tracker learnt of it (event times are the driver's, at second resolution). */
     final Instant arrived;
 
@@ -69,7 +70,8 @@ public final class FaultTracker {
     }
   }
 
-  private record Raised(FaultUpgrade upgrade, Optional<Duration> release, Optional<Instant> clearedAt) {}
+  private record Raised(
+      FaultUpgrade upgrade, Optional<Duration> release, Optional<Instant> clearedAt) {}
 
   private static final class Chip {
     final Map<FaultCode, Active> active = new TreeMap<>();
@@ -105,8 +107,8 @@ public final class FaultTracker {
   /**
    * Folds one poll of one chip: codes newly listed occur, codes no longer listed recover (an
    * event-sourced code only once a poll started after it arrived has missed it, so a poll racing
-   * the event does not clear it), card drop and link status become their synthetic codes. A
-   * failed poll changes nothing.
+   * the event does not clear it), card drop and link status become their synthetic codes. A failed
+   * poll changes nothing.
    */
   public synchronized void onReading(int logicId, ChipReading r) {
     Instant now = clock.instant();
@@ -119,27 +121,37 @@ public final class FaultTracker {
       return;
     }
     Active drop = c.active.get(FaultCode.CARD_DROP);
-    if (drop != null && drop.origin == FaultOrigin.CARD_DROP) recover(logicId, c, FaultCode.CARD_DROP, now);
+    if (drop != null && drop.origin == FaultOrigin.CARD_DROP)
+      recover(logicId, c, FaultCode.CARD_DROP, now);
     for (FaultCode code : new TreeSet<>(r.activeCodes())) {
       occur(logicId, c, code, now, FaultOrigin.POLL, -1, false);
     }
     for (Active a : List.copyOf(c.active.values())) {
-      boolean polled = a.origin == FaultOrigin.POLL
-          || (a.origin == FaultOrigin.EVENT && !a.arrived.isAfter(previousPoll));
+      boolean polled =
+          a.origin == FaultOrigin.POLL
+              || (a.origin == FaultOrigin.EVENT && !a.arrived.isAfter(previousPoll));
       if (polled && !r.activeCodes().contains(a.code)) recover(logicId, c, a.code, now);
     }
-    r.linkUp().ifPresent(up -> {
-      Active link = c.active.get(FaultCode.LINK_DOWN);
-      if (!up) {
-        occur(logicId, c, FaultCode.LINK_DOWN, now, FaultOrigin.LINK, -1, false);
-      } else if (link != null && link.origin == FaultOrigin.LINK) {
-        recover(logicId, c, FaultCode.LINK_DOWN, now);
-      }
-    });
+    r.linkUp()
+        .ifPresent(
+            up -> {
+              Active link = c.active.get(FaultCode.LINK_DOWN);
+              if (!up) {
+                occur(logicId, c, FaultCode.LINK_DOWN, now, FaultOrigin.LINK, -1, false);
+              } else if (link != null && link.origin == FaultOrigin.LINK) {
+                recover(logicId, c, FaultCode.LINK_DOWN, now);
+              }
+            });
   }
 
-  private void occur(int logicId, Chip c, FaultCode code, Instant time, FaultOrigin origin,
-      int severity, boolean oneShot) {
+  private void occur(
+      int logicId,
+      Chip c,
+      FaultCode code,
+      Instant time,
+      FaultOrigin origin,
+      int severity,
+      boolean oneShot) {
     if (!oneShot && c.active.containsKey(code)) return;
     FaultLevel level = config.table().levelOf(code, severity);
     if (!oneShot) {
@@ -149,8 +161,13 @@ public final class FaultTracker {
         c.byDuration.put(code, new Raised(d.upgrade(), d.release(), Optional.empty()));
       }
     }
-    notices.add(new FaultNotice(logicId, code, oneShot ? FaultNotice.Kind.Notice : FaultNotice.Kind.Occur,
-        level, time));
+    notices.add(
+        new FaultNotice(
+            logicId,
+            code,
+            oneShot ? FaultNotice.Kind.Notice : FaultNotice.Kind.Occur,
+            level,
+            time));
     countOccurrence(logicId, c, code, time);
   }
 
@@ -159,8 +176,13 @@ public final class FaultTracker {
     if (a == null) return;
     Raised d = c.byDuration.get(code);
     if (d != null) c.byDuration.put(code, new Raised(d.upgrade(), d.release(), Optional.of(time)));
-    notices.add(new FaultNotice(logicId, code, FaultNotice.Kind.Recovery,
-        config.table().levelOf(code, a.severity), time));
+    notices.add(
+        new FaultNotice(
+            logicId,
+            code,
+            FaultNotice.Kind.Recovery,
+            config.table().levelOf(code, a.severity),
+            time));
   }
 
   private void countOccurrence(int logicId, Chip c, FaultCode code, Instant time) {
@@ -174,8 +196,12 @@ public final class FaultTracker {
       if (inWindow >= rule.times()) {
         Raised before = c.byFrequency.get(code);
         if (before == null || before.upgrade().level().compareTo(rule.level()) < 0) {
-          c.byFrequency.put(code, new Raised(new FaultUpgrade(code, rule.level(),
-              FaultUpgrade.Type.FaultFrequency, time), rule.release(), Optional.empty()));
+          c.byFrequency.put(
+              code,
+              new Raised(
+                  new FaultUpgrade(code, rule.level(), FaultUpgrade.Type.FaultFrequency, time),
+                  rule.release(),
+                  Optional.empty()));
         }
         if (rule.level() == FaultLevel.MANUALLY_SEPARATE_NPU) manual.add(logicId);
       }
@@ -231,12 +257,12 @@ public final class FaultTracker {
    * Grades every known chip now: applies duration escalation and releases, then computes chip and
    * network health.
    *
-   * @param inUse     whether a workload holds the chip (PreSeparateNPU and FreeRestartNPU keep a
-   *                  chip in use healthy so that its workload is not disturbed)
+   * @param inUse whether a workload holds the chip (PreSeparateNPU and FreeRestartNPU keep a chip
+   *     in use healthy so that its workload is not disturbed)
    * @param resetting chips in a hot reset now
    */
-  public synchronized Map<Integer, ChipHealth> evaluate(Set<Integer> logicIds, IntPredicate inUse,
-      Set<Integer> resetting) {
+  public synchronized Map<Integer, ChipHealth> evaluate(
+      Set<Integer> logicIds, IntPredicate inUse, Set<Integer> resetting) {
     Instant now = clock.instant();
     Map<Integer, ChipHealth> out = new TreeMap<>();
     Set<Integer> all = new HashSet<>(logicIds);
@@ -257,15 +283,26 @@ public final class FaultTracker {
         if (a != null && !now.isBefore(a.since.plus(rule.faultTimeout()))) {
           Raised before = c.byDuration.get(code);
           if (before == null || before.upgrade().level().compareTo(rule.level()) < 0) {
-            c.byDuration.put(code, new Raised(new FaultUpgrade(code, rule.level(),
-                FaultUpgrade.Type.FaultDuration, a.since.plus(rule.faultTimeout())),
-                Optional.of(rule.recoverTimeout()), Optional.empty()));
+            c.byDuration.put(
+                code,
+                new Raised(
+                    new FaultUpgrade(
+                        code,
+                        rule.level(),
+                        FaultUpgrade.Type.FaultDuration,
+                        a.since.plus(rule.faultTimeout())),
+                    Optional.of(rule.recoverTimeout()),
+                    Optional.empty()));
           }
         }
       }
     }
-    c.byDuration.values().removeIf(r -> r.clearedAt().isPresent()
-        && !now.isBefore(r.clearedAt().get().plus(r.release().orElse(Duration.ZERO))));
+    c.byDuration
+        .values()
+        .removeIf(
+            r ->
+                r.clearedAt().isPresent()
+                    && !now.isBefore(r.clearedAt().get().plus(r.release().orElse(Duration.ZERO))));
   }
 
   private void releaseFrequency(int logic, Chip c, Instant now) {
@@ -278,8 +315,11 @@ public final class FaultTracker {
       if (r.release().isPresent()) {
         release = !c.active.containsKey(code) && !now.isBefore(last.plus(r.release().get()));
       } else {
-        // without a release window only a non-manual raise ends, when the window no longer holds enough
-        release = r.upgrade().level() != FaultLevel.MANUALLY_SEPARATE_NPU && !stillFrequent(code, seen, now);
+        // without a release window only a non-manual raise ends, when the window no longer holds
+        // enough
+        release =
+            r.upgrade().level() != FaultLevel.MANUALLY_SEPARATE_NPU
+                && !stillFrequent(code, seen, now);
       }
       if (release) {
         it.remove();
@@ -333,22 +373,36 @@ public final class FaultTracker {
       chipLevel = FaultLevel.MANUALLY_SEPARATE_NPU;
       chipWhy.add(0, "in ManuallySeparateNPU until an operator removes it");
     }
-    boolean healthy = chipLevel.allowsScheduling()
-        || (inUse && (chipLevel == FaultLevel.PRE_SEPARATE_NPU || chipLevel == FaultLevel.FREE_RESTART_NPU));
-    boolean netHealthy = netLevel == FaultLevel.NORMAL_NPU || netLevel == FaultLevel.NOT_HANDLE_FAULT;
-    return new ChipHealth(logic, healthy && !resetting, chipLevel, String.join(", ", chipWhy),
-        netHealthy, netLevel, String.join(", ", netWhy), faults, upgrades, resetting);
+    boolean healthy =
+        chipLevel.allowsScheduling()
+            || (inUse
+                && (chipLevel == FaultLevel.PRE_SEPARATE_NPU
+                    || chipLevel == FaultLevel.FREE_RESTART_NPU));
+    boolean netHealthy =
+        netLevel == FaultLevel.NORMAL_NPU || netLevel == FaultLevel.NOT_HANDLE_FAULT;
+    return new ChipHealth(
+        logic,
+        healthy && !resetting,
+        chipLevel,
+        String.join(", ", chipWhy),
+        netHealthy,
+        netLevel,
+        String.join(", ", netWhy),
+        faults,
+        upgrades,
+        resetting);
   }
 
-  private static List<Raised> concat(java.util.Collection<Raised> a, java.util.Collection<Raised> b) {
+  private static List<Raised> concat(
+      java.util.Collection<Raised> a, java.util.Collection<Raised> b) {
     List<Raised> l = new ArrayList<>(a);
     l.addAll(b);
     return l;
   }
 
   /**
-   * Forgets the faults of a chip after a successful hot reset (the driver cleared them); escalations
-   * and manual separation stay.
+   * Forgets the faults of a chip after a successful hot reset (the driver cleared them);
+   * escalations and manual separation stay.
    */
   public synchronized void resetDone(int logicId) {
     Chip c = chips.get(logicId);

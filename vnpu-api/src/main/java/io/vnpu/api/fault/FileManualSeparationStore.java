@@ -19,10 +19,10 @@ import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 /**
- * {@link ManualSeparationStore} in a text file (hosts and the HAMi agent, which have no
- * device-info ConfigMap): one logic ID per line, {@code #} starts a comment. An operator releases
- * a chip by deleting its line. Written atomically (temporary file, then rename). An absent file is
- * an empty set.
+ * {@link ManualSeparationStore} in a text file (hosts and the HAMi agent, which have no device-info
+ * ConfigMap): one logic ID per line, {@code #} starts a comment. An operator releases a chip by
+ * deleting its line. Written atomically (temporary file, then rename). An absent file is an empty
+ * set.
  */
 public final class FileManualSeparationStore implements ManualSeparationStore {
   private final Path file;
@@ -56,8 +56,14 @@ public final class FileManualSeparationStore implements ManualSeparationStore {
         if (logic < 0) throw new NumberFormatException();
         out.add(logic);
       } catch (NumberFormatException e) {
-        throw new ConfigException(List.of(new ConfigProblem(file.toString(), i + 1, "ManuallySeparateNPU",
-            Optional.of(v), "not an NPU logic ID (one non-negative integer per line)")));
+        throw new ConfigException(
+            List.of(
+                new ConfigProblem(
+                    file.toString(),
+                    i + 1,
+                    "ManuallySeparateNPU",
+                    Optional.of(v),
+                    "not an NPU logic ID (one non-negative integer per line)")));
       }
     }
     return out;
@@ -65,9 +71,11 @@ public final class FileManualSeparationStore implements ManualSeparationStore {
 
   @Override
   public void save(Set<Integer> logicIds) {
-    String text = "# NPUs in ManuallySeparateNPU (logic IDs); delete a line to release the NPU\n"
-        + new TreeSet<>(logicIds).stream().map(String::valueOf).collect(Collectors.joining("\n"))
-        + (logicIds.isEmpty() ? "" : "\n");
+    String text =
+        "# NPUs in ManuallySeparateNPU (logic IDs); delete a line to release the NPU\n"
+            + new TreeSet<>(logicIds)
+                .stream().map(String::valueOf).collect(Collectors.joining("\n"))
+            + (logicIds.isEmpty() ? "" : "\n");
     try {
       Path dir = file.toAbsolutePath().getParent();
       Files.createDirectories(dir);
@@ -75,7 +83,8 @@ public final class FileManualSeparationStore implements ManualSeparationStore {
       try {
         Files.writeString(tmp, text, StandardCharsets.UTF_8);
         try {
-          Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+          Files.move(
+              tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (AtomicMoveNotSupportedException e) {
           Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
         }

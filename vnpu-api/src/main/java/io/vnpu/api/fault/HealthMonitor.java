@@ -22,10 +22,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The node's {@link HealthSource}: every {@code period} it polls each chip through the
- * {@link FaultProbe}, folds pushed events as they arrive, syncs the persisted manual separation,
- * grades health with the {@link FaultTracker} and tells watchers when anything changed. Also
- * publishes fault notices (rate-limit the notifier: see {@link RateLimitedNotifier}).
+ * The node's {@link HealthSource}: every {@code period} it polls each chip through the {@link
+ * FaultProbe}, folds pushed events as they arrive, syncs the persisted manual separation, grades
+ * health with the {@link FaultTracker} and tells watchers when anything changed. Also publishes
+ * fault notices (rate-limit the notifier: see {@link RateLimitedNotifier}).
  *
  * <p>{@link #pollOnce()} runs one cycle synchronously (tests, and callers with their own loop);
  * {@link #start()} runs it on a daemon thread. Thread-safe.
@@ -47,17 +47,24 @@ public final class HealthMonitor implements HealthSource, AutoCloseable {
   private volatile boolean subscribed;
 
   /**
-   * @param period poll period ({@code -listWatchPeriod}, 3..1800 s in MindCluster; any positive here)
+   * @param period poll period ({@code -listWatchPeriod}, 3..1800 s in MindCluster; any positive
+   *     here)
    */
-  public HealthMonitor(FaultProbe probe, FaultTracker tracker, ManualSeparationStore store,
-      ChipUsage usage, FaultNotifier notifier, Duration period) {
+  public HealthMonitor(
+      FaultProbe probe,
+      FaultTracker tracker,
+      ManualSeparationStore store,
+      ChipUsage usage,
+      FaultNotifier notifier,
+      Duration period) {
     this.probe = Objects.requireNonNull(probe, "probe");
     this.tracker = Objects.requireNonNull(tracker, "tracker");
     this.store = Objects.requireNonNull(store, "store");
     this.usage = Objects.requireNonNull(usage, "usage");
     this.notifier = Objects.requireNonNull(notifier, "notifier");
     this.period = Objects.requireNonNull(period, "period");
-    if (period.isZero() || period.isNegative()) throw new IllegalArgumentException("period must be > 0: " + period);
+    if (period.isZero() || period.isNegative())
+      throw new IllegalArgumentException("period must be > 0: " + period);
   }
 
   /**
@@ -78,28 +85,34 @@ public final class HealthMonitor implements HealthSource, AutoCloseable {
   }
 
   /**
-   * Subscribes to pushed events (falls back to polling alone when unsupported), polls once and
-   * then every period on a daemon thread.
+   * Subscribes to pushed events (falls back to polling alone when unsupported), polls once and then
+   * every period on a daemon thread.
    */
   public synchronized void start() {
     if (loop != null) return;
-    ScheduledExecutorService ex = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "vnpu-health");
-      t.setDaemon(true);
-      return t;
-    });
+    ScheduledExecutorService ex =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "vnpu-health");
+              t.setDaemon(true);
+              return t;
+            });
     loop = ex;
-    subscribed = probe.subscribe(e -> {
-      tracker.onEvent(e);
-      // grade on the monitor thread, never on the driver's callback thread
-      ScheduledExecutorService l = loop;
-      try {
-        if (l != null) l.execute(this::evaluateQuietly);
-      } catch (java.util.concurrent.RejectedExecutionException closed) {
-        // closed: the event is folded, nobody grades any more
-      }
-    });
-    LOG.info("fault events: {}", subscribed ? "subscribed, polling as a safety net" : "not supported, polling only");
+    subscribed =
+        probe.subscribe(
+            e -> {
+              tracker.onEvent(e);
+              // grade on the monitor thread, never on the driver's callback thread
+              ScheduledExecutorService l = loop;
+              try {
+                if (l != null) l.execute(this::evaluateQuietly);
+              } catch (java.util.concurrent.RejectedExecutionException closed) {
+                // closed: the event is folded, nobody grades any more
+              }
+            });
+    LOG.info(
+        "fault events: {}",
+        subscribed ? "subscribed, polling as a safety net" : "not supported, polling only");
     ex.scheduleWithFixedDelay(this::pollQuietly, 0, period.toMillis(), TimeUnit.MILLISECONDS);
   }
 
@@ -145,8 +158,9 @@ public final class HealthMonitor implements HealthSource, AutoCloseable {
       } catch (RuntimeException e) {
         LOG.warn("manual separation list unreadable, keeping the last one: {}", e.getMessage());
       }
-      Map<Integer, ChipHealth> next = tracker.evaluate(Set.copyOf(probe.chips()),
-          logic -> usage.inUse(logic), Set.copyOf(resetting));
+      Map<Integer, ChipHealth> next =
+          tracker.evaluate(
+              Set.copyOf(probe.chips()), logic -> usage.inUse(logic), Set.copyOf(resetting));
       Set<Integer> after = tracker.manualSeparation();
       if (!after.equals(persisted)) {
         try {

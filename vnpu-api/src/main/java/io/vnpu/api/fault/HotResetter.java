@@ -23,9 +23,9 @@ import org.slf4j.LoggerFactory;
  * Hot reset ({@code -hotReset 0}, vnpu DCMI spec section 3.12): a chip whose level needs a reset
  * (RestartNPU, FreeRestartNPU) is reset when no container holds any chip of its reset group
  * (kubelet PodResources, through {@link ChipUsage}) and the driver lists no process on them; its
- * boot status is then polled until {@link ChipResetter#BOOT_FINISHED} within a bound. A group
- * whose reset failed {@code maxFailures} times is left alone until restart. Never resets a chip
- * in use. Run {@link #runOnce()} after each health poll, from one thread.
+ * boot status is then polled until {@link ChipResetter#BOOT_FINISHED} within a bound. A group whose
+ * reset failed {@code maxFailures} times is left alone until restart. Never resets a chip in use.
+ * Run {@link #runOnce()} after each health poll, from one thread.
  */
 public final class HotResetter {
   private static final Logger LOG = LoggerFactory.getLogger(HotResetter.class);
@@ -64,17 +64,25 @@ public final class HotResetter {
   private final Duration pollInterval;
   private final int maxFailures;
   private final Map<Set<Integer>, Integer> failures = new ConcurrentHashMap<>();
+
   /** Resets that booted but after which the group needed a reset again at once. */
   private final Map<Set<Integer>, Integer> repeats = new ConcurrentHashMap<>();
 
   /**
-   * @param pods         whether a container holds a chip (kubelet PodResources API)
-   * @param bootTimeout  longest wait for the group to boot (MindCluster: 60 s)
+   * @param pods whether a container holds a chip (kubelet PodResources API)
+   * @param bootTimeout longest wait for the group to boot (MindCluster: 60 s)
    * @param pollInterval boot-status poll interval (MindCluster: 1 s)
-   * @param maxFailures  failed resets of one group before giving up (MindCluster: 3)
+   * @param maxFailures failed resets of one group before giving up (MindCluster: 3)
    */
-  public HotResetter(HealthMonitor monitor, ChipResetter resetter, ChipUsage pods, Clock clock,
-      Sleeper sleeper, Duration bootTimeout, Duration pollInterval, int maxFailures) {
+  public HotResetter(
+      HealthMonitor monitor,
+      ChipResetter resetter,
+      ChipUsage pods,
+      Clock clock,
+      Sleeper sleeper,
+      Duration bootTimeout,
+      Duration pollInterval,
+      int maxFailures) {
     this.monitor = Objects.requireNonNull(monitor, "monitor");
     this.resetter = Objects.requireNonNull(resetter, "resetter");
     this.pods = Objects.requireNonNull(pods, "pods");
@@ -82,14 +90,23 @@ public final class HotResetter {
     this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
     this.bootTimeout = Objects.requireNonNull(bootTimeout, "bootTimeout");
     this.pollInterval = Objects.requireNonNull(pollInterval, "pollInterval");
-    if (maxFailures < 1) throw new IllegalArgumentException("maxFailures must be >= 1: " + maxFailures);
+    if (maxFailures < 1)
+      throw new IllegalArgumentException("maxFailures must be >= 1: " + maxFailures);
     this.maxFailures = maxFailures;
   }
 
   /** MindCluster's bounds: 60 s boot wait polled every second, 3 failures. */
-  public static HotResetter withDefaults(HealthMonitor monitor, ChipResetter resetter, ChipUsage pods) {
-    return new HotResetter(monitor, resetter, pods, Clock.systemUTC(), d -> Thread.sleep(d.toMillis()),
-        Duration.ofSeconds(60), Duration.ofSeconds(1), 3);
+  public static HotResetter withDefaults(
+      HealthMonitor monitor, ChipResetter resetter, ChipUsage pods) {
+    return new HotResetter(
+        monitor,
+        resetter,
+        pods,
+        Clock.systemUTC(),
+        d -> Thread.sleep(d.toMillis()),
+        Duration.ofSeconds(60),
+        Duration.ofSeconds(1),
+        3);
   }
 
   /** Resets every group that needs it and may be reset now; returns what happened per group. */
@@ -100,7 +117,8 @@ public final class HotResetter {
     List<Set<Integer>> needed = new ArrayList<>();
     for (ChipHealth h : chips.values()) {
       if (!h.level().needsReset() || h.healthy() || handled.contains(h.logicId())) continue;
-      Set<Integer> group = Collections.unmodifiableSortedSet(new TreeSet<>(resetter.resetGroup(h.logicId())));
+      Set<Integer> group =
+          Collections.unmodifiableSortedSet(new TreeSet<>(resetter.resetGroup(h.logicId())));
       handled.addAll(group);
       needed.add(group);
     }
@@ -113,20 +131,29 @@ public final class HotResetter {
   private Outcome attempt(Set<Integer> group) {
     int failed = failures.getOrDefault(group, 0);
     if (failed >= maxFailures) {
-      return new Outcome(group, Result.GAVE_UP, failed + " failed resets: not tried again until restart");
+      return new Outcome(
+          group, Result.GAVE_UP, failed + " failed resets: not tried again until restart");
     }
     int repeated = repeats.getOrDefault(group, 0);
     if (repeated >= maxFailures) {
-      return new Outcome(group, Result.GAVE_UP, repeated
-          + " resets in a row and the fault came back: not tried again until the chip is well");
+      return new Outcome(
+          group,
+          Result.GAVE_UP,
+          repeated
+              + " resets in a row and the fault came back: not tried again until the chip is well");
     }
     for (int logic : group) {
-      if (pods.inUse(logic)) return new Outcome(group, Result.BUSY, "NPU logic " + logic + " is allocated to a container");
+      if (pods.inUse(logic))
+        return new Outcome(
+            group, Result.BUSY, "NPU logic " + logic + " is allocated to a container");
       int procs = resetter.processCount(logic);
       if (procs != 0) {
-        return new Outcome(group, Result.BUSY, procs < 0
-            ? "processes on NPU logic " + logic + " unknown (driver cannot list them)"
-            : procs + " process(es) on NPU logic " + logic);
+        return new Outcome(
+            group,
+            Result.BUSY,
+            procs < 0
+                ? "processes on NPU logic " + logic + " unknown (driver cannot list them)"
+                : procs + " process(es) on NPU logic " + logic);
       }
     }
     group.forEach(l -> monitor.setResetting(l, true));

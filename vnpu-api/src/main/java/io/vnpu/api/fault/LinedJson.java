@@ -9,19 +9,19 @@ import java.util.Map;
 import java.util.Optional;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
-import tools.jackson.core.ObjectReadContext;
 import tools.jackson.core.JsonToken;
+import tools.jackson.core.ObjectReadContext;
 import tools.jackson.core.exc.StreamReadException;
 import tools.jackson.core.json.JsonFactory;
 
 /**
- * A JSON value with the line it starts on, so that a bad entry of {@code faultCode.json} or
- * {@code faultCustomization.json} is reported as {@code file:line: path = value: reason}.
+ * A JSON value with the line it starts on, so that a bad entry of {@code faultCode.json} or {@code
+ * faultCustomization.json} is reported as {@code file:line: path = value: reason}.
  *
- * @param value a {@code Map<String, LinedJson>}, {@code List<LinedJson>}, {@code String},
- *              {@code Long}, {@code Double}, {@code Boolean} or null
- * @param line  1-based line in the file (plus the caller's offset)
- * @param raw   the value as written, for error messages (scalars only)
+ * @param value a {@code Map<String, LinedJson>}, {@code List<LinedJson>}, {@code String}, {@code
+ *     Long}, {@code Double}, {@code Boolean} or null
+ * @param line 1-based line in the file (plus the caller's offset)
+ * @param raw the value as written, for error messages (scalars only)
  */
 record LinedJson(Object value, int line, String raw) {
   private static final JsonFactory JSON = JsonFactory.builder().build();
@@ -29,29 +29,42 @@ record LinedJson(Object value, int line, String raw) {
   /**
    * Parses a whole document.
    *
-   * @param lineOffset added to every line (the line of the embedded document in a manifest, minus 1)
+   * @param lineOffset added to every line (the line of the embedded document in a manifest, minus
+   *     1)
    * @throws ConfigException with the line of a syntax error
    */
   static LinedJson parse(String file, String text, int lineOffset) {
     try (JsonParser p = JSON.createParser(ObjectReadContext.empty(), text)) {
       if (p.nextToken() == null) {
-        throw new ConfigException(List.of(new ConfigProblem(file, 0, "", Optional.empty(),
-            "empty document: expected a JSON object")));
+        throw new ConfigException(
+            List.of(
+                new ConfigProblem(
+                    file, 0, "", Optional.empty(), "empty document: expected a JSON object")));
       }
       LinedJson root = read(p, lineOffset);
       if (p.nextToken() != null) {
-        throw new ConfigException(List.of(new ConfigProblem(file,
-            p.currentTokenLocation().getLineNr() + lineOffset, "", Optional.empty(),
-            "unexpected content after the JSON document")));
+        throw new ConfigException(
+            List.of(
+                new ConfigProblem(
+                    file,
+                    p.currentTokenLocation().getLineNr() + lineOffset,
+                    "",
+                    Optional.empty(),
+                    "unexpected content after the JSON document")));
       }
       return root;
     } catch (StreamReadException e) {
-      int line = e.getLocation() == null ? 0 : Math.max(0, e.getLocation().getLineNr() + lineOffset);
-      throw new ConfigException(List.of(new ConfigProblem(file, line, "", Optional.empty(),
-          "not valid JSON: " + e.getOriginalMessage())));
+      int line =
+          e.getLocation() == null ? 0 : Math.max(0, e.getLocation().getLineNr() + lineOffset);
+      throw new ConfigException(
+          List.of(
+              new ConfigProblem(
+                  file, line, "", Optional.empty(), "not valid JSON: " + e.getOriginalMessage())));
     } catch (JacksonException e) {
-      throw new ConfigException(List.of(new ConfigProblem(file, 0, "", Optional.empty(),
-          "cannot read: " + e.getMessage())), e);
+      throw new ConfigException(
+          List.of(
+              new ConfigProblem(file, 0, "", Optional.empty(), "cannot read: " + e.getMessage())),
+          e);
     }
   }
 

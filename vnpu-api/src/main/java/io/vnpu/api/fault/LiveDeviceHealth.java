@@ -50,18 +50,33 @@ public final class LiveDeviceHealth implements HealthSource {
 
   private ChipHealth of(int logicId, DeviceHealth h) {
     if (h.healthy()) return ChipHealth.normal(logicId);
-    List<ActiveFault> faults = h.faultCode() > 0 && h.faultCode() < (1L << 40)
-        ? List.of(new ActiveFault(new FaultCode(h.faultCode()), FaultLevel.SEPARATE_NPU, clock.instant(), FaultOrigin.POLL))
-        : List.of();
-    return new ChipHealth(logicId, false, FaultLevel.SEPARATE_NPU, h.reason(), true,
-        FaultLevel.NORMAL_NPU, "", faults, List.of(), false);
+    List<ActiveFault> faults =
+        h.faultCode() > 0 && h.faultCode() < (1L << 40)
+            ? List.of(
+                new ActiveFault(
+                    new FaultCode(h.faultCode()),
+                    FaultLevel.SEPARATE_NPU,
+                    clock.instant(),
+                    FaultOrigin.POLL))
+            : List.of();
+    return new ChipHealth(
+        logicId,
+        false,
+        FaultLevel.SEPARATE_NPU,
+        h.reason(),
+        true,
+        FaultLevel.NORMAL_NPU,
+        "",
+        faults,
+        List.of(),
+        false);
   }
 
   /** Nothing is pushed: the handle does nothing. */
   @Override
   public AutoCloseable watch(Consumer<Map<Integer, ChipHealth>> onChange) {
     Objects.requireNonNull(onChange, "onChange");
-    return () -> { };
+    return () -> {};
   }
 
   /** Health is read on every call. */

@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * At most {@code limit} notices per {@code window} reach the delegate (MindCluster: 10 Events a
- * minute); the rest are counted and the count is logged once the window lets notices through
- * again, so a fault storm cannot flood the API server. Thread-safe.
+ * minute); the rest are counted and the count is logged once the window lets notices through again,
+ * so a fault storm cannot flood the API server. Thread-safe.
  */
 public final class RateLimitedNotifier implements FaultNotifier {
   private static final Logger LOG = LoggerFactory.getLogger(RateLimitedNotifier.class);
@@ -53,7 +53,10 @@ public final class RateLimitedNotifier implements FaultNotifier {
       dropped = 0;
     }
     if (droppedBefore > 0) {
-      LOG.warn("{} fault notices were not published (more than {} per {} s)", droppedBefore, limit,
+      LOG.warn(
+          "{} fault notices were not published (more than {} per {} s)",
+          droppedBefore,
+          limit,
           window.toSeconds());
     }
     delegate.notify(logicId, reason, message);

@@ -6,9 +6,10 @@ import java.util.Objects;
 /**
  * A fault present on a chip now.
  *
- * @param code   the fault code
- * @param level  its level from {@code faultCode.json} (or from the event severity for an unknown code)
- * @param since  when it was first seen
+ * @param code the fault code
+ * @param level its level from {@code faultCode.json} (or from the event severity for an unknown
+ *     code)
+ * @param since when it was first seen
  * @param origin where it was learnt from
  */
 public record ActiveFault(FaultCode code, FaultLevel level, Instant since, FaultOrigin origin) {

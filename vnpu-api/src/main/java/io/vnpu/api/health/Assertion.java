@@ -19,7 +19,8 @@ public enum Assertion {
       case 0 -> RECOVERED;
       case 1 -> OCCURRED;
       case 2 -> ONE_SHOT;
-      default -> throw new IllegalArgumentException("fault event assertion " + raw + " is not 0, 1 or 2");
+      default ->
+          throw new IllegalArgumentException("fault event assertion " + raw + " is not 0, 1 or 2");
     };
   }
 }

@@ -7,16 +7,19 @@ import java.util.Set;
 /**
  * What one poll of one chip found.
  *
- * @param activeCodes  codes the driver reports active now ({@code dcmi_get_device_errorcode_v2},
- *                     zero entries dropped); empty when the card dropped
- * @param cardDropped  {@code dcmi_get_device_health} returned -8012
- * @param linkUp       parameter-plane link status; empty when the chip has no such link or it
- *                     was not queried this time
- * @param error        a driver error that made the poll incomplete (the codes are then empty and
- *                     the previous state is kept), e.g. {@code dcmi_get_device_errorcode_v2: -8010}
+ * @param activeCodes codes the driver reports active now ({@code dcmi_get_device_errorcode_v2},
+ *     zero entries dropped); empty when the card dropped
+ * @param cardDropped {@code dcmi_get_device_health} returned -8012
+ * @param linkUp parameter-plane link status; empty when the chip has no such link or it was not
+ *     queried this time
+ * @param error a driver error that made the poll incomplete (the codes are then empty and the
+ *     previous state is kept), e.g. {@code dcmi_get_device_errorcode_v2: -8010}
  */
-public record ChipReading(Set<FaultCode> activeCodes, boolean cardDropped,
-    Optional<Boolean> linkUp, Optional<String> error) {
+public record ChipReading(
+    Set<FaultCode> activeCodes,
+    boolean cardDropped,
+    Optional<Boolean> linkUp,
+    Optional<String> error) {
   public ChipReading {
     activeCodes = Set.copyOf(activeCodes);
     Objects.requireNonNull(linkUp, "linkUp");

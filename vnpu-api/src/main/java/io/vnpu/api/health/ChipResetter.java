@@ -24,8 +24,8 @@ public interface ChipResetter {
   Set<Integer> trainingRing(int logicId);
 
   /**
-   * The chip's parameter-plane network is usable ({@code dcmi_get_device_network_health} answers 0);
-   * also true for a chip without a RoCE port (nothing to check).
+   * The chip's parameter-plane network is usable ({@code dcmi_get_device_network_health} answers
+   * 0); also true for a chip without a RoCE port (nothing to check).
    *
    * @throws io.vnpu.api.spi.DeviceException when it cannot be read
    */

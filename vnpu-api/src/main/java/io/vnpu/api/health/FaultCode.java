@@ -3,17 +3,17 @@ package io.vnpu.api.health;
 import java.util.Locale;
 
 /**
- * An NPU fault code as the driver reports it ({@code dcmi_dms_fault_event.event_id},
- * {@code dcmi_get_device_errorcode_v2}) or as MindCluster synthesises it (card drop
- * {@code 0x40F84E00}, link down {@code 0x81078603}, hang {@code 0x200001002}, which is wider than
- * 32 bits). Codes compare by value: {@code 80e01801}, {@code 0x80E01801} and {@code 0X80e01801}
- * are the same code.
+ * An NPU fault code as the driver reports it ({@code dcmi_dms_fault_event.event_id}, {@code
+ * dcmi_get_device_errorcode_v2}) or as MindCluster synthesises it (card drop {@code 0x40F84E00},
+ * link down {@code 0x81078603}, hang {@code 0x200001002}, which is wider than 32 bits). Codes
+ * compare by value: {@code 80e01801}, {@code 0x80E01801} and {@code 0X80e01801} are the same code.
  *
  * @param value the code, 0 .. 2^40 (unsigned)
  */
 public record FaultCode(long value) implements Comparable<FaultCode> {
   /** Synthetic code for a card that dropped off the bus ({@code dcmi_get_device_health} -8012). */
   public static final FaultCode CARD_DROP = new FaultCode(0x40F84E00L);
+
   /** Synthetic code for a parameter-plane (RoCE) link that is down. */
   public static final FaultCode LINK_DOWN = new FaultCode(0x81078603L);
 
@@ -28,8 +28,8 @@ public record FaultCode(long value) implements Comparable<FaultCode> {
   /**
    * Parses a hex code, case-insensitive, with or without {@code 0x}; surrounding blanks ignored.
    *
-   * @throws IllegalArgumentException naming the text when it is not a hex code of 1..10 digits
-   *         or is zero
+   * @throws IllegalArgumentException naming the text when it is not a hex code of 1..10 digits or
+   *     is zero
    */
   public static FaultCode parse(String text) {
     String t = text.strip();

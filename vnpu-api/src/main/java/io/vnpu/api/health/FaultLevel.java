@@ -5,8 +5,8 @@ import java.util.Optional;
 
 /**
  * How a fault is handled, as MindCluster's device plugin grades it, ordered from no fault to the
- * most severe ({@code compareTo} gives severity). The names are the {@code faultCode.json} /
- * {@code faultCustomization.json} terms.
+ * most severe ({@code compareTo} gives severity). The names are the {@code faultCode.json} / {@code
+ * faultCustomization.json} terms.
  */
 public enum FaultLevel {
   NORMAL_NPU("NormalNPU", null),
@@ -33,7 +33,10 @@ public enum FaultLevel {
     return term;
   }
 
-  /** The {@code faultCode.json} key listing this level's codes; empty for NormalNPU and ManuallySeparateNPU. */
+  /**
+   * The {@code faultCode.json} key listing this level's codes; empty for NormalNPU and
+   * ManuallySeparateNPU.
+   */
   public Optional<String> codesKey() {
     return Optional.ofNullable(codesKey);
   }

@@ -1,12 +1,12 @@
 package io.vnpu.api.health;
 
 /**
- * Port for fault notices (Kubernetes Events of type Warning with reason {@code Occur},
- * {@code Recovery} or {@code Notice}, reporting component {@code device-plugin}).
+ * Port for fault notices (Kubernetes Events of type Warning with reason {@code Occur}, {@code
+ * Recovery} or {@code Notice}, reporting component {@code device-plugin}).
  */
 @FunctionalInterface
 public interface FaultNotifier {
-  FaultNotifier NONE = (logicId, reason, message) -> { };
+  FaultNotifier NONE = (logicId, reason, message) -> {};
 
   /**
    * Publishes one notice; must not block for long and must not throw for a failed publication.

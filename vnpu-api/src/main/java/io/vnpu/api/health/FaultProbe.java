@@ -4,16 +4,18 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * Port to the driver's raw fault sources (vnpu DCMI spec section 3.4): polling of the active
- * fault codes, card drop, parameter-plane link status and, where the chip supports it, pushed
- * fault events. {@code vnpu-dcmi} implements it over {@code libdcmi.so}. Thread-safe.
+ * Port to the driver's raw fault sources (vnpu DCMI spec section 3.4): polling of the active fault
+ * codes, card drop, parameter-plane link status and, where the chip supports it, pushed fault
+ * events. {@code vnpu-dcmi} implements it over {@code libdcmi.so}. Thread-safe.
  */
 public interface FaultProbe extends AutoCloseable {
 
   /** Logic IDs of the chips to watch, ascending. */
   List<Integer> chips();
 
-  /** Reads one chip now; never throws: a driver error is reported in {@link ChipReading#error()}. */
+  /**
+   * Reads one chip now; never throws: a driver error is reported in {@link ChipReading#error()}.
+   */
   ChipReading read(int logicId);
 
   /**

@@ -8,10 +8,10 @@ import java.util.Objects;
  * {@code UpgradeFaultReason} list ({@code fault_code}, {@code fault_level}, {@code upgrade_type},
  * {@code upgrade_time}).
  *
- * @param code  the fault code whose frequency or duration triggered it
+ * @param code the fault code whose frequency or duration triggered it
  * @param level the level it was raised to
- * @param type  {@code FaultFrequency} or {@code FaultDuration}
- * @param time  when it was raised
+ * @param type {@code FaultFrequency} or {@code FaultDuration}
+ * @param time when it was raised
  */
 public record FaultUpgrade(FaultCode code, FaultLevel level, Type type, Instant time) {
   /** Why a level was raised. */

@@ -5,9 +5,9 @@ import java.util.Objects;
 /**
  * Health of one physical NPU, with the reason when it is not healthy.
  *
- * @param healthy   true when the device may be handed to workloads
- * @param reason    human-readable cause, empty when healthy (e.g. {@code "fault code 0x80E01801"},
- *                  {@code "card dropped (-8012)"}, {@code "dcmi_get_device_health failed: -8001"})
+ * @param healthy true when the device may be handed to workloads
+ * @param reason human-readable cause, empty when healthy (e.g. {@code "fault code 0x80E01801"},
+ *     {@code "card dropped (-8012)"}, {@code "dcmi_get_device_health failed: -8001"})
  * @param faultCode the first driver fault code, or 0 when none was reported
  */
 public record DeviceHealth(boolean healthy, String reason, long faultCode) {

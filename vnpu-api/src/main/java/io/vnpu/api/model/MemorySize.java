@@ -21,7 +21,10 @@ public record MemorySize(long bytes) implements Comparable<MemorySize> {
   public enum PlainUnit {
     /** Bytes, as in a Kubernetes quantity ({@code resources.limits}, ResourceSlice capacity). */
     BYTES(1),
-    /** MiB, as HAMi reads its config, {@code huawei.com/<commonWord>-memory} and {@code NPU_MEM_QUOTA}. */
+    /**
+     * MiB, as HAMi reads its config, {@code huawei.com/<commonWord>-memory} and {@code
+     * NPU_MEM_QUOTA}.
+     */
     MIB(Units.MIB);
 
     private final long factor;
@@ -36,28 +39,32 @@ public record MemorySize(long bytes) implements Comparable<MemorySize> {
 
   private static final Pattern QUANTITY =
       Pattern.compile("([+-]?)([0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?");
+
   /** Longest text {@link #parse} reads; longer text is refused before any number parsing. */
   public static final int MAX_TEXT_CHARS = 64;
 
-  private static final Map<String, BigDecimal> FACTOR = Map.ofEntries(
-      Map.entry("Ki", BigDecimal.valueOf(1L << 10)),
-      Map.entry("Mi", BigDecimal.valueOf(1L << 20)),
-      Map.entry("Gi", BigDecimal.valueOf(1L << 30)),
-      Map.entry("Ti", BigDecimal.valueOf(1L << 40)),
-      Map.entry("Pi", BigDecimal.valueOf(1L << 50)),
-      Map.entry("Ei", BigDecimal.valueOf(1L << 60)),
-      Map.entry("k", BigDecimal.TEN.pow(3)),
-      Map.entry("M", BigDecimal.TEN.pow(6)),
-      Map.entry("G", BigDecimal.TEN.pow(9)),
-      Map.entry("T", BigDecimal.TEN.pow(12)),
-      Map.entry("P", BigDecimal.TEN.pow(15)),
-      Map.entry("E", BigDecimal.TEN.pow(18)));
+  private static final Map<String, BigDecimal> FACTOR =
+      Map.ofEntries(
+          Map.entry("Ki", BigDecimal.valueOf(1L << 10)),
+          Map.entry("Mi", BigDecimal.valueOf(1L << 20)),
+          Map.entry("Gi", BigDecimal.valueOf(1L << 30)),
+          Map.entry("Ti", BigDecimal.valueOf(1L << 40)),
+          Map.entry("Pi", BigDecimal.valueOf(1L << 50)),
+          Map.entry("Ei", BigDecimal.valueOf(1L << 60)),
+          Map.entry("k", BigDecimal.TEN.pow(3)),
+          Map.entry("M", BigDecimal.TEN.pow(6)),
+          Map.entry("G", BigDecimal.TEN.pow(9)),
+          Map.entry("T", BigDecimal.TEN.pow(12)),
+          Map.entry("P", BigDecimal.TEN.pow(15)),
+          Map.entry("E", BigDecimal.TEN.pow(18)));
 
   public MemorySize {
     if (bytes < 0) throw new IllegalArgumentException("a memory size must be >= 0 bytes: " + bytes);
   }
 
-  /** A size of {@code mib} MiB. @throws IllegalArgumentException when negative or over 2^63 bytes */
+  /**
+   * A size of {@code mib} MiB. @throws IllegalArgumentException when negative or over 2^63 bytes
+   */
   public static MemorySize ofMib(long mib) {
     if (mib < 0) throw new IllegalArgumentException("a memory size must be >= 0 MiB: " + mib);
     try {
@@ -70,7 +77,7 @@ public record MemorySize(long bytes) implements Comparable<MemorySize> {
   /**
    * Parses a quantity.
    *
-   * @param text  the value as written, e.g. {@code 8Gi}, {@code 1.5Gi}, {@code 4096}
+   * @param text the value as written, e.g. {@code 8Gi}, {@code 1.5Gi}, {@code 4096}
    * @param plain what a number without suffix means
    * @throws MemorySizeException naming the text and saying which rule it breaks: not a quantity,
    *     negative, not a whole number of bytes, larger than 2^63 bytes
@@ -80,20 +87,29 @@ public record MemorySize(long bytes) implements Comparable<MemorySize> {
     Objects.requireNonNull(plain, "plain");
     // big-decimal parsing is quadratic in the digits; no real size needs more than a few dozen
     if (text.length() > MAX_TEXT_CHARS) {
-      throw new MemorySizeException(text.substring(0, MAX_TEXT_CHARS) + "...",
+      throw new MemorySizeException(
+          text.substring(0, MAX_TEXT_CHARS) + "...",
           "is " + text.length() + " characters long, not a size (at most " + MAX_TEXT_CHARS + ")");
     }
     Matcher m = QUANTITY.matcher(text.trim());
     if (!m.matches()) {
-      throw new MemorySizeException(text, "is not a size: write a quantity such as 8Gi or 512Mi, or an integer"
-          + (plain == PlainUnit.MIB ? " number of MiB" : " number of bytes"));
+      throw new MemorySizeException(
+          text,
+          "is not a size: write a quantity such as 8Gi or 512Mi, or an integer"
+              + (plain == PlainUnit.MIB ? " number of MiB" : " number of bytes"));
     }
-    BigDecimal factor = m.group(3) == null ? BigDecimal.valueOf(plain.factor) : FACTOR.get(m.group(3));
-    BigDecimal bytes = new BigDecimal(m.group(2).endsWith(".") ? m.group(2) + "0" : m.group(2)).multiply(factor);
-    if (m.group(1).equals("-") && bytes.signum() != 0) throw new MemorySizeException(text, "is negative");
+    BigDecimal factor =
+        m.group(3) == null ? BigDecimal.valueOf(plain.factor) : FACTOR.get(m.group(3));
+    BigDecimal bytes =
+        new BigDecimal(m.group(2).endsWith(".") ? m.group(2) + "0" : m.group(2)).multiply(factor);
+    if (m.group(1).equals("-") && bytes.signum() != 0)
+      throw new MemorySizeException(text, "is negative");
     if (bytes.stripTrailingZeros().scale() > 0) {
-      throw new MemorySizeException(text, "is " + bytes.stripTrailingZeros().toPlainString()
-          + " bytes, not a whole number of bytes");
+      throw new MemorySizeException(
+          text,
+          "is "
+              + bytes.stripTrailingZeros().toPlainString()
+              + " bytes, not a whole number of bytes");
     }
     try {
       return new MemorySize(bytes.longValueExact());
@@ -123,8 +139,8 @@ public record MemorySize(long bytes) implements Comparable<MemorySize> {
   }
 
   /**
-   * The shortest exact quantity with a binary suffix, e.g. {@code 16Gi}, {@code 1536Mi},
-   * {@code 100} (bytes, no suffix, when not a whole number of KiB).
+   * The shortest exact quantity with a binary suffix, e.g. {@code 16Gi}, {@code 1536Mi}, {@code
+   * 100} (bytes, no suffix, when not a whole number of KiB).
    */
   public String toQuantity() {
     String[] units = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
@@ -138,8 +154,8 @@ public record MemorySize(long bytes) implements Comparable<MemorySize> {
   }
 
   /**
-   * For people: a binary unit and one decimal ({@code 0 B}, {@code 512 B}, {@code 1.5 KiB},
-   * {@code 16.0 GiB}).
+   * For people: a binary unit and one decimal ({@code 0 B}, {@code 512 B}, {@code 1.5 KiB}, {@code
+   * 16.0 GiB}).
    */
   public String format() {
     return format(bytes);

@@ -4,6 +4,7 @@ package io.vnpu.api.model;
 public final class Units {
   /** Bytes in one MiB. */
   public static final long MIB = 1024L * 1024L;
+
   /** Bytes in one GiB. */
   public static final long GIB = 1024L * MIB;
 

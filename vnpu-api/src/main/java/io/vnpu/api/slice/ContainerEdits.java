@@ -7,11 +7,12 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * What the container runtime must change in the container (the shape of CDI
- * {@code containerEdits} and of a device plugin ContainerAllocateResponse): environment variables in
- * insertion order, mounts and device nodes.
+ * What the container runtime must change in the container (the shape of CDI {@code containerEdits}
+ * and of a device plugin ContainerAllocateResponse): environment variables in insertion order,
+ * mounts and device nodes.
  */
-public record ContainerEdits(Map<String, String> env, List<Mount> mounts, List<DeviceNode> deviceNodes) {
+public record ContainerEdits(
+    Map<String, String> env, List<Mount> mounts, List<DeviceNode> deviceNodes) {
   /** No edits. */
   public static final ContainerEdits NONE = new ContainerEdits(Map.of(), List.of(), List.of());
 

@@ -14,7 +14,8 @@ public record DeviceNode(String containerPath, String hostPath, String permissio
     Objects.requireNonNull(hostPath, "hostPath");
     Objects.requireNonNull(permissions, "permissions");
     if (!permissions.matches("r?w?m?") || permissions.isEmpty()) {
-      throw new IllegalArgumentException("permissions must be a non-empty combination of r, w, m in that order: " + permissions);
+      throw new IllegalArgumentException(
+          "permissions must be a non-empty combination of r, w, m in that order: " + permissions);
     }
   }
 }

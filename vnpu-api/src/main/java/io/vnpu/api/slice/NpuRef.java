@@ -9,7 +9,7 @@ import java.util.Objects;
  * Logic IDs are node-local and never part of a decision.
  *
  * @param phyId physical ID, >= 0
- * @param uuid  die-ID UUID ({@link Npu#uuid()}), not empty
+ * @param uuid die-ID UUID ({@link Npu#uuid()}), not empty
  */
 public record NpuRef(int phyId, String uuid) {
   public NpuRef {

@@ -9,11 +9,11 @@ import java.util.Objects;
  * enforces. {@code vnpu-quota} turns it into the region's content (one rule for policy flags and
  * per-device limits: {@code io.vnpu.quota.model.RegionConfig#forSlice}).
  *
- * @param file        host path of the region file
- * @param devices     the slice's devices, each with a {@link SliceShare.SoftQuota}, in the order
- *                    the container sees them (entry i = logical device i in the container)
+ * @param file host path of the region file
+ * @param devices the slice's devices, each with a {@link SliceShare.SoftQuota}, in the order the
+ *     container sees them (entry i = logical device i in the container)
  * @param registryDir directory of the per-NPU compute registries as the container sees it (empty =
- *                    none)
+ *     none)
  */
 public record RegionToCreate(Path file, List<SliceDevice> devices, String registryDir) {
   public RegionToCreate {

@@ -6,20 +6,22 @@ import java.util.stream.Collectors;
 
 /**
  * How a soft slice's AI-core share is shared with the other slices of its NPU (issue 28; semantics,
- * measured: {@code docs/sharing-policies.md}). The share is the slice's compute weight, the percent of
- * the chip the scheduler charged. The names are MindCluster's values of
- * {@code huawei.com/scheduler.softShareDev.policy}; every backend and {@code vnpu run --policy} use the
+ * measured: {@code docs/sharing-policies.md}). The share is the slice's compute weight, the percent
+ * of the chip the scheduler charged. The names are MindCluster's values of {@code
+ * huawei.com/scheduler.softShareDev.policy}; every backend and {@code vnpu run --policy} use the
  * same ones.
  */
 public enum SharingPolicy {
   /** The share is guaranteed and is also the ceiling: never more, even when the chip is idle. */
   FIXED_SHARE("fixed-share"),
   /**
-   * The share is guaranteed; idle time of the other slices may be borrowed (up to the ceiling, if the
-   * slice has one) and is given back within a bounded time when they need it.
+   * The share is guaranteed; idle time of the other slices may be borrowed (up to the ceiling, if
+   * the slice has one) and is given back within a bounded time when they need it.
    */
   ELASTIC("elastic"),
-  /** No guarantee: only what the guaranteed slices of the chip leave, whatever the priority class. */
+  /**
+   * No guarantee: only what the guaranteed slices of the chip leave, whatever the priority class.
+   */
   BEST_EFFORT("best-effort");
 
   private final String wireName;
@@ -41,7 +43,8 @@ public enum SharingPolicy {
 
   /** The accepted names for an error message: {@code fixed-share, elastic or best-effort}. */
   public static String wireNames() {
-    String all = Arrays.stream(values()).map(SharingPolicy::wireName).collect(Collectors.joining(", "));
+    String all =
+        Arrays.stream(values()).map(SharingPolicy::wireName).collect(Collectors.joining(", "));
     int last = all.lastIndexOf(", ");
     return all.substring(0, last) + " or " + all.substring(last + 2);
   }

@@ -18,12 +18,19 @@ public record SliceDecision(List<SliceDevice> devices) {
     SliceKind kind = devices.get(0).share().kind();
     for (SliceDevice d : devices) {
       if (d.share().kind() != kind) {
-        throw new IllegalArgumentException("a slice mixes " + kind + " and " + d.share().kind()
-            + " devices (NPU " + d.npu().uuid() + ")");
+        throw new IllegalArgumentException(
+            "a slice mixes "
+                + kind
+                + " and "
+                + d.share().kind()
+                + " devices (NPU "
+                + d.npu().uuid()
+                + ")");
       }
     }
     if (devices.stream().map(d -> d.npu().uuid()).distinct().count() != devices.size()) {
-      throw new IllegalArgumentException("a slice names an NPU twice: " + devices.stream().map(d -> d.npu().uuid()).toList());
+      throw new IllegalArgumentException(
+          "a slice names an NPU twice: " + devices.stream().map(d -> d.npu().uuid()).toList());
     }
   }
 

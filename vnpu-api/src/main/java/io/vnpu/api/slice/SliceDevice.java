@@ -12,6 +12,7 @@ public record SliceDevice(NpuRef npu, SliceShare share) {
   /** The soft quota of this device. @throws IllegalStateException when the share is not soft */
   public SliceShare.SoftQuota softQuota() {
     if (share instanceof SliceShare.SoftQuota q) return q;
-    throw new IllegalStateException("device " + npu.uuid() + " has a " + share.kind() + " share, not a soft quota");
+    throw new IllegalStateException(
+        "device " + npu.uuid() + " has a " + share.kind() + " share, not a soft quota");
   }
 }

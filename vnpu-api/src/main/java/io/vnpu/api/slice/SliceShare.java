@@ -5,7 +5,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 /** What part of one physical NPU a slice gets: all of it, a hard vNPU template, or a soft quota. */
-public sealed interface SliceShare permits SliceShare.Whole, SliceShare.HardTemplate, SliceShare.SoftQuota {
+public sealed interface SliceShare
+    permits SliceShare.Whole, SliceShare.HardTemplate, SliceShare.SoftQuota {
 
   /** The kind of slice this share makes. */
   SliceKind kind();
@@ -21,8 +22,8 @@ public sealed interface SliceShare permits SliceShare.Whole, SliceShare.HardTemp
   /**
    * A vNPU created from a DCMI template (hard slicing).
    *
-   * @param template template name as {@code dcmi_create_vdevice} and HAMi {@code device-config.yaml}
-   *                 name it, e.g. {@code vir05_1c_16g}
+   * @param template template name as {@code dcmi_create_vdevice} and HAMi {@code
+   *     device-config.yaml} name it, e.g. {@code vir05_1c_16g}
    */
   record HardTemplate(String template) implements SliceShare {
     public HardTemplate {
@@ -40,25 +41,31 @@ public sealed interface SliceShare permits SliceShare.Whole, SliceShare.HardTemp
    * A memory quota and AI-core share enforced by the limiter (soft slicing).
    *
    * @param memoryLimitBytes device memory the slice may hold, bytes; 0 = unlimited
-   * @param computeWeight    AI-core share weight 1..10000 among busy slices of the NPU (HAMi
-   *                         {@code NPU_PRIORITY}: the percent the scheduler charged); 0 = no compute
-   *                         share (memory only)
-   * @param computeCapPct    hard ceiling of AI-core time in percent 1..100; 0 = no ceiling
-   * @param priority         launch priority class
-   * @param policy           how the share is shared ({@link SharingPolicy}; a fixed share's ceiling is
-   *                         its weight when {@code computeCapPct} is 0); empty = the weight, ceiling and
-   *                         priority exactly as given (no sharing policy)
+   * @param computeWeight AI-core share weight 1..10000 among busy slices of the NPU (HAMi {@code
+   *     NPU_PRIORITY}: the percent the scheduler charged); 0 = no compute share (memory only)
+   * @param computeCapPct hard ceiling of AI-core time in percent 1..100; 0 = no ceiling
+   * @param priority launch priority class
+   * @param policy how the share is shared ({@link SharingPolicy}; a fixed share's ceiling is its
+   *     weight when {@code computeCapPct} is 0); empty = the weight, ceiling and priority exactly
+   *     as given (no sharing policy)
    */
-  record SoftQuota(long memoryLimitBytes, int computeWeight, int computeCapPct, Priority priority,
-      Optional<SharingPolicy> policy) implements SliceShare {
+  record SoftQuota(
+      long memoryLimitBytes,
+      int computeWeight,
+      int computeCapPct,
+      Priority priority,
+      Optional<SharingPolicy> policy)
+      implements SliceShare {
     public SoftQuota {
       Objects.requireNonNull(priority, "priority");
       Objects.requireNonNull(policy, "policy");
       if (policy.isPresent() && computeWeight == 0) {
-        throw new IllegalArgumentException("a sharing policy (" + policy.get() + ") needs a compute share: computeWeight is 0");
+        throw new IllegalArgumentException(
+            "a sharing policy (" + policy.get() + ") needs a compute share: computeWeight is 0");
       }
       if (memoryLimitBytes < 0) {
-        throw new IllegalArgumentException("memoryLimitBytes must be >= 0 bytes: " + memoryLimitBytes);
+        throw new IllegalArgumentException(
+            "memoryLimitBytes must be >= 0 bytes: " + memoryLimitBytes);
       }
       if (computeWeight < 0 || computeWeight > 10000) {
         throw new IllegalArgumentException("computeWeight must be in 0..10000: " + computeWeight);
@@ -69,7 +76,8 @@ public sealed interface SliceShare permits SliceShare.Whole, SliceShare.HardTemp
     }
 
     /** A quota without a sharing policy: the weight, ceiling and priority exactly as given. */
-    public SoftQuota(long memoryLimitBytes, int computeWeight, int computeCapPct, Priority priority) {
+    public SoftQuota(
+        long memoryLimitBytes, int computeWeight, int computeCapPct, Priority priority) {
       this(memoryLimitBytes, computeWeight, computeCapPct, priority, Optional.empty());
     }
 
@@ -80,7 +88,8 @@ public sealed interface SliceShare permits SliceShare.Whole, SliceShare.HardTemp
 
     /** This quota under {@code p}. */
     public SoftQuota withPolicy(SharingPolicy p) {
-      return new SoftQuota(memoryLimitBytes, computeWeight, computeCapPct, priority, Optional.of(p));
+      return new SoftQuota(
+          memoryLimitBytes, computeWeight, computeCapPct, priority, Optional.of(p));
     }
 
     @Override

@@ -39,7 +39,7 @@ public interface DeviceManager extends AutoCloseable {
   /**
    * Creates a vNPU from a template on an NPU; the driver picks the lowest free vNPU ID.
    *
-   * @param logicId      DCMI logic ID of the physical NPU
+   * @param logicId DCMI logic ID of the physical NPU
    * @param templateName template, e.g. {@code vir05_1c_16g}
    * @return the created vNPU
    * @throws DeviceException when the template is unknown or the chip lacks resources
@@ -81,10 +81,10 @@ public interface DeviceManager extends AutoCloseable {
   }
 
   /**
-   * The product (card model) the NPU sits on, as the driver names it (DCMI
-   * {@code dcmi_get_product_type}), e.g. {@code Atlas 300I Pro}, {@code Atlas 300V Pro},
-   * {@code Atlas 300V}, {@code Atlas 300I Duo}. Empty when the driver reports none (server
-   * products) or cannot say. This default reports none.
+   * The product (card model) the NPU sits on, as the driver names it (DCMI {@code
+   * dcmi_get_product_type}), e.g. {@code Atlas 300I Pro}, {@code Atlas 300V Pro}, {@code Atlas
+   * 300V}, {@code Atlas 300I Duo}. Empty when the driver reports none (server products) or cannot
+   * say. This default reports none.
    *
    * @param logicId DCMI logic ID
    * @throws DeviceException when the NPU does not exist
@@ -94,10 +94,10 @@ public interface DeviceManager extends AutoCloseable {
   }
 
   /**
-   * The address of the NPU's parameter-plane (RoCE) port (DCMI {@code dcmi_get_device_ip}), in
-   * the text form HCCL rank tables carry: {@code 192.168.100.101}, or an RFC 5952 IPv6 address.
-   * Empty when the chip has none (310P, an unconfigured port, a link-local IPv6 address only) or
-   * the driver cannot say. This default reports none.
+   * The address of the NPU's parameter-plane (RoCE) port (DCMI {@code dcmi_get_device_ip}), in the
+   * text form HCCL rank tables carry: {@code 192.168.100.101}, or an RFC 5952 IPv6 address. Empty
+   * when the chip has none (310P, an unconfigured port, a link-local IPv6 address only) or the
+   * driver cannot say. This default reports none.
    *
    * @param logicId DCMI logic ID
    * @throws DeviceException when the NPU does not exist

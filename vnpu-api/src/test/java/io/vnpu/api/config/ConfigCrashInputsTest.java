@@ -20,11 +20,14 @@ import org.junit.jupiter.params.provider.ValueSource;
  * loaders; never the YAML parser's own exception.
  */
 class ConfigCrashInputsTest {
-  static final List<String> CRASH_INPUTS = List.of("config-crash-4377433b.yaml", "config-crash-58602f09.yaml",
-      "config-crash-803fd099.yaml", "config-crash-e1b409a4.yaml");
+  static final List<String> CRASH_INPUTS =
+      List.of(
+          "config-crash-4377433b.yaml",
+          "config-crash-58602f09.yaml",
+          "config-crash-803fd099.yaml",
+          "config-crash-e1b409a4.yaml");
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   static byte[] resource(String name) throws IOException {
     try (InputStream in = ConfigCrashInputsTest.class.getResourceAsStream("/crash/" + name)) {
@@ -34,23 +37,34 @@ class ConfigCrashInputsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"config-crash-4377433b.yaml", "config-crash-58602f09.yaml",
-      "config-crash-803fd099.yaml", "config-crash-e1b409a4.yaml"})
+  @ValueSource(
+      strings = {
+        "config-crash-4377433b.yaml",
+        "config-crash-58602f09.yaml",
+        "config-crash-803fd099.yaml",
+        "config-crash-e1b409a4.yaml"
+      })
   void crashInputIsAConfigExceptionWithFileAndLine(String name) throws Exception {
     Path file = Files.write(dir.resolve(name), resource(name));
-    for (Throwable t : List.of(catchThrowable(() -> new DeviceConfigLoader(w -> { }).load(file)),
-        catchThrowable(() -> new NodeConfigLoader(w -> { }).load(file)))) {
+    for (Throwable t :
+        List.of(
+            catchThrowable(() -> new DeviceConfigLoader(w -> {}).load(file)),
+            catchThrowable(() -> new NodeConfigLoader(w -> {}).load(file)))) {
       assertThat(t).isInstanceOf(ConfigException.class);
       ConfigProblem p = ((ConfigException) t).errors().get(0);
       assertThat(p.file()).isEqualTo(file.toString());
       assertThat(p.line()).isPositive();
-      assertThat(t.getMessage()).startsWith(file + ":" + p.line() + ": ").doesNotContain("Exception");
+      assertThat(t.getMessage())
+          .startsWith(file + ":" + p.line() + ": ")
+          .doesNotContain("Exception");
     }
   }
 
   @Test
   void badEscapeNamesItsLine() {
-    Throwable t = catchThrowable(() -> new DeviceConfigLoader(w -> { }).parse("vnpus:\n  - a: 1\n\"\\u", "f.yaml"));
+    Throwable t =
+        catchThrowable(
+            () -> new DeviceConfigLoader(w -> {}).parse("vnpus:\n  - a: 1\n\"\\u", "f.yaml"));
     assertThat(t).isInstanceOf(ConfigException.class);
     assertThat(t.getMessage()).startsWith("f.yaml:3: YAML syntax error: ");
   }
@@ -58,24 +72,33 @@ class ConfigCrashInputsTest {
   @Test
   void deepNestingIsASyntaxErrorNotAStackOverflow() {
     String deep = "a: " + "[".repeat(200_000);
-    Throwable t = catchThrowable(() -> new NodeConfigLoader(w -> { }).parse(deep, "deep.yaml"));
+    Throwable t = catchThrowable(() -> new NodeConfigLoader(w -> {}).parse(deep, "deep.yaml"));
     assertThat(t).isInstanceOf(ConfigException.class);
     assertThat(t.getMessage()).startsWith("deep.yaml:1: ");
   }
 
-  // BigInteger parsing is quadratic: hundreds of kilobytes of digits must be refused without it. The timeout is
+  // BigInteger parsing is quadratic: hundreds of kilobytes of digits must be refused without it.
+  // The timeout is
   // a hang guard (the quadratic parse took minutes), not a speed measurement.
   @Test
   @Timeout(60)
   void hugeIntegerLiteralsAreRefusedQuickly() {
     String digits = "9".repeat(300_000);
-    Throwable t = catchThrowable(() -> new NodeConfigLoader(w -> { }).parse(
-        "nodes:\n- name: n1\n  vDeviceCount: " + digits + "\n", "long.yaml"));
+    Throwable t =
+        catchThrowable(
+            () ->
+                new NodeConfigLoader(w -> {})
+                    .parse("nodes:\n- name: n1\n  vDeviceCount: " + digits + "\n", "long.yaml"));
     assertThat(t).isInstanceOf(ConfigException.class);
     assertThat(((ConfigException) t).errors().get(0).line()).isEqualTo(3);
     assertThat(t.getMessage()).contains("overflows the 32-bit integer");
 
-    Throwable m = catchThrowable(() -> new DeviceConfigLoader(w -> { }).parse("""
+    Throwable m =
+        catchThrowable(
+            () ->
+                new DeviceConfigLoader(w -> {})
+                    .parse(
+                        """
         vnpus:
         - chipName: 910B3
           commonWord: Ascend910B3
@@ -84,9 +107,13 @@ class ConfigCrashInputsTest {
           memoryAllocatable: %s
           memoryCapacity: 0.%sGi
           aiCore: 20
-        """.formatted(digits, digits), "mem.yaml"));
+        """
+                            .formatted(digits, digits),
+                        "mem.yaml"));
     assertThat(m).isInstanceOf(ConfigException.class);
-    assertThat(m.getMessage()).contains("mem.yaml:6: vnpus[0].memoryAllocatable")
-        .contains("characters long, not a memory size").contains("mem.yaml:7: vnpus[0].memoryCapacity");
+    assertThat(m.getMessage())
+        .contains("mem.yaml:6: vnpus[0].memoryAllocatable")
+        .contains("characters long, not a memory size")
+        .contains("mem.yaml:7: vnpus[0].memoryCapacity");
   }
 }

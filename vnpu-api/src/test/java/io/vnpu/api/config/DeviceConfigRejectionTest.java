@@ -1,10 +1,10 @@
 package io.vnpu.api.config;
 
-import io.vnpu.api.testing.HamiFixtures;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import io.vnpu.api.testing.HamiFixtures;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,7 +23,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 class DeviceConfigRejectionTest {
 
   /** Valid; line numbers below refer to this text. */
-  private static final String BASE = """
+  private static final String BASE =
+      """
       vnpus:
         hamiVnpuCore: false
         configs:
@@ -46,7 +47,7 @@ class DeviceConfigRejectionTest {
               aiCPU: 3
       """;
 
-  private final DeviceConfigLoader loader = new DeviceConfigLoader(w -> { });
+  private final DeviceConfigLoader loader = new DeviceConfigLoader(w -> {});
 
   @Test
   void baseIsValid() {
@@ -54,7 +55,11 @@ class DeviceConfigRejectionTest {
   }
 
   @ParameterizedTest(name = "line {0}: {1}")
-  @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
+  @CsvSource(
+      delimiter = '|',
+      quoteCharacter = '`',
+      textBlock =
+          """
       14 | `        memory: 0`                | bad.yaml:14: vnpus.configs[0].templates[0].memory = 0: must be > 0 MiB
       9  | `    memoryCapacity: -65536`       | bad.yaml:9: vnpus.configs[0].memoryCapacity = -65536: must be > 0 MiB
       14 | `        memory: -16Gi`            | bad.yaml:14: vnpus.configs[0].templates[0].memory = -16Gi: must be > 0 MiB
@@ -83,8 +88,10 @@ class DeviceConfigRejectionTest {
       4  | `  - chipName: [910B3]`           | bad.yaml:4: vnpus.configs[0].chipName: expected a string, got a list
       """)
   void rejects(int line, String replacement, String expected) {
-    ConfigException e = catchThrowableOfType(ConfigException.class,
-        () -> loader.parse(replaceLine(BASE, line, replacement), "bad.yaml"));
+    ConfigException e =
+        catchThrowableOfType(
+            ConfigException.class,
+            () -> loader.parse(replaceLine(BASE, line, replacement), "bad.yaml"));
 
     assertThat(e).as("no ConfigException for line %d: %s", line, replacement).isNotNull();
     assertThat(e.errors()).extracting(ConfigProblem::toString).containsExactly(expected);
@@ -92,7 +99,11 @@ class DeviceConfigRejectionTest {
   }
 
   @ParameterizedTest(name = "line 7: {0}")
-  @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
+  @CsvSource(
+      delimiter = '|',
+      quoteCharacter = '`',
+      textBlock =
+          """
       `    # resourceMemoryName removed` | bad.yaml:4: vnpus.configs[0].resourceMemoryName: is missing; only the HAMi scheduler reads it (this device plugin does not), so pods cannot request it
       `    resourceMemoryName:`          | bad.yaml:7: vnpus.configs[0].resourceMemoryName: has no value; only the HAMi scheduler reads it (this device plugin does not), so pods cannot request it
       `    resourceMemoryName: [a, b]`   | bad.yaml:7: vnpus.configs[0].resourceMemoryName: expected a string, got a list; only the HAMi scheduler reads it (this device plugin does not)
@@ -101,15 +112,20 @@ class DeviceConfigRejectionTest {
     Loaded<DeviceConfig> loaded = loader.parse(replaceLine(BASE, 7, replacement), "bad.yaml");
 
     assertThat(loaded.warnings()).extracting(ConfigProblem::toString).containsExactly(expected);
-    assertThat(loaded.value().chips()).singleElement().satisfies(c -> {
-      assertThat(c.resourceMemoryName()).isEmpty();
-      assertThat(c.resourceName()).isEqualTo("huawei.com/Ascend910B3");
-    });
+    assertThat(loaded.value().chips())
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.resourceMemoryName()).isEmpty();
+              assertThat(c.resourceName()).isEqualTo("huawei.com/Ascend910B3");
+            });
   }
 
   @Test
   void duplicateCommonWord() {
-    String yaml = BASE + """
+    String yaml =
+        BASE
+            + """
           - chipName: 910B3-bis
             commonWord: Ascend910B3
             resourceName: huawei.com/Ascend910B3
@@ -121,40 +137,52 @@ class DeviceConfigRejectionTest {
 
     assertThatThrownBy(() -> loader.parse(yaml, "bad.yaml"))
         .isInstanceOf(ConfigException.class)
-        .hasMessage("bad.yaml:22: vnpus.configs[1].commonWord = Ascend910B3: duplicate commonWord"
-            + " (first at vnpus.configs[0], line 5)");
+        .hasMessage(
+            "bad.yaml:22: vnpus.configs[1].commonWord = Ascend910B3: duplicate commonWord"
+                + " (first at vnpus.configs[0], line 5)");
   }
 
   @Test
   void reportsEveryErrorNotOnlyTheFirst() {
-    String yaml = replaceLine(replaceLine(replaceLine(replaceLine(BASE,
-        8, "    memoryAllocatable: 70000"),
-        14, "        memory: 0"),
-        17, "      - name: vir05_1c_16g"),
-        19, "        aiCore: 99");
+    String yaml =
+        replaceLine(
+            replaceLine(
+                replaceLine(
+                    replaceLine(BASE, 8, "    memoryAllocatable: 70000"), 14, "        memory: 0"),
+                17,
+                "      - name: vir05_1c_16g"),
+            19,
+            "        aiCore: 99");
 
-    ConfigException e = catchThrowableOfType(ConfigException.class, () -> loader.parse(yaml, "bad.yaml"));
+    ConfigException e =
+        catchThrowableOfType(ConfigException.class, () -> loader.parse(yaml, "bad.yaml"));
 
-    assertThat(e.errors()).extracting(ConfigProblem::toString).containsExactly(
-        "bad.yaml:8: vnpus.configs[0].memoryAllocatable = 70000: larger than memoryCapacity"
-            + " (65536 MiB)",
-        "bad.yaml:14: vnpus.configs[0].templates[0].memory = 0: must be > 0 MiB",
-        "bad.yaml:17: vnpus.configs[0].templates[1].name = vir05_1c_16g: duplicate template name"
-            + " (first at line 13)",
-        "bad.yaml:19: vnpus.configs[0].templates[1].aiCore = 99: more AI Cores than the chip"
-            + " (aiCore 20)");
+    assertThat(e.errors())
+        .extracting(ConfigProblem::toString)
+        .containsExactly(
+            "bad.yaml:8: vnpus.configs[0].memoryAllocatable = 70000: larger than memoryCapacity"
+                + " (65536 MiB)",
+            "bad.yaml:14: vnpus.configs[0].templates[0].memory = 0: must be > 0 MiB",
+            "bad.yaml:17: vnpus.configs[0].templates[1].name = vir05_1c_16g: duplicate template name"
+                + " (first at line 13)",
+            "bad.yaml:19: vnpus.configs[0].templates[1].aiCore = 99: more AI Cores than the chip"
+                + " (aiCore 20)");
     assertThat(e.getMessage().lines()).hasSize(4);
   }
 
   @Test
   void misspeltKeyGivesMissingErrorAndUnknownKeyWarning() {
-    ConfigException e = catchThrowableOfType(ConfigException.class, () -> loader.parse(
-        replaceLine(BASE, 9, "    memoryCapcity: 65536"), "bad.yaml"));
+    ConfigException e =
+        catchThrowableOfType(
+            ConfigException.class,
+            () -> loader.parse(replaceLine(BASE, 9, "    memoryCapcity: 65536"), "bad.yaml"));
 
-    assertThat(e.errors()).extracting(ConfigProblem::toString).containsExactly(
-        "bad.yaml:4: vnpus.configs[0].memoryCapacity: required key is missing");
-    assertThat(e.warnings()).extracting(ConfigProblem::toString).containsExactly(
-        "bad.yaml:9: vnpus.configs[0].memoryCapcity: unknown key, ignored");
+    assertThat(e.errors())
+        .extracting(ConfigProblem::toString)
+        .containsExactly("bad.yaml:4: vnpus.configs[0].memoryCapacity: required key is missing");
+    assertThat(e.warnings())
+        .extracting(ConfigProblem::toString)
+        .containsExactly("bad.yaml:9: vnpus.configs[0].memoryCapcity: unknown key, ignored");
   }
 
   @Test
@@ -163,15 +191,19 @@ class DeviceConfigRejectionTest {
     // lines 67 and 72 of the shipped manifest: 910B3 (configs[2]) template memory and aiCore
     assertThat(manifest.lines().skip(66).findFirst().orElseThrow())
         .isEqualTo("            memory: 16384");
-    String bad = replaceLine(replaceLine(manifest, 67, "            memory: 0"),
-        72, "            aiCore: 21");
+    String bad =
+        replaceLine(
+            replaceLine(manifest, 67, "            memory: 0"), 72, "            aiCore: 21");
 
-    ConfigException e = catchThrowableOfType(ConfigException.class, () -> loader.parse(bad, "cm.yaml"));
+    ConfigException e =
+        catchThrowableOfType(ConfigException.class, () -> loader.parse(bad, "cm.yaml"));
 
-    assertThat(e.errors()).extracting(ConfigProblem::toString).containsExactly(
-        "cm.yaml:67: vnpus.configs[2].templates[0].memory = 0: must be > 0 MiB",
-        "cm.yaml:72: vnpus.configs[2].templates[1].aiCore = 21: more AI Cores than the chip"
-            + " (aiCore 20)");
+    assertThat(e.errors())
+        .extracting(ConfigProblem::toString)
+        .containsExactly(
+            "cm.yaml:67: vnpus.configs[2].templates[0].memory = 0: must be > 0 MiB",
+            "cm.yaml:72: vnpus.configs[2].templates[1].aiCore = 21: more AI Cores than the chip"
+                + " (aiCore 20)");
   }
 
   @Test
@@ -179,7 +211,8 @@ class DeviceConfigRejectionTest {
     Path file = dir.resolve("device-config.yaml");
     Files.writeString(file, replaceLine(BASE, 14, "        memory: 0"));
 
-    assertThatThrownBy(() -> loader.load(file)).isInstanceOf(ConfigException.class)
+    assertThatThrownBy(() -> loader.load(file))
+        .isInstanceOf(ConfigException.class)
         .hasMessage(file + ":14: vnpus.configs[0].templates[0].memory = 0: must be > 0 MiB");
   }
 
@@ -187,7 +220,8 @@ class DeviceConfigRejectionTest {
   void missingFile(@TempDir Path dir) {
     Path file = dir.resolve("nope.yaml");
 
-    assertThatThrownBy(() -> loader.load(file)).isInstanceOf(ConfigException.class)
+    assertThatThrownBy(() -> loader.load(file))
+        .isInstanceOf(ConfigException.class)
         .hasMessage(file + ": no such file");
   }
 
@@ -195,12 +229,17 @@ class DeviceConfigRejectionTest {
   void yamlSyntaxErrorNamesTheLine() {
     String yaml = replaceLine(BASE, 15, "        aiCore: [5");
 
-    assertThatThrownBy(() -> loader.parse(yaml, "bad.yaml")).isInstanceOf(ConfigException.class)
+    assertThatThrownBy(() -> loader.parse(yaml, "bad.yaml"))
+        .isInstanceOf(ConfigException.class)
         .hasMessageStartingWith("bad.yaml:16: YAML syntax error: ");
   }
 
   @ParameterizedTest(name = "{0}")
-  @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
+  @CsvSource(
+      delimiter = '|',
+      quoteCharacter = '`',
+      textBlock =
+          """
       `vnpus: 3`                         | bad.yaml:1: vnpus = 3: expected {hamiVnpuCore, configs: [...]} or a list of chip configs
       `vnpus: []`                        | bad.yaml:1: vnpus: no chip configs; at least one is required
       `vnpus:\n  hamiVnpuCore: true`     | bad.yaml:2: vnpus.configs: required key is missing
@@ -209,16 +248,19 @@ class DeviceConfigRejectionTest {
       """)
   void rejectsWrongShape(String yaml, String expected) {
     assertThatThrownBy(() -> loader.parse(yaml.replace("\\n", "\n"), "bad.yaml"))
-        .isInstanceOf(ConfigException.class).hasMessage(expected);
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(expected);
   }
 
   @Test
   void configMapWithoutTheKey() throws IOException {
     String nodeCm = Files.readString(HamiFixtures.file("ascend-device-node-configmap.yaml"));
 
-    assertThatThrownBy(() -> loader.parse(nodeCm, "cm.yaml")).isInstanceOf(ConfigException.class)
-        .hasMessage("cm.yaml:1: data: the ConfigMap has no key device-config.yaml (it has:"
-            + " node-config.yaml)");
+    assertThatThrownBy(() -> loader.parse(nodeCm, "cm.yaml"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "cm.yaml:1: data: the ConfigMap has no key device-config.yaml (it has:"
+                + " node-config.yaml)");
   }
 
   static String replaceLine(String text, int line, String replacement) {

@@ -10,7 +10,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 class MemoryQuantityTest {
 
   @ParameterizedTest(name = "{0} -> {1} MiB")
-  @CsvSource(textBlock = """
+  @CsvSource(
+      textBlock =
+          """
       16384,      16384, false
       +8,         8,     false
       16777215,   16777215, false
@@ -28,7 +30,10 @@ class MemoryQuantityTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @CsvSource(delimiter = '|', textBlock = """
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
       0          | must be > 0 MiB
       0Gi        | must be > 0 MiB
       16777216   | is surely bytes, not MiB (sizes are MiB as in HAMi); 16777216 bytes = 16 MiB: write 16 or 16Mi
@@ -40,11 +45,14 @@ class MemoryQuantityTest {
       """)
   void rejects(String text, String message) {
     assertThatThrownBy(() -> MemoryQuantity.parse(text))
-        .isInstanceOf(MemoryQuantity.InvalidSize.class).hasMessage(message);
+        .isInstanceOf(MemoryQuantity.InvalidSize.class)
+        .hasMessage(message);
   }
 
   @ParameterizedTest(name = "{0} MiB = {1}")
-  @CsvSource(textBlock = """
+  @CsvSource(
+      textBlock =
+          """
       1,       1Mi
       1536,    1536Mi
       65536,   64Gi

@@ -1,9 +1,9 @@
 package io.vnpu.api.config;
 
-import io.vnpu.api.testing.HamiFixtures;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vnpu.api.model.VnpuTemplate;
+import io.vnpu.api.testing.HamiFixtures;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -17,7 +17,10 @@ class ShippedConfigTest {
   private final DeviceConfigLoader loader = new DeviceConfigLoader();
 
   @ParameterizedTest(name = "{0} {1}")
-  @CsvSource(delimiter = '|', textBlock = """
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
       ascend-device-configmap.yaml       | 910A      | Ascend910A    | 32768 | 32768 | 30 | 0 | vir02:2184:2:0 vir04:4369:4:0 vir08:8738:8:0 vir16:17476:16:0 | 15
       ascend-device-configmap.yaml       | 910B2     | Ascend910B2   | 65536 | 65536 | 24 | 6 | vir03_1c_8g:8192:3:1 vir06_1c_16g:16384:6:1 vir12_3c_32g:32768:12:3 | 8
       ascend-device-configmap.yaml       | 910B3     | Ascend910B3   | 65536 | 65536 | 20 | 7 | vir05_1c_16g:16384:5:1 vir10_3c_32g:32768:10:3 | 4
@@ -30,8 +33,16 @@ class ShippedConfigTest {
       ascend-device-configmap-v1.3.0.yaml| 310P3     | Ascend310P    | 21527 | 24576 | 8  | 7 | vir01:3072:1:1 vir02:6144:2:2 vir04:12288:4:4 | 7
       ascend-device-configmap-v1.3.0.yaml| Ascend910 | Ascend910C    | 65536 | 65536 | 20 | 7 | '' | 1
       """)
-  void chipTableMatchesSpec(String file, String chipName, String commonWord, long allocatable,
-      long capacity, int aiCore, int aiCpu, String templates, int vDeviceCount) {
+  void chipTableMatchesSpec(
+      String file,
+      String chipName,
+      String commonWord,
+      long allocatable,
+      long capacity,
+      int aiCore,
+      int aiCpu,
+      String templates,
+      int vDeviceCount) {
     DeviceConfig config = loader.load(HamiFixtures.file(file)).value();
 
     ChipConfig chip = config.forChipName(chipName).orElseThrow();
@@ -53,9 +64,16 @@ class ShippedConfigTest {
 
     assertThat(loaded.warnings()).isEmpty();
     assertThat(loaded.value().hamiVnpuCore()).isFalse();
-    assertThat(loaded.value().chips()).extracting(ChipConfig::commonWord).containsExactly(
-        "Ascend910A", "Ascend910B2", "Ascend910B3", "Ascend910B4-1", "Ascend910B4", "Ascend310P",
-        "Ascend910C");
+    assertThat(loaded.value().chips())
+        .extracting(ChipConfig::commonWord)
+        .containsExactly(
+            "Ascend910A",
+            "Ascend910B2",
+            "Ascend910B3",
+            "Ascend910B4-1",
+            "Ascend910B4",
+            "Ascend310P",
+            "Ascend910C");
   }
 
   @Test
@@ -75,8 +93,9 @@ class ShippedConfigTest {
         new NodeConfigLoader().load(HamiFixtures.file("ascend-device-node-configmap.yaml"));
 
     assertThat(loaded.warnings()).isEmpty();
-    assertThat(loaded.value().nodes()).containsExactly(new NodeSettings("worker-1",
-        java.util.Optional.of(true), 8, DeviceFilter.NONE));
+    assertThat(loaded.value().nodes())
+        .containsExactly(
+            new NodeSettings("worker-1", java.util.Optional.of(true), 8, DeviceFilter.NONE));
     assertThat(loaded.value().forNode("worker-2")).isEmpty();
   }
 

@@ -1,9 +1,9 @@
 package io.vnpu.api.config;
 
-import io.vnpu.api.testing.HamiFixtures;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.vnpu.api.testing.HamiFixtures;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -16,12 +16,15 @@ class TrimTest {
 
   @BeforeAll
   static void load() {
-    config = new DeviceConfigLoader().load(HamiFixtures.file("ascend-device-configmap.yaml"))
-        .value();
+    config =
+        new DeviceConfigLoader().load(HamiFixtures.file("ascend-device-configmap.yaml")).value();
   }
 
   @ParameterizedTest(name = "{0} {1} MiB -> {2}")
-  @CsvSource(delimiter = '|', textBlock = """
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
       910B3 | 1     | template | vir05_1c_16g | 16384
       910B3 | 16384 | template | vir05_1c_16g | 16384
       910B3 | 16385 | template | vir10_3c_32g | 32768
@@ -41,11 +44,12 @@ class TrimTest {
   void trims(String chipName, long requestMib, String kind, String template, long chargedMib) {
     TemplateChoice choice = config.forChipName(chipName).orElseThrow().trim(requestMib);
 
-    Class<?> expected = switch (kind) {
-      case "template" -> TemplateChoice.Template.class;
-      case "whole" -> TemplateChoice.WholeCard.class;
-      default -> TemplateChoice.Rejected.class;
-    };
+    Class<?> expected =
+        switch (kind) {
+          case "template" -> TemplateChoice.Template.class;
+          case "whole" -> TemplateChoice.WholeCard.class;
+          default -> TemplateChoice.Rejected.class;
+        };
     assertThat(choice).isInstanceOf(expected);
     assertThat(choice.templateName()).isEqualTo(template);
     assertThat(choice.memoryMib()).isEqualTo(chargedMib);
@@ -59,8 +63,10 @@ class TrimTest {
 
   @Test
   void chipWithoutTemplatesGetsWholeCardOrRejection() {
-    DeviceConfig v130 = new DeviceConfigLoader()
-        .load(HamiFixtures.file("ascend-device-configmap-v1.3.0.yaml")).value();
+    DeviceConfig v130 =
+        new DeviceConfigLoader()
+            .load(HamiFixtures.file("ascend-device-configmap-v1.3.0.yaml"))
+            .value();
     ChipConfig c = v130.forCommonWord("Ascend910C").orElseThrow();
 
     assertThat(c.trim(1)).isEqualTo(new TemplateChoice.WholeCard(65536));
@@ -71,7 +77,8 @@ class TrimTest {
   void requestBelowOneMibIsAProgrammingError() {
     ChipConfig b3 = config.forChipName("910B3").orElseThrow();
 
-    assertThatThrownBy(() -> b3.trim(0)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> b3.trim(0))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("requestMib must be >= 1: 0");
   }
 }

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 class AiCoreDeviceHealthTest {
   @Test
   void anUnhealthyChipTakesAllItsAiCoreDevices() {
-    assertThat(AiCoreDeviceHealth.map(false, 20, Set.of(0, 1), 0)).isEqualTo(Collections.nCopies(20, false));
+    assertThat(AiCoreDeviceHealth.map(false, 20, Set.of(0, 1), 0))
+        .isEqualTo(Collections.nCopies(20, false));
   }
 
   @Test

@@ -53,8 +53,11 @@ class FaultTrackerTest {
     clock.advance(Duration.ofSeconds(5));
     poll(1);
     assertThat(chip(1)).isEqualTo(ChipHealth.normal(1));
-    assertThat(tracker.drainNotices()).extracting(FaultNotice::message).containsExactly(
-        "NPU logic 1: fault 40F84E00 occurred (RestartNPU)", "NPU logic 1: fault 40F84E00 recovered");
+    assertThat(tracker.drainNotices())
+        .extracting(FaultNotice::message)
+        .containsExactly(
+            "NPU logic 1: fault 40F84E00 occurred (RestartNPU)",
+            "NPU logic 1: fault 40F84E00 recovered");
   }
 
   @Test
@@ -69,10 +72,13 @@ class FaultTrackerTest {
   @Test
   void cardDropBecomesTheSyntheticCodeAndClearsWhenTheCardIsBack() {
     tracker.onReading(3, ChipReading.dropped());
-    assertThat(chip(3).faults()).singleElement().satisfies(f -> {
-      assertThat(f.code()).isEqualTo(FaultCode.CARD_DROP);
-      assertThat(f.origin()).isEqualTo(FaultOrigin.CARD_DROP);
-    });
+    assertThat(chip(3).faults())
+        .singleElement()
+        .satisfies(
+            f -> {
+              assertThat(f.code()).isEqualTo(FaultCode.CARD_DROP);
+              assertThat(f.origin()).isEqualTo(FaultOrigin.CARD_DROP);
+            });
     assertThat(chip(3).level()).isEqualTo(FaultLevel.RESTART_NPU);
     poll(3);
     assertThat(chip(3).healthy()).isTrue();
@@ -87,8 +93,22 @@ class FaultTrackerTest {
 
   @Test
   void unknownEventCodeIsGradedBySeverity() {
-    tracker.onEvent(new FaultEvent(0, FaultCode.parse("8FFF0001"), Assertion.OCCURRED, 1, clock.instant(), FaultOrigin.EVENT));
-    tracker.onEvent(new FaultEvent(1, FaultCode.parse("8FFF0002"), Assertion.OCCURRED, 2, clock.instant(), FaultOrigin.EVENT));
+    tracker.onEvent(
+        new FaultEvent(
+            0,
+            FaultCode.parse("8FFF0001"),
+            Assertion.OCCURRED,
+            1,
+            clock.instant(),
+            FaultOrigin.EVENT));
+    tracker.onEvent(
+        new FaultEvent(
+            1,
+            FaultCode.parse("8FFF0002"),
+            Assertion.OCCURRED,
+            2,
+            clock.instant(),
+            FaultOrigin.EVENT));
     assertThat(chip(0).level()).isEqualTo(FaultLevel.NOT_HANDLE_FAULT);
     assertThat(chip(0).healthy()).isTrue();
     assertThat(chip(1).level()).isEqualTo(FaultLevel.SEPARATE_NPU);
@@ -99,7 +119,8 @@ class FaultTrackerTest {
   void anEventSurvivesAPollThatRacedItButNotTheNextOne() {
     poll(0);
     clock.advance(Duration.ofSeconds(1));
-    tracker.onEvent(new FaultEvent(0, ECC, Assertion.OCCURRED, 2, clock.instant(), FaultOrigin.EVENT));
+    tracker.onEvent(
+        new FaultEvent(0, ECC, Assertion.OCCURRED, 2, clock.instant(), FaultOrigin.EVENT));
     poll(0); // started before the driver listed the code
     assertThat(chip(0).level()).isEqualTo(FaultLevel.RESTART_BUSINESS);
     clock.advance(Duration.ofSeconds(5));
@@ -109,20 +130,26 @@ class FaultTrackerTest {
 
   @Test
   void sameCodeTwiceInTheWindowSeparatesManuallyUntilTheOperatorClearsIt() {
-    tracker.onEvent(new FaultEvent(2, ECC, Assertion.OCCURRED, 2, clock.instant(), FaultOrigin.EVENT));
+    tracker.onEvent(
+        new FaultEvent(2, ECC, Assertion.OCCURRED, 2, clock.instant(), FaultOrigin.EVENT));
     clock.advance(Duration.ofMinutes(10));
-    tracker.onEvent(new FaultEvent(2, ECC, Assertion.RECOVERED, 2, clock.instant(), FaultOrigin.EVENT));
+    tracker.onEvent(
+        new FaultEvent(2, ECC, Assertion.RECOVERED, 2, clock.instant(), FaultOrigin.EVENT));
     assertThat(chip(2).healthy()).isTrue();
     clock.advance(Duration.ofHours(3));
-    tracker.onEvent(new FaultEvent(2, ECC, Assertion.OCCURRED, 2, clock.instant(), FaultOrigin.EVENT));
+    tracker.onEvent(
+        new FaultEvent(2, ECC, Assertion.OCCURRED, 2, clock.instant(), FaultOrigin.EVENT));
     Instant second = clock.instant();
-    tracker.onEvent(new FaultEvent(2, ECC, Assertion.RECOVERED, 2, clock.instant(), FaultOrigin.EVENT));
+    tracker.onEvent(
+        new FaultEvent(2, ECC, Assertion.RECOVERED, 2, clock.instant(), FaultOrigin.EVENT));
     ChipHealth h = chip(2);
     assertThat(h.level()).isEqualTo(FaultLevel.MANUALLY_SEPARATE_NPU);
     assertThat(h.healthy()).isFalse();
     assertThat(h.faults()).isEmpty();
-    assertThat(h.upgrades()).containsExactly(new FaultUpgrade(ECC, FaultLevel.MANUALLY_SEPARATE_NPU,
-        FaultUpgrade.Type.FaultFrequency, second));
+    assertThat(h.upgrades())
+        .containsExactly(
+            new FaultUpgrade(
+                ECC, FaultLevel.MANUALLY_SEPARATE_NPU, FaultUpgrade.Type.FaultFrequency, second));
     assertThat(tracker.manualSeparation()).containsExactly(2);
 
     clock.advance(Duration.ofDays(30)); // no release window: time alone never clears it
@@ -137,11 +164,14 @@ class FaultTrackerTest {
 
   @Test
   void occurrencesOutsideTheWindowDoNotEscalate() {
-    tracker.onEvent(new FaultEvent(2, ECC, Assertion.ONE_SHOT, 2, clock.instant(), FaultOrigin.EVENT));
+    tracker.onEvent(
+        new FaultEvent(2, ECC, Assertion.ONE_SHOT, 2, clock.instant(), FaultOrigin.EVENT));
     clock.advance(Duration.ofSeconds(86401));
-    tracker.onEvent(new FaultEvent(2, ECC, Assertion.ONE_SHOT, 2, clock.instant(), FaultOrigin.EVENT));
+    tracker.onEvent(
+        new FaultEvent(2, ECC, Assertion.ONE_SHOT, 2, clock.instant(), FaultOrigin.EVENT));
     assertThat(chip(2)).isEqualTo(ChipHealth.normal(2));
-    assertThat(tracker.drainNotices()).extracting(FaultNotice::kind)
+    assertThat(tracker.drainNotices())
+        .extracting(FaultNotice::kind)
         .containsExactly(FaultNotice.Kind.Notice, FaultNotice.Kind.Notice);
   }
 
@@ -170,7 +200,9 @@ class FaultTrackerTest {
     ChipHealth down = chip(0);
     assertThat(down.networkHealthy()).isFalse();
     assertThat(down.networkLevel()).isEqualTo(FaultLevel.PRE_SEPARATE_NPU);
-    assertThat(down.networkReason()).isEqualTo("81078603 NotHandleFault (link), 81078603 raised to PreSeparateNPU by FaultDuration");
+    assertThat(down.networkReason())
+        .isEqualTo(
+            "81078603 NotHandleFault (link), 81078603 raised to PreSeparateNPU by FaultDuration");
     assertThat(down.healthy()).as("chip health is separate from network health").isTrue();
     assertThat(down.level()).isEqualTo(FaultLevel.NORMAL_NPU);
 
@@ -220,8 +252,11 @@ class FaultTrackerTest {
   void aNewConfigurationRegradesActiveFaults() {
     poll(0, "80E01801");
     assertThat(chip(0).level()).isEqualTo(FaultLevel.RESTART_BUSINESS);
-    tracker.configure(new FaultConfig(FaultCodeTable.parse("cm", "{\"SubHealthFaultCodes\":[\"80e01801\"]}", 0),
-        FaultCustomization.NONE, "cm"));
+    tracker.configure(
+        new FaultConfig(
+            FaultCodeTable.parse("cm", "{\"SubHealthFaultCodes\":[\"80e01801\"]}", 0),
+            FaultCustomization.NONE,
+            "cm"));
     assertThat(chip(0).level()).isEqualTo(FaultLevel.SUB_HEALTH_FAULT);
     assertThat(chip(0).healthy()).isTrue();
   }

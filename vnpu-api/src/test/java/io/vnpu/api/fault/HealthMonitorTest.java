@@ -42,17 +42,21 @@ class HealthMonitorTest {
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
   }
 
   private final MutableClock clock = new MutableClock(Instant.parse("2026-12-01T00:00:00Z"));
   private final FakeProbe probe = new FakeProbe();
   private final ManualSeparationStore store = ManualSeparationStore.inMemory();
   private final List<String> events = new ArrayList<>();
-  private final HealthMonitor monitor = new HealthMonitor(probe,
-      new FaultTracker(FaultConfigs.shippedDefault(), clock), store, ChipUsage.NONE,
-      (logic, reason, message) -> events.add(reason + ": " + message), Duration.ofSeconds(5));
+  private final HealthMonitor monitor =
+      new HealthMonitor(
+          probe,
+          new FaultTracker(FaultConfigs.shippedDefault(), clock),
+          store,
+          ChipUsage.NONE,
+          (logic, reason, message) -> events.add(reason + ": " + message),
+          Duration.ofSeconds(5));
 
   @Test
   @SuppressWarnings("try") // the subscription only needs to be open while the polls run
@@ -74,8 +78,10 @@ class HealthMonitorTest {
       assertThat(seen).hasSize(3);
       assertThat(monitor.chip(1)).isEqualTo(ChipHealth.normal(1));
     }
-    assertThat(events).containsExactly("Occur: NPU logic 1: fault 80E3A201 occurred (SeparateNPU)",
-        "Recovery: NPU logic 1: fault 80E3A201 recovered");
+    assertThat(events)
+        .containsExactly(
+            "Occur: NPU logic 1: fault 80E3A201 occurred (SeparateNPU)",
+            "Recovery: NPU logic 1: fault 80E3A201 recovered");
   }
 
   @Test
@@ -96,8 +102,14 @@ class HealthMonitorTest {
     assertThat(store.load()).containsExactly(0);
 
     // a restarted monitor reads the persisted list
-    HealthMonitor restarted = new HealthMonitor(probe, new FaultTracker(FaultConfigs.shippedDefault(), clock),
-        store, ChipUsage.NONE, (l, r, m) -> { }, Duration.ofSeconds(5));
+    HealthMonitor restarted =
+        new HealthMonitor(
+            probe,
+            new FaultTracker(FaultConfigs.shippedDefault(), clock),
+            store,
+            ChipUsage.NONE,
+            (l, r, m) -> {},
+            Duration.ofSeconds(5));
     assertThat(restarted.pollOnce().get(0).level()).isEqualTo(FaultLevel.MANUALLY_SEPARATE_NPU);
 
     store.save(Set.of());

@@ -10,10 +10,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 
 /**
- * The HAMi Ascend device plugin ConfigMaps kept as test resources under
- * {@code hami-ascend-device-plugin/} (what each mirrors: the README beside them). Part of the
- * vnpu-api test fixtures ({@code vnpu-api} {@code test-jar}), which the other modules' tests use
- * instead of copies.
+ * The HAMi Ascend device plugin ConfigMaps kept as test resources under {@code
+ * hami-ascend-device-plugin/} (what each mirrors: the README beside them). Part of the vnpu-api
+ * test fixtures ({@code vnpu-api} {@code test-jar}), which the other modules' tests use instead of
+ * copies.
  */
 public final class HamiFixtures {
   private static final String DIR = "hami-ascend-device-plugin";

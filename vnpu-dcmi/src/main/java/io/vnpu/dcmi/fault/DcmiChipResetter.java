@@ -15,12 +15,14 @@ import java.util.TreeSet;
 
 /**
  * {@link ChipResetter} over {@code libdcmi.so} with MindCluster's grouping (vnpu DCMI spec 3.12):
+ *
  * <ul>
- *   <li>Atlas 300I Duo (two 310P chips on a card): the card resets as a whole, one call on device 0;</li>
+ *   <li>Atlas 300I Duo (two 310P chips on a card): the card resets as a whole, one call on device
+ *       0;
  *   <li>910B with HCCS: the ring of 8 chips (logic IDs 0..7, 8..15) resets together, one call per
- *       chip; 800I A2 without HCCS (board 0x33, 0x3c) and 300I A2 (0x28, 0x29) reset per chip;</li>
- *   <li>910A: rings of 4 chips;</li>
- *   <li>anything else: the chip alone.</li>
+ *       chip; 800I A2 without HCCS (board 0x33, 0x3c) and 300I A2 (0x28, 0x29) reset per chip;
+ *   <li>910A: rings of 4 chips;
+ *   <li>anything else: the chip alone.
  * </ul>
  */
 public final class DcmiChipResetter implements ChipResetter {
@@ -31,7 +33,9 @@ public final class DcmiChipResetter implements ChipResetter {
   private final Map<Integer, String> names = new TreeMap<>();
   private final Map<Integer, OptionalInt> boards = new TreeMap<>();
 
-  /** @param probe the probe that enumerated the chips */
+  /**
+   * @param probe the probe that enumerated the chips
+   */
   public DcmiChipResetter(Dcmi dcmi, DcmiFaultProbe probe) {
     this.dcmi = Objects.requireNonNull(dcmi, "dcmi");
     Map<Integer, CardDevice> m = new TreeMap<>();
@@ -62,14 +66,17 @@ public final class DcmiChipResetter implements ChipResetter {
     String name = names.get(logicId);
     Set<Integer> group = new TreeSet<>();
     if (duo(logicId)) {
-      chips.forEach((l, c) -> {
-        if (c.cardId() == me.cardId()) group.add(l);
-      });
+      chips.forEach(
+          (l, c) -> {
+            if (c.cardId() == me.cardId()) group.add(l);
+          });
       return group;
     }
     int ring = 0;
     if (name.startsWith("910B")) {
-      boolean noHccs = boards.get(logicId).isPresent() && A2_WITHOUT_HCCS.contains(boards.get(logicId).getAsInt());
+      boolean noHccs =
+          boards.get(logicId).isPresent()
+              && A2_WITHOUT_HCCS.contains(boards.get(logicId).getAsInt());
       ring = noHccs ? 0 : 8;
     } else if (name.startsWith("910Pro") || name.startsWith("910Premium")) {
       ring = 4;
@@ -100,7 +107,8 @@ public final class DcmiChipResetter implements ChipResetter {
     try {
       return dcmi.networkHealth(at.cardId(), at.deviceId()).orElse(0) == 0;
     } catch (DcmiException e) {
-      throw new DeviceException("network health of NPU logic " + logicId + ": " + e.getMessage(), e);
+      throw new DeviceException(
+          "network health of NPU logic " + logicId + ": " + e.getMessage(), e);
     }
   }
 
@@ -122,9 +130,10 @@ public final class DcmiChipResetter implements ChipResetter {
       CardDevice at = at(logic);
       if (duo(logic)) {
         dcmi.reset(at.cardId(), 0, Dcmi.INBAND_CHANNEL); // the whole card: device 0, as MindCluster
-        chips.forEach((l, c) -> {
-          if (c.cardId() == at.cardId()) done.add(l);
-        });
+        chips.forEach(
+            (l, c) -> {
+              if (c.cardId() == at.cardId()) done.add(l);
+            });
       } else {
         dcmi.reset(at.cardId(), at.deviceId(), Dcmi.INBAND_CHANNEL);
         done.add(logic);

@@ -37,15 +37,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@link FaultProbe} over {@code libdcmi.so} (vnpu DCMI spec sections 1.6, 3.4):
+ *
  * <ul>
- *   <li>polling: {@code dcmi_get_device_errorcode_v2} (zero entries dropped);</li>
+ *   <li>polling: {@code dcmi_get_device_errorcode_v2} (zero entries dropped);
  *   <li>card drop: {@code dcmi_get_device_health} returning -8012 (MindCluster ignores the health
- *       value itself and so does this probe: levels come from the codes);</li>
+ *       value itself and so does this probe: levels come from the codes);
  *   <li>link status: {@code dcmi_get_device_network_health} on chips with RoCE: 0 is up, 6 (no
- *       detection configured) and 255 say nothing, any other result is down;</li>
+ *       detection configured) and 255 say nothing, any other result is down;
  *   <li>events: {@code dcmi_subscribe_fault_event} for all chips, only on the 910 family (as the
- *       MindCluster device plugin), tried 3 times, else polling alone.</li>
+ *       MindCluster device plugin), tried 3 times, else polling alone.
  * </ul>
+ *
  * Thread-safe (every DCMI call goes through {@link Dcmi}'s lock).
  */
 public final class DcmiFaultProbe implements FaultProbe {
@@ -59,13 +61,17 @@ public final class DcmiFaultProbe implements FaultProbe {
   private final Clock clock;
   private final Map<Integer, CardDevice> chips;
   private final Set<Integer> noNetwork = ConcurrentHashMap.newKeySet();
+
   /** Chips whose network-health call has not returned yet: no second call piles up behind it. */
   private final Set<Integer> linkPending = ConcurrentHashMap.newKeySet();
-  private final ExecutorService linkCalls = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "vnpu-dcmi-network-health");
-    t.setDaemon(true);
-    return t;
-  });
+
+  private final ExecutorService linkCalls =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "vnpu-dcmi-network-health");
+            t.setDaemon(true);
+            return t;
+          });
   private final boolean family910;
 
   /**
@@ -124,13 +130,15 @@ public final class DcmiFaultProbe implements FaultProbe {
     if (noNetwork.contains(logicId) || !linkPending.add(logicId)) return Optional.empty();
     Future<OptionalInt> call;
     try {
-      call = linkCalls.submit(() -> {
-        try {
-          return dcmi.networkHealth(at.cardId(), at.deviceId());
-        } finally {
-          linkPending.remove(logicId);
-        }
-      });
+      call =
+          linkCalls.submit(
+              () -> {
+                try {
+                  return dcmi.networkHealth(at.cardId(), at.deviceId());
+                } finally {
+                  linkPending.remove(logicId);
+                }
+              });
     } catch (RejectedExecutionException closed) {
       linkPending.remove(logicId);
       return Optional.empty();
@@ -139,8 +147,10 @@ public final class DcmiFaultProbe implements FaultProbe {
     try {
       net = call.get(LINK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
-      LOG.warn("dcmi_get_device_network_health of NPU logic {} blocked for more than {} ms: link status unknown",
-          logicId, LINK_TIMEOUT.toMillis());
+      LOG.warn(
+          "dcmi_get_device_network_health of NPU logic {} blocked for more than {} ms: link status unknown",
+          logicId,
+          LINK_TIMEOUT.toMillis());
       return Optional.empty();
     } catch (ExecutionException e) {
       return Optional.empty(); // a failed link query says nothing about the link
@@ -160,23 +170,35 @@ public final class DcmiFaultProbe implements FaultProbe {
   @Override
   public boolean subscribe(Consumer<FaultEvent> sink) {
     if (!family910) return false;
-    Consumer<DmsFaultEvent> handler = e -> {
-      FaultEvent ev;
-      try {
-        Instant t = e.raisedSeconds() > 0 ? Instant.ofEpochSecond(e.raisedSeconds()) : clock.instant();
-        ev = new FaultEvent(e.logicId(), new FaultCode(e.eventId()), Assertion.of(e.assertion()),
-            e.severity(), t, FaultOrigin.EVENT);
-      } catch (IllegalArgumentException bad) {
-        LOG.warn("fault event ignored: {} ({})", e, bad.getMessage());
-        return;
-      }
-      sink.accept(ev);
-    };
+    Consumer<DmsFaultEvent> handler =
+        e -> {
+          FaultEvent ev;
+          try {
+            Instant t =
+                e.raisedSeconds() > 0 ? Instant.ofEpochSecond(e.raisedSeconds()) : clock.instant();
+            ev =
+                new FaultEvent(
+                    e.logicId(),
+                    new FaultCode(e.eventId()),
+                    Assertion.of(e.assertion()),
+                    e.severity(),
+                    t,
+                    FaultOrigin.EVENT);
+          } catch (IllegalArgumentException bad) {
+            LOG.warn("fault event ignored: {} ({})", e, bad.getMessage());
+            return;
+          }
+          sink.accept(ev);
+        };
     for (int i = 1; i <= SUBSCRIBE_TRIES; i++) {
       try {
         return dcmi.subscribeFaultEvents(handler);
       } catch (DcmiException e) {
-        LOG.warn("fault event subscription attempt {}/{} failed: {}", i, SUBSCRIBE_TRIES, e.getMessage());
+        LOG.warn(
+            "fault event subscription attempt {}/{} failed: {}",
+            i,
+            SUBSCRIBE_TRIES,
+            e.getMessage());
       }
     }
     return false;

@@ -13,8 +13,8 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Fault handling over {@code libdcmi.so}, wired: a {@link HealthMonitor} fed by a
- * {@link DcmiFaultProbe}, and a {@link HotResetter} over a {@link DcmiChipResetter}.
+ * Fault handling over {@code libdcmi.so}, wired: a {@link HealthMonitor} fed by a {@link
+ * DcmiFaultProbe}, and a {@link HotResetter} over a {@link DcmiChipResetter}.
  *
  * <pre>{@code
  * DcmiHealth health = DcmiHealth.create(dcmi, FaultConfigs.shippedDefault(), store, usage,
@@ -34,17 +34,23 @@ public final class DcmiHealth {
   }
 
   /**
-   * @param usage  whether a workload holds a chip (keeps PreSeparateNPU / FreeRestartNPU chips in
-   *               use healthy)
+   * @param usage whether a workload holds a chip (keeps PreSeparateNPU / FreeRestartNPU chips in
+   *     use healthy)
    * @param period health poll period
    * @throws io.vnpu.dcmi.DcmiException when the chips cannot be listed
    */
-  public static DcmiHealth create(Dcmi dcmi, FaultConfig config, ManualSeparationStore store,
-      ChipUsage usage, FaultNotifier notifier, Duration period, Clock clock) {
+  public static DcmiHealth create(
+      Dcmi dcmi,
+      FaultConfig config,
+      ManualSeparationStore store,
+      ChipUsage usage,
+      FaultNotifier notifier,
+      Duration period,
+      Clock clock) {
     Objects.requireNonNull(dcmi, "dcmi");
     DcmiFaultProbe probe = new DcmiFaultProbe(dcmi, clock);
-    HealthMonitor monitor = new HealthMonitor(probe, new FaultTracker(config, clock), store, usage,
-        notifier, period);
+    HealthMonitor monitor =
+        new HealthMonitor(probe, new FaultTracker(config, clock), store, usage, notifier, period);
     return new DcmiHealth(dcmi, probe, monitor);
   }
 
@@ -67,7 +73,10 @@ public final class DcmiHealth {
     return HotResetter.withDefaults(monitor, chipResetter(), pods);
   }
 
-  /** The driver's reset functions with MindCluster's grouping (also what {@code -hotReset=2} resets). */
+  /**
+   * The driver's reset functions with MindCluster's grouping (also what {@code -hotReset=2}
+   * resets).
+   */
   public DcmiChipResetter chipResetter() {
     return new DcmiChipResetter(dcmi, probe);
   }

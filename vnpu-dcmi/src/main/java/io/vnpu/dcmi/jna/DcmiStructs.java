@@ -4,10 +4,11 @@ import com.sun.jna.NativeLong;
 import com.sun.jna.Structure.FieldOrder;
 
 /**
- * JNA mappings of the DCMI structs (driver header {@code dcmi_interface_api.h}; sizes and offsets of
- * the vnpu DCMI spec section 1.5, LP64). Field names are the C names. {@code unsigned int} maps to
- * {@code int} (mask with {@code 0xFFFFFFFFL}), {@code unsigned long long} to {@code long},
- * {@code unsigned long} to {@link NativeLong}. Memory sizes are in MB unless a field says otherwise.
+ * JNA mappings of the DCMI structs (driver header {@code dcmi_interface_api.h}; sizes and offsets
+ * of the vnpu DCMI spec section 1.5, LP64). Field names are the C names. {@code unsigned int} maps
+ * to {@code int} (mask with {@code 0xFFFFFFFFL}), {@code unsigned long long} to {@code long},
+ * {@code unsigned long} to {@link NativeLong}. Memory sizes are in MB unless a field says
+ * otherwise.
  */
 public final class DcmiStructs {
   private DcmiStructs() {}
@@ -32,8 +33,17 @@ public final class DcmiStructs {
   }
 
   /** {@code struct dcmi_pcie_info_all}, 64 bytes. */
-  @FieldOrder({"venderid", "subvenderid", "deviceid", "subdeviceid", "domain", "bdf_busid",
-      "bdf_deviceid", "bdf_funcid", "reserve"})
+  @FieldOrder({
+    "venderid",
+    "subvenderid",
+    "deviceid",
+    "subdeviceid",
+    "domain",
+    "bdf_busid",
+    "bdf_deviceid",
+    "bdf_funcid",
+    "reserve"
+  })
   public static class PcieInfoAll extends DcmiStructure {
     public int venderid;
     public int subvenderid;
@@ -62,9 +72,9 @@ public final class DcmiStructs {
   }
 
   /**
-   * {@code struct dcmi_ip_addr}, 20 bytes: the union {@code u_addr} ({@code ip6[16]} or
-   * {@code ip4[4]}, network byte order) as its 16 bytes, then {@code enum dcmi_ip_addr_type ip_type}
-   * (0 IPv4, 1 IPv6; the caller sets 1 to ask for the IPv6 address).
+   * {@code struct dcmi_ip_addr}, 20 bytes: the union {@code u_addr} ({@code ip6[16]} or {@code
+   * ip4[4]}, network byte order) as its 16 bytes, then {@code enum dcmi_ip_addr_type ip_type} (0
+   * IPv4, 1 IPv6; the caller sets 1 to ask for the IPv6 address).
    */
   @FieldOrder({"u_addr", "ip_type"})
   public static class IpAddr extends DcmiStructure {
@@ -83,8 +93,16 @@ public final class DcmiStructs {
   }
 
   /** {@code struct dcmi_get_memory_info_stru} (v3), 112 bytes on LP64; sizes in MB, pages in KB. */
-  @FieldOrder({"memory_size", "memory_available", "freq", "hugepagesize", "hugepages_total",
-      "hugepages_free", "utiliza", "reserve"})
+  @FieldOrder({
+    "memory_size",
+    "memory_available",
+    "freq",
+    "hugepagesize",
+    "hugepages_total",
+    "hugepages_free",
+    "utiliza",
+    "reserve"
+  })
   public static class MemoryInfoV3 extends DcmiStructure {
     public long memory_size;
     public long memory_available;
@@ -145,10 +163,32 @@ public final class DcmiStructs {
   }
 
   /** {@code struct dcmi_computing_resource}, 96 bytes; {@code aic} is a float count of AI Cores. */
-  @FieldOrder({"aic", "aiv", "dsa", "rtsq", "acsq", "cdqm", "c_core", "ffts", "sdma", "pcie_dma",
-      "memory_size", "event_id", "notify_id", "stream_id", "model_id", "topic_schedule_aicpu",
-      "host_ctrl_cpu", "host_aicpu", "device_aicpu", "topic_ctrl_cpu_slot",
-      "vdev_aicore_utilization", "vdev_memory_total", "vdev_memory_free", "reserved"})
+  @FieldOrder({
+    "aic",
+    "aiv",
+    "dsa",
+    "rtsq",
+    "acsq",
+    "cdqm",
+    "c_core",
+    "ffts",
+    "sdma",
+    "pcie_dma",
+    "memory_size",
+    "event_id",
+    "notify_id",
+    "stream_id",
+    "model_id",
+    "topic_schedule_aicpu",
+    "host_ctrl_cpu",
+    "host_aicpu",
+    "device_aicpu",
+    "topic_ctrl_cpu_slot",
+    "vdev_aicore_utilization",
+    "vdev_memory_total",
+    "vdev_memory_free",
+    "reserved"
+  })
   public static class ComputingResource extends DcmiStructure {
     public float aic;
     public float aiv;
@@ -189,8 +229,17 @@ public final class DcmiStructs {
   }
 
   /** {@code struct dcmi_vdev_query_info}, 256 bytes. */
-  @FieldOrder({"name", "status", "is_container_used", "vfid", "vfg_id", "container_id", "base",
-      "computing", "media"})
+  @FieldOrder({
+    "name",
+    "status",
+    "is_container_used",
+    "vfid",
+    "vfg_id",
+    "container_id",
+    "base",
+    "computing",
+    "media"
+  })
   public static class VdevQueryInfo extends DcmiStructure {
     public byte[] name = new byte[16];
     public int status;
@@ -233,26 +282,46 @@ public final class DcmiStructs {
   }
 
   /** {@code struct dcmi_dms_fault_event}, 352 bytes: one fault event of the driver. */
-  @FieldOrder({"event_id", "deviceid", "node_type", "node_id", "sub_node_type", "sub_node_id",
-      "severity", "assertion", "event_serial_num", "notify_serial_num", "alarm_raised_time",
-      "event_name", "additional_info", "resv"})
+  @FieldOrder({
+    "event_id",
+    "deviceid",
+    "node_type",
+    "node_id",
+    "sub_node_type",
+    "sub_node_id",
+    "severity",
+    "assertion",
+    "event_serial_num",
+    "notify_serial_num",
+    "alarm_raised_time",
+    "event_name",
+    "additional_info",
+    "resv"
+  })
   public static class DmsFaultEvent extends DcmiStructure {
     /** Fault code (unsigned). */
     public int event_id;
+
     /** Logic ID of the chip (unsigned short). */
     public short deviceid;
+
     public byte node_type;
     public byte node_id;
     public byte sub_node_type;
     public byte sub_node_id;
+
     /** 0 warning, 1 minor, 2 major, 3 critical. */
     public byte severity;
+
     /** 0 recovered, 1 occurred, 2 one-shot. */
     public byte assertion;
+
     public int event_serial_num;
     public int notify_serial_num;
+
     /** Seconds since the epoch. */
     public long alarm_raised_time;
+
     public byte[] event_name = new byte[256];
     public byte[] additional_info = new byte[32];
     public byte[] resv = new byte[32];
@@ -263,10 +332,10 @@ public final class DcmiStructs {
   public static class Event extends DcmiStructure {
     /** {@code enum dcmi_event_type}: 0 = DCMI_DMS_FAULT_EVENT. */
     public int type;
+
     public DmsFaultEvent event_t = new DmsFaultEvent();
 
-    public Event() {
-    }
+    public Event() {}
 
     /** A view of the driver's event at {@code p} (read it with {@link #read()}). */
     public Event(com.sun.jna.Pointer p) {
@@ -284,19 +353,32 @@ public final class DcmiStructs {
     public byte[] resv = new byte[32];
 
     /** The by-value form {@code dcmi_subscribe_fault_event} takes. */
-    public static class ByValue extends EventFilter implements com.sun.jna.Structure.ByValue {
-    }
+    public static class ByValue extends EventFilter implements com.sun.jna.Structure.ByValue {}
   }
 
-  /** {@code struct dcmi_spod_info}, 48 bytes: A3/A5 super-pod membership ({@code dcmi_get_device_info(12, 1)}). */
-  @FieldOrder({"sdid", "scale_type", "super_pod_id", "server_id", "chassis_id", "super_pod_type", "reserve"})
+  /**
+   * {@code struct dcmi_spod_info}, 48 bytes: A3/A5 super-pod membership ({@code
+   * dcmi_get_device_info(12, 1)}).
+   */
+  @FieldOrder({
+    "sdid",
+    "scale_type",
+    "super_pod_id",
+    "server_id",
+    "chassis_id",
+    "super_pod_type",
+    "reserve"
+  })
   public static class SpodInfo extends DcmiStructure {
     public int sdid;
     public int scale_type;
+
     /** 0xFFFFFFFF when the chip is not in a super-pod. */
     public int super_pod_id;
+
     /** The server's index in its super-pod; 0xFFFFFFFF when none. */
     public int server_id;
+
     public int chassis_id;
     public int super_pod_type;
     public int[] reserve = new int[6];
@@ -306,9 +388,22 @@ public final class DcmiStructs {
    * {@code struct LqDcmiEvent} of {@code liblingqu-dcmi.so}, 112 bytes: one LingQu (HCCS) switch
    * fault ({@code native/include/lingqu_dcmi.h}).
    */
-  @FieldOrder({"eventType", "subType", "peerportDevice", "peerportId", "switchChipid", "switchPortid",
-      "severity", "assertion", "res", "eventSerialNum", "notifySerialNum", "alarmRaisedTime",
-      "additionalParam", "additionalInfo"})
+  @FieldOrder({
+    "eventType",
+    "subType",
+    "peerportDevice",
+    "peerportId",
+    "switchChipid",
+    "switchPortid",
+    "severity",
+    "assertion",
+    "res",
+    "eventSerialNum",
+    "notifySerialNum",
+    "alarmRaisedTime",
+    "additionalParam",
+    "additionalInfo"
+  })
   public static class LqDcmiEvent extends DcmiStructure {
     public int eventType;
     public int subType;
@@ -321,8 +416,10 @@ public final class DcmiStructs {
     public byte[] res = new byte[6];
     public int eventSerialNum;
     public int notifySerialNum;
+
     /** Seconds since the epoch. */
     public long alarmRaisedTime;
+
     public byte[] additionalParam = new byte[40];
     public byte[] additionalInfo = new byte[32];
   }

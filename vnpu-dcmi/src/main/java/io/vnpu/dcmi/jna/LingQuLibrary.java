@@ -11,5 +11,6 @@ public interface LingQuLibrary extends Library {
   int lq_dcmi_init();
 
   /** Fills at most {@code listLen} events into the array starting at {@code first}. */
-  int lq_dcmi_get_fault_info(int listLen, IntByReference eventListLen, DcmiStructs.LqDcmiEvent first);
+  int lq_dcmi_get_fault_info(
+      int listLen, IntByReference eventListLen, DcmiStructs.LqDcmiEvent first);
 }

@@ -7,21 +7,31 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /**
- * The simulated Ascend node built from {@code native/} ({@code libdcmi.so} and
- * {@code vnpu-sim-ctl} in the native build directory). The simulator reads its host profile and
- * state directory from the process environment ({@value #PROFILE_ENV}, {@value #ROOT_ENV}; see
- * {@code native/include/vnpu_sim_host.h}) on every call, so this class sets them in this process
- * through libc {@code setenv} before the library is used. Test tooling and the CLI's fallback
- * node only; a real driver never reads these variables.
+ * The simulated Ascend node built from {@code native/} ({@code libdcmi.so} and {@code vnpu-sim-ctl}
+ * in the native build directory). The simulator reads its host profile and state directory from the
+ * process environment ({@value #PROFILE_ENV}, {@value #ROOT_ENV}; see {@code
+ * native/include/vnpu_sim_host.h}) on every call, so this class sets them in this process through
+ * libc {@code setenv} before the library is used. Test tooling and the CLI's fallback node only; a
+ * real driver never reads these variables.
  */
 public final class BundledSimulator {
   /** Host profile, e.g. {@code 910B3x8} (the simulator's default). */
   public static final String PROFILE_ENV = "VNPU_SIM_PROFILE";
+
   /** State directory shared by every process of the simulated host. */
   public static final String ROOT_ENV = "VNPU_SIM_ROOT";
+
   /** Built-in profiles of {@code native/sim-common/sim_host.c}. */
   public static final java.util.List<String> PROFILES =
-      java.util.List.of("910B3x8", "910B4x8", "910Ax8", "310P3x4", "300IDuox2", "A3x8", "A3Inferx8", "310PMixedx4",
+      java.util.List.of(
+          "910B3x8",
+          "910B4x8",
+          "910Ax8",
+          "310P3x4",
+          "300IDuox2",
+          "A3x8",
+          "A3Inferx8",
+          "310PMixedx4",
           "300IA2x4");
 
   /** libc's environment functions. */
@@ -36,7 +46,9 @@ public final class BundledSimulator {
   private final Path nativeDir;
   private final LibC libc;
 
-  /** @param nativeDir the native build directory ({@code vnpu.native.dir}) */
+  /**
+   * @param nativeDir the native build directory ({@code vnpu.native.dir})
+   */
   public BundledSimulator(Path nativeDir) {
     this.nativeDir = nativeDir.toAbsolutePath();
     this.libc = Native.load("c", LibC.class);
@@ -57,14 +69,21 @@ public final class BundledSimulator {
    * Points the simulator of this process at a profile and a state directory.
    *
    * @param profile profile name, or null to keep the current one
-   * @param root    state directory, or null to keep the current one
+   * @param root state directory, or null to keep the current one
    * @throws IllegalArgumentException when {@code profile} is not a built-in profile
    * @throws IllegalStateException when libc refuses the variable
    */
   public void configure(String profile, Path root) {
     if (profile != null) {
-      String canonical = canonicalProfile(profile).orElseThrow(() -> new IllegalArgumentException(
-          "unknown simulator profile '" + profile + "'; built-in: " + String.join(", ", PROFILES)));
+      String canonical =
+          canonicalProfile(profile)
+              .orElseThrow(
+                  () ->
+                      new IllegalArgumentException(
+                          "unknown simulator profile '"
+                              + profile
+                              + "'; built-in: "
+                              + String.join(", ", PROFILES)));
       set(PROFILE_ENV, canonical);
     }
     if (root != null) {
@@ -72,15 +91,17 @@ public final class BundledSimulator {
     }
   }
 
-  /** The profile the simulator of this process uses now ({@value #PROFILE_ENV}, default 910B3x8). */
+  /**
+   * The profile the simulator of this process uses now ({@value #PROFILE_ENV}, default 910B3x8).
+   */
   public String profile() {
     String p = libc.getenv(PROFILE_ENV);
     return p == null || p.isEmpty() ? "910B3x8" : p;
   }
 
   /**
-   * The state directory the simulator of this process uses now: {@value #ROOT_ENV}, else
-   * {@code /tmp/vnpu-sim-<uid>} as {@code vnpu_sim_host.h} defines.
+   * The state directory the simulator of this process uses now: {@value #ROOT_ENV}, else {@code
+   * /tmp/vnpu-sim-<uid>} as {@code vnpu_sim_host.h} defines.
    */
   public Path root() {
     return rootOf(libc.getenv(ROOT_ENV));
@@ -105,7 +126,8 @@ public final class BundledSimulator {
   /** The built-in profile a name denotes ("910A x8" = "910Ax8", "300I-Duo x2" = "300IDuox2"). */
   public static Optional<String> canonicalProfile(String name) {
     String key = name.replaceAll("[ _-]", "").toLowerCase(java.util.Locale.ROOT);
-    return PROFILES.stream().filter(p -> p.toLowerCase(java.util.Locale.ROOT).equals(key))
+    return PROFILES.stream()
+        .filter(p -> p.toLowerCase(java.util.Locale.ROOT).equals(key))
         .findFirst();
   }
 

@@ -23,8 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class DcmiFaultProbeTest {
-  @TempDir
-  Path root;
+  @TempDir Path root;
 
   @Test
   void pollingSeesInjectedCodesCardDropAndRecovery() {
@@ -42,15 +41,23 @@ class DcmiFaultProbeTest {
       assertThat(probe.read(3)).isEqualTo(ChipReading.dropped());
       assertThat(probe.read(9).error()).contains("no chip with logic ID 9");
 
-      HealthMonitor monitor = new HealthMonitor(probe,
-          new FaultTracker(FaultConfigs.shippedDefault(), Clock.systemUTC()),
-          ManualSeparationStore.inMemory(), ChipUsage.NONE, FaultNotifier.NONE, Duration.ofSeconds(1));
+      HealthMonitor monitor =
+          new HealthMonitor(
+              probe,
+              new FaultTracker(FaultConfigs.shippedDefault(), Clock.systemUTC()),
+              ManualSeparationStore.inMemory(),
+              ChipUsage.NONE,
+              FaultNotifier.NONE,
+              Duration.ofSeconds(1));
       ChipHealth two = monitor.pollOnce().get(2);
       assertThat(two.healthy()).isFalse();
       assertThat(two.level()).isEqualTo(FaultLevel.RESTART_BUSINESS);
-      assertThat(two.reason()).isEqualTo("80E01801 RestartBusiness (poll), 8C2FA009 NotHandleFault (poll)");
+      assertThat(two.reason())
+          .isEqualTo("80E01801 RestartBusiness (poll), 8C2FA009 NotHandleFault (poll)");
       assertThat(monitor.chip(3).level()).isEqualTo(FaultLevel.RESTART_NPU);
-      assertThat(monitor.chip(3).faults()).extracting(f -> f.code().hex()).containsExactly("40F84E00");
+      assertThat(monitor.chip(3).faults())
+          .extracting(f -> f.code().hex())
+          .containsExactly("40F84E00");
 
       node.ctl("clear", "2");
       node.ctl("restore", "3");
@@ -59,7 +66,8 @@ class DcmiFaultProbeTest {
   }
 
   @Test
-  void eventsArriveThroughTheSubscriptionCallbackAndMakeTheChipUnhealthyBeforeAnyPoll() throws Exception {
+  void eventsArriveThroughTheSubscriptionCallbackAndMakeTheChipUnhealthyBeforeAnyPoll()
+      throws Exception {
     SimNodeAccess node = new SimNodeAccess("910B3x8", root);
     try (DcmiDeviceManager manager = node.open()) {
       DcmiFaultProbe probe = new DcmiFaultProbe(manager.dcmi(), Clock.systemUTC());
@@ -84,7 +92,8 @@ class DcmiFaultProbeTest {
   void a310PHostHasNoSubscriptionAndPollsOnly() {
     SimNodeAccess node = new SimNodeAccess("310P3x4", root);
     try (DcmiDeviceManager manager = node.open()) {
-      assertThat(new DcmiFaultProbe(manager.dcmi(), Clock.systemUTC()).subscribe(e -> { })).isFalse();
+      assertThat(new DcmiFaultProbe(manager.dcmi(), Clock.systemUTC()).subscribe(e -> {}))
+          .isFalse();
     }
   }
 

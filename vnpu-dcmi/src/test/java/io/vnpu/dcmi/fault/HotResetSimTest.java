@@ -25,8 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Hot reset against the simulated driver: idle, busy, ring, whole card, failures. */
 class HotResetSimTest {
-  @TempDir
-  Path root;
+  @TempDir Path root;
 
   private final Set<Integer> podsUsing = ConcurrentHashMap.newKeySet();
 
@@ -40,16 +39,34 @@ class HotResetSimTest {
       sim = new SimNodeAccess(profile, root);
       manager = sim.open();
       DcmiFaultProbe probe = new DcmiFaultProbe(manager.dcmi(), Clock.systemUTC());
-      monitor = new HealthMonitor(probe, new FaultTracker(FaultConfigs.shippedDefault(), Clock.systemUTC()),
-          ManualSeparationStore.inMemory(), podsUsing::contains, FaultNotifier.NONE, Duration.ofSeconds(1));
+      monitor =
+          new HealthMonitor(
+              probe,
+              new FaultTracker(FaultConfigs.shippedDefault(), Clock.systemUTC()),
+              ManualSeparationStore.inMemory(),
+              podsUsing::contains,
+              FaultNotifier.NONE,
+              Duration.ofSeconds(1));
       ChipUsage pods = podsUsing::contains;
-      resetter = new HotResetter(monitor, new DcmiChipResetter(manager.dcmi(), probe), pods, Clock.systemUTC(),
-          d -> Thread.sleep(d.toMillis()), bootTimeout, Duration.ofMillis(20), 2);
+      resetter =
+          new HotResetter(
+              monitor,
+              new DcmiChipResetter(manager.dcmi(), probe),
+              pods,
+              Clock.systemUTC(),
+              d -> Thread.sleep(d.toMillis()),
+              bootTimeout,
+              Duration.ofMillis(20),
+              2);
       sim.ctl("boot-ms", "150");
     }
 
     String chipLine(int logic) {
-      return sim.ctl("show-faults").lines().filter(l -> l.startsWith("logic=" + logic + " ")).findFirst().orElseThrow();
+      return sim.ctl("show-faults")
+          .lines()
+          .filter(l -> l.startsWith("logic=" + logic + " "))
+          .findFirst()
+          .orElseThrow();
     }
 
     @Override
@@ -68,9 +85,10 @@ class HotResetSimTest {
       assertThat(n.monitor.chip(1).level()).isEqualTo(FaultLevel.RESTART_NPU);
 
       List<Outcome> first = n.resetter.runOnce();
-      assertThat(first).containsExactly(
-          new Outcome(Set.of(1), Result.RESET, "booted"),
-          new Outcome(Set.of(2), Result.BUSY, "1 process(es) on NPU logic 2"));
+      assertThat(first)
+          .containsExactly(
+              new Outcome(Set.of(1), Result.RESET, "booted"),
+              new Outcome(Set.of(2), Result.BUSY, "1 process(es) on NPU logic 2"));
       assertThat(n.chipLine(1)).isEqualTo("logic=1 link=up boot=16 resets=1 procs= faults=");
       assertThat(n.chipLine(2)).startsWith("logic=2 link=up boot=16 resets=0 ");
       assertThat(n.monitor.chip(1).healthy()).isTrue();
@@ -78,8 +96,9 @@ class HotResetSimTest {
 
       n.sim.ctl("proc-clear", "2");
       podsUsing.add(2);
-      assertThat(n.resetter.runOnce()).containsExactly(
-          new Outcome(Set.of(2), Result.BUSY, "NPU logic 2 is allocated to a container"));
+      assertThat(n.resetter.runOnce())
+          .containsExactly(
+              new Outcome(Set.of(2), Result.BUSY, "NPU logic 2 is allocated to a container"));
       assertThat(n.chipLine(2)).contains(" resets=0 ");
     }
   }
@@ -90,8 +109,10 @@ class HotResetSimTest {
       n.sim.ctl("fault", "2", "0x40F84E00");
       n.sim.ctl("proc", "5", "77");
       n.monitor.pollOnce();
-      assertThat(n.resetter.runOnce()).containsExactly(
-          new Outcome(Set.of(0, 1, 2, 3, 4, 5, 6, 7), Result.BUSY, "1 process(es) on NPU logic 5"));
+      assertThat(n.resetter.runOnce())
+          .containsExactly(
+              new Outcome(
+                  Set.of(0, 1, 2, 3, 4, 5, 6, 7), Result.BUSY, "1 process(es) on NPU logic 5"));
       assertThat(n.chipLine(2)).contains(" resets=0 ");
       n.sim.ctl("proc-clear", "5");
       assertThat(n.resetter.runOnce()).extracting(Outcome::result).containsExactly(Result.RESET);
@@ -105,7 +126,8 @@ class HotResetSimTest {
     try (Node n = new Node("300I-Duo x2", Duration.ofSeconds(10))) {
       n.sim.ctl("fault", "3", "0x40F84E00");
       n.monitor.pollOnce();
-      assertThat(n.resetter.runOnce()).containsExactly(new Outcome(Set.of(2, 3), Result.RESET, "booted"));
+      assertThat(n.resetter.runOnce())
+          .containsExactly(new Outcome(Set.of(2, 3), Result.RESET, "booted"));
       assertThat(n.chipLine(2)).contains(" resets=1 ");
       assertThat(n.chipLine(3)).contains(" resets=1 ");
       assertThat(n.chipLine(0)).contains(" resets=0 ");
@@ -121,20 +143,28 @@ class HotResetSimTest {
       long start = System.nanoTime();
       List<Outcome> out = n.resetter.runOnce();
       assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(30));
-      assertThat(out).singleElement().satisfies(o -> {
-        assertThat(o.result()).isEqualTo(Result.FAILED);
-        assertThat(o.detail()).isEqualTo("not booted within 400 ms: boot status {0=1}");
-      });
+      assertThat(out)
+          .singleElement()
+          .satisfies(
+              o -> {
+                assertThat(o.result()).isEqualTo(Result.FAILED);
+                assertThat(o.detail()).isEqualTo("not booted within 400 ms: boot status {0=1}");
+              });
       n.sim.ctl("fault", "0", "0x40F84E00"); // the driver cleared it with the reset; still broken
       n.sim.ctl("reset-hang", "0", "0");
       n.sim.ctl("reset-fail", "0", "1");
       n.monitor.pollOnce();
-      assertThat(n.resetter.runOnce()).singleElement().satisfies(o -> {
-        assertThat(o.result()).isEqualTo(Result.FAILED);
-        assertThat(o.detail()).startsWith("reset refused: ").contains("-8015");
-      });
-      assertThat(n.resetter.runOnce()).containsExactly(new Outcome(Set.of(0), Result.GAVE_UP,
-          "2 failed resets: not tried again until restart"));
+      assertThat(n.resetter.runOnce())
+          .singleElement()
+          .satisfies(
+              o -> {
+                assertThat(o.result()).isEqualTo(Result.FAILED);
+                assertThat(o.detail()).startsWith("reset refused: ").contains("-8015");
+              });
+      assertThat(n.resetter.runOnce())
+          .containsExactly(
+              new Outcome(
+                  Set.of(0), Result.GAVE_UP, "2 failed resets: not tried again until restart"));
     }
   }
 
@@ -148,8 +178,12 @@ class HotResetSimTest {
       }
       n.sim.ctl("fault", "1", "0x40F84E00");
       n.monitor.pollOnce();
-      assertThat(n.resetter.runOnce()).containsExactly(new Outcome(Set.of(1), Result.GAVE_UP,
-          "2 resets in a row and the fault came back: not tried again until the chip is well"));
+      assertThat(n.resetter.runOnce())
+          .containsExactly(
+              new Outcome(
+                  Set.of(1),
+                  Result.GAVE_UP,
+                  "2 resets in a row and the fault came back: not tried again until the chip is well"));
       assertThat(n.chipLine(1)).contains(" resets=2 ");
       // well again for a round: the count starts over
       n.sim.ctl("clear", "1");

@@ -43,8 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
 class TrainingRecoverySimTest {
   private static final String CARD_DROP = "0x40F84E00"; // RestartNPU in the shipped faultCode.json
 
-  @TempDir
-  Path root;
+  @TempDir Path root;
 
   /** The job ConfigMaps as the API server would hold them; survives a "plugin restart". */
   static final class MemoryStore implements RecoveryStore {
@@ -90,22 +89,33 @@ class TrainingRecoverySimTest {
       this.sim = sim;
       manager = sim.open();
       DcmiFaultProbe probe = new DcmiFaultProbe(manager.dcmi(), Clock.systemUTC());
-      monitor = new HealthMonitor(probe, new FaultTracker(FaultConfigs.shippedDefault(), Clock.systemUTC()),
-          ManualSeparationStore.inMemory(), podsUsing::contains, FaultNotifier.NONE, Duration.ofSeconds(1));
-      recovery = TrainingRecovery.builder()
-          .monitor(monitor)
-          .resetter(new DcmiChipResetter(manager.dcmi(), probe))
-          .usage(podsUsing::contains)
-          .jobs(() -> List.copyOf(jobs))
-          .store(store)
-          .events((job, reason, message, warning) -> events.add(job.name() + " " + reason))
-          .bounds(bounds)
-          .build();
+      monitor =
+          new HealthMonitor(
+              probe,
+              new FaultTracker(FaultConfigs.shippedDefault(), Clock.systemUTC()),
+              ManualSeparationStore.inMemory(),
+              podsUsing::contains,
+              FaultNotifier.NONE,
+              Duration.ofSeconds(1));
+      recovery =
+          TrainingRecovery.builder()
+              .monitor(monitor)
+              .resetter(new DcmiChipResetter(manager.dcmi(), probe))
+              .usage(podsUsing::contains)
+              .jobs(() -> List.copyOf(jobs))
+              .store(store)
+              .events((job, reason, message, warning) -> events.add(job.name() + " " + reason))
+              .bounds(bounds)
+              .build();
     }
 
     int resets(int logic) {
-      String line = sim.ctl("show-faults").lines().filter(l -> l.startsWith("logic=" + logic + " "))
-          .findFirst().orElseThrow();
+      String line =
+          sim.ctl("show-faults")
+              .lines()
+              .filter(l -> l.startsWith("logic=" + logic + " "))
+              .findFirst()
+              .orElseThrow();
       return Integer.parseInt(line.replaceAll(".* resets=(\\d+) .*", "$1"));
     }
 
@@ -113,7 +123,8 @@ class TrainingRecoverySimTest {
     void runUntil(BooleanSupplier done) throws InterruptedException {
       long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
       while (!done.getAsBoolean()) {
-        assertThat(System.nanoTime()).as("recovery did not get there within 10 s; steps " + store.steps)
+        assertThat(System.nanoTime())
+            .as("recovery did not get there within 10 s; steps " + store.steps)
             .isLessThan(end);
         monitor.pollOnce();
         recovery.runOnce();
@@ -149,8 +160,8 @@ class TrainingRecoverySimTest {
     for (int logic : job.ranks().keySet()) n.sim.ctl("proc-clear", String.valueOf(logic));
   }
 
-  private static final Bounds QUICK = new Bounds(Duration.ofSeconds(5), Duration.ofSeconds(5),
-      Duration.ofSeconds(2), 3);
+  private static final Bounds QUICK =
+      new Bounds(Duration.ofSeconds(5), Duration.ofSeconds(5), Duration.ofSeconds(2), 3);
 
   @Test
   void ringOf8IsResetOnlyAfterTheJobsProcessesAreGoneAndComesBackHealthy() throws Exception {
@@ -167,11 +178,15 @@ class TrainingRecoverySimTest {
       assertThat(asked.gracefulExit()).isEqualTo(1);
       assertThat(asked.faultFlushing()).isTrue();
       assertThat(asked.restartFaultProcess()).isFalse();
-      assertThat(asked.rankList()).extracting(RankEntry::rankId).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
-      assertThat(asked.rankList()).allSatisfy(r -> {
-        assertThat(r.status()).isEqualTo("unrecovered");
-        assertThat(r.policy()).isEqualTo("reset");
-      });
+      assertThat(asked.rankList())
+          .extracting(RankEntry::rankId)
+          .containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+      assertThat(asked.rankList())
+          .allSatisfy(
+              r -> {
+                assertThat(r.status()).isEqualTo("unrecovered");
+                assertThat(r.policy()).isEqualTo("reset");
+              });
       assertThat(asked.rankList().get(2).errorCodeHex()).isEqualTo("40F84E00");
       assertThat(asked.rankList().get(2).errorCode()).containsExactly(0x40F84E00L);
       assertThat(store.faultNpus.get(job.key())).extracting(RankEntry::logicId).containsExactly(2);
@@ -187,16 +202,22 @@ class TrainingRecoverySimTest {
       stopProcesses(n, job); // the job's agent read GracefulExit=1 and stopped training
       n.runUntil(() -> n.step(job) == RecoveryStep.RECOVERED);
       assertThat(IntStream.range(0, 8).map(n::resets)).containsOnly(1);
-      assertThat(store.steps).containsExactly("STOPPING", "RESETTING", "RESETTING(issued)", "CHECKING_NETWORK",
-          "RECOVERED");
+      assertThat(store.steps)
+          .containsExactly(
+              "STOPPING", "RESETTING", "RESETTING(issued)", "CHECKING_NETWORK", "RECOVERED");
       ResetInfo done = store.info(job);
       assertThat(done.gracefulExit()).isZero();
       assertThat(done.faultFlushing()).isFalse();
       assertThat(done.rankList()).extracting(RankEntry::status).containsOnly("recovered");
       n.monitor.pollOnce();
-      assertThat(IntStream.range(0, 8).mapToObj(l -> n.monitor.chip(l).healthy())).containsOnly(true);
-      assertThat(events).containsExactly("llama FaultRecoveryStarted", "llama RingResetStarted",
-          "llama RingBooted", "llama FaultRecovered");
+      assertThat(IntStream.range(0, 8).mapToObj(l -> n.monitor.chip(l).healthy()))
+          .containsOnly(true);
+      assertThat(events)
+          .containsExactly(
+              "llama FaultRecoveryStarted",
+              "llama RingResetStarted",
+              "llama RingBooted",
+              "llama FaultRecovered");
     }
   }
 
@@ -218,16 +239,22 @@ class TrainingRecoverySimTest {
       stopProcesses(n, job);
       n.runUntil(() -> n.step(job) == RecoveryStep.RECOVERED);
       assertThat(IntStream.range(0, 16).map(n::resets)).containsOnly(1);
-      assertThat(store.steps).containsExactly("STOPPING", "RESETTING", "RESETTING(issued)", "CHECKING_NETWORK",
-          "RECOVERED");
-      assertThat(store.info(job).rankList()).hasSize(16).extracting(RankEntry::status).containsOnly("recovered");
-      assertThat(IntStream.range(0, 16).mapToObj(l -> n.monitor.chip(l).healthy())).containsOnly(true);
+      assertThat(store.steps)
+          .containsExactly(
+              "STOPPING", "RESETTING", "RESETTING(issued)", "CHECKING_NETWORK", "RECOVERED");
+      assertThat(store.info(job).rankList())
+          .hasSize(16)
+          .extracting(RankEntry::status)
+          .containsOnly("recovered");
+      assertThat(IntStream.range(0, 16).mapToObj(l -> n.monitor.chip(l).healthy()))
+          .containsOnly(true);
     }
   }
 
   @Test
   void aChipOfAnotherJobIsNeverResetTheFaultyChipIsIsolatedAtTheBound() throws Exception {
-    Bounds shortWait = new Bounds(Duration.ofMillis(600), Duration.ofSeconds(5), Duration.ofSeconds(2), 3);
+    Bounds shortWait =
+        new Bounds(Duration.ofMillis(600), Duration.ofSeconds(5), Duration.ofSeconds(2), 3);
     try (Node n = new Node("A3x8", shortWait)) {
       TrainingJob mine = job("mine", 0, 8);
       TrainingJob other = job("other", 8, 8);
@@ -240,23 +267,28 @@ class TrainingRecoverySimTest {
       long start = System.nanoTime();
       n.runUntil(() -> n.step(mine) == RecoveryStep.ISOLATED);
       assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
-      assertThat(store.saved.get(mine.key()).record().detail()).contains("held by another workload");
+      assertThat(store.saved.get(mine.key()).record().detail())
+          .contains("held by another workload");
       assertThat(IntStream.range(0, 16).map(n::resets)).containsOnly(0);
       assertThat(store.saved).doesNotContainKey(other.key());
       n.monitor.pollOnce();
       assertThat(n.monitor.chip(3).level()).isEqualTo(FaultLevel.MANUALLY_SEPARATE_NPU);
       assertThat(n.monitor.chip(9).healthy()).isTrue();
-      assertThat(store.info(mine).rankList()).filteredOn(r -> r.logicId() == 3)
-          .singleElement().satisfies(r -> {
-            assertThat(r.status()).isEqualTo("failed");
-            assertThat(r.policy()).isEqualTo("isolate");
-          });
+      assertThat(store.info(mine).rankList())
+          .filteredOn(r -> r.logicId() == 3)
+          .singleElement()
+          .satisfies(
+              r -> {
+                assertThat(r.status()).isEqualTo("failed");
+                assertThat(r.policy()).isEqualTo("isolate");
+              });
     }
   }
 
   @Test
   void processesThatNeverLeaveAreIsolatedWithinTheBound() throws Exception {
-    Bounds shortWait = new Bounds(Duration.ofMillis(500), Duration.ofSeconds(5), Duration.ofSeconds(2), 3);
+    Bounds shortWait =
+        new Bounds(Duration.ofMillis(500), Duration.ofSeconds(5), Duration.ofSeconds(2), 3);
     try (Node n = new Node("910B3x8", shortWait)) {
       TrainingJob job = job("stuck", 0, 8);
       startJob(n, job);
@@ -279,7 +311,9 @@ class TrainingRecoverySimTest {
       n.recovery.runOnce();
       stopProcesses(n, job);
       n.runUntil(() -> n.step(job) == RecoveryStep.ISOLATED);
-      assertThat(store.saved.get(job.key()).record().detail()).contains("refused").contains("-8015");
+      assertThat(store.saved.get(job.key()).record().detail())
+          .contains("refused")
+          .contains("-8015");
       n.monitor.pollOnce();
       assertThat(n.monitor.chip(1).level()).isEqualTo(FaultLevel.MANUALLY_SEPARATE_NPU);
       assertThat(events).last().isEqualTo("refused FaultRecoveryFailed");
@@ -288,7 +322,8 @@ class TrainingRecoverySimTest {
 
   @Test
   void aHangingResetEscalatesWithinTheDeviceResetBound() throws Exception {
-    Bounds quickReset = new Bounds(Duration.ofSeconds(5), Duration.ofMillis(700), Duration.ofSeconds(2), 3);
+    Bounds quickReset =
+        new Bounds(Duration.ofSeconds(5), Duration.ofMillis(700), Duration.ofSeconds(2), 3);
     try (Node n = new Node("910B3x8", quickReset)) {
       TrainingJob job = job("hang", 0, 8);
       startJob(n, job);
@@ -300,14 +335,16 @@ class TrainingRecoverySimTest {
       long start = System.nanoTime();
       n.runUntil(() -> n.step(job) == RecoveryStep.ISOLATED);
       assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
-      assertThat(store.saved.get(job.key()).record().detail()).startsWith("ring not booted within 700 ms")
+      assertThat(store.saved.get(job.key()).record().detail())
+          .startsWith("ring not booted within 700 ms")
           .contains("6=1");
     }
   }
 
   @Test
   void aNetworkThatStaysDownAfterTheBootEscalates() throws Exception {
-    Bounds quickNet = new Bounds(Duration.ofSeconds(5), Duration.ofSeconds(5), Duration.ofMillis(500), 3);
+    Bounds quickNet =
+        new Bounds(Duration.ofSeconds(5), Duration.ofSeconds(5), Duration.ofMillis(500), 3);
     try (Node n = new Node("910B3x8", quickNet)) {
       TrainingJob job = job("net", 0, 8);
       startJob(n, job);
@@ -318,7 +355,8 @@ class TrainingRecoverySimTest {
       n.runUntil(() -> n.step(job) == RecoveryStep.CHECKING_NETWORK);
       n.sim.ctl("link", "7", "down");
       n.runUntil(() -> n.step(job) == RecoveryStep.ISOLATED);
-      assertThat(store.saved.get(job.key()).record().detail()).startsWith("network of NPU logic [7] not healthy");
+      assertThat(store.saved.get(job.key()).record().detail())
+          .startsWith("network of NPU logic [7] not healthy");
     }
   }
 
@@ -333,19 +371,23 @@ class TrainingRecoverySimTest {
       first.monitor.pollOnce();
       first.recovery.runOnce();
       stopProcesses(first, job);
-      first.runUntil(() -> first.step(job) == RecoveryStep.RESETTING
-          && store.saved.get(job.key()).record().resetIssued());
+      first.runUntil(
+          () ->
+              first.step(job) == RecoveryStep.RESETTING
+                  && store.saved.get(job.key()).record().resetIssued());
     } // the plugin dies while the ring boots
     try (Node second = new Node(host, QUICK)) {
       second.runUntil(() -> second.step(job) == RecoveryStep.RECOVERED);
       assertThat(IntStream.range(0, 8).map(second::resets)).containsOnly(1); // not reset twice
-      assertThat(store.steps).containsExactly("STOPPING", "RESETTING", "RESETTING(issued)", "CHECKING_NETWORK",
-          "RECOVERED");
+      assertThat(store.steps)
+          .containsExactly(
+              "STOPPING", "RESETTING", "RESETTING(issued)", "CHECKING_NETWORK", "RECOVERED");
     }
   }
 
   @Test
-  void aPluginRestartedWhileTheJobStopsResumesTheWaitAndResetsOnlyAfterTheProcessesAreGone() throws Exception {
+  void aPluginRestartedWhileTheJobStopsResumesTheWaitAndResetsOnlyAfterTheProcessesAreGone()
+      throws Exception {
     SimNodeAccess host = new SimNodeAccess("910B3x8", root);
     TrainingJob job = job("stopping", 0, 8);
     try (Node first = new Node(host, QUICK)) {
@@ -365,8 +407,9 @@ class TrainingRecoverySimTest {
       stopProcesses(second, job);
       second.runUntil(() -> second.step(job) == RecoveryStep.RECOVERED);
       assertThat(IntStream.range(0, 8).map(second::resets)).containsOnly(1);
-      assertThat(store.steps).containsExactly("STOPPING", "RESETTING", "RESETTING(issued)", "CHECKING_NETWORK",
-          "RECOVERED");
+      assertThat(store.steps)
+          .containsExactly(
+              "STOPPING", "RESETTING", "RESETTING(issued)", "CHECKING_NETWORK", "RECOVERED");
     }
   }
 
@@ -389,8 +432,10 @@ class TrainingRecoverySimTest {
       assertThat(left.faultFlushing()).isFalse();
       assertThat(left.rankList()).extracting(RankEntry::status).containsOnly("recovered");
       assertThat(IntStream.range(0, 8).map(second::resets)).containsOnly(0);
-      assertThat(IntStream.range(0, 8).mapToObj(l -> second.monitor.chip(l).healthy())).containsOnly(true);
-      assertThat(events).containsExactly("cleared FaultRecoveryStarted", "cleared FaultRecoveryAbandoned");
+      assertThat(IntStream.range(0, 8).mapToObj(l -> second.monitor.chip(l).healthy()))
+          .containsOnly(true);
+      assertThat(events)
+          .containsExactly("cleared FaultRecoveryStarted", "cleared FaultRecoveryAbandoned");
       // and a later fault starts a new recovery as usual
       host.ctl("fault", "6", CARD_DROP);
       second.runUntil(() -> second.step(job) == RecoveryStep.STOPPING);
@@ -399,24 +444,30 @@ class TrainingRecoverySimTest {
 
   @Test
   void aFaultThatComesBackAfterEveryRecoveryIsIsolatedAfterTheAttemptBound() throws Exception {
-    Bounds twice = new Bounds(Duration.ofSeconds(5), Duration.ofSeconds(5), Duration.ofSeconds(2), 2);
+    Bounds twice =
+        new Bounds(Duration.ofSeconds(5), Duration.ofSeconds(5), Duration.ofSeconds(2), 2);
     try (Node n = new Node("910B3x8", twice)) {
       TrainingJob job = job("flaky", 0, 8);
       jobs.add(job);
       List<RecoveryStep> ends = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
         n.sim.ctl("fault", "2", CARD_DROP);
-        n.runUntil(() -> store.saved.containsKey(job.key()) && n.step(job).terminal()
-            && store.saved.get(job.key()).record().attempt() == ends.size() + 1);
+        n.runUntil(
+            () ->
+                store.saved.containsKey(job.key())
+                    && n.step(job).terminal()
+                    && store.saved.get(job.key()).record().attempt() == ends.size() + 1);
         ends.add(n.step(job));
       }
-      assertThat(ends).containsExactly(RecoveryStep.RECOVERED, RecoveryStep.RECOVERED, RecoveryStep.ISOLATED);
+      assertThat(ends)
+          .containsExactly(RecoveryStep.RECOVERED, RecoveryStep.RECOVERED, RecoveryStep.ISOLATED);
       assertThat(new HashMap<>(Map.of("resets", n.resets(2)))).containsEntry("resets", 2);
     }
   }
 
   @Test
-  void aRecordForgedByTheJobsOwnerNeitherResetsAnotherJobsChipsNorSeparatesAHealthyChip() throws Exception {
+  void aRecordForgedByTheJobsOwnerNeitherResetsAnotherJobsChipsNorSeparatesAHealthyChip()
+      throws Exception {
     try (Node n = new Node("A3x8", QUICK)) {
       TrainingJob mine = job("mine", 0, 8);
       TrainingJob other = job("other", 8, 8);
@@ -426,9 +477,18 @@ class TrainingRecoverySimTest {
       // the tenant edits its own reset-config: "reset already decided" for the whole server
       Set<Integer> all = new java.util.TreeSet<>();
       for (int i = 0; i < 16; i++) all.add(i);
-      store.saved.put(mine.key(), new RecoveryStore.Persisted(new ResetInfo(List.of(), 0, 1, true, 1, false),
-          new RecoveryRecord(RecoveryStep.RESETTING, all, Set.of(3), java.time.Instant.now().plusSeconds(3600),
-              false, 1, "forged")));
+      store.saved.put(
+          mine.key(),
+          new RecoveryStore.Persisted(
+              new ResetInfo(List.of(), 0, 1, true, 1, false),
+              new RecoveryRecord(
+                  RecoveryStep.RESETTING,
+                  all,
+                  Set.of(3),
+                  java.time.Instant.now().plusSeconds(3600),
+                  false,
+                  1,
+                  "forged")));
       for (int i = 0; i < 10; i++) {
         n.monitor.pollOnce();
         n.recovery.runOnce();

@@ -29,55 +29,63 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * File operations for a process that runs as root next to hostile tenants (the node agent, the
- * DRA plugin, {@code vnpu run}): it must never create, chmod, truncate or delete anything outside
- * the directory it means, whatever links a tenant plants.
+ * File operations for a process that runs as root next to hostile tenants (the node agent, the DRA
+ * plugin, {@code vnpu run}): it must never create, chmod, truncate or delete anything outside the
+ * directory it means, whatever links a tenant plants.
  *
  * <p>The rules, in one place:
+ *
  * <ul>
  *   <li>files are created exclusively ({@code O_CREAT|O_EXCL|O_NOFOLLOW}): an existing file or a
- *       planted link (even a dangling one) makes the creation fail, nothing is truncated;</li>
+ *       planted link (even a dangling one) makes the creation fail, nothing is truncated;
  *   <li>modes and owners are set without following links ({@code fchmod} on a descriptor opened
- *       {@code O_NOFOLLOW}, {@code lchown}), never by a path that may lead elsewhere;</li>
+ *       {@code O_NOFOLLOW}, {@code lchown}), never by a path that may lead elsewhere;
  *   <li>a directory is created {@code 0700} ({@link #createPrivateDirectory}) and opened to others
- *       only when its content is complete ({@link #setMode}): nobody else can plant anything in
- *       it meanwhile;</li>
- *   <li>deletes walk directories with {@code openat/unlinkat} relative to descriptors opened
- *       {@code O_NOFOLLOW} ({@link SecureDirectoryStream}), so a link swapped in mid-walk is
- *       removed as a link, its target is never touched;</li>
+ *       only when its content is complete ({@link #setMode}): nobody else can plant anything in it
+ *       meanwhile;
+ *   <li>deletes walk directories with {@code openat/unlinkat} relative to descriptors opened {@code
+ *       O_NOFOLLOW} ({@link SecureDirectoryStream}), so a link swapped in mid-walk is removed as a
+ *       link, its target is never touched;
  *   <li>a trusted directory ({@link #ensureTrustedDirectory}) is a real directory (not a link)
- *       owned by this process's user or root and not writable by group or others.</li>
+ *       owned by this process's user or root and not writable by group or others.
  * </ul>
- * Linux (POSIX with {@code openat}) only; on other file systems the methods throw
- * {@link IOException} instead of silently degrading.
+ *
+ * Linux (POSIX with {@code openat}) only; on other file systems the methods throw {@link
+ * IOException} instead of silently degrading.
  */
 public final class HostFiles {
-  /** Deepest directory nesting {@link #deleteTree} walks; a deeper tree is refused, not followed. */
+  /**
+   * Deepest directory nesting {@link #deleteTree} walks; a deeper tree is refused, not followed.
+   */
   public static final int MAX_DELETE_DEPTH = 64;
+
   /** {@code rw-------}. */
-  public static final Set<PosixFilePermission> OWNER_ONLY_FILE = PosixFilePermissions.fromString("rw-------");
+  public static final Set<PosixFilePermission> OWNER_ONLY_FILE =
+      PosixFilePermissions.fromString("rw-------");
+
   /** {@code rwx------}. */
-  public static final Set<PosixFilePermission> OWNER_ONLY_DIR = PosixFilePermissions.fromString("rwx------");
+  public static final Set<PosixFilePermission> OWNER_ONLY_DIR =
+      PosixFilePermissions.fromString("rwx------");
 
   private static final LinkOption[] NOFOLLOW = {LinkOption.NOFOLLOW_LINKS};
   private static final Set<PosixFilePermission> GROUP_OTHER_WRITE =
       EnumSet.of(PosixFilePermission.GROUP_WRITE, PosixFilePermission.OTHERS_WRITE);
 
-  private HostFiles() {
-  }
+  private HostFiles() {}
 
   /**
-   * Makes sure {@code dir} exists and is trusted: missing components are created with mode
-   * {@code mode} (typically {@code rwx------} or {@code rwx--x--x}); the final directory must not
-   * be a symbolic link, must be owned by this process's user or root, and must not be writable by
-   * group or others; each ancestor must be owned likewise and not writable by group or others
-   * unless sticky (like {@code /tmp}).
+   * Makes sure {@code dir} exists and is trusted: missing components are created with mode {@code
+   * mode} (typically {@code rwx------} or {@code rwx--x--x}); the final directory must not be a
+   * symbolic link, must be owned by this process's user or root, and must not be writable by group
+   * or others; each ancestor must be owned likewise and not writable by group or others unless
+   * sticky (like {@code /tmp}).
    *
    * @return {@code dir}
    * @throws IOException naming the directory and the reason when it is a link, not a directory,
    *     foreign-owned or writable by others, or cannot be created
    */
-  public static Path ensureTrustedDirectory(Path dir, Set<PosixFilePermission> mode) throws IOException {
+  public static Path ensureTrustedDirectory(Path dir, Set<PosixFilePermission> mode)
+      throws IOException {
     Path parent = dir.toAbsolutePath().normalize().getParent();
     if (parent != null) {
       if (!Files.exists(parent, NOFOLLOW)) {
@@ -98,22 +106,30 @@ public final class HostFiles {
       }
     }
     PosixFileAttributes a = Files.readAttributes(dir, PosixFileAttributes.class, NOFOLLOW);
-    if (a.isSymbolicLink()) throw new FileSystemException(dir.toString(), null, "is a symbolic link, not a trusted directory");
+    if (a.isSymbolicLink())
+      throw new FileSystemException(
+          dir.toString(), null, "is a symbolic link, not a trusted directory");
     if (!a.isDirectory()) throw new FileSystemException(dir.toString(), null, "is not a directory");
     checkTrusted(dir, a, false);
     return dir;
   }
 
-  private static void checkTrusted(Path dir, PosixFileAttributes a, boolean stickyIsEnough) throws IOException {
+  private static void checkTrusted(Path dir, PosixFileAttributes a, boolean stickyIsEnough)
+      throws IOException {
     boolean othersWrite = a.permissions().stream().anyMatch(GROUP_OTHER_WRITE::contains);
     // a sticky directory (/tmp) lets nobody rename or remove another user's entry
     if (othersWrite && !(stickyIsEnough && isSticky(dir))) {
-      throw new FileSystemException(dir.toString(), null, "is writable by group or others (mode "
-          + PosixFilePermissions.toString(a.permissions()) + "); refusing to keep host state there");
+      throw new FileSystemException(
+          dir.toString(),
+          null,
+          "is writable by group or others (mode "
+              + PosixFilePermissions.toString(a.permissions())
+              + "); refusing to keep host state there");
     }
     String owner = a.owner().getName();
     if (!owner.equals("root") && !owner.equals(System.getProperty("user.name"))) {
-      throw new FileSystemException(dir.toString(), null, "is owned by " + owner + ", not by root or this process's user");
+      throw new FileSystemException(
+          dir.toString(), null, "is owned by " + owner + ", not by root or this process's user");
     }
   }
 
@@ -137,19 +153,25 @@ public final class HostFiles {
   /**
    * Creates regular file {@code file} exclusively and without following links, opened for reading
    * and writing, with mode {@code mode} set through a descriptor opened {@code O_NOFOLLOW} (the
-   * umask cannot narrow it). Call it in a directory nobody else can write (see
-   * {@link #createPrivateDirectory}): then the name still denotes the new file when its mode is set.
-   * On failure after creation, the new file is removed again.
+   * umask cannot narrow it). Call it in a directory nobody else can write (see {@link
+   * #createPrivateDirectory}): then the name still denotes the new file when its mode is set. On
+   * failure after creation, the new file is removed again.
    *
    * @param extra further options, e.g. {@link StandardOpenOption#DSYNC}; never needed for safety
    * @throws FileAlreadyExistsException when a file or a link (even dangling) has that name
    */
-  public static FileChannel createExclusive(Path file, Set<PosixFilePermission> mode, OpenOption... extra)
-      throws IOException {
-    Set<OpenOption> options = new java.util.HashSet<>(List.of(StandardOpenOption.CREATE_NEW,
-        StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS));
+  public static FileChannel createExclusive(
+      Path file, Set<PosixFilePermission> mode, OpenOption... extra) throws IOException {
+    Set<OpenOption> options =
+        new java.util.HashSet<>(
+            List.of(
+                StandardOpenOption.CREATE_NEW,
+                StandardOpenOption.READ,
+                StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS));
     options.addAll(List.of(extra));
-    FileChannel ch = FileChannel.open(file, options, PosixFilePermissions.asFileAttribute(OWNER_ONLY_FILE));
+    FileChannel ch =
+        FileChannel.open(file, options, PosixFilePermissions.asFileAttribute(OWNER_ONLY_FILE));
     try {
       setMode(file, mode);
       return ch;
@@ -165,19 +187,27 @@ public final class HostFiles {
    * ({@code ELOOP}) instead of changing the link's target.
    */
   public static void setMode(Path path, Set<PosixFilePermission> mode) throws IOException {
-    PosixFileAttributeView v = Files.getFileAttributeView(path, PosixFileAttributeView.class, NOFOLLOW);
-    if (v == null) throw new FileSystemException(path.toString(), null, "file system has no POSIX permissions");
+    PosixFileAttributeView v =
+        Files.getFileAttributeView(path, PosixFileAttributeView.class, NOFOLLOW);
+    if (v == null)
+      throw new FileSystemException(path.toString(), null, "file system has no POSIX permissions");
     try {
       v.setPermissions(mode);
     } catch (FileSystemException e) {
-      throw new FileSystemException(path.toString(), null,
-          "cannot set mode " + PosixFilePermissions.toString(mode) + " without following links: " + e.getReason());
+      throw new FileSystemException(
+          path.toString(),
+          null,
+          "cannot set mode "
+              + PosixFilePermissions.toString(mode)
+              + " without following links: "
+              + e.getReason());
     }
   }
 
   /** Sets the owner of {@code path} without following a link ({@code lchown}). */
   public static void setOwner(Path path, UserPrincipal owner) throws IOException {
-    PosixFileAttributeView v = Files.getFileAttributeView(path, PosixFileAttributeView.class, NOFOLLOW);
+    PosixFileAttributeView v =
+        Files.getFileAttributeView(path, PosixFileAttributeView.class, NOFOLLOW);
     v.setOwner(owner);
   }
 
@@ -186,21 +216,22 @@ public final class HostFiles {
     /** After every rename: the new content itself survives a power cut once the call returns. */
     ALWAYS,
     /**
-     * Only when the rename creates the name (no file was there). A rename over an existing file
-     * is atomic without it: after a power cut the name holds the old or the new content, each
-     * complete (both were synced before their rename); the journal's next commit makes the new
-     * one durable. One fsync per write instead of two, for a file rewritten on every change.
+     * Only when the rename creates the name (no file was there). A rename over an existing file is
+     * atomic without it: after a power cut the name holds the old or the new content, each complete
+     * (both were synced before their rename); the journal's next commit makes the new one durable.
+     * One fsync per write instead of two, for a file rewritten on every change.
      */
     WHEN_CREATED
   }
 
   /**
    * Writes {@code content} to {@code file} atomically: a new file with a random name is created
-   * exclusively in the same directory with mode {@code mode}, synced, and renamed over
-   * {@code file} ({@code rename} replaces a link by the new file, it never writes through it), and
-   * the directory is synced so the rename survives a power cut.
+   * exclusively in the same directory with mode {@code mode}, synced, and renamed over {@code file}
+   * ({@code rename} replaces a link by the new file, it never writes through it), and the directory
+   * is synced so the rename survives a power cut.
    */
-  public static void writeAtomically(Path file, byte[] content, Set<PosixFilePermission> mode) throws IOException {
+  public static void writeAtomically(Path file, byte[] content, Set<PosixFilePermission> mode)
+      throws IOException {
     writeAtomically(file, content, mode, DirectorySync.ALWAYS);
   }
 
@@ -208,8 +239,9 @@ public final class HostFiles {
    * As {@link #writeAtomically(Path, byte[], Set)}, with the directory synced as {@code dirSync}
    * says.
    */
-  public static void writeAtomically(Path file, byte[] content, Set<PosixFilePermission> mode,
-      DirectorySync dirSync) throws IOException {
+  public static void writeAtomically(
+      Path file, byte[] content, Set<PosixFilePermission> mode, DirectorySync dirSync)
+      throws IOException {
     Path dir = file.toAbsolutePath().getParent();
     byte[] random = new byte[8];
     new SecureRandom().nextBytes(random);
@@ -238,19 +270,20 @@ public final class HostFiles {
   }
 
   /**
-   * Removes {@code path} and, if it is a directory, everything below it, never following a
-   * symbolic link: a link is removed as a link. The parent of {@code path} is trusted (the walk is
-   * relative to it). A missing {@code path} is not an error.
+   * Removes {@code path} and, if it is a directory, everything below it, never following a symbolic
+   * link: a link is removed as a link. The parent of {@code path} is trusted (the walk is relative
+   * to it). A missing {@code path} is not an error.
    *
    * @return whether anything was removed
-   * @throws IOException when an entry cannot be removed or the tree is deeper than
-   *     {@value #MAX_DELETE_DEPTH} levels (nothing above the failing entry is removed then)
+   * @throws IOException when an entry cannot be removed or the tree is deeper than {@value
+   *     #MAX_DELETE_DEPTH} levels (nothing above the failing entry is removed then)
    */
   public static boolean deleteTree(Path path) throws IOException {
     Path abs = path.toAbsolutePath().normalize();
     Path parent = abs.getParent();
     Path name = abs.getFileName();
-    if (parent == null || name == null) throw new FileSystemException(path.toString(), null, "refusing to delete a root");
+    if (parent == null || name == null)
+      throw new FileSystemException(path.toString(), null, "refusing to delete a root");
     DirectoryStream<Path> ds;
     try {
       ds = Files.newDirectoryStream(parent);
@@ -259,7 +292,9 @@ public final class HostFiles {
     }
     try (ds) {
       if (!(ds instanceof SecureDirectoryStream<Path> sds)) {
-        throw new FileSystemException(parent.toString(), null,
+        throw new FileSystemException(
+            parent.toString(),
+            null,
             "file system has no secure directory stream (openat); refusing an unsafe delete");
       }
       return deleteEntry(sds, name, abs, 0);
@@ -275,17 +310,22 @@ public final class HostFiles {
     }
   }
 
-  private static boolean deleteEntry(SecureDirectoryStream<Path> parent, Path name, Path shown, int depth)
-      throws IOException {
+  private static boolean deleteEntry(
+      SecureDirectoryStream<Path> parent, Path name, Path shown, int depth) throws IOException {
     BasicFileAttributes a;
     try {
-      a = parent.getFileAttributeView(name, BasicFileAttributeView.class, NOFOLLOW).readAttributes();
+      a =
+          parent
+              .getFileAttributeView(name, BasicFileAttributeView.class, NOFOLLOW)
+              .readAttributes();
     } catch (NoSuchFileException e) {
       return false;
     }
     if (a.isDirectory()) {
       if (depth >= MAX_DELETE_DEPTH) {
-        throw new FileSystemException(shown.toString(), null,
+        throw new FileSystemException(
+            shown.toString(),
+            null,
             "directory tree deeper than " + MAX_DELETE_DEPTH + " levels; refusing to walk it");
       }
       // O_NOFOLLOW: if a link replaced the directory since the stat, this fails with ELOOP

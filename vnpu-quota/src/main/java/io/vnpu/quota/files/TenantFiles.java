@@ -13,14 +13,14 @@ import java.nio.file.StandardOpenOption;
 import java.util.Map;
 
 /**
- * Opens files a tenant can reach (a container's quota region, its directory, the compute registry
- * a container mounts) without ever blocking on them: the one rule for every such open in the node
+ * Opens files a tenant can reach (a container's quota region, its directory, the compute registry a
+ * container mounts) without ever blocking on them: the one rule for every such open in the node
  * agent, {@code vnpu run} and the metrics collection.
  *
- * <p>{@code FileChannel.open} blocks: on a file with a lease ({@code fcntl(F_SETLEASE)}, which root in
- * a container can take on a file it can open) for the kernel's lease-break time (45 s by default),
- * and on a FIFO until a writer comes. So the file is first opened by libc {@code open(2)} through
- * JNA with {@code O_NONBLOCK|O_NOFOLLOW|O_CLOEXEC} (a lease makes it fail at once with
+ * <p>{@code FileChannel.open} blocks: on a file with a lease ({@code fcntl(F_SETLEASE)}, which root
+ * in a container can take on a file it can open) for the kernel's lease-break time (45 s by
+ * default), and on a FIFO until a writer comes. So the file is first opened by libc {@code open(2)}
+ * through JNA with {@code O_NONBLOCK|O_NOFOLLOW|O_CLOEXEC} (a lease makes it fail at once with
  * {@code EWOULDBLOCK}, a symbolic link with {@code ELOOP}, a FIFO opens without waiting), checked
  * through {@code /proc/self/fd} (a regular file, of a size in the caller's range, not sparse), and
  * only then reopened as a {@link FileChannel} through {@code /proc/self/fd/N}: the very inode
@@ -41,8 +41,10 @@ public final class TenantFiles {
   private static final int O_RDWR = 2;
   private static final int O_NONBLOCK = 04000;
   private static final int O_CLOEXEC = 02000000;
+
   /** O_NOFOLLOW differs by architecture (asm-generic: aarch64, riscv64; x86: its own). */
   private static final int O_NOFOLLOW = Platform.isIntel() ? 0400000 : 0100000;
+
   private static final int SEEK_HOLE = 4;
   private static final int EWOULDBLOCK = 11;
   private static final int ELOOP = 40;
@@ -62,23 +64,27 @@ public final class TenantFiles {
   }
 
   /**
-   * Opens {@code file} for reading (and writing when {@code write}) without blocking, a regular file
-   * of {@code minBytes..maxBytes} bytes, and not sparse when {@code refuseSparse}.
+   * Opens {@code file} for reading (and writing when {@code write}) without blocking, a regular
+   * file of {@code minBytes..maxBytes} bytes, and not sparse when {@code refuseSparse}.
    *
    * @throws java.nio.file.NoSuchFileException if there is no file at the path
    * @throws TenantFileException naming the file and the reason when it is leased, a link, not a
    *     regular file, of another size or sparse
    * @throws IOException when it cannot be opened otherwise
    */
-  public FileChannel open(Path file, boolean write, long minBytes, long maxBytes, boolean refuseSparse)
+  public FileChannel open(
+      Path file, boolean write, long minBytes, long maxBytes, boolean refuseSparse)
       throws IOException {
     int fd;
     try {
-      fd = libc.open(file.toString(), (write ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+      fd =
+          libc.open(
+              file.toString(), (write ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
     } catch (LastErrorException e) {
       switch (e.getErrorCode()) {
         case ENOENT -> throw new java.nio.file.NoSuchFileException(file.toString());
-        case EWOULDBLOCK -> throw new TenantFileException(file, "held by a file lease (opened without waiting)");
+        case EWOULDBLOCK ->
+            throw new TenantFileException(file, "held by a file lease (opened without waiting)");
         case ELOOP -> throw new TenantFileException(file, "a symbolic link");
         case EACCES, EPERM -> throw new java.nio.file.AccessDeniedException(file.toString());
         case EISDIR -> throw new TenantFileException(file, "not a regular file (a directory)");
@@ -91,17 +97,21 @@ public final class TenantFiles {
       int mode = (Integer) a.get("mode");
       long size = (Long) a.get("size");
       if ((mode & 0170000) != 0100000) {
-        throw new TenantFileException(file, "not a regular file (mode " + Integer.toOctalString(mode) + ")");
+        throw new TenantFileException(
+            file, "not a regular file (mode " + Integer.toOctalString(mode) + ")");
       }
       if (size < minBytes || size > maxBytes) {
-        throw new TenantFileException(file, "size " + size + " bytes, expected " + minBytes + ".." + maxBytes);
+        throw new TenantFileException(
+            file, "size " + size + " bytes, expected " + minBytes + ".." + maxBytes);
       }
       if (refuseSparse && size > 0 && firstHole(fd) < size) {
-        throw new TenantFileException(file, "sparse (a hole before its end): a full file system could not back it");
+        throw new TenantFileException(
+            file, "sparse (a hole before its end): a full file system could not back it");
       }
-      OpenOption[] opts = write
-          ? new OpenOption[] {StandardOpenOption.READ, StandardOpenOption.WRITE}
-          : new OpenOption[] {StandardOpenOption.READ};
+      OpenOption[] opts =
+          write
+              ? new OpenOption[] {StandardOpenOption.READ, StandardOpenOption.WRITE}
+              : new OpenOption[] {StandardOpenOption.READ};
       return FileChannel.open(self, opts);
     } finally {
       try {

@@ -7,12 +7,13 @@ import java.util.Objects;
 /**
  * A soft slice of one NPU on this host, as {@code vnpu run} or an embedder asks for it.
  *
- * @param name    slice name, {@code [A-Za-z0-9][A-Za-z0-9._-]{0,62}} (unique in the state directory)
+ * @param name slice name, {@code [A-Za-z0-9][A-Za-z0-9._-]{0,62}} (unique in the state directory)
  * @param logicId DCMI logic ID of the NPU on this host (what the workload's CANN sees)
- * @param device  the NPU by phy ID / UUID with its {@link io.vnpu.api.slice.SliceShare.SoftQuota};
- *                a compute weight of 0 becomes 1 (a host slice always takes part in the share)
+ * @param device the NPU by phy ID / UUID with its {@link io.vnpu.api.slice.SliceShare.SoftQuota}; a
+ *     compute weight of 0 becomes 1 (a host slice always takes part in the share)
  * @param command the command the slice runs, for display in {@code vnpu top} (may be empty)
- * @throws IllegalArgumentException when the device's share is not a soft quota or the name is invalid
+ * @throws IllegalArgumentException when the device's share is not a soft quota or the name is
+ *     invalid
  */
 public record HostSliceRequest(String name, int logicId, SliceDevice device, List<String> command) {
   public HostSliceRequest {

@@ -30,8 +30,8 @@ import java.util.Optional;
  * }
  * }</pre>
  *
- * <p>One instance per state directory per JVM: the compute registries and quota regions may be
- * open only once in a JVM ({@link QuotaRegions} guards it). Thread-safe.
+ * <p>One instance per state directory per JVM: the compute registries and quota regions may be open
+ * only once in a JVM ({@link QuotaRegions} guards it). Thread-safe.
  */
 public final class HostSlices implements AutoCloseable {
   private final StateDir dir;
@@ -40,7 +40,7 @@ public final class HostSlices implements AutoCloseable {
   private final NpuRegistries registries;
 
   /**
-   * @param dir     the state directory (created on first use)
+   * @param dir the state directory (created on first use)
    * @param regions this JVM's region registry
    */
   public HostSlices(StateDir dir, QuotaRegions regions) {
@@ -61,10 +61,10 @@ public final class HostSlices implements AutoCloseable {
   }
 
   /**
-   * Creates a slice owned by this process: its record, its quota region
-   * ({@link RegionConfig#forSlice}: memory enforced, compute weight and ceiling, fail-open on
-   * registry trouble) and its compute-registry entry. A stale slice of the same name (owner gone)
-   * is replaced. Close the session to remove the slice.
+   * Creates a slice owned by this process: its record, its quota region ({@link
+   * RegionConfig#forSlice}: memory enforced, compute weight and ceiling, fail-open on registry
+   * trouble) and its compute-registry entry. A stale slice of the same name (owner gone) is
+   * replaced. Close the session to remove the slice.
    *
    * @throws java.nio.file.FileAlreadyExistsException when a live slice of that name exists
    * @throws IOException when the state directory, region or registry cannot be written
@@ -72,13 +72,25 @@ public final class HostSlices implements AutoCloseable {
   public SliceSession create(HostSliceRequest request) throws IOException {
     SliceShare.SoftQuota q = request.device().softQuota();
     int weight = q.computeWeight() > 0 ? q.computeWeight() : 1;
-    SliceDevice device = new SliceDevice(request.device().npu(),
-        new SliceShare.SoftQuota(q.memoryLimitBytes(), weight, q.computeCapPct(), q.priority(), q.policy()));
+    SliceDevice device =
+        new SliceDevice(
+            request.device().npu(),
+            new SliceShare.SoftQuota(
+                q.memoryLimitBytes(), weight, q.computeCapPct(), q.priority(), q.policy()));
     ProcessHandle me = ProcessHandle.current();
-    SliceRecord record = new SliceRecord(request.name(), request.logicId(), device.npu().phyId(),
-        q.memoryLimitBytes(), weight, q.computeCapPct(), q.priority(), me.pid(),
-        me.info().startInstant().map(i -> i.toEpochMilli()).orElse(0L), System.currentTimeMillis(),
-        request.command());
+    SliceRecord record =
+        new SliceRecord(
+            request.name(),
+            request.logicId(),
+            device.npu().phyId(),
+            q.memoryLimitBytes(),
+            weight,
+            q.computeCapPct(),
+            q.priority(),
+            me.pid(),
+            me.info().startInstant().map(i -> i.toEpochMilli()).orElse(0L),
+            System.currentTimeMillis(),
+            request.command());
     RegionConfig config = RegionConfig.forSlice(List.of(device), dir.registry().toString());
     return SliceSession.create(store, regions, registries, record, config);
   }
@@ -87,18 +99,25 @@ public final class HostSlices implements AutoCloseable {
    * Runs {@code command} in the slice under {@code supervisor} and waits for its end: the limiter
    * preloaded, pointed at the slice's region, the NPU the only visible one.
    *
-   * @param limiter   the limiter {@code libvnpu.so} ({@link LimiterLibrary#locate})
-   * @param runtime   what the node's CANN runtime needs ({@link WorkloadEnvironment.NodeRuntime#INSTALLED} on a real host)
+   * @param limiter the limiter {@code libvnpu.so} ({@link LimiterLibrary#locate})
+   * @param runtime what the node's CANN runtime needs ({@link
+   *     WorkloadEnvironment.NodeRuntime#INSTALLED} on a real host)
    * @param inherited the environment the command inherits (our variables are set on top)
    * @throws io.vnpu.quota.host.process.CommandLaunchException when the program cannot be started
    * @throws InterruptedException when this thread is interrupted (the child is terminated first)
    */
-  public ExitStatus run(SliceSession slice, Path limiter, WorkloadEnvironment.NodeRuntime runtime,
-      List<String> command, Map<String, String> inherited, ChildSupervisor supervisor)
+  public ExitStatus run(
+      SliceSession slice,
+      Path limiter,
+      WorkloadEnvironment.NodeRuntime runtime,
+      List<String> command,
+      Map<String, String> inherited,
+      ChildSupervisor supervisor)
       throws IOException, InterruptedException {
     SliceRecord r = slice.record();
-    WorkloadEnvironment env = new WorkloadEnvironment(limiter, slice.regionFile(), r.memoryLimitBytes(), r.weight(),
-        r.logicId(), runtime);
+    WorkloadEnvironment env =
+        new WorkloadEnvironment(
+            limiter, slice.regionFile(), r.memoryLimitBytes(), r.weight(), r.logicId(), runtime);
     return supervisor.run(new ChildCommand(command, env.variables(inherited), null));
   }
 
@@ -122,8 +141,9 @@ public final class HostSlices implements AutoCloseable {
    * {@link SliceSession#resize} instead.
    *
    * @return the new record
-   * @throws SliceResizeException (one line, nothing changed) when no slice has that name, its owner is
-   *     gone, a scheduler sized it, it does not enforce a share and one is asked for, or nothing is asked
+   * @throws SliceResizeException (one line, nothing changed) when no slice has that name, its owner
+   *     is gone, a scheduler sized it, it does not enforce a share and one is asked for, or nothing
+   *     is asked
    * @throws IllegalArgumentException for an invalid name
    * @throws IllegalStateException if this JVM holds the slice's region open
    * @throws IOException when the region, registry or record cannot be read or written
@@ -131,21 +151,33 @@ public final class HostSlices implements AutoCloseable {
   public SliceRecord resize(String name, SliceResize change) throws IOException {
     SliceRecord.checkName(name);
     Optional<SliceRecord> r = store.read(name);
-    if (r.isEmpty()) throw new SliceResizeException("no slice named '" + name + "' in " + dir.root());
+    if (r.isEmpty())
+      throw new SliceResizeException("no slice named '" + name + "' in " + dir.root());
     if (SliceStore.ownerGone(r.get())) {
-      throw new SliceResizeException("slice " + name + ": its owner (pid " + r.get().ownerPid()
-          + ") is gone; remove it with 'vnpu slices rm " + name + "'");
+      throw new SliceResizeException(
+          "slice "
+              + name
+              + ": its owner (pid "
+              + r.get().ownerPid()
+              + ") is gone; remove it with 'vnpu slices rm "
+              + name
+              + "'");
     }
     QuotaRegion region;
     try {
       region = regions.open(store.regionFile(name));
     } catch (java.nio.file.NoSuchFileException e) {
       // its owner ended between our reading the record and opening the region: one line, no stack
-      throw new SliceResizeException("slice " + name + ": removed while being resized (its quota region "
-          + store.regionFile(name) + " is gone); nothing changed");
+      throw new SliceResizeException(
+          "slice "
+              + name
+              + ": removed while being resized (its quota region "
+              + store.regionFile(name)
+              + " is gone); nothing changed");
     }
     try (region) {
-      return SliceResizing.applyToSlice(store, r.get(), region, registries.forNpu(Math.max(0, r.get().phyId())), change);
+      return SliceResizing.applyToSlice(
+          store, r.get(), region, registries.forNpu(Math.max(0, r.get().phyId())), change);
     }
   }
 
@@ -175,8 +207,12 @@ public final class HostSlices implements AutoCloseable {
     Optional<SliceRecord> r = store.read(name);
     if (r.isEmpty()) return false;
     if (!SliceStore.ownerGone(r.get())) {
-      throw new IllegalStateException("slice " + name + " is in use by pid " + r.get().ownerPid()
-          + "; stop that process instead");
+      throw new IllegalStateException(
+          "slice "
+              + name
+              + " is in use by pid "
+              + r.get().ownerPid()
+              + "; stop that process instead");
     }
     store.remove(name);
     return true;

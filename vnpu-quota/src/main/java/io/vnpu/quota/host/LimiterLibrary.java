@@ -15,9 +15,10 @@ public final class LimiterLibrary {
 
   /** Env variable naming the limiter library. */
   public static final String ENV = "VNPU_LIMITER";
+
   /** Where an installed limiter lives. */
-  public static final List<Path> INSTALLED = List.of(
-      Path.of("/usr/local/vnpu/lib/libvnpu.so"), Path.of("/usr/lib/vnpu/libvnpu.so"));
+  public static final List<Path> INSTALLED =
+      List.of(Path.of("/usr/local/vnpu/lib/libvnpu.so"), Path.of("/usr/lib/vnpu/libvnpu.so"));
 
   private LimiterLibrary() {}
 
@@ -36,12 +37,17 @@ public final class LimiterLibrary {
     nativeDir.map(d -> d.resolve("libvnpu.so")).ifPresent(tried::add);
     tried.addAll(INSTALLED);
     for (Path p : tried) if (Files.isRegularFile(p)) return p.toAbsolutePath();
-    throw new IllegalStateException("limiter libvnpu.so not found; tried " + tried
-        + " (build native/ with make, or give --limiter PATH or " + ENV + ")");
+    throw new IllegalStateException(
+        "limiter libvnpu.so not found; tried "
+            + tried
+            + " (build native/ with make, or give --limiter PATH or "
+            + ENV
+            + ")");
   }
 
   private static Path mustExist(Path p, String source) {
-    if (!Files.isRegularFile(p)) throw new IllegalStateException("limiter " + p + " (from " + source + ") does not exist");
+    if (!Files.isRegularFile(p))
+      throw new IllegalStateException("limiter " + p + " (from " + source + ") does not exist");
     return p.toAbsolutePath();
   }
 }

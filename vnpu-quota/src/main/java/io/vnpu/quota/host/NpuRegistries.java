@@ -5,7 +5,6 @@ import io.vnpu.quota.registry.ComputeRegistries;
 import io.vnpu.quota.registry.ComputeRegistry;
 import io.vnpu.quota.registry.RegistryPublisher;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -14,8 +13,8 @@ import java.util.Map;
  * The per-NPU compute registries of one state directory, each opened once by this process (the
  * registry's record locks forbid a second open in one JVM): {@code <dir>/npu<phyId>.reg}, the name
  * the limiter derives from the quota region's registry directory. From the first registry opened
- * until {@link #close}, a {@link RegistryPublisher} publishes the usage of every container registered
- * in them (the limiters' only source of their neighbours' usage).
+ * until {@link #close}, a {@link RegistryPublisher} publishes the usage of every container
+ * registered in them (the limiters' only source of their neighbours' usage).
  */
 public final class NpuRegistries implements AutoCloseable {
 
@@ -24,7 +23,9 @@ public final class NpuRegistries implements AutoCloseable {
   private final Map<Integer, ComputeRegistry> open = new HashMap<>();
   private RegistryPublisher publisher;
 
-  /** @param dir the registry directory (written into every quota region) */
+  /**
+   * @param dir the registry directory (written into every quota region)
+   */
   public NpuRegistries(Path dir) {
     this.dir = dir;
   }
@@ -38,7 +39,8 @@ public final class NpuRegistries implements AutoCloseable {
   public synchronized ComputeRegistry forNpu(int phyId) throws IOException {
     ComputeRegistry r = open.get(phyId);
     if (r == null) {
-      HostFiles.ensureTrustedDirectory(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+      HostFiles.ensureTrustedDirectory(
+          dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
       r = registries.createOrOpen(file(dir, phyId), phyId);
       open.put(phyId, r);
       if (publisher == null) publisher = new RegistryPublisher(this::opened);

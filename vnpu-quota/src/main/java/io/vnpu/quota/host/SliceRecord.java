@@ -41,15 +41,28 @@ public record SliceRecord(
     command = List.copyOf(command);
     checkName(name);
     if (logicId < 0) throw new IllegalArgumentException("logicId must be >= 0: " + logicId);
-    if (memoryLimitBytes < 0) throw new IllegalArgumentException("memoryLimitBytes must be >= 0: " + memoryLimitBytes);
-    if (weight < 1 || weight > 10000) throw new IllegalArgumentException("weight must be in 1..10000: " + weight);
-    if (capPct < 0 || capPct > 100) throw new IllegalArgumentException("capPct must be in 0..100: " + capPct);
+    if (memoryLimitBytes < 0)
+      throw new IllegalArgumentException("memoryLimitBytes must be >= 0: " + memoryLimitBytes);
+    if (weight < 1 || weight > 10000)
+      throw new IllegalArgumentException("weight must be in 1..10000: " + weight);
+    if (capPct < 0 || capPct > 100)
+      throw new IllegalArgumentException("capPct must be in 0..100: " + capPct);
   }
 
   /** A copy with other sizes (a live resize). */
   public SliceRecord withSizes(long newMemoryLimitBytes, int newWeight, int newCapPct) {
-    return new SliceRecord(name, logicId, phyId, newMemoryLimitBytes, newWeight, newCapPct, priority, ownerPid,
-        ownerStartMillis, createdMillis, command);
+    return new SliceRecord(
+        name,
+        logicId,
+        phyId,
+        newMemoryLimitBytes,
+        newWeight,
+        newCapPct,
+        priority,
+        ownerPid,
+        ownerStartMillis,
+        createdMillis,
+        command);
   }
 
   /**
@@ -59,8 +72,10 @@ public record SliceRecord(
    */
   public static void checkName(String name) {
     if (!NAME.matcher(name).matches()) {
-      throw new IllegalArgumentException("slice name '" + name
-          + "' must be 1..63 characters of letters, digits, '.', '_' or '-', starting with a letter or digit");
+      throw new IllegalArgumentException(
+          "slice name '"
+              + name
+              + "' must be 1..63 characters of letters, digits, '.', '_' or '-', starting with a letter or digit");
     }
   }
 }

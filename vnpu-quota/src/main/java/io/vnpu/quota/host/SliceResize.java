@@ -7,14 +7,15 @@ import java.util.OptionalLong;
  * What a live resize of a host slice changes; an empty part is left as it is. Built from {@link
  * #none()} with the {@code with…} methods, so that only what is asked for changes.
  *
- * <p>Semantics, once applied ({@link HostSlices#resize}, {@link SliceSession#resize}): a memory quota
- * below what the slice holds refuses every further allocation until its usage falls under the quota;
- * nothing the tenant holds is freed. A larger quota admits at once (every admission reads the quota).
- * Weight and cap take effect at the limiter's next share computation (within 5 ms; docs/operations.md).
+ * <p>Semantics, once applied ({@link HostSlices#resize}, {@link SliceSession#resize}): a memory
+ * quota below what the slice holds refuses every further allocation until its usage falls under the
+ * quota; nothing the tenant holds is freed. A larger quota admits at once (every admission reads
+ * the quota). Weight and cap take effect at the limiter's next share computation (within 5 ms;
+ * docs/operations.md).
  *
  * @param memoryLimitBytes device-memory quota in bytes, 0 = unlimited
- * @param weight           AI-core share weight 1..10000
- * @param capPct           hard AI-core cap in percent 0..100, 0 = none
+ * @param weight AI-core share weight 1..10000
+ * @param capPct hard AI-core cap in percent 0..100, 0 = none
  */
 public record SliceResize(OptionalLong memoryLimitBytes, OptionalInt weight, OptionalInt capPct) {
 
@@ -23,13 +24,15 @@ public record SliceResize(OptionalLong memoryLimitBytes, OptionalInt weight, Opt
     java.util.Objects.requireNonNull(weight, "weight");
     java.util.Objects.requireNonNull(capPct, "capPct");
     if (memoryLimitBytes.isPresent() && memoryLimitBytes.getAsLong() < 0) {
-      throw new IllegalArgumentException("memory quota = " + memoryLimitBytes.getAsLong() + " B: must be >= 0 (0 = unlimited)");
+      throw new IllegalArgumentException(
+          "memory quota = " + memoryLimitBytes.getAsLong() + " B: must be >= 0 (0 = unlimited)");
     }
     if (weight.isPresent() && (weight.getAsInt() < 1 || weight.getAsInt() > 10000)) {
       throw new IllegalArgumentException("weight = " + weight.getAsInt() + ": must be in 1..10000");
     }
     if (capPct.isPresent() && (capPct.getAsInt() < 0 || capPct.getAsInt() > 100)) {
-      throw new IllegalArgumentException("core cap = " + capPct.getAsInt() + " %: must be in 0..100");
+      throw new IllegalArgumentException(
+          "core cap = " + capPct.getAsInt() + " %: must be in 0..100");
     }
   }
 
@@ -48,11 +51,14 @@ public record SliceResize(OptionalLong memoryLimitBytes, OptionalInt weight, Opt
    * --core PCT} makes a slice.
    */
   public SliceResize withCore(int pct) {
-    if (pct < 1 || pct > 100) throw new IllegalArgumentException("core = " + pct + " %: must be in 1..100");
+    if (pct < 1 || pct > 100)
+      throw new IllegalArgumentException("core = " + pct + " %: must be in 1..100");
     return new SliceResize(memoryLimitBytes, OptionalInt.of(pct), OptionalInt.of(pct));
   }
 
-  /** A copy that sets the weight and removes any cap, as {@code vnpu run --weight W} makes a slice. */
+  /**
+   * A copy that sets the weight and removes any cap, as {@code vnpu run --weight W} makes a slice.
+   */
   public SliceResize withWeight(int w) {
     return new SliceResize(memoryLimitBytes, OptionalInt.of(w), OptionalInt.of(0));
   }

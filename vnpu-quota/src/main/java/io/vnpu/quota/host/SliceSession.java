@@ -27,7 +27,12 @@ public final class SliceSession implements AutoCloseable {
   private final long key;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private SliceSession(SliceStore store, SliceRecord record, QuotaRegion region, ComputeRegistry registry, long key) {
+  private SliceSession(
+      SliceStore store,
+      SliceRecord record,
+      QuotaRegion region,
+      ComputeRegistry registry,
+      long key) {
     this.store = store;
     this.record = record;
     this.region = region;
@@ -37,15 +42,20 @@ public final class SliceSession implements AutoCloseable {
 
   /**
    * Creates the slice: its directory and record, then its quota region from {@code config}, then
-   * its entry in the compute registry of its NPU (key = the region's epoch, as the limiter expects). A
-   * stale slice of the same name (its owner died without cleaning up) is removed first. On failure
-   * nothing is left behind.
+   * its entry in the compute registry of its NPU (key = the region's epoch, as the limiter
+   * expects). A stale slice of the same name (its owner died without cleaning up) is removed first.
+   * On failure nothing is left behind.
    *
    * @throws java.nio.file.FileAlreadyExistsException when a live slice of that name exists
    * @throws IOException when the region cannot be created
    */
-  public static SliceSession create(SliceStore store, QuotaRegions regions, NpuRegistries registries,
-      SliceRecord record, RegionConfig config) throws IOException {
+  public static SliceSession create(
+      SliceStore store,
+      QuotaRegions regions,
+      NpuRegistries registries,
+      SliceRecord record,
+      RegionConfig config)
+      throws IOException {
     try {
       store.create(record);
     } catch (java.nio.file.FileAlreadyExistsException e) {
@@ -56,12 +66,20 @@ public final class SliceSession implements AutoCloseable {
     }
     QuotaRegion region = null;
     try {
-      region = regions.create(store.regionFile(record.name()), config, io.vnpu.quota.model.SizedBy.HOST);
+      region =
+          regions.create(store.regionFile(record.name()), config, io.vnpu.quota.model.SizedBy.HOST);
       long key = region.epoch();
       ComputeRegistry registry = registries.forNpu(Math.max(0, record.phyId()));
       // the region is recorded in the agents' member table: the publisher publishes its usage
-      registry.register(new RegistryMember(key, registryName(record.name()), record.weight(), record.capPct(),
-          record.priority(), region.file()).withPolicy(config.sharingPolicy()));
+      registry.register(
+          new RegistryMember(
+                  key,
+                  registryName(record.name()),
+                  record.weight(),
+                  record.capPct(),
+                  record.priority(),
+                  region.file())
+              .withPolicy(config.sharingPolicy()));
       return new SliceSession(store, record, region, registry, key);
     } catch (IOException | RuntimeException e) {
       if (region != null) {
@@ -81,8 +99,8 @@ public final class SliceSession implements AutoCloseable {
   }
 
   /**
-   * Resizes this live slice ({@link SliceResize} gives the semantics): its region, its compute-registry
-   * entry and its record.
+   * Resizes this live slice ({@link SliceResize} gives the semantics): its region, its
+   * compute-registry entry and its record.
    *
    * @return the new record (also {@link #record()} from now on)
    * @throws SliceResizeException when the change does not fit the slice; nothing was changed

@@ -28,19 +28,28 @@ public final class SliceStore {
 
   /** File name of the record in a slice directory. */
   public static final String RECORD_FILE = "slice.json";
+
   /** File name of the quota region in a slice directory. */
   public static final String REGION_FILE = "region";
-  /** State, slices and slice directories: {@code rwxr-xr-x}, {@code vnpu top} of any user reads them. */
-  static final Set<PosixFilePermission> SHARED_DIR_MODE = PosixFilePermissions.fromString("rwxr-xr-x");
+
+  /**
+   * State, slices and slice directories: {@code rwxr-xr-x}, {@code vnpu top} of any user reads
+   * them.
+   */
+  static final Set<PosixFilePermission> SHARED_DIR_MODE =
+      PosixFilePermissions.fromString("rwxr-xr-x");
+
   /** The record: {@code rw-r--r--}. */
-  static final Set<PosixFilePermission> RECORD_FILE_MODE = PosixFilePermissions.fromString("rw-r--r--");
+  static final Set<PosixFilePermission> RECORD_FILE_MODE =
+      PosixFilePermissions.fromString("rw-r--r--");
 
   private final StateDir dir;
   // fields in record order (Jackson 3 sorts them by default); a record of a newer vnpu still reads
-  private final JsonMapper mapper = JsonMapper.builder()
-      .disable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
-      .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-      .build();
+  private final JsonMapper mapper =
+      JsonMapper.builder()
+          .disable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .build();
 
   public SliceStore(StateDir dir) {
     this.dir = dir;
@@ -75,11 +84,16 @@ public final class SliceStore {
     try {
       Files.createDirectory(d);
     } catch (FileAlreadyExistsException e) {
-      throw new FileAlreadyExistsException(d.toString(), null,
-          "a slice named '" + record.name() + "' exists (pick another --name, or remove it if stale)");
+      throw new FileAlreadyExistsException(
+          d.toString(),
+          null,
+          "a slice named '"
+              + record.name()
+              + "' exists (pick another --name, or remove it if stale)");
     }
     HostFiles.setMode(d, SHARED_DIR_MODE);
-    HostFiles.writeAtomically(d.resolve(RECORD_FILE), mapper.writeValueAsBytes(record), RECORD_FILE_MODE);
+    HostFiles.writeAtomically(
+        d.resolve(RECORD_FILE), mapper.writeValueAsBytes(record), RECORD_FILE_MODE);
     return d;
   }
 
@@ -109,7 +123,8 @@ public final class SliceStore {
     } catch (NoSuchFileException e) {
       return Optional.empty();
     } catch (JacksonException e) {
-      throw new IOException("slice record " + f + " is malformed: " + io.vnpu.quota.json.JsonProblem.describe(e), e);
+      throw new IOException(
+          "slice record " + f + " is malformed: " + io.vnpu.quota.json.JsonProblem.describe(e), e);
     } catch (IOException | IllegalArgumentException e) {
       throw new IOException("slice record " + f + " is malformed: " + e.getMessage(), e);
     }
@@ -120,7 +135,8 @@ public final class SliceStore {
     List<String> out = new ArrayList<>();
     if (!Files.isDirectory(dir.slices())) return out;
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir.slices(), Files::isDirectory)) {
-      for (Path p : ds) if (Files.exists(p.resolve(RECORD_FILE))) out.add(p.getFileName().toString());
+      for (Path p : ds)
+        if (Files.exists(p.resolve(RECORD_FILE))) out.add(p.getFileName().toString());
     }
     out.sort(Comparator.naturalOrder());
     return out;
@@ -139,7 +155,9 @@ public final class SliceStore {
   public static boolean ownerGone(SliceRecord r) {
     Optional<ProcessHandle> h = ProcessHandle.of(r.ownerPid());
     if (h.isEmpty() || !h.get().isAlive()) return true;
-    return h.get().info().startInstant()
+    return h.get()
+        .info()
+        .startInstant()
         .map(start -> Math.abs(start.toEpochMilli() - r.ownerStartMillis()) > 1000)
         .orElse(false);
   }

@@ -5,12 +5,12 @@ import java.nio.file.Path;
 import java.util.Map;
 
 /**
- * Where the CLI keeps the host's slices, so that {@code vnpu top} finds every region the
- * {@code vnpu run}s on this host created.
+ * Where the CLI keeps the host's slices, so that {@code vnpu top} finds every region the {@code
+ * vnpu run}s on this host created.
  *
- * <p>Resolution order: the {@code --state-dir} flag; env {@code VNPU_STATE_DIR};
- * {@code $XDG_RUNTIME_DIR/vnpu} when that directory exists; {@code /run/vnpu} for root;
- * {@code /tmp/vnpu-<uid>} otherwise.
+ * <p>Resolution order: the {@code --state-dir} flag; env {@code VNPU_STATE_DIR}; {@code
+ * $XDG_RUNTIME_DIR/vnpu} when that directory exists; {@code /run/vnpu} for root; {@code
+ * /tmp/vnpu-<uid>} otherwise.
  *
  * @param root the directory (created on first use)
  */

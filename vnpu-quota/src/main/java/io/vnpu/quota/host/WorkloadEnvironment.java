@@ -9,9 +9,9 @@ import java.util.Optional;
 
 /**
  * The environment a workload of a host slice runs with: the limiter preloaded and pointed at the
- * slice's quota region (the HAMi device plugin's contract: {@code NPU_LOCAL_SHM_PATH},
- * {@code NPU_MEM_QUOTA} in MiB, {@code NPU_PRIORITY}), the NPU made the only visible one, and what
- * the node's runtime needs (on the bundled simulated node: the simulated CANN libraries and the
+ * slice's quota region (the HAMi device plugin's contract: {@code NPU_LOCAL_SHM_PATH}, {@code
+ * NPU_MEM_QUOTA} in MiB, {@code NPU_PRIORITY}), the NPU made the only visible one, and what the
+ * node's runtime needs (on the bundled simulated node: the simulated CANN libraries and the
  * simulator's host state).
  *
  * @param limiter the limiter library
@@ -22,13 +22,18 @@ import java.util.Optional;
  * @param runtime what the node's CANN runtime needs
  */
 public record WorkloadEnvironment(
-    Path limiter, Path region, long memoryLimitBytes, int weight, int logicId, NodeRuntime runtime) {
+    Path limiter,
+    Path region,
+    long memoryLimitBytes,
+    int weight,
+    int logicId,
+    NodeRuntime runtime) {
 
   /**
    * What the node's CANN runtime needs beyond the slice.
    *
    * @param libraryDir directory to put first on {@code LD_LIBRARY_PATH}, if any
-   * @param variables  further variables, e.g. {@code VNPU_SIM_ROOT} and {@code VNPU_SIM_PROFILE}
+   * @param variables further variables, e.g. {@code VNPU_SIM_ROOT} and {@code VNPU_SIM_PROFILE}
    */
   public record NodeRuntime(Optional<Path> libraryDir, Map<String, String> variables) {
     /** A real host: the installed CANN, nothing to add. */
@@ -47,8 +52,8 @@ public record WorkloadEnvironment(
   }
 
   /**
-   * The variables to set on top of {@code inherited} (values that are search lists, such as
-   * {@code LD_PRELOAD}, keep the inherited entries after ours).
+   * The variables to set on top of {@code inherited} (values that are search lists, such as {@code
+   * LD_PRELOAD}, keep the inherited entries after ours).
    */
   public Map<String, String> variables(Map<String, String> inherited) {
     Map<String, String> v = new LinkedHashMap<>();
@@ -57,7 +62,10 @@ public record WorkloadEnvironment(
     v.putAll(LimiterEnv.of(region, memoryLimitBytes, weight).variables());
     // CANN renumbers the visible devices from 0, matching the region's single device entry
     v.put("ASCEND_RT_VISIBLE_DEVICES", Integer.toString(logicId));
-    runtime.libraryDir().ifPresent(d -> v.put("LD_LIBRARY_PATH", prepend(d.toString(), inherited.get("LD_LIBRARY_PATH"))));
+    runtime
+        .libraryDir()
+        .ifPresent(
+            d -> v.put("LD_LIBRARY_PATH", prepend(d.toString(), inherited.get("LD_LIBRARY_PATH"))));
     v.putAll(runtime.variables());
     return v;
   }

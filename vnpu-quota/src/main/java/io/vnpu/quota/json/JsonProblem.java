@@ -16,27 +16,32 @@ import tools.jackson.databind.exc.ValueInstantiationException;
  * What went wrong in a JSON document, for people: the field path, the value and the reason, in the
  * terms of JSON ({@code an integer}, {@code a string}, {@code one of [HIGH, NORMAL]}), never a Java
  * type, a Jackson class or feature name, or Jackson's {@code [Source: ...]} location text. A file
- * the agent or the CLI reads (slice records, DRA checkpoints, CDI specs) can be damaged or written by
- * another version; its error must name the file, the field and the value, on one line.
+ * the agent or the CLI reads (slice records, DRA checkpoints, CDI specs) can be damaged or written
+ * by another version; its error must name the file, the field and the value, on one line.
  */
 public final class JsonProblem {
   /** Jackson's location text and hints that name Java types or features. */
-  private static final Pattern NOISE = Pattern.compile("\\s*\\((?:start marker at|set `|through reference chain).*$"
-      + "|\\s*at \\[Source:.*$", Pattern.DOTALL);
+  private static final Pattern NOISE =
+      Pattern.compile(
+          "\\s*\\((?:start marker at|set `|through reference chain).*$" + "|\\s*at \\[Source:.*$",
+          Pattern.DOTALL);
+
   private static final Pattern QUALIFIED = Pattern.compile("`(?:[\\w$]+\\.)+([\\w$]+)`");
 
   private JsonProblem() {}
 
   /**
    * One line: {@code <path> = <value>: <reason>} or {@code <path>: <reason>} for a binding problem,
-   * {@code line <l>, column <c>: <reason>} for a syntax error; the path is in JSON terms
-   * ({@code preparedClaims.<uid>.devices[0].name}), {@code (document)} for the top level.
+   * {@code line <l>, column <c>: <reason>} for a syntax error; the path is in JSON terms ({@code
+   * preparedClaims.<uid>.devices[0].name}), {@code (document)} for the top level.
    */
   public static String describe(JacksonException e) {
     String path = path(e);
     if (e instanceof UnrecognizedPropertyException u) {
       Collection<Object> known = u.getKnownPropertyIds();
-      return path + ": unknown field" + (known == null || known.isEmpty() ? "" : " (known: " + join(known) + ")");
+      return path
+          + ": unknown field"
+          + (known == null || known.isEmpty() ? "" : " (known: " + join(known) + ")");
     }
     if (e instanceof InvalidFormatException f) {
       return path + " = " + value(f.getValue()) + ": expected " + kind(f.getTargetType());
@@ -56,7 +61,9 @@ public final class JsonProblem {
       return path + ": expected " + kind(m.getTargetType());
     }
     String where = location(e.getLocation());
-    String reason = clean(e.getOriginalMessage() == null ? e.getClass().getSimpleName() : e.getOriginalMessage());
+    String reason =
+        clean(
+            e.getOriginalMessage() == null ? e.getClass().getSimpleName() : e.getOriginalMessage());
     if (!e.getPath().isEmpty()) return path + ": " + reason;
     return where.isEmpty() ? reason : where + ": " + reason;
   }
@@ -100,19 +107,29 @@ public final class JsonProblem {
   /** What a JSON value of Java type {@code t} must look like. */
   static String kind(Class<?> t) {
     if (t == null) return "another value";
-    if (t == int.class || t == Integer.class || t == short.class || t == Short.class || t == byte.class
+    if (t == int.class
+        || t == Integer.class
+        || t == short.class
+        || t == Short.class
+        || t == byte.class
         || t == Byte.class) {
       return "a 32-bit integer";
     }
-    if (t == long.class || t == Long.class || t == java.math.BigInteger.class) return "a 64-bit integer";
+    if (t == long.class || t == Long.class || t == java.math.BigInteger.class)
+      return "a 64-bit integer";
     if (t == boolean.class || t == Boolean.class) return "true or false";
-    if (t == double.class || t == Double.class || t == float.class || t == Float.class
+    if (t == double.class
+        || t == Double.class
+        || t == float.class
+        || t == Float.class
         || Number.class.isAssignableFrom(t)) {
       return "a number";
     }
-    if (CharSequence.class.isAssignableFrom(t) || t == char.class || t == Character.class) return "a string";
+    if (CharSequence.class.isAssignableFrom(t) || t == char.class || t == Character.class)
+      return "a string";
     if (t.isEnum()) {
-      return "one of " + Arrays.stream(t.getEnumConstants()).map(c -> ((Enum<?>) c).name()).toList();
+      return "one of "
+          + Arrays.stream(t.getEnumConstants()).map(c -> ((Enum<?>) c).name()).toList();
     }
     if (t.isArray() || Collection.class.isAssignableFrom(t)) return "an array";
     if (Map.class.isAssignableFrom(t)) return "an object";

@@ -4,10 +4,10 @@ package io.vnpu.quota.layout;
  * Offsets and constants of the quota region, layout "HVNP" major 1 minor 0.
  *
  * <p>Mirror of {@code native/include/vnpu_region.h}, the source of truth: every field here is named
- * after its C macro without the {@code VNPU_} prefix, and {@code RegionLayoutConformanceTest} checks
- * the values against the output of {@code native/limiter/region_offsets.c}. All integers are
- * little-endian; sizes and offsets are in bytes. The protocols are described in
- * {@code docs/region-layout.md}.
+ * after its C macro without the {@code VNPU_} prefix, and {@code RegionLayoutConformanceTest}
+ * checks the values against the output of {@code native/limiter/region_offsets.c}. All integers are
+ * little-endian; sizes and offsets are in bytes. The protocols are described in {@code
+ * docs/region-layout.md}.
  */
 public final class RegionLayout {
   private RegionLayout() {}
@@ -49,8 +49,13 @@ public final class RegionLayout {
   public static final int H_DEVCFG_STRIDE = 68;
   public static final int H_DEVSTATE_STRIDE = 72;
   public static final int H_CREATOR = 76;
-  /** Minor 3: u32 {@code SIZED_BY_*}, who decided the slice's sizes (whether a live resize may change them). */
+
+  /**
+   * Minor 3: u32 {@code SIZED_BY_*}, who decided the slice's sizes (whether a live resize may
+   * change them).
+   */
   public static final int H_SIZED_BY = 80;
+
   public static final int H_REGISTRY_DIR = 128;
   public static final int H_SYMBOL_LAUNCHES = 512;
   public static final int H_UNHOOKED_LAUNCHES = 768;
@@ -105,10 +110,16 @@ public final class RegionLayout {
   public static final int SLOTF_JAVA = 1;
   public static final int CREATOR_LIMITER = 1;
   public static final int CREATOR_JAVA = 2;
-  /** A scheduler charged for the sizes (DRA plugin, device plugins), or an older file: never resized. */
+
+  /**
+   * A scheduler charged for the sizes (DRA plugin, device plugins), or an older file: never
+   * resized.
+   */
   public static final int SIZED_BY_SCHEDULER = 0;
+
   /** Host slicing ({@code vnpu run}, {@code HostSlices}): its owner may resize it live. */
   public static final int SIZED_BY_HOST = 1;
+
   public static final int POLICY_MEM_ENFORCE = 0x1;
   public static final int POLICY_COMPUTE_ENFORCE = 0x2;
   public static final int POLICY_COMPUTE_FAIL_OPEN = 0x4;

@@ -1,9 +1,10 @@
 package io.vnpu.quota.layout;
 
 /**
- * Offsets and constants of the per-NPU compute registry, layout "VNPUREG1" major 3 minor 0, written only by
- * the node agent (the limiter reads it with pread and never writes, maps or locks it), and of the
- * agents' own file beside it ({@code AGF_*}: lock bytes and member table; no container sees it).
+ * Offsets and constants of the per-NPU compute registry, layout "VNPUREG1" major 3 minor 0, written
+ * only by the node agent (the limiter reads it with pread and never writes, maps or locks it), and
+ * of the agents' own file beside it ({@code AGF_*}: lock bytes and member table; no container sees
+ * it).
  *
  * <p>Mirror of {@code native/include/vnpu_registry.h}, the source of truth: every field is named
  * after its C macro without the {@code VNPU_} prefix, and {@code RegistryLayoutConformanceTest}

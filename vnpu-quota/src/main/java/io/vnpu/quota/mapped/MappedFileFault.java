@@ -6,9 +6,9 @@ import java.nio.file.Path;
 
 /**
  * An access to a mapped region or registry faulted: the file was truncated (or its storage failed)
- * while mapped. The JVM reports such a fault as {@link InternalError}, which no
- * {@code catch (IOException | RuntimeException)} sees, so rollbacks were skipped and
- * {@code vnpu top} died; {@link SharedMemory} turns it into this unchecked I/O exception.
+ * while mapped. The JVM reports such a fault as {@link InternalError}, which no {@code catch
+ * (IOException | RuntimeException)} sees, so rollbacks were skipped and {@code vnpu top} died;
+ * {@link SharedMemory} turns it into this unchecked I/O exception.
  */
 public final class MappedFileFault extends UncheckedIOException {
   private static final long serialVersionUID = 1L;
@@ -16,8 +16,13 @@ public final class MappedFileFault extends UncheckedIOException {
   private final transient Path file;
 
   public MappedFileFault(Path file, InternalError cause) {
-    super(new IOException(file + ": mapped file was truncated or became unreadable while mapped ("
-        + cause.getMessage() + ")", cause));
+    super(
+        new IOException(
+            file
+                + ": mapped file was truncated or became unreadable while mapped ("
+                + cause.getMessage()
+                + ")",
+            cause));
     this.file = file;
   }
 

@@ -9,11 +9,11 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * Atomic little-endian access to a file mapped by several processes (the quota region and the
- * compute registry; internal to vnpu-quota). Every access to a field another process may
- * write goes through a VarHandle with volatile (sequentially consistent) semantics, matching the C
- * limiter's {@code __atomic_*(…, __ATOMIC_SEQ_CST)}; offsets must be naturally aligned. Every
- * accessor throws {@link MappedFileFault} (unchecked) instead of the JVM's {@link InternalError}
- * when the file was truncated while mapped.
+ * compute registry; internal to vnpu-quota). Every access to a field another process may write goes
+ * through a VarHandle with volatile (sequentially consistent) semantics, matching the C limiter's
+ * {@code __atomic_*(…, __ATOMIC_SEQ_CST)}; offsets must be naturally aligned. Every accessor throws
+ * {@link MappedFileFault} (unchecked) instead of the JVM's {@link InternalError} when the file was
+ * truncated while mapped.
  */
 public final class SharedMemory {
   private static final VarHandle LONGS =
@@ -28,8 +28,8 @@ public final class SharedMemory {
   private boolean unmapped; // guarded by mapping
 
   /**
-   * @param file the mapped file, named by {@link MappedFileFault} when an access faults (the
-   *     file was truncated while mapped)
+   * @param file the mapped file, named by {@link MappedFileFault} when an access faults (the file
+   *     was truncated while mapped)
    */
   public SharedMemory(MappedByteBuffer buf, Path file) {
     this.buf = buf;
@@ -38,9 +38,9 @@ public final class SharedMemory {
   }
 
   /**
-   * Keeps the mapping alive for one operation: every public operation of a region or registry
-   * holds a pin (try-with-resources) so that {@link #unmap()} never pulls the pages from under a
-   * running access, which would crash the JVM instead of failing one call. Reentrant.
+   * Keeps the mapping alive for one operation: every public operation of a region or registry holds
+   * a pin (try-with-resources) so that {@link #unmap()} never pulls the pages from under a running
+   * access, which would crash the JVM instead of failing one call. Reentrant.
    *
    * @throws IllegalStateException once the mapping was unmapped (the region was closed)
    */
@@ -55,8 +55,7 @@ public final class SharedMemory {
 
   /** A held {@link #pin()}; closing it lets {@link #unmap()} proceed. */
   public final class Pin implements AutoCloseable {
-    private Pin() {
-    }
+    private Pin() {}
 
     @Override
     public void close() {

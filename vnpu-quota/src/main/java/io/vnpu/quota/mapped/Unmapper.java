@@ -9,15 +9,14 @@ import java.nio.MappedByteBuffer;
 
 /**
  * Unmaps a {@link MappedByteBuffer} now instead of when the garbage collector gets to it (3,000
- * region creates left 1,884 mappings alive). Java 17 has no public API for it; the JDK's own
- * {@code sun.misc.Unsafe.invokeCleaner} (module {@code jdk.unsupported}, open to class-path code)
- * does it. Where that is missing, unmapping is left to the collector, as before.
+ * region creates left 1,884 mappings alive). Java 17 has no public API for it; the JDK's own {@code
+ * sun.misc.Unsafe.invokeCleaner} (module {@code jdk.unsupported}, open to class-path code) does it.
+ * Where that is missing, unmapping is left to the collector, as before.
  */
 final class Unmapper {
   private static final MethodHandle INVOKE_CLEANER = find();
 
-  private Unmapper() {
-  }
+  private Unmapper() {}
 
   private static MethodHandle find() {
     try {
@@ -26,7 +25,8 @@ final class Unmapper {
       f.setAccessible(true);
       Object unsafe = f.get(null);
       return MethodHandles.lookup()
-          .findVirtual(unsafeClass, "invokeCleaner", MethodType.methodType(void.class, ByteBuffer.class))
+          .findVirtual(
+              unsafeClass, "invokeCleaner", MethodType.methodType(void.class, ByteBuffer.class))
           .bindTo(unsafe);
     } catch (ReflectiveOperationException | RuntimeException e) {
       return null;

@@ -5,7 +5,7 @@ package io.vnpu.quota.model;
  * slot ({@code launches} and {@code busy_ns} of {@code native/include/vnpu_region.h}).
  *
  * @param launches kernel launches the limiter saw, never negative
- * @param busyNs   device time those launches used, ns (measured by the limiter), never negative
+ * @param busyNs device time those launches used, ns (measured by the limiter), never negative
  */
 public record ComputeCounters(long launches, long busyNs) {
   /** No launches. */

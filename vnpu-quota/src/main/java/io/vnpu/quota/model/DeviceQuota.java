@@ -16,7 +16,12 @@ import java.util.Objects;
  * @param uuid device UUID as the device plugin reports it (ASCII, at most 63 bytes), may be empty
  */
 public record DeviceQuota(
-    long memLimitBytes, int computeWeight, int computeCapPct, Priority priority, int physId, String uuid) {
+    long memLimitBytes,
+    int computeWeight,
+    int computeCapPct,
+    Priority priority,
+    int physId,
+    String uuid) {
 
   public DeviceQuota {
     Objects.requireNonNull(priority, "priority");
@@ -32,7 +37,8 @@ public record DeviceQuota(
     }
     if (physId < -1) throw new IllegalArgumentException("physId must be >= -1: " + physId);
     byte[] b = uuid.getBytes(StandardCharsets.US_ASCII);
-    if (b.length >= RegionLayout.REGION_UUID_BYTES || !StandardCharsets.US_ASCII.newEncoder().canEncode(uuid)) {
+    if (b.length >= RegionLayout.REGION_UUID_BYTES
+        || !StandardCharsets.US_ASCII.newEncoder().canEncode(uuid)) {
       throw new IllegalArgumentException("uuid must be ASCII of at most 63 bytes: " + uuid);
     }
   }

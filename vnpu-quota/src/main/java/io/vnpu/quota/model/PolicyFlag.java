@@ -43,7 +43,10 @@ public enum PolicyFlag {
     };
   }
 
-  /** The sharing policy among {@code flags}, empty when none (at most one is set: {@code RegionConfig}). */
+  /**
+   * The sharing policy among {@code flags}, empty when none (at most one is set: {@code
+   * RegionConfig}).
+   */
   public static Optional<SharingPolicy> sharingPolicy(Set<PolicyFlag> flags) {
     for (SharingPolicy p : SharingPolicy.values()) if (flags.contains(of(p))) return Optional.of(p);
     return Optional.empty();
@@ -56,7 +59,10 @@ public enum PolicyFlag {
     return v;
   }
 
-  /** Decodes the known bits of a header value; unknown bits are ignored (a newer minor may add some). */
+  /**
+   * Decodes the known bits of a header value; unknown bits are ignored (a newer minor may add
+   * some).
+   */
   public static Set<PolicyFlag> decode(int value) {
     EnumSet<PolicyFlag> s = EnumSet.noneOf(PolicyFlag.class);
     for (PolicyFlag f : values()) if ((value & f.bit) != 0) s.add(f);

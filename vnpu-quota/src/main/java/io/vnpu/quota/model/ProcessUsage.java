@@ -11,10 +11,17 @@ import java.util.List;
  * @param startTime start time of the owner, clock ticks since boot (field 22 of /proc/PID/stat)
  * @param generation claim counter of the slot
  * @param java whether a JVM (vnpu-quota) claimed the slot rather than the C limiter
- * @param usedBytes committed bytes per logical device, index = device, one entry per configured device
+ * @param usedBytes committed bytes per logical device, index = device, one entry per configured
+ *     device
  */
 public record ProcessUsage(
-    int slot, SlotState state, int pid, long startTime, long generation, boolean java, List<Long> usedBytes) {
+    int slot,
+    SlotState state,
+    int pid,
+    long startTime,
+    long generation,
+    boolean java,
+    List<Long> usedBytes) {
 
   public ProcessUsage {
     usedBytes = List.copyOf(usedBytes);

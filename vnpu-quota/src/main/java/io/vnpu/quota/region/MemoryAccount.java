@@ -1,19 +1,19 @@
 package io.vnpu.quota.region;
 
-import io.vnpu.quota.mapped.SharedMemory;
 import static io.vnpu.quota.layout.RegionLayout.*;
 
+import io.vnpu.quota.mapped.SharedMemory;
 import java.io.IOException;
 import java.nio.channels.FileLock;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Memory admission from Java on the JVM's own slot, with exactly the C limiter's protocol
- * (publish pending, sum committed+pending over all slots, commit or roll back; docs/region-layout.md).
+ * Memory admission from Java on the JVM's own slot, with exactly the C limiter's protocol (publish
+ * pending, sum committed+pending over all slots, commit or roll back; docs/region-layout.md).
  * Thread-safe: the slot's counters have a single writer process, and concurrent threads of this JVM
  * only ever add and subtract atomically. A region whose account was claimed stays mapped after
- * {@link QuotaRegion#close()} until garbage collection, so a late admission on another thread
- * never touches unmapped memory.
+ * {@link QuotaRegion#close()} until garbage collection, so a late admission on another thread never
+ * touches unmapped memory.
  */
 public final class MemoryAccount {
   /** Attempts before refusing, as in the C limiter (a refusal may come from a transient charge). */
@@ -35,7 +35,8 @@ public final class MemoryAccount {
     this.slotLock = slotLock;
   }
 
-  static MemoryAccount claim(QuotaRegion region, SharedMemory mem, RegionLocks locks, ProcessIdentity me)
+  static MemoryAccount claim(
+      QuotaRegion region, SharedMemory mem, RegionLocks locks, ProcessIdentity me)
       throws IOException {
     for (int i = 0; i < REGION_SLOT_COUNT; i++) {
       int o = slotOff(i);
@@ -109,7 +110,9 @@ public final class MemoryAccount {
           // early can add up past the limit for no instant at all): the verified sum bounds it
           long scanned = region.usedBytes(dev);
           long used = Long.compareUnsigned(scanned, sum) < 0 ? scanned : sum;
-          for (; Long.compareUnsigned(peak, used) < 0 && !mem.casLong(state + DS_PEAK_BYTES, peak, used);
+          for (;
+              Long.compareUnsigned(peak, used) < 0
+                  && !mem.casLong(state + DS_PEAK_BYTES, peak, used);
               peak = mem.getLong(state + DS_PEAK_BYTES)) {
             // raise the peak
           }

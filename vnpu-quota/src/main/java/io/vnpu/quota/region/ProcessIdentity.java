@@ -9,7 +9,8 @@ import java.nio.file.Path;
 record ProcessIdentity(int pid, long startTime) {
 
   static ProcessIdentity current() {
-    return new ProcessIdentity((int) ProcessHandle.current().pid(), readStartTime(Path.of("/proc/self/stat")));
+    return new ProcessIdentity(
+        (int) ProcessHandle.current().pid(), readStartTime(Path.of("/proc/self/stat")));
   }
 
   /** Field 22 of /proc/PID/stat (clock ticks since boot), 0 when unreadable. */

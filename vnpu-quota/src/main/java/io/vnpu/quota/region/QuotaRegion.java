@@ -1,13 +1,13 @@
 package io.vnpu.quota.region;
 
-import io.vnpu.quota.files.HostFiles;
-import io.vnpu.quota.mapped.MappedFileFault;
-import io.vnpu.quota.mapped.SharedMemory;
 import static io.vnpu.quota.layout.RegionLayout.*;
 
 import io.vnpu.api.model.Priority;
-import io.vnpu.quota.model.DeviceQuota;
+import io.vnpu.quota.files.HostFiles;
+import io.vnpu.quota.mapped.MappedFileFault;
+import io.vnpu.quota.mapped.SharedMemory;
 import io.vnpu.quota.model.ComputeCounters;
+import io.vnpu.quota.model.DeviceQuota;
 import io.vnpu.quota.model.PolicyFlag;
 import io.vnpu.quota.model.RegionConfig;
 import io.vnpu.quota.model.SizedBy;
@@ -21,10 +21,7 @@ import java.nio.channels.FileLock;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -42,7 +39,10 @@ public final class QuotaRegion implements AutoCloseable {
   static final long INIT_WAIT_MS = 2000;
   static final int SNAPSHOT_ATTEMPTS = 10_000;
   static final int CONFIG_READ_ATTEMPTS = 10_000;
-  /** {@code rw-rw-rw-}: the container may run as any user; its directory is what keeps others out. */
+
+  /**
+   * {@code rw-rw-rw-}: the container may run as any user; its directory is what keeps others out.
+   */
   static final java.util.Set<java.nio.file.attribute.PosixFilePermission> REGION_FILE_MODE =
       PosixFilePermissions.fromString("rw-rw-rw-");
 
@@ -56,7 +56,8 @@ public final class QuotaRegion implements AutoCloseable {
   private MemoryAccount account;
   private boolean closed;
 
-  private QuotaRegion(Path file, FileChannel channel, MappedByteBuffer buf, QuotaRegions registry, Object key) {
+  private QuotaRegion(
+      Path file, FileChannel channel, MappedByteBuffer buf, QuotaRegions registry, Object key) {
     this.file = file;
     this.channel = channel;
     this.mem = new SharedMemory(buf, file);
@@ -67,7 +68,8 @@ public final class QuotaRegion implements AutoCloseable {
 
   // ---------------------------------------------------------------- open / create
 
-  static QuotaRegion create(Path file, RegionConfig config, SizedBy sizedBy, QuotaRegions registry) throws IOException {
+  static QuotaRegion create(Path file, RegionConfig config, SizedBy sizedBy, QuotaRegions registry)
+      throws IOException {
     // exclusive and no-follow: a planted link or any existing file makes this fail, so nothing
     // outside the region's own name is ever created, truncated or chmod-ed (HostFiles rules)
     FileChannel ch = HostFiles.createExclusive(file, REGION_FILE_MODE);
@@ -76,7 +78,8 @@ public final class QuotaRegion implements AutoCloseable {
       key = registry.register(file);
       RegionLocks locks = new RegionLocks(ch);
       FileLock init = locks.lockBounded(LOCK_INIT, INIT_WAIT_MS);
-      if (init == null) throw new RegionBusyException(file, "init lock busy for more than " + INIT_WAIT_MS + " ms");
+      if (init == null)
+        throw new RegionBusyException(file, "init lock busy for more than " + INIT_WAIT_MS + " ms");
       try {
         allocate(file, ch);
         MappedByteBuffer buf = ch.map(FileChannel.MapMode.READ_WRITE, 0, REGION_FILE_BYTES);
@@ -94,7 +97,10 @@ public final class QuotaRegion implements AutoCloseable {
     }
   }
 
-  /** Largest file opened as a region (a region is 139,264 bytes; a huge file in its place is refused). */
+  /**
+   * Largest file opened as a region (a region is 139,264 bytes; a huge file in its place is
+   * refused).
+   */
   static final long MAX_OPEN_BYTES = 16L << 20;
 
   /**
@@ -116,8 +122,8 @@ public final class QuotaRegion implements AutoCloseable {
       throw new RegionSpaceException(file, REGION_FILE_BYTES, e);
     }
     if (ch.size() < REGION_FILE_BYTES) {
-      throw new RegionSpaceException(file, REGION_FILE_BYTES,
-          new IOException("file size " + ch.size() + " after writing"));
+      throw new RegionSpaceException(
+          file, REGION_FILE_BYTES, new IOException("file size " + ch.size() + " after writing"));
     }
   }
 
@@ -148,25 +154,31 @@ public final class QuotaRegion implements AutoCloseable {
 
   private static void validate(Path file, ByteBuffer h, long size) throws RegionFormatException {
     if (size < HDR_BYTES) {
-      throw new RegionFormatException(file, "file size", Long.toString(size), ">= " + REGION_FILE_BYTES);
+      throw new RegionFormatException(
+          file, "file size", Long.toString(size), ">= " + REGION_FILE_BYTES);
     }
     long magic = h.getLong(H_MAGIC);
-    if (magic != REGION_MAGIC) throw new RegionFormatException(file, "magic", hex(magic), hex(REGION_MAGIC));
+    if (magic != REGION_MAGIC)
+      throw new RegionFormatException(file, "magic", hex(magic), hex(REGION_MAGIC));
     int major = Short.toUnsignedInt(h.getShort(H_MAJOR));
     if (major != REGION_MAJOR) {
-      throw new RegionFormatException(file, "version_major", Integer.toString(major), Integer.toString(REGION_MAJOR));
+      throw new RegionFormatException(
+          file, "version_major", Integer.toString(major), Integer.toString(REGION_MAJOR));
     }
     int state = h.getInt(H_INIT_STATE);
     if (state != INIT_READY) {
-      throw new RegionFormatException(file, "init_state", Integer.toString(state), INIT_READY + " (READY)");
+      throw new RegionFormatException(
+          file, "init_state", Integer.toString(state), INIT_READY + " (READY)");
     }
     expect(file, "header_bytes", h.getInt(H_HEADER_BYTES), HDR_BYTES);
     long fileBytes = h.getLong(H_FILE_BYTES);
     if (fileBytes < REGION_FILE_BYTES) {
-      throw new RegionFormatException(file, "file_bytes", Long.toUnsignedString(fileBytes), ">= " + REGION_FILE_BYTES);
+      throw new RegionFormatException(
+          file, "file_bytes", Long.toUnsignedString(fileBytes), ">= " + REGION_FILE_BYTES);
     }
     if (size < fileBytes) {
-      throw new RegionFormatException(file, "file size", Long.toString(size), ">= file_bytes " + fileBytes);
+      throw new RegionFormatException(
+          file, "file size", Long.toString(size), ">= file_bytes " + fileBytes);
     }
     expect(file, "slot_count", h.getInt(H_SLOT_COUNT), REGION_SLOT_COUNT);
     expect(file, "slot_bytes", h.getInt(H_SLOT_BYTES), SLOT_BYTES);
@@ -174,13 +186,16 @@ public final class QuotaRegion implements AutoCloseable {
     expect(file, "device_state_stride", h.getInt(H_DEVSTATE_STRIDE), DEVSTATE_BYTES);
     int devs = h.getInt(H_DEVICE_COUNT);
     if (devs < 1 || devs > REGION_MAX_DEVICES) {
-      throw new RegionFormatException(file, "device_count", Integer.toUnsignedString(devs), "1..16");
+      throw new RegionFormatException(
+          file, "device_count", Integer.toUnsignedString(devs), "1..16");
     }
   }
 
-  private static void expect(Path file, String field, int actual, int expected) throws RegionFormatException {
+  private static void expect(Path file, String field, int actual, int expected)
+      throws RegionFormatException {
     if (actual != expected) {
-      throw new RegionFormatException(file, field, Integer.toUnsignedString(actual), Integer.toString(expected));
+      throw new RegionFormatException(
+          file, field, Integer.toUnsignedString(actual), Integer.toString(expected));
     }
   }
 
@@ -244,8 +259,9 @@ public final class QuotaRegion implements AutoCloseable {
   }
 
   /**
-   * Who decided the slice's sizes ({@code sized_by}, written at initialisation): only a {@link SizedBy#HOST}
-   * slice may be resized live. A file older than minor 3 reads {@link SizedBy#SCHEDULER}.
+   * Who decided the slice's sizes ({@code sized_by}, written at initialisation): only a {@link
+   * SizedBy#HOST} slice may be resized live. A file older than minor 3 reads {@link
+   * SizedBy#SCHEDULER}.
    */
   public SizedBy sizedBy() {
     try (SharedMemory.Pin p = mem.pin()) {
@@ -263,10 +279,11 @@ public final class QuotaRegion implements AutoCloseable {
   /**
    * Reads the config consistently (seqlock {@code config_seq}).
    *
-   * @throws RegionBusyException if a writer kept it changing for {@value #CONFIG_READ_ATTEMPTS} attempts
-   * @throws RegionFormatException if a field holds what no writer of the layout writes (a UUID
-   *     byte outside printable ASCII, a registry directory that is not UTF-8), or the file was
-   *     truncated while mapped
+   * @throws RegionBusyException if a writer kept it changing for {@value #CONFIG_READ_ATTEMPTS}
+   *     attempts
+   * @throws RegionFormatException if a field holds what no writer of the layout writes (a UUID byte
+   *     outside printable ASCII, a registry directory that is not UTF-8), or the file was truncated
+   *     while mapped
    */
   public RegionConfig readConfig() throws RegionBusyException, RegionFormatException {
     try (SharedMemory.Pin p = mem.pin()) {
@@ -295,15 +312,17 @@ public final class QuotaRegion implements AutoCloseable {
     } catch (MappedFileFault e) {
       throw truncated(e.getCause());
     } catch (InternalError e) {
-      // in compiled code the JVM delivers a mapping fault asynchronously, after the accessor returned
+      // in compiled code the JVM delivers a mapping fault asynchronously, after the accessor
+      // returned
       throw truncated(e);
     }
     throw new RegionBusyException(file, "config kept changing (config_seq)");
   }
 
   private RegionFormatException truncated(Throwable cause) {
-    RegionFormatException f = new RegionFormatException(file, "file size", "truncated while mapped",
-        ">= " + REGION_FILE_BYTES + " bytes");
+    RegionFormatException f =
+        new RegionFormatException(
+            file, "file size", "truncated while mapped", ">= " + REGION_FILE_BYTES + " bytes");
     f.initCause(cause);
     return f;
   }
@@ -331,8 +350,11 @@ public final class QuotaRegion implements AutoCloseable {
       while (n < REGION_UUID_BYTES - 1 && raw[n] != 0) n++;
       for (int i = 0; i < n; i++) {
         if (raw[i] < 0x21 || raw[i] > 0x7e) {
-          throw new RegionFormatException(file, "devices[" + d + "].uuid", "byte 0x"
-              + String.format("%02x", raw[i] & 0xff) + " at " + i, "printable ASCII");
+          throw new RegionFormatException(
+              file,
+              "devices[" + d + "].uuid",
+              "byte 0x" + String.format("%02x", raw[i] & 0xff) + " at " + i,
+              "printable ASCII");
         }
       }
       devs.add(
@@ -349,9 +371,13 @@ public final class QuotaRegion implements AutoCloseable {
     while (n < dir.length - 1 && dir[n] != 0) n++;
     String registryDir;
     try {
-      registryDir = StandardCharsets.UTF_8.newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(dir, 0, n)).toString();
+      registryDir =
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(ByteBuffer.wrap(dir, 0, n))
+              .toString();
     } catch (CharacterCodingException e) {
       throw new RegionFormatException(file, "registry_dir", "invalid UTF-8", "a UTF-8 path");
     }
@@ -359,7 +385,10 @@ public final class QuotaRegion implements AutoCloseable {
     if (Integer.bitCount(flags & POLICY_SHARE_MASK) > 1) {
       // the writer asked for two sharing policies at once; the limiter reads that as best-effort,
       // a reader that reports the config says it is malformed rather than pick one
-      throw new RegionFormatException(file, "policy_flags", String.format("0x%x", flags),
+      throw new RegionFormatException(
+          file,
+          "policy_flags",
+          String.format("0x%x", flags),
           "at most one sharing-policy bit of 0x" + Integer.toHexString(POLICY_SHARE_MASK));
     }
     return new RegionConfig(devs, PolicyFlag.decode(flags), registryDir);
@@ -367,8 +396,8 @@ public final class QuotaRegion implements AutoCloseable {
 
   /**
    * Replaces the config while processes run. Limits take effect at the next admission; lowering a
-   * limit below current usage refuses new allocations and frees nothing. The device count is fixed at
-   * creation.
+   * limit below current usage refuses new allocations and frees nothing. The device count is fixed
+   * at creation.
    *
    * @throws IllegalArgumentException if {@code config} has another number of devices
    * @throws RegionBusyException if another config writer holds the config lock for more than 2 s
@@ -382,10 +411,16 @@ public final class QuotaRegion implements AutoCloseable {
   private void updateConfigPinned(RegionConfig config) throws IOException {
     if (config.devices().size() != deviceCount()) {
       throw new IllegalArgumentException(
-          "quota region " + file + ": device count is " + deviceCount() + ", config has " + config.devices().size());
+          "quota region "
+              + file
+              + ": device count is "
+              + deviceCount()
+              + ", config has "
+              + config.devices().size());
     }
     FileLock l = locks.lockBounded(LOCK_CONFIG, INIT_WAIT_MS);
-    if (l == null) throw new RegionBusyException(file, "config lock busy for more than " + INIT_WAIT_MS + " ms");
+    if (l == null)
+      throw new RegionBusyException(file, "config lock busy for more than " + INIT_WAIT_MS + " ms");
     try {
       // an odd value left by a writer that died mid-update stays odd: we finish its job
       int seq = mem.getInt(H_CONFIG_SEQ);
@@ -400,7 +435,8 @@ public final class QuotaRegion implements AutoCloseable {
 
   private void writeConfigFields(RegionConfig config) {
     mem.setInt(H_POLICY_FLAGS, PolicyFlag.encode(config.policy()));
-    mem.setBytes(H_REGISTRY_DIR, config.registryDir().getBytes(StandardCharsets.UTF_8), REGION_PATH_BYTES);
+    mem.setBytes(
+        H_REGISTRY_DIR, config.registryDir().getBytes(StandardCharsets.UTF_8), REGION_PATH_BYTES);
     for (int d = 0; d < REGION_MAX_DEVICES; d++) {
       int o = devCfgOff(d);
       if (d >= config.devices().size()) {
@@ -427,7 +463,8 @@ public final class QuotaRegion implements AutoCloseable {
   long usedBytes(int dev) {
     long sum = 0;
     int hwm = slotHwm();
-    for (int i = 0; i < hwm; i++) sum = SharedMemory.satAdd(sum, mem.getLong(slotOff(i) + S_USED_BYTES + 8 * dev));
+    for (int i = 0; i < hwm; i++)
+      sum = SharedMemory.satAdd(sum, mem.getLong(slotOff(i) + S_USED_BYTES + 8 * dev));
     return sum;
   }
 
@@ -448,7 +485,8 @@ public final class QuotaRegion implements AutoCloseable {
    * while it was read, so it shows a state the region really had. Allocates the records; a reader
    * that polls often uses {@link #usage(UsageBuffer)}.
    *
-   * @throws RegionBusyException if admissions kept committing during {@value #SNAPSHOT_ATTEMPTS} reads
+   * @throws RegionBusyException if admissions kept committing during {@value #SNAPSHOT_ATTEMPTS}
+   *     reads
    * @throws RegionFormatException if the file was truncated while mapped
    */
   public UsageSnapshot usage() throws RegionBusyException, RegionFormatException {
@@ -458,10 +496,11 @@ public final class QuotaRegion implements AutoCloseable {
   }
 
   /**
-   * The same consistent read as {@link #usage()} into {@code into}, allocating nothing: every slot is
-   * copied as primitives (no record, no boxed byte count per slot).
+   * The same consistent read as {@link #usage()} into {@code into}, allocating nothing: every slot
+   * is copied as primitives (no record, no boxed byte count per slot).
    *
-   * @throws RegionBusyException if admissions kept committing during {@value #SNAPSHOT_ATTEMPTS} reads
+   * @throws RegionBusyException if admissions kept committing during {@value #SNAPSHOT_ATTEMPTS}
+   *     reads
    * @throws RegionFormatException if the file was truncated while mapped
    */
   public void usage(UsageBuffer into) throws RegionBusyException, RegionFormatException {
@@ -481,20 +520,23 @@ public final class QuotaRegion implements AutoCloseable {
     for (int attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
       for (int d = 0; d < devs; d++) seq[d] = mem.getLong(devStateOff(d) + DS_COMMIT_SEQ);
       readUsage(devs, into);
-      SharedMemory.loadLoadFence(); // the plain slot reads complete before the sequences are re-read
+      SharedMemory
+          .loadLoadFence(); // the plain slot reads complete before the sequences are re-read
       boolean stable = true;
-      for (int d = 0; d < devs && stable; d++) stable = mem.getLong(devStateOff(d) + DS_COMMIT_SEQ) == seq[d];
+      for (int d = 0; d < devs && stable; d++)
+        stable = mem.getLong(devStateOff(d) + DS_COMMIT_SEQ) == seq[d];
       if (stable) return;
       Thread.onSpinWait();
     }
-    throw new RegionBusyException(file, "admissions kept committing during " + SNAPSHOT_ATTEMPTS + " reads");
+    throw new RegionBusyException(
+        file, "admissions kept committing during " + SNAPSHOT_ATTEMPTS + " reads");
   }
 
   /**
    * One pass over the slots reads each slot's state, identity and its bytes on devices 0 and 1;
    * devices 2.. (regions of more than two devices are rare) take one more pass each. Written out
-   * per device on purpose: a loop over the devices inside the loop over the slots ran ~5x slower
-   * in C2 (FullRegionSnapshotBenchmark), more than the whole read is allowed to cost.
+   * per device on purpose: a loop over the devices inside the loop over the slots ran ~5x slower in
+   * C2 (FullRegionSnapshotBenchmark), more than the whole read is allowed to cost.
    */
   private void readUsage(int devs, UsageBuffer b) {
     b.devices = devs;
@@ -510,7 +552,8 @@ public final class QuotaRegion implements AutoCloseable {
     boolean[] java = b.java;
     boolean two = devs > 1;
     // plain reads: usage(UsageBuffer) validates the whole read with the commit sequences. Each sum
-    // is kept as high and low 32-bit halves (no carry out of 256 slots): saturating without a branch
+    // is kept as high and low 32-bit halves (no carry out of 256 slots): saturating without a
+    // branch
     long hi0 = 0;
     long lo0 = 0;
     long hi1 = 0;
@@ -551,7 +594,8 @@ public final class QuotaRegion implements AutoCloseable {
       }
       b.used[d] = saturated(hi, lo);
       for (int p = 0; p < n; p++) {
-        processUsed[p * stride + d] = SharedMemory.clampReport(mem.getLongPlain(slotOff(slots[p]) + field));
+        processUsed[p * stride + d] =
+            SharedMemory.clampReport(mem.getLongPlain(slotOff(slots[p]) + field));
       }
     }
     for (int d = 0; d < devs; d++) {
@@ -567,8 +611,8 @@ public final class QuotaRegion implements AutoCloseable {
 
   /**
    * The sum of unsigned u64 values given as the sums of their high and low 32-bit halves, for
-   * reporting: {@code Long.MAX_VALUE} when it does not fit a non-negative long (as
-   * {@link SharedMemory#satAdd} then {@link SharedMemory#clampReport} would give).
+   * reporting: {@code Long.MAX_VALUE} when it does not fit a non-negative long (as {@link
+   * SharedMemory#satAdd} then {@link SharedMemory#clampReport} would give).
    */
   private static long saturated(long hi, long lo) {
     long high = hi + (lo >>> 32);
@@ -583,8 +627,8 @@ public final class QuotaRegion implements AutoCloseable {
    * limiter does not hook ({@code VNPU_H_UNHOOKED_LAUNCHES}, written by the limiter's measurement
    * thread). 0: the compute share is enforced on every launch path the limiter saw; greater than 0:
    * work enqueued through those entry points is not throttled, so the compute share is <b>not
-   * enforced</b> and callers ({@code vnpu top}, metrics) should say so. A negative value written by a
-   * broken writer reads as 0.
+   * enforced</b> and callers ({@code vnpu top}, metrics) should say so. A negative value written by
+   * a broken writer reads as 0.
    */
   public int unhookedLaunchEntryPoints() {
     return Math.max(0, mem.getInt(H_UNHOOKED_LAUNCHES));
@@ -599,16 +643,17 @@ public final class QuotaRegion implements AutoCloseable {
    */
   public ComputeCounters computeCounters(int device) {
     if (device < 0 || device >= deviceCount()) {
-      throw new IllegalArgumentException("quota region " + file + ": device " + device
-          + " is not in 0.." + (deviceCount() - 1));
+      throw new IllegalArgumentException(
+          "quota region " + file + ": device " + device + " is not in 0.." + (deviceCount() - 1));
     }
     int s = devStateOff(device);
-    return new ComputeCounters(Math.max(0, mem.getLong(s + DS_LAUNCHES)), Math.max(0, mem.getLong(s + DS_BUSY_NS)));
+    return new ComputeCounters(
+        Math.max(0, mem.getLong(s + DS_LAUNCHES)), Math.max(0, mem.getLong(s + DS_BUSY_NS)));
   }
 
   /**
-   * The compute counters of every process slot that is not free, by slot index (the
-   * {@link io.vnpu.quota.model.ProcessUsage#slot()} of {@link #usage()}), in slot order.
+   * The compute counters of every process slot that is not free, by slot index (the {@link
+   * io.vnpu.quota.model.ProcessUsage#slot()} of {@link #usage()}), in slot order.
    */
   public java.util.SortedMap<Integer, ComputeCounters> processComputeCounters() {
     java.util.SortedMap<Integer, ComputeCounters> out = new java.util.TreeMap<>();
@@ -617,7 +662,10 @@ public final class QuotaRegion implements AutoCloseable {
       int o = slotOff(i);
       int state = mem.getInt(o + S_STATE);
       if (state == SLOT_FREE || state < 0 || state > SLOT_REAPING) continue;
-      out.put(i, new ComputeCounters(Math.max(0, mem.getLong(o + S_LAUNCHES)), Math.max(0, mem.getLong(o + S_BUSY_NS))));
+      out.put(
+          i,
+          new ComputeCounters(
+              Math.max(0, mem.getLong(o + S_LAUNCHES)), Math.max(0, mem.getLong(o + S_BUSY_NS))));
     }
     return java.util.Collections.unmodifiableSortedMap(out);
   }
@@ -625,8 +673,8 @@ public final class QuotaRegion implements AutoCloseable {
   // ---------------------------------------------------------------- reaping
 
   /**
-   * Frees the slots of dead owners (their slot lock is free) and adds their bytes to
-   * {@code reaped_bytes}. A live owner, in any PID namespace, is never touched.
+   * Frees the slots of dead owners (their slot lock is free) and adds their bytes to {@code
+   * reaped_bytes}. A live owner, in any PID namespace, is never touched.
    *
    * @return number of slots reaped
    */
@@ -684,17 +732,19 @@ public final class QuotaRegion implements AutoCloseable {
   private MemoryAccount claimAccount() throws IOException {
     if (account == null) {
       account = MemoryAccount.claim(this, mem, locks, ProcessIdentity.current());
-      if (account == null && reap() > 0) account = MemoryAccount.claim(this, mem, locks, ProcessIdentity.current());
-      if (account == null) throw new RegionBusyException(file, "all " + REGION_SLOT_COUNT + " slots are in use");
+      if (account == null && reap() > 0)
+        account = MemoryAccount.claim(this, mem, locks, ProcessIdentity.current());
+      if (account == null)
+        throw new RegionBusyException(file, "all " + REGION_SLOT_COUNT + " slots are in use");
     }
     return account;
   }
 
   /**
-   * Releases the JVM's slot (its charges vanish) and closes the file. A region without a
-   * {@link MemoryAccount} is unmapped at once (after operations of other threads finished; later
-   * calls throw {@link IllegalStateException}); one whose account was claimed stays mapped until
-   * garbage collection, because admissions take no pin (they must stay a few tens of ns).
+   * Releases the JVM's slot (its charges vanish) and closes the file. A region without a {@link
+   * MemoryAccount} is unmapped at once (after operations of other threads finished; later calls
+   * throw {@link IllegalStateException}); one whose account was claimed stays mapped until garbage
+   * collection, because admissions take no pin (they must stay a few tens of ns).
    */
   @Override
   public synchronized void close() throws IOException {

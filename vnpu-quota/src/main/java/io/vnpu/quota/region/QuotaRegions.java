@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Map;
 import java.util.Set;
@@ -21,8 +20,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * Opens quota regions, at most once per file in this registry.
  *
  * <p>POSIX record locks belong to the process, and closing any descriptor of a file drops all of
- * the process's locks on it; a second open of the same region inside one JVM would therefore silently
- * release the first one's slot lock. Use one registry per JVM (inject it where regions are opened).
+ * the process's locks on it; a second open of the same region inside one JVM would therefore
+ * silently release the first one's slot lock. Use one registry per JVM (inject it where regions are
+ * opened).
  */
 public final class QuotaRegions {
   private final Set<Object> open = ConcurrentHashMap.newKeySet();
@@ -45,12 +45,12 @@ public final class QuotaRegions {
   }
 
   /**
-   * Creates and initialises a region file (mode 0666, set through a descriptor) from
-   * {@code config}. The creation is exclusive and never follows links ({@code O_EXCL|O_NOFOLLOW},
-   * see {@link io.vnpu.quota.files.HostFiles}): nothing that already has the name, a file or a
-   * planted link, is ever opened, truncated or chmod-ed. Every byte is written before the file is
-   * mapped, so the region is never sparse: a tenant that fills the file system later cannot make a
-   * store to it fault (SIGBUS in the limiter, {@link InternalError} here). On failure the new file is
+   * Creates and initialises a region file (mode 0666, set through a descriptor) from {@code
+   * config}. The creation is exclusive and never follows links ({@code O_EXCL|O_NOFOLLOW}, see
+   * {@link io.vnpu.quota.files.HostFiles}): nothing that already has the name, a file or a planted
+   * link, is ever opened, truncated or chmod-ed. Every byte is written before the file is mapped,
+   * so the region is never sparse: a tenant that fills the file system later cannot make a store to
+   * it fault (SIGBUS in the limiter, {@link InternalError} here). On failure the new file is
    * removed.
    *
    * @throws RegionSpaceException if the file system cannot hold the region (full, quota)
@@ -65,11 +65,14 @@ public final class QuotaRegions {
 
   /**
    * As {@link #create(Path, RegionConfig)}, saying who decided the sizes: {@link
-   * io.vnpu.quota.model.SizedBy#HOST} for a host slice its owner may resize live ({@code HostSlices});
-   * every slice a scheduler charged for is {@link io.vnpu.quota.model.SizedBy#SCHEDULER}.
+   * io.vnpu.quota.model.SizedBy#HOST} for a host slice its owner may resize live ({@code
+   * HostSlices}); every slice a scheduler charged for is {@link
+   * io.vnpu.quota.model.SizedBy#SCHEDULER}.
    */
-  public QuotaRegion create(Path file, RegionConfig config, io.vnpu.quota.model.SizedBy sizedBy) throws IOException {
-    return QuotaRegion.create(file, config, java.util.Objects.requireNonNull(sizedBy, "sizedBy"), this);
+  public QuotaRegion create(Path file, RegionConfig config, io.vnpu.quota.model.SizedBy sizedBy)
+      throws IOException {
+    return QuotaRegion.create(
+        file, config, java.util.Objects.requireNonNull(sizedBy, "sizedBy"), this);
   }
 
   /**
@@ -77,9 +80,11 @@ public final class QuotaRegions {
    * a directory or a file far larger than a region in its place is an error at once.
    *
    * @throws java.nio.file.NoSuchFileException if it does not exist
-   * @throws io.vnpu.quota.files.TenantFileException if it is leased, a link, not a regular file or huge
+   * @throws io.vnpu.quota.files.TenantFileException if it is leased, a link, not a regular file or
+   *     huge
    * @throws java.nio.file.AccessDeniedException if it cannot be opened read-write
-   * @throws RegionFormatException on bad magic, unknown major, wrong size or geometry, not initialised
+   * @throws RegionFormatException on bad magic, unknown major, wrong size or geometry, not
+   *     initialised
    * @throws IllegalStateException if this registry already has the file open
    */
   public QuotaRegion open(Path file) throws IOException {
@@ -88,10 +93,10 @@ public final class QuotaRegions {
 
   /**
    * Deletes the quota region file {@code file}, for example when the slice it belongs to is gone.
-   * Only a regular file that starts with the region magic is deleted; a symbolic link, a directory or
-   * any other file with that name is left untouched. Processes that still have the region mapped keep
-   * their mapping until they exit; a process started afterwards finds no region and runs with the
-   * limiter's missing-region policy (memory limits not enforced, one log line).
+   * Only a regular file that starts with the region magic is deleted; a symbolic link, a directory
+   * or any other file with that name is left untouched. Processes that still have the region mapped
+   * keep their mapping until they exit; a process started afterwards finds no region and runs with
+   * the limiter's missing-region policy (memory limits not enforced, one log line).
    *
    * @return {@code true} if the region was deleted, {@code false} if nothing had that name
    * @throws IllegalStateException if this registry has the region open (close it first)
@@ -107,12 +112,16 @@ public final class QuotaRegions {
       return false;
     }
     if (!attrs.isRegularFile()) {
-      throw new FileSystemException(file.toString(), null,
-          (attrs.isSymbolicLink() ? "a symbolic link" : "not a regular file") + ", not a quota region; left untouched");
+      throw new FileSystemException(
+          file.toString(),
+          null,
+          (attrs.isSymbolicLink() ? "a symbolic link" : "not a regular file")
+              + ", not a quota region; left untouched");
     }
     Map<String, Object> a = Files.readAttributes(file, "unix:ino,dev", LinkOption.NOFOLLOW_LINKS);
     if (open.contains(a.get("ino") + ":" + a.get("dev"))) {
-      throw new IllegalStateException("quota region " + file + " is open in this JVM; close it before deleting it");
+      throw new IllegalStateException(
+          "quota region " + file + " is open in this JVM; close it before deleting it");
     }
     ByteBuffer magic = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
     try (FileChannel ch = tenantFiles.open(file, false, 0, QuotaRegion.MAX_OPEN_BYTES, false)) {
@@ -122,7 +131,10 @@ public final class QuotaRegions {
     }
     long m = magic.position() == Long.BYTES ? magic.getLong(0) : 0;
     if (m != RegionLayout.REGION_MAGIC) {
-      throw new RegionFormatException(file, "magic", String.format("0x%016x", m),
+      throw new RegionFormatException(
+          file,
+          "magic",
+          String.format("0x%016x", m),
           String.format("0x%016x", RegionLayout.REGION_MAGIC));
     }
     try {

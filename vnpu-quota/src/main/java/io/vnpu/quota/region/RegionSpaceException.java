@@ -14,7 +14,9 @@ public final class RegionSpaceException extends IOException {
   private final transient Path file;
 
   public RegionSpaceException(Path file, long bytes, IOException cause) {
-    super("quota region " + file + ": cannot allocate " + bytes + " bytes: " + cause.getMessage(), cause);
+    super(
+        "quota region " + file + ": cannot allocate " + bytes + " bytes: " + cause.getMessage(),
+        cause);
     this.file = file;
   }
 

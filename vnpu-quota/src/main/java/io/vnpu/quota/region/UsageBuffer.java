@@ -35,9 +35,12 @@ public final class UsageBuffer {
   long[] startTime = new long[0];
   long[] generation = new long[0];
   boolean[] java = new boolean[0];
+
   /** Committed bytes of process {@code p} on device {@code d} at {@code p * stride + d}. */
   long[] processUsed = new long[0];
+
   int stride;
+
   /** Scratch for {@link QuotaRegion#usage(UsageBuffer)}: the commit sequences before the read. */
   final long[] commitSeq = new long[DEVS];
 
@@ -101,26 +104,37 @@ public final class UsageBuffer {
   public UsageSnapshot toSnapshot() {
     List<DeviceUsage> devs = new ArrayList<>(devices);
     for (int d = 0; d < devices; d++) {
-      devs.add(new DeviceUsage(d, used[d], limit[d], peak[d], oomRejections[d], reaped[d], unknownFrees[d],
-          admissions[d]));
+      devs.add(
+          new DeviceUsage(
+              d,
+              used[d],
+              limit[d],
+              peak[d],
+              oomRejections[d],
+              reaped[d],
+              unknownFrees[d],
+              admissions[d]));
     }
     List<ProcessUsage> procs = new ArrayList<>(processes);
     for (int p = 0; p < processes; p++) {
       List<Long> mine = new ArrayList<>(devices);
       for (int d = 0; d < devices; d++) mine.add(processUsed[p * stride + d]);
-      procs.add(new ProcessUsage(slot[p], SlotState.of(state[p]), pid[p], startTime[p], generation[p], java[p],
-          mine));
+      procs.add(
+          new ProcessUsage(
+              slot[p], SlotState.of(state[p]), pid[p], startTime[p], generation[p], java[p], mine));
     }
     return new UsageSnapshot(devs, procs);
   }
 
   private int checkDevice(int d) {
-    if (d < 0 || d >= devices) throw new IndexOutOfBoundsException("device " + d + " of " + devices);
+    if (d < 0 || d >= devices)
+      throw new IndexOutOfBoundsException("device " + d + " of " + devices);
     return d;
   }
 
   private int checkProcess(int i) {
-    if (i < 0 || i >= processes) throw new IndexOutOfBoundsException("process " + i + " of " + processes);
+    if (i < 0 || i >= processes)
+      throw new IndexOutOfBoundsException("process " + i + " of " + processes);
     return i;
   }
 }

@@ -24,7 +24,8 @@ public record AchievedShare(long key, String name, double share, long launches) 
    * @param elapsedNs wall time between the two snapshots in ns, > 0
    * @throws IllegalArgumentException if elapsedNs is not positive
    */
-  public static List<AchievedShare> between(List<RegistryEntry> before, List<RegistryEntry> after, long elapsedNs) {
+  public static List<AchievedShare> between(
+      List<RegistryEntry> before, List<RegistryEntry> after, long elapsedNs) {
     if (elapsedNs <= 0) throw new IllegalArgumentException("elapsedNs must be > 0: " + elapsedNs);
     Map<Long, RegistryEntry> old = new HashMap<>();
     for (RegistryEntry e : before) old.put(e.key(), e);
@@ -33,7 +34,12 @@ public record AchievedShare(long key, String name, double share, long launches) 
       RegistryEntry o = old.get(e.key());
       if (o == null || o.index() != e.index()) continue; // re-registered in between: no common base
       long busy = Math.max(0, e.busyNs() - o.busyNs());
-      out.add(new AchievedShare(e.key(), e.name(), (double) busy / elapsedNs, Math.max(0, e.launches() - o.launches())));
+      out.add(
+          new AchievedShare(
+              e.key(),
+              e.name(),
+              (double) busy / elapsedNs,
+              Math.max(0, e.launches() - o.launches())));
     }
     return out;
   }

@@ -1,17 +1,17 @@
 package io.vnpu.quota.registry;
 
+import io.vnpu.quota.files.TenantFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import io.vnpu.quota.files.TenantFiles;
 
 /**
  * Creates and opens per-NPU compute registries, at most once per file in this instance.
  *
- * <p>Every open of a registry is non-blocking ({@link TenantFiles}): the registry lies in a directory
- * containers mount, so a tenant's lease must not hold the agent.
+ * <p>Every open of a registry is non-blocking ({@link TenantFiles}): the registry lies in a
+ * directory containers mount, so a tenant's lease must not hold the agent.
  *
  * <p>POSIX record locks belong to the process and closing any descriptor of a file drops all of the
  * process's locks on it, so one JVM must not have a registry open twice: use one instance per JVM
@@ -20,13 +20,16 @@ import io.vnpu.quota.files.TenantFiles;
 public final class ComputeRegistries {
   private final Set<Object> open = ConcurrentHashMap.newKeySet();
   private final TenantFiles tenantFiles;
-  private final java.util.concurrent.atomic.AtomicLong unreadable = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong unreadable =
+      new java.util.concurrent.atomic.AtomicLong();
 
   public ComputeRegistries() {
     this(new TenantFiles());
   }
 
-  /** @param tenantFiles how files a tenant can reach are opened (non-blocking) */
+  /**
+   * @param tenantFiles how files a tenant can reach are opened (non-blocking)
+   */
   public ComputeRegistries(TenantFiles tenantFiles) {
     this.tenantFiles = java.util.Objects.requireNonNull(tenantFiles, "tenantFiles");
   }
@@ -44,10 +47,10 @@ public final class ComputeRegistries {
   }
 
   /**
-   * Creates (mode 0644: only the node agent writes it) and initialises the registry of one NPU, or opens it when a valid one is
-   * already there (the node agent calls this for every NPU at start-up, idempotently). A file that
-   * exists but is not a valid registry of this major is re-initialised: registries hold no state
-   * that outlives the processes using them.
+   * Creates (mode 0644: only the node agent writes it) and initialises the registry of one NPU, or
+   * opens it when a valid one is already there (the node agent calls this for every NPU at
+   * start-up, idempotently). A file that exists but is not a valid registry of this major is
+   * re-initialised: registries hold no state that outlives the processes using them.
    *
    * @param file registry file, by convention {@code <registryDir>/npu<physId>.reg}
    * @param physId phy ID of the NPU, >= 0
@@ -61,7 +64,8 @@ public final class ComputeRegistries {
 
   /**
    * File name of the registry of the NPU with phy ID {@code physId} inside the registry directory a
-   * quota region names ({@code npu<physId>.reg}, {@code VNPU_REG_FILE_FMT} of {@code vnpu_registry.h}).
+   * quota region names ({@code npu<physId>.reg}, {@code VNPU_REG_FILE_FMT} of {@code
+   * vnpu_registry.h}).
    */
   public static String fileName(int physId) {
     return io.vnpu.quota.layout.RegistryLayout.fileName(physId);
@@ -71,7 +75,8 @@ public final class ComputeRegistries {
    * Opens and validates an initialised registry.
    *
    * @throws java.nio.file.NoSuchFileException if it does not exist
-   * @throws RegistryFormatException on bad magic, unknown major, wrong size or geometry, not initialised
+   * @throws RegistryFormatException on bad magic, unknown major, wrong size or geometry, not
+   *     initialised
    * @throws IllegalStateException if this instance already has the file open
    */
   public ComputeRegistry open(Path file) throws IOException {
@@ -79,8 +84,12 @@ public final class ComputeRegistries {
   }
 
   Object register(Path file) throws IOException {
-    Object key = Files.readAttributes(file, "unix:ino").get("ino") + ":" + Files.readAttributes(file, "unix:dev").get("dev");
-    if (!open.add(key)) throw new IllegalStateException("compute registry " + file + " is already open in this JVM");
+    Object key =
+        Files.readAttributes(file, "unix:ino").get("ino")
+            + ":"
+            + Files.readAttributes(file, "unix:dev").get("dev");
+    if (!open.add(key))
+      throw new IllegalStateException("compute registry " + file + " is already open in this JVM");
     return key;
   }
 

@@ -30,11 +30,11 @@ import java.util.Optional;
 
 /**
  * An open per-NPU compute registry (layout {@code VNPUREG1} v3, {@code docs/compute-registry.md}),
- * from the node agent's side: it is the registry's only writer. It registers containers (key, weight,
- * cap, priority class, which logical device of the container's quota region is this NPU), records
- * each container's region in the agents' own file beside the registry directory (member table; no
- * container can open it), and {@linkplain #publish publishes} every container's usage, read from its
- * region, into the registry; the limiters only read the registry.
+ * from the node agent's side: it is the registry's only writer. It registers containers (key,
+ * weight, cap, priority class, which logical device of the container's quota region is this NPU),
+ * records each container's region in the agents' own file beside the registry directory (member
+ * table; no container can open it), and {@linkplain #publish publishes} every container's usage,
+ * read from its region, into the registry; the limiters only read the registry.
  *
  * <p>The registry is written in place through the descriptor this object holds from opening (while
  * an agent holds it open for writing, nobody can take a lease on it), full-size from creation (a
@@ -45,31 +45,41 @@ import java.util.Optional;
  */
 public final class ComputeRegistry implements AutoCloseable {
   static final long LOCK_WAIT_MS = 2000;
+
   /** {@code rw-r--r--}: only the node agent writes a registry; containers read it. */
   static final java.util.Set<java.nio.file.attribute.PosixFilePermission> REGISTRY_FILE_MODE =
       PosixFilePermissions.fromString("rw-r--r--");
 
   /** {@code rw-------}: the lock file is the agent's alone. */
-  static final java.util.Set<java.nio.file.attribute.PosixFilePermission> LOCK_FILE_MODE = HostFiles.OWNER_ONLY_FILE;
+  static final java.util.Set<java.nio.file.attribute.PosixFilePermission> LOCK_FILE_MODE =
+      HostFiles.OWNER_ONLY_FILE;
 
   /** Largest registry file opened (a huge file in its place is refused, not read). */
   static final long MAX_REGISTRY_BYTES = 1L << 20;
 
   private final Path file;
   private FileChannel channel;
+
   /** Identity (device and inode) of the file {@link #channel} is open on. */
   private Object channelKey;
+
   private final ComputeRegistries owner;
   private final Object ownerKey;
   private final TenantFiles tenantFiles;
-  /** The agents' file ({@link #lockFile}: record locks and member table); opened at the first write. */
+
+  /**
+   * The agents' file ({@link #lockFile}: record locks and member table); opened at the first write.
+   */
   private FileChannel locks;
+
   /** Held while this process is the registry's publisher. */
   private FileLock publishing;
+
   private final Map<Integer, Member> members = new java.util.HashMap<>();
   private boolean closed;
 
-  private ComputeRegistry(Path file, FileChannel channel, ComputeRegistries owner, Object key, TenantFiles tenantFiles)
+  private ComputeRegistry(
+      Path file, FileChannel channel, ComputeRegistries owner, Object key, TenantFiles tenantFiles)
       throws IOException {
     this.file = file;
     this.channel = channel;
@@ -80,23 +90,27 @@ public final class ComputeRegistry implements AutoCloseable {
   }
 
   private static Object fileKey(Path p) throws IOException {
-    return Files.readAttributes(p, java.nio.file.attribute.BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+    return Files.readAttributes(
+            p, java.nio.file.attribute.BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+        .fileKey();
   }
 
   // ---------------------------------------------------------------- open / create
 
-  static ComputeRegistry createOrOpen(Path file, int physId, ComputeRegistries owner, TenantFiles tenantFiles)
-      throws IOException {
+  static ComputeRegistry createOrOpen(
+      Path file, int physId, ComputeRegistries owner, TenantFiles tenantFiles) throws IOException {
     FileChannel locks = openLockFile(file);
     FileChannel ch = null;
     Object key = null;
     try {
       FileLock init = lockBounded(locks, REG_LOCK_INIT);
       if (init == null) {
-        throw new RegistryBusyException(file, "init lock (" + lockFile(file) + ") held for more than " + LOCK_WAIT_MS + " ms");
+        throw new RegistryBusyException(
+            file, "init lock (" + lockFile(file) + ") held for more than " + LOCK_WAIT_MS + " ms");
       }
       try {
-        // the registry directory is shared with the containers: create exclusively and never follow a
+        // the registry directory is shared with the containers: create exclusively and never follow
+        // a
         // link a tenant planted under the registry's name (HostFiles rules); the descriptor of the
         // creation is the one kept
         try {
@@ -104,7 +118,8 @@ public final class ComputeRegistry implements AutoCloseable {
         } catch (FileAlreadyExistsException exists) {
           ch = openExisting(file, locks, tenantFiles);
         }
-        // only the node agent writes a registry; the limiter refuses one writable by group or others
+        // only the node agent writes a registry; the limiter refuses one writable by group or
+        // others
         if (!Files.isSymbolicLink(file)) HostFiles.setMode(file, REGISTRY_FILE_MODE);
         key = owner.register(file);
         ComputeRegistry r = new ComputeRegistry(file, ch, owner, key, tenantFiles);
@@ -124,11 +139,12 @@ public final class ComputeRegistry implements AutoCloseable {
   }
 
   /**
-   * Opens an existing registry without blocking. When a tenant's lease (taken while no agent had the
-   * file open) makes that fail, the registry is rebuilt from the member table into a new file that
-   * atomically replaces it: the lease holder keeps the old inode, which nobody reads any more.
+   * Opens an existing registry without blocking. When a tenant's lease (taken while no agent had
+   * the file open) makes that fail, the registry is rebuilt from the member table into a new file
+   * that atomically replaces it: the lease holder keeps the old inode, which nobody reads any more.
    */
-  private static FileChannel openExisting(Path file, FileChannel locks, TenantFiles tenantFiles) throws IOException {
+  private static FileChannel openExisting(Path file, FileChannel locks, TenantFiles tenantFiles)
+      throws IOException {
     try {
       return tenantFiles.open(file, true, 0, MAX_REGISTRY_BYTES, false);
     } catch (TenantFileException leasedOrWorse) {
@@ -137,8 +153,10 @@ public final class ComputeRegistry implements AutoCloseable {
     }
   }
 
-  private static FileChannel replace(Path file, FileChannel locks, TenantFileException why) throws IOException {
-    // the old file may not be readable either (a write lease blocks every open): rebuild the entries
+  private static FileChannel replace(Path file, FileChannel locks, TenantFileException why)
+      throws IOException {
+    // the old file may not be readable either (a write lease blocks every open): rebuild the
+    // entries
     // from the member table; the header is initialised afresh (createOrOpen: its magic is missing)
     byte[] content = new byte[REG_FILE_BYTES];
     ByteBuffer agf = ByteBuffer.allocate(AGF_FILE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
@@ -150,7 +168,13 @@ public final class ComputeRegistry implements AutoCloseable {
       if (agf.getLong(m + AGF_KEY) == 0) continue;
       System.arraycopy(agf.array(), m + AGF_ENTRY, content, entryOff(i), REG_ENTRY_BYTES);
     }
-    Path tmp = file.resolveSibling("." + file.getFileName() + "." + Long.toHexString(new SecureRandom().nextLong()) + ".tmp");
+    Path tmp =
+        file.resolveSibling(
+            "."
+                + file.getFileName()
+                + "."
+                + Long.toHexString(new SecureRandom().nextLong())
+                + ".tmp");
     FileChannel ch = HostFiles.createExclusive(tmp, REGISTRY_FILE_MODE);
     try {
       ByteBuffer w = ByteBuffer.wrap(content);
@@ -162,25 +186,28 @@ public final class ComputeRegistry implements AutoCloseable {
       e.addSuppressed(why);
       throw e;
     }
-    org.slf4j.LoggerFactory.getLogger(ComputeRegistry.class).warn(
-        "{}; replaced it by a copy rebuilt from the agents' member table (the header is initialised afresh)",
-        why.getMessage());
+    org.slf4j.LoggerFactory.getLogger(ComputeRegistry.class)
+        .warn(
+            "{}; replaced it by a copy rebuilt from the agents' member table (the header is initialised afresh)",
+            why.getMessage());
     return ch;
   }
 
   /**
-   * The file whose record locks serialise the node agents' writes to {@code registry}:
-   * {@code <registry dir>.locks/<registry file name>.lock}, beside the registry directory and never
-   * in it. The registry directory is mounted read-only into containers, and a read-only descriptor
-   * is enough for a shared record lock ({@code F_RDLCK}), which would block the agent's exclusive
+   * The file whose record locks serialise the node agents' writes to {@code registry}: {@code
+   * <registry dir>.locks/<registry file name>.lock}, beside the registry directory and never in it.
+   * The registry directory is mounted read-only into containers, and a read-only descriptor is
+   * enough for a shared record lock ({@code F_RDLCK}), which would block the agent's exclusive
    * lock: a tenant could then stop every registration on its NPU. No container sees this file.
    */
   public static Path lockFile(Path registry) {
     Path dir = registry.toAbsolutePath().normalize().getParent();
     if (dir == null || dir.getParent() == null) {
-      throw new IllegalArgumentException("compute registry " + registry + ": its directory must not be the root directory");
+      throw new IllegalArgumentException(
+          "compute registry " + registry + ": its directory must not be the root directory");
     }
-    return dir.resolveSibling(dir.getFileName() + ".locks").resolve(registry.getFileName() + ".lock");
+    return dir.resolveSibling(dir.getFileName() + ".locks")
+        .resolve(registry.getFileName() + ".lock");
   }
 
   /**
@@ -195,7 +222,9 @@ public final class ComputeRegistry implements AutoCloseable {
     try {
       ch = HostFiles.createExclusive(lock, LOCK_FILE_MODE);
     } catch (FileAlreadyExistsException exists) {
-      ch = FileChannel.open(lock, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+      ch =
+          FileChannel.open(
+              lock, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
     }
     try {
       long size = ch.size();
@@ -215,7 +244,8 @@ public final class ComputeRegistry implements AutoCloseable {
     return locks;
   }
 
-  static ComputeRegistry open(Path file, ComputeRegistries owner, TenantFiles tenantFiles) throws IOException {
+  static ComputeRegistry open(Path file, ComputeRegistries owner, TenantFiles tenantFiles)
+      throws IOException {
     Object key = owner.register(file);
     FileChannel ch = null;
     try {
@@ -270,25 +300,38 @@ public final class ComputeRegistry implements AutoCloseable {
     ByteBuffer h = read(0, REG_HDR_BYTES);
     long magic = h.getLong(RH_MAGIC);
     if (magic != REG_MAGIC) {
-      return bad("VNPU_RH_MAGIC", "0x" + Long.toHexString(magic), "0x" + Long.toHexString(REG_MAGIC));
+      return bad(
+          "VNPU_RH_MAGIC", "0x" + Long.toHexString(magic), "0x" + Long.toHexString(REG_MAGIC));
     }
     int major = Short.toUnsignedInt(h.getShort(RH_MAJOR));
-    if (major != REG_MAJOR) return bad("VNPU_RH_MAJOR", Integer.toString(major), Integer.toString(REG_MAJOR));
+    if (major != REG_MAJOR)
+      return bad("VNPU_RH_MAJOR", Integer.toString(major), Integer.toString(REG_MAJOR));
     long fileBytes = h.getLong(RH_FILE_BYTES);
     if (fileBytes < REG_FILE_BYTES || size < REG_FILE_BYTES) {
-      return bad("VNPU_RH_FILE_BYTES", fileBytes + " (file size " + size + ")", ">= " + REG_FILE_BYTES);
+      return bad(
+          "VNPU_RH_FILE_BYTES", fileBytes + " (file size " + size + ")", ">= " + REG_FILE_BYTES);
     }
     if (h.getInt(RH_ENTRY_COUNT) != REG_ENTRY_COUNT) {
-      return bad("VNPU_RH_ENTRY_COUNT", Integer.toString(h.getInt(RH_ENTRY_COUNT)), Integer.toString(REG_ENTRY_COUNT));
+      return bad(
+          "VNPU_RH_ENTRY_COUNT",
+          Integer.toString(h.getInt(RH_ENTRY_COUNT)),
+          Integer.toString(REG_ENTRY_COUNT));
     }
     if (h.getInt(RH_ENTRY_BYTES) != REG_ENTRY_BYTES) {
-      return bad("VNPU_RH_ENTRY_BYTES", Integer.toString(h.getInt(RH_ENTRY_BYTES)), Integer.toString(REG_ENTRY_BYTES));
+      return bad(
+          "VNPU_RH_ENTRY_BYTES",
+          Integer.toString(h.getInt(RH_ENTRY_BYTES)),
+          Integer.toString(REG_ENTRY_BYTES));
     }
     if (h.getInt(RH_HEADER_BYTES) != REG_HDR_BYTES) {
-      return bad("VNPU_RH_HEADER_BYTES", Integer.toString(h.getInt(RH_HEADER_BYTES)), Integer.toString(REG_HDR_BYTES));
+      return bad(
+          "VNPU_RH_HEADER_BYTES",
+          Integer.toString(h.getInt(RH_HEADER_BYTES)),
+          Integer.toString(REG_HDR_BYTES));
     }
     int state = h.getInt(RH_INIT_STATE);
-    if (state != REG_INIT_READY) return bad("VNPU_RH_INIT_STATE", Integer.toString(state), "2 (READY)");
+    if (state != REG_INIT_READY)
+      return bad("VNPU_RH_INIT_STATE", Integer.toString(state), "2 (READY)");
     return Optional.empty();
   }
 
@@ -308,7 +351,9 @@ public final class ComputeRegistry implements AutoCloseable {
     for (int i = 0; i < REG_ENTRY_COUNT; i++) {
       int e = entryOff(i) - REG_ENTRIES_OFF;
       long key = agf.getLong(memberOff(i) + AGF_KEY);
-      if (key != 0 && entries.getInt(e + RE_STATE) == REG_ENTRY_ACTIVE && entries.getLong(e + RE_KEY) == key) {
+      if (key != 0
+          && entries.getInt(e + RE_STATE) == REG_ENTRY_ACTIVE
+          && entries.getLong(e + RE_KEY) == key) {
         fresh.put(entryOff(i), entries.array(), e, REG_ENTRY_BYTES);
       } else {
         putAgents(memberOff(i), ByteBuffer.allocate(AGF_MEMBER_BYTES));
@@ -366,7 +411,8 @@ public final class ComputeRegistry implements AutoCloseable {
   private FileLock admin() throws IOException {
     FileLock admin = lockBounded(locks(), REG_LOCK_ADMIN);
     if (admin == null) {
-      throw new RegistryBusyException(file, "admin lock (" + lockFile(file) + ") held for more than " + LOCK_WAIT_MS + " ms");
+      throw new RegistryBusyException(
+          file, "admin lock (" + lockFile(file) + ") held for more than " + LOCK_WAIT_MS + " ms");
     }
     ensureCurrent();
     return admin;
@@ -374,14 +420,16 @@ public final class ComputeRegistry implements AutoCloseable {
 
   /**
    * Another agent process may have replaced the registry file ({@link #openExisting}): under the
-   * admin lock, write to the file now at the path, which that agent holds open (so it opens at once).
+   * admin lock, write to the file now at the path, which that agent holds open (so it opens at
+   * once).
    */
   private void ensureCurrent() throws IOException {
     Object now;
     try {
       now = fileKey(file);
     } catch (NoSuchFileException gone) {
-      return; // removed under us: keep writing our descriptor; the next createOrOpen makes a new one
+      return; // removed under us: keep writing our descriptor; the next createOrOpen makes a new
+      // one
     }
     if (now == null || now.equals(channelKey)) return;
     FileChannel fresh = tenantFiles.open(file, true, 0, MAX_REGISTRY_BYTES, false);
@@ -419,7 +467,10 @@ public final class ComputeRegistry implements AutoCloseable {
       agf.get(m + AGF_PATH, p);
       int n = 0;
       while (n < p.length && p[n] != 0) n++;
-      Optional<Path> region = n == 0 ? Optional.empty() : Optional.of(Path.of(new String(p, 0, n, StandardCharsets.UTF_8)));
+      Optional<Path> region =
+          n == 0
+              ? Optional.empty()
+              : Optional.of(Path.of(new String(p, 0, n, StandardCharsets.UTF_8)));
       members.put(i, new Member(key, region, agf.getLong(m + AGF_DEV), agf.getLong(m + AGF_INO)));
     }
   }
@@ -460,7 +511,8 @@ public final class ComputeRegistry implements AutoCloseable {
   /**
    * The quota region file and its identity (device, inode) as registered for {@code key}, from the
    * agents' member table; empty when the key has no entry or was registered without a region. What
-   * the clean-up compares with the regions of live containers (nothing a container wrote decides it).
+   * the clean-up compares with the regions of live containers (nothing a container wrote decides
+   * it).
    *
    * @throws IOException if the agents' file cannot be read
    */
@@ -479,8 +531,8 @@ public final class ComputeRegistry implements AutoCloseable {
    * A registered container's quota region as the agent recorded it at registration.
    *
    * @param file host path of the region file
-   * @param dev  its {@code st_dev} then
-   * @param ino  its {@code st_ino} then
+   * @param dev its {@code st_dev} then
+   * @param ino its {@code st_ino} then
    */
   public record RegisteredRegion(Path file, long dev, long ino) {}
 
@@ -505,10 +557,10 @@ public final class ComputeRegistry implements AutoCloseable {
    * Snapshot of every ACTIVE entry. On the agent's own instance (one that registered or created: it
    * holds the agents' file) the statistics are read from the container's quota region named in the
    * member table, non-blocking ({@link TenantFiles}); where that is not possible (another instance,
-   * which never opens the agents' file since closing a descriptor of it would drop this JVM's record
-   * locks on it; an unreadable region) launches, device time, throttled time and share are the
-   * publisher's last publication and the rest (activity time, per-kernel estimate, samples, launches
-   * per symbol, {@code live}) is zero.
+   * which never opens the agents' file since closing a descriptor of it would drop this JVM's
+   * record locks on it; an unreadable region) launches, device time, throttled time and share are
+   * the publisher's last publication and the rest (activity time, per-kernel estimate, samples,
+   * launches per symbol, {@code live}) is zero.
    *
    * @throws IOException if the registry cannot be read
    */
@@ -525,42 +577,56 @@ public final class ComputeRegistry implements AutoCloseable {
       int prio = all.getInt(o + RE_PRIORITY_CLASS);
       Member m = members.get(i);
       Activity a = locks != null && m != null && m.key() == key ? activity(m, dev) : Activity.NONE;
-      out.add(new RegistryEntry(
-          i,
-          key,
-          name(all, o),
-          all.getInt(o + RE_WEIGHT),
-          all.getInt(o + RE_CAP_PCT),
-          prio == REG_PRIO_HIGH ? Priority.HIGH : Priority.NORMAL,
-          true,
-          a.live,
-          a.ds.getLong(RegionLayout.DS_LAST_LAUNCH_NS),
-          a.read ? a.ds.getLong(RegionLayout.DS_LAUNCHES) : all.getLong(o + RE_LAUNCHES),
-          a.read ? a.ds.getLong(RegionLayout.DS_BUSY_NS) : all.getLong(o + RE_BUSY_NS),
-          a.read ? a.ds.getLong(RegionLayout.DS_THROTTLED_NS) : all.getLong(o + RE_THROTTLED_NS),
-          a.read ? a.ds.getInt(RegionLayout.DS_SHARE_PPM) : all.getInt(o + RE_SHARE_PPM),
-          a.ds.getLong(RegionLayout.DS_COST_EMA_NS),
-          a.ds.getLong(RegionLayout.DS_SAMPLES),
-          a.bySymbol,
-          all.getInt(o + RE_PUB_FLAGS),
-          all.getInt(o + RE_USED_PPM),
-          all.getInt(o + RE_BLOCKED_PPM)));
+      out.add(
+          new RegistryEntry(
+              i,
+              key,
+              name(all, o),
+              all.getInt(o + RE_WEIGHT),
+              all.getInt(o + RE_CAP_PCT),
+              prio == REG_PRIO_HIGH ? Priority.HIGH : Priority.NORMAL,
+              true,
+              a.live,
+              a.ds.getLong(RegionLayout.DS_LAST_LAUNCH_NS),
+              a.read ? a.ds.getLong(RegionLayout.DS_LAUNCHES) : all.getLong(o + RE_LAUNCHES),
+              a.read ? a.ds.getLong(RegionLayout.DS_BUSY_NS) : all.getLong(o + RE_BUSY_NS),
+              a.read
+                  ? a.ds.getLong(RegionLayout.DS_THROTTLED_NS)
+                  : all.getLong(o + RE_THROTTLED_NS),
+              a.read ? a.ds.getInt(RegionLayout.DS_SHARE_PPM) : all.getInt(o + RE_SHARE_PPM),
+              a.ds.getLong(RegionLayout.DS_COST_EMA_NS),
+              a.ds.getLong(RegionLayout.DS_SAMPLES),
+              a.bySymbol,
+              all.getInt(o + RE_PUB_FLAGS),
+              all.getInt(o + RE_USED_PPM),
+              all.getInt(o + RE_BLOCKED_PPM)));
     }
     return out;
   }
 
   private record Activity(boolean read, boolean live, ByteBuffer ds, Map<String, Long> bySymbol) {
-    static final Activity NONE = new Activity(false, false,
-        ByteBuffer.allocate(RegionLayout.DEVSTATE_BYTES).order(ByteOrder.LITTLE_ENDIAN), Map.of());
+    static final Activity NONE =
+        new Activity(
+            false,
+            false,
+            ByteBuffer.allocate(RegionLayout.DEVSTATE_BYTES).order(ByteOrder.LITTLE_ENDIAN),
+            Map.of());
   }
 
   /** Reads a container's statistics from its quota region (named in the member table). */
   private Activity activity(Member m, int dev) {
-    if (dev < 0 || dev >= RegionLayout.REGION_MAX_DEVICES || m.region().isEmpty()) return Activity.NONE;
-    ByteBuffer r = ByteBuffer.allocate(RegionLayout.REGION_FILE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    if (dev < 0 || dev >= RegionLayout.REGION_MAX_DEVICES || m.region().isEmpty())
+      return Activity.NONE;
+    ByteBuffer r =
+        ByteBuffer.allocate(RegionLayout.REGION_FILE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     boolean live = false;
-    try (FileChannel ch = tenantFiles.open(m.region().get(), false, RegionLayout.REGION_FILE_BYTES,
-        RegionLayout.REGION_FILE_BYTES, false)) {
+    try (FileChannel ch =
+        tenantFiles.open(
+            m.region().get(),
+            false,
+            RegionLayout.REGION_FILE_BYTES,
+            RegionLayout.REGION_FILE_BYTES,
+            false)) {
       if (!sameInode(m)) return Activity.NONE;
       while (r.hasRemaining() && ch.read(r, r.position()) > 0) {
         // positional reads until EOF: a shrunk region reads as zeros
@@ -569,13 +635,16 @@ public final class ComputeRegistry implements AutoCloseable {
       // a slot owner holds its slot's record lock while it lives (docs/region-layout.md); a probe
       // never waits
       for (int s = 0; s < RegionLayout.REGION_SLOT_COUNT && !live; s++) {
-        if (r.getInt(RegionLayout.slotOff(s) + RegionLayout.S_STATE) == RegionLayout.SLOT_FREE) continue;
+        if (r.getInt(RegionLayout.slotOff(s) + RegionLayout.S_STATE) == RegionLayout.SLOT_FREE)
+          continue;
         live = slotHeld(ch, RegionLayout.lockSlot(s));
       }
     } catch (IOException e) {
       return Activity.NONE; // gone, leased, replaced by something else: no statistics for it
     }
-    ByteBuffer ds = r.slice(RegionLayout.devStateOff(dev), RegionLayout.DEVSTATE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer ds =
+        r.slice(RegionLayout.devStateOff(dev), RegionLayout.DEVSTATE_BYTES)
+            .order(ByteOrder.LITTLE_ENDIAN);
     Map<String, Long> bySym = new LinkedHashMap<>();
     for (LaunchSymbol s : LaunchSymbol.values()) {
       long n = r.getLong(RegionLayout.H_SYMBOL_LAUNCHES + 8 * s.ordinal());
@@ -585,8 +654,10 @@ public final class ComputeRegistry implements AutoCloseable {
   }
 
   private static boolean sameInode(Member m) throws IOException {
-    Map<String, Object> a = Files.readAttributes(m.region().get(), "unix:dev,ino", LinkOption.NOFOLLOW_LINKS);
-    return ((Number) a.get("dev")).longValue() == m.dev() && ((Number) a.get("ino")).longValue() == m.ino();
+    Map<String, Object> a =
+        Files.readAttributes(m.region().get(), "unix:dev,ino", LinkOption.NOFOLLOW_LINKS);
+    return ((Number) a.get("dev")).longValue() == m.dev()
+        && ((Number) a.get("ino")).longValue() == m.ino();
   }
 
   /** Whether some process holds this lock byte (shared probe: a read-only descriptor suffices). */
@@ -612,8 +683,8 @@ public final class ComputeRegistry implements AutoCloseable {
   // ---------------------------------------------------------------- node agent writes
 
   /**
-   * Registers (or updates) a container, and records its quota region (when the member names one)
-   * in the agents' member table, from which the publisher reads its usage. A container registered
+   * Registers (or updates) a container, and records its quota region (when the member names one) in
+   * the agents' member table, from which the publisher reads its usage. A container registered
    * without a region is never published: it counts at its weighted share for its neighbours.
    *
    * @return the entry index
@@ -631,18 +702,31 @@ public final class ComputeRegistry implements AutoCloseable {
       java.nio.file.attribute.BasicFileAttributes ba;
       Map<String, Object> id;
       try {
-        ba = Files.readAttributes(region, java.nio.file.attribute.BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        ba =
+            Files.readAttributes(
+                region,
+                java.nio.file.attribute.BasicFileAttributes.class,
+                LinkOption.NOFOLLOW_LINKS);
         id = Files.readAttributes(region, "unix:dev,ino", LinkOption.NOFOLLOW_LINKS);
       } catch (IOException e) {
-        throw new IOException("compute registry " + file + ": quota region " + region + " cannot be registered: " + e, e);
+        throw new IOException(
+            "compute registry " + file + ": quota region " + region + " cannot be registered: " + e,
+            e);
       }
       if (!ba.isRegularFile()) {
-        throw new IOException("compute registry " + file + ": quota region " + region + " is not a regular file");
+        throw new IOException(
+            "compute registry " + file + ": quota region " + region + " is not a regular file");
       }
       byte[] p = region.toString().getBytes(StandardCharsets.UTF_8);
       if (p.length >= AGF_PATH_BYTES) {
-        throw new IOException("compute registry " + file + ": quota region path " + region + " is longer than "
-            + (AGF_PATH_BYTES - 1) + " bytes");
+        throw new IOException(
+            "compute registry "
+                + file
+                + ": quota region path "
+                + region
+                + " is longer than "
+                + (AGF_PATH_BYTES - 1)
+                + " bytes");
       }
       slot.putLong(AGF_DEV, ((Number) id.get("dev")).longValue());
       slot.putLong(AGF_INO, ((Number) id.get("ino")).longValue());
@@ -654,12 +738,15 @@ public final class ComputeRegistry implements AutoCloseable {
       int found = -1;
       for (int i = 0; i < REG_ENTRY_COUNT && found < 0; i++) {
         int o = entryOff(i);
-        if (all.getInt(o + RE_STATE) == REG_ENTRY_ACTIVE && all.getLong(o + RE_KEY) == m.key()) found = i;
+        if (all.getInt(o + RE_STATE) == REG_ENTRY_ACTIVE && all.getLong(o + RE_KEY) == m.key())
+          found = i;
       }
       for (int i = 0; i < REG_ENTRY_COUNT && found < 0; i++) {
         if (all.getInt(entryOff(i) + RE_STATE) == REG_ENTRY_FREE) found = i;
       }
-      if (found < 0) throw new IllegalStateException("compute registry " + file + ": all " + REG_ENTRY_COUNT + " entries are in use");
+      if (found < 0)
+        throw new IllegalStateException(
+            "compute registry " + file + ": all " + REG_ENTRY_COUNT + " entries are in use");
       int o = entryOff(found);
       ByteBuffer e = ByteBuffer.allocate(REG_ENTRY_BYTES).order(ByteOrder.LITTLE_ENDIAN);
       e.putInt(RE_STATE, REG_ENTRY_ACTIVE);
@@ -687,9 +774,10 @@ public final class ComputeRegistry implements AutoCloseable {
   }
 
   /**
-   * Changes a registered container's share in place (a live resize): its weight and cap, in the entry
-   * the limiters read and in the member table's copy (from which a replaced registry is rebuilt). The
-   * publisher's window of the container is kept: the entry's identity does not change.
+   * Changes a registered container's share in place (a live resize): its weight and cap, in the
+   * entry the limiters read and in the member table's copy (from which a replaced registry is
+   * rebuilt). The publisher's window of the container is kept: the entry's identity does not
+   * change.
    *
    * @param weight share weight 1..10000
    * @param capPct hard cap 0..100, 0 = none
@@ -698,8 +786,10 @@ public final class ComputeRegistry implements AutoCloseable {
    * @throws RegistryBusyException if the admin lock stays held for more than 2 s
    */
   public synchronized boolean updateShare(long key, int weight, int capPct) throws IOException {
-    if (weight < 1 || weight > 10000) throw new IllegalArgumentException("weight must be in 1..10000: " + weight);
-    if (capPct < 0 || capPct > 100) throw new IllegalArgumentException("capPct must be in 0..100: " + capPct);
+    if (weight < 1 || weight > 10000)
+      throw new IllegalArgumentException("weight must be in 1..10000: " + weight);
+    if (capPct < 0 || capPct > 100)
+      throw new IllegalArgumentException("capPct must be in 0..100: " + capPct);
     ensureOpen();
     FileLock admin = admin();
     try {
@@ -707,8 +797,10 @@ public final class ComputeRegistry implements AutoCloseable {
       boolean found = false;
       for (int i = 0; i < REG_ENTRY_COUNT; i++) {
         int o = entryOff(i);
-        if (all.getInt(o + RE_STATE) != REG_ENTRY_ACTIVE || all.getLong(o + RE_KEY) != key) continue;
-        ByteBuffer share = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putInt(weight).putInt(capPct);
+        if (all.getInt(o + RE_STATE) != REG_ENTRY_ACTIVE || all.getLong(o + RE_KEY) != key)
+          continue;
+        ByteBuffer share =
+            ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putInt(weight).putInt(capPct);
         putAgents(memberOff(i) + AGF_ENTRY + RE_WEIGHT, share);
         int seq = beginWrite();
         write(o + RE_WEIGHT, share);
@@ -735,7 +827,8 @@ public final class ComputeRegistry implements AutoCloseable {
       boolean found = false;
       for (int i = 0; i < REG_ENTRY_COUNT; i++) {
         int o = entryOff(i);
-        if (all.getInt(o + RE_STATE) != REG_ENTRY_ACTIVE || all.getLong(o + RE_KEY) != key) continue;
+        if (all.getInt(o + RE_STATE) != REG_ENTRY_ACTIVE || all.getLong(o + RE_KEY) != key)
+          continue;
         int seq = beginWrite();
         putInt(o + RE_STATE, REG_ENTRY_FREE);
         endWrite(seq);
@@ -750,10 +843,10 @@ public final class ComputeRegistry implements AutoCloseable {
   }
 
   /**
-   * The agents' hard link to a registered region, {@code <registry dir>.locks/npu<phyId>-<key>.region}:
-   * it keeps the region's inode from being reused by a later file (a new Allocate of the same
-   * container at the same path), so that the identity recorded in the member table names one file
-   * only. In the agents' directory, which no container sees.
+   * The agents' hard link to a registered region, {@code <registry
+   * dir>.locks/npu<phyId>-<key>.region}: it keeps the region's inode from being reused by a later
+   * file (a new Allocate of the same container at the same path), so that the identity recorded in
+   * the member table names one file only. In the agents' directory, which no container sees.
    */
   private Path keptInode(long key) {
     return lockFile(file).resolveSibling(String.format("npu%d-%016x.region", physId(), key));
@@ -765,11 +858,17 @@ public final class ComputeRegistry implements AutoCloseable {
     try {
       Files.createLink(keep, region);
     } catch (IOException | UnsupportedOperationException e) {
-      // another file system: the identity may then be reused once the region is deleted; the clean-up
+      // another file system: the identity may then be reused once the region is deleted; the
+      // clean-up
       // may keep a replaced container's old entry until the agent restarts (logged, not fatal)
-      org.slf4j.LoggerFactory.getLogger(ComputeRegistry.class).warn(
-          "compute registry {}: cannot keep a link to quota region {} in {} ({}); a replaced region may keep its old"
-              + " registration", file, region, keep.getParent(), e.toString());
+      org.slf4j.LoggerFactory.getLogger(ComputeRegistry.class)
+          .warn(
+              "compute registry {}: cannot keep a link to quota region {} in {} ({}); a replaced region may keep its old"
+                  + " registration",
+              file,
+              region,
+              keep.getParent(),
+              e.toString());
     }
   }
 
@@ -785,9 +884,11 @@ public final class ComputeRegistry implements AutoCloseable {
     FileLock admin = admin();
     try {
       java.util.Set<Long> active = new java.util.HashSet<>(keys());
-      java.util.regex.Pattern mine = java.util.regex.Pattern.compile("npu" + physId() + "-([0-9a-f]{16})\\.region");
+      java.util.regex.Pattern mine =
+          java.util.regex.Pattern.compile("npu" + physId() + "-([0-9a-f]{16})\\.region");
       List<String> removed = new ArrayList<>();
-      try (java.nio.file.DirectoryStream<Path> ds = Files.newDirectoryStream(lockFile(file).getParent())) {
+      try (java.nio.file.DirectoryStream<Path> ds =
+          Files.newDirectoryStream(lockFile(file).getParent())) {
         for (Path p : ds) {
           java.util.regex.Matcher mt = mine.matcher(p.getFileName().toString());
           if (!mt.matches() || active.contains(Long.parseUnsignedLong(mt.group(1), 16))) continue;
@@ -832,7 +933,8 @@ public final class ComputeRegistry implements AutoCloseable {
    * one holding its publish lock; the others return {@code false} until it goes.
    *
    * @param nowNs monotonic time of this round, ns ({@code System.nanoTime()})
-   * @param periodMs the publisher's period, written into the header (readers derive staleness from it)
+   * @param periodMs the publisher's period, written into the header (readers derive staleness from
+   *     it)
    * @param windowMs the window usage is measured over
    * @return true if this process published
    * @throws IOException if the registry or the agents' file cannot be read or written
@@ -845,14 +947,18 @@ public final class ComputeRegistry implements AutoCloseable {
     }
     ByteBuffer reg = read(0, REG_FILE_BYTES);
     int win = reg.getInt(RH_ACTIVE_WINDOW_MS);
-    long activeWindowNs = (win >= 10 && win <= 10_000 ? win : REG_DEFAULT_ACTIVE_WINDOW_MS) * 1_000_000L;
+    long activeWindowNs =
+        (win >= 10 && win <= 10_000 ? win : REG_DEFAULT_ACTIVE_WINDOW_MS) * 1_000_000L;
     loadMembers();
     ByteBuffer ds = ByteBuffer.allocate(RegionLayout.DEVSTATE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     for (int i = 0; i < REG_ENTRY_COUNT; i++) {
       int o = entryOff(i);
       Member m = members.get(i);
       Sampled s = sampled.get(i);
-      boolean active = reg.getInt(o + RE_STATE) == REG_ENTRY_ACTIVE && m != null && m.key() == reg.getLong(o + RE_KEY);
+      boolean active =
+          reg.getInt(o + RE_STATE) == REG_ENTRY_ACTIVE
+              && m != null
+              && m.key() == reg.getLong(o + RE_KEY);
       if (!active || (s != null && !s.member.equals(m))) {
         if (s != null) closeQuietly(s.region);
         sampled.remove(i);
@@ -863,10 +969,17 @@ public final class ComputeRegistry implements AutoCloseable {
         s = new Sampled(m, windowMs * 1_000_000L);
         sampled.put(i, s);
       }
-      if (s.region == null && m.region().isPresent() && (!s.logged || nowNs - s.failedAtNs >= 1_000_000_000L)) {
+      if (s.region == null
+          && m.region().isPresent()
+          && (!s.logged || nowNs - s.failedAtNs >= 1_000_000_000L)) {
         try {
-          s.region = tenantFiles.open(m.region().get(), false, RegionLayout.REGION_FILE_BYTES,
-              RegionLayout.REGION_FILE_BYTES, false);
+          s.region =
+              tenantFiles.open(
+                  m.region().get(),
+                  false,
+                  RegionLayout.REGION_FILE_BYTES,
+                  RegionLayout.REGION_FILE_BYTES,
+                  false);
           if (!sameInode(m)) {
             closeQuietly(s.region);
             s.region = null;
@@ -874,9 +987,11 @@ public final class ComputeRegistry implements AutoCloseable {
           }
         } catch (IOException e) {
           if (!s.logged) {
-            org.slf4j.LoggerFactory.getLogger(ComputeRegistry.class).warn(
-                "compute registry {}: {}; its usage is not published (it counts at its weighted share)", file,
-                e.getMessage());
+            org.slf4j.LoggerFactory.getLogger(ComputeRegistry.class)
+                .warn(
+                    "compute registry {}: {}; its usage is not published (it counts at its weighted share)",
+                    file,
+                    e.getMessage());
             owner.countUnreadable();
           }
           s.logged = true;
@@ -905,7 +1020,11 @@ public final class ComputeRegistry implements AutoCloseable {
       s.busy = ds.getLong(RegionLayout.DS_BUSY_NS);
       s.throttled = ds.getLong(RegionLayout.DS_THROTTLED_NS);
       s.share = ds.getInt(RegionLayout.DS_SHARE_PPM);
-      s.window.add(nowNs, s.busy, ds.getLong(RegionLayout.DS_BLOCKED_NS), ds.getLong(RegionLayout.DS_LAST_LAUNCH_NS),
+      s.window.add(
+          nowNs,
+          s.busy,
+          ds.getLong(RegionLayout.DS_BLOCKED_NS),
+          ds.getLong(RegionLayout.DS_LAST_LAUNCH_NS),
           activeWindowNs);
     }
     FileLock admin = tryLock(locks(), REG_LOCK_ADMIN, false);
@@ -916,7 +1035,10 @@ public final class ComputeRegistry implements AutoCloseable {
       for (int i = 0; i < REG_ENTRY_COUNT; i++) {
         int o = entryOff(i);
         Sampled s = sampled.get(i);
-        boolean mine = s != null && reg.getInt(o + RE_STATE) == REG_ENTRY_ACTIVE && reg.getLong(o + RE_KEY) == s.member.key();
+        boolean mine =
+            s != null
+                && reg.getInt(o + RE_STATE) == REG_ENTRY_ACTIVE
+                && reg.getLong(o + RE_KEY) == s.member.key();
         reg.putInt(o + RE_PUB_FLAGS, mine ? s.window.flags() : 0);
         reg.putInt(o + RE_USED_PPM, mine ? s.window.usedPpm() : 0);
         reg.putInt(o + RE_BLOCKED_PPM, mine ? s.window.blockedPpm() : 0);
@@ -955,9 +1077,9 @@ public final class ComputeRegistry implements AutoCloseable {
   }
 
   /**
-   * Marks a write in progress: {@code write_seq} odd. An agent killed inside a write left it odd; the
-   * next write steps past that value (to the next odd one), so the seqlock's parity holds again:
-   * odd only while a write is in progress, which is when readers retry.
+   * Marks a write in progress: {@code write_seq} odd. An agent killed inside a write left it odd;
+   * the next write steps past that value (to the next odd one), so the seqlock's parity holds
+   * again: odd only while a write is in progress, which is when readers retry.
    *
    * @return the odd value written; pass it to {@link #endWrite}
    */

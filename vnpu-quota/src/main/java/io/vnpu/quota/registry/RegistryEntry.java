@@ -6,8 +6,8 @@ import java.util.Map;
 /**
  * Snapshot of one ACTIVE entry of a compute registry (layout v3: the entry is the node agent's;
  * launches, device time, throttled time and share are the publisher's last publication; the rest
- * comes from the container's quota region on the agent's own instance, zero elsewhere, see
- * {@link ComputeRegistry#entries()}).
+ * comes from the container's quota region on the agent's own instance, zero elsewhere, see {@link
+ * ComputeRegistry#entries()}).
  *
  * @param index entry index 0..63
  * @param key container key (quota region epoch)
@@ -25,7 +25,8 @@ import java.util.Map;
  * @param costNs latest per-launch device-time estimate, ns
  * @param samples device-time measurements taken
  * @param launchesBySymbol launches per runtime entry point name (only non-zero counts)
- * @param pubFlags the publication's flags ({@code REG_PUB_*} of {@code RegistryLayout}), 0 = unknown
+ * @param pubFlags the publication's flags ({@code REG_PUB_*} of {@code RegistryLayout}), 0 =
+ *     unknown
  * @param usedPpm device time used over the publisher's window, ppm of wall time
  * @param blockedPpm time its launches waited over the window, ppm (saturated from 200,000)
  */

@@ -3,7 +3,9 @@ package io.vnpu.quota.registry;
 import java.io.IOException;
 import java.nio.file.Path;
 
-/** A compute registry file that is not a valid registry of this layout; names file, field and value. */
+/**
+ * A compute registry file that is not a valid registry of this layout; names file, field and value.
+ */
 public final class RegistryFormatException extends IOException {
   private final Path file;
   private final String field;

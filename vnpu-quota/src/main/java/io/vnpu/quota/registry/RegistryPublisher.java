@@ -36,28 +36,36 @@ public final class RegistryPublisher implements AutoCloseable {
    * Starts publishing.
    *
    * @param registries the registries to publish, asked again every period
-   * @param periodMs   period, 1..1000 ms ({@code RegistryLayout.REG_DEFAULT_PUB_PERIOD_MS} = 10)
-   * @param windowMs   window usage is measured over, periodMs..10000 ms (default 100)
+   * @param periodMs period, 1..1000 ms ({@code RegistryLayout.REG_DEFAULT_PUB_PERIOD_MS} = 10)
+   * @param windowMs window usage is measured over, periodMs..10000 ms (default 100)
    */
-  public RegistryPublisher(Supplier<Collection<ComputeRegistry>> registries, int periodMs, int windowMs) {
+  public RegistryPublisher(
+      Supplier<Collection<ComputeRegistry>> registries, int periodMs, int windowMs) {
     this.registries = Objects.requireNonNull(registries, "registries");
-    if (periodMs < 1 || periodMs > 1000) throw new IllegalArgumentException("periodMs must be in 1..1000: " + periodMs);
+    if (periodMs < 1 || periodMs > 1000)
+      throw new IllegalArgumentException("periodMs must be in 1..1000: " + periodMs);
     if (windowMs < periodMs || windowMs > 10_000) {
-      throw new IllegalArgumentException("windowMs must be in " + periodMs + "..10000: " + windowMs);
+      throw new IllegalArgumentException(
+          "windowMs must be in " + periodMs + "..10000: " + windowMs);
     }
     this.periodMs = periodMs;
     this.windowMs = windowMs;
-    this.exec = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "vnpu-registry-publisher");
-      t.setDaemon(true);
-      return t;
-    });
+    this.exec =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "vnpu-registry-publisher");
+              t.setDaemon(true);
+              return t;
+            });
     exec.scheduleWithFixedDelay(this::round, 0, periodMs, TimeUnit.MILLISECONDS);
   }
 
   /** With the layout's default period (10 ms) and window (100 ms). */
   public RegistryPublisher(Supplier<Collection<ComputeRegistry>> registries) {
-    this(registries, RegistryLayout.REG_DEFAULT_PUB_PERIOD_MS, RegistryLayout.REG_DEFAULT_PUB_WINDOW_MS);
+    this(
+        registries,
+        RegistryLayout.REG_DEFAULT_PUB_PERIOD_MS,
+        RegistryLayout.REG_DEFAULT_PUB_WINDOW_MS);
   }
 
   private void round() {
@@ -75,8 +83,11 @@ public final class RegistryPublisher implements AutoCloseable {
       } catch (IOException | RuntimeException e) {
         // IllegalStateException: closed between listing and publishing
         if (failing.add(r.file())) {
-          LOG.warn("compute registry {}: cannot publish usage ({}); its limiters count every neighbour at its weighted"
-              + " share until it works again", r.file(), e.toString());
+          LOG.warn(
+              "compute registry {}: cannot publish usage ({}); its limiters count every neighbour at its weighted"
+                  + " share until it works again",
+              r.file(),
+              e.toString());
         }
       }
     }

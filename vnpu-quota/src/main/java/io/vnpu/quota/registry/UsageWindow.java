@@ -7,9 +7,9 @@ import static io.vnpu.quota.layout.RegistryLayout.REG_SATURATED_PPM;
 
 /**
  * What the publisher knows of one registered container's usage: its counters sampled every period,
- * reduced to the figures the registry publishes (device time used over the window, time its launches
- * waited over the window, active, saturated). Same arithmetic as {@code registry_agent.c}. Not
- * thread-safe (the publisher's thread only).
+ * reduced to the figures the registry publishes (device time used over the window, time its
+ * launches waited over the window, active, saturated). Same arithmetic as {@code registry_agent.c}.
+ * Not thread-safe (the publisher's thread only).
  */
 final class UsageWindow {
   private static final int HISTORY = 128;
@@ -72,7 +72,9 @@ final class UsageWindow {
     if (blockedPpm >= REG_SATURATED_PPM) flags |= REG_PUB_SATURATED | REG_PUB_ACTIVE;
   }
 
-  /** The region could not be read this period: nothing is known (it counts at its weighted share). */
+  /**
+   * The region could not be read this period: nothing is known (it counts at its weighted share).
+   */
   void unknown() {
     flags = 0;
   }

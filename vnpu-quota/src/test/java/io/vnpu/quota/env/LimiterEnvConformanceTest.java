@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
  * only, so the header is the one place the C side names them.
  */
 class LimiterEnvConformanceTest {
-  private static final Pattern DEFINE = Pattern.compile("^#define VNPU_ENV_(\\w+)\\s+(.+?)\\s*$", Pattern.MULTILINE);
+  private static final Pattern DEFINE =
+      Pattern.compile("^#define VNPU_ENV_(\\w+)\\s+(.+?)\\s*$", Pattern.MULTILINE);
   private static final Pattern PRODUCT = Pattern.compile("\\((\\d+)ull \\* (\\d+)ull\\)");
 
   private static Path limiterSource(String file) {
@@ -63,8 +64,14 @@ class LimiterEnvConformanceTest {
   @Test
   void everyHeaderNameAndUnitIsTheSameInJava() throws Exception {
     Map<String, Object> c = headerConstants();
-    assertThat(c).containsKeys("REGION_PATH", "MEM_QUOTA", "PRIORITY", "DEVICE_COUNT", "COMPUTE_CAP_PCT",
-        "MEM_QUOTA_UNIT_BYTES");
+    assertThat(c)
+        .containsKeys(
+            "REGION_PATH",
+            "MEM_QUOTA",
+            "PRIORITY",
+            "DEVICE_COUNT",
+            "COMPUTE_CAP_PCT",
+            "MEM_QUOTA_UNIT_BYTES");
     assertThat(javaConstants()).isEqualTo(c);
   }
 
@@ -82,7 +89,9 @@ class LimiterEnvConformanceTest {
     assertThat(reads).as("getenv calls in config.c").isEqualTo(5);
     for (Object v : c.values()) {
       if (v instanceof String name) {
-        assertThat(src).as("config.c names " + name + " by its macro").doesNotContain("\"" + name + "\"");
+        assertThat(src)
+            .as("config.c names " + name + " by its macro")
+            .doesNotContain("\"" + name + "\"");
       }
     }
   }
@@ -100,10 +109,13 @@ class LimiterEnvConformanceTest {
   @Test
   void variablesAreTheRegionTheQuotaAndThePriorityInThatOrder() {
     assertThat(LimiterEnv.of("/vnpu-shmem/vnpu_local_shmem", 4L << 30).variables())
-        .containsExactly(Map.entry("NPU_LOCAL_SHM_PATH", "/vnpu-shmem/vnpu_local_shmem"),
+        .containsExactly(
+            Map.entry("NPU_LOCAL_SHM_PATH", "/vnpu-shmem/vnpu_local_shmem"),
             Map.entry("NPU_MEM_QUOTA", "4096"));
     assertThat(new LimiterEnv("/r", 1L << 20, OptionalInt.of(40)).variables())
-        .containsExactly(Map.entry("NPU_LOCAL_SHM_PATH", "/r"), Map.entry("NPU_MEM_QUOTA", "1"),
+        .containsExactly(
+            Map.entry("NPU_LOCAL_SHM_PATH", "/r"),
+            Map.entry("NPU_MEM_QUOTA", "1"),
             Map.entry("NPU_PRIORITY", "40"));
     assertThatThrownBy(() -> LimiterEnv.of("", 1)).hasMessageContaining("NPU_LOCAL_SHM_PATH");
   }

@@ -25,16 +25,17 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The host-file rules: exclusive no-follow creation, modes without links, deletes never follow. */
 class HostFilesTest {
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   @Test
   void createExclusiveSetsTheModeWhateverTheUmaskAndRefusesLinksAndFiles() throws Exception {
     Path f = tmp.resolve("f");
-    try (FileChannel ch = HostFiles.createExclusive(f, PosixFilePermissions.fromString("rw-rw-rw-"))) {
+    try (FileChannel ch =
+        HostFiles.createExclusive(f, PosixFilePermissions.fromString("rw-rw-rw-"))) {
       ch.write(ByteBuffer.wrap(new byte[] {1, 2, 3}));
     }
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f))).isEqualTo("rw-rw-rw-");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f)))
+        .isEqualTo("rw-rw-rw-");
     assertThat(Files.readAllBytes(f)).containsExactly(1, 2, 3);
     assertThatThrownBy(() -> HostFiles.createExclusive(f, HostFiles.OWNER_ONLY_FILE))
         .isInstanceOf(FileAlreadyExistsException.class);
@@ -54,8 +55,10 @@ class HostFilesTest {
     Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rw-------"));
     Path link = Files.createSymbolicLink(tmp.resolve("link"), target);
     assertThatThrownBy(() -> HostFiles.setMode(link, PosixFilePermissions.fromString("rwxrwxrwx")))
-        .isInstanceOf(FileSystemException.class).hasMessageContaining(link.toString());
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(target))).isEqualTo("rw-------");
+        .isInstanceOf(FileSystemException.class)
+        .hasMessageContaining(link.toString());
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(target)))
+        .isEqualTo("rw-------");
   }
 
   @Test
@@ -85,7 +88,8 @@ class HostFilesTest {
     Path p = dir;
     for (int i = 0; i <= HostFiles.MAX_DELETE_DEPTH; i++) p = p.resolve("d");
     Files.createDirectories(p);
-    assertThatThrownBy(() -> HostFiles.deleteTree(dir)).isInstanceOf(FileSystemException.class)
+    assertThatThrownBy(() -> HostFiles.deleteTree(dir))
+        .isInstanceOf(FileSystemException.class)
         .hasMessageContaining("deeper than " + HostFiles.MAX_DELETE_DEPTH);
   }
 
@@ -93,15 +97,20 @@ class HostFilesTest {
   void trustedDirectoryIsCreatedPrivateAndAWritableOrLinkedOneIsRefused() throws Exception {
     Path root = tmp.resolve("state/containers");
     assertThat(HostFiles.ensureTrustedDirectory(root, HostFiles.OWNER_ONLY_DIR)).isEqualTo(root);
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(root))).isEqualTo("rwx------");
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(root.getParent()))).isEqualTo("rwx------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(root)))
+        .isEqualTo("rwx------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(root.getParent())))
+        .isEqualTo("rwx------");
 
     Path open = Files.createDirectory(tmp.resolve("open"));
     Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxrwxrwx"));
     assertThatThrownBy(() -> HostFiles.ensureTrustedDirectory(open, HostFiles.OWNER_ONLY_DIR))
-        .hasMessageContaining(open.toString()).hasMessageContaining("writable by group or others");
-    assertThatThrownBy(() -> HostFiles.ensureTrustedDirectory(open.resolve("below"), HostFiles.OWNER_ONLY_DIR))
-        .hasMessageContaining(open.toString()).hasMessageContaining("writable by group or others");
+        .hasMessageContaining(open.toString())
+        .hasMessageContaining("writable by group or others");
+    assertThatThrownBy(
+            () -> HostFiles.ensureTrustedDirectory(open.resolve("below"), HostFiles.OWNER_ONLY_DIR))
+        .hasMessageContaining(open.toString())
+        .hasMessageContaining("writable by group or others");
 
     Path link = Files.createSymbolicLink(tmp.resolve("linked"), root);
     assertThatThrownBy(() -> HostFiles.ensureTrustedDirectory(link, HostFiles.OWNER_ONLY_DIR))
@@ -112,23 +121,34 @@ class HostFilesTest {
   @Test
   void writeAtomicallyWhenCreatedCreatesReplacesAndReplacesALink() throws Exception {
     Path file = tmp.resolve("checkpoint.json");
-    HostFiles.writeAtomically(file, "1".getBytes(StandardCharsets.UTF_8), HostFiles.OWNER_ONLY_FILE,
+    HostFiles.writeAtomically(
+        file,
+        "1".getBytes(StandardCharsets.UTF_8),
+        HostFiles.OWNER_ONLY_FILE,
         HostFiles.DirectorySync.WHEN_CREATED);
     assertThat(Files.readString(file)).isEqualTo("1");
-    HostFiles.writeAtomically(file, "22".getBytes(StandardCharsets.UTF_8), HostFiles.OWNER_ONLY_FILE,
+    HostFiles.writeAtomically(
+        file,
+        "22".getBytes(StandardCharsets.UTF_8),
+        HostFiles.OWNER_ONLY_FILE,
         HostFiles.DirectorySync.WHEN_CREATED);
     assertThat(Files.readString(file)).isEqualTo("22");
     Path target = Files.writeString(tmp.resolve("target"), "original");
     Files.delete(file);
     Files.createSymbolicLink(file, target);
-    HostFiles.writeAtomically(file, "333".getBytes(StandardCharsets.UTF_8), HostFiles.OWNER_ONLY_FILE,
+    HostFiles.writeAtomically(
+        file,
+        "333".getBytes(StandardCharsets.UTF_8),
+        HostFiles.OWNER_ONLY_FILE,
         HostFiles.DirectorySync.WHEN_CREATED);
     assertThat(Files.isSymbolicLink(file)).isFalse();
     assertThat(Files.readString(file)).isEqualTo("333");
     assertThat(Files.readString(target)).isEqualTo("original");
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+        .isEqualTo("rw-------");
     try (Stream<Path> s = Files.list(tmp)) {
-      assertThat(s.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("target", "checkpoint.json");
+      assertThat(s.map(p -> p.getFileName().toString()))
+          .containsExactlyInAnyOrder("target", "checkpoint.json");
     }
   }
 
@@ -136,13 +156,16 @@ class HostFilesTest {
   void writeAtomicallyReplacesALinkInsteadOfWritingThroughIt() throws Exception {
     Path target = Files.writeString(tmp.resolve("target"), "original");
     Path file = Files.createSymbolicLink(tmp.resolve("checkpoint.json"), target);
-    HostFiles.writeAtomically(file, "{}".getBytes(StandardCharsets.UTF_8), HostFiles.OWNER_ONLY_FILE);
+    HostFiles.writeAtomically(
+        file, "{}".getBytes(StandardCharsets.UTF_8), HostFiles.OWNER_ONLY_FILE);
     assertThat(Files.isSymbolicLink(file)).isFalse();
     assertThat(Files.readString(file)).isEqualTo("{}");
     assertThat(Files.readString(target)).isEqualTo("original");
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+        .isEqualTo("rw-------");
     try (Stream<Path> s = Files.list(tmp)) {
-      assertThat(s.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("target", "checkpoint.json");
+      assertThat(s.map(p -> p.getFileName().toString()))
+          .containsExactlyInAnyOrder("target", "checkpoint.json");
     }
   }
 
@@ -159,32 +182,37 @@ class HostFilesTest {
     // the directory-name link points elsewhere, so what the planter writes through its own link
     // (in reality it could not) is told apart from what the creator would have written
     Path elsewhere = Files.createDirectory(tmp.resolve("elsewhere"));
-    Path root = HostFiles.ensureTrustedDirectory(tmp.resolve("containers"), HostFiles.OWNER_ONLY_DIR);
+    Path root =
+        HostFiles.ensureTrustedDirectory(tmp.resolve("containers"), HostFiles.OWNER_ONLY_DIR);
     Path dir = root.resolve("pod_c");
     Path region = dir.resolve("vnpu_local_shmem");
     QuotaRegions regions = new QuotaRegions();
     AtomicBoolean stop = new AtomicBoolean();
     AtomicInteger planted = new AtomicInteger();
-    Thread attacker = new Thread(() -> {
-      List<Path> targets = List.of(secret, outside.resolve("new-file"), outside, elsewhere.resolve("x"));
-      int i = 0;
-      while (!stop.get()) {
-        Path target = targets.get(i++ % targets.size());
-        try {
-          Files.createSymbolicLink(region, target);
-          planted.incrementAndGet();
-        } catch (IOException ignored) {
-          // the directory is missing or the name is taken; try again
-        }
-        try {
-          Files.createSymbolicLink(dir, elsewhere);
-          planted.incrementAndGet();
-        } catch (IOException ignored) {
-          // the directory exists
-        }
-        Thread.onSpinWait();
-      }
-    }, "link-planter");
+    Thread attacker =
+        new Thread(
+            () -> {
+              List<Path> targets =
+                  List.of(secret, outside.resolve("new-file"), outside, elsewhere.resolve("x"));
+              int i = 0;
+              while (!stop.get()) {
+                Path target = targets.get(i++ % targets.size());
+                try {
+                  Files.createSymbolicLink(region, target);
+                  planted.incrementAndGet();
+                } catch (IOException ignored) {
+                  // the directory is missing or the name is taken; try again
+                }
+                try {
+                  Files.createSymbolicLink(dir, elsewhere);
+                  planted.incrementAndGet();
+                } catch (IOException ignored) {
+                  // the directory exists
+                }
+                Thread.onSpinWait();
+              }
+            },
+            "link-planter");
     attacker.start();
     int created = 0;
     try {
@@ -214,7 +242,8 @@ class HostFilesTest {
       assertThat(s.filter(p -> !Files.isSymbolicLink(p)).toList()).isEmpty();
     }
     assertThat(Files.readString(secret)).isEqualTo("secret");
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(secret))).isEqualTo("rw-------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(secret)))
+        .isEqualTo("rw-------");
     assertThat(planted.get()).isPositive();
     assertThat(created).isPositive();
   }

@@ -13,8 +13,8 @@ import io.vnpu.quota.host.process.ExitStatus;
 import io.vnpu.quota.model.PolicyFlag;
 import io.vnpu.quota.model.RegionConfig;
 import io.vnpu.quota.region.QuotaRegions;
-import java.io.PrintStream;
 import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -34,31 +34,51 @@ class HostSlicesTest {
   @TempDir Path tmp;
 
   private final ByteArrayOutputStream diagnostics = new ByteArrayOutputStream();
+
   /** No JVM signal handlers: an embedder decides about its own signals. */
-  private final ChildSupervisor supervisor = new ChildSupervisor((signals, handler) -> () -> { }, (pid, sig) -> { },
-      ChildSupervisor.FORWARDED, new PrintStream(diagnostics, true));
+  private final ChildSupervisor supervisor =
+      new ChildSupervisor(
+          (signals, handler) -> () -> {},
+          (pid, sig) -> {},
+          ChildSupervisor.FORWARDED,
+          new PrintStream(diagnostics, true));
 
   private static SliceDevice npu0(long memoryBytes, int weight, int cap) {
-    return new SliceDevice(new NpuRef(0, "U0"), new SliceShare.SoftQuota(memoryBytes, weight, cap, Priority.NORMAL));
+    return new SliceDevice(
+        new NpuRef(0, "U0"), new SliceShare.SoftQuota(memoryBytes, weight, cap, Priority.NORMAL));
   }
 
   @Test
   void aCommandRunsInASliceUnderTheLimiterAndTheSliceIsGoneAfterwards() throws Exception {
     StateDir state = new StateDir(tmp.resolve("state"));
     Path out = tmp.resolve("burn.out");
-    WorkloadEnvironment.NodeRuntime simulated = new WorkloadEnvironment.NodeRuntime(Optional.of(NativeDir.path()),
-        Map.of("VNPU_SIM_ROOT", tmp.resolve("sim").toString(), "VNPU_SIM_QUIET", "1"));
+    WorkloadEnvironment.NodeRuntime simulated =
+        new WorkloadEnvironment.NodeRuntime(
+            Optional.of(NativeDir.path()),
+            Map.of("VNPU_SIM_ROOT", tmp.resolve("sim").toString(), "VNPU_SIM_QUIET", "1"));
     try (HostSlices slices = new HostSlices(state, new QuotaRegions())) {
-      try (SliceSession s = slices.create(new HostSliceRequest("embed", 0, npu0(1024 * MIB, 0, 0), List.of("npu-burn")))) {
+      try (SliceSession s =
+          slices.create(
+              new HostSliceRequest("embed", 0, npu0(1024 * MIB, 0, 0), List.of("npu-burn")))) {
         assertThat(slices.list()).extracting(SliceRecord::name).containsExactly("embed");
         assertThat(s.record().weight()).isEqualTo(1);
-        ExitStatus status = slices.run(s, NativeDir.program("libvnpu.so"), simulated,
-            List.of("sh", "-c", "exec \"$0\" --device 0 alloc 768M alloc 512M > \"$1\" 2>&1",
-                NativeDir.program("npu-burn").toString(), out.toString()),
-            Map.of(), supervisor);
+        ExitStatus status =
+            slices.run(
+                s,
+                NativeDir.program("libvnpu.so"),
+                simulated,
+                List.of(
+                    "sh",
+                    "-c",
+                    "exec \"$0\" --device 0 alloc 768M alloc 512M > \"$1\" 2>&1",
+                    NativeDir.program("npu-burn").toString(),
+                    out.toString()),
+                Map.of(),
+                supervisor);
 
         assertThat(status.code()).isZero();
-        assertThat(Files.readAllLines(out)).extracting(l -> l.replaceAll(" (ptr|pid|thread)=\\S+", ""))
+        assertThat(Files.readAllLines(out))
+            .extracting(l -> l.replaceAll(" (ptr|pid|thread)=\\S+", ""))
             .containsExactly("alloc ok size=805306368", "alloc fail code=207001 size=536870912");
         assertThat(s.memory().oomRejections()).isEqualTo(1);
         assertThat(s.memory().limitBytes()).isEqualTo(1024 * MIB);
@@ -75,10 +95,16 @@ class HostSlicesTest {
   void theRegionIsTheOneRuleForASlice() throws Exception {
     QuotaRegions regions = new QuotaRegions();
     try (HostSlices slices = new HostSlices(new StateDir(tmp.resolve("state")), regions);
-         SliceSession s = slices.create(new HostSliceRequest("capped", 2, npu0(0, 30, 25), List.of()))) {
+        SliceSession s =
+            slices.create(new HostSliceRequest("capped", 2, npu0(0, 30, 25), List.of()))) {
       RegionConfig c = s.region().readConfig();
-      assertThat(c.policy()).isEqualTo(Set.of(PolicyFlag.MEM_ENFORCE, PolicyFlag.COMPUTE_ENFORCE,
-          PolicyFlag.COMPUTE_FAIL_OPEN, PolicyFlag.HARD_CAP));
+      assertThat(c.policy())
+          .isEqualTo(
+              Set.of(
+                  PolicyFlag.MEM_ENFORCE,
+                  PolicyFlag.COMPUTE_ENFORCE,
+                  PolicyFlag.COMPUTE_FAIL_OPEN,
+                  PolicyFlag.HARD_CAP));
       assertThat(c.devices().get(0).computeWeight()).isEqualTo(30);
       assertThat(c.devices().get(0).computeCapPct()).isEqualTo(25);
       assertThat(c.registryDir()).isEqualTo(tmp.resolve("state/registry").toString());
@@ -95,12 +121,17 @@ class HostSlicesTest {
     SliceStore store = new SliceStore(state);
     Process gone = new ProcessBuilder("true").start();
     gone.waitFor();
-    store.create(new SliceRecord("stale", 0, 0, 0, 1, 0, Priority.NORMAL, gone.pid(), 0, 0, List.of()));
+    store.create(
+        new SliceRecord("stale", 0, 0, 0, 1, 0, Priority.NORMAL, gone.pid(), 0, 0, List.of()));
     try (HostSlices slices = new HostSlices(state, new QuotaRegions());
-         SliceSession live = slices.create(new HostSliceRequest("live", 0, npu0(MIB, 1, 0), List.of()))) {
+        SliceSession live =
+            slices.create(new HostSliceRequest("live", 0, npu0(MIB, 1, 0), List.of()))) {
       assertThat(slices.list()).extracting(SliceRecord::name).containsExactly("live", "stale");
       assertThatThrownBy(() -> slices.remove("live"))
-          .hasMessage("slice live is in use by pid " + ProcessHandle.current().pid() + "; stop that process instead");
+          .hasMessage(
+              "slice live is in use by pid "
+                  + ProcessHandle.current().pid()
+                  + "; stop that process instead");
       assertThat(slices.reap()).containsExactly("stale");
       assertThat(slices.list()).extracting(SliceRecord::name).containsExactly("live");
       assertThat(slices.remove("nope")).isFalse();
@@ -109,9 +140,15 @@ class HostSlicesTest {
 
   @Test
   void aRequestNeedsASoftQuotaAndAValidName() {
-    assertThatThrownBy(() -> new HostSliceRequest("x", 0, new SliceDevice(new NpuRef(0, "U0"),
-        new SliceShare.Whole()), List.of()))
-        .hasMessage("a host slice needs a soft quota: device U0 has a WHOLE share, not a soft quota");
+    assertThatThrownBy(
+            () ->
+                new HostSliceRequest(
+                    "x",
+                    0,
+                    new SliceDevice(new NpuRef(0, "U0"), new SliceShare.Whole()),
+                    List.of()))
+        .hasMessage(
+            "a host slice needs a soft quota: device U0 has a WHOLE share, not a soft quota");
     assertThatThrownBy(() -> new HostSliceRequest("../x", 0, npu0(0, 1, 0), List.of()))
         .hasMessageStartingWith("slice name '../x' must be");
   }

@@ -24,9 +24,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A live resize through the SDK: the region (what the limiters re-read), the compute-registry entry
- * (what neighbours count) and the record change together; what may not be resized is refused with one
- * line and nothing changes. The limiter's side (usage never above max(old, new), the share following
- * within a bound) is native/limiter/tests/test_resize.c; a running npu-burn is SliceResizeIT (cli).
+ * (what neighbours count) and the record change together; what may not be resized is refused with
+ * one line and nothing changes. The limiter's side (usage never above max(old, new), the share
+ * following within a bound) is native/limiter/tests/test_resize.c; a running npu-burn is
+ * SliceResizeIT (cli).
  */
 class SliceResizeTest {
   private static final long MIB = 1L << 20;
@@ -34,11 +35,14 @@ class SliceResizeTest {
   @TempDir Path tmp;
 
   private static SliceDevice npu(int phy, long memoryBytes, int weight, int cap) {
-    return new SliceDevice(new NpuRef(phy, "U" + phy), new SliceShare.SoftQuota(memoryBytes, weight, cap, Priority.NORMAL));
+    return new SliceDevice(
+        new NpuRef(phy, "U" + phy),
+        new SliceShare.SoftQuota(memoryBytes, weight, cap, Priority.NORMAL));
   }
 
   private RegistryEntry entry(StateDir state, int phy, long key) throws Exception {
-    try (ComputeRegistry reg = new ComputeRegistries().open(NpuRegistries.file(state.registry(), phy))) {
+    try (ComputeRegistry reg =
+        new ComputeRegistries().open(NpuRegistries.file(state.registry(), phy))) {
       return reg.entries().stream().filter(e -> e.key() == key).findFirst().orElseThrow();
     }
   }
@@ -47,7 +51,9 @@ class SliceResizeTest {
   void theOwnerResizesMemoryAndCoreAndEverythingFollows() throws Exception {
     StateDir state = new StateDir(tmp.resolve("state"));
     try (HostSlices slices = new HostSlices(state, new QuotaRegions());
-         SliceSession s = slices.create(new HostSliceRequest("train", 1, npu(1, 1024 * MIB, 50, 50), List.of()))) {
+        SliceSession s =
+            slices.create(
+                new HostSliceRequest("train", 1, npu(1, 1024 * MIB, 50, 50), List.of()))) {
       assertThat(s.region().sizedBy()).isEqualTo(SizedBy.HOST);
       SliceRecord r = s.resize(SliceResize.none().withMemory(512 * MIB).withCore(20));
 
@@ -69,8 +75,12 @@ class SliceResizeTest {
       // --weight removes the cap (as vnpu run --weight makes a slice); memory is left alone
       s.resize(SliceResize.none().withWeight(300));
       RegionConfig c = s.region().readConfig();
-      assertThat(c.policy()).isEqualTo(Set.of(PolicyFlag.MEM_ENFORCE, PolicyFlag.COMPUTE_ENFORCE,
-          PolicyFlag.COMPUTE_FAIL_OPEN));
+      assertThat(c.policy())
+          .isEqualTo(
+              Set.of(
+                  PolicyFlag.MEM_ENFORCE,
+                  PolicyFlag.COMPUTE_ENFORCE,
+                  PolicyFlag.COMPUTE_FAIL_OPEN));
       assertThat(c.devices().get(0).computeWeight()).isEqualTo(300);
       assertThat(c.devices().get(0).computeCapPct()).isZero();
       assertThat(c.devices().get(0).memLimitBytes()).isEqualTo(512 * MIB);
@@ -83,7 +93,8 @@ class SliceResizeTest {
   void anotherProcessResizesByNameAndUnknownOrGoneSlicesAreOneLine() throws Exception {
     StateDir state = new StateDir(tmp.resolve("state"));
     try (HostSlices owner = new HostSlices(state, new QuotaRegions());
-         SliceSession s = owner.create(new HostSliceRequest("burn", 0, npu(0, 0, 10, 10), List.of()))) {
+        SliceSession s =
+            owner.create(new HostSliceRequest("burn", 0, npu(0, 0, 10, 10), List.of()))) {
       // vnpu slices resize runs in a JVM of its own: its own registry of open regions
       try (HostSlices admin = new HostSlices(state, new QuotaRegions())) {
         SliceRecord r = admin.resize("burn", SliceResize.none().withMemory(2048 * MIB));
@@ -102,11 +113,15 @@ class SliceResizeTest {
     Process gone = new ProcessBuilder("true").start();
     gone.waitFor();
     SliceStore store = new SliceStore(state);
-    store.create(new SliceRecord("left", 0, 0, 0, 1, 0, Priority.NORMAL, gone.pid(), 0, 0, List.of()));
+    store.create(
+        new SliceRecord("left", 0, 0, 0, 1, 0, Priority.NORMAL, gone.pid(), 0, 0, List.of()));
     try (HostSlices admin = new HostSlices(state, new QuotaRegions())) {
       assertThatThrownBy(() -> admin.resize("left", SliceResize.none().withCore(5)))
           .isInstanceOf(SliceResizeException.class)
-          .hasMessage("slice left: its owner (pid " + gone.pid() + ") is gone; remove it with 'vnpu slices rm left'");
+          .hasMessage(
+              "slice left: its owner (pid "
+                  + gone.pid()
+                  + ") is gone; remove it with 'vnpu slices rm left'");
     }
   }
 
@@ -114,14 +129,18 @@ class SliceResizeTest {
   void aSliceRemovedWhileBeingResizedIsOneLineAndNotRecreated() throws Exception {
     StateDir state = new StateDir(tmp.resolve("state"));
     try (HostSlices owner = new HostSlices(state, new QuotaRegions());
-         SliceSession s = owner.create(new HostSliceRequest("race", 0, npu(0, 1024 * MIB, 10, 10), List.of()))) {
-      // its owner ends (and removes the region) between the admin's reading the record and opening the region
+        SliceSession s =
+            owner.create(new HostSliceRequest("race", 0, npu(0, 1024 * MIB, 10, 10), List.of()))) {
+      // its owner ends (and removes the region) between the admin's reading the record and opening
+      // the region
       java.nio.file.Files.delete(new SliceStore(state).regionFile("race"));
       try (HostSlices admin = new HostSlices(state, new QuotaRegions())) {
         assertThatThrownBy(() -> admin.resize("race", SliceResize.none().withCore(5)))
             .isInstanceOf(SliceResizeException.class)
-            .hasMessage("slice race: removed while being resized (its quota region "
-                + new SliceStore(state).regionFile("race") + " is gone); nothing changed");
+            .hasMessage(
+                "slice race: removed while being resized (its quota region "
+                    + new SliceStore(state).regionFile("race")
+                    + " is gone); nothing changed");
       }
       assertThat(java.nio.file.Files.exists(new SliceStore(state).regionFile("race"))).isFalse();
     }
@@ -133,9 +152,11 @@ class SliceResizeTest {
     SliceStore store = new SliceStore(state);
     long me = ProcessHandle.current().pid();
     long start = ProcessHandle.current().info().startInstant().orElseThrow().toEpochMilli();
-    store.create(new SliceRecord("claim", 0, 0, 64 * MIB, 25, 0, Priority.NORMAL, me, start, 0, List.of()));
+    store.create(
+        new SliceRecord("claim", 0, 0, 64 * MIB, 25, 0, Priority.NORMAL, me, start, 0, List.of()));
     // what the DRA plugin and the device plugins create: QuotaRegions.create without SizedBy.HOST
-    RegionConfig config = RegionConfig.forSlice(List.of(npu(0, 64 * MIB, 25, 0)), state.registry().toString());
+    RegionConfig config =
+        RegionConfig.forSlice(List.of(npu(0, 64 * MIB, 25, 0)), state.registry().toString());
     QuotaRegions regions = new QuotaRegions();
     try (QuotaRegion dra = regions.create(store.regionFile("claim"), config)) {
       assertThat(dra.sizedBy()).isEqualTo(SizedBy.SCHEDULER);
@@ -143,8 +164,9 @@ class SliceResizeTest {
     try (HostSlices admin = new HostSlices(state, regions)) {
       assertThatThrownBy(() -> admin.resize("claim", SliceResize.none().withMemory(128 * MIB)))
           .isInstanceOf(SliceResizeException.class)
-          .hasMessage("slice claim: its sizes were charged by a scheduler (DRA plugin or device plugin, sized_by = "
-              + "scheduler); they are not resized live: change its claim or pod instead");
+          .hasMessage(
+              "slice claim: its sizes were charged by a scheduler (DRA plugin or device plugin, sized_by = "
+                  + "scheduler); they are not resized live: change its claim or pod instead");
     }
     try (QuotaRegion r = regions.open(store.regionFile("claim"))) {
       assertThat(r.readConfig()).isEqualTo(config);
@@ -154,10 +176,14 @@ class SliceResizeTest {
 
   @Test
   void badValuesNameTheFieldAndValue() {
-    assertThatThrownBy(() -> SliceResize.none().withMemory(-1)).hasMessage("memory quota = -1 B: must be >= 0 (0 = unlimited)");
-    assertThatThrownBy(() -> SliceResize.none().withCore(0)).hasMessage("core = 0 %: must be in 1..100");
-    assertThatThrownBy(() -> SliceResize.none().withCore(101)).hasMessage("core = 101 %: must be in 1..100");
-    assertThatThrownBy(() -> SliceResize.none().withWeight(10001)).hasMessage("weight = 10001: must be in 1..10000");
+    assertThatThrownBy(() -> SliceResize.none().withMemory(-1))
+        .hasMessage("memory quota = -1 B: must be >= 0 (0 = unlimited)");
+    assertThatThrownBy(() -> SliceResize.none().withCore(0))
+        .hasMessage("core = 0 %: must be in 1..100");
+    assertThatThrownBy(() -> SliceResize.none().withCore(101))
+        .hasMessage("core = 101 %: must be in 1..100");
+    assertThatThrownBy(() -> SliceResize.none().withWeight(10001))
+        .hasMessage("weight = 10001: must be in 1..10000");
     assertThat(SliceResize.none().isEmpty()).isTrue();
   }
 }

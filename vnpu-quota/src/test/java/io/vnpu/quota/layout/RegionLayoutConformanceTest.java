@@ -43,9 +43,10 @@ class RegionLayoutConformanceTest {
     Map<String, Long> java = javaConstants();
     assertThat(c).hasSizeGreaterThan(80);
     Map<String, Long> cPlain = new TreeMap<>();
-    c.forEach((k, v) -> {
-      if (!k.contains("(")) cPlain.put(k, v);
-    });
+    c.forEach(
+        (k, v) -> {
+          if (!k.contains("(")) cPlain.put(k, v);
+        });
     assertThat(java).isEqualTo(cPlain);
   }
 
@@ -59,8 +60,10 @@ class RegionLayoutConformanceTest {
   @Test
   void geometryIsSelfConsistent() {
     assertThat(RegionLayout.REGION_FILE_BYTES).isEqualTo(139_264);
-    assertThat(RegionLayout.devCfgOff(RegionLayout.REGION_MAX_DEVICES)).isLessThanOrEqualTo(RegionLayout.HDR_BYTES);
-    assertThat(RegionLayout.devStateOff(RegionLayout.REGION_MAX_DEVICES)).isEqualTo(RegionLayout.SLOTS_OFF);
+    assertThat(RegionLayout.devCfgOff(RegionLayout.REGION_MAX_DEVICES))
+        .isLessThanOrEqualTo(RegionLayout.HDR_BYTES);
+    assertThat(RegionLayout.devStateOff(RegionLayout.REGION_MAX_DEVICES))
+        .isEqualTo(RegionLayout.SLOTS_OFF);
     assertThat(RegionLayout.S_BUSY_NS + 8).isLessThanOrEqualTo(RegionLayout.SLOT_BYTES);
     assertThat(RegionLayout.LOCK_BASE).isGreaterThan(RegionLayout.REGION_FILE_BYTES);
   }

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 class RegistryLayoutConformanceTest {
 
   private static Map<String, Long> nativeConstants() throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(NativeDir.program("limiter/registry_offsets").toString()).start();
+    Process p =
+        new ProcessBuilder(NativeDir.program("limiter/registry_offsets").toString()).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
     assertThat(p.waitFor()).isZero();
     Map<String, Long> m = new LinkedHashMap<>();
@@ -38,9 +39,10 @@ class RegistryLayoutConformanceTest {
       }
     }
     Map<String, Long> cPlain = new TreeMap<>();
-    c.forEach((k, v) -> {
-      if (!k.contains("(") && !k.startsWith("VNPU_SYM_")) cPlain.put(k, v);
-    });
+    c.forEach(
+        (k, v) -> {
+          if (!k.contains("(") && !k.startsWith("VNPU_SYM_")) cPlain.put(k, v);
+        });
     assertThat(cPlain).hasSizeGreaterThan(40);
     assertThat(java).isEqualTo(cPlain);
     assertThat(RegistryLayout.memberOff(3)).isEqualTo(3 * 512);
@@ -50,9 +52,10 @@ class RegistryLayoutConformanceTest {
   void launchSymbolOrdinalsAreTheCounterIndexes() throws Exception {
     Map<String, Long> c = nativeConstants();
     Map<String, Long> cSyms = new TreeMap<>();
-    c.forEach((k, v) -> {
-      if (k.startsWith("VNPU_SYM_")) cSyms.put(k.substring("VNPU_SYM_".length()), v);
-    });
+    c.forEach(
+        (k, v) -> {
+          if (k.startsWith("VNPU_SYM_")) cSyms.put(k.substring("VNPU_SYM_".length()), v);
+        });
     Map<String, Long> java = new TreeMap<>();
     for (LaunchSymbol s : LaunchSymbol.values()) java.put(s.name(), (long) s.ordinal());
     assertThat(java).isEqualTo(cSyms).hasSize(23);
@@ -63,10 +66,12 @@ class RegistryLayoutConformanceTest {
   void geometryIsSelfConsistent() {
     assertThat(RegistryLayout.REG_FILE_BYTES).isEqualTo(8_448);
     assertThat(RegistryLayout.RE_LAUNCHES + 8).isLessThanOrEqualTo(RegistryLayout.REG_ENTRY_BYTES);
-    assertThat(RegistryLayout.AGF_PATH + RegistryLayout.AGF_PATH_BYTES).isEqualTo(RegistryLayout.AGF_MEMBER_BYTES);
+    assertThat(RegistryLayout.AGF_PATH + RegistryLayout.AGF_PATH_BYTES)
+        .isEqualTo(RegistryLayout.AGF_MEMBER_BYTES);
     assertThat(RegistryLayout.REG_LOCK_BASE).isGreaterThan(RegistryLayout.AGF_FILE_BYTES);
     // the per-symbol launch counters live in the quota region's header now
-    assertThat(RegionLayout.H_SYMBOL_LAUNCHES + 8 * RegistryLayout.REG_SYMBOL_COUNT).isLessThanOrEqualTo(RegionLayout.DEVCFG_OFF);
+    assertThat(RegionLayout.H_SYMBOL_LAUNCHES + 8 * RegistryLayout.REG_SYMBOL_COUNT)
+        .isLessThanOrEqualTo(RegionLayout.DEVCFG_OFF);
     assertThat(RegistryLayout.REG_LOCK_BASE).isGreaterThan(RegistryLayout.REG_FILE_BYTES);
     assertThat(RegistryLayout.fileName(3)).isEqualTo("npu3.reg");
   }

@@ -32,8 +32,14 @@ class ComputeEndToEndTest {
   @TempDir Path dir;
 
   private static long groundTruthBusyNs(Path simRoot, long pid) throws Exception {
-    ProcessBuilder p = new ProcessBuilder(NativeDir.program("cann-sim-busy").toString(), "--pid", Long.toString(pid), "--device", "0")
-        .redirectErrorStream(true);
+    ProcessBuilder p =
+        new ProcessBuilder(
+                NativeDir.program("cann-sim-busy").toString(),
+                "--pid",
+                Long.toString(pid),
+                "--device",
+                "0")
+            .redirectErrorStream(true);
     p.environment().put("VNPU_SIM_ROOT", simRoot.toString());
     Process proc = p.start();
     String out = new String(proc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -59,28 +65,40 @@ class ComputeEndToEndTest {
     Path regionFile = dir.resolve("pod-a_main").resolve("vnpu_local_shmem");
     java.nio.file.Files.createDirectories(regionFile.getParent());
 
-    try (ComputeRegistry registry = new ComputeRegistries().createOrOpen(regDir.resolve(RegistryLayout.fileName(0)), 0)) {
+    try (ComputeRegistry registry =
+        new ComputeRegistries().createOrOpen(regDir.resolve(RegistryLayout.fileName(0)), 0)) {
       long key;
       QuotaRegions regions = new QuotaRegions();
-      try (QuotaRegion region = regions.create(regionFile, new RegionConfig(
-          List.of(new DeviceQuota(0, 1, 25, Priority.NORMAL, 0, "")),
-          Set.of(PolicyFlag.MEM_ENFORCE, PolicyFlag.COMPUTE_ENFORCE),
-          regDir.toString()))) {
+      try (QuotaRegion region =
+          regions.create(
+              regionFile,
+              new RegionConfig(
+                  List.of(new DeviceQuota(0, 1, 25, Priority.NORMAL, 0, "")),
+                  Set.of(PolicyFlag.MEM_ENFORCE, PolicyFlag.COMPUTE_ENFORCE),
+                  regDir.toString()))) {
         key = region.epoch();
       }
-      int pinned = registry.register(new RegistryMember(key, "pod-a/main", 1, 25, Priority.NORMAL, regionFile));
+      int pinned =
+          registry.register(
+              new RegistryMember(key, "pod-a/main", 1, 25, Priority.NORMAL, regionFile));
       List<RegistryEntry> before = registry.entries();
       long t0 = System.nanoTime();
 
-      NpuBurn.Result r = new NpuBurn(simRoot).env("NPU_LOCAL_SHM_PATH", regionFile.toString()).run("launch", "1000", "300");
+      NpuBurn.Result r =
+          new NpuBurn(simRoot)
+              .env("NPU_LOCAL_SHM_PATH", regionFile.toString())
+              .run("launch", "1000", "300");
       long elapsed = System.nanoTime() - t0;
       assertThat(r.exit()).as(String.join("\n", r.err())).isZero();
       // every launch entry point of the simulated runtime is hooked: the limiter says nothing
       assertThat(r.err()).filteredOn(l -> l.startsWith("vnpu:")).isEmpty();
-      String line = r.out().stream().filter(l -> l.startsWith("launch done")).findFirst().orElseThrow();
+      String line =
+          r.out().stream().filter(l -> l.startsWith("launch done")).findFirst().orElseThrow();
 
       // ground truth: device time of the process over its wall time
-      double share = (double) groundTruthBusyNs(simRoot, Long.parseLong(field(line, "pid"))) / Long.parseLong(field(line, "wall_ns"));
+      double share =
+          (double) groundTruthBusyNs(simRoot, Long.parseLong(field(line, "pid")))
+              / Long.parseLong(field(line, "wall_ns"));
       assertThat(share).isBetween(0.20, 0.30);
 
       // the limiter published what it did into its own region; the agent reads it through the link
@@ -96,7 +114,8 @@ class ComputeEndToEndTest {
       assertThat(e.costNs()).isBetween(1_000_000L, 1_100_000L);
       assertThat(e.throttledNs()).isGreaterThan(500_000_000L);
 
-      // the share Java computes from the registry (estimated device time) agrees with the ground truth
+      // the share Java computes from the registry (estimated device time) agrees with the ground
+      // truth
       AchievedShare s = AchievedShare.between(before, after, elapsed).get(0);
       assertThat(s.launches()).isEqualTo(300);
       assertThat(s.share() * elapsed / 1e9).as("estimated device seconds").isBetween(0.29, 0.33);

@@ -82,14 +82,26 @@ class LimiterEndToEndTest {
 
   @ParameterizedTest(name = "{0}")
   @CsvSource({"rt,1073741824", "rts,1073741824", "physical,1073741824", "acl,1073741760"})
-  void allocationsUpToTheLimitSucceedAndTheNextByteFailsWith207001(String via, long first) throws Exception {
+  void allocationsUpToTheLimitSucceedAndTheNextByteFailsWith207001(String via, long first)
+      throws Exception {
     // aclrtMalloc pads: 1073741760 reaches the runtime as 1073741824 - 32, and 1 byte as 64
     NpuBurn.Result r =
         burn.env("NPU_MEM_QUOTA", "1024")
-            .run("--alloc-via", via, "alloc", Long.toString(first), "alloc", "1", "free", "0", "alloc", "1");
+            .run(
+                "--alloc-via",
+                via,
+                "alloc",
+                Long.toString(first),
+                "alloc",
+                "1",
+                "free",
+                "0",
+                "alloc",
+                "1");
     assertThat(r.exit()).isZero();
     assertThat(r.err()).isEmpty();
-    List<String> steps = r.out().stream().map(l -> l.replaceAll(" (ptr|pid|thread)=\\S+", "")).toList();
+    List<String> steps =
+        r.out().stream().map(l -> l.replaceAll(" (ptr|pid|thread)=\\S+", "")).toList();
     assertThat(steps)
         .containsExactly(
             "alloc ok size=" + first,
@@ -107,14 +119,30 @@ class LimiterEndToEndTest {
   @Test
   void realFailuresKeepTheirCodeAndChargeNothing() throws Exception {
     try (QuotaRegion q = javaRegion(1024 * GIB, 1)) { // 1 TiB: more than the device has
-      Process p = start(burn, "--alloc-via", "rt", "alloc", "0", "alloc", "65G", "alloc", "1G", "meminfo", "sleep", "2000");
-      BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+      Process p =
+          start(
+              burn,
+              "--alloc-via",
+              "rt",
+              "alloc",
+              "0",
+              "alloc",
+              "65G",
+              "alloc",
+              "1G",
+              "meminfo",
+              "sleep",
+              "2000");
+      BufferedReader out =
+          new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
       Map<String, String> zero = NpuBurn.kv(out.readLine());
       Map<String, String> tooBig = NpuBurn.kv(out.readLine());
       Map<String, String> ok = NpuBurn.kv(out.readLine());
       Map<String, String> info = NpuBurn.kv(out.readLine());
       assertThat(zero).containsEntry("step", "alloc fail").containsEntry("code", "107000");
-      assertThat(tooBig).containsEntry("step", "alloc fail").containsEntry("code", "207001"); // the device's OOM
+      assertThat(tooBig)
+          .containsEntry("step", "alloc fail")
+          .containsEntry("code", "207001"); // the device's OOM
       assertThat(ok).containsEntry("step", "alloc ok");
       assertThat(info.get("total")).isEqualTo(Long.toString(HBM)); // min(limit, physical)
       assertThat(info.get("free")).isEqualTo(Long.toString(HBM - GIB));
@@ -128,7 +156,8 @@ class LimiterEndToEndTest {
   @Test
   void freeingAnUnknownPointerChangesNoCounter() throws Exception {
     NpuBurn.Result r =
-        burn.env("NPU_MEM_QUOTA", "1024").run("--alloc-via", "rt", "alloc", "100M", "free-unknown", "meminfo");
+        burn.env("NPU_MEM_QUOTA", "1024")
+            .run("--alloc-via", "rt", "alloc", "100M", "free-unknown", "meminfo");
     assertThat(r.lines("free fail").get(0).get("code")).isEqualTo("107000");
     assertThat(r.lines("meminfo ok").get(0).get("free")).isEqualTo(Long.toString(GIB - 100 * MIB));
     try (QuotaRegion q = regions.open(region)) {
@@ -142,7 +171,8 @@ class LimiterEndToEndTest {
   // ------------------------------------------------------------------ concurrency
 
   @Test
-  void eightProcessesNeverExceedTheLimitAndTheAccountingEqualsTheLiveAllocations() throws Exception {
+  void eightProcessesNeverExceedTheLimitAndTheAccountingEqualsTheLiveAllocations()
+      throws Exception {
     long limit = GIB;
     try (QuotaRegion q = javaRegion(limit, 1)) {
       AtomicBoolean stop = new AtomicBoolean();
@@ -168,9 +198,22 @@ class LimiterEndToEndTest {
       Process p =
           start(
               burn,
-              "--procs", Integer.toString(procs), "--alloc-via", "rt", "--repeat", Integer.toString(repeat),
-              "--hold-ms", "4000", "alloc", "100M", "free", "last", "alloc", "30M");
-      BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+              "--procs",
+              Integer.toString(procs),
+              "--alloc-via",
+              "rt",
+              "--repeat",
+              Integer.toString(repeat),
+              "--hold-ms",
+              "4000",
+              "alloc",
+              "100M",
+              "free",
+              "last",
+              "alloc",
+              "30M");
+      BufferedReader out =
+          new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
       long live = 0;
       int ok = 0;
       int refused = 0;
@@ -186,7 +229,9 @@ class LimiterEndToEndTest {
             assertThat(m.get("code")).isEqualTo("207001");
             refused++;
           }
-          default -> { /* "free fail": nothing was live */ }
+          default -> {
+            /* "free fail": nothing was live */
+          }
         }
       }
       // every process is now holding its allocations (--hold-ms)
@@ -229,20 +274,34 @@ class LimiterEndToEndTest {
   @Test
   void forkedChildrenAreAccountedSeparately() throws Exception {
     try (QuotaRegion q = javaRegion(2 * GIB, 1)) {
-      Process p = start(burn, "--alloc-via", "rt", "alloc", "300M", "fork", "alloc", "200M", "sleep", "3000");
-      BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+      Process p =
+          start(
+              burn, "--alloc-via", "rt", "alloc", "300M", "fork", "alloc", "200M", "sleep", "3000");
+      BufferedReader out =
+          new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
       List<Map<String, String>> lines = new ArrayList<>();
-      while (lines.size() < 3) lines.add(NpuBurn.kv(out.readLine())); // 1 before fork, 1 per side after
+      while (lines.size() < 3)
+        lines.add(NpuBurn.kv(out.readLine())); // 1 before fork, 1 per side after
       assertThat(lines).allSatisfy(m -> assertThat(m).containsEntry("step", "alloc ok"));
       long parentPid = Long.parseLong(lines.get(0).get("pid"));
       long childPid =
-          lines.stream().filter(m -> "child".equals(m.get("role"))).mapToLong(m -> Long.parseLong(m.get("pid"))).findFirst().orElseThrow();
+          lines.stream()
+              .filter(m -> "child".equals(m.get("role")))
+              .mapToLong(m -> Long.parseLong(m.get("pid")))
+              .findFirst()
+              .orElseThrow();
       assertThat(childPid).isNotEqualTo(parentPid);
       List<ProcessUsage> procs = q.usage().processes();
-      assertThat(procs).extracting(ProcessUsage::pid).containsExactlyInAnyOrder((int) parentPid, (int) childPid);
-      assertThat(procs).filteredOn(u -> u.pid() == parentPid).singleElement()
+      assertThat(procs)
+          .extracting(ProcessUsage::pid)
+          .containsExactlyInAnyOrder((int) parentPid, (int) childPid);
+      assertThat(procs)
+          .filteredOn(u -> u.pid() == parentPid)
+          .singleElement()
           .satisfies(u -> assertThat(u.usedBytes()).containsExactly(500 * MIB));
-      assertThat(procs).filteredOn(u -> u.pid() == childPid).singleElement()
+      assertThat(procs)
+          .filteredOn(u -> u.pid() == childPid)
+          .singleElement()
           .satisfies(u -> assertThat(u.usedBytes()).containsExactly(200 * MIB));
       assertThat(q.usage().devices().get(0).usedBytes()).isEqualTo(700 * MIB);
       assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
@@ -258,10 +317,29 @@ class LimiterEndToEndTest {
         burn.env("NPU_MEM_QUOTA", "1024")
             .env("VNPU_DEVICE_COUNT", "2")
             .run(
-                "--alloc-via", "rt", "alloc", "1G", "alloc", "1", "meminfo",
-                "device", "1", "meminfo", "alloc", "1G", "alloc", "1", "meminfo",
-                "device", "0", "meminfo",
-                "device", "2", "alloc", "2G", "meminfo");
+                "--alloc-via",
+                "rt",
+                "alloc",
+                "1G",
+                "alloc",
+                "1",
+                "meminfo",
+                "device",
+                "1",
+                "meminfo",
+                "alloc",
+                "1G",
+                "alloc",
+                "1",
+                "meminfo",
+                "device",
+                "0",
+                "meminfo",
+                "device",
+                "2",
+                "alloc",
+                "2G",
+                "meminfo");
     List<String> steps =
         r.out().stream().map(l -> l.replaceAll(" (ptr|pid|thread|attr)=\\S+", "")).toList();
     assertThat(steps)
@@ -282,8 +360,23 @@ class LimiterEndToEndTest {
   @Test
   void memoryInfoIsVirtualisedAndNeverUnderflowsWhenUsageExceedsALoweredLimit() throws Exception {
     try (QuotaRegion q = javaRegion(GIB, 1)) {
-      Process p = start(burn, "--alloc-via", "rt", "alloc", "768M", "meminfo", "sleep", "2000", "meminfo", "meminfo", "0", "alloc", "1");
-      BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+      Process p =
+          start(
+              burn,
+              "--alloc-via",
+              "rt",
+              "alloc",
+              "768M",
+              "meminfo",
+              "sleep",
+              "2000",
+              "meminfo",
+              "meminfo",
+              "0",
+              "alloc",
+              "1");
+      BufferedReader out =
+          new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
       assertThat(NpuBurn.kv(out.readLine()).get("step")).isEqualTo("alloc ok");
       Map<String, String> before = NpuBurn.kv(out.readLine());
       assertThat(before.get("free")).isEqualTo(Long.toString(256 * MIB));
@@ -293,7 +386,8 @@ class LimiterEndToEndTest {
       assertThat(after.get("step")).isEqualTo("meminfo ok");
       assertThat(after.get("free")).isEqualTo("0");
       assertThat(after.get("total")).isEqualTo(Long.toString(512 * MIB));
-      Map<String, String> ddr = NpuBurn.kv(out.readLine()); // DDR is not virtualised: the runtime's answer
+      Map<String, String> ddr =
+          NpuBurn.kv(out.readLine()); // DDR is not virtualised: the runtime's answer
       assertThat(ddr.get("step")).isEqualTo("meminfo ok");
       assertThat(ddr.get("attr")).isEqualTo("0");
       assertThat(ddr.get("total")).isEqualTo("0");
@@ -302,25 +396,34 @@ class LimiterEndToEndTest {
       assertThat(alloc.get("code")).isEqualTo("207001");
       assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
     }
-    NpuBurn.Result big = burn.env("NPU_LOCAL_SHM_PATH", dir.resolve("big").toString())
-        .env("NPU_MEM_QUOTA", Long.toString(1024 * 1024)).run("meminfo");
-    assertThat(big.lines("meminfo ok").get(0)).containsEntry("total", Long.toString(HBM)).containsEntry("free", Long.toString(HBM));
+    NpuBurn.Result big =
+        burn.env("NPU_LOCAL_SHM_PATH", dir.resolve("big").toString())
+            .env("NPU_MEM_QUOTA", Long.toString(1024 * 1024))
+            .run("meminfo");
+    assertThat(big.lines("meminfo ok").get(0))
+        .containsEntry("total", Long.toString(HBM))
+        .containsEntry("free", Long.toString(HBM));
   }
 
   // ------------------------------------------------------------------ configuration and policy
 
   @Test
   void aConfigFileBesideTheRegionLimitsProcessesWithoutTheEnv() throws Exception {
-    Files.writeString(dir.resolve("vnpu.conf"), "# written by the device plugin\nNPU_MEM_QUOTA=512\nNPU_PRIORITY=30\nVNPU_DEVICE_COUNT=1\n");
+    Files.writeString(
+        dir.resolve("vnpu.conf"),
+        "# written by the device plugin\nNPU_MEM_QUOTA=512\nNPU_PRIORITY=30\nVNPU_DEVICE_COUNT=1\n");
     NpuBurn.Result r = burn.run("--alloc-via", "rt", "alloc", "512M", "alloc", "1");
     assertThat(r.lines("alloc ok")).hasSize(1);
     assertThat(r.lines("alloc fail").get(0).get("code")).isEqualTo("207001");
     assertThat(r.err()).isEmpty();
     try (QuotaRegion q = regions.open(region)) {
-      assertThat(q.readConfig().devices()).singleElement().satisfies(d -> {
-        assertThat(d.memLimitBytes()).isEqualTo(512 * MIB);
-        assertThat(d.computeWeight()).isEqualTo(30);
-      });
+      assertThat(q.readConfig().devices())
+          .singleElement()
+          .satisfies(
+              d -> {
+                assertThat(d.memLimitBytes()).isEqualTo(512 * MIB);
+                assertThat(d.computeWeight()).isEqualTo(30);
+              });
     }
   }
 
@@ -329,25 +432,36 @@ class LimiterEndToEndTest {
     Path conf = dir.resolve("vnpu.conf");
     Files.writeString(conf, "# written by the device plugin\nNPU_MEM_QUOTA=lots\n");
     NpuBurn.Result r = burn.run("--alloc-via", "rt", "alloc", "1G");
-    assertThat(r.err()).containsExactly("vnpu: " + conf + ":2: NPU_MEM_QUOTA = 'lots': not a number of MiB (decimal "
-        + "digits only, no unit, sign or blanks; at most 17592186044415); device memory allocations of this process "
-        + "are refused (207001)");
+    assertThat(r.err())
+        .containsExactly(
+            "vnpu: "
+                + conf
+                + ":2: NPU_MEM_QUOTA = 'lots': not a number of MiB (decimal "
+                + "digits only, no unit, sign or blanks; at most 17592186044415); device memory allocations of this process "
+                + "are refused (207001)");
     assertThat(r.lines("alloc fail").get(0).get("code")).isEqualTo("207001");
     assertThat(region).doesNotExist();
 
     Files.writeString(conf, "NPU_MEM_QUOTA=512\nNPU_COLOUR=blue\n");
     r = burn.run("--alloc-via", "rt", "alloc", "1M");
-    assertThat(r.err()).containsExactly("vnpu: " + conf + ":2: NPU_COLOUR = 'blue': unknown key; device memory "
-        + "allocations of this process are refused (207001)");
+    assertThat(r.err())
+        .containsExactly(
+            "vnpu: "
+                + conf
+                + ":2: NPU_COLOUR = 'blue': unknown key; device memory "
+                + "allocations of this process are refused (207001)");
     assertThat(r.lines("alloc fail").get(0).get("code")).isEqualTo("207001");
   }
 
-  private void assertRunsUnlimitedWithOneLogLine(NpuBurn b, String expectedInLine) throws Exception {
+  private void assertRunsUnlimitedWithOneLogLine(NpuBurn b, String expectedInLine)
+      throws Exception {
     NpuBurn.Result r = b.run("--alloc-via", "rt", "alloc", "40G", "alloc", "20G", "meminfo");
     assertThat(r.exit()).isZero();
     assertThat(r.lines("alloc ok")).hasSize(2);
     assertThat(r.lines("meminfo ok").get(0)).containsEntry("total", Long.toString(HBM));
-    assertThat(r.err()).singleElement().asString()
+    assertThat(r.err())
+        .singleElement()
+        .asString()
         .startsWith("vnpu: quota region " + region)
         .contains(expectedInLine)
         .endsWith("; memory limits are not enforced");
@@ -364,7 +478,8 @@ class LimiterEndToEndTest {
     byte[] junk = new byte[6200]; // e.g. a hami-vnpu-core region at the same path
     Arrays.fill(junk, (byte) 7);
     Files.write(region, junk);
-    assertRunsUnlimitedWithOneLogLine(burn.env("NPU_MEM_QUOTA", "1024"), "field magic = 0x0707070707070707");
+    assertRunsUnlimitedWithOneLogLine(
+        burn.env("NPU_MEM_QUOTA", "1024"), "field magic = 0x0707070707070707");
     assertThat(Files.readAllBytes(region)).isEqualTo(junk);
   }
 
@@ -384,8 +499,10 @@ class LimiterEndToEndTest {
       Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
       region = shared.resolve("vnpu_local_shmem");
       javaRegion(GIB, 1).close();
-      Files.setPosixFilePermissions(region, PosixFilePermissions.fromString("rw-------")); // root only
-      // npu-burn finds its runtime libraries beside itself ($ORIGIN), so these four travel together.
+      Files.setPosixFilePermissions(
+          region, PosixFilePermissions.fromString("rw-------")); // root only
+      // npu-burn finds its runtime libraries beside itself ($ORIGIN), so these four travel
+      // together.
       Path bin = Files.createDirectory(shared.resolve("bin"));
       for (String f : List.of("npu-burn", "libvnpu.so", "libascendcl.so", "libruntime.so")) {
         Files.copy(NativeDir.program(f), bin.resolve(f), StandardCopyOption.COPY_ATTRIBUTES);
@@ -422,9 +539,14 @@ class LimiterEndToEndTest {
       assertThat(q.memoryAccount().admit(0, 600 * MIB)).isTrue();
       NpuBurn.Result r = burn.run("--alloc-via", "rt", "alloc", "424M", "alloc", "1", "meminfo");
       assertThat(r.lines("alloc ok")).hasSize(1);
-      assertThat(r.lines("alloc fail")).singleElement().satisfies(m -> assertThat(m).containsEntry("code", "207001"));
-      assertThat(r.lines("meminfo ok").get(0)).containsEntry("free", "0").containsEntry("total", Long.toString(GIB));
-      assertThat(q.usage().devices().get(0).usedBytes()).isEqualTo(600 * MIB); // npu-burn freed its 424M at exit
+      assertThat(r.lines("alloc fail"))
+          .singleElement()
+          .satisfies(m -> assertThat(m).containsEntry("code", "207001"));
+      assertThat(r.lines("meminfo ok").get(0))
+          .containsEntry("free", "0")
+          .containsEntry("total", Long.toString(GIB));
+      assertThat(q.usage().devices().get(0).usedBytes())
+          .isEqualTo(600 * MIB); // npu-burn freed its 424M at exit
       assertThat(Set.copyOf(q.readConfig().policy())).containsExactly(PolicyFlag.MEM_ENFORCE);
     }
   }

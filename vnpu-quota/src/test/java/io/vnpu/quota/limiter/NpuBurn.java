@@ -39,8 +39,8 @@ final class NpuBurn {
   }
 
   /**
-   * Runs npu-burn and libvnpu.so from {@code dir} instead of the native build directory: another user
-   * cannot reach a checkout under a private (0700) directory such as a home or a mktemp dir.
+   * Runs npu-burn and libvnpu.so from {@code dir} instead of the native build directory: another
+   * user cannot reach a checkout under a private (0700) directory such as a home or a mktemp dir.
    */
   NpuBurn programsIn(Path dir) {
     programs = dir;
@@ -56,7 +56,8 @@ final class NpuBurn {
     full.addAll(command);
     ProcessBuilder pb = new ProcessBuilder(full);
     Map<String, String> e = pb.environment();
-    e.keySet().removeIf(k -> k.startsWith("NPU_") || k.startsWith("VNPU_") || k.equals("LD_PRELOAD"));
+    e.keySet()
+        .removeIf(k -> k.startsWith("NPU_") || k.startsWith("VNPU_") || k.equals("LD_PRELOAD"));
     e.put("VNPU_SIM_ROOT", simRoot.toString());
     e.put("VNPU_SIM_QUIET", "1");
     if (preload) e.put("LD_PRELOAD", program("libvnpu.so").toString());
@@ -101,7 +102,9 @@ final class NpuBurn {
     }
   }
 
-  /** key=value words of one npu-burn result line (the words before the first '=' word are "step"). */
+  /**
+   * key=value words of one npu-burn result line (the words before the first '=' word are "step").
+   */
   static Map<String, String> kv(String line) {
     Map<String, String> m = new HashMap<>();
     StringBuilder step = new StringBuilder();

@@ -19,7 +19,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Java and the C limiter's region code sharing one region (native/limiter/tests/region_client.c). */
+/**
+ * Java and the C limiter's region code sharing one region (native/limiter/tests/region_client.c).
+ */
 class CrossProcessTest {
   @TempDir Path dir;
   private final QuotaRegions regions = new QuotaRegions();
@@ -45,7 +47,8 @@ class CrossProcessTest {
   }
 
   private static String firstLine(Process p) throws Exception {
-    return new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII)).readLine();
+    return new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII))
+        .readLine();
   }
 
   @Test
@@ -79,7 +82,8 @@ class CrossProcessTest {
   @Test
   void theSamePidInTwoPidNamespacesIsTwoOwnersAndOnlyTheDeadOneIsReaped() throws Exception {
     Path f = dir.resolve("r");
-    List<String> ns = List.of("unshare", "--pid", "--fork"); // each client is PID 1 of its own namespace
+    List<String> ns =
+        List.of("unshare", "--pid", "--fork"); // each client is PID 1 of its own namespace
     try (QuotaRegion r = regions.create(f, RegionConfig.memoryLimit(1, GIB))) {
       Process a = clientIn(ns, f, "hold", "0", Long.toString(300 * MIB));
       Process b = clientIn(ns, f, "hold", "0", Long.toString(200 * MIB));
@@ -87,17 +91,22 @@ class CrossProcessTest {
       assertThat(firstLine(b)).isEqualTo("admitted 0");
       List<ProcessUsage> both = r.usage().processes();
       assertThat(both).extracting(ProcessUsage::pid).containsExactly(1, 1);
-      assertThat(both).extracting(u -> u.usedBytes().get(0)).containsExactlyInAnyOrder(300 * MIB, 200 * MIB);
+      assertThat(both)
+          .extracting(u -> u.usedBytes().get(0))
+          .containsExactlyInAnyOrder(300 * MIB, 200 * MIB);
       assertThat(r.reap()).isZero(); // both alive, whatever their PIDs say
 
       a.getOutputStream().close(); // a exits; b, also "PID 1", lives on
       assertThat(a.waitFor(10, TimeUnit.SECONDS)).isTrue();
       assertThat(r.reap()).isEqualTo(1);
       UsageSnapshot s = r.usage();
-      assertThat(s.processes()).singleElement().satisfies(u -> {
-        assertThat(u.pid()).isEqualTo(1);
-        assertThat(u.usedBytes()).containsExactly(200 * MIB);
-      });
+      assertThat(s.processes())
+          .singleElement()
+          .satisfies(
+              u -> {
+                assertThat(u.pid()).isEqualTo(1);
+                assertThat(u.usedBytes()).containsExactly(200 * MIB);
+              });
       assertThat(s.devices().get(0).usedBytes()).isEqualTo(200 * MIB);
       assertThat(s.devices().get(0).reapedBytes()).isEqualTo(300 * MIB);
     }
@@ -110,7 +119,8 @@ class CrossProcessTest {
     try (QuotaRegion r = regions.create(f, RegionConfig.memoryLimit(1, limit))) {
       List<Process> ps = new ArrayList<>();
       for (int i = 0; i < 8; i++) {
-        ps.add(client(f, "churn", "0", "2000", Integer.toString(100 + i), Long.toString(limit / 8)));
+        ps.add(
+            client(f, "churn", "0", "2000", Integer.toString(100 + i), Long.toString(limit / 8)));
       }
       long maxSeen = 0;
       int samples = 0;

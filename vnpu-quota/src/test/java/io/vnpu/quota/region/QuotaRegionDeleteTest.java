@@ -33,7 +33,8 @@ class QuotaRegionDeleteTest {
   void aRegionOpenInThisJvmIsNotDeleted() throws Exception {
     Path f = dir.resolve("region");
     try (QuotaRegion r = regions.create(f, RegionConfig.memoryLimit(1, 1L << 30))) {
-      assertThatThrownBy(() -> regions.delete(f)).isInstanceOf(IllegalStateException.class)
+      assertThatThrownBy(() -> regions.delete(f))
+          .isInstanceOf(IllegalStateException.class)
           .hasMessage("quota region " + f + " is open in this JVM; close it before deleting it");
       assertThat(f).exists();
     }
@@ -41,9 +42,11 @@ class QuotaRegionDeleteTest {
 
   @Test
   void anotherFileIsLeftUntouched() throws Exception {
-    Path f = Files.writeString(dir.resolve("notes"), "not a region, but long enough to hold a magic");
+    Path f =
+        Files.writeString(dir.resolve("notes"), "not a region, but long enough to hold a magic");
 
-    assertThatThrownBy(() -> regions.delete(f)).isInstanceOf(RegionFormatException.class)
+    assertThatThrownBy(() -> regions.delete(f))
+        .isInstanceOf(RegionFormatException.class)
         .hasMessageContaining("magic");
     assertThat(f).hasContent("not a region, but long enough to hold a magic");
     Path empty = Files.createFile(dir.resolve("empty"));
@@ -57,12 +60,14 @@ class QuotaRegionDeleteTest {
     regions.create(target, RegionConfig.memoryLimit(1, 1L << 30)).close();
     Path link = Files.createSymbolicLink(dir.resolve("link"), target);
 
-    assertThatThrownBy(() -> regions.delete(link)).isInstanceOf(FileSystemException.class)
+    assertThatThrownBy(() -> regions.delete(link))
+        .isInstanceOf(FileSystemException.class)
         .hasMessage(link + ": a symbolic link, not a quota region; left untouched");
     assertThat(link).isSymbolicLink();
     assertThat(target).exists();
     Path d = Files.createDirectory(dir.resolve("d"));
-    assertThatThrownBy(() -> regions.delete(d)).isInstanceOf(FileSystemException.class)
+    assertThatThrownBy(() -> regions.delete(d))
+        .isInstanceOf(FileSystemException.class)
         .hasMessage(d + ": not a regular file, not a quota region; left untouched");
   }
 }

@@ -52,7 +52,10 @@ class QuotaRegionTest {
     try (QuotaRegion r = regions.create(f, twoDevices())) {
       assertThat(r.readConfig()).isEqualTo(twoDevices());
       assertThat(r.deviceCount()).isEqualTo(2);
-      assertThat(r.versionMinor()).isEqualTo(3); // minor 1: compute statistics (issue 12); 2: blocked_ns (issue 23); 3: sized_by (issue 28)
+      assertThat(r.versionMinor())
+          .isEqualTo(
+              3); // minor 1: compute statistics (issue 12); 2: blocked_ns (issue 23); 3: sized_by
+      // (issue 28)
       assertThat(r.unhookedLaunchEntryPoints()).isZero(); // nothing reported until a limiter ran
       // what the limiter writes when the runtime exports launch entry points it does not hook
       try (java.io.RandomAccessFile raf = new java.io.RandomAccessFile(f.toFile(), "rw")) {
@@ -62,7 +65,8 @@ class QuotaRegionTest {
       assertThat(r.unhookedLaunchEntryPoints()).isEqualTo(3);
     }
     assertThat(Files.size(f)).isEqualTo(RegionLayout.REGION_FILE_BYTES);
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f))).isEqualTo("rw-rw-rw-");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f)))
+        .isEqualTo("rw-rw-rw-");
     try (QuotaRegion r = regions.open(f)) {
       assertThat(r.readConfig()).isEqualTo(twoDevices());
     }
@@ -72,7 +76,8 @@ class QuotaRegionTest {
   void createRefusesAnExistingFileAndNeverOverwritesIt() throws Exception {
     Path f = dir.resolve("r");
     regions.create(f, twoDevices()).close();
-    assertThatThrownBy(() -> regions.create(f, twoDevices())).isInstanceOf(FileAlreadyExistsException.class);
+    assertThatThrownBy(() -> regions.create(f, twoDevices()))
+        .isInstanceOf(FileAlreadyExistsException.class);
     Path junk = dir.resolve("junk");
     byte[] content = new byte[8192];
     java.util.Arrays.fill(content, (byte) 'x');
@@ -88,37 +93,47 @@ class QuotaRegionTest {
   void createIsExclusiveAndNeverFollowsLinks() throws Exception {
     Path empty = dir.resolve("empty");
     Files.createFile(empty);
-    Files.setPosixFilePermissions(empty, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
-    assertThatThrownBy(() -> regions.create(empty, twoDevices())).isInstanceOf(FileAlreadyExistsException.class);
+    Files.setPosixFilePermissions(
+        empty, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    assertThatThrownBy(() -> regions.create(empty, twoDevices()))
+        .isInstanceOf(FileAlreadyExistsException.class);
     assertThat(Files.size(empty)).isZero();
-    assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(empty)))
+    assertThat(
+            java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(empty)))
         .isEqualTo("rw-------");
 
     Path target = dir.resolve("victim");
     Path link = dir.resolve("link");
     Files.createSymbolicLink(link, target);
-    assertThatThrownBy(() -> regions.create(link, twoDevices())).isInstanceOf(FileAlreadyExistsException.class);
+    assertThatThrownBy(() -> regions.create(link, twoDevices()))
+        .isInstanceOf(FileAlreadyExistsException.class);
     assertThat(target).doesNotExist();
     assertThat(Files.isSymbolicLink(link)).isTrue();
 
     Path made = dir.resolve("made");
     regions.create(made, twoDevices()).close();
-    assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(made)))
+    assertThat(
+            java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(made)))
         .isEqualTo("rw-rw-rw-");
   }
 
   @Test
   void openRejectsBadFilesWithFileAndField() throws Exception {
-    assertThatThrownBy(() -> regions.open(dir.resolve("none"))).isInstanceOf(NoSuchFileException.class);
+    assertThatThrownBy(() -> regions.open(dir.resolve("none")))
+        .isInstanceOf(NoSuchFileException.class);
 
     Path magic = dir.resolve("magic");
     regions.create(magic, twoDevices()).close();
     patch(magic, 0, "NOTVNPU!".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
     assertThatThrownBy(() -> regions.open(magic))
-        .isInstanceOfSatisfying(RegionFormatException.class, e -> {
-          assertThat(e.field()).isEqualTo("magic");
-          assertThat(e.file()).isEqualTo(magic);
-        })
+        .isInstanceOfSatisfying(
+            RegionFormatException.class,
+            e -> {
+              assertThat(e.field()).isEqualTo("magic");
+              assertThat(e.file()).isEqualTo(magic);
+            })
         .hasMessageContaining(magic.toString());
 
     Path major = dir.resolve("major");
@@ -135,7 +150,8 @@ class QuotaRegionTest {
     }
     assertThatThrownBy(() -> regions.open(small))
         .isInstanceOf(RegionFormatException.class)
-        .hasMessage("quota region " + small + ": field file size = 8192, expected >= file_bytes 139264");
+        .hasMessage(
+            "quota region " + small + ": field file size = 8192, expected >= file_bytes 139264");
 
     Path tiny = dir.resolve("tiny");
     Files.write(tiny, new byte[100]);
@@ -151,7 +167,10 @@ class QuotaRegionTest {
 
     Path devs = dir.resolve("devs");
     regions.create(devs, twoDevices()).close();
-    patch(devs, RegionLayout.H_DEVICE_COUNT, ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, 17).array());
+    patch(
+        devs,
+        RegionLayout.H_DEVICE_COUNT,
+        ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, 17).array());
     assertThatThrownBy(() -> regions.open(devs))
         .isInstanceOf(RegionFormatException.class)
         .hasMessage("quota region " + devs + ": field device_count = 17, expected 1..16");
@@ -162,7 +181,9 @@ class QuotaRegionTest {
   void aFileIsOpenAtMostOncePerRegistry() throws Exception {
     Path f = dir.resolve("r");
     try (QuotaRegion r = regions.create(f, twoDevices())) {
-      assertThatThrownBy(() -> regions.open(f)).isInstanceOf(IllegalStateException.class).hasMessageContaining(f.toString());
+      assertThatThrownBy(() -> regions.open(f))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining(f.toString());
     }
     regions.open(f).close();
   }
@@ -203,15 +224,30 @@ class QuotaRegionTest {
       r.memoryAccount().admit(0, 1); // claims a slot for this JVM
       int slot = r.usage().processes().get(0).slot();
       ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
-      patch(file, RegionLayout.devStateOff(1) + RegionLayout.DS_LAUNCHES, b.putLong(0, 300).array().clone());
-      patch(file, RegionLayout.devStateOff(1) + RegionLayout.DS_BUSY_NS, b.putLong(0, 7_000_000L).array().clone());
-      patch(file, RegionLayout.slotOff(slot) + RegionLayout.S_LAUNCHES, b.putLong(0, 12).array().clone());
-      patch(file, RegionLayout.slotOff(slot) + RegionLayout.S_BUSY_NS, b.putLong(0, -5).array().clone());
-      assertThat(r.computeCounters(1)).isEqualTo(new io.vnpu.quota.model.ComputeCounters(300, 7_000_000L));
+      patch(
+          file,
+          RegionLayout.devStateOff(1) + RegionLayout.DS_LAUNCHES,
+          b.putLong(0, 300).array().clone());
+      patch(
+          file,
+          RegionLayout.devStateOff(1) + RegionLayout.DS_BUSY_NS,
+          b.putLong(0, 7_000_000L).array().clone());
+      patch(
+          file,
+          RegionLayout.slotOff(slot) + RegionLayout.S_LAUNCHES,
+          b.putLong(0, 12).array().clone());
+      patch(
+          file,
+          RegionLayout.slotOff(slot) + RegionLayout.S_BUSY_NS,
+          b.putLong(0, -5).array().clone());
+      assertThat(r.computeCounters(1))
+          .isEqualTo(new io.vnpu.quota.model.ComputeCounters(300, 7_000_000L));
       // a negative value from a broken writer reads as 0
-      assertThat(r.processComputeCounters()).containsExactly(
-          java.util.Map.entry(slot, new io.vnpu.quota.model.ComputeCounters(12, 0)));
-      assertThatThrownBy(() -> r.computeCounters(2)).hasMessageContaining("device 2 is not in 0..1");
+      assertThat(r.processComputeCounters())
+          .containsExactly(
+              java.util.Map.entry(slot, new io.vnpu.quota.model.ComputeCounters(12, 0)));
+      assertThatThrownBy(() -> r.computeCounters(2))
+          .hasMessageContaining("device 2 is not in 0..1");
     }
   }
 
@@ -221,7 +257,9 @@ class QuotaRegionTest {
       MemoryAccount a = r.memoryAccount();
       assertThat(a.admit(0, 80 * MIB)).isTrue();
       RegionConfig lower =
-          twoDevices().withDevices(List.of(DeviceQuota.memoryOnly(50 * MIB), DeviceQuota.memoryOnly(200 * MIB)));
+          twoDevices()
+              .withDevices(
+                  List.of(DeviceQuota.memoryOnly(50 * MIB), DeviceQuota.memoryOnly(200 * MIB)));
       r.updateConfig(lower);
       assertThat(r.readConfig()).isEqualTo(lower);
       assertThat(a.admit(0, 1)).isFalse();
@@ -257,7 +295,8 @@ class QuotaRegionTest {
         .hasMessage("computeWeight must be in 1..10000: 0");
     assertThatThrownBy(() -> new DeviceQuota(0, 1, 101, Priority.NORMAL, -1, ""))
         .hasMessage("computeCapPct must be in 0..100: 101");
-    assertThatThrownBy(() -> RegionConfig.memoryLimit(17, 1)).hasMessage("devices must hold 1..16 entries: 17");
+    assertThatThrownBy(() -> RegionConfig.memoryLimit(17, 1))
+        .hasMessage("devices must hold 1..16 entries: 17");
     assertThat(PolicyFlag.decode(0xFF)).containsExactlyInAnyOrder(PolicyFlag.values());
     assertThat(PolicyFlag.encode(Set.of(PolicyFlag.MEM_ENFORCE, PolicyFlag.HARD_CAP))).isEqualTo(9);
   }
@@ -268,19 +307,38 @@ class QuotaRegionTest {
     Path f = dir.resolve("r");
     try (QuotaRegion r = regions.create(f, twoDevices())) {
       patch(f, RegionLayout.devCfgOff(1) + RegionLayout.DC_UUID + 2, new byte[] {(byte) 0xe9});
-      assertThatThrownBy(r::readConfig).isInstanceOf(RegionFormatException.class)
-          .hasMessage("quota region " + f + ": field devices[1].uuid = byte 0xe9 at 2, expected printable ASCII");
+      assertThatThrownBy(r::readConfig)
+          .isInstanceOf(RegionFormatException.class)
+          .hasMessage(
+              "quota region "
+                  + f
+                  + ": field devices[1].uuid = byte 0xe9 at 2, expected printable ASCII");
       patch(f, RegionLayout.devCfgOff(1) + RegionLayout.DC_UUID + 2, new byte[] {'u'});
       patch(f, RegionLayout.H_REGISTRY_DIR + 1, new byte[] {(byte) 0xc3, (byte) 0x28});
-      assertThatThrownBy(r::readConfig).isInstanceOf(RegionFormatException.class)
-          .hasMessage("quota region " + f + ": field registry_dir = invalid UTF-8, expected a UTF-8 path");
+      assertThatThrownBy(r::readConfig)
+          .isInstanceOf(RegionFormatException.class)
+          .hasMessage(
+              "quota region " + f + ": field registry_dir = invalid UTF-8, expected a UTF-8 path");
       patch(f, RegionLayout.H_REGISTRY_DIR + 1, new byte[] {'a', 'b'});
-      patch(f, RegionLayout.H_POLICY_FLAGS, ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, 0x73).array());
-      assertThatThrownBy(r::readConfig).isInstanceOf(RegionFormatException.class)
-          .hasMessage("quota region " + f + ": field policy_flags = 0x73, expected at most one sharing-policy bit of 0x70");
-      patch(f, RegionLayout.H_POLICY_FLAGS, ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, 0x23).array());
+      patch(
+          f,
+          RegionLayout.H_POLICY_FLAGS,
+          ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, 0x73).array());
+      assertThatThrownBy(r::readConfig)
+          .isInstanceOf(RegionFormatException.class)
+          .hasMessage(
+              "quota region "
+                  + f
+                  + ": field policy_flags = 0x73, expected at most one sharing-policy bit of 0x70");
+      patch(
+          f,
+          RegionLayout.H_POLICY_FLAGS,
+          ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, 0x23).array());
       assertThat(r.readConfig().sharingPolicy()).isPresent();
-      patch(f, RegionLayout.H_DEVICE_COUNT, ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, -7).array());
+      patch(
+          f,
+          RegionLayout.H_DEVICE_COUNT,
+          ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, -7).array());
       assertThat(r.deviceCount()).isEqualTo(1);
       assertThat(r.usage().devices()).hasSize(1);
     }
@@ -294,15 +352,22 @@ class QuotaRegionTest {
       try (FileChannel ch = FileChannel.open(f, StandardOpenOption.WRITE)) {
         ch.truncate(0);
       }
-      assertThatThrownBy(r::readConfig).isInstanceOf(RegionFormatException.class)
-          .hasMessage("quota region " + f + ": field file size = truncated while mapped, expected >= "
-              + RegionLayout.REGION_FILE_BYTES + " bytes");
+      assertThatThrownBy(r::readConfig)
+          .isInstanceOf(RegionFormatException.class)
+          .hasMessage(
+              "quota region "
+                  + f
+                  + ": field file size = truncated while mapped, expected >= "
+                  + RegionLayout.REGION_FILE_BYTES
+                  + " bytes");
       assertThatThrownBy(r::usage).isInstanceOf(RegionFormatException.class);
     }
   }
 
   private static long mappingsOf(Path dir) throws IOException {
-    return Files.readAllLines(Path.of("/proc/self/maps")).stream().filter(l -> l.contains(dir.toString())).count();
+    return Files.readAllLines(Path.of("/proc/self/maps")).stream()
+        .filter(l -> l.contains(dir.toString()))
+        .count();
   }
 
   // mappings were left to the garbage collector (1,884 alive after 3,000 creates): close unmaps now
@@ -314,11 +379,14 @@ class QuotaRegionTest {
     assertThat(mappingsOf(dir)).isEqualTo(1);
     r.close();
     assertThat(mappingsOf(dir)).isZero();
-    assertThatThrownBy(r::readConfig).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+    assertThatThrownBy(r::readConfig)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("closed");
     assertThatThrownBy(r::usage).isInstanceOf(IllegalStateException.class);
     assertThatThrownBy(r::deviceCount).isInstanceOf(IllegalStateException.class);
 
-    // with a memory account, admissions take no pin: the mapping stays until GC, a late one is harmless
+    // with a memory account, admissions take no pin: the mapping stays until GC, a late one is
+    // harmless
     Path withAccountFile = dir.resolve("with-account");
     QuotaRegion withAccount = regions.create(withAccountFile, twoDevices());
     MemoryAccount a = withAccount.memoryAccount();

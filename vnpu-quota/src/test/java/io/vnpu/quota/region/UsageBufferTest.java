@@ -10,7 +10,10 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@link QuotaRegion#usage(UsageBuffer)}: the primitive read equals the records and allocates nothing. */
+/**
+ * {@link QuotaRegion#usage(UsageBuffer)}: the primitive read equals the records and allocates
+ * nothing.
+ */
 class UsageBufferTest {
   @TempDir Path dir;
   private final QuotaRegions regions = new QuotaRegions();
@@ -50,30 +53,40 @@ class UsageBufferTest {
   }
 
   /**
-   * Slots as limiter processes (or a hostile tenant) left them, three devices: sums over every
-   * slot below the high-water mark (free ones too, as admission counts them), saturating at
-   * {@code Long.MAX_VALUE}; per-process bytes clamped; the third device through its own pass.
+   * Slots as limiter processes (or a hostile tenant) left them, three devices: sums over every slot
+   * below the high-water mark (free ones too, as admission counts them), saturating at {@code
+   * Long.MAX_VALUE}; per-process bytes clamped; the third device through its own pass.
    */
   @Test
   void sumsEverySlotOnEveryDeviceAndSaturates() throws Exception {
     Path file = dir.resolve("r");
     regions.create(file, RegionConfig.memoryLimit(3, 100 * MIB)).close();
-    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
-        java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
-      java.nio.MappedByteBuffer m = ch.map(java.nio.channels.FileChannel.MapMode.READ_WRITE, 0,
-          io.vnpu.quota.layout.RegionLayout.REGION_FILE_BYTES);
+    try (java.nio.channels.FileChannel ch =
+        java.nio.channels.FileChannel.open(
+            file, java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+      java.nio.MappedByteBuffer m =
+          ch.map(
+              java.nio.channels.FileChannel.MapMode.READ_WRITE,
+              0,
+              io.vnpu.quota.layout.RegionLayout.REGION_FILE_BYTES);
       m.order(java.nio.ByteOrder.LITTLE_ENDIAN);
       long[][] used = {
-          {5 * MIB, 7, 1L << 62},
-          {3 * MIB, 11, 1L << 62},       // device 2: 2^63 in all -> saturated
-          {2 * MIB, 13, -1L},            // a FREE slot's bytes still count (as in admission)
-          {1L << 40, 17, 0}};
-      int[] states = {io.vnpu.quota.layout.RegionLayout.SLOT_ACTIVE, io.vnpu.quota.layout.RegionLayout.SLOT_ACTIVE,
-          io.vnpu.quota.layout.RegionLayout.SLOT_FREE, io.vnpu.quota.layout.RegionLayout.SLOT_ACTIVE};
+        {5 * MIB, 7, 1L << 62},
+        {3 * MIB, 11, 1L << 62}, // device 2: 2^63 in all -> saturated
+        {2 * MIB, 13, -1L}, // a FREE slot's bytes still count (as in admission)
+        {1L << 40, 17, 0}
+      };
+      int[] states = {
+        io.vnpu.quota.layout.RegionLayout.SLOT_ACTIVE,
+        io.vnpu.quota.layout.RegionLayout.SLOT_ACTIVE,
+        io.vnpu.quota.layout.RegionLayout.SLOT_FREE,
+        io.vnpu.quota.layout.RegionLayout.SLOT_ACTIVE
+      };
       for (int i = 0; i < used.length; i++) {
         int o = io.vnpu.quota.layout.RegionLayout.slotOff(i);
         m.putInt(o + io.vnpu.quota.layout.RegionLayout.S_PID, 1000 + i);
-        for (int d = 0; d < 3; d++) m.putLong(o + io.vnpu.quota.layout.RegionLayout.S_USED_BYTES + 8 * d, used[i][d]);
+        for (int d = 0; d < 3; d++)
+          m.putLong(o + io.vnpu.quota.layout.RegionLayout.S_USED_BYTES + 8 * d, used[i][d]);
         m.putInt(o + io.vnpu.quota.layout.RegionLayout.S_STATE, states[i]);
       }
       m.putInt(io.vnpu.quota.layout.RegionLayout.H_SLOT_HWM, used.length);
@@ -97,7 +110,8 @@ class UsageBufferTest {
 
   @Test
   void readingIntoABufferAllocatesNothing() throws Exception {
-    com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    com.sun.management.ThreadMXBean mx =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     try (QuotaRegion r = regions.create(dir.resolve("r"), RegionConfig.memoryLimit(2, 100 * MIB))) {
       r.memoryAccount().admit(0, MIB);
       UsageBuffer b = new UsageBuffer();

@@ -23,8 +23,10 @@ import org.junit.jupiter.api.io.TempDir;
 /** Java side of the compute registry, and interoperation with the C side (registry_tool). */
 class ComputeRegistryTest {
   @TempDir Path tmp;
+
   /** The registry directory; its lock directory lies beside it, inside the temporary directory. */
   private Path dir;
+
   private final ComputeRegistries registries = new ComputeRegistries();
 
   @org.junit.jupiter.api.BeforeEach
@@ -55,14 +57,24 @@ class ComputeRegistryTest {
       assertThat(r.epoch()).isNotZero();
       assertThat(Files.size(f)).isEqualTo(RegistryLayout.REG_FILE_BYTES);
       // only the node agent writes a registry: the limiter refuses one writable by group or others
-      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f))).isEqualTo("rw-r--r--");
-      int idx = r.register(new RegistryMember(0x1234L, "pod-a/main", 3, 40, Priority.HIGH, 2, java.util.Optional.empty())
-          .withPolicy(java.util.Optional.of(io.vnpu.api.slice.SharingPolicy.ELASTIC)));
-      // C validates and reads it (limiter's read path): one ACTIVE entry, nothing published yet, no region;
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f)))
+          .isEqualTo("rw-r--r--");
+      int idx =
+          r.register(
+              new RegistryMember(
+                      0x1234L, "pod-a/main", 3, 40, Priority.HIGH, 2, java.util.Optional.empty())
+                  .withPolicy(java.util.Optional.of(io.vnpu.api.slice.SharingPolicy.ELASTIC)));
+      // C validates and reads it (limiter's read path): one ACTIVE entry, nothing published yet, no
+      // region;
       // its sharing policy from the entry's flags (2 = elastic, enum vnpu_share_policy)
-      String dump = run(NativeDir.program("limiter/registry_tool").toString(), "dump", f.toString());
-      assertThat(dump).isEqualTo("entry=0 key=" + 0x1234L + " weight=3 cap=40 prio=0 dev=2 flags=0 used_ppm=0"
-          + " blocked_ppm=0 pub_busy_ns=0 policy=2 region=none\npub_count=0\n");
+      String dump =
+          run(NativeDir.program("limiter/registry_tool").toString(), "dump", f.toString());
+      assertThat(dump)
+          .isEqualTo(
+              "entry=0 key="
+                  + 0x1234L
+                  + " weight=3 cap=40 prio=0 dev=2 flags=0 used_ppm=0"
+                  + " blocked_ppm=0 pub_busy_ns=0 policy=2 region=none\npub_count=0\n");
       assertThat(idx).isZero();
     }
     // a registry the C side created opens in Java with the same geometry
@@ -106,7 +118,8 @@ class ComputeRegistryTest {
         .isInstanceOf(RegistryFormatException.class)
         .hasMessageContaining(f.toString())
         .hasMessageContaining("VNPU_RH_MAJOR is 9, expected 3");
-    // the node agent's createOrOpen re-initialises an unreadable registry (it holds no lasting state)
+    // the node agent's createOrOpen re-initialises an unreadable registry (it holds no lasting
+    // state)
     try (ComputeRegistry r = registries.createOrOpen(f, 1)) {
       assertThat(r.entries()).isEmpty();
     }
@@ -114,13 +127,18 @@ class ComputeRegistryTest {
     assertThatThrownBy(() -> registries.open(f))
         .isInstanceOf(RegistryFormatException.class)
         .hasMessageContaining("file size is 100");
-    assertThatThrownBy(() -> registries.open(dir.resolve("absent.reg"))).isInstanceOf(NoSuchFileException.class);
+    assertThatThrownBy(() -> registries.open(dir.resolve("absent.reg")))
+        .isInstanceOf(NoSuchFileException.class);
   }
 
-  /** A quota region as the limiter leaves it: device 1 launched 300 kernels, share 25 %, slot 3 ACTIVE
-   * but its owner gone (nobody holds the slot's lock). */
+  /**
+   * A quota region as the limiter leaves it: device 1 launched 300 kernels, share 25 %, slot 3
+   * ACTIVE but its owner gone (nobody holds the slot's lock).
+   */
   private static ByteBuffer regionImage(long busyNs, long blockedNs, long lastLaunchNs) {
-    ByteBuffer b = ByteBuffer.allocate(io.vnpu.quota.layout.RegionLayout.REGION_FILE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer b =
+        ByteBuffer.allocate(io.vnpu.quota.layout.RegionLayout.REGION_FILE_BYTES)
+            .order(ByteOrder.LITTLE_ENDIAN);
     int ds = io.vnpu.quota.layout.RegionLayout.devStateOff(1);
     b.putLong(ds + io.vnpu.quota.layout.RegionLayout.DS_LAUNCHES, 300);
     b.putLong(ds + io.vnpu.quota.layout.RegionLayout.DS_BUSY_NS, busyNs);
@@ -128,15 +146,22 @@ class ComputeRegistryTest {
     b.putLong(ds + io.vnpu.quota.layout.RegionLayout.DS_LAST_LAUNCH_NS, lastLaunchNs);
     b.putLong(ds + io.vnpu.quota.layout.RegionLayout.DS_THROTTLED_NS, 5_000_000L);
     b.putInt(ds + io.vnpu.quota.layout.RegionLayout.DS_SHARE_PPM, 250_000);
-    b.putLong(io.vnpu.quota.layout.RegionLayout.H_SYMBOL_LAUNCHES + 8 * LaunchSymbol.rtsModelExecute.ordinal(), 300);
-    b.putInt(io.vnpu.quota.layout.RegionLayout.slotOff(3) + io.vnpu.quota.layout.RegionLayout.S_STATE,
+    b.putLong(
+        io.vnpu.quota.layout.RegionLayout.H_SYMBOL_LAUNCHES
+            + 8 * LaunchSymbol.rtsModelExecute.ordinal(),
+        300);
+    b.putInt(
+        io.vnpu.quota.layout.RegionLayout.slotOff(3) + io.vnpu.quota.layout.RegionLayout.S_STATE,
         io.vnpu.quota.layout.RegionLayout.SLOT_ACTIVE);
     return b;
   }
 
   private static void writeRegion(Path region, ByteBuffer b) throws IOException {
-    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(region,
-        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE)) {
+    try (java.nio.channels.FileChannel ch =
+        java.nio.channels.FileChannel.open(
+            region,
+            java.nio.file.StandardOpenOption.CREATE,
+            java.nio.file.StandardOpenOption.WRITE)) {
       ch.write(b.duplicate().clear(), 0);
     }
   }
@@ -147,19 +172,24 @@ class ComputeRegistryTest {
     writeRegion(region, regionImage(7_000_000L, 0, 1));
     Path f = dir.resolve("npu6.reg");
     try (ComputeRegistry r = registries.createOrOpen(f, 6)) {
-      r.register(new RegistryMember(0xabcL, "c1", 2, 0, Priority.NORMAL, 1, java.util.Optional.of(region)));
+      r.register(
+          new RegistryMember(
+              0xabcL, "c1", 2, 0, Priority.NORMAL, 1, java.util.Optional.of(region)));
       // nothing of the container's lies in the directory containers mount: only the registry
       try (java.util.stream.Stream<Path> files = Files.list(dir)) {
         assertThat(files.map(p -> p.getFileName().toString())).containsExactly("npu6.reg");
       }
-      assertThat(r.registeredRegion(0xabcL)).get().extracting(ComputeRegistry.RegisteredRegion::file)
+      assertThat(r.registeredRegion(0xabcL))
+          .get()
+          .extracting(ComputeRegistry.RegisteredRegion::file)
           .isEqualTo(region.toAbsolutePath());
       RegistryEntry e = r.entries().get(0);
       assertThat(e.launches()).isEqualTo(300);
       assertThat(e.busyNs()).isEqualTo(7_000_000L);
       assertThat(e.sharePpm()).isEqualTo(250_000);
       assertThat(e.live()).isFalse();
-      assertThat(e.launchesBySymbol()).containsExactly(java.util.Map.entry("rtsModelExecute", 300L));
+      assertThat(e.launchesBySymbol())
+          .containsExactly(java.util.Map.entry("rtsModelExecute", 300L));
       assertThat(e.pubFlags()).isZero(); // nothing published yet
 
       // two publications 100 ms apart: 10 ms of device time used, active, not saturated
@@ -167,15 +197,22 @@ class ComputeRegistryTest {
       writeRegion(region, regionImage(17_000_000L, 1_000_000L, 2));
       assertThat(r.publish(1_100_000_000L, 10, 100)).isTrue();
       // the C reader (the limiter's code) sees the publication
-      String dump = run(NativeDir.program("limiter/registry_tool").toString(), "dump", f.toString());
-      assertThat(dump).contains("dev=1 flags=3 used_ppm=100000 blocked_ppm=10000 pub_busy_ns=17000000")
-          .contains("launches=300 busy_ns=17000000 ").contains("share_ppm=250000")
-          .contains("sym=rtsModelExecute launches=300").contains("pub_count=2");
+      String dump =
+          run(NativeDir.program("limiter/registry_tool").toString(), "dump", f.toString());
+      assertThat(dump)
+          .contains("dev=1 flags=3 used_ppm=100000 blocked_ppm=10000 pub_busy_ns=17000000")
+          .contains("launches=300 busy_ns=17000000 ")
+          .contains("share_ppm=250000")
+          .contains("sym=rtsModelExecute launches=300")
+          .contains("pub_count=2");
       // saturated: its launches waited 30 % of the window
       writeRegion(region, regionImage(18_000_000L, 31_000_000L, 3));
       assertThat(r.publish(1_200_000_000L, 10, 100)).isTrue();
-      assertThat(r.entries().get(0).pubFlags()).isEqualTo(
-          RegistryLayout.REG_PUB_VALID | RegistryLayout.REG_PUB_ACTIVE | RegistryLayout.REG_PUB_SATURATED);
+      assertThat(r.entries().get(0).pubFlags())
+          .isEqualTo(
+              RegistryLayout.REG_PUB_VALID
+                  | RegistryLayout.REG_PUB_ACTIVE
+                  | RegistryLayout.REG_PUB_SATURATED);
       // a reader's instance (metrics, vnpu top) sees the published figures without the agents' file
       try (ComputeRegistry reader = new ComputeRegistries().open(f)) {
         RegistryEntry p = reader.entries().get(0);
@@ -196,10 +233,18 @@ class ComputeRegistryTest {
   void oneAgentProcessPublishes() throws Exception {
     Path f = dir.resolve("npu7.reg");
     try (ComputeRegistry r = registries.createOrOpen(f, 7)) {
-      Process c = new ProcessBuilder(NativeDir.program("limiter/registry_tool").toString(), "agent", f.toString(), "10")
-          .redirectErrorStream(true).start();
+      Process c =
+          new ProcessBuilder(
+                  NativeDir.program("limiter/registry_tool").toString(),
+                  "agent",
+                  f.toString(),
+                  "10")
+              .redirectErrorStream(true)
+              .start();
       try {
-        String first = new java.io.BufferedReader(new java.io.InputStreamReader(c.getInputStream())).readLine();
+        String first =
+            new java.io.BufferedReader(new java.io.InputStreamReader(c.getInputStream()))
+                .readLine();
         assertThat(first).isEqualTo("agent publishing");
         assertThat(r.publish(System.nanoTime(), 10, 100)).isFalse();
       } finally {
@@ -224,7 +269,9 @@ class ComputeRegistryTest {
       for (int k = 0; k < kinds.length; k++) {
         Path region = tmp.resolve("region-" + kinds[k]);
         writeRegion(region, regionImage(1, 0, 1));
-        r.register(new RegistryMember(100 + k, kinds[k], 1, 0, Priority.NORMAL, 1, java.util.Optional.of(region)));
+        r.register(
+            new RegistryMember(
+                100 + k, kinds[k], 1, 0, Priority.NORMAL, 1, java.util.Optional.of(region)));
         switch (kinds[k]) {
           case "fifo" -> {
             Files.delete(region);
@@ -249,16 +296,21 @@ class ComputeRegistryTest {
             Files.move(region, tmp.resolve("kept-alive")); // a new inode for the replacement
             Files.move(other, region);
           }
-          default -> { }
+          default -> {}
         }
       }
       long t0 = System.nanoTime();
-      for (int i = 0; i < 3; i++) assertThat(r.publish(1_000_000_000L + i * 100_000_000L, 10, 100)).isTrue();
-      assertThat((System.nanoTime() - t0) / 1_000_000).as("ms for three publications").isLessThan(2000);
+      for (int i = 0; i < 3; i++)
+        assertThat(r.publish(1_000_000_000L + i * 100_000_000L, 10, 100)).isTrue();
+      assertThat((System.nanoTime() - t0) / 1_000_000)
+          .as("ms for three publications")
+          .isLessThan(2000);
       assertThat(registries.unreadableRegions()).isEqualTo(5);
       List<RegistryEntry> es = r.entries();
       assertThat(es).filteredOn(e -> !e.name().equals("good")).allMatch(e -> e.pubFlags() == 0);
-      assertThat(es).filteredOn(e -> e.name().equals("good")).singleElement()
+      assertThat(es)
+          .filteredOn(e -> e.name().equals("good"))
+          .singleElement()
           .matches(e -> (e.pubFlags() & RegistryLayout.REG_PUB_VALID) != 0);
     }
   }
@@ -267,7 +319,9 @@ class ComputeRegistryTest {
   void oneOpenPerJvm() throws Exception {
     Path f = dir.resolve("npu4.reg");
     try (ComputeRegistry r = registries.createOrOpen(f, 4)) {
-      assertThatThrownBy(() -> registries.open(f)).isInstanceOf(IllegalStateException.class).hasMessageContaining("already open");
+      assertThatThrownBy(() -> registries.open(f))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("already open");
       assertThat(r.file()).isEqualTo(f);
     }
     registries.open(f).close();
@@ -275,11 +329,16 @@ class ComputeRegistryTest {
 
   @Test
   void memberValidation() {
-    assertThatThrownBy(() -> new RegistryMember(0, "x", 1, 0, Priority.NORMAL)).hasMessageContaining("key");
-    assertThatThrownBy(() -> new RegistryMember(1, "x", 0, 0, Priority.NORMAL)).hasMessageContaining("weight must be in 1..10000: 0");
-    assertThatThrownBy(() -> new RegistryMember(1, "x", 1, 101, Priority.NORMAL)).hasMessageContaining("capPct must be in 0..100: 101");
-    assertThatThrownBy(() -> new RegistryMember(1, "x".repeat(32), 1, 0, Priority.NORMAL)).hasMessageContaining("31 bytes");
-    assertThatThrownBy(() -> new RegistryMember(1, "x", 1, 0, Priority.NORMAL, 16, java.util.Optional.empty()))
+    assertThatThrownBy(() -> new RegistryMember(0, "x", 1, 0, Priority.NORMAL))
+        .hasMessageContaining("key");
+    assertThatThrownBy(() -> new RegistryMember(1, "x", 0, 0, Priority.NORMAL))
+        .hasMessageContaining("weight must be in 1..10000: 0");
+    assertThatThrownBy(() -> new RegistryMember(1, "x", 1, 101, Priority.NORMAL))
+        .hasMessageContaining("capPct must be in 0..100: 101");
+    assertThatThrownBy(() -> new RegistryMember(1, "x".repeat(32), 1, 0, Priority.NORMAL))
+        .hasMessageContaining("31 bytes");
+    assertThatThrownBy(
+            () -> new RegistryMember(1, "x", 1, 0, Priority.NORMAL, 16, java.util.Optional.empty()))
         .hasMessageContaining("deviceIndex must be in 0..15: 16");
   }
 
@@ -290,12 +349,31 @@ class ComputeRegistryTest {
     RegistryEntry b1 = entry(1, 2, 500_000_000L, 10); // appeared in between: no base, not reported
     List<AchievedShare> s = AchievedShare.between(List.of(a0), List.of(a1, b1), 1_000_000_000L);
     assertThat(s).containsExactly(new AchievedShare(1, "e0", 0.25, 250));
-    assertThatThrownBy(() -> AchievedShare.between(List.of(), List.of(), 0)).hasMessageContaining("elapsedNs");
+    assertThatThrownBy(() -> AchievedShare.between(List.of(), List.of(), 0))
+        .hasMessageContaining("elapsedNs");
   }
 
   private static RegistryEntry entry(int idx, long key, long busy, long launches) {
-    return new RegistryEntry(idx, key, "e" + idx, 1, 0, Priority.NORMAL, false, true, 0, launches, busy, 0, 0, 0, 0,
-        java.util.Map.of(), 0, 0, 0);
+    return new RegistryEntry(
+        idx,
+        key,
+        "e" + idx,
+        1,
+        0,
+        Priority.NORMAL,
+        false,
+        true,
+        0,
+        launches,
+        busy,
+        0,
+        0,
+        0,
+        0,
+        java.util.Map.of(),
+        0,
+        0,
+        0);
   }
 
   // the registry is read with positional reads, not mapped: a file truncated while open reads as
@@ -304,7 +382,8 @@ class ComputeRegistryTest {
   void registryTruncatedWhileOpenReadsAsEmpty() throws Exception {
     Path f = dir.resolve(RegistryLayout.fileName(4));
     try (ComputeRegistry r = registries.createOrOpen(f, 4)) {
-      try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(f, java.nio.file.StandardOpenOption.WRITE)) {
+      try (java.nio.channels.FileChannel ch =
+          java.nio.channels.FileChannel.open(f, java.nio.file.StandardOpenOption.WRITE)) {
         ch.truncate(0);
       }
       assertThat(r.entries()).isEmpty();
@@ -332,9 +411,10 @@ class ComputeRegistryTest {
   void aTenantsReadLockOnTheRegistryDoesNotBlockTheAgent() throws Exception {
     Path f = dir.resolve(RegistryLayout.fileName(3));
     registries.createOrOpen(f, 3).close();
-    try (java.nio.channels.FileChannel tenant = java.nio.channels.FileChannel.open(f, java.nio.file.StandardOpenOption.READ);
-         java.nio.channels.FileLock admin = tenant.lock(RegistryLayout.REG_LOCK_ADMIN, 1, true);
-         java.nio.channels.FileLock init = tenant.lock(RegistryLayout.REG_LOCK_INIT, 1, true)) {
+    try (java.nio.channels.FileChannel tenant =
+            java.nio.channels.FileChannel.open(f, java.nio.file.StandardOpenOption.READ);
+        java.nio.channels.FileLock admin = tenant.lock(RegistryLayout.REG_LOCK_ADMIN, 1, true);
+        java.nio.channels.FileLock init = tenant.lock(RegistryLayout.REG_LOCK_INIT, 1, true)) {
       try (ComputeRegistry r = registries.createOrOpen(f, 3)) {
         r.register(new RegistryMember(7, "a", 1, 50, Priority.NORMAL));
         assertThat(r.keys()).containsExactly(7L);
@@ -344,8 +424,10 @@ class ComputeRegistryTest {
     // the agents' lock file: beside the registry directory (no container mounts it), 0600 in 0700
     Path lock = tmp.resolve("registry.locks/npu3.reg.lock");
     assertThat(lock).isRegularFile();
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(lock))).isEqualTo("rw-------");
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(lock.getParent()))).isEqualTo("rwx------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(lock)))
+        .isEqualTo("rw-------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(lock.getParent())))
+        .isEqualTo("rwx------");
   }
 
   /** A region that is not a regular file cannot be registered, and leaves no entry behind. */
@@ -353,7 +435,11 @@ class ComputeRegistryTest {
   void aRegistrationOfAMissingRegionLeavesNoEntry() throws Exception {
     try (ComputeRegistry r = registries.createOrOpen(dir.resolve("npu0.reg"), 0)) {
       Path missing = tmp.resolve("gone/region");
-      assertThatThrownBy(() -> r.register(new RegistryMember(9, "a", 1, 50, Priority.NORMAL, 0, java.util.Optional.of(missing))))
+      assertThatThrownBy(
+              () ->
+                  r.register(
+                      new RegistryMember(
+                          9, "a", 1, 50, Priority.NORMAL, 0, java.util.Optional.of(missing))))
           .isInstanceOf(IOException.class)
           .hasMessageContaining("quota region " + missing + " cannot be registered");
       assertThat(r.keys()).isEmpty();
@@ -361,7 +447,10 @@ class ComputeRegistryTest {
     }
   }
 
-  /** An agent killed inside a write leaves write_seq odd; the next write restores the parity readers rely on. */
+  /**
+   * An agent killed inside a write leaves write_seq odd; the next write restores the parity readers
+   * rely on.
+   */
   @Test
   void aWriteSeqLeftOddByAKilledAgentIsEvenAfterTheNextWrite() throws Exception {
     Path f = dir.resolve("npu1.reg");
@@ -379,6 +468,8 @@ class ComputeRegistryTest {
   }
 
   private static int writeSeq(Path f) throws IOException {
-    return ByteBuffer.wrap(Files.readAllBytes(f)).order(ByteOrder.LITTLE_ENDIAN).getInt(RegistryLayout.RH_WRITE_SEQ);
+    return ByteBuffer.wrap(Files.readAllBytes(f))
+        .order(ByteOrder.LITTLE_ENDIAN)
+        .getInt(RegistryLayout.RH_WRITE_SEQ);
   }
 }

@@ -5,7 +5,10 @@ package io.vnpu.api.fault.recovery;
  * restarted plugin resumes where it stopped ({@link TrainingRecovery}).
  */
 public enum RecoveryStep {
-  /** Ranks marked unrecovered, graceful exit asked; waiting for the job's processes on the ring to go. */
+  /**
+   * Ranks marked unrecovered, graceful exit asked; waiting for the job's processes on the ring to
+   * go.
+   */
   STOPPING,
   /** The ring's reset is issued (or about to be); waiting for every chip to boot. */
   RESETTING,
@@ -16,9 +19,9 @@ public enum RecoveryStep {
   /** Given up: the faulty chips are separated (ManuallySeparateNPU) and the ranks failed. */
   ISOLATED,
   /**
-   * Nothing left to reset: a restarted plugin found the job waiting to stop but its faulty chips
-   * no longer need a reset (the fault cleared while no plugin ran). The ranks are recovered without
-   * a reset, the graceful exit is withdrawn and the job may restart.
+   * Nothing left to reset: a restarted plugin found the job waiting to stop but its faulty chips no
+   * longer need a reset (the fault cleared while no plugin ran). The ranks are recovered without a
+   * reset, the graceful exit is withdrawn and the job may restart.
    */
   ABANDONED;
 

@@ -4,9 +4,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Port to the job's ConfigMaps: {@code reset-config-<job>} (keys {@code reset.json},
- * {@code restartType}, {@code checkCode}, with the {@link RecoveryRecord}) and
- * {@code fault-config-<job>} (keys {@code fault-npus}, {@code checkCode}).
+ * Port to the job's ConfigMaps: {@code reset-config-<job>} (keys {@code reset.json}, {@code
+ * restartType}, {@code checkCode}, with the {@link RecoveryRecord}) and {@code fault-config-<job>}
+ * (keys {@code fault-npus}, {@code checkCode}).
  */
 public interface RecoveryStore {
   /**

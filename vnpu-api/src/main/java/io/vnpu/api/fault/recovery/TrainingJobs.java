@@ -9,7 +9,7 @@ public interface TrainingJobs {
    * The jobs now.
    *
    * @throws RuntimeException when they cannot be listed (the API server is unreachable): the
-   *                          recovery then does nothing this round, it never guesses
+   *     recovery then does nothing this round, it never guesses
    */
   List<TrainingJob> onNode();
 }

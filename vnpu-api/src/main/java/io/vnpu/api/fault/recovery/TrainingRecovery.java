@@ -25,31 +25,33 @@ import org.slf4j.LoggerFactory;
 /**
  * Training-job fault recovery ({@code -hotReset=2}, vnpu DCMI spec 3.12). For every job holding a
  * chip whose fault needs a reset (RestartNPU, FreeRestartNPU):
+ *
  * <ol>
  *   <li><b>STOPPING</b>: the job's ranks on the chip's ring are marked {@code unrecovered} with
  *       policy {@code reset}, {@code GracefulExit=1} and {@code FaultFlushing=true} are written to
- *       {@code reset-config-<job>} and the faulty ranks to {@code fault-config-<job>}; the step waits
- *       until the driver lists no process on any chip of the ring and no container of another
- *       workload holds one, at most {@link Bounds#processExit()};</li>
- *   <li><b>RESETTING</b>: the ring is reset and every chip must boot within
- *       {@link Bounds#deviceReset()} ({@code WaitDeviceResetTime});</li>
- *   <li><b>CHECKING_NETWORK</b>: every chip's parameter-plane network must be healthy within
- *       {@link Bounds#networkCheck()} ({@code -linkdownTimeout});</li>
- *   <li><b>RECOVERED</b>: the ranks are {@code recovered}, {@code GracefulExit=0},
- *       {@code FaultFlushing=false}: the job's agent restarts training; or <b>ISOLATED</b> when any
- *       bound passes, the driver refuses the reset, or the job needed {@link Bounds#maxAttempts()}
+ *       {@code reset-config-<job>} and the faulty ranks to {@code fault-config-<job>}; the step
+ *       waits until the driver lists no process on any chip of the ring and no container of another
+ *       workload holds one, at most {@link Bounds#processExit()};
+ *   <li><b>RESETTING</b>: the ring is reset and every chip must boot within {@link
+ *       Bounds#deviceReset()} ({@code WaitDeviceResetTime});
+ *   <li><b>CHECKING_NETWORK</b>: every chip's parameter-plane network must be healthy within {@link
+ *       Bounds#networkCheck()} ({@code -linkdownTimeout});
+ *   <li><b>RECOVERED</b>: the ranks are {@code recovered}, {@code GracefulExit=0}, {@code
+ *       FaultFlushing=false}: the job's agent restarts training; or <b>ISOLATED</b> when any bound
+ *       passes, the driver refuses the reset, or the job needed {@link Bounds#maxAttempts()}
  *       recoveries: the faulty chips are separated (ManuallySeparateNPU), the ranks {@code failed}
- *       with policy {@code isolate}.</li>
+ *       with policy {@code isolate}.
  * </ol>
+ *
  * A chip that another workload holds is never reset: the ring then waits, and is isolated at the
  * bound instead. Each step is saved (through the {@link RecoveryStore}) before its action, and
  * announced as an Event; {@link #runOnce()} never sleeps, so one slow job never holds another up.
- * After a restart the saved record is resumed: a wait continues to its saved deadline, a reset
- * that was saved but not confirmed issued goes back to the process wait and is then issued again
- * (a second reset of an idle ring harms nobody); a process wait whose chips no longer need a reset
- * is abandoned cleanly ({@link RecoveryStep#ABANDONED}: ranks recovered, graceful exit withdrawn,
- * an Event), so the job's agent is never left waiting on a recovery nobody drives. Call
- * {@link #runOnce()} from one thread, e.g. every second.
+ * After a restart the saved record is resumed: a wait continues to its saved deadline, a reset that
+ * was saved but not confirmed issued goes back to the process wait and is then issued again (a
+ * second reset of an idle ring harms nobody); a process wait whose chips no longer need a reset is
+ * abandoned cleanly ({@link RecoveryStep#ABANDONED}: ranks recovered, graceful exit withdrawn, an
+ * Event), so the job's agent is never left waiting on a recovery nobody drives. Call {@link
+ * #runOnce()} from one thread, e.g. every second.
  */
 public final class TrainingRecovery {
   private static final Logger LOG = LoggerFactory.getLogger(TrainingRecovery.class);
@@ -57,20 +59,25 @@ public final class TrainingRecovery {
   /**
    * The bounds of each step.
    *
-   * @param processExit  longest wait for the job's processes to leave the ring (default 60 s)
-   * @param deviceReset  longest wait for the ring to boot ({@code WaitDeviceResetTime}, default 150 s)
-   * @param networkCheck longest wait for the network after the boot ({@code -linkdownTimeout}, 30 s)
-   * @param maxAttempts  recoveries of one job before its next fault is isolated at once (3)
+   * @param processExit longest wait for the job's processes to leave the ring (default 60 s)
+   * @param deviceReset longest wait for the ring to boot ({@code WaitDeviceResetTime}, default 150
+   *     s)
+   * @param networkCheck longest wait for the network after the boot ({@code -linkdownTimeout}, 30
+   *     s)
+   * @param maxAttempts recoveries of one job before its next fault is isolated at once (3)
    */
-  public record Bounds(Duration processExit, Duration deviceReset, Duration networkCheck, int maxAttempts) {
-    public static final Bounds DEFAULT = new Bounds(Duration.ofSeconds(60), Duration.ofSeconds(150),
-        Duration.ofSeconds(30), 3);
+  public record Bounds(
+      Duration processExit, Duration deviceReset, Duration networkCheck, int maxAttempts) {
+    public static final Bounds DEFAULT =
+        new Bounds(Duration.ofSeconds(60), Duration.ofSeconds(150), Duration.ofSeconds(30), 3);
 
     public Bounds {
       for (Duration d : List.of(processExit, deviceReset, networkCheck)) {
-        if (d.isNegative() || d.isZero()) throw new IllegalArgumentException("recovery bounds must be > 0: " + d);
+        if (d.isNegative() || d.isZero())
+          throw new IllegalArgumentException("recovery bounds must be > 0: " + d);
       }
-      if (maxAttempts < 1) throw new IllegalArgumentException("maxAttempts must be >= 1: " + maxAttempts);
+      if (maxAttempts < 1)
+        throw new IllegalArgumentException("maxAttempts must be >= 1: " + maxAttempts);
     }
   }
 
@@ -82,8 +89,10 @@ public final class TrainingRecovery {
   private final RecoveryEvents events;
   private final Clock clock;
   private final Bounds bounds;
+
   /** Jobs whose recovery this instance drives (or finished), by {@link TrainingJob#key()}. */
   private final Map<String, Active> active = new HashMap<>();
+
   /** Jobs whose saved record was looked for since the start. */
   private final Set<String> loaded = new HashSet<>();
 
@@ -104,7 +113,10 @@ public final class TrainingRecovery {
     return new Builder();
   }
 
-  /** Builder: every port is required; clock and bounds default to the system clock and {@link Bounds#DEFAULT}. */
+  /**
+   * Builder: every port is required; clock and bounds default to the system clock and {@link
+   * Bounds#DEFAULT}.
+   */
   public static final class Builder {
     private HealthMonitor monitor;
     private ChipResetter resetter;
@@ -117,15 +129,46 @@ public final class TrainingRecovery {
 
     private Builder() {}
 
-    public Builder monitor(HealthMonitor v) { this.monitor = v; return this; }
-    public Builder resetter(ChipResetter v) { this.resetter = v; return this; }
+    public Builder monitor(HealthMonitor v) {
+      this.monitor = v;
+      return this;
+    }
+
+    public Builder resetter(ChipResetter v) {
+      this.resetter = v;
+      return this;
+    }
+
     /** Whether any container holds a chip (kubelet PodResources); true when unknown. */
-    public Builder usage(ChipUsage v) { this.usage = v; return this; }
-    public Builder jobs(TrainingJobs v) { this.jobs = v; return this; }
-    public Builder store(RecoveryStore v) { this.store = v; return this; }
-    public Builder events(RecoveryEvents v) { this.events = v; return this; }
-    public Builder clock(Clock v) { this.clock = v; return this; }
-    public Builder bounds(Bounds v) { this.bounds = v; return this; }
+    public Builder usage(ChipUsage v) {
+      this.usage = v;
+      return this;
+    }
+
+    public Builder jobs(TrainingJobs v) {
+      this.jobs = v;
+      return this;
+    }
+
+    public Builder store(RecoveryStore v) {
+      this.store = v;
+      return this;
+    }
+
+    public Builder events(RecoveryEvents v) {
+      this.events = v;
+      return this;
+    }
+
+    public Builder clock(Clock v) {
+      this.clock = v;
+      return this;
+    }
+
+    public Builder bounds(Bounds v) {
+      this.bounds = v;
+      return this;
+    }
 
     public TrainingRecovery build() {
       return new TrainingRecovery(this);
@@ -144,7 +187,8 @@ public final class TrainingRecovery {
     try {
       now = jobs.onNode();
     } catch (RuntimeException e) {
-      LOG.warn("training recovery: cannot list the training jobs of this node ({}); nothing done this round",
+      LOG.warn(
+          "training recovery: cannot list the training jobs of this node ({}); nothing done this round",
           e.getMessage());
       return List.of();
     }
@@ -173,15 +217,21 @@ public final class TrainingRecovery {
     return out;
   }
 
-  /** Jobs that left the node: a wait ends; a ring in reset keeps its Recovering mark until it boots. */
+  /**
+   * Jobs that left the node: a wait ends; a ring in reset keeps its Recovering mark until it boots.
+   */
   private void abandonGone(Set<String> present) {
     for (var it = active.entrySet().iterator(); it.hasNext(); ) {
       var e = it.next();
       if (present.contains(e.getKey())) continue;
       RecoveryRecord r = e.getValue().record();
       if (!r.step().terminal()) {
-        LOG.info("training recovery of job {} abandoned in {}: the job left the node", e.getKey(), r.step());
-        if (r.step() != RecoveryStep.RESETTING) r.ring().forEach(l -> monitor.setResetting(l, false));
+        LOG.info(
+            "training recovery of job {} abandoned in {}: the job left the node",
+            e.getKey(),
+            r.step());
+        if (r.step() != RecoveryStep.RESETTING)
+          r.ring().forEach(l -> monitor.setResetting(l, false));
       }
       it.remove();
       loaded.remove(e.getKey());
@@ -200,8 +250,11 @@ public final class TrainingRecovery {
     if (p.isEmpty()) return null;
     RecoveryRecord saved = p.get().record();
     if (saved.faulty().isEmpty() || !job.ranks().keySet().containsAll(saved.faulty())) {
-      LOG.info("training recovery of job {}: the saved record names chips {} the job does not hold here; "
-          + "not resumed", job.key(), saved.faulty());
+      LOG.info(
+          "training recovery of job {}: the saved record names chips {} the job does not hold here; "
+              + "not resumed",
+          job.key(),
+          saved.faulty());
       return null;
     }
     Set<Integer> ring = new TreeSet<>();
@@ -210,22 +263,37 @@ public final class TrainingRecovery {
     RecoveryStep step = saved.step();
     boolean issued = saved.resetIssued();
     if (step == RecoveryStep.RESETTING && !issued) step = RecoveryStep.STOPPING;
-    if (step == RecoveryStep.STOPPING && !saved.faulty().stream().allMatch(l -> needsReset(chips.get(l)))) {
-      RecoveryRecord checked = new RecoveryRecord(step, ring, saved.faulty(), now, issued, saved.attempt(),
-          saved.detail());
-      return abandon(new Active(job, p.get().info(), checked), "chips " + saved.faulty()
-          + " no longer need a reset (the fault cleared while no plugin ran); nothing was reset");
+    if (step == RecoveryStep.STOPPING
+        && !saved.faulty().stream().allMatch(l -> needsReset(chips.get(l)))) {
+      RecoveryRecord checked =
+          new RecoveryRecord(
+              step, ring, saved.faulty(), now, issued, saved.attempt(), saved.detail());
+      return abandon(
+          new Active(job, p.get().info(), checked),
+          "chips "
+              + saved.faulty()
+              + " no longer need a reset (the fault cleared while no plugin ran); nothing was reset");
     }
-    Duration bound = switch (step) {
-      case STOPPING -> bounds.processExit();
-      case RESETTING -> bounds.deviceReset();
-      case CHECKING_NETWORK -> bounds.networkCheck();
-      default -> Duration.ZERO;
-    };
-    Instant deadline = saved.deadline().isAfter(now.plus(bound)) ? now.plus(bound) : saved.deadline();
-    RecoveryRecord r = new RecoveryRecord(step, ring, saved.faulty(), deadline, issued,
-        Math.min(Math.max(saved.attempt(), 1), bounds.maxAttempts() + 1), saved.detail());
-    LOG.info("training recovery of job {} resumed in {} (attempt {})", job.key(), r.step(), r.attempt());
+    Duration bound =
+        switch (step) {
+          case STOPPING -> bounds.processExit();
+          case RESETTING -> bounds.deviceReset();
+          case CHECKING_NETWORK -> bounds.networkCheck();
+          default -> Duration.ZERO;
+        };
+    Instant deadline =
+        saved.deadline().isAfter(now.plus(bound)) ? now.plus(bound) : saved.deadline();
+    RecoveryRecord r =
+        new RecoveryRecord(
+            step,
+            ring,
+            saved.faulty(),
+            deadline,
+            issued,
+            Math.min(Math.max(saved.attempt(), 1), bounds.maxAttempts() + 1),
+            saved.detail());
+    LOG.info(
+        "training recovery of job {} resumed in {} (attempt {})", job.key(), r.step(), r.attempt());
     if (r.step() == RecoveryStep.RESETTING || r.step() == RecoveryStep.CHECKING_NETWORK) {
       r.ring().forEach(l -> monitor.setResetting(l, true));
     }
@@ -242,7 +310,8 @@ public final class TrainingRecovery {
       if (needsReset(chips.get(logic))) faulty.add(logic);
     }
     if (faulty.isEmpty()) return previous;
-    if (previous != null && previous.record().step() == RecoveryStep.ISOLATED
+    if (previous != null
+        && previous.record().step() == RecoveryStep.ISOLATED
         && previous.record().faulty().containsAll(faulty)) {
       return previous; // already given up on these chips: separated until an operator clears them
     }
@@ -254,29 +323,49 @@ public final class TrainingRecovery {
       Integer rank = job.ranks().get(logic);
       if (rank == null) continue;
       List<Long> codes = faulty.contains(logic) ? codes(chips.get(logic)) : List.of();
-      String hex = codes.stream().map(c -> String.format("%08X", c)).collect(Collectors.joining(","));
-      ranks.add(new RankEntry(rank, logic, RankEntry.UNRECOVERED, RankEntry.POLICY_RESET,
-          RankEntry.POLICY_RESET, codes, hex));
+      String hex =
+          codes.stream().map(c -> String.format("%08X", c)).collect(Collectors.joining(","));
+      ranks.add(
+          new RankEntry(
+              rank,
+              logic,
+              RankEntry.UNRECOVERED,
+              RankEntry.POLICY_RESET,
+              RankEntry.POLICY_RESET,
+              codes,
+              hex));
     }
     Instant now = clock.instant();
     String why = "fault on NPU logic " + faulty + " needs a reset of ring " + ring;
-    RecoveryRecord record = new RecoveryRecord(RecoveryStep.STOPPING, ring, faulty,
-        now.plus(bounds.processExit()), false, attempt, why);
+    RecoveryRecord record =
+        new RecoveryRecord(
+            RecoveryStep.STOPPING,
+            ring,
+            faulty,
+            now.plus(bounds.processExit()),
+            false,
+            attempt,
+            why);
     ResetInfo info = new ResetInfo(ranks, now.getEpochSecond(), attempt, true, 1, false);
     if (attempt > bounds.maxAttempts()) {
-      return isolate(new Active(job, info, record), attempt - 1 + " recoveries of this job already: " + why);
+      return isolate(
+          new Active(job, info, record), attempt - 1 + " recoveries of this job already: " + why);
     }
     List<RankEntry> faultNpus = ranks.stream().filter(r -> faulty.contains(r.logicId())).toList();
     store.save(job, info, record, faultNpus);
-    events.record(job, "FaultRecoveryStarted", why + "; graceful exit asked (attempt " + attempt + ")", true);
+    events.record(
+        job, "FaultRecoveryStarted", why + "; graceful exit asked (attempt " + attempt + ")", true);
     LOG.warn("training recovery of job {} started: {}", job.key(), why);
     return new Active(job, info, record);
   }
 
   private static List<Long> codes(ChipHealth h) {
     if (h == null) return List.of();
-    return h.faults().stream().filter(f -> f.level().needsReset()).map(ActiveFault::code)
-        .map(c -> c.value()).toList();
+    return h.faults().stream()
+        .filter(f -> f.level().needsReset())
+        .map(ActiveFault::code)
+        .map(c -> c.value())
+        .toList();
   }
 
   private Active advance(Active a, Map<Integer, ChipHealth> chips) {
@@ -302,12 +391,16 @@ public final class TrainingRecovery {
           }
         }
         if (boot.values().stream().allMatch(s -> s == ChipResetter.BOOT_FINISHED)) {
-          RecoveryRecord next = r.next(RecoveryStep.CHECKING_NETWORK, now.plus(bounds.networkCheck()),
-              "ring " + r.ring() + " booted");
+          RecoveryRecord next =
+              r.next(
+                  RecoveryStep.CHECKING_NETWORK,
+                  now.plus(bounds.networkCheck()),
+                  "ring " + r.ring() + " booted");
           return save(a, a.info(), next, "RingBooted", next.detail(), false);
         }
         if (!now.isBefore(r.deadline())) {
-          return isolate(a, "ring not booted within " + ms(bounds.deviceReset()) + ": boot status " + boot);
+          return isolate(
+              a, "ring not booted within " + ms(bounds.deviceReset()) + ": boot status " + boot);
         }
         return a;
       }
@@ -324,8 +417,13 @@ public final class TrainingRecovery {
         }
         if (down.isEmpty()) return recovered(a, now);
         if (!now.isBefore(r.deadline())) {
-          return isolate(a, "network of NPU logic " + down + " not healthy within "
-              + ms(bounds.networkCheck()) + " of the boot");
+          return isolate(
+              a,
+              "network of NPU logic "
+                  + down
+                  + " not healthy within "
+                  + ms(bounds.networkCheck())
+                  + " of the boot");
         }
         return a;
       }
@@ -343,7 +441,8 @@ public final class TrainingRecovery {
       }
       int procs = resetter.processCount(logic);
       if (procs != 0) {
-        return procs < 0 ? "processes on NPU logic " + logic + " unknown (the driver cannot list them)"
+        return procs < 0
+            ? "processes on NPU logic " + logic + " unknown (the driver cannot list them)"
             : procs + " process(es) still on NPU logic " + logic;
       }
     }
@@ -352,8 +451,11 @@ public final class TrainingRecovery {
 
   private Active startReset(Active a, Instant now) {
     RecoveryRecord r = a.record();
-    RecoveryRecord next = r.next(RecoveryStep.RESETTING, now.plus(bounds.deviceReset()),
-        "processes gone; resetting ring " + r.ring());
+    RecoveryRecord next =
+        r.next(
+            RecoveryStep.RESETTING,
+            now.plus(bounds.deviceReset()),
+            "processes gone; resetting ring " + r.ring());
     // saved before the call: a plugin that dies inside the reset resumes with the boot wait
     Active saved = save(a, a.info(), next, "RingResetStarted", next.detail(), false);
     r.ring().forEach(l -> monitor.setResetting(l, true));
@@ -373,7 +475,10 @@ public final class TrainingRecovery {
       store.save(a.job(), a.info(), issued, null);
     } catch (RuntimeException e) {
       // the reset is done; a resumed plugin would only reset the idle ring once more
-      LOG.warn("training recovery of job {}: reset issued but not saved: {}", a.job().key(), e.getMessage());
+      LOG.warn(
+          "training recovery of job {}: reset issued but not saved: {}",
+          a.job().key(),
+          e.getMessage());
     }
     return new Active(a.job(), a.info(), issued);
   }
@@ -381,24 +486,39 @@ public final class TrainingRecovery {
   private Active recovered(Active a, Instant now) {
     RecoveryRecord r = a.record();
     for (int logic : r.ring()) monitor.tracker().resetDone(logic);
-    List<RankEntry> ranks = a.info().rankList().stream().map(e -> e.with(RankEntry.RECOVERED, "")).toList();
-    ResetInfo info = new ResetInfo(ranks, now.getEpochSecond(), a.info().retryTime(), false, 0, false);
-    RecoveryRecord next = r.next(RecoveryStep.RECOVERED, now, "ring " + r.ring() + " reset, booted, network healthy");
-    Active done = save(a, info, next, "FaultRecovered", next.detail() + "; the job may restart", false);
+    List<RankEntry> ranks =
+        a.info().rankList().stream().map(e -> e.with(RankEntry.RECOVERED, "")).toList();
+    ResetInfo info =
+        new ResetInfo(ranks, now.getEpochSecond(), a.info().retryTime(), false, 0, false);
+    RecoveryRecord next =
+        r.next(RecoveryStep.RECOVERED, now, "ring " + r.ring() + " reset, booted, network healthy");
+    Active done =
+        save(a, info, next, "FaultRecovered", next.detail() + "; the job may restart", false);
     r.ring().forEach(l -> monitor.setResetting(l, false));
     monitor.evaluate();
     LOG.info("training recovery of job {}: {}", a.job().key(), next.detail());
     return done;
   }
 
-  /** A resumed wait with nothing left to reset: the ranks recovered, the graceful exit withdrawn. */
+  /**
+   * A resumed wait with nothing left to reset: the ranks recovered, the graceful exit withdrawn.
+   */
   private Active abandon(Active a, String why) {
     Instant now = clock.instant();
     RecoveryRecord r = a.record();
-    List<RankEntry> ranks = a.info().rankList().stream().map(e -> e.with(RankEntry.RECOVERED, "")).toList();
-    ResetInfo info = new ResetInfo(ranks, now.getEpochSecond(), a.info().retryTime(), false, 0, false);
-    RecoveryRecord next = new RecoveryRecord(RecoveryStep.ABANDONED, r.ring(), r.faulty(), now,
-        r.resetIssued(), Math.min(Math.max(r.attempt(), 1), bounds.maxAttempts() + 1), why);
+    List<RankEntry> ranks =
+        a.info().rankList().stream().map(e -> e.with(RankEntry.RECOVERED, "")).toList();
+    ResetInfo info =
+        new ResetInfo(ranks, now.getEpochSecond(), a.info().retryTime(), false, 0, false);
+    RecoveryRecord next =
+        new RecoveryRecord(
+            RecoveryStep.ABANDONED,
+            r.ring(),
+            r.faulty(),
+            now,
+            r.resetIssued(),
+            Math.min(Math.max(r.attempt(), 1), bounds.maxAttempts() + 1),
+            why);
     LOG.info("training recovery of job {} abandoned: {}", a.job().key(), why);
     return save(a, info, next, "FaultRecoveryAbandoned", why + "; the job may restart", false);
   }
@@ -407,18 +527,35 @@ public final class TrainingRecovery {
     RecoveryRecord r = a.record();
     for (int logic : r.faulty()) monitor.tracker().separate(logic);
     Instant now = clock.instant();
-    List<RankEntry> ranks = a.info().rankList().stream()
-        .map(e -> r.faulty().contains(e.logicId()) ? e.with(RankEntry.FAILED, RankEntry.POLICY_ISOLATE)
-            : e.with(RankEntry.FAILED, ""))
-        .toList();
-    ResetInfo info = new ResetInfo(ranks, now.getEpochSecond(), a.info().retryTime(), false, 0, false);
+    List<RankEntry> ranks =
+        a.info().rankList().stream()
+            .map(
+                e ->
+                    r.faulty().contains(e.logicId())
+                        ? e.with(RankEntry.FAILED, RankEntry.POLICY_ISOLATE)
+                        : e.with(RankEntry.FAILED, ""))
+            .toList();
+    ResetInfo info =
+        new ResetInfo(ranks, now.getEpochSecond(), a.info().retryTime(), false, 0, false);
     RecoveryRecord next = r.next(RecoveryStep.ISOLATED, now, why);
-    LOG.warn("training recovery of job {} failed: {}; NPU logic {} separated", a.job().key(), why, r.faulty());
+    LOG.warn(
+        "training recovery of job {} failed: {}; NPU logic {} separated",
+        a.job().key(),
+        why,
+        r.faulty());
     Active out;
     try {
-      out = save(a, info, next, "FaultRecoveryFailed", why + "; NPU logic " + r.faulty() + " separated", true);
+      out =
+          save(
+              a,
+              info,
+              next,
+              "FaultRecoveryFailed",
+              why + "; NPU logic " + r.faulty() + " separated",
+              true);
     } catch (RuntimeException e) {
-      LOG.warn("training recovery of job {}: isolation not saved: {}", a.job().key(), e.getMessage());
+      LOG.warn(
+          "training recovery of job {}: isolation not saved: {}", a.job().key(), e.getMessage());
       out = new Active(a.job(), info, next);
     }
     if (r.step() != RecoveryStep.RESETTING || r.resetIssued()) {
@@ -432,7 +569,12 @@ public final class TrainingRecovery {
     return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
   }
 
-  private Active save(Active a, ResetInfo info, RecoveryRecord record, String reason, String message,
+  private Active save(
+      Active a,
+      ResetInfo info,
+      RecoveryRecord record,
+      String reason,
+      String message,
       boolean warning) {
     store.save(a.job(), info, record, null);
     events.record(a.job(), reason, message, warning);

@@ -13,22 +13,28 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * What the agent knows once configuration and driver are loaded: input of a
- * {@link ResourceBackendFactory}.
+ * What the agent knows once configuration and driver are loaded: input of a {@link
+ * ResourceBackendFactory}.
  *
- * @param options       the agent's settings
- * @param deviceConfig  the loaded {@code --config_file}
- * @param nodeConfig    the loaded {@code --node_config_file}, {@link NodeConfig#EMPTY} when none
- * @param nodeSettings  this node's entry of {@code nodeConfig}, if any
- * @param chip          the {@code vnpus.configs[]} entry whose {@code chipName} matches the first NPU
- * @param npus          the NPUs the driver reported at startup, ordered by logic ID (not empty)
+ * @param options the agent's settings
+ * @param deviceConfig the loaded {@code --config_file}
+ * @param nodeConfig the loaded {@code --node_config_file}, {@link NodeConfig#EMPTY} when none
+ * @param nodeSettings this node's entry of {@code nodeConfig}, if any
+ * @param chip the {@code vnpus.configs[]} entry whose {@code chipName} matches the first NPU
+ * @param npus the NPUs the driver reported at startup, ordered by logic ID (not empty)
  * @param deviceManager the open driver port; owned by the agent (closed on stop)
- * @param health        the node's one health source every backend reads chip health from; owned
- *                      by the agent (started before the backend, closed on stop)
+ * @param health the node's one health source every backend reads chip health from; owned by the
+ *     agent (started before the backend, closed on stop)
  */
-public record AgentEnvironment(NodeAgentOptions options, DeviceConfig deviceConfig,
-    NodeConfig nodeConfig, Optional<NodeSettings> nodeSettings, ChipConfig chip, List<Npu> npus,
-    DeviceManager deviceManager, HealthSource health) {
+public record AgentEnvironment(
+    NodeAgentOptions options,
+    DeviceConfig deviceConfig,
+    NodeConfig nodeConfig,
+    Optional<NodeSettings> nodeSettings,
+    ChipConfig chip,
+    List<Npu> npus,
+    DeviceManager deviceManager,
+    HealthSource health) {
   public AgentEnvironment {
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(deviceConfig, "deviceConfig");
@@ -41,9 +47,22 @@ public record AgentEnvironment(NodeAgentOptions options, DeviceConfig deviceConf
   }
 
   /** With health read live from the device manager ({@link LiveDeviceHealth}). */
-  public AgentEnvironment(NodeAgentOptions options, DeviceConfig deviceConfig, NodeConfig nodeConfig,
-      Optional<NodeSettings> nodeSettings, ChipConfig chip, List<Npu> npus, DeviceManager deviceManager) {
-    this(options, deviceConfig, nodeConfig, nodeSettings, chip, npus, deviceManager,
+  public AgentEnvironment(
+      NodeAgentOptions options,
+      DeviceConfig deviceConfig,
+      NodeConfig nodeConfig,
+      Optional<NodeSettings> nodeSettings,
+      ChipConfig chip,
+      List<Npu> npus,
+      DeviceManager deviceManager) {
+    this(
+        options,
+        deviceConfig,
+        nodeConfig,
+        nodeSettings,
+        chip,
+        npus,
+        deviceManager,
         new LiveDeviceHealth(deviceManager));
   }
 }

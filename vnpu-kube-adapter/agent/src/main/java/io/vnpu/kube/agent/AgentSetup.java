@@ -14,8 +14,8 @@ public interface AgentSetup {
    * Opens the mode's parts; the backend is built but not started. On failure everything opened so
    * far is closed again before the exception leaves.
    *
-   * @throws AgentStartupException naming the file, flag or device that failed (any other
-   *     {@link RuntimeException} is reported with its message)
+   * @throws AgentStartupException naming the file, flag or device that failed (any other {@link
+   *     RuntimeException} is reported with its message)
    */
   OpenedNode open();
 }

@@ -25,10 +25,13 @@ public final class DcmiOpener implements DeviceManagerOpener {
   private final DcmiNodeSelector selector;
 
   public DcmiOpener(Function<String, String> properties, Function<String, String> environment) {
-    Path nativeDir = DcmiNodeSelector.nativeDir(properties, environment)
-        .orElse(Path.of("native/build").toAbsolutePath());
-    this.selector = new DcmiNodeSelector(new DcmiLibraryLocator(properties, environment,
-        DcmiLibraryLocator.DRIVER_LOCATIONS), Optional.of(nativeDir));
+    Path nativeDir =
+        DcmiNodeSelector.nativeDir(properties, environment)
+            .orElse(Path.of("native/build").toAbsolutePath());
+    this.selector =
+        new DcmiNodeSelector(
+            new DcmiLibraryLocator(properties, environment, DcmiLibraryLocator.DRIVER_LOCATIONS),
+            Optional.of(nativeDir));
   }
 
   /** An opener over this JVM's system properties and environment. */
@@ -48,14 +51,14 @@ public final class DcmiOpener implements DeviceManagerOpener {
    * @throws RuntimeException naming the library when it cannot be opened
    */
   public DcmiDeviceManager openDcmi(Optional<Path> library, Optional<String> simulate) {
-    DcmiNodeSelector.Selection selection = selector.select(library, simulate,
-        DcmiNodeSelector.Fallback.NONE);
+    DcmiNodeSelector.Selection selection =
+        selector.select(library, simulate, DcmiNodeSelector.Fallback.NONE);
     return selector.open(selection, Optional.empty(), LOG::info).deviceManager();
   }
 
   /**
-   * The driver's {@link NodeHealth} monitor (separations in memory), started, polling every
-   * {@link #HEALTH_PERIOD}; any other device manager gets live reads.
+   * The driver's {@link NodeHealth} monitor (separations in memory), started, polling every {@link
+   * #HEALTH_PERIOD}; any other device manager gets live reads.
    */
   @Override
   public HealthSource openHealth(DeviceManager opened, NodeAgentOptions options) {

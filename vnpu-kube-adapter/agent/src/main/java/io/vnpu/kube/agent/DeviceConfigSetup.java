@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The setup of an agent driven by HAMi's configuration files ({@code device-config.yaml}, the
- * optional node config): load them, open the driver and its health, pick the chip's
- * {@code vnpus.configs[]} entry, build the backend.
+ * optional node config): load them, open the driver and its health, pick the chip's {@code
+ * vnpus.configs[]} entry, build the backend.
  */
 final class DeviceConfigSetup implements AgentSetup {
   private static final Logger log = LoggerFactory.getLogger(DeviceConfigSetup.class);
@@ -29,7 +29,8 @@ final class DeviceConfigSetup implements AgentSetup {
   private final DeviceManagerOpener opener;
   private final ResourceBackendFactory backends;
 
-  DeviceConfigSetup(NodeAgentOptions options, DeviceManagerOpener opener, ResourceBackendFactory backends) {
+  DeviceConfigSetup(
+      NodeAgentOptions options, DeviceManagerOpener opener, ResourceBackendFactory backends) {
     this.options = Objects.requireNonNull(options, "options");
     this.opener = Objects.requireNonNull(opener, "opener");
     this.backends = Objects.requireNonNull(backends, "backends");
@@ -40,17 +41,23 @@ final class DeviceConfigSetup implements AgentSetup {
     DeviceManager deviceManager = null;
     HealthSource health = null;
     try {
-      log.info("node agent for node {} (--hw_loglevel {} accepted, not used)", options.nodeName(),
+      log.info(
+          "node agent for node {} (--hw_loglevel {} accepted, not used)",
+          options.nodeName(),
           options.hwLogLevel());
-      DeviceConfig deviceConfig = new DeviceConfigLoader(w -> log.warn("{}", w))
-          .load(options.configFile()).value();
-      NodeConfig nodeConfig = options.nodeConfigFile()
-          .map(f -> new NodeConfigLoader(w -> log.warn("{}", w)).load(f).value())
-          .orElse(NodeConfig.EMPTY);
+      DeviceConfig deviceConfig =
+          new DeviceConfigLoader(w -> log.warn("{}", w)).load(options.configFile()).value();
+      NodeConfig nodeConfig =
+          options
+              .nodeConfigFile()
+              .map(f -> new NodeConfigLoader(w -> log.warn("{}", w)).load(f).value())
+              .orElse(NodeConfig.EMPTY);
       Optional<NodeSettings> nodeSettings = nodeConfig.forNode(options.nodeName());
       if (options.nodeConfigFile().isPresent() && nodeSettings.isEmpty()) {
-        log.info("{} has no entry for node {}; global settings apply",
-            options.nodeConfigFile().get(), options.nodeName());
+        log.info(
+            "{} has no entry for node {}; global settings apply",
+            options.nodeConfigFile().get(),
+            options.nodeName());
       }
       deviceManager = opener.open(options);
       List<Npu> npus = deviceManager.discover();
@@ -58,15 +65,28 @@ final class DeviceConfigSetup implements AgentSetup {
         throw new AgentStartupException("the driver reports no NPU on node " + options.nodeName());
       }
       ChipConfig chip = selectChip(deviceConfig, npus.get(0).chipName());
-      log.info("{} NPU(s) of chip {} ({}), resource {}", npus.size(), chip.chipName(),
-          chip.commonWord(), chip.resourceName());
+      log.info(
+          "{} NPU(s) of chip {} ({}), resource {}",
+          npus.size(),
+          chip.chipName(),
+          chip.commonWord(),
+          chip.resourceName());
       health = opener.openHealth(deviceManager, options);
-      ResourceBackend backend = backends.create(new AgentEnvironment(options, deviceConfig, nodeConfig,
-          nodeSettings, chip, npus, deviceManager, health));
+      ResourceBackend backend =
+          backends.create(
+              new AgentEnvironment(
+                  options,
+                  deviceConfig,
+                  nodeConfig,
+                  nodeSettings,
+                  chip,
+                  npus,
+                  deviceManager,
+                  health));
       HealthSource h = health;
       DeviceManager d = deviceManager;
-      return new OpenedNode(backend, chip.commonWord(), new DeviceManagerTelemetry(d, npus, h),
-          () -> close(h, d));
+      return new OpenedNode(
+          backend, chip.commonWord(), new DeviceManagerTelemetry(d, npus, h), () -> close(h, d));
     } catch (ConfigException e) {
       close(health, deviceManager);
       // a user's mistake: the file:line: path = value: reason lines say it all, no stack trace
@@ -97,9 +117,19 @@ final class DeviceConfigSetup implements AgentSetup {
 
   /** The first {@code vnpus.configs[]} entry whose {@code chipName} is the driver's chip name. */
   private ChipConfig selectChip(DeviceConfig config, String chipName) {
-    return config.forChipName(chipName).orElseThrow(() -> new AgentStartupException(
-        "can not find vnpu config for chip " + chipName + " in " + options.configFile()
-            + " (vnpus.configs[].chipName: " + config.chips().stream().map(ChipConfig::chipName)
-            .collect(Collectors.joining(", ")) + ")"));
+    return config
+        .forChipName(chipName)
+        .orElseThrow(
+            () ->
+                new AgentStartupException(
+                    "can not find vnpu config for chip "
+                        + chipName
+                        + " in "
+                        + options.configFile()
+                        + " (vnpus.configs[].chipName: "
+                        + config.chips().stream()
+                            .map(ChipConfig::chipName)
+                            .collect(Collectors.joining(", "))
+                        + ")"));
   }
 }

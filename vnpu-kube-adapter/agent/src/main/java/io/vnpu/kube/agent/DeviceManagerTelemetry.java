@@ -18,9 +18,10 @@ import java.util.OptionalLong;
 
 /**
  * {@link NpuTelemetry} over the agent's driver port: health from the node's {@link HealthSource}
- * (the one every adapter reads, fault code included), vNPU count from any {@link DeviceManager}; HBM use and AI Core utilisation from DCMI when the manager is a
- * {@link DcmiDeviceManager} ({@code dcmi_get_device_hbm_info}, {@code dcmi_get_device_utilization_rate}
- * with input type 2), else absent. A failing driver call leaves that value absent.
+ * (the one every adapter reads, fault code included), vNPU count from any {@link DeviceManager};
+ * HBM use and AI Core utilisation from DCMI when the manager is a {@link DcmiDeviceManager} ({@code
+ * dcmi_get_device_hbm_info}, {@code dcmi_get_device_utilization_rate} with input type 2), else
+ * absent. A failing driver call leaves that value absent.
  */
 public final class DeviceManagerTelemetry implements NpuTelemetry {
   private final DeviceManager devices;
@@ -51,8 +52,10 @@ public final class DeviceManagerTelemetry implements NpuTelemetry {
   public OptionalLong hbmUsedBytes(Npu npu) {
     if (!(devices instanceof DcmiDeviceManager d)) return OptionalLong.empty();
     try {
-      return d.dcmi().hbmInfo(npu.cardId(), npu.deviceId())
-          .map(m -> OptionalLong.of(m.usedMb() * Units.MIB)).orElse(OptionalLong.empty());
+      return d.dcmi()
+          .hbmInfo(npu.cardId(), npu.deviceId())
+          .map(m -> OptionalLong.of(m.usedMb() * Units.MIB))
+          .orElse(OptionalLong.empty());
     } catch (DeviceException | IllegalArgumentException e) {
       return OptionalLong.empty();
     }
@@ -63,7 +66,9 @@ public final class DeviceManagerTelemetry implements NpuTelemetry {
     if (!(devices instanceof DcmiDeviceManager d)) return OptionalDouble.empty();
     try {
       OptionalInt pct = d.dcmi().utilization(npu.cardId(), npu.deviceId(), Dcmi.UTIL_AICORE);
-      return pct.isPresent() && pct.getAsInt() >= 0 ? OptionalDouble.of(pct.getAsInt() / 100.0) : OptionalDouble.empty();
+      return pct.isPresent() && pct.getAsInt() >= 0
+          ? OptionalDouble.of(pct.getAsInt() / 100.0)
+          : OptionalDouble.empty();
     } catch (DeviceException | IllegalArgumentException e) {
       return OptionalDouble.empty();
     }

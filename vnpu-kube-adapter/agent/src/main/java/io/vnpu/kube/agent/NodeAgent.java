@@ -29,21 +29,23 @@ import org.slf4j.LoggerFactory;
  * The node agent: one runtime for every device-plugin mode. An {@link AgentSetup} opens what the
  * mode needs (HAMi: configs, driver, health, backend; MindCluster: driver, API client, fault
  * engine, backend); the agent serves each of the backend's resource managers to the kubelet through
- * its own {@link DevicePluginServer}, measures their requests, exports {@code /metrics} with
- * {@code /livez} and {@code /readyz}, and stops everything in order.
+ * its own {@link DevicePluginServer}, measures their requests, exports {@code /metrics} with {@code
+ * /livez} and {@code /readyz}, and stops everything in order.
  *
  * <p>States: created → {@link #start()} (setup, backend, device plugins; any failure there undoes
  * what was opened and throws {@link AgentStartupException}) → running until {@link #stop()}
- * (SIGTERM through the shutdown hook of {@link #run()}) or until a device plugin gives up
- * ({@link PluginState#FAILED}). Stop order: device plugins (end ListAndWatch, remove the sockets),
+ * (SIGTERM through the shutdown hook of {@link #run()}) or until a device plugin gives up ({@link
+ * PluginState#FAILED}). Stop order: device plugins (end ListAndWatch, remove the sockets),
  * endpoint, backend, then what the setup opened (health, API client, driver).
  */
 public final class NodeAgent implements AutoCloseable {
 
   /** Stopped on request. */
   public static final int EXIT_OK = 0;
+
   /** Configuration, driver or backend could not be set up; the message says which file or flag. */
   public static final int EXIT_STARTUP_FAILED = 2;
+
   /** A device plugin spent its restart budget ({@code RestartPolicy}) and gave up. */
   public static final int EXIT_PLUGIN_GAVE_UP = 3;
 
@@ -66,23 +68,34 @@ public final class NodeAgent implements AutoCloseable {
    * The agent over HAMi's configuration files ({@code --config_file}, {@code --node_config_file}).
    *
    * @param serverSettings adjusts each device plugin server (restart policy, socket name); identity
-   *                       for the defaults
+   *     for the defaults
    */
-  public NodeAgent(NodeAgentOptions options, DeviceManagerOpener opener,
-      ResourceBackendFactory backends, UnaryOperator<DevicePluginServer.Builder> serverSettings) {
-    this(new DeviceConfigSetup(options, opener, backends), options.nodeName(), options.kubeletDir(),
-        options.metrics(), serverSettings);
+  public NodeAgent(
+      NodeAgentOptions options,
+      DeviceManagerOpener opener,
+      ResourceBackendFactory backends,
+      UnaryOperator<DevicePluginServer.Builder> serverSettings) {
+    this(
+        new DeviceConfigSetup(options, opener, backends),
+        options.nodeName(),
+        options.kubeletDir(),
+        options.metrics(),
+        serverSettings);
   }
 
   /**
    * The agent over any mode's setup.
    *
-   * @param nodeName       the {@code node} label of the chip series
-   * @param kubeletDir     the kubelet's device-plugin directory (sockets, {@code kubelet.sock})
-   * @param metrics        the {@code /metrics} endpoint ({@code --metrics-port}), or off
+   * @param nodeName the {@code node} label of the chip series
+   * @param kubeletDir the kubelet's device-plugin directory (sockets, {@code kubelet.sock})
+   * @param metrics the {@code /metrics} endpoint ({@code --metrics-port}), or off
    * @param serverSettings adjusts each device plugin server (socket mode, restart policy)
    */
-  public NodeAgent(AgentSetup setup, String nodeName, Path kubeletDir, MetricsOptions metrics,
+  public NodeAgent(
+      AgentSetup setup,
+      String nodeName,
+      Path kubeletDir,
+      MetricsOptions metrics,
       UnaryOperator<DevicePluginServer.Builder> serverSettings) {
     this.setup = Objects.requireNonNull(setup, "setup");
     this.nodeName = Objects.requireNonNull(nodeName, "nodeName");
@@ -110,8 +123,12 @@ public final class NodeAgent implements AutoCloseable {
       RequestMetrics requests = new RequestMetrics(registry);
       Map<String, BooleanSupplier> registered = new LinkedHashMap<>();
       for (ResourceManager m : backend.resourceManagers()) {
-        DevicePluginServer s = serverSettings.apply(DevicePluginServer.builder(
-            new MeasuredResourceManager(m, requests, System::nanoTime), kubeletDir)).build();
+        DevicePluginServer s =
+            serverSettings
+                .apply(
+                    DevicePluginServer.builder(
+                        new MeasuredResourceManager(m, requests, System::nanoTime), kubeletDir))
+                .build();
         servers.add(s);
         registered.put(m.resourceName(), () -> s.state() == PluginState.REGISTERED);
       }
@@ -120,7 +137,8 @@ public final class NodeAgent implements AutoCloseable {
       }
       // one gauge, one series per resource (a node may have several device types)
       StateGauges.registered(registry, registered);
-      registry.register(new NpuCollector(nodeName, opened.chipWord(), opened.telemetry(), metrics.compat()));
+      registry.register(
+          new NpuCollector(nodeName, opened.chipWord(), opened.telemetry(), metrics.compat()));
       backend.registerMetrics(registry, metrics.compat());
       startEndpoint(backend);
       List<PluginState> states = new ArrayList<>();
@@ -146,27 +164,54 @@ public final class NodeAgent implements AutoCloseable {
     return startAll().get(0);
   }
 
-  /** Starts {@code /metrics}, {@code /livez}, {@code /readyz} before registering, so probes answer from the start. */
+  /**
+   * Starts {@code /metrics}, {@code /livez}, {@code /readyz} before registering, so probes answer
+   * from the start.
+   */
   private void startEndpoint(ResourceBackend backend) {
     if (!metrics.enabled()) return;
     List<DevicePluginServer> all = List.copyOf(servers);
     Map<String, HealthCheck> ready = new LinkedHashMap<>();
-    ready.put("kubelet", () -> all.stream().filter(s -> s.state() != PluginState.REGISTERED).findFirst()
-        .map(s -> "device plugin " + s.socketPath().getFileName() + " is " + s.state() + ", not REGISTERED"));
+    ready.put(
+        "kubelet",
+        () ->
+            all.stream()
+                .filter(s -> s.state() != PluginState.REGISTERED)
+                .findFirst()
+                .map(
+                    s ->
+                        "device plugin "
+                            + s.socketPath().getFileName()
+                            + " is "
+                            + s.state()
+                            + ", not REGISTERED"));
     ready.putAll(backend.readinessChecks());
-    Map<String, HealthCheck> live = Map.of("plugin", () -> all.stream()
-        .filter(s -> s.state() == PluginState.FAILED).findFirst()
-        .map(s -> "device plugin " + s.socketPath().getFileName() + " gave up: "
-            + s.failure().map(Throwable::getMessage).orElse("unknown")));
+    Map<String, HealthCheck> live =
+        Map.of(
+            "plugin",
+            () ->
+                all.stream()
+                    .filter(s -> s.state() == PluginState.FAILED)
+                    .findFirst()
+                    .map(
+                        s ->
+                            "device plugin "
+                                + s.socketPath().getFileName()
+                                + " gave up: "
+                                + s.failure().map(Throwable::getMessage).orElse("unknown")));
     try {
       ops = OpsServer.start(metrics.host(), metrics.port(), registry, live, ready);
-      log.info("metrics on http://{}:{}/metrics, probes /livez and /readyz", metrics.host(), ops.port());
+      log.info(
+          "metrics on http://{}:{}/metrics, probes /livez and /readyz", metrics.host(), ops.port());
     } catch (IOException e) {
-      throw new AgentStartupException("--metrics-port " + metrics.port() + ": " + e.getMessage(), e);
+      throw new AgentStartupException(
+          "--metrics-port " + metrics.port() + ": " + e.getMessage(), e);
     }
   }
 
-  /** The agent's metrics registry (the endpoint serves it; embedders may add their own collectors). */
+  /**
+   * The agent's metrics registry (the endpoint serves it; embedders may add their own collectors).
+   */
   public PrometheusRegistry registry() {
     return registry;
   }
@@ -203,8 +248,8 @@ public final class NodeAgent implements AutoCloseable {
     if (all.isEmpty()) {
       throw new IllegalStateException("node agent not started");
     }
-    CompletableFuture<?>[] ends = all.stream().map(DevicePluginServer::termination)
-        .toArray(CompletableFuture[]::new);
+    CompletableFuture<?>[] ends =
+        all.stream().map(DevicePluginServer::termination).toArray(CompletableFuture[]::new);
     try {
       return (PluginState) CompletableFuture.anyOf(ends).get();
     } catch (ExecutionException e) {
@@ -212,7 +257,10 @@ public final class NodeAgent implements AutoCloseable {
     }
   }
 
-  /** Stops the device plugins (sockets removed), the endpoint, the backend, then the setup's parts; idempotent. */
+  /**
+   * Stops the device plugins (sockets removed), the endpoint, the backend, then the setup's parts;
+   * idempotent.
+   */
   public synchronized void stop() {
     if (stopped) {
       return;
@@ -270,8 +318,14 @@ public final class NodeAgent implements AutoCloseable {
       end = PluginState.FAILED;
     }
     if (end == PluginState.FAILED) {
-      log.error("{}", servers().stream().map(DevicePluginServer::failure).flatMap(Optional::stream)
-          .map(Throwable::getMessage).findFirst().orElse("device plugin failed"));
+      log.error(
+          "{}",
+          servers().stream()
+              .map(DevicePluginServer::failure)
+              .flatMap(Optional::stream)
+              .map(Throwable::getMessage)
+              .findFirst()
+              .orElse("device plugin failed"));
       stop();
       removeHook(hook);
       return EXIT_PLUGIN_GAVE_UP;

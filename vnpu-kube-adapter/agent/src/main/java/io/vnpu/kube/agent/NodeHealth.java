@@ -15,10 +15,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The one place a node's chip health over DCMI is built, for every composition root (the HAMi
- * agent, the MindCluster agent, the DRA driver): fault levels from the shipped {@code faultCode.json}
- * ({@link FaultConfigs#shippedDefault()}), escalation, event subscription where the driver has it,
- * and fault warnings logged at most 10 a minute. A root chooses only what differs by protocol: where
- * manual separations are kept, which chips count as in use, and how often the chips are polled.
+ * agent, the MindCluster agent, the DRA driver): fault levels from the shipped {@code
+ * faultCode.json} ({@link FaultConfigs#shippedDefault()}), escalation, event subscription where the
+ * driver has it, and fault warnings logged at most 10 a minute. A root chooses only what differs by
+ * protocol: where manual separations are kept, which chips count as in use, and how often the chips
+ * are polled.
  */
 public final class NodeHealth {
   /** The HAMi agent's poll period (MindCluster's {@code -listWatchPeriod} default). */
@@ -33,18 +34,28 @@ public final class NodeHealth {
   }
 
   /**
-   * The health of {@code driver}'s chips, not started: the caller starts {@link DcmiHealth#monitor()}
-   * once whatever listens to it is wired, and closes it before the driver.
+   * The health of {@code driver}'s chips, not started: the caller starts {@link
+   * DcmiHealth#monitor()} once whatever listens to it is wired, and closes it before the driver.
    *
-   * @param separations where {@code ManuallySeparateNPU} is kept (MindCluster: the device-info ConfigMap)
-   * @param usage       which chips are in use (a fault on one is not escalated to a reset while it is)
-   * @param period      poll period: the worst-case detection delay where DCMI pushes no event
+   * @param separations where {@code ManuallySeparateNPU} is kept (MindCluster: the device-info
+   *     ConfigMap)
+   * @param usage which chips are in use (a fault on one is not escalated to a reset while it is)
+   * @param period poll period: the worst-case detection delay where DCMI pushes no event
    */
-  public DcmiHealth create(DcmiDeviceManager driver, ManualSeparationStore separations, ChipUsage usage,
+  public DcmiHealth create(
+      DcmiDeviceManager driver,
+      ManualSeparationStore separations,
+      ChipUsage usage,
       Duration period) {
-    return DcmiHealth.create(driver.dcmi(), FaultConfigs.shippedDefault(), separations, usage,
-        RateLimitedNotifier.perMinute((logic, reason, message) -> LOG.warn("{}: {}", reason, message), clock),
-        period, clock);
+    return DcmiHealth.create(
+        driver.dcmi(),
+        FaultConfigs.shippedDefault(),
+        separations,
+        usage,
+        RateLimitedNotifier.perMinute(
+            (logic, reason, message) -> LOG.warn("{}: {}", reason, message), clock),
+        period,
+        clock);
   }
 
   /**
@@ -54,7 +65,8 @@ public final class NodeHealth {
    * @throws io.vnpu.dcmi.DcmiException when the chips cannot be listed
    */
   public HealthMonitor started(DcmiDeviceManager driver, Duration period) {
-    HealthMonitor monitor = create(driver, ManualSeparationStore.inMemory(), ChipUsage.NONE, period).monitor();
+    HealthMonitor monitor =
+        create(driver, ManualSeparationStore.inMemory(), ChipUsage.NONE, period).monitor();
     monitor.start();
     return monitor;
   }

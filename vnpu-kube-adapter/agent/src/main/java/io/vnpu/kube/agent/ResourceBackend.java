@@ -31,8 +31,8 @@ public interface ResourceBackend extends AutoCloseable {
   default void registerMetrics(PrometheusRegistry registry, Set<CompatNames> compat) {}
 
   /**
-   * Conditions the agent's {@code /readyz} adds to "registered with the kubelet", by name (for HAMi:
-   * the limiter verified). Default: none.
+   * Conditions the agent's {@code /readyz} adds to "registered with the kubelet", by name (for
+   * HAMi: the limiter verified). Default: none.
    */
   default Map<String, HealthCheck> readinessChecks() {
     return Map.of();

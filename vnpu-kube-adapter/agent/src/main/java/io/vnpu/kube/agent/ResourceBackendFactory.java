@@ -5,8 +5,8 @@ package io.vnpu.kube.agent;
 public interface ResourceBackendFactory {
 
   /**
-   * @throws RuntimeException when the backend cannot be built; the agent exits with
-   *     {@link NodeAgent#EXIT_STARTUP_FAILED} and the exception's message
+   * @throws RuntimeException when the backend cannot be built; the agent exits with {@link
+   *     NodeAgent#EXIT_STARTUP_FAILED} and the exception's message
    */
   ResourceBackend create(AgentEnvironment environment);
 }

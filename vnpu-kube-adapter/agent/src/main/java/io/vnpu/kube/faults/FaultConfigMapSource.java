@@ -1,12 +1,12 @@
 package io.vnpu.kube.faults;
 
-import io.vnpu.kube.errors.Causes;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.vnpu.api.fault.FaultConfigDocument;
 import io.vnpu.api.fault.FaultConfigReloader;
 import io.vnpu.api.fault.FaultConfigReloader.Snapshot;
+import io.vnpu.kube.errors.Causes;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -45,7 +45,8 @@ public final class FaultConfigMapSource {
   }
 
   /** What the ConfigMap holds now, as read from the API (the poll). */
-  public record Reading(Snapshot snapshot, Duration pollInterval, Optional<String> pollIntervalError) {}
+  public record Reading(
+      Snapshot snapshot, Duration pollInterval, Optional<String> pollIntervalError) {}
 
   /**
    * Reads the ConfigMap.
@@ -60,7 +61,9 @@ public final class FaultConfigMapSource {
     }
     Map<String, String> data = cm.getData();
     String origin = "ConfigMap " + namespace + "/" + name;
-    Snapshot snap = new Snapshot(origin, doc(origin, data, FAULT_CODE_KEY), doc(origin, data, CUSTOMIZATION_KEY));
+    Snapshot snap =
+        new Snapshot(
+            origin, doc(origin, data, FAULT_CODE_KEY), doc(origin, data, CUSTOMIZATION_KEY));
     Duration poll = DEFAULT_POLL_INTERVAL;
     Optional<String> bad = Optional.empty();
     String raw = data.get(POLL_INTERVAL_KEY);
@@ -70,20 +73,30 @@ public final class FaultConfigMapSource {
         if (s < 30 || s > 3600) throw new NumberFormatException();
         poll = Duration.ofSeconds(s);
       } catch (NumberFormatException e) {
-        bad = Optional.of(origin + "[" + POLL_INTERVAL_KEY + "] = " + raw + ": must be whole seconds in 30..3600; "
-            + DEFAULT_POLL_INTERVAL.toSeconds() + " s used");
+        bad =
+            Optional.of(
+                origin
+                    + "["
+                    + POLL_INTERVAL_KEY
+                    + "] = "
+                    + raw
+                    + ": must be whole seconds in 30..3600; "
+                    + DEFAULT_POLL_INTERVAL.toSeconds()
+                    + " s used");
       }
     }
     return new Reading(snap, poll, bad);
   }
 
-  private static Optional<FaultConfigDocument> doc(String origin, Map<String, String> data, String key) {
-    return Optional.ofNullable(data.get(key)).map(t -> new FaultConfigDocument(origin + "[" + key + "]", t, 0));
+  private static Optional<FaultConfigDocument> doc(
+      String origin, Map<String, String> data, String key) {
+    return Optional.ofNullable(data.get(key))
+        .map(t -> new FaultConfigDocument(origin + "[" + key + "]", t, 0));
   }
 
   /**
-   * One reload round: reads the ConfigMap and hands it to {@code reloader} (a bad version keeps
-   * the last good one); an unreachable API server changes nothing.
+   * One reload round: reads the ConfigMap and hands it to {@code reloader} (a bad version keeps the
+   * last good one); an unreachable API server changes nothing.
    *
    * @return the period until the next round
    */
@@ -92,7 +105,12 @@ public final class FaultConfigMapSource {
     try {
       r = read();
     } catch (KubernetesClientException e) {
-      LOG.warn("ConfigMap {}/{} not read, keeping {}: {}", namespace, name, reloader.inForce().origin(), Causes.describe(e));
+      LOG.warn(
+          "ConfigMap {}/{} not read, keeping {}: {}",
+          namespace,
+          name,
+          reloader.inForce().origin(),
+          Causes.describe(e));
       return DEFAULT_POLL_INTERVAL;
     }
     r.pollIntervalError().ifPresent(m -> LOG.warn("{}", m));

@@ -1,9 +1,9 @@
 package io.vnpu.kube.faults;
 
-import io.vnpu.kube.errors.Causes;
 import io.vnpu.api.fault.HotResetter;
 import io.vnpu.api.fault.HotResetter.Outcome;
 import io.vnpu.api.fault.HotResetter.Result;
+import io.vnpu.kube.errors.Causes;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executors;
@@ -28,12 +28,15 @@ public final class HotResetLoop implements AutoCloseable {
   /** Starts the loop; the first round runs after one period. */
   public static HotResetLoop start(HotResetter resetter, Duration period) {
     Objects.requireNonNull(resetter, "resetter");
-    ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "vnpu-hot-reset");
-      t.setDaemon(true);
-      return t;
-    });
-    loop.scheduleWithFixedDelay(() -> round(resetter), period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
+    ScheduledExecutorService loop =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "vnpu-hot-reset");
+              t.setDaemon(true);
+              return t;
+            });
+    loop.scheduleWithFixedDelay(
+        () -> round(resetter), period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
     return new HotResetLoop(loop);
   }
 

@@ -1,12 +1,12 @@
 package io.vnpu.kube.faults;
 
-import io.vnpu.kube.errors.Causes;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vnpu.api.fault.FaultConfigReloader;
 import io.vnpu.api.fault.HealthMonitor;
 import io.vnpu.api.fault.RateLimitedNotifier;
 import io.vnpu.api.health.FaultNotifier;
 import io.vnpu.api.health.ManualSeparationStore;
+import io.vnpu.kube.errors.Causes;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
@@ -19,11 +19,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Connects a node's {@link HealthMonitor} to the cluster: fault notices become Events (bound to
- * the device plugin pod named by env {@code POD_NAME} / {@code POD_NAMESPACE}, else to the Node;
- * at most 10 a minute), the manual-separation list goes to the given store, and the fault
- * configuration is re-read from ConfigMap {@code kube-system/mindx-dl-fault-config} every
- * {@code PollInterval} s on a daemon thread. Close it to stop the reloads.
+ * Connects a node's {@link HealthMonitor} to the cluster: fault notices become Events (bound to the
+ * device plugin pod named by env {@code POD_NAME} / {@code POD_NAMESPACE}, else to the Node; at
+ * most 10 a minute), the manual-separation list goes to the given store, and the fault
+ * configuration is re-read from ConfigMap {@code kube-system/mindx-dl-fault-config} every {@code
+ * PollInterval} s on a daemon thread. Close it to stop the reloads.
  */
 public final class KubeFaultHandling implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(KubeFaultHandling.class);
@@ -41,21 +41,37 @@ public final class KubeFaultHandling implements AutoCloseable {
    *
    * @param env the process environment ({@code POD_NAME}, {@code POD_NAMESPACE})
    */
-  public static KubeFaultHandling start(KubernetesClient client, String nodeName, HealthMonitor monitor,
-      ManualSeparationStore store, Map<String, String> env, Clock clock) {
+  public static KubeFaultHandling start(
+      KubernetesClient client,
+      String nodeName,
+      HealthMonitor monitor,
+      ManualSeparationStore store,
+      Map<String, String> env,
+      Clock clock) {
     Objects.requireNonNull(client, "client");
-    FaultNotifier events = Optional.ofNullable(env.get("POD_NAME")).filter(n -> !n.isBlank())
-        .<FaultNotifier>map(pod -> KubeEventNotifier.forPod(client,
-            env.getOrDefault("POD_NAMESPACE", "kube-system"), pod, nodeName, clock))
-        .orElseGet(() -> KubeEventNotifier.forNode(client, nodeName, clock));
+    FaultNotifier events =
+        Optional.ofNullable(env.get("POD_NAME"))
+            .filter(n -> !n.isBlank())
+            .<FaultNotifier>map(
+                pod ->
+                    KubeEventNotifier.forPod(
+                        client,
+                        env.getOrDefault("POD_NAMESPACE", "kube-system"),
+                        pod,
+                        nodeName,
+                        clock))
+            .orElseGet(() -> KubeEventNotifier.forNode(client, nodeName, clock));
     monitor.attach(store, RateLimitedNotifier.perMinute(events, clock));
-    FaultConfigReloader reloader = new FaultConfigReloader(monitor.tracker().config(), monitor.tracker()::configure);
+    FaultConfigReloader reloader =
+        new FaultConfigReloader(monitor.tracker().config(), monitor.tracker()::configure);
     FaultConfigMapSource source = new FaultConfigMapSource(client);
-    ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "vnpu-fault-config");
-      t.setDaemon(true);
-      return t;
-    });
+    ScheduledExecutorService loop =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "vnpu-fault-config");
+              t.setDaemon(true);
+              return t;
+            });
     KubeFaultHandling h = new KubeFaultHandling(loop, reloader);
     loop.execute(() -> h.reloadRound(source));
     return h;
@@ -66,7 +82,10 @@ public final class KubeFaultHandling implements AutoCloseable {
     try {
       next = source.reloadOnce(reloader);
     } catch (RuntimeException e) {
-      LOG.warn("fault configuration reload failed, keeping {}: {}", reloader.inForce().origin(), Causes.describe(e));
+      LOG.warn(
+          "fault configuration reload failed, keeping {}: {}",
+          reloader.inForce().origin(),
+          Causes.describe(e));
     }
     if (!loop.isShutdown()) {
       try {

@@ -47,13 +47,18 @@ final class Families {
       if (f.counter) {
         CounterSnapshot.Builder b = CounterSnapshot.builder().name(f.name).help(f.help);
         for (Object[] p : f.points) {
-          b.dataPoint(CounterDataPointSnapshot.builder().labels((Labels) p[0]).value((Double) p[1]).build());
+          b.dataPoint(
+              CounterDataPointSnapshot.builder()
+                  .labels((Labels) p[0])
+                  .value((Double) p[1])
+                  .build());
         }
         out.add(b.build());
       } else {
         GaugeSnapshot.Builder b = GaugeSnapshot.builder().name(f.name).help(f.help);
         for (Object[] p : f.points) {
-          b.dataPoint(GaugeDataPointSnapshot.builder().labels((Labels) p[0]).value((Double) p[1]).build());
+          b.dataPoint(
+              GaugeDataPointSnapshot.builder().labels((Labels) p[0]).value((Double) p[1]).build());
         }
         out.add(b.build());
       }

@@ -15,7 +15,8 @@ import java.util.function.LongSupplier;
  * A {@link ResourceManager} that counts and times every Allocate ({@link RequestMetrics}, operation
  * {@code allocate}) of the manager it wraps; everything else is passed through unchanged, the
  * options the kubelet reads ({@link #preferredAllocationAvailable()}, {@link #preStartRequired()})
- * included: a wrapper that kept an interface default would advertise an RPC the manager does not serve.
+ * included: a wrapper that kept an interface default would advertise an RPC the manager does not
+ * serve.
  */
 public final class MeasuredResourceManager implements ResourceManager {
   /** The {@code operation} label of Allocate. */
@@ -25,7 +26,8 @@ public final class MeasuredResourceManager implements ResourceManager {
   private final RequestMetrics metrics;
   private final LongSupplier nanoClock;
 
-  public MeasuredResourceManager(ResourceManager delegate, RequestMetrics metrics, LongSupplier nanoClock) {
+  public MeasuredResourceManager(
+      ResourceManager delegate, RequestMetrics metrics, LongSupplier nanoClock) {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
     this.metrics = Objects.requireNonNull(metrics, "metrics");
     this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
@@ -69,7 +71,8 @@ public final class MeasuredResourceManager implements ResourceManager {
   }
 
   @Override
-  public List<String> preferredAllocation(List<String> available, List<String> mustInclude, int size) {
+  public List<String> preferredAllocation(
+      List<String> available, List<String> mustInclude, int size) {
     return delegate.preferredAllocation(available, mustInclude, size);
   }
 

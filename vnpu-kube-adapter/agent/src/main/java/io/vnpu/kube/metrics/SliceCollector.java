@@ -1,11 +1,11 @@
 package io.vnpu.kube.metrics;
 
-import io.vnpu.kube.observe.SliceSource;
-import io.vnpu.kube.observe.SliceRef;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.vnpu.api.model.Units;
+import io.vnpu.kube.observe.SliceRef;
+import io.vnpu.kube.observe.SliceSource;
 import io.vnpu.quota.model.DeviceQuota;
 import io.vnpu.quota.model.DeviceUsage;
 import io.vnpu.quota.model.PolicyFlag;
@@ -34,20 +34,20 @@ import org.slf4j.LoggerFactory;
 /**
  * Per-slice series, read at every scrape from each slice's quota region and, for AI-core shares,
  * from the compute registry of each NPU (vnpu-quota's public read API). Labels: {@code node,
- * namespace, pod, container, device_index} (index of the device inside the slice), {@code npu_uuid},
- * {@code phy_id}.
+ * namespace, pod, container, device_index} (index of the device inside the slice), {@code
+ * npu_uuid}, {@code phy_id}.
  *
  * <ul>
- *   <li>{@code vnpu_slice_memory_limit_bytes} (absent when unlimited), {@code vnpu_slice_memory_used_bytes},
- *       {@code vnpu_slice_memory_peak_bytes}, {@code vnpu_slice_oom_rejections_total} (allocations
- *       refused with 207001)</li>
+ *   <li>{@code vnpu_slice_memory_limit_bytes} (absent when unlimited), {@code
+ *       vnpu_slice_memory_used_bytes}, {@code vnpu_slice_memory_peak_bytes}, {@code
+ *       vnpu_slice_oom_rejections_total} (allocations refused with 207001)
  *   <li>{@code vnpu_slice_processes}: processes attached to the region (the limiter is loaded in
- *       them); labels without the device</li>
+ *       them); labels without the device
  *   <li>{@code vnpu_slice_aicore_target_ratio}: the share the limiter currently grants the slice
- *       ({@code share_ppm}); {@code vnpu_slice_aicore_busy_seconds_total}: estimated device time, whose
- *       {@code rate()} is the achieved share; {@code vnpu_slice_aicore_achieved_ratio}: that rate between
- *       the last two scrapes; {@code vnpu_slice_kernel_launches_total},
- *       {@code vnpu_slice_throttled_seconds_total}. Absent while the slice has no registry entry.</li>
+ *       ({@code share_ppm}); {@code vnpu_slice_aicore_busy_seconds_total}: estimated device time,
+ *       whose {@code rate()} is the achieved share; {@code vnpu_slice_aicore_achieved_ratio}: that
+ *       rate between the last two scrapes; {@code vnpu_slice_kernel_launches_total}, {@code
+ *       vnpu_slice_throttled_seconds_total}. Absent while the slice has no registry entry.
  * </ul>
  */
 public final class SliceCollector implements MultiCollector {
@@ -62,16 +62,24 @@ public final class SliceCollector implements MultiCollector {
   private final LongSupplier nanoClock;
   private final Map<String, Busy> lastBusy = new HashMap<>();
   private final Set<Path> refused = new HashSet<>();
-  /** Every region and registry is opened non-blocking: a tenant's lease or FIFO fails that slice at once. */
+
+  /**
+   * Every region and registry is opened non-blocking: a tenant's lease or FIFO fails that slice at
+   * once.
+   */
   private final io.vnpu.quota.files.TenantFiles tenantFiles = new io.vnpu.quota.files.TenantFiles();
 
   /**
    * @param registryHostDir maps the registry directory a region names (as the container sees it,
-   *                        e.g. {@code /hami-shared-region}) to its host path; empty when unknown
-   * @param nanoClock       monotonic clock in ns ({@code System::nanoTime})
+   *     e.g. {@code /hami-shared-region}) to its host path; empty when unknown
+   * @param nanoClock monotonic clock in ns ({@code System::nanoTime})
    */
-  public SliceCollector(String node, SliceSource source, Function<String, Optional<Path>> registryHostDir,
-      Set<CompatNames> compat, LongSupplier nanoClock) {
+  public SliceCollector(
+      String node,
+      SliceSource source,
+      Function<String, Optional<Path>> registryHostDir,
+      Set<CompatNames> compat,
+      LongSupplier nanoClock) {
     this.node = Objects.requireNonNull(node, "node");
     this.source = Objects.requireNonNull(source, "source");
     this.registryHostDir = Objects.requireNonNull(registryHostDir, "registryHostDir");
@@ -81,23 +89,49 @@ public final class SliceCollector implements MultiCollector {
 
   @Override
   public synchronized MetricSnapshots collect() {
-    Families f = new Families()
-        .gauge("vnpu_slice_memory_limit_bytes", "HBM limit of the slice on the device in bytes.")
-        .gauge("vnpu_slice_memory_used_bytes", "HBM the slice's processes hold on the device in bytes.")
-        .gauge("vnpu_slice_memory_peak_bytes", "Highest HBM use of the slice on the device in bytes.")
-        .counter("vnpu_slice_oom_rejections", "Allocations refused with 207001 (over the slice's limit).")
-        .gauge("vnpu_slice_processes", "Processes attached to the slice's quota region (limiter loaded).")
-        .gauge("vnpu_slice_aicore_target_ratio", "AI-core share the limiter grants the slice now, 0..1.")
-        .gauge("vnpu_slice_aicore_achieved_ratio", "AI-core share the slice achieved between the last two scrapes.")
-        .counter("vnpu_slice_aicore_busy_seconds", "Estimated AI-core time of the slice's kernels in seconds.")
-        .counter("vnpu_slice_kernel_launches", "Kernel launches the limiter saw for the slice.")
-        .counter("vnpu_slice_throttled_seconds", "Time the slice's launches waited in the limiter in seconds.")
-        .gauge("hami_vgpu_memory_used_bytes", "HAMi name: device memory the container uses in bytes.")
-        .gauge("hami_vgpu_memory_limit_bytes", "HAMi name: device memory limit of the container in bytes.")
-        .gauge("hami_container_device_utilization_ratio", "HAMi name: device core share the container achieved.")
-        .gauge("vnpu_pod_used_memory", "npu-exporter name: HBM the container uses in MiB.")
-        .gauge("vnpu_pod_total_memory", "npu-exporter name: HBM limit of the container in MiB.")
-        .gauge("vnpu_pod_aicore_utilization", "npu-exporter name: AI-core share the container achieved in percent.");
+    Families f =
+        new Families()
+            .gauge(
+                "vnpu_slice_memory_limit_bytes", "HBM limit of the slice on the device in bytes.")
+            .gauge(
+                "vnpu_slice_memory_used_bytes",
+                "HBM the slice's processes hold on the device in bytes.")
+            .gauge(
+                "vnpu_slice_memory_peak_bytes",
+                "Highest HBM use of the slice on the device in bytes.")
+            .counter(
+                "vnpu_slice_oom_rejections",
+                "Allocations refused with 207001 (over the slice's limit).")
+            .gauge(
+                "vnpu_slice_processes",
+                "Processes attached to the slice's quota region (limiter loaded).")
+            .gauge(
+                "vnpu_slice_aicore_target_ratio",
+                "AI-core share the limiter grants the slice now, 0..1.")
+            .gauge(
+                "vnpu_slice_aicore_achieved_ratio",
+                "AI-core share the slice achieved between the last two scrapes.")
+            .counter(
+                "vnpu_slice_aicore_busy_seconds",
+                "Estimated AI-core time of the slice's kernels in seconds.")
+            .counter("vnpu_slice_kernel_launches", "Kernel launches the limiter saw for the slice.")
+            .counter(
+                "vnpu_slice_throttled_seconds",
+                "Time the slice's launches waited in the limiter in seconds.")
+            .gauge(
+                "hami_vgpu_memory_used_bytes",
+                "HAMi name: device memory the container uses in bytes.")
+            .gauge(
+                "hami_vgpu_memory_limit_bytes",
+                "HAMi name: device memory limit of the container in bytes.")
+            .gauge(
+                "hami_container_device_utilization_ratio",
+                "HAMi name: device core share the container achieved.")
+            .gauge("vnpu_pod_used_memory", "npu-exporter name: HBM the container uses in MiB.")
+            .gauge("vnpu_pod_total_memory", "npu-exporter name: HBM limit of the container in MiB.")
+            .gauge(
+                "vnpu_pod_aicore_utilization",
+                "npu-exporter name: AI-core share the container achieved in percent.");
     Map<String, List<RegistryEntry>> registries = new HashMap<>();
     Set<String> seen = new HashSet<>();
     long now = nanoClock.getAsLong();
@@ -107,17 +141,34 @@ public final class SliceCollector implements MultiCollector {
       } catch (NoSuchFileException gone) {
         // the container ended between listing and reading: no series
       } catch (io.vnpu.quota.files.TenantFileException e) {
-        // leased, a link, a FIFO...: an error for this slice only, never a wait (logged once per file)
-        if (refused.add(e.file())) LOG.warn("metrics: slice {}/{}/{} skipped: {}", s.namespace(), s.pod(), s.container(), e.getMessage());
+        // leased, a link, a FIFO...: an error for this slice only, never a wait (logged once per
+        // file)
+        if (refused.add(e.file()))
+          LOG.warn(
+              "metrics: slice {}/{}/{} skipped: {}",
+              s.namespace(),
+              s.pod(),
+              s.container(),
+              e.getMessage());
       } catch (IOException | RuntimeException e) {
-        LOG.debug("metrics: slice {}/{}/{} skipped: {}", s.namespace(), s.pod(), s.container(), e.getMessage());
+        LOG.debug(
+            "metrics: slice {}/{}/{} skipped: {}",
+            s.namespace(),
+            s.pod(),
+            s.container(),
+            e.getMessage());
       }
     }
     lastBusy.keySet().retainAll(seen);
     return f.build();
   }
 
-  private void read(SliceRef s, Families f, Map<String, List<RegistryEntry>> registries, Set<String> seen, long now)
+  private void read(
+      SliceRef s,
+      Families f,
+      Map<String, List<RegistryEntry>> registries,
+      Set<String> seen,
+      long now)
       throws IOException {
     RegionConfig config;
     UsageSnapshot usage;
@@ -129,19 +180,56 @@ public final class SliceCollector implements MultiCollector {
     }
     boolean hami = compat.contains(CompatNames.HAMI);
     boolean exporter = compat.contains(CompatNames.NPU_EXPORTER);
-    f.add("vnpu_slice_processes", usage.processes().size(),
-        Labels.of("node", node, "namespace", s.namespace(), "pod", s.pod(), "container", s.container()));
+    f.add(
+        "vnpu_slice_processes",
+        usage.processes().size(),
+        Labels.of(
+            "node", node, "namespace", s.namespace(), "pod", s.pod(), "container", s.container()));
     boolean compute = config.policy().contains(PolicyFlag.COMPUTE_ENFORCE);
     for (int d = 0; d < usage.devices().size() && d < config.devices().size(); d++) {
       DeviceQuota q = config.devices().get(d);
       DeviceUsage u = usage.devices().get(d);
       String idx = Integer.toString(d);
-      Labels own = Labels.of("node", node, "namespace", s.namespace(), "pod", s.pod(), "container", s.container(),
-          "device_index", idx, "npu_uuid", q.uuid(), "phy_id", Integer.toString(q.physId()));
-      Labels h = Labels.of("namespace", s.namespace(), "pod", s.pod(), "container", s.container(),
-          "vdevice_index", idx, "device_uuid", q.uuid());
-      Labels e = Labels.of("id", Integer.toString(q.physId()), "vdie_id", q.uuid(), "namespace", s.namespace(),
-          "pod_name", s.pod(), "container_name", s.container());
+      Labels own =
+          Labels.of(
+              "node",
+              node,
+              "namespace",
+              s.namespace(),
+              "pod",
+              s.pod(),
+              "container",
+              s.container(),
+              "device_index",
+              idx,
+              "npu_uuid",
+              q.uuid(),
+              "phy_id",
+              Integer.toString(q.physId()));
+      Labels h =
+          Labels.of(
+              "namespace",
+              s.namespace(),
+              "pod",
+              s.pod(),
+              "container",
+              s.container(),
+              "vdevice_index",
+              idx,
+              "device_uuid",
+              q.uuid());
+      Labels e =
+          Labels.of(
+              "id",
+              Integer.toString(q.physId()),
+              "vdie_id",
+              q.uuid(),
+              "namespace",
+              s.namespace(),
+              "pod_name",
+              s.pod(),
+              "container_name",
+              s.container());
       if (u.limitBytes() != 0) {
         f.add("vnpu_slice_memory_limit_bytes", u.limitBytes(), own);
         if (hami) f.add("hami_vgpu_memory_limit_bytes", u.limitBytes(), h);
@@ -153,8 +241,10 @@ public final class SliceCollector implements MultiCollector {
       if (hami) f.add("hami_vgpu_memory_used_bytes", u.usedBytes(), h);
       if (exporter) f.add("vnpu_pod_used_memory", (double) u.usedBytes() / Units.MIB, e);
       if (!compute || q.physId() < 0) continue;
-      Optional<RegistryEntry> entry = registryEntries(config.registryDir(), q.physId(), registries).stream()
-          .filter(x -> x.key() == epoch).findFirst();
+      Optional<RegistryEntry> entry =
+          registryEntries(config.registryDir(), q.physId(), registries).stream()
+              .filter(x -> x.key() == epoch)
+              .findFirst();
       if (entry.isEmpty()) continue;
       RegistryEntry x = entry.get();
       f.add("vnpu_slice_aicore_target_ratio", x.sharePpm() / 1e6, own);
@@ -173,19 +263,22 @@ public final class SliceCollector implements MultiCollector {
     }
   }
 
-  private List<RegistryEntry> registryEntries(String registryDir, int phyId, Map<String, List<RegistryEntry>> cache) {
+  private List<RegistryEntry> registryEntries(
+      String registryDir, int phyId, Map<String, List<RegistryEntry>> cache) {
     Optional<Path> dir = registryHostDir.apply(registryDir);
     if (dir.isEmpty()) return List.of();
     Path file = dir.get().resolve(ComputeRegistries.fileName(phyId));
-    return cache.computeIfAbsent(file.toString(), k -> {
-      try (ComputeRegistry r = new ComputeRegistries(tenantFiles).open(file)) {
-        return r.entries();
-      } catch (NoSuchFileException e) {
-        return List.of(); // no process launched a kernel on this NPU yet
-      } catch (IOException | RuntimeException e) {
-        LOG.debug("metrics: registry {} unreadable: {}", file, e.getMessage());
-        return List.of();
-      }
-    });
+    return cache.computeIfAbsent(
+        file.toString(),
+        k -> {
+          try (ComputeRegistry r = new ComputeRegistries(tenantFiles).open(file)) {
+            return r.entries();
+          } catch (NoSuchFileException e) {
+            return List.of(); // no process launched a kernel on this NPU yet
+          } catch (IOException | RuntimeException e) {
+            LOG.debug("metrics: registry {} unreadable: {}", file, e.getMessage());
+            return List.of();
+          }
+        });
   }
 }

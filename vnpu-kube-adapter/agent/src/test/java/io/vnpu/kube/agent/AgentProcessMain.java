@@ -13,11 +13,24 @@ public final class AgentProcessMain {
   private AgentProcessMain() {}
 
   public static void main(String[] args) {
-    NodeAgentOptions o = new NodeAgentOptions(Path.of(args[1]), Optional.empty(), "worker-1",
-        Duration.ofSeconds(60), Duration.ofSeconds(1), 0, Path.of(args[0]), Optional.empty(),
-        Optional.empty());
-    int code = new NodeAgent(o, opts -> new FixedDeviceManager("910B3", 2), RecordingBackend::new,
-        UnaryOperator.identity()).run();
+    NodeAgentOptions o =
+        new NodeAgentOptions(
+            Path.of(args[1]),
+            Optional.empty(),
+            "worker-1",
+            Duration.ofSeconds(60),
+            Duration.ofSeconds(1),
+            0,
+            Path.of(args[0]),
+            Optional.empty(),
+            Optional.empty());
+    int code =
+        new NodeAgent(
+                o,
+                opts -> new FixedDeviceManager("910B3", 2),
+                RecordingBackend::new,
+                UnaryOperator.identity())
+            .run();
     System.exit(code);
   }
 }

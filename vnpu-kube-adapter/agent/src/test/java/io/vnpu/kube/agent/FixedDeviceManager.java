@@ -14,10 +14,23 @@ final class FixedDeviceManager implements DeviceManager {
   volatile boolean closed;
 
   FixedDeviceManager(String chipName, int count) {
-    this.npus = java.util.stream.IntStream.range(0, count)
-        .mapToObj(i -> new Npu(String.format("0000000%d-00000000-00000000-00000000-00000000", i),
-            i, i, i, 0, chipName, 64L << 30, 20, 7, DeviceHealth.HEALTHY, 0))
-        .toList();
+    this.npus =
+        java.util.stream.IntStream.range(0, count)
+            .mapToObj(
+                i ->
+                    new Npu(
+                        String.format("0000000%d-00000000-00000000-00000000-00000000", i),
+                        i,
+                        i,
+                        i,
+                        0,
+                        chipName,
+                        64L << 30,
+                        20,
+                        7,
+                        DeviceHealth.HEALTHY,
+                        0))
+            .toList();
   }
 
   @Override

@@ -25,10 +25,19 @@ class NodeAgentSigtermTest {
     try (KubeletStandIn kubelet = KubeletStandIn.start(plugins)) {
       Path java = Path.of(System.getProperty("java.home"), "bin", "java");
       // the agent's log goes to stderr (the tests' simplelogger.properties sends it to a file)
-      Process p = new ProcessBuilder(List.of(java.toString(), "-Dorg.slf4j.simpleLogger.logFile=System.err", "-cp",
-          System.getProperty("java.class.path"), AgentProcessMain.class.getName(),
-          plugins.toString(), NodeAgentTest.DEVICE_CONFIG.toString()))
-          .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+      Process p =
+          new ProcessBuilder(
+                  List.of(
+                      java.toString(),
+                      "-Dorg.slf4j.simpleLogger.logFile=System.err",
+                      "-cp",
+                      System.getProperty("java.class.path"),
+                      AgentProcessMain.class.getName(),
+                      plugins.toString(),
+                      NodeAgentTest.DEVICE_CONFIG.toString()))
+              .redirectErrorStream(true)
+              .redirectOutput(log.toFile())
+              .start();
       try {
         RegisterRequest r = kubelet.awaitRegistration(Duration.ofSeconds(60));
         assertThat(r.getEndpoint()).isEqualTo("Ascend910B3.sock");
@@ -37,7 +46,9 @@ class NodeAgentSigtermTest {
 
         p.destroy(); // SIGTERM
 
-        assertThat(p.waitFor(30, TimeUnit.SECONDS)).as("agent exited; log:%n%s", read(log)).isTrue();
+        assertThat(p.waitFor(30, TimeUnit.SECONDS))
+            .as("agent exited; log:%n%s", read(log))
+            .isTrue();
         assertThat(p.exitValue()).as("exit code; log:%n%s", read(log)).isEqualTo(143);
         assertThat(stream.awaitEnd(Duration.ofSeconds(5))).isTrue();
         assertThat(stream.error()).as("stream ended cleanly").isEmpty();

@@ -14,8 +14,12 @@ final class RecordingBackend implements ResourceBackend {
 
   RecordingBackend(AgentEnvironment env) {
     this.environment = env;
-    this.manager = new FakeResourceManager(env.chip().resourceName(), env.npus().stream()
-        .map(n -> new PluginDevice(n.uuid() + "-0", true, List.of())).toList());
+    this.manager =
+        new FakeResourceManager(
+            env.chip().resourceName(),
+            env.npus().stream()
+                .map(n -> new PluginDevice(n.uuid() + "-0", true, List.of()))
+                .toList());
   }
 
   public ResourceManager resourceManager() {

@@ -28,55 +28,82 @@ class KubeFaultAdaptersTest {
   private final Clock clock = Clock.fixed(Instant.parse("2026-12-01T02:00:00Z"), ZoneOffset.UTC);
 
   private void faultConfig(Map<String, String> data) {
-    client.configMaps().inNamespace("kube-system").resource(new ConfigMapBuilder().withNewMetadata()
-        .withName("mindx-dl-fault-config").withNamespace("kube-system").endMetadata().withData(data).build())
+    client
+        .configMaps()
+        .inNamespace("kube-system")
+        .resource(
+            new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName("mindx-dl-fault-config")
+                .withNamespace("kube-system")
+                .endMetadata()
+                .withData(data)
+                .build())
         .createOr(c -> c.update());
   }
 
   @Test
   void eventsAreWarningsOfTheDevicePluginBoundToItsPod() {
-    KubeEventNotifier n = KubeEventNotifier.forPod(client, "kube-system", "ascend-device-plugin-x7", "node-a", clock);
+    KubeEventNotifier n =
+        KubeEventNotifier.forPod(client, "kube-system", "ascend-device-plugin-x7", "node-a", clock);
     n.notify(3, "Occur", "NPU logic 3: fault 80E01801 occurred (RestartBusiness)");
     List<Event> events = client.v1().events().inNamespace("kube-system").list().getItems();
-    assertThat(events).singleElement().satisfies(e -> {
-      assertThat(e.getType()).isEqualTo("Warning");
-      assertThat(e.getReason()).isEqualTo("Occur");
-      assertThat(e.getMessage()).isEqualTo("NPU logic 3: fault 80E01801 occurred (RestartBusiness)");
-      assertThat(e.getReportingComponent()).isEqualTo("device-plugin");
-      assertThat(e.getSource().getComponent()).isEqualTo("device-plugin");
-      assertThat(e.getInvolvedObject().getKind()).isEqualTo("Pod");
-      assertThat(e.getInvolvedObject().getName()).isEqualTo("ascend-device-plugin-x7");
-      assertThat(e.getLastTimestamp()).isEqualTo("2026-12-01T02:00:00Z");
-    });
+    assertThat(events)
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.getType()).isEqualTo("Warning");
+              assertThat(e.getReason()).isEqualTo("Occur");
+              assertThat(e.getMessage())
+                  .isEqualTo("NPU logic 3: fault 80E01801 occurred (RestartBusiness)");
+              assertThat(e.getReportingComponent()).isEqualTo("device-plugin");
+              assertThat(e.getSource().getComponent()).isEqualTo("device-plugin");
+              assertThat(e.getInvolvedObject().getKind()).isEqualTo("Pod");
+              assertThat(e.getInvolvedObject().getName()).isEqualTo("ascend-device-plugin-x7");
+              assertThat(e.getLastTimestamp()).isEqualTo("2026-12-01T02:00:00Z");
+            });
   }
 
   @Test
   void aStormOfNoticesBecomesAtMostTenEvents() {
-    RateLimitedNotifier n = RateLimitedNotifier.perMinute(KubeEventNotifier.forNode(client, "node-a", clock), clock);
+    RateLimitedNotifier n =
+        RateLimitedNotifier.perMinute(KubeEventNotifier.forNode(client, "node-a", clock), clock);
     for (int i = 0; i < 30; i++) n.notify(i % 8, "Occur", "fault " + i);
     assertThat(client.v1().events().inNamespace("default").list().getItems()).hasSize(10);
   }
 
   @Test
   void configMapOverrideIsAppliedABrokenOneKeptOutAndADeletedOneFallsBack() {
-    FaultConfigReloader reloader = new FaultConfigReloader(FaultConfigs.shippedDefault(), c -> { });
+    FaultConfigReloader reloader = new FaultConfigReloader(FaultConfigs.shippedDefault(), c -> {});
     FaultConfigMapSource source = new FaultConfigMapSource(client);
     assertThat(source.reloadOnce(reloader)).isEqualTo(Duration.ofSeconds(300));
     assertThat(reloader.inForce().origin()).isEqualTo("shipped default");
 
-    faultConfig(Map.of("faultCode.json", "{\"SeparateNPUCodes\": [\"80e01801\"]}", "PollInterval", "60"));
+    faultConfig(
+        Map.of("faultCode.json", "{\"SeparateNPUCodes\": [\"80e01801\"]}", "PollInterval", "60"));
     assertThat(source.reloadOnce(reloader)).isEqualTo(Duration.ofSeconds(60));
-    assertThat(reloader.inForce().origin()).isEqualTo("ConfigMap kube-system/mindx-dl-fault-config");
-    assertThat(reloader.inForce().table().level(FaultCode.parse("80E01801"))).contains(FaultLevel.SEPARATE_NPU);
+    assertThat(reloader.inForce().origin())
+        .isEqualTo("ConfigMap kube-system/mindx-dl-fault-config");
+    assertThat(reloader.inForce().table().level(FaultCode.parse("80E01801")))
+        .contains(FaultLevel.SEPARATE_NPU);
 
-    faultConfig(Map.of("faultCode.json", "{\n  \"SeparateNPUCodes\": [\"80E01801\",\n    \"zz\"]\n}", "PollInterval", "5"));
+    faultConfig(
+        Map.of(
+            "faultCode.json",
+            "{\n  \"SeparateNPUCodes\": [\"80E01801\",\n    \"zz\"]\n}",
+            "PollInterval",
+            "5"));
     assertThat(source.reloadOnce(reloader)).isEqualTo(Duration.ofSeconds(300));
-    assertThat(reloader.lastError()).contains(
-        "ConfigMap kube-system/mindx-dl-fault-config[faultCode.json]:3: SeparateNPUCodes[1] = \"zz\": "
-            + "not a hex fault code (e.g. \"80E01801\")");
-    assertThat(reloader.inForce().table().level(FaultCode.parse("80E01801"))).contains(FaultLevel.SEPARATE_NPU);
-    assertThat(source.read().pollIntervalError()).contains("ConfigMap kube-system/mindx-dl-fault-config"
-        + "[PollInterval] = 5: must be whole seconds in 30..3600; 300 s used");
+    assertThat(reloader.lastError())
+        .contains(
+            "ConfigMap kube-system/mindx-dl-fault-config[faultCode.json]:3: SeparateNPUCodes[1] = \"zz\": "
+                + "not a hex fault code (e.g. \"80E01801\")");
+    assertThat(reloader.inForce().table().level(FaultCode.parse("80E01801")))
+        .contains(FaultLevel.SEPARATE_NPU);
+    assertThat(source.read().pollIntervalError())
+        .contains(
+            "ConfigMap kube-system/mindx-dl-fault-config"
+                + "[PollInterval] = 5: must be whole seconds in 30..3600; 300 s used");
 
     client.configMaps().inNamespace("kube-system").withName("mindx-dl-fault-config").delete();
     assertThat(source.reloadOnce(reloader)).isEqualTo(Duration.ofSeconds(300));

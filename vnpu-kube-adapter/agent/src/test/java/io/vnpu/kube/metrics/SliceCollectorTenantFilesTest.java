@@ -20,10 +20,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 23: the metrics collection reads every slice's region on every scrape, and a tenant controls
- * what lies at its own region's path. A FIFO (an open of it would wait for a writer for ever), a
- * symbolic link or a directory there is an error for that one slice; the scrape returns at once
- * with the other slices' series.
+ * Issue 23: the metrics collection reads every slice's region on every scrape, and a tenant
+ * controls what lies at its own region's path. A FIFO (an open of it would wait for a writer for
+ * ever), a symbolic link or a directory there is an error for that one slice; the scrape returns at
+ * once with the other slices' series.
  */
 class SliceCollectorTenantFilesTest {
   @TempDir Path tmp;
@@ -32,22 +32,37 @@ class SliceCollectorTenantFilesTest {
   void aFifoLinkOrDirectoryInPlaceOfARegionNeverStallsTheScrape() throws Exception {
     Path good = tmp.resolve("good/region");
     Files.createDirectories(good.getParent());
-    new QuotaRegions().create(good, new RegionConfig(List.of(new DeviceQuota(1L << 30, 1, 0, Priority.NORMAL, 0, "U0")),
-        Set.of(PolicyFlag.MEM_ENFORCE), "")).close();
+    new QuotaRegions()
+        .create(
+            good,
+            new RegionConfig(
+                List.of(new DeviceQuota(1L << 30, 1, 0, Priority.NORMAL, 0, "U0")),
+                Set.of(PolicyFlag.MEM_ENFORCE),
+                ""))
+        .close();
     Path fifo = tmp.resolve("fifo");
     Process mk = new ProcessBuilder("mkfifo", fifo.toString()).start();
     assertThat(mk.waitFor(10, TimeUnit.SECONDS)).isTrue();
     Path link = Files.createSymbolicLink(tmp.resolve("link"), good);
     Path dir = Files.createDirectory(tmp.resolve("dir"));
-    List<SliceRef> slices = List.of(new SliceRef("ns", "fifo", "c", fifo), new SliceRef("ns", "link", "c", link),
-        new SliceRef("ns", "dir", "c", dir), new SliceRef("ns", "good", "c", good));
-    SliceCollector c = new SliceCollector("node", () -> slices, d -> Optional.empty(), Set.of(), System::nanoTime);
+    List<SliceRef> slices =
+        List.of(
+            new SliceRef("ns", "fifo", "c", fifo),
+            new SliceRef("ns", "link", "c", link),
+            new SliceRef("ns", "dir", "c", dir),
+            new SliceRef("ns", "good", "c", good));
+    SliceCollector c =
+        new SliceCollector("node", () -> slices, d -> Optional.empty(), Set.of(), System::nanoTime);
     long t0 = System.nanoTime();
     MetricSnapshots s = c.collect();
     assertThat((System.nanoTime() - t0) / 1_000_000).as("ms for one scrape").isLessThan(5_000);
-    MetricSnapshot limit = s.stream().filter(m -> m.getMetadata().getName().equals("vnpu_slice_memory_limit_bytes"))
-        .findFirst().orElseThrow();
-    assertThat(limit.getDataPoints()).singleElement()
+    MetricSnapshot limit =
+        s.stream()
+            .filter(m -> m.getMetadata().getName().equals("vnpu_slice_memory_limit_bytes"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(limit.getDataPoints())
+        .singleElement()
         .matches(p -> p.getLabels().get("pod").equals("good"));
   }
 }

@@ -15,83 +15,136 @@ import java.util.function.UnaryOperator;
 import picocli.CommandLine.Option;
 
 /**
- * The node agent's command-line flags, shared by {@code vnpu plugin} and {@code io.vnpu.kube.app.NodeAgentMain}.
- * Upstream names are kept as they are (underscores), so the upstream DaemonSet arguments work
- * unchanged; Go's single-dash spelling ({@code -config_file}) is accepted too.
+ * The node agent's command-line flags, shared by {@code vnpu plugin} and {@code
+ * io.vnpu.kube.app.NodeAgentMain}. Upstream names are kept as they are (underscores), so the
+ * upstream DaemonSet arguments work unchanged; Go's single-dash spelling ({@code -config_file}) is
+ * accepted too.
  */
 public final class AgentFlags {
 
-  @Option(names = {"--config_file", "-config_file"}, required = false, paramLabel = "FILE",
+  @Option(
+      names = {"--config_file", "-config_file"},
+      required = false,
+      paramLabel = "FILE",
       description = "HAMi device config (device-config.yaml).")
   Path configFile;
 
-  @Option(names = {"--node_config_file", "-node_config_file"}, paramLabel = "FILE",
-      description = "HAMi node config (node-config.yaml); hami-vnpu-core, vDeviceCount, "
-          + "filterDevices per node.")
+  @Option(
+      names = {"--node_config_file", "-node_config_file"},
+      paramLabel = "FILE",
+      description =
+          "HAMi node config (node-config.yaml); hami-vnpu-core, vDeviceCount, "
+              + "filterDevices per node.")
   Path nodeConfigFile;
 
-  @Option(names = {"--node_name", "-node_name"}, paramLabel = "NAME",
+  @Option(
+      names = {"--node_name", "-node_name"},
+      paramLabel = "NAME",
       description = "This node's name (default: env NODE_NAME).")
   String nodeName;
 
-  @Option(names = {"--check_idle_vnpu_interval", "-check_idle_vnpu_interval"},
-      defaultValue = "60", paramLabel = "SECONDS",
+  @Option(
+      names = {"--check_idle_vnpu_interval", "-check_idle_vnpu_interval"},
+      defaultValue = "60",
+      paramLabel = "SECONDS",
       description = "Period of the idle hard-vNPU cleanup, seconds (default: ${DEFAULT-VALUE}).")
   long checkIdleVnpuIntervalSeconds;
 
-  @Option(names = {"--report_time_offset", "-report_time_offset"}, defaultValue = "1",
+  @Option(
+      names = {"--report_time_offset", "-report_time_offset"},
+      defaultValue = "1",
       paramLabel = "SECONDS",
       description = "Seconds added to the Reported_ handshake time (default: ${DEFAULT-VALUE}).")
   long reportTimeOffsetSeconds;
 
-  @Option(names = {"--hw_loglevel", "-hw_loglevel"}, defaultValue = "0", paramLabel = "LEVEL",
+  @Option(
+      names = {"--hw_loglevel", "-hw_loglevel"},
+      defaultValue = "0",
+      paramLabel = "LEVEL",
       description = "Accepted for compatibility with the upstream plugin; ignored.")
   int hwLogLevel;
 
-  @Option(names = {"--v", "-v"}, paramLabel = "LEVEL", hidden = true,
+  @Option(
+      names = {"--v", "-v"},
+      paramLabel = "LEVEL",
+      hidden = true,
       description = "klog verbosity of the upstream plugin; accepted and ignored.")
   Integer klogVerbosity;
 
-  @Option(names = "--kubelet-dir", defaultValue = "/var/lib/kubelet/device-plugins",
+  @Option(
+      names = "--kubelet-dir",
+      defaultValue = "/var/lib/kubelet/device-plugins",
       paramLabel = "DIR",
       description = "The kubelet's device-plugin directory (default: ${DEFAULT-VALUE}).")
   Path kubeletDir;
 
-  @Option(names = "--dcmi-library", paramLabel = "FILE",
+  @Option(
+      names = "--dcmi-library",
+      paramLabel = "FILE",
       description = "Path of libdcmi.so (default: the driver's standard locations).")
   Path dcmiLibrary;
 
-  @Option(names = "--simulate", arity = "0..1", fallbackValue = "910B3x8", paramLabel = "PROFILE",
-      description = "Run on the bundled simulated node (profile, default 910B3x8). Never "
-          + "simulates unless given.")
+  @Option(
+      names = "--simulate",
+      arity = "0..1",
+      fallbackValue = "910B3x8",
+      paramLabel = "PROFILE",
+      description =
+          "Run on the bundled simulated node (profile, default 910B3x8). Never "
+              + "simulates unless given.")
   String simulate;
 
-  @Option(names = "--limiter-assets", paramLabel = "DIR",
-      description = "Directory in the image holding libvnpu.so (default: env HAMI_VNPU_ASSETS_PATH, "
-          + "else " + LimiterOptions.DEFAULT_ASSETS + ").")
+  @Option(
+      names = "--limiter-assets",
+      paramLabel = "DIR",
+      description =
+          "Directory in the image holding libvnpu.so (default: env HAMI_VNPU_ASSETS_PATH, "
+              + "else "
+              + LimiterOptions.DEFAULT_ASSETS
+              + ").")
   Path limiterAssets;
 
-  @Option(names = "--limiter-dir", defaultValue = LimiterOptions.DEFAULT_HOST_DIR, paramLabel = "DIR",
-      description = "Host directory soft-sliced containers mount; libvnpu.so and ld.so.preload are "
-          + "installed there (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--limiter-dir",
+      defaultValue = LimiterOptions.DEFAULT_HOST_DIR,
+      paramLabel = "DIR",
+      description =
+          "Host directory soft-sliced containers mount; libvnpu.so and ld.so.preload are "
+              + "installed there (default: ${DEFAULT-VALUE}).")
   Path limiterDir;
 
-  @Option(names = "--install-limiter", negatable = true, defaultValue = "true", fallbackValue = "true",
-      description = "Install the limiter into --limiter-dir at start (default: ${DEFAULT-VALUE}); "
-          + "--no-install-limiter only verifies files an operator provides.")
+  @Option(
+      names = "--install-limiter",
+      negatable = true,
+      defaultValue = "true",
+      fallbackValue = "true",
+      description =
+          "Install the limiter into --limiter-dir at start (default: ${DEFAULT-VALUE}); "
+              + "--no-install-limiter only verifies files an operator provides.")
   boolean installLimiter;
 
-  @Option(names = "--metrics-port", defaultValue = "" + MetricsOptions.DEFAULT_PORT, paramLabel = "PORT",
-      description = "Port of /metrics, /livez and /readyz (default: ${DEFAULT-VALUE}, HAMi's); 0 turns them off.")
+  @Option(
+      names = "--metrics-port",
+      defaultValue = "" + MetricsOptions.DEFAULT_PORT,
+      paramLabel = "PORT",
+      description =
+          "Port of /metrics, /livez and /readyz (default: ${DEFAULT-VALUE}, HAMi's); 0 turns them off.")
   int metricsPort;
 
-  @Option(names = "--metrics-host", defaultValue = "0.0.0.0", paramLabel = "ADDRESS",
+  @Option(
+      names = "--metrics-host",
+      defaultValue = "0.0.0.0",
+      paramLabel = "ADDRESS",
       description = "Address the metrics endpoint binds (default: ${DEFAULT-VALUE}).")
   String metricsHost;
 
-  @Option(names = "--metrics-compat", defaultValue = "", paramLabel = "NAMES",
-      description = "Also export other exporters' metric names, comma-separated: hami, npu-exporter "
-          + "(default: none).")
+  @Option(
+      names = "--metrics-compat",
+      defaultValue = "",
+      paramLabel = "NAMES",
+      description =
+          "Also export other exporters' metric names, comma-separated: hami, npu-exporter "
+              + "(default: none).")
   String metricsCompat;
 
   /** {@code --node_name} as given, empty when absent (then env {@code NODE_NAME} applies). */
@@ -115,8 +168,8 @@ public final class AgentFlags {
   }
 
   /**
-   * {@code --metrics-host}, {@code --metrics-port}, {@code --metrics-compat} alone (for entry points
-   * that do not run {@link NodeAgent}, such as {@code --mode mindcluster}).
+   * {@code --metrics-host}, {@code --metrics-port}, {@code --metrics-compat} alone (for entry
+   * points that do not run {@link NodeAgent}, such as {@code --mode mindcluster}).
    *
    * @throws IllegalArgumentException naming the flag when a value is invalid
    */
@@ -132,28 +185,42 @@ public final class AgentFlags {
    */
   public NodeAgentOptions toOptions(Map<String, String> env) {
     if (configFile == null) {
-      throw new IllegalArgumentException("--config_file is required: the HAMi device config "
-          + "(device-config.yaml); --mode mindcluster runs without it");
+      throw new IllegalArgumentException(
+          "--config_file is required: the HAMi device config "
+              + "(device-config.yaml); --mode mindcluster runs without it");
     }
     String node = nodeName != null ? nodeName : env.getOrDefault("NODE_NAME", "");
     String assetsEnv = env.get("HAMI_VNPU_ASSETS_PATH");
-    Path assets = limiterAssets != null ? limiterAssets
-        : Path.of(assetsEnv != null && !assetsEnv.isBlank() ? assetsEnv : LimiterOptions.DEFAULT_ASSETS);
-    return new NodeAgentOptions(configFile, Optional.ofNullable(nodeConfigFile), node,
-        Duration.ofSeconds(checkIdleVnpuIntervalSeconds), Duration.ofSeconds(reportTimeOffsetSeconds),
-        hwLogLevel, kubeletDir, Optional.ofNullable(dcmiLibrary), Optional.ofNullable(simulate),
+    Path assets =
+        limiterAssets != null
+            ? limiterAssets
+            : Path.of(
+                assetsEnv != null && !assetsEnv.isBlank()
+                    ? assetsEnv
+                    : LimiterOptions.DEFAULT_ASSETS);
+    return new NodeAgentOptions(
+        configFile,
+        Optional.ofNullable(nodeConfigFile),
+        node,
+        Duration.ofSeconds(checkIdleVnpuIntervalSeconds),
+        Duration.ofSeconds(reportTimeOffsetSeconds),
+        hwLogLevel,
+        kubeletDir,
+        Optional.ofNullable(dcmiLibrary),
+        Optional.ofNullable(simulate),
         new LimiterOptions(assets, limiterDir, installLimiter),
         metricsOptions());
   }
 
   /**
-   * Builds the options from these flags and runs the agent until SIGTERM or give-up; what
-   * {@code vnpu plugin} and every plain main class of a node agent call.
+   * Builds the options from these flags and runs the agent until SIGTERM or give-up; what {@code
+   * vnpu plugin} and every plain main class of a node agent call.
    *
-   * @return the exit code ({@link NodeAgent#EXIT_OK}, {@link NodeAgent#EXIT_STARTUP_FAILED},
-   *     {@link NodeAgent#EXIT_PLUGIN_GAVE_UP})
+   * @return the exit code ({@link NodeAgent#EXIT_OK}, {@link NodeAgent#EXIT_STARTUP_FAILED}, {@link
+   *     NodeAgent#EXIT_PLUGIN_GAVE_UP})
    */
-  public int launch(DeviceManagerOpener opener, ResourceBackendFactory backends, Map<String, String> env) {
+  public int launch(
+      DeviceManagerOpener opener, ResourceBackendFactory backends, Map<String, String> env) {
     NodeAgentOptions options;
     try {
       options = toOptions(env);

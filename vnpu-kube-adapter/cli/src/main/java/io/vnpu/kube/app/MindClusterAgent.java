@@ -27,21 +27,31 @@ public final class MindClusterAgent implements AutoCloseable {
   private final NodeAgent agent;
 
   /**
-   * @param driver  opens the driver (real, or the simulator with {@code --simulate})
+   * @param driver opens the driver (real, or the simulator with {@code --simulate})
    * @param clients builds the API client (in-cluster or {@code KUBECONFIG})
    */
-  public MindClusterAgent(MindClusterOptions options, Path kubeletDir, Supplier<DcmiDeviceManager> driver,
+  public MindClusterAgent(
+      MindClusterOptions options,
+      Path kubeletDir,
+      Supplier<DcmiDeviceManager> driver,
       Supplier<KubernetesClient> clients) {
     this(options, kubeletDir, driver, clients, MetricsOptions.off());
   }
 
   /**
-   * @param metrics the {@code /metrics}, {@code /livez}, {@code /readyz} endpoint ({@code --metrics-port})
+   * @param metrics the {@code /metrics}, {@code /livez}, {@code /readyz} endpoint ({@code
+   *     --metrics-port})
    */
-  public MindClusterAgent(MindClusterOptions options, Path kubeletDir, Supplier<DcmiDeviceManager> driver,
-      Supplier<KubernetesClient> clients, MetricsOptions metrics) {
+  public MindClusterAgent(
+      MindClusterOptions options,
+      Path kubeletDir,
+      Supplier<DcmiDeviceManager> driver,
+      Supplier<KubernetesClient> clients,
+      MetricsOptions metrics) {
     this.setup = new MindClusterSetup(options, driver, clients);
-    this.agent = new NodeAgent(setup, options.nodeName(), kubeletDir, metrics, b -> b.socketMode("rw-------"));
+    this.agent =
+        new NodeAgent(
+            setup, options.nodeName(), kubeletDir, metrics, b -> b.socketMode("rw-------"));
   }
 
   /**
@@ -94,8 +104,8 @@ public final class MindClusterAgent implements AutoCloseable {
   /**
    * Runs like a daemon: start, stop on SIGTERM/SIGINT, wait until stopped or a plugin gave up.
    *
-   * @return {@link NodeAgent#EXIT_OK}, {@link NodeAgent#EXIT_STARTUP_FAILED} or
-   *     {@link NodeAgent#EXIT_PLUGIN_GAVE_UP}
+   * @return {@link NodeAgent#EXIT_OK}, {@link NodeAgent#EXIT_STARTUP_FAILED} or {@link
+   *     NodeAgent#EXIT_PLUGIN_GAVE_UP}
    */
   public int run() {
     return agent.run();

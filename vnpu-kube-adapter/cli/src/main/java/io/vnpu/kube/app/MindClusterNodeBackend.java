@@ -1,6 +1,7 @@
 package io.vnpu.kube.app;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vnpu.api.fault.HealthMonitor;
 import io.vnpu.api.fault.recovery.TrainingRecovery;
 import io.vnpu.api.health.ChipUsage;
@@ -9,11 +10,10 @@ import io.vnpu.dcmi.DcmiDeviceManager;
 import io.vnpu.dcmi.DcmiLibrarySource;
 import io.vnpu.dcmi.LingQuSwitch;
 import io.vnpu.dcmi.fault.DcmiHealth;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vnpu.kube.agent.ResourceBackend;
+import io.vnpu.kube.faults.HotResetLoop;
 import io.vnpu.kube.metrics.CompatNames;
 import io.vnpu.kube.metrics.SliceCollector;
-import io.vnpu.kube.faults.HotResetLoop;
 import io.vnpu.kube.mindcluster.MindClusterBackend;
 import io.vnpu.kube.mindcluster.MindClusterComponents;
 import io.vnpu.kube.mindcluster.config.MindClusterOptions;
@@ -44,9 +44,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * MindCluster's resources as the node agent serves them: the {@link MindClusterBackend} (one
- * resource manager per device type) and what runs beside it once it is started: the
- * {@code -hotReset=0} reset loop, {@code -hotReset=2} training recovery and, on A3 servers, the
- * super-pod membership and switch-fault reports. Closed in reverse order of start.
+ * resource manager per device type) and what runs beside it once it is started: the {@code
+ * -hotReset=0} reset loop, {@code -hotReset=2} training recovery and, on A3 servers, the super-pod
+ * membership and switch-fault reports. Closed in reverse order of start.
  */
 final class MindClusterNodeBackend implements ResourceBackend {
   private static final Logger LOG = LoggerFactory.getLogger(MindClusterNodeBackend.class);
@@ -67,8 +67,15 @@ final class MindClusterNodeBackend implements ResourceBackend {
   private PodResourcesClient podResources;
 
   /** The parts {@link MindClusterSetup} opened; nothing runs until {@link #start()}. */
-  record Parts(MindClusterOptions options, MindClusterBackend backend, DcmiDeviceManager deviceManager,
-      KubernetesClient client, DcmiHealth dcmiHealth, DeviceInfoConfigMap deviceInfo, List<Npu> npus, Clock clock) {}
+  record Parts(
+      MindClusterOptions options,
+      MindClusterBackend backend,
+      DcmiDeviceManager deviceManager,
+      KubernetesClient client,
+      DcmiHealth dcmiHealth,
+      DeviceInfoConfigMap deviceInfo,
+      List<Npu> npus,
+      Clock clock) {}
 
   MindClusterNodeBackend(Parts parts) {
     this.options = parts.options();
@@ -94,23 +101,34 @@ final class MindClusterNodeBackend implements ResourceBackend {
   /** The per-slice series of the soft shares, read by the same collector as HAMi's and DRA's. */
   @Override
   public void registerMetrics(PrometheusRegistry registry, Set<CompatNames> compat) {
-    registry.register(new SliceCollector(options.nodeName(), backend.components().sliceSource(),
-        dir -> backend.components().softShare().flatMap(s -> s.registryHostDir(dir)), compat, System::nanoTime));
+    registry.register(
+        new SliceCollector(
+            options.nodeName(),
+            backend.components().sliceSource(),
+            dir -> backend.components().softShare().flatMap(s -> s.registryHostDir(dir)),
+            compat,
+            System::nanoTime));
   }
 
   @Override
   public synchronized void start() {
     backend.start();
     if (options.hotReset() == 0) {
-      podResources = new PodResourcesClient(PodResourcesClient.DEFAULT_SOCKET, Duration.ofSeconds(5));
-      hotReset = HotResetLoop.start(dcmiHealth.hotResetter(chipUsage(podResources, backend.components())),
-          options.listWatchPeriod());
+      podResources =
+          new PodResourcesClient(PodResourcesClient.DEFAULT_SOCKET, Duration.ofSeconds(5));
+      hotReset =
+          HotResetLoop.start(
+              dcmiHealth.hotResetter(chipUsage(podResources, backend.components())),
+              options.listWatchPeriod());
     }
     startA3Reporting();
     if (options.hotReset() == 2) {
-      podResources = new PodResourcesClient(PodResourcesClient.DEFAULT_SOCKET, Duration.ofSeconds(5));
-      recovery = TrainingRecoveryLoop.start(trainingRecovery(chipUsage(podResources, backend.components()),
-          backend.components()), Duration.ofSeconds(1));
+      podResources =
+          new PodResourcesClient(PodResourcesClient.DEFAULT_SOCKET, Duration.ofSeconds(5));
+      recovery =
+          TrainingRecoveryLoop.start(
+              trainingRecovery(chipUsage(podResources, backend.components()), backend.components()),
+              Duration.ofSeconds(1));
     }
   }
 
@@ -127,13 +145,16 @@ final class MindClusterNodeBackend implements ResourceBackend {
    * What the {@code -hotReset=0} in-use check asks before a reset: a chip is in use while the
    * kubelet's PodResources lists a container with a device of ours on it, each device ID resolved
    * by the backend ({@link MindClusterComponents#logicOfKubeletDevice}: the kubelet-ID → real-chip
-   * map first, then the advertised device, so {@code Ascend310P-1-0} is phy 1 and kubelet
-   * {@code Ascend910-2} holding real chip 0 is chip 0), or while a live pod's
-   * {@code huawei.com/AscendReal} names it. Anything unreadable counts as in use.
+   * map first, then the advertised device, so {@code Ascend310P-1-0} is phy 1 and kubelet {@code
+   * Ascend910-2} holding real chip 0 is chip 0), or while a live pod's {@code
+   * huawei.com/AscendReal} names it. Anything unreadable counts as in use.
    */
   static ChipUsage chipUsage(PodResourcesClient podResources, MindClusterComponents backend) {
-    PodResourcesChipUsage kubelet = new PodResourcesChipUsage(podResources,
-        resource -> resource.startsWith("huawei.com/"), backend::logicOfKubeletDevice);
+    PodResourcesChipUsage kubelet =
+        new PodResourcesChipUsage(
+            podResources,
+            resource -> resource.startsWith("huawei.com/"),
+            backend::logicOfKubeletDevice);
     return logic -> {
       if (kubelet.inUse(logic)) return true;
       try {
@@ -146,23 +167,29 @@ final class MindClusterNodeBackend implements ResourceBackend {
   }
 
   /**
-   * A3 servers: where the driver ships {@code liblingqu-dcmi.so}, the switch faults into
-   * {@code SwitchInfoCfg} every {@code -listWatchPeriod} (the super-pod membership comes with the
-   * chips, {@code NodeChips.superPod}).
+   * A3 servers: where the driver ships {@code liblingqu-dcmi.so}, the switch faults into {@code
+   * SwitchInfoCfg} every {@code -listWatchPeriod} (the super-pod membership comes with the chips,
+   * {@code NodeChips.superPod}).
    */
   private void startA3Reporting() {
     if (npus.isEmpty() || !npus.get(0).chipName().startsWith("Ascend910")) return;
     Path lib = deviceManager.dcmi().path();
-    LingQuSwitch.open(new DcmiLibrarySource(lib, "loaded", List.of(lib))).ifPresent(sw -> {
-      SwitchInfoPublisher publisher = new SwitchInfoPublisher(sw, SwitchFaultLevels.shipped(), deviceInfo, clock);
-      switchLoop = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "vnpu-switch-faults");
-        t.setDaemon(true);
-        return t;
-      });
-      long period = options.listWatchPeriod().toMillis();
-      switchLoop.scheduleWithFixedDelay(publisher::publishOnce, 0, period, TimeUnit.MILLISECONDS);
-    });
+    LingQuSwitch.open(new DcmiLibrarySource(lib, "loaded", List.of(lib)))
+        .ifPresent(
+            sw -> {
+              SwitchInfoPublisher publisher =
+                  new SwitchInfoPublisher(sw, SwitchFaultLevels.shipped(), deviceInfo, clock);
+              switchLoop =
+                  Executors.newSingleThreadScheduledExecutor(
+                      r -> {
+                        Thread t = new Thread(r, "vnpu-switch-faults");
+                        t.setDaemon(true);
+                        return t;
+                      });
+              long period = options.listWatchPeriod().toMillis();
+              switchLoop.scheduleWithFixedDelay(
+                  publisher::publishOnce, 0, period, TimeUnit.MILLISECONDS);
+            });
   }
 
   /**
@@ -179,13 +206,23 @@ final class MindClusterNodeBackend implements ResourceBackend {
         .monitor(health)
         .resetter(dcmiHealth.chipResetter())
         .usage(usage)
-        .jobs(new TrainingPods(() -> client.pods().inAnyNamespace()
-            .withField("spec.nodeName", options.nodeName()).list().getItems(), options.nodeName(), logicOfChip))
+        .jobs(
+            new TrainingPods(
+                () ->
+                    client
+                        .pods()
+                        .inAnyNamespace()
+                        .withField("spec.nodeName", options.nodeName())
+                        .list()
+                        .getItems(),
+                options.nodeName(),
+                logicOfChip))
         .store(new ResetConfigMaps(client, options.nodeName()))
         .events(new RecoveryEventsToKube(client, options.nodeName(), clock))
         .clock(clock)
-        .bounds(new TrainingRecovery.Bounds(Duration.ofSeconds(60),
-            Duration.ofSeconds(150), options.linkdownTimeout(), 3))
+        .bounds(
+            new TrainingRecovery.Bounds(
+                Duration.ofSeconds(60), Duration.ofSeconds(150), options.linkdownTimeout(), 3))
         .build();
   }
 

@@ -24,10 +24,10 @@ import java.util.function.Supplier;
 
 /**
  * What {@code vnpu plugin --mode mindcluster} opens before the node agent serves: the driver, the
- * API client, the fault engine ({@link NodeHealth} over DCMI, polled every {@code -listWatchPeriod},
- * {@code ManuallySeparateNPU} kept in the device-info ConfigMap; fault Events of the plugin pod and
- * {@code mindx-dl-fault-config} reloads) and the MindCluster backend. Closing order: fault
- * handling, health monitor, API client, driver.
+ * API client, the fault engine ({@link NodeHealth} over DCMI, polled every {@code
+ * -listWatchPeriod}, {@code ManuallySeparateNPU} kept in the device-info ConfigMap; fault Events of
+ * the plugin pod and {@code mindx-dl-fault-config} reloads) and the MindCluster backend. Closing
+ * order: fault handling, health monitor, API client, driver.
  */
 final class MindClusterSetup implements AgentSetup {
   private final MindClusterOptions options;
@@ -36,7 +36,9 @@ final class MindClusterSetup implements AgentSetup {
   private volatile Map<String, String> env = System.getenv();
   private volatile MindClusterNodeBackend opened;
 
-  MindClusterSetup(MindClusterOptions options, Supplier<DcmiDeviceManager> driver,
+  MindClusterSetup(
+      MindClusterOptions options,
+      Supplier<DcmiDeviceManager> driver,
       Supplier<KubernetesClient> clients) {
     this.options = Objects.requireNonNull(options, "options");
     this.driver = Objects.requireNonNull(driver, "driver");
@@ -65,21 +67,32 @@ final class MindClusterSetup implements AgentSetup {
       List<Npu> npus = deviceManager.discover();
       client = clients.get();
       Clock clock = Clock.systemUTC();
-      DeviceInfoConfigMap deviceInfo = new DeviceInfoConfigMap(client, options.nodeName(), clock,
-          new WriteLimiter(clock, WriteLimiter.MIN_GAP, WriteLimiter.REFRESH));
+      DeviceInfoConfigMap deviceInfo =
+          new DeviceInfoConfigMap(
+              client,
+              options.nodeName(),
+              clock,
+              new WriteLimiter(clock, WriteLimiter.MIN_GAP, WriteLimiter.REFRESH));
       ConfigMapSeparationStore separated = new ConfigMapSeparationStore(deviceInfo, npus);
-      DcmiHealth dcmiHealth = new NodeHealth(clock).create(deviceManager, separated, ChipUsage.NONE,
-          options.listWatchPeriod());
+      DcmiHealth dcmiHealth =
+          new NodeHealth(clock)
+              .create(deviceManager, separated, ChipUsage.NONE, options.listWatchPeriod());
       health = dcmiHealth.monitor();
       faults = KubeFaultHandling.start(client, options.nodeName(), health, separated, env, clock);
       health.start();
-      MindClusterBackend backend = MindClusterBackend.create(options, client, deviceManager, health);
-      MindClusterNodeBackend node = new MindClusterNodeBackend(new MindClusterNodeBackend.Parts(options, backend,
-          deviceManager, client, dcmiHealth, deviceInfo, npus, clock));
+      MindClusterBackend backend =
+          MindClusterBackend.create(options, client, deviceManager, health);
+      MindClusterNodeBackend node =
+          new MindClusterNodeBackend(
+              new MindClusterNodeBackend.Parts(
+                  options, backend, deviceManager, client, dcmiHealth, deviceInfo, npus, clock));
       opened = node;
       AutoCloseable rest = closing(faults, health, client, deviceManager);
-      return new OpenedNode(node, npus.isEmpty() ? "" : "Ascend" + npus.get(0).chipName(),
-          new DeviceManagerTelemetry(deviceManager, npus, health), rest);
+      return new OpenedNode(
+          node,
+          npus.isEmpty() ? "" : "Ascend" + npus.get(0).chipName(),
+          new DeviceManagerTelemetry(deviceManager, npus, health),
+          rest);
     } catch (RuntimeException e) {
       try {
         closing(faults, health, client, deviceManager).close();
@@ -90,7 +103,10 @@ final class MindClusterSetup implements AgentSetup {
     }
   }
 
-  private static AutoCloseable closing(KubeFaultHandling faults, HealthMonitor health, KubernetesClient client,
+  private static AutoCloseable closing(
+      KubeFaultHandling faults,
+      HealthMonitor health,
+      KubernetesClient client,
       DcmiDeviceManager deviceManager) {
     return () -> {
       MindClusterNodeBackend.quietly("fault configuration reloads", faults);

@@ -11,15 +11,16 @@ import picocli.CommandLine.Mixin;
 
 /**
  * Plain main class of the example node agent, for images that run it without the {@code vnpu} CLI:
- * {@code java -cp vnpu.jar io.vnpu.kube.app.NodeAgentMain --config_file ... --node_config_file ...}.
- * Same flags and exit codes as {@code vnpu plugin}.
+ * {@code java -cp vnpu.jar io.vnpu.kube.app.NodeAgentMain --config_file ... --node_config_file
+ * ...}. Same flags and exit codes as {@code vnpu plugin}.
  */
-@Command(name = "vnpu-node-agent", mixinStandardHelpOptions = true,
+@Command(
+    name = "vnpu-node-agent",
+    mixinStandardHelpOptions = true,
     description = "Kubelet device plugin for Ascend NPUs speaking the HAMi scheduler protocol.")
 public final class NodeAgentMain implements Callable<Integer> {
 
-  @Mixin
-  AgentFlags flags;
+  @Mixin AgentFlags flags;
 
   private final DeviceManagerOpener opener;
   private final ResourceBackendFactory backends;
@@ -29,8 +30,8 @@ public final class NodeAgentMain implements Callable<Integer> {
     this(DcmiOpener.system(), DefaultBackends.hami(), System.getenv());
   }
 
-  NodeAgentMain(DeviceManagerOpener opener, ResourceBackendFactory backends,
-      Map<String, String> env) {
+  NodeAgentMain(
+      DeviceManagerOpener opener, ResourceBackendFactory backends, Map<String, String> env) {
     this.opener = opener;
     this.backends = backends;
     this.env = env;

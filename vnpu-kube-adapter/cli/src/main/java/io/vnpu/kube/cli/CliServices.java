@@ -8,7 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 
-/** Builds the production collaborators of the CLI commands (their no-argument constructors use it). */
+/**
+ * Builds the production collaborators of the CLI commands (their no-argument constructors use it).
+ */
 final class CliServices {
 
   private CliServices() {}
@@ -18,7 +20,9 @@ final class CliServices {
     return new DcmiNodeAccess(DcmiNodeSelector.system());
   }
 
-  /** The native build directory: system property {@code vnpu.native.dir}, else env VNPU_NATIVE_DIR. */
+  /**
+   * The native build directory: system property {@code vnpu.native.dir}, else env VNPU_NATIVE_DIR.
+   */
   static Optional<Path> nativeDir() {
     return DcmiNodeSelector.nativeDir(System::getProperty, System::getenv);
   }

@@ -26,31 +26,40 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code vnpu config check FILE [--node-config FILE [--node NAME]]}: loads a HAMi device config
- * (file or ConfigMap manifest) and prints its chip table and warnings (exit 0), or every error,
- * one per line on stderr (exit 1).
+ * (file or ConfigMap manifest) and prints its chip table and warnings (exit 0), or every error, one
+ * per line on stderr (exit 1).
  */
 @Command(
     name = "check",
     mixinStandardHelpOptions = true,
-    description = "Validate a HAMi device-config.yaml (or a ConfigMap holding it) and print the "
-        + "chip table; errors name the file, line, YAML path and value.",
+    description =
+        "Validate a HAMi device-config.yaml (or a ConfigMap holding it) and print the "
+            + "chip table; errors name the file, line, YAML path and value.",
     exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {"0:the config is valid (warnings may be printed)", "1:the config has errors",
-        "2:wrong usage"})
+    exitCodeList = {
+      "0:the config is valid (warnings may be printed)",
+      "1:the config has errors",
+      "2:wrong usage"
+    })
 public final class ConfigCheckCommand implements Callable<Integer> {
 
-  @CommandLine.Spec
-  CommandLine.Model.CommandSpec spec;
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-  @Parameters(index = "0", paramLabel = "FILE",
+  @Parameters(
+      index = "0",
+      paramLabel = "FILE",
       description = "device-config.yaml, or a ConfigMap manifest with that data key")
   Path file;
 
-  @Option(names = "--node-config", paramLabel = "FILE",
+  @Option(
+      names = "--node-config",
+      paramLabel = "FILE",
       description = "node-config.yaml, or a ConfigMap manifest with that data key")
   Path nodeConfigFile;
 
-  @Option(names = "--node", paramLabel = "NAME",
+  @Option(
+      names = "--node",
+      paramLabel = "NAME",
       description = "compute VDeviceCount for this node's entry of --node-config")
   String nodeName;
 
@@ -72,10 +81,11 @@ public final class ConfigCheckCommand implements Callable<Integer> {
     List<ConfigProblem> warnings = new ArrayList<>();
     // warnings are printed below, so the loaders must not log them as well
     Optional<DeviceConfig> devices =
-        load(() -> new DeviceConfigLoader(w -> { }).load(file), errors, warnings);
-    Optional<NodeConfig> nodes = nodeConfigFile == null
-        ? Optional.of(NodeConfig.EMPTY)
-        : load(() -> new NodeConfigLoader(w -> { }).load(nodeConfigFile), errors, warnings);
+        load(() -> new DeviceConfigLoader(w -> {}).load(file), errors, warnings);
+    Optional<NodeConfig> nodes =
+        nodeConfigFile == null
+            ? Optional.of(NodeConfig.EMPTY)
+            : load(() -> new NodeConfigLoader(w -> {}).load(nodeConfigFile), errors, warnings);
     if (!errors.isEmpty()) {
       errors.forEach(e -> err.println("error: " + e));
       warnings.forEach(w -> err.println("warning: " + w));
@@ -86,8 +96,13 @@ public final class ConfigCheckCommand implements Callable<Integer> {
     if (nodeName != null) {
       node = nodes.orElseThrow().forNode(nodeName);
       if (node.isEmpty()) {
-        warnings.add(new ConfigProblem(nodeConfigFile.toString(), 0, "", Optional.empty(),
-            "no entry for node " + nodeName + "; VDeviceCount has no node override"));
+        warnings.add(
+            new ConfigProblem(
+                nodeConfigFile.toString(),
+                0,
+                "",
+                Optional.empty(),
+                "no entry for node " + nodeName + "; VDeviceCount has no node override"));
       }
     }
     printChips(out, devices.orElseThrow(), node);
@@ -97,8 +112,8 @@ public final class ConfigCheckCommand implements Callable<Integer> {
     return 0;
   }
 
-  private static <T> Optional<T> load(Supplier<Loaded<T>> loader, List<ConfigProblem> errors,
-      List<ConfigProblem> warnings) {
+  private static <T> Optional<T> load(
+      Supplier<Loaded<T>> loader, List<ConfigProblem> errors, List<ConfigProblem> warnings) {
     try {
       Loaded<T> loaded = loader.get();
       warnings.addAll(loaded.warnings());
@@ -111,28 +126,47 @@ public final class ConfigCheckCommand implements Callable<Integer> {
   }
 
   private void printChips(PrintWriter out, DeviceConfig config, Optional<NodeSettings> node) {
-    out.printf("device config %s: %d chip config%s, hamiVnpuCore %s%n", file,
-        config.chips().size(), config.chips().size() == 1 ? "" : "s", config.hamiVnpuCore());
-    TextTable table = new TextTable("CHIP", "COMMONWORD", "MEMORY MiB", "ALLOCATABLE MiB",
-        "AI CORES", "AI CPUS", "TEMPLATES (name:MiB:aiCore:aiCPU)",
-        node.map(n -> "VDEVICECOUNT (" + n.name() + ")").orElse("VDEVICECOUNT"));
+    out.printf(
+        "device config %s: %d chip config%s, hamiVnpuCore %s%n",
+        file, config.chips().size(), config.chips().size() == 1 ? "" : "s", config.hamiVnpuCore());
+    TextTable table =
+        new TextTable(
+            "CHIP",
+            "COMMONWORD",
+            "MEMORY MiB",
+            "ALLOCATABLE MiB",
+            "AI CORES",
+            "AI CPUS",
+            "TEMPLATES (name:MiB:aiCore:aiCPU)",
+            node.map(n -> "VDEVICECOUNT (" + n.name() + ")").orElse("VDEVICECOUNT"));
     for (ChipConfig c : config.chips()) {
-      table.row(c.chipName(), c.commonWord(), c.memoryCapacityMib(), c.memoryAllocatableMib(),
-          c.chip().aiCores(), c.chip().aiCpus(), templates(c.templates()), c.vDeviceCount(node));
+      table.row(
+          c.chipName(),
+          c.commonWord(),
+          c.memoryCapacityMib(),
+          c.memoryAllocatableMib(),
+          c.chip().aiCores(),
+          c.chip().aiCpus(),
+          templates(c.templates()),
+          c.vDeviceCount(node));
     }
     table.print(out);
   }
 
   private void printNodes(PrintWriter out, NodeConfig config) {
     out.println();
-    out.printf("node config %s: %d node%s%n", nodeConfigFile, config.nodes().size(),
-        config.nodes().size() == 1 ? "" : "s");
+    out.printf(
+        "node config %s: %d node%s%n",
+        nodeConfigFile, config.nodes().size(), config.nodes().size() == 1 ? "" : "s");
     if (config.nodes().isEmpty()) return;
-    TextTable table = new TextTable("NODE", "HAMI-VNPU-CORE", "VDEVICECOUNT", "FILTER INDEX",
-        "FILTER UUID");
+    TextTable table =
+        new TextTable("NODE", "HAMI-VNPU-CORE", "VDEVICECOUNT", "FILTER INDEX", "FILTER UUID");
     for (NodeSettings n : config.nodes()) {
-      table.row(n.name(), n.hamiVnpuCore().map(String::valueOf).orElse("-"),
-          n.vDeviceCount() > 0 ? n.vDeviceCount() : "-", list(n.filterDevices().cardIds()),
+      table.row(
+          n.name(),
+          n.hamiVnpuCore().map(String::valueOf).orElse("-"),
+          n.vDeviceCount() > 0 ? n.vDeviceCount() : "-",
+          list(n.filterDevices().cardIds()),
           list(n.filterDevices().uuids()));
     }
     table.print(out);
@@ -146,7 +180,8 @@ public final class ConfigCheckCommand implements Callable<Integer> {
   }
 
   private static String list(List<?> items) {
-    return items.isEmpty() ? "-"
+    return items.isEmpty()
+        ? "-"
         : items.stream().map(String::valueOf).collect(Collectors.joining(","));
   }
 }

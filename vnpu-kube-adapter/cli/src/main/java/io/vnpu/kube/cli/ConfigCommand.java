@@ -7,13 +7,13 @@ import picocli.CommandLine.Command;
 @Command(
     name = "config",
     mixinStandardHelpOptions = true,
-    description = "Tools for HAMi-compatible configuration files (device-config.yaml, "
-        + "node-config.yaml).",
+    description =
+        "Tools for HAMi-compatible configuration files (device-config.yaml, "
+            + "node-config.yaml).",
     subcommands = {ConfigCheckCommand.class})
 public final class ConfigCommand implements Runnable {
 
-  @CommandLine.Spec
-  CommandLine.Model.CommandSpec spec;
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public void run() {

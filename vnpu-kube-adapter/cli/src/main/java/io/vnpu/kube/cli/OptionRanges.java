@@ -28,11 +28,17 @@ final class OptionRanges {
       try {
         v = Integer.parseInt(value.strip());
       } catch (NumberFormatException e) {
-        throw new TypeConversionException("'" + value + "': expected " + what + " (" + range() + ")");
+        throw new TypeConversionException(
+            "'" + value + "': expected " + what + " (" + range() + ")");
       }
       if (v < min || v > max) {
-        throw new TypeConversionException("'" + value + "': " + what + " must be "
-            + (max == Integer.MAX_VALUE ? range() : "in " + range()));
+        throw new TypeConversionException(
+            "'"
+                + value
+                + "': "
+                + what
+                + " must be "
+                + (max == Integer.MAX_VALUE ? range() : "in " + range()));
       }
       return v;
     }
@@ -60,7 +66,8 @@ final class OptionRanges {
       try {
         v = Double.parseDouble(value.strip());
       } catch (NumberFormatException e) {
-        throw new TypeConversionException("'" + value + "': expected " + what + " (" + range() + ")");
+        throw new TypeConversionException(
+            "'" + value + "': expected " + what + " (" + range() + ")");
       }
       if (!(v >= min && v <= max)) {
         throw new TypeConversionException("'" + value + "': " + what + " must be in " + range());
@@ -105,7 +112,10 @@ final class OptionRanges {
     }
   }
 
-  /** {@code demo --seconds}: how long the demo's slices saturate the NPU, 2..3600 (shares need time to settle). */
+  /**
+   * {@code demo --seconds}: how long the demo's slices saturate the NPU, 2..3600 (shares need time
+   * to settle).
+   */
   static final class BurnSeconds extends DecimalIn {
     BurnSeconds() {
       super(2, 3600, "a number of seconds");

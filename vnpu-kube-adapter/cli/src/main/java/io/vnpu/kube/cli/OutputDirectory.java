@@ -13,7 +13,10 @@ import java.util.Optional;
 final class OutputDirectory {
   private OutputDirectory() {}
 
-  /** Creates {@code dir} if needed; what stops writing into it, in words, or empty when nothing does. */
+  /**
+   * Creates {@code dir} if needed; what stops writing into it, in words, or empty when nothing
+   * does.
+   */
   static Optional<String> problem(Path dir) {
     try {
       Files.createDirectories(dir);
@@ -28,8 +31,10 @@ final class OutputDirectory {
   /** The reason of an I/O failure without Java type names. */
   static String reason(IOException e) {
     if (e instanceof AccessDeniedException a) return "permission denied (" + a.getFile() + ")";
-    if (e instanceof NoSuchFileException n) return "no such file or directory (" + n.getFile() + ")";
-    if (e instanceof FileAlreadyExistsException f) return "a file, not a directory, is in the way (" + f.getFile() + ")";
+    if (e instanceof NoSuchFileException n)
+      return "no such file or directory (" + n.getFile() + ")";
+    if (e instanceof FileAlreadyExistsException f)
+      return "a file, not a directory, is in the way (" + f.getFile() + ")";
     if (e instanceof FileSystemException f && f.getReason() != null) {
       return f.getReason() + (f.getFile() == null ? "" : " (" + f.getFile() + ")");
     }

@@ -1,13 +1,12 @@
 package io.vnpu.kube.cli;
 
-
-import io.vnpu.kube.app.AgentFlags;
-import io.vnpu.kube.app.MindClusterFlags;
-import io.vnpu.kube.app.MindClusterLauncher;
 import io.vnpu.kube.agent.DcmiOpener;
 import io.vnpu.kube.agent.DeviceManagerOpener;
 import io.vnpu.kube.agent.ResourceBackendFactory;
+import io.vnpu.kube.app.AgentFlags;
 import io.vnpu.kube.app.DefaultBackends;
+import io.vnpu.kube.app.MindClusterFlags;
+import io.vnpu.kube.app.MindClusterLauncher;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -18,13 +17,17 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code vnpu plugin}: the example node agent (kubelet device plugin + HAMi protocol) in the
- * foreground. Exit codes: {@value NodeAgent#EXIT_OK} stopped, {@value NodeAgent#EXIT_STARTUP_FAILED}
- * startup failed, {@value NodeAgent#EXIT_PLUGIN_GAVE_UP} the device plugin gave up.
+ * foreground. Exit codes: {@value NodeAgent#EXIT_OK} stopped, {@value
+ * NodeAgent#EXIT_STARTUP_FAILED} startup failed, {@value NodeAgent#EXIT_PLUGIN_GAVE_UP} the device
+ * plugin gave up.
  */
-@Command(name = "plugin", mixinStandardHelpOptions = true,
-    description = "Run the kubelet device plugin for this node's Ascend NPUs: --mode hami (default) "
-        + "accepts the upstream HAMi ascend-device-plugin flags, --mode mindcluster those of "
-        + "MindCluster's Ascend Device Plugin (-volcanoType, -presetVirtualDevice, ...).")
+@Command(
+    name = "plugin",
+    mixinStandardHelpOptions = true,
+    description =
+        "Run the kubelet device plugin for this node's Ascend NPUs: --mode hami (default) "
+            + "accepts the upstream HAMi ascend-device-plugin flags, --mode mindcluster those of "
+            + "MindCluster's Ascend Device Plugin (-volcanoType, -presetVirtualDevice, ...).")
 public final class PluginCommand implements Callable<Integer> {
 
   /** Which upstream device plugin to be. */
@@ -33,18 +36,19 @@ public final class PluginCommand implements Callable<Integer> {
     mindcluster
   }
 
-  @Mixin
-  AgentFlags flags;
+  @Mixin AgentFlags flags;
 
-  @Mixin
-  MindClusterFlags mindCluster;
+  @Mixin MindClusterFlags mindCluster;
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
-  @Option(names = "--mode", defaultValue = "hami", paramLabel = "MODE",
-      description = "hami (HAMi scheduler protocol) or mindcluster (MindCluster / Volcano). "
-          + "Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--mode",
+      defaultValue = "hami",
+      paramLabel = "MODE",
+      description =
+          "hami (HAMi scheduler protocol) or mindcluster (MindCluster / Volcano). "
+              + "Default: ${DEFAULT-VALUE}.")
   Mode mode;
 
   private final DeviceManagerOpener opener;
@@ -55,8 +59,8 @@ public final class PluginCommand implements Callable<Integer> {
     this(DcmiOpener.system(), DefaultBackends.hami(), System.getenv());
   }
 
-  PluginCommand(DeviceManagerOpener opener, ResourceBackendFactory backends,
-      Map<String, String> env) {
+  PluginCommand(
+      DeviceManagerOpener opener, ResourceBackendFactory backends, Map<String, String> env) {
     this.opener = opener;
     this.backends = backends;
     this.env = env;

@@ -15,7 +15,8 @@ final class TextTable {
 
   TextTable row(Object... cells) {
     if (cells.length != header.size()) {
-      throw new IllegalArgumentException("expected " + header.size() + " cells, got " + cells.length);
+      throw new IllegalArgumentException(
+          "expected " + header.size() + " cells, got " + cells.length);
     }
     List<String> row = new ArrayList<>();
     for (Object c : cells) row.add(String.valueOf(c));

@@ -2,15 +2,15 @@ package io.vnpu.kube.cli;
 
 import io.vnpu.kube.cli.node.NodeAccess;
 import io.vnpu.kube.cli.node.NodeInfo;
-import io.vnpu.quota.host.SliceStore;
-import io.vnpu.quota.host.HostSlices;
-import io.vnpu.quota.host.StateDir;
 import io.vnpu.kube.cli.top.HostScanner;
 import io.vnpu.kube.cli.top.HostSnapshot;
 import io.vnpu.kube.cli.top.KubeSliceScanner;
 import io.vnpu.kube.cli.top.QuitKey;
 import io.vnpu.kube.cli.top.TopJson;
 import io.vnpu.kube.cli.top.TopRenderer;
+import io.vnpu.quota.host.HostSlices;
+import io.vnpu.quota.host.SliceStore;
+import io.vnpu.quota.host.StateDir;
 import io.vnpu.quota.region.QuotaRegions;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -25,42 +25,62 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code vnpu top}: a live view of every slice on this host ({@code vnpu run} and Kubernetes). */
-@Command(name = "top", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(
+    name = "top",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
     description = {
-        "Show every slice on this host (vnpu run and the Kubernetes soft slices of HAMi, MindCluster and DRA), refreshed every second: memory used/limit as a bar, the AI-core "
-            + "share achieved against the target, and the processes of each slice. Press q to quit.",
-        "The achieved share is measured between two refreshes; --once samples over one interval."})
+      "Show every slice on this host (vnpu run and the Kubernetes soft slices of HAMi, MindCluster and DRA), refreshed every second: memory used/limit as a bar, the AI-core "
+          + "share achieved against the target, and the processes of each slice. Press q to quit.",
+      "The achieved share is measured between two refreshes; --once samples over one interval."
+    })
 public final class TopCommand implements Callable<Integer> {
 
   @Option(names = "--once", description = "Print one view (after one measuring interval) and exit.")
   boolean once;
 
-  @Option(names = "--json", description = "Print JSON (implies --once unless --iterations is given).")
+  @Option(
+      names = "--json",
+      description = "Print JSON (implies --once unless --iterations is given).")
   boolean json;
 
-  @Option(names = {"-n", "--iterations"}, paramLabel = "N", converter = OptionRanges.Count.class,
+  @Option(
+      names = {"-n", "--iterations"},
+      paramLabel = "N",
+      converter = OptionRanges.Count.class,
       description = "Stop after N refreshes, N >= 1 (default: run until interrupted or q).")
   Integer iterations;
 
-  @Option(names = "--interval", paramLabel = "SECONDS", defaultValue = "1",
+  @Option(
+      names = "--interval",
+      paramLabel = "SECONDS",
+      defaultValue = "1",
       converter = OptionRanges.IntervalSeconds.class,
       description = "Seconds between refreshes, 0.1..3600 (default ${DEFAULT-VALUE}).")
   double interval;
 
-  @Option(names = "--state-dir", paramLabel = "DIR", description = "Where slices live (as for vnpu run).")
+  @Option(
+      names = "--state-dir",
+      paramLabel = "DIR",
+      description = "Where slices live (as for vnpu run).")
   Path stateDir;
 
-  @Option(names = "--kube-dir", paramLabel = "DIR",
-      description = "A node agent's soft-slice directory whose Kubernetes slices to show too: HAMi's "
-          + "HOOK_PATH, the DRA driver's data directory, MindCluster's -softShareDevConfigDir; repeatable "
-          + "(default: /var/lib/vnpu/hami and /var/lib/kubelet/plugins/npu.huawei.com, where present).")
+  @Option(
+      names = "--kube-dir",
+      paramLabel = "DIR",
+      description =
+          "A node agent's soft-slice directory whose Kubernetes slices to show too: HAMi's "
+              + "HOOK_PATH, the DRA driver's data directory, MindCluster's -softShareDevConfigDir; repeatable "
+              + "(default: /var/lib/vnpu/hami and /var/lib/kubelet/plugins/npu.huawei.com, where present).")
   java.util.List<Path> kubeDirs;
 
-  @Option(names = "--sim-profile", paramLabel = "NAME", description = "Use the bundled simulated node.")
+  @Option(
+      names = "--sim-profile",
+      paramLabel = "NAME",
+      description = "Use the bundled simulated node.")
   String simProfile;
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
   private final NodeAccess nodes;
   private final Map<String, String> environment;
@@ -91,11 +111,28 @@ public final class TopCommand implements Callable<Integer> {
     try (HostSlices slices = new HostSlices(dir, new QuotaRegions())) {
       RunCommand.reapStale(slices, err, "vnpu top");
     }
-    HostScanner scanner = new HostScanner(new SliceStore(dir), new QuotaRegions(), node.simulated(),
-        Clock.systemUTC(), System::nanoTime, err, new KubeSliceScanner(kubeDirs != null ? kubeDirs
-            : java.util.List.of(KubeSliceScanner.DEFAULT_HAMI_DIR, KubeSliceScanner.DEFAULT_DRA_DIR),
-            node.npus().stream().collect(java.util.stream.Collectors.toMap(io.vnpu.api.model.Npu::phyId,
-                io.vnpu.api.model.Npu::logicId, (a, b) -> a)), new QuotaRegions(), System::nanoTime, err));
+    HostScanner scanner =
+        new HostScanner(
+            new SliceStore(dir),
+            new QuotaRegions(),
+            node.simulated(),
+            Clock.systemUTC(),
+            System::nanoTime,
+            err,
+            new KubeSliceScanner(
+                kubeDirs != null
+                    ? kubeDirs
+                    : java.util.List.of(
+                        KubeSliceScanner.DEFAULT_HAMI_DIR, KubeSliceScanner.DEFAULT_DRA_DIR),
+                node.npus().stream()
+                    .collect(
+                        java.util.stream.Collectors.toMap(
+                            io.vnpu.api.model.Npu::phyId,
+                            io.vnpu.api.model.Npu::logicId,
+                            (a, b) -> a)),
+                new QuotaRegions(),
+                System::nanoTime,
+                err));
     long sleepMs = Math.round(interval * 1000);
     boolean single = once || (json && iterations == null);
     if (single) {
@@ -120,7 +157,8 @@ public final class TopCommand implements Callable<Integer> {
   private void printHealth(PrintWriter out, NodeInfo node) {
     if (json) return;
     for (io.vnpu.api.model.Npu n : node.npus()) {
-      if (!n.health().healthy()) out.println("NPU " + n.logicId() + " UNHEALTHY: " + n.health().reason());
+      if (!n.health().healthy())
+        out.println("NPU " + n.logicId() + " UNHEALTHY: " + n.health().reason());
     }
     out.flush();
   }

@@ -25,7 +25,8 @@ final class VersionProvider implements CommandLine.IVersionProvider {
       p.load(in);
       String v = p.getProperty("version", "");
       if (v.isBlank() || v.contains("${")) {
-        throw new IllegalStateException(RESOURCE + ": version = " + v + ": not filled in by the build");
+        throw new IllegalStateException(
+            RESOURCE + ": version = " + v + ": not filled in by the build");
       }
       return v;
     } catch (IOException e) {

@@ -12,23 +12,23 @@ import picocli.CommandLine.Command;
     name = "vnpu",
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
-    description = "Slice Huawei Ascend NPUs: memory quotas and AI-core shares per container, "
-        + "DCMI vNPU templates, and a kubelet device plugin speaking the HAMi protocol.",
+    description =
+        "Slice Huawei Ascend NPUs: memory quotas and AI-core shares per container, "
+            + "DCMI vNPU templates, and a kubelet device plugin speaking the HAMi protocol.",
     subcommands = {
-        CommandLine.HelpCommand.class,
-        PluginCommand.class,
-        ConfigCommand.class,
-        DevicesCommand.class,
-        RunCommand.class,
-        TopCommand.class,
-        SlicesCommand.class,
-        DemoCommand.class,
-        DraCommand.class,
+      CommandLine.HelpCommand.class,
+      PluginCommand.class,
+      ConfigCommand.class,
+      DevicesCommand.class,
+      RunCommand.class,
+      TopCommand.class,
+      SlicesCommand.class,
+      DemoCommand.class,
+      DraCommand.class,
     })
 public final class VnpuCli implements Runnable {
 
-  @CommandLine.Spec
-  CommandLine.Model.CommandSpec spec;
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public void run() {

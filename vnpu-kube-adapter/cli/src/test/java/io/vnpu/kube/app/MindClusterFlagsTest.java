@@ -1,9 +1,9 @@
 package io.vnpu.kube.app;
 
-import io.vnpu.kube.mindcluster.config.MindClusterOptions;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.vnpu.kube.mindcluster.config.MindClusterOptions;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -19,8 +19,7 @@ class MindClusterFlagsTest {
 
   @Command(name = "t")
   static final class Holder {
-    @Mixin
-    MindClusterFlags flags;
+    @Mixin MindClusterFlags flags;
   }
 
   private static MindClusterOptions parse(String... args) {
@@ -57,9 +56,17 @@ class MindClusterFlagsTest {
 
   @Test
   void goSpellingsAreAccepted() {
-    MindClusterOptions o = parse("-volcanoType=true", "-presetVirtualDevice=false", "-listWatchPeriod=7",
-        "-hotReset", "2", "--autoStowing=false", "-logFile=/var/log/x.log", "-logLevel=0",
-        "-getPodFromKubelet");
+    MindClusterOptions o =
+        parse(
+            "-volcanoType=true",
+            "-presetVirtualDevice=false",
+            "-listWatchPeriod=7",
+            "-hotReset",
+            "2",
+            "--autoStowing=false",
+            "-logFile=/var/log/x.log",
+            "-logLevel=0",
+            "-getPodFromKubelet");
     assertThat(o.volcanoType()).isTrue();
     assertThat(o.presetVirtualDevice()).isFalse();
     assertThat(o.listWatchPeriod()).isEqualTo(Duration.ofSeconds(7));
@@ -72,23 +79,27 @@ class MindClusterFlagsTest {
   void environmentGivesNodeHostIpAndRuntime() {
     Holder h = new Holder();
     new CommandLine(h).parseArgs();
-    MindClusterOptions o = h.flags.toOptions(null,
-        Map.of("NODE_NAME", "n7", "HOST_IP", "10.0.0.7", "ASCEND_DOCKER_RUNTIME", "True"));
+    MindClusterOptions o =
+        h.flags.toOptions(
+            null,
+            Map.of("NODE_NAME", "n7", "HOST_IP", "10.0.0.7", "ASCEND_DOCKER_RUNTIME", "True"));
     assertThat(o.nodeName()).isEqualTo("n7");
     assertThat(o.hostIp()).isEqualTo("10.0.0.7");
     assertThat(o.useAscendDocker()).isTrue();
-    assertThatThrownBy(() -> h.flags.toOptions(null, Map.of())).hasMessage(
-        "node name is empty: set the NODE_NAME environment variable (or --node_name)");
+    assertThatThrownBy(() -> h.flags.toOptions(null, Map.of()))
+        .hasMessage("node name is empty: set the NODE_NAME environment variable (or --node_name)");
   }
 
   @Test
   void rangesNameTheFlagAndValue() {
     assertThat(error("-listWatchPeriod=2")).isEqualTo("-listWatchPeriod = 2: must be in [3, 1800]");
-    assertThat(error("-listWatchPeriod=1801")).isEqualTo("-listWatchPeriod = 1801: must be in [3, 1800]");
+    assertThat(error("-listWatchPeriod=1801"))
+        .isEqualTo("-listWatchPeriod = 1801: must be in [3, 1800]");
     assertThat(error("-shareDevCount=0")).isEqualTo("-shareDevCount = 0: must be in [1, 100]");
     assertThat(error("-shareDevCount=101")).isEqualTo("-shareDevCount = 101: must be in [1, 100]");
     assertThat(error("-linkdownTimeout=31")).isEqualTo("-linkdownTimeout = 31: must be in [1, 30]");
-    assertThat(error("-deviceResetTimeout=9")).isEqualTo("-deviceResetTimeout = 9: must be in [10, 600]");
+    assertThat(error("-deviceResetTimeout=9"))
+        .isEqualTo("-deviceResetTimeout = 9: must be in [10, 600]");
     assertThat(error("-hotReset=1")).startsWith("-hotReset = 1: must be -1 (off), 0");
     assertThat(error("-volcanoType", "-shareDevCount=100", "-softShareDevConfigDir=rel/dir"))
         .isEqualTo("-softShareDevConfigDir = rel/dir: must be an absolute directory");
@@ -96,19 +107,23 @@ class MindClusterFlagsTest {
 
   @Test
   void invalidCombinationsAreOneLineNamingBothFlags() {
-    assertThat(error("-presetVirtualDevice=false")).isEqualTo(
-        "-presetVirtualDevice=false requires -volcanoType=true (dynamic vNPUs are chosen by Volcano)");
+    assertThat(error("-presetVirtualDevice=false"))
+        .isEqualTo(
+            "-presetVirtualDevice=false requires -volcanoType=true (dynamic vNPUs are chosen by Volcano)");
     assertThat(error("-use310PMixedInsert", "-volcanoType"))
         .isEqualTo("-use310PMixedInsert=true cannot be combined with -volcanoType=true");
     assertThat(error("-use310PMixedInsert", "-shareDevCount=2"))
         .isEqualTo("-use310PMixedInsert=true cannot be combined with -shareDevCount=2 (must be 1)");
-    assertThat(error("-volcanoType", "-presetVirtualDevice=false", "-shareDevCount=4")).isEqualTo(
-        "-shareDevCount=4 requires -presetVirtualDevice=true (sharing and dynamic vNPUs exclude each other)");
+    assertThat(error("-volcanoType", "-presetVirtualDevice=false", "-shareDevCount=4"))
+        .isEqualTo(
+            "-shareDevCount=4 requires -presetVirtualDevice=true (sharing and dynamic vNPUs exclude each other)");
     assertThat(error("-volcanoType", "-softShareDevConfigDir=/etc/softshare"))
         .isEqualTo("-softShareDevConfigDir requires -shareDevCount=100 (got -shareDevCount=1)");
-    assertThat(error("-shareDevCount=100", "-softShareDevConfigDir=/etc/softshare")).isEqualTo(
-        "-softShareDevConfigDir requires -volcanoType=true (soft-share pods are placed by Volcano)");
-    for (String[] args : new String[][] {{"-presetVirtualDevice=false"}, {"-use310PMixedInsert", "-volcanoType"}}) {
+    assertThat(error("-shareDevCount=100", "-softShareDevConfigDir=/etc/softshare"))
+        .isEqualTo(
+            "-softShareDevConfigDir requires -volcanoType=true (soft-share pods are placed by Volcano)");
+    for (String[] args :
+        new String[][] {{"-presetVirtualDevice=false"}, {"-use310PMixedInsert", "-volcanoType"}}) {
       assertThat(error(args)).doesNotContain("\n").doesNotContain("Exception");
     }
   }
@@ -117,19 +132,22 @@ class MindClusterFlagsTest {
   void mixedInsertStandsAloneAndTurnsTheAscendDockerRuntimeOff() {
     Holder h = new Holder();
     new CommandLine(h).parseArgs("-use310PMixedInsert=true");
-    MindClusterOptions o = h.flags.toOptions(null, Map.of("NODE_NAME", "node-1", "ASCEND_DOCKER_RUNTIME", "True"));
+    MindClusterOptions o =
+        h.flags.toOptions(null, Map.of("NODE_NAME", "node-1", "ASCEND_DOCKER_RUNTIME", "True"));
     assertThat(o.use310PMixedInsert()).isTrue();
     assertThat(o.useAscendDocker()).isTrue();
     assertThat(o.ascendDockerInUse()).isFalse();
     assertThat(o.withMixedInsert(false).ascendDockerInUse()).isTrue();
     // mixed insertion with dynamic vNPUs fails on the Volcano rule both need
-    assertThat(error("-use310PMixedInsert", "-presetVirtualDevice=false")).isEqualTo(
-        "-presetVirtualDevice=false requires -volcanoType=true (dynamic vNPUs are chosen by Volcano)");
+    assertThat(error("-use310PMixedInsert", "-presetVirtualDevice=false"))
+        .isEqualTo(
+            "-presetVirtualDevice=false requires -volcanoType=true (dynamic vNPUs are chosen by Volcano)");
   }
 
   @Test
   void softShareNeedsAllThree() {
-    MindClusterOptions o = parse("-volcanoType", "-shareDevCount=100", "-softShareDevConfigDir=/etc/softshare");
+    MindClusterOptions o =
+        parse("-volcanoType", "-shareDevCount=100", "-softShareDevConfigDir=/etc/softshare");
     assertThat(o.softShare()).isTrue();
     assertThat(o.softShareDevConfigDir()).isEqualTo(Optional.of(Path.of("/etc/softshare")));
   }

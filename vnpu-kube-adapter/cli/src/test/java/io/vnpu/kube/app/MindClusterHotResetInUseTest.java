@@ -50,19 +50,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue #25, {@code -hotReset=0}: the in-use check the agent wires ({@link MindClusterNodeBackend#chipUsage})
- * against the kubelet's PodResources (a stand-in on a unix socket), the simulated driver and the
- * real hot resetter. It read the last {@code -} field of each kubelet device ID as the phy ID and
- * never applied the kubelet-ID → real-chip map, so it reset the chip a running pod held: in 310P
- * share mode ({@code Ascend310P-1-0} is copy 0 of phy 1) and in Volcano mode (kubelet
- * {@code Ascend910-2} holding real chip 0).
+ * Issue #25, {@code -hotReset=0}: the in-use check the agent wires ({@link
+ * MindClusterNodeBackend#chipUsage}) against the kubelet's PodResources (a stand-in on a unix
+ * socket), the simulated driver and the real hot resetter. It read the last {@code -} field of each
+ * kubelet device ID as the phy ID and never applied the kubelet-ID → real-chip map, so it reset the
+ * chip a running pod held: in 310P share mode ({@code Ascend310P-1-0} is copy 0 of phy 1) and in
+ * Volcano mode (kubelet {@code Ascend910-2} holding real chip 0).
  */
 @EnableKubernetesMockClient(crud = true)
 class MindClusterHotResetInUseTest {
   KubernetesClient client;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private final AtomicReference<ListPodResourcesResponse> kubeletView =
       new AtomicReference<>(ListPodResourcesResponse.getDefaultInstance());
@@ -77,31 +76,45 @@ class MindClusterHotResetInUseTest {
     for (int i = open.size() - 1; i >= 0; i--) open.get(i).close();
   }
 
-  private MindClusterComponents start(String profile, MindClusterOptions options) throws IOException {
+  private MindClusterComponents start(String profile, MindClusterOptions options)
+      throws IOException {
     sim = new BundledSimulator(Path.of(System.getProperty("vnpu.native.dir")));
     sim.configure(profile, dir.resolve("sim"));
     Path lib = sim.library().orElseThrow();
     driver = DcmiDeviceManager.open(new DcmiLibrarySource(lib, "test", List.of(lib)));
     open.add(driver);
-    health = new HealthMonitor(new DcmiFaultProbe(driver.dcmi(), Clock.systemUTC()),
-        new FaultTracker(FaultConfigs.shippedDefault(), Clock.systemUTC()), ManualSeparationStore.inMemory(),
-        ChipUsage.NONE, FaultNotifier.NONE, Duration.ofSeconds(5));
+    health =
+        new HealthMonitor(
+            new DcmiFaultProbe(driver.dcmi(), Clock.systemUTC()),
+            new FaultTracker(FaultConfigs.shippedDefault(), Clock.systemUTC()),
+            ManualSeparationStore.inMemory(),
+            ChipUsage.NONE,
+            FaultNotifier.NONE,
+            Duration.ofSeconds(5));
     open.add(health);
     health.pollOnce();
-    MindClusterComponents c = new MindClusterComponents(options, client,
-        () -> client.pods().inAnyNamespace().list().getItems(), driver, health, Clock.systemUTC());
+    MindClusterComponents c =
+        new MindClusterComponents(
+            options,
+            client,
+            () -> client.pods().inAnyNamespace().list().getItems(),
+            driver,
+            health,
+            Clock.systemUTC());
     c.start(null);
     open.add(c);
     Path socket = dir.resolve("pod-resources.sock");
     if (podResources == null) {
       UnixSocketTransport t = new UnixSocketTransport(1);
-      BindableService kubelet = new PodResourcesListerGrpc.PodResourcesListerImplBase() {
-        @Override
-        public void list(ListPodResourcesRequest request, StreamObserver<ListPodResourcesResponse> out) {
-          out.onNext(kubeletView.get());
-          out.onCompleted();
-        }
-      };
+      BindableService kubelet =
+          new PodResourcesListerGrpc.PodResourcesListerImplBase() {
+            @Override
+            public void list(
+                ListPodResourcesRequest request, StreamObserver<ListPodResourcesResponse> out) {
+              out.onNext(kubeletView.get());
+              out.onCompleted();
+            }
+          };
       Server server = t.startServer(socket, List.of(kubelet));
       open.add(t);
       open.add(() -> server.shutdownNow().awaitTermination());
@@ -125,16 +138,32 @@ class MindClusterHotResetInUseTest {
 
   /** The kubelet's PodResources: pod {@code name} holds {@code deviceIds} of {@code resource}. */
   private void kubeletHolds(String name, String resource, String... deviceIds) {
-    kubeletView.set(ListPodResourcesResponse.newBuilder().addPodResources(PodResources.newBuilder()
-        .setName(name).setNamespace("default").addContainers(ContainerResources.newBuilder().setName("main")
-            .addDevices(ContainerDevices.newBuilder().setResourceName(resource).addAllDeviceIds(List.of(deviceIds)))))
-        .build());
+    kubeletView.set(
+        ListPodResourcesResponse.newBuilder()
+            .addPodResources(
+                PodResources.newBuilder()
+                    .setName(name)
+                    .setNamespace("default")
+                    .addContainers(
+                        ContainerResources.newBuilder()
+                            .setName("main")
+                            .addDevices(
+                                ContainerDevices.newBuilder()
+                                    .setResourceName(resource)
+                                    .addAllDeviceIds(List.of(deviceIds)))))
+            .build());
   }
 
   private HotResetter resetter(MindClusterComponents c) {
-    return new HotResetter(health, new DcmiChipResetter(driver.dcmi(), new DcmiFaultProbe(driver.dcmi(), Clock.systemUTC())),
-        MindClusterNodeBackend.chipUsage(podResources, c), Clock.systemUTC(), d -> Thread.sleep(d.toMillis()),
-        Duration.ofSeconds(10), Duration.ofMillis(20), 2);
+    return new HotResetter(
+        health,
+        new DcmiChipResetter(driver.dcmi(), new DcmiFaultProbe(driver.dcmi(), Clock.systemUTC())),
+        MindClusterNodeBackend.chipUsage(podResources, c),
+        Clock.systemUTC(),
+        d -> Thread.sleep(d.toMillis()),
+        Duration.ofSeconds(10),
+        Duration.ofMillis(20),
+        2);
   }
 
   private int logicOfPhy(MindClusterComponents c, int phy) {
@@ -143,8 +172,13 @@ class MindClusterHotResetInUseTest {
 
   @Test
   void aShareCopyInUseKeepsItsChipFromBeingReset() throws Exception {
-    MindClusterComponents c = start("310P3x4", MindClusterOptions.defaults("node-1").withShare(3, java.util.Optional.empty())
-        .withRuntime(true, dir.resolve("host")).withHotReset(0));
+    MindClusterComponents c =
+        start(
+            "310P3x4",
+            MindClusterOptions.defaults("node-1")
+                .withShare(3, java.util.Optional.empty())
+                .withRuntime(true, dir.resolve("host"))
+                .withHotReset(0));
     ctl("boot-ms", "100");
     kubeletHolds("infer", "huawei.com/Ascend310P", "Ascend310P-1-0");
     int phy1 = logicOfPhy(c, 1);
@@ -153,18 +187,26 @@ class MindClusterHotResetInUseTest {
     ctl("fault", Integer.toString(phy0), "0x40F84E00");
     health.pollOnce();
     List<Outcome> outcomes = resetter(c).runOnce();
-    assertThat(outcomes).contains(new Outcome(Set.of(phy1), Result.BUSY,
-        "NPU logic " + phy1 + " is allocated to a container"));
+    assertThat(outcomes)
+        .contains(
+            new Outcome(
+                Set.of(phy1), Result.BUSY, "NPU logic " + phy1 + " is allocated to a container"));
     // copy 0 of phy 1 is not phy 0: the idle chip is reset
     assertThat(outcomes).contains(new Outcome(Set.of(phy0), Result.RESET, "booted"));
   }
 
   @Test
   void theRealChipVolcanoGaveIsInUseNotTheKubeletsId() throws Exception {
-    MindClusterComponents c = start("910B3x8", MindClusterOptions.defaults("node-1").withVolcano(true, true)
-        .withRuntime(true, dir.resolve("host")).withHotReset(0));
+    MindClusterComponents c =
+        start(
+            "910B3x8",
+            MindClusterOptions.defaults("node-1")
+                .withVolcano(true, true)
+                .withRuntime(true, dir.resolve("host"))
+                .withHotReset(0));
     client.pods().inNamespace("default").resource(volcanoPod("train", "Ascend910-0")).create();
-    ContainerAllocation a = c.resourceManager("huawei.com/Ascend910").orElseThrow().allocate(List.of("Ascend910-2"));
+    ContainerAllocation a =
+        c.resourceManager("huawei.com/Ascend910").orElseThrow().allocate(List.of("Ascend910-2"));
     assertThat(a.envs()).containsEntry("ASCEND_VISIBLE_DEVICES", "0");
     kubeletHolds("train", "huawei.com/Ascend910", "Ascend910-2");
     ChipUsage usage = MindClusterNodeBackend.chipUsage(podResources, c);
@@ -174,8 +216,14 @@ class MindClusterHotResetInUseTest {
 
     // after a restart of the agent (the map is rebuilt from the pod's annotations)
     c.close();
-    MindClusterComponents again = new MindClusterComponents(c.options(), client,
-        () -> client.pods().inAnyNamespace().list().getItems(), driver, health, Clock.systemUTC());
+    MindClusterComponents again =
+        new MindClusterComponents(
+            c.options(),
+            client,
+            () -> client.pods().inAnyNamespace().list().getItems(),
+            driver,
+            health,
+            Clock.systemUTC());
     again.start(null);
     open.add(again);
     assertThat(again.kubeletMap().realOf("Ascend910-2")).hasValue("Ascend910-0");
@@ -190,11 +238,27 @@ class MindClusterHotResetInUseTest {
   }
 
   private static Pod volcanoPod(String name, String chips) {
-    return new PodBuilder().withNewMetadata().withName(name).withNamespace("default").withUid("uid-" + name)
-        .withAnnotations(Map.of("huawei.com/Ascend910", chips, "predicate-time", "10")).endMetadata()
-        .withNewSpec().withNodeName("node-1").addNewContainer().withName("main").withImage("busybox")
-        .withNewResources().addToLimits("huawei.com/Ascend910", new Quantity("1"))
-        .addToRequests("huawei.com/Ascend910", new Quantity("1")).endResources().endContainer().endSpec()
-        .withNewStatus().withPhase("Pending").endStatus().build();
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace("default")
+        .withUid("uid-" + name)
+        .withAnnotations(Map.of("huawei.com/Ascend910", chips, "predicate-time", "10"))
+        .endMetadata()
+        .withNewSpec()
+        .withNodeName("node-1")
+        .addNewContainer()
+        .withName("main")
+        .withImage("busybox")
+        .withNewResources()
+        .addToLimits("huawei.com/Ascend910", new Quantity("1"))
+        .addToRequests("huawei.com/Ascend910", new Quantity("1"))
+        .endResources()
+        .endContainer()
+        .endSpec()
+        .withNewStatus()
+        .withPhase("Pending")
+        .endStatus()
+        .build();
   }
 }

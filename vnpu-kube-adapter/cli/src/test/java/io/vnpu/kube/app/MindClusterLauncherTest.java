@@ -9,8 +9,8 @@ import picocli.CommandLine;
 
 /**
  * {@code vnpu plugin --mode mindcluster --simulate}: without the Ascend Docker Runtime the answers'
- * DeviceSpecs name the simulated node's device nodes (under its state directory), which exist, so
- * a runtime accepts them; on a real node they are the host's {@code /dev} ones.
+ * DeviceSpecs name the simulated node's device nodes (under its state directory), which exist, so a
+ * runtime accepts them; on a real node they are the host's {@code /dev} ones.
  */
 class MindClusterLauncherTest {
   private static AgentFlags common(String... args) {
@@ -27,18 +27,36 @@ class MindClusterLauncherTest {
 
   @Test
   void theSimulatedNodesDeviceNodesAreUnderItsStateDirectory() {
-    assertThat(MindClusterLauncher.options(common("--simulate"), mindcluster(),
-        Map.of("NODE_NAME", "n1", "VNPU_SIM_ROOT", "/tmp/sim-a")).devRoot())
+    assertThat(
+            MindClusterLauncher.options(
+                    common("--simulate"),
+                    mindcluster(),
+                    Map.of("NODE_NAME", "n1", "VNPU_SIM_ROOT", "/tmp/sim-a"))
+                .devRoot())
         .isEqualTo(Path.of("/tmp/sim-a"));
-    assertThat(MindClusterLauncher.options(common("--simulate"), mindcluster(),
-        Map.of("NODE_NAME", "n1")).devRoot().toString()).startsWith("/tmp/vnpu-sim-");
+    assertThat(
+            MindClusterLauncher.options(
+                    common("--simulate"), mindcluster(), Map.of("NODE_NAME", "n1"))
+                .devRoot()
+                .toString())
+        .startsWith("/tmp/vnpu-sim-");
   }
 
   @Test
   void aRealNodesDeviceNodesAreTheHostsAndTheRuntimeFlagIsKept() {
-    assertThat(MindClusterLauncher.options(common(), mindcluster(),
-        Map.of("NODE_NAME", "n1", "VNPU_SIM_ROOT", "/tmp/sim-a")).devRoot()).isEqualTo(Path.of("/"));
-    assertThat(MindClusterLauncher.options(common("--simulate"), mindcluster(),
-        Map.of("NODE_NAME", "n1", "ASCEND_DOCKER_RUNTIME", "true")).ascendDockerInUse()).isTrue();
+    assertThat(
+            MindClusterLauncher.options(
+                    common(),
+                    mindcluster(),
+                    Map.of("NODE_NAME", "n1", "VNPU_SIM_ROOT", "/tmp/sim-a"))
+                .devRoot())
+        .isEqualTo(Path.of("/"));
+    assertThat(
+            MindClusterLauncher.options(
+                    common("--simulate"),
+                    mindcluster(),
+                    Map.of("NODE_NAME", "n1", "ASCEND_DOCKER_RUNTIME", "true"))
+                .ascendDockerInUse())
+        .isTrue();
   }
 }

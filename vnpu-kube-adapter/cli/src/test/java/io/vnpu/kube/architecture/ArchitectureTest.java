@@ -21,11 +21,11 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The walls of docs/architecture.md, checked on the production sources of every library module:
- * no package cycle in the adapter; nothing outside vnpu-quota reads the region's byte layout
- * ({@code io.vnpu.quota.layout}) or maps it ({@code io.vnpu.quota.mapped}); nothing but the one
- * selection class ({@code io.vnpu.dcmi.DcmiNodeSelector}) touches the DCMI simulator
- * ({@code io.vnpu.dcmi.sim}); the lower modules never reach up into the adapter.
+ * The walls of docs/architecture.md, checked on the production sources of every library module: no
+ * package cycle in the adapter; nothing outside vnpu-quota reads the region's byte layout ({@code
+ * io.vnpu.quota.layout}) or maps it ({@code io.vnpu.quota.mapped}); nothing but the one selection
+ * class ({@code io.vnpu.dcmi.DcmiNodeSelector}) touches the DCMI simulator ({@code
+ * io.vnpu.dcmi.sim}); the lower modules never reach up into the adapter.
  *
  * <p>References are every {@code io.vnpu.<package>.<Type>} in code (imports and fully qualified
  * names), comments removed. The benchmarks module is not checked: it measures the layout itself.
@@ -33,10 +33,13 @@ import org.junit.jupiter.api.Test;
 class ArchitectureTest {
   /** The repository root: this test runs in vnpu-kube-adapter/cli. */
   private static final Path REPO = Path.of("").toAbsolutePath().getParent().getParent();
+
   /** The adapter's child modules that hold production code. */
   static final List<String> ADAPTER_CHILDREN =
       List.of("core", "kubelet", "deviceplugin", "hami", "mindcluster", "dra", "agent", "cli");
-  private static final Pattern REFERENCE = Pattern.compile("\\b(io\\.vnpu(?:\\.[a-z0-9_]+)+)\\.[A-Z]");
+
+  private static final Pattern REFERENCE =
+      Pattern.compile("\\b(io\\.vnpu(?:\\.[a-z0-9_]+)+)\\.[A-Z]");
   private static final Pattern PACKAGE = Pattern.compile("^package ([\\w.]+);", Pattern.MULTILINE);
   private static final Pattern COMMENTS = Pattern.compile("/\\*.*?\\*/|//[^\\n]*", Pattern.DOTALL);
 
@@ -47,7 +50,11 @@ class ArchitectureTest {
     Path root = REPO.resolve(module).resolve("src/main/java");
     assertThat(root).as("sources of " + module).isDirectory();
     try (Stream<Path> files = Files.walk(root)) {
-      return files.filter(f -> f.toString().endsWith(".java")).sorted().map(f -> read(module, f)).toList();
+      return files
+          .filter(f -> f.toString().endsWith(".java"))
+          .sorted()
+          .map(f -> read(module, f))
+          .toList();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -74,19 +81,25 @@ class ArchitectureTest {
     return all;
   }
 
-  /** Every production source of the adapter's children, each with its module ("vnpu-kube-adapter/core"). */
+  /**
+   * Every production source of the adapter's children, each with its module
+   * ("vnpu-kube-adapter/core").
+   */
   private static List<Source> adapter() {
     List<Source> all = new ArrayList<>();
     for (String child : ADAPTER_CHILDREN) all.addAll(sources("vnpu-kube-adapter/" + child));
     return all;
   }
 
-  private static List<String> offenders(List<Source> sources, java.util.function.Predicate<Source> exempt,
+  private static List<String> offenders(
+      List<Source> sources,
+      java.util.function.Predicate<Source> exempt,
       java.util.function.Predicate<String> forbidden) {
     List<String> out = new ArrayList<>();
     for (Source s : sources) {
       if (exempt.test(s)) continue;
-      for (String r : s.references()) if (forbidden.test(r)) out.add(REPO.relativize(s.file()) + " -> " + r);
+      for (String r : s.references())
+        if (forbidden.test(r)) out.add(REPO.relativize(s.file()) + " -> " + r);
     }
     return out;
   }
@@ -111,12 +124,22 @@ class ArchitectureTest {
   @Test
   void theLimiterContractLiteralsAppearInTheirOneClassOnly() {
     List<Source> all = libraries();
-    for (String env : List.of("\"NPU_MEM_QUOTA\"", "\"NPU_LOCAL_SHM_PATH\"", "\"NPU_PRIORITY\"",
-        "\"VNPU_DEVICE_COUNT\"", "\"VNPU_COMPUTE_CAP_PCT\"")) {
-      assertThat(containing(all, env)).as(env).containsExactly("vnpu-quota/src/main/java/io/vnpu/quota/env/LimiterEnv.java");
+    for (String env :
+        List.of(
+            "\"NPU_MEM_QUOTA\"",
+            "\"NPU_LOCAL_SHM_PATH\"",
+            "\"NPU_PRIORITY\"",
+            "\"VNPU_DEVICE_COUNT\"",
+            "\"VNPU_COMPUTE_CAP_PCT\"")) {
+      assertThat(containing(all, env))
+          .as(env)
+          .containsExactly("vnpu-quota/src/main/java/io/vnpu/quota/env/LimiterEnv.java");
     }
-    for (String file : List.of("\"vnpu_local_shmem\"", "\"ld.so.preload\"", "\"/etc/ld.so.preload\"")) {
-      assertThat(containing(all, file)).as(file).allMatch(f -> f.endsWith("io/vnpu/kube/limiter/LimiterFiles.java"));
+    for (String file :
+        List.of("\"vnpu_local_shmem\"", "\"ld.so.preload\"", "\"/etc/ld.so.preload\"")) {
+      assertThat(containing(all, file))
+          .as(file)
+          .allMatch(f -> f.endsWith("io/vnpu/kube/limiter/LimiterFiles.java"));
     }
   }
 
@@ -125,48 +148,83 @@ class ArchitectureTest {
   @Test
   void onlyTheSoftSliceMechanismCreatesRegionsAndRegistryEntries() {
     List<Source> adapter = adapter();
-    assertThat(containing(adapter, "RegionConfig.forSlice(")).allMatch(f ->
-        f.contains("/io/vnpu/kube/softslice/") || f.endsWith("io/vnpu/kube/resource/ComputeRegistrations.java"));
-    assertThat(containing(adapter, "new RegistryMember(")).allMatch(f ->
-        f.endsWith("io/vnpu/kube/resource/ComputeRegistrations.java"));
-    assertThat(containing(adapter, "new ComputeRegistrations(")).allMatch(f -> f.contains("/io/vnpu/kube/softslice/"));
-    assertThat(containing(adapter, "QuotaRegion created = ")).allMatch(f ->
-        f.endsWith("io/vnpu/kube/resource/QuotaRegionFactory.java"));
+    assertThat(containing(adapter, "RegionConfig.forSlice("))
+        .allMatch(
+            f ->
+                f.contains("/io/vnpu/kube/softslice/")
+                    || f.endsWith("io/vnpu/kube/resource/ComputeRegistrations.java"));
+    assertThat(containing(adapter, "new RegistryMember("))
+        .allMatch(f -> f.endsWith("io/vnpu/kube/resource/ComputeRegistrations.java"));
+    assertThat(containing(adapter, "new ComputeRegistrations("))
+        .allMatch(f -> f.contains("/io/vnpu/kube/softslice/"));
+    assertThat(containing(adapter, "QuotaRegion created = "))
+        .allMatch(f -> f.endsWith("io/vnpu/kube/resource/QuotaRegionFactory.java"));
   }
 
   @Test
   void nothingOutsideVnpuQuotaReadsTheRegionLayoutOrItsMapping() {
-    assertThat(offenders(libraries(), s -> s.module().equals("vnpu-quota"),
-        r -> r.startsWith("io.vnpu.quota.layout") || r.startsWith("io.vnpu.quota.mapped"))).isEmpty();
+    assertThat(
+            offenders(
+                libraries(),
+                s -> s.module().equals("vnpu-quota"),
+                r -> r.startsWith("io.vnpu.quota.layout") || r.startsWith("io.vnpu.quota.mapped")))
+        .isEmpty();
   }
 
   @Test
   void onlyTheSelectionClassTouchesTheSimulator() {
-    assertThat(offenders(libraries(),
-        s -> s.pkg().equals("io.vnpu.dcmi.sim") || s.file().endsWith("io/vnpu/dcmi/DcmiNodeSelector.java"),
-        r -> r.startsWith("io.vnpu.dcmi.sim"))).isEmpty();
+    assertThat(
+            offenders(
+                libraries(),
+                s ->
+                    s.pkg().equals("io.vnpu.dcmi.sim")
+                        || s.file().endsWith("io/vnpu/dcmi/DcmiNodeSelector.java"),
+                r -> r.startsWith("io.vnpu.dcmi.sim")))
+        .isEmpty();
   }
 
   @Test
   void lowerModulesNeverReachUp() {
     List<Source> all = libraries();
-    assertThat(offenders(all, s -> !s.module().equals("vnpu-api"),
-        r -> r.startsWith("io.vnpu.dcmi") || r.startsWith("io.vnpu.quota") || r.startsWith("io.vnpu.kube"))).isEmpty();
-    assertThat(offenders(all, s -> !s.module().equals("vnpu-dcmi") && !s.module().equals("vnpu-quota"),
-        r -> r.startsWith("io.vnpu.kube"))).isEmpty();
+    assertThat(
+            offenders(
+                all,
+                s -> !s.module().equals("vnpu-api"),
+                r ->
+                    r.startsWith("io.vnpu.dcmi")
+                        || r.startsWith("io.vnpu.quota")
+                        || r.startsWith("io.vnpu.kube")))
+        .isEmpty();
+    assertThat(
+            offenders(
+                all,
+                s -> !s.module().equals("vnpu-dcmi") && !s.module().equals("vnpu-quota"),
+                r -> r.startsWith("io.vnpu.kube")))
+        .isEmpty();
     // vnpu-dcmi and vnpu-quota are siblings: neither knows the other
-    assertThat(offenders(all, s -> !s.module().equals("vnpu-dcmi"), r -> r.startsWith("io.vnpu.quota"))).isEmpty();
-    assertThat(offenders(all, s -> !s.module().equals("vnpu-quota"), r -> r.startsWith("io.vnpu.dcmi"))).isEmpty();
+    assertThat(
+            offenders(
+                all, s -> !s.module().equals("vnpu-dcmi"), r -> r.startsWith("io.vnpu.quota")))
+        .isEmpty();
+    assertThat(
+            offenders(
+                all, s -> !s.module().equals("vnpu-quota"), r -> r.startsWith("io.vnpu.dcmi")))
+        .isEmpty();
   }
 
   @Test
   void theAgentDependsOnNoBackendAndTheDevicePluginOnNoBackendEither() {
     List<Source> adapter = adapter();
-    Set<String> backends = Set.of("io.vnpu.kube.hami", "io.vnpu.kube.mindcluster", "io.vnpu.kube.dra");
-    java.util.function.Predicate<String> isBackend = r -> backends.stream().anyMatch(b -> r.equals(b) || r.startsWith(b + "."));
-    assertThat(offenders(adapter, s -> !s.pkg().startsWith("io.vnpu.kube.agent"), isBackend)).isEmpty();
-    assertThat(offenders(adapter, s -> !s.pkg().startsWith("io.vnpu.kube.deviceplugin"), isBackend)).isEmpty();
-    assertThat(offenders(adapter, s -> !s.pkg().startsWith("io.vnpu.kube.resource"), isBackend)).isEmpty();
+    Set<String> backends =
+        Set.of("io.vnpu.kube.hami", "io.vnpu.kube.mindcluster", "io.vnpu.kube.dra");
+    java.util.function.Predicate<String> isBackend =
+        r -> backends.stream().anyMatch(b -> r.equals(b) || r.startsWith(b + "."));
+    assertThat(offenders(adapter, s -> !s.pkg().startsWith("io.vnpu.kube.agent"), isBackend))
+        .isEmpty();
+    assertThat(offenders(adapter, s -> !s.pkg().startsWith("io.vnpu.kube.deviceplugin"), isBackend))
+        .isEmpty();
+    assertThat(offenders(adapter, s -> !s.pkg().startsWith("io.vnpu.kube.resource"), isBackend))
+        .isEmpty();
   }
 
   @Test
@@ -194,13 +252,23 @@ class ArchitectureTest {
     }
   }
 
-  /** The limiter's contract (env names, preload file, region file name), each spelled in one class. */
-  static final List<String> LIMITER_LITERALS = List.of("\"NPU_MEM_QUOTA\"", "\"NPU_LOCAL_SHM_PATH\"",
-      "\"NPU_PRIORITY\"", "\"/etc/ld.so.preload\"", "\"vnpu_local_shmem\"");
+  /**
+   * The limiter's contract (env names, preload file, region file name), each spelled in one class.
+   */
+  static final List<String> LIMITER_LITERALS =
+      List.of(
+          "\"NPU_MEM_QUOTA\"",
+          "\"NPU_LOCAL_SHM_PATH\"",
+          "\"NPU_PRIORITY\"",
+          "\"/etc/ld.so.preload\"",
+          "\"vnpu_local_shmem\"");
+
   /** Where the contract is spelled: the env names (vnpu-quota) and the limiter's files (core). */
-  static final Set<String> LIMITER_CONTRACT_FILES = Set.of(
-      "vnpu-quota/src/main/java/io/vnpu/quota/env/LimiterEnv.java",
-      "vnpu-kube-adapter/core/src/main/java/io/vnpu/kube/limiter/LimiterFiles.java");
+  static final Set<String> LIMITER_CONTRACT_FILES =
+      Set.of(
+          "vnpu-quota/src/main/java/io/vnpu/quota/env/LimiterEnv.java",
+          "vnpu-kube-adapter/core/src/main/java/io/vnpu/kube/limiter/LimiterFiles.java");
+
   @Test
   void theLimiterContractIsSpelledOnlyInLimiterEnvAndLimiterFiles() throws IOException {
     List<String> out = new ArrayList<>();
@@ -208,10 +276,14 @@ class ArchitectureTest {
       String file = REPO.relativize(s.file()).toString().replace('\\', '/');
       if (LIMITER_CONTRACT_FILES.contains(file)) continue;
       String code = COMMENTS.matcher(Files.readString(s.file())).replaceAll("");
-      for (String literal : LIMITER_LITERALS) if (code.contains(literal)) out.add(file + ": " + literal);
+      for (String literal : LIMITER_LITERALS)
+        if (code.contains(literal)) out.add(file + ": " + literal);
     }
-    assertThat(out).as("use io.vnpu.quota.env.LimiterEnv and io.vnpu.kube.limiter.LimiterFiles").isEmpty();
-    for (String f : LIMITER_CONTRACT_FILES) assertThat(REPO.resolve(f)).as("the contract's class").isRegularFile();
+    assertThat(out)
+        .as("use io.vnpu.quota.env.LimiterEnv and io.vnpu.kube.limiter.LimiterFiles")
+        .isEmpty();
+    for (String f : LIMITER_CONTRACT_FILES)
+      assertThat(REPO.resolve(f)).as("the contract's class").isRegularFile();
   }
 
   /** Strongly connected components with more than one package (Tarjan), each as "a -> b" edges. */
@@ -228,8 +300,15 @@ class ArchitectureTest {
     return out;
   }
 
-  private static void connect(String v, Map<String, Set<String>> edges, Map<String, Integer> index,
-      Map<String, Integer> low, Deque<String> stack, Set<String> onStack, List<List<String>> out, int[] counter) {
+  private static void connect(
+      String v,
+      Map<String, Set<String>> edges,
+      Map<String, Integer> index,
+      Map<String, Integer> low,
+      Deque<String> stack,
+      Set<String> onStack,
+      List<List<String>> out,
+      int[] counter) {
     index.put(v, counter[0]);
     low.put(v, counter[0]++);
     stack.push(v);
@@ -253,7 +332,8 @@ class ArchitectureTest {
       if (component.size() > 1) {
         List<String> described = new ArrayList<>();
         for (String a : component) {
-          for (String b : edges.getOrDefault(a, Set.of())) if (component.contains(b)) described.add(a + " -> " + b);
+          for (String b : edges.getOrDefault(a, Set.of()))
+            if (component.contains(b)) described.add(a + " -> " + b);
         }
         out.add(described);
       }
@@ -262,7 +342,8 @@ class ArchitectureTest {
 
   @Test
   void theCycleFinderFindsACycle() {
-    Map<String, Set<String>> edges = Map.of("a", Set.of("b"), "b", Set.of("c"), "c", Set.of("a"), "d", Set.of("a"));
+    Map<String, Set<String>> edges =
+        Map.of("a", Set.of("b"), "b", Set.of("c"), "c", Set.of("a"), "d", Set.of("a"));
     assertThat(cycles(new TreeMap<>(edges))).containsExactly(List.of("a -> b", "b -> c", "c -> a"));
   }
 }

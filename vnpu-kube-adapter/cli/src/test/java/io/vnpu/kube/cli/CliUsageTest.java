@@ -50,21 +50,35 @@ class CliUsageTest {
     try {
       for (CommandLine cl : everyCommand(VnpuCli.commandLine())) {
         String help = cl.getUsageMessage(CommandLine.Help.Ansi.OFF);
-        assertThat(help).as(cl.getCommandSpec().qualifiedName()).contains("Usage: " + cl.getCommandSpec().qualifiedName())
-            .doesNotContain("%n").doesNotContain("%%");
+        assertThat(help)
+            .as(cl.getCommandSpec().qualifiedName())
+            .contains("Usage: " + cl.getCommandSpec().qualifiedName())
+            .doesNotContain("%n")
+            .doesNotContain("%%");
         names.add(cl.getCommandSpec().qualifiedName());
       }
     } finally {
       System.setErr(stderr);
     }
     assertThat(captured.toString(StandardCharsets.UTF_8)).isEmpty();
-    assertThat(names).contains("vnpu", "vnpu run", "vnpu top", "vnpu demo", "vnpu devices", "vnpu plugin",
-        "vnpu config", "vnpu config check", "vnpu slices", "vnpu slices rm");
+    assertThat(names)
+        .contains(
+            "vnpu",
+            "vnpu run",
+            "vnpu top",
+            "vnpu demo",
+            "vnpu devices",
+            "vnpu plugin",
+            "vnpu config",
+            "vnpu config check",
+            "vnpu slices",
+            "vnpu slices rm");
   }
 
   @Test
   void runHelpSaysPercent() {
-    assertThat(run("run", "--help").out()).contains("Hard cap: at most PCT % of the NPU's AI-core time");
+    assertThat(run("run", "--help").out())
+        .contains("Hard cap: at most PCT % of the NPU's AI-core time");
   }
 
   @Test
@@ -77,22 +91,24 @@ class CliUsageTest {
   }
 
   @ParameterizedTest
-  @CsvSource(delimiter = '|', value = {
-      "run --core 0 -- true | vnpu run: invalid value for option '--core': '0': a percent of the AI-core time must be in 1..100 (see 'vnpu run --help')",
-      "run --core 150 -- true | vnpu run: invalid value for option '--core': '150': a percent of the AI-core time must be in 1..100 (see 'vnpu run --help')",
-      "run --weight 0 -- true | vnpu run: invalid value for option '--weight': '0': a share weight must be in 1..10000 (see 'vnpu run --help')",
-      "run --weight lots -- true | vnpu run: invalid value for option '--weight': 'lots': expected a share weight (1..10000) (see 'vnpu run --help')",
-      "run --device -1 -- true | vnpu run: invalid value for option '--device': '-1': expected a logic ID (0 or more), phy:N or a die UUID as 'vnpu devices' prints it (see 'vnpu run --help')",
-      "run --priority urgent -- true | vnpu run: invalid value for option '--priority': 'urgent': expected high or normal (see 'vnpu run --help')",
-      "top -n 0 | vnpu top: invalid value for option '--iterations': '0': a count must be 1 or more (see 'vnpu top --help')",
-      "top --interval 0 | vnpu top: invalid value for option '--interval': '0': a number of seconds must be in 0.1..3600 (see 'vnpu top --help')",
-      "demo --seconds 1 | vnpu demo: invalid value for option '--seconds': '1': a number of seconds must be in 2..3600 (see 'vnpu demo --help')",
-      "run --bogus -- true | vnpu run: unknown option: '--bogus' (see 'vnpu run --help')",
-      "frobnicate | vnpu: unknown command: 'frobnicate' (see 'vnpu --help')",
-      "config chek x.yaml | vnpu config: unknown command: 'chek' (see 'vnpu config --help')",
-      "run --memory -1 -- true | vnpu run: invalid value for option '--memory': '-1': a size must be larger than 0: write a quantity such as 8Gi or 512Mi, or an integer number of MiB (see 'vnpu run --help')",
-      "run --memory 0 -- true | vnpu run: invalid value for option '--memory': '0': a size must be larger than 0: write a quantity such as 8Gi or 512Mi, or an integer number of MiB (see 'vnpu run --help')",
-  })
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "run --core 0 -- true | vnpu run: invalid value for option '--core': '0': a percent of the AI-core time must be in 1..100 (see 'vnpu run --help')",
+        "run --core 150 -- true | vnpu run: invalid value for option '--core': '150': a percent of the AI-core time must be in 1..100 (see 'vnpu run --help')",
+        "run --weight 0 -- true | vnpu run: invalid value for option '--weight': '0': a share weight must be in 1..10000 (see 'vnpu run --help')",
+        "run --weight lots -- true | vnpu run: invalid value for option '--weight': 'lots': expected a share weight (1..10000) (see 'vnpu run --help')",
+        "run --device -1 -- true | vnpu run: invalid value for option '--device': '-1': expected a logic ID (0 or more), phy:N or a die UUID as 'vnpu devices' prints it (see 'vnpu run --help')",
+        "run --priority urgent -- true | vnpu run: invalid value for option '--priority': 'urgent': expected high or normal (see 'vnpu run --help')",
+        "top -n 0 | vnpu top: invalid value for option '--iterations': '0': a count must be 1 or more (see 'vnpu top --help')",
+        "top --interval 0 | vnpu top: invalid value for option '--interval': '0': a number of seconds must be in 0.1..3600 (see 'vnpu top --help')",
+        "demo --seconds 1 | vnpu demo: invalid value for option '--seconds': '1': a number of seconds must be in 2..3600 (see 'vnpu demo --help')",
+        "run --bogus -- true | vnpu run: unknown option: '--bogus' (see 'vnpu run --help')",
+        "frobnicate | vnpu: unknown command: 'frobnicate' (see 'vnpu --help')",
+        "config chek x.yaml | vnpu config: unknown command: 'chek' (see 'vnpu config --help')",
+        "run --memory -1 -- true | vnpu run: invalid value for option '--memory': '-1': a size must be larger than 0: write a quantity such as 8Gi or 512Mi, or an integer number of MiB (see 'vnpu run --help')",
+        "run --memory 0 -- true | vnpu run: invalid value for option '--memory': '0': a size must be larger than 0: write a quantity such as 8Gi or 512Mi, or an integer number of MiB (see 'vnpu run --help')",
+      })
   void aUsageErrorIsOneLineNamingTheOptionAndTheRange(String args, String expected) {
     Run r = run(args.trim().split(" "));
     assertThat(r.exit()).isEqualTo(2);
@@ -104,18 +120,26 @@ class CliUsageTest {
   void aBadSizeIsOneLineWithoutJavaTypeNames() {
     Run r = run("run", "--memory", "-1", "--", "true");
     assertThat(r.exit()).isEqualTo(2);
-    assertThat(r.err().lines().toList()).singleElement().asString()
+    assertThat(r.err().lines().toList())
+        .singleElement()
+        .asString()
         .startsWith("vnpu run: invalid value for option '--memory': ")
         .endsWith(" (see 'vnpu run --help')")
-        .doesNotContain("java.").doesNotContain("Long").doesNotContain("Exception");
+        .doesNotContain("java.")
+        .doesNotContain("Long")
+        .doesNotContain("Exception");
   }
 
   @Test
   void configCheckOnADirectoryIsOneLine(@TempDir Path dir) {
     Run r = run("config", "check", dir.toString());
     assertThat(r.exit()).isEqualTo(2);
-    assertThat(r.err()).isEqualTo("vnpu config check: " + dir + ": is a directory, not a config file"
-        + System.lineSeparator());
+    assertThat(r.err())
+        .isEqualTo(
+            "vnpu config check: "
+                + dir
+                + ": is a directory, not a config file"
+                + System.lineSeparator());
   }
 
   @Test
@@ -123,16 +147,23 @@ class CliUsageTest {
     Path file = Files.writeString(dir.resolve("file"), "x");
     Run r = run("demo", "--out", file.resolve("out").toString());
     assertThat(r.exit()).isEqualTo(2);
-    assertThat(r.err().lines().toList()).singleElement().asString()
+    assertThat(r.err().lines().toList())
+        .singleElement()
+        .asString()
         .startsWith("vnpu demo: --out " + file.resolve("out") + ": cannot write there: ")
-        .doesNotContain("java.").doesNotContain("Exception");
+        .doesNotContain("java.")
+        .doesNotContain("Exception");
   }
 
   @Test
   void usageLinesTakeOnlyTheFirstLineOfAMessage() {
-    assertThat(UsageErrorHandler.line("vnpu x", "Invalid value for option '--m': cannot convert '-1' to Long "
-        + "(java.lang.IllegalArgumentException: '-1' is not a size)"))
-        .isEqualTo("vnpu x: invalid value for option '--m': '-1' is not a size (see 'vnpu x --help')");
+    assertThat(
+            UsageErrorHandler.line(
+                "vnpu x",
+                "Invalid value for option '--m': cannot convert '-1' to Long "
+                    + "(java.lang.IllegalArgumentException: '-1' is not a size)"))
+        .isEqualTo(
+            "vnpu x: invalid value for option '--m': '-1' is not a size (see 'vnpu x --help')");
     assertThat(UsageErrorHandler.line("vnpu x", "Missing required option: '--a'\nmore"))
         .isEqualTo("vnpu x: missing required option: '--a' (see 'vnpu x --help')");
   }

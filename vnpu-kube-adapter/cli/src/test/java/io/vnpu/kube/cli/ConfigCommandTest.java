@@ -28,7 +28,9 @@ class ConfigCommandTest {
   @Test
   void goodFilePrintsTheChipTableAndExitsZero(@TempDir Path dir) throws IOException {
     Path file = dir.resolve("device-config.yaml");
-    Files.writeString(file, """
+    Files.writeString(
+        file,
+        """
         vnpus:
           hamiVnpuCore: true
           configs:
@@ -57,25 +59,32 @@ class ConfigCommandTest {
 
     assertThat(exit).isZero();
     assertThat(err.toString()).isEmpty();
-    assertThat(out.toString()).isEqualTo(String.join("\n",
-        "device config " + file + ": 2 chip configs, hamiVnpuCore true",
-        "CHIP       COMMONWORD   MEMORY MiB  ALLOCATABLE MiB  AI CORES  AI CPUS"
-            + "  TEMPLATES (name:MiB:aiCore:aiCPU)                VDEVICECOUNT",
-        "910B3      Ascend910B3  65536       65536            20        7      "
-            + "  vir05_1c_16g:16384:5:1, vir10_3c_32g:32768:10:3  4",
-        "Ascend910  Ascend910C   65536       65536            20        0      "
-            + "  -                                                1",
-        "warning: " + file + ":14: vnpus.configs[0].templates[1].memory = 16Gi: read as 16384 MiB;"
-            + " HAMi's scheduler reads only integers of MiB here, write 16384 if it shares this"
-            + " file",
-        "warning: " + file + ":22: vnpus.configs[1].colour: unknown key, ignored",
-        ""));
+    assertThat(out.toString())
+        .isEqualTo(
+            String.join(
+                "\n",
+                "device config " + file + ": 2 chip configs, hamiVnpuCore true",
+                "CHIP       COMMONWORD   MEMORY MiB  ALLOCATABLE MiB  AI CORES  AI CPUS"
+                    + "  TEMPLATES (name:MiB:aiCore:aiCPU)                VDEVICECOUNT",
+                "910B3      Ascend910B3  65536       65536            20        7      "
+                    + "  vir05_1c_16g:16384:5:1, vir10_3c_32g:32768:10:3  4",
+                "Ascend910  Ascend910C   65536       65536            20        0      "
+                    + "  -                                                1",
+                "warning: "
+                    + file
+                    + ":14: vnpus.configs[0].templates[1].memory = 16Gi: read as 16384 MiB;"
+                    + " HAMi's scheduler reads only integers of MiB here, write 16384 if it shares this"
+                    + " file",
+                "warning: " + file + ":22: vnpus.configs[1].colour: unknown key, ignored",
+                ""));
   }
 
   @Test
   void badFilePrintsEveryErrorAndExitsOne(@TempDir Path dir) throws IOException {
     Path file = dir.resolve("bad.yaml");
-    Files.writeString(file, """
+    Files.writeString(
+        file,
+        """
         vnpus:
         - chipName: 910B3
           commonWord: Ascend910B3
@@ -92,13 +101,18 @@ class ConfigCommandTest {
 
     assertThat(exit).isEqualTo(1);
     assertThat(out.toString()).isEmpty();
-    assertThat(err.toString().lines()).containsExactly(
-        "error: " + file + ":2: vnpus[0].memoryCapacity: required key is missing",
-        "error: " + file + ":6: vnpus[0].memoryAllocatable = 68719476736: is surely bytes, not MiB"
-            + " (sizes are MiB as in HAMi); 68719476736 bytes = 65536 MiB: write 65536 or 64Gi",
-        "error: " + file + ":10: vnpus[0].templates[0].aiCore = 25: more AI Cores than the chip"
-            + " (aiCore 20)",
-        "warning: " + file + ":7: vnpus[0].memoryCapcity: unknown key, ignored");
+    assertThat(err.toString().lines())
+        .containsExactly(
+            "error: " + file + ":2: vnpus[0].memoryCapacity: required key is missing",
+            "error: "
+                + file
+                + ":6: vnpus[0].memoryAllocatable = 68719476736: is surely bytes, not MiB"
+                + " (sizes are MiB as in HAMi); 68719476736 bytes = 65536 MiB: write 65536 or 64Gi",
+            "error: "
+                + file
+                + ":10: vnpus[0].templates[0].aiCore = 25: more AI Cores than the chip"
+                + " (aiCore 20)",
+            "warning: " + file + ":7: vnpus[0].memoryCapcity: unknown key, ignored");
   }
 
   @Test
@@ -114,17 +128,26 @@ class ConfigCommandTest {
     Path devices = HamiFixtures.file("ascend-device-configmap.yaml");
     Path nodes = HamiFixtures.file("ascend-device-node-configmap.yaml");
 
-    int exit = run("config", "check", devices.toString(), "--node-config", nodes.toString(),
-        "--node", "worker-1");
+    int exit =
+        run(
+            "config",
+            "check",
+            devices.toString(),
+            "--node-config",
+            nodes.toString(),
+            "--node",
+            "worker-1");
 
     assertThat(exit).isZero();
     assertThat(err.toString()).isEmpty();
     assertThat(out.toString())
         .contains("device config " + devices + ": 7 chip configs, hamiVnpuCore false\n")
-        .containsPattern("\\n910B3 +Ascend910B3 +65536 +65536 +20 +7 +vir05_1c_16g:16384:5:1,"
-            + " vir10_3c_32g:32768:10:3 +8\\n")
-        .containsPattern("\\n310P3 +Ascend310P +24576 +21527 +8 +7 +vir01:3072:1:1,"
-            + " vir02:6144:2:2, vir04:12288:4:4 +8\\n")
+        .containsPattern(
+            "\\n910B3 +Ascend910B3 +65536 +65536 +20 +7 +vir05_1c_16g:16384:5:1,"
+                + " vir10_3c_32g:32768:10:3 +8\\n")
+        .containsPattern(
+            "\\n310P3 +Ascend310P +24576 +21527 +8 +7 +vir01:3072:1:1,"
+                + " vir02:6144:2:2, vir04:12288:4:4 +8\\n")
         .contains("VDEVICECOUNT (worker-1)")
         .contains("node config " + nodes + ": 1 node\n")
         .containsPattern("\\nworker-1 +true +8 +- +-\\n");
@@ -136,8 +159,9 @@ class ConfigCommandTest {
 
     assertThat(run("config", "check", devices.toString())).isZero();
     assertThat(out.toString())
-        .containsPattern("\\n910A +Ascend910A +32768 +32768 +30 +0 +vir02:2184:2:0, vir04:4369:4:0,"
-            + " vir08:8738:8:0, vir16:17476:16:0 +15\\n")
+        .containsPattern(
+            "\\n910A +Ascend910A +32768 +32768 +30 +0 +vir02:2184:2:0, vir04:4369:4:0,"
+                + " vir08:8738:8:0, vir16:17476:16:0 +15\\n")
         .containsPattern("\\n910B3 +Ascend910B3 .* 4\\n")
         .containsPattern("\\n310P3 +Ascend310P .* 7\\n");
   }
@@ -163,25 +187,40 @@ class ConfigCommandTest {
     Path devices = HamiFixtures.file("ascend-device-configmap.yaml");
 
     assertThat(run("config", "check", devices.toString(), "--node", "worker-1")).isEqualTo(2);
-    assertThat(err.toString()).isEqualTo(
-        "vnpu config check: --node needs --node-config (see 'vnpu config check --help')" + System.lineSeparator());
+    assertThat(err.toString())
+        .isEqualTo(
+            "vnpu config check: --node needs --node-config (see 'vnpu config check --help')"
+                + System.lineSeparator());
   }
 
   // the fuzzer's crash inputs (test resources fuzz/, issue 19): one error line with file and line,
   // exit 1, no stack trace and no Java type name
   @Test
   void crashInputsGiveOneErrorLineAndExitOne(@TempDir Path dir) throws IOException {
-    for (String name : new String[] {"config-crash-4377433b.yaml", "config-crash-58602f09.yaml",
-        "config-crash-803fd099.yaml", "config-crash-e1b409a4.yaml"}) {
+    for (String name :
+        new String[] {
+          "config-crash-4377433b.yaml",
+          "config-crash-58602f09.yaml",
+          "config-crash-803fd099.yaml",
+          "config-crash-e1b409a4.yaml"
+        }) {
       Path file = dir.resolve(name);
       try (java.io.InputStream in = getClass().getResourceAsStream("/fuzz/" + name)) {
         Files.write(file, in.readAllBytes());
       }
       err.getBuffer().setLength(0);
       assertThat(run("config", "check", file.toString())).as(name).isEqualTo(1);
-      assertThat(err.toString().lines()).as(name).hasSize(1)
-          .allSatisfy(l -> assertThat(l).matches("error: " + java.util.regex.Pattern.quote(file.toString()) + ":[1-9][0-9]*: .*")
-              .doesNotContain("Exception"));
+      assertThat(err.toString().lines())
+          .as(name)
+          .hasSize(1)
+          .allSatisfy(
+              l ->
+                  assertThat(l)
+                      .matches(
+                          "error: "
+                              + java.util.regex.Pattern.quote(file.toString())
+                              + ":[1-9][0-9]*: .*")
+                      .doesNotContain("Exception"));
     }
   }
 }

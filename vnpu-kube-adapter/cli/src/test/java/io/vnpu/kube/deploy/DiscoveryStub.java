@@ -18,34 +18,59 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 final class DiscoveryStub implements AutoCloseable {
 
-  private static final String RESOURCE = "{\"name\":\"%s\",\"singularName\":\"%s\",\"namespaced\":%s,"
-      + "\"kind\":\"%s\",\"verbs\":[\"create\",\"delete\",\"get\",\"list\",\"patch\",\"update\",\"watch\"]}";
+  private static final String RESOURCE =
+      "{\"name\":\"%s\",\"singularName\":\"%s\",\"namespaced\":%s,"
+          + "\"kind\":\"%s\",\"verbs\":[\"create\",\"delete\",\"get\",\"list\",\"patch\",\"update\",\"watch\"]}";
 
   private final HttpServer server;
   private final List<String> requests = new CopyOnWriteArrayList<>();
-  private final Map<String, String> documents = Map.of(
-      "/api", "{\"kind\":\"APIVersions\",\"versions\":[\"v1\"],\"serverAddressByClientCIDRs\":"
-          + "[{\"clientCIDR\":\"0.0.0.0/0\",\"serverAddress\":\"127.0.0.1\"}]}",
-      "/apis", "{\"kind\":\"APIGroupList\",\"apiVersion\":\"v1\",\"groups\":["
-          + group("apps") + "," + group("rbac.authorization.k8s.io") + "," + group("node.k8s.io")
-          + "," + group("admissionregistration.k8s.io") + "]}",
-      "/api/v1", resources("v1",
-          resource("configmaps", "configmap", true, "ConfigMap"),
-          resource("serviceaccounts", "serviceaccount", true, "ServiceAccount"),
-          resource("services", "service", true, "Service"),
-          resource("namespaces", "namespace", false, "Namespace")),
-      "/apis/apps/v1", resources("apps/v1",
-          resource("daemonsets", "daemonset", true, "DaemonSet")),
-      "/apis/rbac.authorization.k8s.io/v1", resources("rbac.authorization.k8s.io/v1",
-          resource("clusterroles", "clusterrole", false, "ClusterRole"),
-          resource("clusterrolebindings", "clusterrolebinding", false, "ClusterRoleBinding")),
-      "/apis/node.k8s.io/v1", resources("node.k8s.io/v1",
-          resource("runtimeclasses", "runtimeclass", false, "RuntimeClass")),
-      "/apis/admissionregistration.k8s.io/v1", resources("admissionregistration.k8s.io/v1",
-          resource("validatingadmissionpolicies", "validatingadmissionpolicy", false,
-              "ValidatingAdmissionPolicy"),
-          resource("validatingadmissionpolicybindings", "validatingadmissionpolicybinding", false,
-              "ValidatingAdmissionPolicyBinding")));
+  private final Map<String, String> documents =
+      Map.of(
+          "/api",
+              "{\"kind\":\"APIVersions\",\"versions\":[\"v1\"],\"serverAddressByClientCIDRs\":"
+                  + "[{\"clientCIDR\":\"0.0.0.0/0\",\"serverAddress\":\"127.0.0.1\"}]}",
+          "/apis",
+              "{\"kind\":\"APIGroupList\",\"apiVersion\":\"v1\",\"groups\":["
+                  + group("apps")
+                  + ","
+                  + group("rbac.authorization.k8s.io")
+                  + ","
+                  + group("node.k8s.io")
+                  + ","
+                  + group("admissionregistration.k8s.io")
+                  + "]}",
+          "/api/v1",
+              resources(
+                  "v1",
+                  resource("configmaps", "configmap", true, "ConfigMap"),
+                  resource("serviceaccounts", "serviceaccount", true, "ServiceAccount"),
+                  resource("services", "service", true, "Service"),
+                  resource("namespaces", "namespace", false, "Namespace")),
+          "/apis/apps/v1",
+              resources("apps/v1", resource("daemonsets", "daemonset", true, "DaemonSet")),
+          "/apis/rbac.authorization.k8s.io/v1",
+              resources(
+                  "rbac.authorization.k8s.io/v1",
+                  resource("clusterroles", "clusterrole", false, "ClusterRole"),
+                  resource(
+                      "clusterrolebindings", "clusterrolebinding", false, "ClusterRoleBinding")),
+          "/apis/node.k8s.io/v1",
+              resources(
+                  "node.k8s.io/v1",
+                  resource("runtimeclasses", "runtimeclass", false, "RuntimeClass")),
+          "/apis/admissionregistration.k8s.io/v1",
+              resources(
+                  "admissionregistration.k8s.io/v1",
+                  resource(
+                      "validatingadmissionpolicies",
+                      "validatingadmissionpolicy",
+                      false,
+                      "ValidatingAdmissionPolicy"),
+                  resource(
+                      "validatingadmissionpolicybindings",
+                      "validatingadmissionpolicybinding",
+                      false,
+                      "ValidatingAdmissionPolicyBinding")));
 
   DiscoveryStub() throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -69,8 +94,11 @@ final class DiscoveryStub implements AutoCloseable {
     int code = 200;
     if (body == null) {
       code = 404;
-      body = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
-          + "\"message\":\"" + path + " not found\",\"reason\":\"NotFound\",\"code\":404}";
+      body =
+          "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+              + "\"message\":\""
+              + path
+              + " not found\",\"reason\":\"NotFound\",\"code\":404}";
     }
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
     ex.getResponseHeaders().set("Content-Type", "application/json");
@@ -90,8 +118,11 @@ final class DiscoveryStub implements AutoCloseable {
   }
 
   private static String resources(String groupVersion, String... resources) {
-    return "{\"kind\":\"APIResourceList\",\"apiVersion\":\"v1\",\"groupVersion\":\"" + groupVersion
-        + "\",\"resources\":[" + String.join(",", resources) + "]}";
+    return "{\"kind\":\"APIResourceList\",\"apiVersion\":\"v1\",\"groupVersion\":\""
+        + groupVersion
+        + "\",\"resources\":["
+        + String.join(",", resources)
+        + "]}";
   }
 
   @Override

@@ -57,28 +57,37 @@ class DraManifestsTest {
   private static final Map<Path, List<HasMetadata>> objects = new LinkedHashMap<>();
 
   /** The {@code device} variable as the API server declares it for DeviceClass selectors. */
-  private static final StructType DEVICE = StructType.create("k8s.resource.Device",
-      ImmutableSet.of("driver", "attributes", "capacity", "allowMultipleAllocations"),
-      field -> Optional.ofNullable(switch (field) {
-        case "driver" -> SimpleType.STRING;
-        case "attributes", "capacity" ->
-            MapType.create(SimpleType.STRING, MapType.create(SimpleType.STRING, SimpleType.DYN));
-        case "allowMultipleAllocations" -> SimpleType.BOOL;
-        default -> null;
-      }));
-  private static final CelCompiler CEL = CelCompilerFactory.standardCelCompilerBuilder()
-      .setTypeProvider(new CelTypeProvider() {
-        @Override
-        public ImmutableCollection<CelType> types() {
-          return ImmutableSet.of(DEVICE);
-        }
+  private static final StructType DEVICE =
+      StructType.create(
+          "k8s.resource.Device",
+          ImmutableSet.of("driver", "attributes", "capacity", "allowMultipleAllocations"),
+          field ->
+              Optional.ofNullable(
+                  switch (field) {
+                    case "driver" -> SimpleType.STRING;
+                    case "attributes", "capacity" ->
+                        MapType.create(
+                            SimpleType.STRING, MapType.create(SimpleType.STRING, SimpleType.DYN));
+                    case "allowMultipleAllocations" -> SimpleType.BOOL;
+                    default -> null;
+                  }));
 
-        @Override
-        public Optional<CelType> findType(String name) {
-          return DEVICE.name().equals(name) ? Optional.of(DEVICE) : Optional.empty();
-        }
-      })
-      .addVar("device", DEVICE).build();
+  private static final CelCompiler CEL =
+      CelCompilerFactory.standardCelCompilerBuilder()
+          .setTypeProvider(
+              new CelTypeProvider() {
+                @Override
+                public ImmutableCollection<CelType> types() {
+                  return ImmutableSet.of(DEVICE);
+                }
+
+                @Override
+                public Optional<CelType> findType(String name) {
+                  return DEVICE.name().equals(name) ? Optional.of(DEVICE) : Optional.empty();
+                }
+              })
+          .addVar("device", DEVICE)
+          .build();
   private static final CelRuntime RUNTIME = CelRuntimeFactory.standardCelRuntimeBuilder().build();
 
   @BeforeAll
@@ -110,46 +119,72 @@ class DraManifestsTest {
   @Test
   void filesAndObjects() {
     Map<String, List<String>> byFile = new LinkedHashMap<>();
-    objects.forEach((f, l) -> byFile.put(f.toString(),
-        l.stream().map(o -> o.getKind() + "/" + o.getMetadata().getName()).toList()));
-    assertThat(byFile).containsExactly(
-        Map.entry("admission-policy.yaml", List.of(
-            "ValidatingAdmissionPolicy/vnpu-dra-kubeletplugin-resourceslices",
-            "ValidatingAdmissionPolicy/vnpu-dra-kubeletplugin-claim-status",
-            "ValidatingAdmissionPolicyBinding/vnpu-dra-kubeletplugin-resourceslices",
-            "ValidatingAdmissionPolicyBinding/vnpu-dra-kubeletplugin-claim-status")),
-        Map.entry("daemonset.yaml", List.of("DaemonSet/vnpu-dra-kubeletplugin")),
-        Map.entry("deviceclass.yaml", List.of("DeviceClass/npu.huawei.com")),
-        Map.entry("examples/claim-template-and-pod.yaml", List.of("Namespace/demo",
-            "ResourceClaimTemplate/two-npus-same-ring", "ResourceClaimTemplate/one-npu",
-            "Pod/train-0")),
-        Map.entry("examples/deviceclasses.yaml", List.of("DeviceClass/npu-910b.huawei.com",
-            "DeviceClass/npu-ring-0.huawei.com")),
-        Map.entry("examples/soft-share.yaml", List.of("ResourceClaimTemplate/npu-4g-25",
-            "ResourceClaimTemplate/npu-8g-weighted", "Pod/infer-0")),
-        Map.entry("rbac.yaml", List.of("ServiceAccount/vnpu-dra-kubeletplugin",
-            "ClusterRole/vnpu-dra-kubeletplugin", "ClusterRoleBinding/vnpu-dra-kubeletplugin")),
-        Map.entry("variants/daemonset-hostprocess.yaml",
-            List.of("DaemonSet/vnpu-dra-kubeletplugin-hostprocess")));
+    objects.forEach(
+        (f, l) ->
+            byFile.put(
+                f.toString(),
+                l.stream().map(o -> o.getKind() + "/" + o.getMetadata().getName()).toList()));
+    assertThat(byFile)
+        .containsExactly(
+            Map.entry(
+                "admission-policy.yaml",
+                List.of(
+                    "ValidatingAdmissionPolicy/vnpu-dra-kubeletplugin-resourceslices",
+                    "ValidatingAdmissionPolicy/vnpu-dra-kubeletplugin-claim-status",
+                    "ValidatingAdmissionPolicyBinding/vnpu-dra-kubeletplugin-resourceslices",
+                    "ValidatingAdmissionPolicyBinding/vnpu-dra-kubeletplugin-claim-status")),
+            Map.entry("daemonset.yaml", List.of("DaemonSet/vnpu-dra-kubeletplugin")),
+            Map.entry("deviceclass.yaml", List.of("DeviceClass/npu.huawei.com")),
+            Map.entry(
+                "examples/claim-template-and-pod.yaml",
+                List.of(
+                    "Namespace/demo",
+                    "ResourceClaimTemplate/two-npus-same-ring",
+                    "ResourceClaimTemplate/one-npu",
+                    "Pod/train-0")),
+            Map.entry(
+                "examples/deviceclasses.yaml",
+                List.of("DeviceClass/npu-910b.huawei.com", "DeviceClass/npu-ring-0.huawei.com")),
+            Map.entry(
+                "examples/soft-share.yaml",
+                List.of(
+                    "ResourceClaimTemplate/npu-4g-25",
+                    "ResourceClaimTemplate/npu-8g-weighted",
+                    "Pod/infer-0")),
+            Map.entry(
+                "rbac.yaml",
+                List.of(
+                    "ServiceAccount/vnpu-dra-kubeletplugin",
+                    "ClusterRole/vnpu-dra-kubeletplugin",
+                    "ClusterRoleBinding/vnpu-dra-kubeletplugin")),
+            Map.entry(
+                "variants/daemonset-hostprocess.yaml",
+                List.of("DaemonSet/vnpu-dra-kubeletplugin-hostprocess")));
   }
 
   @Test
   void theSoftShareExampleAsksForTheCapacitiesWePublishAndItsNpuConfigDecodes() throws Exception {
-    var templates = all(io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate.class)
-        .stream().filter(t -> t.getMetadata().getName().startsWith("npu-")).toList();
+    var templates =
+        all(io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate.class).stream()
+            .filter(t -> t.getMetadata().getName().startsWith("npu-"))
+            .toList();
     assertThat(templates).hasSize(2);
     for (var t : templates) {
       var req = t.getSpec().getSpec().getDevices().getRequests().get(0).getExactly();
-      assertThat(req.getCapacity().getRequests()).containsOnlyKeys(
-          io.vnpu.kube.dra.modes.SoftCapacityNames.HAMI.memory(),
-          io.vnpu.kube.dra.modes.SoftCapacityNames.HAMI.cores());
+      assertThat(req.getCapacity().getRequests())
+          .containsOnlyKeys(
+              io.vnpu.kube.dra.modes.SoftCapacityNames.HAMI.memory(),
+              io.vnpu.kube.dra.modes.SoftCapacityNames.HAMI.cores());
     }
     var config = templates.get(1).getSpec().getSpec().getDevices().getConfig().get(0).getOpaque();
     assertThat(config.getDriver()).isEqualTo(DRIVER);
-    var decoded = new io.vnpu.kube.dra.config.NpuConfigDecoder().decode(config.getParameters(),
-        "examples/soft-share.yaml");
-    assertThat(decoded).isEqualTo(new io.vnpu.kube.dra.config.NpuConfig(
-        io.vnpu.kube.dra.config.NpuConfig.Sharing.SOFT, 20, 40, null, null, null));
+    var decoded =
+        new io.vnpu.kube.dra.config.NpuConfigDecoder()
+            .decode(config.getParameters(), "examples/soft-share.yaml");
+    assertThat(decoded)
+        .isEqualTo(
+            new io.vnpu.kube.dra.config.NpuConfig(
+                io.vnpu.kube.dra.config.NpuConfig.Sharing.SOFT, 20, 40, null, null, null));
   }
 
   @Test
@@ -175,9 +210,13 @@ class DraManifestsTest {
           assertThat(hostPaths.get(m.getName())).as(m.getName()).isEqualTo(m.getMountPath());
         }
       }
-      assertThat(c.getVolumeMounts()).extracting(v -> v.getMountPath())
-          .contains(env.get("KUBELET_REGISTRAR_DIRECTORY_PATH").getValue(),
-              env.get("KUBELET_PLUGINS_DIRECTORY_PATH").getValue(), "/var/run/cdi", "/dev");
+      assertThat(c.getVolumeMounts())
+          .extracting(v -> v.getMountPath())
+          .contains(
+              env.get("KUBELET_REGISTRAR_DIRECTORY_PATH").getValue(),
+              env.get("KUBELET_PLUGINS_DIRECTORY_PATH").getValue(),
+              "/var/run/cdi",
+              "/dev");
       assertThat(ds.getSpec().getTemplate().getSpec().getServiceAccountName())
           .isEqualTo("vnpu-dra-kubeletplugin");
     }
@@ -190,21 +229,31 @@ class DraManifestsTest {
     Map<String, List<String>> verbs = new LinkedHashMap<>();
     role.getRules().forEach(r -> r.getResources().forEach(res -> verbs.put(res, r.getVerbs())));
     // exactly what the plugin calls (DraRbacFromCallsTest derives it from the calls)
-    assertThat(verbs.get("resourceslices")).containsExactlyInAnyOrder("list", "watch",
-        "create", "update", "delete");
+    assertThat(verbs.get("resourceslices"))
+        .containsExactlyInAnyOrder("list", "watch", "create", "update", "delete");
     assertThat(verbs.get("resourceclaims")).containsExactly("get", "list");
     assertThat(verbs.get("resourceclaims/status")).containsExactly("patch");
     assertThat(verbs.get("nodes")).containsExactly("get");
-    assertThat(verbs.get("resourceclaims/driver"))
-        .containsExactly("associated-node:patch");
+    assertThat(verbs.get("resourceclaims/driver")).containsExactly("associated-node:patch");
   }
 
   /** Published devices: eight 910B3 (NUMA 0/1) and four 310P3 without NUMA information. */
   static List<Device> published() {
     List<Npu> npus = new ArrayList<>(MutableDeviceManager.eight910b3());
     for (int i = 0; i < 4; i++) {
-      npus.add(new Npu("P" + i, 8 + i, 8 + i, 20 + i, 0, "310P3", 21527L << 20, 8, 7,
-          DeviceHealth.HEALTHY, -1));
+      npus.add(
+          new Npu(
+              "P" + i,
+              8 + i,
+              8 + i,
+              20 + i,
+              0,
+              "310P3",
+              21527L << 20,
+              8,
+              7,
+              DeviceHealth.HEALTHY,
+              -1));
     }
     return new NpuSliceDevices(NpuDeviceFacts.NONE).devices(npus);
   }
@@ -224,10 +273,21 @@ class DraManifestsTest {
       attrs.computeIfAbsent(domain, k -> new LinkedHashMap<>()).put(name, value(e.getValue()));
     }
     Map<String, Map<String, Object>> capacity = new LinkedHashMap<>();
-    d.getCapacity().forEach((k, v) -> capacity.computeIfAbsent(DRIVER, x -> new LinkedHashMap<>())
-        .put(k, v.getValue().toString()));
-    return Map.of("driver", DRIVER, "attributes", attrs, "capacity", capacity,
-        "allowMultipleAllocations", false);
+    d.getCapacity()
+        .forEach(
+            (k, v) ->
+                capacity
+                    .computeIfAbsent(DRIVER, x -> new LinkedHashMap<>())
+                    .put(k, v.getValue().toString()));
+    return Map.of(
+        "driver",
+        DRIVER,
+        "attributes",
+        attrs,
+        "capacity",
+        capacity,
+        "allowMultipleAllocations",
+        false);
   }
 
   private static Object value(DeviceAttribute a) {
@@ -238,8 +298,7 @@ class DraManifestsTest {
   }
 
   /**
-   * Names of the published devices the expression selects; a type-check or evaluation error
-   * fails.
+   * Names of the published devices the expression selects; a type-check or evaluation error fails.
    */
   static List<String> selected(String expression) throws Exception {
     CelRuntime.Program program = RUNTIME.createProgram(CEL.compile(expression).getAst());
@@ -264,13 +323,15 @@ class DraManifestsTest {
     for (DeviceClass dc : all(DeviceClass.class)) {
       got.put(dc.getMetadata().getName(), selected(only(dc.getSpec().getSelectors())));
     }
-    List<String> b = List.of("npu-0", "npu-1", "npu-2", "npu-3", "npu-4", "npu-5", "npu-6", "npu-7");
+    List<String> b =
+        List.of("npu-0", "npu-1", "npu-2", "npu-3", "npu-4", "npu-5", "npu-6", "npu-7");
     List<String> all = new ArrayList<>(b);
     all.addAll(List.of("npu-8", "npu-9", "npu-10", "npu-11"));
-    assertThat(got).containsExactly(
-        Map.entry("npu.huawei.com", all),
-        Map.entry("npu-910b.huawei.com", b),
-        Map.entry("npu-ring-0.huawei.com", List.of("npu-0", "npu-1", "npu-2", "npu-3")));
+    assertThat(got)
+        .containsExactly(
+            Map.entry("npu.huawei.com", all),
+            Map.entry("npu-910b.huawei.com", b),
+            Map.entry("npu-ring-0.huawei.com", List.of("npu-0", "npu-1", "npu-2", "npu-3")));
   }
 
   @Test
@@ -280,14 +341,18 @@ class DraManifestsTest {
     DeviceRequest one = t.get("one-npu").getSpec().getSpec().getDevices().getRequests().get(0);
     assertThat(selected(only(one.getExactly().getSelectors())))
         .containsExactly("npu-0", "npu-1", "npu-2", "npu-3");
-    DeviceConstraint c = t.get("two-npus-same-ring").getSpec().getSpec().getDevices()
-        .getConstraints().get(0);
+    DeviceConstraint c =
+        t.get("two-npus-same-ring").getSpec().getSpec().getDevices().getConstraints().get(0);
     String attr = c.getMatchAttribute();
     assertThat(attr).startsWith(DRIVER + "/");
     String name = attr.substring(DRIVER.length() + 1);
     assertThat(published().get(0).getAttributes()).containsKey(name);
-    assertThat(published().stream().filter(d -> d.getAttributes().containsKey(name))
-        .map(d -> d.getAttributes().get(name).getString()).distinct().toList())
+    assertThat(
+            published().stream()
+                .filter(d -> d.getAttributes().containsKey(name))
+                .map(d -> d.getAttributes().get(name).getString())
+                .distinct()
+                .toList())
         .containsExactly("ring-0", "ring-1");
   }
 

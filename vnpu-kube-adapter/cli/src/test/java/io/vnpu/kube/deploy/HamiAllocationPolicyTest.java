@@ -17,9 +17,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * HAMi mode's policy on the allocation annotations, its CEL evaluated as the API server does: what
- * the HAMi scheduler charged a pod (devices-to-allocate, devices-allocated, the huawei.com vNPU list,
- * the bind phase) is written only by the scheduler and the agent, never by the tenant editing or
- * creating its own pod.
+ * the HAMi scheduler charged a pod (devices-to-allocate, devices-allocated, the huawei.com vNPU
+ * list, the bind phase) is written only by the scheduler and the agent, never by the tenant editing
+ * or creating its own pod.
  */
 class HamiAllocationPolicyTest {
   static final String TO_ALLOCATE = "hami.io/Ascend910B3-devices-to-allocate";
@@ -36,14 +36,23 @@ class HamiAllocationPolicyTest {
   @BeforeAll
   static void render() {
     objects = ChartObjects.render(Map.of("mode", "hami"));
-    policy = objects.stream().filter(ValidatingAdmissionPolicy.class::isInstance)
-        .map(ValidatingAdmissionPolicy.class::cast)
-        .filter(p -> p.getMetadata().getName().endsWith("-hami-allocation")).findFirst().orElseThrow();
+    policy =
+        objects.stream()
+            .filter(ValidatingAdmissionPolicy.class::isInstance)
+            .map(ValidatingAdmissionPolicy.class::cast)
+            .filter(p -> p.getMetadata().getName().endsWith("-hami-allocation"))
+            .findFirst()
+            .orElseThrow();
   }
 
   static Pod pod(Map<String, String> annotations) {
-    return new PodBuilder().withNewMetadata().withName("infer").withNamespace("team-a")
-        .withAnnotations(new LinkedHashMap<>(annotations)).endMetadata().build();
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName("infer")
+        .withNamespace("team-a")
+        .withAnnotations(new LinkedHashMap<>(annotations))
+        .endMetadata()
+        .build();
   }
 
   /** As the scheduler leaves a pod it bound: 8192 MiB and 10 % of one chip. */
@@ -66,15 +75,20 @@ class HamiAllocationPolicyTest {
 
   @Test
   void boundToDenyOnPodCreatesAndUpdates() {
-    assertThat(objects).filteredOn(ValidatingAdmissionPolicyBinding.class::isInstance)
+    assertThat(objects)
+        .filteredOn(ValidatingAdmissionPolicyBinding.class::isInstance)
         .map(ValidatingAdmissionPolicyBinding.class::cast)
         .filteredOn(b -> b.getSpec().getPolicyName().equals(policy.getMetadata().getName()))
-        .singleElement().satisfies(b -> assertThat(b.getSpec().getValidationActions()).containsExactly("Deny"));
+        .singleElement()
+        .satisfies(b -> assertThat(b.getSpec().getValidationActions()).containsExactly("Deny"));
     assertThat(policy.getSpec().getFailurePolicy()).isEqualTo("Fail");
-    assertThat(policy.getSpec().getMatchConstraints().getResourceRules()).singleElement().satisfies(r -> {
-      assertThat(r.getResources()).containsExactly("pods");
-      assertThat(r.getOperations()).containsExactly("CREATE", "UPDATE");
-    });
+    assertThat(policy.getSpec().getMatchConstraints().getResourceRules())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.getResources()).containsExactly("pods");
+              assertThat(r.getOperations()).containsExactly("CREATE", "UPDATE");
+            });
     assertThat(ChartObjects.render(Map.of("mode", "mindcluster")))
         .noneMatch(o -> o.getMetadata().getName().endsWith("-hami-allocation"));
   }
@@ -82,17 +96,49 @@ class HamiAllocationPolicyTest {
   @Test
   void aTenantCannotRaiseRepointRemoveOrForgeItsAllocation() throws Exception {
     Pod before = pod(bound());
-    assertThat(admit(policy, "UPDATE", TENANT, null, pod(with(TO_ALLOCATE, "uuid-0,Ascend910B3,65536,100:;")),
-        before).denials()).containsExactly("pod team-a/infer: annotation " + TO_ALLOCATE
-            + " = \"uuid-0,Ascend910B3,65536,100:;\": only the HAMi scheduler and the device plugin write what a"
-            + " pod was charged (" + TENANT + " may not)");
-    assertThat(admit(policy, "UPDATE", TENANT, null, pod(with(ALLOCATED, "uuid-1,Ascend910B3,8192,10:;")), before)
-        .allowed()).isFalse();
-    assertThat(admit(policy, "UPDATE", TENANT, null, pod(with(VNPUS, "[{\"UUID\":\"uuid-1\"}]")), before)
-        .allowed()).isFalse();
-    assertThat(admit(policy, "UPDATE", TENANT, null, pod(with(PHASE, "success")), before).allowed()).isFalse();
-    assertThat(admit(policy, "UPDATE", TENANT, null, pod(with(TO_ALLOCATE, null)), before).denials())
-        .singleElement().asString().contains(TO_ALLOCATE + " = (removed)");
+    assertThat(
+            admit(
+                    policy,
+                    "UPDATE",
+                    TENANT,
+                    null,
+                    pod(with(TO_ALLOCATE, "uuid-0,Ascend910B3,65536,100:;")),
+                    before)
+                .denials())
+        .containsExactly(
+            "pod team-a/infer: annotation "
+                + TO_ALLOCATE
+                + " = \"uuid-0,Ascend910B3,65536,100:;\": only the HAMi scheduler and the device plugin write what a"
+                + " pod was charged ("
+                + TENANT
+                + " may not)");
+    assertThat(
+            admit(
+                    policy,
+                    "UPDATE",
+                    TENANT,
+                    null,
+                    pod(with(ALLOCATED, "uuid-1,Ascend910B3,8192,10:;")),
+                    before)
+                .allowed())
+        .isFalse();
+    assertThat(
+            admit(
+                    policy,
+                    "UPDATE",
+                    TENANT,
+                    null,
+                    pod(with(VNPUS, "[{\"UUID\":\"uuid-1\"}]")),
+                    before)
+                .allowed())
+        .isFalse();
+    assertThat(admit(policy, "UPDATE", TENANT, null, pod(with(PHASE, "success")), before).allowed())
+        .isFalse();
+    assertThat(
+            admit(policy, "UPDATE", TENANT, null, pod(with(TO_ALLOCATE, null)), before).denials())
+        .singleElement()
+        .asString()
+        .contains(TO_ALLOCATE + " = (removed)");
     // a pod created already "bound", with allocation annotations the tenant wrote
     assertThat(admit(policy, "CREATE", TENANT, null, pod(bound()), null).allowed()).isFalse();
   }
@@ -100,16 +146,34 @@ class HamiAllocationPolicyTest {
   @Test
   void theSchedulerAndTheAgentStillWriteAndTenantsKeepTheirOwnAnnotations() throws Exception {
     Pod before = pod(bound());
-    assertThat(admit(policy, "UPDATE", SCHEDULER, null, pod(with(TO_ALLOCATE, "uuid-1,Ascend910B3,4096,5:;")),
-        before).allowed()).isTrue();
+    assertThat(
+            admit(
+                    policy,
+                    "UPDATE",
+                    SCHEDULER,
+                    null,
+                    pod(with(TO_ALLOCATE, "uuid-1,Ascend910B3,4096,5:;")),
+                    before)
+                .allowed())
+        .isTrue();
     // the agent erases what it handed out and sets the bind phase
     Map<String, String> handled = with(TO_ALLOCATE, ";");
     handled.put(PHASE, "success");
     assertThat(admit(policy, "UPDATE", AGENT, null, pod(handled), before).allowed()).isTrue();
     // the tenant's own annotations, and a plain pod created by anyone
-    assertThat(admit(policy, "UPDATE", TENANT, null, pod(with("team-a/own", "y")), before).allowed()).isTrue();
-    assertThat(admit(policy, "CREATE", TENANT, null, pod(Map.of("team-a/own", "x")), null).allowed()).isTrue();
-    Pod bare = new PodBuilder().withNewMetadata().withName("bare").withNamespace("team-a").endMetadata().build();
+    assertThat(
+            admit(policy, "UPDATE", TENANT, null, pod(with("team-a/own", "y")), before).allowed())
+        .isTrue();
+    assertThat(
+            admit(policy, "CREATE", TENANT, null, pod(Map.of("team-a/own", "x")), null).allowed())
+        .isTrue();
+    Pod bare =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName("bare")
+            .withNamespace("team-a")
+            .endMetadata()
+            .build();
     assertThat(admit(policy, "CREATE", TENANT, null, bare, null).allowed()).isTrue();
   }
 }

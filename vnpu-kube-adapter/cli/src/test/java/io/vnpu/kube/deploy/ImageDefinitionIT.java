@@ -11,12 +11,13 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code deploy/image/Dockerfile} copies only what exists after {@code mvn package}: every
- * {@code COPY --from=<stage> /src/<path>} names a file the build produced in this checkout, every plain
+ * {@code deploy/image/Dockerfile} copies only what exists after {@code mvn package}: every {@code
+ * COPY --from=<stage> /src/<path>} names a file the build produced in this checkout, every plain
  * {@code COPY} a file of the repository. Runs as a failsafe IT, after the package phase.
  */
 class ImageDefinitionIT {
-  private static final Pattern COPY = Pattern.compile("^COPY\\s+(--from=(\\S+)\\s+)?(\\S+)\\s+(\\S+)\\s*$");
+  private static final Pattern COPY =
+      Pattern.compile("^COPY\\s+(--from=(\\S+)\\s+)?(\\S+)\\s+(\\S+)\\s*$");
 
   @Test
   void everyCopiedFileIsProducedByThePackageOrTracked() throws Exception {
@@ -26,17 +27,25 @@ class ImageDefinitionIT {
       Matcher m = COPY.matcher(line.strip());
       if (!m.matches()) continue;
       String source = m.group(3);
-      Path inRepo = m.group(2) == null ? root.resolve(source)
-          : root.resolve(source.replaceFirst("^/src/", ""));
+      Path inRepo =
+          m.group(2) == null
+              ? root.resolve(source)
+              : root.resolve(source.replaceFirst("^/src/", ""));
       copies.add(source);
-      assertThat(source).as("COPY --from sources live under the build stages' /src").satisfiesAnyOf(
-          s -> assertThat(m.group(2)).isNull(), s -> assertThat(s).startsWith("/src/"));
+      assertThat(source)
+          .as("COPY --from sources live under the build stages' /src")
+          .satisfiesAnyOf(
+              s -> assertThat(m.group(2)).isNull(), s -> assertThat(s).startsWith("/src/"));
       if (m.group(2) == null || !source.endsWith("/")) {
         assertThat(inRepo).as("Dockerfile: %s (in %s)", line.strip(), root).exists();
       }
     }
-    assertThat(copies).contains("/src/vnpu-kube-adapter/cli/target/vnpu-cli-0.1.0-SNAPSHOT-all.jar",
-        "/src/native/build/libvnpu.so", "config/device-config.yaml", "deploy/image/vnpu");
+    assertThat(copies)
+        .contains(
+            "/src/vnpu-kube-adapter/cli/target/vnpu-cli-0.1.0-SNAPSHOT-all.jar",
+            "/src/native/build/libvnpu.so",
+            "config/device-config.yaml",
+            "deploy/image/vnpu");
     // the jar the image runs is the one failsafe's other ITs run
     assertThat(root.resolve("vnpu-kube-adapter/cli/target/vnpu-cli-0.1.0-SNAPSHOT-all.jar"))
         .isEqualTo(Path.of(System.getProperty("shaded.jar")).toAbsolutePath().normalize());

@@ -31,16 +31,15 @@ import tools.jackson.databind.ObjectMapper;
  * checked by Prometheus's own {@code promtool check rules} and exercised by {@code promtool test
  * rules} ({@code src/test/resources/prometheus/vnpu-rules-test.yaml}: every alert fires on the
  * series it is for and stays silent on the near misses), the Debian {@code prometheus} package's
- * tool. Where promtool is not installed the two promtool tests are skipped with one line in the
- * log ({@code .ci/run} installs it). That every dashboard query's metric is exported is checked
- * against a real scrape in {@code PrometheusScrapeIT}.
+ * tool. Where promtool is not installed the two promtool tests are skipped with one line in the log
+ * ({@code .ci/run} installs it). That every dashboard query's metric is exported is checked against
+ * a real scrape in {@code PrometheusScrapeIT}.
  */
 public class PrometheusRulesTest {
   /** Only parses and serialises (no request is made); also used from the ITs. */
   private static KubernetesClient client;
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   private static synchronized KubernetesClient client() {
     if (client == null) {
@@ -60,8 +59,12 @@ public class PrometheusRulesTest {
   }
 
   public static String render(Map<String, String> values) {
-    TemplateCommand t = new Helm(DeployManifestsTest.deployDir().resolve("helm/vnpu")).template()
-        .withName("vnpu").withNamespace("kube-system").withKubeVersion("1.34.0");
+    TemplateCommand t =
+        new Helm(DeployManifestsTest.deployDir().resolve("helm/vnpu"))
+            .template()
+            .withName("vnpu")
+            .withNamespace("kube-system")
+            .withKubeVersion("1.34.0");
     values.forEach(t::set);
     return t.call();
   }
@@ -72,18 +75,24 @@ public class PrometheusRulesTest {
 
   /** The rule groups of the chart's PrometheusRule as a Prometheus rules file. */
   public static String rulesFile(Map<String, String> values) {
-    GenericKubernetesResource rule = objects(render(values)).stream()
-        .filter(o -> o.getKind().equals("PrometheusRule")).map(GenericKubernetesResource.class::cast)
-        .findFirst().orElseThrow(() -> new AssertionError("no PrometheusRule rendered"));
+    GenericKubernetesResource rule =
+        objects(render(values)).stream()
+            .filter(o -> o.getKind().equals("PrometheusRule"))
+            .map(GenericKubernetesResource.class::cast)
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no PrometheusRule rendered"));
     return client().getKubernetesSerialization().asYaml(rule.getAdditionalProperties().get("spec"));
   }
 
   /** The dashboard JSON of the chart's Grafana ConfigMap. */
   public static JsonNode dashboard() {
-    ConfigMap cm = objects(render(Map.of("metrics.grafanaDashboard.enabled", "true"))).stream()
-        .filter(ConfigMap.class::isInstance).map(ConfigMap.class::cast)
-        .filter(c -> c.getMetadata().getName().endsWith("-dashboard")).findFirst()
-        .orElseThrow(() -> new AssertionError("no dashboard ConfigMap rendered"));
+    ConfigMap cm =
+        objects(render(Map.of("metrics.grafanaDashboard.enabled", "true"))).stream()
+            .filter(ConfigMap.class::isInstance)
+            .map(ConfigMap.class::cast)
+            .filter(c -> c.getMetadata().getName().endsWith("-dashboard"))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no dashboard ConfigMap rendered"));
     assertThat(cm.getMetadata().getLabels()).containsEntry("grafana_dashboard", "1");
     return new ObjectMapper().readTree(cm.getData().get("vnpu.json"));
   }
@@ -104,8 +113,9 @@ public class PrometheusRulesTest {
   /** The metric names a PromQL expression reads: vnpu's, HAMi's and npu-exporter's. */
   public static List<String> metricNames(String expr) {
     List<String> names = new ArrayList<>();
-    java.util.regex.Matcher m = java.util.regex.Pattern
-        .compile("\\b((?:vnpu|hami|npu_chip_info)_[a-z0-9_]+)\\b").matcher(expr);
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("\\b((?:vnpu|hami|npu_chip_info)_[a-z0-9_]+)\\b")
+            .matcher(expr);
     while (m.find()) {
       names.add(m.group(1));
     }
@@ -121,27 +131,55 @@ public class PrometheusRulesTest {
 
   @Test
   void theRuleHasTheAlertsOperatorsNeedAndItsLabels() {
-    String rules = rulesFile(Map.of("metrics.prometheusRule.enabled", "true",
-        "metrics.prometheusRule.labels.release", "kube-prometheus-stack"));
-    assertThat(rules).contains("alert: \"VnpuNpuUnhealthy\"", "alert: \"VnpuSliceMemoryRefused\"",
-        "alert: \"VnpuShareStarved\"", "alert: \"VnpuPluginNotRegistered\"",
-        "alert: \"VnpuLimiterNotVerified\"", "record: \"vnpu:slice_memory_used:ratio\"");
-    GenericKubernetesResource rule = objects(render(Map.of("metrics.prometheusRule.enabled",
-        "true", "metrics.prometheusRule.labels.release", "kube-prometheus-stack"))).stream()
-        .filter(x -> x.getKind().equals("PrometheusRule")).map(GenericKubernetesResource.class::cast)
-        .findFirst().orElseThrow();
+    String rules =
+        rulesFile(
+            Map.of(
+                "metrics.prometheusRule.enabled",
+                "true",
+                "metrics.prometheusRule.labels.release",
+                "kube-prometheus-stack"));
+    assertThat(rules)
+        .contains(
+            "alert: \"VnpuNpuUnhealthy\"",
+            "alert: \"VnpuSliceMemoryRefused\"",
+            "alert: \"VnpuShareStarved\"",
+            "alert: \"VnpuPluginNotRegistered\"",
+            "alert: \"VnpuLimiterNotVerified\"",
+            "record: \"vnpu:slice_memory_used:ratio\"");
+    GenericKubernetesResource rule =
+        objects(
+                render(
+                    Map.of(
+                        "metrics.prometheusRule.enabled",
+                        "true",
+                        "metrics.prometheusRule.labels.release",
+                        "kube-prometheus-stack")))
+            .stream()
+            .filter(x -> x.getKind().equals("PrometheusRule"))
+            .map(GenericKubernetesResource.class::cast)
+            .findFirst()
+            .orElseThrow();
     assertThat(rule.getMetadata().getLabels()).containsEntry("release", "kube-prometheus-stack");
     // thresholds come from the values
-    assertThat(rulesFile(Map.of("metrics.prometheusRule.enabled", "true",
-        "metrics.prometheusRule.oomRejections", "3", "metrics.prometheusRule.oomWindow", "2m")))
+    assertThat(
+            rulesFile(
+                Map.of(
+                    "metrics.prometheusRule.enabled",
+                    "true",
+                    "metrics.prometheusRule.oomRejections",
+                    "3",
+                    "metrics.prometheusRule.oomWindow",
+                    "2m")))
         .contains("increase(vnpu_slice_oom_rejections_total[2m]) >= 3");
   }
 
   @Test
   void promtoolChecksTheRules() throws Exception {
     Path promtool = promtool("promtoolChecksTheRules");
-    Path rules = Files.writeString(tmp.resolve("vnpu-rules.yaml"),
-        rulesFile(Map.of("metrics.prometheusRule.enabled", "true")));
+    Path rules =
+        Files.writeString(
+            tmp.resolve("vnpu-rules.yaml"),
+            rulesFile(Map.of("metrics.prometheusRule.enabled", "true")));
     String out = run(promtool, "check", "rules", rules.toString());
     assertThat(out).contains("SUCCESS: 10 rules found");
   }
@@ -149,11 +187,12 @@ public class PrometheusRulesTest {
   @Test
   void promtoolUnitTestsOfEveryAlertPass() throws Exception {
     Path promtool = promtool("promtoolUnitTestsOfEveryAlertPass");
-    Files.writeString(tmp.resolve("vnpu-rules.yaml"),
+    Files.writeString(
+        tmp.resolve("vnpu-rules.yaml"),
         rulesFile(Map.of("metrics.prometheusRule.enabled", "true")));
     Path test = tmp.resolve("vnpu-rules-test.yaml");
-    try (InputStream in = PrometheusRulesTest.class.getResourceAsStream(
-        "/prometheus/vnpu-rules-test.yaml")) {
+    try (InputStream in =
+        PrometheusRulesTest.class.getResourceAsStream("/prometheus/vnpu-rules-test.yaml")) {
       Files.write(test, in.readAllBytes());
     }
     String out = run(promtool, "test", "rules", test.toString());

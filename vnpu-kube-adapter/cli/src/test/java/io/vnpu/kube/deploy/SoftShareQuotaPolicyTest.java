@@ -32,14 +32,23 @@ class SoftShareQuotaPolicyTest {
   @BeforeAll
   static void render() {
     objects = ChartObjects.render(Map.of("mode", "mindcluster"));
-    quota = objects.stream().filter(ValidatingAdmissionPolicy.class::isInstance)
-        .map(ValidatingAdmissionPolicy.class::cast)
-        .filter(p -> p.getMetadata().getName().endsWith("-soft-share-quota")).findFirst().orElseThrow();
+    quota =
+        objects.stream()
+            .filter(ValidatingAdmissionPolicy.class::isInstance)
+            .map(ValidatingAdmissionPolicy.class::cast)
+            .filter(p -> p.getMetadata().getName().endsWith("-soft-share-quota"))
+            .findFirst()
+            .orElseThrow();
   }
 
   static Pod pod(Map<String, String> annotations) {
-    return new PodBuilder().withNewMetadata().withName("infer").withNamespace("team-a")
-        .withAnnotations(new LinkedHashMap<>(annotations)).endMetadata().build();
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName("infer")
+        .withNamespace("team-a")
+        .withAnnotations(new LinkedHashMap<>(annotations))
+        .endMetadata()
+        .build();
   }
 
   static Map<String, String> placed() {
@@ -60,34 +69,48 @@ class SoftShareQuotaPolicyTest {
 
   @Test
   void boundToDenyOnPodUpdatesOnly() {
-    assertThat(objects).filteredOn(ValidatingAdmissionPolicyBinding.class::isInstance)
+    assertThat(objects)
+        .filteredOn(ValidatingAdmissionPolicyBinding.class::isInstance)
         .map(ValidatingAdmissionPolicyBinding.class::cast)
         .filteredOn(b -> b.getSpec().getPolicyName().equals(quota.getMetadata().getName()))
-        .singleElement().satisfies(b -> assertThat(b.getSpec().getValidationActions()).containsExactly("Deny"));
+        .singleElement()
+        .satisfies(b -> assertThat(b.getSpec().getValidationActions()).containsExactly("Deny"));
     assertThat(quota.getSpec().getFailurePolicy()).isEqualTo("Fail");
-    // pods only, not pods/status (the kubelet's writes); CREATE sets the quotas Volcano then charges
-    assertThat(quota.getSpec().getMatchConstraints().getResourceRules()).singleElement().satisfies(r -> {
-      assertThat(r.getResources()).containsExactly("pods");
-      assertThat(r.getOperations()).containsExactly("UPDATE");
-    });
+    // pods only, not pods/status (the kubelet's writes); CREATE sets the quotas Volcano then
+    // charges
+    assertThat(quota.getSpec().getMatchConstraints().getResourceRules())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.getResources()).containsExactly("pods");
+              assertThat(r.getOperations()).containsExactly("UPDATE");
+            });
   }
 
   @Test
   void aTenantCannotRaiseSwitchOrRemoveItsQuotasAfterPlacement() throws Exception {
     Pod before = pod(placed());
-    assertThat(admit(quota, "UPDATE", TENANT, null, pod(with(CORE, "100")), before).denials()).containsExactly(
-        "pod team-a/infer: annotation " + CORE + " = \"100\": the soft-share quotas are fixed when the pod is"
-            + " created (Volcano charged them); recreate the pod to change them");
-    assertThat(admit(quota, "UPDATE", TENANT, null, pod(with(HBM, "65536")), before).allowed()).isFalse();
-    assertThat(admit(quota, "UPDATE", TENANT, null, pod(with(POLICY, "elastic")), before).allowed()).isFalse();
+    assertThat(admit(quota, "UPDATE", TENANT, null, pod(with(CORE, "100")), before).denials())
+        .containsExactly(
+            "pod team-a/infer: annotation "
+                + CORE
+                + " = \"100\": the soft-share quotas are fixed when the pod is"
+                + " created (Volcano charged them); recreate the pod to change them");
+    assertThat(admit(quota, "UPDATE", TENANT, null, pod(with(HBM, "65536")), before).allowed())
+        .isFalse();
+    assertThat(admit(quota, "UPDATE", TENANT, null, pod(with(POLICY, "elastic")), before).allowed())
+        .isFalse();
     // same number, other spelling: the plugin would parse it alike, but nothing needs it
-    assertThat(admit(quota, "UPDATE", TENANT, null, pod(with(CORE, " 10")), before).allowed()).isFalse();
+    assertThat(admit(quota, "UPDATE", TENANT, null, pod(with(CORE, " 10")), before).allowed())
+        .isFalse();
     // removing both would make the pod a whole-chip pod to the plugin, with no limiter at all
     Map<String, String> none = placed();
     none.remove(CORE);
     none.remove(HBM);
     none.remove(POLICY);
-    assertThat(admit(quota, "UPDATE", TENANT, null, pod(none), before).denials()).singleElement().asString()
+    assertThat(admit(quota, "UPDATE", TENANT, null, pod(none), before).denials())
+        .singleElement()
+        .asString()
         .contains(CORE + " = (removed)");
     // adding quotas to a pod placed without them
     assertThat(admit(quota, "UPDATE", TENANT, null, before, pod(none)).allowed()).isFalse();
@@ -99,13 +122,28 @@ class SoftShareQuotaPolicyTest {
     Map<String, String> claimed = placed();
     claimed.put("predicate-time", "18446744073709551615");
     claimed.put("huawei.com/AscendReal", "Ascend910-0");
-    assertThat(admit(quota, "UPDATE", "system:serviceaccount:kube-system:vnpu", null, pod(claimed), before)
-        .allowed()).isTrue();
+    assertThat(
+            admit(
+                    quota,
+                    "UPDATE",
+                    "system:serviceaccount:kube-system:vnpu",
+                    null,
+                    pod(claimed),
+                    before)
+                .allowed())
+        .isTrue();
     // a pod without soft-share quotas is not this policy's business
     Pod plain = pod(Map.of("predicate-time", "1"));
-    assertThat(admit(quota, "UPDATE", TENANT, null, pod(Map.of("x", "y")), plain).matched()).isFalse();
+    assertThat(admit(quota, "UPDATE", TENANT, null, pod(Map.of("x", "y")), plain).matched())
+        .isFalse();
     // a pod with no annotations at all
-    Pod bare = new PodBuilder().withNewMetadata().withName("bare").withNamespace("team-a").endMetadata().build();
+    Pod bare =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName("bare")
+            .withNamespace("team-a")
+            .endMetadata()
+            .build();
     assertThat(admit(quota, "UPDATE", TENANT, null, bare, bare).matched()).isFalse();
   }
 }

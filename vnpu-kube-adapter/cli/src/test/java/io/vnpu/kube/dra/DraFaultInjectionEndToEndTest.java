@@ -17,13 +17,13 @@ import io.vnpu.api.fault.HealthMonitor;
 import io.vnpu.dcmi.DcmiDeviceManager;
 import io.vnpu.dcmi.DcmiLibrarySource;
 import io.vnpu.dcmi.sim.BundledSimulator;
-import io.vnpu.kube.kubelet.UnixSocketTransport;
 import io.vnpu.kube.dra.app.DraHealthMonitor;
 import io.vnpu.kube.dra.proto.health.v1.DRAResourceHealthGrpc;
 import io.vnpu.kube.dra.proto.health.v1.DeviceHealth;
 import io.vnpu.kube.dra.proto.health.v1.HealthStatus;
 import io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesRequest;
 import io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesResponse;
+import io.vnpu.kube.kubelet.UnixSocketTransport;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -36,17 +36,17 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 15: a fault injected into the simulated driver with {@code vnpu-sim-ctl} appears as a
- * device taint on the published ResourceSlice and as Unhealthy on the kubelet's
- * {@code NodeWatchResources} stream within one second, and both clear within one second of the
- * recovery. Production wiring end to end: the bundled {@code libdcmi.so} through the JNA binding,
- * the {@link DraHealthMonitor} {@code vnpu dra} runs, the plugin against the fabric8 mock API
- * server, the stream read by a gRPC client over the plugin's unix socket.
+ * device taint on the published ResourceSlice and as Unhealthy on the kubelet's {@code
+ * NodeWatchResources} stream within one second, and both clear within one second of the recovery.
+ * Production wiring end to end: the bundled {@code libdcmi.so} through the JNA binding, the {@link
+ * DraHealthMonitor} {@code vnpu dra} runs, the plugin against the fabric8 mock API server, the
+ * stream read by a gRPC client over the plugin's unix socket.
  *
  * <p>Latency is measured from just before {@code vnpu-sim-ctl} is started (so it includes the
  * tool's own start-up) to the moment the test's ResourceSlice watch, or its health stream, receives
@@ -56,13 +56,13 @@ import org.junit.jupiter.api.io.TempDir;
 class DraFaultInjectionEndToEndTest {
   static final Duration BUDGET = Duration.ofSeconds(1);
   private String profile;
+
   /** SeparateNPU in the shipped faultCode.json: the chip may not take workloads. */
   static final String CODE = "80E3A201";
 
   KubernetesClient client;
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   private final BundledSimulator sim =
       new BundledSimulator(Path.of(System.getProperty("vnpu.native.dir")));
@@ -106,36 +106,44 @@ class DraFaultInjectionEndToEndTest {
     plugin.watchHealth(health);
 
     BlockingQueue<Seen<ResourceSlice>> slices = new LinkedBlockingQueue<>();
-    sliceWatch = client.dynamicResourceAllocation().v1().resourcesSlices()
-        .watch(new Watcher<ResourceSlice>() {
-          @Override
-          public void eventReceived(Action action, ResourceSlice slice) {
-            if (action == Action.ADDED || action == Action.MODIFIED) {
-              slices.add(new Seen<>(System.nanoTime(), slice));
-            }
-          }
+    sliceWatch =
+        client
+            .dynamicResourceAllocation()
+            .v1()
+            .resourcesSlices()
+            .watch(
+                new Watcher<ResourceSlice>() {
+                  @Override
+                  public void eventReceived(Action action, ResourceSlice slice) {
+                    if (action == Action.ADDED || action == Action.MODIFIED) {
+                      slices.add(new Seen<>(System.nanoTime(), slice));
+                    }
+                  }
 
-          @Override
-          public void onClose(WatcherException cause) {
-          }
-        });
+                  @Override
+                  public void onClose(WatcherException cause) {}
+                });
     plugin.start();
     if (profile.startsWith("310P")) {
       assertThat(health.subscribed()).as("fault events on 310P").isFalse();
     }
     // logic ID 3 of both profiles is phy ID 3: device npu-3
     String device = "npu-3";
-    awaitSlice(slices, s -> s.getSpec().getDevices().size() == chips
-        && s.getSpec().getDevices().stream().allMatch(d -> taints(d).isEmpty()));
+    awaitSlice(
+        slices,
+        s ->
+            s.getSpec().getDevices().size() == chips
+                && s.getSpec().getDevices().stream().allMatch(d -> taints(d).isEmpty()));
 
     BlockingQueue<Seen<NodeWatchResourcesResponse>> stream = new LinkedBlockingQueue<>();
     try (UnixSocketTransport transport = new UnixSocketTransport(1)) {
       ManagedChannel ch = transport.channel(plugin.sockets().draSocket());
       try {
-        DRAResourceHealthGrpc.newStub(ch).nodeWatchResources(
-            NodeWatchResourcesRequest.getDefaultInstance(), collect(stream));
+        DRAResourceHealthGrpc.newStub(ch)
+            .nodeWatchResources(NodeWatchResourcesRequest.getDefaultInstance(), collect(stream));
         Seen<NodeWatchResourcesResponse> first = awaitMessage(stream, m -> true);
-        assertThat(first.value().getDevicesList()).hasSize(chips)
+        assertThat(first.value().getDevicesList())
+            .hasSize(chips)
             .allSatisfy(d -> assertThat(d.getHealth()).isEqualTo(HealthStatus.HEALTHY));
 
         // fault
@@ -144,22 +152,29 @@ class DraFaultInjectionEndToEndTest {
         long injected = System.nanoTime();
         ctl("fault", "3", "0x" + CODE);
         Seen<ResourceSlice> tainted = awaitSlice(slices, s -> !taints(device(s, device)).isEmpty());
-        Seen<NodeWatchResourcesResponse> unhealthy = awaitMessage(stream,
-            m -> health(m, device).getHealth() == HealthStatus.UNHEALTHY);
-        assertThat(taints(device(tainted.value(), device))).singleElement().satisfies(t -> {
-          assertThat(t.getKey()).isEqualTo(DRIVER + "/unhealthy");
-          assertThat(t.getValue()).isEqualTo(CODE);
-          assertThat(t.getEffect()).isEqualTo("NoSchedule");
-        });
-        assertThat(tainted.value().getSpec().getDevices()).hasSize(chips)
+        Seen<NodeWatchResourcesResponse> unhealthy =
+            awaitMessage(stream, m -> health(m, device).getHealth() == HealthStatus.UNHEALTHY);
+        assertThat(taints(device(tainted.value(), device)))
+            .singleElement()
+            .satisfies(
+                t -> {
+                  assertThat(t.getKey()).isEqualTo(DRIVER + "/unhealthy");
+                  assertThat(t.getValue()).isEqualTo(CODE);
+                  assertThat(t.getEffect()).isEqualTo("NoSchedule");
+                });
+        assertThat(tainted.value().getSpec().getDevices())
+            .hasSize(chips)
             .filteredOn(d -> !d.getName().equals(device))
             .allSatisfy(d -> assertThat(taints(d)).isEmpty());
-        assertThat(unhealthy.value().getDevicesList()).hasSize(chips)
-            .filteredOn(d -> d.getHealth() != HealthStatus.HEALTHY).singleElement()
-            .satisfies(d -> {
-              assertThat(d.getDevice().getDeviceName()).isEqualTo(device);
-              assertThat(d.getMessage()).startsWith(CODE + " SeparateNPU");
-            });
+        assertThat(unhealthy.value().getDevicesList())
+            .hasSize(chips)
+            .filteredOn(d -> d.getHealth() != HealthStatus.HEALTHY)
+            .singleElement()
+            .satisfies(
+                d -> {
+                  assertThat(d.getDevice().getDeviceName()).isEqualTo(device);
+                  assertThat(d.getMessage()).startsWith(CODE + " SeparateNPU");
+                });
         Duration toTaint = Duration.ofNanos(tainted.nanos() - injected);
         Duration toStream = Duration.ofNanos(unhealthy.nanos() - injected);
 
@@ -168,18 +183,31 @@ class DraFaultInjectionEndToEndTest {
         stream.clear();
         long cleared = System.nanoTime();
         ctl("clear", "3");
-        Seen<ResourceSlice> untainted = awaitSlice(slices, s -> s.getSpec().getDevices().size() == chips
-            && s.getSpec().getDevices().stream().allMatch(d -> taints(d).isEmpty()));
-        Seen<NodeWatchResourcesResponse> healthy = awaitMessage(stream,
-            m -> m.getDevicesList().stream().allMatch(d -> d.getHealth() == HealthStatus.HEALTHY));
+        Seen<ResourceSlice> untainted =
+            awaitSlice(
+                slices,
+                s ->
+                    s.getSpec().getDevices().size() == chips
+                        && s.getSpec().getDevices().stream().allMatch(d -> taints(d).isEmpty()));
+        Seen<NodeWatchResourcesResponse> healthy =
+            awaitMessage(
+                stream,
+                m ->
+                    m.getDevicesList().stream()
+                        .allMatch(d -> d.getHealth() == HealthStatus.HEALTHY));
         assertThat(healthy.value().getDevicesList()).hasSize(chips);
         Duration toUntaint = Duration.ofNanos(untainted.nanos() - cleared);
         Duration toHealthy = Duration.ofNanos(healthy.nanos() - cleared);
 
-        System.out.printf("DRA fault latency (%s, fault events %s): taint %d ms, stream %d ms;"
-                + " recovery: untaint %d ms, stream %d ms%n", profile,
-            health.subscribed() ? "subscribed" : "not delivered, poll only", toTaint.toMillis(),
-            toStream.toMillis(), toUntaint.toMillis(), toHealthy.toMillis());
+        System.out.printf(
+            "DRA fault latency (%s, fault events %s): taint %d ms, stream %d ms;"
+                + " recovery: untaint %d ms, stream %d ms%n",
+            profile,
+            health.subscribed() ? "subscribed" : "not delivered, poll only",
+            toTaint.toMillis(),
+            toStream.toMillis(),
+            toUntaint.toMillis(),
+            toHealthy.toMillis());
         assertThat(toTaint).as("fault -> ResourceSlice taint").isLessThan(BUDGET);
         assertThat(toStream).as("fault -> Unhealthy on the stream").isLessThan(BUDGET);
         assertThat(toUntaint).as("recovery -> taint removed").isLessThan(BUDGET);
@@ -204,7 +232,9 @@ class DraFaultInjectionEndToEndTest {
   }
 
   private static Device device(ResourceSlice s, String name) {
-    return s.getSpec().getDevices().stream().filter(d -> d.getName().equals(name)).findFirst()
+    return s.getSpec().getDevices().stream()
+        .filter(d -> d.getName().equals(name))
+        .findFirst()
         .orElseThrow(() -> new AssertionError("no device " + name + " in the slice"));
   }
 
@@ -213,20 +243,26 @@ class DraFaultInjectionEndToEndTest {
   }
 
   private static DeviceHealth health(NodeWatchResourcesResponse m, String device) {
-    Optional<DeviceHealth> h = m.getDevicesList().stream()
-        .filter(d -> d.getDevice().getDeviceName().equals(device)).findFirst();
+    Optional<DeviceHealth> h =
+        m.getDevicesList().stream()
+            .filter(d -> d.getDevice().getDeviceName().equals(device))
+            .findFirst();
     return h.orElseThrow(() -> new AssertionError("no device " + device + " in " + m));
   }
 
-  private static Seen<ResourceSlice> awaitSlice(BlockingQueue<Seen<ResourceSlice>> q,
-      Predicate<ResourceSlice> wanted) throws InterruptedException {
-    return await(q, s -> s.getSpec() != null && s.getSpec().getDevices() != null
-        && wanted.test(s), "a ResourceSlice");
+  private static Seen<ResourceSlice> awaitSlice(
+      BlockingQueue<Seen<ResourceSlice>> q, Predicate<ResourceSlice> wanted)
+      throws InterruptedException {
+    return await(
+        q,
+        s -> s.getSpec() != null && s.getSpec().getDevices() != null && wanted.test(s),
+        "a ResourceSlice");
   }
 
   private static Seen<NodeWatchResourcesResponse> awaitMessage(
       BlockingQueue<Seen<NodeWatchResourcesResponse>> q,
-      Predicate<NodeWatchResourcesResponse> wanted) throws InterruptedException {
+      Predicate<NodeWatchResourcesResponse> wanted)
+      throws InterruptedException {
     return await(q, wanted, "a health stream message");
   }
 
@@ -257,8 +293,7 @@ class DraFaultInjectionEndToEndTest {
       }
 
       @Override
-      public void onCompleted() {
-      }
+      public void onCompleted() {}
     };
   }
 }

@@ -35,7 +35,9 @@ public final class Shown {
   }
 
   private static String cut(String s) {
-    return s.length() <= MAX_CHARS ? s : s.substring(0, MAX_CHARS) + "... (" + s.length() + " characters)";
+    return s.length() <= MAX_CHARS
+        ? s
+        : s.substring(0, MAX_CHARS) + "... (" + s.length() + " characters)";
   }
 
   /** RFC 8259 string literal: quotes, backslash and control characters escaped. */

@@ -10,13 +10,14 @@ import tools.jackson.databind.json.JsonMapper;
  * The adapter's Jackson 3 mappers, with the rules every JSON the adapter writes or reads shares.
  *
  * <p>Jackson 3 changed defaults that matter here, so they are set explicitly:
+ *
  * <ul>
- *   <li>Properties are written in declaration order (record components, then map insertion
- *       order), not sorted: the HAMi annotations, the MindCluster {@code DeviceInfoCfg} (whose
- *       SHA-256 is its {@code CheckCode}), CDI specs and checkpoints have a fixed field order
- *       that other components compare byte for byte.
- *   <li>An unknown property fails a typed read unless the type (or the caller) ignores unknowns:
- *       a CDI spec read back must be one this build wrote.
+ *   <li>Properties are written in declaration order (record components, then map insertion order),
+ *       not sorted: the HAMi annotations, the MindCluster {@code DeviceInfoCfg} (whose SHA-256 is
+ *       its {@code CheckCode}), CDI specs and checkpoints have a fixed field order that other
+ *       components compare byte for byte.
+ *   <li>An unknown property fails a typed read unless the type (or the caller) ignores unknowns: a
+ *       CDI spec read back must be one this build wrote.
  *   <li>Enum constants are written and read by {@code name()}, as Jackson 2 did; Jackson 3 uses
  *       {@code toString()} by default, which would silently change a format the day an enum gets a
  *       display {@code toString()}.

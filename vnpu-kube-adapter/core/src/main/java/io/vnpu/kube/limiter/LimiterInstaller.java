@@ -23,13 +23,15 @@ import java.util.Set;
  * copied from the image and an {@code ld.so.preload} naming the library's container path. Each file
  * is compared first (SHA-256 of the library, bytes of the preload list) and left alone when
  * identical; otherwise it is written to a temporary file in the same directory, flushed and renamed
- * over the old one. The rename replaces the directory entry, so running containers keep the
- * library they mapped and a container starting during the update sees the old or the new file,
- * never a half-written one.
+ * over the old one. The rename replaces the directory entry, so running containers keep the library
+ * they mapped and a container starting during the update sees the old or the new file, never a
+ * half-written one.
  */
 public final class LimiterInstaller {
-  private static final Set<PosixFilePermission> LIBRARY_MODE = PosixFilePermissions.fromString("rwxr-xr-x");
-  private static final Set<PosixFilePermission> PRELOAD_MODE = PosixFilePermissions.fromString("rw-r--r--");
+  private static final Set<PosixFilePermission> LIBRARY_MODE =
+      PosixFilePermissions.fromString("rwxr-xr-x");
+  private static final Set<PosixFilePermission> PRELOAD_MODE =
+      PosixFilePermissions.fromString("rw-r--r--");
 
   /** What happened to one file. */
   public enum Outcome {
@@ -42,8 +44,8 @@ public final class LimiterInstaller {
   }
 
   /**
-   * @param library       outcome for {@code libvnpu.so}
-   * @param preload       outcome for {@code ld.so.preload}
+   * @param library outcome for {@code libvnpu.so}
+   * @param preload outcome for {@code ld.so.preload}
    * @param librarySha256 hex SHA-256 of the installed library (the version the log names)
    */
   public record Report(Outcome library, Outcome preload, String librarySha256) {}
@@ -57,11 +59,11 @@ public final class LimiterInstaller {
   }
 
   /**
-   * Installs {@code source} as {@code <hostDir>/libvnpu.so} and writes the preload list; creates the
-   * host directory (0755) when missing.
+   * Installs {@code source} as {@code <hostDir>/libvnpu.so} and writes the preload list; creates
+   * the host directory (0755) when missing.
    *
-   * @throws LimiterUnavailableException naming {@code source} when it is missing or not an ELF shared
-   *     object for this machine (nothing is written then)
+   * @throws LimiterUnavailableException naming {@code source} when it is missing or not an ELF
+   *     shared object for this machine (nothing is written then)
    * @throws IOException naming the host file that could not be written
    */
   public Report install(Path source) throws LimiterUnavailableException, IOException {
@@ -69,9 +71,14 @@ public final class LimiterInstaller {
     byte[] library = Files.readAllBytes(source);
     Files.createDirectories(files.hostDir());
     String sha = sha256(library);
-    Outcome lib = place(files.library(), library, LIBRARY_MODE, existing -> sha.equals(sha256(existing)));
-    Outcome pre = place(files.preload(), files.preloadContent(), PRELOAD_MODE,
-        existing -> Arrays.equals(existing, files.preloadContent()));
+    Outcome lib =
+        place(files.library(), library, LIBRARY_MODE, existing -> sha.equals(sha256(existing)));
+    Outcome pre =
+        place(
+            files.preload(),
+            files.preloadContent(),
+            PRELOAD_MODE,
+            existing -> Arrays.equals(existing, files.preloadContent()));
     return new Report(lib, pre, sha);
   }
 
@@ -79,8 +86,8 @@ public final class LimiterInstaller {
     boolean test(byte[] existing);
   }
 
-  private static Outcome place(Path target, byte[] content, Set<PosixFilePermission> mode, Same same)
-      throws IOException {
+  private static Outcome place(
+      Path target, byte[] content, Set<PosixFilePermission> mode, Same same) throws IOException {
     boolean exists;
     try {
       byte[] existing = readIfSmall(target, content.length);
@@ -91,7 +98,8 @@ public final class LimiterInstaller {
     }
     Path tmp = Files.createTempFile(target.getParent(), "." + target.getFileName() + ".", ".tmp");
     try {
-      try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+      try (FileChannel ch =
+          FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
         ByteBuffer b = ByteBuffer.wrap(content);
         while (b.hasRemaining()) ch.write(b);
         ch.force(true);
@@ -105,7 +113,10 @@ public final class LimiterInstaller {
     return exists ? Outcome.REPLACED : Outcome.INSTALLED;
   }
 
-  /** The file's bytes, or null when its size is not {@code expected} (then its content differs anyway). */
+  /**
+   * The file's bytes, or null when its size is not {@code expected} (then its content differs
+   * anyway).
+   */
   private static byte[] readIfSmall(Path file, int expected) throws IOException {
     if (Files.isDirectory(file)) throw new IOException(file + " is a directory");
     long size = Files.size(file);

@@ -10,10 +10,10 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The {@link LimiterGate} over the installed files: {@code libvnpu.so} exists, is readable and is an
- * ELF shared object for this machine; {@code ld.so.preload} exists, is readable and names exactly
- * the container path of the library. Each call reads the files again (20 header bytes and a short
- * text file), so a library removed or replaced on the host after start is noticed at the next
+ * The {@link LimiterGate} over the installed files: {@code libvnpu.so} exists, is readable and is
+ * an ELF shared object for this machine; {@code ld.so.preload} exists, is readable and names
+ * exactly the container path of the library. Each call reads the files again (20 header bytes and a
+ * short text file), so a library removed or replaced on the host after start is noticed at the next
  * request. The last outcome is kept for the readiness endpoint and the metrics.
  */
 public final class LimiterVerifier implements LimiterGate {
@@ -59,7 +59,10 @@ public final class LimiterVerifier implements LimiterGate {
     }
   }
 
-  /** The problem the last {@link #verify()} found, empty when it passed. Before the first call: "not verified yet". */
+  /**
+   * The problem the last {@link #verify()} found, empty when it passed. Before the first call: "not
+   * verified yet".
+   */
   public Optional<String> lastProblem() {
     return lastProblem;
   }
@@ -68,10 +71,12 @@ public final class LimiterVerifier implements LimiterGate {
     byte[] content;
     try {
       if (Files.isDirectory(files.preload())) {
-        throw new LimiterUnavailableException(files.preload(), "is a directory, not a preload list");
+        throw new LimiterUnavailableException(
+            files.preload(), "is a directory, not a preload list");
       }
       if (Files.size(files.preload()) > PRELOAD_MAX_BYTES) {
-        throw new LimiterUnavailableException(files.preload(), "is larger than " + PRELOAD_MAX_BYTES + " bytes");
+        throw new LimiterUnavailableException(
+            files.preload(), "is larger than " + PRELOAD_MAX_BYTES + " bytes");
       }
       content = Files.readAllBytes(files.preload());
     } catch (NoSuchFileException e) {
@@ -83,8 +88,9 @@ public final class LimiterVerifier implements LimiterGate {
     }
     if (!Arrays.equals(content, files.preloadContent())) {
       String shown = new String(content, StandardCharsets.UTF_8).strip();
-      throw new LimiterUnavailableException(files.preload(), "content = \"" + shown + "\": expected \""
-          + files.containerLibraryPath() + "\"");
+      throw new LimiterUnavailableException(
+          files.preload(),
+          "content = \"" + shown + "\": expected \"" + files.containerLibraryPath() + "\"");
     }
   }
 }

@@ -45,15 +45,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Which registrations are still wanted is decided without trusting any container either: an
  * entry stays while the region recorded at its registration is the very file (same device and
- * inode) as the region in one of the directories under {@code containersRoot}.
- * {@link #reconcile()} removes every other entry;
- * the agent calls it after removing the directories of gone pods, and at start-up (registrations
- * survive an agent restart in the registry files; re-registering a key updates its entry in place,
- * so nothing is lost or doubled). Thread-safe.
+ * inode) as the region in one of the directories under {@code containersRoot}. {@link #reconcile()}
+ * removes every other entry; the agent calls it after removing the directories of gone pods, and at
+ * start-up (registrations survive an agent restart in the registry files; re-registering a key
+ * updates its entry in place, so nothing is lost or doubled). Thread-safe.
  */
 public final class ComputeRegistrations implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ComputeRegistrations.class);
   private static final Pattern REGISTRY_FILE = Pattern.compile("npu(\\d{1,5})\\.reg");
+
   /** Longest display name a registry entry holds (UTF-8 bytes, without the terminating NUL). */
   static final int NAME_BYTES = 31;
 
@@ -63,8 +63,8 @@ public final class ComputeRegistrations implements AutoCloseable {
   private final NpuRegistries registries;
 
   /**
-   * @param registryDir    host directory of the {@code npu<phyId>.reg} files (created 0755 when
-   *                       missing; the quota regions name it by its container path)
+   * @param registryDir host directory of the {@code npu<phyId>.reg} files (created 0755 when
+   *     missing; the quota regions name it by its container path)
    * @param containersRoot host directory of the per-container directories
    * @param regionFileName name of the region file in a container's directory
    */
@@ -86,20 +86,20 @@ public final class ComputeRegistrations implements AutoCloseable {
   }
 
   /**
-   * Registers a container whose region {@code regionFile} was just created from {@code region}:
-   * on the registry of each of its NPUs, with key {@code key}, the weight, cap and priority class of
-   * that logical device, the slice's sharing policy, and the region (read by the publisher). Nothing
-   * is registered when the region does not enforce compute (no device has an AI-core share) or names
-   * no phy ID.
+   * Registers a container whose region {@code regionFile} was just created from {@code region}: on
+   * the registry of each of its NPUs, with key {@code key}, the weight, cap and priority class of
+   * that logical device, the slice's sharing policy, and the region (read by the publisher).
+   * Nothing is registered when the region does not enforce compute (no device has an AI-core share)
+   * or names no phy ID.
    *
-   * @param key  the region's epoch ({@link QuotaRegionFactory#create})
+   * @param key the region's epoch ({@link QuotaRegionFactory#create})
    * @param name display name, cut to 31 UTF-8 bytes
    * @return the phy IDs registered on
    * @throws IOException when a registry cannot be created or written, all 64 entries of one are in
    *     use, or the region is not a regular file; the registrations made so far are undone
    */
-  public synchronized List<Integer> register(Path regionFile, long key, String name, RegionToCreate region)
-      throws IOException {
+  public synchronized List<Integer> register(
+      Path regionFile, long key, String name, RegionToCreate region) throws IOException {
     return register(regionFile, key, name, RegionConfig.forSlice(region));
   }
 
@@ -107,16 +107,26 @@ public final class ComputeRegistrations implements AutoCloseable {
    * As {@link #register(Path, long, String, RegionToCreate)} with the configuration the region was
    * written from (computed once by the caller).
    */
-  public synchronized List<Integer> register(Path regionFile, long key, String name, RegionConfig config)
-      throws IOException {
+  public synchronized List<Integer> register(
+      Path regionFile, long key, String name, RegionConfig config) throws IOException {
     if (!config.policy().contains(PolicyFlag.COMPUTE_ENFORCE)) return List.of();
     List<Integer> done = new ArrayList<>();
     try {
       for (int i = 0; i < config.devices().size(); i++) {
         DeviceQuota q = config.devices().get(i);
         if (q.physId() < 0) continue;
-        registries.forNpu(q.physId()).register(new RegistryMember(key, displayName(name), q.computeWeight(),
-            q.computeCapPct(), q.priority(), i, Optional.of(regionFile), config.sharingPolicy()));
+        registries
+            .forNpu(q.physId())
+            .register(
+                new RegistryMember(
+                    key,
+                    displayName(name),
+                    q.computeWeight(),
+                    q.computeCapPct(),
+                    q.priority(),
+                    i,
+                    Optional.of(regionFile),
+                    config.sharingPolicy()));
         done.add(q.physId());
       }
     } catch (IOException | RuntimeException e) {
@@ -165,21 +175,29 @@ public final class ComputeRegistrations implements AutoCloseable {
       try {
         reg = registries.forNpu(phy);
       } catch (IOException e) {
-        LOG.warn("compute registry {}: {}; its entries are kept", NpuRegistries.file(registryDir, phy), e.getMessage());
+        LOG.warn(
+            "compute registry {}: {}; its entries are kept",
+            NpuRegistries.file(registryDir, phy),
+            e.getMessage());
         continue;
       }
       for (long key : reg.keys()) {
         Optional<ComputeRegistry.RegisteredRegion> region = reg.registeredRegion(key);
-        if (region.isPresent() && live.contains(List.of(region.get().dev(), region.get().ino()))) continue;
+        if (region.isPresent() && live.contains(List.of(region.get().dev(), region.get().ino())))
+          continue;
         if (reg.unregister(key)) {
           removed.add("npu" + phy + ":" + Long.toHexString(key));
         }
       }
       // the agents' links of entries freed by an agent killed before it removed the link
       List<String> orphans = reg.removeOrphanLinks();
-      if (!orphans.isEmpty()) LOG.info("compute registry {}: removed region links without an entry {}", reg.file(), orphans);
+      if (!orphans.isEmpty())
+        LOG.info(
+            "compute registry {}: removed region links without an entry {}", reg.file(), orphans);
     }
-    if (!removed.isEmpty()) LOG.info("compute registries {}: removed the entries of gone containers {}", registryDir, removed);
+    if (!removed.isEmpty())
+      LOG.info(
+          "compute registries {}: removed the entries of gone containers {}", registryDir, removed);
     return removed;
   }
 
@@ -199,7 +217,8 @@ public final class ComputeRegistrations implements AutoCloseable {
       ComputeRegistry reg = registries.forNpu(phy);
       for (long key : reg.keys()) {
         Optional<ComputeRegistry.RegisteredRegion> r = reg.registeredRegion(key);
-        if (r.isPresent() && id.get().equals(List.of(r.get().dev(), r.get().ino()))) return Optional.of(key);
+        if (r.isPresent() && id.get().equals(List.of(r.get().dev(), r.get().ino())))
+          return Optional.of(key);
       }
     }
     return Optional.empty();
@@ -219,13 +238,19 @@ public final class ComputeRegistrations implements AutoCloseable {
     return out;
   }
 
-  /** The identity (device, inode) of a regular file (never through a link), empty when there is none. */
+  /**
+   * The identity (device, inode) of a regular file (never through a link), empty when there is
+   * none.
+   */
   private static Optional<Object> fileKey(Path p) {
     try {
-      BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+      BasicFileAttributes a =
+          Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
       if (!a.isRegularFile()) return Optional.empty();
-      java.util.Map<String, Object> id = Files.readAttributes(p, "unix:dev,ino", LinkOption.NOFOLLOW_LINKS);
-      return Optional.of(List.of(((Number) id.get("dev")).longValue(), ((Number) id.get("ino")).longValue()));
+      java.util.Map<String, Object> id =
+          Files.readAttributes(p, "unix:dev,ino", LinkOption.NOFOLLOW_LINKS);
+      return Optional.of(
+          List.of(((Number) id.get("dev")).longValue(), ((Number) id.get("ino")).longValue()));
     } catch (IOException e) {
       return Optional.empty();
     }
@@ -238,7 +263,8 @@ public final class ComputeRegistrations implements AutoCloseable {
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(registryDir)) {
       for (Path p : ds) {
         Matcher m = REGISTRY_FILE.matcher(p.getFileName().toString());
-        if (m.matches() && Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) out.put(Integer.parseInt(m.group(1)), p);
+        if (m.matches() && Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS))
+          out.put(Integer.parseInt(m.group(1)), p);
       }
     }
     return List.copyOf(out.keySet());
@@ -248,8 +274,11 @@ public final class ComputeRegistrations implements AutoCloseable {
     try {
       registries.forNpu(phy).unregister(key);
     } catch (IOException | RuntimeException e) {
-      LOG.warn("rollback: removing key {} from {} failed ({}); the next clean-up removes it",
-          Long.toHexString(key), NpuRegistries.file(registryDir, phy), e.getMessage());
+      LOG.warn(
+          "rollback: removing key {} from {} failed ({}); the next clean-up removes it",
+          Long.toHexString(key),
+          NpuRegistries.file(registryDir, phy),
+          e.getMessage());
     }
   }
 
@@ -269,7 +298,10 @@ public final class ComputeRegistrations implements AutoCloseable {
     return b.toString();
   }
 
-  /** Makes the registry directory now (0755), so a container can mount it before the first registration. */
+  /**
+   * Makes the registry directory now (0755), so a container can mount it before the first
+   * registration.
+   */
   public void ensureDirectory() throws IOException {
     HostFiles.ensureTrustedDirectory(registryDir, PosixFilePermissions.fromString("rwxr-xr-x"));
   }

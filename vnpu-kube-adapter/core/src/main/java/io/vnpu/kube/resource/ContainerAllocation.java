@@ -27,8 +27,9 @@ public record ContainerAllocation(
   }
 
   /** The response carrying a slice's container edits, annotations and CDI device names. */
-  public static ContainerAllocation of(ContainerEdits edits, Map<String, String> annotations,
-      List<String> cdiDevices) {
-    return new ContainerAllocation(edits.env(), edits.mounts(), edits.deviceNodes(), annotations, cdiDevices);
+  public static ContainerAllocation of(
+      ContainerEdits edits, Map<String, String> annotations, List<String> cdiDevices) {
+    return new ContainerAllocation(
+        edits.env(), edits.mounts(), edits.deviceNodes(), annotations, cdiDevices);
   }
 }

@@ -18,10 +18,11 @@ import java.util.function.Function;
  * <p>The caller describes the topology with two functions over device IDs: {@code physicalDevice}
  * maps a device ID to a key of its physical NPU (for HAMi fake IDs {@code <UUID>-<i>}, the UUID),
  * and {@code hccsGroup} maps it to a key of its HCCS group (on 910 nodes with 8 chips, phy IDs 0-3
- * and 4-7 form the two groups, see {@link #hccsGroupOfFour(int)}; nodes without HCCS use
- * {@link #spreadOnly(Function)}, i.e. one group). Keys are compared with {@code equals}.
+ * and 4-7 form the two groups, see {@link #hccsGroupOfFour(int)}; nodes without HCCS use {@link
+ * #spreadOnly(Function)}, i.e. one group). Keys are compared with {@code equals}.
  *
  * <p>Contract of {@link #choose(List, List, int)}:
+ *
  * <ol>
  *   <li>The answer has exactly {@code size} distinct IDs, all from {@code available}; it starts
  *       with every {@code mustInclude} ID in the given order, followed by the picked IDs in pick
@@ -34,8 +35,7 @@ import java.util.function.Function;
  *       unused NPUs that still holds it (best fit, keeping bigger groups whole for bigger jobs) —
  *       otherwise whole groups are filled from the one with the most unused NPUs downwards.
  *   <li>Among NPUs equal so far, the one with the most available replicas (the least loaded) wins;
- *       remaining ties go to the earlier position in {@code available}, as do ties between
- *       groups.
+ *       remaining ties go to the earlier position in {@code available}, as do ties between groups.
  * </ol>
  */
 public final class PreferredAllocationPolicy {
@@ -45,10 +45,10 @@ public final class PreferredAllocationPolicy {
 
   /**
    * @param physicalDevice device ID → key of its physical NPU; must not return null
-   * @param hccsGroup      device ID → key of its HCCS group; must not return null
+   * @param hccsGroup device ID → key of its HCCS group; must not return null
    */
-  public PreferredAllocationPolicy(Function<String, ?> physicalDevice,
-      Function<String, ?> hccsGroup) {
+  public PreferredAllocationPolicy(
+      Function<String, ?> physicalDevice, Function<String, ?> hccsGroup) {
     this.physicalDevice = Objects.requireNonNull(physicalDevice, "physicalDevice");
     this.hccsGroup = Objects.requireNonNull(hccsGroup, "hccsGroup");
   }
@@ -86,9 +86,9 @@ public final class PreferredAllocationPolicy {
   /**
    * Chooses the preferred devices for one container.
    *
-   * @param available   IDs the kubelet may hand out, in the kubelet's order
+   * @param available IDs the kubelet may hand out, in the kubelet's order
    * @param mustInclude IDs that must be part of the answer (a subset of {@code available})
-   * @param size        number of IDs wanted (the container's request)
+   * @param size number of IDs wanted (the container's request)
    * @return exactly {@code size} IDs, see the class contract
    * @throws IllegalArgumentException when {@code size} is negative, below the number of
    *     must-include IDs or above the number of available IDs, when a must-include ID is not
@@ -98,18 +98,27 @@ public final class PreferredAllocationPolicy {
     List<String> avail = List.copyOf(new LinkedHashSet<>(available));
     Set<String> must = new LinkedHashSet<>(mustInclude);
     if (size < 0 || size > avail.size()) {
-      throw new IllegalArgumentException("allocation size " + size + " is not between 0 and the "
-          + avail.size() + " available device IDs");
+      throw new IllegalArgumentException(
+          "allocation size "
+              + size
+              + " is not between 0 and the "
+              + avail.size()
+              + " available device IDs");
     }
     if (must.size() > size) {
-      throw new IllegalArgumentException("allocation size " + size + " is below the "
-          + must.size() + " must-include device IDs " + must);
+      throw new IllegalArgumentException(
+          "allocation size "
+              + size
+              + " is below the "
+              + must.size()
+              + " must-include device IDs "
+              + must);
     }
     Set<String> availSet = new LinkedHashSet<>(avail);
     for (String id : must) {
       if (!availSet.contains(id)) {
-        throw new IllegalArgumentException("must-include device ID " + id
-            + " is not among the available IDs");
+        throw new IllegalArgumentException(
+            "must-include device ID " + id + " is not among the available IDs");
       }
     }
 
@@ -131,10 +140,11 @@ public final class PreferredAllocationPolicy {
 
     List<String> answer = new ArrayList<>(must);
     Map<Object, Integer> rank = groupRanks(must, npuOf, npus.values(), size - answer.size());
-    Comparator<Npu> order = Comparator.<Npu>comparingInt(n -> n.used)
-        .thenComparingInt(n -> rank.get(n.group))
-        .thenComparingInt(n -> -n.free.size())
-        .thenComparingInt(n -> n.firstIndex);
+    Comparator<Npu> order =
+        Comparator.<Npu>comparingInt(n -> n.used)
+            .thenComparingInt(n -> rank.get(n.group))
+            .thenComparingInt(n -> -n.free.size())
+            .thenComparingInt(n -> n.firstIndex);
     while (answer.size() < size) {
       Npu best = npus.values().stream().filter(n -> !n.free.isEmpty()).min(order).orElseThrow();
       answer.add(best.free.remove(0));
@@ -147,8 +157,8 @@ public final class PreferredAllocationPolicy {
    * Ranks groups: those of the must-include IDs first (in must-include order), then the groups new
    * NPUs should come from (best fit, else largest first), then the rest by first appearance.
    */
-  private static Map<Object, Integer> groupRanks(Set<String> must, Map<String, Npu> npuOf,
-      Iterable<Npu> npus, int picks) {
+  private static Map<Object, Integer> groupRanks(
+      Set<String> must, Map<String, Npu> npuOf, Iterable<Npu> npus, int picks) {
     Map<Object, Integer> freshByGroup = new LinkedHashMap<>();
     int freshTotal = 0;
     for (Npu n : npus) {
@@ -171,11 +181,18 @@ public final class PreferredAllocationPolicy {
     while (need > 0 && !rest.isEmpty()) {
       final int n = need;
       Comparator<Object> earlier = Comparator.comparingInt(rest::indexOf);
-      Object fit = rest.stream().filter(g -> freshByGroup.get(g) >= n)
-          .min(Comparator.comparingInt(freshByGroup::get).thenComparing(earlier)).orElse(null);
+      Object fit =
+          rest.stream()
+              .filter(g -> freshByGroup.get(g) >= n)
+              .min(Comparator.comparingInt(freshByGroup::get).thenComparing(earlier))
+              .orElse(null);
       if (fit == null) {
-        fit = rest.stream().min(Comparator.<Object>comparingInt(g -> -freshByGroup.get(g))
-            .thenComparing(earlier)).orElseThrow();
+        fit =
+            rest.stream()
+                .min(
+                    Comparator.<Object>comparingInt(g -> -freshByGroup.get(g))
+                        .thenComparing(earlier))
+                .orElseThrow();
       }
       ordered.add(fit);
       rest.remove(fit);

@@ -17,8 +17,8 @@ public interface QuotaRegionFactory {
    * @param region where, and for which devices
    * @param config the region's content, {@link RegionConfig#forSlice(RegionToCreate)} of {@code
    *     region}, computed once by the caller (the compute registrations use the same)
-   * @return the new region's epoch (header {@code epoch}, random and non-zero): the slice's key
-   *     in the per-NPU compute registries, the key its limiter looks itself up by
+   * @return the new region's epoch (header {@code epoch}, random and non-zero): the slice's key in
+   *     the per-NPU compute registries, the key its limiter looks itself up by
    * @throws IOException when the file cannot be created or written
    */
   long create(RegionToCreate region, RegionConfig config) throws IOException;

@@ -3,8 +3,8 @@ package io.vnpu.kube.resource;
 import java.util.List;
 
 /**
- * Decides the devices of one extended resource and what each container gets. The gRPC device
- * plugin serves exactly one {@code ResourceManager}. Implementations are thread-safe.
+ * Decides the devices of one extended resource and what each container gets. The gRPC device plugin
+ * serves exactly one {@code ResourceManager}. Implementations are thread-safe.
  */
 public interface ResourceManager {
 
@@ -37,9 +37,9 @@ public interface ResourceManager {
   List<String> preferredAllocation(List<String> available, List<String> mustInclude, int size);
 
   /**
-   * Whether the kubelet may call GetPreferredAllocation ({@code get_preferred_allocation_available});
-   * when false the device plugin answers such a call with {@code UNIMPLEMENTED} and never calls
-   * {@link #preferredAllocation}.
+   * Whether the kubelet may call GetPreferredAllocation ({@code
+   * get_preferred_allocation_available}); when false the device plugin answers such a call with
+   * {@code UNIMPLEMENTED} and never calls {@link #preferredAllocation}.
    */
   default boolean preferredAllocationAvailable() {
     return true;

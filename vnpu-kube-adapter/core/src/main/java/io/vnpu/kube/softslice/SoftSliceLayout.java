@@ -18,19 +18,23 @@ import java.util.Objects;
  * one file system (the agents keep a hard link to each registered region beside the registry
  * directory, which no container sees; the registry itself holds nothing of any container).
  *
- * @param regionRoot            host directory of the per-slice directories; never mounted whole
- * @param registryHostDir       host directory of the compute registries
- * @param containerRegionDir    container path of the slice's own directory (read-write)
- * @param containerRegistryDir  container path of the registry directory (read-only); every region
- *                              names it, so the limiter finds its NPU's registry there
- * @param limiter               the limiter's host directory and the container path of the library
- *                              (its directory is mounted read-only, the preload list at {@value
- *                              LimiterFiles#CONTAINER_PRELOAD})
+ * @param regionRoot host directory of the per-slice directories; never mounted whole
+ * @param registryHostDir host directory of the compute registries
+ * @param containerRegionDir container path of the slice's own directory (read-write)
+ * @param containerRegistryDir container path of the registry directory (read-only); every region
+ *     names it, so the limiter finds its NPU's registry there
+ * @param limiter the limiter's host directory and the container path of the library (its directory
+ *     is mounted read-only, the preload list at {@value LimiterFiles#CONTAINER_PRELOAD})
  */
-public record SoftSliceLayout(Path regionRoot, Path registryHostDir, String containerRegionDir,
-    String containerRegistryDir, LimiterFiles limiter) {
+public record SoftSliceLayout(
+    Path regionRoot,
+    Path registryHostDir,
+    String containerRegionDir,
+    String containerRegistryDir,
+    LimiterFiles limiter) {
   /** HAMi's container path of the slice's own directory (hami-vnpu-core v1.4.0). */
   public static final String HAMI_CONTAINER_REGION_DIR = "/hami-vnpu-shmem";
+
   /** HAMi's container path of the shared (per-card registry) directory. */
   public static final String HAMI_CONTAINER_REGISTRY_DIR = "/hami-shared-region";
 
@@ -49,24 +53,32 @@ public record SoftSliceLayout(Path regionRoot, Path registryHostDir, String cont
 
   /**
    * HAMi's upstream container paths ({@value #HAMI_CONTAINER_REGION_DIR}, {@value
-   * #HAMI_CONTAINER_REGISTRY_DIR}, the limiter at {@code /hami-vnpu-core}), with the host side under
-   * {@code HOOK_PATH}: {@code <hookPath>/containers} and {@code <hookPath>/registry}.
+   * #HAMI_CONTAINER_REGISTRY_DIR}, the limiter at {@code /hami-vnpu-core}), with the host side
+   * under {@code HOOK_PATH}: {@code <hookPath>/containers} and {@code <hookPath>/registry}.
    */
   public static SoftSliceLayout hamiUpstream(Path hookPath, LimiterFiles limiter) {
-    return new SoftSliceLayout(hookPath.resolve("containers"), hookPath.resolve("registry"),
-        HAMI_CONTAINER_REGION_DIR, HAMI_CONTAINER_REGISTRY_DIR, limiter);
+    return new SoftSliceLayout(
+        hookPath.resolve("containers"),
+        hookPath.resolve("registry"),
+        HAMI_CONTAINER_REGION_DIR,
+        HAMI_CONTAINER_REGISTRY_DIR,
+        limiter);
   }
 
   /**
    * The one layout of this project's backends (MindCluster soft share, DRA soft shares): regions in
    * {@code <dataDir>/regions}, registries in {@code <dataDir>/compute}, mounted at the same path in
-   * the container (so the registry path a region names needs no translation), the slice's
-   * directory at {@value LimiterFiles#CONTAINER_REGION_DIR}.
+   * the container (so the registry path a region names needs no translation), the slice's directory
+   * at {@value LimiterFiles#CONTAINER_REGION_DIR}.
    */
   public static SoftSliceLayout vnpu(Path dataDir, LimiterFiles limiter) {
     Path registry = dataDir.toAbsolutePath().normalize().resolve("compute");
-    return new SoftSliceLayout(dataDir.resolve("regions"), registry, LimiterFiles.CONTAINER_REGION_DIR,
-        registry.toString(), limiter);
+    return new SoftSliceLayout(
+        dataDir.resolve("regions"),
+        registry,
+        LimiterFiles.CONTAINER_REGION_DIR,
+        registry.toString(),
+        limiter);
   }
 
   /**
@@ -80,10 +92,13 @@ public record SoftSliceLayout(Path regionRoot, Path registryHostDir, String cont
     Objects.requireNonNull(ownerUid, "ownerUid");
     Objects.requireNonNull(name, "name");
     String dir = ownerUid + "_" + name;
-    if (ownerUid.isEmpty() || name.isEmpty() || dir.indexOf('/') >= 0 || dir.indexOf('\0') >= 0
+    if (ownerUid.isEmpty()
+        || name.isEmpty()
+        || dir.indexOf('/') >= 0
+        || dir.indexOf('\0') >= 0
         || dir.startsWith(".")) {
-      throw new IllegalArgumentException("UID \"" + ownerUid + "\" and name \"" + name
-          + "\" do not make a directory name");
+      throw new IllegalArgumentException(
+          "UID \"" + ownerUid + "\" and name \"" + name + "\" do not make a directory name");
     }
     return regionRoot.resolve(dir);
   }
@@ -121,8 +136,8 @@ public record SoftSliceLayout(Path regionRoot, Path registryHostDir, String cont
   }
 
   /**
-   * The mounts of a slice's container, in this order: the limiter's directory and the preload
-   * list (read-only), the registries (read-only: nothing a container writes may reach what its
+   * The mounts of a slice's container, in this order: the limiter's directory and the preload list
+   * (read-only), the registries (read-only: nothing a container writes may reach what its
    * neighbours read), then its own directory (read-write: the limiter keeps its slots in the
    * region).
    */
@@ -134,7 +149,8 @@ public record SoftSliceLayout(Path regionRoot, Path registryHostDir, String cont
 
   /** The mounts of {@link #mounts} that are the same for every slice. */
   public List<Mount> sharedMounts() {
-    return List.of(new Mount(containerLimiterDir(), limiter.hostDir().toString(), true),
+    return List.of(
+        new Mount(containerLimiterDir(), limiter.hostDir().toString(), true),
         new Mount(LimiterFiles.CONTAINER_PRELOAD, limiter.preload().toString(), true),
         new Mount(containerRegistryDir, registryHostDir.toString(), true));
   }

@@ -37,27 +37,30 @@ import org.slf4j.LoggerFactory;
  * env, DRA's CDI wrapping and checkpoint).
  *
  * <p>A slice is a directory {@link SoftSliceLayout#dirOf} holding its quota region. {@link
- * #prepare} makes the directory afresh (HostFiles rules: the root is ours alone, 0700; the directory
- * is never reused and stays 0700 until its region is complete, then 0755), writes the region from
- * {@link RegionConfig#forSlice} computed once, and registers the slice in the compute registry of
- * each of its NPUs from that same configuration ({@link #register}, the one call that does; never
- * from anything read back from the region, which the container can rewrite). {@link #edits} is
- * what the container gets: its directory read-write, the limiter's directory, the preload list and
- * the registries read-only, and {@code LimiterEnv}. {@link #remove}, {@link #removeFinished},
- * {@link #sweep} and {@link #reconcile} take slices away again, the region first (a directory the
- * container made impossible to remove must not keep its registration). Thread-safe.
+ * #prepare} makes the directory afresh (HostFiles rules: the root is ours alone, 0700; the
+ * directory is never reused and stays 0700 until its region is complete, then 0755), writes the
+ * region from {@link RegionConfig#forSlice} computed once, and registers the slice in the compute
+ * registry of each of its NPUs from that same configuration ({@link #register}, the one call that
+ * does; never from anything read back from the region, which the container can rewrite). {@link
+ * #edits} is what the container gets: its directory read-write, the limiter's directory, the
+ * preload list and the registries read-only, and {@code LimiterEnv}. {@link #remove}, {@link
+ * #removeFinished}, {@link #sweep} and {@link #reconcile} take slices away again, the region first
+ * (a directory the container made impossible to remove must not keep its registration).
+ * Thread-safe.
  */
 public final class SoftSlices implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SoftSlices.class);
+
   /** A slice's directory once its region is complete: {@code rwxr-xr-x}. */
-  public static final Set<PosixFilePermission> REGION_DIR_MODE = PosixFilePermissions.fromString("rwxr-xr-x");
+  public static final Set<PosixFilePermission> REGION_DIR_MODE =
+      PosixFilePermissions.fromString("rwxr-xr-x");
 
   /**
    * A prepared slice.
    *
-   * @param dir     host directory of the slice
-   * @param region  host path of its quota region
-   * @param key     the region's epoch: its key in the compute registries
+   * @param dir host directory of the slice
+   * @param region host path of its quota region
+   * @param key the region's epoch: its key in the compute registries
    * @param devices the devices of the region, in its entry order
    */
   public record Prepared(Path dir, Path region, long key, List<SliceDevice> devices) {
@@ -69,7 +72,8 @@ public final class SoftSlices implements AutoCloseable {
 
     /** Memory limit of entry 0, bytes (what {@code NPU_MEM_QUOTA} says). */
     public long firstMemoryBytes() {
-      return devices.isEmpty() || !(devices.get(0).share() instanceof SliceShare.SoftQuota q) ? 0
+      return devices.isEmpty() || !(devices.get(0).share() instanceof SliceShare.SoftQuota q)
+          ? 0
           : q.memoryLimitBytes();
     }
   }
@@ -86,8 +90,8 @@ public final class SoftSlices implements AutoCloseable {
 
   /**
    * @param namespace namespace of the pod or claim
-   * @param name      pod or claim name
-   * @param slice     container or request name
+   * @param name pod or claim name
+   * @param slice container or request name
    */
   public record Owner(String namespace, String name, String slice) {}
 
@@ -105,8 +109,9 @@ public final class SoftSlices implements AutoCloseable {
     this.layout = Objects.requireNonNull(layout, "layout");
     this.regions = Objects.requireNonNull(regions, "regions");
     this.limiter = Objects.requireNonNull(limiter, "limiter");
-    this.registrations = new ComputeRegistrations(layout.registryHostDir(), layout.regionRoot(),
-        LimiterFiles.REGION_FILE);
+    this.registrations =
+        new ComputeRegistrations(
+            layout.registryHostDir(), layout.regionRoot(), LimiterFiles.REGION_FILE);
   }
 
   public SoftSliceLayout layout() {
@@ -130,16 +135,18 @@ public final class SoftSlices implements AutoCloseable {
   /**
    * Makes {@code dir} afresh, its region from {@code devices} and its registry entries.
    *
-   * @param dir         the slice's directory ({@link SoftSliceLayout#dirOf})
-   * @param devices     one entry per device, in the container's {@code ASCEND_VISIBLE_DEVICES} order
+   * @param dir the slice's directory ({@link SoftSliceLayout#dirOf})
+   * @param devices one entry per device, in the container's {@code ASCEND_VISIBLE_DEVICES} order
    * @param displayName name of the registry entries, e.g. {@code namespace/pod/container}
    * @throws IOException naming the path when the directory, region or a registration cannot be
    *     made; nothing stays registered and the directory is removed again
    */
-  public Prepared prepare(Path dir, List<SliceDevice> devices, String displayName) throws IOException {
+  public Prepared prepare(Path dir, List<SliceDevice> devices, String displayName)
+      throws IOException {
     requireUnderRoot(dir);
-    RegionToCreate region = new RegionToCreate(dir.resolve(LimiterFiles.REGION_FILE), devices,
-        layout.containerRegistryDir());
+    RegionToCreate region =
+        new RegionToCreate(
+            dir.resolve(LimiterFiles.REGION_FILE), devices, layout.containerRegistryDir());
     RegionConfig config;
     try {
       config = RegionConfig.forSlice(region);
@@ -179,8 +186,12 @@ public final class SoftSlices implements AutoCloseable {
     }
   }
 
-  /** The one call that enters a slice into the compute registries (so a new registry design lands here). */
-  private void register(Path region, long key, String displayName, RegionConfig config) throws IOException {
+  /**
+   * The one call that enters a slice into the compute registries (so a new registry design lands
+   * here).
+   */
+  private void register(Path region, long key, String displayName, RegionConfig config)
+      throws IOException {
     registrations.register(region, key, displayName, config);
   }
 
@@ -189,15 +200,21 @@ public final class SoftSlices implements AutoCloseable {
    * SoftSliceLayout#env} with entry 0's memory limit.
    */
   public ContainerEdits edits(Prepared slice) {
-    return new ContainerEdits(layout.env(slice.firstMemoryBytes()), layout.mounts(slice.dir()), List.of());
+    return new ContainerEdits(
+        layout.env(slice.firstMemoryBytes()), layout.mounts(slice.dir()), List.of());
   }
 
-  /** Undoes a prepared slice (a failed claim or Allocate); problems are logged, the sweep retries. */
+  /**
+   * Undoes a prepared slice (a failed claim or Allocate); problems are logged, the sweep retries.
+   */
   public void discard(Prepared slice) {
     try {
       remove(slice.dir(), slice.key());
     } catch (IOException | RuntimeException e) {
-      LOG.warn("rollback: soft slice {} not removed ({}); the sweep retries", slice.dir(), e.getMessage());
+      LOG.warn(
+          "rollback: soft slice {} not removed ({}); the sweep retries",
+          slice.dir(),
+          e.getMessage());
     }
   }
 
@@ -210,7 +227,8 @@ public final class SoftSlices implements AutoCloseable {
    * @throws IOException naming the registry that cannot be changed
    */
   public void remove(Path dir, long key) throws IOException {
-    if (key != 0) registrations.unregister(key); // the registry is ours alone: a failure here is real
+    if (key != 0)
+      registrations.unregister(key); // the registry is ours alone: a failure here is real
     if (removeTree(dir.resolve(LimiterFiles.REGION_FILE))) removeTree(dir);
   }
 
@@ -250,8 +268,8 @@ public final class SoftSlices implements AutoCloseable {
    * Removes each of {@code entries} whose owner (pod) is not in {@code phaseByOwner} (deleted) or
    * whose phase is {@code Succeeded} or {@code Failed}, then reconciles the registries. The caller
    * lists the entries ({@link #entries()}) before it lists the pods: a directory is made only after
-   * its pod was bound to the node, so a pod missing from the later list is really gone. Entries that
-   * are not {@code <uid>_<name>} are left alone; a failure to remove one is logged.
+   * its pod was bound to the node, so a pod missing from the later list is really gone. Entries
+   * that are not {@code <uid>_<name>} are left alone; a failure to remove one is logged.
    *
    * @return the directories removed
    */
@@ -286,7 +304,8 @@ public final class SoftSlices implements AutoCloseable {
     for (String name : entries()) {
       Path d = layout.regionRoot().resolve(name);
       if (keep.test(d)) continue;
-      if (removeTree(d.resolve(LimiterFiles.REGION_FILE)) && removeTree(d)) removed.add(d.toString());
+      if (removeTree(d.resolve(LimiterFiles.REGION_FILE)) && removeTree(d))
+        removed.add(d.toString());
     }
     removed.addAll(reconcile());
     return removed;
@@ -312,7 +331,9 @@ public final class SoftSlices implements AutoCloseable {
       for (String name : entries().stream().sorted().toList()) {
         Path region = layout.regionRoot().resolve(name).resolve(LimiterFiles.REGION_FILE);
         if (!Files.isRegularFile(region, LinkOption.NOFOLLOW_LINKS)) continue;
-        owners.of(name).ifPresent(o -> out.add(new SliceRef(o.namespace(), o.name(), o.slice(), region)));
+        owners
+            .of(name)
+            .ifPresent(o -> out.add(new SliceRef(o.namespace(), o.name(), o.slice(), region)));
       }
     } catch (IOException e) {
       LOG.debug("metrics: list {} failed: {}", layout.regionRoot(), e.getMessage());
@@ -321,11 +342,12 @@ public final class SoftSlices implements AutoCloseable {
   }
 
   /**
-   * The host directory of the registries a region names by its container path; empty for any
-   * other path.
+   * The host directory of the registries a region names by its container path; empty for any other
+   * path.
    */
   public Optional<Path> registryHostDir(String containerPath) {
-    return containerPath.equals(layout.containerRegistryDir()) ? Optional.of(layout.registryHostDir())
+    return containerPath.equals(layout.containerRegistryDir())
+        ? Optional.of(layout.registryHostDir())
         : Optional.empty();
   }
 
@@ -337,7 +359,8 @@ public final class SoftSlices implements AutoCloseable {
 
   private void requireUnderRoot(Path dir) {
     if (!dir.getParent().equals(layout.regionRoot())) {
-      throw new IllegalArgumentException(dir + " is not a slice directory of " + layout.regionRoot());
+      throw new IllegalArgumentException(
+          dir + " is not a slice directory of " + layout.regionRoot());
     }
   }
 
@@ -351,7 +374,9 @@ public final class SoftSlices implements AutoCloseable {
     try {
       registrations.reconcile();
     } catch (IOException | RuntimeException e) {
-      LOG.warn("compute registry clean-up in {} failed: {}; the next round retries", layout.registryHostDir(),
+      LOG.warn(
+          "compute registry clean-up in {} failed: {}; the next round retries",
+          layout.registryHostDir(),
           e.getMessage());
     }
   }
@@ -360,7 +385,9 @@ public final class SoftSlices implements AutoCloseable {
     try {
       registrations.unregister(key);
     } catch (IOException | RuntimeException e) {
-      LOG.warn("rollback: compute registry entry {} not removed ({}); the sweep removes it", Long.toHexString(key),
+      LOG.warn(
+          "rollback: compute registry entry {} not removed ({}); the sweep removes it",
+          Long.toHexString(key),
           e.getMessage());
     }
   }
@@ -368,16 +395,19 @@ public final class SoftSlices implements AutoCloseable {
   /**
    * Removes what the container can write, best-effort: a slice's directory or the region file in
    * it. Once the registration is gone, what is left is the container's own files, no share: logged
-   * and retried by the next sweep, never an error that would keep a claim prepared or stop the sweep
-   * of the other directories.
+   * and retried by the next sweep, never an error that would keep a claim prepared or stop the
+   * sweep of the other directories.
    */
   private static boolean removeTree(Path path) {
     try {
       HostFiles.deleteTree(path);
       return true;
     } catch (IOException e) {
-      LOG.warn("soft slice leftovers {} (the container could write them) are not removed: {}; the slice and"
-          + " its registration are gone, the next sweep retries", path, e.getMessage());
+      LOG.warn(
+          "soft slice leftovers {} (the container could write them) are not removed: {}; the slice and"
+              + " its registration are gone, the next sweep retries",
+          path,
+          e.getMessage());
       return false;
     }
   }

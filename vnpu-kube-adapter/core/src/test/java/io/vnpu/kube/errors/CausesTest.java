@@ -12,11 +12,17 @@ class CausesTest {
 
   @Test
   void apiServerFailureNamesWhyItFailed() {
-    KubernetesClientException e = new KubernetesClientException("Operation: [get]  for kind: [ConfigMap]  "
-        + "with name: [cfg]  in namespace: [kube-system]  failed.",
-        new IOException("Failed to connect to /127.0.0.1:6443", new ConnectException("Connection refused")));
-    assertEquals("Operation: [get] for kind: [ConfigMap] with name: [cfg] in namespace: [kube-system] failed.: "
-        + "Failed to connect to /127.0.0.1:6443: Connection refused", Causes.describe(e));
+    KubernetesClientException e =
+        new KubernetesClientException(
+            "Operation: [get]  for kind: [ConfigMap]  "
+                + "with name: [cfg]  in namespace: [kube-system]  failed.",
+            new IOException(
+                "Failed to connect to /127.0.0.1:6443",
+                new ConnectException("Connection refused")));
+    assertEquals(
+        "Operation: [get] for kind: [ConfigMap] with name: [cfg] in namespace: [kube-system] failed.: "
+            + "Failed to connect to /127.0.0.1:6443: Connection refused",
+        Causes.describe(e));
   }
 
   @Test
@@ -27,20 +33,26 @@ class CausesTest {
 
   @Test
   void repeatedMessageIsNotRepeatedAndMissingMessageIsNamed() {
-    IllegalStateException e = new IllegalStateException("list pods: timeout",
-        new IOException("timeout", new NullPointerException()));
+    IllegalStateException e =
+        new IllegalStateException(
+            "list pods: timeout", new IOException("timeout", new NullPointerException()));
     assertEquals("list pods: timeout: NullPointerException", Causes.describe(e));
   }
 
   @Test
   void messageLessNetworkFailuresAreWords() {
-    // what fabric8 throws when the API server's host does not resolve (no kubeconfig, no cluster DNS)
+    // what fabric8 throws when the API server's host does not resolve (no kubeconfig, no cluster
+    // DNS)
     ConnectException connect = new ConnectException();
     connect.initCause(new java.nio.channels.UnresolvedAddressException());
-    KubernetesClientException e = new KubernetesClientException("Operation: [list] for kind: [Pod] failed.",
-        new IOException(connect));
-    assertEquals("Operation: [list] for kind: [Pod] failed.: host name does not resolve", Causes.describe(e));
-    assertEquals("x: connection refused",
+    KubernetesClientException e =
+        new KubernetesClientException(
+            "Operation: [list] for kind: [Pod] failed.", new IOException(connect));
+    assertEquals(
+        "Operation: [list] for kind: [Pod] failed.: host name does not resolve",
+        Causes.describe(e));
+    assertEquals(
+        "x: connection refused",
         Causes.describe(new IllegalStateException("x", new ConnectException())));
   }
 

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The rules every JSON of the adapter shares, where Jackson 3's defaults differ from Jackson 2's. */
+/**
+ * The rules every JSON of the adapter shares, where Jackson 3's defaults differ from Jackson 2's.
+ */
 class JsonMappersTest {
   /** An enum with a display {@code toString()}, as {@code FaultLevel} has. */
   enum Level {
@@ -23,13 +25,15 @@ class JsonMappersTest {
   void enumsByNameAndFieldsInDeclarationOrder() {
     String json = JsonMappers.compact().writeValueAsString(new Holder(1, Level.RESTART_NPU, "x"));
     assertThat(json).isEqualTo("{\"b\":1,\"level\":\"RESTART_NPU\",\"a\":\"x\"}");
-    assertThat(JsonMappers.compact().readValue(json, Holder.class)).isEqualTo(new Holder(1, Level.RESTART_NPU, "x"));
-    assertThat(JsonMappers.indented().writeValueAsString(List.of(Level.RESTART_NPU))).contains("\"RESTART_NPU\"");
+    assertThat(JsonMappers.compact().readValue(json, Holder.class))
+        .isEqualTo(new Holder(1, Level.RESTART_NPU, "x"));
+    assertThat(JsonMappers.indented().writeValueAsString(List.of(Level.RESTART_NPU)))
+        .contains("\"RESTART_NPU\"");
   }
 
   @Test
   void slashesAndNonAsciiAreWrittenAsIs() {
-    assertThat(JsonMappers.compact().writeValueAsString(List.of("huawei.com/Ascend910B3", "命名"))).isEqualTo(
-        "[\"huawei.com/Ascend910B3\",\"命名\"]");
+    assertThat(JsonMappers.compact().writeValueAsString(List.of("huawei.com/Ascend910B3", "命名")))
+        .isEqualTo("[\"huawei.com/Ascend910B3\",\"命名\"]");
   }
 }

@@ -29,18 +29,22 @@ class LimiterInstallerTest {
   @Test
   void freshInstallWritesLibraryAndPreloadWithModes() throws Exception {
     LimiterFiles f = files();
-    LimiterInstaller.Report r = new LimiterInstaller(f, ELF).install(LimiterFixture.nativeLibrary());
+    LimiterInstaller.Report r =
+        new LimiterInstaller(f, ELF).install(LimiterFixture.nativeLibrary());
 
     assertThat(r.library()).isEqualTo(Outcome.INSTALLED);
     assertThat(r.preload()).isEqualTo(Outcome.INSTALLED);
     assertThat(f.library()).hasSameBinaryContentAs(LimiterFixture.nativeLibrary());
     assertThat(Files.readString(f.preload())).isEqualTo("/hami-vnpu-core/libvnpu.so\n");
-    assertThat(Files.getPosixFilePermissions(f.library())).isEqualTo(PosixFilePermissions.fromString("rwxr-xr-x"));
-    assertThat(Files.getPosixFilePermissions(f.preload())).isEqualTo(PosixFilePermissions.fromString("rw-r--r--"));
+    assertThat(Files.getPosixFilePermissions(f.library()))
+        .isEqualTo(PosixFilePermissions.fromString("rwxr-xr-x"));
+    assertThat(Files.getPosixFilePermissions(f.preload()))
+        .isEqualTo(PosixFilePermissions.fromString("rw-r--r--"));
     assertThat(r.librarySha256()).hasSize(64);
     // no temporary file left behind
     try (var s = Files.list(f.hostDir())) {
-      assertThat(s.map(p -> p.getFileName().toString()).sorted().toList()).containsExactly("ld.so.preload", "libvnpu.so");
+      assertThat(s.map(p -> p.getFileName().toString()).sorted().toList())
+          .containsExactly("ld.so.preload", "libvnpu.so");
     }
     new LimiterVerifier(f, ELF).verify();
   }
@@ -68,12 +72,14 @@ class LimiterInstallerTest {
   void differentVersionIsReplacedByRenameAndWrongPreloadRewritten() throws Exception {
     LimiterFiles f = files();
     Files.createDirectories(f.hostDir());
-    byte[] other = sharedObject(ElfSharedObject.forArch(System.getProperty("os.arch")).machine(), 4096);
+    byte[] other =
+        sharedObject(ElfSharedObject.forArch(System.getProperty("os.arch")).machine(), 4096);
     Files.write(f.library(), other);
     Files.writeString(f.preload(), "/vnpu/libvnpu.so\n");
     Object oldInode = Files.getAttribute(f.library(), "unix:ino");
 
-    LimiterInstaller.Report r = new LimiterInstaller(f, ELF).install(LimiterFixture.nativeLibrary());
+    LimiterInstaller.Report r =
+        new LimiterInstaller(f, ELF).install(LimiterFixture.nativeLibrary());
 
     assertThat(r.library()).isEqualTo(Outcome.REPLACED);
     assertThat(r.preload()).isEqualTo(Outcome.REPLACED);
@@ -105,16 +111,20 @@ class LimiterInstallerTest {
     assertThat(v.lastProblem()).isEmpty();
 
     Files.writeString(f.preload(), "/somewhere/else.so\n");
-    assertThatThrownBy(v::verify).hasMessage(f.preload()
-        + ": content = \"/somewhere/else.so\": expected \"/hami-vnpu-core/libvnpu.so\"");
+    assertThatThrownBy(v::verify)
+        .hasMessage(
+            f.preload()
+                + ": content = \"/somewhere/else.so\": expected \"/hami-vnpu-core/libvnpu.so\"");
     Files.delete(f.preload());
     assertThatThrownBy(v::verify).hasMessage(f.preload() + ": does not exist");
     Files.writeString(f.preload(), "/hami-vnpu-core/libvnpu.so\n");
 
     Files.write(f.library(), new byte[] {0x7f, 'E', 'L', 'F'});
-    assertThatThrownBy(v::verify).hasMessage(f.library() + ": is not an ELF file (4 header bytes read)");
+    assertThatThrownBy(v::verify)
+        .hasMessage(f.library() + ": is not an ELF file (4 header bytes read)");
     assertThat(v.usable()).isFalse();
-    assertThat(v.lastProblem()).contains(f.library() + ": is not an ELF file (4 header bytes read)");
+    assertThat(v.lastProblem())
+        .contains(f.library() + ": is not an ELF file (4 header bytes read)");
     Files.delete(f.library());
     assertThatThrownBy(v::verify).hasMessage(f.library() + ": does not exist");
   }
@@ -131,7 +141,8 @@ class LimiterInstallerTest {
     byte[] exec = sharedObject(ElfSharedObject.EM_X86_64, 64);
     exec[16] = 2; // ET_EXEC
     Files.write(f, exec);
-    assertThatThrownBy(() -> x86.check(f)).hasMessage(f + ": ELF e_type = 2: not a shared object (3)");
+    assertThatThrownBy(() -> x86.check(f))
+        .hasMessage(f + ": ELF e_type = 2: not a shared object (3)");
 
     byte[] elf32 = sharedObject(ElfSharedObject.EM_X86_64, 64);
     elf32[4] = 1;
@@ -139,7 +150,8 @@ class LimiterInstallerTest {
     assertThatThrownBy(() -> x86.check(f)).hasMessage(f + ": ELF class = 1: not a 64-bit object");
 
     assertThatThrownBy(() -> x86.check(tmp)).hasMessage(tmp + ": is a directory, not a library");
-    assertThatThrownBy(() -> ElfSharedObject.forArch("s390x")).hasMessageContaining("os.arch = s390x");
+    assertThatThrownBy(() -> ElfSharedObject.forArch("s390x"))
+        .hasMessageContaining("os.arch = s390x");
   }
 
   @Test
@@ -147,7 +159,8 @@ class LimiterInstallerTest {
     LimiterFiles f = LimiterFixture.installInto(tmp.resolve("dir"));
     Files.setPosixFilePermissions(f.library(), PosixFilePermissions.fromString("---------"));
     if (Files.isReadable(f.library())) return; // running as root: permissions do not apply
-    assertThatThrownBy(() -> new LimiterVerifier(f, ELF).verify()).hasMessage(f.library() + ": is not readable");
+    assertThatThrownBy(() -> new LimiterVerifier(f, ELF).verify())
+        .hasMessage(f.library() + ": is not readable");
   }
 
   @Test
@@ -158,12 +171,17 @@ class LimiterInstallerTest {
     assertThat(v.lastProblem()).contains(f.library() + ": does not exist");
     assertThat(f.hostDir()).doesNotExist();
 
-    LimiterVerifier installed = LimiterProvisioning.provision(f, Optional.of(LimiterFixture.nativeLibrary()), ELF);
+    LimiterVerifier installed =
+        LimiterProvisioning.provision(f, Optional.of(LimiterFixture.nativeLibrary()), ELF);
     assertThat(installed.lastProblem()).isEmpty();
-    assertThat(Files.readAllBytes(f.preload())).isEqualTo("/hami-vnpu-core/libvnpu.so\n".getBytes(StandardCharsets.US_ASCII));
+    assertThat(Files.readAllBytes(f.preload()))
+        .isEqualTo("/hami-vnpu-core/libvnpu.so\n".getBytes(StandardCharsets.US_ASCII));
   }
 
-  /** A minimal 64-bit little-endian ELF header of type ET_DYN for {@code machine}, padded to {@code size}. */
+  /**
+   * A minimal 64-bit little-endian ELF header of type ET_DYN for {@code machine}, padded to {@code
+   * size}.
+   */
   static byte[] sharedObject(int machine, int size) {
     ByteBuffer b = ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
     b.put(new byte[] {0x7f, 'E', 'L', 'F', 2, 1, 1});

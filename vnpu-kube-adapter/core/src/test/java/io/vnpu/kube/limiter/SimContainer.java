@@ -21,11 +21,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * private copy so that a mount at {@code /etc/ld.so.preload} (the limiter's preload list) takes
  * effect in the container only.
  *
- * <p>The Ascend Docker Runtime's device restriction (only the chips of
- * {@code ASCEND_VISIBLE_DEVICES}, phy IDs, appear in the container, numbered from 0) is modelled
- * with the simulated runtime's {@code ASCEND_RT_VISIBLE_DEVICES} (logic IDs; logic ID = phy ID on
- * the simulated 910B3x8 host). Simulator settings ({@code VNPU_SIM_ROOT}, {@code VNPU_SIM_QUIET})
- * are added to the environment; nothing else is.
+ * <p>The Ascend Docker Runtime's device restriction (only the chips of {@code
+ * ASCEND_VISIBLE_DEVICES}, phy IDs, appear in the container, numbered from 0) is modelled with the
+ * simulated runtime's {@code ASCEND_RT_VISIBLE_DEVICES} (logic IDs; logic ID = phy ID on the
+ * simulated 910B3x8 host). Simulator settings ({@code VNPU_SIM_ROOT}, {@code VNPU_SIM_QUIET}) are
+ * added to the environment; nothing else is.
  *
  * <p>Needs mount namespaces: root (the CI and build machines), else an unprivileged user namespace.
  */
@@ -36,7 +36,7 @@ public final class SimContainer {
   private final Path simRoot;
 
   /**
-   * @param work    a private directory of the test (roots and scripts go there)
+   * @param work a private directory of the test (roots and scripts go there)
    * @param simRoot the simulated host ({@code VNPU_SIM_ROOT})
    */
   public SimContainer(Path work, Path simRoot) {
@@ -57,7 +57,8 @@ public final class SimContainer {
    * @throws IllegalArgumentException for a mount whose host path does not exist (a runtime refuses
    *     the container) or whose target would have to be created on the host
    */
-  public Process start(Map<String, String> env, List<Mount> mounts, List<String> command) throws IOException {
+  public Process start(Map<String, String> env, List<Mount> mounts, List<String> command)
+      throws IOException {
     Path root = work.resolve("ctr-root-" + COUNTER.incrementAndGet());
     Files.createDirectories(root);
     StringBuilder s = new StringBuilder();
@@ -73,23 +74,32 @@ public final class SimContainer {
     s.append("  mkdir \"$R/$n\"; mount --rbind \"$d\" \"$R/$n\"\n");
     s.append("done\n");
     // a user namespace cannot read every file of /etc (shadow): what it can read is enough
-    s.append("mkdir \"$R/etc\"; mount -t tmpfs vnpu-etc \"$R/etc\"; cp -a /etc/. \"$R/etc/\" 2>/dev/null || true\n");
+    s.append(
+        "mkdir \"$R/etc\"; mount -t tmpfs vnpu-etc \"$R/etc\"; cp -a /etc/. \"$R/etc/\" 2>/dev/null || true\n");
     for (Mount m : mounts) {
       Path host = Path.of(m.hostPath());
       if (!Files.exists(host, LinkOption.NOFOLLOW_LINKS)) {
-        throw new IllegalArgumentException("mount " + m.containerPath() + ": host path " + host + " does not exist");
+        throw new IllegalArgumentException(
+            "mount " + m.containerPath() + ": host path " + host + " does not exist");
       }
       Path target = Path.of(m.containerPath());
       String top = target.getNameCount() == 0 ? "" : target.getName(0).toString();
-      boolean ours = top.equals("etc") || !Files.exists(Path.of("/", top), LinkOption.NOFOLLOW_LINKS);
+      boolean ours =
+          top.equals("etc") || !Files.exists(Path.of("/", top), LinkOption.NOFOLLOW_LINKS);
       if (!ours && !Files.exists(target)) {
-        throw new IllegalArgumentException("mount " + m.containerPath() + ": the target would be created on the host");
+        throw new IllegalArgumentException(
+            "mount " + m.containerPath() + ": the target would be created on the host");
       }
       String t = "\"$R\"" + q(m.containerPath());
       if (Files.isDirectory(host)) {
         s.append("mkdir -p ").append(t).append('\n');
       } else {
-        s.append("mkdir -p \"$(dirname ").append(t).append(")\"; [ -e ").append(t).append(" ] || : > ").append(t)
+        s.append("mkdir -p \"$(dirname ")
+            .append(t)
+            .append(")\"; [ -e ")
+            .append(t)
+            .append(" ] || : > ")
+            .append(t)
             .append('\n');
       }
       s.append("mount --bind ").append(q(host.toString())).append(' ').append(t).append('\n');
@@ -115,8 +125,11 @@ public final class SimContainer {
   public record Result(int exit, List<String> out, String err) {
     /** The first output line starting with {@code prefix}. */
     public String line(String prefix) {
-      return out.stream().filter(l -> l.startsWith(prefix)).findFirst()
-          .orElseThrow(() -> new AssertionError("no line '" + prefix + "' in " + out + "; stderr: " + err));
+      return out.stream()
+          .filter(l -> l.startsWith(prefix))
+          .findFirst()
+          .orElseThrow(
+              () -> new AssertionError("no line '" + prefix + "' in " + out + "; stderr: " + err));
     }
   }
 
@@ -132,7 +145,8 @@ public final class SimContainer {
   }
 
   /** Runs {@code command} in the container to the end. */
-  public Result run(Map<String, String> env, List<Mount> mounts, List<String> command) throws Exception {
+  public Result run(Map<String, String> env, List<Mount> mounts, List<String> command)
+      throws Exception {
     return finish(start(env, mounts, command));
   }
 
@@ -147,8 +161,8 @@ public final class SimContainer {
   private static volatile Boolean available;
 
   /**
-   * Whether this machine lets the tests make mount namespaces (a container without
-   * {@code CAP_SYS_ADMIN} and without user namespaces does not); probed once.
+   * Whether this machine lets the tests make mount namespaces (a container without {@code
+   * CAP_SYS_ADMIN} and without user namespaces does not); probed once.
    */
   public static boolean available() {
     Boolean a = available;
@@ -171,8 +185,9 @@ public final class SimContainer {
   }
 
   /** Why a test that needs {@link #available()} cannot run here. */
-  public static final String UNAVAILABLE = "mount namespaces are not available (needs root with CAP_SYS_ADMIN or"
-      + " unprivileged user namespaces): a container cannot be run as a runtime would";
+  public static final String UNAVAILABLE =
+      "mount namespaces are not available (needs root with CAP_SYS_ADMIN or"
+          + " unprivileged user namespaces): a container cannot be run as a runtime would";
 
   private static List<String> namespacePrefix() {
     // root may make mount namespaces directly; anybody else needs a user namespace for it

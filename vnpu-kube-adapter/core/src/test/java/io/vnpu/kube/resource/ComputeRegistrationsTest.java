@@ -34,10 +34,13 @@ class ComputeRegistrationsTest {
   private final QuotaRegionFactory factory = QuotaRegionFactory.writing(regions);
 
   private static SliceDevice soft(int phyId, int core) {
-    return new SliceDevice(new NpuRef(phyId, "U" + phyId), new SliceShare.SoftQuota(1L << 30, core, core, Priority.NORMAL));
+    return new SliceDevice(
+        new NpuRef(phyId, "U" + phyId),
+        new SliceShare.SoftQuota(1L << 30, core, core, Priority.NORMAL));
   }
 
-  private long create(ComputeRegistrations reg, String name, List<SliceDevice> devices) throws Exception {
+  private long create(ComputeRegistrations reg, String name, List<SliceDevice> devices)
+      throws Exception {
     Path dir = Files.createDirectories(tmp.resolve("containers").resolve(name));
     RegionToCreate region = new RegionToCreate(dir.resolve("region"), devices, "/vnpu-registry");
     io.vnpu.quota.model.RegionConfig config = io.vnpu.quota.model.RegionConfig.forSlice(region);
@@ -48,17 +51,20 @@ class ComputeRegistrationsTest {
   }
 
   private List<RegistryEntry> entries(int phyId) throws Exception {
-    try (ComputeRegistry r = new ComputeRegistries().open(tmp.resolve("registry/npu" + phyId + ".reg"))) {
+    try (ComputeRegistry r =
+        new ComputeRegistries().open(tmp.resolve("registry/npu" + phyId + ".reg"))) {
       return r.entries();
     }
   }
 
   @Test
   void registersEachNpuOfTheContainerWithItsCapAndWeightAndKeepsLiveOnes() throws Exception {
-    try (ComputeRegistrations reg = new ComputeRegistrations(tmp.resolve("registry"), tmp.resolve("containers"), "region")) {
+    try (ComputeRegistrations reg =
+        new ComputeRegistrations(tmp.resolve("registry"), tmp.resolve("containers"), "region")) {
       long a = create(reg, "uid-a_main", List.of(soft(2, 25), soft(5, 60)));
       long b = create(reg, "uid-b_main", List.of(soft(2, 50)));
-      assertThat(entries(2)).extracting(e -> e.key() + " " + e.weight() + " " + e.capPct() + " " + e.name())
+      assertThat(entries(2))
+          .extracting(e -> e.key() + " " + e.weight() + " " + e.capPct() + " " + e.name())
           .containsExactly(a + " 25 25 default/uid-a_main", b + " 50 50 default/uid-b_main");
       // logical device 1 of container a is NPU 5
       assertThat(entries(5)).extracting(e -> e.key() + " " + e.capPct()).containsExactly(a + " 60");
@@ -67,39 +73,53 @@ class ComputeRegistrationsTest {
       assertThat(reg.reconcile()).isEmpty();
       assertThat(entries(2)).hasSize(2);
 
-      // a container rewrites its own region (cap 100, weight 10000): the registry keeps the agent's values
+      // a container rewrites its own region (cap 100, weight 10000): the registry keeps the agent's
+      // values
       try (QuotaRegion r = regions.open(tmp.resolve("containers/uid-a_main/region"))) {
-        r.updateConfig(r.readConfig().withDevices(List.of(new DeviceQuota(1L << 30, 10000, 100, Priority.HIGH, 2, "U2"),
-            new DeviceQuota(1L << 30, 10000, 100, Priority.HIGH, 5, "U5"))));
+        r.updateConfig(
+            r.readConfig()
+                .withDevices(
+                    List.of(
+                        new DeviceQuota(1L << 30, 10000, 100, Priority.HIGH, 2, "U2"),
+                        new DeviceQuota(1L << 30, 10000, 100, Priority.HIGH, 5, "U5"))));
       }
       assertThat(reg.reconcile()).isEmpty();
-      assertThat(entries(2)).extracting(e -> e.weight() + " " + e.capPct() + " " + e.priority())
+      assertThat(entries(2))
+          .extracting(e -> e.weight() + " " + e.capPct() + " " + e.priority())
           .containsExactly("25 25 NORMAL", "50 50 NORMAL");
     }
   }
 
   @Test
   void reconcileRemovesEntriesOfGoneOrReplacedContainersOnly() throws Exception {
-    try (ComputeRegistrations reg = new ComputeRegistrations(tmp.resolve("registry"), tmp.resolve("containers"), "region")) {
+    try (ComputeRegistrations reg =
+        new ComputeRegistrations(tmp.resolve("registry"), tmp.resolve("containers"), "region")) {
       long gone = create(reg, "uid-gone_main", List.of(soft(1, 30)));
       long replaced = create(reg, "uid-again_main", List.of(soft(1, 20)));
       long kept = create(reg, "uid-kept_main", List.of(soft(1, 40), soft(3, 40)));
       io.vnpu.quota.files.HostFiles.deleteTree(tmp.resolve("containers/uid-gone_main"));
       // a new Allocate of the same container: a new region (new key) where the old one was
       long renewed = create(reg, "uid-again_main", List.of(soft(1, 20)));
-      assertThat(entries(1)).extracting(RegistryEntry::key).containsExactlyInAnyOrder(gone, replaced, kept, renewed);
+      assertThat(entries(1))
+          .extracting(RegistryEntry::key)
+          .containsExactlyInAnyOrder(gone, replaced, kept, renewed);
 
-      assertThat(reg.reconcile()).containsExactlyInAnyOrder("npu1:" + Long.toHexString(gone),
-          "npu1:" + Long.toHexString(replaced));
-      assertThat(entries(1)).extracting(RegistryEntry::key).containsExactlyInAnyOrder(kept, renewed);
+      assertThat(reg.reconcile())
+          .containsExactlyInAnyOrder(
+              "npu1:" + Long.toHexString(gone), "npu1:" + Long.toHexString(replaced));
+      assertThat(entries(1))
+          .extracting(RegistryEntry::key)
+          .containsExactlyInAnyOrder(kept, renewed);
       assertThat(entries(3)).extracting(RegistryEntry::key).containsExactly(kept);
       try (var files = Files.list(tmp.resolve("registry"))) {
         // what containers mount: the registries, nothing of any container
-        assertThat(files.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("npu1.reg", "npu3.reg");
+        assertThat(files.map(p -> p.getFileName().toString()))
+            .containsExactlyInAnyOrder("npu1.reg", "npu3.reg");
       }
     }
     // a new agent (restart) keeps what is live and registers nothing twice
-    try (ComputeRegistrations reg = new ComputeRegistrations(tmp.resolve("registry"), tmp.resolve("containers"), "region")) {
+    try (ComputeRegistrations reg =
+        new ComputeRegistrations(tmp.resolve("registry"), tmp.resolve("containers"), "region")) {
       assertThat(reg.reconcile()).isEmpty();
       assertThat(entries(1)).hasSize(2);
     }
@@ -112,7 +132,8 @@ class ComputeRegistrationsTest {
    */
   @Test
   void aContainerReplacingItsRegionLosesOnlyItsOwnRegistration() throws Exception {
-    try (ComputeRegistrations reg = new ComputeRegistrations(tmp.resolve("registry"), tmp.resolve("containers"), "region")) {
+    try (ComputeRegistrations reg =
+        new ComputeRegistrations(tmp.resolve("registry"), tmp.resolve("containers"), "region")) {
       long live = create(reg, "uid-live_main", List.of(soft(1, 30)));
       long swapped = create(reg, "uid-swap_main", List.of(soft(1, 30)));
       Path region = tmp.resolve("containers/uid-swap_main/region");
@@ -126,7 +147,8 @@ class ComputeRegistrationsTest {
 
   @Test
   void noAiCoreShareMeansNoRegistrationAndUnregisterRemovesEveryNpu() throws Exception {
-    try (ComputeRegistrations reg = new ComputeRegistrations(tmp.resolve("registry"), tmp.resolve("containers"), "region")) {
+    try (ComputeRegistrations reg =
+        new ComputeRegistrations(tmp.resolve("registry"), tmp.resolve("containers"), "region")) {
       long memOnly = create(reg, "uid-m_main", List.of(soft(0, 0)));
       assertThat(memOnly).isNotZero();
       assertThat(tmp.resolve("registry")).isDirectory(); // containers mount it, registered or not

@@ -16,14 +16,15 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Vectors on a 910B3 node: 8 NPUs with phy IDs 0-7, 4 replicas each, IDs {@code U<phy>-<i>}
- * (HAMi's {@code <UUID>-<i>} with the UUID shortened to {@code U<phy>}).
+ * Vectors on a 910B3 node: 8 NPUs with phy IDs 0-7, 4 replicas each, IDs {@code U<phy>-<i>} (HAMi's
+ * {@code <UUID>-<i>} with the UUID shortened to {@code U<phy>}).
  */
 class PreferredAllocationPolicyTest {
 
-  private static final PreferredAllocationPolicy POLICY_910 = new PreferredAllocationPolicy(
-      PreferredAllocationPolicyTest::npu,
-      id -> PreferredAllocationPolicy.hccsGroupOfFour(Integer.parseInt(npu(id).substring(1))));
+  private static final PreferredAllocationPolicy POLICY_910 =
+      new PreferredAllocationPolicy(
+          PreferredAllocationPolicyTest::npu,
+          id -> PreferredAllocationPolicy.hccsGroupOfFour(Integer.parseInt(npu(id).substring(1))));
 
   private static String npu(String id) {
     return id.substring(0, id.indexOf('-'));
@@ -117,7 +118,8 @@ class PreferredAllocationPolicyTest {
   @Test
   void spreadOnlyIgnoresGroups() {
     // 310P: 4 NPUs with 7 replicas each, NPU 0 half used.
-    PreferredAllocationPolicy p = PreferredAllocationPolicy.spreadOnly(PreferredAllocationPolicyTest::npu);
+    PreferredAllocationPolicy p =
+        PreferredAllocationPolicy.spreadOnly(PreferredAllocationPolicyTest::npu);
     List<String> avail = node(4, 7, id -> !Set.of("U0-0", "U0-1", "U0-2", "U0-3").contains(id));
     assertThat(p.choose(avail, List.of(), 4)).containsExactly("U1-0", "U2-0", "U3-0", "U0-4");
     assertThat(p.choose(avail, List.of("U0-6"), 2)).containsExactly("U0-6", "U1-0");
@@ -150,8 +152,8 @@ class PreferredAllocationPolicyTest {
         .hasMessage("allocation size 1 is below the 2 must-include device IDs [U0-0, U1-0]");
     assertThatThrownBy(() -> POLICY_910.choose(avail, List.of("U7-0"), 1))
         .hasMessage("must-include device ID U7-0 is not among the available IDs");
-    PreferredAllocationPolicy unknown = new PreferredAllocationPolicy(
-        id -> Map.of("U0-0", "U0").get(id), id -> 0);
+    PreferredAllocationPolicy unknown =
+        new PreferredAllocationPolicy(id -> Map.of("U0-0", "U0").get(id), id -> 0);
     assertThatThrownBy(() -> unknown.choose(avail, List.of(), 1))
         .hasMessage("no physical device known for device ID U1-0");
   }
@@ -166,8 +168,11 @@ class PreferredAllocationPolicyTest {
       }
       Collections.shuffle(avail, rnd);
       int size = 1 + rnd.nextInt(avail.size());
-      List<String> must = avail.stream().filter(id -> rnd.nextInt(10) == 0)
-          .limit(size).collect(Collectors.toList());
+      List<String> must =
+          avail.stream()
+              .filter(id -> rnd.nextInt(10) == 0)
+              .limit(size)
+              .collect(Collectors.toList());
 
       List<String> got = POLICY_910.choose(avail, must, size);
 
@@ -175,26 +180,45 @@ class PreferredAllocationPolicyTest {
       assertThat(got.subList(0, must.size())).isEqualTo(must);
       assertThat(avail).containsAll(got);
       // Spread: no NPU gets a second pick while another available NPU has none in the answer.
-      Set<String> npusInAnswer = got.stream().map(PreferredAllocationPolicyTest::npu)
-          .collect(Collectors.toSet());
-      Set<String> npusAvailable = new HashSet<>(avail.stream().map(PreferredAllocationPolicyTest::npu).toList());
+      Set<String> npusInAnswer =
+          got.stream().map(PreferredAllocationPolicyTest::npu).collect(Collectors.toSet());
+      Set<String> npusAvailable =
+          new HashSet<>(avail.stream().map(PreferredAllocationPolicyTest::npu).toList());
       List<String> picked = got.subList(must.size(), got.size());
       if (npusInAnswer.size() < npusAvailable.size()) {
         // Some NPU is unused, so every picked ID is on an NPU not yet in the answer before it.
-        Set<String> seen = must.stream().map(PreferredAllocationPolicyTest::npu)
-            .collect(Collectors.toCollection(HashSet::new));
+        Set<String> seen =
+            must.stream()
+                .map(PreferredAllocationPolicyTest::npu)
+                .collect(Collectors.toCollection(HashSet::new));
         for (String id : picked) {
-          assertThat(seen.add(npu(id))).as("round %d: %s picked a second replica of %s while an"
-              + " NPU was unused (available %s, must %s)", round, got, npu(id), avail, must).isTrue();
+          assertThat(seen.add(npu(id)))
+              .as(
+                  "round %d: %s picked a second replica of %s while an"
+                      + " NPU was unused (available %s, must %s)",
+                  round, got, npu(id), avail, must)
+              .isTrue();
         }
       }
-      // HCCS: without must-include, a request one group can hold on distinct NPUs stays in one group.
-      Map<Integer, Long> unusedPerGroup = npusAvailable.stream().collect(Collectors.groupingBy(
-          n -> PreferredAllocationPolicy.hccsGroupOfFour(Integer.parseInt(n.substring(1))),
-          Collectors.counting()));
+      // HCCS: without must-include, a request one group can hold on distinct NPUs stays in one
+      // group.
+      Map<Integer, Long> unusedPerGroup =
+          npusAvailable.stream()
+              .collect(
+                  Collectors.groupingBy(
+                      n ->
+                          PreferredAllocationPolicy.hccsGroupOfFour(
+                              Integer.parseInt(n.substring(1))),
+                      Collectors.counting()));
       if (must.isEmpty() && unusedPerGroup.values().stream().anyMatch(c -> c >= size)) {
-        assertThat(got.stream().map(id -> PreferredAllocationPolicy.hccsGroupOfFour(
-            Integer.parseInt(npu(id).substring(1)))).distinct().count())
+        assertThat(
+                got.stream()
+                    .map(
+                        id ->
+                            PreferredAllocationPolicy.hccsGroupOfFour(
+                                Integer.parseInt(npu(id).substring(1))))
+                    .distinct()
+                    .count())
             .as("round %d: %s spans both HCCS groups (available %s)", round, got, avail)
             .isEqualTo(1);
       }

@@ -39,16 +39,18 @@ class SoftSlicesTest {
   private final QuotaRegions regions = new QuotaRegions();
 
   private SoftSlices slices(SoftSliceLayout layout) {
-    return new SoftSlices(layout, QuotaRegionFactory.writing(regions), () -> { });
+    return new SoftSlices(layout, QuotaRegionFactory.writing(regions), () -> {});
   }
 
   private static SliceDevice soft(int phyId, String uuid, long bytes, int weight, int cap) {
-    return new SliceDevice(new NpuRef(phyId, uuid), new SliceShare.SoftQuota(bytes, weight, cap, Priority.NORMAL));
+    return new SliceDevice(
+        new NpuRef(phyId, uuid), new SliceShare.SoftQuota(bytes, weight, cap, Priority.NORMAL));
   }
 
   private List<Long> keys(SoftSliceLayout layout, int phy) throws Exception {
     if (!Files.exists(layout.registryHostDir().resolve("npu" + phy + ".reg"))) return List.of();
-    try (ComputeRegistry r = new ComputeRegistries().open(layout.registryHostDir().resolve("npu" + phy + ".reg"))) {
+    try (ComputeRegistry r =
+        new ComputeRegistries().open(layout.registryHostDir().resolve("npu" + phy + ".reg"))) {
       return r.entries().stream().map(RegistryEntry::key).toList();
     }
   }
@@ -57,9 +59,12 @@ class SoftSlicesTest {
   void theDirectoryRuleRefusesWhatCouldLeaveOrHideInTheRoot() {
     SoftSliceLayout l = SoftSliceLayout.vnpu(tmp, LimiterFiles.hami(tmp.resolve("lim")));
     assertThat(l.dirOf("uid-1", "npu")).isEqualTo(tmp.resolve("regions").resolve("uid-1_npu"));
-    for (String[] bad : new String[][] {{"", "npu"}, {"u", ""}, {"u/..", "x"}, {"u", "a/b"}, {"u\0", "x"},
-        {".u", "x"}}) {
-      assertThatThrownBy(() -> l.dirOf(bad[0], bad[1])).isInstanceOf(IllegalArgumentException.class)
+    for (String[] bad :
+        new String[][] {
+          {"", "npu"}, {"u", ""}, {"u/..", "x"}, {"u", "a/b"}, {"u\0", "x"}, {".u", "x"}
+        }) {
+      assertThatThrownBy(() -> l.dirOf(bad[0], bad[1]))
+          .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("do not make a directory name");
     }
     assertThat(SoftSliceLayout.ownerOf("uid-1_npu")).contains("uid-1");
@@ -68,38 +73,51 @@ class SoftSlicesTest {
   }
 
   @Test
-  void prepareWritesOneEntryPerDeviceRegistersOnceAndTheContainerGetsTheOneSetOfEdits() throws Exception {
+  void prepareWritesOneEntryPerDeviceRegistersOnceAndTheContainerGetsTheOneSetOfEdits()
+      throws Exception {
     LimiterFiles limiter = LimiterFiles.hami(tmp.resolve("lim"));
     SoftSliceLayout layout = SoftSliceLayout.vnpu(tmp.resolve("data"), limiter);
     AtomicInteger configs = new AtomicInteger();
-    QuotaRegionFactory counting = (region, config) -> {
-      configs.incrementAndGet();
-      return QuotaRegionFactory.writing(regions).create(region, config);
-    };
-    try (SoftSlices s = new SoftSlices(layout, counting, () -> { })) {
+    QuotaRegionFactory counting =
+        (region, config) -> {
+          configs.incrementAndGet();
+          return QuotaRegionFactory.writing(regions).create(region, config);
+        };
+    try (SoftSlices s = new SoftSlices(layout, counting, () -> {})) {
       Path dir = layout.dirOf("uid-a", "npu");
-      SoftSlices.Prepared p = s.prepare(dir, List.of(soft(4, "U4", 16384L << 20, 40, 40),
-          soft(5, "U5", 8192L << 20, 0, 0)), "demo/a");
+      SoftSlices.Prepared p =
+          s.prepare(
+              dir,
+              List.of(soft(4, "U4", 16384L << 20, 40, 40), soft(5, "U5", 8192L << 20, 0, 0)),
+              "demo/a");
       assertThat(configs).hasValue(1);
       try (QuotaRegion r = regions.open(p.region())) {
         RegionConfig c = r.readConfig();
-        assertThat(c.devices()).containsExactly(new DeviceQuota(16384L << 20, 40, 40, Priority.NORMAL, 4, "U4"),
-            new DeviceQuota(8192L << 20, 100, 0, Priority.NORMAL, 5, "U5"));
+        assertThat(c.devices())
+            .containsExactly(
+                new DeviceQuota(16384L << 20, 40, 40, Priority.NORMAL, 4, "U4"),
+                new DeviceQuota(8192L << 20, 100, 0, Priority.NORMAL, 5, "U5"));
         assertThat(c.policy()).contains(PolicyFlag.MEM_ENFORCE, PolicyFlag.COMPUTE_ENFORCE);
         assertThat(c.registryDir()).isEqualTo(layout.registryHostDir().toString());
       }
       assertThat(keys(layout, 4)).containsExactly(p.key());
-      assertThat(Files.getPosixFilePermissions(dir)).isEqualTo(PosixFilePermissions.fromString("rwxr-xr-x"));
+      assertThat(Files.getPosixFilePermissions(dir))
+          .isEqualTo(PosixFilePermissions.fromString("rwxr-xr-x"));
       assertThat(Files.getPosixFilePermissions(layout.regionRoot()))
           .isEqualTo(PosixFilePermissions.fromString("rwx------"));
 
       ContainerEdits e = s.edits(p);
-      assertThat(e.env()).containsExactly(Map.entry("NPU_LOCAL_SHM_PATH", "/vnpu-shmem/vnpu_local_shmem"),
-          Map.entry("NPU_MEM_QUOTA", "16384"));
-      assertThat(e.mounts()).containsExactly(new Mount("/hami-vnpu-core", limiter.hostDir().toString(), true),
-          new Mount("/etc/ld.so.preload", limiter.preload().toString(), true),
-          new Mount(layout.registryHostDir().toString(), layout.registryHostDir().toString(), true),
-          new Mount("/vnpu-shmem", dir.toString(), false));
+      assertThat(e.env())
+          .containsExactly(
+              Map.entry("NPU_LOCAL_SHM_PATH", "/vnpu-shmem/vnpu_local_shmem"),
+              Map.entry("NPU_MEM_QUOTA", "16384"));
+      assertThat(e.mounts())
+          .containsExactly(
+              new Mount("/hami-vnpu-core", limiter.hostDir().toString(), true),
+              new Mount("/etc/ld.so.preload", limiter.preload().toString(), true),
+              new Mount(
+                  layout.registryHostDir().toString(), layout.registryHostDir().toString(), true),
+              new Mount("/vnpu-shmem", dir.toString(), false));
 
       s.discard(p);
       assertThat(dir).doesNotExist();
@@ -113,16 +131,23 @@ class SoftSlicesTest {
     SoftSliceLayout h = SoftSliceLayout.hamiUpstream(tmp.resolve("hook"), limiter);
     assertThat(h.regionRoot()).isEqualTo(tmp.resolve("hook/containers"));
     assertThat(h.containerRegionFile()).isEqualTo("/hami-vnpu-shmem/vnpu_local_shmem");
-    assertThat(h.mounts(tmp.resolve("hook/containers/u_c"))).extracting(Mount::containerPath)
-        .containsExactly("/hami-vnpu-core", "/etc/ld.so.preload", "/hami-shared-region", "/hami-vnpu-shmem");
+    assertThat(h.mounts(tmp.resolve("hook/containers/u_c")))
+        .extracting(Mount::containerPath)
+        .containsExactly(
+            "/hami-vnpu-core", "/etc/ld.so.preload", "/hami-shared-region", "/hami-vnpu-shmem");
   }
 
   @Test
   void aFailedRegionLeavesNothingAndTooManyDevicesNamesTheFile() throws Exception {
-    SoftSliceLayout layout = SoftSliceLayout.vnpu(tmp.resolve("data"), LimiterFiles.hami(tmp.resolve("lim")));
-    try (SoftSlices s = new SoftSlices(layout, (region, config) -> {
-      throw new IOException("disk full");
-    }, () -> { })) {
+    SoftSliceLayout layout =
+        SoftSliceLayout.vnpu(tmp.resolve("data"), LimiterFiles.hami(tmp.resolve("lim")));
+    try (SoftSlices s =
+        new SoftSlices(
+            layout,
+            (region, config) -> {
+              throw new IOException("disk full");
+            },
+            () -> {})) {
       Path dir = layout.dirOf("uid-b", "npu");
       assertThatThrownBy(() -> s.prepare(dir, List.of(soft(1, "U1", 1L << 30, 10, 10)), "x"))
           .hasMessage("disk full");
@@ -130,10 +155,13 @@ class SoftSlicesTest {
       assertThat(keys(layout, 1)).isEmpty();
     }
     try (SoftSlices s = slices(layout)) {
-      List<SliceDevice> seventeen = IntStream.range(0, 17).mapToObj(i -> soft(i, "U" + i, 1L << 20, 0, 0)).toList();
+      List<SliceDevice> seventeen =
+          IntStream.range(0, 17).mapToObj(i -> soft(i, "U" + i, 1L << 20, 0, 0)).toList();
       Path dir = layout.dirOf("uid-c", "npu");
-      assertThatThrownBy(() -> s.prepare(dir, seventeen, "x")).isInstanceOf(IOException.class)
-          .hasMessageContaining(dir.resolve("vnpu_local_shmem").toString()).hasMessageContaining("1..16");
+      assertThatThrownBy(() -> s.prepare(dir, seventeen, "x"))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining(dir.resolve("vnpu_local_shmem").toString())
+          .hasMessageContaining("1..16");
       assertThat(dir).doesNotExist();
     }
   }
@@ -147,27 +175,35 @@ class SoftSlicesTest {
     }
   }
 
-  // a container can write its own directory: a tree there that the clean-up cannot walk must not keep
+  // a container can write its own directory: a tree there that the clean-up cannot walk must not
+  // keep
   // the slice's registration, fail the removal, or stop the sweep of the other directories
   @Test
   void aDirectoryTheContainerMadeUnremovableLosesItsShareAndStopsNothing() throws Exception {
-    SoftSliceLayout layout = SoftSliceLayout.vnpu(tmp.resolve("data"), LimiterFiles.hami(tmp.resolve("lim")));
+    SoftSliceLayout layout =
+        SoftSliceLayout.vnpu(tmp.resolve("data"), LimiterFiles.hami(tmp.resolve("lim")));
     try (SoftSlices s = slices(layout)) {
       List<SliceDevice> d = List.of(soft(1, "U1", 1L << 30, 30, 30));
       SoftSlices.Prepared live = s.prepare(layout.dirOf("uid-live", "npu"), d, "demo/claim");
-      SoftSlices.Prepared unprepared = s.prepare(layout.dirOf("uid-unprepared", "npu"), d, "demo/claim");
+      SoftSlices.Prepared unprepared =
+          s.prepare(layout.dirOf("uid-unprepared", "npu"), d, "demo/claim");
       SoftSlices.Prepared swept1 = s.prepare(layout.dirOf("uid-swept1", "npu"), d, "demo/claim");
       SoftSlices.Prepared swept2 = s.prepare(layout.dirOf("uid-swept2", "npu"), d, "demo/claim");
       plantDeepTrees(unprepared.dir());
       plantDeepTrees(swept1.dir());
 
-      s.remove(unprepared.dir(), unprepared.key()); // no error: the share is gone, only the container's files stay
+      s.remove(
+          unprepared.dir(),
+          unprepared.key()); // no error: the share is gone, only the container's files stay
       assertThat(unprepared.region()).doesNotExist();
       assertThat(keys(layout, 1)).containsExactlyInAnyOrder(live.key(), swept1.key(), swept2.key());
 
       List<String> removed = s.sweep(Set.of(live.dir())::contains);
-      assertThat(removed).contains(swept2.dir().toString(), "npu1:" + Long.toHexString(swept1.key()),
-          "npu1:" + Long.toHexString(swept2.key()));
+      assertThat(removed)
+          .contains(
+              swept2.dir().toString(),
+              "npu1:" + Long.toHexString(swept1.key()),
+              "npu1:" + Long.toHexString(swept2.key()));
       assertThat(swept2.dir()).doesNotExist();
       assertThat(keys(layout, 1)).containsExactly(live.key());
       assertThat(live.region()).isRegularFile();
@@ -176,14 +212,20 @@ class SoftSlicesTest {
 
   @Test
   void finishedAndDeletedPodsLoseTheirSlicesAndTheSeriesSourceFollows() throws Exception {
-    SoftSliceLayout layout = SoftSliceLayout.hamiUpstream(tmp.resolve("hook"), LimiterFiles.hami(tmp.resolve("lim")));
+    SoftSliceLayout layout =
+        SoftSliceLayout.hamiUpstream(tmp.resolve("hook"), LimiterFiles.hami(tmp.resolve("lim")));
     try (SoftSlices s = slices(layout)) {
       List<SliceDevice> d = List.of(soft(2, "U2", 1L << 30, 10, 10));
       SoftSlices.Prepared running = s.prepare(layout.dirOf("p1", "main"), d, "ns/p1/main");
       SoftSlices.Prepared done = s.prepare(layout.dirOf("p2", "main"), d, "ns/p2/main");
       SoftSlices.Prepared gone = s.prepare(layout.dirOf("p3", "main"), d, "ns/p3/main");
-      SoftSlices.Owners owners = dir -> SoftSliceLayout.ownerOf(dir).filter(u -> !u.equals("p3"))
-          .map(u -> new SoftSlices.Owner("ns", u, SoftSliceLayout.nameOf(dir).orElseThrow()));
+      SoftSlices.Owners owners =
+          dir ->
+              SoftSliceLayout.ownerOf(dir)
+                  .filter(u -> !u.equals("p3"))
+                  .map(
+                      u ->
+                          new SoftSlices.Owner("ns", u, SoftSliceLayout.nameOf(dir).orElseThrow()));
       assertThat(s.slices(owners)).extracting(v -> v.pod()).containsExactly("p1", "p2");
       List<String> entries = s.entries();
       assertThat(s.removeFinished(entries, Map.of("p1", "Running", "p2", "Succeeded")))

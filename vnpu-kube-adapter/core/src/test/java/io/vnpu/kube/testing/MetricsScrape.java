@@ -14,8 +14,8 @@ import java.util.regex.Pattern;
 
 /**
  * Scrapes a {@code /metrics} endpoint over HTTP as Prometheus does (text format) and returns its
- * per-slice series in a short form a test can assert on:
- * {@code name{namespace=,pod=,container=[,device_index=]} value}.
+ * per-slice series in a short form a test can assert on: {@code
+ * name{namespace=,pod=,container=[,device_index=]} value}.
  */
 public final class MetricsScrape {
   private static final Pattern LABEL = Pattern.compile("(\\w+)=\"((?:[^\"\\\\]|\\\\.)*)\"");
@@ -28,9 +28,13 @@ public final class MetricsScrape {
    * @throws IOException when the endpoint does not answer 200
    */
   public static List<String> sliceSeries(int port) throws IOException, InterruptedException {
-    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-        URI.create("http://127.0.0.1:" + port + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
-    if (r.statusCode() != 200) throw new IOException("/metrics answered " + r.statusCode() + ": " + r.body());
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() != 200)
+      throw new IOException("/metrics answered " + r.statusCode() + ": " + r.body());
     List<String> out = new ArrayList<>();
     for (String line : r.body().split("\n")) {
       if (!line.startsWith("vnpu_slice_") || line.contains("_created")) continue;
@@ -41,9 +45,17 @@ public final class MetricsScrape {
       Matcher m = LABEL.matcher(line.substring(brace + 1, end));
       while (m.find()) labels.put(m.group(1), m.group(2));
       String dev = labels.get("device_index");
-      out.add(line.substring(0, brace) + "{namespace=" + labels.get("namespace") + ",pod=" + labels.get("pod")
-          + ",container=" + labels.get("container") + (dev == null ? "" : ",device_index=" + dev) + "} "
-          + line.substring(line.lastIndexOf(' ') + 1));
+      out.add(
+          line.substring(0, brace)
+              + "{namespace="
+              + labels.get("namespace")
+              + ",pod="
+              + labels.get("pod")
+              + ",container="
+              + labels.get("container")
+              + (dev == null ? "" : ",device_index=" + dev)
+              + "} "
+              + line.substring(line.lastIndexOf(' ') + 1));
     }
     return out;
   }

@@ -18,26 +18,25 @@ import java.util.concurrent.TimeUnit;
 /**
  * The RBAC a component needs, derived from the requests the fabric8 mock API server saw while the
  * component ran (not from what its code is believed to call), and the RBAC a chart grants, both as
- * {@code <group>/<resource>[/<subresource>]/<verb>} rules ({@code ""} is the core group), so a
- * test can require the two to be equal: every call allowed, nothing granted that no call needs.
+ * {@code <group>/<resource>[/<subresource>]/<verb>} rules ({@code ""} is the core group), so a test
+ * can require the two to be equal: every call allowed, nothing granted that no call needs.
  *
  * <p>A request maps to the authorization check the API server makes for it: {@code GET} of a named
  * object is {@code get}, of a collection {@code list} ({@code watch} with {@code watch=true}),
- * {@code POST} {@code create}, {@code PUT} {@code update}, {@code PATCH} {@code patch},
- * {@code DELETE} {@code delete} ({@code deletecollection} without a name).
+ * {@code POST} {@code create}, {@code PUT} {@code update}, {@code PATCH} {@code patch}, {@code
+ * DELETE} {@code delete} ({@code deletecollection} without a name).
  */
 public final class RbacFromCalls {
-  private RbacFromCalls() {
-  }
+  private RbacFromCalls() {}
 
   /**
    * One authorization check.
    *
-   * @param group     API group, {@code ""} for the core group
-   * @param resource  resource, with {@code /<subresource>} when the path names one
-   * @param verb      RBAC verb
+   * @param group API group, {@code ""} for the core group
+   * @param resource resource, with {@code /<subresource>} when the path names one
+   * @param verb RBAC verb
    * @param namespace the request's namespace, {@code ""} when cluster-scoped or across namespaces
-   * @param name      the object's name, {@code ""} for a collection
+   * @param name the object's name, {@code ""} for a collection
    */
   public record Access(String group, String resource, String verb, String namespace, String name) {
     public Access {
@@ -114,14 +113,15 @@ public final class RbacFromCalls {
       resource += "/" + p[i + 2];
     }
     boolean watch = List.of(query.split("&")).contains("watch=true");
-    String verb = switch (method.toUpperCase(java.util.Locale.ROOT)) {
-      case "GET" -> !name.isEmpty() ? "get" : watch ? "watch" : "list";
-      case "POST" -> "create";
-      case "PUT" -> "update";
-      case "PATCH" -> "patch";
-      case "DELETE" -> name.isEmpty() ? "deletecollection" : "delete";
-      default -> throw new IllegalArgumentException("method " + method + " of " + path);
-    };
+    String verb =
+        switch (method.toUpperCase(java.util.Locale.ROOT)) {
+          case "GET" -> !name.isEmpty() ? "get" : watch ? "watch" : "list";
+          case "POST" -> "create";
+          case "PUT" -> "update";
+          case "PATCH" -> "patch";
+          case "DELETE" -> name.isEmpty() ? "deletecollection" : "delete";
+          default -> throw new IllegalArgumentException("method " + method + " of " + path);
+        };
     return new Access(group, resource, verb, namespace, name);
   }
 

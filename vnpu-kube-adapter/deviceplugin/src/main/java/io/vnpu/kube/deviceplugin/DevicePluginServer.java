@@ -1,6 +1,5 @@
 package io.vnpu.kube.deviceplugin;
 
-import io.vnpu.kube.kubelet.UnixSocketTransport;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.StatusRuntimeException;
@@ -8,6 +7,7 @@ import io.vnpu.kube.deviceplugin.v1beta1.RegisterRequest;
 import io.vnpu.kube.deviceplugin.v1beta1.RegistrationGrpc;
 import io.vnpu.kube.kubelet.FileIdentity;
 import io.vnpu.kube.kubelet.PathWatch;
+import io.vnpu.kube.kubelet.UnixSocketTransport;
 import io.vnpu.kube.resource.ResourceManager;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -37,18 +37,18 @@ import org.slf4j.LoggerFactory;
  * An embeddable kubelet device plugin (API v1beta1) serving one {@link ResourceManager} on a unix
  * socket in the kubelet's device-plugin directory.
  *
- * <p>Lifecycle (see {@link PluginState}): {@link #start()} serves on
- * {@code <pluginDir>/<socketName>} (a stale file there is deleted first) and registers with
- * {@code <pluginDir>/kubelet.sock} (version {@code v1beta1}, endpoint {@code socketName}, the
- * manager's resource name, {@code get_preferred_allocation_available=true} and the manager's
- * {@code pre_start_required}). A kubelet restart wipes the directory and re-creates
- * {@code kubelet.sock}; the server notices through a {@link PathWatch} on the directory (with a
- * periodic stat of both sockets every {@code checkInterval} as fallback; see {@link PathWatch}), serves on a fresh gRPC
+ * <p>Lifecycle (see {@link PluginState}): {@link #start()} serves on {@code
+ * <pluginDir>/<socketName>} (a stale file there is deleted first) and registers with {@code
+ * <pluginDir>/kubelet.sock} (version {@code v1beta1}, endpoint {@code socketName}, the manager's
+ * resource name, {@code get_preferred_allocation_available=true} and the manager's {@code
+ * pre_start_required}). A kubelet restart wipes the directory and re-creates {@code kubelet.sock};
+ * the server notices through a {@link PathWatch} on the directory (with a periodic stat of both
+ * sockets every {@code checkInterval} as fallback; see {@link PathWatch}), serves on a fresh gRPC
  * server and registers again. Bind and Register failures, and a gRPC server that terminates by
- * itself, are retried as the {@link RestartPolicy} allows; then the server gives up in state
- * {@link PluginState#FAILED}. A kubelet that stops reading the ListAndWatch stream without
- * restarting is noticed by failed sends: see {@link Builder#listAndWatchFailures}. {@link #stop()} ends the ListAndWatch streams, stops the gRPC server
- * and removes the socket.
+ * itself, are retried as the {@link RestartPolicy} allows; then the server gives up in state {@link
+ * PluginState#FAILED}. A kubelet that stops reading the ListAndWatch stream without restarting is
+ * noticed by failed sends: see {@link Builder#listAndWatchFailures}. {@link #stop()} ends the
+ * ListAndWatch streams, stops the gRPC server and removes the socket.
  *
  * <p>All lifecycle work runs on one supervisor thread owned by the instance; there is no global
  * state, so several servers (several resources) can run in one process.
@@ -57,8 +57,10 @@ public final class DevicePluginServer implements AutoCloseable {
 
   /** API version sent in RegisterRequest. */
   public static final String API_VERSION = "v1beta1";
+
   /** File name of the kubelet's registration socket inside the plugin directory. */
   public static final String KUBELET_SOCKET = "kubelet.sock";
+
   /** The kubelet's default device-plugin directory. */
   public static final Path DEFAULT_PLUGIN_DIR = Path.of("/var/lib/kubelet/device-plugins");
 
@@ -96,16 +98,24 @@ public final class DevicePluginServer implements AutoCloseable {
   private FileIdentity registeredKubelet;
   private volatile PathWatch watch;
 
-  /** One gRPC server lifetime: a kubelet restart or a failure ends it, the next serve makes a new one. */
+  /**
+   * One gRPC server lifetime: a kubelet restart or a failure ends it, the next serve makes a new
+   * one.
+   */
   private record Generation(Server server, DevicePluginService service, FileIdentity socketId) {}
 
   private DevicePluginServer(Builder b) {
     this.manager = b.manager;
     this.pluginDir = b.pluginDir;
-    this.socketName = b.socketName != null ? b.socketName : defaultSocketName(manager.resourceName());
+    this.socketName =
+        b.socketName != null ? b.socketName : defaultSocketName(manager.resourceName());
     if (socketName.isEmpty() || socketName.contains("/") || socketName.equals(KUBELET_SOCKET)) {
-      throw new IllegalArgumentException("socket name must be a plain file name other than "
-          + KUBELET_SOCKET + ", got '" + socketName + "'");
+      throw new IllegalArgumentException(
+          "socket name must be a plain file name other than "
+              + KUBELET_SOCKET
+              + ", got '"
+              + socketName
+              + "'");
     }
     this.socket = pluginDir.resolve(socketName);
     this.kubeletSocket = pluginDir.resolve(KUBELET_SOCKET);
@@ -120,12 +130,15 @@ public final class DevicePluginServer implements AutoCloseable {
     this.restartAfterFailedSends = b.restartAfterFailedSends;
     this.resendAfterFailure = b.resendAfterFailure;
     this.listAndWatchRefresh = b.listAndWatchRefresh;
-    ScheduledThreadPoolExecutor exec = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "device-plugin-" + socketName);
-      t.setDaemon(true);
-      supervisorThread = t;
-      return t;
-    });
+    ScheduledThreadPoolExecutor exec =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread t = new Thread(r, "device-plugin-" + socketName);
+              t.setDaemon(true);
+              supervisorThread = t;
+              return t;
+            });
     // A restart scheduled before stop() must not run after it.
     exec.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     this.supervisor = exec;
@@ -135,7 +148,7 @@ public final class DevicePluginServer implements AutoCloseable {
   /**
    * Starts a builder.
    *
-   * @param manager   the resource this plugin serves
+   * @param manager the resource this plugin serves
    * @param pluginDir the kubelet's device-plugin directory, normally {@link #DEFAULT_PLUGIN_DIR}
    */
   public static Builder builder(ResourceManager manager, Path pluginDir) {
@@ -168,17 +181,17 @@ public final class DevicePluginServer implements AutoCloseable {
   }
 
   /**
-   * Adds a listener called on the supervisor thread after every state change; it may call
-   * {@link #stop()}.
+   * Adds a listener called on the supervisor thread after every state change; it may call {@link
+   * #stop()}.
    */
   public void addStateListener(Consumer<PluginState> listener) {
     listeners.add(Objects.requireNonNull(listener, "listener"));
   }
 
   /**
-   * Serves and registers, returning once the first attempt is done: {@code REGISTERED},
-   * {@code WAITING_FOR_KUBELET} (no kubelet.sock yet), {@code BACKOFF} (a retry is scheduled) or
-   * {@code FAILED}. Later transitions happen in the background.
+   * Serves and registers, returning once the first attempt is done: {@code REGISTERED}, {@code
+   * WAITING_FOR_KUBELET} (no kubelet.sock yet), {@code BACKOFF} (a retry is scheduled) or {@code
+   * FAILED}. Later transitions happen in the background.
    *
    * @throws IllegalStateException when called twice
    */
@@ -189,13 +202,17 @@ public final class DevicePluginServer implements AutoCloseable {
       }
       started = true;
     }
-    runOnSupervisor(() -> {
-      attemptStart();
-      if (!state.terminal()) {
-        supervisor.scheduleWithFixedDelay(this::reconcile, checkInterval.toMillis(),
-            checkInterval.toMillis(), TimeUnit.MILLISECONDS);
-      }
-    });
+    runOnSupervisor(
+        () -> {
+          attemptStart();
+          if (!state.terminal()) {
+            supervisor.scheduleWithFixedDelay(
+                this::reconcile,
+                checkInterval.toMillis(),
+                checkInterval.toMillis(),
+                TimeUnit.MILLISECONDS);
+          }
+        });
     if (!state.terminal()) {
       openWatch();
     }
@@ -216,13 +233,14 @@ public final class DevicePluginServer implements AutoCloseable {
       return;
     }
     try {
-      runOnSupervisor(() -> {
-        if (!state.terminal()) {
-          closeGeneration();
-          setState(PluginState.STOPPED);
-          terminate();
-        }
-      });
+      runOnSupervisor(
+          () -> {
+            if (!state.terminal()) {
+              closeGeneration();
+              setState(PluginState.STOPPED);
+              terminate();
+            }
+          });
     } catch (RejectedExecutionException e) {
       // Already terminated (FAILED or STOPPED): nothing left to stop.
       log.debug("device plugin {} already terminated", socketName);
@@ -246,13 +264,15 @@ public final class DevicePluginServer implements AutoCloseable {
       f.get(waitMs, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new DevicePluginException("interrupted while waiting for device plugin " + socketName, e);
+      throw new DevicePluginException(
+          "interrupted while waiting for device plugin " + socketName, e);
     } catch (ExecutionException e) {
-      throw new DevicePluginException("device plugin " + socketName + " lifecycle task failed",
-          e.getCause());
+      throw new DevicePluginException(
+          "device plugin " + socketName + " lifecycle task failed", e.getCause());
     } catch (TimeoutException e) {
-      throw new DevicePluginException("device plugin " + socketName
-          + " lifecycle task did not finish within " + waitMs + " ms", e);
+      throw new DevicePluginException(
+          "device plugin " + socketName + " lifecycle task did not finish within " + waitMs + " ms",
+          e);
     }
   }
 
@@ -298,26 +318,35 @@ public final class DevicePluginServer implements AutoCloseable {
       registeredKubelet = null;
       if (state != PluginState.WAITING_FOR_KUBELET) {
         // once per wait, not per periodic check: the socket appearing is noticed by the watch
-        log.info("no kubelet socket {} yet: {} registers when the kubelet creates it", kubeletSocket,
+        log.info(
+            "no kubelet socket {} yet: {} registers when the kubelet creates it",
+            kubeletSocket,
             manager.resourceName());
       }
       setState(PluginState.WAITING_FOR_KUBELET);
       return;
     }
-    RegisterRequest request = RegisterRequest.newBuilder()
-        .setVersion(API_VERSION)
-        .setEndpoint(socketName)
-        .setResourceName(manager.resourceName())
-        .setOptions(DevicePluginService.options(manager))
-        .build();
+    RegisterRequest request =
+        RegisterRequest.newBuilder()
+            .setVersion(API_VERSION)
+            .setEndpoint(socketName)
+            .setResourceName(manager.resourceName())
+            .setOptions(DevicePluginService.options(manager))
+            .build();
     ManagedChannel channel = transport.channel(kubeletSocket);
     try {
       RegistrationGrpc.newBlockingStub(channel)
           .withDeadlineAfter(registerTimeout.toMillis(), TimeUnit.MILLISECONDS)
           .register(request);
     } catch (StatusRuntimeException e) {
-      fail("Register of " + manager.resourceName() + " with the kubelet at " + kubeletSocket
-          + " failed: " + e.getStatus(), e);
+      fail(
+          "Register of "
+              + manager.resourceName()
+              + " with the kubelet at "
+              + kubeletSocket
+              + " failed: "
+              + e.getStatus(),
+          e);
       return;
     } finally {
       channel.shutdownNow();
@@ -327,7 +356,9 @@ public final class DevicePluginServer implements AutoCloseable {
     setState(PluginState.REGISTERED);
   }
 
-  /** Compares what is on disk with what we served and registered; runs on events and periodically. */
+  /**
+   * Compares what is on disk with what we served and registered; runs on events and periodically.
+   */
   private void reconcile() {
     try {
       if (state != PluginState.REGISTERED && state != PluginState.WAITING_FOR_KUBELET) {
@@ -341,7 +372,8 @@ public final class DevicePluginServer implements AutoCloseable {
       }
       Optional<FileIdentity> own = FileIdentity.of(socket);
       if (own.isEmpty() || !own.get().equals(g.socketId())) {
-        log.info("plugin socket {} vanished or was replaced (kubelet restart?); serving again", socket);
+        log.info(
+            "plugin socket {} vanished or was replaced (kubelet restart?); serving again", socket);
         attemptStart();
         return;
       }
@@ -355,15 +387,16 @@ public final class DevicePluginServer implements AutoCloseable {
           registeredKubelet = null;
           setState(PluginState.WAITING_FOR_KUBELET);
         } else if (!kubelet.get().equals(registeredKubelet)) {
-          log.info("{} was re-created (kubelet restart); serving and registering again",
-              kubeletSocket);
+          log.info(
+              "{} was re-created (kubelet restart); serving and registering again", kubeletSocket);
           attemptStart();
         }
       } else if (kubelet.isPresent()) {
         registerIfKubeletPresent();
       }
     } catch (RuntimeException | Error e) {
-      // A scheduled task that throws (an Error too) is silently cancelled; keep the periodic check alive.
+      // A scheduled task that throws (an Error too) is silently cancelled; keep the periodic check
+      // alive.
       log.error("device plugin {}: checking the sockets failed", socketName, e);
     }
   }
@@ -388,11 +421,17 @@ public final class DevicePluginServer implements AutoCloseable {
       return;
     }
     if (consecutive >= restartAfterFailedSends) {
-      fail(consecutive + " ListAndWatch sends in a row reached no kubelet stream, re-registering did"
-          + " not help", null);
+      fail(
+          consecutive
+              + " ListAndWatch sends in a row reached no kubelet stream, re-registering did"
+              + " not help",
+          null);
     } else if (consecutive % reRegisterAfterFailedSends == 0) {
-      log.warn("device plugin {}: {} ListAndWatch sends in a row reached no kubelet stream;"
-          + " registering again", socketName, consecutive);
+      log.warn(
+          "device plugin {}: {} ListAndWatch sends in a row reached no kubelet stream;"
+              + " registering again",
+          socketName,
+          consecutive);
       reRegistrations++;
       registerIfKubeletPresent();
     }
@@ -413,16 +452,29 @@ public final class DevicePluginServer implements AutoCloseable {
     closeGeneration();
     Optional<Duration> delay = budget.onFailure(clock.instant());
     if (delay.isEmpty()) {
-      failure = new DevicePluginException("device plugin " + socketName + " gave up after "
-          + restartPolicy.maxRestarts() + " restarts within " + restartPolicy.window()
-          + "; last failure: " + message, cause);
+      failure =
+          new DevicePluginException(
+              "device plugin "
+                  + socketName
+                  + " gave up after "
+                  + restartPolicy.maxRestarts()
+                  + " restarts within "
+                  + restartPolicy.window()
+                  + "; last failure: "
+                  + message,
+              cause);
       log.error("{}", failure.getMessage(), cause);
       setState(PluginState.FAILED);
       terminate();
       return;
     }
-    log.warn("device plugin {}: {}; restart {} of {} in {} ms", socketName, message,
-        budget.recentFailures(), restartPolicy.maxRestarts(), delay.get().toMillis());
+    log.warn(
+        "device plugin {}: {}; restart {} of {} in {} ms",
+        socketName,
+        message,
+        budget.recentFailures(),
+        restartPolicy.maxRestarts(),
+        delay.get().toMillis());
     setState(PluginState.BACKOFF);
     if (!state.terminal()) { // a listener may have stopped us
       supervisor.schedule(this::attemptStart, delay.get().toMillis(), TimeUnit.MILLISECONDS);
@@ -485,17 +537,23 @@ public final class DevicePluginServer implements AutoCloseable {
       return;
     }
     try {
-      watch = PathWatch.start("device-plugin-watch-" + socketName, List.of(socket, kubeletSocket),
-          () -> {
-            try {
-              supervisor.execute(this::reconcile);
-            } catch (RejectedExecutionException e) {
-              // terminated: nothing to reconcile any more
-            }
-          });
+      watch =
+          PathWatch.start(
+              "device-plugin-watch-" + socketName,
+              List.of(socket, kubeletSocket),
+              () -> {
+                try {
+                  supervisor.execute(this::reconcile);
+                } catch (RejectedExecutionException e) {
+                  // terminated: nothing to reconcile any more
+                }
+              });
     } catch (IOException e) {
-      log.warn("no watch on {} ({}); relying on the periodic check every {} ms", pluginDir,
-          e.toString(), checkInterval.toMillis());
+      log.warn(
+          "no watch on {} ({}); relying on the periodic check every {} ms",
+          pluginDir,
+          e.toString(),
+          checkInterval.toMillis());
     }
   }
 
@@ -594,10 +652,14 @@ public final class DevicePluginServer implements AutoCloseable {
      * @throws IllegalArgumentException unless {@code 1 <= reRegisterAfter <= restartAfter} and
      *     {@code resendAfter} is positive
      */
-    public Builder listAndWatchFailures(int reRegisterAfter, int restartAfter, Duration resendAfter) {
+    public Builder listAndWatchFailures(
+        int reRegisterAfter, int restartAfter, Duration resendAfter) {
       if (reRegisterAfter < 1 || restartAfter < reRegisterAfter) {
-        throw new IllegalArgumentException("need 1 <= reRegisterAfter <= restartAfter, got "
-            + reRegisterAfter + " and " + restartAfter);
+        throw new IllegalArgumentException(
+            "need 1 <= reRegisterAfter <= restartAfter, got "
+                + reRegisterAfter
+                + " and "
+                + restartAfter);
       }
       if (resendAfter.isNegative() || resendAfter.isZero()) {
         throw new IllegalArgumentException("resendAfter must be positive, got " + resendAfter);
@@ -609,8 +671,8 @@ public final class DevicePluginServer implements AutoCloseable {
     }
 
     /**
-     * Longest time without a ListAndWatch send: the full list is sent again after it even without
-     * a device change (checked every {@code checkInterval}); default 1 h, as MindCluster's plugin.
+     * Longest time without a ListAndWatch send: the full list is sent again after it even without a
+     * device change (checked every {@code checkInterval}); default 1 h, as MindCluster's plugin.
      */
     public Builder listAndWatchRefresh(Duration refresh) {
       if (refresh.isNegative() || refresh.isZero()) {

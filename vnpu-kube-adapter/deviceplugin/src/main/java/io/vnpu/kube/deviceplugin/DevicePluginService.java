@@ -35,8 +35,8 @@ import org.slf4j.LoggerFactory;
  * the gRPC server (a kubelet restart gets a fresh instance, so no stream outlives its server).
  *
  * <p>Error mapping: {@link AllocationException} from the manager becomes {@code INVALID_ARGUMENT},
- * an {@link IllegalArgumentException} from the manager or a malformed request becomes
- * {@code INVALID_ARGUMENT}, any other exception {@code INTERNAL}; the status description names the
+ * an {@link IllegalArgumentException} from the manager or a malformed request becomes {@code
+ * INVALID_ARGUMENT}, any other exception {@code INTERNAL}; the status description names the
  * container request and its device IDs.
  */
 final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase
@@ -45,19 +45,28 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase
   private static final Logger log = LoggerFactory.getLogger(DevicePluginService.class);
 
   private final ResourceManager manager;
-  /** Serialises every ListAndWatch send so that each stream sees the lists in notification order. */
+
+  /**
+   * Serialises every ListAndWatch send so that each stream sees the lists in notification order.
+   */
   private final Object sendLock = new Object();
+
   private final Set<ServerCallStreamObserver<ListAndWatchResponse>> streams = new LinkedHashSet<>();
   private boolean closed;
   private AutoCloseable watch;
+
   /** Told the count after every failed send (on the thread that published); never null. */
   private final IntConsumer sendFailures;
+
   // Guarded by sendLock: the kubelet's stream health as the sends see it.
   /** A ListAndWatch stream was opened on this service (the kubelet was watching). */
   private boolean watched;
+
   /** Sends in a row that reached no stream; a new stream or a delivered send resets it. */
   private int failedSends;
+
   private Instant lastFailedSend = Instant.EPOCH;
+
   /** When a list was last sent (or a send attempted) on this service. */
   private Instant lastSend = Instant.EPOCH;
 
@@ -71,7 +80,7 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase
 
   /** Creates the service and subscribes it to the manager's change notifications. */
   static DevicePluginService open(ResourceManager manager) {
-    return open(manager, n -> { }, Clock.systemUTC());
+    return open(manager, n -> {}, Clock.systemUTC());
   }
 
   /**
@@ -96,8 +105,8 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase
   /**
    * Sends the current list again, without a device change, when the last send failed at least
    * {@code failedGap} before {@code now}, or when nothing was sent for {@code refresh} (MindCluster
-   * retries a failed send after a minute and pushes at least hourly), so that a kubelet that stopped
-   * watching is noticed without waiting for a health change.
+   * retries a failed send after a minute and pushes at least hourly), so that a kubelet that
+   * stopped watching is noticed without waiting for a health change.
    */
   void resendIfDue(Instant now, Duration failedGap, Duration refresh) {
     synchronized (sendLock) {
@@ -135,15 +144,18 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase
   public void listAndWatch(Empty request, StreamObserver<ListAndWatchResponse> out) {
     ServerCallStreamObserver<ListAndWatchResponse> stream =
         (ServerCallStreamObserver<ListAndWatchResponse>) out;
-    stream.setOnCancelHandler(() -> {
-      synchronized (sendLock) {
-        streams.remove(stream);
-      }
-    });
+    stream.setOnCancelHandler(
+        () -> {
+          synchronized (sendLock) {
+            streams.remove(stream);
+          }
+        });
     synchronized (sendLock) {
       if (closed) {
-        stream.onError(Status.UNAVAILABLE.withDescription("device plugin is shutting down")
-            .asRuntimeException());
+        stream.onError(
+            Status.UNAVAILABLE
+                .withDescription("device plugin is shutting down")
+                .asRuntimeException());
         return;
       }
       ListAndWatchResponse first;
@@ -151,8 +163,15 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase
         first = ProtoMapping.deviceList(manager.devices());
       } catch (RuntimeException e) {
         log.error("ListAndWatch: reading the device list of {} failed", manager.resourceName(), e);
-        stream.onError(Status.INTERNAL.withDescription("ListAndWatch: reading the device list of "
-            + manager.resourceName() + " failed: " + e).withCause(e).asRuntimeException());
+        stream.onError(
+            Status.INTERNAL
+                .withDescription(
+                    "ListAndWatch: reading the device list of "
+                        + manager.resourceName()
+                        + " failed: "
+                        + e)
+                .withCause(e)
+                .asRuntimeException());
         return;
       }
       stream.onNext(first);
@@ -184,8 +203,10 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase
       list = ProtoMapping.deviceList(manager.devices());
     } catch (RuntimeException e) {
       // The previous list stays in force at the kubelet; the next notification retries.
-      log.error("ListAndWatch: reading the device list of {} failed, update not sent",
-          manager.resourceName(), e);
+      log.error(
+          "ListAndWatch: reading the device list of {} failed, update not sent",
+          manager.resourceName(),
+          e);
       return 0;
     }
     boolean delivered = false;
@@ -206,7 +227,9 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase
     }
     failedSends++;
     lastFailedSend = clock.instant();
-    log.warn("ListAndWatch update of {} reached no kubelet stream ({} in a row)", manager.resourceName(),
+    log.warn(
+        "ListAndWatch update of {} reached no kubelet stream ({} in a row)",
+        manager.resourceName(),
         failedSends);
     return failedSends;
   }
@@ -218,19 +241,25 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase
     for (int i = 0; i < n; i++) {
       ContainerAllocateRequest c = request.getContainerRequests(i);
       List<String> ids = List.copyOf(c.getDevicesIdsList());
-      String where = "Allocate container request " + (i + 1) + " of " + n + " (device IDs " + ids
-          + ")";
+      String where =
+          "Allocate container request " + (i + 1) + " of " + n + " (device IDs " + ids + ")";
       try {
         response.addContainerResponses(ProtoMapping.containerResponse(manager.allocate(ids)));
       } catch (AllocationException e) {
         log.warn("{} refused: {}", where, e.getMessage());
-        out.onError(Status.INVALID_ARGUMENT.withDescription(where + ": " + e.getMessage())
-            .withCause(e).asRuntimeException());
+        out.onError(
+            Status.INVALID_ARGUMENT
+                .withDescription(where + ": " + e.getMessage())
+                .withCause(e)
+                .asRuntimeException());
         return;
       } catch (RuntimeException e) {
         log.error("{} failed", where, e);
-        out.onError(Status.INTERNAL.withDescription(where + " failed: " + e).withCause(e)
-            .asRuntimeException());
+        out.onError(
+            Status.INTERNAL
+                .withDescription(where + " failed: " + e)
+                .withCause(e)
+                .asRuntimeException());
         return;
       }
     }
@@ -239,11 +268,14 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase
   }
 
   @Override
-  public void getPreferredAllocation(PreferredAllocationRequest request,
-      StreamObserver<PreferredAllocationResponse> out) {
+  public void getPreferredAllocation(
+      PreferredAllocationRequest request, StreamObserver<PreferredAllocationResponse> out) {
     if (!manager.preferredAllocationAvailable()) {
-      out.onError(Status.UNIMPLEMENTED.withDescription("GetPreferredAllocation is not supported by "
-          + manager.resourceName()).asRuntimeException());
+      out.onError(
+          Status.UNIMPLEMENTED
+              .withDescription(
+                  "GetPreferredAllocation is not supported by " + manager.resourceName())
+              .asRuntimeException());
       return;
     }
     PreferredAllocationResponse.Builder response = PreferredAllocationResponse.newBuilder();
@@ -253,31 +285,49 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase
       List<String> available = List.copyOf(c.getAvailableDeviceIDsList());
       List<String> mustInclude = List.copyOf(c.getMustIncludeDeviceIDsList());
       int size = c.getAllocationSize();
-      String where = "GetPreferredAllocation container request " + (i + 1) + " of " + n
-          + " (allocation_size " + size + ", available " + available + ", must_include "
-          + mustInclude + ")";
+      String where =
+          "GetPreferredAllocation container request "
+              + (i + 1)
+              + " of "
+              + n
+              + " (allocation_size "
+              + size
+              + ", available "
+              + available
+              + ", must_include "
+              + mustInclude
+              + ")";
       String bad = validateRequest(available, mustInclude, size);
       if (bad != null) {
-        out.onError(Status.INVALID_ARGUMENT.withDescription(where + ": " + bad).asRuntimeException());
+        out.onError(
+            Status.INVALID_ARGUMENT.withDescription(where + ": " + bad).asRuntimeException());
         return;
       }
       List<String> chosen;
       try {
         chosen = manager.preferredAllocation(available, mustInclude, size);
       } catch (IllegalArgumentException e) {
-        out.onError(Status.INVALID_ARGUMENT.withDescription(where + ": " + e.getMessage())
-            .withCause(e).asRuntimeException());
+        out.onError(
+            Status.INVALID_ARGUMENT
+                .withDescription(where + ": " + e.getMessage())
+                .withCause(e)
+                .asRuntimeException());
         return;
       } catch (RuntimeException e) {
         log.error("{} failed", where, e);
-        out.onError(Status.INTERNAL.withDescription(where + " failed: " + e).withCause(e)
-            .asRuntimeException());
+        out.onError(
+            Status.INTERNAL
+                .withDescription(where + " failed: " + e)
+                .withCause(e)
+                .asRuntimeException());
         return;
       }
       String wrong = validateAnswer(available, mustInclude, size, chosen);
       if (wrong != null) {
-        out.onError(Status.INTERNAL.withDescription(where + ": resource manager answered " + chosen
-            + ", " + wrong).asRuntimeException());
+        out.onError(
+            Status.INTERNAL
+                .withDescription(where + ": resource manager answered " + chosen + ", " + wrong)
+                .asRuntimeException());
         return;
       }
       response.addContainerResponses(
@@ -287,10 +337,11 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase
     out.onCompleted();
   }
 
-  private static String validateRequest(List<String> available, List<String> mustInclude,
-      int size) {
+  private static String validateRequest(
+      List<String> available, List<String> mustInclude, int size) {
     if (size < 0 || size > available.size()) {
-      return "allocation_size must be between 0 and the " + available.size()
+      return "allocation_size must be between 0 and the "
+          + available.size()
           + " available device IDs";
     }
     if (mustInclude.size() > size) {
@@ -305,8 +356,8 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase
     return null;
   }
 
-  private static String validateAnswer(List<String> available, List<String> mustInclude,
-      int size, List<String> chosen) {
+  private static String validateAnswer(
+      List<String> available, List<String> mustInclude, int size, List<String> chosen) {
     if (chosen == null || chosen.size() != size) {
       return "expected exactly " + size + " IDs";
     }
@@ -324,22 +375,27 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase
   }
 
   @Override
-  public void preStartContainer(PreStartContainerRequest request,
-      StreamObserver<PreStartContainerResponse> out) {
+  public void preStartContainer(
+      PreStartContainerRequest request, StreamObserver<PreStartContainerResponse> out) {
     List<String> ids = List.copyOf(request.getDevicesIdsList());
     try {
       manager.preStartContainer(ids);
     } catch (RuntimeException e) {
       log.error("PreStartContainer for device IDs {} failed", ids, e);
-      out.onError(Status.INTERNAL.withDescription("PreStartContainer for device IDs " + ids
-          + " failed: " + e).withCause(e).asRuntimeException());
+      out.onError(
+          Status.INTERNAL
+              .withDescription("PreStartContainer for device IDs " + ids + " failed: " + e)
+              .withCause(e)
+              .asRuntimeException());
       return;
     }
     out.onNext(PreStartContainerResponse.getDefaultInstance());
     out.onCompleted();
   }
 
-  /** Ends every ListAndWatch stream (the kubelet sees a clean end) and unsubscribes from changes. */
+  /**
+   * Ends every ListAndWatch stream (the kubelet sees a clean end) and unsubscribes from changes.
+   */
   @Override
   public void close() {
     synchronized (sendLock) {

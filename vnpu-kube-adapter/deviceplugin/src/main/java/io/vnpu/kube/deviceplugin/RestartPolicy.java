@@ -9,16 +9,16 @@ import java.util.Objects;
  * <p>A failure is a start attempt that could not bind its socket or register with the kubelet, or a
  * gRPC server that terminated without being asked to. Kubelet restarts are not failures. At most
  * {@code maxRestarts} failures within any sliding {@code window} are retried; the next one gives
- * up. The k-th retry within the window waits {@code initialBackoff × 2^(k-1)}, capped at
- * {@code maxBackoff}.
+ * up. The k-th retry within the window waits {@code initialBackoff × 2^(k-1)}, capped at {@code
+ * maxBackoff}.
  *
- * @param maxRestarts    restarts allowed within {@code window}, at least 0
- * @param window         sliding window over which failures are counted, positive
+ * @param maxRestarts restarts allowed within {@code window}, at least 0
+ * @param window sliding window over which failures are counted, positive
  * @param initialBackoff delay before the first retry, positive
- * @param maxBackoff     upper bound of the delay, at least {@code initialBackoff}
+ * @param maxBackoff upper bound of the delay, at least {@code initialBackoff}
  */
-public record RestartPolicy(int maxRestarts, Duration window, Duration initialBackoff,
-    Duration maxBackoff) {
+public record RestartPolicy(
+    int maxRestarts, Duration window, Duration initialBackoff, Duration maxBackoff) {
 
   /** Five restarts per hour (like the upstream plugin's crash counter), backoff 1 s up to 30 s. */
   public static final RestartPolicy DEFAULT =
@@ -38,8 +38,8 @@ public record RestartPolicy(int maxRestarts, Duration window, Duration initialBa
       throw new IllegalArgumentException("initialBackoff must be positive, got " + initialBackoff);
     }
     if (maxBackoff.compareTo(initialBackoff) < 0) {
-      throw new IllegalArgumentException("maxBackoff " + maxBackoff + " is below initialBackoff "
-          + initialBackoff);
+      throw new IllegalArgumentException(
+          "maxBackoff " + maxBackoff + " is below initialBackoff " + initialBackoff);
     }
   }
 

@@ -31,46 +31,71 @@ class DevicePluginOnlyEmbeddingIT {
 
   @TempDir Path dir;
 
-  /** An embedder's manager: four shares of one chip; the preference keeps a container's shares adjacent. */
+  /**
+   * An embedder's manager: four shares of one chip; the preference keeps a container's shares
+   * adjacent.
+   */
   static final class OperatorShares implements ResourceManager {
     final List<List<String>> allocated = new CopyOnWriteArrayList<>();
 
-    @Override public String resourceName() {
+    @Override
+    public String resourceName() {
       return RESOURCE;
     }
 
-    @Override public List<PluginDevice> devices() {
-      return List.of(new PluginDevice("share-0", true, List.of(0)), new PluginDevice("share-1", true, List.of(0)),
-          new PluginDevice("share-2", true, List.of(0)), new PluginDevice("share-3", false, List.of(0)));
+    @Override
+    public List<PluginDevice> devices() {
+      return List.of(
+          new PluginDevice("share-0", true, List.of(0)),
+          new PluginDevice("share-1", true, List.of(0)),
+          new PluginDevice("share-2", true, List.of(0)),
+          new PluginDevice("share-3", false, List.of(0)));
     }
 
-    @Override public AutoCloseable watch(Runnable onChange) {
-      return () -> { };
+    @Override
+    public AutoCloseable watch(Runnable onChange) {
+      return () -> {};
     }
 
-    @Override public ContainerAllocation allocate(List<String> deviceIds) throws AllocationException {
+    @Override
+    public ContainerAllocation allocate(List<String> deviceIds) throws AllocationException {
       allocated.add(List.copyOf(deviceIds));
-      return new ContainerAllocation(Map.of("OPERATOR_SHARES", String.join(",", deviceIds)), List.of(),
-          List.of(), Map.of("example.com/shares", String.valueOf(deviceIds.size())), List.of());
+      return new ContainerAllocation(
+          Map.of("OPERATOR_SHARES", String.join(",", deviceIds)),
+          List.of(),
+          List.of(),
+          Map.of("example.com/shares", String.valueOf(deviceIds.size())),
+          List.of());
     }
 
-    @Override public List<String> preferredAllocation(List<String> available, List<String> mustInclude, int size) {
+    @Override
+    public List<String> preferredAllocation(
+        List<String> available, List<String> mustInclude, int size) {
       return available.stream().sorted().limit(size).toList();
     }
   }
 
   @Test
   void servesItsOwnResourceManagerWithoutTheBackendsTheAgentOrTheCli() throws Exception {
-    assertThat(ClassPathWalls.present(ClassPathWalls.PICOCLI, ClassPathWalls.PROMETHEUS, ClassPathWalls.FABRIC8,
-        ClassPathWalls.DCMI, ClassPathWalls.HAMI, ClassPathWalls.MINDCLUSTER, ClassPathWalls.DRA,
-        ClassPathWalls.AGENT, ClassPathWalls.CLI))
-        .as("parts an embedder of vnpu-kube-deviceplugin must not be handed").isEmpty();
+    assertThat(
+            ClassPathWalls.present(
+                ClassPathWalls.PICOCLI,
+                ClassPathWalls.PROMETHEUS,
+                ClassPathWalls.FABRIC8,
+                ClassPathWalls.DCMI,
+                ClassPathWalls.HAMI,
+                ClassPathWalls.MINDCLUSTER,
+                ClassPathWalls.DRA,
+                ClassPathWalls.AGENT,
+                ClassPathWalls.CLI))
+        .as("parts an embedder of vnpu-kube-deviceplugin must not be handed")
+        .isEmpty();
     // the check sees this artifact itself, so it can see a banned one
     assertThat(ClassPathWalls.present(ClassPathWalls.DEVICEPLUGIN)).hasSize(1);
 
     OperatorShares manager = new OperatorShares();
     try (KubeletStandIn kubelet = KubeletStandIn.start(dir);
-         DevicePluginServer server = DevicePluginServer.builder(manager, dir).build()) {
+        DevicePluginServer server = DevicePluginServer.builder(manager, dir).build()) {
       server.start();
       RegisterRequest registration = kubelet.awaitRegistration(Duration.ofSeconds(20));
       assertThat(registration.getResourceName()).isEqualTo(RESOURCE);
@@ -80,14 +105,16 @@ class DevicePluginOnlyEmbeddingIT {
       try (PluginClient.ListAndWatchRecorder watch = client.listAndWatch()) {
         assertThat(watch.next(Duration.ofSeconds(20)).getDevicesList())
             .extracting(Device::getID, Device::getHealth)
-            .containsExactly(tuple("share-0", "Healthy"),
+            .containsExactly(
+                tuple("share-0", "Healthy"),
                 tuple("share-1", "Healthy"),
                 tuple("share-2", "Healthy"),
                 tuple("share-3", "Unhealthy"));
       }
       client.assertAdvertisedOptionsServed(registration);
 
-      // the kubelet would pick share-2 and share-0; it asks the preference first, then allocates the answer
+      // the kubelet would pick share-2 and share-0; it asks the preference first, then allocates
+      // the answer
       ContainerAllocateResponse answer = client.admit(List.of("share-2", "share-0"));
       assertThat(client.preferredRequests()).isNotEmpty();
       assertThat(manager.allocated).containsExactly(List.of("share-0", "share-1"));

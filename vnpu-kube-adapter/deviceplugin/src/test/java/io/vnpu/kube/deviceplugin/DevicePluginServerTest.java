@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.vnpu.api.slice.DeviceNode;
 import io.vnpu.kube.deviceplugin.v1beta1.AllocateResponse;
 import io.vnpu.kube.deviceplugin.v1beta1.CDIDevice;
 import io.vnpu.kube.deviceplugin.v1beta1.ContainerAllocateResponse;
@@ -22,7 +23,6 @@ import io.vnpu.kube.deviceplugin.v1beta1.PreferredAllocationResponse;
 import io.vnpu.kube.deviceplugin.v1beta1.RegisterRequest;
 import io.vnpu.kube.deviceplugin.v1beta1.TopologyInfo;
 import io.vnpu.kube.resource.ContainerAllocation;
-import io.vnpu.api.slice.DeviceNode;
 import io.vnpu.kube.resource.PluginDevice;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,9 +52,12 @@ class DevicePluginServerTest {
   @BeforeEach
   void setUp() throws Exception {
     kubelet = KubeletStandIn.start(dir);
-    manager = new FakeResourceManager(RESOURCE, List.of(
-        new PluginDevice("UUID0-0", true, List.of()),
-        new PluginDevice("UUID0-1", true, List.of(0))));
+    manager =
+        new FakeResourceManager(
+            RESOURCE,
+            List.of(
+                new PluginDevice("UUID0-0", true, List.of()),
+                new PluginDevice("UUID0-1", true, List.of(0))));
   }
 
   @AfterEach
@@ -81,8 +84,11 @@ class DevicePluginServerTest {
     return s;
   }
 
-  /** The state is set when the Register reply arrives, just after the stand-in recorded the call. */
-  private static void awaitState(DevicePluginServer s, PluginState expected) throws InterruptedException {
+  /**
+   * The state is set when the Register reply arrives, just after the stand-in recorded the call.
+   */
+  private static void awaitState(DevicePluginServer s, PluginState expected)
+      throws InterruptedException {
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (s.state() != expected && System.nanoTime() < deadline) {
       Thread.sleep(5);
@@ -107,13 +113,17 @@ class DevicePluginServerTest {
     DevicePluginServer s = started();
 
     RegisterRequest r = kubelet.awaitRegistration(WAIT);
-    assertThat(r).isEqualTo(RegisterRequest.newBuilder()
-        .setVersion("v1beta1")
-        .setEndpoint("Ascend910B3.sock")
-        .setResourceName("huawei.com/Ascend910B3")
-        .setOptions(DevicePluginOptions.newBuilder()
-            .setPreStartRequired(false).setGetPreferredAllocationAvailable(true))
-        .build());
+    assertThat(r)
+        .isEqualTo(
+            RegisterRequest.newBuilder()
+                .setVersion("v1beta1")
+                .setEndpoint("Ascend910B3.sock")
+                .setResourceName("huawei.com/Ascend910B3")
+                .setOptions(
+                    DevicePluginOptions.newBuilder()
+                        .setPreStartRequired(false)
+                        .setGetPreferredAllocationAvailable(true))
+                .build());
     assertThat(s.socketPath()).isEqualTo(dir.resolve("Ascend910B3.sock"));
     assertThat(Files.exists(s.socketPath())).isTrue();
     assertThat(kubelet.registrations()).hasSize(1);
@@ -126,13 +136,19 @@ class DevicePluginServerTest {
     RegisterRequest r = kubelet.awaitRegistration(WAIT);
     assertThat(r.getOptions().getPreStartRequired()).isTrue();
 
-    DevicePluginOptions o = kubelet.connect(r).blocking()
-        .getDevicePluginOptions(Empty.getDefaultInstance());
-    assertThat(o).isEqualTo(DevicePluginOptions.newBuilder()
-        .setPreStartRequired(true).setGetPreferredAllocationAvailable(true).build());
+    DevicePluginOptions o =
+        kubelet.connect(r).blocking().getDevicePluginOptions(Empty.getDefaultInstance());
+    assertThat(o)
+        .isEqualTo(
+            DevicePluginOptions.newBuilder()
+                .setPreStartRequired(true)
+                .setGetPreferredAllocationAvailable(true)
+                .build());
 
-    kubelet.connect(r).blocking().preStartContainer(
-        PreStartContainerRequest.newBuilder().addDevicesIds("UUID0-1").build());
+    kubelet
+        .connect(r)
+        .blocking()
+        .preStartContainer(PreStartContainerRequest.newBuilder().addDevicesIds("UUID0-1").build());
     assertThat(manager.preStartCalls()).containsExactly(List.of("UUID0-1"));
   }
 
@@ -143,22 +159,25 @@ class DevicePluginServerTest {
     PluginClient.ListAndWatchRecorder a = client.listAndWatch();
     PluginClient.ListAndWatchRecorder b = client.listAndWatch();
 
-    ListAndWatchResponse first = ListAndWatchResponse.newBuilder()
-        .addDevices(dev("UUID0-0", "Healthy"))
-        .addDevices(dev("UUID0-1", "Healthy", 0))
-        .build();
+    ListAndWatchResponse first =
+        ListAndWatchResponse.newBuilder()
+            .addDevices(dev("UUID0-0", "Healthy"))
+            .addDevices(dev("UUID0-1", "Healthy", 0))
+            .build();
     assertThat(a.next(WAIT)).isEqualTo(first);
     assertThat(b.next(WAIT)).isEqualTo(first);
 
-    manager.setDevices(List.of(
-        new PluginDevice("UUID0-0", true, List.of()),
-        new PluginDevice("UUID0-1", false, List.of(0)),
-        new PluginDevice("UUID1-0", true, List.of(1, 0))));
-    ListAndWatchResponse second = ListAndWatchResponse.newBuilder()
-        .addDevices(dev("UUID0-0", "Healthy"))
-        .addDevices(dev("UUID0-1", "Unhealthy", 0))
-        .addDevices(dev("UUID1-0", "Healthy", 1, 0))
-        .build();
+    manager.setDevices(
+        List.of(
+            new PluginDevice("UUID0-0", true, List.of()),
+            new PluginDevice("UUID0-1", false, List.of(0)),
+            new PluginDevice("UUID1-0", true, List.of(1, 0))));
+    ListAndWatchResponse second =
+        ListAndWatchResponse.newBuilder()
+            .addDevices(dev("UUID0-0", "Healthy"))
+            .addDevices(dev("UUID0-1", "Unhealthy", 0))
+            .addDevices(dev("UUID1-0", "Healthy", 1, 0))
+            .build();
     assertThat(a.next(WAIT)).isEqualTo(second);
     assertThat(b.next(WAIT)).isEqualTo(second);
 
@@ -166,67 +185,92 @@ class DevicePluginServerTest {
     a.close();
     assertThat(a.awaitEnd(WAIT)).isTrue();
     manager.setDevices(List.of(new PluginDevice("UUID0-0", true, List.of())));
-    assertThat(b.next(WAIT)).isEqualTo(ListAndWatchResponse.newBuilder()
-        .addDevices(dev("UUID0-0", "Healthy")).build());
+    assertThat(b.next(WAIT))
+        .isEqualTo(ListAndWatchResponse.newBuilder().addDevices(dev("UUID0-0", "Healthy")).build());
     assertThat(b.buffered()).isZero();
   }
 
   @Test
   void allocateServesEveryContainerRequestInOrder() throws Exception {
     started();
-    manager.answer(List.of("UUID0-0"), new ContainerAllocation(
-        Map.of("ASCEND_VISIBLE_DEVICES", "0", "ASCEND_VNPU_SPECS", "vir05_1c_16g"),
-        List.of(new io.vnpu.api.slice.Mount("/etc/ld.so.preload", "/usr/local/vnpu/ld.so.preload", true)),
-        List.of(new DeviceNode("/dev/davinci0", "/dev/davinci0", "rwm")),
-        Map.of("vnpu.io/slice", "a"),
-        List.of("huawei.com/npu=0")));
-    manager.answer(List.of("UUID0-1", "UUID1-0"), new ContainerAllocation(
-        Map.of("ASCEND_VISIBLE_DEVICES", "0,1"), List.of(), List.of(), Map.of(), List.of()));
+    manager.answer(
+        List.of("UUID0-0"),
+        new ContainerAllocation(
+            Map.of("ASCEND_VISIBLE_DEVICES", "0", "ASCEND_VNPU_SPECS", "vir05_1c_16g"),
+            List.of(
+                new io.vnpu.api.slice.Mount(
+                    "/etc/ld.so.preload", "/usr/local/vnpu/ld.so.preload", true)),
+            List.of(new DeviceNode("/dev/davinci0", "/dev/davinci0", "rwm")),
+            Map.of("vnpu.io/slice", "a"),
+            List.of("huawei.com/npu=0")));
+    manager.answer(
+        List.of("UUID0-1", "UUID1-0"),
+        new ContainerAllocation(
+            Map.of("ASCEND_VISIBLE_DEVICES", "0,1"), List.of(), List.of(), Map.of(), List.of()));
     PluginClient client = kubelet.connect(kubelet.awaitRegistration(WAIT));
 
-    AllocateResponse r = client.allocate(List.of(List.of("UUID0-0"), List.of("UUID0-1", "UUID1-0")));
+    AllocateResponse r =
+        client.allocate(List.of(List.of("UUID0-0"), List.of("UUID0-1", "UUID1-0")));
 
     assertThat(manager.allocateCalls())
         .containsExactly(List.of("UUID0-0"), List.of("UUID0-1", "UUID1-0"));
-    assertThat(r.getContainerResponsesList()).containsExactly(
-        ContainerAllocateResponse.newBuilder()
-            .putEnvs("ASCEND_VISIBLE_DEVICES", "0")
-            .putEnvs("ASCEND_VNPU_SPECS", "vir05_1c_16g")
-            .addMounts(Mount.newBuilder().setContainerPath("/etc/ld.so.preload")
-                .setHostPath("/usr/local/vnpu/ld.so.preload").setReadOnly(true))
-            .addDevices(DeviceSpec.newBuilder().setContainerPath("/dev/davinci0")
-                .setHostPath("/dev/davinci0").setPermissions("rwm"))
-            .putAnnotations("vnpu.io/slice", "a")
-            .addCdiDevices(CDIDevice.newBuilder().setName("huawei.com/npu=0"))
-            .build(),
-        ContainerAllocateResponse.newBuilder().putEnvs("ASCEND_VISIBLE_DEVICES", "0,1").build());
+    assertThat(r.getContainerResponsesList())
+        .containsExactly(
+            ContainerAllocateResponse.newBuilder()
+                .putEnvs("ASCEND_VISIBLE_DEVICES", "0")
+                .putEnvs("ASCEND_VNPU_SPECS", "vir05_1c_16g")
+                .addMounts(
+                    Mount.newBuilder()
+                        .setContainerPath("/etc/ld.so.preload")
+                        .setHostPath("/usr/local/vnpu/ld.so.preload")
+                        .setReadOnly(true))
+                .addDevices(
+                    DeviceSpec.newBuilder()
+                        .setContainerPath("/dev/davinci0")
+                        .setHostPath("/dev/davinci0")
+                        .setPermissions("rwm"))
+                .putAnnotations("vnpu.io/slice", "a")
+                .addCdiDevices(CDIDevice.newBuilder().setName("huawei.com/npu=0"))
+                .build(),
+            ContainerAllocateResponse.newBuilder()
+                .putEnvs("ASCEND_VISIBLE_DEVICES", "0,1")
+                .build());
   }
 
   @Test
   void allocateMapsRefusalsToInvalidArgumentAndBugsToInternal() throws Exception {
     started();
-    manager.answer(List.of("UUID0-0"), new ContainerAllocation(
-        Map.of("A", "1"), List.of(), List.of(), Map.of(), List.of()));
-    manager.refuse(List.of("UUID0-1"), "pod default/job-1: annotation hami.io/Ascend910B3-devices-to-allocate is empty");
+    manager.answer(
+        List.of("UUID0-0"),
+        new ContainerAllocation(Map.of("A", "1"), List.of(), List.of(), Map.of(), List.of()));
+    manager.refuse(
+        List.of("UUID0-1"),
+        "pod default/job-1: annotation hami.io/Ascend910B3-devices-to-allocate is empty");
     PluginClient client = kubelet.connect(kubelet.awaitRegistration(WAIT));
 
     assertThatThrownBy(() -> client.allocate(List.of(List.of("UUID0-0"), List.of("UUID0-1"))))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-          assertThat(e.getStatus().getDescription()).isEqualTo(
-              "Allocate container request 2 of 2 (device IDs [UUID0-1]): pod default/job-1: "
-                  + "annotation hami.io/Ascend910B3-devices-to-allocate is empty");
-        });
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(e.getStatus().getDescription())
+                  .isEqualTo(
+                      "Allocate container request 2 of 2 (device IDs [UUID0-1]): pod default/job-1: "
+                          + "annotation hami.io/Ascend910B3-devices-to-allocate is empty");
+            });
     assertThat(manager.allocateCalls()).containsExactly(List.of("UUID0-0"), List.of("UUID0-1"));
 
     manager.crashOn(ids -> new IllegalStateException("quota region full"));
     assertThatThrownBy(() -> client.allocate(List.of(List.of("UUID0-0"))))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INTERNAL);
-          assertThat(e.getStatus().getDescription()).isEqualTo(
-              "Allocate container request 1 of 1 (device IDs [UUID0-0]) failed: "
-                  + "java.lang.IllegalStateException: quota region full");
-        });
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INTERNAL);
+              assertThat(e.getStatus().getDescription())
+                  .isEqualTo(
+                      "Allocate container request 1 of 1 (device IDs [UUID0-0]) failed: "
+                          + "java.lang.IllegalStateException: quota region full");
+            });
   }
 
   @Test
@@ -234,11 +278,14 @@ class DevicePluginServerTest {
     started();
     PluginClient client = kubelet.connect(kubelet.awaitRegistration(WAIT));
     manager.setPreference((available, must, size) -> List.of("b-0", "c-0"));
-    PreferredAllocationRequest req = PreferredAllocationRequest.newBuilder()
-        .addContainerRequests(ContainerPreferredAllocationRequest.newBuilder()
-            .addAllAvailableDeviceIDs(List.of("a-0", "a-1", "b-0", "c-0"))
-            .addMustIncludeDeviceIDs("b-0").setAllocationSize(2))
-        .build();
+    PreferredAllocationRequest req =
+        PreferredAllocationRequest.newBuilder()
+            .addContainerRequests(
+                ContainerPreferredAllocationRequest.newBuilder()
+                    .addAllAvailableDeviceIDs(List.of("a-0", "a-1", "b-0", "c-0"))
+                    .addMustIncludeDeviceIDs("b-0")
+                    .setAllocationSize(2))
+            .build();
 
     PreferredAllocationResponse r = client.blocking().getPreferredAllocation(req);
     assertThat(r.getContainerResponsesCount()).isEqualTo(1);
@@ -246,24 +293,32 @@ class DevicePluginServerTest {
 
     manager.setPreference((available, must, size) -> List.of("a-0", "c-0"));
     assertThatThrownBy(() -> client.blocking().getPreferredAllocation(req))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INTERNAL);
-          assertThat(e.getStatus().getDescription()).endsWith(
-              "resource manager answered [a-0, c-0], which misses a must_include ID");
-        });
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INTERNAL);
+              assertThat(e.getStatus().getDescription())
+                  .endsWith("resource manager answered [a-0, c-0], which misses a must_include ID");
+            });
 
-    PreferredAllocationRequest tooBig = PreferredAllocationRequest.newBuilder()
-        .addContainerRequests(ContainerPreferredAllocationRequest.newBuilder()
-            .addAvailableDeviceIDs("a-0").setAllocationSize(2))
-        .build();
+    PreferredAllocationRequest tooBig =
+        PreferredAllocationRequest.newBuilder()
+            .addContainerRequests(
+                ContainerPreferredAllocationRequest.newBuilder()
+                    .addAvailableDeviceIDs("a-0")
+                    .setAllocationSize(2))
+            .build();
     assertThatThrownBy(() -> client.blocking().getPreferredAllocation(tooBig))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-          assertThat(e.getStatus().getDescription()).isEqualTo(
-              "GetPreferredAllocation container request 1 of 1 (allocation_size 2, available [a-0],"
-                  + " must_include []): allocation_size must be between 0 and the 1 available"
-                  + " device IDs");
-        });
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(e.getStatus().getDescription())
+                  .isEqualTo(
+                      "GetPreferredAllocation container request 1 of 1 (allocation_size 2, available [a-0],"
+                          + " must_include []): allocation_size must be between 0 and the 1 available"
+                          + " device IDs");
+            });
   }
 
   @Test
@@ -291,8 +346,12 @@ class DevicePluginServerTest {
 
   @Test
   void kubeletRestartIsDetectedByThePeriodicCheckAloneToo() throws Exception {
-    DevicePluginServer s = DevicePluginServer.builder(manager, dir).restartPolicy(FAST)
-        .watchDirectory(false).checkInterval(Duration.ofMillis(300)).build();
+    DevicePluginServer s =
+        DevicePluginServer.builder(manager, dir)
+            .restartPolicy(FAST)
+            .watchDirectory(false)
+            .checkInterval(Duration.ofMillis(300))
+            .build();
     servers.add(s);
     s.start();
     kubelet.awaitRegistration(WAIT);
@@ -303,8 +362,12 @@ class DevicePluginServerTest {
     assertThat(kubelet.registrations()).hasSize(4);
   }
 
-  /** The kubelet stand-in breaks its only ListAndWatch stream (no kubelet restart); waits until the server saw it. */
-  private static void breakStream(DevicePluginServer s, PluginClient.ListAndWatchRecorder law) throws Exception {
+  /**
+   * The kubelet stand-in breaks its only ListAndWatch stream (no kubelet restart); waits until the
+   * server saw it.
+   */
+  private static void breakStream(DevicePluginServer s, PluginClient.ListAndWatchRecorder law)
+      throws Exception {
     law.close();
     assertThat(law.awaitEnd(WAIT)).isTrue();
     long deadline = System.nanoTime() + WAIT.toNanos();
@@ -331,8 +394,11 @@ class DevicePluginServerTest {
 
   @Test
   void fiveFailedListAndWatchSendsInARowLeadToRegisteringAgain() throws Exception {
-    DevicePluginServer s = DevicePluginServer.builder(manager, dir).restartPolicy(FAST)
-        .listAndWatchFailures(5, 15, Duration.ofHours(1)).build();
+    DevicePluginServer s =
+        DevicePluginServer.builder(manager, dir)
+            .restartPolicy(FAST)
+            .listAndWatchFailures(5, 15, Duration.ofHours(1))
+            .build();
     servers.add(s);
     s.start();
     awaitState(s, PluginState.REGISTERED);
@@ -354,10 +420,13 @@ class DevicePluginServerTest {
 
     // the kubelet watches again (same gRPC server, same socket): the count starts over
     PluginClient.ListAndWatchRecorder back = kubelet.connect(again).listAndWatch();
-    assertThat(back.next(WAIT).getDevicesList()).extracting(Device::getID).containsExactly("UUID0-0");
+    assertThat(back.next(WAIT).getDevicesList())
+        .extracting(Device::getID)
+        .containsExactly("UUID0-0");
     for (int i = 6; i <= 12; i++) {
       changeDevices(i);
-      assertThat(back.next(WAIT).getDevices(0).getHealth()).isEqualTo(i % 2 == 0 ? "Healthy" : "Unhealthy");
+      assertThat(back.next(WAIT).getDevices(0).getHealth())
+          .isEqualTo(i % 2 == 0 ? "Healthy" : "Unhealthy");
     }
     assertThat(kubelet.registrations()).hasSize(base + 1);
     assertThat(s.state()).isEqualTo(PluginState.REGISTERED);
@@ -366,8 +435,11 @@ class DevicePluginServerTest {
   @Test
   void fifteenFailedSendsRestartTheServerUnderTheBudget() throws Exception {
     List<PluginState> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
-    DevicePluginServer s = DevicePluginServer.builder(manager, dir).restartPolicy(FAST)
-        .listAndWatchFailures(5, 15, Duration.ofHours(1)).build();
+    DevicePluginServer s =
+        DevicePluginServer.builder(manager, dir)
+            .restartPolicy(FAST)
+            .listAndWatchFailures(5, 15, Duration.ofHours(1))
+            .build();
     s.addStateListener(seen::add);
     servers.add(s);
     s.start();
@@ -380,11 +452,13 @@ class DevicePluginServerTest {
 
     for (int i = 1; i <= 15; i++) {
       changeDevices(i);
-      if (i % 5 == 0) kubelet.awaitRegistration(WAIT); // after 5 and 10: Register again; after 15: a fresh server
+      if (i % 5 == 0)
+        kubelet.awaitRegistration(WAIT); // after 5 and 10: Register again; after 15: a fresh server
     }
     awaitState(s, PluginState.REGISTERED);
     assertThat(s.reRegistrations()).isEqualTo(2);
-    assertThat(seen).containsSubsequence(PluginState.REGISTERED, PluginState.BACKOFF, PluginState.REGISTERED);
+    assertThat(seen)
+        .containsSubsequence(PluginState.REGISTERED, PluginState.BACKOFF, PluginState.REGISTERED);
     assertThat(kubelet.registrations()).hasSize(base + 3);
     // the restarted server serves a new stream
     assertThat(kubelet.connect(first).listAndWatch().next(WAIT).getDevicesCount()).isEqualTo(1);
@@ -392,8 +466,12 @@ class DevicePluginServerTest {
 
   @Test
   void aFailedSendIsRetriedWithoutADeviceChange() throws Exception {
-    DevicePluginServer s = DevicePluginServer.builder(manager, dir).restartPolicy(FAST)
-        .checkInterval(Duration.ofMillis(50)).listAndWatchFailures(3, 15, Duration.ofMillis(100)).build();
+    DevicePluginServer s =
+        DevicePluginServer.builder(manager, dir)
+            .restartPolicy(FAST)
+            .checkInterval(Duration.ofMillis(50))
+            .listAndWatchFailures(3, 15, Duration.ofMillis(100))
+            .build();
     servers.add(s);
     s.start();
     awaitState(s, PluginState.REGISTERED);
@@ -412,8 +490,12 @@ class DevicePluginServerTest {
 
   @Test
   void theFullListIsSentAgainAfterTheRefreshPeriodWithoutAChange() throws Exception {
-    DevicePluginServer s = DevicePluginServer.builder(manager, dir).restartPolicy(FAST)
-        .checkInterval(Duration.ofMillis(50)).listAndWatchRefresh(Duration.ofMillis(200)).build();
+    DevicePluginServer s =
+        DevicePluginServer.builder(manager, dir)
+            .restartPolicy(FAST)
+            .checkInterval(Duration.ofMillis(50))
+            .listAndWatchRefresh(Duration.ofMillis(200))
+            .build();
     servers.add(s);
     s.start();
     RegisterRequest r = kubelet.awaitRegistration(WAIT);
@@ -422,18 +504,32 @@ class DevicePluginServerTest {
     assertThat(law.next(WAIT)).isEqualTo(first);
     assertThat(law.next(WAIT)).isEqualTo(first);
     assertThat(s.reRegistrations()).isZero();
-    assertThatThrownBy(() -> DevicePluginServer.builder(manager, dir).listAndWatchRefresh(Duration.ofSeconds(-1)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("listAndWatchRefresh must be positive, got PT-1S");
+    assertThatThrownBy(
+            () ->
+                DevicePluginServer.builder(manager, dir)
+                    .listAndWatchRefresh(Duration.ofSeconds(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("listAndWatchRefresh must be positive, got PT-1S");
   }
 
   @Test
   void listAndWatchFailureCountsAreChecked() {
-    assertThatThrownBy(() -> DevicePluginServer.builder(manager, dir).listAndWatchFailures(0, 15, Duration.ofMinutes(1)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("need 1 <= reRegisterAfter <= restartAfter, got 0 and 15");
-    assertThatThrownBy(() -> DevicePluginServer.builder(manager, dir).listAndWatchFailures(6, 5, Duration.ofMinutes(1)))
+    assertThatThrownBy(
+            () ->
+                DevicePluginServer.builder(manager, dir)
+                    .listAndWatchFailures(0, 15, Duration.ofMinutes(1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("need 1 <= reRegisterAfter <= restartAfter, got 0 and 15");
+    assertThatThrownBy(
+            () ->
+                DevicePluginServer.builder(manager, dir)
+                    .listAndWatchFailures(6, 5, Duration.ofMinutes(1)))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> DevicePluginServer.builder(manager, dir).listAndWatchFailures(5, 15, Duration.ZERO))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("resendAfter must be positive, got PT0S");
+    assertThatThrownBy(
+            () ->
+                DevicePluginServer.builder(manager, dir).listAndWatchFailures(5, 15, Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("resendAfter must be positive, got PT0S");
   }
 
   @Test
@@ -480,8 +576,13 @@ class DevicePluginServerTest {
   void staleSocketFileIsReplaced() throws Exception {
     Files.writeString(dir.resolve("Ascend910B3.sock"), "left over by a crashed run");
     started();
-    assertThat(kubelet.connect(kubelet.awaitRegistration(WAIT)).listAndWatch().next(WAIT)
-        .getDevicesCount()).isEqualTo(2);
+    assertThat(
+            kubelet
+                .connect(kubelet.awaitRegistration(WAIT))
+                .listAndWatch()
+                .next(WAIT)
+                .getDevicesCount())
+        .isEqualTo(2);
   }
 
   @Test
@@ -505,10 +606,15 @@ class DevicePluginServerTest {
     assertThat(s.state()).isEqualTo(PluginState.FAILED);
     // The first attempt plus maxRestarts (3) retries, then no more.
     assertThat(kubelet.registrations()).hasSize(4);
-    assertThat(s.failure()).hasValueSatisfying(f -> assertThat(f.getMessage()).isEqualTo(
-        "device plugin Ascend910B3.sock gave up after 3 restarts within PT10M; last failure: "
-            + "Register of huawei.com/Ascend910B3 with the kubelet at " + dir.resolve("kubelet.sock")
-            + " failed: Status{code=PERMISSION_DENIED, description=no such resource, cause=null}"));
+    assertThat(s.failure())
+        .hasValueSatisfying(
+            f ->
+                assertThat(f.getMessage())
+                    .isEqualTo(
+                        "device plugin Ascend910B3.sock gave up after 3 restarts within PT10M; last failure: "
+                            + "Register of huawei.com/Ascend910B3 with the kubelet at "
+                            + dir.resolve("kubelet.sock")
+                            + " failed: Status{code=PERMISSION_DENIED, description=no such resource, cause=null}"));
     assertThat(Files.exists(s.socketPath())).isFalse();
     Thread.sleep(300);
     assertThat(kubelet.registrations()).hasSize(4);
@@ -518,27 +624,33 @@ class DevicePluginServerTest {
   void bindFailureCountsAsAFailure() throws Exception {
     Path notADir = dir.resolve("plugins-file");
     Files.writeString(notADir, "x");
-    DevicePluginServer s = DevicePluginServer.builder(manager, notADir)
-        .restartPolicy(new RestartPolicy(1, Duration.ofMinutes(1), Duration.ofMillis(10),
-            Duration.ofMillis(10)))
-        .build();
+    DevicePluginServer s =
+        DevicePluginServer.builder(manager, notADir)
+            .restartPolicy(
+                new RestartPolicy(
+                    1, Duration.ofMinutes(1), Duration.ofMillis(10), Duration.ofMillis(10)))
+            .build();
     servers.add(s);
     s.start();
     assertThat(s.termination().get(5, TimeUnit.SECONDS)).isEqualTo(PluginState.FAILED);
     assertThat(s.failure().orElseThrow().getMessage())
-        .startsWith("device plugin Ascend910B3.sock gave up after 1 restarts within PT1M; "
-            + "last failure: serving on " + notADir.resolve("Ascend910B3.sock") + " failed: ");
+        .startsWith(
+            "device plugin Ascend910B3.sock gave up after 1 restarts within PT1M; "
+                + "last failure: serving on "
+                + notADir.resolve("Ascend910B3.sock")
+                + " failed: ");
   }
 
   @Test
   void aStateListenerMayStopTheServer() throws Exception {
     kubelet.rejectAllRegistrations(Status.UNAVAILABLE);
     DevicePluginServer s = server(FAST);
-    s.addStateListener(state -> {
-      if (state == PluginState.BACKOFF) {
-        s.stop();
-      }
-    });
+    s.addStateListener(
+        state -> {
+          if (state == PluginState.BACKOFF) {
+            s.stop();
+          }
+        });
     s.start();
     assertThat(s.termination().get(5, TimeUnit.SECONDS)).isEqualTo(PluginState.STOPPED);
     assertThat(kubelet.registrations()).hasSize(1);
@@ -548,15 +660,19 @@ class DevicePluginServerTest {
   @Test
   void startTwiceIsRefused() throws Exception {
     DevicePluginServer s = started();
-    assertThatThrownBy(s::start).isInstanceOf(IllegalStateException.class)
+    assertThatThrownBy(s::start)
+        .isInstanceOf(IllegalStateException.class)
         .hasMessage("device plugin Ascend910B3.sock already started");
   }
 
   @Test
   void socketNameMustBeAPlainFileName() {
-    assertThatThrownBy(() -> DevicePluginServer.builder(manager, dir).socketName("kubelet.sock").build())
+    assertThatThrownBy(
+            () -> DevicePluginServer.builder(manager, dir).socketName("kubelet.sock").build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("socket name must be a plain file name other than kubelet.sock, got 'kubelet.sock'");
-    assertThat(DevicePluginServer.defaultSocketName("huawei.com/Ascend310P")).isEqualTo("Ascend310P.sock");
+        .hasMessage(
+            "socket name must be a plain file name other than kubelet.sock, got 'kubelet.sock'");
+    assertThat(DevicePluginServer.defaultSocketName("huawei.com/Ascend310P"))
+        .isEqualTo("Ascend310P.sock");
   }
 }

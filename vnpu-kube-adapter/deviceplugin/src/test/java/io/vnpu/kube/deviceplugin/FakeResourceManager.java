@@ -17,7 +17,10 @@ import java.util.function.Function;
  */
 public final class FakeResourceManager implements ResourceManager {
 
-  /** What {@link #preferredAllocation} does; defaults to the first {@code size} IDs with must-include first. */
+  /**
+   * What {@link #preferredAllocation} does; defaults to the first {@code size} IDs with
+   * must-include first.
+   */
   public interface Preference {
     List<String> choose(List<String> available, List<String> mustInclude, int size);
   }
@@ -30,18 +33,19 @@ public final class FakeResourceManager implements ResourceManager {
   private final List<List<String>> allocateCalls = new CopyOnWriteArrayList<>();
   private final List<List<String>> preStartCalls = new CopyOnWriteArrayList<>();
   private volatile boolean preStartRequired;
-  private volatile Preference preference = (available, mustInclude, size) -> {
-    List<String> out = new ArrayList<>(mustInclude);
-    for (String id : available) {
-      if (out.size() == size) {
-        break;
-      }
-      if (!out.contains(id)) {
-        out.add(id);
-      }
-    }
-    return out;
-  };
+  private volatile Preference preference =
+      (available, mustInclude, size) -> {
+        List<String> out = new ArrayList<>(mustInclude);
+        for (String id : available) {
+          if (out.size() == size) {
+            break;
+          }
+          if (!out.contains(id)) {
+            out.add(id);
+          }
+        }
+        return out;
+      };
   private volatile Function<List<String>, RuntimeException> crash = ids -> null;
 
   public FakeResourceManager(String resourceName, List<PluginDevice> devices) {
@@ -117,8 +121,8 @@ public final class FakeResourceManager implements ResourceManager {
   }
 
   @Override
-  public List<String> preferredAllocation(List<String> available, List<String> mustInclude,
-      int size) {
+  public List<String> preferredAllocation(
+      List<String> available, List<String> mustInclude, int size) {
     return preference.choose(available, mustInclude, size);
   }
 

@@ -1,12 +1,12 @@
 package io.vnpu.kube.deviceplugin;
 
-import io.vnpu.kube.kubelet.UnixSocketTransport;
 import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import io.vnpu.kube.deviceplugin.v1beta1.Empty;
 import io.vnpu.kube.deviceplugin.v1beta1.RegisterRequest;
 import io.vnpu.kube.deviceplugin.v1beta1.RegistrationGrpc;
+import io.vnpu.kube.kubelet.UnixSocketTransport;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,10 +20,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 /**
- * A stand-in for the kubelet's device-plugin manager, over real unix sockets: a
- * {@code v1beta1.Registration} server on {@code <dir>/kubelet.sock} that records every
- * RegisterRequest, and {@link PluginClient}s that dial a plugin's endpoint in the same directory
- * like the kubelet does after a registration.
+ * A stand-in for the kubelet's device-plugin manager, over real unix sockets: a {@code
+ * v1beta1.Registration} server on {@code <dir>/kubelet.sock} that records every RegisterRequest,
+ * and {@link PluginClient}s that dial a plugin's endpoint in the same directory like the kubelet
+ * does after a registration.
  *
  * <p>Reusable by any test of a device plugin: start it on a temp dir, start the plugin on the same
  * dir, {@link #awaitRegistration} and {@link #connect(RegisterRequest)}.
@@ -60,21 +60,26 @@ public final class KubeletStandIn implements AutoCloseable {
   }
 
   private void serve() throws IOException {
-    registration = transport.startServer(kubeletSocket(), List.of(new RegistrationGrpc.RegistrationImplBase() {
-      @Override
-      public void register(RegisterRequest request, StreamObserver<Empty> out) {
-        synchronized (all) {
-          all.add(request);
-        }
-        if (failuresLeft.getAndUpdate(n -> n > 0 && n != Integer.MAX_VALUE ? n - 1 : n) > 0) {
-          out.onError(failure.asRuntimeException());
-          return;
-        }
-        pending.add(request);
-        out.onNext(Empty.getDefaultInstance());
-        out.onCompleted();
-      }
-    }));
+    registration =
+        transport.startServer(
+            kubeletSocket(),
+            List.of(
+                new RegistrationGrpc.RegistrationImplBase() {
+                  @Override
+                  public void register(RegisterRequest request, StreamObserver<Empty> out) {
+                    synchronized (all) {
+                      all.add(request);
+                    }
+                    if (failuresLeft.getAndUpdate(n -> n > 0 && n != Integer.MAX_VALUE ? n - 1 : n)
+                        > 0) {
+                      out.onError(failure.asRuntimeException());
+                      return;
+                    }
+                    pending.add(request);
+                    out.onNext(Empty.getDefaultInstance());
+                    out.onCompleted();
+                  }
+                }));
   }
 
   /**
@@ -99,8 +104,12 @@ public final class KubeletStandIn implements AutoCloseable {
   public RegisterRequest awaitRegistration(Duration timeout) throws InterruptedException {
     RegisterRequest r = pending.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
     if (r == null) {
-      throw new AssertionError("no successful Register call within " + timeout + " (calls so far: "
-          + registrations().size() + ")");
+      throw new AssertionError(
+          "no successful Register call within "
+              + timeout
+              + " (calls so far: "
+              + registrations().size()
+              + ")");
     }
     return r;
   }
@@ -118,8 +127,8 @@ public final class KubeletStandIn implements AutoCloseable {
   }
 
   /**
-   * Simulates a kubelet restart: stops the Registration server, deletes every file in the
-   * directory (the real kubelet wipes it), then serves on a freshly created {@code kubelet.sock}.
+   * Simulates a kubelet restart: stops the Registration server, deletes every file in the directory
+   * (the real kubelet wipes it), then serves on a freshly created {@code kubelet.sock}.
    */
   public void restart() throws IOException, InterruptedException {
     stopKubelet();

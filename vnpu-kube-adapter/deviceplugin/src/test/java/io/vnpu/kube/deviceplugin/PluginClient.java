@@ -36,10 +36,18 @@ import java.util.concurrent.TimeUnit;
 public final class PluginClient implements AutoCloseable {
 
   private final ManagedChannel channel;
-  /** The device list as the kubelet's own ListAndWatch stream last delivered it (opened by {@link #admit}). */
+
+  /**
+   * The device list as the kubelet's own ListAndWatch stream last delivered it (opened by {@link
+   * #admit}).
+   */
   private volatile ListAndWatchRecorder kubeletWatch;
-  /** Devices admitted through {@link #admit} and not {@link #release}d: the kubelet's allocated set. */
+
+  /**
+   * Devices admitted through {@link #admit} and not {@link #release}d: the kubelet's allocated set.
+   */
   private final Set<String> admitted = new HashSet<>();
+
   private final List<PreferredAllocationRequest> preferredRequests = new ArrayList<>();
   private final List<List<String>> admissions = new ArrayList<>();
 
@@ -55,8 +63,8 @@ public final class PluginClient implements AutoCloseable {
   /** Allocate with one container request per list of device IDs, in order. */
   public AllocateResponse allocate(List<List<String>> containers) {
     AllocateRequest.Builder b = AllocateRequest.newBuilder();
-    containers.forEach(ids -> b.addContainerRequests(
-        ContainerAllocateRequest.newBuilder().addAllDevicesIds(ids)));
+    containers.forEach(
+        ids -> b.addContainerRequests(ContainerAllocateRequest.newBuilder().addAllDevicesIds(ids)));
     return blocking().allocate(b.build());
   }
 
@@ -80,19 +88,28 @@ public final class PluginClient implements AutoCloseable {
     if (options.getGetPreferredAllocationAvailable()) {
       List<String> free = freeHealthy();
       if (ids.size() < free.size()) {
-        PreferredAllocationRequest req = PreferredAllocationRequest.newBuilder()
-            .addContainerRequests(ContainerPreferredAllocationRequest.newBuilder()
-                .addAllAvailableDeviceIDs(free).setAllocationSize(ids.size()))
-            .build();
+        PreferredAllocationRequest req =
+            PreferredAllocationRequest.newBuilder()
+                .addContainerRequests(
+                    ContainerPreferredAllocationRequest.newBuilder()
+                        .addAllAvailableDeviceIDs(free)
+                        .setAllocationSize(ids.size()))
+                .build();
         synchronized (preferredRequests) {
           preferredRequests.add(req);
         }
         PreferredAllocationResponse r = blocking().getPreferredAllocation(req);
         List<String> preferred = r.getContainerResponses(0).getDeviceIDsList();
-        if (preferred.size() != ids.size() || !free.containsAll(preferred)
+        if (preferred.size() != ids.size()
+            || !free.containsAll(preferred)
             || new LinkedHashSet<>(preferred).size() != preferred.size()) {
-          throw new AssertionError("GetPreferredAllocation answered " + preferred + " for " + ids.size()
-              + " of " + free);
+          throw new AssertionError(
+              "GetPreferredAllocation answered "
+                  + preferred
+                  + " for "
+                  + ids.size()
+                  + " of "
+                  + free);
         }
         ids = List.copyOf(preferred);
       }
@@ -113,34 +130,51 @@ public final class PluginClient implements AutoCloseable {
    * @throws AssertionError naming the option that is advertised but not served
    * @throws io.grpc.StatusRuntimeException when an advertised RPC fails
    */
-  public void assertAdvertisedOptionsServed(io.vnpu.kube.deviceplugin.v1beta1.RegisterRequest registration)
-      throws InterruptedException {
+  public void assertAdvertisedOptionsServed(
+      io.vnpu.kube.deviceplugin.v1beta1.RegisterRequest registration) throws InterruptedException {
     DevicePluginOptions options = blocking().getDevicePluginOptions(Empty.getDefaultInstance());
     if (!options.equals(registration.getOptions())) {
-      throw new AssertionError("GetDevicePluginOptions " + options + " differs from the registration's "
-          + registration.getOptions());
+      throw new AssertionError(
+          "GetDevicePluginOptions "
+              + options
+              + " differs from the registration's "
+              + registration.getOptions());
     }
     List<String> healthy;
     try (ListAndWatchRecorder w = listAndWatch()) {
-      healthy = w.next(Duration.ofSeconds(20)).getDevicesList().stream()
-          .filter(d -> d.getHealth().equals("Healthy")).map(Device::getID).toList();
+      healthy =
+          w.next(Duration.ofSeconds(20)).getDevicesList().stream()
+              .filter(d -> d.getHealth().equals("Healthy"))
+              .map(Device::getID)
+              .toList();
     }
     if (healthy.isEmpty()) throw new AssertionError("no healthy device to check the options with");
     if (options.getGetPreferredAllocationAvailable()) {
-      PreferredAllocationResponse r = blocking().getPreferredAllocation(PreferredAllocationRequest.newBuilder()
-          .addContainerRequests(ContainerPreferredAllocationRequest.newBuilder()
-              .addAllAvailableDeviceIDs(healthy).setAllocationSize(1)).build());
+      PreferredAllocationResponse r =
+          blocking()
+              .getPreferredAllocation(
+                  PreferredAllocationRequest.newBuilder()
+                      .addContainerRequests(
+                          ContainerPreferredAllocationRequest.newBuilder()
+                              .addAllAvailableDeviceIDs(healthy)
+                              .setAllocationSize(1))
+                      .build());
       if (r.getContainerResponses(0).getDeviceIDsCount() != 1) {
         throw new AssertionError("GetPreferredAllocation of 1 device answered " + r);
       }
     }
     if (options.getPreStartRequired()) {
-      blocking().preStartContainer(io.vnpu.kube.deviceplugin.v1beta1.PreStartContainerRequest.newBuilder()
-          .addDevicesIds(healthy.get(0)).build());
+      blocking()
+          .preStartContainer(
+              io.vnpu.kube.deviceplugin.v1beta1.PreStartContainerRequest.newBuilder()
+                  .addDevicesIds(healthy.get(0))
+                  .build());
     }
   }
 
-  /** The kubelet forgets the devices of a pod that is gone: they are free again for {@link #admit}. */
+  /**
+   * The kubelet forgets the devices of a pod that is gone: they are free again for {@link #admit}.
+   */
   public void release(List<String> deviceIds) {
     synchronized (admitted) {
       deviceIds.forEach(admitted::remove);
@@ -170,8 +204,11 @@ public final class PluginClient implements AutoCloseable {
     }
     ListAndWatchResponse list = w.latest(Duration.ofSeconds(20));
     synchronized (admitted) {
-      return list.getDevicesList().stream().filter(d -> d.getHealth().equals("Healthy")).map(Device::getID)
-          .filter(id -> !admitted.contains(id)).toList();
+      return list.getDevicesList().stream()
+          .filter(d -> d.getHealth().equals("Healthy"))
+          .map(Device::getID)
+          .filter(id -> !admitted.contains(id))
+          .toList();
     }
   }
 
@@ -231,8 +268,10 @@ public final class PluginClient implements AutoCloseable {
     public ListAndWatchResponse next(Duration timeout) throws InterruptedException {
       ListAndWatchResponse m = messages.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
       if (m == null) {
-        throw new AssertionError("no ListAndWatch message within " + timeout
-            + (error != null ? " (stream failed: " + error + ")" : ""));
+        throw new AssertionError(
+            "no ListAndWatch message within "
+                + timeout
+                + (error != null ? " (stream failed: " + error + ")" : ""));
       }
       return m;
     }

@@ -19,7 +19,8 @@ class RestartPolicyTest {
     assertThat(p.backoff(5)).isEqualTo(Duration.ofSeconds(16));
     assertThat(p.backoff(6)).isEqualTo(Duration.ofSeconds(30));
     assertThat(p.backoff(60)).isEqualTo(Duration.ofSeconds(30));
-    assertThatThrownBy(() -> p.backoff(0)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> p.backoff(0))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("retry number must be >= 1, got 0");
   }
 
@@ -36,8 +37,10 @@ class RestartPolicyTest {
 
   @Test
   void failuresOlderThanTheWindowAreForgotten() {
-    RestartBudget b = new RestartBudget(
-        new RestartPolicy(2, Duration.ofMinutes(10), Duration.ofSeconds(1), Duration.ofSeconds(8)));
+    RestartBudget b =
+        new RestartBudget(
+            new RestartPolicy(
+                2, Duration.ofMinutes(10), Duration.ofSeconds(1), Duration.ofSeconds(8)));
     assertThat(b.onFailure(T0)).contains(Duration.ofSeconds(1));
     assertThat(b.onFailure(T0.plusSeconds(300))).contains(Duration.ofSeconds(2));
     // T0 falls out of the window exactly at T0 + 10 min.
@@ -49,18 +52,27 @@ class RestartPolicyTest {
 
   @Test
   void zeroRestartsGivesUpAtTheFirstFailure() {
-    RestartBudget b = new RestartBudget(
-        new RestartPolicy(0, Duration.ofMinutes(1), Duration.ofSeconds(1), Duration.ofSeconds(1)));
+    RestartBudget b =
+        new RestartBudget(
+            new RestartPolicy(
+                0, Duration.ofMinutes(1), Duration.ofSeconds(1), Duration.ofSeconds(1)));
     assertThat(b.onFailure(T0)).isEmpty();
   }
 
   @Test
   void rejectsInconsistentPolicies() {
-    assertThatThrownBy(() -> new RestartPolicy(-1, Duration.ofMinutes(1), Duration.ofSeconds(1),
-        Duration.ofSeconds(1))).hasMessage("maxRestarts must be >= 0, got -1");
-    assertThatThrownBy(() -> new RestartPolicy(1, Duration.ZERO, Duration.ofSeconds(1),
-        Duration.ofSeconds(1))).hasMessage("window must be positive, got PT0S");
-    assertThatThrownBy(() -> new RestartPolicy(1, Duration.ofMinutes(1), Duration.ofSeconds(2),
-        Duration.ofSeconds(1))).hasMessage("maxBackoff PT1S is below initialBackoff PT2S");
+    assertThatThrownBy(
+            () ->
+                new RestartPolicy(
+                    -1, Duration.ofMinutes(1), Duration.ofSeconds(1), Duration.ofSeconds(1)))
+        .hasMessage("maxRestarts must be >= 0, got -1");
+    assertThatThrownBy(
+            () -> new RestartPolicy(1, Duration.ZERO, Duration.ofSeconds(1), Duration.ofSeconds(1)))
+        .hasMessage("window must be positive, got PT0S");
+    assertThatThrownBy(
+            () ->
+                new RestartPolicy(
+                    1, Duration.ofMinutes(1), Duration.ofSeconds(2), Duration.ofSeconds(1)))
+        .hasMessage("maxBackoff PT1S is below initialBackoff PT2S");
   }
 }

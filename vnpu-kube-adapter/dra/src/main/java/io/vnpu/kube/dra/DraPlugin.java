@@ -2,10 +2,9 @@ package io.vnpu.kube.dra;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vnpu.api.config.DeviceConfig;
+import io.vnpu.api.health.ChipHealth;
+import io.vnpu.api.health.HealthSource;
 import io.vnpu.api.spi.DeviceManager;
-import io.vnpu.kube.dra.vnpu.DiscoveredVnpuDriver;
-import io.vnpu.kube.dra.vnpu.HardVnpuChips;
-import java.util.List;
 import io.vnpu.kube.dra.cdi.AscendHostLayout;
 import io.vnpu.kube.dra.cdi.CdiKind;
 import io.vnpu.kube.dra.cdi.CdiSpecWriter;
@@ -18,20 +17,21 @@ import io.vnpu.kube.dra.devices.NpuInventory;
 import io.vnpu.kube.dra.kubelet.KubeletPluginServer;
 import io.vnpu.kube.dra.kubelet.LivenessServer;
 import io.vnpu.kube.dra.kubelet.PluginSockets;
-import io.vnpu.kube.dra.proto.registration.RegistrationStatus;
-import io.vnpu.api.health.ChipHealth;
-import io.vnpu.api.health.HealthSource;
 import io.vnpu.kube.dra.kubelet.ResourceHealthServer;
-import java.util.Map;
+import io.vnpu.kube.dra.proto.registration.RegistrationStatus;
 import io.vnpu.kube.dra.slices.NpuDeviceTaints;
 import io.vnpu.kube.dra.slices.NpuSliceDevices;
 import io.vnpu.kube.dra.slices.ResourceSlicePublisher;
 import io.vnpu.kube.dra.state.ClaimPlanner;
 import io.vnpu.kube.dra.state.ClaimSpecBuilder;
 import io.vnpu.kube.dra.state.DeviceState;
+import io.vnpu.kube.dra.vnpu.DiscoveredVnpuDriver;
+import io.vnpu.kube.dra.vnpu.HardVnpuChips;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -42,18 +42,18 @@ import org.slf4j.LoggerFactory;
  * The NPU DRA kubelet plugin assembled from its parts, embeddable: give it options, an API client
  * and a way to open the node's {@link DeviceManager}.
  *
- * <p>Start order: DCMI discovery (background, retried until chips appear) feeding the
- * ResourceSlice publisher; the claim state (checkpoint loaded or repaired, CDI files reconciled)
- * before anything is served; the DRA socket, then the registration socket; the liveness port.
- * {@link #close()} removes the registration socket first (the kubelet deregisters), then the DRA
- * socket (calls under way finish first), and stops publishing; ResourceSlices are left in place
- * (the kubelet removes them if the driver does not come back) and no claim is unprepared.
+ * <p>Start order: DCMI discovery (background, retried until chips appear) feeding the ResourceSlice
+ * publisher; the claim state (checkpoint loaded or repaired, CDI files reconciled) before anything
+ * is served; the DRA socket, then the registration socket; the liveness port. {@link #close()}
+ * removes the registration socket first (the kubelet deregisters), then the DRA socket (calls under
+ * way finish first), and stops publishing; ResourceSlices are left in place (the kubelet removes
+ * them if the driver does not come back) and no claim is unprepared.
  *
- * <p>Rolling updates ({@link Builder#rollingUpdate}): the old and the new instance run at once
- * with sockets of their own, share the data directory and its checkpoint (every change under
- * {@code serialize.lock}, read again when the other wrote), and publish the same ResourceSlices;
- * the kubelet calls the newer one, and the older stops (SIGTERM) without touching the newer's
- * sockets, slices or claims. docs/dra.md "Upgrading the driver".
+ * <p>Rolling updates ({@link Builder#rollingUpdate}): the old and the new instance run at once with
+ * sockets of their own, share the data directory and its checkpoint (every change under {@code
+ * serialize.lock}, read again when the other wrote), and publish the same ResourceSlices; the
+ * kubelet calls the newer one, and the older stops (SIGTERM) without touching the newer's sockets,
+ * slices or claims. docs/dra.md "Upgrading the driver".
  */
 public final class DraPlugin implements AutoCloseable {
 
@@ -77,11 +77,12 @@ public final class DraPlugin implements AutoCloseable {
   private DeviceState state;
   private final io.vnpu.kube.dra.claims.ClaimPresence presence;
   private final java.util.concurrent.ScheduledExecutorService claimChecks =
-      java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "dra-claim-check");
-        t.setDaemon(true);
-        return t;
-      });
+      java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "dra-claim-check");
+            t.setDaemon(true);
+            return t;
+          });
   private KubeletPluginServer server;
   private LivenessServer liveness;
   private io.vnpu.kube.observe.RequestObserver requestMetrics;
@@ -91,14 +92,16 @@ public final class DraPlugin implements AutoCloseable {
   private AutoCloseable healthWatch; // guarded by healthLock
   private boolean started; // guarded by healthLock
   private volatile ResourceHealthServer healthServer;
+
   /** Period of the complete device list on a quiet health stream. */
   static final Duration HEALTH_RESEND = Duration.ofSeconds(10);
+
   /** {@code health_check_timeout_seconds}: the kubelet's default. */
   static final Duration HEALTH_TIMEOUT = Duration.ofSeconds(30);
 
   /**
-   * A plugin for {@code options}, talking to the API server through {@code client}; the rest is
-   * set on the builder.
+   * A plugin for {@code options}, talking to the API server through {@code client}; the rest is set
+   * on the builder.
    */
   public static Builder builder(DraOptions options, KubernetesClient client) {
     return new Builder(options, client);
@@ -151,8 +154,8 @@ public final class DraPlugin implements AutoCloseable {
     }
 
     /**
-     * Chip models and their vNPU templates (HAMi {@code device-config.yaml}), used with
-     * {@link DraOptions#enableHardVnpu()}; default none.
+     * Chip models and their vNPU templates (HAMi {@code device-config.yaml}), used with {@link
+     * DraOptions#enableHardVnpu()}; default none.
      */
     public Builder deviceConfig(DeviceConfig deviceConfig) {
       this.deviceConfig = Objects.requireNonNull(deviceConfig, "deviceConfig");
@@ -160,8 +163,8 @@ public final class DraPlugin implements AutoCloseable {
     }
 
     /**
-     * Where the limiter lies, used with {@link DraOptions#enableSoftSlicing()}; default HAMi's
-     * host directory.
+     * Where the limiter lies, used with {@link DraOptions#enableSoftSlicing()}; default HAMi's host
+     * directory.
      */
     public Builder limiter(io.vnpu.kube.limiter.LimiterFiles limiter) {
       this.limiter = Objects.requireNonNull(limiter, "limiter");
@@ -169,8 +172,8 @@ public final class DraPlugin implements AutoCloseable {
     }
 
     /**
-     * Asked before every soft share is prepared; default a
-     * {@link io.vnpu.kube.limiter.LimiterVerifier} of {@link #limiter} for this machine.
+     * Asked before every soft share is prepared; default a {@link
+     * io.vnpu.kube.limiter.LimiterVerifier} of {@link #limiter} for this machine.
      */
     public Builder limiterGate(io.vnpu.kube.limiter.LimiterGate limiterGate) {
       this.limiterGate = Objects.requireNonNull(limiterGate, "limiterGate");
@@ -178,16 +181,16 @@ public final class DraPlugin implements AutoCloseable {
     }
 
     /**
-     * Rolling-update mode: this instance's sockets are named after its pod UID
-     * ({@link PluginSockets#rollingUpdate}), so the next version of the driver can register next
-     * to it (a DaemonSet with {@code maxSurge: 1}); the checkpoint in the shared data directory
-     * is locked across the instances. Default: the standard socket names, one instance per node.
+     * Rolling-update mode: this instance's sockets are named after its pod UID ({@link
+     * PluginSockets#rollingUpdate}), so the next version of the driver can register next to it (a
+     * DaemonSet with {@code maxSurge: 1}); the checkpoint in the shared data directory is locked
+     * across the instances. Default: the standard socket names, one instance per node.
      *
      * @throws IllegalArgumentException naming the value when it is not a pod UID
      */
     public Builder rollingUpdate(String podUid) {
-      PluginSockets.rollingUpdate(options.driverName(), options.registrarDir(),
-          options.pluginsDir(), podUid);
+      PluginSockets.rollingUpdate(
+          options.driverName(), options.registrarDir(), options.pluginsDir(), podUid);
       this.podUid = podUid;
       return this;
     }
@@ -216,33 +219,49 @@ public final class DraPlugin implements AutoCloseable {
     io.vnpu.kube.limiter.LimiterFiles limiter = b.limiter;
     io.vnpu.kube.limiter.LimiterGate limiterGate = b.limiterGate;
     this.presence = new io.vnpu.kube.dra.claims.ClaimPresence(client);
-    this.sockets = b.podUid == null
-        ? PluginSockets.of(options.driverName(), options.registrarDir(), options.pluginsDir())
-        : PluginSockets.rollingUpdate(options.driverName(), options.registrarDir(),
-            options.pluginsDir(), b.podUid);
+    this.sockets =
+        b.podUid == null
+            ? PluginSockets.of(options.driverName(), options.registrarDir(), options.pluginsDir())
+            : PluginSockets.rollingUpdate(
+                options.driverName(), options.registrarDir(), options.pluginsDir(), b.podUid);
     this.cdiKind = CdiKind.of(options.driverName(), options.deviceProfile());
-    this.discovery = new NpuDiscovery(b.opener, inventory, Duration.ofSeconds(1),
-        Duration.ofSeconds(30), Duration.ofSeconds(60));
-    this.publisher = new ResourceSlicePublisher(client, options.driverName(), options.nodeName(),
-        options.resync(), Duration.ofSeconds(1));
+    this.discovery =
+        new NpuDiscovery(
+            b.opener,
+            inventory,
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(30),
+            Duration.ofSeconds(60));
+    this.publisher =
+        new ResourceSlicePublisher(
+            client,
+            options.driverName(),
+            options.nodeName(),
+            options.resync(),
+            Duration.ofSeconds(1));
     this.hardVnpu = new HardVnpuChips(options.enableHardVnpu(), b.deviceConfig);
-    this.modes = new io.vnpu.kube.dra.modes.ChipModes(hardVnpu, options.enableSoftSlicing(),
-        options.capacityNames(), options.chipModes());
+    this.modes =
+        new io.vnpu.kube.dra.modes.ChipModes(
+            hardVnpu, options.enableSoftSlicing(), options.capacityNames(), options.chipModes());
     this.counters.set(options.sharedCounters());
     publisher.onDroppedFields(this::droppedFields);
-    this.soft = !options.enableSoftSlicing() ? null
-        : io.vnpu.kube.softslice.SoftSliceLayout.vnpu(sockets.dataDir(), limiter);
-    this.softGate = limiterGate != null ? limiterGate
-        : io.vnpu.kube.limiter.LimiterVerifier.forThisMachine(limiter);
+    this.soft =
+        !options.enableSoftSlicing()
+            ? null
+            : io.vnpu.kube.softslice.SoftSliceLayout.vnpu(sockets.dataDir(), limiter);
+    this.softGate =
+        limiterGate != null
+            ? limiterGate
+            : io.vnpu.kube.limiter.LimiterVerifier.forThisMachine(limiter);
     this.sliceDevices = new NpuSliceDevices(b.facts, modes);
     this.taints = new NpuDeviceTaints(options.driverName());
   }
 
   /**
-   * Takes chip health from {@code source}: every published device carries the taints of its
-   * chip's health ({@link NpuDeviceTaints}), republished on every change the source reports. May
-   * be called once, before or after {@link #start()} (a launcher whose DCMI opens late attaches
-   * the monitor when it does). Without a source devices are published untainted.
+   * Takes chip health from {@code source}: every published device carries the taints of its chip's
+   * health ({@link NpuDeviceTaints}), republished on every change the source reports. May be called
+   * once, before or after {@link #start()} (a launcher whose DCMI opens late attaches the monitor
+   * when it does). Without a source devices are published untainted.
    *
    * @throws IllegalStateException when a source was already given
    */
@@ -272,20 +291,23 @@ public final class DraPlugin implements AutoCloseable {
   }
 
   private final Object publishLock = new Object();
+
   /** Whether chips may be offered in two modes behind shared counters (until dropped). */
   private final java.util.concurrent.atomic.AtomicBoolean counters =
       new java.util.concurrent.atomic.AtomicBoolean();
 
   /**
-   * The API server dropped ResourceSlice fields (the publisher has warned once per field): when
-   * the chips' counters are among them, every chip is offered in one mode from now on.
+   * The API server dropped ResourceSlice fields (the publisher has warned once per field): when the
+   * chips' counters are among them, every chip is offered in one mode from now on.
    */
   private void droppedFields(java.util.Set<io.vnpu.kube.dra.slices.DroppedField> fields) {
     if (fields.stream().anyMatch(io.vnpu.kube.dra.slices.DroppedField::overCommits)
         && counters.getAndSet(false)) {
-      log.warn("shared counters are not kept by the API server: every chip is offered in one"
-          + " sharing mode ({} or the default rule); restart the plugin once the API server"
-          + " keeps them", io.vnpu.kube.dra.modes.ChipModePins.FLAG);
+      log.warn(
+          "shared counters are not kept by the API server: every chip is offered in one"
+              + " sharing mode ({} or the default rule); restart the plugin once the API server"
+              + " keeps them",
+          io.vnpu.kube.dra.modes.ChipModePins.FLAG);
       republish();
     }
   }
@@ -314,24 +336,38 @@ public final class DraPlugin implements AutoCloseable {
     Map<Integer, ChipHealth> chips = h == null ? Map.of() : h.chips();
     boolean c = counters.get();
     List<ResourceHealthServer.DeviceReport> out = new java.util.ArrayList<>();
-    inventory.devices().forEach((chipDevice, npu) -> {
-      // every device the chip is published as: npu-<phy>, and npu-<phy>-soft next to it
-      List<String> names = modes.offered(npu, c).size() > 1
-          ? List.of(chipDevice, io.vnpu.kube.dra.devices.NpuDeviceNames.soft(npu.phyId()))
-          : List.of(chipDevice);
-      for (String name : names) {
-        if (h == null) {
-          out.add(new ResourceHealthServer.DeviceReport(options.nodeName(), name,
-              ResourceHealthServer.State.UNKNOWN, "chip health is not monitored"));
-          continue;
-        }
-        ChipHealth ch = chips.getOrDefault(npu.logicId(), ChipHealth.normal(npu.logicId()));
-        var d = ch.toDeviceHealth();
-        out.add(new ResourceHealthServer.DeviceReport(options.nodeName(), name,
-            d.healthy() ? ResourceHealthServer.State.HEALTHY
-                : ResourceHealthServer.State.UNHEALTHY, d.healthy() ? "" : d.reason()));
-      }
-    });
+    inventory
+        .devices()
+        .forEach(
+            (chipDevice, npu) -> {
+              // every device the chip is published as: npu-<phy>, and npu-<phy>-soft next to it
+              List<String> names =
+                  modes.offered(npu, c).size() > 1
+                      ? List.of(
+                          chipDevice, io.vnpu.kube.dra.devices.NpuDeviceNames.soft(npu.phyId()))
+                      : List.of(chipDevice);
+              for (String name : names) {
+                if (h == null) {
+                  out.add(
+                      new ResourceHealthServer.DeviceReport(
+                          options.nodeName(),
+                          name,
+                          ResourceHealthServer.State.UNKNOWN,
+                          "chip health is not monitored"));
+                  continue;
+                }
+                ChipHealth ch = chips.getOrDefault(npu.logicId(), ChipHealth.normal(npu.logicId()));
+                var d = ch.toDeviceHealth();
+                out.add(
+                    new ResourceHealthServer.DeviceReport(
+                        options.nodeName(),
+                        name,
+                        d.healthy()
+                            ? ResourceHealthServer.State.HEALTHY
+                            : ResourceHealthServer.State.UNHEALTHY,
+                        d.healthy() ? "" : d.reason()));
+              }
+            });
     return out;
   }
 
@@ -345,8 +381,9 @@ public final class DraPlugin implements AutoCloseable {
     }
     var npus = inventory.devices().values();
     boolean c = counters.get();
-    publisher.publish(io.vnpu.kube.dra.slices.ChipCounters.pool(sliceDevices.chips(npus,
-        h == null ? Map.of() : h.chips(), taints, c), c));
+    publisher.publish(
+        io.vnpu.kube.dra.slices.ChipCounters.pool(
+            sliceDevices.chips(npus, h == null ? Map.of() : h.chips(), taints, c), c));
     ResourceHealthServer hs = healthServer;
     if (hs != null) {
       hs.changed();
@@ -370,46 +407,70 @@ public final class DraPlugin implements AutoCloseable {
     }
     discovery.start();
     CdiSpecWriter cdi = new CdiSpecWriter(options.cdiRoot(), cdiKind);
-    AscendHostLayout host = new AscendHostLayout(new DeviceNodeProbe(options.devRoot()),
-        options.mountRoot());
+    AscendHostLayout host =
+        new AscendHostLayout(new DeviceNodeProbe(options.devRoot()), options.mountRoot());
     java.nio.file.Files.createDirectories(sockets.dataDir());
     if (soft != null) {
-      softRegions = new io.vnpu.kube.softslice.SoftSlices(soft,
-          io.vnpu.kube.resource.QuotaRegionFactory.writing(new io.vnpu.quota.region.QuotaRegions()),
-          softGate);
+      softRegions =
+          new io.vnpu.kube.softslice.SoftSlices(
+              soft,
+              io.vnpu.kube.resource.QuotaRegionFactory.writing(
+                  new io.vnpu.quota.region.QuotaRegions()),
+              softGate);
     }
-    state = DeviceState.open(
-        new CheckpointStore(sockets.dataDir().resolve(CheckpointStore.FILE_NAME), clock), cdi,
-        new ClaimSpecBuilder(cdiKind, host, soft),
-        new ClaimPlanner(options.driverName(), options.nodeName(), cdiKind, modes, soft),
-        inventory, options.nodeName(), bootId, Duration.ofSeconds(30),
-        new DiscoveredVnpuDriver(discovery), softRegions);
+    state =
+        DeviceState.open(
+            new CheckpointStore(sockets.dataDir().resolve(CheckpointStore.FILE_NAME), clock),
+            cdi,
+            new ClaimSpecBuilder(cdiKind, host, soft),
+            new ClaimPlanner(options.driverName(), options.nodeName(), cdiKind, modes, soft),
+            inventory,
+            options.nodeName(),
+            bootId,
+            Duration.ofSeconds(30),
+            new DiscoveredVnpuDriver(discovery),
+            softRegions);
     // vNPU records the checkpoint could not vouch for are checked once DCMI answers
     DeviceState opened = state;
     inventory.addListener(npus -> opened.verifyVnpus());
     if (inventory.known()) {
       opened.verifyVnpus();
     }
-    claimChecks.scheduleWithFixedDelay(this::reconcileClaims, 0,
-        options.claimReconcile().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-    healthServer = new ResourceHealthServer(this::healthReports, HEALTH_RESEND,
-        HEALTH_TIMEOUT, clock);
-    server = new KubeletPluginServer(sockets, options.driverName(),
-        measured(new NpuDriver(new ClaimFetcher(client), state,
-            new io.vnpu.kube.dra.claims.ClaimStatusWriter(client, options.driverName(),
-                options.nodeName()), inventory::find)), Duration.ofSeconds(1),
-        Optional.of(healthServer));
+    claimChecks.scheduleWithFixedDelay(
+        this::reconcileClaims,
+        0,
+        options.claimReconcile().toMillis(),
+        java.util.concurrent.TimeUnit.MILLISECONDS);
+    healthServer =
+        new ResourceHealthServer(this::healthReports, HEALTH_RESEND, HEALTH_TIMEOUT, clock);
+    server =
+        new KubeletPluginServer(
+            sockets,
+            options.driverName(),
+            measured(
+                new NpuDriver(
+                    new ClaimFetcher(client),
+                    state,
+                    new io.vnpu.kube.dra.claims.ClaimStatusWriter(
+                        client, options.driverName(), options.nodeName()),
+                    inventory::find)),
+            Duration.ofSeconds(1),
+            Optional.of(healthServer));
     server.start();
     if (options.healthcheckPort() >= 0) {
       liveness = new LivenessServer(options.healthcheckPort(), sockets);
     }
-    log.info("DRA driver {} started on node {} (CDI {} in {})", options.driverName(),
-        options.nodeName(), cdiKind.kind(), options.cdiRoot());
+    log.info(
+        "DRA driver {} started on node {} (CDI {} in {})",
+        options.driverName(),
+        options.nodeName(),
+        cdiKind.kind(),
+        options.cdiRoot());
   }
 
   /**
-   * Releases what prepared claims hold whose ResourceClaim is gone from the API server (deleted,
-   * or replaced by one with another UID) without NodeUnprepareResources: as an unprepare, so their
+   * Releases what prepared claims hold whose ResourceClaim is gone from the API server (deleted, or
+   * replaced by one with another UID) without NodeUnprepareResources: as an unprepare, so their
    * vNPUs, soft shares and CDI specs go and the chips are free for the claims the scheduler now
    * allocates there. Run at start and every {@link DraOptions#claimReconcile()}; what the API
    * server cannot answer for, or a release that fails (a vNPU still in use), is tried again next
@@ -417,22 +478,25 @@ public final class DraPlugin implements AutoCloseable {
    */
   private void reconcileClaims() {
     try {
-      List<io.vnpu.kube.dra.claims.ClaimRef> refs = state.snapshot().preparedClaims().values()
-          .stream().filter(c -> c.state() == io.vnpu.kube.dra.checkpoint.ClaimState.PrepareCompleted)
-          .map(c -> new io.vnpu.kube.dra.claims.ClaimRef(c.namespace(), c.uid(), c.name()))
-          .toList();
+      List<io.vnpu.kube.dra.claims.ClaimRef> refs =
+          state.snapshot().preparedClaims().values().stream()
+              .filter(c -> c.state() == io.vnpu.kube.dra.checkpoint.ClaimState.PrepareCompleted)
+              .map(c -> new io.vnpu.kube.dra.claims.ClaimRef(c.namespace(), c.uid(), c.name()))
+              .toList();
       if (refs.isEmpty()) {
         return;
       }
-      Map<String, String> gone = presence.gone(refs, p -> log.warn("{}; checked again in {} s", p,
-          options.claimReconcile().toSeconds()));
+      Map<String, String> gone =
+          presence.gone(
+              refs,
+              p -> log.warn("{}; checked again in {} s", p, options.claimReconcile().toSeconds()));
       for (io.vnpu.kube.dra.claims.ClaimRef ref : refs) {
         String why = gone.get(ref.uid());
         if (why == null) {
           continue;
         }
-        log.info("{}: releasing what it holds on this node (the kubelet did not unprepare it)",
-            why);
+        log.info(
+            "{}: releasing what it holds on this node (the kubelet did not unprepare it)", why);
         String error = state.unprepare(ref);
         if (!error.isEmpty()) {
           log.warn("{}; tried again in {} s", error, options.claimReconcile().toSeconds());
@@ -455,8 +519,10 @@ public final class DraPlugin implements AutoCloseable {
 
   private io.vnpu.kube.dra.kubelet.ClaimHandler measured(
       io.vnpu.kube.dra.kubelet.ClaimHandler driver) {
-    return requestMetrics == null ? driver
-        : new io.vnpu.kube.dra.kubelet.MeasuredClaimHandler(driver, requestMetrics, System::nanoTime);
+    return requestMetrics == null
+        ? driver
+        : new io.vnpu.kube.dra.kubelet.MeasuredClaimHandler(
+            driver, requestMetrics, System::nanoTime);
   }
 
   /** The socket layout. */
@@ -487,9 +553,17 @@ public final class DraPlugin implements AutoCloseable {
         return List.of();
       }
       Map<String, io.vnpu.kube.dra.checkpoint.PreparedClaim> claims = s.snapshot().preparedClaims();
-      return slices.slices(dir -> io.vnpu.kube.softslice.SoftSliceLayout.ownerOf(dir)
-          .map(claims::get).flatMap(c -> io.vnpu.kube.softslice.SoftSliceLayout.nameOf(dir)
-              .map(r -> new io.vnpu.kube.softslice.SoftSlices.Owner(c.namespace(), c.name(), r))));
+      return slices.slices(
+          dir ->
+              io.vnpu.kube.softslice.SoftSliceLayout.ownerOf(dir)
+                  .map(claims::get)
+                  .flatMap(
+                      c ->
+                          io.vnpu.kube.softslice.SoftSliceLayout.nameOf(dir)
+                              .map(
+                                  r ->
+                                      new io.vnpu.kube.softslice.SoftSlices.Owner(
+                                          c.namespace(), c.name(), r))));
     };
   }
 

@@ -32,19 +32,22 @@ public final class NpuDriver implements ClaimHandler {
   private final ClaimReader fetcher;
   private final DeviceState state;
   private final java.util.Optional<io.vnpu.kube.dra.claims.ClaimStatusWriter> status;
-  private final java.util.function.Function<String,
-      java.util.Optional<io.vnpu.api.model.Npu>> npus;
+  private final java.util.function.Function<String, java.util.Optional<io.vnpu.api.model.Npu>> npus;
 
-  /** @param fetcher reads the claims (the API server in the plugin: {@code ClaimFetcher}) */
+  /**
+   * @param fetcher reads the claims (the API server in the plugin: {@code ClaimFetcher})
+   */
   public NpuDriver(ClaimReader fetcher, DeviceState state) {
     this(fetcher, state, null, name -> java.util.Optional.empty());
   }
 
   /**
    * @param status writes {@code status.devices} of each prepared claim (best effort); null: none
-   * @param npus   the NPU of a device name, for the status
+   * @param npus the NPU of a device name, for the status
    */
-  public NpuDriver(ClaimReader fetcher, DeviceState state,
+  public NpuDriver(
+      ClaimReader fetcher,
+      DeviceState state,
       io.vnpu.kube.dra.claims.ClaimStatusWriter status,
       java.util.function.Function<String, java.util.Optional<io.vnpu.api.model.Npu>> npus) {
     this.fetcher = Objects.requireNonNull(fetcher, "fetcher");

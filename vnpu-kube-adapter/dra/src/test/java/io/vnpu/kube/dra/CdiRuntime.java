@@ -1,7 +1,5 @@
 package io.vnpu.kube.dra;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -11,16 +9,19 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * What a container runtime does with a CDI spec for one device, done on the host for a test: the
- * env of the spec and the device, and the bind mounts as path substitutions (a container path
- * under a mount's {@code containerPath} is the same path under its {@code hostPath}); the preload
- * list mounted at {@code /etc/ld.so.preload} becomes {@code LD_PRELOAD} with its entries resolved
- * the same way (the host's dynamic linker does not read the mounted file).
+ * env of the spec and the device, and the bind mounts as path substitutions (a container path under
+ * a mount's {@code containerPath} is the same path under its {@code hostPath}); the preload list
+ * mounted at {@code /etc/ld.so.preload} becomes {@code LD_PRELOAD} with its entries resolved the
+ * same way (the host's dynamic linker does not read the mounted file).
  */
 final class CdiRuntime {
   private final Map<String, String> env = new LinkedHashMap<>();
+
   /** container path → host path, longest first when resolving. */
   private final TreeMap<String, String> mounts = new TreeMap<>();
 
@@ -81,25 +82,25 @@ final class CdiRuntime {
         best = c;
       }
     }
-    return Path.of(best == null ? containerPath
-        : mounts.get(best) + containerPath.substring(best.length()));
+    return Path.of(
+        best == null ? containerPath : mounts.get(best) + containerPath.substring(best.length()));
   }
 
   /**
-   * npu-burn from the native build with {@code args}, under this container's env: every
-   * {@code NPU_}/{@code VNPU_}/{@code LD_PRELOAD} of the test JVM removed, the spec's env with
-   * {@code NPU_LOCAL_SHM_PATH} resolved, {@code LD_PRELOAD} from the mounted preload list, and the
+   * npu-burn from the native build with {@code args}, under this container's env: every {@code
+   * NPU_}/{@code VNPU_}/{@code LD_PRELOAD} of the test JVM removed, the spec's env with {@code
+   * NPU_LOCAL_SHM_PATH} resolved, {@code LD_PRELOAD} from the mounted preload list, and the
    * simulated CANN runtime at {@code simRoot}.
    */
   ProcessBuilder npuBurn(Path simRoot, String... args) throws IOException {
-    Path nativeDir = Path.of(System.getProperty("vnpu.native.dir",
-        System.getenv("VNPU_NATIVE_DIR")));
+    Path nativeDir =
+        Path.of(System.getProperty("vnpu.native.dir", System.getenv("VNPU_NATIVE_DIR")));
     List<String> cmd = new ArrayList<>(List.of(nativeDir.resolve("npu-burn").toString()));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd);
     Map<String, String> e = pb.environment();
-    e.keySet().removeIf(k -> k.startsWith("NPU_") || k.startsWith("VNPU_")
-        || k.equals("LD_PRELOAD"));
+    e.keySet()
+        .removeIf(k -> k.startsWith("NPU_") || k.startsWith("VNPU_") || k.equals("LD_PRELOAD"));
     e.putAll(env);
     if (env.containsKey("NPU_LOCAL_SHM_PATH")) {
       e.put("NPU_LOCAL_SHM_PATH", resolve(env.get("NPU_LOCAL_SHM_PATH")).toString());

@@ -8,6 +8,8 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.grpc.ManagedChannel;
+import io.grpc.stub.StreamObserver;
 import io.vnpu.api.health.ActiveFault;
 import io.vnpu.api.health.ChipHealth;
 import io.vnpu.api.health.FaultCode;
@@ -15,36 +17,33 @@ import io.vnpu.api.health.FaultLevel;
 import io.vnpu.api.health.FaultOrigin;
 import io.vnpu.api.health.HealthSource;
 import io.vnpu.kube.dra.slices.NpuSliceDevices;
-import io.grpc.ManagedChannel;
-import io.grpc.stub.StreamObserver;
 import io.vnpu.kube.kubelet.UnixSocketTransport;
 import java.nio.file.Path;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Chip health becomes device taints on the published ResourceSlice: the plugin against the
- * fabric8 mock API server in CRUD mode, with a health source the test changes by hand.
+ * Chip health becomes device taints on the published ResourceSlice: the plugin against the fabric8
+ * mock API server in CRUD mode, with a health source the test changes by hand.
  */
 @EnableKubernetesMockClient(crud = true)
 class DraHealthTaintTest {
 
   KubernetesClient client;
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   DraPlugin plugin;
 
@@ -84,9 +83,17 @@ class DraHealthTaintTest {
   }
 
   static ChipHealth faulty(int logicId, boolean healthy, FaultLevel level, long code) {
-    return new ChipHealth(logicId, healthy, level, "test", true, FaultLevel.NORMAL_NPU, "",
+    return new ChipHealth(
+        logicId,
+        healthy,
+        level,
+        "test",
+        true,
+        FaultLevel.NORMAL_NPU,
+        "",
         List.of(new ActiveFault(new FaultCode(code), level, Instant.EPOCH, FaultOrigin.EVENT)),
-        List.of(), false);
+        List.of(),
+        false);
   }
 
   Optional<Device> deviceOfLogicId(DraTestBed bed, int logicId) {
@@ -100,8 +107,9 @@ class DraHealthTaintTest {
   }
 
   List<DeviceTaint> taintsOf(DraTestBed bed, int logicId) {
-    return deviceOfLogicId(bed, logicId).map(d -> d.getTaints() == null ? List.<DeviceTaint>of()
-        : d.getTaints()).orElse(List.of());
+    return deviceOfLogicId(bed, logicId)
+        .map(d -> d.getTaints() == null ? List.<DeviceTaint>of() : d.getTaints())
+        .orElse(List.of());
   }
 
   @Test
@@ -111,35 +119,43 @@ class DraHealthTaintTest {
     plugin = bed.plugin();
     plugin.watchHealth(health);
     plugin.start();
-    DraTestBed.await("ResourceSlice of 8 NPUs", () -> bed.slices().size() == 1
-        && bed.slices().get(0).getSpec().getDevices().size() == 8);
+    DraTestBed.await(
+        "ResourceSlice of 8 NPUs",
+        () -> bed.slices().size() == 1 && bed.slices().get(0).getSpec().getDevices().size() == 8);
     assertThat(bed.slices().get(0).getSpec().getDevices())
         .allSatisfy(d -> assertThat(d.getTaints()).isNullOrEmpty());
 
     // RestartNPU makes the chip unusable: NoSchedule with the fault code
     health.set(faulty(2, false, FaultLevel.RESTART_NPU, 0x80E01801L));
     DraTestBed.await("taint on logic ID 2", () -> !taintsOf(bed, 2).isEmpty());
-    assertThat(taintsOf(bed, 2)).singleElement().satisfies(t -> {
-      assertThat(t.getKey()).isEqualTo(DRIVER + "/unhealthy");
-      assertThat(t.getValue()).isEqualTo("80E01801");
-      assertThat(t.getEffect()).isEqualTo("NoSchedule");
-    });
+    assertThat(taintsOf(bed, 2))
+        .singleElement()
+        .satisfies(
+            t -> {
+              assertThat(t.getKey()).isEqualTo(DRIVER + "/unhealthy");
+              assertThat(t.getValue()).isEqualTo("80E01801");
+              assertThat(t.getEffect()).isEqualTo("NoSchedule");
+            });
     assertThat(bed.slices().get(0).getSpec().getDevices()).hasSize(8);
     assertThat(taintsOf(bed, 1)).isEmpty();
 
     // SubHealthFault is informational: effect None
     health.set(faulty(5, true, FaultLevel.SUB_HEALTH_FAULT, 0x80CB8009L));
     DraTestBed.await("taint on logic ID 5", () -> !taintsOf(bed, 5).isEmpty());
-    assertThat(taintsOf(bed, 5)).singleElement().satisfies(t -> {
-      assertThat(t.getKey()).isEqualTo(DRIVER + "/unhealthy");
-      assertThat(t.getValue()).isEqualTo("80CB8009");
-      assertThat(t.getEffect()).isEqualTo("None");
-    });
+    assertThat(taintsOf(bed, 5))
+        .singleElement()
+        .satisfies(
+            t -> {
+              assertThat(t.getKey()).isEqualTo(DRIVER + "/unhealthy");
+              assertThat(t.getValue()).isEqualTo("80CB8009");
+              assertThat(t.getEffect()).isEqualTo("None");
+            });
 
     // recovery removes the taint; the other chip keeps its own
     health.set(ChipHealth.normal(2));
-    DraTestBed.await("logic ID 2 untainted", () -> deviceOfLogicId(bed, 2).isPresent()
-        && taintsOf(bed, 2).isEmpty());
+    DraTestBed.await(
+        "logic ID 2 untainted",
+        () -> deviceOfLogicId(bed, 2).isPresent() && taintsOf(bed, 2).isEmpty());
     assertThat(taintsOf(bed, 5)).hasSize(1);
     assertThat(bed.slices().get(0).getSpec().getDevices()).hasSize(8);
   }
@@ -161,48 +177,96 @@ class DraHealthTaintTest {
     try (UnixSocketTransport transport = new UnixSocketTransport(1)) {
       ManagedChannel ch = transport.channel(dra);
       try {
-        io.vnpu.kube.dra.proto.health.v1.DRAResourceHealthGrpc.newStub(ch).nodeWatchResources(
-            io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesRequest.getDefaultInstance(),
-            collect(v1));
+        io.vnpu.kube.dra.proto.health.v1.DRAResourceHealthGrpc.newStub(ch)
+            .nodeWatchResources(
+                io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesRequest.getDefaultInstance(),
+                collect(v1));
         io.vnpu.kube.dra.proto.health.v1alpha1.DRAResourceHealthGrpc.newStub(ch)
-            .nodeWatchResources(io.vnpu.kube.dra.proto.health.v1alpha1.NodeWatchResourcesRequest
-                .getDefaultInstance(), collect(alpha));
+            .nodeWatchResources(
+                io.vnpu.kube.dra.proto.health.v1alpha1.NodeWatchResourcesRequest
+                    .getDefaultInstance(),
+                collect(alpha));
 
         var first = v1.poll(20, TimeUnit.SECONDS);
         assertThat(first).isNotNull();
-        assertThat(first.getDevicesList()).hasSize(8).allSatisfy(d -> {
-          assertThat(d.getDevice().getPoolName()).isEqualTo(DraTestBed.NODE);
-          assertThat(d.getHealth())
-              .isEqualTo(io.vnpu.kube.dra.proto.health.v1.HealthStatus.HEALTHY);
-          assertThat(d.getHealthCheckTimeoutSeconds()).isEqualTo(30);
-          assertThat(d.getMessage()).isEmpty();
-        });
+        assertThat(first.getDevicesList())
+            .hasSize(8)
+            .allSatisfy(
+                d -> {
+                  assertThat(d.getDevice().getPoolName()).isEqualTo(DraTestBed.NODE);
+                  assertThat(d.getHealth())
+                      .isEqualTo(io.vnpu.kube.dra.proto.health.v1.HealthStatus.HEALTHY);
+                  assertThat(d.getHealthCheckTimeoutSeconds()).isEqualTo(30);
+                  assertThat(d.getMessage()).isEmpty();
+                });
         var firstAlpha = alpha.poll(20, TimeUnit.SECONDS);
         assertThat(firstAlpha).isNotNull();
         assertThat(firstAlpha.getDevicesList()).hasSize(8);
 
-        String name = plugin.inventory().devices().entrySet().stream()
-            .filter(e -> e.getValue().logicId() == 3).findFirst().orElseThrow().getKey();
-        health.set(new ChipHealth(3, false, FaultLevel.RESTART_NPU,
-            "80E01801 RestartNPU (event)", true, FaultLevel.NORMAL_NPU, "",
-            List.of(new ActiveFault(new FaultCode(0x80E01801L), FaultLevel.RESTART_NPU,
-                Instant.EPOCH, FaultOrigin.EVENT)), List.of(), false));
-        var faulty = awaitMessage(v1, m -> m.getDevicesList().stream().anyMatch(d ->
-            d.getHealth() == io.vnpu.kube.dra.proto.health.v1.HealthStatus.UNHEALTHY));
+        String name =
+            plugin.inventory().devices().entrySet().stream()
+                .filter(e -> e.getValue().logicId() == 3)
+                .findFirst()
+                .orElseThrow()
+                .getKey();
+        health.set(
+            new ChipHealth(
+                3,
+                false,
+                FaultLevel.RESTART_NPU,
+                "80E01801 RestartNPU (event)",
+                true,
+                FaultLevel.NORMAL_NPU,
+                "",
+                List.of(
+                    new ActiveFault(
+                        new FaultCode(0x80E01801L),
+                        FaultLevel.RESTART_NPU,
+                        Instant.EPOCH,
+                        FaultOrigin.EVENT)),
+                List.of(),
+                false));
+        var faulty =
+            awaitMessage(
+                v1,
+                m ->
+                    m.getDevicesList().stream()
+                        .anyMatch(
+                            d ->
+                                d.getHealth()
+                                    == io.vnpu.kube.dra.proto.health.v1.HealthStatus.UNHEALTHY));
         assertThat(faulty.getDevicesList()).hasSize(8);
-        assertThat(faulty.getDevicesList()).filteredOn(d -> d.getHealth()
-                == io.vnpu.kube.dra.proto.health.v1.HealthStatus.UNHEALTHY)
-            .singleElement().satisfies(d -> {
-              assertThat(d.getDevice().getDeviceName()).isEqualTo(name);
-              assertThat(d.getMessage()).isEqualTo("80E01801 RestartNPU (event)");
-            });
-        var faultyAlpha = awaitMessage(alpha, m -> m.getDevicesList().stream().anyMatch(d ->
-            d.getHealth() == io.vnpu.kube.dra.proto.health.v1alpha1.HealthStatus.UNHEALTHY));
+        assertThat(faulty.getDevicesList())
+            .filteredOn(
+                d -> d.getHealth() == io.vnpu.kube.dra.proto.health.v1.HealthStatus.UNHEALTHY)
+            .singleElement()
+            .satisfies(
+                d -> {
+                  assertThat(d.getDevice().getDeviceName()).isEqualTo(name);
+                  assertThat(d.getMessage()).isEqualTo("80E01801 RestartNPU (event)");
+                });
+        var faultyAlpha =
+            awaitMessage(
+                alpha,
+                m ->
+                    m.getDevicesList().stream()
+                        .anyMatch(
+                            d ->
+                                d.getHealth()
+                                    == io.vnpu.kube.dra.proto.health.v1alpha1.HealthStatus
+                                        .UNHEALTHY));
         assertThat(faultyAlpha.getDevicesList()).hasSize(8);
 
         health.set(ChipHealth.normal(3));
-        var recovered = awaitMessage(v1, m -> m.getDevicesList().stream().allMatch(d ->
-            d.getHealth() == io.vnpu.kube.dra.proto.health.v1.HealthStatus.HEALTHY));
+        var recovered =
+            awaitMessage(
+                v1,
+                m ->
+                    m.getDevicesList().stream()
+                        .allMatch(
+                            d ->
+                                d.getHealth()
+                                    == io.vnpu.kube.dra.proto.health.v1.HealthStatus.HEALTHY));
         assertThat(recovered.getDevicesList()).hasSize(8);
       } finally {
         ch.shutdownNow();
@@ -224,8 +288,7 @@ class DraHealthTaintTest {
       }
 
       @Override
-      public void onCompleted() {
-      }
+      public void onCompleted() {}
     };
   }
 

@@ -8,8 +8,6 @@ import static io.vnpu.kube.testing.DraKubeletStandIn.claim;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -30,18 +28,19 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /**
- * The DRA kubelet plugin against a kubelet stand-in (real unix sockets, v1 and v1beta1 clients)
- * and the fabric8 mock API server in CRUD mode.
+ * The DRA kubelet plugin against a kubelet stand-in (real unix sockets, v1 and v1beta1 clients) and
+ * the fabric8 mock API server in CRUD mode.
  */
 @EnableKubernetesMockClient(crud = true)
 class DraPluginEndToEndTest {
 
   KubernetesClient client;
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   DraTestBed bed;
   DraKubeletStandIn kubelet;
@@ -72,8 +71,8 @@ class DraPluginEndToEndTest {
   }
 
   ResourceClaim claimOn(String name, String uid, String device) {
-    return bed.create(allocated("demo", name, uid,
-        List.of(result("npu/whole", DRIVER, NODE, device))));
+    return bed.create(
+        allocated("demo", name, uid, List.of(result("npu/whole", DRIVER, NODE, device))));
   }
 
   @Test
@@ -82,38 +81,52 @@ class DraPluginEndToEndTest {
     PluginInfo info = kubelet.getInfo(regSocket());
     assertThat(info.getType()).isEqualTo("DRAPlugin");
     assertThat(info.getName()).isEqualTo(DRIVER);
-    assertThat(info.getEndpoint()).isEqualTo(bed.plugins.resolve(DRIVER).resolve("dra.sock")
-        .toString());
+    assertThat(info.getEndpoint())
+        .isEqualTo(bed.plugins.resolve(DRIVER).resolve("dra.sock").toString());
     assertThat(Path.of(info.getEndpoint())).exists();
-    assertThat(info.getSupportedVersionsList()).containsExactly("v1.DRAPlugin", "v1beta1.DRAPlugin",
-        "v1.DRAResourceHealth", "v1alpha1.DRAResourceHealth");
+    assertThat(info.getSupportedVersionsList())
+        .containsExactly(
+            "v1.DRAPlugin",
+            "v1beta1.DRAPlugin",
+            "v1.DRAResourceHealth",
+            "v1alpha1.DRAResourceHealth");
     kubelet.notifyRegistered(regSocket(), true, "");
-    assertThat(plugin.registrationStatus()).hasValueSatisfying(s ->
-        assertThat(s.getPluginRegistered()).isTrue());
+    assertThat(plugin.registrationStatus())
+        .hasValueSatisfying(s -> assertThat(s.getPluginRegistered()).isTrue());
 
     // publish
-    DraTestBed.await("ResourceSlice of 8 NPUs", () -> bed.slices().size() == 1
-        && bed.slices().get(0).getSpec().getDevices().size() == 8);
+    DraTestBed.await(
+        "ResourceSlice of 8 NPUs",
+        () -> bed.slices().size() == 1 && bed.slices().get(0).getSpec().getDevices().size() == 8);
     ResourceSlice slice = bed.slices().get(0);
     assertThat(slice.getSpec().getDriver()).isEqualTo(DRIVER);
     assertThat(slice.getSpec().getNodeName()).isEqualTo(NODE);
     assertThat(slice.getSpec().getPool().getName()).isEqualTo(NODE);
     assertThat(slice.getSpec().getPool().getResourceSliceCount()).isEqualTo(1L);
-    assertThat(slice.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
-      assertThat(o.getKind()).isEqualTo("Node");
-      assertThat(o.getName()).isEqualTo(NODE);
-      assertThat(o.getUid()).isEqualTo(client.nodes().withName(NODE).get().getMetadata().getUid());
-    });
+    assertThat(slice.getMetadata().getOwnerReferences())
+        .singleElement()
+        .satisfies(
+            o -> {
+              assertThat(o.getKind()).isEqualTo("Node");
+              assertThat(o.getName()).isEqualTo(NODE);
+              assertThat(o.getUid())
+                  .isEqualTo(client.nodes().withName(NODE).get().getMetadata().getUid());
+            });
 
     // prepare a claim allocated to npu-3 (request chosen through a prioritized list)
     ResourceClaim c = claimOn("npu-claim", "0f2c6a1e-3b4d-4c5e-9f60-718293a4b5c6", "npu-3");
     String uid = c.getMetadata().getUid();
-    NodePrepareResourceResponse r = kubelet.prepareV1(draSocket(),
-        claim("demo", uid, "npu-claim")).getClaimsOrThrow(uid);
+    NodePrepareResourceResponse r =
+        kubelet.prepareV1(draSocket(), claim("demo", uid, "npu-claim")).getClaimsOrThrow(uid);
     assertThat(r.getError()).isEmpty();
-    assertThat(r.getDevicesList()).containsExactly(Device.newBuilder()
-        .addRequestNames("npu").setPoolName(NODE).setDeviceName("npu-3")
-        .addCdiDeviceIds("npu.huawei.com/npu=" + uid + "-npu-3").build());
+    assertThat(r.getDevicesList())
+        .containsExactly(
+            Device.newBuilder()
+                .addRequestNames("npu")
+                .setPoolName(NODE)
+                .setDeviceName("npu-3")
+                .addCdiDeviceIds("npu.huawei.com/npu=" + uid + "-npu-3")
+                .build());
 
     // the CDI file
     Path spec = bed.cdi.resolve("npu.huawei.com-npu_" + uid + ".json");
@@ -133,7 +146,8 @@ class DraPluginEndToEndTest {
     assertThat(s.at("/containerEdits/deviceNodes").findValuesAsString("path"))
         .containsExactly("/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc");
     assertThat(s.at("/containerEdits/mounts")).hasSize(1);
-    assertThat(s.at("/containerEdits/mounts/0/containerPath").asString()).isEqualTo("/usr/local/dcmi");
+    assertThat(s.at("/containerEdits/mounts/0/containerPath").asString())
+        .isEqualTo("/usr/local/dcmi");
     assertThat(s.at("/containerEdits/mounts/0/hostPath").asString())
         .isEqualTo(bed.mounts.resolve("usr/local/dcmi").toString());
     assertThat(s.at("/containerEdits/mounts/0/options").toString())
@@ -160,17 +174,26 @@ class DraPluginEndToEndTest {
     assertThat(spec).doesNotExist();
     assertThat(plugin.state().snapshot().preparedClaims()).isEmpty();
     // unknown UID: success (the kubelet may ask again)
-    assertThat(kubelet.unprepareV1beta1(draSocket(), "demo", uid, "npu-claim")
-        .getClaimsOrThrow(uid).getError()).isEmpty();
+    assertThat(
+            kubelet
+                .unprepareV1beta1(draSocket(), "demo", uid, "npu-claim")
+                .getClaimsOrThrow(uid)
+                .getError())
+        .isEmpty();
   }
 
   @Test
   void claimOfAnotherDriverGetsNoDevicesAndNoFile() throws Exception {
-    ResourceClaim c = bed.create(allocated("demo", "gpu-claim", "11111111-2222-3333-4444-555555555555",
-        List.of(result("gpu", "gpu.example.com", NODE, "gpu-0"))));
+    ResourceClaim c =
+        bed.create(
+            allocated(
+                "demo",
+                "gpu-claim",
+                "11111111-2222-3333-4444-555555555555",
+                List.of(result("gpu", "gpu.example.com", NODE, "gpu-0"))));
     String uid = c.getMetadata().getUid();
-    NodePrepareResourceResponse r = kubelet.prepareV1(draSocket(), claim("demo", uid, "gpu-claim"))
-        .getClaimsOrThrow(uid);
+    NodePrepareResourceResponse r =
+        kubelet.prepareV1(draSocket(), claim("demo", uid, "gpu-claim")).getClaimsOrThrow(uid);
     assertThat(r.getError()).isEmpty();
     assertThat(r.getDevicesList()).isEmpty();
     assertThat(bed.cdi.resolve("npu.huawei.com-npu_" + uid + ".json")).doesNotExist();
@@ -181,13 +204,17 @@ class DraPluginEndToEndTest {
     ResourceClaim c = claimOn("replaced", "22222222-2222-3333-4444-555555555555", "npu-1");
     assertThatThrownBy(() -> kubelet.prepareV1(draSocket(), claim("demo", "old-uid", "replaced")))
         .isInstanceOf(StatusRuntimeException.class)
-        .satisfies(e -> {
-          Status st = ((StatusRuntimeException) e).getStatus();
-          assertThat(st.getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
-          assertThat(st.getDescription()).isEqualTo("ResourceClaim demo/replaced: metadata.uid = "
-              + c.getMetadata().getUid() + ": the kubelet asked for uid old-uid (the claim was"
-              + " replaced)");
-        });
+        .satisfies(
+            e -> {
+              Status st = ((StatusRuntimeException) e).getStatus();
+              assertThat(st.getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+              assertThat(st.getDescription())
+                  .isEqualTo(
+                      "ResourceClaim demo/replaced: metadata.uid = "
+                          + c.getMetadata().getUid()
+                          + ": the kubelet asked for uid old-uid (the claim was"
+                          + " replaced)");
+            });
     assertThat(plugin.state().snapshot().preparedClaims()).isEmpty();
   }
 
@@ -198,8 +225,8 @@ class DraPluginEndToEndTest {
     ResourceClaim bad = claimOn("bad", "44444444-2222-3333-4444-555555555555", "npu-5");
     String okUid = ok.getMetadata().getUid();
     String badUid = bad.getMetadata().getUid();
-    var resp = kubelet.prepareV1(draSocket(), claim("demo", okUid, "ok"),
-        claim("demo", badUid, "bad"));
+    var resp =
+        kubelet.prepareV1(draSocket(), claim("demo", okUid, "ok"), claim("demo", badUid, "bad"));
     assertThat(resp.getClaimsMap()).containsOnlyKeys(okUid, badUid);
     assertThat(resp.getClaimsOrThrow(badUid).getError())
         .isEqualTo(bed.dev.resolve("davinci5") + ": device node does not exist on this host");
@@ -217,10 +244,10 @@ class DraPluginEndToEndTest {
     plugin.measureRequests(new io.vnpu.kube.metrics.RequestMetrics(registry));
     plugin.start();
     Files.delete(bed.dev.resolve("davinci6"));
-    String okUid = claimOn("m-ok", "77777777-2222-3333-4444-555555555555", "npu-3")
-        .getMetadata().getUid();
-    String badUid = claimOn("m-bad", "88888888-2222-3333-4444-555555555555", "npu-6")
-        .getMetadata().getUid();
+    String okUid =
+        claimOn("m-ok", "77777777-2222-3333-4444-555555555555", "npu-3").getMetadata().getUid();
+    String badUid =
+        claimOn("m-bad", "88888888-2222-3333-4444-555555555555", "npu-6").getMetadata().getUid();
     kubelet.prepareV1(draSocket(), claim("demo", okUid, "m-ok"), claim("demo", badUid, "m-bad"));
     kubelet.unprepareV1(draSocket(), claim("demo", okUid, "m-ok"));
 
@@ -228,7 +255,8 @@ class DraPluginEndToEndTest {
     io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter.create()
         .write(text, registry.scrape());
     assertThat(text.toString(java.nio.charset.StandardCharsets.UTF_8).lines())
-        .contains("vnpu_plugin_requests_total{operation=\"prepare\"} 2.0",
+        .contains(
+            "vnpu_plugin_requests_total{operation=\"prepare\"} 2.0",
             "vnpu_plugin_requests_total{operation=\"unprepare\"} 1.0",
             "vnpu_plugin_request_errors_total{kind=\"request\",operation=\"prepare\"} 1.0",
             "vnpu_plugin_request_duration_seconds_count{operation=\"prepare\"} 2");
@@ -240,11 +268,12 @@ class DraPluginEndToEndTest {
     ResourceClaim b = claimOn("b", "66666666-2222-3333-4444-555555555555", "npu-4");
     String au = a.getMetadata().getUid();
     String bu = b.getMetadata().getUid();
-    assertThat(kubelet.prepareV1(draSocket(), claim("demo", au, "a")).getClaimsOrThrow(au)
-        .getError()).isEmpty();
-    assertThat(kubelet.prepareV1(draSocket(), claim("demo", bu, "b")).getClaimsOrThrow(bu)
-        .getError()).isEqualTo("device npu-4 is already prepared for ResourceClaim demo/a (uid "
-            + au + ")");
+    assertThat(
+            kubelet.prepareV1(draSocket(), claim("demo", au, "a")).getClaimsOrThrow(au).getError())
+        .isEmpty();
+    assertThat(
+            kubelet.prepareV1(draSocket(), claim("demo", bu, "b")).getClaimsOrThrow(bu).getError())
+        .isEqualTo("device npu-4 is already prepared for ResourceClaim demo/a (uid " + au + ")");
   }
 
   @Test
@@ -257,8 +286,11 @@ class DraPluginEndToEndTest {
     // a socket file is visible only once its server listens (UnixSocketTransport binds a hidden
     // path and renames it into place), as the kubelet dials it as soon as it sees it: seeing the
     // file is the readiness signal this test relies on, and asserts, for both sockets
-    DraTestBed.await("registration socket re-created", () ->
-        FileIdentity.of(regSocket()).isPresent() && !FileIdentity.of(regSocket()).equals(before));
+    DraTestBed.await(
+        "registration socket re-created",
+        () ->
+            FileIdentity.of(regSocket()).isPresent()
+                && !FileIdentity.of(regSocket()).equals(before));
     assertThat(kubelet.getInfo(regSocket()).getName()).isEqualTo(DRIVER);
     DraTestBed.await("slice re-published", () -> bed.slices().size() == 1);
     assertThat(bed.slices().get(0).getSpec().getPool().getGeneration()).isEqualTo(2L);
@@ -267,8 +299,12 @@ class DraPluginEndToEndTest {
     DraTestBed.await("DRA socket re-created", () -> Files.exists(draSocket()));
     ResourceClaim c = claimOn("after", "77777777-2222-3333-4444-555555555555", "npu-0");
     String uid = c.getMetadata().getUid();
-    assertThat(kubelet.prepareV1(draSocket(), claim("demo", uid, "after")).getClaimsOrThrow(uid)
-        .getError()).isEmpty();
+    assertThat(
+            kubelet
+                .prepareV1(draSocket(), claim("demo", uid, "after"))
+                .getClaimsOrThrow(uid)
+                .getError())
+        .isEmpty();
   }
 
   @Test
@@ -286,8 +322,13 @@ class DraPluginEndToEndTest {
     assertThat(plugin.state().snapshot().nodeBootId()).isEqualTo("boot-2");
     // and a prepare that finds the file gone writes it again before answering
     Files.delete(spec);
-    assertThat(kubelet.prepareV1(draSocket(), claim("demo", uid, "r")).getClaimsOrThrow(uid)
-        .getDevices(0).getDeviceName()).isEqualTo("npu-6");
+    assertThat(
+            kubelet
+                .prepareV1(draSocket(), claim("demo", uid, "r"))
+                .getClaimsOrThrow(uid)
+                .getDevices(0)
+                .getDeviceName())
+        .isEqualTo("npu-6");
     assertThat(Files.readAllBytes(spec)).isEqualTo(bytes);
   }
 
@@ -297,15 +338,30 @@ class DraPluginEndToEndTest {
     bed.healthcheckPort = 0;
     plugin = bed.startedPlugin();
     int port = plugin.livenessPort().orElseThrow();
-    io.grpc.ManagedChannel ch = io.grpc.netty.NettyChannelBuilder.forAddress("127.0.0.1", port)
-        .usePlaintext().build();
+    io.grpc.ManagedChannel ch =
+        io.grpc.netty.NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
     try {
-      var health = io.vnpu.kube.dra.proto.health.HealthGrpc.newBlockingStub(ch)
-          .withDeadlineAfter(20, java.util.concurrent.TimeUnit.SECONDS);
-      assertThat(health.check(io.vnpu.kube.dra.proto.health.HealthCheckRequest.newBuilder()
-          .setService("liveness").build()).getStatus().name()).isEqualTo("SERVING");
-      assertThat(health.check(io.vnpu.kube.dra.proto.health.HealthCheckRequest.newBuilder()
-          .setService("readiness").build()).getStatus().name()).isEqualTo("SERVICE_UNKNOWN");
+      var health =
+          io.vnpu.kube.dra.proto.health.HealthGrpc.newBlockingStub(ch)
+              .withDeadlineAfter(20, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(
+              health
+                  .check(
+                      io.vnpu.kube.dra.proto.health.HealthCheckRequest.newBuilder()
+                          .setService("liveness")
+                          .build())
+                  .getStatus()
+                  .name())
+          .isEqualTo("SERVING");
+      assertThat(
+              health
+                  .check(
+                      io.vnpu.kube.dra.proto.health.HealthCheckRequest.newBuilder()
+                          .setService("readiness")
+                          .build())
+                  .getStatus()
+                  .name())
+          .isEqualTo("SERVICE_UNKNOWN");
     } finally {
       ch.shutdownNow();
     }

@@ -17,8 +17,8 @@ import java.util.function.BooleanSupplier;
 
 /**
  * A simulated node for DRA plugin tests: kubelet directories, a CDI directory, a device directory
- * with stand-in files for {@code davinci0..7} and the management nodes, a driver tree with
- * {@code /usr/local/dcmi}, a Node object in the mock API server, eight 910B3 chips.
+ * with stand-in files for {@code davinci0..7} and the management nodes, a driver tree with {@code
+ * /usr/local/dcmi}, a Node object in the mock API server, eight 910B3 chips.
  */
 final class DraTestBed {
   static final String NODE = "node-1";
@@ -33,17 +33,24 @@ final class DraTestBed {
   final KubernetesClient client;
   final MutableDeviceManager dcmi = new MutableDeviceManager(MutableDeviceManager.eight910b3());
   String bootId = "boot-1";
+
   /** {@code --enable-hard-vnpu} and the templates it reads. */
   boolean hardVnpu;
+
   DeviceConfig deviceConfig = new DeviceConfig(false, List.of());
+
   /** {@code --enable-soft-slicing}, {@code --capacity-names} and the limiter soft shares use. */
   boolean softSlicing;
+
   io.vnpu.kube.dra.modes.SoftCapacityNames capacityNames =
       io.vnpu.kube.dra.modes.SoftCapacityNames.HAMI;
   io.vnpu.kube.limiter.LimiterFiles limiter;
+
   /** {@code --chip-modes} and {@code --shared-counters} ({@code auto}: true). */
   io.vnpu.kube.dra.modes.ChipModePins chipModes = io.vnpu.kube.dra.modes.ChipModePins.NONE;
+
   boolean sharedCounters = true;
+
   /** How the plugin opens DCMI: the in-memory {@link #dcmi} unless a test points it elsewhere. */
   java.util.concurrent.Callable<io.vnpu.api.spi.DeviceManager> opener = () -> dcmi;
 
@@ -63,30 +70,50 @@ final class DraTestBed {
       Files.writeString(dev.resolve(n), "");
     }
     if (client.nodes().withName(NODE).get() == null) {
-      client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata()
-          .build()).create();
+      client
+          .nodes()
+          .resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build())
+          .create();
     }
   }
 
   int healthcheckPort = -1;
+
   /** Period of the check of prepared claims against the API server. */
   Duration claimReconcile = Duration.ofMillis(300);
 
   DraOptions options() {
-    return new DraOptions(NODE, DRIVER, cdi, "npu", registrar, plugins, hardVnpu, healthcheckPort,
-        dev, mounts, Duration.ofMillis(300)).withSoftSlicing(softSlicing, capacityNames)
-        .withChipModes(chipModes, sharedCounters).withClaimReconcile(claimReconcile);
+    return new DraOptions(
+            NODE,
+            DRIVER,
+            cdi,
+            "npu",
+            registrar,
+            plugins,
+            hardVnpu,
+            healthcheckPort,
+            dev,
+            mounts,
+            Duration.ofMillis(300))
+        .withSoftSlicing(softSlicing, capacityNames)
+        .withChipModes(chipModes, sharedCounters)
+        .withClaimReconcile(claimReconcile);
   }
 
   /** {@code --pod-uid}: rolling-update socket names; null: the standard ones. */
   String podUid;
 
   DraPlugin plugin() {
-    DraPlugin.Builder b = DraPlugin.builder(options(), client).opener(opener)
-        .facts(npu -> Optional.of(String.format("0000:%02x:00.0", 0xc1 + npu.phyId())))
-        .bootId(bootId).deviceConfig(deviceConfig)
-        .limiter(limiter != null ? limiter
-            : io.vnpu.kube.limiter.LimiterFiles.hami(root.resolve("no-limiter")));
+    DraPlugin.Builder b =
+        DraPlugin.builder(options(), client)
+            .opener(opener)
+            .facts(npu -> Optional.of(String.format("0000:%02x:00.0", 0xc1 + npu.phyId())))
+            .bootId(bootId)
+            .deviceConfig(deviceConfig)
+            .limiter(
+                limiter != null
+                    ? limiter
+                    : io.vnpu.kube.limiter.LimiterFiles.hami(root.resolve("no-limiter")));
     return (podUid == null ? b : b.rollingUpdate(podUid)).build();
   }
 
@@ -97,11 +124,22 @@ final class DraTestBed {
   }
 
   ResourceClaim create(ResourceClaim claim) {
-    client.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder()
-        .withNewMetadata().withName(claim.getMetadata().getNamespace()).endMetadata().build())
+    client
+        .namespaces()
+        .resource(
+            new io.fabric8.kubernetes.api.model.NamespaceBuilder()
+                .withNewMetadata()
+                .withName(claim.getMetadata().getNamespace())
+                .endMetadata()
+                .build())
         .createOr(n -> n.update());
-    return client.dynamicResourceAllocation().v1().resourceClaims()
-        .inNamespace(claim.getMetadata().getNamespace()).resource(claim).create();
+    return client
+        .dynamicResourceAllocation()
+        .v1()
+        .resourceClaims()
+        .inNamespace(claim.getMetadata().getNamespace())
+        .resource(claim)
+        .create();
   }
 
   List<ResourceSlice> slices() {

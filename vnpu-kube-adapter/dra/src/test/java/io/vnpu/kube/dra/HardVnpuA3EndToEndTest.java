@@ -34,19 +34,20 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 
 /**
- * Issue 28, hard vNPU on 910C / A3 through DRA: the plugin runs on the bundled simulated
- * {@code libdcmi.so} through the real JNA binding, with the kubelet stand-in and the mock API
- * server. The A3 profiles have 16 dies of 64 GiB; {@code A3Inferx8} dies (20 AI Cores) take the 910C
- * templates HAMi ships ({@code vir05_1c_16g}, {@code vir10_3c_32g}), {@code A3x8} training dies (24
- * AI Cores) only {@code vir06_1c_16g} and {@code vir12_3c_32g}. The test plays the scheduler: a claim
- * asks for {@code memCapacity}, the allocation consumes the smallest of the device's published
- * {@code requestPolicy.validValues} that holds it (KEP-5075's rounding), and the kubelet prepares it.
+ * Issue 28, hard vNPU on 910C / A3 through DRA: the plugin runs on the bundled simulated {@code
+ * libdcmi.so} through the real JNA binding, with the kubelet stand-in and the mock API server. The
+ * A3 profiles have 16 dies of 64 GiB; {@code A3Inferx8} dies (20 AI Cores) take the 910C templates
+ * HAMi ships ({@code vir05_1c_16g}, {@code vir10_3c_32g}), {@code A3x8} training dies (24 AI Cores)
+ * only {@code vir06_1c_16g} and {@code vir12_3c_32g}. The test plays the scheduler: a claim asks
+ * for {@code memCapacity}, the allocation consumes the smallest of the device's published {@code
+ * requestPolicy.validValues} that holds it (KEP-5075's rounding), and the kubelet prepares it.
  */
 @EnableKubernetesMockClient(crud = true)
 class HardVnpuA3EndToEndTest {
 
   /** A {@code --device-config} entry for A3 training dies (spec: vNPU templates per chip). */
-  static final String A3_TRAINING_CONFIG = """
+  static final String A3_TRAINING_CONFIG =
+      """
       vnpus:
         configs:
         - chipName: Ascend910
@@ -69,8 +70,7 @@ class HardVnpuA3EndToEndTest {
 
   KubernetesClient client;
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   private final BundledSimulator sim =
       new BundledSimulator(Path.of(System.getProperty("vnpu.native.dir")));
@@ -94,8 +94,9 @@ class HardVnpuA3EndToEndTest {
     kubelet = new DraKubeletStandIn();
     plugin = bed.startedPlugin();
     DraTestBed.await("16 A3 dies", () -> plugin.inventory().devices().size() == 16);
-    DraTestBed.await("slice with 16 dies", () -> bed.slices().size() == 1
-        && bed.slices().get(0).getSpec().getDevices().size() == 16);
+    DraTestBed.await(
+        "slice with 16 dies",
+        () -> bed.slices().size() == 1 && bed.slices().get(0).getSpec().getDevices().size() == 16);
   }
 
   @AfterEach
@@ -113,7 +114,9 @@ class HardVnpuA3EndToEndTest {
 
   private Device published(String name) {
     return bed.slices().get(0).getSpec().getDevices().stream()
-        .filter(d -> d.getName().equals(name)).findFirst().orElseThrow();
+        .filter(d -> d.getName().equals(name))
+        .findFirst()
+        .orElseThrow();
   }
 
   /** The scheduler's rounding: the smallest published valid value that holds the request. */
@@ -122,17 +125,31 @@ class HardVnpuA3EndToEndTest {
     return device.getCapacity().get("memCapacity").getRequestPolicy().getValidValues().stream()
         .filter(v -> Quantity.getAmountInBytes(v).compareTo(want) >= 0)
         .min((a, b) -> Quantity.getAmountInBytes(a).compareTo(Quantity.getAmountInBytes(b)))
-        .orElseThrow(() -> new AssertionError(request + " fits no valid value of " + device.getName()));
+        .orElseThrow(
+            () -> new AssertionError(request + " fits no valid value of " + device.getName()));
   }
 
-  /** Allocates claim {@code name} one share of {@code device} for {@code request} and prepares it. */
-  private NodePrepareResourceResponse claimAndPrepare(String name, String device, String share,
-      String request) {
+  /**
+   * Allocates claim {@code name} one share of {@code device} for {@code request} and prepares it.
+   */
+  private NodePrepareResourceResponse claimAndPrepare(
+      String name, String device, String share, String request) {
     Quantity consumed = rounded(published(device), request);
-    ResourceClaim c = bed.create(allocated("demo", name, "unused-" + name, List.of(
-        new DeviceRequestAllocationResultBuilder().withRequest("vnpu").withDriver(DRIVER)
-            .withPool(NODE).withDevice(device).withShareID(share)
-            .withConsumedCapacity(Map.of("memCapacity", consumed)).build())));
+    ResourceClaim c =
+        bed.create(
+            allocated(
+                "demo",
+                name,
+                "unused-" + name,
+                List.of(
+                    new DeviceRequestAllocationResultBuilder()
+                        .withRequest("vnpu")
+                        .withDriver(DRIVER)
+                        .withPool(NODE)
+                        .withDevice(device)
+                        .withShareID(share)
+                        .withConsumedCapacity(Map.of("memCapacity", consumed))
+                        .build())));
     String uid = c.getMetadata().getUid();
     uids.put(name, uid);
     return kubelet.prepareV1(draSocket(), claim("demo", uid, name)).getClaimsOrThrow(uid);
@@ -155,8 +172,8 @@ class HardVnpuA3EndToEndTest {
     DeviceCapacity mem = die.getCapacity().get("memCapacity");
     assertThat(mem.getValue()).isEqualTo(new Quantity("64Gi"));
     assertThat(mem.getRequestPolicy().getDefault()).isEqualTo(new Quantity("64Gi"));
-    assertThat(mem.getRequestPolicy().getValidValues()).containsExactly(new Quantity("16Gi"),
-        new Quantity("32Gi"), new Quantity("64Gi"));
+    assertThat(mem.getRequestPolicy().getValidValues())
+        .containsExactly(new Quantity("16Gi"), new Quantity("32Gi"), new Quantity("64Gi"));
 
     // 10 GiB rounds to 16 GiB (vir05_1c_16g), 20 GiB to 32 GiB (vir10_3c_32g), on the same die
     NodePrepareResourceResponse r1 = claimAndPrepare("c1", "npu-1", "s1", "10Gi");
@@ -168,27 +185,37 @@ class HardVnpuA3EndToEndTest {
 
     assertThat(r1.getDevices(0).getCdiDeviceIdsList())
         .containsExactly("npu.huawei.com/npu=" + uids.get("c1") + "-npu-1-s1");
-    JsonNode d = json.readTree(Files.readAllBytes(bed.cdi.resolve("npu.huawei.com-npu_"
-        + uids.get("c1") + ".json"))).get("devices").get(0);
+    JsonNode d =
+        json.readTree(
+                Files.readAllBytes(
+                    bed.cdi.resolve("npu.huawei.com-npu_" + uids.get("c1") + ".json")))
+            .get("devices")
+            .get(0);
     assertThat(d.at("/containerEdits/deviceNodes/0/hostPath").asString())
         .isEqualTo(bed.dev.resolve("vdavinci116").toString());
-    assertThat(d.at("/containerEdits/env").toString()).isEqualTo(
-        "[\"ASCEND_VISIBLE_DEVICES=116\",\"ASCEND_VNPU_TEMPLATE=vir05_1c_16g\"]");
+    assertThat(d.at("/containerEdits/env").toString())
+        .isEqualTo("[\"ASCEND_VISIBLE_DEVICES=116\",\"ASCEND_VNPU_TEMPLATE=vir05_1c_16g\"]");
 
     // the pod goes: its vNPU goes with it
-    assertThat(kubelet.unprepareV1(draSocket(), claim("demo", uids.get("c1"), "c1"))
-        .getClaimsOrThrow(uids.get("c1")).getError()).isEmpty();
+    assertThat(
+            kubelet
+                .unprepareV1(draSocket(), claim("demo", uids.get("c1"), "c1"))
+                .getClaimsOrThrow(uids.get("c1"))
+                .getError())
+        .isEmpty();
     assertThat(vnpus(1)).containsExactly("vir10_3c_32g");
   }
 
   @Test
   void a3TrainingDiesAreCutByTheirOwnTemplates() throws Exception {
     // HAMi's 910C entry is for 20 AI Cores (BundledTemplatesTest: a 24-core die stays whole)
-    start("A3x8", new DeviceConfigLoader().parse(A3_TRAINING_CONFIG, "device-config.yaml").value(),
+    start(
+        "A3x8",
+        new DeviceConfigLoader().parse(A3_TRAINING_CONFIG, "device-config.yaml").value(),
         "a3-training");
-    assertThat(published("npu-2").getCapacity().get("memCapacity").getRequestPolicy()
-        .getValidValues()).containsExactly(new Quantity("16Gi"), new Quantity("32Gi"),
-        new Quantity("64Gi"));
+    assertThat(
+            published("npu-2").getCapacity().get("memCapacity").getRequestPolicy().getValidValues())
+        .containsExactly(new Quantity("16Gi"), new Quantity("32Gi"), new Quantity("64Gi"));
     assertThat(claimAndPrepare("t1", "npu-2", "s1", "1Gi").getError()).isEmpty();
     assertThat(claimAndPrepare("t2", "npu-2", "s2", "17Gi").getError()).isEmpty();
     assertThat(vnpus(2)).containsExactly("vir06_1c_16g", "vir12_3c_32g");

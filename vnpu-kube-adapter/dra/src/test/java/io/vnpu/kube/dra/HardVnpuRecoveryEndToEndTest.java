@@ -6,8 +6,6 @@ import static io.vnpu.kube.testing.DraClaims.allocated;
 import static io.vnpu.kube.testing.DraKubeletStandIn.claim;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -36,11 +34,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * Issue 15 known gaps: hard vNPU records after a corrupt checkpoint and after a reboot, checked
- * through DCMI. The plugin runs on the bundled simulated {@code libdcmi.so} (profile 910B4x8:
- * 32 GiB chips, vNPU IDs from {@code phy*16+100}) through the real JNA binding, with the kubelet
+ * through DCMI. The plugin runs on the bundled simulated {@code libdcmi.so} (profile 910B4x8: 32
+ * GiB chips, vNPU IDs from {@code phy*16+100}) through the real JNA binding, with the kubelet
  * stand-in and the mock API server; {@code vnpu-sim-ctl} plays the operator, the container runtime
  * ({@code use}: a container holds a vNPU) and the driver after a reboot.
  */
@@ -51,8 +51,7 @@ class HardVnpuRecoveryEndToEndTest {
   KubernetesClient client;
   io.fabric8.kubernetes.client.server.mock.KubernetesMockServer server;
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   private final BundledSimulator sim =
       new BundledSimulator(Path.of(System.getProperty("vnpu.native.dir")));
@@ -71,8 +70,10 @@ class HardVnpuRecoveryEndToEndTest {
     dcmi = DcmiDeviceManager.open(source);
     bed = new DraTestBed(tmp, client);
     bed.hardVnpu = true;
-    bed.deviceConfig = new DeviceConfigLoader().parse(HardVnpuEndToEndTest.DEVICE_CONFIG,
-        "device-config.yaml").value();
+    bed.deviceConfig =
+        new DeviceConfigLoader()
+            .parse(HardVnpuEndToEndTest.DEVICE_CONFIG, "device-config.yaml")
+            .value();
     bed.opener = () -> DcmiDeviceManager.open(source); // each plugin start opens its own
     kubelet = new DraKubeletStandIn();
     plugin = start();
@@ -99,12 +100,23 @@ class HardVnpuRecoveryEndToEndTest {
   }
 
   /** Creates claim {@code name} allocated one share of {@code device} and prepares it. */
-  private NodePrepareResourceResponse prepare(String name, String device, String share,
-      String mem) {
-    ResourceClaim c = bed.create(allocated("demo", name, "unused-" + name, List.of(
-        new DeviceRequestAllocationResultBuilder().withRequest("vnpu").withDriver(DRIVER)
-            .withPool(NODE).withDevice(device).withShareID(share)
-            .withConsumedCapacity(Map.of("memCapacity", new Quantity(mem))).build())));
+  private NodePrepareResourceResponse prepare(
+      String name, String device, String share, String mem) {
+    ResourceClaim c =
+        bed.create(
+            allocated(
+                "demo",
+                name,
+                "unused-" + name,
+                List.of(
+                    new DeviceRequestAllocationResultBuilder()
+                        .withRequest("vnpu")
+                        .withDriver(DRIVER)
+                        .withPool(NODE)
+                        .withDevice(device)
+                        .withShareID(share)
+                        .withConsumedCapacity(Map.of("memCapacity", new Quantity(mem)))
+                        .build())));
     uids.put(name, c.getMetadata().getUid());
     return again(name);
   }
@@ -117,7 +129,9 @@ class HardVnpuRecoveryEndToEndTest {
 
   private String unprepare(String name) {
     String uid = uids.get(name);
-    return kubelet.unprepareV1(draSocket(), claim("demo", uid, name)).getClaimsOrThrow(uid)
+    return kubelet
+        .unprepareV1(draSocket(), claim("demo", uid, name))
+        .getClaimsOrThrow(uid)
         .getError();
   }
 
@@ -165,8 +179,8 @@ class HardVnpuRecoveryEndToEndTest {
     ctl("create", "0", "vir05_1c_8g");
     ctl("create", "1", "vir05_1c_8g");
     ctl("use", "1", "116", "1");
-    assertThat(vnpus(0)).containsExactly("100 vir10_3c_16g in use", "101 vir05_1c_8g",
-        "102 vir05_1c_8g");
+    assertThat(vnpus(0))
+        .containsExactly("100 vir10_3c_16g in use", "101 vir05_1c_8g", "102 vir05_1c_8g");
 
     plugin.close();
     Path file = plugin.sockets().dataDir().resolve(CheckpointStore.FILE_NAME);
@@ -184,13 +198,18 @@ class HardVnpuRecoveryEndToEndTest {
     Checkpoint cp = plugin.state().snapshot();
     assertThat(cp.vnpuCheckPending()).isFalse();
     assertThat(entry("c1").rebuilt()).isTrue();
-    assertThat(entry("c1").devices()).singleElement().satisfies(d -> {
-      assertThat(d.deviceName()).isEqualTo("npu-0");
-      assertThat(d.shareId()).isEqualTo("s1");
-      assertThat(d.vnpu()).isEqualTo(new VnpuRecord(0, "vir10_3c_16g", 16384, 100));
-    });
-    assertThat(entry("c2").devices()).singleElement().satisfies(d ->
-        assertThat(d.vnpu()).isEqualTo(new VnpuRecord(0, "vir05_1c_8g", 8192, 101)));
+    assertThat(entry("c1").devices())
+        .singleElement()
+        .satisfies(
+            d -> {
+              assertThat(d.deviceName()).isEqualTo("npu-0");
+              assertThat(d.shareId()).isEqualTo("s1");
+              assertThat(d.vnpu()).isEqualTo(new VnpuRecord(0, "vir10_3c_16g", 16384, 100));
+            });
+    assertThat(entry("c2").devices())
+        .singleElement()
+        .satisfies(
+            d -> assertThat(d.vnpu()).isEqualTo(new VnpuRecord(0, "vir05_1c_8g", 8192, 101)));
 
     // the kubelet repeats the prepare: same CDI device, same vNPU, nothing created
     NodePrepareResourceResponse r = again("c1");
@@ -217,8 +236,9 @@ class HardVnpuRecoveryEndToEndTest {
     assertThat(prepare("c1", "npu-0", "s1", "10000Mi").getError()).isEmpty();
     assertThat(prepare("c2", "npu-1", "s1", "8Gi").getError()).isEmpty();
     assertThat(prepare("c3", "npu-2", "s1", "8Gi").getError()).isEmpty();
-    assertThat(List.of(vnpus(0), vnpus(1), vnpus(2))).containsExactly(
-        List.of("100 vir10_3c_16g"), List.of("116 vir05_1c_8g"), List.of("132 vir05_1c_8g"));
+    assertThat(List.of(vnpus(0), vnpus(1), vnpus(2)))
+        .containsExactly(
+            List.of("100 vir10_3c_16g"), List.of("116 vir05_1c_8g"), List.of("132 vir05_1c_8g"));
 
     // reboot: vNPUs and the tmpfs CDI directory are gone; at boot an operator's static vNPU
     // takes ID 100 on chip 0 and a container uses it, the driver's configuration recovery brings
@@ -251,8 +271,8 @@ class HardVnpuRecoveryEndToEndTest {
     assertThat(d1.get("name").asString()).isEqualTo(uids.get("c1") + "-npu-0-s1");
     assertThat(d1.at("/containerEdits/deviceNodes/0/hostPath").asString())
         .isEqualTo(bed.dev.resolve("vdavinci101").toString());
-    assertThat(d1.at("/containerEdits/env").toString()).isEqualTo(
-        "[\"ASCEND_VISIBLE_DEVICES=101\",\"ASCEND_VNPU_TEMPLATE=vir10_3c_16g\"]");
+    assertThat(d1.at("/containerEdits/env").toString())
+        .isEqualTo("[\"ASCEND_VISIBLE_DEVICES=101\",\"ASCEND_VNPU_TEMPLATE=vir10_3c_16g\"]");
     // chip 1: restored by the driver, kept as it is
     assertThat(vnpus(1)).containsExactly("116 vir05_1c_8g");
     assertThat(entry("c2").devices().get(0).vnpu())
@@ -270,8 +290,8 @@ class HardVnpuRecoveryEndToEndTest {
     assertThat(r1.getError()).isEmpty();
     assertThat(r1.getDevices(0).getCdiDeviceIdsList())
         .containsExactly("npu.huawei.com/npu=" + uids.get("c1") + "-npu-0-s1");
-    assertThat(again("c3").getError()).startsWith("ResourceClaim demo/c3: creating the vNPU"
-        + " failed: ");
+    assertThat(again("c3").getError())
+        .startsWith("ResourceClaim demo/c3: creating the vNPU" + " failed: ");
     assertThat(vnpus(2)).containsExactly("132 vir10_3c_16g in use", "133 vir10_3c_16g in use");
     assertThat(entry("c3")).isNull();
   }
@@ -281,8 +301,8 @@ class HardVnpuRecoveryEndToEndTest {
       throws Exception {
     assertThat(prepare("c1", "npu-0", "s1", "10000Mi").getError()).isEmpty();
     assertThat(prepare("c2", "npu-1", "s1", "8Gi").getError()).isEmpty();
-    assertThat(List.of(vnpus(0), vnpus(1))).containsExactly(List.of("100 vir10_3c_16g"),
-        List.of("116 vir05_1c_8g"));
+    assertThat(List.of(vnpus(0), vnpus(1)))
+        .containsExactly(List.of("100 vir10_3c_16g"), List.of("116 vir05_1c_8g"));
 
     // same boot, intact checkpoint: an operator destroys both vNPUs while the plugin is down and
     // fills chip 1 with in-use static vNPUs
@@ -306,8 +326,8 @@ class HardVnpuRecoveryEndToEndTest {
     // chip 1: no room: never reported prepared, the kubelet's prepare says why
     assertThat(entry("c2")).isNull();
     assertThat(cdiSpec("c2")).doesNotExist();
-    assertThat(again("c2").getError()).startsWith("ResourceClaim demo/c2: creating the vNPU"
-        + " failed: ");
+    assertThat(again("c2").getError())
+        .startsWith("ResourceClaim demo/c2: creating the vNPU" + " failed: ");
   }
 
   @Test
@@ -320,11 +340,17 @@ class HardVnpuRecoveryEndToEndTest {
     // the pod is force-deleted and its claim deleted while the plugin is down: the kubelet
     // never calls NodeUnprepareResources
     plugin.close();
-    client.dynamicResourceAllocation().v1().resourceClaims().inNamespace("demo").withName("c2")
+    client
+        .dynamicResourceAllocation()
+        .v1()
+        .resourceClaims()
+        .inNamespace("demo")
+        .withName("c2")
         .delete();
     String gone = uids.get("c2");
     plugin = start();
-    DraTestBed.await("the gone claim released",
+    DraTestBed.await(
+        "the gone claim released",
         () -> !plugin.state().snapshot().preparedClaims().containsKey(gone));
     assertThat(vnpus(1)).isEmpty();
     assertThat(bed.cdi.resolve("npu.huawei.com-npu_" + gone + ".json")).doesNotExist();
@@ -334,13 +360,28 @@ class HardVnpuRecoveryEndToEndTest {
     assertThat(prepare("c3", "npu-1", "s9", "32Gi").getError()).isEmpty();
 
     // while the plugin runs: deleted and re-created under the same name (another UID)
-    client.dynamicResourceAllocation().v1().resourceClaims().inNamespace("demo").withName("c1")
+    client
+        .dynamicResourceAllocation()
+        .v1()
+        .resourceClaims()
+        .inNamespace("demo")
+        .withName("c1")
         .delete();
     String replaced = uids.get("c1");
-    bed.create(allocated("demo", "c1", "unused", List.of(
-        new DeviceRequestAllocationResultBuilder().withRequest("vnpu").withDriver(DRIVER)
-            .withPool(NODE).withDevice("npu-2").build())));
-    DraTestBed.await("the replaced claim released",
+    bed.create(
+        allocated(
+            "demo",
+            "c1",
+            "unused",
+            List.of(
+                new DeviceRequestAllocationResultBuilder()
+                    .withRequest("vnpu")
+                    .withDriver(DRIVER)
+                    .withPool(NODE)
+                    .withDevice("npu-2")
+                    .build())));
+    DraTestBed.await(
+        "the replaced claim released",
         () -> !plugin.state().snapshot().preparedClaims().containsKey(replaced));
     assertThat(plugin.state().snapshot().preparedClaims()).containsOnlyKeys(uids.get("c3"));
   }
@@ -348,9 +389,18 @@ class HardVnpuRecoveryEndToEndTest {
   @Test
   void aClaimTheApiServerCannotAnswerForIsKept() throws Exception {
     assertThat(prepare("c1", "npu-1", "s1", "8Gi").getError()).isEmpty();
-    server.expect().get().withPath("/apis/resource.k8s.io/v1/namespaces/demo/resourceclaims/c1")
-        .andReturn(500, "etcdserver: request timed out").always();
-    client.dynamicResourceAllocation().v1().resourceClaims().inNamespace("demo").withName("c1")
+    server
+        .expect()
+        .get()
+        .withPath("/apis/resource.k8s.io/v1/namespaces/demo/resourceclaims/c1")
+        .andReturn(500, "etcdserver: request timed out")
+        .always();
+    client
+        .dynamicResourceAllocation()
+        .v1()
+        .resourceClaims()
+        .inNamespace("demo")
+        .withName("c1")
         .delete();
     Thread.sleep(bed.claimReconcile.toMillis() * 5); // five checks
     assertThat(entry("c1")).isNotNull();

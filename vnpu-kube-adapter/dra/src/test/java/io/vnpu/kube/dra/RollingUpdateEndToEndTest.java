@@ -36,12 +36,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A rolling update of the DRA plugin as a DaemonSet with {@code maxSurge: 1} drives it: the old
- * pod runs and is registered; the new pod starts with its own sockets in the same directories and
- * registers next to it; the old pod gets SIGTERM ({@link DraPlugin#close()}). The kubelet
- * stand-in keeps both registrations as the kubelet does and picks one per call. Throughout, a
- * stream of claims is prepared and unprepared; claims prepared by the old pod stay prepared and
- * are unprepared by the new one.
+ * A rolling update of the DRA plugin as a DaemonSet with {@code maxSurge: 1} drives it: the old pod
+ * runs and is registered; the new pod starts with its own sockets in the same directories and
+ * registers next to it; the old pod gets SIGTERM ({@link DraPlugin#close()}). The kubelet stand-in
+ * keeps both registrations as the kubelet does and picks one per call. Throughout, a stream of
+ * claims is prepared and unprepared; claims prepared by the old pod stay prepared and are
+ * unprepared by the new one.
  */
 @EnableKubernetesMockClient(crud = true)
 class RollingUpdateEndToEndTest {
@@ -50,8 +50,7 @@ class RollingUpdateEndToEndTest {
 
   KubernetesClient client;
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   DraTestBed bed;
   DraKubeletStandIn kubelet;
@@ -78,14 +77,22 @@ class RollingUpdateEndToEndTest {
 
   String claimOn(String name, String device) {
     // the API server gives the claim its UID
-    return bed.create(allocated("demo", name, java.util.UUID.randomUUID().toString(),
-        List.of(result("npu", DRIVER, NODE, device)))).getMetadata().getUid();
+    return bed.create(
+            allocated(
+                "demo",
+                name,
+                java.util.UUID.randomUUID().toString(),
+                List.of(result("npu", DRIVER, NODE, device))))
+        .getMetadata()
+        .getUid();
   }
 
   /** The checkpoint as a new instance would read it from the file. */
   Map<String, PreparedClaim> onDisk() throws Exception {
-    return new CheckpointStore(bed.plugins.resolve(DRIVER).resolve(CheckpointStore.FILE_NAME),
-        Clock.systemUTC()).load(bed.bootId).preparedClaims();
+    return new CheckpointStore(
+            bed.plugins.resolve(DRIVER).resolve(CheckpointStore.FILE_NAME), Clock.systemUTC())
+        .load(bed.bootId)
+        .preparedClaims();
   }
 
   Set<String> cdiSpecs() throws Exception {
@@ -116,30 +123,36 @@ class RollingUpdateEndToEndTest {
     List<Future<?>> running = new ArrayList<>();
     for (int w = 0; w < 3; w++) {
       int worker = w;
-      running.add(workers.submit(() -> {
-        for (int i = 0; !stop.get(); i++) {
-          String device = "npu-" + (worker * 2 + i % 2);
-          String name = "w" + worker + "-" + i;
-          String uid = claimOn(name, device);
-          try {
-            NodePrepareResourceResponse r = kubelet.prepare(claim("demo", uid, name))
-                .getClaimsOrThrow(uid);
-            if (!r.getError().isEmpty() || r.getDevicesCount() != 1
-                || !r.getDevices(0).getDeviceName().equals(device)) {
-              failures.add("prepare " + name + ": " + r);
-              continue;
-            }
-            String un = kubelet.unprepare(claim("demo", uid, name)).getClaimsOrThrow(uid)
-                .getError();
-            if (!un.isEmpty()) {
-              failures.add("unprepare " + name + ": " + un);
-            }
-          } catch (RuntimeException e) {
-            failures.add(name + ": " + e);
-          }
-          rounds.incrementAndGet();
-        }
-      }));
+      running.add(
+          workers.submit(
+              () -> {
+                for (int i = 0; !stop.get(); i++) {
+                  String device = "npu-" + (worker * 2 + i % 2);
+                  String name = "w" + worker + "-" + i;
+                  String uid = claimOn(name, device);
+                  try {
+                    NodePrepareResourceResponse r =
+                        kubelet.prepare(claim("demo", uid, name)).getClaimsOrThrow(uid);
+                    if (!r.getError().isEmpty()
+                        || r.getDevicesCount() != 1
+                        || !r.getDevices(0).getDeviceName().equals(device)) {
+                      failures.add("prepare " + name + ": " + r);
+                      continue;
+                    }
+                    String un =
+                        kubelet
+                            .unprepare(claim("demo", uid, name))
+                            .getClaimsOrThrow(uid)
+                            .getError();
+                    if (!un.isEmpty()) {
+                      failures.add("unprepare " + name + ": " + un);
+                    }
+                  } catch (RuntimeException e) {
+                    failures.add(name + ": " + e);
+                  }
+                  rounds.incrementAndGet();
+                }
+              }));
     }
     awaitRounds(rounds, 6);
 
@@ -165,28 +178,36 @@ class RollingUpdateEndToEndTest {
     List<Path> called = kubelet.called();
     assertThat(called).contains(oldEndpoint, newEndpoint);
     assertThat(called.subList(called.lastIndexOf(oldEndpoint) + 1, called.size()))
-        .isNotEmpty().containsOnly(newEndpoint);
+        .isNotEmpty()
+        .containsOnly(newEndpoint);
 
     // the old pod removed its own sockets only; the new pod's and the slices are in place
     assertThat(old.sockets().registrationSocket()).doesNotExist();
     assertThat(old.sockets().draSocket()).doesNotExist();
     assertThat(fresh.sockets().registrationSocket()).exists();
     assertThat(fresh.sockets().draSocket()).exists();
-    assertThat(bed.slices()).singleElement().satisfies(s ->
-        assertThat(s.getSpec().getDevices()).hasSize(8));
+    assertThat(bed.slices())
+        .singleElement()
+        .satisfies(s -> assertThat(s.getSpec().getDevices()).hasSize(8));
 
     // nothing was unprepared by the switch: the running pods' claims are prepared, consistently
     // in the file, in the new pod's state and in the CDI directory
     assertThat(onDisk()).containsOnlyKeys(kept6, kept7);
-    assertThat(onDisk().values()).allSatisfy(c ->
-        assertThat(c.state()).isEqualTo(ClaimState.PrepareCompleted));
+    assertThat(onDisk().values())
+        .allSatisfy(c -> assertThat(c.state()).isEqualTo(ClaimState.PrepareCompleted));
     assertThat(fresh.state().snapshot().preparedClaims()).isEqualTo(onDisk());
-    assertThat(cdiSpecs()).containsExactlyInAnyOrder("npu.huawei.com-npu_" + kept6 + ".json",
-        "npu.huawei.com-npu_" + kept7 + ".json");
+    assertThat(cdiSpecs())
+        .containsExactlyInAnyOrder(
+            "npu.huawei.com-npu_" + kept6 + ".json", "npu.huawei.com-npu_" + kept7 + ".json");
 
     // the new pod answers for them (the kubelet may prepare again) and unprepares them
-    assertThat(kubelet.prepare(claim("demo", kept6, "kept-6")).getClaimsOrThrow(kept6)
-        .getDevices(0).getDeviceName()).isEqualTo("npu-6");
+    assertThat(
+            kubelet
+                .prepare(claim("demo", kept6, "kept-6"))
+                .getClaimsOrThrow(kept6)
+                .getDevices(0)
+                .getDeviceName())
+        .isEqualTo("npu-6");
     for (String[] k : List.of(new String[] {kept6, "kept-6"}, new String[] {kept7, "kept-7"})) {
       assertThat(kubelet.unprepare(claim("demo", k[0], k[1])).getClaimsOrThrow(k[0]).getError())
           .isEmpty();
@@ -211,11 +232,15 @@ class RollingUpdateEndToEndTest {
       Path endpoint = (i % 2 == 0 ? a : b).sockets().draSocket();
       String uid = uids.get(i);
       String name = "both-" + i;
-      answers.add(pool.submit(() -> {
-        go.await();
-        return kubelet.prepareV1(endpoint, claim("demo", uid, name)).getClaimsOrThrow(uid)
-            .getError();
-      }));
+      answers.add(
+          pool.submit(
+              () -> {
+                go.await();
+                return kubelet
+                    .prepareV1(endpoint, claim("demo", uid, name))
+                    .getClaimsOrThrow(uid)
+                    .getError();
+              }));
     }
     go.countDown();
     for (Future<String> f : answers) {
@@ -228,14 +253,22 @@ class RollingUpdateEndToEndTest {
 
     // a chip one instance handed out is not handed out again by the other
     String twice = claimOn("twice", "npu-0");
-    assertThat(kubelet.prepareV1(b.sockets().draSocket(), claim("demo", twice, "twice"))
-        .getClaimsOrThrow(twice).getError()).contains("npu-0");
+    assertThat(
+            kubelet
+                .prepareV1(b.sockets().draSocket(), claim("demo", twice, "twice"))
+                .getClaimsOrThrow(twice)
+                .getError())
+        .contains("npu-0");
 
     // each unprepared by the instance that did not prepare it
     for (int i = 0; i < 8; i++) {
       Path endpoint = (i % 2 == 0 ? b : a).sockets().draSocket();
-      assertThat(kubelet.unprepareV1(endpoint, claim("demo", uids.get(i), "both-" + i))
-          .getClaimsOrThrow(uids.get(i)).getError()).isEmpty();
+      assertThat(
+              kubelet
+                  .unprepareV1(endpoint, claim("demo", uids.get(i), "both-" + i))
+                  .getClaimsOrThrow(uids.get(i))
+                  .getError())
+          .isEmpty();
     }
     assertThat(onDisk()).isEmpty();
     assertThat(a.state().snapshot().preparedClaims()).isEmpty();
@@ -260,8 +293,8 @@ class RollingUpdateEndToEndTest {
         .isEmpty();
     assertThat(onDisk()).isEmpty();
     // a second registration of an endpoint already registered is refused, as the kubelet does
-    org.assertj.core.api.Assertions.assertThatThrownBy(() ->
-        kubelet.register(old.sockets().registrationSocket(), DRIVER))
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> kubelet.register(old.sockets().registrationSocket(), DRIVER))
         .hasMessageContaining("already registered");
   }
 

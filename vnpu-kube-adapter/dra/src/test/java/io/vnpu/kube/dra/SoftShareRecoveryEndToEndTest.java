@@ -33,15 +33,14 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Soft shares at the edges a tenant and a lost checkpoint reach: a container that replaces the
  * region file in its {@code /vnpu-shmem} mount with a tree deeper than the clean-up walks, and a
- * corrupt checkpoint under running soft shares (kubelet stand-in, mock API server, simulated
- * 910B3 node, the real limiter files).
+ * corrupt checkpoint under running soft shares (kubelet stand-in, mock API server, simulated 910B3
+ * node, the real limiter files).
  */
 @EnableKubernetesMockClient(crud = true)
 class SoftShareRecoveryEndToEndTest {
   KubernetesClient client;
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   DraTestBed bed;
   DraKubeletStandIn kubelet;
@@ -79,10 +78,14 @@ class SoftShareRecoveryEndToEndTest {
     return bed.plugins.resolve(DRIVER);
   }
 
-  static DeviceRequestAllocationResult soft(String device, String shareId, String mem,
-      String cores) {
-    return new DeviceRequestAllocationResultBuilder().withRequest("npu").withDriver(DRIVER)
-        .withPool(NODE).withDevice(device).withShareID(shareId)
+  static DeviceRequestAllocationResult soft(
+      String device, String shareId, String mem, String cores) {
+    return new DeviceRequestAllocationResultBuilder()
+        .withRequest("npu")
+        .withDriver(DRIVER)
+        .withPool(NODE)
+        .withDevice(device)
+        .withShareID(shareId)
         .withConsumedCapacity(Map.of("memory", new Quantity(mem), "cores", new Quantity(cores)))
         .build();
   }
@@ -100,12 +103,16 @@ class SoftShareRecoveryEndToEndTest {
 
   String unprepare(String name) {
     String uid = uids.get(name);
-    return kubelet.unprepareV1(draSocket(), claim("demo", uid, name)).getClaimsOrThrow(uid)
+    return kubelet
+        .unprepareV1(draSocket(), claim("demo", uid, name))
+        .getClaimsOrThrow(uid)
         .getError();
   }
 
   Path region(String name) {
-    return dataDir().resolve("regions").resolve(uids.get(name) + "_npu")
+    return dataDir()
+        .resolve("regions")
+        .resolve(uids.get(name) + "_npu")
         .resolve("vnpu_local_shmem");
   }
 
@@ -116,8 +123,9 @@ class SoftShareRecoveryEndToEndTest {
   }
 
   List<Long> registered(int phy) throws Exception {
-    try (var r = new io.vnpu.quota.registry.ComputeRegistries()
-        .open(dataDir().resolve("compute").resolve("npu" + phy + ".reg"))) {
+    try (var r =
+        new io.vnpu.quota.registry.ComputeRegistries()
+            .open(dataDir().resolve("compute").resolve("npu" + phy + ".reg"))) {
       return r.entries().stream().map(RegistryEntry::key).toList();
     }
   }
@@ -157,7 +165,8 @@ class SoftShareRecoveryEndToEndTest {
     assertThat(registered(1)).containsExactlyInAnyOrder(key1, key2);
 
     plugin.close();
-    Files.writeString(dataDir().resolve(CheckpointStore.FILE_NAME),
+    Files.writeString(
+        dataDir().resolve(CheckpointStore.FILE_NAME),
         "{\"version\":\"v1\",\"checksum\":\"sha256:00\",\"checkpoint\":{}}");
     start();
     assertThat(plugin.state().snapshot().preparedClaims().get(uids.get("c1")).rebuilt()).isTrue();
@@ -170,8 +179,17 @@ class SoftShareRecoveryEndToEndTest {
     assertThat(Files.getAttribute(file1, "unix:ino")).isEqualTo(inode1);
     assertThat(epoch(file1)).isEqualTo(key1);
     assertThat(registered(1)).containsExactlyInAnyOrder(key1, key2);
-    assertThat(plugin.state().snapshot().preparedClaims().get(uids.get("c1")).devices().get(0)
-        .soft().registryKey()).isEqualTo(key1);
+    assertThat(
+            plugin
+                .state()
+                .snapshot()
+                .preparedClaims()
+                .get(uids.get("c1"))
+                .devices()
+                .get(0)
+                .soft()
+                .registryKey())
+        .isEqualTo(key1);
 
     // c2 is unprepared while still rebuilt: its region and registry entry go with it
     assertThat(unprepare("c2")).isEmpty();
@@ -196,7 +214,8 @@ class SoftShareRecoveryEndToEndTest {
     Files.move(now, before);
     Path spec = bed.cdi.resolve("npu.huawei.com-npu_" + uid + ".json");
     Files.writeString(spec, Files.readString(spec).replace(now.toString(), before.toString()));
-    Files.writeString(dataDir().resolve(CheckpointStore.FILE_NAME),
+    Files.writeString(
+        dataDir().resolve(CheckpointStore.FILE_NAME),
         "{\"version\":\"v1\",\"checksum\":\"sha256:00\",\"checkpoint\":{}}");
     start();
     assertThat(plugin.state().snapshot().preparedClaims().get(uid).rebuilt()).isTrue();

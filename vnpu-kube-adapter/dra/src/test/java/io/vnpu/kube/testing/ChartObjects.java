@@ -12,10 +12,11 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
-/** The objects {@code deploy/helm/vnpu} renders ({@code helm template}, in-process by helm-java). */
+/**
+ * The objects {@code deploy/helm/vnpu} renders ({@code helm template}, in-process by helm-java).
+ */
 public final class ChartObjects {
-  private ChartObjects() {
-  }
+  private ChartObjects() {}
 
   /** {@code deploy/helm/vnpu}, found above the working directory. */
   public static Path chart() {
@@ -24,14 +25,18 @@ public final class ChartObjects {
         return d.resolve("deploy/helm/vnpu");
       }
     }
-    throw new IllegalStateException("no deploy/helm/vnpu/Chart.yaml above "
-        + Path.of("").toAbsolutePath());
+    throw new IllegalStateException(
+        "no deploy/helm/vnpu/Chart.yaml above " + Path.of("").toAbsolutePath());
   }
 
   /** The chart rendered as release {@code vnpu} in {@code kube-system} with {@code values}. */
   public static List<HasMetadata> render(Map<String, Object> values) {
-    TemplateCommand t = new Helm(chart()).template().withName("vnpu").withNamespace("kube-system")
-        .withKubeVersion("1.34.0");
+    TemplateCommand t =
+        new Helm(chart())
+            .template()
+            .withName("vnpu")
+            .withNamespace("kube-system")
+            .withKubeVersion("1.34.0");
     values.forEach(t::set);
     String yaml = t.call();
     try (KubernetesClient client = new KubernetesClientBuilder().build()) {

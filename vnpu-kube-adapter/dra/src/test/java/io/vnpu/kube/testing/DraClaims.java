@@ -11,21 +11,39 @@ public final class DraClaims {
   private DraClaims() {}
 
   /** An allocation result of a device. */
-  public static DeviceRequestAllocationResult result(String request, String driver, String pool,
-      String device) {
-    return new DeviceRequestAllocationResultBuilder().withRequest(request).withDriver(driver)
-        .withPool(pool).withDevice(device).build();
+  public static DeviceRequestAllocationResult result(
+      String request, String driver, String pool, String device) {
+    return new DeviceRequestAllocationResultBuilder()
+        .withRequest(request)
+        .withDriver(driver)
+        .withPool(pool)
+        .withDevice(device)
+        .build();
   }
 
   /** An allocated claim with the given results. */
-  public static ResourceClaim allocated(String namespace, String name, String uid,
-      List<DeviceRequestAllocationResult> results) {
+  public static ResourceClaim allocated(
+      String namespace, String name, String uid, List<DeviceRequestAllocationResult> results) {
     return new ResourceClaimBuilder()
-        .withNewMetadata().withNamespace(namespace).withName(name).withUid(uid).endMetadata()
-        .withNewSpec().withNewDevices().endDevices().endSpec()
+        .withNewMetadata()
+        .withNamespace(namespace)
+        .withName(name)
+        .withUid(uid)
+        .endMetadata()
+        .withNewSpec()
+        .withNewDevices()
+        .endDevices()
+        .endSpec()
         .withNewStatus()
-        .withNewAllocation().withNewDevices().withResults(results).endDevices().endAllocation()
-        .addNewReservedFor().withResource("pods").withName("pod-" + name).withUid("pod-uid-" + uid)
+        .withNewAllocation()
+        .withNewDevices()
+        .withResults(results)
+        .endDevices()
+        .endAllocation()
+        .addNewReservedFor()
+        .withResource("pods")
+        .withName("pod-" + name)
+        .withUid("pod-uid-" + uid)
         .endReservedFor()
         .endStatus()
         .build();

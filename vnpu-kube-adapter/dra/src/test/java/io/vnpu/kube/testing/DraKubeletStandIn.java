@@ -1,7 +1,6 @@
 package io.vnpu.kube.testing;
 
 import io.grpc.ManagedChannel;
-import io.vnpu.kube.kubelet.UnixSocketTransport;
 import io.vnpu.kube.dra.proto.registration.InfoRequest;
 import io.vnpu.kube.dra.proto.registration.PluginInfo;
 import io.vnpu.kube.dra.proto.registration.RegistrationGrpc;
@@ -12,6 +11,7 @@ import io.vnpu.kube.dra.proto.v1.NodePrepareResourcesRequest;
 import io.vnpu.kube.dra.proto.v1.NodePrepareResourcesResponse;
 import io.vnpu.kube.dra.proto.v1.NodeUnprepareResourcesRequest;
 import io.vnpu.kube.dra.proto.v1.NodeUnprepareResourcesResponse;
+import io.vnpu.kube.kubelet.UnixSocketTransport;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
@@ -21,12 +21,12 @@ import java.util.concurrent.TimeUnit;
  * v1beta1 API. Every call has a deadline (the kubelet uses 45 s; 20 s here).
  *
  * <p>It also keeps registrations as the kubelet's DRA plugin manager does (1.33 and later,
- * pkg/kubelet/cm/dra/plugin): {@link #register} validates GetInfo, refuses a second registration
- * of the same endpoint for the driver, connects eagerly and answers NotifyRegistrationStatus;
- * {@link #prepare} and {@link #unprepare} call one instance per call, the most recently registered
- * one that is connected, else the most recent one; an instance whose registration socket is gone
- * is deregistered before the next call (the plugin watcher's inotify event), so the calls switch
- * to the one left.
+ * pkg/kubelet/cm/dra/plugin): {@link #register} validates GetInfo, refuses a second registration of
+ * the same endpoint for the driver, connects eagerly and answers NotifyRegistrationStatus; {@link
+ * #prepare} and {@link #unprepare} call one instance per call, the most recently registered one
+ * that is connected, else the most recent one; an instance whose registration socket is gone is
+ * deregistered before the next call (the plugin watcher's inotify event), so the calls switch to
+ * the one left.
  */
 public final class DraKubeletStandIn implements AutoCloseable {
   private static final long DEADLINE_S = 20;
@@ -50,16 +50,26 @@ public final class DraKubeletStandIn implements AutoCloseable {
     PluginInfo info = getInfo(registrationSocket);
     String refused = null;
     if (!"DRAPlugin".equals(info.getType()) || !driverName.equals(info.getName())) {
-      refused = "plugin " + info.getName() + " of type " + info.getType() + " is not DRA driver "
-          + driverName;
+      refused =
+          "plugin "
+              + info.getName()
+              + " of type "
+              + info.getType()
+              + " is not DRA driver "
+              + driverName;
     } else if (info.getSupportedVersionsList().stream()
         .noneMatch(v -> v.equals("v1.DRAPlugin") || v.equals("v1beta1.DRAPlugin"))) {
-      refused = "none of services supported by the plugin " + info.getSupportedVersionsList()
-          + " are supported";
-    } else if (registered.stream().anyMatch(r -> r.endpoint().toString()
-        .equals(info.getEndpoint()))) {
-      refused = "endpoint " + info.getEndpoint() + " already registered for DRA driver plugin "
-          + driverName;
+      refused =
+          "none of services supported by the plugin "
+              + info.getSupportedVersionsList()
+              + " are supported";
+    } else if (registered.stream()
+        .anyMatch(r -> r.endpoint().toString().equals(info.getEndpoint()))) {
+      refused =
+          "endpoint "
+              + info.getEndpoint()
+              + " already registered for DRA driver plugin "
+              + driverName;
     }
     if (refused != null) {
       notifyRegistered(registrationSocket, false, refused);
@@ -74,8 +84,8 @@ public final class DraKubeletStandIn implements AutoCloseable {
   }
 
   /**
-   * The endpoint the next call goes to: registrations whose socket is gone are dropped first;
-   * then the most recently registered instance that is connected, else the most recent one.
+   * The endpoint the next call goes to: registrations whose socket is gone are dropped first; then
+   * the most recently registered instance that is connected, else the most recent one.
    *
    * @throws IllegalStateException "DRA driver X is not registered" when none is left
    */
@@ -91,8 +101,8 @@ public final class DraKubeletStandIn implements AutoCloseable {
   private synchronized Registered pickRegistered() {
     for (var it = registered.iterator(); it.hasNext(); ) {
       Registered r = it.next();
-      if (!java.nio.file.Files.exists(r.registrationSocket(),
-          java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      if (!java.nio.file.Files.exists(
+          r.registrationSocket(), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
         r.channel().shutdownNow(); // deregistered: the connection is closed
         it.remove();
       }
@@ -113,25 +123,32 @@ public final class DraKubeletStandIn implements AutoCloseable {
   public NodePrepareResourcesResponse prepare(Claim... claims) {
     Registered r = pickRegistered();
     called.add(r.endpoint());
-    return DRAPluginGrpc.newBlockingStub(r.channel()).withDeadlineAfter(DEADLINE_S,
-        TimeUnit.SECONDS).nodePrepareResources(NodePrepareResourcesRequest.newBuilder()
-            .addAllClaims(java.util.List.of(claims)).build());
+    return DRAPluginGrpc.newBlockingStub(r.channel())
+        .withDeadlineAfter(DEADLINE_S, TimeUnit.SECONDS)
+        .nodePrepareResources(
+            NodePrepareResourcesRequest.newBuilder()
+                .addAllClaims(java.util.List.of(claims))
+                .build());
   }
 
   /** v1 NodeUnprepareResources on the instance {@link #pick} chooses. */
   public NodeUnprepareResourcesResponse unprepare(Claim... claims) {
     Registered r = pickRegistered();
     called.add(r.endpoint());
-    return DRAPluginGrpc.newBlockingStub(r.channel()).withDeadlineAfter(DEADLINE_S,
-        TimeUnit.SECONDS).nodeUnprepareResources(NodeUnprepareResourcesRequest.newBuilder()
-            .addAllClaims(java.util.List.of(claims)).build());
+    return DRAPluginGrpc.newBlockingStub(r.channel())
+        .withDeadlineAfter(DEADLINE_S, TimeUnit.SECONDS)
+        .nodeUnprepareResources(
+            NodeUnprepareResourcesRequest.newBuilder()
+                .addAllClaims(java.util.List.of(claims))
+                .build());
   }
 
   /** GetInfo on a registration socket. */
   public PluginInfo getInfo(Path registrationSocket) {
     ManagedChannel ch = transport.channel(registrationSocket);
     try {
-      return RegistrationGrpc.newBlockingStub(ch).withDeadlineAfter(DEADLINE_S, TimeUnit.SECONDS)
+      return RegistrationGrpc.newBlockingStub(ch)
+          .withDeadlineAfter(DEADLINE_S, TimeUnit.SECONDS)
           .getInfo(InfoRequest.getDefaultInstance());
     } finally {
       ch.shutdownNow();
@@ -142,9 +159,13 @@ public final class DraKubeletStandIn implements AutoCloseable {
   public void notifyRegistered(Path registrationSocket, boolean registered, String error) {
     ManagedChannel ch = transport.channel(registrationSocket);
     try {
-      RegistrationGrpc.newBlockingStub(ch).withDeadlineAfter(DEADLINE_S, TimeUnit.SECONDS)
-          .notifyRegistrationStatus(RegistrationStatus.newBuilder()
-              .setPluginRegistered(registered).setError(error).build());
+      RegistrationGrpc.newBlockingStub(ch)
+          .withDeadlineAfter(DEADLINE_S, TimeUnit.SECONDS)
+          .notifyRegistrationStatus(
+              RegistrationStatus.newBuilder()
+                  .setPluginRegistered(registered)
+                  .setError(error)
+                  .build());
     } finally {
       ch.shutdownNow();
     }
@@ -159,9 +180,12 @@ public final class DraKubeletStandIn implements AutoCloseable {
   public NodePrepareResourcesResponse prepareV1(Path draSocket, Claim... claims) {
     ManagedChannel ch = transport.channel(draSocket);
     try {
-      return DRAPluginGrpc.newBlockingStub(ch).withDeadlineAfter(DEADLINE_S, TimeUnit.SECONDS)
-          .nodePrepareResources(NodePrepareResourcesRequest.newBuilder()
-              .addAllClaims(java.util.List.of(claims)).build());
+      return DRAPluginGrpc.newBlockingStub(ch)
+          .withDeadlineAfter(DEADLINE_S, TimeUnit.SECONDS)
+          .nodePrepareResources(
+              NodePrepareResourcesRequest.newBuilder()
+                  .addAllClaims(java.util.List.of(claims))
+                  .build());
     } finally {
       ch.shutdownNow();
     }
@@ -171,24 +195,32 @@ public final class DraKubeletStandIn implements AutoCloseable {
   public NodeUnprepareResourcesResponse unprepareV1(Path draSocket, Claim... claims) {
     ManagedChannel ch = transport.channel(draSocket);
     try {
-      return DRAPluginGrpc.newBlockingStub(ch).withDeadlineAfter(DEADLINE_S, TimeUnit.SECONDS)
-          .nodeUnprepareResources(NodeUnprepareResourcesRequest.newBuilder()
-              .addAllClaims(java.util.List.of(claims)).build());
+      return DRAPluginGrpc.newBlockingStub(ch)
+          .withDeadlineAfter(DEADLINE_S, TimeUnit.SECONDS)
+          .nodeUnprepareResources(
+              NodeUnprepareResourcesRequest.newBuilder()
+                  .addAllClaims(java.util.List.of(claims))
+                  .build());
     } finally {
       ch.shutdownNow();
     }
   }
 
   /** v1beta1 NodePrepareResources (a 1.32/1.33 kubelet). */
-  public io.vnpu.kube.dra.proto.v1beta1.NodePrepareResourcesResponse prepareV1beta1(Path draSocket,
-      String namespace, String uid, String name) {
+  public io.vnpu.kube.dra.proto.v1beta1.NodePrepareResourcesResponse prepareV1beta1(
+      Path draSocket, String namespace, String uid, String name) {
     ManagedChannel ch = transport.channel(draSocket);
     try {
       return io.vnpu.kube.dra.proto.v1beta1.DRAPluginGrpc.newBlockingStub(ch)
           .withDeadlineAfter(DEADLINE_S, TimeUnit.SECONDS)
-          .nodePrepareResources(io.vnpu.kube.dra.proto.v1beta1.NodePrepareResourcesRequest
-              .newBuilder().addClaims(io.vnpu.kube.dra.proto.v1beta1.Claim.newBuilder()
-                  .setNamespace(namespace).setUid(uid).setName(name)).build());
+          .nodePrepareResources(
+              io.vnpu.kube.dra.proto.v1beta1.NodePrepareResourcesRequest.newBuilder()
+                  .addClaims(
+                      io.vnpu.kube.dra.proto.v1beta1.Claim.newBuilder()
+                          .setNamespace(namespace)
+                          .setUid(uid)
+                          .setName(name))
+                  .build());
     } finally {
       ch.shutdownNow();
     }
@@ -201,9 +233,14 @@ public final class DraKubeletStandIn implements AutoCloseable {
     try {
       return io.vnpu.kube.dra.proto.v1beta1.DRAPluginGrpc.newBlockingStub(ch)
           .withDeadlineAfter(DEADLINE_S, TimeUnit.SECONDS)
-          .nodeUnprepareResources(io.vnpu.kube.dra.proto.v1beta1.NodeUnprepareResourcesRequest
-              .newBuilder().addClaims(io.vnpu.kube.dra.proto.v1beta1.Claim.newBuilder()
-                  .setNamespace(namespace).setUid(uid).setName(name)).build());
+          .nodeUnprepareResources(
+              io.vnpu.kube.dra.proto.v1beta1.NodeUnprepareResourcesRequest.newBuilder()
+                  .addClaims(
+                      io.vnpu.kube.dra.proto.v1beta1.Claim.newBuilder()
+                          .setNamespace(namespace)
+                          .setUid(uid)
+                          .setName(name))
+                  .build());
     } finally {
       ch.shutdownNow();
     }

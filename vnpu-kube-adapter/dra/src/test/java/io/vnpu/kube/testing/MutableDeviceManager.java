@@ -12,16 +12,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.List;
 
 /**
- * In-memory DeviceManager whose NPU list can change (a chip drops out) and whose discovery can
- * fail or find nothing for a while (DCMI not ready at boot). vNPUs after {@link #enableVnpus}:
- * created from known templates while the chip's HBM holds them (else refused as DCMI refuses
- * with insufficient resources), IDs from {@code phy*16+100} up as the Ascend driver numbers them,
- * a stand-in {@code vdavinci<id>} file per vNPU in the given device directory.
+ * In-memory DeviceManager whose NPU list can change (a chip drops out) and whose discovery can fail
+ * or find nothing for a while (DCMI not ready at boot). vNPUs after {@link #enableVnpus}: created
+ * from known templates while the chip's HBM holds them (else refused as DCMI refuses with
+ * insufficient resources), IDs from {@code phy*16+100} up as the Ascend driver numbers them, a
+ * stand-in {@code vdavinci<id>} file per vNPU in the given device directory.
  */
 public final class MutableDeviceManager implements DeviceManager {
   private List<Npu> npus;
@@ -39,8 +39,18 @@ public final class MutableDeviceManager implements DeviceManager {
 
   /** A 910B3 with 64 GiB HBM and 20 AI Cores; die-ID UUID derived from the phy ID. */
   public static Npu npu910b3(int logicId, int phyId, int numaNode) {
-    return new Npu(String.format("%08X-00000000-00000000-00000000-%08X", 0x1000 + phyId, phyId),
-        logicId, phyId, logicId, 0, "910B3", 64L << 30, 20, 7, DeviceHealth.HEALTHY, numaNode);
+    return new Npu(
+        String.format("%08X-00000000-00000000-00000000-%08X", 0x1000 + phyId, phyId),
+        logicId,
+        phyId,
+        logicId,
+        0,
+        "910B3",
+        64L << 30,
+        20,
+        7,
+        DeviceHealth.HEALTHY,
+        numaNode);
   }
 
   /** Eight 910B3 chips, logic ID = phy ID, NUMA 0 for phy 0-3 and 1 for 4-7. */
@@ -96,15 +106,25 @@ public final class MutableDeviceManager implements DeviceManager {
 
   /** A 910B4 with 32 GiB HBM and 20 AI Cores. */
   public static Npu npu910b4(int logicId, int phyId) {
-    return new Npu(String.format("%08X-00000000-00000000-00000000-%08X", 0x2000 + phyId, phyId),
-        logicId, phyId, logicId, 0, "910B4", 32L << 30, 20, 7, DeviceHealth.HEALTHY, 0);
+    return new Npu(
+        String.format("%08X-00000000-00000000-00000000-%08X", 0x2000 + phyId, phyId),
+        logicId,
+        phyId,
+        logicId,
+        0,
+        "910B4",
+        32L << 30,
+        20,
+        7,
+        DeviceHealth.HEALTHY,
+        0);
   }
 
   /**
    * Lets this fake create vNPUs.
    *
    * @param templates template name → memory in MiB
-   * @param nodeDir   where the stand-in {@code vdavinci<id>} files are created
+   * @param nodeDir where the stand-in {@code vdavinci<id>} files are created
    */
   public synchronized void enableVnpus(Map<String, Long> templates, Path nodeDir) {
     this.templateMib = Map.copyOf(templates);
@@ -121,16 +141,19 @@ public final class MutableDeviceManager implements DeviceManager {
     createCalls++;
     Long mib = templateMib.get(templateName);
     if (mib == null) {
-      throw new DeviceException("dcmi_create_vdevice: template " + templateName
-          + " not supported (-8005)");
+      throw new DeviceException(
+          "dcmi_create_vdevice: template " + templateName + " not supported (-8005)");
     }
-    Npu npu = npus.stream().filter(n -> n.logicId() == logicId).findFirst()
-        .orElseThrow(() -> new DeviceException("no NPU with logic ID " + logicId));
+    Npu npu =
+        npus.stream()
+            .filter(n -> n.logicId() == logicId)
+            .findFirst()
+            .orElseThrow(() -> new DeviceException("no NPU with logic ID " + logicId));
     TreeMap<Integer, Vnpu> m = vnpus.computeIfAbsent(logicId, k -> new TreeMap<>());
     long used = m.values().stream().mapToLong(Vnpu::memoryMib).sum();
     if (used + mib > npu.hbmMib()) {
-      throw new DeviceException("dcmi_create_vdevice: insufficient resources on logic ID "
-          + logicId + " (-8020)");
+      throw new DeviceException(
+          "dcmi_create_vdevice: insufficient resources on logic ID " + logicId + " (-8020)");
     }
     int id = npu.phyId() * 16 + 100;
     while (m.containsKey(id)) {
@@ -151,8 +174,8 @@ public final class MutableDeviceManager implements DeviceManager {
     TreeMap<Integer, Vnpu> m = vnpus.getOrDefault(logicId, new TreeMap<>());
     Vnpu v = m.get(vnpuId);
     if (v == null) {
-      throw new DeviceException("dcmi_set_destroy_vdevice: no vNPU " + vnpuId + " on logic ID "
-          + logicId);
+      throw new DeviceException(
+          "dcmi_set_destroy_vdevice: no vNPU " + vnpuId + " on logic ID " + logicId);
     }
     if (v.inUse()) {
       throw new DeviceException("dcmi_set_destroy_vdevice: vNPU " + vnpuId + " is in use");

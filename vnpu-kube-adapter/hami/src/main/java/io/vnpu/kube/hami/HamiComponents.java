@@ -1,6 +1,5 @@
 package io.vnpu.kube.hami;
 
-import io.vnpu.kube.hami.codec.HamiNames;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vnpu.api.fault.LiveDeviceHealth;
 import io.vnpu.api.health.HealthSource;
@@ -9,10 +8,10 @@ import io.vnpu.api.spi.DeviceManager;
 import io.vnpu.kube.hami.alloc.ContainerResponder;
 import io.vnpu.kube.hami.bind.HamiAllocator;
 import io.vnpu.kube.hami.bind.StaleBindReaper;
-import io.vnpu.kube.softslice.SoftSlices;
 import io.vnpu.kube.hami.cleanup.IdleVnpuCleaner;
 import io.vnpu.kube.hami.cleanup.VnpuIdleTracker;
 import io.vnpu.kube.hami.codec.DevicesToAllocateCodec;
+import io.vnpu.kube.hami.codec.HamiNames;
 import io.vnpu.kube.hami.codec.RegisterAnnotationCodec;
 import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
@@ -25,6 +24,7 @@ import io.vnpu.kube.hami.kube.PodSpecCheck;
 import io.vnpu.kube.limiter.LimiterFiles;
 import io.vnpu.kube.limiter.LimiterGate;
 import io.vnpu.kube.limiter.LimiterVerifier;
+import io.vnpu.kube.softslice.SoftSlices;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -56,57 +56,131 @@ public final class HamiComponents implements AutoCloseable {
   private volatile boolean closed;
 
   /**
-   * @param scheduler runs the periodic tasks; the agent passes one backed by a
-   *     {@code ScheduledExecutorService}
+   * @param scheduler runs the periodic tasks; the agent passes one backed by a {@code
+   *     ScheduledExecutorService}
    */
-  public HamiComponents(KubernetesClient client, DeviceManager deviceManager, HamiChipSettings chip,
-      HamiNodeSettings node, HamiOptions options, Clock clock, Scheduler scheduler) {
-    this(client, deviceManager, new LiveDeviceHealth(deviceManager), chip, node, options, clock, scheduler);
+  public HamiComponents(
+      KubernetesClient client,
+      DeviceManager deviceManager,
+      HamiChipSettings chip,
+      HamiNodeSettings node,
+      HamiOptions options,
+      Clock clock,
+      Scheduler scheduler) {
+    this(
+        client,
+        deviceManager,
+        new LiveDeviceHealth(deviceManager),
+        chip,
+        node,
+        options,
+        clock,
+        scheduler);
   }
 
   /**
    * @param health the node's health source: the register annotation and ListAndWatch follow it, a
    *     change is republished at once
    */
-  public HamiComponents(KubernetesClient client, DeviceManager deviceManager, HealthSource health,
-      HamiChipSettings chip, HamiNodeSettings node, HamiOptions options, Clock clock, Scheduler scheduler) {
+  public HamiComponents(
+      KubernetesClient client,
+      DeviceManager deviceManager,
+      HealthSource health,
+      HamiChipSettings chip,
+      HamiNodeSettings node,
+      HamiOptions options,
+      Clock clock,
+      Scheduler scheduler) {
     Objects.requireNonNull(options, "options");
     this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
     this.health = Objects.requireNonNull(health, "health");
     HamiNames names = new HamiNames(chip.commonWord());
     inventory = new DeviceInventory(deviceManager, health, node);
     VnpuIdleTracker tracker = new VnpuIdleTracker();
-    slices = new SoftSlices(options.softLayout().slices(), options.regions().orElse((region, config) -> {
-      throw new java.io.IOException("the limiter creates the quota regions on this node");
-    }), limiterGate(options));
-    ContainerResponder responder = new ContainerResponder(names, node.hamiVnpuCore(), options.hardSplit(),
-        deviceManager, tracker, options.softLayout(), slices, options.regions().isPresent(), clock);
+    slices =
+        new SoftSlices(
+            options.softLayout().slices(),
+            options
+                .regions()
+                .orElse(
+                    (region, config) -> {
+                      throw new java.io.IOException(
+                          "the limiter creates the quota regions on this node");
+                    }),
+            limiterGate(options));
+    ContainerResponder responder =
+        new ContainerResponder(
+            names,
+            node.hamiVnpuCore(),
+            options.hardSplit(),
+            deviceManager,
+            tracker,
+            options.softLayout(),
+            slices,
+            options.regions().isPresent(),
+            clock);
     PodBindingClient binding = new PodBindingClient(client, options.nodeName());
     DevicesToAllocateCodec devicesCodec = new DevicesToAllocateCodec(options.decodeVariant());
     PodSpecCheck spec = new PodSpecCheck(chip.resourceName());
-    HamiAllocator allocator = new HamiAllocator(new PodFinder(client, options.nodeName(), names, devicesCodec, spec),
-        binding, names, devicesCodec, inventory::current, responder, spec);
+    HamiAllocator allocator =
+        new HamiAllocator(
+            new PodFinder(client, options.nodeName(), names, devicesCodec, spec),
+            binding,
+            names,
+            devicesCodec,
+            inventory::current,
+            responder,
+            spec);
     resourceManager = new HamiResourceManager(chip, node, inventory, allocator);
-    registerLoop = new RegisterLoop(inventory,
-        new NodeRegistrar(client, options.nodeName(), names,
-            new RegisterAnnotationCodec(options.emitDevicePairScore()), clock, options.reportTimeOffset()),
-        chip, node, scheduler, options.registerPeriod(), options.retryDelay());
-    idleCleaner = new IdleVnpuCleaner(deviceManager, inventory::current, tracker,
-        new BoundPodAllocations(client, options.nodeName(), names, devicesCodec),
-        clock, options.idleVnpuGrace());
-    idleTask = new PeriodicTask("idle vNPU cleanup", scheduler, () -> {
-      idleCleaner.runOnce();
-      return options.checkIdleVnpuInterval();
-    }, options.checkIdleVnpuInterval());
-    podSweep = new NodePodSweep(client, options.nodeName(),
-        slices,
-        new StaleBindReaper(client, binding, options.nodeName()), SWEEP_PERIOD);
+    registerLoop =
+        new RegisterLoop(
+            inventory,
+            new NodeRegistrar(
+                client,
+                options.nodeName(),
+                names,
+                new RegisterAnnotationCodec(options.emitDevicePairScore()),
+                clock,
+                options.reportTimeOffset()),
+            chip,
+            node,
+            scheduler,
+            options.registerPeriod(),
+            options.retryDelay());
+    idleCleaner =
+        new IdleVnpuCleaner(
+            deviceManager,
+            inventory::current,
+            tracker,
+            new BoundPodAllocations(client, options.nodeName(), names, devicesCodec),
+            clock,
+            options.idleVnpuGrace());
+    idleTask =
+        new PeriodicTask(
+            "idle vNPU cleanup",
+            scheduler,
+            () -> {
+              idleCleaner.runOnce();
+              return options.checkIdleVnpuInterval();
+            },
+            options.checkIdleVnpuInterval());
+    podSweep =
+        new NodePodSweep(
+            client,
+            options.nodeName(),
+            slices,
+            new StaleBindReaper(client, binding, options.nodeName()),
+            SWEEP_PERIOD);
     sweepTask = new PeriodicTask("pod sweep", scheduler, podSweep::round, SWEEP_PERIOD);
   }
 
   private static LimiterGate limiterGate(HamiOptions options) {
-    return options.limiterGate().orElseGet(() -> LimiterVerifier.forThisMachine(
-        LimiterFiles.hami(Path.of(options.softLayout().limiterDir()))));
+    return options
+        .limiterGate()
+        .orElseGet(
+            () ->
+                LimiterVerifier.forThisMachine(
+                    LimiterFiles.hami(Path.of(options.softLayout().limiterDir()))));
   }
 
   public HamiResourceManager resourceManager() {
@@ -153,8 +227,8 @@ public final class HamiComponents implements AutoCloseable {
   }
 
   /**
-   * A health change republishes ListAndWatch and the register annotation at once (an extra
-   * register round on the loop's scheduler), not at the next periodic round.
+   * A health change republishes ListAndWatch and the register annotation at once (an extra register
+   * round on the loop's scheduler), not at the next periodic round.
    */
   private void republish() {
     if (closed) return;

@@ -16,8 +16,8 @@ import java.util.Objects;
 
 /**
  * One periodic look at the pods of this node (at start-up and every {@code period}): removes the
- * container directories of deleted and finished pods ({@link SoftSlices#removeFinished}) and ends binds
- * whose pod is terminal or gone ({@link StaleBindReaper}).
+ * container directories of deleted and finished pods ({@link SoftSlices#removeFinished}) and ends
+ * binds whose pod is terminal or gone ({@link StaleBindReaper}).
  */
 public final class NodePodSweep {
   private final KubernetesClient client;
@@ -26,8 +26,12 @@ public final class NodePodSweep {
   private final StaleBindReaper binds;
   private final Duration period;
 
-  public NodePodSweep(KubernetesClient client, String nodeName, SoftSlices dirs,
-      StaleBindReaper binds, Duration period) {
+  public NodePodSweep(
+      KubernetesClient client,
+      String nodeName,
+      SoftSlices dirs,
+      StaleBindReaper binds,
+      Duration period) {
     this.client = Objects.requireNonNull(client, "client");
     this.nodeName = Objects.requireNonNull(nodeName, "nodeName");
     this.dirs = Objects.requireNonNull(dirs, "dirs");
@@ -57,7 +61,10 @@ public final class NodePodSweep {
     Map<String, String> phases = new HashMap<>();
     for (Pod p : pods) {
       String uid = p.getMetadata().getUid();
-      String phase = p.getStatus() == null || p.getStatus().getPhase() == null ? "Unknown" : p.getStatus().getPhase();
+      String phase =
+          p.getStatus() == null || p.getStatus().getPhase() == null
+              ? "Unknown"
+              : p.getStatus().getPhase();
       if (uid != null) phases.put(uid, phase);
     }
     List<Path> removed = dirs.removeFinished(entries, phases);
@@ -67,10 +74,12 @@ public final class NodePodSweep {
   private List<Pod> podsOnNode() {
     Map<String, Pod> pods = new LinkedHashMap<>();
     // as PodFinder: by field spec.nodeName, and by the scheduler's label where field selectors fail
-    for (Pod p : client.pods().inAnyNamespace().withField("spec.nodeName", nodeName).list().getItems()) {
+    for (Pod p :
+        client.pods().inAnyNamespace().withField("spec.nodeName", nodeName).list().getItems()) {
       pods.put(p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(), p);
     }
-    for (Pod p : client.pods().inAnyNamespace().withLabel(HamiNames.VGPU_NODE, nodeName).list().getItems()) {
+    for (Pod p :
+        client.pods().inAnyNamespace().withLabel(HamiNames.VGPU_NODE, nodeName).list().getItems()) {
       pods.putIfAbsent(p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(), p);
     }
     return pods.values().stream()

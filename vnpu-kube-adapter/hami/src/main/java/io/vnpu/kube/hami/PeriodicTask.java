@@ -9,8 +9,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A task that runs in rounds on a {@link Scheduler} and survives anything one round throws: the
  * next round is scheduled in a {@code finally}, after {@code afterFailure} when the round threw
- * (any exception or error: a driver's absurd value must not take the node out of HAMi for good).
- * A {@code ScheduledExecutorService} periodic task, by contrast, is cancelled silently by its first
+ * (any exception or error: a driver's absurd value must not take the node out of HAMi for good). A
+ * {@code ScheduledExecutorService} periodic task, by contrast, is cancelled silently by its first
  * exception.
  */
 public final class PeriodicTask implements AutoCloseable {
@@ -29,7 +29,7 @@ public final class PeriodicTask implements AutoCloseable {
   private volatile boolean closed;
 
   /**
-   * @param name         names the task in log lines, e.g. {@code register}
+   * @param name names the task in log lines, e.g. {@code register}
    * @param afterFailure delay before the next round when one threw
    */
   public PeriodicTask(String name, Scheduler scheduler, Round round, Duration afterFailure) {
@@ -51,7 +51,11 @@ public final class PeriodicTask implements AutoCloseable {
       next = Objects.requireNonNull(round.run(), "delay");
     } catch (Throwable t) {
       // logged without the trace at WARN (it repeats every round); the trace is at DEBUG
-      LOG.warn("{}: round failed ({}); next round in {} ms", name, Causes.describe(t), afterFailure.toMillis());
+      LOG.warn(
+          "{}: round failed ({}); next round in {} ms",
+          name,
+          Causes.describe(t),
+          afterFailure.toMillis());
       LOG.debug("{}: round failure", name, t);
       if (t instanceof InterruptedException) Thread.currentThread().interrupt();
     } finally {

@@ -1,7 +1,7 @@
 package io.vnpu.kube.hami;
 
-import io.vnpu.kube.errors.Causes;
 import io.vnpu.api.spi.DeviceException;
+import io.vnpu.kube.errors.Causes;
 import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
 import io.vnpu.kube.hami.devices.DeviceInventory;
@@ -31,8 +31,14 @@ public final class RegisterLoop implements AutoCloseable {
   private final Duration retryDelay;
   private final PeriodicTask task;
 
-  public RegisterLoop(DeviceInventory inventory, NodeRegistrar registrar, HamiChipSettings chip,
-      HamiNodeSettings node, Scheduler scheduler, Duration period, Duration retryDelay) {
+  public RegisterLoop(
+      DeviceInventory inventory,
+      NodeRegistrar registrar,
+      HamiChipSettings chip,
+      HamiNodeSettings node,
+      Scheduler scheduler,
+      Duration period,
+      Duration retryDelay) {
     this.inventory = Objects.requireNonNull(inventory, "inventory");
     this.registrar = Objects.requireNonNull(registrar, "registrar");
     this.chip = Objects.requireNonNull(chip, "chip");

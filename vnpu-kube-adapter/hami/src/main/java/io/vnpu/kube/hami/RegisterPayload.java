@@ -17,14 +17,22 @@ import java.util.List;
 public final class RegisterPayload {
   private RegisterPayload() {}
 
-  public static List<RegisterDevice> of(NodeDevices devices, HamiChipSettings chip, HamiNodeSettings node) {
+  public static List<RegisterDevice> of(
+      NodeDevices devices, HamiChipSettings chip, HamiNodeSettings node) {
     int count = VDeviceCount.of(chip, node);
     int devcore = node.hamiVnpuCore() ? 100 : chip.aiCore();
     List<RegisterDevice> out = new ArrayList<>(devices.npus().size());
     for (int i = 0; i < devices.npus().size(); i++) {
       Npu n = devices.npus().get(i);
-      out.add(RegisterDevice.ascend(n.uuid(), i, count, (int) chip.memoryAllocatableMib(), devcore,
-          chip.commonWord(), n.health().healthy()));
+      out.add(
+          RegisterDevice.ascend(
+              n.uuid(),
+              i,
+              count,
+              (int) chip.memoryAllocatableMib(),
+              devcore,
+              chip.commonWord(),
+              n.health().healthy()));
     }
     return out;
   }

@@ -8,8 +8,8 @@ import java.util.Set;
 
 /**
  * Runs a target on mutated inputs for a bounded time and number of inputs and fails on the first
- * input that throws anything but the documented exceptions; the message carries the input (as
- * text and hex) so it can be added to the seeds. Deterministic sequence for a fixed seed.
+ * input that throws anything but the documented exceptions; the message carries the input (as text
+ * and hex) so it can be added to the seeds. Deterministic sequence for a fixed seed.
  */
 final class FuzzRun {
   /** The target: parse the input; documented exceptions are the expected way to refuse it. */
@@ -27,8 +27,13 @@ final class FuzzRun {
    * @return the number of inputs run (every seed first, unmutated)
    * @throws AssertionError naming the input when the target throws anything else
    */
-  static int run(String name, List<byte[]> seeds, List<String> dictionary, int maxLen,
-      Set<Class<? extends Throwable>> documented, Target target) {
+  static int run(
+      String name,
+      List<byte[]> seeds,
+      List<String> dictionary,
+      int maxLen,
+      Set<Class<? extends Throwable>> documented,
+      Target target) {
     long deadline = System.nanoTime() + budget().toNanos();
     int n = 0;
     for (byte[] seed : seeds) {
@@ -43,7 +48,8 @@ final class FuzzRun {
     return n;
   }
 
-  private static void check(String name, byte[] input, Set<Class<? extends Throwable>> documented, Target target) {
+  private static void check(
+      String name, byte[] input, Set<Class<? extends Throwable>> documented, Target target) {
     try {
       target.accept(input);
     } catch (Throwable t) {

@@ -11,10 +11,50 @@ import java.util.SplittableRandom;
  * from a dictionary of the format. Deterministic for a given random source.
  */
 final class Mutator {
-  private static final byte[] INTERESTING = {0, 1, -1, 0x7f, (byte) 0x80, '\n', '"', '\\', ':', ',', ';', '-',
-      '[', '{', '}', ']', '&', '*', '!', '%', '\'', '|', '>', (byte) 0xc3, (byte) 0xff};
-  private static final long[] INTERESTING_INTS = {0, 1, -1, 16, 17, 255, 256, 4096, 65535, Integer.MAX_VALUE,
-      Integer.MIN_VALUE, Long.MAX_VALUE, Long.MIN_VALUE, 0x80000000L, 139264};
+  private static final byte[] INTERESTING = {
+    0,
+    1,
+    -1,
+    0x7f,
+    (byte) 0x80,
+    '\n',
+    '"',
+    '\\',
+    ':',
+    ',',
+    ';',
+    '-',
+    '[',
+    '{',
+    '}',
+    ']',
+    '&',
+    '*',
+    '!',
+    '%',
+    '\'',
+    '|',
+    '>',
+    (byte) 0xc3,
+    (byte) 0xff
+  };
+  private static final long[] INTERESTING_INTS = {
+    0,
+    1,
+    -1,
+    16,
+    17,
+    255,
+    256,
+    4096,
+    65535,
+    Integer.MAX_VALUE,
+    Integer.MIN_VALUE,
+    Long.MAX_VALUE,
+    Long.MIN_VALUE,
+    0x80000000L,
+    139264
+  };
 
   private final SplittableRandom random;
   private final List<byte[]> seeds;
@@ -58,8 +98,15 @@ final class Mutator {
         byte[] chunk = java.util.Arrays.copyOfRange(b, from, from + len);
         b = insert(b, random.nextInt(b.length + 1), chunk, maxLen);
       }
-      case 6 -> b = insert(b, random.nextInt(b.length + 1), tokens.isEmpty()
-          ? new byte[] {INTERESTING[random.nextInt(INTERESTING.length)]} : tokens.get(random.nextInt(tokens.size())), maxLen);
+      case 6 ->
+          b =
+              insert(
+                  b,
+                  random.nextInt(b.length + 1),
+                  tokens.isEmpty()
+                      ? new byte[] {INTERESTING[random.nextInt(INTERESTING.length)]}
+                      : tokens.get(random.nextInt(tokens.size())),
+                  maxLen);
       case 7 -> { // splice with another seed
         byte[] other = seeds.get(random.nextInt(seeds.size()));
         int cut = random.nextInt(b.length + 1);

@@ -12,7 +12,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** In-memory DeviceManager: NPUs with settable health, vNPUs with settable use, injectable failures. */
+/**
+ * In-memory DeviceManager: NPUs with settable health, vNPUs with settable use, injectable failures.
+ */
 final class FakeDeviceManager implements DeviceManager {
   private final List<Npu> npus;
   private final Map<Integer, DeviceHealth> health = new HashMap<>();
@@ -27,7 +29,8 @@ final class FakeDeviceManager implements DeviceManager {
   }
 
   static Npu npu(String uuid, int logicId, int phyId) {
-    return new Npu(uuid, logicId, phyId, logicId, 0, "910B3", 64L << 30, 20, 7, DeviceHealth.HEALTHY, -1);
+    return new Npu(
+        uuid, logicId, phyId, logicId, 0, "910B3", 64L << 30, 20, 7, DeviceHealth.HEALTHY, -1);
   }
 
   synchronized void setHealth(int logicId, DeviceHealth h) {
@@ -48,13 +51,18 @@ final class FakeDeviceManager implements DeviceManager {
   }
 
   synchronized void addVnpu(int logicId, int vnpuId, String template, boolean inUse) {
-    vnpus.computeIfAbsent(logicId, k -> new TreeMap<>())
+    vnpus
+        .computeIfAbsent(logicId, k -> new TreeMap<>())
         .put(vnpuId, new Vnpu(vnpuId, logicId, template, 16384, 5, inUse));
   }
 
   synchronized void setInUse(int logicId, int vnpuId, boolean inUse) {
     Vnpu v = vnpus.get(logicId).get(vnpuId);
-    vnpus.get(logicId).put(vnpuId, new Vnpu(v.vnpuId(), logicId, v.templateName(), v.memoryMib(), v.aiCores(), inUse));
+    vnpus
+        .get(logicId)
+        .put(
+            vnpuId,
+            new Vnpu(v.vnpuId(), logicId, v.templateName(), v.memoryMib(), v.aiCores(), inUse));
   }
 
   synchronized List<String> calls() {

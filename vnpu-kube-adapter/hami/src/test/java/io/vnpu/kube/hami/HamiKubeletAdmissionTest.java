@@ -41,8 +41,7 @@ class HamiKubeletAdmissionTest {
 
   KubernetesClient client;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private KubeletStandIn kubelet;
   private DevicePluginServer server;
@@ -51,17 +50,42 @@ class HamiKubeletAdmissionTest {
   @BeforeEach
   void setUp() throws Exception {
     kubelet = KubeletStandIn.start(dir.resolve("device-plugins"));
-    FakeDeviceManager dm = new FakeDeviceManager(List.of(FakeDeviceManager.npu("U0", 0, 0),
-        FakeDeviceManager.npu("U1", 1, 1), FakeDeviceManager.npu("U2", 2, 2)));
-    HamiChipSettings chip = new HamiChipSettings("910B3", "Ascend910B3", "huawei.com/Ascend910B3", 65536, 65536, 20,
-        List.of(new VnpuTemplate("vir05_1c_16g", 16384, 5, 1)));
-    hami = new HamiComponents(client, dm, chip, HamiNodeSettings.defaults(false), HamiOptions.defaults(KubeFixtures.NODE),
-        new MutableClock(Instant.parse("2026-07-24T10:15:30Z")), new RecordingScheduler());
+    FakeDeviceManager dm =
+        new FakeDeviceManager(
+            List.of(
+                FakeDeviceManager.npu("U0", 0, 0),
+                FakeDeviceManager.npu("U1", 1, 1),
+                FakeDeviceManager.npu("U2", 2, 2)));
+    HamiChipSettings chip =
+        new HamiChipSettings(
+            "910B3",
+            "Ascend910B3",
+            "huawei.com/Ascend910B3",
+            65536,
+            65536,
+            20,
+            List.of(new VnpuTemplate("vir05_1c_16g", 16384, 5, 1)));
+    hami =
+        new HamiComponents(
+            client,
+            dm,
+            chip,
+            HamiNodeSettings.defaults(false),
+            HamiOptions.defaults(KubeFixtures.NODE),
+            new MutableClock(Instant.parse("2026-07-24T10:15:30Z")),
+            new RecordingScheduler());
     hami.start();
-    server = DevicePluginServer.builder(new MeasuredResourceManager(hami.resourceManager(),
-            new RequestMetrics(new io.prometheus.metrics.model.registry.PrometheusRegistry()), System::nanoTime),
-            kubelet.pluginDir())
-        .socketName(new HamiNames(chip.commonWord()).socketName()).registerTimeout(WAIT).build();
+    server =
+        DevicePluginServer.builder(
+                new MeasuredResourceManager(
+                    hami.resourceManager(),
+                    new RequestMetrics(
+                        new io.prometheus.metrics.model.registry.PrometheusRegistry()),
+                    System::nanoTime),
+                kubelet.pluginDir())
+            .socketName(new HamiNames(chip.commonWord()).socketName())
+            .registerTimeout(WAIT)
+            .build();
     server.start();
   }
 
@@ -76,22 +100,33 @@ class HamiKubeletAdmissionTest {
   void theKubeletIsPreferredTheChipsTheSchedulerChoseForEachContainer() throws Exception {
     RegisterRequest r = kubelet.awaitRegistration(WAIT);
     node(client, Map.of("hami.io/mutex.lock", "2026-07-24T10:00:00Z,default,two"));
-    pod(client, "two", 1L, Map.of(
-        "hami.io/Ascend910B3-devices-to-allocate", "U2,Ascend910B3,16384,0:;U1,Ascend910B3,65536,0:U0,Ascend910B3,65536,0:;",
-        "huawei.com/Ascend910B3", "[{\"UUID\":\"U2\",\"temp\":\"vir05_1c_16g\",\"memory\":16384},"
-            + "{\"UUID\":\"U1\",\"memory\":65536},{\"UUID\":\"U0\",\"memory\":65536}]"),
-        List.of(), List.of("hard", "whole"));
+    pod(
+        client,
+        "two",
+        1L,
+        Map.of(
+            "hami.io/Ascend910B3-devices-to-allocate",
+            "U2,Ascend910B3,16384,0:;U1,Ascend910B3,65536,0:U0,Ascend910B3,65536,0:;",
+            "huawei.com/Ascend910B3",
+            "[{\"UUID\":\"U2\",\"temp\":\"vir05_1c_16g\",\"memory\":16384},"
+                + "{\"UUID\":\"U1\",\"memory\":65536},{\"UUID\":\"U0\",\"memory\":65536}]"),
+        List.of(),
+        List.of("hard", "whole"));
     try (PluginClient plugin = kubelet.connect(r)) {
       plugin.assertAdvertisedOptionsServed(r);
       // the kubelet's own pick would be the first free replicas; it asks the plugin first
       assertThat(plugin.admit(List.of("U0-0")).getEnvsMap())
-          .containsEntry("ASCEND_VISIBLE_DEVICES", "2").containsEntry("ASCEND_VNPU_SPECS", "vir05_1c_16g");
-      assertThat(plugin.admit(List.of("U0-1", "U0-2")).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "1,0");
+          .containsEntry("ASCEND_VISIBLE_DEVICES", "2")
+          .containsEntry("ASCEND_VNPU_SPECS", "vir05_1c_16g");
+      assertThat(plugin.admit(List.of("U0-1", "U0-2")).getEnvsMap())
+          .containsEntry("ASCEND_VISIBLE_DEVICES", "1,0");
       assertThat(plugin.preferredRequests()).hasSize(2);
       assertThat(plugin.admissions()).hasSize(2);
       assertThat(plugin.admissions().get(0)).singleElement().asString().startsWith("U2-");
-      assertThat(plugin.admissions().get(1)).hasSize(2)
-          .anySatisfy(id -> assertThat(id).startsWith("U1-")).anySatisfy(id -> assertThat(id).startsWith("U0-"));
+      assertThat(plugin.admissions().get(1))
+          .hasSize(2)
+          .anySatisfy(id -> assertThat(id).startsWith("U1-"))
+          .anySatisfy(id -> assertThat(id).startsWith("U0-"));
       assertThat(podAnnotations(client, "two")).containsEntry("hami.io/bind-phase", "success");
     }
   }
@@ -101,7 +136,8 @@ class HamiKubeletAdmissionTest {
     RegisterRequest r = kubelet.awaitRegistration(WAIT);
     node(client, Map.of());
     try (PluginClient plugin = kubelet.connect(r)) {
-      org.assertj.core.api.Assertions.assertThatThrownBy(() -> plugin.admit(List.of("U0-0", "U0-1")))
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+              () -> plugin.admit(List.of("U0-0", "U0-1")))
           .hasMessageContaining("no binding pod found on node node-1");
       assertThat(plugin.preferredRequests()).hasSize(1);
     }

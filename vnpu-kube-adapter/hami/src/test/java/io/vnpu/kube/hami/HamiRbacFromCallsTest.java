@@ -13,9 +13,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.vnpu.api.model.VnpuTemplate;
 import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
-
 import io.vnpu.kube.testing.RbacFromCalls;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +34,8 @@ class HamiRbacFromCallsTest {
   KubernetesMockServer server;
 
   static java.nio.file.Path manifests() {
-    for (java.nio.file.Path d = java.nio.file.Path.of("").toAbsolutePath(); d != null;
+    for (java.nio.file.Path d = java.nio.file.Path.of("").toAbsolutePath();
+        d != null;
         d = d.getParent()) {
       if (java.nio.file.Files.isDirectory(d.resolve("deploy/manifests"))) {
         return d.resolve("deploy/manifests");
@@ -48,25 +47,46 @@ class HamiRbacFromCallsTest {
   @Test
   void theChartGrantsHamiModeExactlyWhatTheAgentCalls() throws Exception {
     node(client, Map.of("hami.io/mutex.lock", LOCK));
-    pod(client, "test-pod", 1700000000L, Map.of(
-        "hami.io/Ascend910-devices-to-allocate", "uuid1,Ascend910,8738,0:;",
-        "huawei.com/Ascend910", "[{\"UUID\":\"uuid1\",\"temp\":\"vir08\"}]"),
-        List.of(), List.of("main"));
+    pod(
+        client,
+        "test-pod",
+        1700000000L,
+        Map.of(
+            "hami.io/Ascend910-devices-to-allocate", "uuid1,Ascend910,8738,0:;",
+            "huawei.com/Ascend910", "[{\"UUID\":\"uuid1\",\"temp\":\"vir08\"}]"),
+        List.of(),
+        List.of("main"));
     // a bind whose pod failed before its Allocate: the sweep marks it failed
     pod(client, "stale", 1700000001L, Map.of(), List.of(), List.of("main"));
     Pod stale = client.pods().inNamespace("default").withName("stale").get();
-    client.pods().inNamespace("default").resource(new PodBuilder(stale).editStatus()
-        .withPhase("Failed").endStatus().build()).updateStatus();
+    client
+        .pods()
+        .inNamespace("default")
+        .resource(new PodBuilder(stale).editStatus().withPhase("Failed").endStatus().build())
+        .updateStatus();
 
-    HamiChipSettings chip = new HamiChipSettings("910A", "Ascend910", "huawei.com/Ascend910",
-        32768, 32768, 30, List.of(new VnpuTemplate("vir08", 8738, 8, 0)));
+    HamiChipSettings chip =
+        new HamiChipSettings(
+            "910A",
+            "Ascend910",
+            "huawei.com/Ascend910",
+            32768,
+            32768,
+            30,
+            List.of(new VnpuTemplate("vir08", 8738, 8, 0)));
     FakeDeviceManager dm = new FakeDeviceManager(List.of(FakeDeviceManager.npu("uuid1", 0, 3)));
     dm.addVnpu(0, 100, "vir08", false); // an orphan for the idle cleanup to look at
     RecordingScheduler scheduler = new RecordingScheduler();
     try (KubernetesClient agent = RbacFromCalls.clientAs(client, AGENT);
-        HamiComponents c = new HamiComponents(agent, dm, chip, HamiNodeSettings.defaults(false),
-            HamiOptions.defaults(KubeFixtures.NODE),
-            new MutableClock(Instant.parse("2026-07-24T10:15:30Z")), scheduler)) {
+        HamiComponents c =
+            new HamiComponents(
+                agent,
+                dm,
+                chip,
+                HamiNodeSettings.defaults(false),
+                HamiOptions.defaults(KubeFixtures.NODE),
+                new MutableClock(Instant.parse("2026-07-24T10:15:30Z")),
+                scheduler)) {
       c.start();
       for (int i = 0; i < 6 && !scheduler.tasks.isEmpty(); i++) {
         scheduler.runNext(); // register, idle cleanup, sweep (each reschedules itself)
@@ -84,10 +104,15 @@ class HamiRbacFromCallsTest {
     // the chart as rendered for mode hami (HelmChartTest keeps deploy/manifests/hami.yaml fresh)
     ClusterRole role;
     try (var in = java.nio.file.Files.newInputStream(manifests().resolve("hami.yaml"))) {
-      role = client.load(in).items().stream().filter(ClusterRole.class::isInstance)
-          .map(ClusterRole.class::cast).findFirst().orElseThrow();
+      role =
+          client.load(in).items().stream()
+              .filter(ClusterRole.class::isInstance)
+              .map(ClusterRole.class::cast)
+              .findFirst()
+              .orElseThrow();
     }
-    assertThat(RbacFromCalls.granted(role.getRules())).as("calls seen: %s", needed)
+    assertThat(RbacFromCalls.granted(role.getRules()))
+        .as("calls seen: %s", needed)
         .isEqualTo(needed);
   }
 }

@@ -19,19 +19,25 @@ import org.junit.jupiter.api.Test;
 /** Idle hard-vNPU cleanup with a grace period (spec section 6.4, bug 9.5). */
 class IdleVnpuCleanerTest {
   private final MutableClock clock = new MutableClock(Instant.parse("2026-07-24T10:00:00Z"));
-  private final FakeDeviceManager dm = new FakeDeviceManager(List.of(FakeDeviceManager.npu("U0", 0, 0),
-      FakeDeviceManager.npu("U1", 1, 1)));
+  private final FakeDeviceManager dm =
+      new FakeDeviceManager(
+          List.of(FakeDeviceManager.npu("U0", 0, 0), FakeDeviceManager.npu("U1", 1, 1)));
   private final VnpuIdleTracker tracker = new VnpuIdleTracker();
+
   /** What the live pods hold; null = the source is unreachable. */
   private final AtomicReference<LiveAllocations.Holders> holders =
       new AtomicReference<>(new LiveAllocations.Holders(Set.of(), Set.of()));
-  private final LiveAllocations live = () -> {
-    LiveAllocations.Holders h = holders.get();
-    if (h == null) throw new LiveAllocationsUnavailableException("API server unreachable", null);
-    return h;
-  };
-  private final IdleVnpuCleaner cleaner = new IdleVnpuCleaner(dm, () -> new NodeDevices(dm.discover()), tracker,
-      live, clock, Duration.ofMinutes(10));
+
+  private final LiveAllocations live =
+      () -> {
+        LiveAllocations.Holders h = holders.get();
+        if (h == null)
+          throw new LiveAllocationsUnavailableException("API server unreachable", null);
+        return h;
+      };
+  private final IdleVnpuCleaner cleaner =
+      new IdleVnpuCleaner(
+          dm, () -> new NodeDevices(dm.discover()), tracker, live, clock, Duration.ofMinutes(10));
 
   @Test
   void aVnpuOfALivePodIsKeptThoughDcmiSaysIdle() {
@@ -80,7 +86,7 @@ class IdleVnpuCleanerTest {
   @Test
   void destroysOnlyVnpusIdleForTheWholeGracePeriod() {
     dm.addVnpu(0, 100, "vir05_1c_16g", false); // left over after a reboot
-    dm.addVnpu(0, 101, "vir05_1c_16g", true);  // running container
+    dm.addVnpu(0, 101, "vir05_1c_16g", true); // running container
     assertThat(cleaner.runOnce()).isEmpty();
     clock.advance(Duration.ofMinutes(9));
     assertThat(cleaner.runOnce()).isEmpty();
@@ -139,12 +145,16 @@ class IdleVnpuCleanerTest {
     dm.addVnpu(0, 101, "vir05_1c_16g", false);
     dm.addVnpu(0, 102, "vir05_1c_16g", false);
     dm.addVnpu(0, 103, "vir10_3c_32g", false);
-    holders.set(new LiveAllocations.Holders(Set.of("pod-a"), Set.of(),
-        Map.of("U0", Map.of("vir05_1c_16g", 1))));
+    holders.set(
+        new LiveAllocations.Holders(
+            Set.of("pod-a"), Set.of(), Map.of("U0", Map.of("vir05_1c_16g", 1))));
     assertThat(cleaner.runOnce()).isEmpty();
     clock.advance(Duration.ofMinutes(10));
-    assertThat(cleaner.runOnce()).containsExactlyInAnyOrder(new VnpuKey(0, 101, "vir05_1c_16g"),
-        new VnpuKey(0, 102, "vir05_1c_16g"), new VnpuKey(0, 103, "vir10_3c_32g"));
+    assertThat(cleaner.runOnce())
+        .containsExactlyInAnyOrder(
+            new VnpuKey(0, 101, "vir05_1c_16g"),
+            new VnpuKey(0, 102, "vir05_1c_16g"),
+            new VnpuKey(0, 103, "vir10_3c_32g"));
     assertThat(dm.listVnpus(0)).extracting(v -> v.vnpuId()).containsExactly(100);
   }
 
@@ -154,8 +164,11 @@ class IdleVnpuCleanerTest {
     dm.addVnpu(1, 116, "vir05_1c_16g", false);
     dm.addVnpu(1, 117, "vir05_1c_16g", false);
     dm.addVnpu(1, 118, "vir10_3c_32g", false);
-    holders.set(new LiveAllocations.Holders(Set.of("pod-a", "pod-b"), Set.of(),
-        Map.of("U1", Map.of("vir05_1c_16g", 1, "vir10_3c_32g", 1))));
+    holders.set(
+        new LiveAllocations.Holders(
+            Set.of("pod-a", "pod-b"),
+            Set.of(),
+            Map.of("U1", Map.of("vir05_1c_16g", 1, "vir10_3c_32g", 1))));
     assertThat(cleaner.runOnce()).isEmpty();
     clock.advance(Duration.ofMinutes(9));
     assertThat(cleaner.runOnce()).isEmpty();

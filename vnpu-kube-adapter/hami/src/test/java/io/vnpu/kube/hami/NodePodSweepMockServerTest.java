@@ -32,20 +32,31 @@ import org.junit.jupiter.api.io.TempDir;
 class NodePodSweepMockServerTest {
   KubernetesClient client;
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   private NodePodSweep sweep(Path root) {
-    return new NodePodSweep(client, NODE, new io.vnpu.kube.softslice.SoftSlices(
-        new io.vnpu.kube.softslice.SoftSliceLayout(root, tmp.resolve("registry"), "/hami-vnpu-shmem",
-            "/hami-shared-region", io.vnpu.kube.limiter.LimiterFiles.hami(tmp.resolve("limiter"))),
-        (region, config) -> 1L, () -> { }),
-        new StaleBindReaper(client, new PodBindingClient(client, NODE), NODE), Duration.ofSeconds(60));
+    return new NodePodSweep(
+        client,
+        NODE,
+        new io.vnpu.kube.softslice.SoftSlices(
+            new io.vnpu.kube.softslice.SoftSliceLayout(
+                root,
+                tmp.resolve("registry"),
+                "/hami-vnpu-shmem",
+                "/hami-shared-region",
+                io.vnpu.kube.limiter.LimiterFiles.hami(tmp.resolve("limiter"))),
+            (region, config) -> 1L,
+            () -> {}),
+        new StaleBindReaper(client, new PodBindingClient(client, NODE), NODE),
+        Duration.ofSeconds(60));
   }
 
   private void phase(String name, String phase) {
     Pod p = client.pods().inNamespace("default").withName(name).get();
-    client.pods().inNamespace("default").resource(new PodBuilder(p).editStatus().withPhase(phase).endStatus().build())
+    client
+        .pods()
+        .inNamespace("default")
+        .resource(new PodBuilder(p).editStatus().withPhase(phase).endStatus().build())
         .updateStatus();
   }
 
@@ -74,7 +85,9 @@ class NodePodSweepMockServerTest {
     Path notOurs = Files.createDirectories(root.resolve("lost+found"));
     Path outside = Files.createDirectories(tmp.resolve("outside"));
     Files.writeString(outside.resolve("keep"), "keep");
-    Path link = Files.createSymbolicLink(root.resolve("6f1c2b7e-0000-4000-8000-000000000002_main"), outside);
+    Path link =
+        Files.createSymbolicLink(
+            root.resolve("6f1c2b7e-0000-4000-8000-000000000002_main"), outside);
 
     NodePodSweep.Outcome o = sweep(root).runOnce();
 
@@ -97,12 +110,19 @@ class NodePodSweepMockServerTest {
   @Test
   void terminalLockOwnerGetsFailedAndTheLockIsReleased() throws Exception {
     node(client, Map.of("hami.io/mutex.lock", "2024-01-01T00:00:00Z,default,rejected"));
-    pod(client, "rejected", 1L, Map.of("hami.io/Ascend910-devices-to-allocate", ";uuid2,Ascend910,1024,10:;"),
-        List.of(), List.of("a", "b"));
+    pod(
+        client,
+        "rejected",
+        1L,
+        Map.of("hami.io/Ascend910-devices-to-allocate", ";uuid2,Ascend910,1024,10:;"),
+        List.of(),
+        List.of("a", "b"));
     phase("rejected", "Failed");
     NodePodSweep.Outcome o = sweep(tmp.resolve("absent")).runOnce();
-    assertThat(o.bindActions()).containsExactly("bind-phase failed: default/rejected",
-        "released node lock of default/rejected (pod ended)");
+    assertThat(o.bindActions())
+        .containsExactly(
+            "bind-phase failed: default/rejected",
+            "released node lock of default/rejected (pod ended)");
     assertThat(podAnnotations(client, "rejected")).containsEntry("hami.io/bind-phase", "failed");
     assertThat(nodeAnnotations(client)).doesNotContainKey("hami.io/mutex.lock");
   }
@@ -119,8 +139,10 @@ class NodePodSweepMockServerTest {
     // a finished pod elsewhere in the list still allocating gets failed, without touching the lock
     pod(client, "old", 2L, Map.of(), List.of(), List.of("main"));
     phase("old", "Succeeded");
-    assertThat(sweep(tmp.resolve("absent")).runOnce().bindActions()).containsExactly("bind-phase failed: default/old");
-    assertThat(nodeAnnotations(client)).containsEntry("hami.io/mutex.lock", "2024-01-01T00:00:00Z,default,binding");
+    assertThat(sweep(tmp.resolve("absent")).runOnce().bindActions())
+        .containsExactly("bind-phase failed: default/old");
+    assertThat(nodeAnnotations(client))
+        .containsEntry("hami.io/mutex.lock", "2024-01-01T00:00:00Z,default,binding");
     assertThat(podAnnotations(client, "binding")).containsEntry("hami.io/bind-phase", "allocating");
   }
 
@@ -128,11 +150,16 @@ class NodePodSweepMockServerTest {
   @Test
   void runsAtStartThenEveryPeriod() throws Exception {
     RecordingScheduler scheduler = new RecordingScheduler();
-    PeriodicTask task = new PeriodicTask("pod sweep", scheduler, sweep(tmp.resolve("absent"))::round,
-        Duration.ofSeconds(60));
+    PeriodicTask task =
+        new PeriodicTask(
+            "pod sweep", scheduler, sweep(tmp.resolve("absent"))::round, Duration.ofSeconds(60));
     task.start(Duration.ZERO);
-    assertThat(scheduler.tasks).extracting(RecordingScheduler.Task::delay).containsExactly(Duration.ZERO);
+    assertThat(scheduler.tasks)
+        .extracting(RecordingScheduler.Task::delay)
+        .containsExactly(Duration.ZERO);
     scheduler.runNext();
-    assertThat(scheduler.tasks).extracting(RecordingScheduler.Task::delay).containsExactly(Duration.ofSeconds(60));
+    assertThat(scheduler.tasks)
+        .extracting(RecordingScheduler.Task::delay)
+        .containsExactly(Duration.ofSeconds(60));
   }
 }

@@ -14,24 +14,37 @@ class PeriodicTaskTest {
   @Test
   void everyKindOfFailureIsFollowedByAnotherRound() {
     RecordingScheduler scheduler = new RecordingScheduler();
-    Deque<Throwable> failures = new ArrayDeque<>(List.of(new IllegalStateException("bug"),
-        new InternalError("a fault occurred in an unsafe memory access operation"),
-        new AssertionError("never"), new Exception("checked")));
+    Deque<Throwable> failures =
+        new ArrayDeque<>(
+            List.of(
+                new IllegalStateException("bug"),
+                new InternalError("a fault occurred in an unsafe memory access operation"),
+                new AssertionError("never"),
+                new Exception("checked")));
     List<Integer> rounds = new ArrayList<>();
-    PeriodicTask task = new PeriodicTask("test", scheduler, () -> {
-      rounds.add(rounds.size());
-      Throwable t = failures.poll();
-      if (t instanceof Error e) throw e;
-      if (t instanceof Exception e) throw e;
-      return Duration.ofSeconds(30);
-    }, Duration.ofSeconds(5));
+    PeriodicTask task =
+        new PeriodicTask(
+            "test",
+            scheduler,
+            () -> {
+              rounds.add(rounds.size());
+              Throwable t = failures.poll();
+              if (t instanceof Error e) throw e;
+              if (t instanceof Exception e) throw e;
+              return Duration.ofSeconds(30);
+            },
+            Duration.ofSeconds(5));
     task.start(Duration.ZERO);
     for (int i = 0; i < 4; i++) {
       scheduler.runNext();
-      assertThat(scheduler.tasks).extracting(RecordingScheduler.Task::delay).containsExactly(Duration.ofSeconds(5));
+      assertThat(scheduler.tasks)
+          .extracting(RecordingScheduler.Task::delay)
+          .containsExactly(Duration.ofSeconds(5));
     }
     scheduler.runNext();
-    assertThat(scheduler.tasks).extracting(RecordingScheduler.Task::delay).containsExactly(Duration.ofSeconds(30));
+    assertThat(scheduler.tasks)
+        .extracting(RecordingScheduler.Task::delay)
+        .containsExactly(Duration.ofSeconds(30));
     assertThat(rounds).containsExactly(0, 1, 2, 3, 4);
     task.close();
     scheduler.runNext();

@@ -21,7 +21,6 @@ import io.vnpu.kube.hami.codec.RegisterAnnotationCodec;
 import io.vnpu.kube.hami.codec.RegisterDevice;
 import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
-import io.vnpu.kube.resource.PluginDevice;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -35,25 +34,26 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A fault injected in the simulated driver reaches the HAMi device plugin (ListAndWatch devices
- * and the register annotation) after one health poll, through the node's one health source, and
- * a recovery makes the chip healthy again there.
+ * A fault injected in the simulated driver reaches the HAMi device plugin (ListAndWatch devices and
+ * the register annotation) after one health poll, through the node's one health source, and a
+ * recovery makes the chip healthy again there.
  */
 @EnableKubernetesMockClient(crud = true)
 class SimulatedFaultHealthTest {
   KubernetesClient client;
 
-  @TempDir
-  Path root;
+  @TempDir Path root;
 
   private final RegisterAnnotationCodec codec = new RegisterAnnotationCodec(true);
   private final Path nativeDir = Path.of(System.getProperty("vnpu.native.dir"));
 
   private void ctl(String... args) throws Exception {
-    List<String> cmd = new java.util.ArrayList<>(List.of(nativeDir.resolve("vnpu-sim-ctl").toString()));
+    List<String> cmd =
+        new java.util.ArrayList<>(List.of(nativeDir.resolve("vnpu-sim-ctl").toString()));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-    pb.environment().putAll(Map.of("VNPU_SIM_PROFILE", "910B3x8", "VNPU_SIM_ROOT", root.toString()));
+    pb.environment()
+        .putAll(Map.of("VNPU_SIM_PROFILE", "910B3x8", "VNPU_SIM_ROOT", root.toString()));
     Process p = pb.start();
     String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
@@ -62,7 +62,8 @@ class SimulatedFaultHealthTest {
 
   private List<Boolean> registered() throws Exception {
     return codec.decode(nodeAnnotations(client).get("hami.io/node-register-Ascend910B3")).stream()
-        .map(RegisterDevice::health).toList();
+        .map(RegisterDevice::health)
+        .toList();
   }
 
   @Test
@@ -71,13 +72,29 @@ class SimulatedFaultHealthTest {
     BundledSimulator sim = new BundledSimulator(nativeDir);
     sim.configure("910B3x8", root);
     Path lib = sim.library().orElseThrow();
-    try (DcmiDeviceManager dm = DcmiDeviceManager.open(new DcmiLibrarySource(lib, "test", List.of(lib)))) {
-      HealthMonitor health = DcmiHealth.create(dm.dcmi(), FaultConfigs.shippedDefault(),
-          ManualSeparationStore.inMemory(), ChipUsage.NONE, FaultNotifier.NONE, Duration.ofSeconds(5),
-          Clock.systemUTC()).monitor();
+    try (DcmiDeviceManager dm =
+        DcmiDeviceManager.open(new DcmiLibrarySource(lib, "test", List.of(lib)))) {
+      HealthMonitor health =
+          DcmiHealth.create(
+                  dm.dcmi(),
+                  FaultConfigs.shippedDefault(),
+                  ManualSeparationStore.inMemory(),
+                  ChipUsage.NONE,
+                  FaultNotifier.NONE,
+                  Duration.ofSeconds(5),
+                  Clock.systemUTC())
+              .monitor();
       RecordingScheduler scheduler = new RecordingScheduler();
-      HamiComponents c = new HamiComponents(client, dm, health, chip(), HamiNodeSettings.defaults(false),
-          HamiOptions.defaults(NODE), new MutableClock(Instant.parse("2026-12-01T00:00:00Z")), scheduler);
+      HamiComponents c =
+          new HamiComponents(
+              client,
+              dm,
+              health,
+              chip(),
+              HamiNodeSettings.defaults(false),
+              HamiOptions.defaults(NODE),
+              new MutableClock(Instant.parse("2026-12-01T00:00:00Z")),
+              scheduler);
       health.pollOnce();
       c.start();
       AtomicInteger changes = new AtomicInteger();
@@ -88,13 +105,18 @@ class SimulatedFaultHealthTest {
 
       ctl("fault", "3", "0x80E3A201");
       health.pollOnce(); // one poll period
-      assertThat(scheduler.tasks).extracting(RecordingScheduler.Task::delay).containsExactly(Duration.ZERO);
+      assertThat(scheduler.tasks)
+          .extracting(RecordingScheduler.Task::delay)
+          .containsExactly(Duration.ZERO);
       scheduler.runNext();
       assertThat(changes).hasValue(1);
       String uuid3 = dm.discover().get(3).uuid();
-      assertThat(c.resourceManager().devices()).filteredOn(d -> d.id().startsWith(uuid3))
-          .isNotEmpty().allSatisfy(d -> assertThat(d.healthy()).isFalse());
-      assertThat(c.resourceManager().devices()).filteredOn(d -> !d.id().startsWith(uuid3))
+      assertThat(c.resourceManager().devices())
+          .filteredOn(d -> d.id().startsWith(uuid3))
+          .isNotEmpty()
+          .allSatisfy(d -> assertThat(d.healthy()).isFalse());
+      assertThat(c.resourceManager().devices())
+          .filteredOn(d -> !d.id().startsWith(uuid3))
           .allSatisfy(d -> assertThat(d.healthy()).isTrue());
       assertThat(registered()).containsExactly(true, true, true, false, true, true, true, true);
       assertThat(c.inventory().current().npus().get(3).health().reason())
@@ -112,7 +134,13 @@ class SimulatedFaultHealthTest {
   }
 
   private static HamiChipSettings chip() {
-    return new HamiChipSettings("910B3", "Ascend910B3", "huawei.com/Ascend910B3", 65536, 65536, 20,
+    return new HamiChipSettings(
+        "910B3",
+        "Ascend910B3",
+        "huawei.com/Ascend910B3",
+        65536,
+        65536,
+        20,
         List.of(new VnpuTemplate("vir05_1c_16g", 16384, 5, 1)));
   }
 }

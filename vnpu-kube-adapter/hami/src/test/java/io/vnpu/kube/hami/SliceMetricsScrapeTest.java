@@ -10,9 +10,9 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vnpu.api.fault.LiveDeviceHealth;
 import io.vnpu.api.model.Priority;
+import io.vnpu.api.slice.Mount;
 import io.vnpu.kube.agent.DeviceManagerTelemetry;
 import io.vnpu.kube.hami.alloc.SoftSplitLayout;
-import io.vnpu.kube.resource.QuotaRegionFactory;
 import io.vnpu.kube.hami.config.HamiChipSettings;
 import io.vnpu.kube.hami.config.HamiNodeSettings;
 import io.vnpu.kube.limiter.LimiterFixture;
@@ -23,7 +23,7 @@ import io.vnpu.kube.metrics.OpsServer;
 import io.vnpu.kube.metrics.RequestMetrics;
 import io.vnpu.kube.metrics.SliceCollector;
 import io.vnpu.kube.resource.ContainerAllocation;
-import io.vnpu.api.slice.Mount;
+import io.vnpu.kube.resource.QuotaRegionFactory;
 import io.vnpu.quota.region.MemoryAccount;
 import io.vnpu.quota.region.QuotaRegion;
 import io.vnpu.quota.region.QuotaRegions;
@@ -67,64 +67,128 @@ class SliceMetricsScrapeTest {
     // a registry directory of its own: the registries' lock directory lies beside it
     Path shared = java.nio.file.Files.createDirectory(sharedParent.resolve("registry"));
     node(client, Map.of("hami.io/mutex.lock", "2024-01-01T00:00:00Z,default,train"));
-    pod(client, "train", 1L, Map.of("huawei.com/vnpu-mode", "hami-core",
-        "hami.io/Ascend910B3-devices-to-allocate", "U0,Ascend910B3,1024,40:;",
-        "huawei.com/Ascend910B3", "[{\"UUID\":\"U0\",\"memory\":1024,\"core\":40}]"), List.of(), List.of("main"));
-    SoftSplitLayout layout = SoftSplitLayout.upstream(hook)
-        .withLimiterDir(LimiterFixture.installInto(limiterRoot.resolve("hami-vnpu-core")).hostDir().toString());
-    HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(layout,
-        Optional.of(QuotaRegionFactory.writing(new QuotaRegions())));
-    FakeDeviceManager dm = new FakeDeviceManager(List.of(FakeDeviceManager.npu("U0", 0, 4), FakeDeviceManager.npu("U1", 1, 5)));
-    HamiComponents c = new HamiComponents(client, dm,
-        new HamiChipSettings("910B3", "Ascend910B3", "huawei.com/Ascend910B3", 65536, 65536, 20, List.of()),
-        HamiNodeSettings.defaults(true), opts, new MutableClock(Instant.EPOCH), new RecordingScheduler());
+    pod(
+        client,
+        "train",
+        1L,
+        Map.of(
+            "huawei.com/vnpu-mode",
+            "hami-core",
+            "hami.io/Ascend910B3-devices-to-allocate",
+            "U0,Ascend910B3,1024,40:;",
+            "huawei.com/Ascend910B3",
+            "[{\"UUID\":\"U0\",\"memory\":1024,\"core\":40}]"),
+        List.of(),
+        List.of("main"));
+    SoftSplitLayout layout =
+        SoftSplitLayout.upstream(hook)
+            .withLimiterDir(
+                LimiterFixture.installInto(limiterRoot.resolve("hami-vnpu-core"))
+                    .hostDir()
+                    .toString());
+    HamiOptions opts =
+        HamiOptions.defaults(NODE)
+            .withSoftSplit(layout, Optional.of(QuotaRegionFactory.writing(new QuotaRegions())));
+    FakeDeviceManager dm =
+        new FakeDeviceManager(
+            List.of(FakeDeviceManager.npu("U0", 0, 4), FakeDeviceManager.npu("U1", 1, 5)));
+    HamiComponents c =
+        new HamiComponents(
+            client,
+            dm,
+            new HamiChipSettings(
+                "910B3", "Ascend910B3", "huawei.com/Ascend910B3", 65536, 65536, 20, List.of()),
+            HamiNodeSettings.defaults(true),
+            opts,
+            new MutableClock(Instant.EPOCH),
+            new RecordingScheduler());
     c.inventory().refresh();
 
     PrometheusRegistry registry = new PrometheusRegistry();
     AtomicLong nanos = new AtomicLong(1_000_000_000L);
     Set<CompatNames> all = EnumSet.allOf(CompatNames.class);
-    MeasuredResourceManager rm = new MeasuredResourceManager(c.resourceManager(), new RequestMetrics(registry), nanos::get);
-    registry.register(new NpuCollector(NODE, "Ascend910B3", new DeviceManagerTelemetry(dm, dm.discover(), new LiveDeviceHealth(dm)), all));
-    registry.register(new SliceCollector(NODE, new HamiSliceSource(client, NODE, c.slices()),
-        d -> d.equals("/hami-shared-region") ? Optional.of(shared) : Optional.empty(), all, nanos::get));
+    MeasuredResourceManager rm =
+        new MeasuredResourceManager(c.resourceManager(), new RequestMetrics(registry), nanos::get);
+    registry.register(
+        new NpuCollector(
+            NODE,
+            "Ascend910B3",
+            new DeviceManagerTelemetry(dm, dm.discover(), new LiveDeviceHealth(dm)),
+            all));
+    registry.register(
+        new SliceCollector(
+            NODE,
+            new HamiSliceSource(client, NODE, c.slices()),
+            d -> d.equals("/hami-shared-region") ? Optional.of(shared) : Optional.empty(),
+            all,
+            nanos::get));
 
     ContainerAllocation a = rm.allocate(List.of("U0-0"));
-    Path region = Path.of(a.mounts().stream().filter(m -> m.containerPath().equals("/hami-vnpu-shmem"))
-        .map(Mount::hostPath).findFirst().orElseThrow()).resolve("vnpu_local_shmem");
+    Path region =
+        Path.of(
+                a.mounts().stream()
+                    .filter(m -> m.containerPath().equals("/hami-vnpu-shmem"))
+                    .map(Mount::hostPath)
+                    .findFirst()
+                    .orElseThrow())
+            .resolve("vnpu_local_shmem");
 
     try (OpsServer server = OpsServer.start("127.0.0.1", 0, registry, Map.of(), Map.of());
-         QuotaRegion workload = new QuotaRegions().open(region);
-         ComputeRegistry reg = new ComputeRegistries().createOrOpen(shared.resolve(ComputeRegistries.fileName(4)), 4)) {
+        QuotaRegion workload = new QuotaRegions().open(region);
+        ComputeRegistry reg =
+            new ComputeRegistries()
+                .createOrOpen(shared.resolve(ComputeRegistries.fileName(4)), 4)) {
       // the workload: 768 MiB admitted, then 512 MiB more is over the 1024 MiB limit (207001)
       MemoryAccount account = workload.memoryAccount();
       assertThat(account.admit(0, 768 * MIB)).isTrue();
       assertThat(account.admit(0, 512 * MIB)).isFalse();
-      reg.register(new RegistryMember(workload.epoch(), "default/train/main", 40, 0, Priority.NORMAL));
+      reg.register(
+          new RegistryMember(workload.epoch(), "default/train/main", 40, 0, Priority.NORMAL));
 
       Map<String, String> before = scrape(server);
-      String slice = "{container=\"main\",device_index=\"0\",namespace=\"default\",node=\"node-1\","
-          + "npu_uuid=\"U0\",phy_id=\"4\",pod=\"train\"}";
-      assertThat(before).containsEntry("vnpu_slice_memory_limit_bytes" + slice, "1.073741824E9")
+      String slice =
+          "{container=\"main\",device_index=\"0\",namespace=\"default\",node=\"node-1\","
+              + "npu_uuid=\"U0\",phy_id=\"4\",pod=\"train\"}";
+      assertThat(before)
+          .containsEntry("vnpu_slice_memory_limit_bytes" + slice, "1.073741824E9")
           .containsEntry("vnpu_slice_memory_used_bytes" + slice, "8.05306368E8")
           .containsEntry("vnpu_slice_memory_peak_bytes" + slice, "8.05306368E8")
           .containsEntry("vnpu_slice_oom_rejections_total" + slice, "1.0")
           .containsEntry("vnpu_slice_kernel_launches_total" + slice, "0.0")
-          .containsEntry("vnpu_slice_processes{container=\"main\",namespace=\"default\",node=\"node-1\",pod=\"train\"}", "1.0")
-          .containsEntry("hami_vgpu_memory_used_bytes{container=\"main\",device_uuid=\"U0\",namespace=\"default\","
-              + "pod=\"train\",vdevice_index=\"0\"}", "8.05306368E8")
-          .containsEntry("hami_vgpu_memory_limit_bytes{container=\"main\",device_uuid=\"U0\",namespace=\"default\","
-              + "pod=\"train\",vdevice_index=\"0\"}", "1.073741824E9")
-          .containsEntry("vnpu_pod_used_memory{container_name=\"main\",id=\"4\",namespace=\"default\",pod_name=\"train\","
-              + "vdie_id=\"U0\"}", "768.0")
-          .containsEntry("vnpu_pod_total_memory{container_name=\"main\",id=\"4\",namespace=\"default\",pod_name=\"train\","
-              + "vdie_id=\"U0\"}", "1024.0")
+          .containsEntry(
+              "vnpu_slice_processes{container=\"main\",namespace=\"default\",node=\"node-1\",pod=\"train\"}",
+              "1.0")
+          .containsEntry(
+              "hami_vgpu_memory_used_bytes{container=\"main\",device_uuid=\"U0\",namespace=\"default\","
+                  + "pod=\"train\",vdevice_index=\"0\"}",
+              "8.05306368E8")
+          .containsEntry(
+              "hami_vgpu_memory_limit_bytes{container=\"main\",device_uuid=\"U0\",namespace=\"default\","
+                  + "pod=\"train\",vdevice_index=\"0\"}",
+              "1.073741824E9")
+          .containsEntry(
+              "vnpu_pod_used_memory{container_name=\"main\",id=\"4\",namespace=\"default\",pod_name=\"train\","
+                  + "vdie_id=\"U0\"}",
+              "768.0")
+          .containsEntry(
+              "vnpu_pod_total_memory{container_name=\"main\",id=\"4\",namespace=\"default\",pod_name=\"train\","
+                  + "vdie_id=\"U0\"}",
+              "1024.0")
           .containsEntry("vnpu_plugin_requests_total{operation=\"allocate\"}", "1.0")
           .containsEntry("vnpu_npu_healthy{node=\"node-1\",npu_uuid=\"U1\",phy_id=\"5\"}", "1.0")
-          .containsEntry("npu_chip_info_health_status{id=\"5\",model_name=\"Ascend910B3\",vdie_id=\"U1\"}", "1.0")
-          .containsEntry("vnpu_npu_hbm_total_bytes{node=\"node-1\",npu_uuid=\"U0\",phy_id=\"4\"}", "6.8719476736E10");
+          .containsEntry(
+              "npu_chip_info_health_status{id=\"5\",model_name=\"Ascend910B3\",vdie_id=\"U1\"}",
+              "1.0")
+          .containsEntry(
+              "vnpu_npu_hbm_total_bytes{node=\"node-1\",npu_uuid=\"U0\",phy_id=\"4\"}",
+              "6.8719476736E10");
       // the fake driver cannot measure HBM use or utilisation: absent, never 0
-      assertThat(before.keySet()).noneMatch(k -> k.startsWith("vnpu_npu_hbm_used_bytes")
-          || k.startsWith("vnpu_npu_aicore_utilization_ratio") || k.startsWith("hami_host_gpu_memory_used_bytes"));
+      assertThat(before.keySet())
+          .noneMatch(
+              k ->
+                  k.startsWith("vnpu_npu_hbm_used_bytes")
+                      || k.startsWith("vnpu_npu_aicore_utilization_ratio")
+                      || k.startsWith("hami_host_gpu_memory_used_bytes"));
       // achieved share needs two scrapes
       assertThat(before.keySet()).noneMatch(k -> k.startsWith("vnpu_slice_aicore_achieved_ratio"));
 
@@ -135,10 +199,15 @@ class SliceMetricsScrapeTest {
       // the pod is gone: its series disappear, nothing else changes
       client.pods().inNamespace("default").withName("train").delete();
       Map<String, String> after = scrape(server);
-      assertThat(after.keySet()).noneMatch(k -> k.contains("pod=\"train\"") || k.contains("pod_name=\"train\""));
-      Map<String, String> expected = second.entrySet().stream()
-          .filter(e -> !e.getKey().contains("pod=\"train\"") && !e.getKey().contains("pod_name=\"train\""))
-          .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+      assertThat(after.keySet())
+          .noneMatch(k -> k.contains("pod=\"train\"") || k.contains("pod_name=\"train\""));
+      Map<String, String> expected =
+          second.entrySet().stream()
+              .filter(
+                  e ->
+                      !e.getKey().contains("pod=\"train\"")
+                          && !e.getKey().contains("pod_name=\"train\""))
+              .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
       assertThat(after).isEqualTo(expected);
       assertThat(Files.exists(region)).isTrue(); // the metrics never remove files
     }
@@ -146,11 +215,19 @@ class SliceMetricsScrapeTest {
 
   /** {@code series{labels} -> value} of every sample line of the text format. */
   private static Map<String, String> scrape(OpsServer server) throws Exception {
-    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-        URI.create("http://127.0.0.1:" + server.port() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/metrics"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).isEqualTo(200);
-    return Arrays.stream(r.body().split("\n")).filter(l -> !l.startsWith("#") && !l.isBlank())
-        .filter(l -> !l.contains("_created") && !l.startsWith("vnpu_plugin_request_duration_seconds"))
-        .collect(Collectors.toMap(l -> l.substring(0, l.lastIndexOf(' ')), l -> l.substring(l.lastIndexOf(' ') + 1)));
+    return Arrays.stream(r.body().split("\n"))
+        .filter(l -> !l.startsWith("#") && !l.isBlank())
+        .filter(
+            l -> !l.contains("_created") && !l.startsWith("vnpu_plugin_request_duration_seconds"))
+        .collect(
+            Collectors.toMap(
+                l -> l.substring(0, l.lastIndexOf(' ')), l -> l.substring(l.lastIndexOf(' ') + 1)));
   }
 }

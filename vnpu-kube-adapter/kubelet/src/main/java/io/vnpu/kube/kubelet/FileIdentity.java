@@ -10,9 +10,9 @@ import java.util.Optional;
 
 /**
  * Identity of a file at a moment: device and inode ({@code fileKey}) plus modification time, so
- * that a socket deleted and re-created at the same path (kubelet restart) compares unequal even when
- * the file system reuses the inode number. Used to notice that the kubelet (or anyone) removed or
- * replaced a socket.
+ * that a socket deleted and re-created at the same path (kubelet restart) compares unequal even
+ * when the file system reuses the inode number. Used to notice that the kubelet (or anyone) removed
+ * or replaced a socket.
  */
 public record FileIdentity(Object fileKey, FileTime modified) {
 

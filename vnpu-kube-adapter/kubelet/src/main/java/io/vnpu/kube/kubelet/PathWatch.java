@@ -21,11 +21,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Notices that files of interest (kubelet and plugin sockets) are created or deleted, by watching
- * their directories with a {@link WatchService}, and calls a callback on its own daemon thread.
- * The callback should only schedule the owner's reconcile, which compares {@link FileIdentity}s;
- * the owner also runs that reconcile periodically, because a watch dies when its directory is
- * removed (the kubelet wipes its device-plugin directory on restart) — {@link #ensureRegistered()}
- * re-arms it once the directory is back.
+ * their directories with a {@link WatchService}, and calls a callback on its own daemon thread. The
+ * callback should only schedule the owner's reconcile, which compares {@link FileIdentity}s; the
+ * owner also runs that reconcile periodically, because a watch dies when its directory is removed
+ * (the kubelet wipes its device-plugin directory on restart) — {@link #ensureRegistered()} re-arms
+ * it once the directory is back.
  */
 public final class PathWatch implements AutoCloseable {
 
@@ -37,7 +37,10 @@ public final class PathWatch implements AutoCloseable {
   private final Runnable onChange;
   private final Thread thread;
 
-  private PathWatch(WatchService service, Map<Path, Set<String>> namesByDir, Runnable onChange,
+  private PathWatch(
+      WatchService service,
+      Map<Path, Set<String>> namesByDir,
+      Runnable onChange,
       String threadName) {
     this.service = service;
     this.namesByDir = namesByDir;
@@ -49,21 +52,26 @@ public final class PathWatch implements AutoCloseable {
   /**
    * Creates the watch (directories are created when missing) and starts its thread.
    *
-   * @param files      absolute paths whose creation or deletion matters
-   * @param onChange   called on the watch thread after a relevant event (or an overflow)
+   * @param files absolute paths whose creation or deletion matters
+   * @param onChange called on the watch thread after a relevant event (or an overflow)
    * @throws IOException when no watch service is available
    */
   public static PathWatch start(String threadName, Collection<Path> files, Runnable onChange)
       throws IOException {
     Objects.requireNonNull(onChange, "onChange");
-    Map<Path, Set<String>> byDir = files.stream().map(Path::toAbsolutePath).collect(
-        Collectors.groupingBy(Path::getParent, LinkedHashMap::new,
-            Collectors.mapping(p -> p.getFileName().toString(), Collectors.toSet())));
+    Map<Path, Set<String>> byDir =
+        files.stream()
+            .map(Path::toAbsolutePath)
+            .collect(
+                Collectors.groupingBy(
+                    Path::getParent,
+                    LinkedHashMap::new,
+                    Collectors.mapping(p -> p.getFileName().toString(), Collectors.toSet())));
     for (Path dir : byDir.keySet()) {
       Files.createDirectories(dir);
     }
-    PathWatch w = new PathWatch(FileSystems.getDefault().newWatchService(), byDir, onChange,
-        threadName);
+    PathWatch w =
+        new PathWatch(FileSystems.getDefault().newWatchService(), byDir, onChange, threadName);
     w.ensureRegistered();
     w.thread.start();
     return w;
@@ -77,8 +85,12 @@ public final class PathWatch implements AutoCloseable {
         continue;
       }
       try {
-        keys.put(dir, dir.register(service, StandardWatchEventKinds.ENTRY_CREATE,
-            StandardWatchEventKinds.ENTRY_DELETE));
+        keys.put(
+            dir,
+            dir.register(
+                service,
+                StandardWatchEventKinds.ENTRY_CREATE,
+                StandardWatchEventKinds.ENTRY_DELETE));
       } catch (IOException | ClosedWatchServiceException e) {
         log.debug("watching {} failed: {}", dir, e.toString());
       }
@@ -105,8 +117,9 @@ public final class PathWatch implements AutoCloseable {
       Set<String> names = namesByDir.getOrDefault((Path) key.watchable(), Set.of());
       boolean relevant = false;
       for (WatchEvent<?> ev : key.pollEvents()) {
-        relevant |= ev.kind() == StandardWatchEventKinds.OVERFLOW
-            || (ev.context() instanceof Path p && names.contains(p.toString()));
+        relevant |=
+            ev.kind() == StandardWatchEventKinds.OVERFLOW
+                || (ev.context() instanceof Path p && names.contains(p.toString()));
       }
       key.reset();
       if (relevant) {

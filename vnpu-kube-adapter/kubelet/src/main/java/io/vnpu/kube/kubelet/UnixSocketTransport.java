@@ -31,7 +31,9 @@ public final class UnixSocketTransport implements AutoCloseable {
 
   private final EventLoopGroup group;
 
-  /** @param threads NIO event loop threads (2 is plenty for a device plugin) */
+  /**
+   * @param threads NIO event loop threads (2 is plenty for a device plugin)
+   */
   public UnixSocketTransport(int threads) {
     this.group = new MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory());
   }
@@ -51,10 +53,11 @@ public final class UnixSocketTransport implements AutoCloseable {
   public Server startServer(Path socket, List<BindableService> services) throws IOException {
     Path staging = socket.resolveSibling("." + socket.getFileName() + ".tmp");
     Files.deleteIfExists(staging);
-    NettyServerBuilder builder = NettyServerBuilder.forAddress(UnixDomainSocketAddress.of(staging))
-        .channelType(NioServerDomainSocketChannel.class)
-        .bossEventLoopGroup(group)
-        .workerEventLoopGroup(group);
+    NettyServerBuilder builder =
+        NettyServerBuilder.forAddress(UnixDomainSocketAddress.of(staging))
+            .channelType(NioServerDomainSocketChannel.class)
+            .bossEventLoopGroup(group)
+            .workerEventLoopGroup(group);
     services.forEach(builder::addService);
     Server server = builder.build().start();
     try {

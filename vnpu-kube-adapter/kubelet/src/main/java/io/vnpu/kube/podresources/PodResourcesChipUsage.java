@@ -25,11 +25,13 @@ public final class PodResourcesChipUsage implements ChipUsage {
   private final Function<String, OptionalInt> logicOfDevice;
 
   /**
-   * @param npuResource   whether a resource name is one of this plugin's, e.g.
-   *                      {@code n -> n.startsWith("huawei.com/")}
+   * @param npuResource whether a resource name is one of this plugin's, e.g. {@code n ->
+   *     n.startsWith("huawei.com/")}
    * @param logicOfDevice the chip (logic ID) a device ID belongs to, empty for IDs of no chip
    */
-  public PodResourcesChipUsage(PodResourcesClient client, Predicate<String> npuResource,
+  public PodResourcesChipUsage(
+      PodResourcesClient client,
+      Predicate<String> npuResource,
       Function<String, OptionalInt> logicOfDevice) {
     this.client = Objects.requireNonNull(client, "client");
     this.npuResource = Objects.requireNonNull(npuResource, "npuResource");
@@ -42,7 +44,10 @@ public final class PodResourcesChipUsage implements ChipUsage {
     try {
       allocated = client.allocatedDevices();
     } catch (RuntimeException e) {
-      LOG.warn("kubelet PodResources API unavailable, NPU logic {} counts as in use: {}", logicId, e.getMessage());
+      LOG.warn(
+          "kubelet PodResources API unavailable, NPU logic {} counts as in use: {}",
+          logicId,
+          e.getMessage());
       return true;
     }
     for (Map.Entry<String, Set<String>> e : allocated.entrySet()) {

@@ -19,8 +19,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Reads the devices the kubelet has allocated to running containers through its PodResources API
- * ({@code v1.PodResourcesLister/List} on {@code /var/lib/kubelet/pod-resources/kubelet.sock}).
- * Each call opens and closes its own channel, bounded by {@code timeout}.
+ * ({@code v1.PodResourcesLister/List} on {@code /var/lib/kubelet/pod-resources/kubelet.sock}). Each
+ * call opens and closes its own channel, bounded by {@code timeout}.
  */
 public final class PodResourcesClient implements AutoCloseable {
   /** Where the kubelet serves the API. */
@@ -36,8 +36,8 @@ public final class PodResourcesClient implements AutoCloseable {
   }
 
   /**
-   * Allocated device IDs by resource name (e.g. {@code huawei.com/Ascend910 → [Ascend910-0]}),
-   * over every container of every pod the kubelet runs.
+   * Allocated device IDs by resource name (e.g. {@code huawei.com/Ascend910 → [Ascend910-0]}), over
+   * every container of every pod the kubelet runs.
    *
    * @throws StatusRuntimeException when the kubelet cannot be asked within the timeout
    */
@@ -45,12 +45,15 @@ public final class PodResourcesClient implements AutoCloseable {
     ManagedChannel channel = transport.channel(socket);
     try {
       Map<String, Set<String>> out = new TreeMap<>();
-      for (PodResources pod : PodResourcesListerGrpc.newBlockingStub(channel)
-          .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)
-          .list(ListPodResourcesRequest.getDefaultInstance()).getPodResourcesList()) {
+      for (PodResources pod :
+          PodResourcesListerGrpc.newBlockingStub(channel)
+              .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)
+              .list(ListPodResourcesRequest.getDefaultInstance())
+              .getPodResourcesList()) {
         for (ContainerResources c : pod.getContainersList()) {
           for (ContainerDevices d : c.getDevicesList()) {
-            out.computeIfAbsent(d.getResourceName(), k -> new TreeSet<>()).addAll(d.getDeviceIdsList());
+            out.computeIfAbsent(d.getResourceName(), k -> new TreeSet<>())
+                .addAll(d.getDeviceIdsList());
           }
         }
       }

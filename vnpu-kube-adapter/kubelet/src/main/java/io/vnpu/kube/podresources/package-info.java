@@ -1,5 +1,5 @@
 /**
- * The client of the kubelet's PodResources API, and the chip-in-use check built on it (a chip is
- * in use while a container holds one of its devices).
+ * The client of the kubelet's PodResources API, and the chip-in-use check built on it (a chip is in
+ * use while a container holds one of its devices).
  */
 package io.vnpu.kube.podresources;

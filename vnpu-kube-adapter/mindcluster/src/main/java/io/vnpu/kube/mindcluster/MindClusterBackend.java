@@ -34,19 +34,30 @@ public final class MindClusterBackend implements AutoCloseable {
   }
 
   /**
-   * @param client        the API server; owned by the caller
+   * @param client the API server; owned by the caller
    * @param deviceManager the driver; owned by the caller
-   * @param health        the node's health source; owned by the caller
+   * @param health the node's health source; owned by the caller
    */
-  public static MindClusterBackend create(MindClusterOptions options, KubernetesClient client,
-      DeviceManager deviceManager, HealthSource health) {
-    ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "mindcluster-refresh");
-      t.setDaemon(true);
-      return t;
-    });
-    return new MindClusterBackend(new MindClusterComponents(options, Objects.requireNonNull(client, "client"),
-        deviceManager, health, Clock.systemUTC()), executor);
+  public static MindClusterBackend create(
+      MindClusterOptions options,
+      KubernetesClient client,
+      DeviceManager deviceManager,
+      HealthSource health) {
+    ScheduledExecutorService executor =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "mindcluster-refresh");
+              t.setDaemon(true);
+              return t;
+            });
+    return new MindClusterBackend(
+        new MindClusterComponents(
+            options,
+            Objects.requireNonNull(client, "client"),
+            deviceManager,
+            health,
+            Clock.systemUTC()),
+        executor);
   }
 
   /**

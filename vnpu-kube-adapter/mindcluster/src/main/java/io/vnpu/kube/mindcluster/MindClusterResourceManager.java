@@ -19,9 +19,9 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
- * One MindCluster device type as a {@link ResourceManager}: the gRPC plugin for
- * {@code huawei.com/<type>} (spec section 3.3). Devices and their health come from the shared
- * {@link ChipInventory} through the {@link DeviceCatalog}; where Volcano chose other chips than the
+ * One MindCluster device type as a {@link ResourceManager}: the gRPC plugin for {@code
+ * huawei.com/<type>} (spec section 3.3). Devices and their health come from the shared {@link
+ * ChipInventory} through the {@link DeviceCatalog}; where Volcano chose other chips than the
  * kubelet's IDs, each kubelet ID reports the health of its real chip. GetPreferredAllocation is not
  * offered (as upstream).
  */
@@ -32,8 +32,12 @@ public final class MindClusterResourceManager implements ResourceManager {
   private final KubeletDeviceMap kubeletMap;
   private final ContainerAllocator allocator;
 
-  public MindClusterResourceManager(String resourceName, ChipInventory inventory,
-      DeviceCatalog catalog, KubeletDeviceMap kubeletMap, ContainerAllocator allocator) {
+  public MindClusterResourceManager(
+      String resourceName,
+      ChipInventory inventory,
+      DeviceCatalog catalog,
+      KubeletDeviceMap kubeletMap,
+      ContainerAllocator allocator) {
     this.resourceName = Objects.requireNonNull(resourceName, "resourceName");
     this.inventory = Objects.requireNonNull(inventory, "inventory");
     this.catalog = Objects.requireNonNull(catalog, "catalog");
@@ -50,12 +54,16 @@ public final class MindClusterResourceManager implements ResourceManager {
   public List<PluginDevice> devices() {
     NodeChips snapshot = inventory.current();
     List<AdvertisedDevice> devices = catalog.devices(snapshot, resourceName);
-    Map<String, AdvertisedDevice> byId = devices.stream()
-        .collect(Collectors.toMap(AdvertisedDevice::id, Function.identity()));
+    Map<String, AdvertisedDevice> byId =
+        devices.stream().collect(Collectors.toMap(AdvertisedDevice::id, Function.identity()));
     List<PluginDevice> out = new ArrayList<>(devices.size());
     for (AdvertisedDevice d : devices) {
-      boolean healthy = kubeletMap.realOf(d.id()).map(byId::get).map(AdvertisedDevice::healthy)
-          .orElse(d.healthy());
+      boolean healthy =
+          kubeletMap
+              .realOf(d.id())
+              .map(byId::get)
+              .map(AdvertisedDevice::healthy)
+              .orElse(d.healthy());
       out.add(new PluginDevice(d.id(), healthy, d.chip().numaNodes()));
     }
     return out;
@@ -77,13 +85,15 @@ public final class MindClusterResourceManager implements ResourceManager {
   }
 
   @Override
-  public List<String> preferredAllocation(List<String> available, List<String> mustInclude, int size) {
+  public List<String> preferredAllocation(
+      List<String> available, List<String> mustInclude, int size) {
     throw new UnsupportedOperationException("not support");
   }
 
   /** The advertised device with this ID, if any. */
   public Optional<AdvertisedDevice> device(String id) {
     return catalog.devices(inventory.current(), resourceName).stream()
-        .filter(d -> d.id().equals(id)).findFirst();
+        .filter(d -> d.id().equals(id))
+        .findFirst();
   }
 }

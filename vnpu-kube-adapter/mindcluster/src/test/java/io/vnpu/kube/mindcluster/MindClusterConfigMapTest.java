@@ -3,8 +3,6 @@ package io.vnpu.kube.mindcluster;
 import static io.vnpu.kube.mindcluster.PluginFleet.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -37,6 +35,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * The device-info ConfigMap and the node labels (spec sections 3.6, 3.7) against the CRUD mock API
@@ -52,8 +52,7 @@ class MindClusterConfigMapTest {
 
   KubernetesClient client;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private final MutableClock clock = new MutableClock(T0);
   private KubeletStandIn kubelet;
@@ -64,12 +63,29 @@ class MindClusterConfigMapTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    client.nodes().resource(new NodeBuilder().withNewMetadata().withName("node-1")
-        .addToLabels("servertype", "operator-set").endMetadata().build()).create();
+    client
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName("node-1")
+                .addToLabels("servertype", "operator-set")
+                .endMetadata()
+                .build())
+        .create();
     // an operator separated chip 5 before the plugin started
-    client.configMaps().inNamespace("kube-system").resource(new ConfigMapBuilder().withNewMetadata()
-        .withName(CM).withNamespace("kube-system").endMetadata()
-        .addToData("ManuallySeparateNPU", "Ascend910-5").build()).create();
+    client
+        .configMaps()
+        .inNamespace("kube-system")
+        .resource(
+            new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName(CM)
+                .withNamespace("kube-system")
+                .endMetadata()
+                .addToData("ManuallySeparateNPU", "Ascend910-5")
+                .build())
+        .create();
     kubelet = KubeletStandIn.start(dir.resolve("device-plugins"));
     host = new SimHost("910B3x8", dir.resolve("sim"));
   }
@@ -77,8 +93,13 @@ class MindClusterConfigMapTest {
   private void start(HealthMonitor monitor) throws Exception {
     health = monitor;
     health.pollOnce();
-    components = new MindClusterComponents(MindClusterOptions.defaults("node-1").withRuntime(true, dir.resolve("host")),
-        client, host.deviceManager, health, clock);
+    components =
+        new MindClusterComponents(
+            MindClusterOptions.defaults("node-1").withRuntime(true, dir.resolve("host")),
+            client,
+            host.deviceManager,
+            health,
+            clock);
     components.start(null);
     fleet = new PluginFleet(kubelet, components.resourceManagers());
   }
@@ -97,7 +118,8 @@ class MindClusterConfigMapTest {
   }
 
   private static String sha256(String s) throws Exception {
-    return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+    return HexFormat.of()
+        .formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
   }
 
   @Test
@@ -105,18 +127,28 @@ class MindClusterConfigMapTest {
     start(MindClusterRegistrationTest.healthOf(host, clock));
     ConfigMap first = cm();
     assertThat(first.getMetadata().getLabels()).containsEntry("mx-consumer-cim", "true");
-    String expectedInfo = "{\"DeviceList\":{"
-        + "\"huawei.com/Ascend910\":\"Ascend910-0,Ascend910-1,Ascend910-2,Ascend910-3,Ascend910-4,Ascend910-5,Ascend910-6,Ascend910-7\","
-        + "\"huawei.com/Ascend910-Fault\":\"[]\","
-        + "\"huawei.com/Ascend910-NetworkUnhealthy\":\"\","
-        + "\"huawei.com/Ascend910-Recovering\":\"\","
-        + "\"huawei.com/Ascend910-Unhealthy\":\"\"},"
-        + "\"UpdateTime\":" + T0.getEpochSecond() + "}";
-    assertThat(first.getData().get("DeviceInfoCfg")).isEqualTo("{\"DeviceInfo\":" + expectedInfo
-        // 910B answers dcmi_spod_info with -8255: -2 (unknown), as upstream
-        + ",\"SuperPodID\":-2,\"ServerIndex\":-2,\"CheckCode\":\"" + sha256(expectedInfo) + "\"}");
-    assertThat(first.getData()).containsEntry("ManuallySeparateNPU", "Ascend910-5")
-        .containsEntry("UpgradeFaultReason", "{}").containsKey("Description");
+    String expectedInfo =
+        "{\"DeviceList\":{"
+            + "\"huawei.com/Ascend910\":\"Ascend910-0,Ascend910-1,Ascend910-2,Ascend910-3,Ascend910-4,Ascend910-5,Ascend910-6,Ascend910-7\","
+            + "\"huawei.com/Ascend910-Fault\":\"[]\","
+            + "\"huawei.com/Ascend910-NetworkUnhealthy\":\"\","
+            + "\"huawei.com/Ascend910-Recovering\":\"\","
+            + "\"huawei.com/Ascend910-Unhealthy\":\"\"},"
+            + "\"UpdateTime\":"
+            + T0.getEpochSecond()
+            + "}";
+    assertThat(first.getData().get("DeviceInfoCfg"))
+        .isEqualTo(
+            "{\"DeviceInfo\":"
+                + expectedInfo
+                // 910B answers dcmi_spod_info with -8255: -2 (unknown), as upstream
+                + ",\"SuperPodID\":-2,\"ServerIndex\":-2,\"CheckCode\":\""
+                + sha256(expectedInfo)
+                + "\"}");
+    assertThat(first.getData())
+        .containsEntry("ManuallySeparateNPU", "Ascend910-5")
+        .containsEntry("UpgradeFaultReason", "{}")
+        .containsKey("Description");
 
     // unchanged: not written again, however often asked, until five minutes have passed
     String rv = first.getMetadata().getResourceVersion();
@@ -126,32 +158,42 @@ class MindClusterConfigMapTest {
     clock.advance(Duration.ofMinutes(5));
     components.refreshOnce();
     assertThat(cm().getMetadata().getResourceVersion()).isNotEqualTo(rv);
-    assertThat(cm().getData().get("DeviceInfoCfg")).contains("\"UpdateTime\":" + T0.plusSeconds(310).getEpochSecond());
+    assertThat(cm().getData().get("DeviceInfoCfg"))
+        .contains("\"UpdateTime\":" + T0.plusSeconds(310).getEpochSecond());
 
     try (PluginClient plugin = fleet.client("huawei.com/Ascend910");
         PluginClient.ListAndWatchRecorder law = plugin.listAndWatch()) {
       law.next(WAIT);
-      // a fault within a second of the last write: ListAndWatch at once, the ConfigMap a second later
+      // a fault within a second of the last write: ListAndWatch at once, the ConfigMap a second
+      // later
       String before = cm().getMetadata().getResourceVersion();
       host.ctl("fault", "3", "0x80E01801");
       health.pollOnce();
-      assertThat(law.next(WAIT).getDevicesList()).filteredOn(d -> d.getHealth().equals("Unhealthy"))
-          .extracting(Device::getID).containsExactly("Ascend910-3");
+      assertThat(law.next(WAIT).getDevicesList())
+          .filteredOn(d -> d.getHealth().equals("Unhealthy"))
+          .extracting(Device::getID)
+          .containsExactly("Ascend910-3");
       assertThat(cm().getMetadata().getResourceVersion()).isEqualTo(before);
       clock.advance(Duration.ofSeconds(1));
       components.refreshOnce();
       JsonNode cfg = JSON.readTree(cm().getData().get("DeviceInfoCfg"));
       JsonNode list = cfg.get("DeviceInfo").get("DeviceList");
       assertThat(list.get("huawei.com/Ascend910").asString())
-          .isEqualTo("Ascend910-0,Ascend910-1,Ascend910-2,Ascend910-4,Ascend910-5,Ascend910-6,Ascend910-7");
+          .isEqualTo(
+              "Ascend910-0,Ascend910-1,Ascend910-2,Ascend910-4,Ascend910-5,Ascend910-6,Ascend910-7");
       assertThat(list.get("huawei.com/Ascend910-Unhealthy").asString()).isEqualTo("Ascend910-3");
       long since = T0.plusSeconds(311).toEpochMilli();
-      assertThat(list.get("huawei.com/Ascend910-Fault").asString()).isEqualTo("[{\"fault_type\":\"CardUnhealthy\","
-          + "\"npu_name\":\"Ascend910-3\",\"large_model_fault_level\":\"RestartBusiness\",\"fault_level\":\"RestartBusiness\","
-          + "\"fault_handling\":\"RestartBusiness\",\"fault_code\":\"80E01801\",\"fault_time_and_level_map\":"
-          + "{\"80E01801\":{\"fault_time\":" + (since - 1000) + ",\"fault_level\":\"RestartBusiness\"}}}]");
+      assertThat(list.get("huawei.com/Ascend910-Fault").asString())
+          .isEqualTo(
+              "[{\"fault_type\":\"CardUnhealthy\","
+                  + "\"npu_name\":\"Ascend910-3\",\"large_model_fault_level\":\"RestartBusiness\",\"fault_level\":\"RestartBusiness\","
+                  + "\"fault_handling\":\"RestartBusiness\",\"fault_code\":\"80E01801\",\"fault_time_and_level_map\":"
+                  + "{\"80E01801\":{\"fault_time\":"
+                  + (since - 1000)
+                  + ",\"fault_level\":\"RestartBusiness\"}}}]");
       String info = cm().getData().get("DeviceInfoCfg");
-      String infoJson = info.substring("{\"DeviceInfo\":".length(), info.indexOf(",\"SuperPodID\""));
+      String infoJson =
+          info.substring("{\"DeviceInfo\":".length(), info.indexOf(",\"SuperPodID\""));
       assertThat(cfg.get("CheckCode").asString()).isEqualTo(sha256(infoJson));
       assertThat(cm().getData()).containsEntry("ManuallySeparateNPU", "Ascend910-5");
     }
@@ -171,7 +213,9 @@ class MindClusterConfigMapTest {
     host.ctl("spod", "7", "3");
     start(MindClusterRegistrationTest.healthOf(host));
     var node = client.nodes().withName("node-1").get().getMetadata();
-    assertThat(node.getAnnotations()).containsEntry("superPodID", "7").containsEntry("serverIndex", "3")
+    assertThat(node.getAnnotations())
+        .containsEntry("superPodID", "7")
+        .containsEntry("serverIndex", "3")
         .containsEntry("serverType", "A3");
     assertThat(node.getLabels()).containsEntry("huawei.com/topotree.superpodid", "7");
     JsonNode base = JSON.readTree(node.getAnnotations().get("baseDeviceInfos"));
@@ -183,18 +227,31 @@ class MindClusterConfigMapTest {
     assertThat(cfg.get("ServerIndex").asInt()).isEqualTo(3);
 
     var chips = components.inventory().current();
-    String table = io.vnpu.kube.mindcluster.volcano.RankTable.of("job-0", "uid-0", "10.0.0.7",
-        List.of(chips.byPhyId(4).orElseThrow(), chips.byPhyId(5).orElseThrow()), chips.superPod());
+    String table =
+        io.vnpu.kube.mindcluster.volcano.RankTable.of(
+            "job-0",
+            "uid-0",
+            "10.0.0.7",
+            List.of(chips.byPhyId(4).orElseThrow(), chips.byPhyId(5).orElseThrow()),
+            chips.superPod());
     JsonNode t = JSON.readTree(table);
-    assertThat(t.propertyNames()).containsExactly("pod_name", "server_id", "host_ip", "super_pod_id",
-        "devices", "rack_id", "server_index", "server_ip");
+    assertThat(t.propertyNames())
+        .containsExactly(
+            "pod_name",
+            "server_id",
+            "host_ip",
+            "super_pod_id",
+            "devices",
+            "rack_id",
+            "server_index",
+            "server_ip");
     assertThat(t.get("super_pod_id").isInt()).isTrue();
     assertThat(t.get("super_pod_id").asInt()).isEqualTo(7);
     assertThat(t.get("rack_id").isInt()).isTrue();
     assertThat(t.get("server_index").isString()).isTrue();
     assertThat(t.get("server_index").asString()).isEqualTo("3");
-    assertThat(t.get("devices").get(1).propertyNames()).containsExactly("device_id", "device_ip",
-        "super_device_id");
+    assertThat(t.get("devices").get(1).propertyNames())
+        .containsExactly("device_id", "device_ip", "super_device_id");
     assertThat(t.get("devices").get(1).get("super_device_id").isString()).isTrue();
     assertThat(t.get("devices").get(1).get("super_device_id").asString())
         .isEqualTo(Integer.toString((3 << 16) | 5));
@@ -205,39 +262,59 @@ class MindClusterConfigMapTest {
   void nodeLabelsAndAnnotationsKeepTheOperatorsServertype() throws Exception {
     start(MindClusterRegistrationTest.healthOf(host));
     Map<String, String> labels = client.nodes().withName("node-1").get().getMetadata().getLabels();
-    assertThat(labels).containsEntry("servertype", "operator-set")
+    assertThat(labels)
+        .containsEntry("servertype", "operator-set")
         .containsEntry("accelerator", "huawei-Ascend910")
         .containsEntry("node.kubernetes.io/npu.chip.name", "910B3")
         .containsEntry("mind-cluster/npu-chip-memory", "64G")
         .containsEntry("huawei.com/driver.version", "24.1.rc2")
-        .doesNotContainKey("infer-card-type").doesNotContainKey("accelerator-type");
+        .doesNotContainKey("infer-card-type")
+        .doesNotContainKey("accelerator-type");
     Map<String, String> a = client.nodes().withName("node-1").get().getMetadata().getAnnotations();
-    assertThat(a).containsEntry("cardType", "Ascend910B").containsEntry("serverType", "")
-        .containsEntry("superPodID", "-2").containsEntry("serverIndex", "-2");
+    assertThat(a)
+        .containsEntry("cardType", "Ascend910B")
+        .containsEntry("serverType", "")
+        .containsEntry("superPodID", "-2")
+        .containsEntry("serverIndex", "-2");
     assertThat(labels).doesNotContainKey("huawei.com/topotree.superpodid");
-    assertThat(JSON.readTree(a.get("baseDeviceInfos")).propertyNames()).containsExactly(
-        "Ascend910-0", "Ascend910-1", "Ascend910-2", "Ascend910-3", "Ascend910-4", "Ascend910-5", "Ascend910-6",
-        "Ascend910-7");
+    assertThat(JSON.readTree(a.get("baseDeviceInfos")).propertyNames())
+        .containsExactly(
+            "Ascend910-0",
+            "Ascend910-1",
+            "Ascend910-2",
+            "Ascend910-3",
+            "Ascend910-4",
+            "Ascend910-5",
+            "Ascend910-6",
+            "Ascend910-7");
     // the RoCE address of every chip (dcmi_get_device_ip; the profile's 192.168.100.(101 + phy))
     assertThat(JSON.readTree(a.get("baseDeviceInfos")).get("Ascend910-0").toString())
         .isEqualTo("{\"IP\":\"192.168.100.101\",\"SuperDeviceID\":0}");
     assertThat(JSON.readTree(a.get("baseDeviceInfos")).get("Ascend910-7").get("IP").asString())
         .isEqualTo("192.168.100.108");
-    // an address configured later (IPv6 here) and one removed reach the annotation at the next refresh
+    // an address configured later (IPv6 here) and one removed reach the annotation at the next
+    // refresh
     host.ctl("ip", "3", "fd00:0:0:0:0:0:0:3");
     host.ctl("ip", "4", "none");
     components.refreshOnce();
     a = client.nodes().withName("node-1").get().getMetadata().getAnnotations();
-    assertThat(JSON.readTree(a.get("baseDeviceInfos")).get("Ascend910-3").get("IP").asString()).isEqualTo("fd00::3");
-    assertThat(JSON.readTree(a.get("baseDeviceInfos")).get("Ascend910-4").get("IP").asString()).isEmpty();
+    assertThat(JSON.readTree(a.get("baseDeviceInfos")).get("Ascend910-3").get("IP").asString())
+        .isEqualTo("fd00::3");
+    assertThat(JSON.readTree(a.get("baseDeviceInfos")).get("Ascend910-4").get("IP").asString())
+        .isEmpty();
 
-    client.nodes().withName("node-1").edit(n -> {
-      n.getMetadata().getLabels().remove("servertype");
-      return n;
-    });
+    client
+        .nodes()
+        .withName("node-1")
+        .edit(
+            n -> {
+              n.getMetadata().getLabels().remove("servertype");
+              return n;
+            });
     components.close();
-    components = new MindClusterComponents(MindClusterOptions.defaults("node-1"), client, host.deviceManager,
-        health, clock);
+    components =
+        new MindClusterComponents(
+            MindClusterOptions.defaults("node-1"), client, host.deviceManager, health, clock);
     components.start(null);
     assertThat(client.nodes().withName("node-1").get().getMetadata().getLabels())
         .containsEntry("servertype", "Ascend910B-20");
@@ -246,20 +323,33 @@ class MindClusterConfigMapTest {
   @Test
   void manuallySeparatedChipsLiveInTheConfigMap() throws Exception {
     List<Npu> npus = host.deviceManager.discover();
-    DeviceInfoConfigMap cmWriter = new DeviceInfoConfigMap(client, "node-1", clock,
-        new io.vnpu.kube.mindcluster.kube.WriteLimiter(clock, Duration.ofSeconds(1), Duration.ofMinutes(5)));
+    DeviceInfoConfigMap cmWriter =
+        new DeviceInfoConfigMap(
+            client,
+            "node-1",
+            clock,
+            new io.vnpu.kube.mindcluster.kube.WriteLimiter(
+                clock, Duration.ofSeconds(1), Duration.ofMinutes(5)));
     ConfigMapSeparationStore store = new ConfigMapSeparationStore(cmWriter, npus);
-    HealthMonitor monitor = new HealthMonitor(new DcmiFaultProbe(host.deviceManager.dcmi(), clock),
-        new FaultTracker(FaultConfigs.shippedDefault(), clock), store, ChipUsage.NONE, FaultNotifier.NONE,
-        Duration.ofSeconds(5));
+    HealthMonitor monitor =
+        new HealthMonitor(
+            new DcmiFaultProbe(host.deviceManager.dcmi(), clock),
+            new FaultTracker(FaultConfigs.shippedDefault(), clock),
+            store,
+            ChipUsage.NONE,
+            FaultNotifier.NONE,
+            Duration.ofSeconds(5));
     assertThat(store.load()).containsExactly(5);
     start(monitor);
     try (PluginClient plugin = fleet.client("huawei.com/Ascend910");
         PluginClient.ListAndWatchRecorder law = plugin.listAndWatch()) {
-      assertThat(law.next(WAIT).getDevicesList()).filteredOn(d -> d.getHealth().equals("Unhealthy"))
-          .extracting(Device::getID).containsExactly("Ascend910-5");
+      assertThat(law.next(WAIT).getDevicesList())
+          .filteredOn(d -> d.getHealth().equals("Unhealthy"))
+          .extracting(Device::getID)
+          .containsExactly("Ascend910-5");
     }
-    assertThat(cm().getData().get("DeviceInfoCfg")).contains("\"huawei.com/Ascend910-Unhealthy\":\"Ascend910-5\"");
+    assertThat(cm().getData().get("DeviceInfoCfg"))
+        .contains("\"huawei.com/Ascend910-Unhealthy\":\"Ascend910-5\"");
     store.save(Set.of(2, 5));
     assertThat(cm().getData()).containsEntry("ManuallySeparateNPU", "Ascend910-2,Ascend910-5");
     assertThat(cm().getData()).containsKey("DeviceInfoCfg");

@@ -25,9 +25,9 @@ import tools.jackson.databind.ObjectMapper;
 
 /**
  * Atlas 300I Duo cards under {@code -hotReset=0} (spec section 3.4): the two chips of a card reset
- * together, so a fault on one makes both unhealthy in ListAndWatch and in the ConfigMap's
- * {@code -Unhealthy} list, while the fault list names only the faulty chip. Without
- * {@code -hotReset=0} each chip stands alone.
+ * together, so a fault on one makes both unhealthy in ListAndWatch and in the ConfigMap's {@code
+ * -Unhealthy} list, while the fault list names only the faulty chip. Without {@code -hotReset=0}
+ * each chip stands alone.
  */
 @EnableKubernetesMockClient(crud = true)
 class MindClusterDuoCardTest {
@@ -36,8 +36,7 @@ class MindClusterDuoCardTest {
 
   KubernetesClient client;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private final MutableClock clock = new MutableClock(Instant.parse("2026-07-24T10:15:30Z"));
   private KubeletStandIn kubelet;
@@ -48,7 +47,10 @@ class MindClusterDuoCardTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    client.nodes().resource(new NodeBuilder().withNewMetadata().withName("node-1").endMetadata().build()).create();
+    client
+        .nodes()
+        .resource(new NodeBuilder().withNewMetadata().withName("node-1").endMetadata().build())
+        .create();
     kubelet = KubeletStandIn.start(dir.resolve("device-plugins"));
     // 300IDuox2: card 0 holds logic 0 and 1 (phy 0, 1), card 64 logic 2 and 3 (phy 2, 3)
     host = new SimHost("300IDuox2", dir.resolve("sim"));
@@ -66,8 +68,13 @@ class MindClusterDuoCardTest {
   }
 
   private void start(int hotReset) throws Exception {
-    components = new MindClusterComponents(MindClusterOptions.defaults("node-1").withHotReset(hotReset), client,
-        host.deviceManager, health, clock);
+    components =
+        new MindClusterComponents(
+            MindClusterOptions.defaults("node-1").withHotReset(hotReset),
+            client,
+            host.deviceManager,
+            health,
+            clock);
     components.start(null);
     fleet = new PluginFleet(kubelet, components.resourceManagers());
   }
@@ -75,20 +82,33 @@ class MindClusterDuoCardTest {
   private JsonNode deviceList() {
     clock.advance(Duration.ofSeconds(2));
     components.publishDeviceInfo();
-    return JSON.readTree(client.configMaps().inNamespace("kube-system").withName("mindx-dl-deviceinfo-node-1")
-        .get().getData().get("DeviceInfoCfg")).get("DeviceInfo").get("DeviceList");
+    return JSON.readTree(
+            client
+                .configMaps()
+                .inNamespace("kube-system")
+                .withName("mindx-dl-deviceinfo-node-1")
+                .get()
+                .getData()
+                .get("DeviceInfoCfg"))
+        .get("DeviceInfo")
+        .get("DeviceList");
   }
 
   @Test
   void withHotResetZeroAFaultyChipTakesItsCardPeerDown() throws Exception {
     start(0);
-    try (PluginClient plugin = fleet.client(R); PluginClient.ListAndWatchRecorder law = plugin.listAndWatch()) {
-      assertThat(law.next(WAIT).getDevicesList()).extracting(Device::getHealth).containsOnly("Healthy");
+    try (PluginClient plugin = fleet.client(R);
+        PluginClient.ListAndWatchRecorder law = plugin.listAndWatch()) {
+      assertThat(law.next(WAIT).getDevicesList())
+          .extracting(Device::getHealth)
+          .containsOnly("Healthy");
       host.ctl("fault", "1", "0x80E01801");
       health.pollOnce();
-      assertThat(law.next(WAIT).getDevicesList()).extracting(Device::getID, Device::getHealth).containsExactly(
-          Tuple.tuple("Ascend310P-0", "Unhealthy"), Tuple.tuple("Ascend310P-1", "Unhealthy"),
-          Tuple.tuple("Ascend310P-2", "Healthy"), Tuple.tuple("Ascend310P-3", "Healthy"));
+      assertThat(law.next(WAIT).getDevicesList())
+          .extracting(Device::getID, Device::getHealth)
+          .containsExactly(
+              Tuple.tuple("Ascend310P-0", "Unhealthy"), Tuple.tuple("Ascend310P-1", "Unhealthy"),
+              Tuple.tuple("Ascend310P-2", "Healthy"), Tuple.tuple("Ascend310P-3", "Healthy"));
       JsonNode list = deviceList();
       assertThat(list.get(R).asString()).isEqualTo("Ascend310P-2,Ascend310P-3");
       assertThat(list.get(R + "-Unhealthy").asString()).isEqualTo("Ascend310P-0,Ascend310P-1");
@@ -98,7 +118,9 @@ class MindClusterDuoCardTest {
 
       host.ctl("clear", "1");
       health.pollOnce();
-      assertThat(law.next(WAIT).getDevicesList()).extracting(Device::getHealth).containsOnly("Healthy");
+      assertThat(law.next(WAIT).getDevicesList())
+          .extracting(Device::getHealth)
+          .containsOnly("Healthy");
       assertThat(deviceList().get(R + "-Unhealthy").asString()).isEmpty();
     }
   }
@@ -106,13 +128,16 @@ class MindClusterDuoCardTest {
   @Test
   void withoutHotResetEachChipStandsAlone() throws Exception {
     start(-1);
-    try (PluginClient plugin = fleet.client(R); PluginClient.ListAndWatchRecorder law = plugin.listAndWatch()) {
+    try (PluginClient plugin = fleet.client(R);
+        PluginClient.ListAndWatchRecorder law = plugin.listAndWatch()) {
       law.next(WAIT);
       host.ctl("fault", "1", "0x80E01801");
       health.pollOnce();
-      assertThat(law.next(WAIT).getDevicesList()).extracting(Device::getID, Device::getHealth).containsExactly(
-          Tuple.tuple("Ascend310P-0", "Healthy"), Tuple.tuple("Ascend310P-1", "Unhealthy"),
-          Tuple.tuple("Ascend310P-2", "Healthy"), Tuple.tuple("Ascend310P-3", "Healthy"));
+      assertThat(law.next(WAIT).getDevicesList())
+          .extracting(Device::getID, Device::getHealth)
+          .containsExactly(
+              Tuple.tuple("Ascend310P-0", "Healthy"), Tuple.tuple("Ascend310P-1", "Unhealthy"),
+              Tuple.tuple("Ascend310P-2", "Healthy"), Tuple.tuple("Ascend310P-3", "Healthy"));
       assertThat(deviceList().get(R + "-Unhealthy").asString()).isEqualTo("Ascend310P-1");
     }
   }

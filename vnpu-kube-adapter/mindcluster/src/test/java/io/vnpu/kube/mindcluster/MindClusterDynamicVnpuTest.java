@@ -13,7 +13,6 @@ import io.vnpu.api.fault.HealthMonitor;
 import io.vnpu.api.model.Vnpu;
 import io.vnpu.kube.deviceplugin.KubeletStandIn;
 import io.vnpu.kube.deviceplugin.PluginClient;
-import io.vnpu.kube.deviceplugin.v1beta1.Device;
 import io.vnpu.kube.deviceplugin.v1beta1.ListAndWatchResponse;
 import io.vnpu.kube.mindcluster.config.MindClusterOptions;
 import java.nio.file.Path;
@@ -29,19 +28,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Dynamic vNPU mode (spec section 3.10) end to end on the simulated 910B3x8 node: one
- * {@code npu-core} device per AI Core with NUMA-free topology, a vNPU created at Allocate from the
- * pod's {@code huawei.com/npu-core} annotation, and vNPUs no pod references destroyed.
+ * Dynamic vNPU mode (spec section 3.10) end to end on the simulated 910B3x8 node: one {@code
+ * npu-core} device per AI Core with NUMA-free topology, a vNPU created at Allocate from the pod's
+ * {@code huawei.com/npu-core} annotation, and vNPUs no pod references destroyed.
  */
 @EnableKubernetesMockClient(crud = true)
 class MindClusterDynamicVnpuTest {
-  private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-07-24T10:15:30Z"), ZoneOffset.UTC);
+  private static final Clock CLOCK =
+      Clock.fixed(Instant.parse("2026-07-24T10:15:30Z"), ZoneOffset.UTC);
   private static final String R = "huawei.com/npu-core";
 
   KubernetesClient client;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private KubeletStandIn kubelet;
   private SimHost host;
@@ -57,10 +56,18 @@ class MindClusterDynamicVnpuTest {
     assertThat(host.ctl("create", "3", "vir10_3c_32g").trim()).isEqualTo("148");
     health = MindClusterRegistrationTest.healthOf(host);
     health.pollOnce();
-    MindClusterOptions options = MindClusterOptions.defaults(VolcanoPodsFixture.NODE).withVolcano(true, false)
-        .withRuntime(true, dir.resolve("host"));
-    components = new MindClusterComponents(options, client,
-        () -> client.pods().inAnyNamespace().list().getItems(), host.deviceManager, health, CLOCK);
+    MindClusterOptions options =
+        MindClusterOptions.defaults(VolcanoPodsFixture.NODE)
+            .withVolcano(true, false)
+            .withRuntime(true, dir.resolve("host"));
+    components =
+        new MindClusterComponents(
+            options,
+            client,
+            () -> client.pods().inAnyNamespace().list().getItems(),
+            host.deviceManager,
+            health,
+            CLOCK);
     components.start(null);
     fleet = new PluginFleet(kubelet, components.resourceManagers());
   }
@@ -81,21 +88,30 @@ class MindClusterDynamicVnpuTest {
   @Test
   void createsTheAnnotatedVnpuAtAllocateAndDestroysUnreferencedOnes() throws Exception {
     assertThat(fleet.registrations.keySet()).containsExactly(R);
-    try (PluginClient plugin = fleet.client(R); PluginClient.ListAndWatchRecorder law = plugin.listAndWatch()) {
+    try (PluginClient plugin = fleet.client(R);
+        PluginClient.ListAndWatchRecorder law = plugin.listAndWatch()) {
       ListAndWatchResponse first = law.next(WAIT);
       assertThat(first.getDevicesList()).hasSize(160);
       assertThat(first.getDevicesList().get(0).getID()).isEqualTo("npu-core-0");
       assertThat(first.getDevicesList().get(159).getID()).isEqualTo("npu-core-159");
 
       volcanoPod(client, "infer", R, "2-vir05_1c_16g", 100L, 5);
-      Map<String, String> env = plugin.allocate(List.of(cores(40, 5))).getContainerResponses(0).getEnvsMap();
-      assertThat(env).containsEntry("ASCEND_VISIBLE_DEVICES", "132").containsEntry("ASCEND_RUNTIME_OPTIONS", "VIRTUAL")
-          .containsEntry("WORLD_SIZE", "1").containsEntry("LOCAL_WORLD_SIZE", "1").containsEntry("LOCAL_RANK", "0")
-          .containsEntry("MS_WORKER_NUM", "1").containsEntry("CM_WORKER_SIZE", "1");
-      assertThat(annotations(client, "infer")).containsEntry("huawei.com/AscendReal", "Ascend910-5c.1cpu.16g-132-2")
+      Map<String, String> env =
+          plugin.allocate(List.of(cores(40, 5))).getContainerResponses(0).getEnvsMap();
+      assertThat(env)
+          .containsEntry("ASCEND_VISIBLE_DEVICES", "132")
+          .containsEntry("ASCEND_RUNTIME_OPTIONS", "VIRTUAL")
+          .containsEntry("WORLD_SIZE", "1")
+          .containsEntry("LOCAL_WORLD_SIZE", "1")
+          .containsEntry("LOCAL_RANK", "0")
+          .containsEntry("MS_WORKER_NUM", "1")
+          .containsEntry("CM_WORKER_SIZE", "1");
+      assertThat(annotations(client, "infer"))
+          .containsEntry("huawei.com/AscendReal", "Ascend910-5c.1cpu.16g-132-2")
           .containsEntry("predicate-time", "18446744073709551615")
           .containsEntry("huawei.com/kltDev", String.join(",", cores(40, 5)));
-      assertThat(host.deviceManager.listVnpus(2)).extracting(Vnpu::vnpuId, Vnpu::templateName)
+      assertThat(host.deviceManager.listVnpus(2))
+          .extracting(Vnpu::vnpuId, Vnpu::templateName)
           .containsExactly(org.assertj.core.groups.Tuple.tuple(132, "vir05_1c_16g"));
       // the stale vNPU on chip 3 was destroyed before the create
       assertThat(host.deviceManager.listVnpus(3)).isEmpty();
@@ -104,7 +120,8 @@ class MindClusterDynamicVnpuTest {
       volcanoPod(client, "big", R, "4-vir10_3c_32g", 200L, 10);
       assertThatThrownBy(() -> plugin.allocate(List.of(cores(0, 5))))
           .isInstanceOf(StatusRuntimeException.class)
-          .hasMessageContaining("no pod on this node waits for 5 AI Core(s) of huawei.com/npu-core");
+          .hasMessageContaining(
+              "no pod on this node waits for 5 AI Core(s) of huawei.com/npu-core");
 
       // the pod ends: its vNPU goes at the next refresh
       client.pods().inNamespace("default").withName("infer").delete();
@@ -117,16 +134,22 @@ class MindClusterDynamicVnpuTest {
   void wholeChipsAreAMultipleOfTheChipsCores() throws Exception {
     volcanoPod(client, "train", R, "0,1", 100L, 40);
     try (PluginClient plugin = fleet.client(R)) {
-      Map<String, String> env = plugin.allocate(List.of(cores(0, 40))).getContainerResponses(0).getEnvsMap();
-      assertThat(env).containsEntry("ASCEND_VISIBLE_DEVICES", "0,1").containsEntry("ASCEND_RUNTIME_OPTIONS", "")
-          .containsEntry("WORLD_SIZE", "2").containsEntry("LOCAL_RANK", "0,1");
-      assertThat(annotations(client, "train")).containsEntry("huawei.com/AscendReal", "Ascend910-0,Ascend910-1");
+      Map<String, String> env =
+          plugin.allocate(List.of(cores(0, 40))).getContainerResponses(0).getEnvsMap();
+      assertThat(env)
+          .containsEntry("ASCEND_VISIBLE_DEVICES", "0,1")
+          .containsEntry("ASCEND_RUNTIME_OPTIONS", "")
+          .containsEntry("WORLD_SIZE", "2")
+          .containsEntry("LOCAL_RANK", "0,1");
+      assertThat(annotations(client, "train"))
+          .containsEntry("huawei.com/AscendReal", "Ascend910-0,Ascend910-1");
 
       // a vNPU on a chip held whole by another pod is refused
       volcanoPod(client, "squeeze", R, "1-vir05_1c_16g", 200L, 5);
       assertThatThrownBy(() -> plugin.allocate(List.of(cores(60, 5))))
           .isInstanceOf(StatusRuntimeException.class)
-          .hasMessageContaining("default/train holds Ascend910-1; refusing to hand one chip to two pods");
+          .hasMessageContaining(
+              "default/train holds Ascend910-1; refusing to hand one chip to two pods");
       assertThat(host.deviceManager.listVnpus(1)).isEmpty();
     }
   }
@@ -137,16 +160,26 @@ class MindClusterDynamicVnpuTest {
     host.ctl("create", "5", "vir10_3c_32g");
     host.ctl("create", "5", "vir10_3c_32g");
     volcanoPod(client, "holder", R, "0", 1L, 20);
-    client.pods().inNamespace("default").withName("holder").edit(p -> {
-      p.getMetadata().getAnnotations().put("huawei.com/AscendReal", "Ascend910-10c.3cpu.32g-180-5,Ascend910-10c.3cpu.32g-181-5");
-      p.getMetadata().getAnnotations().put("predicate-time", "18446744073709551615");
-      return p;
-    });
+    client
+        .pods()
+        .inNamespace("default")
+        .withName("holder")
+        .edit(
+            p -> {
+              p.getMetadata()
+                  .getAnnotations()
+                  .put(
+                      "huawei.com/AscendReal",
+                      "Ascend910-10c.3cpu.32g-180-5,Ascend910-10c.3cpu.32g-181-5");
+              p.getMetadata().getAnnotations().put("predicate-time", "18446744073709551615");
+              return p;
+            });
     volcanoPod(client, "late", R, "5-vir05_1c_16g", 300L, 5);
     try (PluginClient plugin = fleet.client(R)) {
       assertThatThrownBy(() -> plugin.allocate(List.of(cores(100, 5))))
           .isInstanceOf(StatusRuntimeException.class)
-          .hasMessageContaining("NPUSegmentFailed: create vNPU vir05_1c_16g on Ascend910-5 for pod default/late");
+          .hasMessageContaining(
+              "NPUSegmentFailed: create vNPU vir05_1c_16g on Ascend910-5 for pod default/late");
       assertThat(annotations(client, "late")).containsEntry("predicate-time", "300");
       assertThat(host.deviceManager.listVnpus(5)).hasSize(2);
     }

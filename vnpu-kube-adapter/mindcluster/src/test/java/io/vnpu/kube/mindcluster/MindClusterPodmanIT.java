@@ -16,9 +16,9 @@ import io.vnpu.kube.limiter.LimiterFiles;
 import io.vnpu.kube.limiter.LimiterFixture;
 import io.vnpu.kube.limiter.LimiterVerifier;
 import io.vnpu.kube.mindcluster.config.MindClusterOptions;
+import io.vnpu.kube.resource.QuotaRegionFactory;
 import io.vnpu.kube.softslice.SoftSliceLayout;
 import io.vnpu.kube.softslice.SoftSlices;
-import io.vnpu.kube.resource.QuotaRegionFactory;
 import io.vnpu.kube.testing.podman.ChipSplit;
 import io.vnpu.kube.testing.podman.Podman;
 import io.vnpu.kube.testing.podman.WorkloadImage;
@@ -46,14 +46,14 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @EnableKubernetesMockClient(crud = true)
 class MindClusterPodmanIT {
-  private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-07-24T10:15:30Z"), ZoneOffset.UTC);
+  private static final Clock CLOCK =
+      Clock.fixed(Instant.parse("2026-07-24T10:15:30Z"), ZoneOffset.UTC);
   private static final String R = "huawei.com/Ascend910";
   private static final long MIB = 1L << 20;
 
   KubernetesClient client;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void softShareAnswersRunUnderTheRuntimeWithTheirQuotaAndShare() throws Exception {
@@ -68,14 +68,25 @@ class MindClusterPodmanIT {
       HealthMonitor health = MindClusterRegistrationTest.healthOf(host);
       health.pollOnce();
       // the simulated host's /dev is where the DeviceSpecs point (its dcmi_init made the nodes)
-      MindClusterOptions options = MindClusterOptions.defaults(VolcanoPodsFixture.NODE)
-          .withVolcano(true, true).withShare(100, Optional.of(dir.resolve("softshare")))
-          .withRuntime(false, simRoot);
-      SoftSlices soft = new SoftSlices(SoftSliceLayout.vnpu(dir.resolve("softshare"), limiter),
-          QuotaRegionFactory.writing(regions), LimiterVerifier.forThisMachine(limiter));
-      MindClusterComponents components = new MindClusterComponents(options, client,
-          () -> client.pods().inAnyNamespace().list().getItems(), host.deviceManager, health,
-          CLOCK, Optional.of(soft));
+      MindClusterOptions options =
+          MindClusterOptions.defaults(VolcanoPodsFixture.NODE)
+              .withVolcano(true, true)
+              .withShare(100, Optional.of(dir.resolve("softshare")))
+              .withRuntime(false, simRoot);
+      SoftSlices soft =
+          new SoftSlices(
+              SoftSliceLayout.vnpu(dir.resolve("softshare"), limiter),
+              QuotaRegionFactory.writing(regions),
+              LimiterVerifier.forThisMachine(limiter));
+      MindClusterComponents components =
+          new MindClusterComponents(
+              options,
+              client,
+              () -> client.pods().inAnyNamespace().list().getItems(),
+              host.deviceManager,
+              health,
+              CLOCK,
+              Optional.of(soft));
       components.start(null);
       PluginFleet fleet = new PluginFleet(kubelet, components.resourceManagers());
       try {
@@ -83,25 +94,39 @@ class MindClusterPodmanIT {
         ContainerAllocateResponse low = allocate(fleet, "Ascend910-6-0");
         softPod("high", "Ascend910-6", "75", "3072");
         ContainerAllocateResponse high = allocate(fleet, "Ascend910-6-1");
-        assertThat(low.getDevicesList()).extracting(d -> d.getContainerPath()).containsExactly(
-            "/dev/davinci_manager", "/dev/hisi_hdc", "/dev/devmm_svm", "/dev/davinci6");
+        assertThat(low.getDevicesList())
+            .extracting(d -> d.getContainerPath())
+            .containsExactly(
+                "/dev/davinci_manager", "/dev/hisi_hdc", "/dev/devmm_svm", "/dev/davinci6");
 
         for (ContainerAllocateResponse x : List.of(low, high)) {
           long quota = (x == low ? 1024 : 3072) * MIB;
-          Podman.Result r = podman.run(null, args(x, simRoot), WorkloadImage.NAME, List.of("sh",
-              "-c", "ls /dev | grep davinci; /opt/npu/burn --alloc-via rt meminfo alloc " + quota
-                  + " alloc 1"), 120);
+          Podman.Result r =
+              podman.run(
+                  null,
+                  args(x, simRoot),
+                  WorkloadImage.NAME,
+                  List.of(
+                      "sh",
+                      "-c",
+                      "ls /dev | grep davinci; /opt/npu/burn --alloc-via rt meminfo alloc "
+                          + quota
+                          + " alloc 1"),
+                  120);
           assertThat(r.exit()).as(r.err()).isZero();
           assertThat(r.lines().stream().filter(l -> l.startsWith("davinci")))
               .containsExactly("davinci6", "davinci_manager");
           assertThat(r.line("meminfo ok")).contains("total=" + quota);
-          assertThat(r.lines().stream().filter(l -> l.startsWith("alloc"))
-              .map(l -> l.replaceAll(" (ptr|pid|thread)=\\S+", "")))
+          assertThat(
+                  r.lines().stream()
+                      .filter(l -> l.startsWith("alloc"))
+                      .map(l -> l.replaceAll(" (ptr|pid|thread)=\\S+", "")))
               .containsExactly("alloc ok size=" + quota, "alloc fail code=207001 size=1");
         }
 
-        double[] shares = ChipSplit.measure("MindClusterPodmanIT", podman, null,
-            args(low, simRoot), args(high, simRoot));
+        double[] shares =
+            ChipSplit.measure(
+                "MindClusterPodmanIT", podman, null, args(low, simRoot), args(high, simRoot));
         assertThat(shares[0]).as("aicoreQuota 25 pod's share").isBetween(0.20, 0.30);
         assertThat(shares[1]).as("aicoreQuota 75 pod's share").isBetween(0.70, 0.80);
       } finally {
@@ -129,13 +154,17 @@ class MindClusterPodmanIT {
 
   /** The answer as the kubelet passes it, plus the simulated driver's shared state. */
   private static List<String> args(ContainerAllocateResponse x, Path sim) {
-    List<Mount> mounts = x.getMountsList().stream()
-        .map(m -> new Mount(m.getContainerPath(), m.getHostPath(), m.getReadOnly())).toList();
-    List<DeviceNode> devices = x.getDevicesList().stream()
-        .map(d -> new DeviceNode(d.getContainerPath(), d.getHostPath(), d.getPermissions())).toList();
+    List<Mount> mounts =
+        x.getMountsList().stream()
+            .map(m -> new Mount(m.getContainerPath(), m.getHostPath(), m.getReadOnly()))
+            .toList();
+    List<DeviceNode> devices =
+        x.getDevicesList().stream()
+            .map(d -> new DeviceNode(d.getContainerPath(), d.getHostPath(), d.getPermissions()))
+            .toList();
     List<String> args = new ArrayList<>(Podman.allocateArgs(x.getEnvsMap(), mounts, devices));
-    args.addAll(List.of("-v", sim + ":" + sim, "-e", "VNPU_SIM_ROOT=" + sim, "-e",
-        "VNPU_SIM_QUIET=1"));
+    args.addAll(
+        List.of("-v", sim + ":" + sim, "-e", "VNPU_SIM_ROOT=" + sim, "-e", "VNPU_SIM_QUIET=1"));
     return args;
   }
 }

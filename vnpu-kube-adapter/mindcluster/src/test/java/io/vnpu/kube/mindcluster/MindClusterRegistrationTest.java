@@ -7,6 +7,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.grpc.StatusRuntimeException;
+import io.vnpu.api.fault.FaultConfigs;
+import io.vnpu.api.fault.FaultTracker;
+import io.vnpu.api.fault.HealthMonitor;
+import io.vnpu.api.health.ChipUsage;
+import io.vnpu.api.health.FaultNotifier;
+import io.vnpu.api.health.ManualSeparationStore;
+import io.vnpu.dcmi.fault.DcmiFaultProbe;
 import io.vnpu.kube.deviceplugin.KubeletStandIn;
 import io.vnpu.kube.deviceplugin.PluginClient;
 import io.vnpu.kube.deviceplugin.v1beta1.AllocateResponse;
@@ -17,18 +24,11 @@ import io.vnpu.kube.deviceplugin.v1beta1.Empty;
 import io.vnpu.kube.deviceplugin.v1beta1.ListAndWatchResponse;
 import io.vnpu.kube.deviceplugin.v1beta1.PreferredAllocationRequest;
 import io.vnpu.kube.mindcluster.config.MindClusterOptions;
-import io.vnpu.api.fault.FaultConfigs;
-import io.vnpu.api.fault.FaultTracker;
-import io.vnpu.api.fault.HealthMonitor;
-import io.vnpu.api.health.ChipUsage;
-import io.vnpu.api.health.FaultNotifier;
-import io.vnpu.api.health.ManualSeparationStore;
-import io.vnpu.dcmi.fault.DcmiFaultProbe;
-import java.time.Duration;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
@@ -40,18 +40,18 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The MindCluster backend on the simulated {@code libdcmi.so} behind real gRPC device plugins,
- * driven by the kubelet stand-in: registration per device type, ListAndWatch with a chip fault,
- * and non-Volcano Allocate with and without the Ascend Docker Runtime, static vNPU presets and 310P
+ * driven by the kubelet stand-in: registration per device type, ListAndWatch with a chip fault, and
+ * non-Volcano Allocate with and without the Ascend Docker Runtime, static vNPU presets and 310P
  * share mode (spec sections 3.2, 3.3, 3.9).
  */
 @EnableKubernetesMockClient(crud = true)
 class MindClusterRegistrationTest {
-  private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-07-24T10:15:30Z"), ZoneOffset.UTC);
+  private static final Clock CLOCK =
+      Clock.fixed(Instant.parse("2026-07-24T10:15:30Z"), ZoneOffset.UTC);
 
   KubernetesClient client;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private KubeletStandIn kubelet;
   private SimHost host;
@@ -80,9 +80,13 @@ class MindClusterRegistrationTest {
 
   /** As {@link #healthOf(SimHost)} on another clock. */
   static HealthMonitor healthOf(SimHost host, Clock clock) {
-    return new HealthMonitor(new DcmiFaultProbe(host.deviceManager.dcmi(), clock),
-        new FaultTracker(FaultConfigs.shippedDefault(), clock), ManualSeparationStore.inMemory(),
-        ChipUsage.NONE, FaultNotifier.NONE, Duration.ofSeconds(5));
+    return new HealthMonitor(
+        new DcmiFaultProbe(host.deviceManager.dcmi(), clock),
+        new FaultTracker(FaultConfigs.shippedDefault(), clock),
+        ManualSeparationStore.inMemory(),
+        ChipUsage.NONE,
+        FaultNotifier.NONE,
+        Duration.ofSeconds(5));
   }
 
   @AfterEach
@@ -102,33 +106,61 @@ class MindClusterRegistrationTest {
   void registersAscend910WithEightChipsOn910B3x8AndReportsAFault() throws Exception {
     start("910B3x8", options(true));
     assertThat(fleet.registrations.keySet()).containsExactly("huawei.com/Ascend910");
-    assertThat(fleet.registrations.get("huawei.com/Ascend910").getEndpoint()).isEqualTo("Ascend910.sock");
+    assertThat(fleet.registrations.get("huawei.com/Ascend910").getEndpoint())
+        .isEqualTo("Ascend910.sock");
     Path socket = kubelet.pluginDir().resolve("Ascend910.sock");
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(socket))).isEqualTo("rw-------");
-    assertThat(fleet.registrations.get("huawei.com/Ascend910").getOptions().getGetPreferredAllocationAvailable())
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(socket)))
+        .isEqualTo("rw-------");
+    assertThat(
+            fleet
+                .registrations
+                .get("huawei.com/Ascend910")
+                .getOptions()
+                .getGetPreferredAllocationAvailable())
         .isFalse();
 
     try (PluginClient plugin = fleet.client("huawei.com/Ascend910");
         PluginClient.ListAndWatchRecorder law = plugin.listAndWatch()) {
       ListAndWatchResponse first = law.next(WAIT);
-      assertThat(first.getDevicesList()).extracting(Device::getID).containsExactly("Ascend910-0",
-          "Ascend910-1", "Ascend910-2", "Ascend910-3", "Ascend910-4", "Ascend910-5", "Ascend910-6",
-          "Ascend910-7");
+      assertThat(first.getDevicesList())
+          .extracting(Device::getID)
+          .containsExactly(
+              "Ascend910-0",
+              "Ascend910-1",
+              "Ascend910-2",
+              "Ascend910-3",
+              "Ascend910-4",
+              "Ascend910-5",
+              "Ascend910-6",
+              "Ascend910-7");
       assertThat(first.getDevicesList()).extracting(Device::getHealth).containsOnly("Healthy");
-      assertThat(plugin.blocking().getDevicePluginOptions(Empty.getDefaultInstance())
-          .getGetPreferredAllocationAvailable()).isFalse();
-      assertThatThrownBy(() -> plugin.blocking().getPreferredAllocation(PreferredAllocationRequest.getDefaultInstance()))
-          .isInstanceOf(StatusRuntimeException.class).hasMessageContaining("UNIMPLEMENTED");
+      assertThat(
+              plugin
+                  .blocking()
+                  .getDevicePluginOptions(Empty.getDefaultInstance())
+                  .getGetPreferredAllocationAvailable())
+          .isFalse();
+      assertThatThrownBy(
+              () ->
+                  plugin
+                      .blocking()
+                      .getPreferredAllocation(PreferredAllocationRequest.getDefaultInstance()))
+          .isInstanceOf(StatusRuntimeException.class)
+          .hasMessageContaining("UNIMPLEMENTED");
 
       host.ctl("fault", "3", "0x80E01801");
       health.pollOnce();
       ListAndWatchResponse bad = law.next(WAIT);
-      assertThat(bad.getDevicesList()).filteredOn(d -> d.getHealth().equals("Unhealthy"))
-          .extracting(Device::getID).containsExactly("Ascend910-3");
+      assertThat(bad.getDevicesList())
+          .filteredOn(d -> d.getHealth().equals("Unhealthy"))
+          .extracting(Device::getID)
+          .containsExactly("Ascend910-3");
 
       host.ctl("clear", "3");
       health.pollOnce();
-      assertThat(law.next(WAIT).getDevicesList()).extracting(Device::getHealth).containsOnly("Healthy");
+      assertThat(law.next(WAIT).getDevicesList())
+          .extracting(Device::getHealth)
+          .containsOnly("Healthy");
     }
   }
 
@@ -142,13 +174,17 @@ class MindClusterRegistrationTest {
       assertThat(one.getContainerResponses(0).getDevicesList()).isEmpty();
       assertThat(one.getContainerResponses(0).getMountsList()).isEmpty();
 
-      AllocateResponse two = plugin.allocate(List.of(List.of("Ascend910-6", "Ascend910-2"), List.of("Ascend910-0")));
-      assertThat(two.getContainerResponses(0).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "2,6");
-      assertThat(two.getContainerResponses(1).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "0");
+      AllocateResponse two =
+          plugin.allocate(List.of(List.of("Ascend910-6", "Ascend910-2"), List.of("Ascend910-0")));
+      assertThat(two.getContainerResponses(0).getEnvsMap())
+          .containsEntry("ASCEND_VISIBLE_DEVICES", "2,6");
+      assertThat(two.getContainerResponses(1).getEnvsMap())
+          .containsEntry("ASCEND_VISIBLE_DEVICES", "0");
 
       assertThatThrownBy(() -> plugin.allocate(List.of(List.of("Ascend910-9"))))
           .isInstanceOf(StatusRuntimeException.class)
-          .hasMessageContaining("device Ascend910-9 is not a device of huawei.com/Ascend910 on this node");
+          .hasMessageContaining(
+              "device Ascend910-9 is not a device of huawei.com/Ascend910 on this node");
     }
   }
 
@@ -158,19 +194,28 @@ class MindClusterRegistrationTest {
     DevRoot.with(hostRoot, "davinci3", "dvpp_cmdlist");
     start("910B3x8", options(false));
     try (PluginClient plugin = fleet.client("huawei.com/Ascend910")) {
-      ContainerAllocateResponse r = plugin.allocate(List.of(List.of("Ascend910-3"))).getContainerResponses(0);
+      ContainerAllocateResponse r =
+          plugin.allocate(List.of(List.of("Ascend910-3"))).getContainerResponses(0);
       assertThat(r.getEnvsMap()).isEmpty();
-      assertThat(r.getDevicesList()).extracting(DeviceSpec::getHostPath, DeviceSpec::getContainerPath,
-          DeviceSpec::getPermissions).containsExactly(
-              org.assertj.core.groups.Tuple.tuple(hostRoot + "/dev/davinci_manager", "/dev/davinci_manager", "rw"),
-              org.assertj.core.groups.Tuple.tuple(hostRoot + "/dev/hisi_hdc", "/dev/hisi_hdc", "rw"),
-              org.assertj.core.groups.Tuple.tuple(hostRoot + "/dev/devmm_svm", "/dev/devmm_svm", "rw"),
-              org.assertj.core.groups.Tuple.tuple(hostRoot + "/dev/dvpp_cmdlist", "/dev/dvpp_cmdlist", "rw"),
-              org.assertj.core.groups.Tuple.tuple(hostRoot + "/dev/davinci3", "/dev/davinci3", "rw"));
+      assertThat(r.getDevicesList())
+          .extracting(
+              DeviceSpec::getHostPath, DeviceSpec::getContainerPath, DeviceSpec::getPermissions)
+          .containsExactly(
+              org.assertj.core.groups.Tuple.tuple(
+                  hostRoot + "/dev/davinci_manager", "/dev/davinci_manager", "rw"),
+              org.assertj.core.groups.Tuple.tuple(
+                  hostRoot + "/dev/hisi_hdc", "/dev/hisi_hdc", "rw"),
+              org.assertj.core.groups.Tuple.tuple(
+                  hostRoot + "/dev/devmm_svm", "/dev/devmm_svm", "rw"),
+              org.assertj.core.groups.Tuple.tuple(
+                  hostRoot + "/dev/dvpp_cmdlist", "/dev/dvpp_cmdlist", "rw"),
+              org.assertj.core.groups.Tuple.tuple(
+                  hostRoot + "/dev/davinci3", "/dev/davinci3", "rw"));
 
       assertThatThrownBy(() -> plugin.allocate(List.of(List.of("Ascend910-4"))))
           .isInstanceOf(StatusRuntimeException.class)
-          .hasMessageContaining("device node " + hostRoot.resolve("dev/davinci4") + " does not exist");
+          .hasMessageContaining(
+              "device node " + hostRoot.resolve("dev/davinci4") + " does not exist");
     }
   }
 
@@ -186,22 +231,35 @@ class MindClusterRegistrationTest {
     DevRoot.with(hostRoot, "vdavinci100");
     startComponents(options(false));
 
-    assertThat(fleet.registrations.keySet()).containsExactlyInAnyOrder("huawei.com/Ascend910",
-        "huawei.com/Ascend910-10c.3cpu.32g", "huawei.com/Ascend910-5c.1cpu.16g");
+    assertThat(fleet.registrations.keySet())
+        .containsExactlyInAnyOrder(
+            "huawei.com/Ascend910",
+            "huawei.com/Ascend910-10c.3cpu.32g",
+            "huawei.com/Ascend910-5c.1cpu.16g");
     assertThat(fleet.registrations.get("huawei.com/Ascend910-10c.3cpu.32g").getEndpoint())
         .isEqualTo("Ascend910-10c.3cpu.32g.sock");
     try (PluginClient whole = fleet.client("huawei.com/Ascend910");
         PluginClient.ListAndWatchRecorder law = whole.listAndWatch();
         PluginClient vnpu = fleet.client("huawei.com/Ascend910-10c.3cpu.32g");
         PluginClient.ListAndWatchRecorder vlaw = vnpu.listAndWatch()) {
-      assertThat(law.next(WAIT).getDevicesList()).extracting(Device::getID).containsExactly("Ascend910-2",
-          "Ascend910-3", "Ascend910-4", "Ascend910-5", "Ascend910-6", "Ascend910-7");
-      assertThat(vlaw.next(WAIT).getDevicesList()).extracting(Device::getID)
+      assertThat(law.next(WAIT).getDevicesList())
+          .extracting(Device::getID)
+          .containsExactly(
+              "Ascend910-2",
+              "Ascend910-3",
+              "Ascend910-4",
+              "Ascend910-5",
+              "Ascend910-6",
+              "Ascend910-7");
+      assertThat(vlaw.next(WAIT).getDevicesList())
+          .extracting(Device::getID)
           .containsExactly("Ascend910-10c.3cpu.32g-100-0");
 
-      ContainerAllocateResponse r = vnpu.allocate(List.of(List.of("Ascend910-10c.3cpu.32g-100-0")))
-          .getContainerResponses(0);
-      assertThat(r.getDevicesList()).last().extracting(DeviceSpec::getHostPath, DeviceSpec::getContainerPath)
+      ContainerAllocateResponse r =
+          vnpu.allocate(List.of(List.of("Ascend910-10c.3cpu.32g-100-0"))).getContainerResponses(0);
+      assertThat(r.getDevicesList())
+          .last()
+          .extracting(DeviceSpec::getHostPath, DeviceSpec::getContainerPath)
           .containsExactly(hostRoot + "/dev/vdavinci100", "/dev/davinci100");
     }
   }
@@ -213,7 +271,10 @@ class MindClusterRegistrationTest {
     host.ctl("create", "2", "vir05_1c_16g");
     startComponents(options(true));
     try (PluginClient vnpu = fleet.client("huawei.com/Ascend910-5c.1cpu.16g")) {
-      assertThat(vnpu.allocate(List.of(List.of("Ascend910-5c.1cpu.16g-132-2"))).getContainerResponses(0).getEnvsMap())
+      assertThat(
+              vnpu.allocate(List.of(List.of("Ascend910-5c.1cpu.16g-132-2")))
+                  .getContainerResponses(0)
+                  .getEnvsMap())
           .isEqualTo(Map.of("ASCEND_VISIBLE_DEVICES", "132", "ASCEND_RUNTIME_OPTIONS", "VIRTUAL"));
     }
   }
@@ -224,11 +285,26 @@ class MindClusterRegistrationTest {
     assertThat(fleet.registrations.keySet()).containsExactly("huawei.com/Ascend310P");
     try (PluginClient plugin = fleet.client("huawei.com/Ascend310P");
         PluginClient.ListAndWatchRecorder law = plugin.listAndWatch()) {
-      assertThat(law.next(WAIT).getDevicesList()).extracting(Device::getID).containsExactly(
-          "Ascend310P-0-0", "Ascend310P-0-1", "Ascend310P-0-2", "Ascend310P-1-0", "Ascend310P-1-1",
-          "Ascend310P-1-2", "Ascend310P-2-0", "Ascend310P-2-1", "Ascend310P-2-2", "Ascend310P-3-0",
-          "Ascend310P-3-1", "Ascend310P-3-2");
-      assertThat(plugin.allocate(List.of(List.of("Ascend310P-2-1"))).getContainerResponses(0).getEnvsMap())
+      assertThat(law.next(WAIT).getDevicesList())
+          .extracting(Device::getID)
+          .containsExactly(
+              "Ascend310P-0-0",
+              "Ascend310P-0-1",
+              "Ascend310P-0-2",
+              "Ascend310P-1-0",
+              "Ascend310P-1-1",
+              "Ascend310P-1-2",
+              "Ascend310P-2-0",
+              "Ascend310P-2-1",
+              "Ascend310P-2-2",
+              "Ascend310P-3-0",
+              "Ascend310P-3-1",
+              "Ascend310P-3-2");
+      assertThat(
+              plugin
+                  .allocate(List.of(List.of("Ascend310P-2-1")))
+                  .getContainerResponses(0)
+                  .getEnvsMap())
           .containsEntry("ASCEND_VISIBLE_DEVICES", "2");
     }
   }
@@ -238,10 +314,17 @@ class MindClusterRegistrationTest {
     kubelet = KubeletStandIn.start(dir.resolve("device-plugins"));
     host = new SimHost("910B3x8", dir.resolve("sim"));
     health = healthOf(host);
-    MindClusterComponents c = new MindClusterComponents(options(true).withShare(2, Optional.empty()),
-        client, host.deviceManager, health, CLOCK);
-    assertThatThrownBy(() -> c.start(null)).isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("-shareDevCount=2: chip 910B3 (Ascend910B) cannot be shared; only 310P and 310B can"
-            + " (or soft sharing with -shareDevCount=100 and -softShareDevConfigDir)");
+    MindClusterComponents c =
+        new MindClusterComponents(
+            options(true).withShare(2, Optional.empty()),
+            client,
+            host.deviceManager,
+            health,
+            CLOCK);
+    assertThatThrownBy(() -> c.start(null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "-shareDevCount=2: chip 910B3 (Ascend910B) cannot be shared; only 310P and 310B can"
+                + " (or soft sharing with -shareDevCount=100 and -softShareDevConfigDir)");
   }
 }

@@ -43,15 +43,15 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @EnableKubernetesMockClient(crud = true)
 class MindClusterSoftShareTenantTest {
-  private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-07-24T10:15:30Z"), ZoneOffset.UTC);
+  private static final Clock CLOCK =
+      Clock.fixed(Instant.parse("2026-07-24T10:15:30Z"), ZoneOffset.UTC);
   private static final String R = "huawei.com/Ascend910";
   private static final String CORE = "huawei.com/scheduler.softShareDev.aicoreQuota";
   private static final String HBM = "huawei.com/scheduler.softShareDev.hbmQuota";
 
   KubernetesClient client;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private KubeletStandIn kubelet;
   private SimHost host;
@@ -66,12 +66,25 @@ class MindClusterSoftShareTenantTest {
     host = new SimHost("910B3x8", dir.resolve("sim"));
     health = MindClusterRegistrationTest.healthOf(host);
     health.pollOnce();
-    MindClusterOptions options = MindClusterOptions.defaults(VolcanoPodsFixture.NODE).withVolcano(true, true)
-        .withShare(100, Optional.of(dir.resolve("softshare"))).withRuntime(true, dir.resolve("host"));
-    SoftSlices soft = new SoftSlices(SoftSliceLayout.vnpu(dir.resolve("softshare"), limiter),
-        QuotaRegionFactory.writing(new QuotaRegions()), LimiterVerifier.forThisMachine(limiter));
-    components = new MindClusterComponents(options, client,
-        () -> client.pods().inAnyNamespace().list().getItems(), host.deviceManager, health, CLOCK, Optional.of(soft));
+    MindClusterOptions options =
+        MindClusterOptions.defaults(VolcanoPodsFixture.NODE)
+            .withVolcano(true, true)
+            .withShare(100, Optional.of(dir.resolve("softshare")))
+            .withRuntime(true, dir.resolve("host"));
+    SoftSlices soft =
+        new SoftSlices(
+            SoftSliceLayout.vnpu(dir.resolve("softshare"), limiter),
+            QuotaRegionFactory.writing(new QuotaRegions()),
+            LimiterVerifier.forThisMachine(limiter));
+    components =
+        new MindClusterComponents(
+            options,
+            client,
+            () -> client.pods().inAnyNamespace().list().getItems(),
+            host.deviceManager,
+            health,
+            CLOCK,
+            Optional.of(soft));
     components.start(null);
     fleet = new PluginFleet(kubelet, components.resourceManagers());
   }
@@ -94,28 +107,48 @@ class MindClusterSoftShareTenantTest {
   }
 
   private static String regionDir(ContainerAllocateResponse r) {
-    return r.getMountsList().stream().filter(m -> m.getContainerPath().equals("/vnpu-shmem"))
-        .map(Mount::getHostPath).findFirst().orElseThrow();
+    return r.getMountsList().stream()
+        .filter(m -> m.getContainerPath().equals("/vnpu-shmem"))
+        .map(Mount::getHostPath)
+        .findFirst()
+        .orElseThrow();
   }
 
   @Test
   void aRunningPodThatReArmsItsPredicateTimeDoesNotHandItsQuotasToTheNextPod() throws Exception {
     softPod("small", "Ascend910-3", "10", "1", "1000000000000000000");
     try (PluginClient plugin = fleet.client(R)) {
-      assertThat(plugin.admit(List.of("Ascend910-3-0")).getEnvsMap()).containsEntry("NPU_MEM_QUOTA", "1");
-      client.pods().inNamespace("default").withName("small").edit(p -> {
-        p.getStatus().setPhase("Running");
-        p.getStatus().setContainerStatuses(List.of(new io.fabric8.kubernetes.api.model.ContainerStatusBuilder()
-            .withName("main").withNewState().withNewRunning().endRunning().endState().build()));
-        p.getMetadata().getAnnotations().put("predicate-time", "1");
-        return p;
-      });
+      assertThat(plugin.admit(List.of("Ascend910-3-0")).getEnvsMap())
+          .containsEntry("NPU_MEM_QUOTA", "1");
+      client
+          .pods()
+          .inNamespace("default")
+          .withName("small")
+          .edit(
+              p -> {
+                p.getStatus().setPhase("Running");
+                p.getStatus()
+                    .setContainerStatuses(
+                        List.of(
+                            new io.fabric8.kubernetes.api.model.ContainerStatusBuilder()
+                                .withName("main")
+                                .withNewState()
+                                .withNewRunning()
+                                .endRunning()
+                                .endState()
+                                .build()));
+                p.getMetadata().getAnnotations().put("predicate-time", "1");
+                return p;
+              });
       softPod("big", "Ascend910-3", "50", "16384", "2000000000000000000");
       ContainerAllocateResponse big = plugin.admit(List.of("Ascend910-3-1"));
       assertThat(big.getEnvsMap()).containsEntry("NPU_MEM_QUOTA", "16384");
-      String uid = client.pods().inNamespace("default").withName("big").get().getMetadata().getUid();
-      assertThat(regionDir(big)).isEqualTo(dir.resolve("softshare/regions").resolve(uid + "_Ascend910-3-1").toString());
-      assertThat(annotations(client, "big")).containsEntry("predicate-time", "18446744073709551615")
+      String uid =
+          client.pods().inNamespace("default").withName("big").get().getMetadata().getUid();
+      assertThat(regionDir(big))
+          .isEqualTo(dir.resolve("softshare/regions").resolve(uid + "_Ascend910-3-1").toString());
+      assertThat(annotations(client, "big"))
+          .containsEntry("predicate-time", "18446744073709551615")
           .containsEntry("huawei.com/AscendReal", "Ascend910-3");
     }
   }
@@ -123,19 +156,31 @@ class MindClusterSoftShareTenantTest {
   @Test
   void aHostileQuotaValueIsQuotedAndCutInTheAdmissionError() throws Exception {
     try (PluginClient plugin = fleet.client(R)) {
-      softPod("newline", "Ascend910-2", "50", "1\nI0724 10:15:30 forged kubelet line", "1000000000000000000");
+      softPod(
+          "newline",
+          "Ascend910-2",
+          "50",
+          "1\nI0724 10:15:30 forged kubelet line",
+          "1000000000000000000");
       assertThatThrownBy(() -> plugin.admit(List.of("Ascend910-2-0")))
-          .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getDescription())
-              .contains(HBM + " = \"1\\nI0724 10:15:30 forged kubelet line\": not a whole number")
-              .doesNotContain("\n"));
+          .isInstanceOfSatisfying(
+              StatusRuntimeException.class,
+              e ->
+                  assertThat(e.getStatus().getDescription())
+                      .contains(
+                          HBM + " = \"1\\nI0724 10:15:30 forged kubelet line\": not a whole number")
+                      .doesNotContain("\n"));
       client.pods().inNamespace("default").withName("newline").delete();
 
       softPod("huge", "Ascend910-2", "9".repeat(200_000), "4096", "1000000000000000000");
       assertThatThrownBy(() -> plugin.admit(List.of("Ascend910-2-1")))
-          .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-            assertThat(e.getStatus().getDescription()).contains(CORE + " = \"" + "9".repeat(63) + "... (200002 characters)")
-                .hasSizeLessThan(600);
-          });
+          .isInstanceOfSatisfying(
+              StatusRuntimeException.class,
+              e -> {
+                assertThat(e.getStatus().getDescription())
+                    .contains(CORE + " = \"" + "9".repeat(63) + "... (200002 characters)")
+                    .hasSizeLessThan(600);
+              });
     }
   }
 }

@@ -21,9 +21,9 @@ import io.vnpu.kube.limiter.LimiterVerifier;
 import io.vnpu.kube.limiter.SimContainer;
 import io.vnpu.kube.metrics.OpsServer;
 import io.vnpu.kube.mindcluster.config.MindClusterOptions;
+import io.vnpu.kube.resource.QuotaRegionFactory;
 import io.vnpu.kube.softslice.SoftSliceLayout;
 import io.vnpu.kube.softslice.SoftSlices;
-import io.vnpu.kube.resource.QuotaRegionFactory;
 import io.vnpu.kube.testing.MetricsScrape;
 import io.vnpu.quota.model.DeviceQuota;
 import io.vnpu.quota.model.RegionConfig;
@@ -40,8 +40,8 @@ import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -49,12 +49,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * MindCluster soft sharing (softShareDev annotations, anchors section 4) enforced by our quota
- * region and limiter: kubelet stand-in, real gRPC plugin, the simulated 910B3x8 node with
- * {@code -shareDevCount=100 -softShareDevConfigDir}, and the CRUD mock API server.
+ * region and limiter: kubelet stand-in, real gRPC plugin, the simulated 910B3x8 node with {@code
+ * -shareDevCount=100 -softShareDevConfigDir}, and the CRUD mock API server.
  */
 @EnableKubernetesMockClient(crud = true)
 class MindClusterSoftShareTest {
-  private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-07-24T10:15:30Z"), ZoneOffset.UTC);
+  private static final Clock CLOCK =
+      Clock.fixed(Instant.parse("2026-07-24T10:15:30Z"), ZoneOffset.UTC);
   private static final String R = "huawei.com/Ascend910";
   private static final String CORE = "huawei.com/scheduler.softShareDev.aicoreQuota";
   private static final String POLICY = "huawei.com/scheduler.softShareDev.policy";
@@ -62,8 +63,7 @@ class MindClusterSoftShareTest {
 
   KubernetesClient client;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private KubeletStandIn kubelet;
   private SimHost host;
@@ -83,14 +83,27 @@ class MindClusterSoftShareTest {
     fleet = new PluginFleet(kubelet, components.resourceManagers());
   }
 
-  /** The agent's MindCluster side (a new one is an agent restart: same options, same directories). */
+  /**
+   * The agent's MindCluster side (a new one is an agent restart: same options, same directories).
+   */
   private MindClusterComponents components(LimiterFiles limiter) {
-    MindClusterOptions options = MindClusterOptions.defaults(VolcanoPodsFixture.NODE).withVolcano(true, true)
-        .withShare(100, Optional.of(dir.resolve("softshare"))).withRuntime(true, dir.resolve("host"));
-    SoftSlices soft = new SoftSlices(SoftSliceLayout.vnpu(dir.resolve("softshare"), limiter),
-        QuotaRegionFactory.writing(regions), LimiterVerifier.forThisMachine(limiter));
-    return new MindClusterComponents(options, client,
-        () -> client.pods().inAnyNamespace().list().getItems(), host.deviceManager, health, CLOCK,
+    MindClusterOptions options =
+        MindClusterOptions.defaults(VolcanoPodsFixture.NODE)
+            .withVolcano(true, true)
+            .withShare(100, Optional.of(dir.resolve("softshare")))
+            .withRuntime(true, dir.resolve("host"));
+    SoftSlices soft =
+        new SoftSlices(
+            SoftSliceLayout.vnpu(dir.resolve("softshare"), limiter),
+            QuotaRegionFactory.writing(regions),
+            LimiterVerifier.forThisMachine(limiter));
+    return new MindClusterComponents(
+        options,
+        client,
+        () -> client.pods().inAnyNamespace().list().getItems(),
+        host.deviceManager,
+        health,
+        CLOCK,
         Optional.of(soft));
   }
 
@@ -101,13 +114,16 @@ class MindClusterSoftShareTest {
   private OpsServer metricsEndpoint() throws java.io.IOException {
     io.prometheus.metrics.model.registry.PrometheusRegistry registry =
         new io.prometheus.metrics.model.registry.PrometheusRegistry();
-    registry.register(new io.vnpu.kube.metrics.SliceCollector(VolcanoPodsFixture.NODE,
-        () -> components.sliceSource().slices(), d -> components.softShare().flatMap(s -> s.registryHostDir(d)),
-        Set.of(), System::nanoTime));
+    registry.register(
+        new io.vnpu.kube.metrics.SliceCollector(
+            VolcanoPodsFixture.NODE,
+            () -> components.sliceSource().slices(),
+            d -> components.softShare().flatMap(s -> s.registryHostDir(d)),
+            Set.of(),
+            System::nanoTime));
     ops = OpsServer.start("127.0.0.1", 0, registry, Map.of(), Map.of());
     return ops;
   }
-
 
   @AfterEach
   void tearDown() throws Exception {
@@ -133,20 +149,29 @@ class MindClusterSoftShareTest {
     start(limiter);
     softPod("infer", "Ascend910-3", "30", "4096");
     try (PluginClient plugin = fleet.client(R)) {
-      ContainerAllocateResponse r = plugin.allocate(List.of(List.of("Ascend910-3-7"))).getContainerResponses(0);
-      assertThat(r.getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "3")
+      ContainerAllocateResponse r =
+          plugin.allocate(List.of(List.of("Ascend910-3-7"))).getContainerResponses(0);
+      assertThat(r.getEnvsMap())
+          .containsEntry("ASCEND_VISIBLE_DEVICES", "3")
           .containsEntry("NPU_LOCAL_SHM_PATH", "/vnpu-shmem/vnpu_local_shmem")
           .containsEntry("NPU_MEM_QUOTA", "4096");
-      String uid = client.pods().inNamespace("default").withName("infer").get().getMetadata().getUid();
+      String uid =
+          client.pods().inNamespace("default").withName("infer").get().getMetadata().getUid();
       Path containerDir = dir.resolve("softshare/regions").resolve(uid + "_Ascend910-3-7");
-      Map<String, String> mounts = r.getMountsList().stream()
-          .collect(Collectors.toMap(Mount::getContainerPath, Mount::getHostPath));
-      assertThat(mounts).containsEntry("/hami-vnpu-core", limiter.hostDir().toString())
+      Map<String, String> mounts =
+          r.getMountsList().stream()
+              .collect(Collectors.toMap(Mount::getContainerPath, Mount::getHostPath));
+      assertThat(mounts)
+          .containsEntry("/hami-vnpu-core", limiter.hostDir().toString())
           .containsEntry("/etc/ld.so.preload", limiter.preload().toString())
           .containsEntry("/vnpu-shmem", containerDir.toString())
-          .containsEntry(dir.resolve("softshare/compute").toString(), dir.resolve("softshare/compute").toString());
-      assertThat(r.getMountsList()).filteredOn(m -> m.getContainerPath().equals(dir.resolve("softshare/compute").toString()))
-          .extracting(Mount::getReadOnly).containsExactly(true);
+          .containsEntry(
+              dir.resolve("softshare/compute").toString(),
+              dir.resolve("softshare/compute").toString());
+      assertThat(r.getMountsList())
+          .filteredOn(m -> m.getContainerPath().equals(dir.resolve("softshare/compute").toString()))
+          .extracting(Mount::getReadOnly)
+          .containsExactly(true);
       try (QuotaRegion region = regions.open(containerDir.resolve("vnpu_local_shmem"))) {
         RegionConfig c = region.readConfig();
         assertThat(c.registryDir()).isEqualTo(dir.resolve("softshare/compute").toString());
@@ -158,7 +183,8 @@ class MindClusterSoftShareTest {
         assertThat(q.priority()).isEqualTo(Priority.NORMAL);
         assertThat(q.physId()).isEqualTo(3);
       }
-      assertThat(annotations(client, "infer")).containsEntry("huawei.com/AscendReal", "Ascend910-3")
+      assertThat(annotations(client, "infer"))
+          .containsEntry("huawei.com/AscendReal", "Ascend910-3")
           .containsEntry("predicate-time", "18446744073709551615");
     }
   }
@@ -174,12 +200,20 @@ class MindClusterSoftShareTest {
 
   private static List<io.vnpu.api.slice.Mount> mounts(ContainerAllocateResponse r) {
     return r.getMountsList().stream()
-        .map(m -> new io.vnpu.api.slice.Mount(m.getContainerPath(), m.getHostPath(), m.getReadOnly())).toList();
+        .map(
+            m ->
+                new io.vnpu.api.slice.Mount(m.getContainerPath(), m.getHostPath(), m.getReadOnly()))
+        .toList();
   }
 
   private Path regionOf(ContainerAllocateResponse r) {
-    return Path.of(r.getMountsList().stream().filter(m -> m.getContainerPath().equals("/vnpu-shmem"))
-        .findFirst().orElseThrow().getHostPath()).resolve("vnpu_local_shmem");
+    return Path.of(
+            r.getMountsList().stream()
+                .filter(m -> m.getContainerPath().equals("/vnpu-shmem"))
+                .findFirst()
+                .orElseThrow()
+                .getHostPath())
+        .resolve("vnpu_local_shmem");
   }
 
   private static String burn() {
@@ -187,7 +221,8 @@ class MindClusterSoftShareTest {
   }
 
   private List<RegistryEntry> registry(int phyId) throws Exception {
-    try (ComputeRegistry r = new ComputeRegistries().open(dir.resolve("softshare/compute/npu" + phyId + ".reg"))) {
+    try (ComputeRegistry r =
+        new ComputeRegistries().open(dir.resolve("softshare/compute/npu" + phyId + ".reg"))) {
       return r.entries();
     }
   }
@@ -195,7 +230,8 @@ class MindClusterSoftShareTest {
   // issue 16: the aicoreQuota is a cap the limiter holds, through the agent's compute registry
   @Test
   void aicoreQuotaOf25IsHeldAndHbmBeyondTheQuotaIsRefused() throws Exception {
-    org.junit.jupiter.api.Assumptions.assumeTrue(SimContainer.available(), SimContainer.UNAVAILABLE);
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        SimContainer.available(), SimContainer.UNAVAILABLE);
     start(LimiterFixture.installInto(dir.resolve("limiter")));
     softPod("infer", "Ascend910-3", "25", "1024");
     ContainerAllocateResponse r = allocate("Ascend910-3-0");
@@ -204,13 +240,31 @@ class MindClusterSoftShareTest {
     try (QuotaRegion q = regions.open(region)) {
       key = q.epoch();
     }
-    assertThat(registry(3)).extracting(e -> List.of(e.key(), e.weight(), e.capPct(), e.name()))
+    assertThat(registry(3))
+        .extracting(e -> List.of(e.key(), e.weight(), e.capPct(), e.name()))
         .containsExactly(List.of(key, 25, 25, "default/infer"));
 
-    SimContainer.Result res = new SimContainer(dir, dir.resolve("sim")).run(r.getEnvsMap(), mounts(r),
-        List.of(burn(), "--alloc-via", "rt", "alloc", "1G", "alloc", "1", "launch", "1000", "300"));
+    SimContainer.Result res =
+        new SimContainer(dir, dir.resolve("sim"))
+            .run(
+                r.getEnvsMap(),
+                mounts(r),
+                List.of(
+                    burn(),
+                    "--alloc-via",
+                    "rt",
+                    "alloc",
+                    "1G",
+                    "alloc",
+                    "1",
+                    "launch",
+                    "1000",
+                    "300"));
     assertThat(res.exit()).as(res.err()).isZero();
-    assertThat(res.out().stream().filter(l -> l.startsWith("alloc")).map(l -> l.replaceAll(" (ptr|pid|thread)=\\S+", "")))
+    assertThat(
+            res.out().stream()
+                .filter(l -> l.startsWith("alloc"))
+                .map(l -> l.replaceAll(" (ptr|pid|thread)=\\S+", "")))
         .containsExactly("alloc ok size=" + 1024 * MIB, "alloc fail code=207001 size=1");
     long wall = SimContainer.field(res.line("launch done"), "wall_ns");
     try (QuotaRegion q = regions.open(region)) {
@@ -227,13 +281,19 @@ class MindClusterSoftShareTest {
   // issue 28: softShareDev.policy is interpreted: elastic 25 % alone borrows the idle chip
   @Test
   void elasticPolicyAnnotationLetsA25PercentShareBorrowTheIdleChip() throws Exception {
-    org.junit.jupiter.api.Assumptions.assumeTrue(SimContainer.available(), SimContainer.UNAVAILABLE);
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        SimContainer.available(), SimContainer.UNAVAILABLE);
     start(LimiterFixture.installInto(dir.resolve("limiter")));
     softPod("elastic", "Ascend910-3", "25", "1024");
-    client.pods().inNamespace("default").withName("elastic").edit(p -> {
-      p.getMetadata().getAnnotations().put(POLICY, "elastic");
-      return p;
-    });
+    client
+        .pods()
+        .inNamespace("default")
+        .withName("elastic")
+        .edit(
+            p -> {
+              p.getMetadata().getAnnotations().put(POLICY, "elastic");
+              return p;
+            });
     ContainerAllocateResponse r = allocate("Ascend910-3-0");
     Path region = regionOf(r);
     try (QuotaRegion q = regions.open(region)) {
@@ -242,8 +302,9 @@ class MindClusterSoftShareTest {
       assertThat(c.devices().get(0).computeWeight()).isEqualTo(25);
       assertThat(c.devices().get(0).computeCapPct()).isZero();
     }
-    SimContainer.Result res = new SimContainer(dir, dir.resolve("sim")).run(r.getEnvsMap(), mounts(r),
-        List.of(burn(), "launch", "1000", "300"));
+    SimContainer.Result res =
+        new SimContainer(dir, dir.resolve("sim"))
+            .run(r.getEnvsMap(), mounts(r), List.of(burn(), "launch", "1000", "300"));
     assertThat(res.exit()).as(res.err()).isZero();
     long wall = SimContainer.field(res.line("launch done"), "wall_ns");
     try (QuotaRegion q = regions.open(region)) {
@@ -256,22 +317,31 @@ class MindClusterSoftShareTest {
   void aPolicyThatIsNotOneOfTheThreeIsRefusedNamingPodAnnotationAndValue() throws Exception {
     start(LimiterFixture.installInto(dir.resolve("limiter")));
     softPod("badpolicy", "Ascend910-2", "50", "4096");
-    client.pods().inNamespace("default").withName("badpolicy").edit(p -> {
-      p.getMetadata().getAnnotations().put(POLICY, "burst");
-      return p;
-    });
+    client
+        .pods()
+        .inNamespace("default")
+        .withName("badpolicy")
+        .edit(
+            p -> {
+              p.getMetadata().getAnnotations().put(POLICY, "burst");
+              return p;
+            });
     try (PluginClient plugin = fleet.client(R)) {
       assertThatThrownBy(() -> plugin.allocate(List.of(List.of("Ascend910-2-0"))))
           .isInstanceOf(StatusRuntimeException.class)
-          .hasMessageContaining("pod default/badpolicy: annotation " + POLICY + " = \"burst\": not fixed-share,"
-              + " elastic or best-effort");
+          .hasMessageContaining(
+              "pod default/badpolicy: annotation "
+                  + POLICY
+                  + " = \"burst\": not fixed-share,"
+                  + " elastic or best-effort");
     }
   }
 
   // issue 16: two soft containers on one chip, both busy: quotas 40 + 80 > 100 split the chip 1:2
   @Test
   void twoBusyContainersOnOneChipSplitItByTheirQuotas() throws Exception {
-    org.junit.jupiter.api.Assumptions.assumeTrue(SimContainer.available(), SimContainer.UNAVAILABLE);
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        SimContainer.available(), SimContainer.UNAVAILABLE);
     start(LimiterFixture.installInto(dir.resolve("limiter")));
     softPod("small", "Ascend910-3", "40", "1024");
     ContainerAllocateResponse a = allocate("Ascend910-3-0");
@@ -283,7 +353,8 @@ class MindClusterSoftShareTest {
     List<String> burn = List.of(burn(), "burn", "1000", "4");
     Process pa = c.start(a.getEnvsMap(), mounts(a), burn);
     Process pb = c.start(b.getEnvsMap(), mounts(b), burn);
-    try (QuotaRegion ra = regions.open(regionOf(a)); QuotaRegion rb = regions.open(regionOf(b))) {
+    try (QuotaRegion ra = regions.open(regionOf(a));
+        QuotaRegion rb = regions.open(regionOf(b))) {
       long deadline = System.nanoTime() + 20_000_000_000L;
       while (ra.computeCounters(0).launches() == 0 || rb.computeCounters(0).launches() == 0) {
         assertThat(System.nanoTime()).as("both containers launch").isLessThan(deadline);
@@ -298,8 +369,12 @@ class MindClusterSoftShareTest {
       long b1 = rb.computeCounters(0).busyNs();
       double window = System.nanoTime() - t0;
       assertThat(pa.isAlive() && pb.isAlive()).as("both still busy over the whole window").isTrue();
-      assertThat((a1 - a0) / window).as("share of the quota-40 container").isBetween(1 / 3.0 - 0.05, 1 / 3.0 + 0.05);
-      assertThat((b1 - b0) / window).as("share of the quota-80 container").isBetween(2 / 3.0 - 0.05, 2 / 3.0 + 0.05);
+      assertThat((a1 - a0) / window)
+          .as("share of the quota-40 container")
+          .isBetween(1 / 3.0 - 0.05, 1 / 3.0 + 0.05);
+      assertThat((b1 - b0) / window)
+          .as("share of the quota-80 container")
+          .isBetween(2 / 3.0 - 0.05, 2 / 3.0 + 0.05);
     }
     SimContainer.Result ea = SimContainer.finish(pa);
     SimContainer.Result eb = SimContainer.finish(pb);
@@ -307,7 +382,8 @@ class MindClusterSoftShareTest {
     assertThat(eb.exit()).as(eb.err()).isZero();
   }
 
-  // issue 16: registrations survive an agent restart as they are; a deleted pod's entry and directory go
+  // issue 16: registrations survive an agent restart as they are; a deleted pod's entry and
+  // directory go
   @Test
   void agentRestartKeepsRegistrationsAndPodDeletionRemovesEntryAndDirectory() throws Exception {
     LimiterFiles limiter = LimiterFixture.installInto(dir.resolve("limiter"));
@@ -317,8 +393,9 @@ class MindClusterSoftShareTest {
     softPod("keep", "Ascend910-2", "25", "1024");
     ContainerAllocateResponse k = allocate("Ascend910-2-0");
     // the series appear with the Allocate
-    assertThat(MetricsScrape.sliceSeries(port)).contains(
-        "vnpu_slice_memory_limit_bytes{namespace=default,pod=keep,container=Ascend910-2-0,device_index=0} 1.073741824E9");
+    assertThat(MetricsScrape.sliceSeries(port))
+        .contains(
+            "vnpu_slice_memory_limit_bytes{namespace=default,pod=keep,container=Ascend910-2-0,device_index=0} 1.073741824E9");
     softPod("gone", "Ascend910-2", "50", "1024");
     ContainerAllocateResponse g = allocate("Ascend910-2-1");
     List<RegistryEntry> before = registry(2);
@@ -330,9 +407,12 @@ class MindClusterSoftShareTest {
     components.close();
     components = components(limiter);
     components.start(null);
-    assertThat(registry(2)).extracting(e -> e.index() + " " + e.key() + " " + e.weight() + " " + e.capPct())
-        .containsExactlyElementsOf(before.stream().map(e -> e.index() + " " + e.key() + " " + e.weight() + " " + e.capPct())
-            .toList());
+    assertThat(registry(2))
+        .extracting(e -> e.index() + " " + e.key() + " " + e.weight() + " " + e.capPct())
+        .containsExactlyElementsOf(
+            before.stream()
+                .map(e -> e.index() + " " + e.key() + " " + e.weight() + " " + e.capPct())
+                .toList());
     components.refreshOnce();
     assertThat(registry(2)).hasSize(2);
 
@@ -342,22 +422,27 @@ class MindClusterSoftShareTest {
     }
     Path goneDir = regionOf(g).getParent();
     // issue 24: each share's per-slice series on /metrics, gone with its pod
-    assertThat(MetricsScrape.sliceSeries(port)).contains(
-        "vnpu_slice_memory_limit_bytes{namespace=default,pod=keep,container=Ascend910-2-0,device_index=0} 1.073741824E9",
-        "vnpu_slice_memory_limit_bytes{namespace=default,pod=gone,container=Ascend910-2-1,device_index=0} 1.073741824E9");
+    assertThat(MetricsScrape.sliceSeries(port))
+        .contains(
+            "vnpu_slice_memory_limit_bytes{namespace=default,pod=keep,container=Ascend910-2-0,device_index=0} 1.073741824E9",
+            "vnpu_slice_memory_limit_bytes{namespace=default,pod=gone,container=Ascend910-2-1,device_index=0} 1.073741824E9");
     client.pods().inNamespace("default").withName("gone").delete();
-    assertThat(MetricsScrape.sliceSeries(port)).noneMatch(l -> l.contains("pod=gone"))
+    assertThat(MetricsScrape.sliceSeries(port))
+        .noneMatch(l -> l.contains("pod=gone"))
         .anyMatch(l -> l.contains("pod=keep"));
     components.refreshOnce();
     assertThat(goneDir).doesNotExist();
     assertThat(regionOf(k)).exists();
     assertThat(registry(2)).extracting(RegistryEntry::capPct).containsExactly(25);
     assertThat(registry(2)).extracting(RegistryEntry::key).doesNotContain(goneKey);
-    assertThat(registry(2)).extracting(RegistryEntry::key).containsExactly(before.stream()
-        .filter(e -> e.capPct() == 25).findFirst().orElseThrow().key());
+    assertThat(registry(2))
+        .extracting(RegistryEntry::key)
+        .containsExactly(
+            before.stream().filter(e -> e.capPct() == 25).findFirst().orElseThrow().key());
     try (var files = Files.list(dir.resolve("softshare/compute"))) {
       // what containers mount: registries only, nothing of any container (issue 23)
-      assertThat(files.map(p -> p.getFileName().toString())).allMatch(n -> n.matches("npu\\d+\\.reg"));
+      assertThat(files.map(p -> p.getFileName().toString()))
+          .allMatch(n -> n.matches("npu\\d+\\.reg"));
     }
   }
 
@@ -368,11 +453,13 @@ class MindClusterSoftShareTest {
     try (PluginClient plugin = fleet.client(R)) {
       assertThatThrownBy(() -> plugin.allocate(List.of(List.of("Ascend910-2-0"))))
           .isInstanceOf(StatusRuntimeException.class)
-          .hasMessageContaining(CORE + " = \"0\"").hasMessageContaining("1..100");
+          .hasMessageContaining(CORE + " = \"0\"")
+          .hasMessageContaining("1..100");
       softPod("bad", "Ascend910-2", "50", "99999999");
       assertThatThrownBy(() -> plugin.allocate(List.of(List.of("Ascend910-2-0"))))
           .isInstanceOf(StatusRuntimeException.class)
-          .hasMessageContaining(HBM + " = \"99999999\"").hasMessageContaining("out of range");
+          .hasMessageContaining(HBM + " = \"99999999\"")
+          .hasMessageContaining("out of range");
       softPod("bad", "Ascend910-2", "50", "0");
       assertThatThrownBy(() -> plugin.allocate(List.of(List.of("Ascend910-2-0"))))
           .isInstanceOf(StatusRuntimeException.class)
@@ -382,7 +469,9 @@ class MindClusterSoftShareTest {
     assertThat(annotations(client, "bad")).containsEntry("predicate-time", "1000000000000000000");
     // refused before anything was created: no container directory under the region root
     Path root = dir.resolve("softshare/regions");
-    assertThat(!Files.exists(root) || Files.list(root).findAny().isEmpty()).as("no region under %s", root).isTrue();
+    assertThat(!Files.exists(root) || Files.list(root).findAny().isEmpty())
+        .as("no region under %s", root)
+        .isTrue();
   }
 
   @Test

@@ -12,9 +12,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One real gRPC device plugin per MindCluster resource manager on the kubelet stand-in's
- * directory, as the node agent runs them (socket {@code <type>.sock}, mode 0600), with the
- * registrations collected by resource name.
+ * One real gRPC device plugin per MindCluster resource manager on the kubelet stand-in's directory,
+ * as the node agent runs them (socket {@code <type>.sock}, mode 0600), with the registrations
+ * collected by resource name.
  */
 final class PluginFleet implements AutoCloseable {
   static final Duration WAIT = Duration.ofSeconds(20);
@@ -26,8 +26,11 @@ final class PluginFleet implements AutoCloseable {
   PluginFleet(KubeletStandIn kubelet, List<ResourceManager> managers) throws InterruptedException {
     this.kubelet = kubelet;
     for (ResourceManager m : managers) {
-      DevicePluginServer s = DevicePluginServer.builder(m, kubelet.pluginDir()).socketMode("rw-------")
-          .registerTimeout(WAIT).build();
+      DevicePluginServer s =
+          DevicePluginServer.builder(m, kubelet.pluginDir())
+              .socketMode("rw-------")
+              .registerTimeout(WAIT)
+              .build();
       servers.add(s);
       s.start();
     }
@@ -40,7 +43,9 @@ final class PluginFleet implements AutoCloseable {
   /** A kubelet-side client of the plugin registered for {@code resourceName}. */
   PluginClient client(String resourceName) {
     RegisterRequest r = registrations.get(resourceName);
-    if (r == null) throw new AssertionError("no registration of " + resourceName + ": " + registrations.keySet());
+    if (r == null)
+      throw new AssertionError(
+          "no registration of " + resourceName + ": " + registrations.keySet());
     return kubelet.connect(r);
   }
 

@@ -31,7 +31,8 @@ final class SimHost implements AutoCloseable {
     this.root = root;
     this.sim = new BundledSimulator(Path.of(dir));
     sim.configure(profile, root);
-    Path lib = sim.library().orElseThrow(() -> new AssertionError("libdcmi.so not built in " + dir));
+    Path lib =
+        sim.library().orElseThrow(() -> new AssertionError("libdcmi.so not built in " + dir));
     this.deviceManager = DcmiDeviceManager.open(new DcmiLibrarySource(lib, "test", List.of(lib)));
   }
 

@@ -16,11 +16,22 @@ class SlowNodeEnvTest {
 
   @Test
   void theJobsConfigMapGivesBothVariables() {
-    client.configMaps().inNamespace("train").resource(new ConfigMapBuilder().withNewMetadata()
-        .withName("steptime-dtpgroup").withNamespace("train").endMetadata()
-        .addToData("PerfDumpPath", "/job/perf").addToData("PerfDumpConfig", "on").build()).create();
+    client
+        .configMaps()
+        .inNamespace("train")
+        .resource(
+            new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName("steptime-dtpgroup")
+                .withNamespace("train")
+                .endMetadata()
+                .addToData("PerfDumpPath", "/job/perf")
+                .addToData("PerfDumpConfig", "on")
+                .build())
+        .create();
     assertThat(new SlowNodeEnv(client).forNamespace("train"))
-        .containsExactly(Map.entry("PERF_DUMP_PATH", "/job/perf"), Map.entry("PERF_DUMP_CONFIG", "on"));
+        .containsExactly(
+            Map.entry("PERF_DUMP_PATH", "/job/perf"), Map.entry("PERF_DUMP_CONFIG", "on"));
   }
 
   @Test
@@ -30,9 +41,19 @@ class SlowNodeEnvTest {
 
   @Test
   void aValueWithANewlineIsLeftOut() {
-    client.configMaps().inNamespace("evil").resource(new ConfigMapBuilder().withNewMetadata()
-        .withName("steptime-dtpgroup").withNamespace("evil").endMetadata()
-        .addToData("PerfDumpPath", "/a\nB=c").addToData("PerfDumpConfig", "x".repeat(5000)).build()).create();
+    client
+        .configMaps()
+        .inNamespace("evil")
+        .resource(
+            new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName("steptime-dtpgroup")
+                .withNamespace("evil")
+                .endMetadata()
+                .addToData("PerfDumpPath", "/a\nB=c")
+                .addToData("PerfDumpConfig", "x".repeat(5000))
+                .build())
+        .create();
     assertThat(new SlowNodeEnv(client).forNamespace("evil")).isEmpty();
   }
 }

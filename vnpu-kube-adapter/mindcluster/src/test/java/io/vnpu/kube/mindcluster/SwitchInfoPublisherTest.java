@@ -32,21 +32,35 @@ class SwitchInfoPublisherTest {
 
   KubernetesClient client;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void aSwitchFaultReachesSwitchInfoCfgAndGoesWithIt() throws Exception {
     try (SimHost host = new SimHost("A3x8", dir)) {
-      client.configMaps().inNamespace("kube-system").resource(new ConfigMapBuilder().withNewMetadata()
-          .withName(CM).withNamespace("kube-system").endMetadata()
-          .addToData("ManuallySeparateNPU", "Ascend910-3").build()).create();
+      client
+          .configMaps()
+          .inNamespace("kube-system")
+          .resource(
+              new ConfigMapBuilder()
+                  .withNewMetadata()
+                  .withName(CM)
+                  .withNamespace("kube-system")
+                  .endMetadata()
+                  .addToData("ManuallySeparateNPU", "Ascend910-3")
+                  .build())
+          .create();
       MutableClock clock = new MutableClock(Instant.parse("2026-12-01T10:00:00Z"));
-      DeviceInfoConfigMap cm = new DeviceInfoConfigMap(client, "node-1", clock,
-          new WriteLimiter(clock, WriteLimiter.MIN_GAP, WriteLimiter.REFRESH));
+      DeviceInfoConfigMap cm =
+          new DeviceInfoConfigMap(
+              client,
+              "node-1",
+              clock,
+              new WriteLimiter(clock, WriteLimiter.MIN_GAP, WriteLimiter.REFRESH));
       Path lib = host.deviceManager.dcmi().path();
-      LingQuSwitch sw = LingQuSwitch.open(new DcmiLibrarySource(lib, "test", List.of(lib))).orElseThrow();
-      SwitchInfoPublisher publisher = new SwitchInfoPublisher(sw, SwitchFaultLevels.shipped(), cm, clock);
+      LingQuSwitch sw =
+          LingQuSwitch.open(new DcmiLibrarySource(lib, "test", List.of(lib))).orElseThrow();
+      SwitchInfoPublisher publisher =
+          new SwitchInfoPublisher(sw, SwitchFaultLevels.shipped(), cm, clock);
 
       assertThat(publisher.publishOnce()).isTrue();
       assertThat(switchInfo().path("NodeStatus").asText()).isEqualTo("Healthy");
@@ -55,7 +69,8 @@ class SwitchInfoPublisherTest {
       host.ctl("switch-fault", "2", "6", "9", "0", "3", "1");
       assertThat(publisher.publishOnce()).isTrue();
       JsonNode info = switchInfo();
-      assertThat(info.path("FaultCode").get(0).path("AssembledFaultCode").asText()).isEqualTo("[0x00f1ff06,155911,npu,na]");
+      assertThat(info.path("FaultCode").get(0).path("AssembledFaultCode").asText())
+          .isEqualTo("[0x00f1ff06,155911,npu,na]");
       assertThat(info.path("FaultCode").get(0).path("SwitchChipId").asInt()).isEqualTo(2);
       assertThat(info.path("FaultLevel").asText()).isEqualTo("Separate");
       assertThat(info.path("NodeStatus").asText()).isEqualTo("UnHealthy");
@@ -68,17 +83,33 @@ class SwitchInfoPublisherTest {
       assertThat(switchInfo().path("FaultCode")).isEmpty();
 
       host.ctl("spod", "5", "2");
-      var chips = new io.vnpu.kube.mindcluster.devices.ChipInventory(host.deviceManager,
-          MindClusterRegistrationTest.healthOf(host)).refresh();
+      var chips =
+          new io.vnpu.kube.mindcluster.devices.ChipInventory(
+                  host.deviceManager, MindClusterRegistrationTest.healthOf(host))
+              .refresh();
       cm.publish(chips, java.util.Set.of());
-      JsonNode cfg = JSON.readTree(client.configMaps().inNamespace("kube-system").withName(CM).get()
-          .getData().get("DeviceInfoCfg"));
+      JsonNode cfg =
+          JSON.readTree(
+              client
+                  .configMaps()
+                  .inNamespace("kube-system")
+                  .withName(CM)
+                  .get()
+                  .getData()
+                  .get("DeviceInfoCfg"));
       assertThat(cfg.path("SuperPodID").asInt()).isEqualTo(5);
       assertThat(cfg.path("ServerIndex").asInt()).isEqualTo(2);
     }
   }
 
   private JsonNode switchInfo() throws Exception {
-    return JSON.readTree(client.configMaps().inNamespace("kube-system").withName(CM).get().getData().get("SwitchInfoCfg"));
+    return JSON.readTree(
+        client
+            .configMaps()
+            .inNamespace("kube-system")
+            .withName(CM)
+            .get()
+            .getData()
+            .get("SwitchInfoCfg"));
   }
 }

@@ -57,8 +57,7 @@ class TrainingRecoveryKubeTest {
 
   KubernetesClient client;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private SimHost host;
   private final Set<Integer> inUse = ConcurrentHashMap.newKeySet();
@@ -69,22 +68,36 @@ class TrainingRecoveryKubeTest {
 
     Plugin() {
       DcmiFaultProbe probe = new DcmiFaultProbe(host.deviceManager.dcmi(), Clock.systemUTC());
-      monitor = new HealthMonitor(probe, new FaultTracker(FaultConfigs.shippedDefault(), Clock.systemUTC()),
-          ManualSeparationStore.inMemory(), inUse::contains, FaultNotifier.NONE, Duration.ofSeconds(1));
+      monitor =
+          new HealthMonitor(
+              probe,
+              new FaultTracker(FaultConfigs.shippedDefault(), Clock.systemUTC()),
+              ManualSeparationStore.inMemory(),
+              inUse::contains,
+              FaultNotifier.NONE,
+              Duration.ofSeconds(1));
       Map<String, Integer> logicOfChip = new TreeMap<>();
       for (int logic = 0; logic < 8; logic++) {
         logicOfChip.put("Ascend910-" + host.deviceManager.dcmi().phyId(logic), logic);
       }
-      recovery = TrainingRecovery.builder()
-          .monitor(monitor)
-          .resetter(new DcmiChipResetter(host.deviceManager.dcmi(), probe))
-          .usage(inUse::contains)
-          // the mock API server has no field selectors: all pods, TrainingPods keeps this node's
-          .jobs(new TrainingPods(() -> client.pods().inAnyNamespace().list().getItems(), "node-1", logicOfChip))
-          .store(new ResetConfigMaps(client, "node-1"))
-          .events(new RecoveryEventsToKube(client, "node-1", Clock.systemUTC()))
-          .bounds(new TrainingRecovery.Bounds(Duration.ofSeconds(5), Duration.ofSeconds(5), Duration.ofSeconds(2), 3))
-          .build();
+      recovery =
+          TrainingRecovery.builder()
+              .monitor(monitor)
+              .resetter(new DcmiChipResetter(host.deviceManager.dcmi(), probe))
+              .usage(inUse::contains)
+              // the mock API server has no field selectors: all pods, TrainingPods keeps this
+              // node's
+              .jobs(
+                  new TrainingPods(
+                      () -> client.pods().inAnyNamespace().list().getItems(),
+                      "node-1",
+                      logicOfChip))
+              .store(new ResetConfigMaps(client, "node-1"))
+              .events(new RecoveryEventsToKube(client, "node-1", Clock.systemUTC()))
+              .bounds(
+                  new TrainingRecovery.Bounds(
+                      Duration.ofSeconds(5), Duration.ofSeconds(5), Duration.ofSeconds(2), 3))
+              .build();
     }
 
     void round() {
@@ -106,13 +119,24 @@ class TrainingRecoveryKubeTest {
 
   private void createJobPod() {
     List<String> chips = new ArrayList<>();
-    for (int logic = 0; logic < 8; logic++) chips.add("Ascend910-" + host.deviceManager.dcmi().phyId(logic));
-    Pod pod = new PodBuilder().withNewMetadata().withName("llama-worker-1").withNamespace(NS)
-        .addToLabels("volcano.sh/job-name", "llama")
-        .addToAnnotations("huawei.com/AscendReal", String.join(",", chips))
-        .addToAnnotations("hccl/rankIndex", "1").endMetadata()
-        .withNewSpec().withNodeName("node-1").endSpec()
-        .withNewStatus().withPhase("Running").endStatus().build();
+    for (int logic = 0; logic < 8; logic++)
+      chips.add("Ascend910-" + host.deviceManager.dcmi().phyId(logic));
+    Pod pod =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName("llama-worker-1")
+            .withNamespace(NS)
+            .addToLabels("volcano.sh/job-name", "llama")
+            .addToAnnotations("huawei.com/AscendReal", String.join(",", chips))
+            .addToAnnotations("hccl/rankIndex", "1")
+            .endMetadata()
+            .withNewSpec()
+            .withNodeName("node-1")
+            .endSpec()
+            .withNewStatus()
+            .withPhase("Running")
+            .endStatus()
+            .build();
     client.pods().inNamespace(NS).resource(pod).create();
     for (int logic = 0; logic < 8; logic++) {
       inUse.add(logic);
@@ -124,7 +148,11 @@ class TrainingRecoveryKubeTest {
     ConfigMap cm = client.configMaps().inNamespace(NS).withName(CM).get();
     String json = cm.getData().get("reset.json");
     assertThat(cm.getData().get("checkCode"))
-        .isEqualTo(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(json.getBytes(StandardCharsets.UTF_8))));
+        .isEqualTo(
+            HexFormat.of()
+                .formatHex(
+                    MessageDigest.getInstance("SHA-256")
+                        .digest(json.getBytes(StandardCharsets.UTF_8))));
     assertThat(cm.getData()).containsEntry("restartType", "hotReset");
     return JSON.readTree(json);
   }
@@ -152,10 +180,22 @@ class TrainingRecoveryKubeTest {
   @Test
   void theJobsConfigMapGoesThroughItsStatesAndTheRingComesBack() throws Exception {
     // the job's own ConfigMap, as its YAML creates it, with the rank another node already marked
-    client.configMaps().inNamespace(NS).resource(new ConfigMapBuilder().withNewMetadata().withName(CM)
-        .withNamespace(NS).addToLabels("reset", "true").endMetadata()
-        .addToData("reset.json", "{\"RankList\":[{\"RankId\":3,\"LogicId\":3,\"Status\":\"unrecovered\"}]}")
-        .addToData("owner-key", "kept").build()).create();
+    client
+        .configMaps()
+        .inNamespace(NS)
+        .resource(
+            new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName(CM)
+                .withNamespace(NS)
+                .addToLabels("reset", "true")
+                .endMetadata()
+                .addToData(
+                    "reset.json",
+                    "{\"RankList\":[{\"RankId\":3,\"LogicId\":3,\"Status\":\"unrecovered\"}]}")
+                .addToData("owner-key", "kept")
+                .build())
+        .create();
     createJobPod();
     Plugin plugin = new Plugin();
     host.ctl("fault", "4", "0x40F84E00");
@@ -177,8 +217,10 @@ class TrainingRecoveryKubeTest {
     assertThat(faulty.path("ErrorCode").get(0).asLong()).isEqualTo(0x40F84E00L);
     assertThat(faulty.path("ErrorCodeHex").asText()).isEqualTo("40F84E00");
     ConfigMap faultCm = client.configMaps().inNamespace(NS).withName("fault-config-llama").get();
-    assertThat(JSON.readTree(faultCm.getData().get("fault-npus")).get(0).path("RankId").asInt()).isEqualTo(12);
-    assertThat(client.configMaps().inNamespace(NS).withName(CM).get().getData()).containsEntry("owner-key", "kept");
+    assertThat(JSON.readTree(faultCm.getData().get("fault-npus")).get(0).path("RankId").asInt())
+        .isEqualTo(12);
+    assertThat(client.configMaps().inNamespace(NS).withName(CM).get().getData())
+        .containsEntry("owner-key", "kept");
 
     for (int i = 0; i < 5; i++) plugin.round();
     assertThat(step()).isEqualTo("STOPPING");
@@ -186,22 +228,28 @@ class TrainingRecoveryKubeTest {
 
     for (int logic = 0; logic < 8; logic++) host.ctl("proc-clear", String.valueOf(logic));
     List<String> seen = new ArrayList<>();
-    until(() -> {
-      String s = step();
-      if (seen.isEmpty() || !seen.get(seen.size() - 1).equals(s)) seen.add(s);
-      return s.equals("RECOVERED");
-    }, plugin::round);
+    until(
+        () -> {
+          String s = step();
+          if (seen.isEmpty() || !seen.get(seen.size() - 1).equals(s)) seen.add(s);
+          return s.equals("RECOVERED");
+        },
+        plugin::round);
     assertThat(seen).containsSubsequence("STOPPING", "RECOVERED");
     assertThat(seen).isSubsetOf("STOPPING", "RESETTING", "CHECKING_NETWORK", "RECOVERED");
     JsonNode done = resetJson();
     assertThat(done.path("GracefulExit").asInt()).isZero();
     assertThat(done.path("FaultFlushing").asBoolean()).isFalse();
     assertThat(done.path("RankList").get(5).path("Status").asText()).isEqualTo("recovered");
-    assertThat(done.path("RankList").get(0).path("Status").asText()).isEqualTo("unrecovered"); // node-0's
+    assertThat(done.path("RankList").get(0).path("Status").asText())
+        .isEqualTo("unrecovered"); // node-0's
     assertThat(host.ctl("show-faults").lines().filter(l -> l.contains("resets=1"))).hasSize(8);
-    List<String> reasons = client.v1().events().inNamespace(NS).list().getItems().stream()
-        .map(Event::getReason).toList();
-    assertThat(reasons).contains("FaultRecoveryStarted", "RingResetStarted", "RingBooted", "FaultRecovered");
+    List<String> reasons =
+        client.v1().events().inNamespace(NS).list().getItems().stream()
+            .map(Event::getReason)
+            .toList();
+    assertThat(reasons)
+        .contains("FaultRecoveryStarted", "RingResetStarted", "RingBooted", "FaultRecovered");
   }
 
   @Test
@@ -212,8 +260,18 @@ class TrainingRecoveryKubeTest {
     host.ctl("fault", "0", "0x40F84E00");
     first.round();
     for (int logic = 0; logic < 8; logic++) host.ctl("proc-clear", String.valueOf(logic));
-    until(() -> step().equals("RESETTING") && client.configMaps().inNamespace(NS).withName(CM).get()
-        .getMetadata().getAnnotations().get("vnpu.io/training-recovery.node-1").contains("\"resetIssued\":true"),
+    until(
+        () ->
+            step().equals("RESETTING")
+                && client
+                    .configMaps()
+                    .inNamespace(NS)
+                    .withName(CM)
+                    .get()
+                    .getMetadata()
+                    .getAnnotations()
+                    .get("vnpu.io/training-recovery.node-1")
+                    .contains("\"resetIssued\":true"),
         first::round);
     Plugin second = new Plugin(); // the first one died; a new process reads the ConfigMap
     until(() -> step().equals(RecoveryStep.RECOVERED.name()), second::round);

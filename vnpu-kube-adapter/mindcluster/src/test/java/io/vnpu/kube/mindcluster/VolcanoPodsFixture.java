@@ -15,25 +15,58 @@ final class VolcanoPodsFixture {
   private VolcanoPodsFixture() {}
 
   /** A pod building block: requests {@code count} of {@code resource}, with annotations. */
-  static Pod pod(String name, String uid, String resource, int count, Map<String, String> annotations) {
-    return new PodBuilder().withNewMetadata().withName(name).withNamespace("default").withUid(uid)
-        .withAnnotations(new HashMap<>(annotations)).endMetadata()
-        .withNewSpec().withNodeName(NODE).addNewContainer().withName("main").withImage("busybox")
-        .withNewResources().addToLimits(resource, new Quantity(Integer.toString(count)))
-        .addToRequests(resource, new Quantity(Integer.toString(count))).endResources().endContainer()
-        .endSpec().withNewStatus().withPhase("Pending").endStatus().build();
+  static Pod pod(
+      String name, String uid, String resource, int count, Map<String, String> annotations) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace("default")
+        .withUid(uid)
+        .withAnnotations(new HashMap<>(annotations))
+        .endMetadata()
+        .withNewSpec()
+        .withNodeName(NODE)
+        .addNewContainer()
+        .withName("main")
+        .withImage("busybox")
+        .withNewResources()
+        .addToLimits(resource, new Quantity(Integer.toString(count)))
+        .addToRequests(resource, new Quantity(Integer.toString(count)))
+        .endResources()
+        .endContainer()
+        .endSpec()
+        .withNewStatus()
+        .withPhase("Pending")
+        .endStatus()
+        .build();
   }
 
-  /** Stores a pod Volcano placed: {@code huawei.com/Ascend910 = chips}, {@code predicate-time = pt}. */
-  static Pod volcanoPod(KubernetesClient client, String name, String resource, String chips, long predicateTime) {
+  /**
+   * Stores a pod Volcano placed: {@code huawei.com/Ascend910 = chips}, {@code predicate-time = pt}.
+   */
+  static Pod volcanoPod(
+      KubernetesClient client, String name, String resource, String chips, long predicateTime) {
     return volcanoPod(client, name, resource, chips, predicateTime, chips.split(",").length);
   }
 
-  /** As above, the container requesting {@code count} of the resource (AI Cores for {@code npu-core}). */
-  static Pod volcanoPod(KubernetesClient client, String name, String resource, String chips, long predicateTime,
+  /**
+   * As above, the container requesting {@code count} of the resource (AI Cores for {@code
+   * npu-core}).
+   */
+  static Pod volcanoPod(
+      KubernetesClient client,
+      String name,
+      String resource,
+      String chips,
+      long predicateTime,
       int count) {
-    Pod p = pod(name, "uid-" + name, resource, count,
-        Map.of(resource, chips, "predicate-time", Long.toString(predicateTime)));
+    Pod p =
+        pod(
+            name,
+            "uid-" + name,
+            resource,
+            count,
+            Map.of(resource, chips, "predicate-time", Long.toString(predicateTime)));
     return client.pods().inNamespace("default").resource(p).createOr(NonDeletingOperation::update);
   }
 

@@ -12,7 +12,8 @@ import java.util.Objects;
  * @param environment variables set (added or replaced) on top of this process's environment
  * @param workingDirectory directory to run in, null = this process's current directory
  */
-public record ChildCommand(List<String> argv, Map<String, String> environment, Path workingDirectory) {
+public record ChildCommand(
+    List<String> argv, Map<String, String> environment, Path workingDirectory) {
 
   public ChildCommand {
     argv = List.copyOf(Objects.requireNonNull(argv, "argv"));

@@ -6,8 +6,8 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs one command as a child with inherited stdin/stdout/stderr, forwards the signals this
- * process receives to it, and returns its exit status (128 + N when it died of signal N).
+ * Runs one command as a child with inherited stdin/stdout/stderr, forwards the signals this process
+ * receives to it, and returns its exit status (128 + N when it died of signal N).
  *
  * <p>States: NEW (no child yet) → RUNNING → ENDED. A forwarded signal that arrives in NEW is
  * remembered and the child is then never started (the status is the one the signal would have
@@ -16,12 +16,17 @@ import java.util.concurrent.TimeUnit;
 public final class ChildSupervisor {
 
   /** Signals forwarded by default: interrupt, terminate and hang-up. */
-  public static final Set<UnixSignal> FORWARDED = Set.of(UnixSignal.INT, UnixSignal.TERM, UnixSignal.HUP);
+  public static final Set<UnixSignal> FORWARDED =
+      Set.of(UnixSignal.INT, UnixSignal.TERM, UnixSignal.HUP);
 
   /** After an interrupt of the waiting thread the child gets SIGTERM, then SIGKILL after this. */
   static final long TERMINATE_GRACE_MS = 5000;
 
-  private enum State { NEW, RUNNING, ENDED }
+  private enum State {
+    NEW,
+    RUNNING,
+    ENDED
+  }
 
   private final SignalSource signals;
   private final SignalSender sender;
@@ -40,7 +45,10 @@ public final class ChildSupervisor {
    * @param diagnostics where a failed forward is reported (the run goes on)
    */
   public ChildSupervisor(
-      SignalSource signals, SignalSender sender, Set<UnixSignal> forwarded, PrintStream diagnostics) {
+      SignalSource signals,
+      SignalSender sender,
+      Set<UnixSignal> forwarded,
+      PrintStream diagnostics) {
     this.signals = signals;
     this.sender = sender;
     this.forwarded = Set.copyOf(forwarded);
@@ -63,7 +71,8 @@ public final class ChildSupervisor {
     try (SignalSource.Subscription sub = signals.subscribe(forwarded, this::onSignal)) {
       Process p;
       synchronized (lock) {
-        if (state != State.NEW) throw new IllegalStateException("a supervisor runs one command once");
+        if (state != State.NEW)
+          throw new IllegalStateException("a supervisor runs one command once");
         if (signalBeforeStart != null) {
           state = State.ENDED;
           return ExitStatus.killedBy(signalBeforeStart);
@@ -93,14 +102,16 @@ public final class ChildSupervisor {
     }
   }
 
-  private static Process start(ProcessBuilder pb, ChildCommand command) throws CommandLaunchException {
+  private static Process start(ProcessBuilder pb, ChildCommand command)
+      throws CommandLaunchException {
     try {
       return pb.start();
     } catch (IOException e) {
       String program = command.argv().get(0);
       String msg = String.valueOf(e.getMessage());
       if (msg.contains("error=2,")) {
-        throw new CommandLaunchException(program + ": command not found", new ExitStatus(ExitStatus.NOT_FOUND), e);
+        throw new CommandLaunchException(
+            program + ": command not found", new ExitStatus(ExitStatus.NOT_FOUND), e);
       }
       throw new CommandLaunchException(
           program + ": cannot execute: " + msg, new ExitStatus(ExitStatus.CANNOT_EXECUTE), e);
@@ -117,8 +128,13 @@ public final class ChildSupervisor {
           try {
             sender.send(process.pid(), signal);
           } catch (IOException | RuntimeException e) {
-            diagnostics.println("vnpu: could not forward " + signal.fullName() + " to pid " + process.pid()
-                + ": " + e.getMessage());
+            diagnostics.println(
+                "vnpu: could not forward "
+                    + signal.fullName()
+                    + " to pid "
+                    + process.pid()
+                    + ": "
+                    + e.getMessage());
           }
         }
         case ENDED -> {

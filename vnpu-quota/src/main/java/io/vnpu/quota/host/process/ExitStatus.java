@@ -11,11 +11,13 @@ public record ExitStatus(int code) {
 
   /** The program was found but could not be executed (shell convention). */
   public static final int CANNOT_EXECUTE = 126;
+
   /** The program was not found (shell convention). */
   public static final int NOT_FOUND = 127;
 
   public ExitStatus {
-    if (code < 0 || code > 255) throw new IllegalArgumentException("exit code must be in 0..255: " + code);
+    if (code < 0 || code > 255)
+      throw new IllegalArgumentException("exit code must be in 0..255: " + code);
   }
 
   /** The status of a process that died of {@code signal}. */

@@ -39,7 +39,8 @@ public final class LibcSignalSender implements SignalSender {
       libc.kill((int) pid, signal.number());
     } catch (LastErrorException e) {
       if (e.getErrorCode() == ESRCH) return; // the child exited meanwhile: nothing left to signal
-      throw new IOException("kill(" + pid + ", " + signal.fullName() + ") failed: errno " + e.getErrorCode(), e);
+      throw new IOException(
+          "kill(" + pid + ", " + signal.fullName() + ") failed: errno " + e.getErrorCode(), e);
     }
   }
 }

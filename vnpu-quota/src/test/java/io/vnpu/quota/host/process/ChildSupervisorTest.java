@@ -49,16 +49,23 @@ class ChildSupervisorTest {
   void exitCodeOfTheChildIsReturned() throws Exception {
     ManualSignals src = new ManualSignals();
     assertThat(supervisor(src).run(sh("exit 3")).code()).isEqualTo(3);
-    assertThat(src.subscribed).containsExactly(Set.of(UnixSignal.INT, UnixSignal.TERM, UnixSignal.HUP));
+    assertThat(src.subscribed)
+        .containsExactly(Set.of(UnixSignal.INT, UnixSignal.TERM, UnixSignal.HUP));
     assertThat(src.closed).isTrue();
   }
 
   @Test
   void environmentAndWorkingDirectoryReachTheChild(@TempDir Path dir) throws Exception {
-    ChildCommand cmd = new ChildCommand(
-        List.of("/bin/sh", "-c", "[ \"$VNPU_TEST_X\" = hello ] && [ \"$(pwd -P)\" = \"$1\" ] && exit 5; exit 1",
-            "sh", dir.toRealPath().toString()),
-        Map.of("VNPU_TEST_X", "hello"), dir);
+    ChildCommand cmd =
+        new ChildCommand(
+            List.of(
+                "/bin/sh",
+                "-c",
+                "[ \"$VNPU_TEST_X\" = hello ] && [ \"$(pwd -P)\" = \"$1\" ] && exit 5; exit 1",
+                "sh",
+                dir.toRealPath().toString()),
+            Map.of("VNPU_TEST_X", "hello"),
+            dir);
     assertThat(supervisor(new ManualSignals()).run(cmd).code()).isEqualTo(5);
   }
 
@@ -67,8 +74,8 @@ class ChildSupervisorTest {
     ManualSignals src = new ManualSignals();
     ChildSupervisor sup = supervisor(src);
     Path ready = dir.resolve("ready");
-    CompletableFuture<ExitStatus> run = runAsync(sup,
-        sh("trap 'exit 42' HUP; touch " + ready + "; while :; do sleep 0.05; done"));
+    CompletableFuture<ExitStatus> run =
+        runAsync(sup, sh("trap 'exit 42' HUP; touch " + ready + "; while :; do sleep 0.05; done"));
     waitFor(ready);
     src.handler.accept(UnixSignal.HUP);
     assertThat(run.get(10, TimeUnit.SECONDS).code()).isEqualTo(42);
@@ -78,7 +85,8 @@ class ChildSupervisorTest {
   void aChildKilledByAForwardedSignalGives128PlusTheSignal(@TempDir Path dir) throws Exception {
     ManualSignals src = new ManualSignals();
     ChildSupervisor sup = supervisor(src);
-    CompletableFuture<ExitStatus> run = runAsync(sup, new ChildCommand(List.of("sleep", "30"), Map.of(), null));
+    CompletableFuture<ExitStatus> run =
+        runAsync(sup, new ChildCommand(List.of("sleep", "30"), Map.of(), null));
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (sup.childPid() < 0 && System.nanoTime() < deadline) Thread.sleep(10);
     src.handler.accept(UnixSignal.INT);
@@ -90,10 +98,11 @@ class ChildSupervisorTest {
 
   @Test
   void aSignalBeforeTheStartMeansTheCommandNeverRuns(@TempDir Path dir) throws Exception {
-    SignalSource early = (signals, h) -> {
-      h.accept(UnixSignal.TERM);
-      return () -> { };
-    };
+    SignalSource early =
+        (signals, h) -> {
+          h.accept(UnixSignal.TERM);
+          return () -> {};
+        };
     Path marker = dir.resolve("ran");
     ExitStatus st = supervisor(early).run(sh("touch " + marker));
     assertThat(st.code()).isEqualTo(143);
@@ -102,20 +111,24 @@ class ChildSupervisorTest {
 
   @Test
   void aMissingProgramIs127AndNamesIt() {
-    assertThatThrownBy(() -> supervisor(new ManualSignals())
-            .run(new ChildCommand(List.of("vnpu-no-such-program-xyz"), Map.of(), null)))
-        .isInstanceOfSatisfying(CommandLaunchException.class,
-            e -> assertThat(e.status().code()).isEqualTo(127))
+    assertThatThrownBy(
+            () ->
+                supervisor(new ManualSignals())
+                    .run(new ChildCommand(List.of("vnpu-no-such-program-xyz"), Map.of(), null)))
+        .isInstanceOfSatisfying(
+            CommandLaunchException.class, e -> assertThat(e.status().code()).isEqualTo(127))
         .hasMessage("vnpu-no-such-program-xyz: command not found");
   }
 
   @Test
   void aFileThatIsNotExecutableIs126(@TempDir Path dir) throws Exception {
     Path f = Files.writeString(dir.resolve("script"), "#!/bin/sh\nexit 0\n");
-    assertThatThrownBy(() -> supervisor(new ManualSignals())
-            .run(new ChildCommand(List.of(f.toString()), Map.of(), null)))
-        .isInstanceOfSatisfying(CommandLaunchException.class,
-            e -> assertThat(e.status().code()).isEqualTo(126))
+    assertThatThrownBy(
+            () ->
+                supervisor(new ManualSignals())
+                    .run(new ChildCommand(List.of(f.toString()), Map.of(), null)))
+        .isInstanceOfSatisfying(
+            CommandLaunchException.class, e -> assertThat(e.status().code()).isEqualTo(126))
         .hasMessageStartingWith(f + ": cannot execute: ");
   }
 
@@ -129,14 +142,16 @@ class ChildSupervisorTest {
   @Test
   void aFailedForwardIsReportedAndTheRunGoesOn(@TempDir Path dir) throws Exception {
     ManualSignals src = new ManualSignals();
-    SignalSender broken = (pid, s) -> {
-      throw new java.io.IOException("kill(" + pid + ", " + s.fullName() + ") failed: errno 1");
-    };
+    SignalSender broken =
+        (pid, s) -> {
+          throw new java.io.IOException("kill(" + pid + ", " + s.fullName() + ") failed: errno 1");
+        };
     ChildSupervisor sup = new ChildSupervisor(src, broken, ChildSupervisor.FORWARDED, diagOut);
     Path ready = dir.resolve("ready");
     Path go = dir.resolve("go");
-    CompletableFuture<ExitStatus> run = runAsync(sup,
-        sh("touch " + ready + "; while [ ! -e " + go + " ]; do sleep 0.02; done; exit 9"));
+    CompletableFuture<ExitStatus> run =
+        runAsync(
+            sup, sh("touch " + ready + "; while [ ! -e " + go + " ]; do sleep 0.02; done; exit 9"));
     waitFor(ready);
     src.handler.accept(UnixSignal.TERM);
     Files.writeString(go, "");
@@ -147,13 +162,14 @@ class ChildSupervisorTest {
   }
 
   private static CompletableFuture<ExitStatus> runAsync(ChildSupervisor sup, ChildCommand cmd) {
-    return CompletableFuture.supplyAsync(() -> {
-      try {
-        return sup.run(cmd);
-      } catch (Exception e) {
-        throw new java.util.concurrent.CompletionException(e);
-      }
-    });
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return sup.run(cmd);
+          } catch (Exception e) {
+            throw new java.util.concurrent.CompletionException(e);
+          }
+        });
   }
 
   private static void waitFor(Path file) throws InterruptedException {

@@ -31,15 +31,18 @@ class LibcSignalSenderTest {
     assertThatThrownBy(() -> sender.send(0, UnixSignal.TERM))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("pid must be a single process id > 0: 0");
-    assertThatThrownBy(() -> sender.send(-5, UnixSignal.TERM)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> sender.send(-5, UnixSignal.TERM))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
   void aRefusalNamesPidSignalAndErrno() {
     // a real EPERM needs a process of another user, which a root test run does not have: stub libc
-    LibcSignalSender eperm = new LibcSignalSender((pid, sig) -> {
-      throw new com.sun.jna.LastErrorException(1);
-    });
+    LibcSignalSender eperm =
+        new LibcSignalSender(
+            (pid, sig) -> {
+              throw new com.sun.jna.LastErrorException(1);
+            });
     assertThatThrownBy(() -> eperm.send(1234, UnixSignal.INT))
         .isInstanceOf(java.io.IOException.class)
         .hasMessage("kill(1234, SIGINT) failed: errno 1");

@@ -16,8 +16,14 @@ import java.util.Objects;
  * @param references dashed horizontal lines
  */
 public record LineChart(
-    String title, String xLabel, String yLabel, double xMax, double yMin, double yMax,
-    List<Series> series, List<ReferenceLine> references) {
+    String title,
+    String xLabel,
+    String yLabel,
+    double xMax,
+    double yMin,
+    double yMax,
+    List<Series> series,
+    List<ReferenceLine> references) {
 
   public LineChart {
     Objects.requireNonNull(title, "title");
@@ -26,6 +32,7 @@ public record LineChart(
     series = List.copyOf(series);
     references = List.copyOf(references);
     if (!(xMax > 0)) throw new IllegalArgumentException("xMax must be > 0: " + xMax);
-    if (!(yMax > yMin)) throw new IllegalArgumentException("yMax must be > yMin: " + yMin + ".." + yMax);
+    if (!(yMax > yMin))
+      throw new IllegalArgumentException("yMax must be > yMin: " + yMin + ".." + yMax);
   }
 }

@@ -23,41 +23,67 @@ public final class SvgWriter {
     int plotH = HEIGHT - TOP - BOTTOM;
     StringBuilder s = new StringBuilder();
     s.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    s.append(f("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\""
-        + " font-family=\"sans-serif\" font-size=\"12\">%n", WIDTH, HEIGHT, WIDTH, HEIGHT));
+    s.append(
+        f(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\""
+                + " font-family=\"sans-serif\" font-size=\"12\">%n",
+            WIDTH, HEIGHT, WIDTH, HEIGHT));
     s.append(f("<title>%s</title>%n", esc(c.title())));
-    s.append(f("<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>%n", WIDTH, HEIGHT));
-    s.append(f("<text x=\"%d\" y=\"%d\" font-size=\"15\" font-weight=\"bold\">%s</text>%n",
-        LEFT, TOP - 15, esc(c.title())));
+    s.append(
+        f("<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>%n", WIDTH, HEIGHT));
+    s.append(
+        f(
+            "<text x=\"%d\" y=\"%d\" font-size=\"15\" font-weight=\"bold\">%s</text>%n",
+            LEFT, TOP - 15, esc(c.title())));
 
     // grid and y ticks
     for (int i = 0; i <= Y_TICKS; i++) {
       double v = c.yMin() + (c.yMax() - c.yMin()) * i / Y_TICKS;
       double y = py(c, v, plotH);
-      s.append(f("<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#dddddd\"/>%n",
-          LEFT, y, LEFT + plotW, y));
-      s.append(f("<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>%n", LEFT - 6, y + 4, num(v)));
+      s.append(
+          f(
+              "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#dddddd\"/>%n",
+              LEFT, y, LEFT + plotW, y));
+      s.append(
+          f("<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>%n", LEFT - 6, y + 4, num(v)));
     }
     for (int i = 0; i <= X_TICKS; i++) {
       double v = c.xMax() * i / X_TICKS;
       double x = px(c, v, plotW);
-      s.append(f("<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>%n", x, TOP + plotH + 16, num(v)));
+      s.append(
+          f(
+              "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>%n",
+              x, TOP + plotH + 16, num(v)));
     }
     // axes
-    s.append(f("<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>%n",
-        LEFT, TOP + plotH, LEFT + plotW, TOP + plotH));
-    s.append(f("<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>%n", LEFT, TOP, LEFT, TOP + plotH));
-    s.append(f("<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>%n",
-        LEFT + plotW / 2, HEIGHT - 12, esc(c.xLabel())));
-    s.append(f("<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 %d %d)\">%s</text>%n",
-        16, TOP + plotH / 2, 16, TOP + plotH / 2, esc(c.yLabel())));
+    s.append(
+        f(
+            "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>%n",
+            LEFT, TOP + plotH, LEFT + plotW, TOP + plotH));
+    s.append(
+        f(
+            "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>%n",
+            LEFT, TOP, LEFT, TOP + plotH));
+    s.append(
+        f(
+            "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>%n",
+            LEFT + plotW / 2, HEIGHT - 12, esc(c.xLabel())));
+    s.append(
+        f(
+            "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 %d %d)\">%s</text>%n",
+            16, TOP + plotH / 2, 16, TOP + plotH / 2, esc(c.yLabel())));
 
     for (ReferenceLine r : c.references()) {
       double y = py(c, r.y(), plotH);
-      s.append(f("<line class=\"reference\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\""
-          + " stroke-dasharray=\"6 4\"/>%n", LEFT, y, LEFT + plotW, y, esc(r.color())));
-      s.append(f("<text x=\"%d\" y=\"%.1f\" fill=\"%s\">%s</text>%n",
-          LEFT + plotW + 6, y + 4, esc(r.color()), esc(r.label())));
+      s.append(
+          f(
+              "<line class=\"reference\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\""
+                  + " stroke-dasharray=\"6 4\"/>%n",
+              LEFT, y, LEFT + plotW, y, esc(r.color())));
+      s.append(
+          f(
+              "<text x=\"%d\" y=\"%.1f\" fill=\"%s\">%s</text>%n",
+              LEFT + plotW + 6, y + 4, esc(r.color()), esc(r.label())));
     }
     int legendY = TOP + 10;
     for (Series ser : c.series()) {
@@ -66,11 +92,19 @@ public final class SvgWriter {
         if (pts.length() > 0) pts.append(' ');
         pts.append(f("%.1f,%.1f", px(c, p.x(), plotW), py(c, p.y(), plotH)));
       }
-      s.append(f("<polyline class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%s\">"
-          + "<title>%s</title></polyline>%n", esc(ser.color()), pts, esc(ser.label())));
-      s.append(f("<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"3\" fill=\"%s\"/>%n",
-          LEFT + plotW + 6, legendY + 40, esc(ser.color())));
-      s.append(f("<text x=\"%d\" y=\"%d\">%s</text>%n", LEFT + plotW + 22, legendY + 45, esc(ser.label())));
+      s.append(
+          f(
+              "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%s\">"
+                  + "<title>%s</title></polyline>%n",
+              esc(ser.color()), pts, esc(ser.label())));
+      s.append(
+          f(
+              "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"3\" fill=\"%s\"/>%n",
+              LEFT + plotW + 6, legendY + 40, esc(ser.color())));
+      s.append(
+          f(
+              "<text x=\"%d\" y=\"%d\">%s</text>%n",
+              LEFT + plotW + 22, legendY + 45, esc(ser.label())));
       legendY += 18;
     }
     s.append("</svg>\n");

@@ -7,8 +7,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * One result line of {@code npu-burn}: {@code <what> <ok|fail|done> key=value ...}, see
- * {@code native/cann-sim/README.md}.
+ * One result line of {@code npu-burn}: {@code <what> <ok|fail|done> key=value ...}, see {@code
+ * native/cann-sim/README.md}.
  *
  * @param what the step, e.g. {@code alloc}
  * @param outcome {@code ok}, {@code fail} or {@code done}
@@ -30,7 +30,8 @@ public record BurnResult(String what, String outcome, Map<String, String> fields
   /** Parses one line, empty when it is not a result line. */
   public static Optional<BurnResult> parse(String line) {
     String[] parts = line.trim().split("\\s+");
-    if (parts.length < 2 || !(parts[1].equals("ok") || parts[1].equals("fail") || parts[1].equals("done"))) {
+    if (parts.length < 2
+        || !(parts[1].equals("ok") || parts[1].equals("fail") || parts[1].equals("done"))) {
       return Optional.empty();
     }
     Map<String, String> f = new LinkedHashMap<>();
@@ -45,7 +46,8 @@ public record BurnResult(String what, String outcome, Map<String, String> fields
   /** A numeric field. */
   public long number(String key) {
     String v = fields.get(key);
-    if (v == null) throw new IllegalStateException("npu-burn line '" + this + "' has no " + key + "=");
+    if (v == null)
+      throw new IllegalStateException("npu-burn line '" + this + "' has no " + key + "=");
     return Long.parseLong(v);
   }
 }

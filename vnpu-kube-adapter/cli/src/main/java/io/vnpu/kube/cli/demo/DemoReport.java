@@ -46,10 +46,12 @@ public record DemoReport(
    * @param weight AI-core weight
    * @param targetSharePct entitled AI-core share, percent
    */
-  public record SliceRow(String name, int logicId, long memoryLimitBytes, int weight, double targetSharePct) {}
+  public record SliceRow(
+      String name, int logicId, long memoryLimitBytes, int weight, double targetSharePct) {}
 
   /**
-   * The memory trial: one slice fills its quota and asks for more; the neighbour allocates meanwhile.
+   * The memory trial: one slice fills its quota and asks for more; the neighbour allocates
+   * meanwhile.
    *
    * @param slice the slice pushed over its quota
    * @param heldBytes bytes it held when it asked for more
@@ -60,8 +62,13 @@ public record DemoReport(
    * @param neighbourOk whether all of the neighbour's allocations succeeded
    */
   public record MemoryTrial(
-      String slice, long heldBytes, long requestBytes, int refusalCode,
-      String neighbour, long neighbourBytes, boolean neighbourOk) {}
+      String slice,
+      long heldBytes,
+      long requestBytes,
+      int refusalCode,
+      String neighbour,
+      long neighbourBytes,
+      boolean neighbourOk) {}
 
   /**
    * The compute trial: both slices saturate the NPU; shares are measured per interval.
@@ -73,7 +80,11 @@ public record DemoReport(
    * @param samples share per interval, for the chart
    */
   public record ComputeTrial(
-      String source, double settleSeconds, double endSeconds, List<ShareResult> results, List<ShareSample> samples) {
+      String source,
+      double settleSeconds,
+      double endSeconds,
+      List<ShareResult> results,
+      List<ShareSample> samples) {
     public ComputeTrial {
       results = List.copyOf(results);
       samples = List.copyOf(samples);

@@ -8,10 +8,10 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 
 /**
- * Reads the simulated CANN runtime's ground truth (simulator only, {@code include/cann_sim/cann_sim.h}):
- * {@code $VNPU_SIM_ROOT/busy/<pid>-<logic id>}, a {@code struct vnpu_sim_busy_record} with the device
- * time every task of that process occupied. The limiter never reads this; the demo uses it to check
- * the limiter from outside.
+ * Reads the simulated CANN runtime's ground truth (simulator only, {@code
+ * include/cann_sim/cann_sim.h}): {@code $VNPU_SIM_ROOT/busy/<pid>-<logic id>}, a {@code struct
+ * vnpu_sim_busy_record} with the device time every task of that process occupied. The limiter never
+ * reads this; the demo uses it to check the limiter from outside.
  */
 public final class SimGroundTruth {
 
@@ -21,7 +21,9 @@ public final class SimGroundTruth {
 
   private final Path simRoot;
 
-  /** @param simRoot the simulator's state directory ({@code VNPU_SIM_ROOT}) */
+  /**
+   * @param simRoot the simulator's state directory ({@code VNPU_SIM_ROOT})
+   */
   public SimGroundTruth(Path simRoot) {
     this.simRoot = simRoot;
   }
@@ -41,12 +43,15 @@ public final class SimGroundTruth {
       return 0;
     }
     if (raw.length < OFF_BUSY_NS + 8) {
-      throw new IOException("simulator busy record " + f + " has " + raw.length + " bytes, expected " + RECORD_BYTES);
+      throw new IOException(
+          "simulator busy record " + f + " has " + raw.length + " bytes, expected " + RECORD_BYTES);
     }
     ByteBuffer b = ByteBuffer.wrap(raw).order(ByteOrder.LITTLE_ENDIAN);
     if (b.getLong(0) != BUSY_MAGIC) {
-      throw new IOException(String.format("simulator busy record %s has magic 0x%016x, expected 0x%016x",
-          f, b.getLong(0), BUSY_MAGIC));
+      throw new IOException(
+          String.format(
+              "simulator busy record %s has magic 0x%016x, expected 0x%016x",
+              f, b.getLong(0), BUSY_MAGIC));
     }
     return Math.max(0, b.getLong(OFF_BUSY_NS));
   }

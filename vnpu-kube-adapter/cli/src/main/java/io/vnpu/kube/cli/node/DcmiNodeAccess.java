@@ -30,19 +30,37 @@ public final class DcmiNodeAccess implements NodeAccess {
     DcmiNodeSelector.Selection sel = selector.select(simProfile);
     List<Npu> npus;
     Optional<DcmiNodeSelector.SimulatedNode> sim;
-    try (DcmiNodeSelector.OpenNode node = selector.open(sel, Optional.ofNullable(simRoot), line -> {
-      err.println(line);
-      err.flush();
-    })) {
+    try (DcmiNodeSelector.OpenNode node =
+        selector.open(
+            sel,
+            Optional.ofNullable(simRoot),
+            line -> {
+              err.println(line);
+              err.flush();
+            })) {
       // chip health from the fault engine (levels, card drop, link), as every adapter sees it
-      Map<Integer, ChipHealth> health = DcmiHealth.create(node.deviceManager().dcmi(),
-          FaultConfigs.shippedDefault(), ManualSeparationStore.inMemory(), ChipUsage.NONE,
-          FaultNotifier.NONE, Duration.ofSeconds(1), Clock.systemUTC()).monitor().pollOnce();
-      npus = node.deviceManager().discover().stream()
-          .map(n -> Optional.ofNullable(health.get(n.logicId())).map(h -> n.withHealth(h.toDeviceHealth())).orElse(n))
-          .toList();
+      Map<Integer, ChipHealth> health =
+          DcmiHealth.create(
+                  node.deviceManager().dcmi(),
+                  FaultConfigs.shippedDefault(),
+                  ManualSeparationStore.inMemory(),
+                  ChipUsage.NONE,
+                  FaultNotifier.NONE,
+                  Duration.ofSeconds(1),
+                  Clock.systemUTC())
+              .monitor()
+              .pollOnce();
+      npus =
+          node.deviceManager().discover().stream()
+              .map(
+                  n ->
+                      Optional.ofNullable(health.get(n.logicId()))
+                          .map(h -> n.withHealth(h.toDeviceHealth()))
+                          .orElse(n))
+              .toList();
       sim = node.simulator();
     }
-    return new NodeInfo(npus, sel.library().path() + " (" + sel.library().origin() + ")", sim.orElse(null));
+    return new NodeInfo(
+        npus, sel.library().path() + " (" + sel.library().origin() + ")", sim.orElse(null));
   }
 }

@@ -6,10 +6,10 @@ import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
- * Which NPU a user named on the command line ({@code --device}): a DCMI logic ID ({@code 0}), a
- * phy ID ({@code phy:3}) or the die UUID {@code vnpu devices} prints
- * ({@code XXXXXXXX-XXXXXXXX-XXXXXXXX-XXXXXXXX-XXXXXXXX}, from {@code dcmi_get_die_id}). Logic IDs
- * shift when a chip drops out; the UUID never does.
+ * Which NPU a user named on the command line ({@code --device}): a DCMI logic ID ({@code 0}), a phy
+ * ID ({@code phy:3}) or the die UUID {@code vnpu devices} prints ({@code
+ * XXXXXXXX-XXXXXXXX-XXXXXXXX-XXXXXXXX-XXXXXXXX}, from {@code dcmi_get_die_id}). Logic IDs shift
+ * when a chip drops out; the UUID never does.
  */
 public sealed interface DeviceRef {
 
@@ -33,8 +33,11 @@ public sealed interface DeviceRef {
     }
 
     public String available(List<Npu> npus) {
-      return "no NPU with logic ID " + logicId + " (this node has logic IDs "
-          + npus.stream().map(n -> Integer.toString(n.logicId())).toList() + ")";
+      return "no NPU with logic ID "
+          + logicId
+          + " (this node has logic IDs "
+          + npus.stream().map(n -> Integer.toString(n.logicId())).toList()
+          + ")";
     }
   }
 
@@ -49,8 +52,11 @@ public sealed interface DeviceRef {
     }
 
     public String available(List<Npu> npus) {
-      return "no NPU with phy ID " + phyId + " (this node has phy IDs "
-          + npus.stream().map(n -> Integer.toString(n.phyId())).toList() + ")";
+      return "no NPU with phy ID "
+          + phyId
+          + " (this node has phy IDs "
+          + npus.stream().map(n -> Integer.toString(n.phyId())).toList()
+          + ")";
     }
   }
 
@@ -71,6 +77,7 @@ public sealed interface DeviceRef {
 
   /** Hex words and dashes: the die UUID's alphabet. */
   Pattern UUID = Pattern.compile("[0-9A-Fa-f]{8}(-[0-9A-Fa-f]{8})+");
+
   /** A non-negative decimal integer. */
   Pattern NUMBER = Pattern.compile("[0-9]{1,9}");
 
@@ -87,8 +94,10 @@ public sealed interface DeviceRef {
       return new Phy(Integer.parseInt(v.substring(4)));
     }
     if (UUID.matcher(v).matches()) return new Uuid(v);
-    throw new IllegalArgumentException("'" + value
-        + "': expected a logic ID (0 or more), phy:N or a die UUID as 'vnpu devices' prints it");
+    throw new IllegalArgumentException(
+        "'"
+            + value
+            + "': expected a logic ID (0 or more), phy:N or a die UUID as 'vnpu devices' prints it");
   }
 
   /**
@@ -97,7 +106,9 @@ public sealed interface DeviceRef {
    * @throws IllegalArgumentException naming the value and what the node has, when none matches
    */
   default Npu resolve(List<Npu> npus) {
-    return npus.stream().filter(this::matches).findFirst()
+    return npus.stream()
+        .filter(this::matches)
+        .findFirst()
         .orElseThrow(() -> new IllegalArgumentException(available(npus)));
   }
 }

@@ -31,7 +31,10 @@ public record NodeInfo(List<Npu> npus, String library, DcmiNodeSelector.Simulate
     return npus.stream().filter(n -> n.logicId() == logicId).findFirst();
   }
 
-  /** What a workload's CANN runtime needs on this node (the simulated CANN and its state, or nothing). */
+  /**
+   * What a workload's CANN runtime needs on this node (the simulated CANN and its state, or
+   * nothing).
+   */
   public WorkloadEnvironment.NodeRuntime runtime() {
     if (simulator == null) return WorkloadEnvironment.NodeRuntime.INSTALLED;
     Map<String, String> v = new LinkedHashMap<>();

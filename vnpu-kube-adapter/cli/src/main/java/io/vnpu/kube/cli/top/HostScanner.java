@@ -1,12 +1,6 @@
 package io.vnpu.kube.cli.top;
 
 import io.vnpu.quota.host.NpuRegistries;
-import io.vnpu.quota.registry.ComputeRegistries;
-import io.vnpu.quota.registry.ComputeRegistry;
-import io.vnpu.quota.registry.RegistryEntry;
-import java.nio.file.Files;
-import java.util.HashMap;
-import java.util.Map;
 import io.vnpu.quota.host.SliceRecord;
 import io.vnpu.quota.host.SliceStore;
 import io.vnpu.quota.model.DeviceUsage;
@@ -14,14 +8,20 @@ import io.vnpu.quota.model.ProcessUsage;
 import io.vnpu.quota.model.UsageSnapshot;
 import io.vnpu.quota.region.QuotaRegion;
 import io.vnpu.quota.region.QuotaRegions;
+import io.vnpu.quota.registry.ComputeRegistries;
+import io.vnpu.quota.registry.ComputeRegistry;
+import io.vnpu.quota.registry.RegistryEntry;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.LongSupplier;
@@ -44,9 +44,17 @@ public final class HostScanner {
   private final ShareMeter meter = new ShareMeter();
   private final KubeSliceScanner kube;
 
-  /** @param kube the Kubernetes slices shown beside the {@code vnpu run} ones */
-  public HostScanner(SliceStore store, QuotaRegions regions, boolean simulated, Clock clock, LongSupplier nanoClock,
-      PrintWriter err, KubeSliceScanner kube) {
+  /**
+   * @param kube the Kubernetes slices shown beside the {@code vnpu run} ones
+   */
+  public HostScanner(
+      SliceStore store,
+      QuotaRegions regions,
+      boolean simulated,
+      Clock clock,
+      LongSupplier nanoClock,
+      PrintWriter err,
+      KubeSliceScanner kube) {
     this.kube = java.util.Objects.requireNonNull(kube, "kube");
     this.store = store;
     this.regions = regions;
@@ -75,10 +83,12 @@ public final class HostScanner {
     meter.retainOnly(seen);
     out.addAll(kube.scan());
     out.sort(Comparator.comparingInt(SliceStatus::logicId).thenComparing(SliceStatus::name));
-    return new HostSnapshot(clock.instant(), store.stateDir().root().toString(), simulated, TargetShares.apply(out));
+    return new HostSnapshot(
+        clock.instant(), store.stateDir().root().toString(), simulated, TargetShares.apply(out));
   }
 
-  private Optional<SliceStatus> read(String name, Map<Integer, Map<Long, Long>> busyByNpu) throws IOException {
+  private Optional<SliceStatus> read(String name, Map<Integer, Map<Long, Long>> busyByNpu)
+      throws IOException {
     Optional<SliceRecord> rec = store.read(name);
     if (rec.isEmpty()) return Optional.empty();
     SliceRecord r = rec.get();
@@ -90,19 +100,35 @@ public final class HostScanner {
       epoch = region.epoch();
       regionBusy = region.computeCounters(0).busyNs();
     }
-    Map<Long, Long> registered = busyByNpu.computeIfAbsent(Math.max(0, r.phyId()), this::registryBusy);
+    Map<Long, Long> registered =
+        busyByNpu.computeIfAbsent(Math.max(0, r.phyId()), this::registryBusy);
     Long busy = registered.get(epoch);
     if (busy == null) busy = regionBusy;
     Double achieved = meter.record(name, busy, nanoClock.getAsLong());
     DeviceUsage dev = usage.devices().get(0);
     List<ProcessStatus> procs = new ArrayList<>();
     for (ProcessUsage p : usage.processes()) {
-      procs.add(new ProcessStatus(p.pid(), p.usedBytes().isEmpty() ? 0 : p.usedBytes().get(0), commandOf(p.pid())));
+      procs.add(
+          new ProcessStatus(
+              p.pid(), p.usedBytes().isEmpty() ? 0 : p.usedBytes().get(0), commandOf(p.pid())));
     }
     procs.sort(Comparator.comparingInt(ProcessStatus::pid));
-    return Optional.of(new SliceStatus(r.name(), r.logicId(), dev.usedBytes(), dev.limitBytes(), dev.peakBytes(),
-        dev.oomRejections(), r.weight(), r.capPct(), r.priority(), 0, achieved, r.ownerPid(),
-        SliceStore.ownerGone(r), procs));
+    return Optional.of(
+        new SliceStatus(
+            r.name(),
+            r.logicId(),
+            dev.usedBytes(),
+            dev.limitBytes(),
+            dev.peakBytes(),
+            dev.oomRejections(),
+            r.weight(),
+            r.capPct(),
+            r.priority(),
+            0,
+            achieved,
+            r.ownerPid(),
+            SliceStore.ownerGone(r),
+            procs));
   }
 
   /** Estimated device time per registry key on one NPU; empty when it has no readable registry. */
@@ -113,7 +139,11 @@ public final class HostScanner {
     try (ComputeRegistry reg = new ComputeRegistries().open(f)) {
       for (RegistryEntry e : reg.entries()) busy.put(e.key(), e.busyNs());
     } catch (IOException | RuntimeException e) {
-      err.println("vnpu top: compute registry " + f + " unreadable, using region counters: " + e.getMessage());
+      err.println(
+          "vnpu top: compute registry "
+              + f
+              + " unreadable, using region counters: "
+              + e.getMessage());
     }
     return busy;
   }

@@ -12,7 +12,8 @@ import java.util.Objects;
  * @param simulated whether the host is the bundled simulated node
  * @param slices slices ordered by NPU logic ID, then name
  */
-public record HostSnapshot(Instant takenAt, String stateDir, boolean simulated, List<SliceStatus> slices) {
+public record HostSnapshot(
+    Instant takenAt, String stateDir, boolean simulated, List<SliceStatus> slices) {
   public HostSnapshot {
     Objects.requireNonNull(takenAt, "takenAt");
     Objects.requireNonNull(stateDir, "stateDir");

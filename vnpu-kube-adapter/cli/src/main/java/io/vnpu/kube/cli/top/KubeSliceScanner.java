@@ -33,19 +33,23 @@ import java.util.function.LongSupplier;
  * Reads the Kubernetes soft slices of this host for {@code vnpu top}: the slices the node agents
  * made with the one soft-slice mechanism ({@code io.vnpu.kube.softslice}) under their data
  * directories, HAMi soft split ({@code HOOK_PATH}: {@code containers/} and {@code registry/}), DRA
- * soft shares and MindCluster soft share ({@code <data dir>}: {@code regions/} and {@code compute/}).
+ * soft shares and MindCluster soft share ({@code <data dir>}: {@code regions/} and {@code
+ * compute/}).
  *
  * <p>One {@link SliceStatus} per device entry of a slice's region. Name, weight, cap and priority
- * are the registry entry's (written by the node agent, {@code namespace/pod/container} or
- * {@code namespace/claim/request}, cut to 31 bytes), memory and processes the region's; a slice
- * without a registry entry (memory only) is named by its directory and shows its region's
- * configuration. A region's PIDs are in its container's PID namespace: no command is shown. Nothing
- * is created, locked or changed: regions are opened as the agents' metrics open them (non-blocking,
- * a FIFO or link in place of a region is skipped and reported).
+ * are the registry entry's (written by the node agent, {@code namespace/pod/container} or {@code
+ * namespace/claim/request}, cut to 31 bytes), memory and processes the region's; a slice without a
+ * registry entry (memory only) is named by its directory and shows its region's configuration. A
+ * region's PIDs are in its container's PID namespace: no command is shown. Nothing is created,
+ * locked or changed: regions are opened as the agents' metrics open them (non-blocking, a FIFO or
+ * link in place of a region is skipped and reported).
  */
 public final class KubeSliceScanner {
-  /** HAMi's {@code HOOK_PATH} of this project's agent ({@code SoftSplitLayout.DEFAULT_HOOK_PATH}). */
+  /**
+   * HAMi's {@code HOOK_PATH} of this project's agent ({@code SoftSplitLayout.DEFAULT_HOOK_PATH}).
+   */
   public static final Path DEFAULT_HAMI_DIR = Path.of("/var/lib/vnpu/hami");
+
   /** The DRA driver's data directory for driver {@code npu.huawei.com}. */
   public static final Path DEFAULT_DRA_DIR = Path.of("/var/lib/kubelet/plugins/npu.huawei.com");
 
@@ -55,16 +59,24 @@ public final class KubeSliceScanner {
   private final LongSupplier nanoClock;
   private final PrintWriter err;
   private final ShareMeter meter = new ShareMeter();
-  /** Roots already reported unlistable (a user without root on a node): said once, not every refresh. */
+
+  /**
+   * Roots already reported unlistable (a user without root on a node): said once, not every
+   * refresh.
+   */
   private final Set<Path> unlistable = new java.util.HashSet<>();
 
   /**
-   * @param dataDirs   node-agent data directories (HAMi {@code HOOK_PATH}, DRA or MindCluster data
-   *                   directory); one that does not exist is skipped
+   * @param dataDirs node-agent data directories (HAMi {@code HOOK_PATH}, DRA or MindCluster data
+   *     directory); one that does not exist is skipped
    * @param logicByPhy DCMI logic ID of each phy ID (a phy ID missing here is shown as its own)
    */
-  public KubeSliceScanner(List<Path> dataDirs, Map<Integer, Integer> logicByPhy, QuotaRegions regions,
-      LongSupplier nanoClock, PrintWriter err) {
+  public KubeSliceScanner(
+      List<Path> dataDirs,
+      Map<Integer, Integer> logicByPhy,
+      QuotaRegions regions,
+      LongSupplier nanoClock,
+      PrintWriter err) {
     this.dataDirs = List.copyOf(dataDirs);
     this.logicByPhy = Map.copyOf(logicByPhy);
     this.regions = Objects.requireNonNull(regions, "regions");
@@ -109,8 +121,13 @@ public final class KubeSliceScanner {
     return out;
   }
 
-  private List<SliceStatus> read(Path dir, Path regionFile, Path registryDir,
-      Map<Integer, Map<Long, RegistryEntry>> entries, Set<String> seen) throws IOException {
+  private List<SliceStatus> read(
+      Path dir,
+      Path regionFile,
+      Path registryDir,
+      Map<Integer, Map<Long, RegistryEntry>> entries,
+      Set<String> seen)
+      throws IOException {
     RegionConfig config;
     UsageSnapshot usage;
     long epoch;
@@ -129,17 +146,30 @@ public final class KubeSliceScanner {
       String name = n == 1 ? base : base + "#" + i;
       String meterKey = dir + "#" + i;
       seen.add(meterKey);
-      Double achieved = e == null ? null : meter.record(meterKey, e.busyNs(), nanoClock.getAsLong());
+      Double achieved =
+          e == null ? null : meter.record(meterKey, e.busyNs(), nanoClock.getAsLong());
       DeviceUsage dev = i < usage.devices().size() ? usage.devices().get(i) : null;
       List<ProcessStatus> procs = new ArrayList<>();
       for (ProcessUsage p : usage.processes()) {
-        procs.add(new ProcessStatus(p.pid(), i < p.usedBytes().size() ? p.usedBytes().get(i) : 0, ""));
+        procs.add(
+            new ProcessStatus(p.pid(), i < p.usedBytes().size() ? p.usedBytes().get(i) : 0, ""));
       }
-      out.add(new SliceStatus(name, logicByPhy.getOrDefault(phy, phy),
-          dev == null ? 0 : dev.usedBytes(), dev == null ? q.memLimitBytes() : dev.limitBytes(),
-          dev == null ? 0 : dev.peakBytes(), dev == null ? 0 : dev.oomRejections(),
-          e != null ? e.weight() : q.computeWeight(), e != null ? e.capPct() : q.computeCapPct(),
-          e != null ? e.priority() : q.priority(), 0, achieved, 0, false, procs));
+      out.add(
+          new SliceStatus(
+              name,
+              logicByPhy.getOrDefault(phy, phy),
+              dev == null ? 0 : dev.usedBytes(),
+              dev == null ? q.memLimitBytes() : dev.limitBytes(),
+              dev == null ? 0 : dev.peakBytes(),
+              dev == null ? 0 : dev.oomRejections(),
+              e != null ? e.weight() : q.computeWeight(),
+              e != null ? e.capPct() : q.computeCapPct(),
+              e != null ? e.priority() : q.priority(),
+              0,
+              achieved,
+              0,
+              false,
+              procs));
     }
     return out;
   }
@@ -152,8 +182,11 @@ public final class KubeSliceScanner {
     try (ComputeRegistry reg = new ComputeRegistries().open(f)) {
       for (RegistryEntry e : reg.entries()) out.put(e.key(), e);
     } catch (IOException | RuntimeException e) {
-      err.println("vnpu top: compute registry " + f + " unreadable, showing the regions' own configuration: "
-          + e.getMessage());
+      err.println(
+          "vnpu top: compute registry "
+              + f
+              + " unreadable, showing the regions' own configuration: "
+              + e.getMessage());
     }
     return out;
   }
@@ -166,7 +199,12 @@ public final class KubeSliceScanner {
       return out;
     } catch (IOException e) {
       if (unlistable.add(root)) {
-        err.println("vnpu top: cannot list " + root + " (" + e.getMessage() + "); its Kubernetes slices are not shown");
+        err.println(
+            "vnpu top: cannot list "
+                + root
+                + " ("
+                + e.getMessage()
+                + "); its Kubernetes slices are not shown");
       }
     }
     out.sort(null);

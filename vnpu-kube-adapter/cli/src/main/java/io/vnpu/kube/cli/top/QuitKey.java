@@ -8,9 +8,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Waits between refreshes of {@code vnpu top} and notices the {@code q} key. On an interactive
- * terminal it switches the terminal to single-key input ({@code stty -icanon -echo}) for its lifetime,
- * so {@code q} works without Enter, and restores the saved settings on {@link #close}. Without a
- * terminal it never reads standard input (which may belong to someone else) and only sleeps.
+ * terminal it switches the terminal to single-key input ({@code stty -icanon -echo}) for its
+ * lifetime, so {@code q} works without Enter, and restores the saved settings on {@link #close}.
+ * Without a terminal it never reads standard input (which may belong to someone else) and only
+ * sleeps.
  */
 public final class QuitKey implements AutoCloseable {
   private static final long POLL_MS = 50;
@@ -22,7 +23,8 @@ public final class QuitKey implements AutoCloseable {
   private QuitKey(InputStream in, String savedStty) {
     this.in = in;
     this.savedStty = savedStty;
-    this.restoreOnExit = savedStty == null ? null : new Thread(() -> stty(savedStty), "vnpu-top-tty");
+    this.restoreOnExit =
+        savedStty == null ? null : new Thread(() -> stty(savedStty), "vnpu-top-tty");
     if (restoreOnExit != null) Runtime.getRuntime().addShutdownHook(restoreOnExit);
   }
 
@@ -30,7 +32,8 @@ public final class QuitKey implements AutoCloseable {
   public static QuitKey forThisProcess() {
     if (System.console() == null || !new File("/dev/tty").canRead()) return sleepOnly();
     String saved = stty("-g");
-    if (saved == null || stty("-icanon", "-echo", "min", "1") == null) return new QuitKey(System.in, null);
+    if (saved == null || stty("-icanon", "-echo", "min", "1") == null)
+      return new QuitKey(System.in, null);
     return new QuitKey(System.in, saved.strip());
   }
 
@@ -89,8 +92,11 @@ public final class QuitKey implements AutoCloseable {
     cmd[0] = "stty";
     System.arraycopy(args, 0, cmd, 1, args.length);
     try {
-      Process p = new ProcessBuilder(cmd).redirectInput(new File("/dev/tty"))
-          .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+      Process p =
+          new ProcessBuilder(cmd)
+              .redirectInput(new File("/dev/tty"))
+              .redirectError(ProcessBuilder.Redirect.DISCARD)
+              .start();
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       if (!p.waitFor(5, TimeUnit.SECONDS)) {
         p.destroyForcibly();

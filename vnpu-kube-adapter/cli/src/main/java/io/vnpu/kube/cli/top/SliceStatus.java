@@ -48,13 +48,39 @@ public record SliceStatus(
 
   /** A copy with another target share. */
   public SliceStatus withTargetSharePct(double pct) {
-    return new SliceStatus(name, logicId, memoryUsedBytes, memoryLimitBytes, memoryPeakBytes, oomRejections,
-        weight, capPct, priority, pct, achievedSharePct, ownerPid, stale, processes);
+    return new SliceStatus(
+        name,
+        logicId,
+        memoryUsedBytes,
+        memoryLimitBytes,
+        memoryPeakBytes,
+        oomRejections,
+        weight,
+        capPct,
+        priority,
+        pct,
+        achievedSharePct,
+        ownerPid,
+        stale,
+        processes);
   }
 
   /** A copy with another achieved share (null = unknown). */
   public SliceStatus withAchievedSharePct(Double pct) {
-    return new SliceStatus(name, logicId, memoryUsedBytes, memoryLimitBytes, memoryPeakBytes, oomRejections,
-        weight, capPct, priority, targetSharePct, pct, ownerPid, stale, processes);
+    return new SliceStatus(
+        name,
+        logicId,
+        memoryUsedBytes,
+        memoryLimitBytes,
+        memoryPeakBytes,
+        oomRejections,
+        weight,
+        capPct,
+        priority,
+        targetSharePct,
+        pct,
+        ownerPid,
+        stale,
+        processes);
   }
 }

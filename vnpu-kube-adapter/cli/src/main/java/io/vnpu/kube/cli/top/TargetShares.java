@@ -10,9 +10,9 @@ import java.util.Map;
  * Computes each slice's entitled AI-core share while every live slice of its NPU is busy, which is
  * what the limiter converges to: slices share the NPU's time in proportion to their weights, a hard
  * cap limits a slice's own share, and the time a capped slice cannot use goes to the uncapped ones
- * in proportion to their weights (the limiter hands idle time to busy slices). So a slice at weight 3
- * beside one capped at 25 % is entitled to 75 %, not to 3/28 of the NPU. Stale slices are entitled to
- * nothing and do not dilute the others.
+ * in proportion to their weights (the limiter hands idle time to busy slices). So a slice at weight
+ * 3 beside one capped at 25 % is entitled to 75 %, not to 3/28 of the NPU. Stale slices are
+ * entitled to nothing and do not dilute the others.
  */
 public final class TargetShares {
 
@@ -54,6 +54,7 @@ public final class TargetShares {
       }
     }
     long weights = open.stream().mapToLong(SliceStatus::weight).sum();
-    for (SliceStatus s : open) pct.put(s, weights == 0 ? 0 : Math.max(0, left) * s.weight() / weights);
+    for (SliceStatus s : open)
+      pct.put(s, weights == 0 ? 0 : Math.max(0, left) * s.weight() / weights);
   }
 }

@@ -7,9 +7,9 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The {@code vnpu top --json} document: one object with {@code takenAt} (ISO-8601), {@code stateDir},
- * {@code simulated} and {@code slices[]}; sizes are bytes ({@code *Bytes}), shares percent
- * ({@code *SharePct}, {@code achievedSharePct} null when not measured).
+ * The {@code vnpu top --json} document: one object with {@code takenAt} (ISO-8601), {@code
+ * stateDir}, {@code simulated} and {@code slices[]}; sizes are bytes ({@code *Bytes}), shares
+ * percent ({@code *SharePct}, {@code achievedSharePct} null when not measured).
  */
 public final class TopJson {
 
@@ -40,7 +40,11 @@ public final class TopJson {
       o.put("stale", s.stale());
       ArrayNode procs = o.putArray("processes");
       for (ProcessStatus p : s.processes()) {
-        procs.addObject().put("pid", p.pid()).put("memoryUsedBytes", p.memoryUsedBytes()).put("command", p.command());
+        procs
+            .addObject()
+            .put("pid", p.pid())
+            .put("memoryUsedBytes", p.memoryUsedBytes())
+            .put("command", p.command());
       }
     }
     try {

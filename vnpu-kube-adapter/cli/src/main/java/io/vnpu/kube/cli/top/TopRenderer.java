@@ -16,6 +16,7 @@ public final class TopRenderer {
 
   /** Every line fits a terminal of this many columns. */
   public static final int COLUMNS = 80;
+
   static final int BAR_WIDTH = 10;
   private static final int NAME_WIDTH = 12;
   private static final String PROCESS_LINE = "  pid %-8d %10s  %s%n";
@@ -23,47 +24,82 @@ public final class TopRenderer {
 
   private final ZoneId zone;
 
-  /** @param zone time zone of the clock in the title line */
+  /**
+   * @param zone time zone of the clock in the title line
+   */
   public TopRenderer(ZoneId zone) {
     this.zone = zone;
   }
 
   /**
-   * The screen, lines separated by {@code \n}, ending with one; no line is longer than {@value #COLUMNS}
-   * characters (long slice names, commands and state directories are shortened).
+   * The screen, lines separated by {@code \n}, ending with one; no line is longer than {@value
+   * #COLUMNS} characters (long slice names, commands and state directories are shortened).
    */
   public String render(HostSnapshot snap) {
     StringBuilder out = new StringBuilder();
     long npus = snap.slices().stream().mapToInt(SliceStatus::logicId).distinct().count();
-    String head = String.format(Locale.ROOT, "vnpu top - %s - %d slice%s on %d NPU%s - ",
-        DateTimeFormatter.ofPattern("HH:mm:ss").withZone(zone).format(snap.takenAt()),
-        snap.slices().size(), snap.slices().size() == 1 ? "" : "s", npus, npus == 1 ? "" : "s");
+    String head =
+        String.format(
+            Locale.ROOT,
+            "vnpu top - %s - %d slice%s on %d NPU%s - ",
+            DateTimeFormatter.ofPattern("HH:mm:ss").withZone(zone).format(snap.takenAt()),
+            snap.slices().size(),
+            snap.slices().size() == 1 ? "" : "s",
+            npus,
+            npus == 1 ? "" : "s");
     String tail = snap.simulated() ? " (simulated node)" : "";
-    out.append(head).append(shortenLeft(snap.stateDir(), COLUMNS - head.length() - tail.length()))
-        .append(tail).append('\n');
+    out.append(head)
+        .append(shortenLeft(snap.stateDir(), COLUMNS - head.length() - tail.length()))
+        .append(tail)
+        .append('\n');
     if (snap.slices().isEmpty()) {
       out.append("no slices: start one with `vnpu run --device 0 --memory 8Gi -- CMD`\n");
       return out.toString();
     }
-    out.append(String.format(Locale.ROOT, "%-12s %3s %-12s %-21s %-13s %s%n",
-        "SLICE", "NPU", "MEMORY", "USED/LIMIT", "SHARE ach/tgt", "WEIGHT"));
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "%-12s %3s %-12s %-21s %-13s %s%n",
+            "SLICE",
+            "NPU",
+            "MEMORY",
+            "USED/LIMIT",
+            "SHARE ach/tgt",
+            "WEIGHT"));
     for (SliceStatus s : snap.slices()) {
-      out.append(String.format(Locale.ROOT, "%-12s %3d %s %-21s %-13s %s%n",
-          shortenRight(s.name(), NAME_WIDTH), s.logicId(), bar(s.memoryUsedBytes(), s.memoryLimitBytes()),
-          MemorySize.format(s.memoryUsedBytes()) + "/"
-              + (s.memoryLimitBytes() == 0 ? "unlimited" : MemorySize.format(s.memoryLimitBytes())),
-          share(s.achievedSharePct()) + "/" + share(s.targetSharePct()),
-          (s.capPct() > 0 ? "cap " + s.capPct() + "%" : "w" + s.weight())
-              + (s.priority() == io.vnpu.api.model.Priority.HIGH ? " high" : "")));
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "%-12s %3d %s %-21s %-13s %s%n",
+              shortenRight(s.name(), NAME_WIDTH),
+              s.logicId(),
+              bar(s.memoryUsedBytes(), s.memoryLimitBytes()),
+              MemorySize.format(s.memoryUsedBytes())
+                  + "/"
+                  + (s.memoryLimitBytes() == 0
+                      ? "unlimited"
+                      : MemorySize.format(s.memoryLimitBytes())),
+              share(s.achievedSharePct()) + "/" + share(s.targetSharePct()),
+              (s.capPct() > 0 ? "cap " + s.capPct() + "%" : "w" + s.weight())
+                  + (s.priority() == io.vnpu.api.model.Priority.HIGH ? " high" : "")));
       if (s.stale()) {
         out.append(String.format(Locale.ROOT, "  ! stale: owner pid %d is gone%n", s.ownerPid()));
       } else if (s.oomRejections() > 0) {
-        out.append(String.format(Locale.ROOT, "  ! %d allocation%s refused (207001)%n", s.oomRejections(),
-            s.oomRejections() == 1 ? "" : "s"));
+        out.append(
+            String.format(
+                Locale.ROOT,
+                "  ! %d allocation%s refused (207001)%n",
+                s.oomRejections(),
+                s.oomRejections() == 1 ? "" : "s"));
       }
       for (ProcessStatus p : s.processes()) {
-        out.append(String.format(Locale.ROOT, PROCESS_LINE,
-            p.pid(), MemorySize.format(p.memoryUsedBytes()), shortenRight(p.command(), COMMAND_WIDTH)));
+        out.append(
+            String.format(
+                Locale.ROOT,
+                PROCESS_LINE,
+                p.pid(),
+                MemorySize.format(p.memoryUsedBytes()),
+                shortenRight(p.command(), COMMAND_WIDTH)));
       }
     }
     return out.toString().replace(System.lineSeparator(), "\n");

@@ -12,133 +12,210 @@ import picocli.CommandLine.Option;
  */
 public final class DraFlags {
 
-  @Option(names = "--node-name", defaultValue = "${env:NODE_NAME}", paramLabel = "NAME",
+  @Option(
+      names = "--node-name",
+      defaultValue = "${env:NODE_NAME}",
+      paramLabel = "NAME",
       description = "This node's name (env NODE_NAME).")
   String nodeName;
 
-  @Option(names = "--driver-name", defaultValue = "${env:DRIVER_NAME:-npu.huawei.com}",
+  @Option(
+      names = "--driver-name",
+      defaultValue = "${env:DRIVER_NAME:-npu.huawei.com}",
       paramLabel = "NAME",
       description = "DRA driver name (env DRIVER_NAME; default: ${DEFAULT-VALUE}).")
   String driverName;
 
-  @Option(names = "--cdi-root", defaultValue = "${env:CDI_ROOT:-/etc/cdi}", paramLabel = "DIR",
-      description = "Directory the container runtime reads CDI specs from (env CDI_ROOT;"
-          + " default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--cdi-root",
+      defaultValue = "${env:CDI_ROOT:-/etc/cdi}",
+      paramLabel = "DIR",
+      description =
+          "Directory the container runtime reads CDI specs from (env CDI_ROOT;"
+              + " default: ${DEFAULT-VALUE}).")
   Path cdiRoot;
 
-  @Option(names = "--device-profile", defaultValue = "${env:DEVICE_PROFILE:-npu}",
-      paramLabel = "PROFILE", description = "Device profile (env DEVICE_PROFILE; default:"
-          + " ${DEFAULT-VALUE}; only npu: whole NPUs).")
+  @Option(
+      names = "--device-profile",
+      defaultValue = "${env:DEVICE_PROFILE:-npu}",
+      paramLabel = "PROFILE",
+      description =
+          "Device profile (env DEVICE_PROFILE; default:"
+              + " ${DEFAULT-VALUE}; only npu: whole NPUs).")
   String deviceProfile;
 
-  @Option(names = "--kubelet-registrar-directory-path",
+  @Option(
+      names = "--kubelet-registrar-directory-path",
       defaultValue = "${env:KUBELET_REGISTRAR_DIRECTORY_PATH:-/var/lib/kubelet/plugins_registry}",
-      paramLabel = "DIR", description = "The kubelet's plugin registration directory (env"
-          + " KUBELET_REGISTRAR_DIRECTORY_PATH; default: ${DEFAULT-VALUE}).")
+      paramLabel = "DIR",
+      description =
+          "The kubelet's plugin registration directory (env"
+              + " KUBELET_REGISTRAR_DIRECTORY_PATH; default: ${DEFAULT-VALUE}).")
   Path registrarDir;
 
-  @Option(names = "--kubelet-plugins-directory-path",
+  @Option(
+      names = "--kubelet-plugins-directory-path",
       defaultValue = "${env:KUBELET_PLUGINS_DIRECTORY_PATH:-/var/lib/kubelet/plugins}",
-      paramLabel = "DIR", description = "Parent of the plugin's data directory (env"
-          + " KUBELET_PLUGINS_DIRECTORY_PATH; default: ${DEFAULT-VALUE}).")
+      paramLabel = "DIR",
+      description =
+          "Parent of the plugin's data directory (env"
+              + " KUBELET_PLUGINS_DIRECTORY_PATH; default: ${DEFAULT-VALUE}).")
   Path pluginsDir;
 
-  @Option(names = "--enable-hard-vnpu", defaultValue = "${env:ENABLE_HARD_VNPU:-false}",
-      fallbackValue = "true", arity = "0..1", paramLabel = "BOOL",
-      description = "Hard vNPU by memCapacity on 910B chips (env ENABLE_HARD_VNPU): shared"
-          + " allocations get a template vNPU created at prepare, with the templates of"
-          + " --device-config or else the bundled table (HAMi's chip entries).")
+  @Option(
+      names = "--enable-hard-vnpu",
+      defaultValue = "${env:ENABLE_HARD_VNPU:-false}",
+      fallbackValue = "true",
+      arity = "0..1",
+      paramLabel = "BOOL",
+      description =
+          "Hard vNPU by memCapacity on 910B chips (env ENABLE_HARD_VNPU): shared"
+              + " allocations get a template vNPU created at prepare, with the templates of"
+              + " --device-config or else the bundled table (HAMi's chip entries).")
   boolean enableHardVnpu;
 
-  @Option(names = "--enable-soft-slicing", defaultValue = "${env:ENABLE_SOFT_SLICING:-false}",
-      fallbackValue = "true", arity = "0..1", paramLabel = "BOOL",
-      description = "Soft slicing (env ENABLE_SOFT_SLICING): chips are published shareable by"
-          + " consumable memory (bytes) and AI-core percent; each share gets a quota region the"
-          + " limiter (libvnpu.so, preloaded through the CDI edits) enforces. With"
-          + " --enable-hard-vnpu too, chips that cannot be hard-split are soft and the others"
-          + " follow --shared-counters and --chip-modes.")
+  @Option(
+      names = "--enable-soft-slicing",
+      defaultValue = "${env:ENABLE_SOFT_SLICING:-false}",
+      fallbackValue = "true",
+      arity = "0..1",
+      paramLabel = "BOOL",
+      description =
+          "Soft slicing (env ENABLE_SOFT_SLICING): chips are published shareable by"
+              + " consumable memory (bytes) and AI-core percent; each share gets a quota region the"
+              + " limiter (libvnpu.so, preloaded through the CDI edits) enforces. With"
+              + " --enable-hard-vnpu too, chips that cannot be hard-split are soft and the others"
+              + " follow --shared-counters and --chip-modes.")
   boolean enableSoftSlicing;
 
-  @Option(names = "--capacity-names", defaultValue = "${env:CAPACITY_NAMES:-hami}",
+  @Option(
+      names = "--capacity-names",
+      defaultValue = "${env:CAPACITY_NAMES:-hami}",
       paramLabel = "NAMES",
-      description = "Names of the soft capacities (env CAPACITY_NAMES): hami = memory, cores"
-          + " (HAMi's driver); openfuyao = memCapacity, coreCapacity (openFuyao's). Default:"
-          + " ${DEFAULT-VALUE}.")
+      description =
+          "Names of the soft capacities (env CAPACITY_NAMES): hami = memory, cores"
+              + " (HAMi's driver); openfuyao = memCapacity, coreCapacity (openFuyao's). Default:"
+              + " ${DEFAULT-VALUE}.")
   String capacityNames;
 
-  @Option(names = "--limiter-dir",
-      defaultValue = "${env:LIMITER_DIR:-" + io.vnpu.kube.agent.LimiterOptions.DEFAULT_HOST_DIR
-          + "}", paramLabel = "DIR",
-      description = "Host directory of libvnpu.so and ld.so.preload that soft-sliced containers"
-          + " mount (env LIMITER_DIR; default: ${DEFAULT-VALUE}); read with"
-          + " --enable-soft-slicing.")
+  @Option(
+      names = "--limiter-dir",
+      defaultValue =
+          "${env:LIMITER_DIR:-" + io.vnpu.kube.agent.LimiterOptions.DEFAULT_HOST_DIR + "}",
+      paramLabel = "DIR",
+      description =
+          "Host directory of libvnpu.so and ld.so.preload that soft-sliced containers"
+              + " mount (env LIMITER_DIR; default: ${DEFAULT-VALUE}); read with"
+              + " --enable-soft-slicing.")
   Path limiterDir;
 
-  @Option(names = "--limiter-assets",
-      defaultValue = "${env:HAMI_VNPU_ASSETS_PATH:-"
-          + io.vnpu.kube.agent.LimiterOptions.DEFAULT_ASSETS + "}", paramLabel = "DIR",
-      description = "Directory in the image holding libvnpu.so, installed into --limiter-dir at"
-          + " start (env HAMI_VNPU_ASSETS_PATH; default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--limiter-assets",
+      defaultValue =
+          "${env:HAMI_VNPU_ASSETS_PATH:-" + io.vnpu.kube.agent.LimiterOptions.DEFAULT_ASSETS + "}",
+      paramLabel = "DIR",
+      description =
+          "Directory in the image holding libvnpu.so, installed into --limiter-dir at"
+              + " start (env HAMI_VNPU_ASSETS_PATH; default: ${DEFAULT-VALUE}).")
   Path limiterAssets;
 
-  @Option(names = "--install-limiter", negatable = true, defaultValue = "true",
+  @Option(
+      names = "--install-limiter",
+      negatable = true,
+      defaultValue = "true",
       fallbackValue = "true",
-      description = "Install the limiter into --limiter-dir at start (default: ${DEFAULT-VALUE});"
-          + " --no-install-limiter only verifies files an operator provides.")
+      description =
+          "Install the limiter into --limiter-dir at start (default: ${DEFAULT-VALUE});"
+              + " --no-install-limiter only verifies files an operator provides.")
   boolean installLimiter;
 
-  @Option(names = "--chip-modes", defaultValue = "${env:CHIP_MODES}", paramLabel = "LIST",
-      description = "Sharing mode pinned per chip (env CHIP_MODES): <phy IDs>=<mode>,... with phy"
-          + " IDs one ID or a range (0-3) and mode whole, hard or soft, e.g. 0-3=hard,4-7=soft;"
-          + " unlisted chips follow the default rule (docs/dra-sharing-modes.md).")
+  @Option(
+      names = "--chip-modes",
+      defaultValue = "${env:CHIP_MODES}",
+      paramLabel = "LIST",
+      description =
+          "Sharing mode pinned per chip (env CHIP_MODES): <phy IDs>=<mode>,... with phy"
+              + " IDs one ID or a range (0-3) and mode whole, hard or soft, e.g. 0-3=hard,4-7=soft;"
+              + " unlisted chips follow the default rule (docs/dra-sharing-modes.md).")
   String chipModes;
 
-  @Option(names = "--shared-counters", defaultValue = "${env:SHARED_COUNTERS:-auto}",
+  @Option(
+      names = "--shared-counters",
+      defaultValue = "${env:SHARED_COUNTERS:-auto}",
       paramLabel = "MODE",
-      description = "auto: a chip that can be hard and soft is offered both ways, kept exclusive"
-          + " by per-chip shared counters, falling back to one mode per chip when the API server"
-          + " drops them; off: one mode per chip (for schedulers without kubernetes#139040)"
-          + " (env SHARED_COUNTERS; default: ${DEFAULT-VALUE}).")
+      description =
+          "auto: a chip that can be hard and soft is offered both ways, kept exclusive"
+              + " by per-chip shared counters, falling back to one mode per chip when the API server"
+              + " drops them; off: one mode per chip (for schedulers without kubernetes#139040)"
+              + " (env SHARED_COUNTERS; default: ${DEFAULT-VALUE}).")
   String sharedCounters;
 
-  @Option(names = "--device-config", defaultValue = "${env:DEVICE_CONFIG}", paramLabel = "FILE",
-      description = "HAMi device-config.yaml (or its ConfigMap) with the vNPU templates per chip"
-          + " (env DEVICE_CONFIG); read with --enable-hard-vnpu (default: the bundled table).")
+  @Option(
+      names = "--device-config",
+      defaultValue = "${env:DEVICE_CONFIG}",
+      paramLabel = "FILE",
+      description =
+          "HAMi device-config.yaml (or its ConfigMap) with the vNPU templates per chip"
+              + " (env DEVICE_CONFIG); read with --enable-hard-vnpu (default: the bundled table).")
   Path deviceConfig;
 
-  @Option(names = "--healthcheck-port", defaultValue = "${env:HEALTHCHECK_PORT:--1}",
-      paramLabel = "PORT", description = "gRPC liveness port: -1 off, 0 random, >0 fixed (env"
-          + " HEALTHCHECK_PORT; default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--healthcheck-port",
+      defaultValue = "${env:HEALTHCHECK_PORT:--1}",
+      paramLabel = "PORT",
+      description =
+          "gRPC liveness port: -1 off, 0 random, >0 fixed (env"
+              + " HEALTHCHECK_PORT; default: ${DEFAULT-VALUE}).")
   int healthcheckPort;
 
-  @Option(names = "--pod-uid", defaultValue = "${env:POD_UID}", paramLabel = "UID",
-      description = "This pod's UID (env POD_UID, from the downward API): per-pod socket names so"
-          + " a rolling update (maxSurge 1) registers the new plugin next to the old one"
-          + " (kubelet 1.33+); default: the standard socket names, one plugin per node.")
+  @Option(
+      names = "--pod-uid",
+      defaultValue = "${env:POD_UID}",
+      paramLabel = "UID",
+      description =
+          "This pod's UID (env POD_UID, from the downward API): per-pod socket names so"
+              + " a rolling update (maxSurge 1) registers the new plugin next to the old one"
+              + " (kubelet 1.33+); default: the standard socket names, one plugin per node.")
   String podUid;
 
-  @Option(names = "--metrics-port", defaultValue = "${env:METRICS_PORT:--1}",
-      paramLabel = "PORT", description = "HTTP port of /metrics, /livez and /readyz: -1 off, 0"
-          + " random, >0 fixed (env METRICS_PORT; default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--metrics-port",
+      defaultValue = "${env:METRICS_PORT:--1}",
+      paramLabel = "PORT",
+      description =
+          "HTTP port of /metrics, /livez and /readyz: -1 off, 0"
+              + " random, >0 fixed (env METRICS_PORT; default: ${DEFAULT-VALUE}).")
   int metricsPort;
 
-  @Option(names = "--metrics-address", defaultValue = "${env:METRICS_ADDRESS:-0.0.0.0}",
-      paramLabel = "ADDR", description = "Address the metrics port binds (default:"
-          + " ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--metrics-address",
+      defaultValue = "${env:METRICS_ADDRESS:-0.0.0.0}",
+      paramLabel = "ADDR",
+      description = "Address the metrics port binds (default:" + " ${DEFAULT-VALUE}).")
   String metricsAddress;
 
-  @Option(names = "--kubeconfig", defaultValue = "${env:KUBECONFIG}", paramLabel = "FILE",
+  @Option(
+      names = "--kubeconfig",
+      defaultValue = "${env:KUBECONFIG}",
+      paramLabel = "FILE",
       description = "Kubeconfig file (env KUBECONFIG; default: in-cluster configuration).")
   Path kubeconfig;
 
-  @Option(names = "--dcmi-library", paramLabel = "FILE",
+  @Option(
+      names = "--dcmi-library",
+      paramLabel = "FILE",
       description = "Path of libdcmi.so (default: the driver's standard locations).")
   Path dcmiLibrary;
 
-  @Option(names = "--simulate", arity = "0..1", fallbackValue = "910B3x8", paramLabel = "PROFILE",
-      description = "Run on the bundled simulated node (profile, default 910B3x8): its device nodes"
-          + " are under the simulator's directory (character devices when run as root)."
-          + " Never simulates unless given.")
+  @Option(
+      names = "--simulate",
+      arity = "0..1",
+      fallbackValue = "910B3x8",
+      paramLabel = "PROFILE",
+      description =
+          "Run on the bundled simulated node (profile, default 910B3x8): its device nodes"
+              + " are under the simulator's directory (character devices when run as root)."
+              + " Never simulates unless given.")
   String simulate;
 
   /** {@code --pod-uid}, empty when not given (or given empty). */
@@ -152,10 +229,15 @@ public final class DraFlags {
    * @throws IllegalArgumentException naming the flag or the path when one is invalid or too long
    */
   public io.vnpu.kube.dra.kubelet.PluginSockets sockets(DraOptions options) {
-    return podUid().map(uid -> io.vnpu.kube.dra.kubelet.PluginSockets.rollingUpdate(
-        options.driverName(), options.registrarDir(), options.pluginsDir(), uid))
-        .orElseGet(() -> io.vnpu.kube.dra.kubelet.PluginSockets.of(options.driverName(),
-            options.registrarDir(), options.pluginsDir()));
+    return podUid()
+        .map(
+            uid ->
+                io.vnpu.kube.dra.kubelet.PluginSockets.rollingUpdate(
+                    options.driverName(), options.registrarDir(), options.pluginsDir(), uid))
+        .orElseGet(
+            () ->
+                io.vnpu.kube.dra.kubelet.PluginSockets.of(
+                    options.driverName(), options.registrarDir(), options.pluginsDir()));
   }
 
   /** The device-config.yaml file, if given. */
@@ -171,8 +253,10 @@ public final class DraFlags {
    */
   public java.util.OptionalInt metricsPort() {
     if (metricsPort < -1 || metricsPort > 65535) {
-      throw new IllegalArgumentException("--metrics-port = " + metricsPort
-          + ": must be -1 (off), 0 (random) or a port up to 65535");
+      throw new IllegalArgumentException(
+          "--metrics-port = "
+              + metricsPort
+              + ": must be -1 (off), 0 (random) or a port up to 65535");
     }
     return metricsPort < 0 ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(metricsPort);
   }
@@ -199,16 +283,28 @@ public final class DraFlags {
   /**
    * The plugin options these flags denote.
    *
-   * @param devRoot   where the device nodes are ({@code /dev}, or the simulator's directory)
+   * @param devRoot where the device nodes are ({@code /dev}, or the simulator's directory)
    * @param mountRoot where the driver files are ({@code /})
    * @throws IllegalArgumentException naming the flag and value when one is invalid
    */
   public DraOptions toOptions(Path devRoot, Path mountRoot) {
-    return new DraOptions(nodeName, driverName, cdiRoot, deviceProfile, registrarDir, pluginsDir,
-        enableHardVnpu, healthcheckPort, devRoot, mountRoot, Duration.ofSeconds(30),
-        enableSoftSlicing, io.vnpu.kube.dra.modes.SoftCapacityNames.parse(capacityNames))
-        .withChipModes(io.vnpu.kube.dra.modes.ChipModePins.parse(chipModes, enableHardVnpu,
-            enableSoftSlicing), sharedCounters());
+    return new DraOptions(
+            nodeName,
+            driverName,
+            cdiRoot,
+            deviceProfile,
+            registrarDir,
+            pluginsDir,
+            enableHardVnpu,
+            healthcheckPort,
+            devRoot,
+            mountRoot,
+            Duration.ofSeconds(30),
+            enableSoftSlicing,
+            io.vnpu.kube.dra.modes.SoftCapacityNames.parse(capacityNames))
+        .withChipModes(
+            io.vnpu.kube.dra.modes.ChipModePins.parse(chipModes, enableHardVnpu, enableSoftSlicing),
+            sharedCounters());
   }
 
   /**
@@ -220,8 +316,9 @@ public final class DraFlags {
     return switch (sharedCounters == null ? "auto" : sharedCounters) {
       case "auto" -> true;
       case "off" -> false;
-      default -> throw new IllegalArgumentException("--shared-counters = " + sharedCounters
-          + ": unknown (known: auto, off)");
+      default ->
+          throw new IllegalArgumentException(
+              "--shared-counters = " + sharedCounters + ": unknown (known: auto, off)");
     };
   }
 
@@ -232,7 +329,8 @@ public final class DraFlags {
 
   /** The library to install into {@link #limiterFiles()}, empty with --no-install-limiter. */
   public Optional<Path> limiterSource() {
-    return installLimiter ? Optional.of(limiterAssets.resolve(
-        io.vnpu.kube.limiter.LimiterFiles.LIBRARY)) : Optional.empty();
+    return installLimiter
+        ? Optional.of(limiterAssets.resolve(io.vnpu.kube.limiter.LimiterFiles.LIBRARY))
+        : Optional.empty();
   }
 }

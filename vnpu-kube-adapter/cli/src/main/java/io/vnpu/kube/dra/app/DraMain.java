@@ -11,13 +11,15 @@ import picocli.CommandLine.Mixin;
  * CLI: {@code java -cp vnpu.jar io.vnpu.kube.dra.app.DraMain --node-name ...}. Same flags and exit
  * codes as {@code vnpu dra}.
  */
-@Command(name = "vnpu-dra-kubeletplugin", mixinStandardHelpOptions = true,
-    description = "DRA kubelet plugin for Ascend NPUs (driver npu.huawei.com): ResourceSlices,"
-        + " NodePrepareResources with CDI.")
+@Command(
+    name = "vnpu-dra-kubeletplugin",
+    mixinStandardHelpOptions = true,
+    description =
+        "DRA kubelet plugin for Ascend NPUs (driver npu.huawei.com): ResourceSlices,"
+            + " NodePrepareResources with CDI.")
 public final class DraMain implements Callable<Integer> {
 
-  @Mixin
-  DraFlags flags;
+  @Mixin DraFlags flags;
 
   @Override
   public Integer call() {
@@ -27,11 +29,15 @@ public final class DraMain implements Callable<Integer> {
 
   public static void main(String[] args) {
     CommandLine cl = new CommandLine(new DraMain());
-    cl.setParameterExceptionHandler((ex, a) -> {
-      ex.getCommandLine().getErr().println("vnpu-dra-kubeletplugin: " + ex.getMessage().lines()
-          .findFirst().orElse("invalid usage"));
-      return DraLauncher.EXIT_USAGE;
-    });
+    cl.setParameterExceptionHandler(
+        (ex, a) -> {
+          ex.getCommandLine()
+              .getErr()
+              .println(
+                  "vnpu-dra-kubeletplugin: "
+                      + ex.getMessage().lines().findFirst().orElse("invalid usage"));
+          return DraLauncher.EXIT_USAGE;
+        });
     System.exit(cl.execute(args));
   }
 }

@@ -16,17 +16,32 @@ class SvgWriterTest {
   private static Document parse(String svg) throws Exception {
     DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
     f.setNamespaceAware(true);
-    return f.newDocumentBuilder().parse(new ByteArrayInputStream(svg.getBytes(StandardCharsets.UTF_8)));
+    return f.newDocumentBuilder()
+        .parse(new ByteArrayInputStream(svg.getBytes(StandardCharsets.UTF_8)));
   }
 
   private static LineChart chart() {
-    return new LineChart("AI-core share <demo> & more", "time (s)", "share (%)", 10, 0, 100,
+    return new LineChart(
+        "AI-core share <demo> & more",
+        "time (s)",
+        "share (%)",
+        10,
+        0,
+        100,
         List.of(
-            new Series("demo-a (weight 1)", "#1f77b4",
-                List.of(new Series.Point(0, 50), new Series.Point(5, 25), new Series.Point(10, 25))),
-            new Series("demo-b (weight 3)", "#d62728",
-                List.of(new Series.Point(0, 50), new Series.Point(5, 75), new Series.Point(10, 120)))),
-        List.of(new ReferenceLine(25, "target 25%", "#1f77b4"), new ReferenceLine(75, "target 75%", "#d62728")));
+            new Series(
+                "demo-a (weight 1)",
+                "#1f77b4",
+                List.of(
+                    new Series.Point(0, 50), new Series.Point(5, 25), new Series.Point(10, 25))),
+            new Series(
+                "demo-b (weight 3)",
+                "#d62728",
+                List.of(
+                    new Series.Point(0, 50), new Series.Point(5, 75), new Series.Point(10, 120)))),
+        List.of(
+            new ReferenceLine(25, "target 25%", "#1f77b4"),
+            new ReferenceLine(75, "target 75%", "#d62728")));
   }
 
   @Test
@@ -39,7 +54,8 @@ class SvgWriterTest {
     NodeList lines = doc.getElementsByTagName("polyline");
     assertThat(lines.getLength()).isEqualTo(2);
     assertThat(((Element) lines.item(0)).getAttribute("stroke")).isEqualTo("#1f77b4");
-    assertThat(doc.getElementsByTagName("title").item(0).getTextContent()).isEqualTo("AI-core share <demo> & more");
+    assertThat(doc.getElementsByTagName("title").item(0).getTextContent())
+        .isEqualTo("AI-core share <demo> & more");
   }
 
   @Test

@@ -13,16 +13,28 @@ class MarkdownReportTest {
   private static DemoReport report(int refusal, double achievedA) {
     return new DemoReport(
         "bundled simulated node (profile 910B3x8), discovered through DCMI",
-        List.of(new DemoReport.SliceRow("demo-a", 0, 16 * GIB, 1, 25),
+        List.of(
+            new DemoReport.SliceRow("demo-a", 0, 16 * GIB, 1, 25),
             new DemoReport.SliceRow("demo-b", 0, 32 * GIB, 3, 75)),
         new DemoReport.MemoryTrial("demo-a", 12 * GIB, 8 * GIB, refusal, "demo-b", 24 * GIB, true),
-        new DemoReport.ComputeTrial("simulator ground truth", 3, 9,
-            List.of(new DemoReport.ShareResult("demo-a", 25, achievedA),
+        new DemoReport.ComputeTrial(
+            "simulator ground truth",
+            3,
+            9,
+            List.of(
+                new DemoReport.ShareResult("demo-a", 25, achievedA),
                 new DemoReport.ShareResult("demo-b", 75, 100 - achievedA)),
             List.of(new DemoReport.ShareSample("demo-a", 1, 40))),
-        List.of(new DemoCheck("over-quota allocation refused", "207001", String.valueOf(refusal), refusal == 207001),
-            new DemoCheck("demo-a share", "25.0 % ± 5 pp", achievedA + " %", Math.abs(achievedA - 25) <= 5)),
-        12.34, "share.svg");
+        List.of(
+            new DemoCheck(
+                "over-quota allocation refused",
+                "207001",
+                String.valueOf(refusal),
+                refusal == 207001),
+            new DemoCheck(
+                "demo-a share", "25.0 % ± 5 pp", achievedA + " %", Math.abs(achievedA - 25) <= 5)),
+        12.34,
+        "share.svg");
   }
 
   @Test
@@ -30,8 +42,10 @@ class MarkdownReportTest {
     String md = new MarkdownReport().write(report(207001, 24.4));
     assertThat(md).startsWith("# vnpu demo report\n\nResult: **PASS** (12.3 s)\n");
     assertThat(md).contains("| demo-a | 0 | 16.0 GiB | 1 | 25.0 % |");
-    assertThat(md).contains("- `demo-a` held 12.0 GiB and asked for 8.0 GiB more: refused with **207001**"
-        + " (ACL_ERROR_RT_MEMORY_ALLOCATION)");
+    assertThat(md)
+        .contains(
+            "- `demo-a` held 12.0 GiB and asked for 8.0 GiB more: refused with **207001**"
+                + " (ACL_ERROR_RT_MEMORY_ALLOCATION)");
     assertThat(md).contains("- `demo-b` meanwhile allocated 24.0 GiB: all granted (unaffected)");
     assertThat(md).contains("| demo-a | 25.0 % | 24.4 % | -0.6 pp |");
     assertThat(md).contains("| demo-b | 75.0 % | 75.6 % | +0.6 pp |");
@@ -59,10 +73,9 @@ class MarkdownReportTest {
     clock.addAndGet(1_250_000_000L);
     p.detail("8 NPUs");
     p.step("Create slices");
-    assertThat(buf.toString().split("\n")).containsExactly(
-        "  0.0s [1/2] Discover the node",
-        "  1.3s       8 NPUs",
-        "  1.3s [2/2] Create slices");
+    assertThat(buf.toString().split("\n"))
+        .containsExactly(
+            "  0.0s [1/2] Discover the node", "  1.3s       8 NPUs", "  1.3s [2/2] Create slices");
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> p.step("one too many"))
         .isInstanceOf(IllegalStateException.class);
   }

@@ -11,7 +11,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs the built shaded CLI jar (system property {@code shaded.jar}) as a separate JVM, as a user
- * would through {@code ./vnpu}: {@code vnpu.native.dir} set, a private simulator root and state dir.
+ * would through {@code ./vnpu}: {@code vnpu.native.dir} set, a private simulator root and state
+ * dir.
  */
 final class CliJar {
 
@@ -32,7 +33,8 @@ final class CliJar {
 
   static String required(String property) {
     String v = System.getProperty(property);
-    if (v == null || v.isBlank()) throw new IllegalStateException("system property " + property + " is not set");
+    if (v == null || v.isBlank())
+      throw new IllegalStateException("system property " + property + " is not set");
     return v;
   }
 
@@ -55,9 +57,13 @@ final class CliJar {
 
   /** As {@link #start(String, List)}, with {@code extraEnv} added to the environment. */
   Process start(String tag, List<String> args, Map<String, String> extraEnv) throws IOException {
-    List<String> cmd = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Dvnpu.native.dir=" + nativeDir, "-jar", jar.toString()));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dvnpu.native.dir=" + nativeDir,
+                "-jar",
+                jar.toString()));
     cmd.addAll(args);
     ProcessBuilder pb = new ProcessBuilder(cmd);
     Map<String, String> env = pb.environment();
@@ -78,13 +84,18 @@ final class CliJar {
    */
   Process startOnTerminal(String tag, List<String> args) throws IOException {
     StringBuilder line = new StringBuilder("exec");
-    List<String> cmd = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Dvnpu.native.dir=" + nativeDir, "-jar", jar.toString()));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dvnpu.native.dir=" + nativeDir,
+                "-jar",
+                jar.toString()));
     cmd.addAll(args);
     for (String a : cmd) line.append(" '").append(a.replace("'", "'\\''")).append('\'');
     // -q no banner, -e the command's exit code, -f output written as it comes
-    ProcessBuilder pb = new ProcessBuilder("script", "-q", "-e", "-f", "-c", line.toString(), "/dev/null");
+    ProcessBuilder pb =
+        new ProcessBuilder("script", "-q", "-e", "-f", "-c", line.toString(), "/dev/null");
     Map<String, String> env = pb.environment();
     env.put("VNPU_STATE_DIR", stateDir.toString());
     env.put("VNPU_SIM_ROOT", simRoot.toString());
@@ -96,12 +107,14 @@ final class CliJar {
   }
 
   /** Runs {@code vnpu ARGS} to the end (at most {@code timeoutSeconds}). */
-  Result run(String tag, List<String> args, long timeoutSeconds) throws IOException, InterruptedException {
+  Result run(String tag, List<String> args, long timeoutSeconds)
+      throws IOException, InterruptedException {
     Process p = start(tag, args);
     if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
       p.descendants().forEach(ProcessHandle::destroyForcibly);
       p.destroyForcibly();
-      throw new AssertionError("vnpu " + args + " did not end within " + timeoutSeconds + " s; stderr: " + err(tag));
+      throw new AssertionError(
+          "vnpu " + args + " did not end within " + timeoutSeconds + " s; stderr: " + err(tag));
     }
     return new Result(p.exitValue(), out(tag), err(tag));
   }
@@ -118,7 +131,8 @@ final class CliJar {
   static void await(Path file, long timeoutSeconds) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
     while (!Files.exists(file)) {
-      if (System.nanoTime() > deadline) throw new AssertionError(file + " did not appear within " + timeoutSeconds + " s");
+      if (System.nanoTime() > deadline)
+        throw new AssertionError(file + " did not appear within " + timeoutSeconds + " s");
       Thread.sleep(20);
     }
   }

@@ -24,16 +24,21 @@ class DemoCommandIT {
   void demoPassesWithTheRefusalAndBothSharesInTolerance() throws Exception {
     CliJar cli = new CliJar(tmp);
     Path out = tmp.resolve("out");
-    CliJar.Result r = cli.run("demo", List.of("demo", "--out", out.toString(), "--seconds", "6"), 180);
+    CliJar.Result r =
+        cli.run("demo", List.of("demo", "--out", out.toString(), "--seconds", "6"), 180);
     assertThat(r.exitCode()).as(r.stdout() + r.stderr()).isZero();
     assertThat(r.stderr()).contains("using the bundled simulated node");
-    assertThat(r.stdout()).contains("[1/6] Discover the node through DCMI").contains("[6/6] Write the chart")
+    assertThat(r.stdout())
+        .contains("[1/6] Discover the node through DCMI")
+        .contains("[6/6] Write the chart")
         .contains("vnpu demo: all checks passed");
 
     String report = Files.readString(out.resolve("report.md"), StandardCharsets.UTF_8);
     assertThat(report).startsWith("# vnpu demo report\n\nResult: **PASS**");
-    assertThat(report).contains("- `demo-a` held 12.0 GiB and asked for 8.0 GiB more: refused with **207001**");
-    assertThat(report).contains("- `demo-b` meanwhile allocated 28.0 GiB: all granted (unaffected)");
+    assertThat(report)
+        .contains("- `demo-a` held 12.0 GiB and asked for 8.0 GiB more: refused with **207001**");
+    assertThat(report)
+        .contains("- `demo-b` meanwhile allocated 28.0 GiB: all granted (unaffected)");
     Matcher m = SHARE_ROW.matcher(report);
     int rows = 0;
     while (m.find()) {
@@ -46,9 +51,13 @@ class DemoCommandIT {
     assertThat(rows).isEqualTo(2);
     assertThat(report).doesNotContain("| FAIL |");
 
-    var doc = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(out.resolve("share.svg").toFile());
+    var doc =
+        DocumentBuilderFactory.newInstance()
+            .newDocumentBuilder()
+            .parse(out.resolve("share.svg").toFile());
     assertThat(doc.getElementsByTagName("polyline").getLength()).isEqualTo(2);
-    // the demo runs in private state: the host's slice state ($VNPU_STATE_DIR here) is never touched
+    // the demo runs in private state: the host's slice state ($VNPU_STATE_DIR here) is never
+    // touched
     assertThat(cli.stateDir()).isEmptyDirectory();
   }
 }

@@ -48,8 +48,7 @@ import tools.jackson.databind.JsonNode;
 class PrometheusScrapeIT {
   private static final long MIB = 1L << 20;
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   @Test
   void prometheusScrapesBothAgentsAndASliceSeriesGoWithItsPod() throws Exception {
@@ -58,62 +57,131 @@ class PrometheusScrapeIT {
       System.err.println("[vnpu] PrometheusScrapeIT skipped: " + why);
       org.junit.jupiter.api.Assumptions.abort(why);
     }
-    KubernetesMockServer api = new KubernetesMockServer(new Context(), new MockWebServer(),
-        new HashMap<>(), new KubernetesCrudDispatcher(), false);
+    KubernetesMockServer api =
+        new KubernetesMockServer(
+            new Context(),
+            new MockWebServer(),
+            new HashMap<>(),
+            new KubernetesCrudDispatcher(),
+            false);
     api.init(InetAddress.getLoopbackAddress(), 0);
     KubernetesClient client = api.createClient();
-    Path kubeconfig = Files.writeString(tmp.resolve("kubeconfig"), String.join("\n",
-        "apiVersion: v1", "kind: Config", "current-context: t", "clusters:", "- name: t",
-        "  cluster:", "    server: http://127.0.0.1:" + api.getPort(), "contexts:", "- name: t",
-        "  context:", "    cluster: t", "    user: t", "users:", "- name: t", "  user:",
-        "    token: t", ""));
+    Path kubeconfig =
+        Files.writeString(
+            tmp.resolve("kubeconfig"),
+            String.join(
+                "\n",
+                "apiVersion: v1",
+                "kind: Config",
+                "current-context: t",
+                "clusters:",
+                "- name: t",
+                "  cluster:",
+                "    server: http://127.0.0.1:" + api.getPort(),
+                "contexts:",
+                "- name: t",
+                "  context:",
+                "    cluster: t",
+                "    user: t",
+                "users:",
+                "- name: t",
+                "  user:",
+                "    token: t",
+                ""));
     CliJar hamiCli = new CliJar(Files.createDirectories(tmp.resolve("hami")));
     CliJar draCli = new CliJar(Files.createDirectories(tmp.resolve("dra")));
     List<Process> agents = new ArrayList<>();
     try (KubeletStandIn kubelet = KubeletStandIn.start(tmp.resolve("device-plugins"));
         DraKubeletStandIn draKubelet = new DraKubeletStandIn()) {
-      client.nodes().resource(new NodeBuilder().withNewMetadata().withName("node-1")
-          .endMetadata().build()).create();
-      client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("demo")
-          .endMetadata().build()).create();
+      client
+          .nodes()
+          .resource(new NodeBuilder().withNewMetadata().withName("node-1").endMetadata().build())
+          .create();
+      client
+          .namespaces()
+          .resource(new NamespaceBuilder().withNewMetadata().withName("demo").endMetadata().build())
+          .create();
 
       // the HAMi node agent with soft slicing on the simulated 910B3x8
-      Path config = Files.writeString(tmp.resolve("device-config.yaml"),
-          Files.readString(repo().resolve("config/device-config.yaml"))
-              .replace("hamiVnpuCore: false", "hamiVnpuCore: true"));
+      Path config =
+          Files.writeString(
+              tmp.resolve("device-config.yaml"),
+              Files.readString(repo().resolve("config/device-config.yaml"))
+                  .replace("hamiVnpuCore: false", "hamiVnpuCore: true"));
       int hamiPort = PrometheusServer.freePort();
-      agents.add(hamiCli.start("plugin", List.of("plugin", "--simulate", "--node_name", "node-1",
-          "--config_file", config.toString(), "--kubelet-dir", kubelet.pluginDir().toString(),
-          "--limiter-dir", tmp.resolve("limiter").toString(), "--limiter-assets",
-          hamiCli.nativeDir().toString(), "--metrics-port", Integer.toString(hamiPort),
-          "--metrics-host", "127.0.0.1"), Map.of("KUBECONFIG", kubeconfig.toString(),
-          "HOOK_PATH", tmp.resolve("hook").toString())));
+      agents.add(
+          hamiCli.start(
+              "plugin",
+              List.of(
+                  "plugin",
+                  "--simulate",
+                  "--node_name",
+                  "node-1",
+                  "--config_file",
+                  config.toString(),
+                  "--kubelet-dir",
+                  kubelet.pluginDir().toString(),
+                  "--limiter-dir",
+                  tmp.resolve("limiter").toString(),
+                  "--limiter-assets",
+                  hamiCli.nativeDir().toString(),
+                  "--metrics-port",
+                  Integer.toString(hamiPort),
+                  "--metrics-host",
+                  "127.0.0.1"),
+              Map.of(
+                  "KUBECONFIG",
+                  kubeconfig.toString(),
+                  "HOOK_PATH",
+                  tmp.resolve("hook").toString())));
       RegisterRequest reg = kubelet.awaitRegistration(Duration.ofSeconds(120));
-      assertThat(reg).as("device plugin registration; agent log: %s", hamiCli.err("plugin"))
+      assertThat(reg)
+          .as("device plugin registration; agent log: %s", hamiCli.err("plugin"))
           .isNotNull();
       assertThat(reg.getResourceName()).isEqualTo("huawei.com/Ascend910B3");
 
       // the DRA plugin with its metrics
       int draPort = PrometheusServer.freePort();
       Path draReg = tmp.resolve("plugins_registry");
-      agents.add(draCli.start("dra", List.of("dra", "--simulate", "--node-name", "node-1",
-          "--kubeconfig", kubeconfig.toString(), "--kubelet-registrar-directory-path",
-          draReg.toString(), "--kubelet-plugins-directory-path", tmp.resolve("plugins").toString(),
-          "--cdi-root", tmp.resolve("cdi").toString(), "--metrics-port",
-          Integer.toString(draPort), "--metrics-address", "127.0.0.1")));
+      agents.add(
+          draCli.start(
+              "dra",
+              List.of(
+                  "dra",
+                  "--simulate",
+                  "--node-name",
+                  "node-1",
+                  "--kubeconfig",
+                  kubeconfig.toString(),
+                  "--kubelet-registrar-directory-path",
+                  draReg.toString(),
+                  "--kubelet-plugins-directory-path",
+                  tmp.resolve("plugins").toString(),
+                  "--cdi-root",
+                  tmp.resolve("cdi").toString(),
+                  "--metrics-port",
+                  Integer.toString(draPort),
+                  "--metrics-address",
+                  "127.0.0.1")));
       Path regSocket = draReg.resolve("npu.huawei.com-reg.sock");
       CliJar.await(regSocket, 120);
       PluginInfo info = draKubelet.getInfo(regSocket);
       draKubelet.notifyRegistered(regSocket, true, "");
 
-      Path rules = Files.writeString(tmp.resolve("vnpu-rules.yaml"), PrometheusRulesTest.rulesFile(
-          Map.of("metrics.prometheusRule.enabled", "true")));
-      try (PrometheusServer prom = PrometheusServer.start(Files.createDirectories(
-          tmp.resolve("prometheus")), Map.of("vnpu-agent", "127.0.0.1:" + hamiPort, "vnpu-dra",
-          "127.0.0.1:" + draPort), List.of(rules))) {
+      Path rules =
+          Files.writeString(
+              tmp.resolve("vnpu-rules.yaml"),
+              PrometheusRulesTest.rulesFile(Map.of("metrics.prometheusRule.enabled", "true")));
+      try (PrometheusServer prom =
+          PrometheusServer.start(
+              Files.createDirectories(tmp.resolve("prometheus")),
+              Map.of("vnpu-agent", "127.0.0.1:" + hamiPort, "vnpu-dra", "127.0.0.1:" + draPort),
+              List.of(rules))) {
         prom.await("up == 1", r -> r.size() == 2, 60);
-        assertThat(labels(prom.await("vnpu_plugin_registered == 1", r -> r.size() == 2, 60),
-            "resource")).containsExactly("huawei.com/Ascend910B3", "npu.huawei.com");
+        assertThat(
+                labels(
+                    prom.await("vnpu_plugin_registered == 1", r -> r.size() == 2, 60), "resource"))
+            .containsExactly("huawei.com/Ascend910B3", "npu.huawei.com");
 
         // a soft slice: Allocate of a pod the HAMi scheduler bound with 1024 MiB and 40 % of a chip
         String device;
@@ -125,35 +193,57 @@ class PrometheusScrapeIT {
           assertThat(plugin.allocate(List.of(List.of(device))).getContainerResponsesCount())
               .isEqualTo(1);
           // a refused request, so the error series exists as on any real node
-          org.assertj.core.api.Assertions.assertThatThrownBy(() -> plugin.allocate(List.of(List.of(
-              "no-such-device")))).isInstanceOf(io.grpc.StatusRuntimeException.class);
+          org.assertj.core.api.Assertions.assertThatThrownBy(
+                  () -> plugin.allocate(List.of(List.of("no-such-device"))))
+              .isInstanceOf(io.grpc.StatusRuntimeException.class);
         }
         // and a DRA prepare
-        ResourceClaim claim = client.dynamicResourceAllocation().v1().resourceClaims()
-            .inNamespace("demo").resource(DraClaims.allocated("demo", "whole", "u", List.of(
-                DraClaims.result("npu", "npu.huawei.com", "node-1", "npu-1")))).create();
+        ResourceClaim claim =
+            client
+                .dynamicResourceAllocation()
+                .v1()
+                .resourceClaims()
+                .inNamespace("demo")
+                .resource(
+                    DraClaims.allocated(
+                        "demo",
+                        "whole",
+                        "u",
+                        List.of(DraClaims.result("npu", "npu.huawei.com", "node-1", "npu-1"))))
+                .create();
         String uid = claim.getMetadata().getUid();
-        assertThat(draKubelet.prepareV1(Path.of(info.getEndpoint()), DraKubeletStandIn.claim("demo",
-            uid, "whole")).getClaimsOrThrow(uid).getError()).isEmpty();
+        assertThat(
+                draKubelet
+                    .prepareV1(
+                        Path.of(info.getEndpoint()), DraKubeletStandIn.claim("demo", uid, "whole"))
+                    .getClaimsOrThrow(uid)
+                    .getError())
+            .isEmpty();
 
         String slice = "{namespace=\"default\",pod=\"train\",container=\"main\"}";
-        List<JsonNode> limit = prom.await("vnpu_slice_memory_limit_bytes" + slice,
-            r -> r.size() == 1, 60);
+        List<JsonNode> limit =
+            prom.await("vnpu_slice_memory_limit_bytes" + slice, r -> r.size() == 1, 60);
         assertThat(value(limit.get(0))).isEqualTo(1024.0 * MIB);
         assertThat(limit.get(0).get("metric").get("node").asString()).isEqualTo("node-1");
         prom.await("vnpu_slice_aicore_target_ratio" + slice, r -> r.size() == 1, 30);
         // the chart's recording rule over the slice's series
-        assertThat(value(prom.await("vnpu:slice_memory_used:ratio" + slice, r -> r.size() == 1,
-            30).get(0))).isZero();
-        prom.await("vnpu_plugin_requests_total{job=\"vnpu-dra\",operation=\"prepare\"}",
-            r -> r.size() == 1 && value(r.get(0)) == 1.0, 30);
+        assertThat(
+                value(
+                    prom.await("vnpu:slice_memory_used:ratio" + slice, r -> r.size() == 1, 30)
+                        .get(0)))
+            .isZero();
+        prom.await(
+            "vnpu_plugin_requests_total{job=\"vnpu-dra\",operation=\"prepare\"}",
+            r -> r.size() == 1 && value(r.get(0)) == 1.0,
+            30);
         prom.await("vnpu_plugin_request_errors_total{job=\"vnpu-agent\"}", r -> !r.isEmpty(), 30);
 
         // every metric the dashboard reads is in the scrape
         List<String> names = prom.metricNames();
         TreeSet<String> missing = new TreeSet<>();
         for (String q : PrometheusRulesTest.dashboardQueries(PrometheusRulesTest.dashboard())) {
-          PrometheusRulesTest.metricNames(q).stream().filter(n -> !names.contains(n))
+          PrometheusRulesTest.metricNames(q).stream()
+              .filter(n -> !names.contains(n))
               .forEach(missing::add);
           prom.query(q.replace("$node", ".*")); // valid PromQL: the API answers success
         }
@@ -182,9 +272,16 @@ class PrometheusScrapeIT {
 
   /** A Pending pod as the HAMi scheduler leaves it at Bind: 1024 MiB and 40 % of chip uuid. */
   private static void hamiPod(KubernetesClient client, String uuid) {
-    client.nodes().withName("node-1").edit(n -> new NodeBuilder(n).editMetadata()
-        .addToAnnotations("hami.io/mutex.lock", "2024-01-01T00:00:00Z,default,train").endMetadata()
-        .build());
+    client
+        .nodes()
+        .withName("node-1")
+        .edit(
+            n ->
+                new NodeBuilder(n)
+                    .editMetadata()
+                    .addToAnnotations("hami.io/mutex.lock", "2024-01-01T00:00:00Z,default,train")
+                    .endMetadata()
+                    .build());
     Map<String, String> a = new LinkedHashMap<>();
     a.put("hami.io/bind-time", "1");
     a.put("hami.io/bind-phase", "allocating");
@@ -192,13 +289,33 @@ class PrometheusScrapeIT {
     a.put("huawei.com/vnpu-mode", "hami-core");
     a.put("hami.io/Ascend910B3-devices-to-allocate", uuid + ",Ascend910B3,1024,40:;");
     a.put("huawei.com/Ascend910B3", "[{\"UUID\":\"" + uuid + "\",\"memory\":1024,\"core\":40}]");
-    client.pods().inNamespace("default").resource(new PodBuilder().withNewMetadata()
-        .withName("train").withNamespace("default").withAnnotations(a)
-        .addToLabels("hami.io/vgpu-node", "node-1").endMetadata().withNewSpec()
-        .withNodeName("node-1").withContainers(new ContainerBuilder().withName("main")
-            .withImage("busybox").withNewResources()
-            .withLimits(Map.of("huawei.com/Ascend910B3", new Quantity("1"))).endResources()
-            .build()).endSpec().withNewStatus().withPhase("Pending").endStatus().build()).create();
+    client
+        .pods()
+        .inNamespace("default")
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName("train")
+                .withNamespace("default")
+                .withAnnotations(a)
+                .addToLabels("hami.io/vgpu-node", "node-1")
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName("node-1")
+                .withContainers(
+                    new ContainerBuilder()
+                        .withName("main")
+                        .withImage("busybox")
+                        .withNewResources()
+                        .withLimits(Map.of("huawei.com/Ascend910B3", new Quantity("1")))
+                        .endResources()
+                        .build())
+                .endSpec()
+                .withNewStatus()
+                .withPhase("Pending")
+                .endStatus()
+                .build())
+        .create();
   }
 
   private static List<String> labels(List<JsonNode> result, String label) {

@@ -28,7 +28,8 @@ class ReadmeEmbeddingIT {
   static String example(String readme) {
     int s = readme.indexOf(START);
     int e = readme.indexOf(END);
-    if (s < 0 || e < s) throw new AssertionError("README.md lacks the " + START + " ... " + END + " markers");
+    if (s < 0 || e < s)
+      throw new AssertionError("README.md lacks the " + START + " ... " + END + " markers");
     String block = readme.substring(s + START.length(), e).strip();
     if (!block.startsWith("```java\n") || !block.endsWith("```")) {
       throw new AssertionError("the embedding example is not one ```java block: " + block);
@@ -37,16 +38,20 @@ class ReadmeEmbeddingIT {
   }
 
   /**
-   * The class path an embedder of vnpu-dcmi and vnpu-quota has: those modules, what they depend on, and
-   * the SLF4J backend the README tells them to add; none of the adapter's.
+   * The class path an embedder of vnpu-dcmi and vnpu-quota has: those modules, what they depend on,
+   * and the SLF4J backend the README tells them to add; none of the adapter's.
    */
   static String sdkClassPath(String full) {
     List<String> sdk = new ArrayList<>();
     for (String e : full.split(File.pathSeparator)) {
       String name = Path.of(e).toString().replace(File.separatorChar, '/');
-      boolean module = name.matches(".*/vnpu-(api|dcmi|quota)/target/classes")
-          || name.matches(".*/vnpu-(api|dcmi|quota)-[^/]*\\.jar") && !name.endsWith("-tests.jar");
-      boolean dependency = name.matches(".*/(jna|jackson-[a-z-]+|snakeyaml|slf4j-api|slf4j-simple)-[0-9][^/]*\\.jar");
+      boolean module =
+          name.matches(".*/vnpu-(api|dcmi|quota)/target/classes")
+              || name.matches(".*/vnpu-(api|dcmi|quota)-[^/]*\\.jar")
+                  && !name.endsWith("-tests.jar");
+      boolean dependency =
+          name.matches(
+              ".*/(jna|jackson-[a-z-]+|snakeyaml|slf4j-api|slf4j-simple)-[0-9][^/]*\\.jar");
       if (module || dependency) sdk.add(e);
     }
     return String.join(File.pathSeparator, sdk);
@@ -61,21 +66,43 @@ class ReadmeEmbeddingIT {
     Files.writeString(src, code, StandardCharsets.UTF_8);
     Path classes = Files.createDirectories(tmp.resolve("classes"));
     // failsafe runs tests from a manifest-only jar; this property holds the real class path
-    String cp = sdkClassPath(System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
-    assertThat(cp).contains("vnpu-quota").contains("vnpu-dcmi").contains("slf4j-simple").doesNotContain("grpc");
+    String cp =
+        sdkClassPath(
+            System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
+    assertThat(cp)
+        .contains("vnpu-quota")
+        .contains("vnpu-dcmi")
+        .contains("slf4j-simple")
+        .doesNotContain("grpc");
 
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     java.io.ByteArrayOutputStream diag = new java.io.ByteArrayOutputStream();
-    int rc = javac.run(null, diag, diag, "--release", "17", "-cp", cp, "-d", classes.toString(), src.toString());
+    int rc =
+        javac.run(
+            null,
+            diag,
+            diag,
+            "--release",
+            "17",
+            "-cp",
+            cp,
+            "-d",
+            classes.toString(),
+            src.toString());
     assertThat(rc).as(diag.toString(StandardCharsets.UTF_8)).isZero();
 
     Path nativeDir = Path.of(CliJar.required("vnpu.native.dir"));
     Path tmpDir = Files.createDirectories(tmp.resolve("java-tmp"));
     Path sim = Files.createDirectories(tmp.resolve("sim"));
     for (int run = 1; run <= 2; run++) { // the second run finds what the first one left: nothing
-      ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-          "-cp", classes + File.pathSeparator + cp, "-Djava.io.tmpdir=" + tmpDir,
-          "-Dvnpu.dcmi.library=" + nativeDir.resolve("libdcmi.so"), "EmbedVnpu");
+      ProcessBuilder pb =
+          new ProcessBuilder(
+              Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+              "-cp",
+              classes + File.pathSeparator + cp,
+              "-Djava.io.tmpdir=" + tmpDir,
+              "-Dvnpu.dcmi.library=" + nativeDir.resolve("libdcmi.so"),
+              "EmbedVnpu");
       pb.environment().put("VNPU_SIM_ROOT", sim.toString());
       pb.environment().remove("VNPU_SIM_PROFILE");
       pb.redirectErrorStream(true);
@@ -89,7 +116,9 @@ class ReadmeEmbeddingIT {
       assertThat(lines.get(7)).isEqualTo("NPU 7: 910B3, 65536 MiB");
       assertThat(lines.get(8)).isEqualTo("6 GiB admitted: true, 4 GiB more admitted: false");
       assertThat(lines.get(9)).isEqualTo("used bytes: " + (6L << 30));
-      assertThat(tmpDir.resolve("vnpu-example-region")).as("run %d removed its region", run).doesNotExist();
+      assertThat(tmpDir.resolve("vnpu-example-region"))
+          .as("run %d removed its region", run)
+          .doesNotExist();
     }
   }
 }

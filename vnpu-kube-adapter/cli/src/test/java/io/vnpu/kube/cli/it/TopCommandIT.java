@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.vnpu.quota.host.process.LibcSignalSender;
 import io.vnpu.quota.host.process.UnixSignal;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -24,10 +23,28 @@ class TopCommandIT {
   @Test
   void onceJsonListsRunningSlicesWithMemoryAndProcesses() throws Exception {
     CliJar cli = new CliJar(tmp);
-    Process a = cli.start("a", List.of("run", "--memory", "2Gi", "--weight", "1", "--name", "top-a", "--",
-        cli.nativeDir().resolve("npu-burn").toString(), "alloc", "1G", "sleep", "60000"));
-    Process b = cli.start("b", List.of("run", "--memory", "4Gi", "--weight", "3", "--name", "top-b", "--",
-        "sleep", "60"));
+    Process a =
+        cli.start(
+            "a",
+            List.of(
+                "run",
+                "--memory",
+                "2Gi",
+                "--weight",
+                "1",
+                "--name",
+                "top-a",
+                "--",
+                cli.nativeDir().resolve("npu-burn").toString(),
+                "alloc",
+                "1G",
+                "sleep",
+                "60000"));
+    Process b =
+        cli.start(
+            "b",
+            List.of(
+                "run", "--memory", "4Gi", "--weight", "3", "--name", "top-b", "--", "sleep", "60"));
     try {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
       while (!cli.out("a").contains("alloc ok") && System.nanoTime() < deadline) Thread.sleep(20);
@@ -50,7 +67,8 @@ class TopCommandIT {
       assertThat(sa.get("targetSharePct").asDouble()).isEqualTo(25.0);
       assertThat(sa.get("stale").asBoolean()).isFalse();
       assertThat(sa.get("processes")).hasSize(1);
-      assertThat(sa.get("processes").get(0).get("memoryUsedBytes").asLong()).isBetween(GIB, GIB + 64);
+      assertThat(sa.get("processes").get(0).get("memoryUsedBytes").asLong())
+          .isBetween(GIB, GIB + 64);
       assertThat(sa.get("processes").get(0).get("command").asString()).contains("npu-burn");
       assertThat(sb.get("name").asString()).isEqualTo("top-b");
       assertThat(sb.get("memoryLimitBytes").asLong()).isEqualTo(4 * GIB);
@@ -58,10 +76,14 @@ class TopCommandIT {
       assertThat(sb.get("targetSharePct").asDouble()).isEqualTo(75.0);
       assertThat(sb.get("ownerPid").asLong()).isEqualTo(b.pid());
 
-      CliJar.Result live = cli.run("live", List.of("top", "--iterations", "2", "--interval", "0.2"), 60);
+      CliJar.Result live =
+          cli.run("live", List.of("top", "--iterations", "2", "--interval", "0.2"), 60);
       assertThat(live.exitCode()).as(live.stderr()).isZero();
       assertThat(live.stdout().split("\033\\[H\033\\[2J", -1)).hasSize(3);
-      assertThat(live.stdout()).contains("2 slices on 1 NPU").contains("top-a").contains("top-b")
+      assertThat(live.stdout())
+          .contains("2 slices on 1 NPU")
+          .contains("top-a")
+          .contains("top-b")
           .contains("1.0 GiB/2.0 GiB");
     } finally {
       for (Process p : List.of(a, b)) {
@@ -71,7 +93,8 @@ class TopCommandIT {
     }
     assertThat(a.exitValue()).isEqualTo(143);
     assertThat(b.exitValue()).isEqualTo(143);
-    CliJar.Result after = cli.run("after", List.of("top", "--once", "--json", "--interval", "0.1"), 60);
+    CliJar.Result after =
+        cli.run("after", List.of("top", "--once", "--json", "--interval", "0.1"), 60);
     assertThat(new ObjectMapper().readTree(after.stdout()).get("slices")).isEmpty();
   }
 
@@ -84,7 +107,9 @@ class TopCommandIT {
       // a frame is printed only after the first wait for a key, so the terminal is in single-key
       // mode (stty -icanon -echo) by then
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-      while (!cli.out("tty").contains("0 slices") && top.isAlive() && System.nanoTime() < deadline) {
+      while (!cli.out("tty").contains("0 slices")
+          && top.isAlive()
+          && System.nanoTime() < deadline) {
         Thread.sleep(20);
       }
       assertThat(top.isAlive()).as(cli.out("tty") + cli.err("tty")).isTrue();
@@ -116,15 +141,29 @@ class TopCommandIT {
   void kubeDirAddsTheAgentsSoftSlices() throws Exception {
     CliJar cli = new CliJar(tmp);
     Path data = tmp.resolve("dra-data");
-    io.vnpu.kube.softslice.SoftSliceLayout layout = io.vnpu.kube.softslice.SoftSliceLayout.vnpu(data,
-        io.vnpu.kube.limiter.LimiterFiles.hami(tmp.resolve("limiter")));
-    try (io.vnpu.kube.softslice.SoftSlices slices = new io.vnpu.kube.softslice.SoftSlices(layout,
-        io.vnpu.kube.resource.QuotaRegionFactory.writing(new io.vnpu.quota.region.QuotaRegions()), () -> { })) {
-      slices.prepare(layout.dirOf("claim-uid", "npu"), List.of(new io.vnpu.api.slice.SliceDevice(
-          new io.vnpu.api.slice.NpuRef(0, "U0"), new io.vnpu.api.slice.SliceShare.SoftQuota(4 * GIB, 25, 25,
-              io.vnpu.api.model.Priority.NORMAL))), "demo/infer/npu");
-      CliJar.Result r = cli.run("kube", List.of("top", "--once", "--json", "--interval", "0.1",
-          "--kube-dir", data.toString()), 60);
+    io.vnpu.kube.softslice.SoftSliceLayout layout =
+        io.vnpu.kube.softslice.SoftSliceLayout.vnpu(
+            data, io.vnpu.kube.limiter.LimiterFiles.hami(tmp.resolve("limiter")));
+    try (io.vnpu.kube.softslice.SoftSlices slices =
+        new io.vnpu.kube.softslice.SoftSlices(
+            layout,
+            io.vnpu.kube.resource.QuotaRegionFactory.writing(
+                new io.vnpu.quota.region.QuotaRegions()),
+            () -> {})) {
+      slices.prepare(
+          layout.dirOf("claim-uid", "npu"),
+          List.of(
+              new io.vnpu.api.slice.SliceDevice(
+                  new io.vnpu.api.slice.NpuRef(0, "U0"),
+                  new io.vnpu.api.slice.SliceShare.SoftQuota(
+                      4 * GIB, 25, 25, io.vnpu.api.model.Priority.NORMAL))),
+          "demo/infer/npu");
+      CliJar.Result r =
+          cli.run(
+              "kube",
+              List.of(
+                  "top", "--once", "--json", "--interval", "0.1", "--kube-dir", data.toString()),
+              60);
       assertThat(r.exitCode()).as(r.stderr()).isZero();
       JsonNode s = new ObjectMapper().readTree(r.stdout()).get("slices");
       assertThat(s).hasSize(1);

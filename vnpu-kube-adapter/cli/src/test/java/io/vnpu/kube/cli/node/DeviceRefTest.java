@@ -8,16 +8,20 @@ import io.vnpu.api.model.Npu;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** {@code --device} values resolved against a fake device list (as {@code DeviceManager.discover()} returns). */
+/**
+ * {@code --device} values resolved against a fake device list (as {@code DeviceManager.discover()}
+ * returns).
+ */
 class DeviceRefTest {
 
   private static final String UUID_A = "0A1B2C3D-00000001-00000002-00000003-00000004";
   private static final String UUID_B = "0A1B2C3D-00000005-00000006-00000007-00000008";
 
   // logic IDs 0 and 1 on phy IDs 3 and 6: phy 4 and 5 dropped out, so logic and phy IDs differ
-  private static final List<Npu> NPUS = List.of(
-      new Npu(UUID_A, 0, 3, 1, 0, "910B3", 64L << 30, 20, 7, DeviceHealth.HEALTHY, 0),
-      new Npu(UUID_B, 1, 6, 2, 0, "910B3", 64L << 30, 20, 7, DeviceHealth.HEALTHY, 1));
+  private static final List<Npu> NPUS =
+      List.of(
+          new Npu(UUID_A, 0, 3, 1, 0, "910B3", 64L << 30, 20, 7, DeviceHealth.HEALTHY, 0),
+          new Npu(UUID_B, 1, 6, 2, 0, "910B3", 64L << 30, 20, 7, DeviceHealth.HEALTHY, 1));
 
   @Test
   void aLogicIdAPhyIdAndAUuidEachFindTheirNpu() {
@@ -43,8 +47,12 @@ class DeviceRefTest {
   @Test
   void aMalformedValueNamesTheAcceptedForms() {
     for (String bad : List.of("-1", "phy:", "phy:-2", "npu0", "", "0A1B2C3D")) {
-      assertThatThrownBy(() -> DeviceRef.parse(bad)).as(bad)
-          .hasMessage("'" + bad + "': expected a logic ID (0 or more), phy:N or a die UUID as 'vnpu devices' prints it");
+      assertThatThrownBy(() -> DeviceRef.parse(bad))
+          .as(bad)
+          .hasMessage(
+              "'"
+                  + bad
+                  + "': expected a logic ID (0 or more), phy:N or a die UUID as 'vnpu devices' prints it");
     }
   }
 }

@@ -34,7 +34,8 @@ class KubeSliceScannerTest {
   @TempDir Path tmp;
 
   private static SliceDevice soft(int phy, long bytes, int weight, int cap) {
-    return new SliceDevice(new NpuRef(phy, "U" + phy), new SliceShare.SoftQuota(bytes, weight, cap, Priority.NORMAL));
+    return new SliceDevice(
+        new NpuRef(phy, "U" + phy), new SliceShare.SoftQuota(bytes, weight, cap, Priority.NORMAL));
   }
 
   @Test
@@ -46,42 +47,82 @@ class KubeSliceScannerTest {
     SoftSliceLayout draLayout = SoftSliceLayout.vnpu(dra, limiter);
     QuotaRegions regions = new QuotaRegions();
     StringWriter err = new StringWriter();
-    try (SoftSlices hami = new SoftSlices(hamiLayout, QuotaRegionFactory.writing(regions), () -> { });
-         SoftSlices draSlices = new SoftSlices(draLayout, QuotaRegionFactory.writing(regions), () -> { })) {
-      SoftSlices.Prepared train = hami.prepare(hamiLayout.dirOf("pod-uid-1", "main"),
-          List.of(soft(4, 1024 * MIB, 40, 40)), "default/train/main");
-      SoftSlices.Prepared claim = draSlices.prepare(draLayout.dirOf("claim-uid-1", "npu"),
-          List.of(soft(4, 4096 * MIB, 25, 25), soft(5, 2048 * MIB, 10, 10)), "demo/infer/npu");
-      SoftSlices.Prepared mem = draSlices.prepare(draLayout.dirOf("claim-uid-2", "npu"),
-          List.of(soft(5, 512 * MIB, 100, 0)), "demo/mem/npu");
+    try (SoftSlices hami =
+            new SoftSlices(hamiLayout, QuotaRegionFactory.writing(regions), () -> {});
+        SoftSlices draSlices =
+            new SoftSlices(draLayout, QuotaRegionFactory.writing(regions), () -> {})) {
+      SoftSlices.Prepared train =
+          hami.prepare(
+              hamiLayout.dirOf("pod-uid-1", "main"),
+              List.of(soft(4, 1024 * MIB, 40, 40)),
+              "default/train/main");
+      SoftSlices.Prepared claim =
+          draSlices.prepare(
+              draLayout.dirOf("claim-uid-1", "npu"),
+              List.of(soft(4, 4096 * MIB, 25, 25), soft(5, 2048 * MIB, 10, 10)),
+              "demo/infer/npu");
+      SoftSlices.Prepared mem =
+          draSlices.prepare(
+              draLayout.dirOf("claim-uid-2", "npu"),
+              List.of(soft(5, 512 * MIB, 100, 0)),
+              "demo/mem/npu");
       long[] nanos = {1_000_000_000L};
-      KubeSliceScanner scanner = new KubeSliceScanner(List.of(hook, dra, tmp.resolve("absent")),
-          Map.of(4, 0, 5, 1), regions, () -> nanos[0], new PrintWriter(err, true));
-      try (QuotaRegion workload = new QuotaRegions().open(train.region())) { // the workload's own instance
+      KubeSliceScanner scanner =
+          new KubeSliceScanner(
+              List.of(hook, dra, tmp.resolve("absent")),
+              Map.of(4, 0, 5, 1),
+              regions,
+              () -> nanos[0],
+              new PrintWriter(err, true));
+      try (QuotaRegion workload =
+          new QuotaRegions().open(train.region())) { // the workload's own instance
         assertThat(workload.memoryAccount().admit(0, 768 * MIB)).isTrue();
         List<SliceStatus> first = TargetShares.apply(scanner.scan());
-        assertThat(first).extracting(SliceStatus::name).containsExactlyInAnyOrder("default/train/main",
-            "demo/infer/npu#0", "demo/infer/npu#1", "demo/mem/npu");
-        SliceStatus t = first.stream().filter(s -> s.name().equals("default/train/main")).findFirst().orElseThrow();
+        assertThat(first)
+            .extracting(SliceStatus::name)
+            .containsExactlyInAnyOrder(
+                "default/train/main", "demo/infer/npu#0", "demo/infer/npu#1", "demo/mem/npu");
+        SliceStatus t =
+            first.stream()
+                .filter(s -> s.name().equals("default/train/main"))
+                .findFirst()
+                .orElseThrow();
         assertThat(t.logicId()).isZero();
         assertThat(t.memoryLimitBytes()).isEqualTo(1024 * MIB);
         assertThat(t.memoryUsedBytes()).isEqualTo(768 * MIB);
         assertThat(t.weight()).isEqualTo(40);
         assertThat(t.capPct()).isEqualTo(40);
-        assertThat(t.processes()).singleElement().satisfies(p -> {
-          assertThat(p.memoryUsedBytes()).isEqualTo(768 * MIB);
-          assertThat(p.command()).isEmpty(); // its PID is the container's
-        });
-        SliceStatus c1 = first.stream().filter(s -> s.name().equals("demo/infer/npu#1")).findFirst().orElseThrow();
+        assertThat(t.processes())
+            .singleElement()
+            .satisfies(
+                p -> {
+                  assertThat(p.memoryUsedBytes()).isEqualTo(768 * MIB);
+                  assertThat(p.command()).isEmpty(); // its PID is the container's
+                });
+        SliceStatus c1 =
+            first.stream()
+                .filter(s -> s.name().equals("demo/infer/npu#1"))
+                .findFirst()
+                .orElseThrow();
         assertThat(c1.logicId()).isEqualTo(1);
         assertThat(c1.memoryLimitBytes()).isEqualTo(2048 * MIB);
         assertThat(c1.capPct()).isEqualTo(10);
-        assertThat(first.stream().filter(s -> s.name().equals("demo/mem/npu")).findFirst().orElseThrow()
-            .memoryLimitBytes()).isEqualTo(512 * MIB);
+        assertThat(
+                first.stream()
+                    .filter(s -> s.name().equals("demo/mem/npu"))
+                    .findFirst()
+                    .orElseThrow()
+                    .memoryLimitBytes())
+            .isEqualTo(512 * MIB);
         nanos[0] += 1_000_000_000L;
-        assertThat(scanner.scan()).filteredOn(s -> s.name().equals("default/train/main"))
-            .singleElement().extracting(SliceStatus::achievedSharePct).isEqualTo(0.0);
-        String screen = new TopRenderer(ZoneOffset.UTC).render(new HostSnapshot(Instant.EPOCH, "/x", false, first));
+        assertThat(scanner.scan())
+            .filteredOn(s -> s.name().equals("default/train/main"))
+            .singleElement()
+            .extracting(SliceStatus::achievedSharePct)
+            .isEqualTo(0.0);
+        String screen =
+            new TopRenderer(ZoneOffset.UTC)
+                .render(new HostSnapshot(Instant.EPOCH, "/x", false, first));
         assertThat(screen).contains("768.0 MiB/1.0 GiB").contains("cap 40%");
       }
 
@@ -98,10 +139,17 @@ class KubeSliceScannerTest {
   void aFifoInPlaceOfARegionIsSkippedWithoutBlocking() throws Exception {
     Path dra = tmp.resolve("dra");
     Path dir = Files.createDirectories(dra.resolve("regions/uid_npu"));
-    new ProcessBuilder("mkfifo", dir.resolve(LimiterFiles.REGION_FILE).toString()).start().waitFor();
+    new ProcessBuilder("mkfifo", dir.resolve(LimiterFiles.REGION_FILE).toString())
+        .start()
+        .waitFor();
     StringWriter err = new StringWriter();
-    KubeSliceScanner scanner = new KubeSliceScanner(List.of(dra), Map.of(), new QuotaRegions(), System::nanoTime,
-        new PrintWriter(err, true));
+    KubeSliceScanner scanner =
+        new KubeSliceScanner(
+            List.of(dra),
+            Map.of(),
+            new QuotaRegions(),
+            System::nanoTime,
+            new PrintWriter(err, true));
     assertThat(scanner.scan()).isEmpty();
   }
 }

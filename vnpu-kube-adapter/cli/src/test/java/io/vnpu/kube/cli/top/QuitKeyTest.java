@@ -10,10 +10,12 @@ class QuitKeyTest {
 
   @Test
   void qEndsTheWaitAndOtherKeysDoNot() throws Exception {
-    try (QuitKey k = QuitKey.watching(new ByteArrayInputStream("xyq".getBytes(StandardCharsets.US_ASCII)))) {
+    try (QuitKey k =
+        QuitKey.watching(new ByteArrayInputStream("xyq".getBytes(StandardCharsets.US_ASCII)))) {
       assertThat(k.awaitQuit(60_000)).isTrue(); // returns at once, long before the minute
     }
-    try (QuitKey k = QuitKey.watching(new ByteArrayInputStream("abc\n".getBytes(StandardCharsets.US_ASCII)))) {
+    try (QuitKey k =
+        QuitKey.watching(new ByteArrayInputStream("abc\n".getBytes(StandardCharsets.US_ASCII)))) {
       assertThat(k.awaitQuit(20)).isFalse();
     }
   }

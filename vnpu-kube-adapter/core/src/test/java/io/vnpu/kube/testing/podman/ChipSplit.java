@@ -4,28 +4,28 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Two containers burning one chip at once: each runs {@code burn} for 1 s, 2 s (measured) and
- * 1 s, so the measured phases overlap whatever the start-up skew of the two; each share is its
- * middle phase's device time over its wall time, as npu-burn reports them under the limiter.
+ * Two containers burning one chip at once: each runs {@code burn} for 1 s, 2 s (measured) and 1 s,
+ * so the measured phases overlap whatever the start-up skew of the two; each share is its middle
+ * phase's device time over its wall time, as npu-burn reports them under the limiter.
  */
 public final class ChipSplit {
-  private static final List<String> STEPS = List.of("/opt/npu/burn", "burn", "1000", "1", "burn",
-      "1000", "2", "burn", "1000", "1");
+  private static final List<String> STEPS =
+      List.of("/opt/npu/burn", "burn", "1000", "1", "burn", "1000", "2", "burn", "1000", "1");
 
   private ChipSplit() {}
 
   /**
-   * The shares of containers started with {@code a} and {@code b}, measured again once when the
-   * two together kept the chip less than 90 % busy (a loaded host that did not run both).
+   * The shares of containers started with {@code a} and {@code b}, measured again once when the two
+   * together kept the chip less than 90 % busy (a loaded host that did not run both).
    *
    * @param cdiRoot the runtime's CDI directory, or null
    */
-  public static double[] measure(String test, Podman podman, Path cdiRoot, List<String> a,
-      List<String> b) throws Exception {
+  public static double[] measure(
+      String test, Podman podman, Path cdiRoot, List<String> a, List<String> b) throws Exception {
     double[] s = once(podman, cdiRoot, a, b);
     if (s[0] + s[1] < 0.90) {
-      System.err.printf("[vnpu] %s: chip split %.3f / %.3f leaves it idle; measuring again%n",
-          test, s[0], s[1]);
+      System.err.printf(
+          "[vnpu] %s: chip split %.3f / %.3f leaves it idle; measuring again%n", test, s[0], s[1]);
       s = once(podman, cdiRoot, a, b);
     }
     System.err.printf("[vnpu] %s: chip split %.3f / %.3f%n", test, s[0], s[1]);
@@ -47,8 +47,12 @@ public final class ChipSplit {
   }
 
   private static double phaseShare(Podman.Result r) {
-    String line = r.lines().stream().filter(l -> l.startsWith("burn done")).skip(1).findFirst()
-        .orElseThrow(() -> new AssertionError("no second 'burn done' in " + r.out()));
+    String line =
+        r.lines().stream()
+            .filter(l -> l.startsWith("burn done"))
+            .skip(1)
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no second 'burn done' in " + r.out()));
     return (double) Long.parseLong(field(line, "busy_ns")) / Long.parseLong(field(line, "wall_ns"));
   }
 

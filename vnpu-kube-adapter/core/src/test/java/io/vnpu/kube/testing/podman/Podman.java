@@ -16,13 +16,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A real container runtime for integration tests: podman (Debian's 4.3, crun, conmon) with its
  * storage under the test's directory, started in a private mount namespace with the settings this
- * kind of machine needs (issue 26): {@code /sys/fs/cgroup/unified} hidden and
- * {@code --cgroups=disabled} (crun refuses the hybrid cgroup layout), {@code --ulimit
- * nofile=1024:1024 --ulimit nproc=4096:4096} (no {@code CAP_SYS_RESOURCE} for podman's defaults),
- * vfs storage, the cgroupfs manager, {@code --network none}, and the plugin's CDI directory
- * bind-mounted over {@code /etc/cdi} (podman 4.3 reads CDI specs only from {@code /etc/cdi} and
- * {@code /run/cdi}; when the host has no {@code /etc/cdi}, an overlay over {@code /etc} in the
- * namespace holds the mount point, so nothing on the host changes).
+ * kind of machine needs (issue 26): {@code /sys/fs/cgroup/unified} hidden and {@code
+ * --cgroups=disabled} (crun refuses the hybrid cgroup layout), {@code --ulimit nofile=1024:1024
+ * --ulimit nproc=4096:4096} (no {@code CAP_SYS_RESOURCE} for podman's defaults), vfs storage, the
+ * cgroupfs manager, {@code --network none}, and the plugin's CDI directory bind-mounted over {@code
+ * /etc/cdi} (podman 4.3 reads CDI specs only from {@code /etc/cdi} and {@code /run/cdi}; when the
+ * host has no {@code /etc/cdi}, an overlay over {@code /etc} in the namespace holds the mount
+ * point, so nothing on the host changes).
  *
  * <p>No image can be pulled: {@link #importImage} builds one with {@code podman import} from a
  * local root ({@code busybox-static}, npu-burn and the simulated CANN libraries with the C library
@@ -39,7 +39,9 @@ public final class Podman {
   private final Path storage;
   private final Path runRoot;
 
-  /** @param work a private directory of the test (storage, run root, scripts) */
+  /**
+   * @param work a private directory of the test (storage, run root, scripts)
+   */
   public Podman(Path work) throws IOException {
     this.work = Files.createDirectories(work);
     this.storage = Files.createDirectories(work.resolve("storage"));
@@ -55,16 +57,18 @@ public final class Podman {
 
     /** The first output line starting with {@code prefix}. */
     public String line(String prefix) {
-      return lines().stream().filter(l -> l.startsWith(prefix)).findFirst()
-          .orElseThrow(() -> new AssertionError("no line '" + prefix + "' in " + out
-              + "; stderr: " + err));
+      return lines().stream()
+          .filter(l -> l.startsWith(prefix))
+          .findFirst()
+          .orElseThrow(
+              () -> new AssertionError("no line '" + prefix + "' in " + out + "; stderr: " + err));
     }
   }
 
   /**
-   * Why containers cannot run on this machine, or empty when they can. Checked once per JVM:
-   * root, {@code podman}, {@code crun}, {@code conmon} and {@code unshare} on the PATH, then a
-   * trial container from an imported empty-but-for-busybox image.
+   * Why containers cannot run on this machine, or empty when they can. Checked once per JVM: root,
+   * {@code podman}, {@code crun}, {@code conmon} and {@code unshare} on the PATH, then a trial
+   * container from an imported empty-but-for-busybox image.
    */
   public static Optional<String> unavailable() {
     Optional<String> u = unavailable;
@@ -94,18 +98,21 @@ public final class Podman {
 
   private static Optional<String> probe() {
     if (!"root".equals(System.getProperty("user.name"))) {
-      return Optional.of("the real-runtime tests need root (mount namespaces, mknod of the"
-          + " simulated device nodes); running as " + System.getProperty("user.name"));
+      return Optional.of(
+          "the real-runtime tests need root (mount namespaces, mknod of the"
+              + " simulated device nodes); running as "
+              + System.getProperty("user.name"));
     }
     for (String tool : List.of("podman", "crun", "conmon", "unshare")) {
       if (which(tool).isEmpty()) {
-        return Optional.of(tool + " is not installed (.ci/run installs podman, crun and conmon"
-            + " from Debian)");
+        return Optional.of(
+            tool + " is not installed (.ci/run installs podman, crun and conmon" + " from Debian)");
       }
     }
     if (WorkloadImage.busybox().isEmpty()) {
-      return Optional.of("no static busybox for the test image (Debian package busybox-static;"
-          + " .ci/run installs it)");
+      return Optional.of(
+          "no static busybox for the test image (Debian package busybox-static;"
+              + " .ci/run installs it)");
     }
     Path dir = null;
     try {
@@ -117,8 +124,8 @@ public final class Podman {
       p.importImage(dir.resolve("rootfs"), "vnpu-probe:latest");
       Result r = p.run(null, List.of(), "vnpu-probe:latest", List.of("/bin/true"), 60);
       if (r.exit() != 0) {
-        return Optional.of("a trial container failed (exit " + r.exit() + "): "
-            + firstLine(r.err()));
+        return Optional.of(
+            "a trial container failed (exit " + r.exit() + "): " + firstLine(r.err()));
       }
       return Optional.empty();
     } catch (IOException | RuntimeException e) {
@@ -142,20 +149,21 @@ public final class Podman {
     Result r = inNamespace(null, cmd, 120);
     Files.deleteIfExists(tar);
     if (r.exit() != 0) {
-      throw new IOException("podman import " + image + " failed (exit " + r.exit() + "): "
-          + r.err().strip());
+      throw new IOException(
+          "podman import " + image + " failed (exit " + r.exit() + "): " + r.err().strip());
     }
   }
 
   /**
-   * Runs a container to the end: {@code podman run --rm} with this machine's settings, then
-   * {@code runArgs} (as the kubelet and runtime would turn a spec into them: {@code --device},
-   * {@code -v}, {@code -e}), {@code image} and {@code command}.
+   * Runs a container to the end: {@code podman run --rm} with this machine's settings, then {@code
+   * runArgs} (as the kubelet and runtime would turn a spec into them: {@code --device}, {@code -v},
+   * {@code -e}), {@code image} and {@code command}.
    *
    * @param cdiRoot the directory the runtime reads CDI specs from, or null for none
    */
-  public Result run(Path cdiRoot, List<String> runArgs, String image, List<String> command,
-      long timeoutSeconds) throws IOException, InterruptedException {
+  public Result run(
+      Path cdiRoot, List<String> runArgs, String image, List<String> command, long timeoutSeconds)
+      throws IOException, InterruptedException {
     return inNamespace(cdiRoot, runCommand(runArgs, image, command), timeoutSeconds);
   }
 
@@ -166,15 +174,15 @@ public final class Podman {
   }
 
   /** Waits for a started container (at most {@code timeoutSeconds}, then kills it). */
-  public static Result finish(Process p, long timeoutSeconds) throws IOException,
-      InterruptedException {
+  public static Result finish(Process p, long timeoutSeconds)
+      throws IOException, InterruptedException {
     java.util.concurrent.CompletableFuture<String> out = drain(p.getInputStream());
     java.util.concurrent.CompletableFuture<String> err = drain(p.getErrorStream());
     if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
       p.descendants().forEach(ProcessHandle::destroyForcibly);
       p.destroyForcibly();
-      throw new AssertionError("container did not end within " + timeoutSeconds + " s; stderr: "
-          + err.getNow(""));
+      throw new AssertionError(
+          "container did not end within " + timeoutSeconds + " s; stderr: " + err.getNow(""));
     }
     return new Result(p.exitValue(), out.join(), err.join());
   }
@@ -184,23 +192,39 @@ public final class Podman {
    * it to the runtime in the CRI container config: each env as {@code -e}, each mount as a bind
    * {@code -v host:container[:ro]}, each DeviceSpec as {@code --device host:container:perms}.
    */
-  public static List<String> allocateArgs(java.util.Map<String, String> envs,
-      List<io.vnpu.api.slice.Mount> mounts, List<io.vnpu.api.slice.DeviceNode> devices) {
+  public static List<String> allocateArgs(
+      java.util.Map<String, String> envs,
+      List<io.vnpu.api.slice.Mount> mounts,
+      List<io.vnpu.api.slice.DeviceNode> devices) {
     List<String> args = new ArrayList<>();
     new java.util.TreeMap<>(envs).forEach((k, v) -> args.addAll(List.of("-e", k + "=" + v)));
     for (io.vnpu.api.slice.Mount m : mounts) {
-      args.addAll(List.of("-v", m.hostPath() + ":" + m.containerPath() + (m.readOnly() ? ":ro" : "")));
+      args.addAll(
+          List.of("-v", m.hostPath() + ":" + m.containerPath() + (m.readOnly() ? ":ro" : "")));
     }
     for (io.vnpu.api.slice.DeviceNode d : devices) {
-      args.addAll(List.of("--device", d.hostPath() + ":" + d.containerPath() + ":" + d.permissions()));
+      args.addAll(
+          List.of("--device", d.hostPath() + ":" + d.containerPath() + ":" + d.permissions()));
     }
     return args;
   }
 
   private List<String> runCommand(List<String> runArgs, String image, List<String> command) {
     List<String> cmd = new ArrayList<>(base());
-    cmd.addAll(List.of("run", "--rm", "--pull", "never", "--network", "none", "--cgroups",
-        "disabled", "--ulimit", "nofile=1024:1024", "--ulimit", "nproc=4096:4096"));
+    cmd.addAll(
+        List.of(
+            "run",
+            "--rm",
+            "--pull",
+            "never",
+            "--network",
+            "none",
+            "--cgroups",
+            "disabled",
+            "--ulimit",
+            "nofile=1024:1024",
+            "--ulimit",
+            "nproc=4096:4096"));
     cmd.addAll(runArgs);
     cmd.add(image);
     cmd.addAll(command);
@@ -208,19 +232,31 @@ public final class Podman {
   }
 
   /**
-   * Runs {@code podman <global options> ARGS} (e.g. {@code build ...}) in the namespace, to the end.
+   * Runs {@code podman <global options> ARGS} (e.g. {@code build ...}) in the namespace, to the
+   * end.
    */
-  public Result podman(List<String> args, long timeoutSeconds) throws IOException,
-      InterruptedException {
+  public Result podman(List<String> args, long timeoutSeconds)
+      throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>(base());
     cmd.addAll(args);
     return inNamespace(null, cmd, timeoutSeconds);
   }
 
   private List<String> base() {
-    return List.of("podman", "--root", storage.toString(), "--runroot", runRoot.toString(),
-        "--storage-driver", "vfs", "--cgroup-manager", "cgroupfs", "--events-backend", "file",
-        "--runtime", "crun");
+    return List.of(
+        "podman",
+        "--root",
+        storage.toString(),
+        "--runroot",
+        runRoot.toString(),
+        "--storage-driver",
+        "vfs",
+        "--cgroup-manager",
+        "cgroupfs",
+        "--events-backend",
+        "file",
+        "--runtime",
+        "crun");
   }
 
   private Result inNamespace(Path cdiRoot, List<String> podman, long timeoutSeconds)
@@ -231,15 +267,23 @@ public final class Podman {
   private Process startInNamespace(Path cdiRoot, List<String> podman) throws IOException {
     int n = COUNTER.incrementAndGet();
     StringBuilder s = new StringBuilder("set -e\nmount --make-rprivate /\n");
-    s.append("if [ -d /sys/fs/cgroup/unified ]; then mount -t tmpfs vnpu-nocg /sys/fs/cgroup/unified; fi\n");
+    s.append(
+        "if [ -d /sys/fs/cgroup/unified ]; then mount -t tmpfs vnpu-nocg /sys/fs/cgroup/unified; fi\n");
     // only the test's CDI directory: none of the host's specs
     s.append("if [ -d /run/cdi ]; then mount -t tmpfs vnpu-nocdi /run/cdi; fi\n");
     if (cdiRoot != null) {
       Path up = work.resolve("etc-" + n);
       s.append("if [ ! -d /etc/cdi ]; then\n");
-      s.append("  mkdir -p ").append(q(up + "/upper")).append(' ').append(q(up + "/work")).append('\n');
-      s.append("  mount -t overlay vnpu-etc -o lowerdir=/etc,upperdir=").append(up)
-          .append("/upper,workdir=").append(up).append("/work /etc\n");
+      s.append("  mkdir -p ")
+          .append(q(up + "/upper"))
+          .append(' ')
+          .append(q(up + "/work"))
+          .append('\n');
+      s.append("  mount -t overlay vnpu-etc -o lowerdir=/etc,upperdir=")
+          .append(up)
+          .append("/upper,workdir=")
+          .append(up)
+          .append("/work /etc\n");
       s.append("  mkdir /etc/cdi\nfi\n");
       s.append("mount --bind ").append(q(cdiRoot.toString())).append(" /etc/cdi\n");
     }
@@ -253,24 +297,25 @@ public final class Podman {
     return new ProcessBuilder("unshare", "--mount", "--fork", "sh", script.toString()).start();
   }
 
-  private static Result exec(List<String> cmd, long timeoutSeconds) throws IOException,
-      InterruptedException {
+  private static Result exec(List<String> cmd, long timeoutSeconds)
+      throws IOException, InterruptedException {
     Result r = finish(new ProcessBuilder(cmd).start(), timeoutSeconds);
     if (r.exit() != 0) {
-      throw new IOException(String.join(" ", cmd) + " failed (exit " + r.exit() + "): "
-          + r.err().strip());
+      throw new IOException(
+          String.join(" ", cmd) + " failed (exit " + r.exit() + "): " + r.err().strip());
     }
     return r;
   }
 
   private static java.util.concurrent.CompletableFuture<String> drain(java.io.InputStream in) {
-    return java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-      try {
-        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        return "";
-      }
-    });
+    return java.util.concurrent.CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+          } catch (IOException e) {
+            return "";
+          }
+        });
   }
 
   /** The file of {@code tool} on the PATH. */
@@ -296,13 +341,15 @@ public final class Podman {
 
   static void deleteTree(Path dir) {
     try (var walk = Files.walk(dir)) {
-      walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.deleteIfExists(p);
-        } catch (IOException e) {
-          // a leftover in the temporary directory is harmless
-        }
-      });
+      walk.sorted(java.util.Comparator.reverseOrder())
+          .forEach(
+              p -> {
+                try {
+                  Files.deleteIfExists(p);
+                } catch (IOException e) {
+                  // a leftover in the temporary directory is harmless
+                }
+              });
     } catch (IOException e) {
       // as above
     }

@@ -19,18 +19,19 @@ import java.util.regex.Pattern;
  * ({@code libascendcl.so}, {@code libruntime.so}) beside it and the C library the native build
  * links (found with {@code ldd}), so the limiter that a spec mounts in loads as well.
  *
- * <p>{@code /opt/npu/burn} runs npu-burn on the chips the container was given: a real driver
- * shows a container the chips whose {@code /dev/davinciN} nodes it has; the simulated CANN runtime
- * is one process-wide view of the simulated host and takes that list from
- * {@code ASCEND_RT_VISIBLE_DEVICES} (logic ID = phy ID on the 910B3x8 profile), so the script sets
- * it from the device nodes the runtime created in the container, and nothing else.
+ * <p>{@code /opt/npu/burn} runs npu-burn on the chips the container was given: a real driver shows
+ * a container the chips whose {@code /dev/davinciN} nodes it has; the simulated CANN runtime is one
+ * process-wide view of the simulated host and takes that list from {@code
+ * ASCEND_RT_VISIBLE_DEVICES} (logic ID = phy ID on the 910B3x8 profile), so the script sets it from
+ * the device nodes the runtime created in the container, and nothing else.
  */
 public final class WorkloadImage {
   /** The image name after {@link #build}. */
   public static final String NAME = "vnpu-workload:latest";
 
-  private static final List<String> TOOLS = List.of("sh", "ls", "cat", "stat", "env", "grep",
-      "head", "sleep", "true", "echo", "test", "[");
+  private static final List<String> TOOLS =
+      List.of(
+          "sh", "ls", "cat", "stat", "env", "grep", "head", "sleep", "true", "echo", "test", "[");
 
   private WorkloadImage() {}
 
@@ -46,13 +47,14 @@ public final class WorkloadImage {
   }
 
   /** Builds the root under {@code work} and imports it into {@code podman} as {@link #NAME}. */
-  public static void build(Podman podman, Path work, Path nativeDir) throws IOException,
-      InterruptedException {
+  public static void build(Podman podman, Path work, Path nativeDir)
+      throws IOException, InterruptedException {
     Path root = work.resolve("workload-rootfs");
     for (String d : List.of("bin", "opt/npu", "etc", "dev", "proc", "sys", "tmp", "var")) {
       Files.createDirectories(root.resolve(d));
     }
-    Files.copy(busybox().orElseThrow(() -> new IOException("no static busybox")),
+    Files.copy(
+        busybox().orElseThrow(() -> new IOException("no static busybox")),
         root.resolve("bin/busybox"));
     for (String t : TOOLS) {
       Files.createSymbolicLink(root.resolve("bin").resolve(t), Path.of("busybox"));
@@ -75,17 +77,20 @@ public final class WorkloadImage {
     }
     Files.writeString(root.resolve("etc/passwd"), "root:x:0:0:root:/:/bin/sh\n");
     Path burn = root.resolve("opt/npu/burn");
-    Files.writeString(burn, String.join("\n",
-        "#!/bin/sh",
-        "# the chips of this container are the /dev/davinciN nodes the runtime created",
-        "v=",
-        "for d in /dev/davinci[0-9]*; do",
-        "  [ -c \"$d\" ] || continue",
-        "  v=\"${v:+$v,}${d#/dev/davinci}\"",
-        "done",
-        "export ASCEND_RT_VISIBLE_DEVICES=\"${v:-none}\"",
-        "exec /opt/npu/npu-burn \"$@\"",
-        ""));
+    Files.writeString(
+        burn,
+        String.join(
+            "\n",
+            "#!/bin/sh",
+            "# the chips of this container are the /dev/davinciN nodes the runtime created",
+            "v=",
+            "for d in /dev/davinci[0-9]*; do",
+            "  [ -c \"$d\" ] || continue",
+            "  v=\"${v:+$v,}${d#/dev/davinci}\"",
+            "done",
+            "export ASCEND_RT_VISIBLE_DEVICES=\"${v:-none}\"",
+            "exec /opt/npu/npu-burn \"$@\"",
+            ""));
     Files.setPosixFilePermissions(burn, PosixFilePermissions.fromString("rwxr-xr-x"));
     podman.importImage(root, NAME);
   }

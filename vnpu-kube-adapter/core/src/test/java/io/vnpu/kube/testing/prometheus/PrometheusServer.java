@@ -22,8 +22,8 @@ import tools.jackson.databind.ObjectMapper;
 
 /**
  * A real Prometheus (the Debian {@code prometheus} package's server) for integration tests: on
- * loopback only, its TSDB in the test's directory, scraping the given targets every two seconds, with
- * optional rule files; queried through its HTTP API. Closed with SIGTERM, then killed.
+ * loopback only, its TSDB in the test's directory, scraping the given targets every two seconds,
+ * with optional rule files; queried through its HTTP API. Closed with SIGTERM, then killed.
  */
 public final class PrometheusServer implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -31,8 +31,8 @@ public final class PrometheusServer implements AutoCloseable {
   private final Process process;
   private final int port;
   private final Path log;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2))
-      .build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
   private PrometheusServer(Process process, int port, Path log) {
     this.process = process;
@@ -52,8 +52,8 @@ public final class PrometheusServer implements AutoCloseable {
   }
 
   /**
-   * Starts Prometheus scraping {@code targets} (job name → {@code host:port}) every 2 s and
-   * waits (at most 60 s) until it is ready.
+   * Starts Prometheus scraping {@code targets} (job name → {@code host:port}) every 2 s and waits
+   * (at most 60 s) until it is ready.
    */
   public static PrometheusServer start(Path work, Map<String, String> targets, List<Path> ruleFiles)
       throws IOException, InterruptedException {
@@ -61,21 +61,36 @@ public final class PrometheusServer implements AutoCloseable {
     int port = freePort();
     // every 2 s, each scrape allowed the whole interval: on a loaded 2-core machine a scrape of
     // the agent can take over a second, and a scrape cut short reads as the target down
-    StringBuilder cfg = new StringBuilder("global:\n  scrape_interval: 2s\n"
-        + "  scrape_timeout: 2s\n  evaluation_interval: 2s\n");
+    StringBuilder cfg =
+        new StringBuilder(
+            "global:\n  scrape_interval: 2s\n"
+                + "  scrape_timeout: 2s\n  evaluation_interval: 2s\n");
     if (!ruleFiles.isEmpty()) {
       cfg.append("rule_files:\n");
       ruleFiles.forEach(f -> cfg.append("  - ").append(f).append('\n'));
     }
     cfg.append("scrape_configs:\n");
-    targets.forEach((job, target) -> cfg.append("  - job_name: ").append(job).append('\n')
-        .append("    static_configs:\n      - targets: ['").append(target).append("']\n"));
+    targets.forEach(
+        (job, target) ->
+            cfg.append("  - job_name: ")
+                .append(job)
+                .append('\n')
+                .append("    static_configs:\n      - targets: ['")
+                .append(target)
+                .append("']\n"));
     Path config = Files.writeString(work.resolve("prometheus.yml"), cfg.toString());
     Path log = work.resolve("prometheus.log");
-    Process p = new ProcessBuilder(bin.toString(), "--config.file=" + config,
-        "--storage.tsdb.path=" + Files.createDirectories(work.resolve("tsdb")),
-        "--web.listen-address=127.0.0.1:" + port, "--storage.tsdb.retention.time=1h",
-        "--log.level=warn").redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    Process p =
+        new ProcessBuilder(
+                bin.toString(),
+                "--config.file=" + config,
+                "--storage.tsdb.path=" + Files.createDirectories(work.resolve("tsdb")),
+                "--web.listen-address=127.0.0.1:" + port,
+                "--storage.tsdb.retention.time=1h",
+                "--log.level=warn")
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
     PrometheusServer s = new PrometheusServer(p, port, log);
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (!s.ready()) {
@@ -90,9 +105,13 @@ public final class PrometheusServer implements AutoCloseable {
 
   private boolean ready() {
     try {
-      return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/-/ready"))
-          .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding())
-          .statusCode() == 200;
+      return http.send(
+                  HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/-/ready"))
+                      .timeout(Duration.ofSeconds(2))
+                      .build(),
+                  HttpResponse.BodyHandlers.discarding())
+              .statusCode()
+          == 200;
     } catch (IOException e) {
       return false;
     } catch (InterruptedException e) {
@@ -132,8 +151,8 @@ public final class PrometheusServer implements AutoCloseable {
     List<JsonNode> last;
     while (!done.test(last = query(promql))) {
       if (System.nanoTime() > end) {
-        throw new AssertionError("PromQL " + promql + " after " + seconds + " s: " + last
-            + "; targets: " + targets());
+        throw new AssertionError(
+            "PromQL " + promql + " after " + seconds + " s: " + last + "; targets: " + targets());
       }
       Thread.sleep(250);
     }
@@ -141,8 +160,12 @@ public final class PrometheusServer implements AutoCloseable {
   }
 
   private JsonNode get(String path) throws IOException, InterruptedException {
-    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-        + path)).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(10))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     JsonNode body = JSON.readTree(r.body());
     if (r.statusCode() != 200 || !"success".equals(body.get("status").asString())) {
       throw new AssertionError("prometheus " + path + ": HTTP " + r.statusCode() + " " + r.body());

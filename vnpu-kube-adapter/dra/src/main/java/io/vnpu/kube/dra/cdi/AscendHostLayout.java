@@ -11,13 +11,13 @@ import java.util.Objects;
 
 /**
  * Where the Ascend driver's files are on this host, and what every NPU container needs from them:
- * the management device nodes ({@code /dev/davinci_manager}, {@code /dev/devmm_svm},
- * {@code /dev/hisi_hdc}; the facts of Ascend's docker runtime {@code base.list}) and read-only bind
- * mounts of the driver libraries and tools the CANN runtime loads. Missing management nodes are an
- * error at prepare time; a driver path that does not exist on the host is left out (driver
- * packages differ between Atlas models).
+ * the management device nodes ({@code /dev/davinci_manager}, {@code /dev/devmm_svm}, {@code
+ * /dev/hisi_hdc}; the facts of Ascend's docker runtime {@code base.list}) and read-only bind mounts
+ * of the driver libraries and tools the CANN runtime loads. Missing management nodes are an error
+ * at prepare time; a driver path that does not exist on the host is left out (driver packages
+ * differ between Atlas models).
  *
- * @param devices   device nodes, looked up under {@code /dev} or the simulator's directory
+ * @param devices device nodes, looked up under {@code /dev} or the simulator's directory
  * @param mountRoot host root the driver mount paths are resolved against ({@code /} on a real host)
  */
 public record AscendHostLayout(DeviceNodeProbe devices, Path mountRoot) {
@@ -27,13 +27,14 @@ public record AscendHostLayout(DeviceNodeProbe devices, Path mountRoot) {
       List.of("/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc");
 
   /** Driver paths bind-mounted read-only when present on the host. */
-  public static final List<String> DRIVER_MOUNTS = List.of(
-      "/usr/local/Ascend/driver/lib64",
-      "/usr/local/Ascend/driver/include",
-      "/usr/local/Ascend/driver/version.info",
-      "/etc/ascend_install.info",
-      "/usr/local/dcmi",
-      "/usr/local/bin/npu-smi");
+  public static final List<String> DRIVER_MOUNTS =
+      List.of(
+          "/usr/local/Ascend/driver/lib64",
+          "/usr/local/Ascend/driver/include",
+          "/usr/local/Ascend/driver/version.info",
+          "/etc/ascend_install.info",
+          "/usr/local/dcmi",
+          "/usr/local/bin/npu-smi");
 
   public AscendHostLayout {
     Objects.requireNonNull(devices, "devices");

@@ -8,17 +8,18 @@ import java.util.List;
 /**
  * CDI {@code containerEdits}: what the runtime adds to the container.
  *
- * @param env         {@code NAME=value} entries
+ * @param env {@code NAME=value} entries
  * @param deviceNodes device nodes to create in the container
- * @param mounts      bind mounts
+ * @param mounts bind mounts
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 @JsonPropertyOrder({"env", "deviceNodes", "mounts"})
-public record CdiContainerEdits(List<String> env, List<CdiDeviceNode> deviceNodes,
-    List<CdiMount> mounts) {
+public record CdiContainerEdits(
+    List<String> env, List<CdiDeviceNode> deviceNodes, List<CdiMount> mounts) {
 
   /** No edits. */
-  public static final CdiContainerEdits EMPTY = new CdiContainerEdits(List.of(), List.of(), List.of());
+  public static final CdiContainerEdits EMPTY =
+      new CdiContainerEdits(List.of(), List.of(), List.of());
 
   public CdiContainerEdits {
     env = env == null ? List.of() : List.copyOf(env);

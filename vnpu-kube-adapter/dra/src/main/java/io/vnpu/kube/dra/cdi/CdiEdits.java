@@ -10,9 +10,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The shared slice model's {@link ContainerEdits} written as CDI {@code containerEdits}: env
- * {@code NAME=value} in insertion order; device nodes examined on the host ({@link DeviceNodeProbe}:
- * type and major/minor of a real device, a missing one is an error naming it); mounts as bind mounts
+ * The shared slice model's {@link ContainerEdits} written as CDI {@code containerEdits}: env {@code
+ * NAME=value} in insertion order; device nodes examined on the host ({@link DeviceNodeProbe}: type
+ * and major/minor of a real device, a missing one is an error naming it); mounts as bind mounts
  * ({@code ro} when read-only).
  */
 public final class CdiEdits {
@@ -34,13 +34,22 @@ public final class CdiEdits {
     List<CdiDeviceNode> nodes = new ArrayList<>();
     for (DeviceNode n : edits.deviceNodes()) {
       CdiDeviceNode probed = probe.probe(n.containerPath(), Path.of(n.hostPath()));
-      nodes.add(new CdiDeviceNode(probed.path(), probed.hostPath(), probed.type(), probed.major(),
-          probed.minor(), n.permissions()));
+      nodes.add(
+          new CdiDeviceNode(
+              probed.path(),
+              probed.hostPath(),
+              probed.type(),
+              probed.major(),
+              probed.minor(),
+              n.permissions()));
     }
     List<CdiMount> mounts = new ArrayList<>();
     for (Mount m : edits.mounts()) {
-      mounts.add(new CdiMount(m.hostPath(), m.containerPath(),
-          m.readOnly() ? CdiMount.READ_ONLY_BIND : READ_WRITE_BIND));
+      mounts.add(
+          new CdiMount(
+              m.hostPath(),
+              m.containerPath(),
+              m.readOnly() ? CdiMount.READ_ONLY_BIND : READ_WRITE_BIND));
     }
     return new CdiContainerEdits(env, nodes, mounts);
   }

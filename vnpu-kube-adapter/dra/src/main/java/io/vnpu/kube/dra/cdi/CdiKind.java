@@ -5,16 +5,18 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * A CDI kind {@code <vendor>/<class>} and the names derived from it: qualified device IDs
- * {@code <vendor>/<class>=<device>} and spec file names {@code <vendor>-<class>_<claimUID>.json}.
+ * A CDI kind {@code <vendor>/<class>} and the names derived from it: qualified device IDs {@code
+ * <vendor>/<class>=<device>} and spec file names {@code <vendor>-<class>_<claimUID>.json}.
  *
  * @param vendor DNS-like, e.g. {@code npu.huawei.com} (the DRA driver name)
- * @param clazz  e.g. {@code npu} (the device profile)
+ * @param clazz e.g. {@code npu} (the device profile)
  */
 public record CdiKind(String vendor, String clazz) {
   private static final Pattern VENDOR = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?");
   private static final Pattern CLASS = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9_-]*[A-Za-z0-9])?");
-  private static final Pattern DEVICE = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9._:-]*[A-Za-z0-9])?");
+  private static final Pattern DEVICE =
+      Pattern.compile("[A-Za-z0-9]([A-Za-z0-9._:-]*[A-Za-z0-9])?");
+
   /** Extension of the spec files this plugin writes. */
   public static final String SPEC_SUFFIX = ".json";
 
@@ -49,8 +51,8 @@ public record CdiKind(String vendor, String clazz) {
   }
 
   /**
-   * Name of the spec file of one claim; {@code /} in the UID (never in a real UID) becomes {@code _}
-   * so the name stays one path element.
+   * Name of the spec file of one claim; {@code /} in the UID (never in a real UID) becomes {@code
+   * _} so the name stays one path element.
    */
   public String claimSpecFileName(String claimUid) {
     return vendor + "-" + clazz + "_" + claimUid.replace('/', '_') + SPEC_SUFFIX;
@@ -59,7 +61,8 @@ public record CdiKind(String vendor, String clazz) {
   /** The claim UID of a spec file name written by {@link #claimSpecFileName}, or null. */
   public String claimUidOf(String fileName) {
     String prefix = vendor + "-" + clazz + "_";
-    if (!fileName.startsWith(prefix) || !fileName.endsWith(SPEC_SUFFIX)
+    if (!fileName.startsWith(prefix)
+        || !fileName.endsWith(SPEC_SUFFIX)
         || fileName.length() == prefix.length() + SPEC_SUFFIX.length()) {
       return null;
     }

@@ -9,9 +9,9 @@ import java.util.Objects;
  * A CDI mount. No {@code type} field, so the spec stays readable as CDI 0.3.0; {@code bind} in the
  * options makes it a bind mount.
  *
- * @param hostPath      absolute path on the host
+ * @param hostPath absolute path on the host
  * @param containerPath absolute path in the container
- * @param options       mount options, e.g. {@code ro, nosuid, nodev, bind}
+ * @param options mount options, e.g. {@code ro, nosuid, nodev, bind}
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 @JsonPropertyOrder({"hostPath", "containerPath", "options"})

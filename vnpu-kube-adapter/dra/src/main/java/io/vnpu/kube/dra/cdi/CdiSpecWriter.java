@@ -17,8 +17,8 @@ import tools.jackson.databind.json.JsonMapper;
  * Writes and removes the per-claim CDI spec files of one {@link CdiKind} in the CDI directory
  * ({@code --cdi-root}). Writes are atomic ({@link HostFiles#writeAtomically}): a runtime reading
  * the directory sees the old file or the new one, never a partial one, and the temporary file's
- * name (not ending in {@code .json}) is not one the runtime reads. Deletes never follow a link.
- * The directory must be trusted (not writable by others), as {@link HostFiles} checks. The version
+ * name (not ending in {@code .json}) is not one the runtime reads. Deletes never follow a link. The
+ * directory must be trusted (not writable by others), as {@link HostFiles} checks. The version
  * field is set to {@link CdiVersion#minimumFor}.
  */
 public final class CdiSpecWriter {
@@ -27,7 +27,9 @@ public final class CdiSpecWriter {
   private final CdiKind kind;
   private final JsonMapper json = JsonMappers.indented();
 
-  /** @param cdiRoot directory the container runtime reads CDI specs from, created when missing */
+  /**
+   * @param cdiRoot directory the container runtime reads CDI specs from, created when missing
+   */
   public CdiSpecWriter(Path cdiRoot, CdiKind kind) {
     this.cdiRoot = Objects.requireNonNull(cdiRoot, "cdiRoot").toAbsolutePath();
     this.kind = Objects.requireNonNull(kind, "kind");
@@ -47,7 +49,8 @@ public final class CdiSpecWriter {
     try {
       return json.writeValueAsBytes(spec.withVersion(CdiVersion.minimumFor(spec)));
     } catch (JacksonException e) {
-      throw new IllegalStateException("CDI spec of kind " + spec.kind() + " is not serializable", e);
+      throw new IllegalStateException(
+          "CDI spec of kind " + spec.kind() + " is not serializable", e);
     }
   }
 
@@ -123,7 +126,8 @@ public final class CdiSpecWriter {
     try {
       return json.readValue(file.toFile(), CdiSpec.class);
     } catch (JacksonException e) {
-      throw new IOException(file + ": reading the CDI spec failed: " + io.vnpu.quota.json.JsonProblem.describe(e), e);
+      throw new IOException(
+          file + ": reading the CDI spec failed: " + io.vnpu.quota.json.JsonProblem.describe(e), e);
     }
   }
 }

@@ -12,8 +12,8 @@ import java.util.Objects;
  * looking at the host file under {@code devRoot} ({@code /dev} on a real host, the simulator's
  * device directory under {@code --simulate}). A character or block device gets its type and
  * major/minor numbers from {@code stat}; a regular file (a simulated host's stand-in) gets neither.
- * A missing host file is an error naming it: a spec without the node would start a container
- * that cannot reach its NPU.
+ * A missing host file is an error naming it: a spec without the node would start a container that
+ * cannot reach its NPU.
  */
 public final class DeviceNodeProbe {
 
@@ -21,7 +21,9 @@ public final class DeviceNodeProbe {
 
   private final Path devRoot;
 
-  /** @param devRoot host directory holding the device files, normally {@code /dev} */
+  /**
+   * @param devRoot host directory holding the device files, normally {@code /dev}
+   */
   public DeviceNodeProbe(Path devRoot) {
     this.devRoot = Objects.requireNonNull(devRoot, "devRoot").toAbsolutePath();
   }
@@ -69,8 +71,11 @@ public final class DeviceNodeProbe {
         major = major(rdev);
         minor = minor(rdev);
       } else {
-        throw new IOException(host + ": not a device node or regular file (mode "
-            + Integer.toOctalString(mode) + ")");
+        throw new IOException(
+            host
+                + ": not a device node or regular file (mode "
+                + Integer.toOctalString(mode)
+                + ")");
       }
       return new CdiDeviceNode(containerPath, hostPath, type, major, minor, "rwm");
     } catch (NoSuchFileException e) {

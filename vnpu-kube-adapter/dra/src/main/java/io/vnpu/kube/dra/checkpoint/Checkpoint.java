@@ -10,23 +10,26 @@ import java.util.TreeMap;
 /**
  * The plugin's persistent state: the claims prepared on this node, by claim UID.
  *
- * @param nodeBootId       {@code /proc/sys/kernel/random/boot_id} when written; a different value
- *                         at start means the node rebooted (device state and a tmpfs CDI
- *                         directory may be gone)
- * @param preparedClaims   claim UID → entry
- * @param vnpuCheckPending true while the hard vNPU records are not known to match what DCMI
- *                         lists: set when the checkpoint was rebuilt from CDI specs or the node
- *                         rebooted, cleared once they were checked through DCMI (so a restart in
- *                         between checks again); omitted from the file when false
+ * @param nodeBootId {@code /proc/sys/kernel/random/boot_id} when written; a different value at
+ *     start means the node rebooted (device state and a tmpfs CDI directory may be gone)
+ * @param preparedClaims claim UID → entry
+ * @param vnpuCheckPending true while the hard vNPU records are not known to match what DCMI lists:
+ *     set when the checkpoint was rebuilt from CDI specs or the node rebooted, cleared once they
+ *     were checked through DCMI (so a restart in between checks again); omitted from the file when
+ *     false
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
-public record Checkpoint(String nodeBootId, Map<String, PreparedClaim> preparedClaims,
+public record Checkpoint(
+    String nodeBootId,
+    Map<String, PreparedClaim> preparedClaims,
     @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean vnpuCheckPending) {
   public Checkpoint {
     nodeBootId = nodeBootId == null ? "" : nodeBootId;
     // sorted: the file is byte-identical for the same content
-    preparedClaims = preparedClaims == null ? Map.of()
-        : Collections.unmodifiableMap(new TreeMap<>(preparedClaims));
+    preparedClaims =
+        preparedClaims == null
+            ? Map.of()
+            : Collections.unmodifiableMap(new TreeMap<>(preparedClaims));
   }
 
   /** A checkpoint whose vNPU records need no check. */

@@ -25,26 +25,31 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <p>The checksum covers the exact bytes of the {@code checkpoint} value as stored, not a
  * re-serialization of the fields this build knows: a newer build may add fields, an older build
- * then still verifies the file and ignores what it does not know (NVIDIA's DRA driver hit
- * checksum mismatches by hashing its own re-serialization). Unknown top-level fields are ignored
- * too.
+ * then still verifies the file and ignores what it does not know (NVIDIA's DRA driver hit checksum
+ * mismatches by hashing its own re-serialization). Unknown top-level fields are ignored too.
  */
 public final class CheckpointCodec {
   /** Format version written and read. */
   public static final String VERSION = "v1";
+
   private static final String SHA256 = "sha256:";
 
-  private final JsonMapper json = JsonMappers.builder()
-      .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-      .build();
+  private final JsonMapper json =
+      JsonMappers.builder().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build();
 
   /** Serializes a checkpoint to the stored bytes. */
   public byte[] encode(Checkpoint checkpoint) {
     try {
       byte[] payload = json.writeValueAsBytes(checkpoint);
       ByteArrayOutputStream out = new ByteArrayOutputStream(payload.length + 128);
-      out.writeBytes(("{\"version\":\"" + VERSION + "\",\"checksum\":\"" + SHA256 + sha256(payload)
-          + "\",\"checkpoint\":").getBytes(StandardCharsets.UTF_8));
+      out.writeBytes(
+          ("{\"version\":\""
+                  + VERSION
+                  + "\",\"checksum\":\""
+                  + SHA256
+                  + sha256(payload)
+                  + "\",\"checkpoint\":")
+              .getBytes(StandardCharsets.UTF_8));
       out.writeBytes(payload);
       out.writeBytes("}\n".getBytes(StandardCharsets.UTF_8));
       return out.toByteArray();
@@ -92,14 +97,14 @@ public final class CheckpointCodec {
     } catch (CheckpointCorruptException e) {
       throw e;
     } catch (StreamReadException e) {
-      throw new CheckpointCorruptException(file, "not valid JSON (truncated or damaged): "
-          + e.getOriginalMessage(), e);
+      throw new CheckpointCorruptException(
+          file, "not valid JSON (truncated or damaged): " + e.getOriginalMessage(), e);
     } catch (JacksonException e) {
       throw new CheckpointCorruptException(file, "unreadable: " + JsonProblem.describe(e), e);
     }
     if (!VERSION.equals(version)) {
-      throw new CheckpointCorruptException(file, "version = " + version + ": expected " + VERSION,
-          null);
+      throw new CheckpointCorruptException(
+          file, "version = " + version + ": expected " + VERSION, null);
     }
     if (start < 0) {
       throw new CheckpointCorruptException(file, "checkpoint: missing", null);
@@ -107,15 +112,23 @@ public final class CheckpointCodec {
     byte[] payload = Arrays.copyOfRange(bytes, start, end);
     String actual = SHA256 + sha256(payload);
     if (!actual.equals(checksum)) {
-      throw new CheckpointCorruptException(file, "checksum = " + checksum
-          + ": does not match the stored checkpoint (" + actual + ")", null);
+      throw new CheckpointCorruptException(
+          file,
+          "checksum = " + checksum + ": does not match the stored checkpoint (" + actual + ")",
+          null);
     }
     try {
       Checkpoint c = json.readValue(payload, Checkpoint.class);
       for (var e : c.preparedClaims().entrySet()) {
         if (!e.getKey().equals(e.getValue().uid())) {
-          throw new CheckpointCorruptException(file, "preparedClaims." + e.getKey() + ".uid = "
-              + e.getValue().uid() + ": differs from its key", null);
+          throw new CheckpointCorruptException(
+              file,
+              "preparedClaims."
+                  + e.getKey()
+                  + ".uid = "
+                  + e.getValue().uid()
+                  + ": differs from its key",
+              null);
         }
       }
       return c;

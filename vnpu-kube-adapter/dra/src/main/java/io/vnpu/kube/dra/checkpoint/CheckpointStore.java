@@ -14,9 +14,9 @@ import java.util.Objects;
 /**
  * The checkpoint file {@code <plugin-dir>/checkpoint.json}: loaded once at start, replaced
  * atomically on every change ({@link HostFiles#writeAtomically}: exclusive temp file, one fsync,
- * rename; the directory is synced only when the rename creates the file, see
- * {@link HostFiles.DirectorySync#WHEN_CREATED}: after a power cut the file holds the last or an
- * earlier complete checkpoint, which start-up treats like a crash before the later calls).
+ * rename; the directory is synced only when the rename creates the file, see {@link
+ * HostFiles.DirectorySync#WHEN_CREATED}: after a power cut the file holds the last or an earlier
+ * complete checkpoint, which start-up treats like a crash before the later calls).
  *
  * <p>Thread-safe, with group commit: each {@link #save} supersedes the ones before it, so
  * concurrent savers share one write. The first becomes the writer; those that arrive while it
@@ -37,6 +37,7 @@ public final class CheckpointStore {
 
   /** File name inside the plugin data directory. */
   public static final String FILE_NAME = "checkpoint.json";
+
   private static final DateTimeFormatter STAMP =
       DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
 
@@ -53,10 +54,16 @@ public final class CheckpointStore {
   private IOException failure; // guarded by commit: why that write failed
   private boolean writing; // guarded by commit
 
-  /** @param file the checkpoint file; its directory must exist when saving */
+  /**
+   * @param file the checkpoint file; its directory must exist when saving
+   */
   public CheckpointStore(Path file, Clock clock) {
-    this(file, clock, (f, content) ->
-        HostFiles.writeAtomically(f, content, HostFiles.OWNER_ONLY_FILE, HostFiles.DirectorySync.WHEN_CREATED));
+    this(
+        file,
+        clock,
+        (f, content) ->
+            HostFiles.writeAtomically(
+                f, content, HostFiles.OWNER_ONLY_FILE, HostFiles.DirectorySync.WHEN_CREATED));
   }
 
   CheckpointStore(Path file, Clock clock, DurableWrite durableWrite) {
@@ -90,9 +97,9 @@ public final class CheckpointStore {
    * has a new inode: two instances sharing the file (a rolling update) tell by this whether the
    * other has written since they last read.
    *
-   * @param fileKey  the inode ({@link java.nio.file.attribute.BasicFileAttributes#fileKey})
+   * @param fileKey the inode ({@link java.nio.file.attribute.BasicFileAttributes#fileKey})
    * @param modified last modification time
-   * @param size     size in bytes
+   * @param size size in bytes
    */
   public record Version(Object fileKey, java.nio.file.attribute.FileTime modified, long size) {}
 
@@ -108,8 +115,8 @@ public final class CheckpointStore {
     } catch (NoSuchFileException e) {
       return java.util.Optional.empty();
     } catch (IOException e) {
-      throw new IOException(file + ": reading the checkpoint's attributes failed: "
-          + e.getMessage(), e);
+      throw new IOException(
+          file + ": reading the checkpoint's attributes failed: " + e.getMessage(), e);
     }
   }
 
@@ -169,7 +176,8 @@ public final class CheckpointStore {
       commit.wait();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new java.io.InterruptedIOException(file + ": interrupted while waiting for the checkpoint write");
+      throw new java.io.InterruptedIOException(
+          file + ": interrupted while waiting for the checkpoint write");
     }
   }
 
@@ -185,10 +193,12 @@ public final class CheckpointStore {
    * @throws IOException when it cannot be moved
    */
   public Path quarantine() throws IOException {
-    Path aside = file.resolveSibling(file.getFileName() + ".corrupt-" + STAMP.format(clock.instant()));
+    Path aside =
+        file.resolveSibling(file.getFileName() + ".corrupt-" + STAMP.format(clock.instant()));
     for (int i = 1; Files.exists(aside); i++) {
-      aside = file.resolveSibling(file.getFileName() + ".corrupt-" + STAMP.format(clock.instant())
-          + "-" + i);
+      aside =
+          file.resolveSibling(
+              file.getFileName() + ".corrupt-" + STAMP.format(clock.instant()) + "-" + i);
     }
     Files.move(file, aside, StandardCopyOption.ATOMIC_MOVE);
     return aside;

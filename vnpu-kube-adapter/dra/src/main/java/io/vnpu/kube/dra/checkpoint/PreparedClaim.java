@@ -7,18 +7,23 @@ import java.util.Objects;
 /**
  * A claim this plugin prepared (or started to prepare) on the node.
  *
- * @param uid       ResourceClaim {@code metadata.uid}
+ * @param uid ResourceClaim {@code metadata.uid}
  * @param namespace ResourceClaim namespace
- * @param name      ResourceClaim name
- * @param state     how far preparing got
- * @param devices   the claim's devices of this driver and pool
- * @param rebuilt   true when the entry was reconstructed from a CDI spec file after the
- *                  checkpoint was found corrupt: its request names are unknown, so the next
- *                  NodePrepareResources recomputes it from the claim instead of replaying it
+ * @param name ResourceClaim name
+ * @param state how far preparing got
+ * @param devices the claim's devices of this driver and pool
+ * @param rebuilt true when the entry was reconstructed from a CDI spec file after the checkpoint
+ *     was found corrupt: its request names are unknown, so the next NodePrepareResources recomputes
+ *     it from the claim instead of replaying it
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
-public record PreparedClaim(String uid, String namespace, String name, ClaimState state,
-    List<PreparedDevice> devices, boolean rebuilt) {
+public record PreparedClaim(
+    String uid,
+    String namespace,
+    String name,
+    ClaimState state,
+    List<PreparedDevice> devices,
+    boolean rebuilt) {
   public PreparedClaim {
     Objects.requireNonNull(uid, "uid");
     namespace = namespace == null ? "" : namespace;

@@ -1,9 +1,9 @@
 package io.vnpu.kube.dra.claims;
 
-import io.vnpu.kube.errors.Causes;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.vnpu.kube.errors.Causes;
 import java.util.Objects;
 
 /**
@@ -28,25 +28,53 @@ public final class ClaimFetcher implements ClaimReader {
   public ResourceClaim fetch(ClaimRef ref) throws ClaimFetchException {
     ResourceClaim claim;
     try {
-      claim = client.dynamicResourceAllocation().v1().resourceClaims()
-          .inNamespace(ref.namespace()).withName(ref.name()).get();
+      claim =
+          client
+              .dynamicResourceAllocation()
+              .v1()
+              .resourceClaims()
+              .inNamespace(ref.namespace())
+              .withName(ref.name())
+              .get();
     } catch (KubernetesClientException e) {
-      throw new ClaimFetchException("ResourceClaim " + ref.namespace() + "/" + ref.name()
-          + ": reading it from the API server failed: " + Causes.describe(e), true, e);
+      throw new ClaimFetchException(
+          "ResourceClaim "
+              + ref.namespace()
+              + "/"
+              + ref.name()
+              + ": reading it from the API server failed: "
+              + Causes.describe(e),
+          true,
+          e);
     }
     if (claim == null) {
-      throw new ClaimFetchException("ResourceClaim " + ref.namespace() + "/" + ref.name()
-          + ": not found", false, null);
+      throw new ClaimFetchException(
+          "ResourceClaim " + ref.namespace() + "/" + ref.name() + ": not found", false, null);
     }
     String uid = claim.getMetadata().getUid();
     if (!ref.uid().equals(uid)) {
-      throw new ClaimFetchException("ResourceClaim " + ref.namespace() + "/" + ref.name()
-          + ": metadata.uid = " + uid + ": the kubelet asked for uid " + ref.uid()
-          + " (the claim was replaced)", false, null);
+      throw new ClaimFetchException(
+          "ResourceClaim "
+              + ref.namespace()
+              + "/"
+              + ref.name()
+              + ": metadata.uid = "
+              + uid
+              + ": the kubelet asked for uid "
+              + ref.uid()
+              + " (the claim was replaced)",
+          false,
+          null);
     }
     if (claim.getStatus() == null || claim.getStatus().getAllocation() == null) {
-      throw new ClaimFetchException("ResourceClaim " + ref.namespace() + "/" + ref.name()
-          + ": status.allocation is not set (claim not allocated)", false, null);
+      throw new ClaimFetchException(
+          "ResourceClaim "
+              + ref.namespace()
+              + "/"
+              + ref.name()
+              + ": status.allocation is not set (claim not allocated)",
+          false,
+          null);
     }
     return claim;
   }

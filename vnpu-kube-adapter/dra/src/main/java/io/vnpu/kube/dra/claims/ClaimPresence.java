@@ -14,11 +14,11 @@ import java.util.Set;
 
 /**
  * Which prepared claims are gone from the API server: a claim deleted (or deleted and re-created
- * under its name, so with another UID) while the kubelet never called NodeUnprepareResources for
- * it (a force-deleted pod, a node that was down, a checkpoint rebuilt after the kubelet forgot
- * it). Only an answer of the API server makes a claim gone: 404, or a claim of that name with
- * another UID; any error (403, 409, 410, 500, a timeout) leaves the claim as it is for the next
- * round, so a flaky API server never releases a device a container uses.
+ * under its name, so with another UID) while the kubelet never called NodeUnprepareResources for it
+ * (a force-deleted pod, a node that was down, a checkpoint rebuilt after the kubelet forgot it).
+ * Only an answer of the API server makes a claim gone: 404, or a claim of that name with another
+ * UID; any error (403, 409, 410, 500, a timeout) leaves the claim as it is for the next round, so a
+ * flaky API server never releases a device a container uses.
  *
  * <p>A claim is read by namespace and name (GET, as {@link ClaimFetcher} does); one rebuilt from
  * its CDI spec knows only its UID, so when there is such a claim the claims of all namespaces are
@@ -40,8 +40,8 @@ public final class ClaimPresence {
    * @param problems told what could not be checked this round (one line each)
    * @return UID → why it is gone
    */
-  public Map<String, String> gone(Collection<ClaimRef> prepared,
-      java.util.function.Consumer<String> problems) {
+  public Map<String, String> gone(
+      Collection<ClaimRef> prepared, java.util.function.Consumer<String> problems) {
     Map<String, String> out = new LinkedHashMap<>();
     Set<String> byUidOnly = new HashSet<>();
     for (ClaimRef ref : prepared) {
@@ -51,18 +51,28 @@ public final class ClaimPresence {
       }
       ResourceClaim claim;
       try {
-        claim = client.dynamicResourceAllocation().v1().resourceClaims()
-            .inNamespace(ref.namespace()).withName(ref.name()).get();
+        claim =
+            client
+                .dynamicResourceAllocation()
+                .v1()
+                .resourceClaims()
+                .inNamespace(ref.namespace())
+                .withName(ref.name())
+                .get();
       } catch (KubernetesClientException e) {
-        problems.accept("ResourceClaim " + ref + ": not checked against the API server: "
-            + Causes.describe(e));
+        problems.accept(
+            "ResourceClaim " + ref + ": not checked against the API server: " + Causes.describe(e));
         continue;
       }
       if (claim == null) {
         out.put(ref.uid(), "ResourceClaim " + ref + " is gone from the API server");
       } else if (!ref.uid().equals(claim.getMetadata().getUid())) {
-        out.put(ref.uid(), "ResourceClaim " + ref + " was replaced: the API server's has uid "
-            + claim.getMetadata().getUid());
+        out.put(
+            ref.uid(),
+            "ResourceClaim "
+                + ref
+                + " was replaced: the API server's has uid "
+                + claim.getMetadata().getUid());
       }
     }
     if (!byUidOnly.isEmpty()) {
@@ -70,15 +80,27 @@ public final class ClaimPresence {
       try {
         String next = null;
         do {
-          ResourceClaimList page = client.dynamicResourceAllocation().v1().resourceClaims()
-              .inAnyNamespace().list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder()
-                  .withLimit(PAGE).withContinue(next).build());
+          ResourceClaimList page =
+              client
+                  .dynamicResourceAllocation()
+                  .v1()
+                  .resourceClaims()
+                  .inAnyNamespace()
+                  .list(
+                      new io.fabric8.kubernetes.api.model.ListOptionsBuilder()
+                          .withLimit(PAGE)
+                          .withContinue(next)
+                          .build());
           page.getItems().forEach(c -> listed.add(c.getMetadata().getUid()));
           next = page.getMetadata() == null ? null : page.getMetadata().getContinue();
         } while (next != null && !next.isEmpty());
       } catch (KubernetesClientException e) {
-        problems.accept("ResourceClaims known by UID only " + byUidOnly + ": not checked against"
-            + " the API server: " + Causes.describe(e));
+        problems.accept(
+            "ResourceClaims known by UID only "
+                + byUidOnly
+                + ": not checked against"
+                + " the API server: "
+                + Causes.describe(e));
         return out;
       }
       for (String uid : byUidOnly) {

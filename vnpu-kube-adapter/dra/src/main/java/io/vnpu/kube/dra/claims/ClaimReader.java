@@ -3,8 +3,8 @@ package io.vnpu.kube.dra.claims;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 
 /**
- * Where NodePrepareResources gets the claims the kubelet names: the API server
- * ({@link ClaimFetcher}) in the plugin, anything else for embedders and benchmarks.
+ * Where NodePrepareResources gets the claims the kubelet names: the API server ({@link
+ * ClaimFetcher}) in the plugin, anything else for embedders and benchmarks.
  */
 @FunctionalInterface
 public interface ClaimReader {

@@ -3,8 +3,8 @@ package io.vnpu.kube.dra.claims;
 import java.util.Objects;
 
 /**
- * A ResourceClaim as the kubelet names it in NodePrepareResources / NodeUnprepareResources
- * (proto {@code Claim}: namespace = 1, uid = 2, name = 3).
+ * A ResourceClaim as the kubelet names it in NodePrepareResources / NodeUnprepareResources (proto
+ * {@code Claim}: namespace = 1, uid = 2, name = 3).
  */
 public record ClaimRef(String namespace, String uid, String name) {
   public ClaimRef {

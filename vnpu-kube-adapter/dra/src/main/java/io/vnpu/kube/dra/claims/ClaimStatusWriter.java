@@ -1,6 +1,5 @@
 package io.vnpu.kube.dra.claims;
 
-import io.vnpu.kube.errors.Causes;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatusBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -9,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.vnpu.api.model.Npu;
 import io.vnpu.kube.dra.checkpoint.PreparedDevice;
+import io.vnpu.kube.errors.Causes;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,16 +21,15 @@ import org.slf4j.LoggerFactory;
 /**
  * Writes {@code status.devices} of a prepared claim (KEP-4817 device status): one entry per
  * prepared (device, shareID) of this driver, with {@code data} describing what the container got.
- * Best effort, never failing a prepare: without the RBAC verbs ({@code resourceclaims/status}
- * patch and, from Kubernetes 1.36, {@code resourceclaims/driver} {@code associated-node:patch})
- * the API server answers 403, which is logged once; other
- * failures are logged per claim.
+ * Best effort, never failing a prepare: without the RBAC verbs ({@code resourceclaims/status} patch
+ * and, from Kubernetes 1.36, {@code resourceclaims/driver} {@code associated-node:patch}) the API
+ * server answers 403, which is logged once; other failures are logged per claim.
  *
  * <p>{@code data} (JSON object): {@code uuid} (die UUID, DCMI {@code dcmi_get_device_die_v2}),
- * {@code physicalId}; for a hard vNPU {@code vnpuId} and {@code template}; for a soft share
- * {@code memory} (bytes), {@code cores} (percent charged), {@code computeWeight},
- * {@code computeCap} (percent, 0 = none) and {@code priority}. Entries of other drivers and pools
- * are kept; ours are replaced; nothing is written when they already say the same.
+ * {@code physicalId}; for a hard vNPU {@code vnpuId} and {@code template}; for a soft share {@code
+ * memory} (bytes), {@code cores} (percent charged), {@code computeWeight}, {@code computeCap}
+ * (percent, 0 = none) and {@code priority}. Entries of other drivers and pools are kept; ours are
+ * replaced; nothing is written when they already say the same.
  */
 public final class ClaimStatusWriter {
 
@@ -50,50 +49,69 @@ public final class ClaimStatusWriter {
   /**
    * Records {@code devices} in the status of {@code claim} (as read for the prepare).
    *
-   * @param npus the NPU of a device name (its die UUID), {@code npu-<phy>} or
-   *             {@code npu-<phy>-soft}
+   * @param npus the NPU of a device name (its die UUID), {@code npu-<phy>} or {@code
+   *     npu-<phy>-soft}
    */
-  public void prepared(ResourceClaim claim, List<PreparedDevice> devices,
+  public void prepared(
+      ResourceClaim claim,
+      List<PreparedDevice> devices,
       java.util.function.Function<String, java.util.Optional<Npu>> npus) {
     List<AllocatedDeviceStatus> ours = entries(devices, npus);
-    List<AllocatedDeviceStatus> current = claim.getStatus() == null
-        || claim.getStatus().getDevices() == null ? List.of() : claim.getStatus().getDevices();
+    List<AllocatedDeviceStatus> current =
+        claim.getStatus() == null || claim.getStatus().getDevices() == null
+            ? List.of()
+            : claim.getStatus().getDevices();
     if (merged(current, ours).equals(current)) {
       return;
     }
     String ns = claim.getMetadata().getNamespace();
     String name = claim.getMetadata().getName();
     try {
-      client.dynamicResourceAllocation().v1().resourceClaims().inNamespace(ns).withName(name)
-          .editStatus(c -> {
-            ResourceClaimStatus s = c.getStatus();
-            List<AllocatedDeviceStatus> now = s.getDevices() == null ? List.of() : s.getDevices();
-            s.setDevices(merged(now, ours));
-            return c;
-          });
+      client
+          .dynamicResourceAllocation()
+          .v1()
+          .resourceClaims()
+          .inNamespace(ns)
+          .withName(name)
+          .editStatus(
+              c -> {
+                ResourceClaimStatus s = c.getStatus();
+                List<AllocatedDeviceStatus> now =
+                    s.getDevices() == null ? List.of() : s.getDevices();
+                s.setDevices(merged(now, ours));
+                return c;
+              });
     } catch (KubernetesClientException e) {
       if (e.getCode() == 403) {
         if (forbiddenTold.compareAndSet(false, true)) {
-          log.info("ResourceClaim {}/{}: not allowed to write status.devices ({}); device status"
-              + " is not written until the RBAC grants resourceclaims/status patch and"
-              + " resourceclaims/driver associated-node:patch", ns, name,
+          log.info(
+              "ResourceClaim {}/{}: not allowed to write status.devices ({}); device status"
+                  + " is not written until the RBAC grants resourceclaims/status patch and"
+                  + " resourceclaims/driver associated-node:patch",
+              ns,
+              name,
               e.getStatus() == null ? "403" : e.getStatus().getMessage());
         }
         return;
       }
-      log.warn("ResourceClaim {}/{}: writing status.devices failed: {}", ns, name,
-          Causes.describe(e));
+      log.warn(
+          "ResourceClaim {}/{}: writing status.devices failed: {}", ns, name, Causes.describe(e));
     }
   }
 
   /** {@code current} with this driver's entries of this pool replaced by {@code ours}. */
-  private List<AllocatedDeviceStatus> merged(List<AllocatedDeviceStatus> current,
-      List<AllocatedDeviceStatus> ours) {
+  private List<AllocatedDeviceStatus> merged(
+      List<AllocatedDeviceStatus> current, List<AllocatedDeviceStatus> ours) {
     List<AllocatedDeviceStatus> out = new ArrayList<>();
     for (AllocatedDeviceStatus d : current) {
-      boolean mine = driverName.equals(d.getDriver()) && poolName.equals(d.getPool())
-          && ours.stream().anyMatch(o -> o.getDevice().equals(d.getDevice())
-              && Objects.equals(o.getShareID(), d.getShareID()));
+      boolean mine =
+          driverName.equals(d.getDriver())
+              && poolName.equals(d.getPool())
+              && ours.stream()
+                  .anyMatch(
+                      o ->
+                          o.getDevice().equals(d.getDevice())
+                              && Objects.equals(o.getShareID(), d.getShareID()));
       if (!mine) {
         out.add(d);
       }
@@ -102,7 +120,8 @@ public final class ClaimStatusWriter {
     return out;
   }
 
-  private List<AllocatedDeviceStatus> entries(List<PreparedDevice> devices,
+  private List<AllocatedDeviceStatus> entries(
+      List<PreparedDevice> devices,
       java.util.function.Function<String, java.util.Optional<Npu>> npus) {
     List<AllocatedDeviceStatus> out = new ArrayList<>();
     for (PreparedDevice d : devices) {
@@ -122,8 +141,14 @@ public final class ClaimStatusWriter {
         data.put("computeCap", d.soft().capPct());
         data.put("priority", d.soft().priority().name().toLowerCase(java.util.Locale.ROOT));
       }
-      out.add(new AllocatedDeviceStatusBuilder().withDriver(driverName).withPool(d.poolName())
-          .withDevice(d.deviceName()).withShareID(d.shareId()).withData(data).build());
+      out.add(
+          new AllocatedDeviceStatusBuilder()
+              .withDriver(driverName)
+              .withPool(d.poolName())
+              .withDevice(d.deviceName())
+              .withShareID(d.shareId())
+              .withData(data)
+              .build());
     }
     return out;
   }

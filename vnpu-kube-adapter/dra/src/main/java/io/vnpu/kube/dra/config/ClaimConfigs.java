@@ -7,12 +7,12 @@ import java.util.Objects;
 
 /**
  * The opaque configurations of this driver in a claim's {@code status.allocation.devices.config},
- * decoded, and the effective one per request. DRA rules: class configurations
- * ({@code source: FromClass}) apply first, then the claim's ({@code FromClaim}), each in its order
- * (the allocator already lists them so; entries are ordered by source here as well, as the
- * example driver does); an entry applies to the requests it lists (all when it lists none; a sub-request
- * {@code main/sub} is matched by {@code main} as well); for a field set by several applicable
- * entries the later one wins.
+ * decoded, and the effective one per request. DRA rules: class configurations ({@code source:
+ * FromClass}) apply first, then the claim's ({@code FromClaim}), each in its order (the allocator
+ * already lists them so; entries are ordered by source here as well, as the example driver does);
+ * an entry applies to the requests it lists (all when it lists none; a sub-request {@code main/sub}
+ * is matched by {@code main} as well); for a field set by several applicable entries the later one
+ * wins.
  */
 public final class ClaimConfigs {
 
@@ -35,23 +35,30 @@ public final class ClaimConfigs {
    *     opaque configuration (a configuration kind newer than this build: refusing is safer than
    *     ignoring it)
    */
-  public static ClaimConfigs decode(List<DeviceAllocationConfiguration> config, String driverName,
-      String where, NpuConfigDecoder decoder) throws ConfigDecodeException {
+  public static ClaimConfigs decode(
+      List<DeviceAllocationConfiguration> config,
+      String driverName,
+      String where,
+      NpuConfigDecoder decoder)
+      throws ConfigDecodeException {
     List<Entry> fromClass = new ArrayList<>();
     List<Entry> fromClaim = new ArrayList<>();
     for (int i = 0; i < config.size(); i++) {
       DeviceAllocationConfiguration c = config.get(i);
       String at = where + ": status.allocation.devices.config[" + i + "]";
       if (c.getOpaque() == null) {
-        throw new ConfigDecodeException(at + ": no opaque configuration (unsupported"
-            + " configuration kind)");
+        throw new ConfigDecodeException(
+            at + ": no opaque configuration (unsupported" + " configuration kind)");
       }
       if (!driverName.equals(c.getOpaque().getDriver())) {
         continue;
       }
       boolean admin = "FromClass".equals(c.getSource());
-      Entry e = new Entry(c.getRequests() == null ? List.of() : c.getRequests(),
-          decoder.decode(c.getOpaque().getParameters(), at + ".opaque.parameters"), admin);
+      Entry e =
+          new Entry(
+              c.getRequests() == null ? List.of() : c.getRequests(),
+              decoder.decode(c.getOpaque().getParameters(), at + ".opaque.parameters"),
+              admin);
       (admin ? fromClass : fromClaim).add(e);
     }
     fromClass.addAll(fromClaim);

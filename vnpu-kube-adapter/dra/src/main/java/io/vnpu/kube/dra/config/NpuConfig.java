@@ -4,8 +4,8 @@ import io.vnpu.api.model.Priority;
 import io.vnpu.api.slice.SharingPolicy;
 
 /**
- * Our opaque per-claim (or per-class) device configuration, {@code config[].opaque.parameters}
- * with {@code driver} = this driver:
+ * Our opaque per-claim (or per-class) device configuration, {@code config[].opaque.parameters} with
+ * {@code driver} = this driver:
  *
  * <pre>
  * apiVersion: npu.vnpu.io/v1alpha1
@@ -21,18 +21,24 @@ import io.vnpu.api.slice.SharingPolicy;
  *
  * Every field is optional; null = not set here (a later entry or the default decides).
  *
- * @param sharing       expected sharing mode
+ * @param sharing expected sharing mode
  * @param computeWeight compute weight 1..10000
- * @param computeCap    AI-core ceiling in percent 0..100
- * @param priority      launch priority class
- * @param memoryOnly    memory enforcement only
- * @param policy        sharing policy of the AI-core share
+ * @param computeCap AI-core ceiling in percent 0..100
+ * @param priority launch priority class
+ * @param memoryOnly memory enforcement only
+ * @param policy sharing policy of the AI-core share
  */
-public record NpuConfig(Sharing sharing, Integer computeWeight, Integer computeCap,
-    Priority priority, Boolean memoryOnly, SharingPolicy policy) {
+public record NpuConfig(
+    Sharing sharing,
+    Integer computeWeight,
+    Integer computeCap,
+    Priority priority,
+    Boolean memoryOnly,
+    SharingPolicy policy) {
 
   /** API group and version of {@code parameters}. */
   public static final String API_VERSION = "npu.vnpu.io/v1alpha1";
+
   /** Kind of {@code parameters}. */
   public static final String KIND = "NpuConfig";
 
@@ -41,7 +47,9 @@ public record NpuConfig(Sharing sharing, Integer computeWeight, Integer computeC
 
   /** Sharing mode a claim asks for. */
   public enum Sharing {
-    SOFT, HARD, WHOLE
+    SOFT,
+    HARD,
+    WHOLE
   }
 
   /** This configuration with the fields {@code later} sets replaced (later entries win). */

@@ -4,8 +4,8 @@ import io.vnpu.api.model.Npu;
 import java.util.Optional;
 
 /**
- * Facts about an NPU that the {@code Npu} model does not carry and a ResourceSlice publishes:
- * its PCIe bus ID (from DCMI {@code dcmi_get_device_pcie_info}) and its HCCS ring.
+ * Facts about an NPU that the {@code Npu} model does not carry and a ResourceSlice publishes: its
+ * PCIe bus ID (from DCMI {@code dcmi_get_device_pcie_info}) and its HCCS ring.
  */
 public interface NpuDeviceFacts {
 
@@ -21,8 +21,8 @@ public interface NpuDeviceFacts {
     if (!npu.chipName().startsWith("910")) {
       return Optional.empty();
     }
-    return Optional.of("ring-" + io.vnpu.kube.resource.PreferredAllocationPolicy
-        .hccsGroupOfFour(npu.phyId()));
+    return Optional.of(
+        "ring-" + io.vnpu.kube.resource.PreferredAllocationPolicy.hccsGroupOfFour(npu.phyId()));
   }
 
   /** No PCIe facts (tests, hosts without {@code dcmi_get_device_pcie_info}). */

@@ -7,12 +7,13 @@ import java.util.regex.Pattern;
 /**
  * ResourceSlice device names of NPUs: {@code npu-<phy ID>}, and {@code npu-<phy ID>-soft} for the
  * soft-share device of a chip that is offered in two sharing modes at once (kept exclusive by
- * shared counters, see {@code ChipCounters}). Named after the phy ID (the {@code N} of
- * {@code /dev/davinciN}), never the logic ID or the enumeration order, so when a chip disappears
- * the others keep their names and existing allocations stay valid.
+ * shared counters, see {@code ChipCounters}). Named after the phy ID (the {@code N} of {@code
+ * /dev/davinciN}), never the logic ID or the enumeration order, so when a chip disappears the
+ * others keep their names and existing allocations stay valid.
  */
 public final class NpuDeviceNames {
   private static final Pattern NAME = Pattern.compile("npu-(0|[1-9][0-9]{0,8})(-soft)?");
+
   /** Suffix of a chip's soft-share device when the chip is also offered in another mode. */
   public static final String SOFT_SUFFIX = "-soft";
 

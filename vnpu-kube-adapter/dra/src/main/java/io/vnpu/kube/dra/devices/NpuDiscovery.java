@@ -19,11 +19,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>DCMI is often not ready when a node boots ({@code dcmi_init} fails, or the card list is empty
  * for a while): opening or discovering fails, or finds no NPU. Neither is published as the truth;
- * the attempt is retried with exponential backoff ({@code initialBackoff} doubling up to
- * {@code maxBackoff}) and logged, and the inventory is filled when chips appear. Afterwards the
- * NPUs are listed again every {@code rediscover}; a chip that disappears leaves the inventory (the
- * others keep their names, see {@link NpuDeviceNames}); a failed or empty listing keeps the last
- * known set and is retried with backoff.
+ * the attempt is retried with exponential backoff ({@code initialBackoff} doubling up to {@code
+ * maxBackoff}) and logged, and the inventory is filled when chips appear. Afterwards the NPUs are
+ * listed again every {@code rediscover}; a chip that disappears leaves the inventory (the others
+ * keep their names, see {@link NpuDeviceNames}); a failed or empty listing keeps the last known set
+ * and is retried with backoff.
  */
 public final class NpuDiscovery implements AutoCloseable {
 
@@ -41,19 +41,26 @@ public final class NpuDiscovery implements AutoCloseable {
   private Duration backoff;
   private volatile boolean closed;
 
-  public NpuDiscovery(Callable<DeviceManager> opener, NpuInventory inventory,
-      Duration initialBackoff, Duration maxBackoff, Duration rediscover) {
+  public NpuDiscovery(
+      Callable<DeviceManager> opener,
+      NpuInventory inventory,
+      Duration initialBackoff,
+      Duration maxBackoff,
+      Duration rediscover) {
     this.opener = Objects.requireNonNull(opener, "opener");
     this.inventory = Objects.requireNonNull(inventory, "inventory");
     this.initialBackoff = initialBackoff;
     this.maxBackoff = maxBackoff;
     this.rediscover = rediscover;
     this.backoff = initialBackoff;
-    ScheduledThreadPoolExecutor exec = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "npu-discovery");
-      t.setDaemon(true);
-      return t;
-    });
+    ScheduledThreadPoolExecutor exec =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread t = new Thread(r, "npu-discovery");
+              t.setDaemon(true);
+              return t;
+            });
     exec.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     this.executor = exec;
   }
@@ -113,8 +120,11 @@ public final class NpuDiscovery implements AutoCloseable {
 
   private void retry(String why) {
     if (inventory.known()) {
-      log.warn("{}; keeping the last known {} NPUs, retrying in {} ms", why,
-          inventory.devices().size(), backoff.toMillis());
+      log.warn(
+          "{}; keeping the last known {} NPUs, retrying in {} ms",
+          why,
+          inventory.devices().size(),
+          backoff.toMillis());
     } else {
       log.warn("{}; nothing published yet, retrying in {} ms", why, backoff.toMillis());
     }

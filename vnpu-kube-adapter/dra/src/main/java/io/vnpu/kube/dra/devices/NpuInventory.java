@@ -24,7 +24,8 @@ public final class NpuInventory {
   /** Replaces the set of NPUs; listeners are told when it differs from the previous one. */
   public void update(List<Npu> npus) {
     Map<String, Npu> m = new LinkedHashMap<>();
-    npus.stream().sorted((a, b) -> Integer.compare(a.phyId(), b.phyId()))
+    npus.stream()
+        .sorted((a, b) -> Integer.compare(a.phyId(), b.phyId()))
         .forEach(n -> m.put(NpuDeviceNames.of(n.phyId()), n));
     Map<String, Npu> next = Collections.unmodifiableMap(m);
     boolean changed = !known || !next.equals(devices);

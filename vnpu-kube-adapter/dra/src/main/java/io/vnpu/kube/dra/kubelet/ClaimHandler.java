@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What the DRA node service does with a call, independent of the proto version; the v1 and
- * v1beta1 services are thin adapters over one handler.
+ * What the DRA node service does with a call, independent of the proto version; the v1 and v1beta1
+ * services are thin adapters over one handler.
  */
 public interface ClaimHandler {
 

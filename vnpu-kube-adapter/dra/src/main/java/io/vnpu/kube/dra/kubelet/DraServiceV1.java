@@ -19,9 +19,9 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The DRA node service {@code k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin} (advertised as
- * {@code v1.DRAPlugin}) over a {@link ClaimHandler}: maps proto messages to and from the handler's
- * types and nothing else.
+ * The DRA node service {@code k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin} (advertised as {@code
+ * v1.DRAPlugin}) over a {@link ClaimHandler}: maps proto messages to and from the handler's types
+ * and nothing else.
  */
 public final class DraServiceV1 extends DRAPluginGrpc.DRAPluginImplBase {
 
@@ -32,8 +32,8 @@ public final class DraServiceV1 extends DRAPluginGrpc.DRAPluginImplBase {
   }
 
   @Override
-  public void nodePrepareResources(NodePrepareResourcesRequest request,
-      StreamObserver<NodePrepareResourcesResponse> response) {
+  public void nodePrepareResources(
+      NodePrepareResourcesRequest request, StreamObserver<NodePrepareResourcesResponse> response) {
     Map<String, PrepareOutcome> outcomes;
     try {
       outcomes = handler.prepare(refs(request.getClaimsList()));
@@ -42,28 +42,31 @@ public final class DraServiceV1 extends DRAPluginGrpc.DRAPluginImplBase {
       return;
     }
     NodePrepareResourcesResponse.Builder out = NodePrepareResourcesResponse.newBuilder();
-    outcomes.forEach((uid, o) -> {
-      NodePrepareResourceResponse.Builder r = NodePrepareResourceResponse.newBuilder()
-          .setError(o.error());
-      for (PreparedDevice d : o.devices()) {
-        Device.Builder b = Device.newBuilder()
-            .addAllRequestNames(d.requestNames())
-            .setPoolName(d.poolName())
-            .setDeviceName(d.deviceName())
-            .addAllCdiDeviceIds(d.cdiDeviceIds());
-        if (d.shareId() != null) {
-          b.setShareId(d.shareId());
-        }
-        r.addDevices(b);
-      }
-      out.putClaims(uid, r.build());
-    });
+    outcomes.forEach(
+        (uid, o) -> {
+          NodePrepareResourceResponse.Builder r =
+              NodePrepareResourceResponse.newBuilder().setError(o.error());
+          for (PreparedDevice d : o.devices()) {
+            Device.Builder b =
+                Device.newBuilder()
+                    .addAllRequestNames(d.requestNames())
+                    .setPoolName(d.poolName())
+                    .setDeviceName(d.deviceName())
+                    .addAllCdiDeviceIds(d.cdiDeviceIds());
+            if (d.shareId() != null) {
+              b.setShareId(d.shareId());
+            }
+            r.addDevices(b);
+          }
+          out.putClaims(uid, r.build());
+        });
     response.onNext(out.build());
     response.onCompleted();
   }
 
   @Override
-  public void nodeUnprepareResources(NodeUnprepareResourcesRequest request,
+  public void nodeUnprepareResources(
+      NodeUnprepareResourcesRequest request,
       StreamObserver<NodeUnprepareResourcesResponse> response) {
     Map<String, String> errors;
     try {
@@ -73,14 +76,16 @@ public final class DraServiceV1 extends DRAPluginGrpc.DRAPluginImplBase {
       return;
     }
     NodeUnprepareResourcesResponse.Builder out = NodeUnprepareResourcesResponse.newBuilder();
-    errors.forEach((uid, error) -> out.putClaims(uid,
-        NodeUnprepareResourceResponse.newBuilder().setError(error).build()));
+    errors.forEach(
+        (uid, error) ->
+            out.putClaims(uid, NodeUnprepareResourceResponse.newBuilder().setError(error).build()));
     response.onNext(out.build());
     response.onCompleted();
   }
 
   private static List<ClaimRef> refs(List<Claim> claims) {
-    return claims.stream().map(c -> new ClaimRef(c.getNamespace(), c.getUid(), c.getName()))
+    return claims.stream()
+        .map(c -> new ClaimRef(c.getNamespace(), c.getUid(), c.getName()))
         .toList();
   }
 }

@@ -6,7 +6,6 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
-import io.vnpu.kube.kubelet.UnixSocketTransport;
 import io.vnpu.kube.dra.proto.health.HealthCheckRequest;
 import io.vnpu.kube.dra.proto.health.HealthCheckResponse;
 import io.vnpu.kube.dra.proto.health.HealthCheckResponse.ServingStatus;
@@ -15,6 +14,7 @@ import io.vnpu.kube.dra.proto.registration.InfoRequest;
 import io.vnpu.kube.dra.proto.registration.RegistrationGrpc;
 import io.vnpu.kube.dra.proto.v1.DRAPluginGrpc;
 import io.vnpu.kube.dra.proto.v1.NodePrepareResourcesRequest;
+import io.vnpu.kube.kubelet.UnixSocketTransport;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
@@ -24,9 +24,9 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code grpc.health.v1.Health} on TCP ({@code --healthcheck-port}) for a Kubernetes gRPC liveness
  * probe. Services {@code ""} and {@code liveness} are checked through the real sockets, as the
- * kubelet reaches the plugin: GetInfo on the registration socket and an empty
- * NodePrepareResources on the DRA socket, each with a 5 s deadline; a wedged server answers
- * {@code NOT_SERVING}. Other service names answer {@code SERVICE_UNKNOWN}.
+ * kubelet reaches the plugin: GetInfo on the registration socket and an empty NodePrepareResources
+ * on the DRA socket, each with a 5 s deadline; a wedged server answers {@code NOT_SERVING}. Other
+ * service names answer {@code SERVICE_UNKNOWN}.
  */
 public final class LivenessServer implements AutoCloseable {
 
@@ -42,8 +42,11 @@ public final class LivenessServer implements AutoCloseable {
    * @throws IOException when the port cannot be bound
    */
   public LivenessServer(int port, PluginSockets sockets) throws IOException {
-    this.server = NettyServerBuilder.forAddress(new InetSocketAddress(port))
-        .addService(new Health(sockets, transport)).build().start();
+    this.server =
+        NettyServerBuilder.forAddress(new InetSocketAddress(port))
+            .addService(new Health(sockets, transport))
+            .build()
+            .start();
     log.info("liveness (grpc.health.v1) on TCP port {}", server.getPort());
   }
 
@@ -88,9 +91,11 @@ public final class LivenessServer implements AutoCloseable {
       ManagedChannel reg = transport.channel(sockets.registrationSocket());
       ManagedChannel dra = transport.channel(sockets.draSocket());
       try {
-        RegistrationGrpc.newBlockingStub(reg).withDeadlineAfter(5, TimeUnit.SECONDS)
+        RegistrationGrpc.newBlockingStub(reg)
+            .withDeadlineAfter(5, TimeUnit.SECONDS)
             .getInfo(InfoRequest.getDefaultInstance());
-        DRAPluginGrpc.newBlockingStub(dra).withDeadlineAfter(5, TimeUnit.SECONDS)
+        DRAPluginGrpc.newBlockingStub(dra)
+            .withDeadlineAfter(5, TimeUnit.SECONDS)
             .nodePrepareResources(NodePrepareResourcesRequest.getDefaultInstance());
         return true;
       } catch (StatusRuntimeException e) {

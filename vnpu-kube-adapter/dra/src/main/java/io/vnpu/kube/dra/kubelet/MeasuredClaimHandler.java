@@ -13,14 +13,15 @@ import java.util.function.LongSupplier;
 
 /**
  * A {@link ClaimHandler} that counts and times every claim of NodePrepareResources (operation
- * {@value #PREPARE}) and NodeUnprepareResources ({@value #UNPREPARE}) in a {@link RequestObserver}: one
- * request per claim, each taking the call's time; a claim answered with an error, or a call failed
- * as a whole, counts as an error of kind {@code request} ({@code limiter} when the error names the
- * limiter check).
+ * {@value #PREPARE}) and NodeUnprepareResources ({@value #UNPREPARE}) in a {@link RequestObserver}:
+ * one request per claim, each taking the call's time; a claim answered with an error, or a call
+ * failed as a whole, counts as an error of kind {@code request} ({@code limiter} when the error
+ * names the limiter check).
  */
 public final class MeasuredClaimHandler implements ClaimHandler {
   /** The {@code operation} label of NodePrepareResources. */
   public static final String PREPARE = "prepare";
+
   /** The {@code operation} label of NodeUnprepareResources. */
   public static final String UNPREPARE = "unprepare";
 
@@ -28,7 +29,8 @@ public final class MeasuredClaimHandler implements ClaimHandler {
   private final RequestObserver metrics;
   private final LongSupplier nanoClock;
 
-  public MeasuredClaimHandler(ClaimHandler delegate, RequestObserver metrics, LongSupplier nanoClock) {
+  public MeasuredClaimHandler(
+      ClaimHandler delegate, RequestObserver metrics, LongSupplier nanoClock) {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
     this.metrics = Objects.requireNonNull(metrics, "metrics");
     this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
@@ -70,7 +72,8 @@ public final class MeasuredClaimHandler implements ClaimHandler {
     if (error.isEmpty()) {
       metrics.succeeded(operation, took);
     } else {
-      metrics.failed(operation, took, error.contains("limiter ") ? ErrorKind.LIMITER : ErrorKind.REQUEST);
+      metrics.failed(
+          operation, took, error.contains("limiter ") ? ErrorKind.LIMITER : ErrorKind.REQUEST);
     }
   }
 }

@@ -15,20 +15,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The kubelet plugin-watcher side ({@code pluginregistration.Registration}) of a DRA driver:
- * {@code GetInfo} answers type {@code DRAPlugin}, the driver name, the DRA socket and the DRA
- * services served, {@code v1.DRAPlugin} first (a kubelet takes the first one it knows).
- * {@code GetInfo} is answered from fields only: the kubelet calls it again periodically and
- * deregisters a plugin that does not answer, so it never waits on the API server or DCMI.
- * {@code NotifyRegistrationStatus} is logged and handed to a listener; a refusal is answered with
- * an error status, as the kubelet expects.
+ * The kubelet plugin-watcher side ({@code pluginregistration.Registration}) of a DRA driver: {@code
+ * GetInfo} answers type {@code DRAPlugin}, the driver name, the DRA socket and the DRA services
+ * served, {@code v1.DRAPlugin} first (a kubelet takes the first one it knows). {@code GetInfo} is
+ * answered from fields only: the kubelet calls it again periodically and deregisters a plugin that
+ * does not answer, so it never waits on the API server or DCMI. {@code NotifyRegistrationStatus} is
+ * logged and handed to a listener; a refusal is answered with an error status, as the kubelet
+ * expects.
  */
 public final class RegistrationService extends RegistrationGrpc.RegistrationImplBase {
 
   /** Plugin type of a DRA driver. */
   public static final String DRA_PLUGIN_TYPE = "DRAPlugin";
+
   /** DRA node services served, preferred first. */
-  public static final List<String> SUPPORTED_VERSIONS = List.of("v1.DRAPlugin", "v1beta1.DRAPlugin");
+  public static final List<String> SUPPORTED_VERSIONS =
+      List.of("v1.DRAPlugin", "v1beta1.DRAPlugin");
 
   private static final Logger log = LoggerFactory.getLogger(RegistrationService.class);
 
@@ -37,23 +39,29 @@ public final class RegistrationService extends RegistrationGrpc.RegistrationImpl
 
   /**
    * @param driverName the DRA driver name, e.g. {@code npu.huawei.com}
-   * @param draSocket  absolute path of the DRA node service socket
-   * @param listener   told of every NotifyRegistrationStatus
+   * @param draSocket absolute path of the DRA node service socket
+   * @param listener told of every NotifyRegistrationStatus
    */
-  public RegistrationService(String driverName, Path draSocket,
-      Consumer<RegistrationStatus> listener) {
+  public RegistrationService(
+      String driverName, Path draSocket, Consumer<RegistrationStatus> listener) {
     this(driverName, draSocket, SUPPORTED_VERSIONS, listener);
   }
 
-  /** @param versions the services advertised in {@code supported_versions}, preferred first */
-  public RegistrationService(String driverName, Path draSocket, List<String> versions,
+  /**
+   * @param versions the services advertised in {@code supported_versions}, preferred first
+   */
+  public RegistrationService(
+      String driverName,
+      Path draSocket,
+      List<String> versions,
       Consumer<RegistrationStatus> listener) {
-    this.info = PluginInfo.newBuilder()
-        .setType(DRA_PLUGIN_TYPE)
-        .setName(driverName)
-        .setEndpoint(draSocket.toAbsolutePath().toString())
-        .addAllSupportedVersions(versions)
-        .build();
+    this.info =
+        PluginInfo.newBuilder()
+            .setType(DRA_PLUGIN_TYPE)
+            .setName(driverName)
+            .setEndpoint(draSocket.toAbsolutePath().toString())
+            .addAllSupportedVersions(versions)
+            .build();
     this.listener = Objects.requireNonNull(listener, "listener");
   }
 
@@ -64,18 +72,24 @@ public final class RegistrationService extends RegistrationGrpc.RegistrationImpl
   }
 
   @Override
-  public void notifyRegistrationStatus(RegistrationStatus status,
-      StreamObserver<RegistrationStatusResponse> response) {
+  public void notifyRegistrationStatus(
+      RegistrationStatus status, StreamObserver<RegistrationStatusResponse> response) {
     listener.accept(status);
     if (status.getPluginRegistered()) {
-      log.info("kubelet registered DRA driver {} (endpoint {})", info.getName(),
-          info.getEndpoint());
+      log.info(
+          "kubelet registered DRA driver {} (endpoint {})", info.getName(), info.getEndpoint());
       response.onNext(RegistrationStatusResponse.getDefaultInstance());
       response.onCompleted();
     } else {
       log.error("kubelet refused DRA driver {}: {}", info.getName(), status.getError());
-      response.onError(Status.INTERNAL.withDescription("registration of " + info.getName()
-          + " refused by the kubelet: " + status.getError()).asRuntimeException());
+      response.onError(
+          Status.INTERNAL
+              .withDescription(
+                  "registration of "
+                      + info.getName()
+                      + " refused by the kubelet: "
+                      + status.getError())
+              .asRuntimeException());
     }
   }
 }

@@ -18,16 +18,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The kubelet's device health service {@code DRAResourceHealth.NodeWatchResources}, in
- * {@code v1alpha1} (kubelet 1.34-1.36) and {@code v1} (1.37), served on the DRA socket. Every
- * stream gets the complete device list when it opens, after every {@link #changed()} and every
- * {@code resend} (well inside the kubelet's timeout, after which it reports the devices
- * Unknown). One thread sends; a stream the kubelet cancelled is dropped.
+ * The kubelet's device health service {@code DRAResourceHealth.NodeWatchResources}, in {@code
+ * v1alpha1} (kubelet 1.34-1.36) and {@code v1} (1.37), served on the DRA socket. Every stream gets
+ * the complete device list when it opens, after every {@link #changed()} and every {@code resend}
+ * (well inside the kubelet's timeout, after which it reports the devices Unknown). One thread
+ * sends; a stream the kubelet cancelled is dropped.
  */
 public final class ResourceHealthServer implements AutoCloseable {
   /** The health services, preferred first, as advertised in {@code supported_versions}. */
   public static final List<String> VERSIONS =
       List.of("v1.DRAResourceHealth", "v1alpha1.DRAResourceHealth");
+
   /** Longest {@code message} the kubelet accepts, in characters. */
   public static final int MAX_MESSAGE = 1024;
 
@@ -36,9 +37,9 @@ public final class ResourceHealthServer implements AutoCloseable {
   /**
    * The health of one device.
    *
-   * @param pool    the ResourceSlice pool name
-   * @param device  the device name in the slice
-   * @param health  its state
+   * @param pool the ResourceSlice pool name
+   * @param device the device name in the slice
+   * @param health its state
    * @param message why (the fault text), empty when healthy; cut to {@value #MAX_MESSAGE}
    */
   public record DeviceReport(String pool, String device, State health, String message) {
@@ -51,7 +52,11 @@ public final class ResourceHealthServer implements AutoCloseable {
   }
 
   /** The proto {@code HealthStatus} values. */
-  public enum State { UNKNOWN, HEALTHY, UNHEALTHY }
+  public enum State {
+    UNKNOWN,
+    HEALTHY,
+    UNHEALTHY
+  }
 
   private interface Sink {
     void send(List<DeviceReport> devices, long unixSeconds);
@@ -67,28 +72,31 @@ public final class ResourceHealthServer implements AutoCloseable {
 
   /**
    * @param devices the complete device list now (called on the sender thread)
-   * @param resend  period between complete lists on a quiet stream
+   * @param resend period between complete lists on a quiet stream
    * @param timeout the {@code health_check_timeout_seconds} sent: how long the kubelet trusts a
-   *                message; longer than {@code resend}
+   *     message; longer than {@code resend}
    */
-  public ResourceHealthServer(Supplier<List<DeviceReport>> devices, Duration resend,
-      Duration timeout, Clock clock) {
+  public ResourceHealthServer(
+      Supplier<List<DeviceReport>> devices, Duration resend, Duration timeout, Clock clock) {
     this.devices = Objects.requireNonNull(devices, "devices");
     this.timeout = Objects.requireNonNull(timeout, "timeout");
     this.clock = Objects.requireNonNull(clock, "clock");
     if (timeout.compareTo(resend) <= 0) {
-      throw new IllegalArgumentException("timeout = " + timeout + ": must exceed resend = "
-          + resend);
+      throw new IllegalArgumentException(
+          "timeout = " + timeout + ": must exceed resend = " + resend);
     }
-    ScheduledThreadPoolExecutor exec = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "dra-health-stream");
-      t.setDaemon(true);
-      return t;
-    });
+    ScheduledThreadPoolExecutor exec =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread t = new Thread(r, "dra-health-stream");
+              t.setDaemon(true);
+              return t;
+            });
     exec.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     this.sender = exec;
-    exec.scheduleWithFixedDelay(this::broadcast, resend.toMillis(), resend.toMillis(),
-        TimeUnit.MILLISECONDS);
+    exec.scheduleWithFixedDelay(
+        this::broadcast, resend.toMillis(), resend.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** The gRPC services, v1 and v1alpha1. */
@@ -149,42 +157,54 @@ public final class ResourceHealthServer implements AutoCloseable {
   private void open(Sink s, ServerCallStreamObserver<?> call) {
     call.setOnCancelHandler(() -> sinks.remove(s));
     sinks.add(s);
-    submit(() -> {
-      if (sinks.contains(s)) {
-        sendOrDrop(s, List.copyOf(devices.get()), clock.instant().getEpochSecond());
-      }
-    });
+    submit(
+        () -> {
+          if (sinks.contains(s)) {
+            sendOrDrop(s, List.copyOf(devices.get()), clock.instant().getEpochSecond());
+          }
+        });
   }
 
-  /** The v1 message of one report; v1alpha1 has the same wire table, so it is re-read from these bytes. */
+  /**
+   * The v1 message of one report; v1alpha1 has the same wire table, so it is re-read from these
+   * bytes.
+   */
   private io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesResponse message(
       List<DeviceReport> devices, long unixSeconds) {
     var b = io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesResponse.newBuilder();
     for (DeviceReport d : devices) {
-      b.addDevices(io.vnpu.kube.dra.proto.health.v1.DeviceHealth.newBuilder()
-          .setDevice(io.vnpu.kube.dra.proto.health.v1.DeviceIdentifier.newBuilder()
-              .setPoolName(d.pool()).setDeviceName(d.device()))
-          .setHealth(io.vnpu.kube.dra.proto.health.v1.HealthStatus.forNumber(d.health().ordinal()))
-          .setLastUpdatedTime(unixSeconds)
-          .setHealthCheckTimeoutSeconds(timeout.toSeconds())
-          .setMessage(d.message()));
+      b.addDevices(
+          io.vnpu.kube.dra.proto.health.v1.DeviceHealth.newBuilder()
+              .setDevice(
+                  io.vnpu.kube.dra.proto.health.v1.DeviceIdentifier.newBuilder()
+                      .setPoolName(d.pool())
+                      .setDeviceName(d.device()))
+              .setHealth(
+                  io.vnpu.kube.dra.proto.health.v1.HealthStatus.forNumber(d.health().ordinal()))
+              .setLastUpdatedTime(unixSeconds)
+              .setHealthCheckTimeoutSeconds(timeout.toSeconds())
+              .setMessage(d.message()));
     }
     return b.build();
   }
 
-  private <T> void serve(ServerCallStreamObserver<T> call,
-      java.util.function.Function<io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesResponse, T> as) {
-    open(new Sink() {
-      @Override
-      public void send(List<DeviceReport> devices, long unixSeconds) {
-        call.onNext(as.apply(message(devices, unixSeconds)));
-      }
+  private <T> void serve(
+      ServerCallStreamObserver<T> call,
+      java.util.function.Function<io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesResponse, T>
+          as) {
+    open(
+        new Sink() {
+          @Override
+          public void send(List<DeviceReport> devices, long unixSeconds) {
+            call.onNext(as.apply(message(devices, unixSeconds)));
+          }
 
-      @Override
-      public void close() {
-        call.onCompleted();
-      }
-    }, call);
+          @Override
+          public void close() {
+            call.onCompleted();
+          }
+        },
+        call);
   }
 
   private final class V1alpha1
@@ -194,13 +214,17 @@ public final class ResourceHealthServer implements AutoCloseable {
     public void nodeWatchResources(
         io.vnpu.kube.dra.proto.health.v1alpha1.NodeWatchResourcesRequest request,
         StreamObserver<io.vnpu.kube.dra.proto.health.v1alpha1.NodeWatchResourcesResponse> out) {
-      serve((ServerCallStreamObserver<
-          io.vnpu.kube.dra.proto.health.v1alpha1.NodeWatchResourcesResponse>) out, m -> {
+      serve(
+          (ServerCallStreamObserver<
+                  io.vnpu.kube.dra.proto.health.v1alpha1.NodeWatchResourcesResponse>)
+              out,
+          m -> {
             try {
-              return io.vnpu.kube.dra.proto.health.v1alpha1.NodeWatchResourcesResponse
-                  .parseFrom(m.toByteString());
+              return io.vnpu.kube.dra.proto.health.v1alpha1.NodeWatchResourcesResponse.parseFrom(
+                  m.toByteString());
             } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-              throw new IllegalStateException("v1 and v1alpha1 health messages share one wire table", e);
+              throw new IllegalStateException(
+                  "v1 and v1alpha1 health messages share one wire table", e);
             }
           });
     }
@@ -212,7 +236,9 @@ public final class ResourceHealthServer implements AutoCloseable {
     public void nodeWatchResources(
         io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesRequest request,
         StreamObserver<io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesResponse> out) {
-      serve((ServerCallStreamObserver<io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesResponse>) out,
+      serve(
+          (ServerCallStreamObserver<io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesResponse>)
+              out,
           m -> m);
     }
   }

@@ -9,8 +9,8 @@ package io.vnpu.kube.dra.modes;
  *   <li>{@link #HARD_VNPU}: {@code allowMultipleAllocations} with {@code memCapacity} valid values
  *       = the chip's template sizes; each share gets a DCMI vNPU ({@code --enable-hard-vnpu}).
  *   <li>{@link #SOFT}: {@code allowMultipleAllocations} with consumable memory (bytes) and AI-core
- *       percent; each share gets a quota region enforced by the limiter in the container
- *       ({@code --enable-soft-slicing}).
+ *       percent; each share gets a quota region enforced by the limiter in the container ({@code
+ *       --enable-soft-slicing}).
  * </ul>
  */
 public enum ChipMode {

@@ -7,16 +7,17 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The sharing mode {@code --chip-modes} pins to chips, by phy ID: a comma-separated list of
- * {@code <phy ID or range>=<mode>}, e.g. {@code 0-3=hard,4-7=soft}; modes {@code whole},
- * {@code hard} ({@link ChipMode#HARD_VNPU}) and {@code soft}. A pinned chip is offered in that mode
- * only, with or without shared counters; unpinned chips follow {@link ChipModes}' rule.
+ * The sharing mode {@code --chip-modes} pins to chips, by phy ID: a comma-separated list of {@code
+ * <phy ID or range>=<mode>}, e.g. {@code 0-3=hard,4-7=soft}; modes {@code whole}, {@code hard}
+ * ({@link ChipMode#HARD_VNPU}) and {@code soft}. A pinned chip is offered in that mode only, with
+ * or without shared counters; unpinned chips follow {@link ChipModes}' rule.
  *
  * @param ranges the entries in flag order, ranges not overlapping
  */
 public record ChipModePins(List<Range> ranges) {
   /** The flag. */
   public static final String FLAG = "--chip-modes";
+
   /** Nothing pinned. */
   public static final ChipModePins NONE = new ChipModePins(List.of());
 
@@ -35,8 +36,8 @@ public record ChipModePins(List<Range> ranges) {
    *
    * @param hardEnabled {@code --enable-hard-vnpu}: {@code hard} needs it
    * @param softEnabled {@code --enable-soft-slicing}: {@code soft} needs it
-   * @throws IllegalArgumentException one line naming the flag, its value and the fault, e.g.
-   *     {@code --chip-modes = 0-3=hrad: unknown mode hrad (known: whole, hard, soft)}
+   * @throws IllegalArgumentException one line naming the flag, its value and the fault, e.g. {@code
+   *     --chip-modes = 0-3=hrad: unknown mode hrad (known: whole, hard, soft)}
    */
   public static ChipModePins parse(String value, boolean hardEnabled, boolean softEnabled) {
     if (value == null || value.isBlank()) {
@@ -60,12 +61,14 @@ public record ChipModePins(List<Range> ranges) {
       if (to < from) {
         throw bad(value, "range " + from + "-" + to + " is backwards");
       }
-      ChipMode mode = switch (word) {
-        case "whole" -> ChipMode.WHOLE;
-        case "hard" -> ChipMode.HARD_VNPU;
-        case "soft" -> ChipMode.SOFT;
-        default -> throw bad(value, "unknown mode " + quoted(word) + " (known: whole, hard, soft)");
-      };
+      ChipMode mode =
+          switch (word) {
+            case "whole" -> ChipMode.WHOLE;
+            case "hard" -> ChipMode.HARD_VNPU;
+            case "soft" -> ChipMode.SOFT;
+            default ->
+                throw bad(value, "unknown mode " + quoted(word) + " (known: whole, hard, soft)");
+          };
       if (mode == ChipMode.HARD_VNPU && !hardEnabled) {
         throw bad(value, "hard needs --enable-hard-vnpu");
       }
@@ -84,7 +87,9 @@ public record ChipModePins(List<Range> ranges) {
 
   /** The mode pinned to the chip with {@code phyId}, empty when none. */
   public Optional<ChipMode> of(int phyId) {
-    return ranges.stream().filter(r -> r.from() <= phyId && phyId <= r.to()).map(Range::mode)
+    return ranges.stream()
+        .filter(r -> r.from() <= phyId && phyId <= r.to())
+        .map(Range::mode)
         .findFirst();
   }
 

@@ -2,8 +2,8 @@ package io.vnpu.kube.dra.modes;
 
 import io.vnpu.api.config.ChipConfig;
 import io.vnpu.api.model.Npu;
-import io.vnpu.kube.dra.vnpu.HardVnpuChips;
 import io.vnpu.kube.dra.devices.NpuDeviceNames;
+import io.vnpu.kube.dra.vnpu.HardVnpuChips;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -17,6 +17,7 @@ import org.slf4j.LoggerFactory;
  * family; read by the slice publisher (what to offer) and the claim planner (what to prepare).
  *
  * <p>Rule:
+ *
  * <ol>
  *   <li>{@code --enable-hard-vnpu} and the chip can be cut into template vNPUs (910B family or A3
  *       with templates in {@code device-config.yaml}, see {@link HardVnpuChips}) → {@link
@@ -25,25 +26,26 @@ import org.slf4j.LoggerFactory;
  *       intercepts the CANN runtime, which is the same on 310P, 910B and 910C);
  *   <li>else {@link ChipMode#WHOLE}.
  * </ol>
+ *
  * With both flags on, hard wins where a chip can be hard-split and every other chip is soft: one
  * mode per chip, so hard vNPUs and soft shares never meet on one chip (each would account the chip
  * as if it were alone). The decision is logged once per chip name.
  *
- * <p>{@code --chip-modes} ({@link ChipModePins}) pins a chip to a mode and comes before the rule;
- * a chip pinned {@code hard} that cannot be hard-split follows the rule (logged once per chip).
+ * <p>{@code --chip-modes} ({@link ChipModePins}) pins a chip to a mode and comes before the rule; a
+ * chip pinned {@code hard} that cannot be hard-split follows the rule (logged once per chip).
  *
  * <p>With shared counters ({@link #offered(Npu, boolean)}), an unpinned chip that is hard by the
- * rule while soft slicing is on is offered in both modes: its hard device {@code npu-<phy>} and
- * its soft device {@code npu-<phy>-soft}, kept exclusive by the chip's counters
- * ({@code ChipCounters}; docs/dra-sharing-modes.md).
+ * rule while soft slicing is on is offered in both modes: its hard device {@code npu-<phy>} and its
+ * soft device {@code npu-<phy>-soft}, kept exclusive by the chip's counters ({@code ChipCounters};
+ * docs/dra-sharing-modes.md).
  */
 public final class ChipModes {
 
   private static final Logger log = LoggerFactory.getLogger(ChipModes.class);
 
   /** Every chip whole. */
-  public static final ChipModes WHOLE = new ChipModes(HardVnpuChips.OFF, false,
-      SoftCapacityNames.HAMI);
+  public static final ChipModes WHOLE =
+      new ChipModes(HardVnpuChips.OFF, false, SoftCapacityNames.HAMI);
 
   private final HardVnpuChips hard;
   private final boolean soft;
@@ -52,16 +54,18 @@ public final class ChipModes {
   private final Set<String> told = ConcurrentHashMap.newKeySet();
 
   /**
-   * @param hard  {@code --enable-hard-vnpu} and the templates per chip ({@link HardVnpuChips#OFF}
-   *              when off)
-   * @param soft  {@code --enable-soft-slicing}
+   * @param hard {@code --enable-hard-vnpu} and the templates per chip ({@link HardVnpuChips#OFF}
+   *     when off)
+   * @param soft {@code --enable-soft-slicing}
    * @param names {@code --capacity-names}: the capacities of soft chips
    */
   public ChipModes(HardVnpuChips hard, boolean soft, SoftCapacityNames names) {
     this(hard, soft, names, ChipModePins.NONE);
   }
 
-  /** @param pins {@code --chip-modes}: modes pinned by phy ID, before the rule */
+  /**
+   * @param pins {@code --chip-modes}: modes pinned by phy ID, before the rule
+   */
   public ChipModes(HardVnpuChips hard, boolean soft, SoftCapacityNames names, ChipModePins pins) {
     this.hard = Objects.requireNonNull(hard, "hard");
     this.soft = soft;
@@ -75,8 +79,8 @@ public final class ChipModes {
   }
 
   /**
-   * The mode of {@code npu}, the one of its device {@code npu-<phy>}: pinned by
-   * {@code --chip-modes}, else by the rule.
+   * The mode of {@code npu}, the one of its device {@code npu-<phy>}: pinned by {@code
+   * --chip-modes}, else by the rule.
    */
   public ChipMode modeOf(Npu npu) {
     Optional<ChipMode> pinned = pins.of(npu.phyId());
@@ -85,8 +89,11 @@ public final class ChipModes {
         return pinned.get();
       }
       if (told.add("pin-" + npu.phyId())) {
-        log.info("{}: chip {} (phy ID {}) cannot be hard-split; offered by the default rule",
-            ChipModePins.FLAG, npu.chipName(), npu.phyId());
+        log.info(
+            "{}: chip {} (phy ID {}) cannot be hard-split; offered by the default rule",
+            ChipModePins.FLAG,
+            npu.chipName(),
+            npu.phyId());
       }
     }
     if (hard.templatesFor(npu).isPresent()) {
@@ -94,8 +101,12 @@ public final class ChipModes {
     }
     if (soft) {
       if (told.add(npu.chipName())) {
-        log.info("soft slicing: chip {} is published with consumable capacities {} (bytes) and"
-            + " {} (percent of AI-core time)", npu.chipName(), names.memory(), names.cores());
+        log.info(
+            "soft slicing: chip {} is published with consumable capacities {} (bytes) and"
+                + " {} (percent of AI-core time)",
+            npu.chipName(),
+            names.memory(),
+            names.cores());
       }
       return ChipMode.SOFT;
     }
@@ -103,9 +114,9 @@ public final class ChipModes {
   }
 
   /**
-   * The modes {@code npu} is offered in, its own device's ({@link #modeOf}) first: with
-   * {@code counters} (shared counters can keep modes of one chip exclusive), an unpinned hard
-   * chip is also offered soft when soft slicing is on; otherwise one mode.
+   * The modes {@code npu} is offered in, its own device's ({@link #modeOf}) first: with {@code
+   * counters} (shared counters can keep modes of one chip exclusive), an unpinned hard chip is also
+   * offered soft when soft slicing is on; otherwise one mode.
    */
   public List<ChipMode> offered(Npu npu, boolean counters) {
     ChipMode own = modeOf(npu);
@@ -116,8 +127,8 @@ public final class ChipModes {
   }
 
   /**
-   * The mode of device {@code deviceName} of {@code npu}: {@link ChipMode#SOFT} for its soft
-   * device {@code npu-<phy>-soft} ({@link NpuDeviceNames#soft}), else {@link #modeOf}.
+   * The mode of device {@code deviceName} of {@code npu}: {@link ChipMode#SOFT} for its soft device
+   * {@code npu-<phy>-soft} ({@link NpuDeviceNames#soft}), else {@link #modeOf}.
    */
   public ChipMode modeOf(Npu npu, String deviceName) {
     return NpuDeviceNames.isSoft(deviceName) ? ChipMode.SOFT : modeOf(npu);

@@ -59,8 +59,11 @@ public enum SoftCapacityNames {
         return n;
       }
     }
-    throw new IllegalArgumentException("--capacity-names = " + value + ": unknown (known: "
-        + Arrays.stream(values()).map(SoftCapacityNames::flag).collect(Collectors.joining(", "))
-        + ")");
+    throw new IllegalArgumentException(
+        "--capacity-names = "
+            + value
+            + ": unknown (known: "
+            + Arrays.stream(values()).map(SoftCapacityNames::flag).collect(Collectors.joining(", "))
+            + ")");
   }
 }

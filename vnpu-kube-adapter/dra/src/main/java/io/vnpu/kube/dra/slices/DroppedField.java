@@ -17,9 +17,9 @@ import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 
 /**
- * A gated {@code resource.k8s.io/v1} ResourceSlice field that an API server drops silently when
- * its feature gate is off (the API server clears disabled fields on create instead of refusing
- * the object): what it is, which gate it needs, what the node loses without it and whether the
+ * A gated {@code resource.k8s.io/v1} ResourceSlice field that an API server drops silently when its
+ * feature gate is off (the API server clears disabled fields on create instead of refusing the
+ * object): what it is, which gate it needs, what the node loses without it and whether the
  * scheduler could then over-commit a chip.
  *
  * <p>Gates and stages are those of the feature table in the developers' notes (Kubernetes
@@ -29,7 +29,10 @@ import java.util.function.UnaryOperator;
  */
 public enum DroppedField {
   /** {@code spec.sharedCounters}: the per-chip counter sets of a counter slice. */
-  SHARED_COUNTERS("spec.sharedCounters", "DRAPartitionableDevices", true,
+  SHARED_COUNTERS(
+      "spec.sharedCounters",
+      "DRAPartitionableDevices",
+      true,
       "the per-chip counters that keep sharing modes of one chip exclusive are gone") {
     @Override
     boolean in(ResourceSliceSpec spec) {
@@ -37,25 +40,38 @@ public enum DroppedField {
     }
   },
   /** {@code spec.devices[].consumesCounters}: what a device draws from its chip's counters. */
-  CONSUMES_COUNTERS("spec.devices[].consumesCounters", "DRAPartitionableDevices", true,
+  CONSUMES_COUNTERS(
+      "spec.devices[].consumesCounters",
+      "DRAPartitionableDevices",
+      true,
       "devices no longer draw from their chip's counters",
       d -> d.getConsumesCounters() != null && !d.getConsumesCounters().isEmpty(),
       d -> new DeviceBuilder(d).withConsumesCounters(new ArrayList<>()).build()),
   /** {@code spec.devices[].allowMultipleAllocations}: a device shared by several claims. */
-  ALLOW_MULTIPLE_ALLOCATIONS("spec.devices[].allowMultipleAllocations", "DRAConsumableCapacity",
-      false, "shared devices (hard vNPU by memCapacity, soft shares) are allocated whole, one"
+  ALLOW_MULTIPLE_ALLOCATIONS(
+      "spec.devices[].allowMultipleAllocations",
+      "DRAConsumableCapacity",
+      false,
+      "shared devices (hard vNPU by memCapacity, soft shares) are allocated whole, one"
           + " claim per chip",
       d -> d.getAllowMultipleAllocations() != null,
       d -> new DeviceBuilder(d).withAllowMultipleAllocations(null).build()),
   /** {@code spec.devices[].capacity.*.requestPolicy}: valid sizes of a share. */
-  CAPACITY_REQUEST_POLICY("spec.devices[].capacity[].requestPolicy", "DRAConsumableCapacity",
-      false, "requests are no longer rounded to valid sizes (vNPU templates); a share that"
+  CAPACITY_REQUEST_POLICY(
+      "spec.devices[].capacity[].requestPolicy",
+      "DRAConsumableCapacity",
+      false,
+      "requests are no longer rounded to valid sizes (vNPU templates); a share that"
           + " fits no template fails at prepare",
-      d -> d.getCapacity() != null
-          && d.getCapacity().values().stream().anyMatch(c -> c.getRequestPolicy() != null),
+      d ->
+          d.getCapacity() != null
+              && d.getCapacity().values().stream().anyMatch(c -> c.getRequestPolicy() != null),
       DroppedField::withoutRequestPolicies),
   /** {@code spec.devices[].taints}: chip faults as device taints. */
-  TAINTS("spec.devices[].taints", "DRADeviceTaints", false,
+  TAINTS(
+      "spec.devices[].taints",
+      "DRADeviceTaints",
+      false,
       "faulty chips are not tainted and stay schedulable",
       d -> d.getTaints() != null && !d.getTaints().isEmpty(),
       d -> new DeviceBuilder(d).withTaints(new ArrayList<>()).build());
@@ -71,8 +87,13 @@ public enum DroppedField {
     this(path, featureGate, overCommits, consequence, d -> false, d -> d);
   }
 
-  DroppedField(String path, String featureGate, boolean overCommits, String consequence,
-      Predicate<Device> inDevice, UnaryOperator<Device> without) {
+  DroppedField(
+      String path,
+      String featureGate,
+      boolean overCommits,
+      String consequence,
+      Predicate<Device> inDevice,
+      UnaryOperator<Device> without) {
     this.path = path;
     this.featureGate = featureGate;
     this.overCommits = overCommits;
@@ -111,8 +132,13 @@ public enum DroppedField {
    * schedulable}.
    */
   public String warning(String sliceName) {
-    return "the API server dropped ResourceSlice field " + path + " (slice " + sliceName
-        + "): feature gate " + featureGate + " is probably off on the API server; "
+    return "the API server dropped ResourceSlice field "
+        + path
+        + " (slice "
+        + sliceName
+        + "): feature gate "
+        + featureGate
+        + " is probably off on the API server; "
         + consequence;
   }
 
@@ -169,19 +195,23 @@ public enum DroppedField {
     if (dropped.isEmpty() || devices == null) {
       return devices;
     }
-    return devices.stream().map(d -> {
-      Device out = d;
-      for (DroppedField f : dropped) {
-        out = f.strip(out);
-      }
-      return out;
-    }).toList();
+    return devices.stream()
+        .map(
+            d -> {
+              Device out = d;
+              for (DroppedField f : dropped) {
+                out = f.strip(out);
+              }
+              return out;
+            })
+        .toList();
   }
 
   private static Device withoutRequestPolicies(Device d) {
     Map<String, DeviceCapacity> caps = new LinkedHashMap<>();
-    d.getCapacity().forEach((k, v) ->
-        caps.put(k, new DeviceCapacityBuilder(v).withRequestPolicy(null).build()));
+    d.getCapacity()
+        .forEach(
+            (k, v) -> caps.put(k, new DeviceCapacityBuilder(v).withRequestPolicy(null).build()));
     return new DeviceBuilder(d).withCapacity(caps).build();
   }
 }

@@ -19,12 +19,13 @@ import java.util.Objects;
  *       {@code NoSchedule} when the chip may not take new workloads ({@link ChipHealth#healthy()}
  *       false, {@link FaultLevel#allowsScheduling()} false, or a reset in progress), {@code None}
  *       for informational levels (NotHandleFault, SubHealthFault). Value: the most severe fault's
- *       code as in {@code faultCode.json} ({@code 80E01801}), or the level term
- *       ({@code ManuallySeparateNPU}, {@code Recovering}) when no fault code explains it.</li>
- *   <li>{@code <driver>/network-unhealthy}: the parameter-plane network has a fault; effect
- *       {@code NoSchedule} when {@link ChipHealth#networkHealthy()} is false, else {@code None};
- *       value as above at the network level.</li>
+ *       code as in {@code faultCode.json} ({@code 80E01801}), or the level term ({@code
+ *       ManuallySeparateNPU}, {@code Recovering}) when no fault code explains it.
+ *   <li>{@code <driver>/network-unhealthy}: the parameter-plane network has a fault; effect {@code
+ *       NoSchedule} when {@link ChipHealth#networkHealthy()} is false, else {@code None}; value as
+ *       above at the network level.
  * </ul>
+ *
  * {@code timeAdded} is left to the API server.
  */
 public final class NpuDeviceTaints {
@@ -35,7 +36,9 @@ public final class NpuDeviceTaints {
 
   private final String driverName;
 
-  /** @param driverName the driver's domain, e.g. {@code npu.huawei.com}; prefix of every key */
+  /**
+   * @param driverName the driver's domain, e.g. {@code npu.huawei.com}; prefix of every key
+   */
   public NpuDeviceTaints(String driverName) {
     this.driverName = Objects.requireNonNull(driverName, "driverName");
   }
@@ -54,10 +57,11 @@ public final class NpuDeviceTaints {
   public List<DeviceTaint> of(ChipHealth health) {
     List<DeviceTaint> out = new ArrayList<>(2);
     if (!health.healthy() || health.resetting() || health.level() != FaultLevel.NORMAL_NPU) {
-      boolean unusable = !health.healthy() || health.resetting()
-          || !health.level().allowsScheduling();
-      String value = code(health, health.level())
-          .orElse(health.resetting() ? "Recovering" : health.level().term());
+      boolean unusable =
+          !health.healthy() || health.resetting() || !health.level().allowsScheduling();
+      String value =
+          code(health, health.level())
+              .orElse(health.resetting() ? "Recovering" : health.level().term());
       out.add(taint(unhealthyKey(), value, unusable));
     }
     if (!health.networkHealthy() || health.networkLevel() != FaultLevel.NORMAL_NPU) {
@@ -68,12 +72,18 @@ public final class NpuDeviceTaints {
   }
 
   private static java.util.Optional<String> code(ChipHealth health, FaultLevel level) {
-    return health.faults().stream().filter(f -> f.level() == level)
-        .map(ActiveFault::code).map(c -> c.hex()).findFirst();
+    return health.faults().stream()
+        .filter(f -> f.level() == level)
+        .map(ActiveFault::code)
+        .map(c -> c.hex())
+        .findFirst();
   }
 
   private static DeviceTaint taint(String key, String value, boolean noSchedule) {
-    return new DeviceTaintBuilder().withKey(key).withValue(value)
-        .withEffect(noSchedule ? NO_SCHEDULE : NONE).build();
+    return new DeviceTaintBuilder()
+        .withKey(key)
+        .withValue(value)
+        .withEffect(noSchedule ? NO_SCHEDULE : NONE)
+        .build();
   }
 }

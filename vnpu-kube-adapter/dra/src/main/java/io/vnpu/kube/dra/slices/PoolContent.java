@@ -13,8 +13,8 @@ import java.util.Set;
  * different slices of the same pool (the API server refuses a slice with both from 1.35).
  *
  * @param counterSets counter sets, names unique in the pool; empty when no device consumes any
- * @param devices     devices, names unique in the pool; every {@code consumesCounters[].counterSet}
- *                    names one of {@code counterSets}
+ * @param devices devices, names unique in the pool; every {@code consumesCounters[].counterSet}
+ *     names one of {@code counterSets}
  */
 public record PoolContent(List<CounterSet> counterSets, List<Device> devices) {
 
@@ -37,12 +37,19 @@ public record PoolContent(List<CounterSet> counterSets, List<Device> devices) {
         throw new IllegalArgumentException("device " + d.getName() + " twice in the pool");
       }
       if (d.getConsumesCounters() != null) {
-        d.getConsumesCounters().forEach(c -> {
-          if (!sets.contains(c.getCounterSet())) {
-            throw new IllegalArgumentException("device " + d.getName() + " consumes from counter"
-                + " set " + c.getCounterSet() + ", which the pool does not have");
-          }
-        });
+        d.getConsumesCounters()
+            .forEach(
+                c -> {
+                  if (!sets.contains(c.getCounterSet())) {
+                    throw new IllegalArgumentException(
+                        "device "
+                            + d.getName()
+                            + " consumes from counter"
+                            + " set "
+                            + c.getCounterSet()
+                            + ", which the pool does not have");
+                  }
+                });
       }
     }
   }

@@ -1,6 +1,5 @@
 package io.vnpu.kube.dra.slices;
 
-import io.vnpu.kube.errors.Causes;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.CounterSet;
@@ -12,6 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
+import io.vnpu.kube.errors.Causes;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -36,12 +36,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps this node's pool of ResourceSlices ({@code resource.k8s.io/v1}) equal to the
- * {@link PoolContent} it was last given: one pool named after the node; counter sets in slices of
- * their own (at most 8 sets each, written before the device slices); devices in slices of at most
- * 128 (64 when any device has taints or consumes counters); {@code resourceSliceCount} counts
- * both kinds; each slice owned by the Node object as it is now (so they go away with it; a Node
- * registered again under the same name has a new UID, which the slices follow at the next sync).
+ * Keeps this node's pool of ResourceSlices ({@code resource.k8s.io/v1}) equal to the {@link
+ * PoolContent} it was last given: one pool named after the node; counter sets in slices of their
+ * own (at most 8 sets each, written before the device slices); devices in slices of at most 128 (64
+ * when any device has taints or consumes counters); {@code resourceSliceCount} counts both kinds;
+ * each slice owned by the Node object as it is now (so they go away with it; a Node registered
+ * again under the same name has a new UID, which the slices follow at the next sync).
  *
  * <p>Dropped fields: after every create or update the slice the API server returned is compared
  * with the one sent ({@link DroppedField#between}); each field it dropped (its feature gate is off)
@@ -61,19 +61,22 @@ import org.slf4j.LoggerFactory;
  * {@link #publish} nothing is written: an unknown device set is never published as an empty pool.
  *
  * <p>Slices carry the label {@value #NODE_LABEL} (the node name, or a hash of it when it is not a
- * valid label value) so they can be listed and watched without field selectors on {@code spec};
- * the driver and node name are also checked on every listed slice.
+ * valid label value) so they can be listed and watched without field selectors on {@code spec}; the
+ * driver and node name are also checked on every listed slice.
  */
 public final class ResourceSlicePublisher implements AutoCloseable {
   /** Label with the node (or its hash) on every slice this publisher writes. */
   public static final String NODE_LABEL = "dra.vnpu.io/node";
+
   /** Most devices in one slice. */
   public static final int MAX_DEVICES_PER_SLICE = 128;
+
   /**
    * Most devices in one slice when any device of the pool has taints or consumes counters (API
    * server limit).
    */
   public static final int MAX_TAINTED_DEVICES_PER_SLICE = 64;
+
   /** Most counter sets in one slice (API server limit). */
   public static final int MAX_COUNTER_SETS_PER_SLICE = 8;
 
@@ -88,17 +91,19 @@ public final class ResourceSlicePublisher implements AutoCloseable {
   private final Duration resync;
   private final Duration eventDelay;
   private final ScheduledExecutorService executor;
+
   /** A sync for {@link #publish} is queued (runs at once). */
   private final AtomicBoolean syncQueued = new AtomicBoolean();
+
   /**
-   * A sync for a watch event is queued (runs after {@code eventDelay}). Kept apart from
-   * {@link #syncQueued}: our own write's MODIFIED event queues one, and a health change published
-   * inside that delay must not wait for it (device taints are due within a second).
+   * A sync for a watch event is queued (runs after {@code eventDelay}). Kept apart from {@link
+   * #syncQueued}: our own write's MODIFIED event queues one, and a health change published inside
+   * that delay must not wait for it (device taints are due within a second).
    */
   private final AtomicBoolean eventSyncQueued = new AtomicBoolean();
 
   private volatile PoolContent desired; // null until the first publish
-  private volatile Consumer<Set<DroppedField>> droppedListener = f -> { };
+  private volatile Consumer<Set<DroppedField>> droppedListener = f -> {};
   private final Set<DroppedField> dropped = EnumSet.noneOf(DroppedField.class); // guarded by this
   // executor thread only
   private long lastGeneration;
@@ -109,22 +114,29 @@ public final class ResourceSlicePublisher implements AutoCloseable {
   private volatile boolean started;
 
   /**
-   * @param resync     period of the full sync
+   * @param resync period of the full sync
    * @param eventDelay delay between a watch event and the sync it triggers (events come in bursts)
    */
-  public ResourceSlicePublisher(KubernetesClient client, String driverName, String nodeName,
-      Duration resync, Duration eventDelay) {
+  public ResourceSlicePublisher(
+      KubernetesClient client,
+      String driverName,
+      String nodeName,
+      Duration resync,
+      Duration eventDelay) {
     this.client = Objects.requireNonNull(client, "client");
     this.driverName = Objects.requireNonNull(driverName, "driverName");
     this.nodeName = Objects.requireNonNull(nodeName, "nodeName");
     this.nodeLabel = labelValue(nodeName);
     this.resync = resync;
     this.eventDelay = eventDelay;
-    ScheduledThreadPoolExecutor exec = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "resource-slice-publisher");
-      t.setDaemon(true);
-      return t;
-    });
+    ScheduledThreadPoolExecutor exec =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread t = new Thread(r, "resource-slice-publisher");
+              t.setDaemon(true);
+              return t;
+            });
     exec.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     this.executor = exec;
   }
@@ -132,12 +144,14 @@ public final class ResourceSlicePublisher implements AutoCloseable {
   /** Starts the periodic sync and the watch. */
   public void start() {
     started = true;
-    executor.scheduleWithFixedDelay(this::syncSafely, resync.toMillis(), resync.toMillis(),
-        TimeUnit.MILLISECONDS);
+    executor.scheduleWithFixedDelay(
+        this::syncSafely, resync.toMillis(), resync.toMillis(), TimeUnit.MILLISECONDS);
     executor.execute(this::ensureWatch);
   }
 
-  /** Sets the devices of the pool and syncs soon (once started; else at the next {@link #syncNow}). */
+  /**
+   * Sets the devices of the pool and syncs soon (once started; else at the next {@link #syncNow}).
+   */
   public void publish(List<Device> devices) {
     publish(PoolContent.of(devices));
   }
@@ -182,12 +196,15 @@ public final class ResourceSlicePublisher implements AutoCloseable {
   @Override
   public void close() {
     try {
-      executor.submit(() -> {
-        closed = true;
-        if (watch != null) {
-          watch.close();
-        }
-      }).get(5, TimeUnit.SECONDS);
+      executor
+          .submit(
+              () -> {
+                closed = true;
+                if (watch != null) {
+                  watch.close();
+                }
+              })
+          .get(5, TimeUnit.SECONDS);
     } catch (Exception e) {
       log.debug("closing the ResourceSlice publisher: {}", e.toString());
     }
@@ -198,10 +215,13 @@ public final class ResourceSlicePublisher implements AutoCloseable {
   private void queue(AtomicBoolean flag, long delayMs) {
     if (flag.compareAndSet(false, true)) {
       try {
-        executor.schedule(() -> {
-          flag.set(false);
-          syncSafely();
-        }, delayMs, TimeUnit.MILLISECONDS);
+        executor.schedule(
+            () -> {
+              flag.set(false);
+              syncSafely();
+            },
+            delayMs,
+            TimeUnit.MILLISECONDS);
       } catch (RejectedExecutionException e) {
         flag.set(false);
       }
@@ -216,8 +236,11 @@ public final class ResourceSlicePublisher implements AutoCloseable {
       ensureWatch();
       sync();
     } catch (KubernetesClientException e) {
-      log.warn("publishing ResourceSlices of pool {} failed: {}; retrying in {} ms", nodeName,
-          Causes.describe(e), resync.toMillis());
+      log.warn(
+          "publishing ResourceSlices of pool {} failed: {}; retrying in {} ms",
+          nodeName,
+          Causes.describe(e),
+          resync.toMillis());
     } catch (RuntimeException e) {
       log.warn("publishing ResourceSlices of pool {} failed", nodeName, e);
     }
@@ -228,26 +251,35 @@ public final class ResourceSlicePublisher implements AutoCloseable {
       return;
     }
     try {
-      watch = client.dynamicResourceAllocation().v1().resourcesSlices()
-          .withLabel(NODE_LABEL, nodeLabel).watch(new Watcher<ResourceSlice>() {
-            @Override
-            public void eventReceived(Action action, ResourceSlice slice) {
-              if (action == Action.DELETED || action == Action.MODIFIED) {
-                queue(eventSyncQueued, eventDelay.toMillis());
-              }
-            }
+      watch =
+          client
+              .dynamicResourceAllocation()
+              .v1()
+              .resourcesSlices()
+              .withLabel(NODE_LABEL, nodeLabel)
+              .watch(
+                  new Watcher<ResourceSlice>() {
+                    @Override
+                    public void eventReceived(Action action, ResourceSlice slice) {
+                      if (action == Action.DELETED || action == Action.MODIFIED) {
+                        queue(eventSyncQueued, eventDelay.toMillis());
+                      }
+                    }
 
-            @Override
-            public void onClose(WatcherException cause) {
-              log.info("watch on ResourceSlices of pool {} closed ({}); re-opening at the next"
-                  + " sync", nodeName, cause.getMessage());
-              try {
-                executor.execute(() -> watch = null);
-              } catch (RejectedExecutionException e) {
-                // closed
-              }
-            }
-          });
+                    @Override
+                    public void onClose(WatcherException cause) {
+                      log.info(
+                          "watch on ResourceSlices of pool {} closed ({}); re-opening at the next"
+                              + " sync",
+                          nodeName,
+                          cause.getMessage());
+                      try {
+                        executor.execute(() -> watch = null);
+                      } catch (RejectedExecutionException e) {
+                        // closed
+                      }
+                    }
+                  });
     } catch (KubernetesClientException e) {
       log.warn("watching ResourceSlices of pool {} failed: {}", nodeName, Causes.describe(e));
     }
@@ -260,8 +292,10 @@ public final class ResourceSlicePublisher implements AutoCloseable {
     }
     for (DroppedField f : dropped) {
       if (f.overCommits() && carries(want, f)) {
-        log.debug("not publishing pool {}: it still needs {}, which the API server drops",
-            nodeName, f.path());
+        log.debug(
+            "not publishing pool {}: it still needs {}, which the API server drops",
+            nodeName,
+            f.path());
         return;
       }
     }
@@ -269,27 +303,40 @@ public final class ResourceSlicePublisher implements AutoCloseable {
     // the old one are deleted by the garbage collector (and would be written back, in a loop)
     Node node = client.nodes().withName(nodeName).get();
     if (node == null) {
-      log.warn("Node {} not found; ResourceSlices are published once it exists (they are owned"
-          + " by it)", nodeName);
+      log.warn(
+          "Node {} not found; ResourceSlices are published once it exists (they are owned"
+              + " by it)",
+          nodeName);
       return;
     }
     String uid = node.getMetadata().getUid();
     if (nodeUid != null && !nodeUid.equals(uid)) {
-      log.info("Node {} was registered again (uid {} -> {}): its ResourceSlices are owned by the"
-          + " new Node object", nodeName, nodeUid, uid);
+      log.info(
+          "Node {} was registered again (uid {} -> {}): its ResourceSlices are owned by the"
+              + " new Node object",
+          nodeName,
+          nodeUid,
+          uid);
     }
     nodeUid = uid;
     List<ResourceSlice> existing = new ArrayList<>();
-    for (ResourceSlice s : client.dynamicResourceAllocation().v1().resourcesSlices()
-        .withLabel(NODE_LABEL, nodeLabel).list().getItems()) {
-      if (s.getSpec() != null && driverName.equals(s.getSpec().getDriver())
+    for (ResourceSlice s :
+        client
+            .dynamicResourceAllocation()
+            .v1()
+            .resourcesSlices()
+            .withLabel(NODE_LABEL, nodeLabel)
+            .list()
+            .getItems()) {
+      if (s.getSpec() != null
+          && driverName.equals(s.getSpec().getDriver())
           && nodeName.equals(s.getSpec().getNodeName())) {
         existing.add(s);
       }
     }
     List<Chunk> chunks = chunks(want);
-    long seen = existing.stream().mapToLong(s -> s.getSpec().getPool().getGeneration())
-        .max().orElse(0);
+    long seen =
+        existing.stream().mapToLong(s -> s.getSpec().getPool().getGeneration()).max().orElse(0);
     Map<Integer, ResourceSlice> matched = match(existing, chunks, seen);
     List<ResourceSlice> obsolete = new ArrayList<>(existing);
     obsolete.removeAll(matched.values());
@@ -311,24 +358,35 @@ public final class ResourceSlicePublisher implements AutoCloseable {
     for (int i = 0; i < chunks.size(); i++) {
       ResourceSlice current = matched.get(i);
       ResourceSlice next = slice(current, chunks.get(i), gen, chunks.size());
-      ResourceSlice stored = current == null
-          ? client.dynamicResourceAllocation().v1().resourcesSlices().resource(next).create()
-          : client.dynamicResourceAllocation().v1().resourcesSlices().resource(next).update();
+      ResourceSlice stored =
+          current == null
+              ? client.dynamicResourceAllocation().v1().resourcesSlices().resource(next).create()
+              : client.dynamicResourceAllocation().v1().resourcesSlices().resource(next).update();
       writes++;
-      Set<DroppedField> lost = DroppedField.between(next.getSpec(),
-          stored == null ? null : stored.getSpec());
-      if (!lost.isEmpty() && droppedNow(lost, stored == null ? null : stored.getMetadata()
-          .getName())) {
-        log.warn("stopped publishing generation {} of pool {} after {} of {} slice(s): the pool"
-            + " stays incomplete (nothing is allocated from it) until it is published without"
-            + " the dropped field(s)", gen, nodeName, i + 1, chunks.size());
+      Set<DroppedField> lost =
+          DroppedField.between(next.getSpec(), stored == null ? null : stored.getSpec());
+      if (!lost.isEmpty()
+          && droppedNow(lost, stored == null ? null : stored.getMetadata().getName())) {
+        log.warn(
+            "stopped publishing generation {} of pool {} after {} of {} slice(s): the pool"
+                + " stays incomplete (nothing is allocated from it) until it is published without"
+                + " the dropped field(s)",
+            gen,
+            nodeName,
+            i + 1,
+            chunks.size());
         return;
       }
     }
-    log.info("published ResourceSlice pool {} generation {}: {} devices, {} counter set(s) in {}"
-        + " slice(s){}", nodeName, gen, want.devices().size(), want.counterSets().size(),
-        chunks.size(), obsolete.isEmpty() ? ""
-            : ", removed " + obsolete.size() + " obsolete slice(s)");
+    log.info(
+        "published ResourceSlice pool {} generation {}: {} devices, {} counter set(s) in {}"
+            + " slice(s){}",
+        nodeName,
+        gen,
+        want.devices().size(),
+        want.counterSets().size(),
+        chunks.size(),
+        obsolete.isEmpty() ? "" : ", removed " + obsolete.size() + " obsolete slice(s)");
   }
 
   /**
@@ -370,13 +428,20 @@ public final class ResourceSlicePublisher implements AutoCloseable {
     List<Chunk> out = new ArrayList<>();
     List<CounterSet> sets = content.counterSets();
     for (int i = 0; i < sets.size(); i += MAX_COUNTER_SETS_PER_SLICE) {
-      out.add(new Chunk(sets.subList(i, Math.min(sets.size(), i + MAX_COUNTER_SETS_PER_SLICE)),
-          List.of()));
+      out.add(
+          new Chunk(
+              sets.subList(i, Math.min(sets.size(), i + MAX_COUNTER_SETS_PER_SLICE)), List.of()));
     }
     List<Device> devices = content.devices();
-    int max = devices.stream().anyMatch(d -> d.getTaints() != null && !d.getTaints().isEmpty()
-        || d.getConsumesCounters() != null && !d.getConsumesCounters().isEmpty())
-        ? MAX_TAINTED_DEVICES_PER_SLICE : MAX_DEVICES_PER_SLICE;
+    int max =
+        devices.stream()
+                .anyMatch(
+                    d ->
+                        d.getTaints() != null && !d.getTaints().isEmpty()
+                            || d.getConsumesCounters() != null
+                                && !d.getConsumesCounters().isEmpty())
+            ? MAX_TAINTED_DEVICES_PER_SLICE
+            : MAX_DEVICES_PER_SLICE;
     for (int i = 0; i < devices.size(); i += max) {
       out.add(new Chunk(List.of(), devices.subList(i, Math.min(devices.size(), i + max))));
     }
@@ -397,11 +462,11 @@ public final class ResourceSlicePublisher implements AutoCloseable {
     return k;
   }
 
-  private static Map<Integer, ResourceSlice> match(List<ResourceSlice> existing,
-      List<Chunk> chunks, long generation) {
+  private static Map<Integer, ResourceSlice> match(
+      List<ResourceSlice> existing, List<Chunk> chunks, long generation) {
     Map<Integer, ResourceSlice> m = new HashMap<>();
-    List<ResourceSlice> current = existing.stream()
-        .filter(s -> s.getSpec().getPool().getGeneration() == generation).toList();
+    List<ResourceSlice> current =
+        existing.stream().filter(s -> s.getSpec().getPool().getGeneration() == generation).toList();
     if (current.size() == 1 && chunks.size() == 1) {
       m.put(0, current.get(0));
       return m;
@@ -439,8 +504,8 @@ public final class ResourceSlicePublisher implements AutoCloseable {
    * stamped slice from looking different from the wanted one (which would rewrite it forever).
    */
   private static List<Device> withoutTaintTimes(List<Device> devices) {
-    if (devices == null || devices.stream().allMatch(d -> d.getTaints() == null
-        || d.getTaints().isEmpty())) {
+    if (devices == null
+        || devices.stream().allMatch(d -> d.getTaints() == null || d.getTaints().isEmpty())) {
       return devices;
     }
     List<Device> out = new ArrayList<>(devices.size());
@@ -449,11 +514,17 @@ public final class ResourceSlicePublisher implements AutoCloseable {
         out.add(d);
         continue;
       }
-      out.add(new io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder(d)
-          .withTaints(d.getTaints().stream().map(t ->
-              new io.fabric8.kubernetes.api.model.resource.v1.DeviceTaintBuilder(t)
-                  .withTimeAdded(null).build()).toList())
-          .build());
+      out.add(
+          new io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder(d)
+              .withTaints(
+                  d.getTaints().stream()
+                      .map(
+                          t ->
+                              new io.fabric8.kubernetes.api.model.resource.v1.DeviceTaintBuilder(t)
+                                  .withTimeAdded(null)
+                                  .build())
+                      .toList())
+              .build());
     }
     return out;
   }
@@ -461,19 +532,32 @@ public final class ResourceSlicePublisher implements AutoCloseable {
   private ResourceSlice slice(ResourceSlice current, Chunk chunk, long generation, int count) {
     List<CounterSet> counters = chunk.counterSets().isEmpty() ? null : chunk.counterSets();
     List<Device> devices = counters == null ? chunk.devices() : null;
-    ResourceSliceBuilder b = current == null ? new ResourceSliceBuilder()
-        .withNewMetadata().withGenerateName(nodeName + "-" + driverName + "-").endMetadata()
-        : new ResourceSliceBuilder(current);
+    ResourceSliceBuilder b =
+        current == null
+            ? new ResourceSliceBuilder()
+                .withNewMetadata()
+                .withGenerateName(nodeName + "-" + driverName + "-")
+                .endMetadata()
+            : new ResourceSliceBuilder(current);
     return b.editMetadata()
         .addToLabels(NODE_LABEL, nodeLabel)
-        .withOwnerReferences(new OwnerReferenceBuilder().withApiVersion("v1").withKind("Node")
-            .withName(nodeName).withUid(nodeUid).withController(true).build())
+        .withOwnerReferences(
+            new OwnerReferenceBuilder()
+                .withApiVersion("v1")
+                .withKind("Node")
+                .withName(nodeName)
+                .withUid(nodeUid)
+                .withController(true)
+                .build())
         .endMetadata()
         .withNewSpec()
         .withDriver(driverName)
         .withNodeName(nodeName)
-        .withNewPool().withName(nodeName).withGeneration(generation)
-        .withResourceSliceCount((long) count).endPool()
+        .withNewPool()
+        .withName(nodeName)
+        .withGeneration(generation)
+        .withResourceSliceCount((long) count)
+        .endPool()
         .withSharedCounters(counters)
         .withDevices(devices)
         .endSpec()
@@ -486,7 +570,8 @@ public final class ResourceSlicePublisher implements AutoCloseable {
       return nodeName;
     }
     try {
-      byte[] d = MessageDigest.getInstance("SHA-256").digest(nodeName.getBytes(StandardCharsets.UTF_8));
+      byte[] d =
+          MessageDigest.getInstance("SHA-256").digest(nodeName.getBytes(StandardCharsets.UTF_8));
       return "sha256-" + HexFormat.of().formatHex(d).substring(0, 28);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);

@@ -9,11 +9,11 @@ import java.util.Objects;
 
 /**
  * What a plan may take on this node next to the claims already prepared, checked again here
- * although the scheduler guarantees it (a stale allocation, a scheduler bug or capacities
- * published differently before a restart must not hand one chip out twice): one sharing mode per
- * chip at a time, soft shares within the chip's HBM and 100 % of AI-core time, vNPU templates
- * within the chip's memory, and a chip held whole held by nothing else. Admin access is monitoring
- * only and never conflicts. Pure: reads the plan, the prepared claims and the NPUs' sizes.
+ * although the scheduler guarantees it (a stale allocation, a scheduler bug or capacities published
+ * differently before a restart must not hand one chip out twice): one sharing mode per chip at a
+ * time, soft shares within the chip's HBM and 100 % of AI-core time, vNPU templates within the
+ * chip's memory, and a chip held whole held by nothing else. Admin access is monitoring only and
+ * never conflicts. Pure: reads the plan, the prepared claims and the NPUs' sizes.
  */
 final class AdmissionRules {
   private final NpuInventory inventory;
@@ -39,10 +39,24 @@ final class AdmissionRules {
       long want = mine.merge(d.deviceName(), d.vnpu().memoryMib(), Long::sum);
       long used = sharedMib(prepared, d.deviceName(), plan.uid(), chipMib);
       if (used + want > chipMib) {
-        throw new PlanException("ResourceClaim " + plan.namespace() + "/" + plan.name()
-            + ": device " + d.deviceName() + " share " + d.shareId() + ": vNPU template "
-            + d.vnpu().template() + " (" + d.vnpu().memoryMib() + " MiB) does not fit: "
-            + used + " of " + chipMib + " MiB already held by prepared claims");
+        throw new PlanException(
+            "ResourceClaim "
+                + plan.namespace()
+                + "/"
+                + plan.name()
+                + ": device "
+                + d.deviceName()
+                + " share "
+                + d.shareId()
+                + ": vNPU template "
+                + d.vnpu().template()
+                + " ("
+                + d.vnpu().memoryMib()
+                + " MiB) does not fit: "
+                + used
+                + " of "
+                + chipMib
+                + " MiB already held by prepared claims");
       }
     }
     checkWholeChipsExclusive(plan, prepared);
@@ -65,11 +79,21 @@ final class AdmissionRules {
       }
       for (int j = 0; j < i; j++) {
         PreparedDevice e = mine.get(j);
-        if (e.deviceName().equals(d.deviceName()) && !e.adminAccess()
+        if (e.deviceName().equals(d.deviceName())
+            && !e.adminAccess()
             && (heldWhole(plan, d) || heldWhole(plan, e))) {
-          throw new PlanException("ResourceClaim " + plan.namespace() + "/" + plan.name()
-              + ": device " + d.deviceName() + " is allocated twice (shareID " + e.shareId()
-              + " and " + d.shareId() + ") and one of them is the whole chip");
+          throw new PlanException(
+              "ResourceClaim "
+                  + plan.namespace()
+                  + "/"
+                  + plan.name()
+                  + ": device "
+                  + d.deviceName()
+                  + " is allocated twice (shareID "
+                  + e.shareId()
+                  + " and "
+                  + d.shareId()
+                  + ") and one of them is the whole chip");
         }
       }
       for (PreparedClaim other : prepared.preparedClaims().values()) {
@@ -81,16 +105,39 @@ final class AdmissionRules {
             continue;
           }
           if (d.shareId() == null && o.shareId() == null) {
-            throw new PlanException("device " + d.deviceName() + " is already prepared for"
-                + " ResourceClaim " + other.namespace() + "/" + other.name() + " (uid "
-                + other.uid() + ")");
+            throw new PlanException(
+                "device "
+                    + d.deviceName()
+                    + " is already prepared for"
+                    + " ResourceClaim "
+                    + other.namespace()
+                    + "/"
+                    + other.name()
+                    + " (uid "
+                    + other.uid()
+                    + ")");
           }
           if (heldWhole(plan, d) || heldWhole(other, o)) {
-            throw new PlanException("ResourceClaim " + plan.namespace() + "/" + plan.name()
-                + ": device " + d.deviceName() + " shareID " + d.shareId() + ": the device is"
-                + " held by ResourceClaim " + other.namespace() + "/" + other.name() + " (uid "
-                + other.uid() + ", shareID " + o.shareId() + ") and one of them is the whole"
-                + " chip");
+            throw new PlanException(
+                "ResourceClaim "
+                    + plan.namespace()
+                    + "/"
+                    + plan.name()
+                    + ": device "
+                    + d.deviceName()
+                    + " shareID "
+                    + d.shareId()
+                    + ": the device is"
+                    + " held by ResourceClaim "
+                    + other.namespace()
+                    + "/"
+                    + other.name()
+                    + " (uid "
+                    + other.uid()
+                    + ", shareID "
+                    + o.shareId()
+                    + ") and one of them is the whole"
+                    + " chip");
           }
         }
       }
@@ -121,22 +168,46 @@ final class AdmissionRules {
       }
       String before = mine.putIfAbsent(d.physicalId(), d.deviceName());
       if (before != null && !before.equals(d.deviceName())) {
-        throw new PlanException("ResourceClaim " + plan.namespace() + "/" + plan.name()
-            + ": devices " + before + " and " + d.deviceName() + " are the same chip (phy ID "
-            + d.physicalId() + ") in different sharing modes");
+        throw new PlanException(
+            "ResourceClaim "
+                + plan.namespace()
+                + "/"
+                + plan.name()
+                + ": devices "
+                + before
+                + " and "
+                + d.deviceName()
+                + " are the same chip (phy ID "
+                + d.physicalId()
+                + ") in different sharing modes");
       }
       for (PreparedClaim other : prepared.preparedClaims().values()) {
         if (other.uid().equals(plan.uid())) {
           continue;
         }
         for (PreparedDevice o : other.devices()) {
-          if (o.physicalId() == d.physicalId() && !o.adminAccess()
+          if (o.physicalId() == d.physicalId()
+              && !o.adminAccess()
               && !o.deviceName().equals(d.deviceName())) {
-            throw new PlanException("ResourceClaim " + plan.namespace() + "/" + plan.name()
-                + ": device " + d.deviceName() + ": its chip (phy ID " + d.physicalId()
-                + ") is held through device " + o.deviceName() + " by ResourceClaim " + other.namespace()
-                + "/" + other.name() + " (uid " + other.uid() + "); one sharing mode per chip"
-                + " at a time");
+            throw new PlanException(
+                "ResourceClaim "
+                    + plan.namespace()
+                    + "/"
+                    + plan.name()
+                    + ": device "
+                    + d.deviceName()
+                    + ": its chip (phy ID "
+                    + d.physicalId()
+                    + ") is held through device "
+                    + o.deviceName()
+                    + " by ResourceClaim "
+                    + other.namespace()
+                    + "/"
+                    + other.name()
+                    + " (uid "
+                    + other.uid()
+                    + "); one sharing mode per chip"
+                    + " at a time");
           }
         }
       }
@@ -174,20 +245,30 @@ final class AdmissionRules {
       }
       long hbm = inventory.find(e.getKey()).map(n -> n.hbmBytes()).orElse(0L);
       if (mem > hbm || cores > 100) {
-        throw new PlanException("ResourceClaim " + plan.namespace() + "/" + plan.name()
-            + ": device " + e.getKey() + ": soft shares would hold " + mem / (1 << 20) + " of "
-            + hbm / (1 << 20) + " MiB and " + cores + " of 100 % AI-core time with the ones"
-            + " already prepared");
+        throw new PlanException(
+            "ResourceClaim "
+                + plan.namespace()
+                + "/"
+                + plan.name()
+                + ": device "
+                + e.getKey()
+                + ": soft shares would hold "
+                + mem / (1 << 20)
+                + " of "
+                + hbm / (1 << 20)
+                + " MiB and "
+                + cores
+                + " of 100 % AI-core time with the ones"
+                + " already prepared");
       }
     }
   }
 
   /**
-   * The memory (MiB) of chip {@code deviceName} that prepared claims other than {@code uid}
-   * hold through shares: a vNPU's template memory, a share without vNPU the whole chip.
+   * The memory (MiB) of chip {@code deviceName} that prepared claims other than {@code uid} hold
+   * through shares: a vNPU's template memory, a share without vNPU the whole chip.
    */
-  private static long sharedMib(Checkpoint prepared, String deviceName, String uid,
-      long chipMib) {
+  private static long sharedMib(Checkpoint prepared, String deviceName, String uid, long chipMib) {
     long used = 0;
     for (PreparedClaim other : prepared.preparedClaims().values()) {
       if (other.uid().equals(uid)) {

@@ -1,6 +1,8 @@
 package io.vnpu.kube.dra.state;
 
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.vnpu.api.model.Vnpu;
+import io.vnpu.api.spi.DeviceException;
 import io.vnpu.kube.dra.cdi.CdiDevice;
 import io.vnpu.kube.dra.cdi.CdiSpec;
 import io.vnpu.kube.dra.cdi.CdiSpecWriter;
@@ -10,20 +12,12 @@ import io.vnpu.kube.dra.checkpoint.CheckpointStore;
 import io.vnpu.kube.dra.checkpoint.ClaimState;
 import io.vnpu.kube.dra.checkpoint.PreparedClaim;
 import io.vnpu.kube.dra.checkpoint.PreparedDevice;
-import io.vnpu.api.model.Vnpu;
-import io.vnpu.api.spi.DeviceException;
 import io.vnpu.kube.dra.claims.ClaimRef;
-import io.vnpu.kube.dra.vnpu.VnpuDriver;
-import io.vnpu.kube.softslice.SoftSlices;
-import io.vnpu.kube.dra.soft.SoftShareRecord;
-import io.vnpu.kube.limiter.LimiterUnavailableException;
-import io.vnpu.api.slice.NpuRef;
-import io.vnpu.api.slice.RegionToCreate;
-import io.vnpu.api.slice.SliceDevice;
-import io.vnpu.api.slice.SliceShare;
-import io.vnpu.kube.dra.vnpu.VnpuRecord;
 import io.vnpu.kube.dra.devices.NpuDeviceNames;
 import io.vnpu.kube.dra.devices.NpuInventory;
+import io.vnpu.kube.dra.vnpu.VnpuDriver;
+import io.vnpu.kube.limiter.LimiterUnavailableException;
+import io.vnpu.kube.softslice.SoftSlices;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,11 +31,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The claims prepared on this node and the one place that changes them. Prepare runs in one pass
- * under a lock: compute the plan once ({@link ClaimPlanner}) → record it as
- * {@code PrepareStarted} in the checkpoint when it creates node state ({@link #createsNodeState};
- * issue 15: create the vNPU or quota region here, recording what was created) → write the claim's
- * CDI spec ({@link ClaimSpecBuilder}) → record {@code PrepareCompleted}. A failure after {@code PrepareStarted} rolls back what the
- * plan recorded and removes the entry, so nothing leaks and the checkpoint never grows.
+ * under a lock: compute the plan once ({@link ClaimPlanner}) → record it as {@code PrepareStarted}
+ * in the checkpoint when it creates node state ({@link #createsNodeState}; issue 15: create the
+ * vNPU or quota region here, recording what was created) → write the claim's CDI spec ({@link
+ * ClaimSpecBuilder}) → record {@code PrepareCompleted}. A failure after {@code PrepareStarted}
+ * rolls back what the plan recorded and removes the entry, so nothing leaks and the checkpoint
+ * never grows.
  *
  * <p>Idempotent: preparing a completed claim again returns the recorded devices after making sure
  * its CDI spec file still exists (after a reboot a tmpfs CDI directory is empty while the
@@ -58,22 +53,23 @@ public final class DeviceState {
   private static final Logger log = LoggerFactory.getLogger(DeviceState.class);
 
   /** For a plugin that never plans vNPUs: any call is refused. */
-  private static final VnpuDriver NO_VNPUS = new VnpuDriver() {
-    @Override
-    public Vnpu create(int logicId, String template) {
-      throw new DeviceException("hard vNPU is not enabled on this plugin");
-    }
+  private static final VnpuDriver NO_VNPUS =
+      new VnpuDriver() {
+        @Override
+        public Vnpu create(int logicId, String template) {
+          throw new DeviceException("hard vNPU is not enabled on this plugin");
+        }
 
-    @Override
-    public void destroy(int logicId, int vnpuId) {
-      throw new DeviceException("hard vNPU is not enabled on this plugin");
-    }
+        @Override
+        public void destroy(int logicId, int vnpuId) {
+          throw new DeviceException("hard vNPU is not enabled on this plugin");
+        }
 
-    @Override
-    public List<Vnpu> list(int logicId) {
-      return List.of();
-    }
-  };
+        @Override
+        public List<Vnpu> list(int logicId) {
+          return List.of();
+        }
+      };
 
   private final CheckpointStore store;
   private final CdiSpecWriter cdi;
@@ -89,26 +85,36 @@ public final class DeviceState {
   private final AdmissionRules admission;
   private final HardVnpus hardVnpus;
   private final SoftShares softShares;
-  /** The checkpoint of the transaction under way, for the steps of each sharing mechanism. */
-  private final Journal journal = new Journal() {
-    @Override
-    public Checkpoint current() {
-      return checkpoint;
-    }
 
-    @Override
-    public void save(Checkpoint next) throws StateUnavailableException {
-      DeviceState.this.save(next);
-    }
-  };
+  /** The checkpoint of the transaction under way, for the steps of each sharing mechanism. */
+  private final Journal journal =
+      new Journal() {
+        @Override
+        public Checkpoint current() {
+          return checkpoint;
+        }
+
+        @Override
+        public void save(Checkpoint next) throws StateUnavailableException {
+          DeviceState.this.save(next);
+        }
+      };
 
   private volatile Checkpoint checkpoint; // changed under lock
-  private volatile CheckpointStore.Version seen; // the file version checkpoint was read from or written as
+  private volatile CheckpointStore.Version
+      seen; // the file version checkpoint was read from or written as
   private String bootId;
 
-  private DeviceState(CheckpointStore store, CdiSpecWriter cdi, ClaimSpecBuilder specs,
-      ClaimPlanner planner, NpuInventory inventory, String poolName, Duration lockTimeout,
-      VnpuDriver vnpus, SoftSlices softRegions) {
+  private DeviceState(
+      CheckpointStore store,
+      CdiSpecWriter cdi,
+      ClaimSpecBuilder specs,
+      ClaimPlanner planner,
+      NpuInventory inventory,
+      String poolName,
+      Duration lockTimeout,
+      VnpuDriver vnpus,
+      SoftSlices softRegions) {
     this.vnpus = vnpus;
     this.reconciler = new VnpuReconciler(vnpus, planner.modes());
     this.softRegions = softRegions;
@@ -135,37 +141,68 @@ public final class DeviceState {
    * @param bootId the node's current boot ID ({@link BootId})
    * @throws IOException when the checkpoint cannot be read, moved aside or written
    */
-  public static DeviceState open(CheckpointStore store, CdiSpecWriter cdi, ClaimSpecBuilder specs,
-      ClaimPlanner planner, NpuInventory inventory, String poolName, String bootId,
-      Duration lockTimeout) throws IOException {
+  public static DeviceState open(
+      CheckpointStore store,
+      CdiSpecWriter cdi,
+      ClaimSpecBuilder specs,
+      ClaimPlanner planner,
+      NpuInventory inventory,
+      String poolName,
+      String bootId,
+      Duration lockTimeout)
+      throws IOException {
     return open(store, cdi, specs, planner, inventory, poolName, bootId, lockTimeout, NO_VNPUS);
   }
 
   /**
-   * As {@link #open(CheckpointStore, CdiSpecWriter, ClaimSpecBuilder, ClaimPlanner,
-   * NpuInventory, String, String, Duration)}, with the DCMI calls that create and destroy the
-   * hard vNPUs the planner asks for.
+   * As {@link #open(CheckpointStore, CdiSpecWriter, ClaimSpecBuilder, ClaimPlanner, NpuInventory,
+   * String, String, Duration)}, with the DCMI calls that create and destroy the hard vNPUs the
+   * planner asks for.
    */
-  public static DeviceState open(CheckpointStore store, CdiSpecWriter cdi, ClaimSpecBuilder specs,
-      ClaimPlanner planner, NpuInventory inventory, String poolName, String bootId,
-      Duration lockTimeout, VnpuDriver vnpus) throws IOException {
+  public static DeviceState open(
+      CheckpointStore store,
+      CdiSpecWriter cdi,
+      ClaimSpecBuilder specs,
+      ClaimPlanner planner,
+      NpuInventory inventory,
+      String poolName,
+      String bootId,
+      Duration lockTimeout,
+      VnpuDriver vnpus)
+      throws IOException {
     return open(store, cdi, specs, planner, inventory, poolName, bootId, lockTimeout, vnpus, null);
   }
 
   /**
-   * As {@link #open(CheckpointStore, CdiSpecWriter, ClaimSpecBuilder, ClaimPlanner,
-   * NpuInventory, String, String, Duration, VnpuDriver)}, with the quota regions and compute
-   * registry entries of soft shares ({@code softRegions}; null when soft slicing is off).
+   * As {@link #open(CheckpointStore, CdiSpecWriter, ClaimSpecBuilder, ClaimPlanner, NpuInventory,
+   * String, String, Duration, VnpuDriver)}, with the quota regions and compute registry entries of
+   * soft shares ({@code softRegions}; null when soft slicing is off).
    */
-  public static DeviceState open(CheckpointStore store, CdiSpecWriter cdi, ClaimSpecBuilder specs,
-      ClaimPlanner planner, NpuInventory inventory, String poolName, String bootId,
-      Duration lockTimeout, VnpuDriver vnpus, SoftSlices softRegions) throws IOException {
+  public static DeviceState open(
+      CheckpointStore store,
+      CdiSpecWriter cdi,
+      ClaimSpecBuilder specs,
+      ClaimPlanner planner,
+      NpuInventory inventory,
+      String poolName,
+      String bootId,
+      Duration lockTimeout,
+      VnpuDriver vnpus,
+      SoftSlices softRegions)
+      throws IOException {
     DeviceState s;
     try {
-      s = new DeviceState(Objects.requireNonNull(store), Objects.requireNonNull(cdi),
-        Objects.requireNonNull(specs), Objects.requireNonNull(planner),
-        Objects.requireNonNull(inventory), Objects.requireNonNull(poolName), lockTimeout,
-        Objects.requireNonNull(vnpus, "vnpus"), softRegions);
+      s =
+          new DeviceState(
+              Objects.requireNonNull(store),
+              Objects.requireNonNull(cdi),
+              Objects.requireNonNull(specs),
+              Objects.requireNonNull(planner),
+              Objects.requireNonNull(inventory),
+              Objects.requireNonNull(poolName),
+              lockTimeout,
+              Objects.requireNonNull(vnpus, "vnpus"),
+              softRegions);
     } catch (java.io.UncheckedIOException e) {
       throw e.getCause();
     }
@@ -229,8 +266,12 @@ public final class DeviceState {
       boolean vnpusChecked = verifyLocked(); // first: checking may change or drop this entry
       PreparedClaim existing = checkpoint.preparedClaims().get(uid);
       if (existing != null && !vnpusChecked && HardVnpus.holds(existing)) {
-        return PrepareOutcome.failed(HardVnpus.unchecked("ResourceClaim "
-            + claim.getMetadata().getNamespace() + "/" + claim.getMetadata().getName()));
+        return PrepareOutcome.failed(
+            HardVnpus.unchecked(
+                "ResourceClaim "
+                    + claim.getMetadata().getNamespace()
+                    + "/"
+                    + claim.getMetadata().getName()));
       }
       if (existing != null && existing.replayable()) {
         return replay(existing);
@@ -255,8 +296,8 @@ public final class DeviceState {
         return PrepareOutcome.failed(e.getMessage());
       }
       if (!vnpusChecked && HardVnpus.holds(plan)) {
-        return PrepareOutcome.failed(HardVnpus.unchecked("ResourceClaim " + plan.namespace() + "/"
-            + plan.name()));
+        return PrepareOutcome.failed(
+            HardVnpus.unchecked("ResourceClaim " + plan.namespace() + "/" + plan.name()));
       }
       if (createsNodeState(plan)) {
         save(checkpoint.with(plan));
@@ -264,8 +305,13 @@ public final class DeviceState {
           plan = hardVnpus.create(plan, journal);
         } catch (DeviceException e) {
           rollBack(checkpoint.preparedClaims().get(uid));
-          return PrepareOutcome.failed("ResourceClaim " + plan.namespace() + "/" + plan.name()
-              + ": creating the vNPU failed: " + e.getMessage());
+          return PrepareOutcome.failed(
+              "ResourceClaim "
+                  + plan.namespace()
+                  + "/"
+                  + plan.name()
+                  + ": creating the vNPU failed: "
+                  + e.getMessage());
         } catch (StateUnavailableException e) {
           abandon(checkpoint.preparedClaims().get(uid)); // the unrecorded one is destroyed already
           throw e;
@@ -274,8 +320,13 @@ public final class DeviceState {
           plan = softShares.create(plan, adopted);
         } catch (IOException | LimiterUnavailableException | RuntimeException e) {
           rollBack(checkpoint.preparedClaims().get(uid));
-          return PrepareOutcome.failed("ResourceClaim " + plan.namespace() + "/" + plan.name()
-              + ": preparing the soft share failed: " + e.getMessage());
+          return PrepareOutcome.failed(
+              "ResourceClaim "
+                  + plan.namespace()
+                  + "/"
+                  + plan.name()
+                  + ": preparing the soft share failed: "
+                  + e.getMessage());
         }
       }
       try {
@@ -292,7 +343,11 @@ public final class DeviceState {
         abandon(plan);
         throw e;
       }
-      log.info("prepared ResourceClaim {}/{} (uid {}): {}", plan.namespace(), plan.name(), uid,
+      log.info(
+          "prepared ResourceClaim {}/{} (uid {}): {}",
+          plan.namespace(),
+          plan.name(),
+          uid,
           plan.devices().stream().map(PreparedDevice::deviceName).toList());
       return PrepareOutcome.prepared(plan.devices());
     } finally {
@@ -340,11 +395,11 @@ public final class DeviceState {
   }
 
   /**
-   * Checks the hard vNPU records against DCMI when the checkpoint asks for it
-   * ({@link Checkpoint#vnpuCheckPending}: rebuilt from CDI specs, node rebooted, or a half-prepared
-   * vNPU that could not be released at start), with {@link VnpuReconciler}'s rules; a no-op
-   * otherwise. Call when DCMI has opened and whenever the NPUs change; prepare and unprepare of
-   * claims holding vNPUs also try it and fail (the kubelet retries) while it cannot run.
+   * Checks the hard vNPU records against DCMI when the checkpoint asks for it ({@link
+   * Checkpoint#vnpuCheckPending}: rebuilt from CDI specs, node rebooted, or a half-prepared vNPU
+   * that could not be released at start), with {@link VnpuReconciler}'s rules; a no-op otherwise.
+   * Call when DCMI has opened and whenever the NPUs change; prepare and unprepare of claims holding
+   * vNPUs also try it and fail (the kubelet retries) while it cannot run.
    *
    * @return true when the records are checked (nothing pending any more)
    */
@@ -395,8 +450,11 @@ public final class DeviceState {
           writeSpec(c);
           log.info("wrote the CDI spec of ResourceClaim uid {} for its checked vNPUs", c.uid());
         } catch (IOException e) {
-          log.warn("writing the CDI spec of ResourceClaim uid {} failed (the kubelet's next"
-              + " prepare retries): {}", c.uid(), e.getMessage());
+          log.warn(
+              "writing the CDI spec of ResourceClaim uid {} failed (the kubelet's next"
+                  + " prepare retries): {}",
+              c.uid(),
+              e.getMessage());
         }
       }
     }
@@ -406,8 +464,11 @@ public final class DeviceState {
       log.warn("vNPU records checked but not saved (checked again): {}", e.getMessage());
       return false;
     }
-    log.info("vNPU records checked through DCMI: {} prepared claims, {} CDI specs rewritten, {}"
-        + " claims dropped", checkpoint.preparedClaims().size(), o.rewrite().size(),
+    log.info(
+        "vNPU records checked through DCMI: {} prepared claims, {} CDI specs rewritten, {}"
+            + " claims dropped",
+        checkpoint.preparedClaims().size(),
+        o.rewrite().size(),
         o.dropped().size());
     return true;
   }
@@ -416,8 +477,11 @@ public final class DeviceState {
     if (!cdi.exists(existing.uid())) {
       try {
         writeSpec(existing);
-        log.info("re-created the missing CDI spec of ResourceClaim {}/{} (uid {})",
-            existing.namespace(), existing.name(), existing.uid());
+        log.info(
+            "re-created the missing CDI spec of ResourceClaim {}/{} (uid {})",
+            existing.namespace(),
+            existing.name(),
+            existing.uid());
       } catch (IOException e) {
         return PrepareOutcome.failed(e.getMessage());
       }
@@ -426,11 +490,11 @@ public final class DeviceState {
   }
 
   /**
-   * Whether preparing {@code plan} creates state on the node that must be recorded as
-   * {@code PrepareStarted} before it is created, so that a crash leaves a record to roll back.
-   * Whole NPUs create none: the CDI spec is the only side effect, it is named after the claim UID
-   * (a retry overwrites it) and a spec without a checkpoint entry is removed at start. This saves
-   * one checkpoint fsync per prepare. Issue 15: a vNPU or quota region is recorded here.
+   * Whether preparing {@code plan} creates state on the node that must be recorded as {@code
+   * PrepareStarted} before it is created, so that a crash leaves a record to roll back. Whole NPUs
+   * create none: the CDI spec is the only side effect, it is named after the claim UID (a retry
+   * overwrites it) and a spec without a checkpoint entry is removed at start. This saves one
+   * checkpoint fsync per prepare. Issue 15: a vNPU or quota region is recorded here.
    */
   private static boolean createsNodeState(PreparedClaim plan) {
     return plan.devices().stream().anyMatch(d -> d.vnpu() != null || d.soft() != null);
@@ -444,11 +508,11 @@ public final class DeviceState {
   }
 
   /**
-   * A prepare that cannot record its progress (the checkpoint cannot be written): what it
-   * created, as {@code created} knows it (vNPU IDs, registry keys), is released now and the claim
-   * forgotten in memory, so a retry neither registers the share twice nor leaks the vNPU. The
-   * {@code PrepareStarted} entry on disk, if any, is rolled back at the next start (any later
-   * successful write replaces it first). Problems are logged.
+   * A prepare that cannot record its progress (the checkpoint cannot be written): what it created,
+   * as {@code created} knows it (vNPU IDs, registry keys), is released now and the claim forgotten
+   * in memory, so a retry neither registers the share twice nor leaks the vNPU. The {@code
+   * PrepareStarted} entry on disk, if any, is rolled back at the next start (any later successful
+   * write replaces it first). Problems are logged.
    */
   private void abandon(PreparedClaim created) {
     if (created == null) {
@@ -471,8 +535,10 @@ public final class DeviceState {
     }
     String refused = hardVnpus.destroy(entry, journal);
     if (!refused.isEmpty()) {
-      log.warn("rolling back ResourceClaim uid {}: {}; the vNPU is left on the chip",
-          entry.uid(), refused);
+      log.warn(
+          "rolling back ResourceClaim uid {}: {}; the vNPU is left on the chip",
+          entry.uid(),
+          refused);
     }
     entry = checkpoint.preparedClaims().getOrDefault(entry.uid(), entry);
     refused = softShares.remove(entry, journal);
@@ -499,8 +565,8 @@ public final class DeviceState {
 
   /**
    * Takes the state lock and reads the checkpoint again when another instance sharing the data
-   * directory (a rolling update) has replaced it since this one read or wrote it: every change is
-   * a read-modify-write of the newest version under the lock, so neither loses the other's claims.
+   * directory (a rolling update) has replaced it since this one read or wrote it: every change is a
+   * read-modify-write of the newest version under the lock, so neither loses the other's claims.
    */
   private void acquire(String what) throws StateUnavailableException {
     lock.acquire(what);
@@ -513,8 +579,12 @@ public final class DeviceState {
       }
     } catch (IOException e) {
       lock.release();
-      throw new StateUnavailableException(what + ": reading the checkpoint written by another"
-          + " instance failed: " + e.getMessage(), e);
+      throw new StateUnavailableException(
+          what
+              + ": reading the checkpoint written by another"
+              + " instance failed: "
+              + e.getMessage(),
+          e);
     }
   }
 
@@ -526,19 +596,24 @@ public final class DeviceState {
       cp = store.load(bootId);
     } catch (CheckpointCorruptException e) {
       Path aside = store.quarantine();
-      log.warn("{}; moved it to {} and rebuilding the prepared claims from the CDI specs in the"
-          + " CDI directory", e.getMessage(), aside);
+      log.warn(
+          "{}; moved it to {} and rebuilding the prepared claims from the CDI specs in the"
+              + " CDI directory",
+          e.getMessage(),
+          aside);
       // the vNPUs a lost record held are found through DCMI once it is open
       cp = rebuildFromCdi(bootId).withVnpuCheckPending(true);
     }
     if (!cp.nodeBootId().isEmpty() && !cp.nodeBootId().equals(bootId)) {
-      log.info("node rebooted since the checkpoint was written (boot ID {} -> {}); re-creating the"
-          + " CDI specs of prepared claims, their vNPUs are checked through DCMI once it is open",
-          cp.nodeBootId(), bootId);
+      log.info(
+          "node rebooted since the checkpoint was written (boot ID {} -> {}); re-creating the"
+              + " CDI specs of prepared claims, their vNPUs are checked through DCMI once it is open",
+          cp.nodeBootId(),
+          bootId);
       cp = cp.withVnpuCheckPending(true);
     }
-    if (!cp.vnpuCheckPending() && cp.preparedClaims().values().stream()
-        .anyMatch(HardVnpus::holds)) {
+    if (!cp.vnpuCheckPending()
+        && cp.preparedClaims().values().stream().anyMatch(HardVnpus::holds)) {
       // a vNPU may have been destroyed outside the plugin while it was down (npu-smi, a driver
       // reload): never report one prepared without DCMI listing it
       log.info("checking the recorded vNPUs through DCMI once it is open");
@@ -548,8 +623,11 @@ public final class DeviceState {
     checkpoint = cp.withBootId(bootId);
     for (PreparedClaim c : List.copyOf(checkpoint.preparedClaims().values())) {
       if (c.state() == ClaimState.PrepareStarted) {
-        log.info("rolling back half-prepared ResourceClaim {}/{} (uid {})", c.namespace(),
-            c.name(), c.uid());
+        log.info(
+            "rolling back half-prepared ResourceClaim {}/{} (uid {})",
+            c.namespace(),
+            c.name(),
+            c.uid());
         if (!hardVnpus.releaseHalfPrepared(c, checkpoint)) {
           checkpoint = checkpoint.withVnpuCheckPending(true); // swept once DCMI answers
         }
@@ -564,12 +642,19 @@ public final class DeviceState {
           && !(checkpoint.vnpuCheckPending() && HardVnpus.holds(c))) { // else written once checked
         try {
           writeSpec(c);
-          log.info("re-created the missing CDI spec of ResourceClaim {}/{} (uid {})",
-              c.namespace(), c.name(), c.uid());
+          log.info(
+              "re-created the missing CDI spec of ResourceClaim {}/{} (uid {})",
+              c.namespace(),
+              c.name(),
+              c.uid());
         } catch (IOException e) {
           // the next NodePrepareResources of the claim tries again and reports the error
-          log.warn("re-creating the CDI spec of ResourceClaim {}/{} (uid {}) failed: {}",
-              c.namespace(), c.name(), c.uid(), e.getMessage());
+          log.warn(
+              "re-creating the CDI spec of ResourceClaim {}/{} (uid {}) failed: {}",
+              c.namespace(),
+              c.name(),
+              c.uid(),
+              e.getMessage());
         }
       }
     }
@@ -602,17 +687,24 @@ public final class DeviceState {
       }
       List<PreparedDevice> devices = new ArrayList<>();
       for (CdiDevice d : spec.devices()) {
-        Optional<PreparedDevice> pd = deviceOf(uid, d.name()).map(p -> HardVnpus.fromCdi(p, d))
-            .map(p -> softShares.fromCdi(uid, p, d, cdi.specPath(uid)));
+        Optional<PreparedDevice> pd =
+            deviceOf(uid, d.name())
+                .map(p -> HardVnpus.fromCdi(p, d))
+                .map(p -> softShares.fromCdi(uid, p, d, cdi.specPath(uid)));
         if (pd.isEmpty()) {
-          log.warn("{}: CDI device {} is not one this plugin writes; ignored", cdi.specPath(uid),
+          log.warn(
+              "{}: CDI device {} is not one this plugin writes; ignored",
+              cdi.specPath(uid),
               d.name());
           continue;
         }
         devices.add(pd.get());
       }
       cp = cp.with(new PreparedClaim(uid, "", "", ClaimState.PrepareCompleted, devices, true));
-      log.info("rebuilt prepared ResourceClaim uid {} from {}: {}", uid, cdi.specPath(uid),
+      log.info(
+          "rebuilt prepared ResourceClaim uid {} from {}: {}",
+          uid,
+          cdi.specPath(uid),
           devices.stream().map(PreparedDevice::deviceName).toList());
     }
     return cp;
@@ -647,7 +739,14 @@ public final class DeviceState {
     if (phy.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(new PreparedDevice(List.of(), poolName, device, share, phy.getAsInt(), false,
-        List.of(cdi.kind().qualify(cdiName))));
+    return Optional.of(
+        new PreparedDevice(
+            List.of(),
+            poolName,
+            device,
+            share,
+            phy.getAsInt(),
+            false,
+            List.of(cdi.kind().qualify(cdiName))));
   }
 }

@@ -18,8 +18,8 @@ import org.slf4j.LoggerFactory;
  * The hard-vNPU steps of the claim state (one mechanism of sharing a chip): a DCMI template vNPU
  * per shared allocation, created one by one with each vNPU ID recorded as soon as DCMI returns it,
  * destroyed at unprepare, kept for a claim rebuilt from its CDI spec, found again by template after
- * a crash. {@link DeviceState} runs them under its lock and records each step through the
- * {@link Journal}.
+ * a crash. {@link DeviceState} runs them under its lock and records each step through the {@link
+ * Journal}.
  */
 final class HardVnpus {
   private static final Logger log = LoggerFactory.getLogger(HardVnpus.class);
@@ -31,7 +31,8 @@ final class HardVnpus {
   }
 
   static String unchecked(String what) {
-    return what + ": waiting until the hard vNPUs recorded before the restart are checked"
+    return what
+        + ": waiting until the hard vNPUs recorded before the restart are checked"
         + " through DCMI (DCMI has not answered yet); retried";
   }
 
@@ -40,9 +41,9 @@ final class HardVnpus {
   }
 
   /**
-   * The plan with the vNPUs of {@code rebuilt} (same claim, rebuilt from its CDI spec) it asks
-   * for: same device, share and template. The others are destroyed (an allocation never changes,
-   * so there should be none); failures are logged.
+   * The plan with the vNPUs of {@code rebuilt} (same claim, rebuilt from its CDI spec) it asks for:
+   * same device, share and template. The others are destroyed (an allocation never changes, so
+   * there should be none); failures are logged.
    */
   PreparedClaim adopt(PreparedClaim plan, PreparedClaim rebuilt) {
     List<PreparedDevice> held = new ArrayList<>(rebuilt.devices());
@@ -55,13 +56,22 @@ final class HardVnpus {
       for (java.util.Iterator<PreparedDevice> it = held.iterator(); it.hasNext(); ) {
         PreparedDevice h = it.next();
         VnpuRecord v = h.vnpu();
-        if (v != null && v.vnpuId() != null && v.resolved()
-            && h.deviceName().equals(d.deviceName()) && Objects.equals(h.shareId(), d.shareId())
+        if (v != null
+            && v.vnpuId() != null
+            && v.resolved()
+            && h.deviceName().equals(d.deviceName())
+            && Objects.equals(h.shareId(), d.shareId())
             && v.template().equals(d.vnpu().template())) {
           devices.set(i, d.withVnpu(d.vnpu().created(v.vnpuId())));
           it.remove();
-          log.info("ResourceClaim {}/{} (uid {}) keeps vNPU {} ({}) on {}", plan.namespace(),
-              plan.name(), plan.uid(), v.vnpuId(), v.template(), d.deviceName());
+          log.info(
+              "ResourceClaim {}/{} (uid {}) keeps vNPU {} ({}) on {}",
+              plan.namespace(),
+              plan.name(),
+              plan.uid(),
+              v.vnpuId(),
+              v.template(),
+              d.deviceName());
           break;
         }
       }
@@ -73,10 +83,16 @@ final class HardVnpus {
       }
       try {
         vnpus.destroy(v.logicId(), v.vnpuId());
-        log.info("destroyed vNPU {} of rebuilt ResourceClaim uid {}: its allocation no longer"
-            + " asks for it", v.vnpuId(), plan.uid());
+        log.info(
+            "destroyed vNPU {} of rebuilt ResourceClaim uid {}: its allocation no longer"
+                + " asks for it",
+            v.vnpuId(),
+            plan.uid());
       } catch (DeviceException e) {
-        log.warn("vNPU {} of rebuilt ResourceClaim uid {} left: {}", v.vnpuId(), plan.uid(),
+        log.warn(
+            "vNPU {} of rebuilt ResourceClaim uid {} left: {}",
+            v.vnpuId(),
+            plan.uid(),
             e.getMessage());
       }
     }
@@ -85,8 +101,8 @@ final class HardVnpus {
 
   /**
    * Creates the plan's vNPUs one by one, recording each vNPU ID in the checkpoint as soon as DCMI
-   * returns it, so a crash leaves at most the one being created unrecorded (found again at start
-   * by its template, see {@code DeviceState}'s start-up).
+   * returns it, so a crash leaves at most the one being created unrecorded (found again at start by
+   * its template, see {@code DeviceState}'s start-up).
    */
   PreparedClaim create(PreparedClaim plan, Journal journal) throws StateUnavailableException {
     List<PreparedDevice> devices = new ArrayList<>(plan.devices());
@@ -105,20 +121,29 @@ final class HardVnpus {
         try {
           vnpus.destroy(d.vnpu().logicId(), v.vnpuId());
         } catch (DeviceException again) {
-          log.warn("vNPU {} on {} created but neither recorded nor destroyed: {}", v.vnpuId(),
-              d.deviceName(), again.getMessage());
+          log.warn(
+              "vNPU {} on {} created but neither recorded nor destroyed: {}",
+              v.vnpuId(),
+              d.deviceName(),
+              again.getMessage());
         }
         throw e;
       }
-      log.info("created vNPU {} ({}) on {} for ResourceClaim {}/{} share {}", v.vnpuId(),
-          d.vnpu().template(), d.deviceName(), plan.namespace(), plan.name(), d.shareId());
+      log.info(
+          "created vNPU {} ({}) on {} for ResourceClaim {}/{} share {}",
+          v.vnpuId(),
+          d.vnpu().template(),
+          d.deviceName(),
+          plan.namespace(),
+          plan.name(),
+          d.shareId());
     }
     return plan;
   }
 
   /**
-   * Destroys the vNPUs an entry holds, recording each destruction; the first DCMI refusal
-   * (e.g. still in use by a container) stops and is returned, the entry keeping what is left.
+   * Destroys the vNPUs an entry holds, recording each destruction; the first DCMI refusal (e.g.
+   * still in use by a container) stops and is returned, the entry keeping what is left.
    *
    * @return empty when every vNPU is gone, else the error
    */
@@ -132,13 +157,24 @@ final class HardVnpus {
       }
       try {
         vnpus.destroy(d.vnpu().logicId(), d.vnpu().vnpuId());
-        log.info("destroyed vNPU {} on {} (ResourceClaim uid {})", d.vnpu().vnpuId(),
-            d.deviceName(), entry.uid());
-        devices.set(i, d.withVnpu(new VnpuRecord(d.vnpu().logicId(), d.vnpu().template(),
-            d.vnpu().memoryMib(), null)));
+        log.info(
+            "destroyed vNPU {} on {} (ResourceClaim uid {})",
+            d.vnpu().vnpuId(),
+            d.deviceName(),
+            entry.uid());
+        devices.set(
+            i,
+            d.withVnpu(
+                new VnpuRecord(
+                    d.vnpu().logicId(), d.vnpu().template(), d.vnpu().memoryMib(), null)));
       } catch (DeviceException e) {
-        error = "destroying vNPU " + d.vnpu().vnpuId() + " on " + d.deviceName() + ": "
-            + e.getMessage();
+        error =
+            "destroying vNPU "
+                + d.vnpu().vnpuId()
+                + " on "
+                + d.deviceName()
+                + ": "
+                + e.getMessage();
         break;
       }
     }
@@ -150,9 +186,9 @@ final class HardVnpus {
 
   /**
    * Destroys the vNPUs of a half-prepared entry: recorded ones by ID, and for a device whose
-   * creation was not recorded, a vNPU of its template on its chip that no other entry holds and
-   * no container uses (the one a crash left between DCMI's answer and the checkpoint write).
-   * Lenient: DCMI problems are logged.
+   * creation was not recorded, a vNPU of its template on its chip that no other entry holds and no
+   * container uses (the one a crash left between DCMI's answer and the checkpoint write). Lenient:
+   * DCMI problems are logged.
    *
    * @return false when DCMI could not be asked (a vNPU may be left for the sweep)
    */
@@ -166,8 +202,7 @@ final class HardVnpus {
       try {
         if (v.vnpuId() != null) {
           vnpus.destroy(v.logicId(), v.vnpuId());
-          log.info("destroyed vNPU {} of half-prepared ResourceClaim uid {}", v.vnpuId(),
-              c.uid());
+          log.info("destroyed vNPU {} of half-prepared ResourceClaim uid {}", v.vnpuId(), c.uid());
           continue;
         }
         java.util.Set<Integer> held = new java.util.HashSet<>();
@@ -179,33 +214,42 @@ final class HardVnpus {
           }
         }
         for (Vnpu found : vnpus.list(v.logicId())) {
-          if (found.templateName().equals(v.template()) && !found.inUse()
+          if (found.templateName().equals(v.template())
+              && !found.inUse()
               && !held.contains(found.vnpuId())) {
             vnpus.destroy(v.logicId(), found.vnpuId());
-            log.info("destroyed unrecorded vNPU {} ({}) of half-prepared ResourceClaim uid {}",
-                found.vnpuId(), v.template(), c.uid());
+            log.info(
+                "destroyed unrecorded vNPU {} ({}) of half-prepared ResourceClaim uid {}",
+                found.vnpuId(),
+                v.template(),
+                c.uid());
             break;
           }
         }
       } catch (DeviceException e) {
         done = false;
-        log.warn("releasing the vNPU of half-prepared ResourceClaim uid {} on {}: {}", c.uid(),
-            d.deviceName(), e.getMessage());
+        log.warn(
+            "releasing the vNPU of half-prepared ResourceClaim uid {} on {}: {}",
+            c.uid(),
+            d.deviceName(),
+            e.getMessage());
       }
     }
     return done;
   }
 
   /**
-   * The hard vNPU a CDI device of ours injects ({@link ClaimSpecBuilder}: host node
-   * {@code vdavinci<id>}, {@code ASCEND_VNPU_TEMPLATE=<template>}), recorded with its chip
-   * {@link VnpuRecord#UNRESOLVED} until checked through DCMI; {@code device} unchanged for a whole
-   * NPU.
+   * The hard vNPU a CDI device of ours injects ({@link ClaimSpecBuilder}: host node {@code
+   * vdavinci<id>}, {@code ASCEND_VNPU_TEMPLATE=<template>}), recorded with its chip {@link
+   * VnpuRecord#UNRESOLVED} until checked through DCMI; {@code device} unchanged for a whole NPU.
    */
   static PreparedDevice fromCdi(PreparedDevice device, CdiDevice d) {
-    String template = d.containerEdits().env().stream()
-        .filter(e -> e.startsWith("ASCEND_VNPU_TEMPLATE=")).map(e -> e.substring(21))
-        .findFirst().orElse(null);
+    String template =
+        d.containerEdits().env().stream()
+            .filter(e -> e.startsWith("ASCEND_VNPU_TEMPLATE="))
+            .map(e -> e.substring(21))
+            .findFirst()
+            .orElse(null);
     Integer id = null;
     for (var n : d.containerEdits().deviceNodes()) {
       String host = n.hostPath() == null ? n.path() : n.hostPath();
@@ -231,8 +275,12 @@ final class HardVnpus {
         try {
           vnpus.destroy(v.logicId(), v.vnpuId());
         } catch (DeviceException e) {
-          log.warn("ResourceClaim uid {}: destroying vNPU {} on {}: {}", created.uid(),
-              v.vnpuId(), d.deviceName(), e.getMessage());
+          log.warn(
+              "ResourceClaim uid {}: destroying vNPU {} on {}: {}",
+              created.uid(),
+              v.vnpuId(),
+              d.deviceName(),
+              e.getMessage());
         }
       }
     }

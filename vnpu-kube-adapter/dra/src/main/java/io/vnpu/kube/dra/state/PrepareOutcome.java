@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The answer for one claim of a NodePrepareResources call (proto
- * {@code NodePrepareResourceResponse}): its devices, or a non-empty error.
+ * The answer for one claim of a NodePrepareResources call (proto {@code
+ * NodePrepareResourceResponse}): its devices, or a non-empty error.
  */
 public record PrepareOutcome(List<PreparedDevice> devices, String error) {
   public PrepareOutcome {

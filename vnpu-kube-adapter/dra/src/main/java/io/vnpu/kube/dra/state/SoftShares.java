@@ -1,8 +1,8 @@
 package io.vnpu.kube.dra.state;
 
+import io.vnpu.api.slice.NpuRef;
 import io.vnpu.api.slice.SliceDevice;
 import io.vnpu.api.slice.SliceShare;
-import io.vnpu.api.slice.NpuRef;
 import io.vnpu.kube.dra.cdi.CdiDevice;
 import io.vnpu.kube.dra.checkpoint.Checkpoint;
 import io.vnpu.kube.dra.checkpoint.PreparedClaim;
@@ -38,15 +38,14 @@ final class SoftShares {
   }
 
   /**
-   * The plan with the live quota regions of {@code rebuilt} (same claim, rebuilt from its CDI
-   * spec after the checkpoint was lost) it asks for: a region directory of the plan that the
-   * rebuilt entry records and that still holds its region is kept as it is, with the registry key
-   * found for it ({@link SoftSlices#registeredKey}), and added to {@code adopted} so that it is
-   * not created again (a running container keeps its region, the registry its one entry). Rebuilt
-   * regions the plan does not ask for are removed; failures are logged.
+   * The plan with the live quota regions of {@code rebuilt} (same claim, rebuilt from its CDI spec
+   * after the checkpoint was lost) it asks for: a region directory of the plan that the rebuilt
+   * entry records and that still holds its region is kept as it is, with the registry key found for
+   * it ({@link SoftSlices#registeredKey}), and added to {@code adopted} so that it is not created
+   * again (a running container keeps its region, the registry its one entry). Rebuilt regions the
+   * plan does not ask for are removed; failures are logged.
    */
-  PreparedClaim adopt(PreparedClaim plan, PreparedClaim rebuilt,
-      java.util.Set<String> adopted) {
+  PreparedClaim adopt(PreparedClaim plan, PreparedClaim rebuilt, java.util.Set<String> adopted) {
     if (softRegions == null) {
       return plan;
     }
@@ -59,15 +58,20 @@ final class SoftShares {
     List<PreparedDevice> devices = new ArrayList<>(plan.devices());
     for (int i = 0; i < devices.size(); i++) {
       PreparedDevice d = devices.get(i);
-      if (d.soft() == null || !held.containsKey(d.soft().regionDir())
+      if (d.soft() == null
+          || !held.containsKey(d.soft().regionDir())
           || !softRegions.holdsRegion(Path.of(d.soft().regionDir()))) {
         continue;
       }
       Long key = held.get(d.soft().regionDir());
       devices.set(i, d.withSoft(key == null ? d.soft() : d.soft().withKey(key)));
       if (adopted.add(d.soft().regionDir())) {
-        log.info("ResourceClaim {}/{} (uid {}) keeps its quota region {} (registry key {})",
-            plan.namespace(), plan.name(), plan.uid(), d.soft().regionDir(),
+        log.info(
+            "ResourceClaim {}/{} (uid {}) keeps its quota region {} (registry key {})",
+            plan.namespace(),
+            plan.name(),
+            plan.uid(),
+            d.soft().regionDir(),
             key == null ? "none" : Long.toHexString(key));
       }
     }
@@ -77,11 +81,17 @@ final class SoftShares {
       }
       try {
         softRegions.remove(Path.of(h.getKey()), h.getValue());
-        log.info("removed quota region {} of rebuilt ResourceClaim uid {}: its allocation no"
-            + " longer asks for it", h.getKey(), plan.uid());
+        log.info(
+            "removed quota region {} of rebuilt ResourceClaim uid {}: its allocation no"
+                + " longer asks for it",
+            h.getKey(),
+            plan.uid());
       } catch (IOException | RuntimeException e) {
-        log.warn("quota region {} of rebuilt ResourceClaim uid {} left: {}", h.getKey(),
-            plan.uid(), e.getMessage());
+        log.warn(
+            "quota region {} of rebuilt ResourceClaim uid {} left: {}",
+            h.getKey(),
+            plan.uid(),
+            e.getMessage());
       }
     }
     return plan.withDevices(devices);
@@ -89,18 +99,18 @@ final class SoftShares {
 
   /**
    * Creates the quota region of every request with soft shares (entries in the container's device
-   * order; a device of the request without a share is unlimited), records its epoch as the
-   * shares' registry key, then registers each compute-limited share in its NPU's registry. The
-   * region directories were recorded with {@code PrepareStarted}, so a crash leaves paths to
-   * remove; the key is recorded before registering, so unregistering never misses an entry.
+   * order; a device of the request without a share is unlimited), records its epoch as the shares'
+   * registry key, then registers each compute-limited share in its NPU's registry. The region
+   * directories were recorded with {@code PrepareStarted}, so a crash leaves paths to remove; the
+   * key is recorded before registering, so unregistering never misses an entry.
    *
    * @throws LimiterUnavailableException naming the limiter file when the limiter is not usable
    *     (nothing is created then)
    */
   PreparedClaim create(PreparedClaim plan, java.util.Set<String> adopted)
       throws IOException, LimiterUnavailableException {
-    if (plan.devices().stream().noneMatch(d -> d.soft() != null && !adopted.contains(
-        d.soft().regionDir()))) {
+    if (plan.devices().stream()
+        .noneMatch(d -> d.soft() != null && !adopted.contains(d.soft().regionDir()))) {
       return plan;
     }
     if (softRegions == null) {
@@ -127,14 +137,23 @@ final class SoftShares {
       for (int i : e.getValue()) {
         PreparedDevice d = devices.get(i);
         SoftShareRecord s = d.soft();
-        quotas.put(d.physicalId(), new SliceShare.SoftQuota(s.memoryBytes(), s.weight(),
-            s.capPct(), s.priority(), java.util.Optional.ofNullable(s.weight() > 0 ? s.policy() : null)));
+        quotas.put(
+            d.physicalId(),
+            new SliceShare.SoftQuota(
+                s.memoryBytes(),
+                s.weight(),
+                s.capPct(),
+                s.priority(),
+                java.util.Optional.ofNullable(s.weight() > 0 ? s.policy() : null)));
       }
       List<SliceDevice> slice = new ArrayList<>();
       for (var q : quotas.entrySet()) {
-        String uuid = inventory.devices().values().stream()
-            .filter(n -> n.phyId() == q.getKey()).map(io.vnpu.api.model.Npu::uuid).findFirst()
-            .orElse("");
+        String uuid =
+            inventory.devices().values().stream()
+                .filter(n -> n.phyId() == q.getKey())
+                .map(io.vnpu.api.model.Npu::uuid)
+                .findFirst()
+                .orElse("");
         slice.add(new SliceDevice(new NpuRef(q.getKey(), uuid), q.getValue()));
       }
       Path file = dir.resolve(io.vnpu.kube.limiter.LimiterFiles.REGION_FILE);
@@ -162,11 +181,27 @@ final class SoftShares {
         devices.set(i, devices.get(i).withSoft(devices.get(i).soft().withKey(key)));
       }
       plan = plan.withDevices(devices);
-      log.info("created quota region {} for ResourceClaim {}/{} request {}: {}", file,
-          plan.namespace(), plan.name(), request, e.getValue().stream().map(devices::get)
-              .map(d -> d.deviceName() + " " + d.soft().memoryBytes() / (1 << 20) + " MiB "
-                  + d.soft().cores() + "% (weight " + d.soft().weight() + ", cap "
-                  + d.soft().capPct() + ")").toList());
+      log.info(
+          "created quota region {} for ResourceClaim {}/{} request {}: {}",
+          file,
+          plan.namespace(),
+          plan.name(),
+          request,
+          e.getValue().stream()
+              .map(devices::get)
+              .map(
+                  d ->
+                      d.deviceName()
+                          + " "
+                          + d.soft().memoryBytes() / (1 << 20)
+                          + " MiB "
+                          + d.soft().cores()
+                          + "% (weight "
+                          + d.soft().weight()
+                          + ", cap "
+                          + d.soft().capPct()
+                          + ")")
+              .toList());
     }
     return plan;
   }
@@ -182,8 +217,8 @@ final class SoftShares {
   }
 
   /**
-   * Unregisters an entry's soft shares and removes their region directories, recording the
-   * result; the first failure stops and is returned, the entry keeping what is left.
+   * Unregisters an entry's soft shares and removes their region directories, recording the result;
+   * the first failure stops and is returned, the entry keeping what is left.
    *
    * @return empty when everything is gone, else the error
    */
@@ -193,8 +228,12 @@ final class SoftShares {
     }
     if (softRegions == null) {
       return "soft slicing is not set up on this plugin: the quota regions of "
-          + entry.devices().stream().filter(d -> d.soft() != null)
-              .map(d -> d.soft().regionDir()).distinct().toList() + " are left";
+          + entry.devices().stream()
+              .filter(d -> d.soft() != null)
+              .map(d -> d.soft().regionDir())
+              .distinct()
+              .toList()
+          + " are left";
     }
     List<PreparedDevice> devices = new ArrayList<>(entry.devices());
     String error = "";
@@ -210,8 +249,13 @@ final class SoftShares {
         }
         devices.set(i, d.withSoft(null));
       } catch (IOException | RuntimeException e) {
-        error = "removing the soft share of " + d.deviceName() + " (" + s.regionDir() + "): "
-            + e.getMessage();
+        error =
+            "removing the soft share of "
+                + d.deviceName()
+                + " ("
+                + s.regionDir()
+                + "): "
+                + e.getMessage();
         break;
       }
     }
@@ -223,9 +267,9 @@ final class SoftShares {
 
   /**
    * Start-up: region directories no entry records (a crash, a lost or rebuilt checkpoint) are
-   * removed, and registry entries whose region is gone. A claim rebuilt from its CDI spec keeps
-   * the directories named after its UID (its running containers use them) until it is prepared
-   * again. Problems are logged: a left-over directory costs disk, never a claim.
+   * removed, and registry entries whose region is gone. A claim rebuilt from its CDI spec keeps the
+   * directories named after its UID (its running containers use them) until it is prepared again.
+   * Problems are logged: a left-over directory costs disk, never a claim.
    */
   void sweep(Checkpoint checkpoint) {
     if (softRegions == null) {
@@ -248,8 +292,13 @@ final class SoftShares {
       if (java.nio.file.Files.isDirectory(root)) {
         try (var dirs = java.nio.file.Files.list(root)) {
           // <uid>_<request> (SoftSliceLayout.dirOf); <uid>-<request> until this release
-          dirs.filter(p -> rebuilt.stream().anyMatch(u -> p.getFileName().toString()
-              .startsWith(u + "_") || p.getFileName().toString().startsWith(u + "-")))
+          dirs.filter(
+                  p ->
+                      rebuilt.stream()
+                          .anyMatch(
+                              u ->
+                                  p.getFileName().toString().startsWith(u + "_")
+                                      || p.getFileName().toString().startsWith(u + "-")))
               .forEach(keep::add);
         }
       }
@@ -258,7 +307,9 @@ final class SoftShares {
         log.info("removed soft-share state no prepared claim holds: {}", removed);
       }
     } catch (IOException | RuntimeException e) {
-      log.warn("cleaning up soft-share state in {}: {}", softRegions.layout().regionRoot(),
+      log.warn(
+          "cleaning up soft-share state in {}: {}",
+          softRegions.layout().regionRoot(),
           e.getMessage());
     }
   }
@@ -275,8 +326,11 @@ final class SoftShares {
           softRegions.remove(Path.of(s.regionDir()), keyOf(s));
         }
       } catch (IOException | RuntimeException e) {
-        log.warn("releasing the soft share of half-prepared ResourceClaim uid {} on {}: {}",
-            c.uid(), d.deviceName(), e.getMessage());
+        log.warn(
+            "releasing the soft share of half-prepared ResourceClaim uid {} on {}: {}",
+            c.uid(),
+            d.deviceName(),
+            e.getMessage());
       }
     }
   }
@@ -301,8 +355,12 @@ final class SoftShares {
       if (!softRegions.layout().regionRoot().equals(dir.getParent())
           || !(dir.getFileName().toString().startsWith(uid + "_")
               || dir.getFileName().toString().startsWith(uid + "-"))) {
-        log.warn("{}: CDI device {} mounts {} at {}, not a region directory of this claim;"
-            + " ignored", spec, d.name(), dir, m.containerPath());
+        log.warn(
+            "{}: CDI device {} mounts {} at {}, not a region directory of this claim;" + " ignored",
+            spec,
+            d.name(),
+            dir,
+            m.containerPath());
         return device;
       }
       Long key = null;

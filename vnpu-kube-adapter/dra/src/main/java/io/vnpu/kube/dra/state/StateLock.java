@@ -15,8 +15,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * The one lock around every change of the claim state, across the plugin instances that share a
  * data directory: a thread lock, then an exclusive record lock on {@code <data dir>/serialize.lock}
  * (two pods of the driver during a rolling update, each may be called by the kubelet). Both waits
- * together are bounded by the timeout; a lock held by another channel of this JVM (two instances
- * in one process, as in tests) counts as held and is waited for the same way.
+ * together are bounded by the timeout; a lock held by another channel of this JVM (two instances in
+ * one process, as in tests) counts as held and is waited for the same way.
  *
  * <p>The lock file is opened once and kept open: on Linux closing any descriptor of a file drops
  * the process's record locks on it. It is the agent's own file in the agent's 0750 directory; no
@@ -82,8 +82,8 @@ final class StateLock implements AutoCloseable {
       throw new StateUnavailableException("interrupted while waiting to " + what, e);
     } catch (IOException e) {
       thread.unlock();
-      throw new StateUnavailableException(file + ": locking the claim state failed: "
-          + e.getMessage(), e);
+      throw new StateUnavailableException(
+          file + ": locking the claim state failed: " + e.getMessage(), e);
     } catch (StateUnavailableException e) {
       thread.unlock();
       throw e;
@@ -112,8 +112,8 @@ final class StateLock implements AutoCloseable {
   }
 
   private StateUnavailableException busy(String what, String lock) {
-    return new StateUnavailableException("claim state busy: " + what + " waited "
-        + timeout.toMillis() + " ms for " + lock, null);
+    return new StateUnavailableException(
+        "claim state busy: " + what + " waited " + timeout.toMillis() + " ms for " + lock, null);
   }
 
   @Override

@@ -26,30 +26,32 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Makes the hard vNPU records of prepared claims agree with the vNPUs DCMI lists
- * ({@code dcmi_get_vdevice_info} through {@link VnpuDriver#list}), once DCMI is open after the
- * checkpoint was rebuilt from CDI specs or the node rebooted ({@link Checkpoint#vnpuCheckPending}).
- * Every action is logged at INFO (WARN for what is left alone).
+ * Makes the hard vNPU records of prepared claims agree with the vNPUs DCMI lists ({@code
+ * dcmi_get_vdevice_info} through {@link VnpuDriver#list}), once DCMI is open after the checkpoint
+ * was rebuilt from CDI specs or the node rebooted ({@link Checkpoint#vnpuCheckPending}). Every
+ * action is logged at INFO (WARN for what is left alone).
  *
- * <p>A record's chip is found by its device name ({@code npu-<phy>}): logic IDs may change across
- * a reboot, phy IDs do not. For each recorded vNPU of a completed claim:
+ * <p>A record's chip is found by its device name ({@code npu-<phy>}): logic IDs may change across a
+ * reboot, phy IDs do not. For each recorded vNPU of a completed claim:
+ *
  * <ol>
  *   <li>DCMI lists the recorded ID with the recorded template on that chip: <b>kept</b> (a record
- *       rebuilt from a CDI spec gets its logic ID and template memory here).</li>
+ *       rebuilt from a CDI spec gets its logic ID and template memory here).
  *   <li>Otherwise (a reboot removes vNPUs unless the driver's configuration recovery restores
  *       them): <b>re-created</b> with the same template after the sweep below; the record takes the
  *       new ID and the claim's CDI spec is rewritten (same CDI device names, so the IDs the kubelet
- *       holds stay valid).</li>
+ *       holds stay valid).
  *   <li>The chip is gone, or DCMI refuses the creation: the claim is <b>dropped</b> (its other
  *       vNPUs destroyed where no container uses them, its CDI spec and entry removed); the
- *       kubelet's next NodePrepareResources prepares it again or reports why it cannot.</li>
+ *       kubelet's next NodePrepareResources prepares it again or reports why it cannot.
  * </ol>
- * Sweep (before re-creating): on every chip this plugin splits into hard vNPUs
- * ({@link ChipModes#templatesFor}), a vNPU no
- * record holds may be one of ours whose record was lost (a prepare that crashed between DCMI's
- * answer and the checkpoint write, a corrupt checkpoint). It is <b>destroyed</b> when no container
- * uses it and its template is one the chip is offered with; otherwise it is left and logged. A chip
- * the plugin splits belongs to it: static vNPUs made there by hand are treated the same.
+ *
+ * Sweep (before re-creating): on every chip this plugin splits into hard vNPUs ({@link
+ * ChipModes#templatesFor}), a vNPU no record holds may be one of ours whose record was lost (a
+ * prepare that crashed between DCMI's answer and the checkpoint write, a corrupt checkpoint). It is
+ * <b>destroyed</b> when no container uses it and its template is one the chip is offered with;
+ * otherwise it is left and logged. A chip the plugin splits belongs to it: static vNPUs made there
+ * by hand are treated the same.
  */
 final class VnpuReconciler {
 
@@ -57,9 +59,9 @@ final class VnpuReconciler {
 
   /**
    * @param checkpoint the reconciled checkpoint, {@link Checkpoint#vnpuCheckPending} cleared
-   * @param rewrite    UIDs of claims whose CDI spec must be written again (a vNPU ID changed or a
-   *                   record was resolved)
-   * @param dropped    UIDs of claims removed from the checkpoint (their CDI spec must go)
+   * @param rewrite UIDs of claims whose CDI spec must be written again (a vNPU ID changed or a
+   *     record was resolved)
+   * @param dropped UIDs of claims removed from the checkpoint (their CDI spec must go)
    */
   record Outcome(Checkpoint checkpoint, Set<String> rewrite, Set<String> dropped) {}
 
@@ -119,12 +121,16 @@ final class VnpuReconciler {
         }
         Npu npu = devices.get(d.deviceName());
         if (npu == null) {
-          drop.putIfAbsent(c.uid(), "its chip " + d.deviceName() + " is no longer reported by DCMI");
+          drop.putIfAbsent(
+              c.uid(), "its chip " + d.deviceName() + " is no longer reported by DCMI");
           continue;
         }
-        Optional<Vnpu> found = v.vnpuId() == null ? Optional.empty()
-            : listed.get(npu.logicId()).stream().filter(x -> x.vnpuId() == v.vnpuId()
-                && x.templateName().equals(v.template())).findFirst();
+        Optional<Vnpu> found =
+            v.vnpuId() == null
+                ? Optional.empty()
+                : listed.get(npu.logicId()).stream()
+                    .filter(x -> x.vnpuId() == v.vnpuId() && x.templateName().equals(v.template()))
+                    .findFirst();
         if (found.isPresent()) {
           held.add(npu.logicId() + "/" + v.vnpuId());
           VnpuRecord resolved = v.on(npu.logicId(), memoryMib(npu, v.template(), found.get()));
@@ -132,30 +138,55 @@ final class VnpuReconciler {
             next.set(i, d.withVnpu(resolved));
             rewrite.add(c.uid());
           }
-          log.info("vNPU {} ({}) on {} of ResourceClaim {}: present, kept", v.vnpuId(),
-              v.template(), d.deviceName(), describe(c));
+          log.info(
+              "vNPU {} ({}) on {} of ResourceClaim {}: present, kept",
+              v.vnpuId(),
+              v.template(),
+              d.deviceName(),
+              describe(c));
         } else {
           int index = i;
-          recreate.add(() -> {
-            PreparedClaim now = claims.get(c.uid());
-            if (now == null || drop.containsKey(c.uid())) {
-              return;
-            }
-            try {
-              Vnpu made = vnpus.create(npu.logicId(), v.template());
-              held.add(npu.logicId() + "/" + made.vnpuId());
-              List<PreparedDevice> ds = new ArrayList<>(now.devices());
-              ds.set(index, ds.get(index).withVnpu(new VnpuRecord(npu.logicId(), v.template(),
-                  memoryMib(npu, v.template(), made), made.vnpuId())));
-              claims.put(c.uid(), now.withDevices(ds));
-              rewrite.add(c.uid());
-              log.info("vNPU {} ({}) on {} of ResourceClaim {} was gone; re-created as vNPU {}",
-                  v.vnpuId(), v.template(), d.deviceName(), describe(c), made.vnpuId());
-            } catch (DeviceException e) {
-              drop.put(c.uid(), "re-creating vNPU " + v.vnpuId() + " (" + v.template() + ") on "
-                  + d.deviceName() + " failed: " + e.getMessage());
-            }
-          });
+          recreate.add(
+              () -> {
+                PreparedClaim now = claims.get(c.uid());
+                if (now == null || drop.containsKey(c.uid())) {
+                  return;
+                }
+                try {
+                  Vnpu made = vnpus.create(npu.logicId(), v.template());
+                  held.add(npu.logicId() + "/" + made.vnpuId());
+                  List<PreparedDevice> ds = new ArrayList<>(now.devices());
+                  ds.set(
+                      index,
+                      ds.get(index)
+                          .withVnpu(
+                              new VnpuRecord(
+                                  npu.logicId(),
+                                  v.template(),
+                                  memoryMib(npu, v.template(), made),
+                                  made.vnpuId())));
+                  claims.put(c.uid(), now.withDevices(ds));
+                  rewrite.add(c.uid());
+                  log.info(
+                      "vNPU {} ({}) on {} of ResourceClaim {} was gone; re-created as vNPU {}",
+                      v.vnpuId(),
+                      v.template(),
+                      d.deviceName(),
+                      describe(c),
+                      made.vnpuId());
+                } catch (DeviceException e) {
+                  drop.put(
+                      c.uid(),
+                      "re-creating vNPU "
+                          + v.vnpuId()
+                          + " ("
+                          + v.template()
+                          + ") on "
+                          + d.deviceName()
+                          + " failed: "
+                          + e.getMessage());
+                }
+              });
         }
       }
       claims.put(c.uid(), c.withDevices(next));
@@ -171,21 +202,30 @@ final class VnpuReconciler {
         if (held.contains(npu.logicId() + "/" + x.vnpuId())) {
           continue;
         }
-        String where = "vNPU " + x.vnpuId() + " (" + x.templateName() + ") on logic ID "
-            + npu.logicId() + " (phy ID " + npu.phyId() + ")";
+        String where =
+            "vNPU "
+                + x.vnpuId()
+                + " ("
+                + x.templateName()
+                + ") on logic ID "
+                + npu.logicId()
+                + " (phy ID "
+                + npu.phyId()
+                + ")";
         if (x.inUse()) {
           log.warn("{} is held by no prepared claim but a container uses it; left", where);
-        } else if (offered.get().templates().stream().noneMatch(t ->
-            t.name().equals(x.templateName()))) {
-          log.warn("{} is held by no prepared claim and is not a template this plugin offers;"
-              + " left", where);
+        } else if (offered.get().templates().stream()
+            .noneMatch(t -> t.name().equals(x.templateName()))) {
+          log.warn(
+              "{} is held by no prepared claim and is not a template this plugin offers;" + " left",
+              where);
         } else {
           try {
             vnpus.destroy(npu.logicId(), x.vnpuId());
             log.info("{} is held by no prepared claim (its record was lost); destroyed", where);
           } catch (DeviceException e) {
-            log.warn("{} is held by no prepared claim; destroying it failed: {}", where,
-                e.getMessage());
+            log.warn(
+                "{} is held by no prepared claim; destroying it failed: {}", where, e.getMessage());
           }
         }
       }
@@ -202,7 +242,9 @@ final class VnpuReconciler {
       for (PreparedDevice d : c.devices()) {
         VnpuRecord v = d.vnpu();
         Npu npu = devices.get(d.deviceName());
-        if (v == null || v.vnpuId() == null || npu == null
+        if (v == null
+            || v.vnpuId() == null
+            || npu == null
             || !held.contains(npu.logicId() + "/" + v.vnpuId())) {
           continue;
         }
@@ -210,14 +252,20 @@ final class VnpuReconciler {
           vnpus.destroy(npu.logicId(), v.vnpuId());
           log.info("destroyed vNPU {} of dropped ResourceClaim {}", v.vnpuId(), describe(c));
         } catch (DeviceException ex) {
-          log.warn("vNPU {} of dropped ResourceClaim {} left: {}", v.vnpuId(), describe(c),
+          log.warn(
+              "vNPU {} of dropped ResourceClaim {} left: {}",
+              v.vnpuId(),
+              describe(c),
               ex.getMessage());
         }
       }
       rewrite.remove(c.uid());
       dropped.add(c.uid());
-      log.warn("dropped prepared ResourceClaim {}: {}; the kubelet's next NodePrepareResources"
-          + " prepares it again", describe(c), e.getValue());
+      log.warn(
+          "dropped prepared ResourceClaim {}: {}; the kubelet's next NodePrepareResources"
+              + " prepares it again",
+          describe(c),
+          e.getValue());
     }
     Checkpoint out = new Checkpoint(cp.nodeBootId(), claims, false);
     return new Outcome(out, Set.copyOf(rewrite), Set.copyOf(dropped));
@@ -225,13 +273,20 @@ final class VnpuReconciler {
 
   /** The template's memory as configured for the chip, else what DCMI says the vNPU has. */
   private long memoryMib(Npu npu, String template, Vnpu dcmi) {
-    return chips.templatesFor(npu).flatMap(c -> c.templates().stream()
-            .filter(t -> t.name().equals(template)).map(VnpuTemplate::memoryMib).findFirst())
+    return chips
+        .templatesFor(npu)
+        .flatMap(
+            c ->
+                c.templates().stream()
+                    .filter(t -> t.name().equals(template))
+                    .map(VnpuTemplate::memoryMib)
+                    .findFirst())
         .orElse(dcmi.memoryMib());
   }
 
   private static String describe(PreparedClaim c) {
-    return c.namespace().isEmpty() ? "uid " + c.uid()
+    return c.namespace().isEmpty()
+        ? "uid " + c.uid()
         : c.namespace() + "/" + c.name() + " (uid " + c.uid() + ")";
   }
 }

@@ -9,16 +9,15 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The vNPU template table {@code --enable-hard-vnpu} uses when no {@code --device-config} is given
- * (openFuyao's driver has no such flag, so its manifests never pass one): HAMi's chip entries,
- * the same file as the Helm chart's {@code files/device-config.yaml} (a test keeps the two equal),
- * read from the classpath resource {@value #RESOURCE}.
+ * (openFuyao's driver has no such flag, so its manifests never pass one): HAMi's chip entries, the
+ * same file as the Helm chart's {@code files/device-config.yaml} (a test keeps the two equal), read
+ * from the classpath resource {@value #RESOURCE}.
  */
 public final class BundledTemplates {
   /** Classpath location of the table. */
   public static final String RESOURCE = "/io/vnpu/kube/dra/vnpu/device-config.yaml";
 
-  private BundledTemplates() {
-  }
+  private BundledTemplates() {}
 
   /**
    * The bundled table.
@@ -30,9 +29,9 @@ public final class BundledTemplates {
       if (in == null) {
         throw new IOException("classpath resource " + RESOURCE + " is missing");
       }
-      return new DeviceConfigLoader(w -> { })
-          .parse(new String(in.readAllBytes(), StandardCharsets.UTF_8),
-              "(bundled) " + RESOURCE).value();
+      return new DeviceConfigLoader(w -> {})
+          .parse(new String(in.readAllBytes(), StandardCharsets.UTF_8), "(bundled) " + RESOURCE)
+          .value();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * {@link VnpuDriver} over the DCMI device manager discovery opened; refuses (a per-claim error,
- * the kubelet retries) while DCMI is not open yet.
+ * {@link VnpuDriver} over the DCMI device manager discovery opened; refuses (a per-claim error, the
+ * kubelet retries) while DCMI is not open yet.
  */
 public final class DiscoveredVnpuDriver implements VnpuDriver {
 
@@ -35,7 +35,9 @@ public final class DiscoveredVnpuDriver implements VnpuDriver {
   }
 
   private DeviceManager dcmi() {
-    return discovery.deviceManager().orElseThrow(() ->
-        new DeviceException("DCMI is not open yet (discovery is still retrying)"));
+    return discovery
+        .deviceManager()
+        .orElseThrow(
+            () -> new DeviceException("DCMI is not open yet (discovery is still retrying)"));
   }
 }

@@ -4,9 +4,9 @@ import io.vnpu.api.model.Vnpu;
 import java.util.List;
 
 /**
- * What claim state needs from DCMI to hold hard vNPUs ({@code DeviceManager#createVnpu},
- * {@code destroyVnpu}, {@code listVnpus}); a seam so the state can be opened before DCMI is.
- * Every method throws {@link io.vnpu.api.spi.DeviceException} when DCMI refuses or is not open.
+ * What claim state needs from DCMI to hold hard vNPUs ({@code DeviceManager#createVnpu}, {@code
+ * destroyVnpu}, {@code listVnpus}); a seam so the state can be opened before DCMI is. Every method
+ * throws {@link io.vnpu.api.spi.DeviceException} when DCMI refuses or is not open.
  */
 public interface VnpuDriver {
 

@@ -8,13 +8,13 @@ import java.util.Objects;
 /**
  * The hard vNPU of one prepared (device, shareID), as recorded in the checkpoint.
  *
- * @param logicId   DCMI logic ID of the physical NPU it lives on; {@link #UNRESOLVED} in a record
- *                  rebuilt from a CDI spec before DCMI was open (resolved from the device name
- *                  when the records are checked through DCMI)
- * @param template  template name chosen by {@code ChipConfig.trim}, e.g. {@code vir10_3c_16g}
+ * @param logicId DCMI logic ID of the physical NPU it lives on; {@link #UNRESOLVED} in a record
+ *     rebuilt from a CDI spec before DCMI was open (resolved from the device name when the records
+ *     are checked through DCMI)
+ * @param template template name chosen by {@code ChipConfig.trim}, e.g. {@code vir10_3c_16g}
  * @param memoryMib the template's memory in MiB (what the chip is charged); 0 while unresolved
- * @param vnpuId    the vNPU ID DCMI returned ({@code /dev/vdavinci<vnpuId>}); null while not
- *                  created yet
+ * @param vnpuId the vNPU ID DCMI returned ({@code /dev/vdavinci<vnpuId>}); null while not created
+ *     yet
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_NULL)

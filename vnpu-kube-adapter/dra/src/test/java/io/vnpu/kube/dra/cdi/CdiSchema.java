@@ -32,6 +32,7 @@ public final class CdiSchema {
   /** Schema violations of a spec file's bytes, empty when valid. */
   public static List<String> violations(byte[] json) {
     return SCHEMA.validate(new String(json, StandardCharsets.UTF_8), InputFormat.JSON).stream()
-        .map(Object::toString).toList();
+        .map(Object::toString)
+        .toList();
   }
 }

@@ -15,14 +15,20 @@ class CdiSpecWriterTest {
   static final CdiKind KIND = CdiKind.of("npu.huawei.com", "npu");
   static final String UID = "0c8e5f7a-1b2c-4d3e-8f90-a1b2c3d4e5f6";
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   static CdiSpec spec(String deviceName, CdiDeviceNode node) {
-    return new CdiSpec("ignored", KIND.kind(),
-        List.of(new CdiDevice(deviceName, new CdiContainerEdits(
-            List.of("ASCEND_VISIBLE_DEVICES=3"), List.of(node), List.of()))),
-        new CdiContainerEdits(List.of("NPU_DRA_CLAIM_UID=" + UID), List.of(),
+    return new CdiSpec(
+        "ignored",
+        KIND.kind(),
+        List.of(
+            new CdiDevice(
+                deviceName,
+                new CdiContainerEdits(
+                    List.of("ASCEND_VISIBLE_DEVICES=3"), List.of(node), List.of()))),
+        new CdiContainerEdits(
+            List.of("NPU_DRA_CLAIM_UID=" + UID),
+            List.of(),
             List.of(new CdiMount("/usr/local/dcmi", "/usr/local/dcmi", CdiMount.READ_ONLY_BIND))));
   }
 
@@ -32,8 +38,7 @@ class CdiSpecWriterTest {
     CdiDeviceNode node = new CdiDeviceNode("/dev/davinci3", null, "c", 236L, 3L, "rwm");
     Path file = w.write(UID, spec(UID + "-npu-3", node));
 
-    assertThat(file.getFileName().toString())
-        .isEqualTo("npu.huawei.com-npu_" + UID + ".json");
+    assertThat(file.getFileName().toString()).isEqualTo("npu.huawei.com-npu_" + UID + ".json");
     String text = Files.readString(file);
     // a device name starting with a digit needs 0.5.0
     assertThat(text).contains("\"cdiVersion\" : \"0.5.0\"");
@@ -51,8 +56,10 @@ class CdiSpecWriterTest {
   void versionIsThreeWhenNothingNeedsMore() {
     CdiSpec s = spec("npu-3", new CdiDeviceNode("/dev/davinci3", null, null, null, null, "rwm"));
     assertThat(CdiVersion.minimumFor(s)).isEqualTo("0.3.0");
-    CdiSpec withHostPath = spec("npu-3",
-        new CdiDeviceNode("/dev/davinci3", "/tmp/dev/davinci3", null, null, null, "rwm"));
+    CdiSpec withHostPath =
+        spec(
+            "npu-3",
+            new CdiDeviceNode("/dev/davinci3", "/tmp/dev/davinci3", null, null, null, "rwm"));
     assertThat(CdiVersion.minimumFor(withHostPath)).isEqualTo("0.5.0");
     String json = new String(new CdiSpecWriter(tmp, KIND).render(s), StandardCharsets.UTF_8);
     assertThat(json).contains("\"cdiVersion\" : \"0.3.0\"");
@@ -61,8 +68,9 @@ class CdiSpecWriterTest {
 
   @Test
   void schemaRejectsWhatARuntimeWouldReject() {
-    byte[] bad = "{\"cdiVersion\":\"0.5.0\",\"kind\":\"npu.huawei.com/npu\",\"devices\":[{\"name\":\"x\",\"containerEdits\":{\"deviceNodes\":[{\"path\":\"dev/davinci0\"}]}}],\"extra\":1}"
-        .getBytes(StandardCharsets.UTF_8);
+    byte[] bad =
+        "{\"cdiVersion\":\"0.5.0\",\"kind\":\"npu.huawei.com/npu\",\"devices\":[{\"name\":\"x\",\"containerEdits\":{\"deviceNodes\":[{\"path\":\"dev/davinci0\"}]}}],\"extra\":1}"
+            .getBytes(StandardCharsets.UTF_8);
     assertThat(CdiSchema.violations(bad)).hasSize(2);
   }
 

@@ -10,8 +10,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class DeviceNodeProbeTest {
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   @Test
   void characterDeviceGetsTypeAndNumbersFromStat() throws Exception {
@@ -24,8 +23,10 @@ class DeviceNodeProbeTest {
   void standInFileUnderAnotherRootKeepsTheContainerPath() throws Exception {
     Files.writeString(tmp.resolve("davinci3"), "");
     CdiDeviceNode n = new DeviceNodeProbe(tmp).probe("/dev/davinci3");
-    assertThat(n).isEqualTo(new CdiDeviceNode("/dev/davinci3",
-        tmp.resolve("davinci3").toString(), null, null, null, "rwm"));
+    assertThat(n)
+        .isEqualTo(
+            new CdiDeviceNode(
+                "/dev/davinci3", tmp.resolve("davinci3").toString(), null, null, null, "rwm"));
   }
 
   @Test

@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /** Hostile {@code NpuConfig} parameters: every error is one short line naming field and value. */
 class NpuConfigDecoderTest {
-  static final String AT = "ResourceClaim demo/c: status.allocation.devices.config[0]"
-      + ".opaque.parameters";
+  static final String AT =
+      "ResourceClaim demo/c: status.allocation.devices.config[0]" + ".opaque.parameters";
 
   final NpuConfigDecoder decoder = new NpuConfigDecoder();
 
@@ -54,31 +54,46 @@ class NpuConfigDecoderTest {
   @Test
   void aHostileValueCannotAddLinesOrFloodTheMessage() {
     String e = error(npuConfig("sharing", "soft\nI1201 03:00:00 prepared ResourceClaim x"));
-    assertThat(e).doesNotContain("\n").isEqualTo(AT + ".sharing = \"soft\\nI1201 03:00:00"
-        + " prepared ResourceClaim x\": expected soft, hard or whole");
+    assertThat(e)
+        .doesNotContain("\n")
+        .isEqualTo(
+            AT
+                + ".sharing = \"soft\\nI1201 03:00:00"
+                + " prepared ResourceClaim x\": expected soft, hard or whole");
     e = error(npuConfig("x\ny", 1));
     assertThat(e).doesNotContain("\n").startsWith(AT + ".\"x\\ny\" = 1: unknown field");
     e = error(npuConfig("extra", "a".repeat(100_000)));
-    assertThat(e).isEqualTo(AT + ".extra = \"" + "a".repeat(63) + "... (100002 characters):"
-        + " unknown field (known: apiVersion, kind, sharing, computeWeight, computeCap, priority,"
-        + " memoryOnly, policy)");
+    assertThat(e)
+        .isEqualTo(
+            AT
+                + ".extra = \""
+                + "a".repeat(63)
+                + "... (100002 characters):"
+                + " unknown field (known: apiVersion, kind, sharing, computeWeight, computeCap, priority,"
+                + " memoryOnly, policy)");
     assertThatThrownBy(() -> decoder.decode("x".repeat(1000), AT))
-        .hasMessageStartingWith(AT + " = \"" + "x".repeat(63) + "... (1002 characters): not an"
-            + " object");
+        .hasMessageStartingWith(
+            AT + " = \"" + "x".repeat(63) + "... (1002 characters): not an" + " object");
   }
 
   @Test
   void aValidConfigDecodes() throws Exception {
-    assertThat(decoder.decode(npuConfig("sharing", "soft", "computeWeight", 10000,
-        "computeCap", 0, "priority", "high"), AT)).isEqualTo(new NpuConfig(NpuConfig.Sharing.SOFT,
-            10000, 0, io.vnpu.api.model.Priority.HIGH, null, null));
+    assertThat(
+            decoder.decode(
+                npuConfig(
+                    "sharing", "soft", "computeWeight", 10000, "computeCap", 0, "priority", "high"),
+                AT))
+        .isEqualTo(
+            new NpuConfig(
+                NpuConfig.Sharing.SOFT, 10000, 0, io.vnpu.api.model.Priority.HIGH, null, null));
     assertThat(decoder.decode(npuConfig("policy", "elastic"), AT).policy())
         .isEqualTo(io.vnpu.api.slice.SharingPolicy.ELASTIC);
   }
 
   @Test
   void aBadPolicyNamesTheFieldAndTheValue() {
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> decoder.decode(npuConfig("policy", "burst"), AT))
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> decoder.decode(npuConfig("policy", "burst"), AT))
         .isInstanceOf(ConfigDecodeException.class)
         .hasMessageEndingWith(".policy = burst: expected fixed-share, elastic or best-effort");
   }

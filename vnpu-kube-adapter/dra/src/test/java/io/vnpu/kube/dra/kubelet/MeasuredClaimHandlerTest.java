@@ -24,21 +24,28 @@ class MeasuredClaimHandlerTest {
   void countsEveryClaimAndItsErrors() throws Exception {
     PrometheusRegistry registry = new PrometheusRegistry();
     AtomicLong nanos = new AtomicLong();
-    ClaimHandler inner = new ClaimHandler() {
-      @Override
-      public Map<String, PrepareOutcome> prepare(List<ClaimRef> claims) throws StatusException {
-        nanos.addAndGet(2_000_000);
-        if (claims.isEmpty()) throw Status.UNAVAILABLE.withDescription("state busy").asException();
-        return Map.of("u1", PrepareOutcome.prepared(List.of()),
-            "u2", PrepareOutcome.failed("claim default/c2 refused: limiter /usr/local/hami-vnpu-core/libvnpu.so: does not exist"));
-      }
+    ClaimHandler inner =
+        new ClaimHandler() {
+          @Override
+          public Map<String, PrepareOutcome> prepare(List<ClaimRef> claims) throws StatusException {
+            nanos.addAndGet(2_000_000);
+            if (claims.isEmpty())
+              throw Status.UNAVAILABLE.withDescription("state busy").asException();
+            return Map.of(
+                "u1",
+                PrepareOutcome.prepared(List.of()),
+                "u2",
+                PrepareOutcome.failed(
+                    "claim default/c2 refused: limiter /usr/local/hami-vnpu-core/libvnpu.so: does not exist"));
+          }
 
-      @Override
-      public Map<String, String> unprepare(List<ClaimRef> claims) {
-        return Map.of("u1", "");
-      }
-    };
-    MeasuredClaimHandler h = new MeasuredClaimHandler(inner, new RequestMetrics(registry), nanos::get);
+          @Override
+          public Map<String, String> unprepare(List<ClaimRef> claims) {
+            return Map.of("u1", "");
+          }
+        };
+    MeasuredClaimHandler h =
+        new MeasuredClaimHandler(inner, new RequestMetrics(registry), nanos::get);
     h.prepare(List.of(new ClaimRef("default", "u1", "c1"), new ClaimRef("default", "u2", "c2")));
     h.unprepare(List.of(new ClaimRef("default", "u1", "c1")));
     assertThatThrownBy(() -> h.prepare(List.of())).isInstanceOf(StatusException.class);

@@ -24,12 +24,14 @@ class PluginSocketsTest {
   @Test
   void rollingUpdateNamesCarryThePodUidAndShareTheDataDirectory() {
     PluginSockets s = PluginSockets.rollingUpdate("npu.huawei.com", REG, PLUGINS, UID);
-    assertThat(s.registrationSocket()).isEqualTo(REG.resolve("npu.huawei.com-" + UID
-        + "-reg.sock"));
+    assertThat(s.registrationSocket())
+        .isEqualTo(REG.resolve("npu.huawei.com-" + UID + "-reg.sock"));
     assertThat(s.draSocket()).isEqualTo(PLUGINS.resolve("npu.huawei.com/dra-" + UID + ".sock"));
     assertThat(s.dataDir()).isEqualTo(PluginSockets.of("npu.huawei.com", REG, PLUGINS).dataDir());
-    assertThat(PluginSockets.rollingUpdate("npu.huawei.com", REG, PLUGINS, "another-uid")
-        .registrationSocket()).isNotEqualTo(s.registrationSocket());
+    assertThat(
+            PluginSockets.rollingUpdate("npu.huawei.com", REG, PLUGINS, "another-uid")
+                .registrationSocket())
+        .isNotEqualTo(s.registrationSocket());
   }
 
   @Test
@@ -38,21 +40,29 @@ class PluginSocketsTest {
     PluginSockets s = PluginSockets.rollingUpdate(driver, REG, Path.of("/p"), UID);
     // 35 + 52 + 1 + 36 + 9 > 107: the 8-byte hash (11 characters) instead of the UID
     String name = s.registrationSocket().getFileName().toString();
-    assertThat(name).startsWith(driver + "-").endsWith("-reg.sock")
+    assertThat(name)
+        .startsWith(driver + "-")
+        .endsWith("-reg.sock")
         .hasSize(driver.length() + 1 + 11 + 9);
     assertThat(bytes(s.registrationSocket())).isLessThanOrEqualTo(107);
 
     String longest = "b".repeat(43) + ".example.com"; // 55 characters
     Path deepRegistrar = Path.of("/var/lib/kubelet/" + "r".repeat(30));
     PluginSockets t = PluginSockets.rollingUpdate(longest, deepRegistrar, Path.of("/p"), UID);
-    assertThat(t.registrationSocket().getFileName().toString()).startsWith("dra-")
-        .endsWith("-reg.sock").hasSize(4 + 22 + 9);
+    assertThat(t.registrationSocket().getFileName().toString())
+        .startsWith("dra-")
+        .endsWith("-reg.sock")
+        .hasSize(4 + 22 + 9);
     assertThat(bytes(t.registrationSocket())).isLessThanOrEqualTo(107);
     // the same pod always gets the same name, another pod another one
-    assertThat(PluginSockets.rollingUpdate(longest, deepRegistrar, Path.of("/p"), UID)
-        .registrationSocket()).isEqualTo(t.registrationSocket());
-    assertThat(PluginSockets.rollingUpdate(longest, deepRegistrar, Path.of("/p"), "x" + UID)
-        .registrationSocket()).isNotEqualTo(t.registrationSocket());
+    assertThat(
+            PluginSockets.rollingUpdate(longest, deepRegistrar, Path.of("/p"), UID)
+                .registrationSocket())
+        .isEqualTo(t.registrationSocket());
+    assertThat(
+            PluginSockets.rollingUpdate(longest, deepRegistrar, Path.of("/p"), "x" + UID)
+                .registrationSocket())
+        .isNotEqualTo(t.registrationSocket());
   }
 
   @Test
@@ -66,10 +76,12 @@ class PluginSocketsTest {
 
   @Test
   void aPodUidThatIsNoUidIsRefusedNamingTheFlag() {
-    assertThatThrownBy(() -> PluginSockets.rollingUpdate("npu.huawei.com", REG, PLUGINS,
-        "../../etc")).isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("--pod-uid = \"../../etc\": must be a pod UID (lowercase letters, digits and"
-            + " '-', 1 to 64 characters)");
+    assertThatThrownBy(
+            () -> PluginSockets.rollingUpdate("npu.huawei.com", REG, PLUGINS, "../../etc"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "--pod-uid = \"../../etc\": must be a pod UID (lowercase letters, digits and"
+                + " '-', 1 to 64 characters)");
     assertThatThrownBy(() -> PluginSockets.rollingUpdate("npu.huawei.com", REG, PLUGINS, ""))
         .hasMessageStartingWith("--pod-uid = \"\":");
   }

@@ -23,26 +23,40 @@ class ChipModePinsTest {
 
   @Test
   void eachFaultIsOneLineNamingTheFlagAndValue() {
-    assertBad("0-3=hrad", true, true,
+    assertBad(
+        "0-3=hrad",
+        true,
+        true,
         "--chip-modes = 0-3=hrad: unknown mode hrad (known: whole, hard, soft)");
-    assertBad("0-3=Hard", true, true,
+    assertBad(
+        "0-3=Hard",
+        true,
+        true,
         "--chip-modes = 0-3=Hard: unknown mode Hard (known: whole, hard, soft)");
     assertBad("3-1=soft", true, true, "--chip-modes = 3-1=soft: range 3-1 is backwards");
-    assertBad("0-3=hard,2=soft", true, true,
-        "--chip-modes = 0-3=hard,2=soft: phy ID 2 is given twice");
-    assertBad("x=soft", true, true,
+    assertBad(
+        "0-3=hard,2=soft", true, true, "--chip-modes = 0-3=hard,2=soft: phy ID 2 is given twice");
+    assertBad(
+        "x=soft",
+        true,
+        true,
         "--chip-modes = x=soft: x is not a phy ID or a range of phy IDs (e.g. 0-3)");
     assertBad("0-3", true, true, "--chip-modes = 0-3: entry 0-3 is not <phy IDs>=<mode>");
-    assertBad("0=soft,", true, true,
-        "--chip-modes = 0=soft,: entry (empty) is not <phy IDs>=<mode>");
+    assertBad(
+        "0=soft,", true, true, "--chip-modes = 0=soft,: entry (empty) is not <phy IDs>=<mode>");
     assertBad("4-7=soft", true, false, "--chip-modes = 4-7=soft: soft needs --enable-soft-slicing");
     assertBad("0-3=hard", false, true, "--chip-modes = 0-3=hard: hard needs --enable-hard-vnpu");
-    assertBad("99999999999=soft", true, true, "--chip-modes = 99999999999=soft: 99999999999 is"
-        + " not a phy ID or a range of phy IDs (e.g. 0-3)");
+    assertBad(
+        "99999999999=soft",
+        true,
+        true,
+        "--chip-modes = 99999999999=soft: 99999999999 is"
+            + " not a phy ID or a range of phy IDs (e.g. 0-3)");
   }
 
   static void assertBad(String value, boolean hard, boolean soft, String message) {
     assertThatThrownBy(() -> ChipModePins.parse(value, hard, soft))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage(message);
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(message);
   }
 }

@@ -17,10 +17,12 @@ class ChipModesOfferedTest {
   final Npu b3 = MutableDeviceManager.npu910b3(2, 2, 0); // no templates: not hard-splittable
 
   ChipModes modes(boolean hardOn, boolean softOn, String pins) throws Exception {
-    HardVnpuChips hard = new HardVnpuChips(hardOn, new DeviceConfigLoader()
-        .parse(ChipModesTest.CONFIG, "device-config.yaml").value());
-    return new ChipModes(hard, softOn, SoftCapacityNames.HAMI,
-        ChipModePins.parse(pins, hardOn, softOn));
+    HardVnpuChips hard =
+        new HardVnpuChips(
+            hardOn,
+            new DeviceConfigLoader().parse(ChipModesTest.CONFIG, "device-config.yaml").value());
+    return new ChipModes(
+        hard, softOn, SoftCapacityNames.HAMI, ChipModePins.parse(pins, hardOn, softOn));
   }
 
   @Test

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 class ChipModesTest {
 
   /** The 910B4 entry of HAMi's device-config.yaml (same values), one template. */
-  static final String CONFIG = """
+  static final String CONFIG =
+      """
       vnpus:
         configs:
         - chipName: 910B4
@@ -34,8 +35,19 @@ class ChipModesTest {
 
   final Npu b4 = MutableDeviceManager.npu910b4(0, 0);
   final Npu b3 = MutableDeviceManager.npu910b3(1, 1, 0);
-  final Npu p3 = new Npu("00003001-00000000-00000000-00000000-00000001", 2, 2, 2, 0, "310P3",
-      24L << 30, 8, 7, DeviceHealth.HEALTHY, 0);
+  final Npu p3 =
+      new Npu(
+          "00003001-00000000-00000000-00000000-00000001",
+          2,
+          2,
+          2,
+          0,
+          "310P3",
+          24L << 30,
+          8,
+          7,
+          DeviceHealth.HEALTHY,
+          0);
 
   HardVnpuChips hard(boolean on) throws Exception {
     DeviceConfig c = new DeviceConfigLoader().parse(CONFIG, "device-config.yaml").value();

@@ -17,10 +17,10 @@ import java.util.HashMap;
 import java.util.Set;
 
 /**
- * The fabric8 mock API server in CRUD mode, except that it clears the given gated fields from
- * every ResourceSlice it creates or updates, as a real API server does with the field's feature
- * gate off ({@code dropDisabledFields} in the resource strategy: the object is stored and
- * returned without the field, no error).
+ * The fabric8 mock API server in CRUD mode, except that it clears the given gated fields from every
+ * ResourceSlice it creates or updates, as a real API server does with the field's feature gate off
+ * ({@code dropDisabledFields} in the resource strategy: the object is stored and returned without
+ * the field, no error).
  */
 public final class FieldDroppingApiServer implements AutoCloseable {
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
@@ -33,12 +33,15 @@ public final class FieldDroppingApiServer implements AutoCloseable {
 
   public FieldDroppingApiServer(String nodeName) {
     QUIET.setLevel(java.util.logging.Level.WARNING);
-    server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-        new Dropping(), false);
+    server =
+        new KubernetesMockServer(
+            new Context(), new MockWebServer(), new HashMap<>(), new Dropping(), false);
     server.init(InetAddress.getLoopbackAddress(), 0);
     client = server.createClient();
-    client.nodes().resource(new NodeBuilder().withNewMetadata().withName(nodeName).endMetadata()
-        .build()).create();
+    client
+        .nodes()
+        .resource(new NodeBuilder().withNewMetadata().withName(nodeName).endMetadata().build())
+        .create();
   }
 
   /** From now on, clears {@code fields} from written slices (as with their gates off). */
@@ -87,7 +90,11 @@ public final class FieldDroppingApiServer implements AutoCloseable {
       if (!r.getPath().contains("/resourceslices")) {
         return r;
       }
-      return new RecordedRequest(r.getHttpVersion(), r.method(), r.getPath(), r.getHeaders(),
+      return new RecordedRequest(
+          r.getHttpVersion(),
+          r.method(),
+          r.getPath(),
+          r.getHeaders(),
           new Buffer(strip(r.getUtf8Body()).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
     }
   }

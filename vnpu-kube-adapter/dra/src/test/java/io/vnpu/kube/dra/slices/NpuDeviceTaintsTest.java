@@ -30,31 +30,75 @@ class NpuDeviceTaintsTest {
 
   @Test
   void theMostSevereFaultCodeIsTheValue() {
-    ChipHealth h = new ChipHealth(3, false, FaultLevel.SEPARATE_NPU, "x", true,
-        FaultLevel.NORMAL_NPU, "", List.of(fault(0x80CB8009L, FaultLevel.SUB_HEALTH_FAULT),
-            fault(0x8C084E00L, FaultLevel.SEPARATE_NPU)), List.of(), false);
-    assertThat(taints.of(h)).extracting(NpuDeviceTaintsTest::render)
+    ChipHealth h =
+        new ChipHealth(
+            3,
+            false,
+            FaultLevel.SEPARATE_NPU,
+            "x",
+            true,
+            FaultLevel.NORMAL_NPU,
+            "",
+            List.of(
+                fault(0x80CB8009L, FaultLevel.SUB_HEALTH_FAULT),
+                fault(0x8C084E00L, FaultLevel.SEPARATE_NPU)),
+            List.of(),
+            false);
+    assertThat(taints.of(h))
+        .extracting(NpuDeviceTaintsTest::render)
         .containsExactly("npu.huawei.com/unhealthy=8C084E00:NoSchedule");
   }
 
   @Test
   void separationWithoutAFaultAndResetUseTheLevelTerm() {
-    ChipHealth manual = new ChipHealth(1, false, FaultLevel.MANUALLY_SEPARATE_NPU, "manual", true,
-        FaultLevel.NORMAL_NPU, "", List.of(), List.of(), false);
-    ChipHealth resetting = new ChipHealth(1, true, FaultLevel.NORMAL_NPU, "", true,
-        FaultLevel.NORMAL_NPU, "", List.of(), List.of(), true);
-    assertThat(taints.of(manual)).extracting(NpuDeviceTaintsTest::render)
+    ChipHealth manual =
+        new ChipHealth(
+            1,
+            false,
+            FaultLevel.MANUALLY_SEPARATE_NPU,
+            "manual",
+            true,
+            FaultLevel.NORMAL_NPU,
+            "",
+            List.of(),
+            List.of(),
+            false);
+    ChipHealth resetting =
+        new ChipHealth(
+            1,
+            true,
+            FaultLevel.NORMAL_NPU,
+            "",
+            true,
+            FaultLevel.NORMAL_NPU,
+            "",
+            List.of(),
+            List.of(),
+            true);
+    assertThat(taints.of(manual))
+        .extracting(NpuDeviceTaintsTest::render)
         .containsExactly("npu.huawei.com/unhealthy=ManuallySeparateNPU:NoSchedule");
-    assertThat(taints.of(resetting)).extracting(NpuDeviceTaintsTest::render)
+    assertThat(taints.of(resetting))
+        .extracting(NpuDeviceTaintsTest::render)
         .containsExactly("npu.huawei.com/unhealthy=Recovering:NoSchedule");
   }
 
   @Test
   void aNetworkFaultHasItsOwnKey() {
-    ChipHealth h = new ChipHealth(0, true, FaultLevel.NORMAL_NPU, "", false,
-        FaultLevel.SEPARATE_NPU, "link down",
-        List.of(fault(0x81078603L, FaultLevel.SEPARATE_NPU)), List.of(), false);
-    assertThat(taints.of(h)).extracting(NpuDeviceTaintsTest::render)
+    ChipHealth h =
+        new ChipHealth(
+            0,
+            true,
+            FaultLevel.NORMAL_NPU,
+            "",
+            false,
+            FaultLevel.SEPARATE_NPU,
+            "link down",
+            List.of(fault(0x81078603L, FaultLevel.SEPARATE_NPU)),
+            List.of(),
+            false);
+    assertThat(taints.of(h))
+        .extracting(NpuDeviceTaintsTest::render)
         .containsExactly("npu.huawei.com/network-unhealthy=81078603:NoSchedule");
   }
 }

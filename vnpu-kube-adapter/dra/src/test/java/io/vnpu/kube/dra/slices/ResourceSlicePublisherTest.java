@@ -34,13 +34,15 @@ class ResourceSlicePublisherTest {
   @BeforeEach
   void node() {
     // createOr: under load a first POST that timed out is retried by the client and answers 409
-    client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata()
-        .build()).createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
+    client
+        .nodes()
+        .resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build())
+        .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
   }
 
   ResourceSlicePublisher publisher() {
-    return new ResourceSlicePublisher(client, DRIVER, NODE, Duration.ofSeconds(30),
-        Duration.ofMillis(100));
+    return new ResourceSlicePublisher(
+        client, DRIVER, NODE, Duration.ofSeconds(30), Duration.ofMillis(100));
   }
 
   List<ResourceSlice> slices() {
@@ -56,8 +58,17 @@ class ResourceSlicePublisherTest {
     Device d = devices.device(MutableDeviceManager.npu910b3(3, 3, 0));
     assertThat(d.getName()).isEqualTo("npu-3");
     Map<String, DeviceAttribute> a = d.getAttributes();
-    assertThat(a).containsOnlyKeys("chipName", "numaNode", "physicalId", "topologyGroup", "uuid",
-        "logicId", "aiCore", "resource.kubernetes.io/pciBusID", "sharing");
+    assertThat(a)
+        .containsOnlyKeys(
+            "chipName",
+            "numaNode",
+            "physicalId",
+            "topologyGroup",
+            "uuid",
+            "logicId",
+            "aiCore",
+            "resource.kubernetes.io/pciBusID",
+            "sharing");
     assertThat(a.get("sharing").getString()).isEqualTo("whole");
     assertThat(a.get("chipName").getString()).isEqualTo("910B3");
     assertThat(a.get("numaNode").getInt()).isEqualTo(0L);
@@ -70,11 +81,28 @@ class ResourceSlicePublisherTest {
     assertThat(d.getCapacity().get("memCapacity").getValue()).isEqualTo(new Quantity("64Gi"));
     assertThat(NpuSliceDevices.quantity(21527L << 20)).isEqualTo(new Quantity("21527Mi"));
     // unknown NUMA node: attribute omitted; 310P: no HCCS ring
-    Npu p310 = new Npu("U", 0, 5, 1, 0, "310P3", 21527L << 20, 8, 7,
-        io.vnpu.api.model.DeviceHealth.HEALTHY, -1);
-    assertThat(devices.device(p310).getAttributes()).doesNotContainKeys("numaNode", "topologyGroup");
-    assertThat(devices.device(MutableDeviceManager.npu910b3(0, 6, 1)).getAttributes()
-        .get("topologyGroup").getString()).isEqualTo("ring-1");
+    Npu p310 =
+        new Npu(
+            "U",
+            0,
+            5,
+            1,
+            0,
+            "310P3",
+            21527L << 20,
+            8,
+            7,
+            io.vnpu.api.model.DeviceHealth.HEALTHY,
+            -1);
+    assertThat(devices.device(p310).getAttributes())
+        .doesNotContainKeys("numaNode", "topologyGroup");
+    assertThat(
+            devices
+                .device(MutableDeviceManager.npu910b3(0, 6, 1))
+                .getAttributes()
+                .get("topologyGroup")
+                .getString())
+        .isEqualTo("ring-1");
   }
 
   @Test
@@ -82,13 +110,17 @@ class ResourceSlicePublisherTest {
     ResourceSlicePublisher p = publisher();
     p.publish(devices.devices(MutableDeviceManager.eight910b3()));
     p.syncNow();
-    assertThat(slices()).singleElement().satisfies(s -> {
-      assertThat(s.getSpec().getPool().getGeneration()).isEqualTo(1L);
-      assertThat(s.getSpec().getPool().getResourceSliceCount()).isEqualTo(1L);
-      assertThat(names(s)).containsExactly("npu-0", "npu-1", "npu-2", "npu-3", "npu-4", "npu-5",
-          "npu-6", "npu-7");
-      assertThat(s.getMetadata().getLabels()).containsEntry("dra.vnpu.io/node", NODE);
-    });
+    assertThat(slices())
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.getSpec().getPool().getGeneration()).isEqualTo(1L);
+              assertThat(s.getSpec().getPool().getResourceSliceCount()).isEqualTo(1L);
+              assertThat(names(s))
+                  .containsExactly(
+                      "npu-0", "npu-1", "npu-2", "npu-3", "npu-4", "npu-5", "npu-6", "npu-7");
+              assertThat(s.getMetadata().getLabels()).containsEntry("dra.vnpu.io/node", NODE);
+            });
     long writes = p.writes();
     p.syncNow();
     p.syncNow();
@@ -120,21 +152,28 @@ class ResourceSlicePublisherTest {
     p.publish(devices.devices(MutableDeviceManager.eight910b3()));
     p.syncNow();
     String before = client.nodes().withName(NODE).get().getMetadata().getUid();
-    assertThat(slices().get(0).getMetadata().getOwnerReferences()).singleElement()
+    assertThat(slices().get(0).getMetadata().getOwnerReferences())
+        .singleElement()
         .satisfies(o -> assertThat(o.getUid()).isEqualTo(before));
 
     // the Node is deleted and the kubelet registers it again: a new UID
     client.nodes().withName(NODE).delete();
-    client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata()
-        .build()).create();
+    client
+        .nodes()
+        .resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build())
+        .create();
     String after = client.nodes().withName(NODE).get().getMetadata().getUid();
     assertThat(after).isNotEqualTo(before);
 
     assertThat(collectGarbage()).isEqualTo(1);
     p.syncNow();
-    assertThat(slices()).singleElement().satisfies(s -> assertThat(s.getMetadata()
-        .getOwnerReferences()).singleElement().satisfies(o -> assertThat(o.getUid())
-            .isEqualTo(after)));
+    assertThat(slices())
+        .singleElement()
+        .satisfies(
+            s ->
+                assertThat(s.getMetadata().getOwnerReferences())
+                    .singleElement()
+                    .satisfies(o -> assertThat(o.getUid()).isEqualTo(after)));
     // stable: nothing for the collector to delete, nothing for the publisher to write
     assertThat(collectGarbage()).isZero();
     long writes = p.writes();
@@ -148,12 +187,19 @@ class ResourceSlicePublisherTest {
     p.publish(devices.devices(MutableDeviceManager.eight910b3()));
     p.syncNow();
     client.nodes().withName(NODE).delete();
-    client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata()
-        .build()).create();
+    client
+        .nodes()
+        .resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build())
+        .create();
     String after = client.nodes().withName(NODE).get().getMetadata().getUid();
     p.syncNow(); // before the collector ran
-    assertThat(slices()).singleElement().satisfies(s -> assertThat(s.getMetadata()
-        .getOwnerReferences()).extracting(o -> o.getUid()).containsExactly(after));
+    assertThat(slices())
+        .singleElement()
+        .satisfies(
+            s ->
+                assertThat(s.getMetadata().getOwnerReferences())
+                    .extracting(o -> o.getUid())
+                    .containsExactly(after));
   }
 
   @Test
@@ -171,8 +217,8 @@ class ResourceSlicePublisherTest {
     p.publish(devices.devices(renumbered));
     p.syncNow();
     ResourceSlice s = slices().get(0);
-    assertThat(names(s)).containsExactly("npu-0", "npu-1", "npu-3", "npu-4", "npu-5", "npu-6",
-        "npu-7");
+    assertThat(names(s))
+        .containsExactly("npu-0", "npu-1", "npu-3", "npu-4", "npu-5", "npu-6", "npu-7");
     assertThat(s.getSpec().getDevices().get(2).getAttributes().get("physicalId").getInt())
         .isEqualTo(3L);
     assertThat(s.getSpec().getPool().getGeneration()).isEqualTo(2L);
@@ -180,15 +226,16 @@ class ResourceSlicePublisherTest {
 
   @Test
   void sliceDeletedBySomeoneElseIsPutBack() throws Exception {
-    ResourceSlicePublisher p = new ResourceSlicePublisher(client, DRIVER, NODE,
-        Duration.ofMillis(200), Duration.ofMillis(50));
+    ResourceSlicePublisher p =
+        new ResourceSlicePublisher(
+            client, DRIVER, NODE, Duration.ofMillis(200), Duration.ofMillis(50));
     try {
       p.start();
       p.publish(devices.devices(MutableDeviceManager.eight910b3()));
       await(() -> slices().size() == 1);
       client.dynamicResourceAllocation().v1().resourcesSlices().delete();
-      await(() -> slices().size() == 1
-          && slices().get(0).getSpec().getPool().getGeneration() == 2L);
+      await(
+          () -> slices().size() == 1 && slices().get(0).getSpec().getPool().getGeneration() == 2L);
       assertThat(names(slices().get(0))).hasSize(8);
     } finally {
       p.close();
@@ -203,8 +250,13 @@ class ResourceSlicePublisherTest {
     NpuInventory inventory = new NpuInventory();
     List<Integer> published = new CopyOnWriteArrayList<>();
     inventory.addListener(m -> published.add(m.size()));
-    try (NpuDiscovery d = new NpuDiscovery(() -> dcmi, inventory, Duration.ofMillis(10),
-        Duration.ofMillis(40), Duration.ofSeconds(60))) {
+    try (NpuDiscovery d =
+        new NpuDiscovery(
+            () -> dcmi,
+            inventory,
+            Duration.ofMillis(10),
+            Duration.ofMillis(40),
+            Duration.ofSeconds(60))) {
       d.start();
       // known is set before the listeners run: wait for the listener too
       await(() -> inventory.known() && !published.isEmpty());
@@ -216,12 +268,16 @@ class ResourceSlicePublisherTest {
   static List<Device> plainDevices(int n, int taintedIndex) {
     List<Device> out = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      var b = new io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder()
-          .withName(String.format("npu-%03d", i));
+      var b =
+          new io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder()
+              .withName(String.format("npu-%03d", i));
       if (i == taintedIndex) {
-        b.withTaints(new io.fabric8.kubernetes.api.model.resource.v1.DeviceTaintBuilder()
-            .withKey(DRIVER + "/unhealthy").withValue("80E01801").withEffect("NoSchedule")
-            .build());
+        b.withTaints(
+            new io.fabric8.kubernetes.api.model.resource.v1.DeviceTaintBuilder()
+                .withKey(DRIVER + "/unhealthy")
+                .withValue("80E01801")
+                .withEffect("NoSchedule")
+                .build());
       }
       out.add(b.build());
     }
@@ -236,10 +292,13 @@ class ResourceSlicePublisherTest {
     assertThat(slices()).singleElement().satisfies(s -> assertThat(names(s)).hasSize(100));
     p.publish(plainDevices(100, 7));
     p.syncNow();
-    assertThat(slices()).hasSize(2).allSatisfy(s -> {
-      assertThat(s.getSpec().getDevices()).hasSizeLessThanOrEqualTo(64);
-      assertThat(s.getSpec().getPool().getResourceSliceCount()).isEqualTo(2L);
-    });
+    assertThat(slices())
+        .hasSize(2)
+        .allSatisfy(
+            s -> {
+              assertThat(s.getSpec().getDevices()).hasSizeLessThanOrEqualTo(64);
+              assertThat(s.getSpec().getPool().getResourceSliceCount()).isEqualTo(2L);
+            });
     assertThat(slices().stream().mapToInt(s -> s.getSpec().getDevices().size()).sum())
         .isEqualTo(100);
   }
@@ -262,27 +321,31 @@ class ResourceSlicePublisherTest {
   @SuppressWarnings("try") // the watch only needs to be open while the update happens
   void aPublishRightAfterAWatchEventIsWrittenAtOnceNotAfterTheEventDelay() throws Exception {
     // resync and event delay far beyond the test: only a publish can write
-    ResourceSlicePublisher p = new ResourceSlicePublisher(client, DRIVER, NODE,
-        Duration.ofHours(1), Duration.ofHours(1));
+    ResourceSlicePublisher p =
+        new ResourceSlicePublisher(client, DRIVER, NODE, Duration.ofHours(1), Duration.ofHours(1));
     try {
       p.start();
       p.publish(plainDevices(4, -1));
       await(() -> slices().size() == 1);
       // someone else's update: the publisher's watch queues a sync after the (1 h) event delay
       java.util.concurrent.CountDownLatch modified = new java.util.concurrent.CountDownLatch(1);
-      try (var w = client.dynamicResourceAllocation().v1().resourcesSlices()
-          .watch(new io.fabric8.kubernetes.client.Watcher<ResourceSlice>() {
-            @Override
-            public void eventReceived(Action action, ResourceSlice slice) {
-              if (action == Action.MODIFIED) {
-                modified.countDown();
-              }
-            }
+      try (var w =
+          client
+              .dynamicResourceAllocation()
+              .v1()
+              .resourcesSlices()
+              .watch(
+                  new io.fabric8.kubernetes.client.Watcher<ResourceSlice>() {
+                    @Override
+                    public void eventReceived(Action action, ResourceSlice slice) {
+                      if (action == Action.MODIFIED) {
+                        modified.countDown();
+                      }
+                    }
 
-            @Override
-            public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {
-            }
-          })) {
+                    @Override
+                    public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {}
+                  })) {
         ResourceSlice s = slices().get(0);
         s.getMetadata().getLabels().put("example.com/touched", "yes");
         client.dynamicResourceAllocation().v1().resourcesSlices().resource(s).update();
@@ -291,9 +354,12 @@ class ResourceSlicePublisherTest {
       Thread.sleep(200); // the publisher's own watch has the event too
       // a health change inside the event delay is written at once
       p.publish(plainDevices(4, 2));
-      await(() -> slices().get(0).getSpec().getDevices().get(2).getTaints() != null
-          && !slices().get(0).getSpec().getDevices().get(2).getTaints().isEmpty());
-      assertThat(slices().get(0).getSpec().getDevices().get(2).getTaints()).singleElement()
+      await(
+          () ->
+              slices().get(0).getSpec().getDevices().get(2).getTaints() != null
+                  && !slices().get(0).getSpec().getDevices().get(2).getTaints().isEmpty());
+      assertThat(slices().get(0).getSpec().getDevices().get(2).getTaints())
+          .singleElement()
           .satisfies(t -> assertThat(t.getValue()).isEqualTo("80E01801"));
     } finally {
       p.close();

@@ -36,8 +36,7 @@ class DeviceStateTest {
   static final CdiKind KIND = CdiKind.of(DRIVER, "npu");
   static final Clock CLOCK = Clock.fixed(Instant.parse("2026-12-01T03:00:00Z"), ZoneOffset.UTC);
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   NpuInventory inventory = new NpuInventory();
   CdiSpecWriter cdi;
@@ -47,8 +46,15 @@ class DeviceStateTest {
   void setUp() throws Exception {
     inventory.update(MutableDeviceManager.eight910b3());
     Path dev = Files.createDirectories(tmp.resolve("dev"));
-    for (String n : List.of("davinci0", "davinci1", "davinci2", "davinci3", "davinci_manager",
-        "devmm_svm", "hisi_hdc")) {
+    for (String n :
+        List.of(
+            "davinci0",
+            "davinci1",
+            "davinci2",
+            "davinci3",
+            "davinci_manager",
+            "devmm_svm",
+            "hisi_hdc")) {
       Files.writeString(dev.resolve(n), "");
     }
     cdi = new CdiSpecWriter(tmp.resolve("cdi"), KIND);
@@ -56,15 +62,25 @@ class DeviceStateTest {
   }
 
   DeviceState open(String bootId) throws Exception {
-    return DeviceState.open(store, cdi,
-        new ClaimSpecBuilder(KIND, new AscendHostLayout(new DeviceNodeProbe(tmp.resolve("dev")),
-            tmp.resolve("host"))),
-        new ClaimPlanner(DRIVER, POOL, KIND), inventory, POOL, bootId, Duration.ofSeconds(5));
+    return DeviceState.open(
+        store,
+        cdi,
+        new ClaimSpecBuilder(
+            KIND,
+            new AscendHostLayout(new DeviceNodeProbe(tmp.resolve("dev")), tmp.resolve("host"))),
+        new ClaimPlanner(DRIVER, POOL, KIND),
+        inventory,
+        POOL,
+        bootId,
+        Duration.ofSeconds(5));
   }
 
   static ResourceClaim claim(String name, String uid, String... devices) {
-    return allocated("demo", name, uid, java.util.Arrays.stream(devices)
-        .map(d -> result("npus", DRIVER, POOL, d)).toList());
+    return allocated(
+        "demo",
+        name,
+        uid,
+        java.util.Arrays.stream(devices).map(d -> result("npus", DRIVER, POOL, d)).toList());
   }
 
   @Test
@@ -72,9 +88,13 @@ class DeviceStateTest {
     DeviceState s = open("b1");
     PrepareOutcome o = s.prepare(claim("c", "u1", "npu-1", "npu-3"));
     assertThat(o.error()).isEmpty();
-    assertThat(o.devices()).extracting(PreparedDevice::deviceName).containsExactly("npu-1", "npu-3");
-    assertThat(cdi.read("u1").devices()).allSatisfy(d -> assertThat(d.containerEdits().env())
-        .containsExactly("ASCEND_VISIBLE_DEVICES=1,3"));
+    assertThat(o.devices())
+        .extracting(PreparedDevice::deviceName)
+        .containsExactly("npu-1", "npu-3");
+    assertThat(cdi.read("u1").devices())
+        .allSatisfy(
+            d ->
+                assertThat(d.containerEdits().env()).containsExactly("ASCEND_VISIBLE_DEVICES=1,3"));
   }
 
   @Test
@@ -96,16 +116,38 @@ class DeviceStateTest {
     DeviceState again = open("b1");
     assertThat(tmp.resolve("checkpoint.json.corrupt-20261201T030000Z")).exists();
     PreparedClaim rebuilt = again.snapshot().preparedClaims().get("u1");
-    assertThat(rebuilt).isEqualTo(new PreparedClaim("u1", "", "", ClaimState.PrepareCompleted,
-        List.of(new PreparedDevice(List.of(), POOL, "npu-2", null, 2, false,
-            List.of("npu.huawei.com/npu=u1-npu-2"))), true));
+    assertThat(rebuilt)
+        .isEqualTo(
+            new PreparedClaim(
+                "u1",
+                "",
+                "",
+                ClaimState.PrepareCompleted,
+                List.of(
+                    new PreparedDevice(
+                        List.of(),
+                        POOL,
+                        "npu-2",
+                        null,
+                        2,
+                        false,
+                        List.of("npu.huawei.com/npu=u1-npu-2"))),
+                true));
     // the repaired checkpoint is on disk and trusted by the next start
     assertThat(store.load("x").preparedClaims()).containsOnlyKeys("u1");
 
     // the next prepare recomputes from the claim (request names come back), same CDI ID
     PrepareOutcome o = again.prepare(claim("c", "u1", "npu-2"));
-    assertThat(o.devices()).containsExactly(new PreparedDevice(List.of("npus"), POOL, "npu-2",
-        null, 2, false, List.of("npu.huawei.com/npu=u1-npu-2")));
+    assertThat(o.devices())
+        .containsExactly(
+            new PreparedDevice(
+                List.of("npus"),
+                POOL,
+                "npu-2",
+                null,
+                2,
+                false,
+                List.of("npu.huawei.com/npu=u1-npu-2")));
     assertThat(again.snapshot().preparedClaims().get("u1").rebuilt()).isFalse();
     assertThat(again.unprepare(new ClaimRef("demo", "u1", "c"))).isEmpty();
     assertThat(cdi.exists("u1")).isFalse();
@@ -113,9 +155,22 @@ class DeviceStateTest {
 
   @Test
   void halfPreparedClaimIsRolledBackAtStart() throws Exception {
-    PreparedClaim started = new PreparedClaim("u9", "demo", "c", ClaimState.PrepareStarted,
-        List.of(new PreparedDevice(List.of("npus"), POOL, "npu-0", null, 0, false,
-            List.of("npu.huawei.com/npu=u9-npu-0"))), false);
+    PreparedClaim started =
+        new PreparedClaim(
+            "u9",
+            "demo",
+            "c",
+            ClaimState.PrepareStarted,
+            List.of(
+                new PreparedDevice(
+                    List.of("npus"),
+                    POOL,
+                    "npu-0",
+                    null,
+                    0,
+                    false,
+                    List.of("npu.huawei.com/npu=u9-npu-0"))),
+            false);
     store.save(Checkpoint.empty("b1").with(started));
     Files.createDirectories(tmp.resolve("cdi"));
     Files.writeString(cdi.specPath("u9"), "{}"); // written just before the crash
@@ -139,28 +194,45 @@ class DeviceStateTest {
     DeviceState s = open("b1");
     // npu-5 is offered, but its device node does not exist in this host's /dev
     PrepareOutcome o = s.prepare(claim("c", "u5", "npu-5"));
-    assertThat(o.error()).isEqualTo(tmp.resolve("dev/davinci5")
-        + ": device node does not exist on this host");
+    assertThat(o.error())
+        .isEqualTo(tmp.resolve("dev/davinci5") + ": device node does not exist on this host");
     assertThat(s.snapshot().preparedClaims()).isEmpty();
     assertThat(cdi.exists("u5")).isFalse();
     // a device not offered at all
-    assertThat(s.prepare(claim("c", "u6", "npu-12")).error()).isEqualTo(
-        "ResourceClaim demo/c: status.allocation.devices.results[0].device = npu-12: not a device"
-            + " this node offers in pool node-1 (offered: npu-0, npu-1, npu-2, npu-3, npu-4, npu-5,"
-            + " npu-6, npu-7)");
+    assertThat(s.prepare(claim("c", "u6", "npu-12")).error())
+        .isEqualTo(
+            "ResourceClaim demo/c: status.allocation.devices.results[0].device = npu-12: not a device"
+                + " this node offers in pool node-1 (offered: npu-0, npu-1, npu-2, npu-3, npu-4, npu-5,"
+                + " npu-6, npu-7)");
   }
 
-  ResourceClaim withConfig(String uid, String source, List<String> requests,
-      java.util.Map<String, Object> parameters) {
+  ResourceClaim withConfig(
+      String uid, String source, List<String> requests, java.util.Map<String, Object> parameters) {
     return withConfig("npu-0", uid, source, requests, parameters);
   }
 
-  ResourceClaim withConfig(String device, String uid, String source, List<String> requests,
+  ResourceClaim withConfig(
+      String device,
+      String uid,
+      String source,
+      List<String> requests,
       java.util.Map<String, Object> parameters) {
-    return new ResourceClaimBuilder(claim("c", uid, device)).editStatus()
-        .editAllocation().editDevices().addNewConfig().withSource(source).withRequests(requests)
-        .withNewOpaque().withDriver(DRIVER).withParameters(parameters)
-        .endOpaque().endConfig().endDevices().endAllocation().endStatus().build();
+    return new ResourceClaimBuilder(claim("c", uid, device))
+        .editStatus()
+        .editAllocation()
+        .editDevices()
+        .addNewConfig()
+        .withSource(source)
+        .withRequests(requests)
+        .withNewOpaque()
+        .withDriver(DRIVER)
+        .withParameters(parameters)
+        .endOpaque()
+        .endConfig()
+        .endDevices()
+        .endAllocation()
+        .endStatus()
+        .build();
   }
 
   static java.util.Map<String, Object> npuConfig(Object... kv) {
@@ -177,32 +249,59 @@ class DeviceStateTest {
   void opaqueConfigIsDecodedStrictlyNamingClaimFieldAndValue() throws Exception {
     DeviceState s = open("b1");
     String at = "ResourceClaim demo/c: status.allocation.devices.config[0].opaque.parameters";
-    assertThat(s.prepare(withConfig("u7", "FromClaim", List.of(), npuConfig("mode", "x")))
-        .error()).isEqualTo(at + ".mode = \"x\": unknown field (known: apiVersion, kind,"
-            + " sharing, computeWeight, computeCap, priority, memoryOnly, policy)");
-    assertThat(s.prepare(withConfig("u7", "FromClaim", List.of(),
-        java.util.Map.of("apiVersion", "resource.nvidia.com/v1beta1", "kind", "GpuConfig")))
-        .error()).isEqualTo(at + ".apiVersion = resource.nvidia.com/v1beta1: expected"
-            + " npu.vnpu.io/v1alpha1");
-    assertThat(s.prepare(withConfig("u7", "FromClaim", List.of(),
-        java.util.Map.of("apiVersion", "npu.vnpu.io/v1alpha1"))).error())
+    assertThat(s.prepare(withConfig("u7", "FromClaim", List.of(), npuConfig("mode", "x"))).error())
+        .isEqualTo(
+            at
+                + ".mode = \"x\": unknown field (known: apiVersion, kind,"
+                + " sharing, computeWeight, computeCap, priority, memoryOnly, policy)");
+    assertThat(
+            s.prepare(
+                    withConfig(
+                        "u7",
+                        "FromClaim",
+                        List.of(),
+                        java.util.Map.of(
+                            "apiVersion", "resource.nvidia.com/v1beta1", "kind", "GpuConfig")))
+                .error())
+        .isEqualTo(
+            at + ".apiVersion = resource.nvidia.com/v1beta1: expected" + " npu.vnpu.io/v1alpha1");
+    assertThat(
+            s.prepare(
+                    withConfig(
+                        "u7",
+                        "FromClaim",
+                        List.of(),
+                        java.util.Map.of("apiVersion", "npu.vnpu.io/v1alpha1")))
+                .error())
         .isEqualTo(at + ".kind: missing (expected NpuConfig)");
-    assertThat(s.prepare(withConfig("u7", "FromClass", List.of(),
-        npuConfig("computeWeight", 0))).error())
+    assertThat(
+            s.prepare(withConfig("u7", "FromClass", List.of(), npuConfig("computeWeight", 0)))
+                .error())
         .isEqualTo(at + ".computeWeight = 0: not an integer in 1..10000");
-    assertThat(s.prepare(withConfig("u7", "FromClaim", List.of(),
-        npuConfig("computeCap", "50"))).error())
+    assertThat(
+            s.prepare(withConfig("u7", "FromClaim", List.of(), npuConfig("computeCap", "50")))
+                .error())
         .isEqualTo(at + ".computeCap = \"50\": not an integer in 0..100");
-    assertThat(s.prepare(withConfig("u7", "FromClaim", List.of(),
-        npuConfig("sharing", "Soft"))).error())
+    assertThat(
+            s.prepare(withConfig("u7", "FromClaim", List.of(), npuConfig("sharing", "Soft")))
+                .error())
         .isEqualTo(at + ".sharing = Soft: expected soft, hard or whole");
-    assertThat(s.prepare(withConfig("u7", "FromClaim", List.of(),
-        npuConfig("priority", "urgent"))).error())
+    assertThat(
+            s.prepare(withConfig("u7", "FromClaim", List.of(), npuConfig("priority", "urgent")))
+                .error())
         .isEqualTo(at + ".priority = urgent: expected high or normal");
-    assertThat(s.prepare(withConfig("u7", "FromClaim", List.of(),
-        npuConfig("memoryOnly", true, "computeWeight", 5))).error())
-        .isEqualTo(at + ".memoryOnly = true: computeWeight and computeCap cannot be set with it"
-            + " (memory-only shares are not compute-limited)");
+    assertThat(
+            s.prepare(
+                    withConfig(
+                        "u7",
+                        "FromClaim",
+                        List.of(),
+                        npuConfig("memoryOnly", true, "computeWeight", 5)))
+                .error())
+        .isEqualTo(
+            at
+                + ".memoryOnly = true: computeWeight and computeCap cannot be set with it"
+                + " (memory-only shares are not compute-limited)");
     assertThat(s.snapshot().preparedClaims()).isEmpty();
     assertThat(cdi.exists("u7")).isFalse();
   }
@@ -210,20 +309,45 @@ class DeviceStateTest {
   @Test
   void aSharingThatDoesNotMatchTheDeviceFailsTheClaimAndOneThatDoesIsAccepted() throws Exception {
     DeviceState s = open("b1");
-    assertThat(s.prepare(withConfig("u9", "FromClaim", List.of("npus"),
-        npuConfig("sharing", "soft"))).error()).isEqualTo("ResourceClaim demo/c:"
-            + " status.allocation.devices.results[0]: NpuConfig sharing = soft: the device is"
-            + " allocated whole (no shareID), which is sharing whole");
+    assertThat(
+            s.prepare(withConfig("u9", "FromClaim", List.of("npus"), npuConfig("sharing", "soft")))
+                .error())
+        .isEqualTo(
+            "ResourceClaim demo/c:"
+                + " status.allocation.devices.results[0]: NpuConfig sharing = soft: the device is"
+                + " allocated whole (no shareID), which is sharing whole");
     // a config for another request does not apply; a matching one for this request does
-    assertThat(s.prepare(withConfig("u9", "FromClaim", List.of("other"),
-        npuConfig("sharing", "soft"))).error()).isEmpty();
-    assertThat(s.prepare(withConfig("npu-2", "u10", "FromClaim", List.of("npus"),
-        npuConfig("sharing", "whole"))).error()).isEmpty();
+    assertThat(
+            s.prepare(withConfig("u9", "FromClaim", List.of("other"), npuConfig("sharing", "soft")))
+                .error())
+        .isEmpty();
+    assertThat(
+            s.prepare(
+                    withConfig(
+                        "npu-2",
+                        "u10",
+                        "FromClaim",
+                        List.of("npus"),
+                        npuConfig("sharing", "whole")))
+                .error())
+        .isEmpty();
     // configurations of other drivers are theirs
-    ResourceClaim other = new ResourceClaimBuilder(claim("c", "u11", "npu-1")).editStatus()
-        .editAllocation().editDevices().addNewConfig().withSource("FromClaim")
-        .withNewOpaque().withDriver("gpu.nvidia.com").withParameters(java.util.Map.of("x", 1))
-        .endOpaque().endConfig().endDevices().endAllocation().endStatus().build();
+    ResourceClaim other =
+        new ResourceClaimBuilder(claim("c", "u11", "npu-1"))
+            .editStatus()
+            .editAllocation()
+            .editDevices()
+            .addNewConfig()
+            .withSource("FromClaim")
+            .withNewOpaque()
+            .withDriver("gpu.nvidia.com")
+            .withParameters(java.util.Map.of("x", 1))
+            .endOpaque()
+            .endConfig()
+            .endDevices()
+            .endAllocation()
+            .endStatus()
+            .build();
     assertThat(s.prepare(other).error()).isEmpty();
   }
 
@@ -231,18 +355,36 @@ class DeviceStateTest {
   void softOnlySettingsOnAWholeDeviceFailTheClaimAndLeaveNothingBehind() throws Exception {
     DeviceState s = open("b1");
     String at = "ResourceClaim demo/c: status.allocation.devices.results[0]: NpuConfig ";
-    assertThat(s.prepare(withConfig("npu-2", "u12", "FromClaim", List.of("npus"),
-        npuConfig("sharing", "whole", "priority", "high"))).error()).isEqualTo(at
-            + "priority = high: applies to soft shares only, and the device is prepared whole"
-            + " (npu-2)");
-    assertThat(s.prepare(withConfig("npu-2", "u12", "FromClass", List.of(),
-        npuConfig("computeWeight", 50))).error()).isEqualTo(at
-            + "computeWeight = 50: applies to soft shares only, and the device is prepared whole"
-            + " (npu-2)");
-    assertThat(s.prepare(withConfig("npu-2", "u12", "FromClaim", List.of(),
-        npuConfig("computeCap", 0))).error()).isEqualTo(at
-            + "computeCap = 0: applies to soft shares only, and the device is prepared whole"
-            + " (npu-2)");
+    assertThat(
+            s.prepare(
+                    withConfig(
+                        "npu-2",
+                        "u12",
+                        "FromClaim",
+                        List.of("npus"),
+                        npuConfig("sharing", "whole", "priority", "high")))
+                .error())
+        .isEqualTo(
+            at
+                + "priority = high: applies to soft shares only, and the device is prepared whole"
+                + " (npu-2)");
+    assertThat(
+            s.prepare(
+                    withConfig(
+                        "npu-2", "u12", "FromClass", List.of(), npuConfig("computeWeight", 50)))
+                .error())
+        .isEqualTo(
+            at
+                + "computeWeight = 50: applies to soft shares only, and the device is prepared whole"
+                + " (npu-2)");
+    assertThat(
+            s.prepare(
+                    withConfig("npu-2", "u12", "FromClaim", List.of(), npuConfig("computeCap", 0)))
+                .error())
+        .isEqualTo(
+            at
+                + "computeCap = 0: applies to soft shares only, and the device is prepared whole"
+                + " (npu-2)");
     assertThat(s.snapshot().preparedClaims()).isEmpty();
     assertThat(cdi.exists("u12")).isFalse();
   }
@@ -250,20 +392,42 @@ class DeviceStateTest {
   @Test
   void subRequestSuffixIsRemovedOtherDriversSkippedAndAnotherNodesPoolFailsTheClaim()
       throws Exception {
-    ResourceClaim c = allocated("demo", "c", "u8", List.of(
-        result("main/fast", DRIVER, POOL, "npu-0"),
-        result("main/fast", "gpu.example.com", "node-2", "gpu-0")));
+    ResourceClaim c =
+        allocated(
+            "demo",
+            "c",
+            "u8",
+            List.of(
+                result("main/fast", DRIVER, POOL, "npu-0"),
+                result("main/fast", "gpu.example.com", "node-2", "gpu-0")));
     DeviceState s = open("b1");
     PrepareOutcome o = s.prepare(c);
-    assertThat(o.devices()).containsExactly(new PreparedDevice(List.of("main"), POOL, "npu-0", null,
-        0, false, List.of("npu.huawei.com/npu=u8-npu-0")));
+    assertThat(o.devices())
+        .containsExactly(
+            new PreparedDevice(
+                List.of("main"),
+                POOL,
+                "npu-0",
+                null,
+                0,
+                false,
+                List.of("npu.huawei.com/npu=u8-npu-0")));
 
     // a pool of this driver is one node's: another node's pool is never prepared as nothing
-    PrepareOutcome other = s.prepare(allocated("demo", "d", "u9", List.of(
-        result("main", DRIVER, POOL, "npu-1"), result("main", DRIVER, "node-2", "npu-0"))));
-    assertThat(other.error()).isEqualTo("ResourceClaim demo/d: status.allocation.devices"
-        + ".results[1].pool = node-2: a pool of driver npu.huawei.com on another node; this"
-        + " node's pool is node-1");
+    PrepareOutcome other =
+        s.prepare(
+            allocated(
+                "demo",
+                "d",
+                "u9",
+                List.of(
+                    result("main", DRIVER, POOL, "npu-1"),
+                    result("main", DRIVER, "node-2", "npu-0"))));
+    assertThat(other.error())
+        .isEqualTo(
+            "ResourceClaim demo/d: status.allocation.devices"
+                + ".results[1].pool = node-2: a pool of driver npu.huawei.com on another node; this"
+                + " node's pool is node-1");
     assertThat(s.snapshot().preparedClaims()).containsOnlyKeys("u8");
     assertThat(cdi.exists("u9")).isFalse();
   }

@@ -23,12 +23,14 @@ class BundledTemplatesTest {
       bundled = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
     Path chart = io.vnpu.kube.testing.ChartObjects.chart().resolve("files/device-config.yaml");
-    assertThat(bundled).as("the chart's %s and the bundled table are one file", chart)
+    assertThat(bundled)
+        .as("the chart's %s and the bundled table are one file", chart)
         .isEqualTo(Files.readString(chart));
 
     HardVnpuChips chips = new HardVnpuChips(true, BundledTemplates.load());
     ChipConfig b3 = chips.templatesFor(MutableDeviceManager.npu910b3(0, 0, 0)).orElseThrow();
-    assertThat(b3.templates()).extracting(VnpuTemplate::name)
+    assertThat(b3.templates())
+        .extracting(VnpuTemplate::name)
         .containsExactly("vir05_1c_16g", "vir10_3c_32g");
   }
 
@@ -37,17 +39,30 @@ class BundledTemplatesTest {
     HardVnpuChips chips = new HardVnpuChips(true, BundledTemplates.load());
     // HAMi's 910C entry: chipName Ascend910, 20 AI Cores (A3 inference dies)
     Npu inference = a3Die(20, 7);
-    assertThat(chips.templatesFor(inference).orElseThrow().templates()).extracting(VnpuTemplate::name)
+    assertThat(chips.templatesFor(inference).orElseThrow().templates())
+        .extracting(VnpuTemplate::name)
         .containsExactly("vir05_1c_16g", "vir10_3c_32g");
     // a training die (24 AI Cores) refuses those templates: whole
     assertThat(chips.templatesFor(a3Die(24, 6))).isEmpty();
     // 910A (910ProB) has HAMi templates but is not cut by memCapacity
-    assertThat(chips.templatesFor(new Npu("U", 0, 0, 0, 0, "910ProB", 32L << 30, 30, 14,
-        DeviceHealth.HEALTHY, 0))).isEmpty();
+    assertThat(
+            chips.templatesFor(
+                new Npu("U", 0, 0, 0, 0, "910ProB", 32L << 30, 30, 14, DeviceHealth.HEALTHY, 0)))
+        .isEmpty();
   }
 
   private static Npu a3Die(int aiCores, int aiCpus) {
-    return new Npu("00004001-00000000-00000000-00000000-00000000", 0, 0, 0, 0, "Ascend910",
-        64L << 30, aiCores, aiCpus, DeviceHealth.HEALTHY, 0);
+    return new Npu(
+        "00004001-00000000-00000000-00000000-00000000",
+        0,
+        0,
+        0,
+        0,
+        "Ascend910",
+        64L << 30,
+        aiCores,
+        aiCpus,
+        DeviceHealth.HEALTHY,
+        0);
   }
 }

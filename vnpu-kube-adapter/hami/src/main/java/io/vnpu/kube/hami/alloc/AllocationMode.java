@@ -11,9 +11,9 @@ public enum AllocationMode {
   SOFT;
 
   /**
-   * The pod annotation {@code huawei.com/vnpu-mode} decides when present ({@code hami-core}
-   * exactly → {@link #SOFT}); a pod that says nothing follows the node's mode (as upstream PR #106
-   * and HAMi PR #2035 do, so plugin and scheduler agree).
+   * The pod annotation {@code huawei.com/vnpu-mode} decides when present ({@code hami-core} exactly
+   * → {@link #SOFT}); a pod that says nothing follows the node's mode (as upstream PR #106 and HAMi
+   * PR #2035 do, so plugin and scheduler agree).
    */
   public static AllocationMode of(Map<String, String> podAnnotations, boolean nodeHamiVnpuCore) {
     String mode = podAnnotations.get(HamiNames.VNPU_MODE);

@@ -1,27 +1,27 @@
 package io.vnpu.kube.hami.alloc;
 
-import io.vnpu.api.slice.SharingPolicy;
+import io.vnpu.api.model.Vnpu;
 import io.vnpu.api.slice.ContainerEdits;
+import io.vnpu.api.slice.SharingPolicy;
 import io.vnpu.api.slice.SlicePlan;
 import io.vnpu.api.slice.VnpuToCreate;
-import io.vnpu.api.model.Vnpu;
 import io.vnpu.api.spi.DeviceException;
 import io.vnpu.api.spi.DeviceManager;
-import io.vnpu.kube.hami.codec.HamiNames;
 import io.vnpu.kube.hami.cleanup.VnpuIdleTracker;
 import io.vnpu.kube.hami.cleanup.VnpuKey;
 import io.vnpu.kube.hami.codec.ContainerDevice;
+import io.vnpu.kube.hami.codec.HamiNames;
 import io.vnpu.kube.hami.codec.RuntimeInfo;
 import io.vnpu.kube.hami.devices.NodeDevices;
 import io.vnpu.kube.limiter.LimiterUnavailableException;
 import io.vnpu.kube.resource.AllocationException;
 import io.vnpu.kube.resource.ContainerAllocation;
 import io.vnpu.kube.softslice.SoftSlices;
+import io.vnpu.quota.files.HostFiles;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.nio.file.LinkOption;
-import io.vnpu.quota.files.HostFiles;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Builds one container's response and performs its side effects: creating vNPUs (hard split with
- * {@link HardSplitStrategy#PLUGIN_CREATES_VNPU}) or the container directory and quota region
- * (soft split).
+ * {@link HardSplitStrategy#PLUGIN_CREATES_VNPU}) or the container directory and quota region (soft
+ * split).
  */
 public final class ContainerResponder {
   private static final Logger LOG = LoggerFactory.getLogger(ContainerResponder.class);
@@ -50,15 +50,22 @@ public final class ContainerResponder {
   private final Clock clock;
 
   /**
-   * @param slices       the node's soft slices ({@link SoftSplitLayout#slices()}): directory,
-   *     region and compute registration of each soft-split container, and the limiter check run
-   *     before a soft-split container is answered
+   * @param slices the node's soft slices ({@link SoftSplitLayout#slices()}): directory, region and
+   *     compute registration of each soft-split container, and the limiter check run before a
+   *     soft-split container is answered
    * @param agentRegions whether the agent creates the quota regions (and registers them); false
    *     leaves an empty directory for the limiter to create its own (upstream hami-vnpu-core)
    */
-  public ContainerResponder(HamiNames names, boolean nodeHamiVnpuCore, HardSplitStrategy hardSplit,
-      DeviceManager deviceManager, VnpuIdleTracker idleTracker, SoftSplitLayout layout, SoftSlices slices,
-      boolean agentRegions, Clock clock) {
+  public ContainerResponder(
+      HamiNames names,
+      boolean nodeHamiVnpuCore,
+      HardSplitStrategy hardSplit,
+      DeviceManager deviceManager,
+      VnpuIdleTracker idleTracker,
+      SoftSplitLayout layout,
+      SoftSlices slices,
+      boolean agentRegions,
+      Clock clock) {
     this.names = Objects.requireNonNull(names, "names");
     this.nodeHamiVnpuCore = nodeHamiVnpuCore;
     this.hardSplit = Objects.requireNonNull(hardSplit, "hardSplit");
@@ -77,30 +84,46 @@ public final class ContainerResponder {
    * @throws AllocationException when a device is unknown, a value is out of range, or a vNPU or
    *     region cannot be created (everything created so far is undone)
    */
-  public PreparedContainer prepare(ContainerTarget target, List<ContainerDevice> devices,
-      Map<String, RuntimeInfo> info, NodeDevices npus) throws AllocationException {
+  public PreparedContainer prepare(
+      ContainerTarget target,
+      List<ContainerDevice> devices,
+      Map<String, RuntimeInfo> info,
+      NodeDevices npus)
+      throws AllocationException {
     return switch (AllocationMode.of(target.podAnnotations(), nodeHamiVnpuCore)) {
       case SOFT -> {
         verifyLimiter(target);
         Path dir = containerDir(target);
-        Optional<SharingPolicy> policy = SoftSplitResponses.askedPolicy(
-            "pod " + target.namespace() + "/" + target.podName(), target.podAnnotations());
-        yield soft(target, dir, SoftSplitResponses.plan(devices, info, npus, names.runtimeInfo(), layout, dir,
-            agentRegions, policy));
+        Optional<SharingPolicy> policy =
+            SoftSplitResponses.askedPolicy(
+                "pod " + target.namespace() + "/" + target.podName(), target.podAnnotations());
+        yield soft(
+            target,
+            dir,
+            SoftSplitResponses.plan(
+                devices, info, npus, names.runtimeInfo(), layout, dir, agentRegions, policy));
       }
-      case HARD_OR_WHOLE -> hardSplit == HardSplitStrategy.PLUGIN_CREATES_VNPU
-          && HardSplitResponses.firstTemplate(devices, info).isPresent()
-          ? createVnpus(target, HardSplitResponses.pluginCreatesPlan(devices, info, npus, names.runtimeInfo()))
-          : new PreparedContainer(response(HardSplitResponses.plan(devices, info, npus, names.runtimeInfo()),
-              SlicePlan::edits), () -> { });
+      case HARD_OR_WHOLE ->
+          hardSplit == HardSplitStrategy.PLUGIN_CREATES_VNPU
+                  && HardSplitResponses.firstTemplate(devices, info).isPresent()
+              ? createVnpus(
+                  target,
+                  HardSplitResponses.pluginCreatesPlan(devices, info, npus, names.runtimeInfo()))
+              : new PreparedContainer(
+                  response(
+                      HardSplitResponses.plan(devices, info, npus, names.runtimeInfo()),
+                      SlicePlan::edits),
+                  () -> {});
     };
   }
 
-  private static ContainerAllocation response(SlicePlan plan, java.util.function.Function<SlicePlan, ContainerEdits> edits) {
+  private static ContainerAllocation response(
+      SlicePlan plan, java.util.function.Function<SlicePlan, ContainerEdits> edits) {
     return ContainerAllocation.of(edits.apply(plan), plan.annotations(), plan.cdiDevices());
   }
 
-  private PreparedContainer createVnpus(ContainerTarget target, SlicePlan plan) throws AllocationException {
+  private PreparedContainer createVnpus(ContainerTarget target, SlicePlan plan)
+      throws AllocationException {
     List<VnpuKey> created = new ArrayList<>();
     Runnable rollback = () -> destroy(created);
     for (VnpuToCreate want : plan.vnpus()) {
@@ -111,13 +134,24 @@ public final class ContainerResponder {
         created.add(key);
       } catch (DeviceException e) {
         rollback.run();
-        throw new AllocationException("create vNPU " + want.template() + " on NPU " + want.npu().uuid()
-            + " (logic ID " + want.logicId() + "): " + e.getMessage(), e);
+        throw new AllocationException(
+            "create vNPU "
+                + want.template()
+                + " on NPU "
+                + want.npu().uuid()
+                + " (logic ID "
+                + want.logicId()
+                + "): "
+                + e.getMessage(),
+            e);
       }
     }
-    String ids = created.stream().map(k -> Integer.toString(k.vnpuId())).collect(Collectors.joining(","));
-    ContainerEdits edits = plan.createdVnpuIdsEnv().map(env -> plan.edits().withEnv(env, ids)).orElse(plan.edits());
-    return new PreparedContainer(ContainerAllocation.of(edits, plan.annotations(), plan.cdiDevices()), rollback);
+    String ids =
+        created.stream().map(k -> Integer.toString(k.vnpuId())).collect(Collectors.joining(","));
+    ContainerEdits edits =
+        plan.createdVnpuIdsEnv().map(env -> plan.edits().withEnv(env, ids)).orElse(plan.edits());
+    return new PreparedContainer(
+        ContainerAllocation.of(edits, plan.annotations(), plan.cdiDevices()), rollback);
   }
 
   private void destroy(List<VnpuKey> created) {
@@ -127,7 +161,11 @@ public final class ContainerResponder {
         idleTracker.forget(k);
       } catch (DeviceException e) {
         // the idle cleanup reclaims it after the grace period
-        LOG.warn("rollback: destroy vNPU {} on logic ID {} failed: {}", k.vnpuId(), k.logicId(), e.getMessage());
+        LOG.warn(
+            "rollback: destroy vNPU {} on logic ID {} failed: {}",
+            k.vnpuId(),
+            k.logicId(),
+            e.getMessage());
       }
     }
     created.clear();
@@ -137,8 +175,16 @@ public final class ContainerResponder {
     try {
       slices.verifyLimiter();
     } catch (LimiterUnavailableException e) {
-      throw new AllocationException("soft slice for container " + target.namespace() + "/" + target.podName()
-          + "/" + target.containerName() + " refused: limiter " + e.getMessage(), e);
+      throw new AllocationException(
+          "soft slice for container "
+              + target.namespace()
+              + "/"
+              + target.podName()
+              + "/"
+              + target.containerName()
+              + " refused: limiter "
+              + e.getMessage(),
+          e);
     }
   }
 
@@ -146,12 +192,21 @@ public final class ContainerResponder {
     try {
       return layout.containerDir(target.podUid(), target.containerName());
     } catch (IllegalArgumentException e) {
-      throw new AllocationException("container " + target.namespace() + "/" + target.podName() + "/"
-          + target.containerName() + ": " + e.getMessage(), e);
+      throw new AllocationException(
+          "container "
+              + target.namespace()
+              + "/"
+              + target.podName()
+              + "/"
+              + target.containerName()
+              + ": "
+              + e.getMessage(),
+          e);
     }
   }
 
-  private PreparedContainer soft(ContainerTarget target, Path dir, SlicePlan plan) throws AllocationException {
+  private PreparedContainer soft(ContainerTarget target, Path dir, SlicePlan plan)
+      throws AllocationException {
     String who = target.namespace() + "/" + target.podName() + "/" + target.containerName();
     Optional<SoftSlices.Prepared> prepared = Optional.empty();
     try {
@@ -161,17 +216,20 @@ public final class ContainerResponder {
         slices.prepareForLimiter(dir);
       }
     } catch (IOException | RuntimeException e) {
-      throw new AllocationException("prepare quota region in " + dir + " for container " + who + ": "
-          + e.getMessage(), e);
+      throw new AllocationException(
+          "prepare quota region in " + dir + " for container " + who + ": " + e.getMessage(), e);
     }
     Optional<SoftSlices.Prepared> made = prepared;
-    return new PreparedContainer(response(plan, SlicePlan::edits), () -> {
-      if (made.isPresent()) {
-        slices.discard(made.get());
-      } else if (!HostFiles.deleteQuietly(dir) && Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
-        LOG.warn("rollback: remove {} failed; the region cleanup retries", dir);
-      }
-    });
+    return new PreparedContainer(
+        response(plan, SlicePlan::edits),
+        () -> {
+          if (made.isPresent()) {
+            slices.discard(made.get());
+          } else if (!HostFiles.deleteQuietly(dir)
+              && Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+            LOG.warn("rollback: remove {} failed; the region cleanup retries", dir);
+          }
+        });
   }
 
   /** The node's soft slices. */

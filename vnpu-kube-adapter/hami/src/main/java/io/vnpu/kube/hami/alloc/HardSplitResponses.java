@@ -35,16 +35,22 @@ public final class HardSplitResponses {
    * The decision gives every device the first template (what the runtime creates) or the whole NPU.
    *
    * @param runtimeInfoKey {@code huawei.com/<cw>}, named in the error for an empty device list
-   * @throws AllocationException {@code annotation <key> value invalid} for no devices,
-   *     {@code unknown uuid: <UUID>} for a device this node does not have
+   * @throws AllocationException {@code annotation <key> value invalid} for no devices, {@code
+   *     unknown uuid: <UUID>} for a device this node does not have
    */
-  public static SlicePlan plan(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
-      NodeDevices npus, String runtimeInfoKey) throws AllocationException {
+  public static SlicePlan plan(
+      List<ContainerDevice> devices,
+      Map<String, RuntimeInfo> info,
+      NodeDevices npus,
+      String runtimeInfoKey)
+      throws AllocationException {
     List<Npu> resolved = resolve(devices, npus, runtimeInfoKey);
     Optional<String> template = firstTemplate(devices, info);
-    SliceShare share = template.<SliceShare>map(SliceShare.HardTemplate::new).orElse(new SliceShare.Whole());
-    SliceDecision decision = new SliceDecision(resolved.stream()
-        .map(n -> new SliceDevice(NpuRef.of(n), share)).toList());
+    SliceShare share =
+        template.<SliceShare>map(SliceShare.HardTemplate::new).orElse(new SliceShare.Whole());
+    SliceDecision decision =
+        new SliceDecision(
+            resolved.stream().map(n -> new SliceDevice(NpuRef.of(n), share)).toList());
     Map<String, String> envs = new LinkedHashMap<>();
     envs.put(AscendEnv.VISIBLE_DEVICES, phyIds(resolved));
     template.ifPresent(t -> envs.put(AscendEnv.VNPU_SPECS, t));
@@ -52,9 +58,14 @@ public final class HardSplitResponses {
   }
 
   /** The upstream response, {@link #plan}'s edits. */
-  public static ContainerAllocation build(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
-      NodeDevices npus, String runtimeInfoKey) throws AllocationException {
-    return ContainerAllocation.of(plan(devices, info, npus, runtimeInfoKey).edits(), Map.of(), List.of());
+  public static ContainerAllocation build(
+      List<ContainerDevice> devices,
+      Map<String, RuntimeInfo> info,
+      NodeDevices npus,
+      String runtimeInfoKey)
+      throws AllocationException {
+    return ContainerAllocation.of(
+        plan(devices, info, npus, runtimeInfoKey).edits(), Map.of(), List.of());
   }
 
   /**
@@ -62,8 +73,12 @@ public final class HardSplitResponses {
    *
    * @throws AllocationException as {@link #plan}, and when a device has no template
    */
-  public static SlicePlan pluginCreatesPlan(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
-      NodeDevices npus, String runtimeInfoKey) throws AllocationException {
+  public static SlicePlan pluginCreatesPlan(
+      List<ContainerDevice> devices,
+      Map<String, RuntimeInfo> info,
+      NodeDevices npus,
+      String runtimeInfoKey)
+      throws AllocationException {
     List<Npu> resolved = resolve(devices, npus, runtimeInfoKey);
     List<SliceDevice> slice = new ArrayList<>(devices.size());
     List<VnpuToCreate> vnpus = new ArrayList<>(devices.size());
@@ -72,8 +87,12 @@ public final class HardSplitResponses {
       RuntimeInfo ri = info.get(d.uuid());
       String template = ri == null ? "" : ri.temp();
       if (template.isEmpty()) {
-        throw new AllocationException("annotation " + runtimeInfoKey + ": device " + d.uuid()
-            + " has no temp while another device of the container has one");
+        throw new AllocationException(
+            "annotation "
+                + runtimeInfoKey
+                + ": device "
+                + d.uuid()
+                + " has no temp while another device of the container has one");
       }
       Npu npu = resolved.get(i);
       slice.add(new SliceDevice(NpuRef.of(npu), new SliceShare.HardTemplate(template)));
@@ -86,7 +105,8 @@ public final class HardSplitResponses {
   }
 
   /** The first non-empty {@code temp} of the devices, in annotation order. */
-  public static Optional<String> firstTemplate(List<ContainerDevice> devices, Map<String, RuntimeInfo> info) {
+  public static Optional<String> firstTemplate(
+      List<ContainerDevice> devices, Map<String, RuntimeInfo> info) {
     for (ContainerDevice d : devices) {
       RuntimeInfo ri = info.get(d.uuid());
       if (ri != null && !ri.temp().isEmpty()) return Optional.of(ri.temp());
@@ -98,14 +118,21 @@ public final class HardSplitResponses {
   static List<Npu> resolve(List<ContainerDevice> devices, NodeDevices npus, String runtimeInfoKey)
       throws AllocationException {
     if (devices.isEmpty()) {
-      throw new AllocationException("annotation " + runtimeInfoKey + " value invalid: no devices for the container");
+      throw new AllocationException(
+          "annotation " + runtimeInfoKey + " value invalid: no devices for the container");
     }
     List<Npu> out = new ArrayList<>(devices.size());
     for (ContainerDevice d : devices) {
-      Npu npu = npus.byUuid(d.uuid()).orElseThrow(() -> new AllocationException("unknown uuid: " + d.uuid()));
+      Npu npu =
+          npus.byUuid(d.uuid())
+              .orElseThrow(() -> new AllocationException("unknown uuid: " + d.uuid()));
       if (out.contains(npu)) {
-        throw new AllocationException("annotation " + runtimeInfoKey + ": device " + d.uuid()
-            + " is listed twice for the container");
+        throw new AllocationException(
+            "annotation "
+                + runtimeInfoKey
+                + ": device "
+                + d.uuid()
+                + " is listed twice for the container");
       }
       out.add(npu);
     }

@@ -12,15 +12,15 @@ import io.vnpu.api.slice.SliceDecision;
 import io.vnpu.api.slice.SliceDevice;
 import io.vnpu.api.slice.SlicePlan;
 import io.vnpu.api.slice.SliceShare;
+import io.vnpu.kube.errors.Shown;
 import io.vnpu.kube.hami.codec.ContainerDevice;
 import io.vnpu.kube.hami.codec.RuntimeInfo;
 import io.vnpu.kube.hami.devices.NodeDevices;
-import io.vnpu.kube.errors.Shown;
 import io.vnpu.kube.resource.AllocationException;
 import io.vnpu.kube.resource.ContainerAllocation;
 import io.vnpu.kube.softslice.SoftAsk;
-import io.vnpu.kube.softslice.SoftSliceLayout;
 import io.vnpu.kube.softslice.SoftCharge;
+import io.vnpu.kube.softslice.SoftSliceLayout;
 import io.vnpu.kube.softslice.SoftSliceRefusedException;
 import io.vnpu.kube.softslice.SoftSliceRule;
 import java.nio.file.Path;
@@ -34,20 +34,20 @@ import java.util.OptionalInt;
 /**
  * The soft-split (hami-vnpu-core) response (protocol spec section 4.3), pure: the eight mounts in
  * upstream order (the seventh, {@code /hami-shared-region}, is the agent's compute-registry
- * directory mounted read-only when the agent creates the regions), {@code ASCEND_VISIBLE_DEVICES}, {@code NPU_MEM_QUOTA} and {@code NPU_PRIORITY}
- * from the first device that has them (what libvnpu reads), the first card's global registry
- * {@code NPU_GLOBAL_SHM_PATH} and {@code NPU_LOCAL_SHM_PATH}. {@link #quotas} gives the per-device
- * limits for the quota region (every device, not the first only: bug 9.6); {@link #plan} puts
- * both into the slice plan.
+ * directory mounted read-only when the agent creates the regions), {@code ASCEND_VISIBLE_DEVICES},
+ * {@code NPU_MEM_QUOTA} and {@code NPU_PRIORITY} from the first device that has them (what libvnpu
+ * reads), the first card's global registry {@code NPU_GLOBAL_SHM_PATH} and {@code
+ * NPU_LOCAL_SHM_PATH}. {@link #quotas} gives the per-device limits for the quota region (every
+ * device, not the first only: bug 9.6); {@link #plan} puts both into the slice plan.
  */
 public final class SoftSplitResponses {
   private SoftSplitResponses() {}
 
   /**
-   * vnpu's pod annotation for the sharing policy of a hami-core container's AI-core share
-   * ({@code docs/sharing-policies.md}). HAMi's annotations have no such key; its {@code core} is a
-   * ceiling, i.e. fixed-share. The annotation, which the pod's owner writes, can only lower that:
-   * {@code fixed-share} or {@code best-effort} ({@link SoftSliceRule}).
+   * vnpu's pod annotation for the sharing policy of a hami-core container's AI-core share ({@code
+   * docs/sharing-policies.md}). HAMi's annotations have no such key; its {@code core} is a ceiling,
+   * i.e. fixed-share. The annotation, which the pod's owner writes, can only lower that: {@code
+   * fixed-share} or {@code best-effort} ({@link SoftSliceRule}).
    */
   public static final String SHARING_POLICY_ANNOTATION = "vnpu.io/sharing-policy";
 
@@ -63,8 +63,14 @@ public final class SoftSplitResponses {
     if (v == null) return Optional.empty();
     Optional<SharingPolicy> p = SharingPolicy.fromWireName(v.strip());
     if (p.isEmpty()) {
-      throw new AllocationException(who + ": annotation " + SHARING_POLICY_ANNOTATION + " = " + Shown.string(v)
-          + ": not " + SharingPolicy.wireNames());
+      throw new AllocationException(
+          who
+              + ": annotation "
+              + SHARING_POLICY_ANNOTATION
+              + " = "
+              + Shown.string(v)
+              + ": not "
+              + SharingPolicy.wireNames());
     }
     return p;
   }
@@ -77,40 +83,72 @@ public final class SoftSplitResponses {
    * @param containerDir host directory of this container ({@link SoftSplitLayout#containerDir})
    * @throws AllocationException as {@link #build} and {@link #quotas}
    */
-  public static SlicePlan plan(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
-      NodeDevices npus, String runtimeInfoKey, SoftSplitLayout layout, Path containerDir)
+  public static SlicePlan plan(
+      List<ContainerDevice> devices,
+      Map<String, RuntimeInfo> info,
+      NodeDevices npus,
+      String runtimeInfoKey,
+      SoftSplitLayout layout,
+      Path containerDir)
       throws AllocationException {
     return plan(devices, info, npus, runtimeInfoKey, layout, containerDir, false);
   }
 
   /**
-   * As {@link #plan(List, Map, NodeDevices, String, SoftSplitLayout, Path)}; with
-   * {@code agentRegistry} the shared-region mount is the agent's registry directory, read-only
-   * ({@link #mounts(SoftSplitLayout, Path, boolean)}).
+   * As {@link #plan(List, Map, NodeDevices, String, SoftSplitLayout, Path)}; with {@code
+   * agentRegistry} the shared-region mount is the agent's registry directory, read-only ({@link
+   * #mounts(SoftSplitLayout, Path, boolean)}).
    */
-  public static SlicePlan plan(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
-      NodeDevices npus, String runtimeInfoKey, SoftSplitLayout layout, Path containerDir, boolean agentRegistry)
+  public static SlicePlan plan(
+      List<ContainerDevice> devices,
+      Map<String, RuntimeInfo> info,
+      NodeDevices npus,
+      String runtimeInfoKey,
+      SoftSplitLayout layout,
+      Path containerDir,
+      boolean agentRegistry)
       throws AllocationException {
-    return plan(devices, info, npus, runtimeInfoKey, layout, containerDir, agentRegistry, Optional.empty());
+    return plan(
+        devices, info, npus, runtimeInfoKey, layout, containerDir, agentRegistry, Optional.empty());
   }
 
-  /** As {@link #plan(List, Map, NodeDevices, String, SoftSplitLayout, Path, boolean)}, with the pod's asked sharing policy. */
-  public static SlicePlan plan(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
-      NodeDevices npus, String runtimeInfoKey, SoftSplitLayout layout, Path containerDir, boolean agentRegistry,
-      Optional<SharingPolicy> policy) throws AllocationException {
-    ContainerAllocation a = build(devices, info, npus, runtimeInfoKey, layout, containerDir, agentRegistry);
+  /**
+   * As {@link #plan(List, Map, NodeDevices, String, SoftSplitLayout, Path, boolean)}, with the
+   * pod's asked sharing policy.
+   */
+  public static SlicePlan plan(
+      List<ContainerDevice> devices,
+      Map<String, RuntimeInfo> info,
+      NodeDevices npus,
+      String runtimeInfoKey,
+      SoftSplitLayout layout,
+      Path containerDir,
+      boolean agentRegistry,
+      Optional<SharingPolicy> policy)
+      throws AllocationException {
+    ContainerAllocation a =
+        build(devices, info, npus, runtimeInfoKey, layout, containerDir, agentRegistry);
     List<SliceDevice> quotas = quotas(devices, info, npus, runtimeInfoKey, policy);
-    return SlicePlan.editsOnly(new SliceDecision(quotas), new ContainerEdits(a.envs(), a.mounts(), a.devices()))
-        .withRegion(new RegionToCreate(containerDir.resolve(SoftSplitLayout.LOCAL_SHMEM_FILE), quotas,
-            SoftSplitLayout.CONTAINER_SHARED_REGION));
+    return SlicePlan.editsOnly(
+            new SliceDecision(quotas), new ContainerEdits(a.envs(), a.mounts(), a.devices()))
+        .withRegion(
+            new RegionToCreate(
+                containerDir.resolve(SoftSplitLayout.LOCAL_SHMEM_FILE),
+                quotas,
+                SoftSplitLayout.CONTAINER_SHARED_REGION));
   }
 
   /**
    * @param containerDir host directory of this container ({@link SoftSplitLayout#containerDir})
    * @throws AllocationException as {@link HardSplitResponses#build}
    */
-  public static ContainerAllocation build(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
-      NodeDevices npus, String runtimeInfoKey, SoftSplitLayout layout, Path containerDir)
+  public static ContainerAllocation build(
+      List<ContainerDevice> devices,
+      Map<String, RuntimeInfo> info,
+      NodeDevices npus,
+      String runtimeInfoKey,
+      SoftSplitLayout layout,
+      Path containerDir)
       throws AllocationException {
     return build(devices, info, npus, runtimeInfoKey, layout, containerDir, false);
   }
@@ -119,21 +157,37 @@ public final class SoftSplitResponses {
    * As {@link #build(List, Map, NodeDevices, String, SoftSplitLayout, Path)} with the mounts of
    * {@link #mounts(SoftSplitLayout, Path, boolean)}.
    */
-  public static ContainerAllocation build(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
-      NodeDevices npus, String runtimeInfoKey, SoftSplitLayout layout, Path containerDir, boolean agentRegistry)
+  public static ContainerAllocation build(
+      List<ContainerDevice> devices,
+      Map<String, RuntimeInfo> info,
+      NodeDevices npus,
+      String runtimeInfoKey,
+      SoftSplitLayout layout,
+      Path containerDir,
+      boolean agentRegistry)
       throws AllocationException {
     List<Npu> resolved = HardSplitResponses.resolve(devices, npus, runtimeInfoKey);
     Map<String, String> envs = new LinkedHashMap<>();
     envs.put(AscendEnv.VISIBLE_DEVICES, HardSplitResponses.phyIds(resolved));
-    firstOf(devices, info, true).ifPresent(m -> envs.put(AscendEnv.NPU_MEM_QUOTA, Integer.toString(m)));
-    firstOf(devices, info, false).ifPresent(c -> envs.put(AscendEnv.NPU_PRIORITY, Integer.toString(c)));
-    envs.put(AscendEnv.NPU_GLOBAL_SHM_PATH, SoftSplitLayout.CONTAINER_SHARED_REGION + "/"
-        + resolved.get(0).phyId() + "_global_registry");
+    firstOf(devices, info, true)
+        .ifPresent(m -> envs.put(AscendEnv.NPU_MEM_QUOTA, Integer.toString(m)));
+    firstOf(devices, info, false)
+        .ifPresent(c -> envs.put(AscendEnv.NPU_PRIORITY, Integer.toString(c)));
+    envs.put(
+        AscendEnv.NPU_GLOBAL_SHM_PATH,
+        SoftSplitLayout.CONTAINER_SHARED_REGION
+            + "/"
+            + resolved.get(0).phyId()
+            + "_global_registry");
     envs.put(AscendEnv.NPU_LOCAL_SHM_PATH, layout.slices().containerRegionFile());
-    return new ContainerAllocation(envs, mounts(layout, containerDir, agentRegistry), List.of(), Map.of(), List.of());
+    return new ContainerAllocation(
+        envs, mounts(layout, containerDir, agentRegistry), List.of(), Map.of(), List.of());
   }
 
-  /** The eight mounts of section 4.3, in order, as upstream (the limiter writes the shared directory). */
+  /**
+   * The eight mounts of section 4.3, in order, as upstream (the limiter writes the shared
+   * directory).
+   */
   public static List<Mount> mounts(SoftSplitLayout layout, Path containerDir) {
     return mounts(layout, containerDir, false);
   }
@@ -145,13 +199,16 @@ public final class SoftSplitResponses {
    * may reach the registries its neighbours read. Otherwise it is upstream's shared directory,
    * read-write, which hami-vnpu-core itself writes.
    */
-  public static List<Mount> mounts(SoftSplitLayout layout, Path containerDir, boolean agentRegistry) {
+  public static List<Mount> mounts(
+      SoftSplitLayout layout, Path containerDir, boolean agentRegistry) {
     SoftSliceLayout slices = layout.slices();
-    List<Mount> out = new ArrayList<>(List.of(
-        new Mount(layout.npuSmi(), layout.npuSmi(), true),
-        new Mount(layout.ascendInstallInfo(), layout.ascendInstallInfo(), true),
-        new Mount(layout.driverLibDir(), layout.driverLibDir(), true),
-        new Mount(layout.driverVersionInfo(), layout.driverVersionInfo(), true)));
+    List<Mount> out =
+        new ArrayList<>(
+            List.of(
+                new Mount(layout.npuSmi(), layout.npuSmi(), true),
+                new Mount(layout.ascendInstallInfo(), layout.ascendInstallInfo(), true),
+                new Mount(layout.driverLibDir(), layout.driverLibDir(), true),
+                new Mount(layout.driverVersionInfo(), layout.driverVersionInfo(), true)));
     if (agentRegistry) {
       // the one soft-slice mechanism's mounts, which are upstream's order: limiter, preload,
       // registries (read-only), the container's own directory
@@ -178,8 +235,12 @@ public final class SoftSplitResponses {
    * @throws AllocationException naming the device, the annotation and the value: 0 MiB, more than
    *     the NPU's HBM, or an entry asking for more than was charged
    */
-  public static List<SliceDevice> quotas(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
-      NodeDevices npus, String runtimeInfoKey) throws AllocationException {
+  public static List<SliceDevice> quotas(
+      List<ContainerDevice> devices,
+      Map<String, RuntimeInfo> info,
+      NodeDevices npus,
+      String runtimeInfoKey)
+      throws AllocationException {
     return quotas(devices, info, npus, runtimeInfoKey, Optional.empty());
   }
 
@@ -187,8 +248,13 @@ public final class SoftSplitResponses {
    * As {@link #quotas(List, Map, NodeDevices, String)}, with the sharing policy the pod asked
    * ({@link #askedPolicy}; the charge is fixed-share, so only fixed-share or best-effort pass).
    */
-  public static List<SliceDevice> quotas(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
-      NodeDevices npus, String runtimeInfoKey, Optional<SharingPolicy> policy) throws AllocationException {
+  public static List<SliceDevice> quotas(
+      List<ContainerDevice> devices,
+      Map<String, RuntimeInfo> info,
+      NodeDevices npus,
+      String runtimeInfoKey,
+      Optional<SharingPolicy> policy)
+      throws AllocationException {
     List<Npu> resolved = HardSplitResponses.resolve(devices, npus, runtimeInfoKey);
     List<SliceDevice> out = new ArrayList<>(devices.size());
     for (int i = 0; i < devices.size(); i++) {
@@ -196,10 +262,16 @@ public final class SoftSplitResponses {
       RuntimeInfo ri = info.get(d.uuid());
       SliceShare.SoftQuota q;
       try {
-        SoftCharge charge = SoftCharge.of("devices-to-allocate", (long) d.usedMemMib() * Units.MIB,
-            d.usedCores(), Priority.NORMAL, resolved.get(i).hbmBytes());
+        SoftCharge charge =
+            SoftCharge.of(
+                "devices-to-allocate",
+                (long) d.usedMemMib() * Units.MIB,
+                d.usedCores(),
+                Priority.NORMAL,
+                resolved.get(i).hbmBytes());
         SoftAsk ask = SoftAsk.none("annotation " + runtimeInfoKey);
-        if (ri != null && ri.memory().isPresent()) ask = ask.memory("memory", (long) ri.memory().getAsInt() * Units.MIB);
+        if (ri != null && ri.memory().isPresent())
+          ask = ask.memory("memory", (long) ri.memory().getAsInt() * Units.MIB);
         if (ri != null && ri.core().isPresent()) {
           ask = ask.weight("core", ri.core().getAsInt()).cap("core", ri.core().getAsInt());
         }
@@ -213,8 +285,8 @@ public final class SoftSplitResponses {
     return out;
   }
 
-  private static OptionalInt firstOf(List<ContainerDevice> devices, Map<String, RuntimeInfo> info,
-      boolean memory) {
+  private static OptionalInt firstOf(
+      List<ContainerDevice> devices, Map<String, RuntimeInfo> info, boolean memory) {
     for (ContainerDevice d : devices) {
       RuntimeInfo ri = info.get(d.uuid());
       if (ri == null) continue;

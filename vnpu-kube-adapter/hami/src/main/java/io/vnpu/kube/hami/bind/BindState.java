@@ -1,9 +1,9 @@
 package io.vnpu.kube.hami.bind;
 
 /**
- * The bind of one pod as this plugin drives it; the terminal states are written to pod
- * annotation {@code hami.io/bind-phase}. Unlike upstream (bug 9.1) success is reached only when
- * the pod's last container with devices of this chip has been served.
+ * The bind of one pod as this plugin drives it; the terminal states are written to pod annotation
+ * {@code hami.io/bind-phase}. Unlike upstream (bug 9.1) success is reached only when the pod's last
+ * container with devices of this chip has been served.
  */
 public enum BindState {
   /** Containers are still waiting for Allocate ({@code allocating}, written by the scheduler). */

@@ -1,17 +1,17 @@
 package io.vnpu.kube.hami.bind;
 
-import io.vnpu.kube.errors.Causes;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.vnpu.api.spi.DeviceException;
-import io.vnpu.kube.hami.codec.HamiNames;
+import io.vnpu.kube.errors.Causes;
 import io.vnpu.kube.hami.alloc.ContainerResponder;
 import io.vnpu.kube.hami.alloc.ContainerTarget;
 import io.vnpu.kube.hami.alloc.PreparedContainer;
 import io.vnpu.kube.hami.codec.ContainerRuntimeInfo;
 import io.vnpu.kube.hami.codec.DevicesToAllocateCodec;
 import io.vnpu.kube.hami.codec.HamiFormatException;
+import io.vnpu.kube.hami.codec.HamiNames;
 import io.vnpu.kube.hami.codec.PendingContainer;
 import io.vnpu.kube.hami.codec.PodDevices;
 import io.vnpu.kube.hami.codec.RuntimeInfo;
@@ -55,8 +55,13 @@ public final class HamiAllocator {
    * @param spec cross-checks the popped entry against the pod's container resources (annotations
    *     are writable by the pod's owner; the spec is immutable)
    */
-  public HamiAllocator(PodFinder finder, PodBindingClient binding, HamiNames names,
-      DevicesToAllocateCodec devicesCodec, Supplier<NodeDevices> devices, ContainerResponder responder,
+  public HamiAllocator(
+      PodFinder finder,
+      PodBindingClient binding,
+      HamiNames names,
+      DevicesToAllocateCodec devicesCodec,
+      Supplier<NodeDevices> devices,
+      ContainerResponder responder,
       PodSpecCheck spec) {
     this.finder = Objects.requireNonNull(finder, "finder");
     this.binding = Objects.requireNonNull(binding, "binding");
@@ -75,52 +80,79 @@ public final class HamiAllocator {
    *     scheduler's decision (the scheduler, not the kubelet, picks the NPUs)
    * @throws AllocationException naming the pod and the cause
    */
-  public synchronized ContainerAllocation allocate(List<String> deviceIds) throws AllocationException {
+  public synchronized ContainerAllocation allocate(List<String> deviceIds)
+      throws AllocationException {
     FoundPod found = finder.find(deviceIds.size());
     Pod pod = found.pod();
     BindState state = BindState.ALLOCATING;
     PreparedContainer prepared = null;
     try {
       Map<String, String> annotations = annotations(pod);
-      List<RuntimeInfo> entries = runtimeInfoCodec.decodeEntries(names.runtimeInfo(),
-          Optional.ofNullable(annotations.get(names.runtimeInfo())));
+      List<RuntimeInfo> entries =
+          runtimeInfoCodec.decodeEntries(
+              names.runtimeInfo(), Optional.ofNullable(annotations.get(names.runtimeInfo())));
       String raw = annotations.get(names.devicesToAllocate());
-      if (raw == null) throw new HamiFormatException("device " + names.commonWord() + " not found in pod annotations");
+      if (raw == null)
+        throw new HamiFormatException(
+            "device " + names.commonWord() + " not found in pod annotations");
       PodDevices pending = devicesCodec.decode(raw);
       PodDevices.Popped popped = pending.pop();
       PendingContainer next = popped.container();
       // this container's own entries: two containers on one NPU each have theirs
       Map<String, RuntimeInfo> info = ContainerRuntimeInfo.select(entries, pending, next);
       if (next.devices().size() != deviceIds.size()) {
-        throw new AllocationException("device number not matched: annotation has " + next.devices().size()
-            + ", request has " + deviceIds.size());
+        throw new AllocationException(
+            "device number not matched: annotation has "
+                + next.devices().size()
+                + ", request has "
+                + deviceIds.size());
       }
       for (String id : deviceIds) {
-        if (FakeDeviceId.uuidOf(id).isEmpty()) throw new AllocationException("request has unknown device ID " + id);
+        if (FakeDeviceId.uuidOf(id).isEmpty())
+          throw new AllocationException("request has unknown device ID " + id);
       }
       Optional<String> forged = spec.mismatch(pod, next.index(), next.devices().size());
       if (forged.isPresent()) {
-        throw new AllocationException("annotation " + names.devicesToAllocate() + " entry " + next.index()
-            + " does not match the pod's spec: " + forged.get());
+        throw new AllocationException(
+            "annotation "
+                + names.devicesToAllocate()
+                + " entry "
+                + next.index()
+                + " does not match the pod's spec: "
+                + forged.get());
       }
-      ContainerTarget target = new ContainerTarget(pod.getMetadata().getNamespace(),
-          pod.getMetadata().getName(), Objects.toString(pod.getMetadata().getUid(), ""),
-          containerName(pod, next.index()), annotations);
+      ContainerTarget target =
+          new ContainerTarget(
+              pod.getMetadata().getNamespace(),
+              pod.getMetadata().getName(),
+              Objects.toString(pod.getMetadata().getUid(), ""),
+              containerName(pod, next.index()),
+              annotations);
       prepared = responder.prepare(target, next.devices(), info, devices.get());
-      binding.patchAnnotations(pod, Map.of(names.devicesToAllocate(), DevicesToAllocateCodec.encode(popped.remaining())));
+      binding.patchAnnotations(
+          pod,
+          Map.of(names.devicesToAllocate(), DevicesToAllocateCodec.encode(popped.remaining())));
       state = state.containerServed(!popped.remaining().isDone());
       if (state == BindState.SUCCESS) {
         binding.patchAnnotations(pod, Map.of(HamiNames.BIND_PHASE, state.annotationValue()));
         releaseLock(found);
       }
-      LOG.info("allocated container {} of pod {}: {} (bind {})", target.containerName(), found.key(),
-          prepared.allocation().envs(), state);
+      LOG.info(
+          "allocated container {} of pod {}: {} (bind {})",
+          target.containerName(),
+          found.key(),
+          prepared.allocation().envs(),
+          state);
       return prepared.allocation();
-    } catch (HamiFormatException | AllocationException | KubernetesClientException | DeviceException e) {
+    } catch (HamiFormatException
+        | AllocationException
+        | KubernetesClientException
+        | DeviceException e) {
       if (prepared != null) prepared.rollback().run();
       state = state.failed();
       fail(found, state);
-      String msg = e instanceof KubernetesClientException ? "API server: " + e.getMessage() : e.getMessage();
+      String msg =
+          e instanceof KubernetesClientException ? "API server: " + e.getMessage() : e.getMessage();
       throw new AllocationException("allocate for pod " + found.key() + ": " + msg, e);
     }
   }
@@ -140,9 +172,11 @@ public final class HamiAllocator {
       String raw = annotations(pod).get(names.devicesToAllocate());
       if (raw == null) return List.of();
       return devicesCodec.decode(raw).pop().container().devices().stream()
-          .map(io.vnpu.kube.hami.codec.ContainerDevice::uuid).toList();
+          .map(io.vnpu.kube.hami.codec.ContainerDevice::uuid)
+          .toList();
     } catch (AllocationException | HamiFormatException | KubernetesClientException e) {
-      LOG.debug("GetPreferredAllocation: no scheduled NPUs for {} device(s): {}", size, e.getMessage());
+      LOG.debug(
+          "GetPreferredAllocation: no scheduled NPUs for {} device(s): {}", size, e.getMessage());
       return List.of();
     }
   }
@@ -152,8 +186,12 @@ public final class HamiAllocator {
       binding.patchAnnotations(found.pod(), Map.of(HamiNames.BIND_PHASE, state.annotationValue()));
     } catch (KubernetesClientException e) {
       // the lock must still be released (HAMi 61c6cbe/5f0adaa keep it in this case)
-      LOG.error("set {}={} on pod {} failed: {}", HamiNames.BIND_PHASE, state.annotationValue(),
-          found.key(), e.getMessage());
+      LOG.error(
+          "set {}={} on pod {} failed: {}",
+          HamiNames.BIND_PHASE,
+          state.annotationValue(),
+          found.key(),
+          e.getMessage());
     }
     try {
       releaseLock(found);

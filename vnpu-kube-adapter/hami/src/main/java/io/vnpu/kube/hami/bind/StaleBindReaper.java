@@ -3,8 +3,8 @@ package io.vnpu.kube.hami.bind;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.vnpu.kube.hami.codec.HamiNames;
 import io.vnpu.kube.hami.codec.HamiFormatException;
+import io.vnpu.kube.hami.codec.HamiNames;
 import io.vnpu.kube.hami.codec.NodeLock;
 import io.vnpu.kube.hami.kube.PodBindingClient;
 import java.util.ArrayList;
@@ -15,12 +15,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Ends binds that can no longer finish: a pod whose {@code hami.io/bind-phase} is still
- * {@code allocating} but which is terminal ({@code Succeeded}, {@code Failed}, or being deleted)
- * gets {@code failed}, and a node lock {@code hami.io/mutex.lock} naming a pod that is terminal or
- * gone is released. Without this a multi-container pod the kubelet rejected after its first
- * Allocate kept the node locked until the scheduler's lock expiry. A legacy lock (no owner) is
- * left to that expiry: nothing tells whose it is.
+ * Ends binds that can no longer finish: a pod whose {@code hami.io/bind-phase} is still {@code
+ * allocating} but which is terminal ({@code Succeeded}, {@code Failed}, or being deleted) gets
+ * {@code failed}, and a node lock {@code hami.io/mutex.lock} naming a pod that is terminal or gone
+ * is released. Without this a multi-container pod the kubelet rejected after its first Allocate
+ * kept the node locked until the scheduler's lock expiry. A legacy lock (no owner) is left to that
+ * expiry: nothing tells whose it is.
  */
 public final class StaleBindReaper {
   private static final Logger LOG = LoggerFactory.getLogger(StaleBindReaper.class);
@@ -46,7 +46,8 @@ public final class StaleBindReaper {
     List<String> done = new ArrayList<>();
     for (Pod p : podsOnNode) {
       if (ended(p) && "allocating".equals(annotations(p).get(HamiNames.BIND_PHASE))) {
-        binding.patchAnnotations(p, Map.of(HamiNames.BIND_PHASE, BindState.FAILED.annotationValue()));
+        binding.patchAnnotations(
+            p, Map.of(HamiNames.BIND_PHASE, BindState.FAILED.annotationValue()));
         done.add("bind-phase failed: " + key(p));
       }
     }
@@ -57,7 +58,10 @@ public final class StaleBindReaper {
 
   private void releaseLockOfEnded(List<String> done) {
     Node node = client.nodes().withName(nodeName).get();
-    String value = node == null ? null : annotations(node.getMetadata().getAnnotations()).get(HamiNames.NODE_LOCK);
+    String value =
+        node == null
+            ? null
+            : annotations(node.getMetadata().getAnnotations()).get(HamiNames.NODE_LOCK);
     if (value == null) return;
     NodeLock lock;
     try {
@@ -69,19 +73,27 @@ public final class StaleBindReaper {
     Pod owner = client.pods().inNamespace(lock.namespace()).withName(lock.podName()).get();
     if (owner != null && !ended(owner)) return;
     String failed = owner == null ? "" : "bind-phase failed: " + key(owner);
-    if (owner != null && "allocating".equals(annotations(owner).get(HamiNames.BIND_PHASE)) && !done.contains(failed)) {
-      binding.patchAnnotations(owner, Map.of(HamiNames.BIND_PHASE, BindState.FAILED.annotationValue()));
+    if (owner != null
+        && "allocating".equals(annotations(owner).get(HamiNames.BIND_PHASE))
+        && !done.contains(failed)) {
+      binding.patchAnnotations(
+          owner, Map.of(HamiNames.BIND_PHASE, BindState.FAILED.annotationValue()));
       done.add(failed);
     }
     if (binding.releaseLock(lock)) {
-      done.add("released node lock of " + lock.owner().get() + (owner == null ? " (pod gone)" : " (pod ended)"));
+      done.add(
+          "released node lock of "
+              + lock.owner().get()
+              + (owner == null ? " (pod gone)" : " (pod ended)"));
     }
   }
 
   /** Terminal, or being deleted: the kubelet will not start its containers any more. */
   static boolean ended(Pod p) {
     String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
-    return "Succeeded".equals(phase) || "Failed".equals(phase) || p.getMetadata().getDeletionTimestamp() != null;
+    return "Succeeded".equals(phase)
+        || "Failed".equals(phase)
+        || p.getMetadata().getDeletionTimestamp() != null;
   }
 
   private static String key(Pod p) {
@@ -95,5 +107,4 @@ public final class StaleBindReaper {
   private static Map<String, String> annotations(Map<String, String> a) {
     return a == null ? Map.of() : a;
   }
-
 }

@@ -18,16 +18,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Idle hard-vNPU cleanup (protocol spec section 6.4): reclaims vNPUs no container uses, e.g. left
- * behind by a reboot or by a container that failed to start, but only after they have been idle
- * for the whole grace period. Errors of one NPU are logged and the others still scanned.
+ * behind by a reboot or by a container that failed to start, but only after they have been idle for
+ * the whole grace period. Errors of one NPU are logged and the others still scanned.
  *
  * <p>DCMI's in-use flag only says whether a process has the vNPU open, so idleness also consults
  * {@link LiveAllocations}: a vNPU created here for a pod that is still live is not idle whatever
  * DCMI says; of those whose owner is unknown (created before a restart), each NPU keeps per
  * template only as many as the live pods' allocations on it still need (so orphans next to a live
  * pod, and a surplus of one template next to pods holding others, are reclaimed after the grace
- * period), or all of them when an allocation there does not say its templates. When
- * the live allocations cannot be read, the scan destroys nothing and says why (once per outage).
+ * period), or all of them when an allocation there does not say its templates. When the live
+ * allocations cannot be read, the scan destroys nothing and says why (once per outage).
  */
 public final class IdleVnpuCleaner {
   private static final Logger LOG = LoggerFactory.getLogger(IdleVnpuCleaner.class);
@@ -41,12 +41,17 @@ public final class IdleVnpuCleaner {
   private boolean liveUnavailable;
 
   /**
-   * @param live  what the live pods of this node hold, read once per scan
-   * @param grace how long a vNPU must be seen idle (or, for one created here, exist unused)
-   *     before it is destroyed; covers image pulls between Allocate and container start
+   * @param live what the live pods of this node hold, read once per scan
+   * @param grace how long a vNPU must be seen idle (or, for one created here, exist unused) before
+   *     it is destroyed; covers image pulls between Allocate and container start
    */
-  public IdleVnpuCleaner(DeviceManager deviceManager, Supplier<NodeDevices> devices,
-      VnpuIdleTracker tracker, LiveAllocations live, Clock clock, Duration grace) {
+  public IdleVnpuCleaner(
+      DeviceManager deviceManager,
+      Supplier<NodeDevices> devices,
+      VnpuIdleTracker tracker,
+      LiveAllocations live,
+      Clock clock,
+      Duration grace) {
     this.live = Objects.requireNonNull(live, "live");
     this.deviceManager = Objects.requireNonNull(deviceManager, "deviceManager");
     this.devices = Objects.requireNonNull(devices, "devices");
@@ -70,7 +75,8 @@ public final class IdleVnpuCleaner {
       liveUnavailable = false;
     } catch (LiveAllocationsUnavailableException e) {
       if (!liveUnavailable) {
-        LOG.warn("idle vNPU cleanup: destroying nothing while the live pod allocations cannot be read: {}",
+        LOG.warn(
+            "idle vNPU cleanup: destroying nothing while the live pod allocations cannot be read: {}",
             e.getMessage());
       }
       liveUnavailable = true;
@@ -81,8 +87,11 @@ public final class IdleVnpuCleaner {
       try {
         vnpus = deviceManager.listVnpus(npu.logicId());
       } catch (DeviceException e) {
-        LOG.warn("idle vNPU cleanup: list vNPUs of NPU {} (logic ID {}) failed: {}",
-            npu.uuid(), npu.logicId(), e.getMessage());
+        LOG.warn(
+            "idle vNPU cleanup: list vNPUs of NPU {} (logic ID {}) failed: {}",
+            npu.uuid(),
+            npu.logicId(),
+            e.getMessage());
         continue;
       }
       Set<VnpuKey> existing = new HashSet<>();
@@ -96,9 +105,13 @@ public final class IdleVnpuCleaner {
           tracker.forget(key);
           existing.remove(key);
           destroyed.add(key);
-          LOG.info("destroyed idle vNPU {} ({}) on NPU {}", v.vnpuId(), v.templateName(), npu.uuid());
+          LOG.info(
+              "destroyed idle vNPU {} ({}) on NPU {}", v.vnpuId(), v.templateName(), npu.uuid());
         } catch (DeviceException e) {
-          LOG.warn("idle vNPU cleanup: destroy vNPU {} on NPU {} failed: {}", v.vnpuId(), npu.uuid(),
+          LOG.warn(
+              "idle vNPU cleanup: destroy vNPU {} on NPU {} failed: {}",
+              v.vnpuId(),
+              npu.uuid(),
               e.getMessage());
         }
       }
@@ -116,12 +129,12 @@ public final class IdleVnpuCleaner {
    */
   private Set<Integer> heldOn(Npu npu, List<Vnpu> vnpus, LiveAllocations.Holders holders) {
     Set<Integer> held = new HashSet<>();
-    java.util.Map<String, Integer> need = new java.util.HashMap<>(
-        holders.templates().getOrDefault(npu.uuid(), java.util.Map.of()));
+    java.util.Map<String, Integer> need =
+        new java.util.HashMap<>(holders.templates().getOrDefault(npu.uuid(), java.util.Map.of()));
     List<Vnpu> unknownOwner = new ArrayList<>();
     for (Vnpu v : vnpus) {
-      java.util.Optional<String> owner = tracker.owner(new VnpuKey(npu.logicId(), v.vnpuId(),
-          v.templateName()));
+      java.util.Optional<String> owner =
+          tracker.owner(new VnpuKey(npu.logicId(), v.vnpuId(), v.templateName()));
       if (v.inUse() || owner.map(holders.podUids()::contains).orElse(false)) {
         held.add(v.vnpuId());
         need.computeIfPresent(v.templateName(), (t, n) -> n - 1);

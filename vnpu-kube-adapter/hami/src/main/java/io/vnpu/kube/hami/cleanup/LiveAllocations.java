@@ -20,23 +20,25 @@ public interface LiveAllocations {
   Holders read() throws LiveAllocationsUnavailableException;
 
   /**
-   * @param podUids   UIDs of the pods bound to this node that have not ended (phase neither
-   *                  Succeeded nor Failed), deleting ones included
-   * @param npuUuids  UUIDs of the NPUs those pods hold according to their HAMi devices-allocated
-   *                  annotation ({@code hami.io/<commonWord>-devices-allocated}) where the vNPU
-   *                  templates they need are unknown (no readable {@code huawei.com/<commonWord>}
-   *                  runtime info): every vNPU of unknown owner there is kept
+   * @param podUids UIDs of the pods bound to this node that have not ended (phase neither Succeeded
+   *     nor Failed), deleting ones included
+   * @param npuUuids UUIDs of the NPUs those pods hold according to their HAMi devices-allocated
+   *     annotation ({@code hami.io/<commonWord>-devices-allocated}) where the vNPU templates they
+   *     need are unknown (no readable {@code huawei.com/<commonWord>} runtime info): every vNPU of
+   *     unknown owner there is kept
    * @param templates NPU UUID → vNPU template → how many container devices of those pods need a
-   *                  vNPU of that template on that NPU (from the runtime info's {@code temp})
+   *     vNPU of that template on that NPU (from the runtime info's {@code temp})
    */
-  record Holders(Set<String> podUids, Set<String> npuUuids,
+  record Holders(
+      Set<String> podUids,
+      Set<String> npuUuids,
       java.util.Map<String, java.util.Map<String, Integer>> templates) {
     public Holders {
       podUids = Set.copyOf(Objects.requireNonNull(podUids, "podUids"));
       npuUuids = Set.copyOf(Objects.requireNonNull(npuUuids, "npuUuids"));
       java.util.Map<String, java.util.Map<String, Integer>> copy = new java.util.HashMap<>();
-      Objects.requireNonNull(templates, "templates").forEach((k, v) -> copy.put(k,
-          java.util.Map.copyOf(v)));
+      Objects.requireNonNull(templates, "templates")
+          .forEach((k, v) -> copy.put(k, java.util.Map.copyOf(v)));
       templates = java.util.Map.copyOf(copy);
     }
 

@@ -10,8 +10,8 @@ import java.util.Set;
 /**
  * Since when each vNPU has been idle (not used by any container), so the cleanup destroys only
  * vNPUs idle for a whole grace period. A vNPU this process created starts its idle clock at
- * creation, so one created for a container that has not started yet survives until the grace
- * period has passed (upstream destroys it at the next scan, bug 9.5). Thread-safe.
+ * creation, so one created for a container that has not started yet survives until the grace period
+ * has passed (upstream destroys it at the next scan, bug 9.5). Thread-safe.
  */
 public final class VnpuIdleTracker {
   private final Map<VnpuKey, Instant> idleSince = new HashMap<>();
@@ -28,7 +28,10 @@ public final class VnpuIdleTracker {
     ownerPodUid.put(key, Objects.requireNonNull(podUid, "podUid"));
   }
 
-  /** The UID of the pod this agent created {@code key} for; empty when not created here (or before a restart). */
+  /**
+   * The UID of the pod this agent created {@code key} for; empty when not created here (or before a
+   * restart).
+   */
   public synchronized java.util.Optional<String> owner(VnpuKey key) {
     return java.util.Optional.ofNullable(ownerPodUid.get(key));
   }

@@ -11,22 +11,22 @@ import java.util.Map;
  * containers of one pod on the same NPU have two entries with that NPU's UUID; keyed by UUID alone
  * both would get the last one (16384 MiB / 25 % each where the scheduler charged 8192 / 10 and
  * 16384 / 25). The containers already served are empty in {@code devices-to-allocate}; so the
- * container's entry for UUID {@code U} is entry number {@code n - r} among the entries of {@code U},
- * with {@code n} their count and {@code r} the pending containers (this one included) that use
+ * container's entry for UUID {@code U} is entry number {@code n - r} among the entries of {@code
+ * U}, with {@code n} their count and {@code r} the pending containers (this one included) that use
  * {@code U}. Pure.
  */
 public final class ContainerRuntimeInfo {
   private ContainerRuntimeInfo() {}
 
   /**
-   * @param entries  the annotation's entries ({@link RuntimeInfoCodec#decodeEntries})
-   * @param pending  {@code devices-to-allocate} before the container is popped
-   * @param next     the container being allocated ({@link PodDevices#next()})
+   * @param entries the annotation's entries ({@link RuntimeInfoCodec#decodeEntries})
+   * @param pending {@code devices-to-allocate} before the container is popped
+   * @param next the container being allocated ({@link PodDevices#next()})
    * @return the container's entry per device UUID; a UUID without entry is absent (the charge
    *     applies); fewer entries than containers (not what HAMi writes) give the first of them
    */
-  public static Map<String, RuntimeInfo> select(List<RuntimeInfo> entries, PodDevices pending,
-      PendingContainer next) {
+  public static Map<String, RuntimeInfo> select(
+      List<RuntimeInfo> entries, PodDevices pending, PendingContainer next) {
     Map<String, RuntimeInfo> out = new LinkedHashMap<>();
     for (ContainerDevice d : next.devices()) {
       List<RuntimeInfo> ofUuid = new ArrayList<>();

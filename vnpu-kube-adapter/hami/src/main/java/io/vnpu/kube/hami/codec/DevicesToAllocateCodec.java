@@ -6,9 +6,9 @@ import java.util.List;
 /**
  * Codec for {@code hami.io/<cw>-devices-to-allocate} (protocol spec section 3.2): each device is
  * {@code <UUID>,<type>,<usedmem MiB>,<usedcores %>} terminated by {@code :}, each container is
- * terminated by {@code ;}, init containers first. A device with neither UUID nor type
- * ({@code ,,0,0}, written by HAMi schedulers before PR #1012 for containers that ask for nothing)
- * is no device: its container entry is empty.
+ * terminated by {@code ;}, init containers first. A device with neither UUID nor type ({@code
+ * ,,0,0}, written by HAMi schedulers before PR #1012 for containers that ask for nothing) is no
+ * device: its container entry is empty.
  */
 public final class DevicesToAllocateCodec {
   /** The decode error HAMi reports for a device with fewer than four fields. */
@@ -26,8 +26,14 @@ public final class DevicesToAllocateCodec {
     StringBuilder out = new StringBuilder();
     for (List<ContainerDevice> container : pod.containers()) {
       for (ContainerDevice d : container) {
-        out.append(d.uuid()).append(',').append(d.type()).append(',').append(d.usedMemMib())
-            .append(',').append(d.usedCores()).append(':');
+        out.append(d.uuid())
+            .append(',')
+            .append(d.type())
+            .append(',')
+            .append(d.usedMemMib())
+            .append(',')
+            .append(d.usedCores())
+            .append(':');
       }
       out.append(';');
     }
@@ -64,7 +70,9 @@ public final class DevicesToAllocateCodec {
       // nothing; upstream's plugin matches devices by type, so it is no device (else the pod's
       // bind would wait for an Allocate that never comes, holding the node lock)
       if (f[0].isEmpty() && f[1].isEmpty()) continue;
-      out.add(new ContainerDevice(f[0], f[1], int32(f[2], "usedmem", dev), int32(f[3], "usedcores", dev)));
+      out.add(
+          new ContainerDevice(
+              f[0], f[1], int32(f[2], "usedmem", dev), int32(f[3], "usedcores", dev)));
     }
     return out;
   }
@@ -74,7 +82,14 @@ public final class DevicesToAllocateCodec {
       return Integer.parseInt(s, 10);
     } catch (NumberFormatException e) {
       throw new HamiFormatException(
-          "pod annotation format error, " + field + " \"" + s + "\" is not an int32 in \"" + dev + "\"", e);
+          "pod annotation format error, "
+              + field
+              + " \""
+              + s
+              + "\" is not an int32 in \""
+              + dev
+              + "\"",
+          e);
     }
   }
 }

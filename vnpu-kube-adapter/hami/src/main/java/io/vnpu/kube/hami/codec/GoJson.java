@@ -1,8 +1,8 @@
 package io.vnpu.kube.hami.codec;
 
 /**
- * String quoting exactly as Go {@code encoding/json} does it (HTML-safe escaping of {@code <>&}
- * and of U+2028/U+2029), so encoded annotations are byte-identical with the Go plugin's.
+ * String quoting exactly as Go {@code encoding/json} does it (HTML-safe escaping of {@code <>&} and
+ * of U+2028/U+2029), so encoded annotations are byte-identical with the Go plugin's.
  */
 final class GoJson {
   private static final char[] HEX = "0123456789abcdef".toCharArray();
@@ -21,8 +21,11 @@ final class GoJson {
         case '\t' -> out.append("\\t");
         default -> {
           if (c < 0x20 || c == '<' || c == '>' || c == '&' || c == '\u2028' || c == '\u2029') {
-            out.append("\\u").append(HEX[(c >> 12) & 0xF]).append(HEX[(c >> 8) & 0xF])
-                .append(HEX[(c >> 4) & 0xF]).append(HEX[c & 0xF]);
+            out.append("\\u")
+                .append(HEX[(c >> 12) & 0xF])
+                .append(HEX[(c >> 8) & 0xF])
+                .append(HEX[(c >> 4) & 0xF])
+                .append(HEX[c & 0xF]);
           } else {
             out.append(c);
           }

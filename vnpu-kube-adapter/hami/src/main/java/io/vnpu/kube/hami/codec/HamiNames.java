@@ -12,16 +12,26 @@ import java.util.Objects;
 public record HamiNames(String commonWord) {
   /** Node annotation holding the scheduler's node lock: {@code <RFC3339>,<namespace>,<pod>}. */
   public static final String NODE_LOCK = "hami.io/mutex.lock";
-  /** Node annotation telling the scheduler whether the node soft-slices ({@code "true"/"false"}). */
+
+  /**
+   * Node annotation telling the scheduler whether the node soft-slices ({@code "true"/"false"}).
+   */
   public static final String HAMI_VNPU_CORE = "hami-vnpu-core";
+
   /** Pod annotation: {@code allocating}, {@code success} or {@code failed}. */
   public static final String BIND_PHASE = "hami.io/bind-phase";
+
   /** Pod annotation: unix seconds when the scheduler started binding. */
   public static final String BIND_TIME = "hami.io/bind-time";
+
   /** Pod annotation (and label) naming the node the scheduler chose. */
   public static final String VGPU_NODE = "hami.io/vgpu-node";
-  /** Pod annotation selecting soft slicing when its value is exactly {@link #VNPU_MODE_HAMI_CORE}. */
+
+  /**
+   * Pod annotation selecting soft slicing when its value is exactly {@link #VNPU_MODE_HAMI_CORE}.
+   */
   public static final String VNPU_MODE = "huawei.com/vnpu-mode";
+
   /** The value of {@link #VNPU_MODE} that selects soft slicing (hami-vnpu-core). */
   public static final String VNPU_MODE_HAMI_CORE = "hami-core";
 
@@ -50,12 +60,18 @@ public record HamiNames(String commonWord) {
     return "huawei.com/" + commonWord;
   }
 
-  /** Pod annotation with the scheduler's pending per-container decision, {@code hami.io/<cw>-devices-to-allocate}. */
+  /**
+   * Pod annotation with the scheduler's pending per-container decision, {@code
+   * hami.io/<cw>-devices-to-allocate}.
+   */
   public String devicesToAllocate() {
     return "hami.io/" + commonWord + "-devices-to-allocate";
   }
 
-  /** Pod annotation with the scheduler's accounting copy, {@code hami.io/<cw>-devices-allocated} (never written here). */
+  /**
+   * Pod annotation with the scheduler's accounting copy, {@code hami.io/<cw>-devices-allocated}
+   * (never written here).
+   */
   public String devicesAllocated() {
     return "hami.io/" + commonWord + "-devices-allocated";
   }

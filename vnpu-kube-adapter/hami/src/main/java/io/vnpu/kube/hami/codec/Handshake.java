@@ -12,12 +12,14 @@ import java.time.format.DateTimeFormatter;
  */
 public final class Handshake {
   /** Go layout {@code 2006.01.02 15:04:05}. */
-  private static final DateTimeFormatter REPORTED = DateTimeFormatter.ofPattern("yyyy.MM.dd HH:mm:ss");
+  private static final DateTimeFormatter REPORTED =
+      DateTimeFormatter.ofPattern("yyyy.MM.dd HH:mm:ss");
 
   private Handshake() {}
 
   /**
-   * The value the plugin writes: {@code Reported_} + ({@code now} + {@code offset}) in {@code zone}.
+   * The value the plugin writes: {@code Reported_} + ({@code now} + {@code offset}) in {@code
+   * zone}.
    *
    * @param offset {@code --report_time_offset} (upstream default 1 s)
    */

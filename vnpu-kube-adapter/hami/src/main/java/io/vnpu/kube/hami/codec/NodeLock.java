@@ -10,10 +10,10 @@ import java.util.Optional;
  * 3.1): {@code <RFC3339 time>,<namespace>,<podName>}, or a bare RFC3339 time in the legacy format
  * (no owner).
  *
- * @param value     the annotation value exactly as read (releasing compares against it)
- * @param lockedAt  when the scheduler took the lock
+ * @param value the annotation value exactly as read (releasing compares against it)
+ * @param lockedAt when the scheduler took the lock
  * @param namespace owner pod namespace, empty for the legacy format
- * @param podName   owner pod name, empty for the legacy format
+ * @param podName owner pod name, empty for the legacy format
  */
 public record NodeLock(String value, OffsetDateTime lockedAt, String namespace, String podName) {
   public NodeLock {
@@ -37,20 +37,29 @@ public record NodeLock(String value, OffsetDateTime lockedAt, String namespace, 
   public static NodeLock parse(String value) throws HamiFormatException {
     String[] f = value.split(",", -1);
     if (f.length != 1 && f.length != 3) {
-      throw new HamiFormatException("node lock hami.io/mutex.lock value \"" + value
-          + "\" invalid: expected <RFC3339>,<namespace>,<pod>");
+      throw new HamiFormatException(
+          "node lock hami.io/mutex.lock value \""
+              + value
+              + "\" invalid: expected <RFC3339>,<namespace>,<pod>");
     }
     OffsetDateTime t;
     try {
       t = OffsetDateTime.parse(f[0]);
     } catch (DateTimeParseException e) {
-      throw new HamiFormatException("node lock hami.io/mutex.lock value \"" + value
-          + "\" invalid: time \"" + f[0] + "\" is not RFC3339", e);
+      throw new HamiFormatException(
+          "node lock hami.io/mutex.lock value \""
+              + value
+              + "\" invalid: time \""
+              + f[0]
+              + "\" is not RFC3339",
+          e);
     }
     if (f.length == 1) return new NodeLock(value, t, "", "");
     if (f[1].isEmpty() || f[2].isEmpty()) {
-      throw new HamiFormatException("node lock hami.io/mutex.lock value \"" + value
-          + "\" invalid: empty namespace or pod name");
+      throw new HamiFormatException(
+          "node lock hami.io/mutex.lock value \""
+              + value
+              + "\" invalid: empty namespace or pod name");
     }
     return new NodeLock(value, t, f[1], f[2]);
   }

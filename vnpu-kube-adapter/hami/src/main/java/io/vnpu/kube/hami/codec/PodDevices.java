@@ -18,7 +18,8 @@ public record PodDevices(List<List<ContainerDevice>> containers) {
   /** The first container that still has devices pending, if any. */
   public Optional<PendingContainer> next() {
     for (int i = 0; i < containers.size(); i++) {
-      if (!containers.get(i).isEmpty()) return Optional.of(new PendingContainer(i, containers.get(i)));
+      if (!containers.get(i).isEmpty())
+        return Optional.of(new PendingContainer(i, containers.get(i)));
     }
     return Optional.empty();
   }
@@ -32,11 +33,12 @@ public record PodDevices(List<List<ContainerDevice>> containers) {
    * Takes the first non-empty container entry.
    *
    * @return the entry and the remaining state (that entry replaced by an empty one)
-   * @throws HamiFormatException {@code no pending device allocation found} when every entry is empty
+   * @throws HamiFormatException {@code no pending device allocation found} when every entry is
+   *     empty
    */
   public Popped pop() throws HamiFormatException {
-    PendingContainer head = next()
-        .orElseThrow(() -> new HamiFormatException("no pending device allocation found"));
+    PendingContainer head =
+        next().orElseThrow(() -> new HamiFormatException("no pending device allocation found"));
     List<List<ContainerDevice>> rest = new ArrayList<>(containers);
     rest.set(head.index(), List.of());
     return new Popped(head, new PodDevices(rest));

@@ -23,7 +23,8 @@ public final class RegisterAnnotationCodec {
 
   /**
    * @param emitDevicePairScore true to append {@code "devicepairscore":{}} to every device, as the
-   *     HAMi versions pinned by ascend-device-plugin v1.3.0/v1.4.0 do; false for HAMi after Aug 2026
+   *     HAMi versions pinned by ascend-device-plugin v1.3.0/v1.4.0 do; false for HAMi after Aug
+   *     2026
    */
   public RegisterAnnotationCodec(boolean emitDevicePairScore) {
     this.emitDevicePairScore = emitDevicePairScore;
@@ -104,16 +105,20 @@ public final class RegisterAnnotationCodec {
           case "numa" -> numa = int32(e.getKey(), v);
           case "mode" -> mode = text(e.getKey(), v);
           case "health" -> {
-            if (!v.isBoolean()) throw new HamiFormatException("field " + e.getKey() + " must be a boolean: " + v);
+            if (!v.isBoolean())
+              throw new HamiFormatException("field " + e.getKey() + " must be a boolean: " + v);
             health = v.booleanValue();
           }
           case "devicevendor" -> vendor = text(e.getKey(), v);
           case "custominfo" -> networkId = networkId(v);
-          default -> { /* unknown fields are ignored, as Go's decoder does */ }
+          default -> {
+            /* unknown fields are ignored, as Go's decoder does */
+          }
         }
       }
-      out.add(new RegisterDevice(id, index, count, devmem, devcore, type, numa, mode, health, vendor,
-          networkId));
+      out.add(
+          new RegisterDevice(
+              id, index, count, devmem, devcore, type, numa, mode, health, vendor, networkId));
     }
     return List.copyOf(out);
   }
@@ -121,7 +126,8 @@ public final class RegisterAnnotationCodec {
   private static OptionalInt networkId(JsonNode custom) throws HamiFormatException {
     if (custom == null || custom.isNull()) return OptionalInt.empty();
     for (Map.Entry<String, JsonNode> e : custom.properties()) {
-      if (e.getKey().equalsIgnoreCase("NetworkID")) return OptionalInt.of(int32(e.getKey(), e.getValue()));
+      if (e.getKey().equalsIgnoreCase("NetworkID"))
+        return OptionalInt.of(int32(e.getKey(), e.getValue()));
     }
     return OptionalInt.empty();
   }

@@ -14,9 +14,9 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Codec for the RuntimeInfo JSON array in pod annotation {@code huawei.com/<cw>} (protocol spec
- * section 3.3), for all three HAMi generations. Keys are read case-insensitively (Go
- * {@code encoding/json} semantics) and written exactly as {@code UUID}, {@code temp},
- * {@code memory}, {@code core}, each omitted when empty.
+ * section 3.3), for all three HAMi generations. Keys are read case-insensitively (Go {@code
+ * encoding/json} semantics) and written exactly as {@code UUID}, {@code temp}, {@code memory},
+ * {@code core}, each omitted when empty.
  */
 public final class RuntimeInfoCodec {
   private final JsonMapper mapper = JsonMappers.compact();
@@ -55,13 +55,14 @@ public final class RuntimeInfoCodec {
    * Decodes the annotation into a map keyed by UUID, in annotation order; entries with an empty
    * UUID are dropped.
    *
-   * @param key   the annotation key, used in messages
+   * @param key the annotation key, used in messages
    * @param value the annotation value, empty when the pod lacks the annotation
-   * @throws HamiFormatException {@code annotation <key> not set} when absent, or
-   *     {@code annotation <key> value "<v>" invalid: ...} when it is not an array of objects with
-   *     string {@code UUID}/{@code temp} and int32 {@code memory}/{@code core}
+   * @throws HamiFormatException {@code annotation <key> not set} when absent, or {@code annotation
+   *     <key> value "<v>" invalid: ...} when it is not an array of objects with string {@code
+   *     UUID}/{@code temp} and int32 {@code memory}/{@code core}
    */
-  public Map<String, RuntimeInfo> decode(String key, Optional<String> value) throws HamiFormatException {
+  public Map<String, RuntimeInfo> decode(String key, Optional<String> value)
+      throws HamiFormatException {
     Map<String, RuntimeInfo> out = new LinkedHashMap<>();
     for (RuntimeInfo e : decodeEntries(key, value)) out.put(e.uuid(), e);
     return out;
@@ -74,7 +75,8 @@ public final class RuntimeInfoCodec {
    *
    * @throws HamiFormatException as {@link #decode}
    */
-  public List<RuntimeInfo> decodeEntries(String key, Optional<String> value) throws HamiFormatException {
+  public List<RuntimeInfo> decodeEntries(String key, Optional<String> value)
+      throws HamiFormatException {
     if (value.isEmpty()) throw new HamiFormatException("annotation " + key + " not set");
     String v = value.get();
     JsonNode root;
@@ -83,10 +85,12 @@ public final class RuntimeInfoCodec {
     } catch (JacksonException e) {
       throw new HamiFormatException(invalid(key, v, e.getOriginalMessage()), e);
     }
-    if (root == null || !root.isArray()) throw new HamiFormatException(invalid(key, v, "not a JSON array"));
+    if (root == null || !root.isArray())
+      throw new HamiFormatException(invalid(key, v, "not a JSON array"));
     List<RuntimeInfo> out = new ArrayList<>();
     for (JsonNode el : root) {
-      if (!el.isObject()) throw new HamiFormatException(invalid(key, v, "element " + el + " is not an object"));
+      if (!el.isObject())
+        throw new HamiFormatException(invalid(key, v, "element " + el + " is not an object"));
       String uuid = "";
       String temp = "";
       OptionalInt memory = OptionalInt.empty();
@@ -98,7 +102,9 @@ public final class RuntimeInfoCodec {
           case "temp" -> temp = text(key, v, f.getKey(), fv);
           case "memory" -> memory = int32(key, v, f.getKey(), fv);
           case "core" -> core = int32(key, v, f.getKey(), fv);
-          default -> { /* unknown keys are ignored, as Go's decoder does */ }
+          default -> {
+            /* unknown keys are ignored, as Go's decoder does */
+          }
         }
       }
       if (uuid.isEmpty()) continue;
@@ -111,13 +117,16 @@ public final class RuntimeInfoCodec {
     return "annotation " + key + " value \"" + value + "\" invalid: " + why;
   }
 
-  private static String text(String key, String v, String field, JsonNode fv) throws HamiFormatException {
+  private static String text(String key, String v, String field, JsonNode fv)
+      throws HamiFormatException {
     if (fv.isNull()) return "";
-    if (!fv.isString()) throw new HamiFormatException(invalid(key, v, "field " + field + " must be a string"));
+    if (!fv.isString())
+      throw new HamiFormatException(invalid(key, v, "field " + field + " must be a string"));
     return fv.stringValue();
   }
 
-  private static OptionalInt int32(String key, String v, String field, JsonNode fv) throws HamiFormatException {
+  private static OptionalInt int32(String key, String v, String field, JsonNode fv)
+      throws HamiFormatException {
     if (fv.isNull()) return OptionalInt.empty();
     if (!fv.isIntegralNumber() || !fv.canConvertToInt()) {
       throw new HamiFormatException(invalid(key, v, "field " + field + " must be an int32"));

@@ -21,13 +21,14 @@ public enum RuntimeInfoGeneration {
   /**
    * The entry this generation writes for one device.
    *
-   * @param template  hard-split template, empty for whole card or hami-core
+   * @param template hard-split template, empty for whole card or hami-core
    * @param memoryMib charged memory, MiB
-   * @param corePct   charged AI-core percent (0 → no {@code core} key)
-   * @param hamiCore  whether the pod is a hami-core (soft split) pod
+   * @param corePct charged AI-core percent (0 → no {@code core} key)
+   * @param hamiCore whether the pod is a hami-core (soft split) pod
    * @throws IllegalArgumentException for a hami-core pod under {@link #V2_8}
    */
-  public RuntimeInfo entry(String uuid, String template, int memoryMib, int corePct, boolean hamiCore) {
+  public RuntimeInfo entry(
+      String uuid, String template, int memoryMib, int corePct, boolean hamiCore) {
     OptionalInt core = corePct == 0 ? OptionalInt.empty() : OptionalInt.of(corePct);
     if (hamiCore) {
       if (this == V2_8) throw new IllegalArgumentException("HAMi v2.8 has no hami-core pods");

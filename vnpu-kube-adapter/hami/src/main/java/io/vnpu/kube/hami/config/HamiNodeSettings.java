@@ -10,15 +10,16 @@ import java.util.Set;
  * This node's settings: the global {@code vnpus.hamiVnpuCore} switch resolved against the node's
  * {@code node-config.yaml} entry (protocol spec section 5.4).
  *
- * @param hamiVnpuCore    true when the node soft-slices (hami-vnpu-core mode)
- * @param vDeviceCount    node override of VDeviceCount, 0 when not set
- * @param filterUuids     die-ID UUIDs hidden from the scheduler and the kubelet
- * @param filterCardIds   DCMI card IDs hidden likewise ({@code filterDevices.index})
+ * @param hamiVnpuCore true when the node soft-slices (hami-vnpu-core mode)
+ * @param vDeviceCount node override of VDeviceCount, 0 when not set
+ * @param filterUuids die-ID UUIDs hidden from the scheduler and the kubelet
+ * @param filterCardIds DCMI card IDs hidden likewise ({@code filterDevices.index})
  */
-public record HamiNodeSettings(boolean hamiVnpuCore, int vDeviceCount, Set<String> filterUuids,
-    Set<Integer> filterCardIds) {
+public record HamiNodeSettings(
+    boolean hamiVnpuCore, int vDeviceCount, Set<String> filterUuids, Set<Integer> filterCardIds) {
   public HamiNodeSettings {
-    if (vDeviceCount < 0) throw new IllegalArgumentException("vDeviceCount must be >= 0: " + vDeviceCount);
+    if (vDeviceCount < 0)
+      throw new IllegalArgumentException("vDeviceCount must be >= 0: " + vDeviceCount);
     filterUuids = Set.copyOf(filterUuids);
     filterCardIds = Set.copyOf(filterCardIds);
   }
@@ -36,7 +37,10 @@ public record HamiNodeSettings(boolean hamiVnpuCore, int vDeviceCount, Set<Strin
   public static HamiNodeSettings from(DeviceConfig global, Optional<NodeSettings> node) {
     if (node.isEmpty()) return defaults(global.hamiVnpuCore());
     NodeSettings n = node.get();
-    return new HamiNodeSettings(n.hamiVnpuCore(global.hamiVnpuCore()), n.vDeviceCount(),
-        new HashSet<>(n.filterDevices().uuids()), new HashSet<>(n.filterDevices().cardIds()));
+    return new HamiNodeSettings(
+        n.hamiVnpuCore(global.hamiVnpuCore()),
+        n.vDeviceCount(),
+        new HashSet<>(n.filterDevices().uuids()),
+        new HashSet<>(n.filterDevices().cardIds()));
   }
 }

@@ -10,6 +10,7 @@ public final class VDeviceCount {
   private VDeviceCount() {}
 
   public static int of(HamiChipSettings chip, HamiNodeSettings node) {
-    return ChipConfig.vDeviceCount(node.vDeviceCount(), chip.memoryAllocatableMib(), chip.templates());
+    return ChipConfig.vDeviceCount(
+        node.vDeviceCount(), chip.memoryAllocatableMib(), chip.templates());
   }
 }

@@ -34,7 +34,9 @@ public final class DeviceInventory {
     this(deviceManager, new LiveDeviceHealth(deviceManager), node);
   }
 
-  /** @param health the node's health source (fault levels, escalation, recovery) */
+  /**
+   * @param health the node's health source (fault levels, escalation, recovery)
+   */
   public DeviceInventory(DeviceManager deviceManager, HealthSource health, HamiNodeSettings node) {
     this.deviceManager = Objects.requireNonNull(deviceManager, "deviceManager");
     this.health = Objects.requireNonNull(health, "health");
@@ -57,10 +59,12 @@ public final class DeviceInventory {
     List<Npu> found = deviceManager.discover();
     List<Npu> kept = new ArrayList<>(found.size());
     for (Npu n : found) {
-      if (node.filterUuids().contains(n.uuid()) || node.filterCardIds().contains(n.cardId())) continue;
+      if (node.filterUuids().contains(n.uuid()) || node.filterCardIds().contains(n.cardId()))
+        continue;
       DeviceHealth h = health.chip(n.logicId()).toDeviceHealth();
       kept.add(n.withHealth(h));
-      if (!h.healthy()) LOG.warn("NPU {} (logic ID {}) unhealthy: {}", n.uuid(), n.logicId(), h.reason());
+      if (!h.healthy())
+        LOG.warn("NPU {} (logic ID {}) unhealthy: {}", n.uuid(), n.logicId(), h.reason());
     }
     NodeDevices next = new NodeDevices(kept);
     NodeDevices previous = current;

@@ -3,8 +3,8 @@ package io.vnpu.kube.hami.devices;
 import java.util.Optional;
 
 /**
- * The kubelet-facing fake device ID {@code <UUID>-<i>} (protocol spec section 1.3). The die-ID
- * UUID itself contains {@code -}, so the replica number is the text after the last one.
+ * The kubelet-facing fake device ID {@code <UUID>-<i>} (protocol spec section 1.3). The die-ID UUID
+ * itself contains {@code -}, so the replica number is the text after the last one.
  */
 public final class FakeDeviceId {
   private FakeDeviceId() {}

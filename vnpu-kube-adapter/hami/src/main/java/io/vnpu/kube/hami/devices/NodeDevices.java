@@ -25,8 +25,8 @@ public record NodeDevices(List<Npu> npus) {
   }
 
   /**
-   * The kubelet devices (protocol spec section 1.3): {@code vDeviceCount} fake IDs
-   * {@code <UUID>-<i>} per NPU, each with its NPU's health, NPU order then {@code i}.
+   * The kubelet devices (protocol spec section 1.3): {@code vDeviceCount} fake IDs {@code
+   * <UUID>-<i>} per NPU, each with its NPU's health, NPU order then {@code i}.
    */
   public List<PluginDevice> pluginDevices(int vDeviceCount) {
     List<PluginDevice> out = new ArrayList<>(npus.size() * Math.max(0, vDeviceCount));

@@ -1,15 +1,15 @@
 package io.vnpu.kube.hami.kube;
 
-import io.vnpu.kube.errors.Causes;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.vnpu.kube.hami.codec.HamiNames;
+import io.vnpu.kube.errors.Causes;
 import io.vnpu.kube.hami.cleanup.LiveAllocations;
 import io.vnpu.kube.hami.cleanup.LiveAllocationsUnavailableException;
 import io.vnpu.kube.hami.codec.ContainerDevice;
 import io.vnpu.kube.hami.codec.DevicesToAllocateCodec;
 import io.vnpu.kube.hami.codec.HamiFormatException;
+import io.vnpu.kube.hami.codec.HamiNames;
 import io.vnpu.kube.hami.codec.RuntimeInfo;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -21,11 +21,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link LiveAllocations} from the API server: the pods bound to this node
- * ({@code spec.nodeName}, listed by that field and by the {@code hami.io/vgpu-node} label) that have not ended, and the NPUs their HAMi devices-allocated annotation
- * names, with the vNPU template of each from the pod's runtime info ({@code huawei.com/<commonWord>}).
- * A pod whose annotation cannot be decoded counts as live and holding nothing in particular; its
- * vNPUs stay protected through its UID when this agent created them.
+ * {@link LiveAllocations} from the API server: the pods bound to this node ({@code spec.nodeName},
+ * listed by that field and by the {@code hami.io/vgpu-node} label) that have not ended, and the
+ * NPUs their HAMi devices-allocated annotation names, with the vNPU template of each from the pod's
+ * runtime info ({@code huawei.com/<commonWord>}). A pod whose annotation cannot be decoded counts
+ * as live and holding nothing in particular; its vNPUs stay protected through its UID when this
+ * agent created them.
  */
 public final class BoundPodAllocations implements LiveAllocations {
   private static final Logger LOG = LoggerFactory.getLogger(BoundPodAllocations.class);
@@ -37,8 +38,8 @@ public final class BoundPodAllocations implements LiveAllocations {
   private final io.vnpu.kube.hami.codec.RuntimeInfoCodec runtimeInfo =
       new io.vnpu.kube.hami.codec.RuntimeInfoCodec();
 
-  public BoundPodAllocations(KubernetesClient client, String nodeName, HamiNames names,
-      DevicesToAllocateCodec codec) {
+  public BoundPodAllocations(
+      KubernetesClient client, String nodeName, HamiNames names, DevicesToAllocateCodec codec) {
     this.client = Objects.requireNonNull(client, "client");
     this.nodeName = Objects.requireNonNull(nodeName, "nodeName");
     this.names = Objects.requireNonNull(names, "names");
@@ -49,17 +50,25 @@ public final class BoundPodAllocations implements LiveAllocations {
   public Holders read() throws LiveAllocationsUnavailableException {
     Map<String, Pod> pods = new HashMap<>();
     try {
-      // as PodFinder: by spec.nodeName, and by the hami.io/vgpu-node label the scheduler puts on its
+      // as PodFinder: by spec.nodeName, and by the hami.io/vgpu-node label the scheduler puts on
+      // its
       // pods (found also where field selectors are unsupported); more pods only protect more
-      for (Pod p : client.pods().inAnyNamespace().withField("spec.nodeName", nodeName).list().getItems()) {
+      for (Pod p :
+          client.pods().inAnyNamespace().withField("spec.nodeName", nodeName).list().getItems()) {
         pods.put(p.getMetadata().getUid(), p);
       }
-      for (Pod p : client.pods().inAnyNamespace().withLabel(HamiNames.VGPU_NODE, nodeName).list().getItems()) {
+      for (Pod p :
+          client
+              .pods()
+              .inAnyNamespace()
+              .withLabel(HamiNames.VGPU_NODE, nodeName)
+              .list()
+              .getItems()) {
         pods.putIfAbsent(p.getMetadata().getUid(), p);
       }
     } catch (KubernetesClientException e) {
-      throw new LiveAllocationsUnavailableException("list pods bound to node " + nodeName + ": "
-          + Causes.describe(e), e);
+      throw new LiveAllocationsUnavailableException(
+          "list pods bound to node " + nodeName + ": " + Causes.describe(e), e);
     }
     Set<String> uids = new HashSet<>();
     Set<String> npus = new HashSet<>();
@@ -76,18 +85,27 @@ public final class BoundPodAllocations implements LiveAllocations {
       try {
         containers = codec.decode(allocated).containers();
       } catch (HamiFormatException e) {
-        LOG.warn("pod {}/{}: annotation {} = {}: {}", p.getMetadata().getNamespace(),
-            p.getMetadata().getName(), names.devicesAllocated(), allocated, e.getMessage());
+        LOG.warn(
+            "pod {}/{}: annotation {} = {}: {}",
+            p.getMetadata().getNamespace(),
+            p.getMetadata().getName(),
+            names.devicesAllocated(),
+            allocated,
+            e.getMessage());
         continue;
       }
       // the template of each device, as the scheduler wrote it for the Allocate (empty: the whole
       // NPU, no vNPU); unreadable: unknown, so every vNPU of unknown owner on its NPUs is kept
       Map<String, RuntimeInfo> info = null;
       try {
-        info = runtimeInfo.decode(names.runtimeInfo(),
-            java.util.Optional.ofNullable(ann.get(names.runtimeInfo())));
+        info =
+            runtimeInfo.decode(
+                names.runtimeInfo(), java.util.Optional.ofNullable(ann.get(names.runtimeInfo())));
       } catch (HamiFormatException e) {
-        LOG.debug("pod {}/{}: {}", p.getMetadata().getNamespace(), p.getMetadata().getName(),
+        LOG.debug(
+            "pod {}/{}: {}",
+            p.getMetadata().getNamespace(),
+            p.getMetadata().getName(),
             e.getMessage());
       }
       for (List<ContainerDevice> c : containers) {
@@ -96,8 +114,9 @@ public final class BoundPodAllocations implements LiveAllocations {
           if (ri == null) {
             npus.add(d.uuid());
           } else if (!ri.temp().isEmpty()) {
-            templates.computeIfAbsent(d.uuid(), k -> new HashMap<>()).merge(ri.temp(), 1,
-                Integer::sum);
+            templates
+                .computeIfAbsent(d.uuid(), k -> new HashMap<>())
+                .merge(ri.temp(), 1, Integer::sum);
           }
         }
       }

@@ -8,7 +8,7 @@ import java.util.Optional;
 /**
  * The pod being bound and the node lock this Allocate may release.
  *
- * @param pod  the pod as read from the API server
+ * @param pod the pod as read from the API server
  * @param lock the node lock if it belongs to this pod (or is a legacy lock without owner)
  */
 public record FoundPod(Pod pod, Optional<NodeLock> lock) {

@@ -1,11 +1,11 @@
 package io.vnpu.kube.hami.kube;
 
-import io.vnpu.kube.errors.Causes;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.vnpu.kube.errors.Causes;
 import io.vnpu.kube.hami.codec.HamiNames;
 import io.vnpu.kube.hami.codec.Handshake;
 import io.vnpu.kube.hami.codec.RegisterAnnotationCodec;
@@ -20,8 +20,8 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Writes the three node annotations of one registration round (protocol spec section 2.1) in one
- * JSON merge patch: {@code hami.io/node-register-<cw>}, {@code hami.io/node-handshake-<cw>}
- * ({@code Reported_...}) and {@code hami-vnpu-core}.
+ * JSON merge patch: {@code hami.io/node-register-<cw>}, {@code hami.io/node-handshake-<cw>} ({@code
+ * Reported_...}) and {@code hami-vnpu-core}.
  */
 public final class NodeRegistrar {
   private final KubernetesClient client;
@@ -33,12 +33,17 @@ public final class NodeRegistrar {
   private final JsonMapper mapper = JsonMappers.compact();
 
   /**
-   * @param clock            source of the handshake time; its zone formats the value (upstream
-   *                         uses the container's local zone, normally UTC)
+   * @param clock source of the handshake time; its zone formats the value (upstream uses the
+   *     container's local zone, normally UTC)
    * @param reportTimeOffset {@code --report_time_offset}, added to the handshake time
    */
-  public NodeRegistrar(KubernetesClient client, String nodeName, HamiNames names,
-      RegisterAnnotationCodec codec, Clock clock, Duration reportTimeOffset) {
+  public NodeRegistrar(
+      KubernetesClient client,
+      String nodeName,
+      HamiNames names,
+      RegisterAnnotationCodec codec,
+      Clock clock,
+      Duration reportTimeOffset) {
     this.client = Objects.requireNonNull(client, "client");
     this.nodeName = Objects.requireNonNull(nodeName, "nodeName");
     this.names = Objects.requireNonNull(names, "names");
@@ -53,7 +58,8 @@ public final class NodeRegistrar {
    * @throws RegisterException {@code get node <name>: ...} when the node is missing or the API
    *     fails, {@code patch node <name>: ...} when the patch is rejected
    */
-  public void register(List<RegisterDevice> devices, boolean hamiVnpuCore) throws RegisterException {
+  public void register(List<RegisterDevice> devices, boolean hamiVnpuCore)
+      throws RegisterException {
     Node node;
     try {
       node = client.nodes().withName(nodeName).get();
@@ -64,11 +70,15 @@ public final class NodeRegistrar {
     ObjectNode patch = mapper.createObjectNode();
     ObjectNode annotations = patch.putObject("metadata").putObject("annotations");
     annotations.put(names.nodeRegister(), codec.encode(devices));
-    annotations.put(names.nodeHandshake(),
+    annotations.put(
+        names.nodeHandshake(),
         Handshake.reported(clock.instant(), reportTimeOffset, clock.getZone()));
     annotations.put(HamiNames.HAMI_VNPU_CORE, Boolean.toString(hamiVnpuCore));
     try {
-      client.nodes().withName(nodeName).patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
+      client
+          .nodes()
+          .withName(nodeName)
+          .patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
     } catch (KubernetesClientException e) {
       throw new RegisterException("patch node " + nodeName + ": " + Causes.describe(e), e);
     }

@@ -34,20 +34,24 @@ public final class PodBindingClient {
     ObjectNode patch = mapper.createObjectNode();
     ObjectNode a = patch.putObject("metadata").putObject("annotations");
     annotations.forEach(a::put);
-    client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
+    client
+        .pods()
+        .inNamespace(pod.getMetadata().getNamespace())
+        .withName(pod.getMetadata().getName())
         .patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
   }
 
   /**
-   * Removes {@code hami.io/mutex.lock} from the node if it still holds exactly {@code lock}. A
-   * JSON patch {@code test} + {@code remove} makes the owner check and the removal one atomic step
+   * Removes {@code hami.io/mutex.lock} from the node if it still holds exactly {@code lock}. A JSON
+   * patch {@code test} + {@code remove} makes the owner check and the removal one atomic step
    * (upstream uses GET + merge patch with resourceVersion).
    *
    * @return true when removed, false when the node holds another lock value by now
    * @throws KubernetesClientException when the API server fails otherwise
    */
   public boolean releaseLock(String lockValue) {
-    String path = "/metadata/annotations/" + HamiNames.NODE_LOCK.replace("~", "~0").replace("/", "~1");
+    String path =
+        "/metadata/annotations/" + HamiNames.NODE_LOCK.replace("~", "~0").replace("/", "~1");
     ArrayNode ops = mapper.createArrayNode();
     ops.addObject().put("op", "test").put("path", path).put("value", lockValue);
     ops.addObject().put("op", "remove").put("path", path);

@@ -11,22 +11,24 @@ import java.util.Optional;
 
 /**
  * Cross-checks what a pod's annotations ask for against what its spec requests. Pod owners can
- * write their pod's annotations at any time, but container resources are immutable after
- * creation and are what the kubelet calls Allocate for: a container entry of
- * {@code hami.io/<cw>-devices-to-allocate} is believed only if that container requests exactly
- * as many of the chip's resource (e.g. {@code huawei.com/Ascend910B3}) as the entry has devices.
+ * write their pod's annotations at any time, but container resources are immutable after creation
+ * and are what the kubelet calls Allocate for: a container entry of {@code
+ * hami.io/<cw>-devices-to-allocate} is believed only if that container requests exactly as many of
+ * the chip's resource (e.g. {@code huawei.com/Ascend910B3}) as the entry has devices.
  */
 public final class PodSpecCheck {
   private final String resourceName;
 
-  /** @param resourceName the chip's kubelet resource, e.g. {@code huawei.com/Ascend910B3} */
+  /**
+   * @param resourceName the chip's kubelet resource, e.g. {@code huawei.com/Ascend910B3}
+   */
   public PodSpecCheck(String resourceName) {
     this.resourceName = Objects.requireNonNull(resourceName, "resourceName");
   }
 
   /**
-   * Why entry {@code index} with {@code devices} devices does not match the pod's spec; empty
-   * when the container at that index requests exactly {@code devices} of the resource.
+   * Why entry {@code index} with {@code devices} devices does not match the pod's spec; empty when
+   * the container at that index requests exactly {@code devices} of the resource.
    */
   public Optional<String> mismatch(Pod pod, int index, int devices) {
     Optional<Container> c = container(pod, index);
@@ -38,8 +40,15 @@ public final class PodSpecCheck {
       return Optional.of("its container " + c.get().getName() + " requests no " + resourceName);
     }
     if (requested.get() != devices) {
-      return Optional.of("its container " + c.get().getName() + " requests " + requested.get() + " "
-          + resourceName + " but the annotation gives it " + devices);
+      return Optional.of(
+          "its container "
+              + c.get().getName()
+              + " requests "
+              + requested.get()
+              + " "
+              + resourceName
+              + " but the annotation gives it "
+              + devices);
     }
     return Optional.empty();
   }
@@ -60,10 +69,14 @@ public final class PodSpecCheck {
 
   /** Entry {@code index} counts init containers first, then regular containers (HAMi v1.4.0). */
   public static Optional<Container> container(Pod pod, int index) {
-    List<Container> init = pod.getSpec() == null || pod.getSpec().getInitContainers() == null
-        ? List.of() : pod.getSpec().getInitContainers();
-    List<Container> regular = pod.getSpec() == null || pod.getSpec().getContainers() == null
-        ? List.of() : pod.getSpec().getContainers();
+    List<Container> init =
+        pod.getSpec() == null || pod.getSpec().getInitContainers() == null
+            ? List.of()
+            : pod.getSpec().getInitContainers();
+    List<Container> regular =
+        pod.getSpec() == null || pod.getSpec().getContainers() == null
+            ? List.of()
+            : pod.getSpec().getContainers();
     if (index < 0) return Optional.empty();
     if (index < init.size()) return Optional.of(init.get(index));
     int i = index - init.size();

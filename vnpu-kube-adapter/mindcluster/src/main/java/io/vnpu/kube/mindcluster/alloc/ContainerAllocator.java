@@ -10,8 +10,9 @@ public interface ContainerAllocator {
 
   /**
    * @param resourceName the resource the kubelet allocated from, e.g. {@code huawei.com/Ascend910}
-   * @param deviceIds    the kubelet's device IDs for the container
+   * @param deviceIds the kubelet's device IDs for the container
    * @throws AllocationException naming the device, pod or node the container cannot be served for
    */
-  ContainerAllocation allocate(String resourceName, List<String> deviceIds) throws AllocationException;
+  ContainerAllocation allocate(String resourceName, List<String> deviceIds)
+      throws AllocationException;
 }

@@ -1,8 +1,8 @@
 package io.vnpu.kube.mindcluster.alloc;
 
+import io.vnpu.api.slice.DeviceNode;
 import io.vnpu.kube.mindcluster.devices.CardType;
 import io.vnpu.kube.resource.AllocationException;
-import io.vnpu.api.slice.DeviceNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,12 +15,12 @@ import java.util.stream.Stream;
  * The device nodes a container needs when no Ascend Docker Runtime adds them (spec sections 3.9,
  * 4): the control nodes first ({@code /dev/davinci_manager} — from {@code davinci_manager_docker}
  * on 310B —, {@code /dev/hisi_hdc}, {@code /dev/devmm_svm} except on 950, {@code /dev/dvpp_cmdlist}
- * when present), then one node per chip (host {@code /dev/davinciN}) or per vNPU (host
- * {@code /dev/vdavinciN} → container {@code /dev/davinciN}), then every file of
- * {@code /dev/uburma} and {@code /dev/ummu} when present. Every required node is checked to exist
- * under the root (the host's {@code /} on a node, or a simulated host's directory) and the specs
- * name it there, so the kubelet and the runtime find a device node at every host path (on a node
- * the host paths are the plain {@code /dev/...} paths).
+ * when present), then one node per chip (host {@code /dev/davinciN}) or per vNPU (host {@code
+ * /dev/vdavinciN} → container {@code /dev/davinciN}), then every file of {@code /dev/uburma} and
+ * {@code /dev/ummu} when present. Every required node is checked to exist under the root (the
+ * host's {@code /} on a node, or a simulated host's directory) and the specs name it there, so the
+ * kubelet and the runtime find a device node at every host path (on a node the host paths are the
+ * plain {@code /dev/...} paths).
  */
 public final class DeviceNodes {
   /** Permissions of every node, as upstream. */
@@ -28,7 +28,9 @@ public final class DeviceNodes {
 
   private final Path root;
 
-  /** @param root directory the host's {@code /dev} is found under ({@code /} on a node) */
+  /**
+   * @param root directory the host's {@code /dev} is found under ({@code /} on a node)
+   */
   public DeviceNodes(Path root) {
     this.root = Objects.requireNonNull(root, "root");
   }
@@ -61,14 +63,17 @@ public final class DeviceNodes {
 
   private List<DeviceNode> control(CardType type) throws AllocationException {
     List<DeviceNode> out = new ArrayList<>();
-    out.add(required("/dev/davinci_manager", type == CardType.ASCEND310B
-        ? "/dev/davinci_manager_docker" : "/dev/davinci_manager"));
+    out.add(
+        required(
+            "/dev/davinci_manager",
+            type == CardType.ASCEND310B ? "/dev/davinci_manager_docker" : "/dev/davinci_manager"));
     out.add(required("/dev/hisi_hdc", "/dev/hisi_hdc"));
     if (type != CardType.ASCEND950) {
       out.add(required("/dev/devmm_svm", "/dev/devmm_svm"));
     }
     if (exists("/dev/dvpp_cmdlist")) {
-      out.add(new DeviceNode("/dev/dvpp_cmdlist", onHost("/dev/dvpp_cmdlist").toString(), PERMISSIONS));
+      out.add(
+          new DeviceNode("/dev/dvpp_cmdlist", onHost("/dev/dvpp_cmdlist").toString(), PERMISSIONS));
     }
     return out;
   }
@@ -92,8 +97,11 @@ public final class DeviceNodes {
 
   private DeviceNode required(String containerPath, String hostPath) throws AllocationException {
     if (!exists(hostPath)) {
-      throw new AllocationException("device node " + onHost(hostPath) + " does not exist; "
-          + "is the Ascend driver loaded on this node?");
+      throw new AllocationException(
+          "device node "
+              + onHost(hostPath)
+              + " does not exist; "
+              + "is the Ascend driver loaded on this node?");
     }
     return new DeviceNode(containerPath, onHost(hostPath).toString(), PERMISSIONS);
   }

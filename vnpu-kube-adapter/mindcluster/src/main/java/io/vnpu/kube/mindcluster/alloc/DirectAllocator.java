@@ -23,7 +23,8 @@ public final class DirectAllocator implements ContainerAllocator {
   private final DeviceCatalog catalog;
   private final ContainerResponses responses;
 
-  public DirectAllocator(Supplier<NodeChips> chips, DeviceCatalog catalog, ContainerResponses responses) {
+  public DirectAllocator(
+      Supplier<NodeChips> chips, DeviceCatalog catalog, ContainerResponses responses) {
     this.chips = Objects.requireNonNull(chips, "chips");
     this.catalog = Objects.requireNonNull(catalog, "catalog");
     this.responses = Objects.requireNonNull(responses, "responses");
@@ -41,19 +42,21 @@ public final class DirectAllocator implements ContainerAllocator {
    *
    * @throws AllocationException for an empty request or an ID this resource does not advertise
    */
-  public static List<AdvertisedDevice> resolve(DeviceCatalog catalog, NodeChips snapshot,
-      String resourceName, List<String> deviceIds) throws AllocationException {
+  public static List<AdvertisedDevice> resolve(
+      DeviceCatalog catalog, NodeChips snapshot, String resourceName, List<String> deviceIds)
+      throws AllocationException {
     if (deviceIds.isEmpty()) {
       throw new AllocationException("no device IDs in the container request for " + resourceName);
     }
-    Map<String, AdvertisedDevice> byId = catalog.devices(snapshot, resourceName).stream()
-        .collect(Collectors.toMap(AdvertisedDevice::id, Function.identity()));
+    Map<String, AdvertisedDevice> byId =
+        catalog.devices(snapshot, resourceName).stream()
+            .collect(Collectors.toMap(AdvertisedDevice::id, Function.identity()));
     List<AdvertisedDevice> out = new ArrayList<>(deviceIds.size());
     for (String id : deviceIds) {
       AdvertisedDevice d = byId.get(id);
       if (d == null) {
-        throw new AllocationException("device " + id + " is not a device of " + resourceName
-            + " on this node");
+        throw new AllocationException(
+            "device " + id + " is not a device of " + resourceName + " on this node");
       }
       out.add(d);
     }
@@ -65,17 +68,23 @@ public final class DirectAllocator implements ContainerAllocator {
    *
    * @throws AllocationException for more than one vNPU in one container, or a missing device node
    */
-  public static ContainerAllocation respond(ContainerResponses responses, List<AdvertisedDevice> devices,
-      Map<String, String> extraEnv) throws AllocationException {
+  public static ContainerAllocation respond(
+      ContainerResponses responses, List<AdvertisedDevice> devices, Map<String, String> extraEnv)
+      throws AllocationException {
     if (devices.get(0).vnpu().isPresent()) {
       if (devices.size() != 1) {
-        throw new AllocationException("a container may use one vNPU, got " + devices.size() + ": "
-            + devices.stream().map(AdvertisedDevice::id).collect(Collectors.joining(",")));
+        throw new AllocationException(
+            "a container may use one vNPU, got "
+                + devices.size()
+                + ": "
+                + devices.stream().map(AdvertisedDevice::id).collect(Collectors.joining(",")));
       }
       AdvertisedDevice d = devices.get(0);
       return responses.vnpu(d.chip().type(), d.vnpu().get().vnpuId(), extraEnv);
     }
-    return responses.chips(devices.get(0).chip().type(),
-        devices.stream().map(d -> d.chip().npu().phyId()).toList(), extraEnv);
+    return responses.chips(
+        devices.get(0).chip().type(),
+        devices.stream().map(d -> d.chip().npu().phyId()).toList(),
+        extraEnv);
   }
 }

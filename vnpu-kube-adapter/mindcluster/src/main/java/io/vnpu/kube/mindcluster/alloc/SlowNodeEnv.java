@@ -11,14 +11,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Slow-node detection ({@code -enableSlowNode}): at Allocate, the ConfigMap {@value #CONFIG_MAP}
- * of the pod's namespace gives the container {@value #PATH_ENV} (from data key {@value #PATH_KEY}:
- * where the job saves its step latency and grouping) and {@value #CONFIG_ENV} (from
- * {@value #CONFIG_KEY}: the start/stop switch). Without the ConfigMap, or with an unreadable one,
- * the container gets neither and the Allocate goes on (one warning). A value with a control
- * character or longer than {@value #MAX_VALUE} characters is left out with a warning naming the
- * ConfigMap and key: the tenant owns the ConfigMap and it only reaches its own containers, but it
- * must not break the kubelet's env handling.
+ * Slow-node detection ({@code -enableSlowNode}): at Allocate, the ConfigMap {@value #CONFIG_MAP} of
+ * the pod's namespace gives the container {@value #PATH_ENV} (from data key {@value #PATH_KEY}:
+ * where the job saves its step latency and grouping) and {@value #CONFIG_ENV} (from {@value
+ * #CONFIG_KEY}: the start/stop switch). Without the ConfigMap, or with an unreadable one, the
+ * container gets neither and the Allocate goes on (one warning). A value with a control character
+ * or longer than {@value #MAX_VALUE} characters is left out with a warning naming the ConfigMap and
+ * key: the tenant owns the ConfigMap and it only reaches its own containers, but it must not break
+ * the kubelet's env handling.
  */
 public final class SlowNodeEnv {
   private static final Logger LOG = LoggerFactory.getLogger(SlowNodeEnv.class);
@@ -51,12 +51,18 @@ public final class SlowNodeEnv {
     return env;
   }
 
-  private static void put(Map<String, String> env, String ns, Map<String, String> data, String key, String name) {
+  private static void put(
+      Map<String, String> env, String ns, Map<String, String> data, String key, String name) {
     String v = data.get(key);
     if (v == null) return;
     if (v.length() > MAX_VALUE || v.chars().anyMatch(Character::isISOControl)) {
-      LOG.warn("{}/{}: data.{} has a control character or more than {} characters; {} not set", ns, CONFIG_MAP,
-          key, MAX_VALUE, name);
+      LOG.warn(
+          "{}/{}: data.{} has a control character or more than {} characters; {} not set",
+          ns,
+          CONFIG_MAP,
+          key,
+          MAX_VALUE,
+          name);
       return;
     }
     env.put(name, v);

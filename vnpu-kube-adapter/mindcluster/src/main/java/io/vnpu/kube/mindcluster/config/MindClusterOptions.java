@@ -6,53 +6,66 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Settings of the MindCluster backend: the flags of MindCluster's Ascend Device Plugin
- * (spec {@code dcmi-and-mindcluster.md} section 3.1, upstream defaults) plus what the upstream
- * plugin reads from its environment. Built by {@code io.vnpu.kube.app.MindClusterFlags} (vnpu-cli) or directly by an embedder
- * (start from {@link #defaults(String)}); the constructor checks ranges and the cross-flag rules
- * and throws {@link IllegalArgumentException} with one line naming the flag(s).
+ * Settings of the MindCluster backend: the flags of MindCluster's Ascend Device Plugin (spec {@code
+ * dcmi-and-mindcluster.md} section 3.1, upstream defaults) plus what the upstream plugin reads from
+ * its environment. Built by {@code io.vnpu.kube.app.MindClusterFlags} (vnpu-cli) or directly by an
+ * embedder (start from {@link #defaults(String)}); the constructor checks ranges and the cross-flag
+ * rules and throws {@link IllegalArgumentException} with one line naming the flag(s).
  *
- * <p>Flags this backend acts on: {@code volcanoType}, {@code presetVirtualDevice},
- * {@code listWatchPeriod}, {@code shareDevCount}, {@code softShareDevConfigDir},
- * {@code use310PMixedInsert}. The fault and reset
- * flags ({@code autoStowing}, {@code hotReset}, {@code linkdownTimeout}, {@code deviceResetTimeout},
- * {@code thirdPartyScanDelay}) are validated and carried for the chip-health source; the remaining
- * ones are accepted for DaemonSet compatibility.
+ * <p>Flags this backend acts on: {@code volcanoType}, {@code presetVirtualDevice}, {@code
+ * listWatchPeriod}, {@code shareDevCount}, {@code softShareDevConfigDir}, {@code
+ * use310PMixedInsert}. The fault and reset flags ({@code autoStowing}, {@code hotReset}, {@code
+ * linkdownTimeout}, {@code deviceResetTimeout}, {@code thirdPartyScanDelay}) are validated and
+ * carried for the chip-health source; the remaining ones are accepted for DaemonSet compatibility.
  *
- * @param nodeName              env {@code NODE_NAME} (required)
- * @param hostIp                env {@code HOST_IP}, empty when unset (rank table {@code host_ip})
- * @param volcanoType           {@code -volcanoType}: Volcano chooses the real chips (section 3.8)
- * @param presetVirtualDevice   {@code -presetVirtualDevice}: true = whole chips and static vNPUs,
- *                              false = dynamic vNPU ({@code huawei.com/npu-core})
- * @param listWatchPeriod       {@code -listWatchPeriod} seconds in [3, 1800]: health poll and
- *                              ConfigMap update period
- * @param autoStowing           {@code -autoStowing}
- * @param hotReset              {@code -hotReset}: -1 off, 0 inference-card reset, 2 offline reset
- * @param shareDevCount         {@code -shareDevCount} in [1, 100]: copies advertised per chip
- * @param use310PMixedInsert    {@code -use310PMixedInsert}: 310P chips advertised per card product
- *                              ({@code huawei.com/Ascend310P-V}, {@code -VPro}, {@code -IPro}); no
- *                              Volcano, no sharing, no vNPUs, no Ascend Docker Runtime
- * @param linkdownTimeout       {@code -linkdownTimeout} seconds in [1, 30]
- * @param deviceResetTimeout    {@code -deviceResetTimeout} seconds in [10, 600]
- * @param thirdPartyScanDelay   {@code -thirdPartyScanDelay} seconds, at least 1
+ * @param nodeName env {@code NODE_NAME} (required)
+ * @param hostIp env {@code HOST_IP}, empty when unset (rank table {@code host_ip})
+ * @param volcanoType {@code -volcanoType}: Volcano chooses the real chips (section 3.8)
+ * @param presetVirtualDevice {@code -presetVirtualDevice}: true = whole chips and static vNPUs,
+ *     false = dynamic vNPU ({@code huawei.com/npu-core})
+ * @param listWatchPeriod {@code -listWatchPeriod} seconds in [3, 1800]: health poll and ConfigMap
+ *     update period
+ * @param autoStowing {@code -autoStowing}
+ * @param hotReset {@code -hotReset}: -1 off, 0 inference-card reset, 2 offline reset
+ * @param shareDevCount {@code -shareDevCount} in [1, 100]: copies advertised per chip
+ * @param use310PMixedInsert {@code -use310PMixedInsert}: 310P chips advertised per card product
+ *     ({@code huawei.com/Ascend310P-V}, {@code -VPro}, {@code -IPro}); no Volcano, no sharing, no
+ *     vNPUs, no Ascend Docker Runtime
+ * @param linkdownTimeout {@code -linkdownTimeout} seconds in [1, 30]
+ * @param deviceResetTimeout {@code -deviceResetTimeout} seconds in [10, 600]
+ * @param thirdPartyScanDelay {@code -thirdPartyScanDelay} seconds, at least 1
  * @param softShareDevConfigDir {@code -softShareDevConfigDir}: absolute directory, empty = off
- * @param useSingleDieMode      {@code -useSingleDieMode} (A3)
- * @param useAscendDocker       env {@code ASCEND_DOCKER_RUNTIME=True}: the Ascend Docker Runtime is
- *                              installed, so Allocate answers with env only (section 3.9)
- * @param devRoot               root under which device nodes are checked ({@code /} on a node; a
- *                              temp directory in tests); the response always names {@code /dev/...}
- * @param enableSlowNode        {@code -enableSlowNode}: Volcano Allocate answers carry
- *                              {@code PERF_DUMP_PATH} / {@code PERF_DUMP_CONFIG} from the pod
- *                              namespace's ConfigMap {@code steptime-dtpgroup}
+ * @param useSingleDieMode {@code -useSingleDieMode} (A3)
+ * @param useAscendDocker env {@code ASCEND_DOCKER_RUNTIME=True}: the Ascend Docker Runtime is
+ *     installed, so Allocate answers with env only (section 3.9)
+ * @param devRoot root under which device nodes are checked ({@code /} on a node; a temp directory
+ *     in tests); the response always names {@code /dev/...}
+ * @param enableSlowNode {@code -enableSlowNode}: Volcano Allocate answers carry {@code
+ *     PERF_DUMP_PATH} / {@code PERF_DUMP_CONFIG} from the pod namespace's ConfigMap {@code
+ *     steptime-dtpgroup}
  */
-public record MindClusterOptions(String nodeName, String hostIp, boolean volcanoType,
-    boolean presetVirtualDevice, Duration listWatchPeriod, boolean autoStowing, int hotReset,
-    int shareDevCount, boolean use310PMixedInsert, Duration linkdownTimeout,
-    Duration deviceResetTimeout, Duration thirdPartyScanDelay,
-    Optional<Path> softShareDevConfigDir, boolean useSingleDieMode, boolean useAscendDocker,
-    Path devRoot, boolean enableSlowNode) {
+public record MindClusterOptions(
+    String nodeName,
+    String hostIp,
+    boolean volcanoType,
+    boolean presetVirtualDevice,
+    Duration listWatchPeriod,
+    boolean autoStowing,
+    int hotReset,
+    int shareDevCount,
+    boolean use310PMixedInsert,
+    Duration linkdownTimeout,
+    Duration deviceResetTimeout,
+    Duration thirdPartyScanDelay,
+    Optional<Path> softShareDevConfigDir,
+    boolean useSingleDieMode,
+    boolean useAscendDocker,
+    Path devRoot,
+    boolean enableSlowNode) {
 
-  /** {@code -shareDevCount} value that, with {@code -softShareDevConfigDir}, selects soft sharing. */
+  /**
+   * {@code -shareDevCount} value that, with {@code -softShareDevConfigDir}, selects soft sharing.
+   */
   public static final int SOFT_SHARE_DEVICE_COUNT = 100;
 
   public MindClusterOptions {
@@ -73,16 +86,23 @@ public record MindClusterOptions(String nodeName, String hostIp, boolean volcano
     range("-linkdownTimeout", linkdownTimeout.toSeconds(), 1, 30);
     range("-deviceResetTimeout", deviceResetTimeout.toSeconds(), 10, 600);
     if (thirdPartyScanDelay.toSeconds() < 1) {
-      throw new IllegalArgumentException("-thirdPartyScanDelay = " + thirdPartyScanDelay.toSeconds()
-          + ": must be at least 1 (seconds)");
+      throw new IllegalArgumentException(
+          "-thirdPartyScanDelay = "
+              + thirdPartyScanDelay.toSeconds()
+              + ": must be at least 1 (seconds)");
     }
     if (hotReset != -1 && hotReset != 0 && hotReset != 2) {
-      throw new IllegalArgumentException("-hotReset = " + hotReset + ": must be -1 (off), 0 "
-          + "(inference card reset) or 2 (offline reset); 1 is deprecated upstream");
+      throw new IllegalArgumentException(
+          "-hotReset = "
+              + hotReset
+              + ": must be -1 (off), 0 "
+              + "(inference card reset) or 2 (offline reset); 1 is deprecated upstream");
     }
     if (softShareDevConfigDir.isPresent() && !softShareDevConfigDir.get().isAbsolute()) {
-      throw new IllegalArgumentException("-softShareDevConfigDir = " + softShareDevConfigDir.get()
-          + ": must be an absolute directory");
+      throw new IllegalArgumentException(
+          "-softShareDevConfigDir = "
+              + softShareDevConfigDir.get()
+              + ": must be an absolute directory");
     }
     // cross-flag rules: one line naming both flags
     if (!presetVirtualDevice && !volcanoType) {
@@ -94,16 +114,24 @@ public record MindClusterOptions(String nodeName, String hostIp, boolean volcano
           "-use310PMixedInsert=true cannot be combined with -volcanoType=true");
     }
     if (use310PMixedInsert && shareDevCount > 1) {
-      throw new IllegalArgumentException("-use310PMixedInsert=true cannot be combined with -shareDevCount="
-          + shareDevCount + " (must be 1)");
+      throw new IllegalArgumentException(
+          "-use310PMixedInsert=true cannot be combined with -shareDevCount="
+              + shareDevCount
+              + " (must be 1)");
     }
     if (shareDevCount > 1 && !presetVirtualDevice) {
-      throw new IllegalArgumentException("-shareDevCount=" + shareDevCount
-          + " requires -presetVirtualDevice=true (sharing and dynamic vNPUs exclude each other)");
+      throw new IllegalArgumentException(
+          "-shareDevCount="
+              + shareDevCount
+              + " requires -presetVirtualDevice=true (sharing and dynamic vNPUs exclude each other)");
     }
     if (softShareDevConfigDir.isPresent() && shareDevCount != SOFT_SHARE_DEVICE_COUNT) {
-      throw new IllegalArgumentException("-softShareDevConfigDir requires -shareDevCount="
-          + SOFT_SHARE_DEVICE_COUNT + " (got -shareDevCount=" + shareDevCount + ")");
+      throw new IllegalArgumentException(
+          "-softShareDevConfigDir requires -shareDevCount="
+              + SOFT_SHARE_DEVICE_COUNT
+              + " (got -shareDevCount="
+              + shareDevCount
+              + ")");
     }
     if (softShareDevConfigDir.isPresent() && !volcanoType) {
       throw new IllegalArgumentException(
@@ -113,88 +141,228 @@ public record MindClusterOptions(String nodeName, String hostIp, boolean volcano
 
   private static void range(String flag, long value, long min, long max) {
     if (value < min || value > max) {
-      throw new IllegalArgumentException(flag + " = " + value + ": must be in [" + min + ", " + max + "]");
+      throw new IllegalArgumentException(
+          flag + " = " + value + ": must be in [" + min + ", " + max + "]");
     }
   }
 
-  /** The upstream defaults for a node (section 3.1); Ascend Docker Runtime absent, devices under {@code /}. */
+  /**
+   * The upstream defaults for a node (section 3.1); Ascend Docker Runtime absent, devices under
+   * {@code /}.
+   */
   public static MindClusterOptions defaults(String nodeName) {
-    return new MindClusterOptions(nodeName, "", false, true, Duration.ofSeconds(5), true, -1, 1,
-        false, Duration.ofSeconds(30), Duration.ofSeconds(600), Duration.ofSeconds(300),
-        Optional.empty(), false, false, Path.of("/"), false);
+    return new MindClusterOptions(
+        nodeName,
+        "",
+        false,
+        true,
+        Duration.ofSeconds(5),
+        true,
+        -1,
+        1,
+        false,
+        Duration.ofSeconds(30),
+        Duration.ofSeconds(600),
+        Duration.ofSeconds(300),
+        Optional.empty(),
+        false,
+        false,
+        Path.of("/"),
+        false);
   }
 
   /**
-   * Whether Allocate answers with the Ascend Docker Runtime's env only (section 3.9): the runtime is
-   * installed and 310P mixed insertion is off (upstream never uses the runtime in mixed insertion
-   * mode and emits DeviceSpecs instead).
+   * Whether Allocate answers with the Ascend Docker Runtime's env only (section 3.9): the runtime
+   * is installed and 310P mixed insertion is off (upstream never uses the runtime in mixed
+   * insertion mode and emits DeviceSpecs instead).
    */
   public boolean ascendDockerInUse() {
     return useAscendDocker && !use310PMixedInsert;
   }
 
-  /** Whether pods may soft-share chips ({@code -shareDevCount=100} with {@code -softShareDevConfigDir}). */
+  /**
+   * Whether pods may soft-share chips ({@code -shareDevCount=100} with {@code
+   * -softShareDevConfigDir}).
+   */
   public boolean softShare() {
     return softShareDevConfigDir.isPresent();
   }
 
   /** A copy with {@code -volcanoType} and {@code -presetVirtualDevice} set (validated again). */
   public MindClusterOptions withVolcano(boolean volcano, boolean preset) {
-    return new MindClusterOptions(nodeName, hostIp, volcano, preset, listWatchPeriod, autoStowing,
-        hotReset, shareDevCount, use310PMixedInsert, linkdownTimeout, deviceResetTimeout,
-        thirdPartyScanDelay, softShareDevConfigDir, useSingleDieMode, useAscendDocker, devRoot, enableSlowNode);
+    return new MindClusterOptions(
+        nodeName,
+        hostIp,
+        volcano,
+        preset,
+        listWatchPeriod,
+        autoStowing,
+        hotReset,
+        shareDevCount,
+        use310PMixedInsert,
+        linkdownTimeout,
+        deviceResetTimeout,
+        thirdPartyScanDelay,
+        softShareDevConfigDir,
+        useSingleDieMode,
+        useAscendDocker,
+        devRoot,
+        enableSlowNode);
   }
 
-  /** A copy with {@code -shareDevCount} and {@code -softShareDevConfigDir} set (validated again). */
+  /**
+   * A copy with {@code -shareDevCount} and {@code -softShareDevConfigDir} set (validated again).
+   */
   public MindClusterOptions withShare(int count, Optional<Path> softShareDir) {
-    return new MindClusterOptions(nodeName, hostIp, volcanoType, presetVirtualDevice,
-        listWatchPeriod, autoStowing, hotReset, count, use310PMixedInsert, linkdownTimeout,
-        deviceResetTimeout, thirdPartyScanDelay, softShareDir, useSingleDieMode, useAscendDocker,
-        devRoot, enableSlowNode);
+    return new MindClusterOptions(
+        nodeName,
+        hostIp,
+        volcanoType,
+        presetVirtualDevice,
+        listWatchPeriod,
+        autoStowing,
+        hotReset,
+        count,
+        use310PMixedInsert,
+        linkdownTimeout,
+        deviceResetTimeout,
+        thirdPartyScanDelay,
+        softShareDir,
+        useSingleDieMode,
+        useAscendDocker,
+        devRoot,
+        enableSlowNode);
   }
 
   /** A copy with the Ascend Docker Runtime presence and the device-node root set. */
   public MindClusterOptions withRuntime(boolean ascendDocker, Path root) {
-    return new MindClusterOptions(nodeName, hostIp, volcanoType, presetVirtualDevice,
-        listWatchPeriod, autoStowing, hotReset, shareDevCount, use310PMixedInsert, linkdownTimeout,
-        deviceResetTimeout, thirdPartyScanDelay, softShareDevConfigDir, useSingleDieMode,
-        ascendDocker, root, enableSlowNode);
+    return new MindClusterOptions(
+        nodeName,
+        hostIp,
+        volcanoType,
+        presetVirtualDevice,
+        listWatchPeriod,
+        autoStowing,
+        hotReset,
+        shareDevCount,
+        use310PMixedInsert,
+        linkdownTimeout,
+        deviceResetTimeout,
+        thirdPartyScanDelay,
+        softShareDevConfigDir,
+        useSingleDieMode,
+        ascendDocker,
+        root,
+        enableSlowNode);
   }
 
   /** A copy with another {@code -listWatchPeriod}. */
   public MindClusterOptions withListWatchPeriod(Duration period) {
-    return new MindClusterOptions(nodeName, hostIp, volcanoType, presetVirtualDevice, period,
-        autoStowing, hotReset, shareDevCount, use310PMixedInsert, linkdownTimeout,
-        deviceResetTimeout, thirdPartyScanDelay, softShareDevConfigDir, useSingleDieMode,
-        useAscendDocker, devRoot, enableSlowNode);
+    return new MindClusterOptions(
+        nodeName,
+        hostIp,
+        volcanoType,
+        presetVirtualDevice,
+        period,
+        autoStowing,
+        hotReset,
+        shareDevCount,
+        use310PMixedInsert,
+        linkdownTimeout,
+        deviceResetTimeout,
+        thirdPartyScanDelay,
+        softShareDevConfigDir,
+        useSingleDieMode,
+        useAscendDocker,
+        devRoot,
+        enableSlowNode);
   }
 
   /** A copy with {@code -use310PMixedInsert} set (validated again). */
   public MindClusterOptions withMixedInsert(boolean mixed) {
-    return new MindClusterOptions(nodeName, hostIp, volcanoType, presetVirtualDevice, listWatchPeriod,
-        autoStowing, hotReset, shareDevCount, mixed, linkdownTimeout, deviceResetTimeout,
-        thirdPartyScanDelay, softShareDevConfigDir, useSingleDieMode, useAscendDocker, devRoot, enableSlowNode);
+    return new MindClusterOptions(
+        nodeName,
+        hostIp,
+        volcanoType,
+        presetVirtualDevice,
+        listWatchPeriod,
+        autoStowing,
+        hotReset,
+        shareDevCount,
+        mixed,
+        linkdownTimeout,
+        deviceResetTimeout,
+        thirdPartyScanDelay,
+        softShareDevConfigDir,
+        useSingleDieMode,
+        useAscendDocker,
+        devRoot,
+        enableSlowNode);
   }
 
   /** A copy with {@code -hotReset} set (validated again). */
   public MindClusterOptions withHotReset(int mode) {
-    return new MindClusterOptions(nodeName, hostIp, volcanoType, presetVirtualDevice, listWatchPeriod,
-        autoStowing, mode, shareDevCount, use310PMixedInsert, linkdownTimeout, deviceResetTimeout,
-        thirdPartyScanDelay, softShareDevConfigDir, useSingleDieMode, useAscendDocker, devRoot, enableSlowNode);
+    return new MindClusterOptions(
+        nodeName,
+        hostIp,
+        volcanoType,
+        presetVirtualDevice,
+        listWatchPeriod,
+        autoStowing,
+        mode,
+        shareDevCount,
+        use310PMixedInsert,
+        linkdownTimeout,
+        deviceResetTimeout,
+        thirdPartyScanDelay,
+        softShareDevConfigDir,
+        useSingleDieMode,
+        useAscendDocker,
+        devRoot,
+        enableSlowNode);
   }
 
   /** A copy with {@code -enableSlowNode} set. */
   public MindClusterOptions withSlowNode(boolean enable) {
-    return new MindClusterOptions(nodeName, hostIp, volcanoType, presetVirtualDevice, listWatchPeriod,
-        autoStowing, hotReset, shareDevCount, use310PMixedInsert, linkdownTimeout, deviceResetTimeout,
-        thirdPartyScanDelay, softShareDevConfigDir, useSingleDieMode, useAscendDocker, devRoot, enable);
+    return new MindClusterOptions(
+        nodeName,
+        hostIp,
+        volcanoType,
+        presetVirtualDevice,
+        listWatchPeriod,
+        autoStowing,
+        hotReset,
+        shareDevCount,
+        use310PMixedInsert,
+        linkdownTimeout,
+        deviceResetTimeout,
+        thirdPartyScanDelay,
+        softShareDevConfigDir,
+        useSingleDieMode,
+        useAscendDocker,
+        devRoot,
+        enable);
   }
 
   /** A copy with {@code HOST_IP}. */
   public MindClusterOptions withHostIp(String ip) {
-    return new MindClusterOptions(nodeName, ip, volcanoType, presetVirtualDevice, listWatchPeriod,
-        autoStowing, hotReset, shareDevCount, use310PMixedInsert, linkdownTimeout,
-        deviceResetTimeout, thirdPartyScanDelay, softShareDevConfigDir, useSingleDieMode,
-        useAscendDocker, devRoot, enableSlowNode);
+    return new MindClusterOptions(
+        nodeName,
+        ip,
+        volcanoType,
+        presetVirtualDevice,
+        listWatchPeriod,
+        autoStowing,
+        hotReset,
+        shareDevCount,
+        use310PMixedInsert,
+        linkdownTimeout,
+        deviceResetTimeout,
+        thirdPartyScanDelay,
+        softShareDevConfigDir,
+        useSingleDieMode,
+        useAscendDocker,
+        devRoot,
+        enableSlowNode);
   }
 }

@@ -15,15 +15,30 @@ public enum CardType {
   /** 910A ({@code 910ProA}, {@code 910ProB}, {@code 910PremiumA}). */
   ASCEND910("Ascend910", "Ascend910", List.of("vir01", "vir02", "vir04", "vir08", "vir16")),
   /** Atlas A2 ({@code 910B1..4}, {@code A2G*}). */
-  ASCEND910B("Ascend910", "Ascend910B", List.of("vir03_1c_8g", "vir05_1c_8g", "vir05_1c_16g",
-      "vir06_1c_16g", "vir10_3c_16g", "vir10_3c_16g_nm", "vir10_3c_32g", "vir10_4c_16g_m",
-      "vir12_3c_32g")),
+  ASCEND910B(
+      "Ascend910",
+      "Ascend910B",
+      List.of(
+          "vir03_1c_8g",
+          "vir05_1c_8g",
+          "vir05_1c_16g",
+          "vir06_1c_16g",
+          "vir10_3c_16g",
+          "vir10_3c_16g_nm",
+          "vir10_3c_32g",
+          "vir10_4c_16g_m",
+          "vir12_3c_32g")),
   /** Atlas A3 (910C modules; chip name {@code Ascend910}). */
-  ASCEND910A3("Ascend910", "Ascend910A3",
+  ASCEND910A3(
+      "Ascend910",
+      "Ascend910A3",
       List.of("vir05_1c_16g", "vir06_1c_16g", "vir10_3c_32g", "vir12_3c_32g")),
   /** 310P ({@code 310P*}, {@code I2*}). */
-  ASCEND310P("Ascend310P", "Ascend310P", List.of("vir01", "vir02", "vir02_1c", "vir04",
-      "vir04_3c", "vir04_3c_ndvpp", "vir04_4c_dvpp")),
+  ASCEND310P(
+      "Ascend310P",
+      "Ascend310P",
+      List.of(
+          "vir01", "vir02", "vir02_1c", "vir04", "vir04_3c", "vir04_3c_ndvpp", "vir04_4c_dvpp")),
   /** 310B (Atlas 200I/500 A2 SoC). */
   ASCEND310B("Ascend310B", "Ascend310B", List.of()),
   /** 310. */
@@ -45,8 +60,8 @@ public enum CardType {
   }
 
   /**
-   * The family of a DCMI chip name ({@code dcmi_chip_info.chip_name}), e.g. {@code 910B3} →
-   * {@link #ASCEND910B}; empty for a name MindCluster does not know.
+   * The family of a DCMI chip name ({@code dcmi_chip_info.chip_name}), e.g. {@code 910B3} → {@link
+   * #ASCEND910B}; empty for a name MindCluster does not know.
    */
   public static Optional<CardType> ofChipName(String chipName) {
     if (chipName.startsWith("Ascend950")) return Optional.of(ASCEND950);
@@ -59,7 +74,10 @@ public enum CardType {
     return Optional.empty();
   }
 
-  /** Device-name prefix and resource word: {@code Ascend910}, {@code Ascend310P}, {@code Ascend310}, {@code npu}. */
+  /**
+   * Device-name prefix and resource word: {@code Ascend910}, {@code Ascend310P}, {@code Ascend310},
+   * {@code npu}.
+   */
   public String deviceName() {
     return deviceName;
   }
@@ -74,12 +92,16 @@ public enum CardType {
     return realType;
   }
 
-  /** vNPU templates MindCluster accepts on this family (spec section 2), empty when it has no vNPUs. */
+  /**
+   * vNPU templates MindCluster accepts on this family (spec section 2), empty when it has no vNPUs.
+   */
   public List<String> templates() {
     return templates;
   }
 
-  /** Whether vNPUs can be created at Allocate ({@code -presetVirtualDevice=false}): 310P, 910B, A3. */
+  /**
+   * Whether vNPUs can be created at Allocate ({@code -presetVirtualDevice=false}): 310P, 910B, A3.
+   */
   public boolean dynamicVnpu() {
     return this == ASCEND310P || this == ASCEND910B || this == ASCEND910A3;
   }
@@ -99,7 +121,10 @@ public enum CardType {
     return this == ASCEND910 || this == ASCEND910B || this == ASCEND910A3 || this == ASCEND950;
   }
 
-  /** The {@code servertype} label value: {@code <realType>-<AI cores>}, {@code npu-<AI cores>} on 950. */
+  /**
+   * The {@code servertype} label value: {@code <realType>-<AI cores>}, {@code npu-<AI cores>} on
+   * 950.
+   */
   public String serverType(int aiCores) {
     return (this == ASCEND950 ? "npu" : realType) + "-" + aiCores;
   }

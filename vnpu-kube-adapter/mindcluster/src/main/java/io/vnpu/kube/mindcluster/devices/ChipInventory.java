@@ -13,17 +13,17 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.IntFunction;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.IntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The node's chips, their vNPUs and their health. {@link #refresh()} reads the driver
- * ({@link DeviceManager#discover()}, {@link DeviceManager#listVnpus(int)}); the health of every
- * chip is the node's {@link HealthSource}'s (the one place chip health and faults come from), taken
- * at each refresh and again whenever the source reports a change ({@link #updateHealth}).
- * Listeners run when anything the kubelet or the ConfigMap sees changed. Thread-safe.
+ * The node's chips, their vNPUs and their health. {@link #refresh()} reads the driver ({@link
+ * DeviceManager#discover()}, {@link DeviceManager#listVnpus(int)}); the health of every chip is the
+ * node's {@link HealthSource}'s (the one place chip health and faults come from), taken at each
+ * refresh and again whenever the source reports a change ({@link #updateHealth}). Listeners run
+ * when anything the kubelet or the ConfigMap sees changed. Thread-safe.
  */
 public final class ChipInventory {
   private static final Logger LOG = LoggerFactory.getLogger(ChipInventory.class);
@@ -35,10 +35,13 @@ public final class ChipInventory {
   private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
   private final Object lock = new Object();
   private volatile NodeChips current = NodeChips.EMPTY;
+
   /** {@code dcmi_get_product_type} of a two-chip 310P card whose chips reset together. */
   static final String DUO = "Atlas 300I Duo";
+
   /** The product of a card does not change while the node runs: read once per logic ID. */
   private final Map<Integer, Optional<String>> productTypes = new ConcurrentHashMap<>();
+
   /** Nor its super-pod membership (MindCluster reads it once at start). */
   private final Map<Integer, SuperPodInfo> superPods = new ConcurrentHashMap<>();
 
@@ -47,13 +50,16 @@ public final class ChipInventory {
   }
 
   /**
-   * @param mixed310P {@code -use310PMixedInsert}: a 310P chip whose card is a product of
-   *                  {@link Mixed310P} gets that product's device type, and its vNPUs are not read
-   *                  (mixed insertion has no virtual instances, as upstream)
+   * @param mixed310P {@code -use310PMixedInsert}: a 310P chip whose card is a product of {@link
+   *     Mixed310P} gets that product's device type, and its vNPUs are not read (mixed insertion has
+   *     no virtual instances, as upstream)
    * @param wholeCardHealth {@code -hotReset=0}: the card of an Atlas 300I Duo resets as a whole, so
-   *                  when one of its chips is unhealthy the other is reported unhealthy too
+   *     when one of its chips is unhealthy the other is reported unhealthy too
    */
-  public ChipInventory(DeviceManager deviceManager, HealthSource healthSource, boolean mixed310P,
+  public ChipInventory(
+      DeviceManager deviceManager,
+      HealthSource healthSource,
+      boolean mixed310P,
       boolean wholeCardHealth) {
     this.deviceManager = Objects.requireNonNull(deviceManager, "deviceManager");
     this.healthSource = Objects.requireNonNull(healthSource, "healthSource");
@@ -78,16 +84,34 @@ public final class ChipInventory {
     Map<Integer, ChipHealth> health = healthSource.chips();
     List<ChipState> chips = new ArrayList<>(found.size());
     for (Npu n : found) {
-      CardType type = CardType.ofChipName(n.chipName()).orElseThrow(() -> new IllegalStateException(
-          "chip " + n.chipName() + " (phy ID " + n.phyId() + ") is not a chip MindCluster supports"));
-      Optional<String> product = productTypes.computeIfAbsent(n.logicId(),
-          l -> read("product type", n, deviceManager::productType));
-      Optional<String> mixedType = mixed310P && type == CardType.ASCEND310P
-          ? product.flatMap(Mixed310P::deviceType) : Optional.empty();
-      chips.add(new ChipState(n, type, mixedType.isPresent() ? List.of() : vnpusOf(n, type),
-          health.getOrDefault(n.logicId(), ChipHealth.normal(n.logicId())), product,
-          read("RoCE address", n, deviceManager::roceIp), mixedType.orElse(type.deviceName()), false,
-          superPods.computeIfAbsent(n.logicId(), l -> superPodOf(n))));
+      CardType type =
+          CardType.ofChipName(n.chipName())
+              .orElseThrow(
+                  () ->
+                      new IllegalStateException(
+                          "chip "
+                              + n.chipName()
+                              + " (phy ID "
+                              + n.phyId()
+                              + ") is not a chip MindCluster supports"));
+      Optional<String> product =
+          productTypes.computeIfAbsent(
+              n.logicId(), l -> read("product type", n, deviceManager::productType));
+      Optional<String> mixedType =
+          mixed310P && type == CardType.ASCEND310P
+              ? product.flatMap(Mixed310P::deviceType)
+              : Optional.empty();
+      chips.add(
+          new ChipState(
+              n,
+              type,
+              mixedType.isPresent() ? List.of() : vnpusOf(n, type),
+              health.getOrDefault(n.logicId(), ChipHealth.normal(n.logicId())),
+              product,
+              read("RoCE address", n, deviceManager::roceIp),
+              mixedType.orElse(type.deviceName()),
+              false,
+              superPods.computeIfAbsent(n.logicId(), l -> superPodOf(n))));
     }
     return publish(new NodeChips(cardRule(chips)));
   }
@@ -105,8 +129,10 @@ public final class ChipInventory {
     }
     List<ChipState> out = new ArrayList<>(chips.size());
     for (ChipState c : chips) {
-      out.add(duo(c) && c.health().healthy() && badCards.contains(c.npu().cardId())
-          ? c.withCardPeerUnhealthy(true) : c);
+      out.add(
+          duo(c) && c.health().healthy() && badCards.contains(c.npu().cardId())
+              ? c.withCardPeerUnhealthy(true)
+              : c);
     }
     return out;
   }
@@ -115,7 +141,9 @@ public final class ChipInventory {
     return c.productType().filter(DUO::equals).isPresent();
   }
 
-  /** Applies a health snapshot of the source to the chips already known; listeners run on a change. */
+  /**
+   * Applies a health snapshot of the source to the chips already known; listeners run on a change.
+   */
   public NodeChips updateHealth(Map<Integer, ChipHealth> health) {
     synchronized (lock) {
       List<ChipState> chips = new ArrayList<>();
@@ -147,9 +175,9 @@ public final class ChipInventory {
   }
 
   /**
-   * A driver fact of a chip that may be missing: an error reading it is logged and counts as
-   * "none" (upstream tolerates a failing product-type query; a RoCE address is re-read every
-   * refresh because hccn_tool may configure it after start).
+   * A driver fact of a chip that may be missing: an error reading it is logged and counts as "none"
+   * (upstream tolerates a failing product-type query; a RoCE address is re-read every refresh
+   * because hccn_tool may configure it after start).
    */
   private static Optional<String> read(String what, Npu npu, IntFunction<Optional<String>> query) {
     try {

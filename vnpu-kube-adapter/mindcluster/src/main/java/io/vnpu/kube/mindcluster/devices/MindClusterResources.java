@@ -1,14 +1,16 @@
 package io.vnpu.kube.mindcluster.devices;
 
 /**
- * Extended resource names and device names as MindCluster forms them (spec sections 3.2, 3.3).
- * Each method is the one place its format is written.
+ * Extended resource names and device names as MindCluster forms them (spec sections 3.2, 3.3). Each
+ * method is the one place its format is written.
  */
 public final class MindClusterResources {
   /** Prefix of every MindCluster extended resource and pod annotation key. */
   public static final String PREFIX = "huawei.com/";
+
   /** Resource word of dynamic vNPU mode: one fake device per AI Core. */
   public static final String NPU_CORE = "npu-core";
+
   /** Extended resource of dynamic vNPU mode. */
   public static final String NPU_CORE_RESOURCE = PREFIX + NPU_CORE;
 
@@ -24,7 +26,10 @@ public final class MindClusterResources {
     return deviceType + "-" + phyId;
   }
 
-  /** A static vNPU: {@code <Name>-<suffix>-<vdevID>-<phy>}, e.g. {@code Ascend910-12c.3cpu.32g-100-0}. */
+  /**
+   * A static vNPU: {@code <Name>-<suffix>-<vdevID>-<phy>}, e.g. {@code
+   * Ascend910-12c.3cpu.32g-100-0}.
+   */
   public static String vnpu(CardType type, String suffix, int vnpuId, int phyId) {
     return type.deviceName() + "-" + suffix + "-" + vnpuId + "-" + phyId;
   }

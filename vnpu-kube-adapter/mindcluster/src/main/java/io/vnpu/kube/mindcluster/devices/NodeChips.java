@@ -18,12 +18,15 @@ public record NodeChips(List<ChipState> chips) {
   }
 
   /**
-   * The node's super-pod membership as MindCluster reports it ({@code SuperPodID},
-   * {@code ServerIndex}, {@code superPodID}, {@code serverIndex}, {@code super_pod_id}): the first
-   * chip whose driver answered, else {@link SuperPodInfo#UNKNOWN} (-2, e.g. on 910B).
+   * The node's super-pod membership as MindCluster reports it ({@code SuperPodID}, {@code
+   * ServerIndex}, {@code superPodID}, {@code serverIndex}, {@code super_pod_id}): the first chip
+   * whose driver answered, else {@link SuperPodInfo#UNKNOWN} (-2, e.g. on 910B).
    */
   public SuperPodInfo superPod() {
-    return chips.stream().map(ChipState::superPod).filter(SuperPodInfo::known).findFirst()
+    return chips.stream()
+        .map(ChipState::superPod)
+        .filter(SuperPodInfo::known)
+        .findFirst()
         .orElse(SuperPodInfo.UNKNOWN);
   }
 

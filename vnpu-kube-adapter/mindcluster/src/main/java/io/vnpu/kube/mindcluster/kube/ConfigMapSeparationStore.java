@@ -1,9 +1,9 @@
 package io.vnpu.kube.mindcluster.kube;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.vnpu.kube.errors.Causes;
 import io.vnpu.api.health.ManualSeparationStore;
 import io.vnpu.api.model.Npu;
+import io.vnpu.kube.errors.Causes;
 import io.vnpu.kube.mindcluster.devices.CardType;
 import io.vnpu.kube.mindcluster.devices.MindClusterResources;
 import java.util.HashMap;
@@ -29,15 +29,19 @@ public final class ConfigMapSeparationStore implements ManualSeparationStore {
   private final Map<Integer, String> nameByLogic = new HashMap<>();
   private final Map<String, Integer> logicByName = new HashMap<>();
 
-  /** @param npus the node's chips (logic ID ↔ MindCluster name) */
+  /**
+   * @param npus the node's chips (logic ID ↔ MindCluster name)
+   */
   public ConfigMapSeparationStore(DeviceInfoConfigMap configMap, List<Npu> npus) {
     this.configMap = Objects.requireNonNull(configMap, "configMap");
     for (Npu n : npus) {
-      CardType.ofChipName(n.chipName()).ifPresent(t -> {
-        String name = MindClusterResources.chip(t, n.phyId());
-        nameByLogic.put(n.logicId(), name);
-        logicByName.put(name, n.logicId());
-      });
+      CardType.ofChipName(n.chipName())
+          .ifPresent(
+              t -> {
+                String name = MindClusterResources.chip(t, n.phyId());
+                nameByLogic.put(n.logicId(), name);
+                logicByName.put(name, n.logicId());
+              });
     }
   }
 
@@ -49,13 +53,17 @@ public final class ConfigMapSeparationStore implements ManualSeparationStore {
       names = configMap.manuallySeparated();
     } catch (KubernetesClientException e) {
       // the health monitor logs the message only: give it the cause (unreachable, forbidden, ...)
-      throw new IllegalStateException("read ConfigMap " + configMap.name() + ": " + Causes.describe(e), e);
+      throw new IllegalStateException(
+          "read ConfigMap " + configMap.name() + ": " + Causes.describe(e), e);
     }
     for (String name : names) {
       Integer logic = logicByName.get(name);
       if (logic == null) {
-        LOG.warn("{} key {} names {}, which is not a chip of this node; ignored", configMap.name(),
-            DeviceInfoConfigMap.MANUALLY_SEPARATE_NPU, name);
+        LOG.warn(
+            "{} key {} names {}, which is not a chip of this node; ignored",
+            configMap.name(),
+            DeviceInfoConfigMap.MANUALLY_SEPARATE_NPU,
+            name);
       } else {
         out.add(logic);
       }
@@ -66,10 +74,15 @@ public final class ConfigMapSeparationStore implements ManualSeparationStore {
   @Override
   public void save(Set<Integer> logicIds) {
     try {
-      configMap.saveManuallySeparated(new TreeSet<>(logicIds).stream().map(nameByLogic::get)
-          .filter(Objects::nonNull).collect(Collectors.toList()));
+      configMap.saveManuallySeparated(
+          new TreeSet<>(logicIds)
+              .stream()
+                  .map(nameByLogic::get)
+                  .filter(Objects::nonNull)
+                  .collect(Collectors.toList()));
     } catch (KubernetesClientException e) {
-      throw new IllegalStateException("write ConfigMap " + configMap.name() + ": " + Causes.describe(e), e);
+      throw new IllegalStateException(
+          "write ConfigMap " + configMap.name() + ": " + Causes.describe(e), e);
     }
   }
 }

@@ -29,11 +29,11 @@ import tools.jackson.databind.json.JsonMapper;
  * DeviceList keys sorted (a Go map), every value a string (the {@code -Fault} list is a JSON array
  * inside that string). Pure.
  *
- * <p>DeviceList of a family with name {@code N} ({@code Ascend910}, {@code Ascend310P}, {@code npu}):
- * {@code huawei.com/N} free healthy chips (healthy and not held by a pod), {@code -Unhealthy},
- * {@code -Fault}; the 910 family and 950 add {@code -NetworkUnhealthy} and {@code -Recovering}.
- * Chip lists are comma-joined in phy-ID order; chips are named as advertised ({@code Ascend310P-VPro-0}
- * with 310P mixed insertion).
+ * <p>DeviceList of a family with name {@code N} ({@code Ascend910}, {@code Ascend310P}, {@code
+ * npu}): {@code huawei.com/N} free healthy chips (healthy and not held by a pod), {@code
+ * -Unhealthy}, {@code -Fault}; the 910 family and 950 add {@code -NetworkUnhealthy} and {@code
+ * -Recovering}. Chip lists are comma-joined in phy-ID order; chips are named as advertised ({@code
+ * Ascend310P-VPro-0} with 310P mixed insertion).
  */
 public final class DeviceInfo {
   private static final JsonMapper JSON = JsonMappers.compact();
@@ -44,15 +44,22 @@ public final class DeviceInfo {
   public static Map<String, String> deviceList(NodeChips chips, Set<String> held) {
     Map<String, String> list = new TreeMap<>();
     Map<CardType, List<ChipState>> byFamily = new LinkedHashMap<>();
-    for (ChipState c : chips.chips()) byFamily.computeIfAbsent(c.type(), k -> new ArrayList<>()).add(c);
+    for (ChipState c : chips.chips())
+      byFamily.computeIfAbsent(c.type(), k -> new ArrayList<>()).add(c);
     for (Map.Entry<CardType, List<ChipState>> e : byFamily.entrySet()) {
       String key = MindClusterResources.PREFIX + e.getKey().deviceName();
-      List<ChipState> family = e.getValue().stream()
-          .sorted(Comparator.comparingInt(c -> c.npu().phyId())).toList();
+      List<ChipState> family =
+          e.getValue().stream().sorted(Comparator.comparingInt(c -> c.npu().phyId())).toList();
       // only chips of the family's own device type are listed free: with 310P mixed insertion
       // (Ascend310P-VPro-0, ...) the list is empty, as upstream's (Volcano does not run there)
-      list.put(key, names(family, c -> c.deviceType().equals(c.type().deviceName())
-          && c.healthy() && !held.contains(c.name())));
+      list.put(
+          key,
+          names(
+              family,
+              c ->
+                  c.deviceType().equals(c.type().deviceName())
+                      && c.healthy()
+                      && !held.contains(c.name())));
       list.put(key + "-Unhealthy", names(family, c -> !c.healthy()));
       if (e.getKey().rankTable()) {
         list.put(key + "-NetworkUnhealthy", names(family, c -> !c.health().networkHealthy()));
@@ -67,20 +74,27 @@ public final class DeviceInfo {
     return chips.stream().filter(which).map(ChipState::name).collect(Collectors.joining(","));
   }
 
-  /** The {@code -Fault} JSON array: per chip one chip entry and one network entry, where it has such faults. */
+  /**
+   * The {@code -Fault} JSON array: per chip one chip entry and one network entry, where it has such
+   * faults.
+   */
   static String faults(List<ChipState> chips) {
     List<Map<String, Object>> out = new ArrayList<>();
     for (ChipState c : chips) {
       ChipHealth h = c.health();
-      List<ActiveFault> chipFaults = h.faults().stream().filter(f -> !FaultCodeTable.isNetwork(f.code())).toList();
-      List<ActiveFault> netFaults = h.faults().stream().filter(f -> FaultCodeTable.isNetwork(f.code())).toList();
+      List<ActiveFault> chipFaults =
+          h.faults().stream().filter(f -> !FaultCodeTable.isNetwork(f.code())).toList();
+      List<ActiveFault> netFaults =
+          h.faults().stream().filter(f -> FaultCodeTable.isNetwork(f.code())).toList();
       if (!chipFaults.isEmpty()) out.add(entry("CardUnhealthy", c.name(), h.level(), chipFaults));
-      if (!netFaults.isEmpty()) out.add(entry("CardNetworkUnhealthy", c.name(), h.networkLevel(), netFaults));
+      if (!netFaults.isEmpty())
+        out.add(entry("CardNetworkUnhealthy", c.name(), h.networkLevel(), netFaults));
     }
     return write(out);
   }
 
-  private static Map<String, Object> entry(String type, String npuName, FaultLevel level, List<ActiveFault> faults) {
+  private static Map<String, Object> entry(
+      String type, String npuName, FaultLevel level, List<ActiveFault> faults) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("fault_type", type);
     m.put("npu_name", npuName);
@@ -108,11 +122,20 @@ public final class DeviceInfo {
   }
 
   /** The whole {@code DeviceInfoCfg} value. */
-  public static String cfg(Map<String, String> deviceList, Instant updateTime, int superPodId, int serverIndex) {
+  public static String cfg(
+      Map<String, String> deviceList, Instant updateTime, int superPodId, int serverIndex) {
     String info = deviceInfoJson(deviceList, updateTime);
-    // the DeviceInfo object is embedded as it was hashed, so CheckCode verifies the bytes that are there
-    return "{\"DeviceInfo\":" + info + ",\"SuperPodID\":" + superPodId + ",\"ServerIndex\":" + serverIndex
-        + ",\"CheckCode\":\"" + CheckCode.of(info) + "\"}";
+    // the DeviceInfo object is embedded as it was hashed, so CheckCode verifies the bytes that are
+    // there
+    return "{\"DeviceInfo\":"
+        + info
+        + ",\"SuperPodID\":"
+        + superPodId
+        + ",\"ServerIndex\":"
+        + serverIndex
+        + ",\"CheckCode\":\""
+        + CheckCode.of(info)
+        + "\"}";
   }
 
   private static String write(Object value) {

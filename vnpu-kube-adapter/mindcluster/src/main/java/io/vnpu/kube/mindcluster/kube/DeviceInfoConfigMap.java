@@ -23,13 +23,13 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The device-info ConfigMap {@code kube-system/mindx-dl-deviceinfo-<node>} (label
- * {@code mx-consumer-cim: "true"}, spec section 3.6): keys {@value #DEVICE_INFO_CFG} (see
- * {@link DeviceInfo}), {@value #MANUALLY_SEPARATE_NPU}, {@value #UPGRADE_FAULT_REASON} and
- * {@value #DESCRIPTION}. Written when the content changed and otherwise every 5 minutes, never
- * twice within a second ({@link WriteLimiter}). {@value #MANUALLY_SEPARATE_NPU} belongs to the
- * operator and the fault engine: every write keeps the value found in the ConfigMap, and only
- * {@link #saveManuallySeparated} changes it. Thread-safe.
+ * The device-info ConfigMap {@code kube-system/mindx-dl-deviceinfo-<node>} (label {@code
+ * mx-consumer-cim: "true"}, spec section 3.6): keys {@value #DEVICE_INFO_CFG} (see {@link
+ * DeviceInfo}), {@value #MANUALLY_SEPARATE_NPU}, {@value #UPGRADE_FAULT_REASON} and {@value
+ * #DESCRIPTION}. Written when the content changed and otherwise every 5 minutes, never twice within
+ * a second ({@link WriteLimiter}). {@value #MANUALLY_SEPARATE_NPU} belongs to the operator and the
+ * fault engine: every write keeps the value found in the ConfigMap, and only {@link
+ * #saveManuallySeparated} changes it. Thread-safe.
  */
 public final class DeviceInfoConfigMap {
   private static final Logger LOG = LoggerFactory.getLogger(DeviceInfoConfigMap.class);
@@ -42,10 +42,13 @@ public final class DeviceInfoConfigMap {
   public static final String MANUALLY_SEPARATE_NPU = "ManuallySeparateNPU";
   public static final String UPGRADE_FAULT_REASON = "UpgradeFaultReason";
   public static final String DESCRIPTION = "Description";
+
   /** A3/A5: the node's LingQu switch faults ({@link SwitchInfo}). */
   public static final String SWITCH_INFO_CFG = "SwitchInfoCfg";
-  static final String DESCRIPTION_TEXT = "The free-chip list in DeviceInfoCfg is kept for compatibility;"
-      + " volcano-scheduler maintains the available chips itself unless self-maintain-available-card=false.";
+
+  static final String DESCRIPTION_TEXT =
+      "The free-chip list in DeviceInfoCfg is kept for compatibility;"
+          + " volcano-scheduler maintains the available chips itself unless self-maintain-available-card=false.";
 
   private final KubernetesClient client;
   private final String name;
@@ -54,7 +57,8 @@ public final class DeviceInfoConfigMap {
   private String lastSwitchFaults;
   private java.time.Instant lastSwitchWrite = java.time.Instant.EPOCH;
 
-  public DeviceInfoConfigMap(KubernetesClient client, String nodeName, Clock clock, WriteLimiter limiter) {
+  public DeviceInfoConfigMap(
+      KubernetesClient client, String nodeName, Clock clock, WriteLimiter limiter) {
     this.client = Objects.requireNonNull(client, "client");
     this.name = NAME_PREFIX + Objects.requireNonNull(nodeName, "nodeName");
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -70,7 +74,8 @@ public final class DeviceInfoConfigMap {
    */
   public synchronized boolean publishSwitchInfo(String cfg, String faultKeys) {
     java.time.Instant now = clock.instant();
-    if (faultKeys.equals(lastSwitchFaults) && now.isBefore(lastSwitchWrite.plus(WriteLimiter.REFRESH))) return false;
+    if (faultKeys.equals(lastSwitchFaults)
+        && now.isBefore(lastSwitchWrite.plus(WriteLimiter.REFRESH))) return false;
     write(Map.of(SWITCH_INFO_CFG, cfg), Optional.empty());
     lastSwitchFaults = faultKeys;
     lastSwitchWrite = now;
@@ -95,8 +100,13 @@ public final class DeviceInfoConfigMap {
     if (!limiter.due(content)) return false;
     Map<String, String> data = new LinkedHashMap<>();
     // SuperPodID / ServerIndex: the node's dcmi_spod_info (-1 not in a super-pod, -2 unknown)
-    data.put(DEVICE_INFO_CFG, DeviceInfo.cfg(deviceList, clock.instant(), chips.superPod().superPodId(),
-        chips.superPod().serverIndex()));
+    data.put(
+        DEVICE_INFO_CFG,
+        DeviceInfo.cfg(
+            deviceList,
+            clock.instant(),
+            chips.superPod().superPodId(),
+            chips.superPod().serverIndex()));
     data.put(UPGRADE_FAULT_REASON, upgrades);
     data.put(DESCRIPTION, DESCRIPTION_TEXT);
     write(data, Optional.empty());
@@ -120,7 +130,8 @@ public final class DeviceInfoConfigMap {
   }
 
   /**
-   * Sets {@value #MANUALLY_SEPARATE_NPU} to these chip names (comma-joined), keeping every other key.
+   * Sets {@value #MANUALLY_SEPARATE_NPU} to these chip names (comma-joined), keeping every other
+   * key.
    *
    * @throws KubernetesClientException when the API server fails
    */
@@ -149,9 +160,19 @@ public final class DeviceInfoConfigMap {
         if (existing == null) {
           Map<String, String> fresh = new LinkedHashMap<>(data);
           fresh.put(MANUALLY_SEPARATE_NPU, manuallySeparated.orElse(""));
-          client.configMaps().inNamespace(NAMESPACE).resource(new ConfigMapBuilder().withNewMetadata()
-              .withName(name).withNamespace(NAMESPACE).addToLabels(CONSUMER_LABEL, "true").endMetadata()
-              .withData(fresh).build()).create();
+          client
+              .configMaps()
+              .inNamespace(NAMESPACE)
+              .resource(
+                  new ConfigMapBuilder()
+                      .withNewMetadata()
+                      .withName(name)
+                      .withNamespace(NAMESPACE)
+                      .addToLabels(CONSUMER_LABEL, "true")
+                      .endMetadata()
+                      .withData(fresh)
+                      .build())
+              .create();
           return;
         }
         Map<String, String> merged = new LinkedHashMap<>();
@@ -160,17 +181,24 @@ public final class DeviceInfoConfigMap {
         manuallySeparated.ifPresent(v -> merged.put(MANUALLY_SEPARATE_NPU, v));
         merged.putIfAbsent(MANUALLY_SEPARATE_NPU, "");
         Map<String, String> labels = new TreeMap<>();
-        if (existing.getMetadata().getLabels() != null) labels.putAll(existing.getMetadata().getLabels());
+        if (existing.getMetadata().getLabels() != null)
+          labels.putAll(existing.getMetadata().getLabels());
         labels.put(CONSUMER_LABEL, "true");
-        ConfigMap next = new ConfigMapBuilder(existing).editMetadata().withLabels(labels).endMetadata()
-            .withData(merged).build();
+        ConfigMap next =
+            new ConfigMapBuilder(existing)
+                .editMetadata()
+                .withLabels(labels)
+                .endMetadata()
+                .withData(merged)
+                .build();
         client.configMaps().inNamespace(NAMESPACE).resource(next).update();
         return;
       } catch (KubernetesClientException e) {
         int code = e.getCode();
         boolean again = code == 409 || code == 410 || code == 404;
         if (!again || attempt >= WRITE_ATTEMPTS) throw e;
-        LOG.debug("{}: {} on write {} of {}; reading it again", name, code, attempt, WRITE_ATTEMPTS);
+        LOG.debug(
+            "{}: {} on write {} of {}; reading it again", name, code, attempt, WRITE_ATTEMPTS);
       }
     }
   }

@@ -15,9 +15,9 @@ import tools.jackson.databind.json.JsonMapper;
  * lists ({@code NotHandleFaultCodes}, {@code SubHealthFaultCodes}, {@code RestartRequestCodes},
  * {@code PreSeparateFaultCodes}, {@code SeparateFaultCodes}) and whose values are arrays of
  * assembled codes ({@link SwitchFault#assembledCode()}). A code in no list is graded by severity as
- * chip faults are: 2 major or 3 critical → Separate, else NotHandle. The shipped table
- * ({@code switch-fault-codes.json} beside this class) is vnpu's own choice: port faults towards an
- * NPU, lane reductions and chip-level faults.
+ * chip faults are: 2 major or 3 critical → Separate, else NotHandle. The shipped table ({@code
+ * switch-fault-codes.json} beside this class) is vnpu's own choice: port faults towards an NPU,
+ * lane reductions and chip-level faults.
  */
 public final class SwitchFaultLevels {
   private static final JsonMapper JSON = JsonMappers.compact();
@@ -76,14 +76,18 @@ public final class SwitchFaultLevels {
     } catch (JacksonException e) {
       throw new IllegalArgumentException(source + ": not JSON: " + e.getOriginalMessage());
     }
-    if (root == null || !root.isObject()) throw new IllegalArgumentException(source + ": must be a JSON object");
+    if (root == null || !root.isObject())
+      throw new IllegalArgumentException(source + ": must be a JSON object");
     Map<String, Level> out = new TreeMap<>();
     for (Level l : Level.values()) {
       JsonNode list = root.get(l.key);
       if (list == null) continue;
-      if (!list.isArray()) throw new IllegalArgumentException(source + ": " + l.key + " must be an array of codes");
+      if (!list.isArray())
+        throw new IllegalArgumentException(source + ": " + l.key + " must be an array of codes");
       for (JsonNode c : list) {
-        if (!c.isString()) throw new IllegalArgumentException(source + ": " + l.key + " = " + c + ": not a code string");
+        if (!c.isString())
+          throw new IllegalArgumentException(
+              source + ": " + l.key + " = " + c + ": not a code string");
         out.merge(c.asString(), l, (a, b) -> a.compareTo(b) >= 0 ? a : b);
       }
     }
@@ -93,8 +97,11 @@ public final class SwitchFaultLevels {
   /** The shipped table. */
   public static SwitchFaultLevels shipped() {
     try (InputStream in = SwitchFaultLevels.class.getResourceAsStream("switch-fault-codes.json")) {
-      if (in == null) throw new IllegalStateException("switch-fault-codes.json missing from the class path");
-      return parse(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8), "switch-fault-codes.json");
+      if (in == null)
+        throw new IllegalStateException("switch-fault-codes.json missing from the class path");
+      return parse(
+          new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8),
+          "switch-fault-codes.json");
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
     }

@@ -14,14 +14,15 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The {@code SwitchInfoCfg} value of the device-info ConfigMap on A3 servers: the node's LingQu
- * switch faults as MindCluster reports them —
- * {@code {"FaultCode":[{EventType, AssembledFaultCode, PeerPortDevice, PeerPortId, SwitchChipId,
- * SwitchPortId, Severity, Assertion, AlarmRaisedTime}], "FaultLevel", "UpdateTime", "NodeStatus",
+ * switch faults as MindCluster reports them — {@code {"FaultCode":[{EventType, AssembledFaultCode,
+ * PeerPortDevice, PeerPortId, SwitchChipId, SwitchPortId, Severity, Assertion, AlarmRaisedTime}],
+ * "FaultLevel", "UpdateTime", "NodeStatus",
  * "FaultTimeAndLevelMap":{"<code>_<chip>_<port>":{"fault_time","fault_level"}}, "CheckCode"}}.
- * {@code FaultLevel} is the most severe level of the faults ({@code NotHandle},
- * {@code SubHealthFault}, {@code RestartRequest}, {@code PreSeparate}, {@code Separate}) graded by
- * {@link SwitchFaultLevels}; {@code NodeStatus} is {@code Healthy} (NotHandle), {@code SubHealthy}
- * (SubHealthFault) or {@code UnHealthy}; {@code CheckCode} is the SHA-256 hex of the JSON without it.
+ * {@code FaultLevel} is the most severe level of the faults ({@code NotHandle}, {@code
+ * SubHealthFault}, {@code RestartRequest}, {@code PreSeparate}, {@code Separate}) graded by {@link
+ * SwitchFaultLevels}; {@code NodeStatus} is {@code Healthy} (NotHandle), {@code SubHealthy}
+ * (SubHealthFault) or {@code UnHealthy}; {@code CheckCode} is the SHA-256 hex of the JSON without
+ * it.
  */
 public final class SwitchInfo {
   private static final JsonMapper JSON = JsonMappers.compact();

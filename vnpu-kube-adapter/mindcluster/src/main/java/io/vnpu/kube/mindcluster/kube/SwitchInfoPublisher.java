@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Reads the node's switch faults and writes {@code SwitchInfoCfg} into the device-info ConfigMap
- * (A3 servers with {@code liblingqu-dcmi.so}); call {@link #publishOnce()} every
- * {@code -listWatchPeriod}. A driver or API-server failure is logged and retried next round.
+ * (A3 servers with {@code liblingqu-dcmi.so}); call {@link #publishOnce()} every {@code
+ * -listWatchPeriod}. A driver or API-server failure is logged and retried next round.
  */
 public final class SwitchInfoPublisher {
   private static final Logger LOG = LoggerFactory.getLogger(SwitchInfoPublisher.class);
@@ -23,7 +23,10 @@ public final class SwitchInfoPublisher {
   private final DeviceInfoConfigMap configMap;
   private final Clock clock;
 
-  public SwitchInfoPublisher(SwitchFaultProbe probe, SwitchFaultLevels levels, DeviceInfoConfigMap configMap,
+  public SwitchInfoPublisher(
+      SwitchFaultProbe probe,
+      SwitchFaultLevels levels,
+      DeviceInfoConfigMap configMap,
       Clock clock) {
     this.probe = Objects.requireNonNull(probe, "probe");
     this.levels = Objects.requireNonNull(levels, "levels");
@@ -40,8 +43,13 @@ public final class SwitchInfoPublisher {
       LOG.warn("switch faults not read: {}", Causes.describe(e));
       return false;
     }
-    String keys = faults.stream().filter(SwitchFault::occurred)
-        .map(f -> f.key() + "=" + levels.levelOf(f).term()).sorted().distinct().collect(Collectors.joining(","));
+    String keys =
+        faults.stream()
+            .filter(SwitchFault::occurred)
+            .map(f -> f.key() + "=" + levels.levelOf(f).term())
+            .sorted()
+            .distinct()
+            .collect(Collectors.joining(","));
     try {
       return configMap.publishSwitchInfo(SwitchInfo.cfg(faults, levels, clock.instant()), keys);
     } catch (RuntimeException e) {

@@ -7,13 +7,14 @@ import java.util.Objects;
 
 /**
  * When the device-info ConfigMap is written (spec section 3.4): when its content changed, and
- * otherwise again after {@code refresh} (to renew {@code UpdateTime}); never twice within
- * {@code minGap}. A change refused by the gap stays due and is written by the next attempt. Not
+ * otherwise again after {@code refresh} (to renew {@code UpdateTime}); never twice within {@code
+ * minGap}. A change refused by the gap stays due and is written by the next attempt. Not
  * thread-safe (its owner serialises attempts).
  */
 public final class WriteLimiter {
   /** Shortest time between two writes. */
   public static final Duration MIN_GAP = Duration.ofSeconds(1);
+
   /** Longest time without a write. */
   public static final Duration REFRESH = Duration.ofMinutes(5);
 

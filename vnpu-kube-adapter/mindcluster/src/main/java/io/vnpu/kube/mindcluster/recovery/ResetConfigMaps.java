@@ -27,15 +27,17 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * {@link RecoveryStore} over the job's ConfigMaps in the job's namespace, in MindCluster's format:
+ *
  * <ul>
- *   <li>{@code reset-config-<job>}: {@code reset.json} (the {@link ResetInfo}, field names
- *       {@code RankList[{RankId, LogicId, Status, Policy, InitialPolicy, ErrorCode, ErrorCodeHex}]},
- *       {@code UpdateTime}, {@code RetryTime}, {@code FaultFlushing}, {@code GracefulExit},
- *       {@code RestartFaultProcess}), {@code restartType} ({@code hotReset}) and {@code checkCode}
- *       (SHA-256 hex of {@code reset.json}); label {@code reset: "true"};</li>
+ *   <li>{@code reset-config-<job>}: {@code reset.json} (the {@link ResetInfo}, field names {@code
+ *       RankList[{RankId, LogicId, Status, Policy, InitialPolicy, ErrorCode, ErrorCodeHex}]},
+ *       {@code UpdateTime}, {@code RetryTime}, {@code FaultFlushing}, {@code GracefulExit}, {@code
+ *       RestartFaultProcess}), {@code restartType} ({@code hotReset}) and {@code checkCode}
+ *       (SHA-256 hex of {@code reset.json}); label {@code reset: "true"};
  *   <li>{@code fault-config-<job>}: {@code fault-npus} (the faulty ranks, same element format) and
- *       {@code checkCode}.</li>
+ *       {@code checkCode}.
  * </ul>
+ *
  * A job may span nodes and every node's plugin writes the same ConfigMaps: ranks of other nodes
  * (other {@code RankId}s) and every other key are kept, each node keeps its own record in the
  * annotation {@value #RECORD_ANNOTATION}{@code <node>}, and a write that lost a race (409) is
@@ -63,7 +65,8 @@ public final class ResetConfigMaps implements RecoveryStore {
 
   @Override
   public Optional<Persisted> load(TrainingJob job) {
-    ConfigMap cm = client.configMaps().inNamespace(job.namespace()).withName(RESET_PREFIX + job.name()).get();
+    ConfigMap cm =
+        client.configMaps().inNamespace(job.namespace()).withName(RESET_PREFIX + job.name()).get();
     if (cm == null || cm.getMetadata().getAnnotations() == null) return Optional.empty();
     String record = cm.getMetadata().getAnnotations().get(RECORD_ANNOTATION + nodeName);
     if (record == null) return Optional.empty();
@@ -79,26 +82,35 @@ public final class ResetConfigMaps implements RecoveryStore {
   }
 
   @Override
-  public void save(TrainingJob job, ResetInfo info, RecoveryRecord record, List<RankEntry> faultNpus) {
+  public void save(
+      TrainingJob job, ResetInfo info, RecoveryRecord record, List<RankEntry> faultNpus) {
     Set<Integer> mine = new TreeSet<>(job.ranks().values());
-    update(job.namespace(), RESET_PREFIX + job.name(), old -> {
-      Map<String, String> data = new LinkedHashMap<>(old);
-      String json = resetJson(info, keptRanks(old.get(RESET_JSON), mine));
-      data.put(RESET_JSON, json);
-      data.put(RESTART_TYPE, ResetInfo.RESTART_TYPE_HOT_RESET);
-      data.put(CHECK_CODE, CheckCode.of(json));
-      return data;
-    }, Map.of(RECORD_ANNOTATION + nodeName, recordJson(record)));
+    update(
+        job.namespace(),
+        RESET_PREFIX + job.name(),
+        old -> {
+          Map<String, String> data = new LinkedHashMap<>(old);
+          String json = resetJson(info, keptRanks(old.get(RESET_JSON), mine));
+          data.put(RESET_JSON, json);
+          data.put(RESTART_TYPE, ResetInfo.RESTART_TYPE_HOT_RESET);
+          data.put(CHECK_CODE, CheckCode.of(json));
+          return data;
+        },
+        Map.of(RECORD_ANNOTATION + nodeName, recordJson(record)));
     if (faultNpus != null) {
-      update(job.namespace(), FAULT_PREFIX + job.name(), old -> {
-        Map<String, String> data = new LinkedHashMap<>(old);
-        List<Object> all = new ArrayList<>(keptList(old.get(FAULT_NPUS), mine));
-        for (RankEntry e : faultNpus) all.add(rank(e));
-        String json = write(all);
-        data.put(FAULT_NPUS, json);
-        data.put(CHECK_CODE, CheckCode.of(json));
-        return data;
-      }, Map.of());
+      update(
+          job.namespace(),
+          FAULT_PREFIX + job.name(),
+          old -> {
+            Map<String, String> data = new LinkedHashMap<>(old);
+            List<Object> all = new ArrayList<>(keptList(old.get(FAULT_NPUS), mine));
+            for (RankEntry e : faultNpus) all.add(rank(e));
+            String json = write(all);
+            data.put(FAULT_NPUS, json);
+            data.put(CHECK_CODE, CheckCode.of(json));
+            return data;
+          },
+          Map.of());
     }
   }
 
@@ -110,16 +122,37 @@ public final class ResetConfigMaps implements RecoveryStore {
     KubernetesClientException last = null;
     for (int i = 0; i < ATTEMPTS; i++) {
       ConfigMap old = client.configMaps().inNamespace(ns).withName(name).get();
-      Map<String, String> data = change.apply(old == null || old.getData() == null ? Map.of() : old.getData());
+      Map<String, String> data =
+          change.apply(old == null || old.getData() == null ? Map.of() : old.getData());
       try {
         if (old == null) {
-          client.configMaps().inNamespace(ns).resource(new ConfigMapBuilder().withNewMetadata().withName(name)
-              .withNamespace(ns).addToLabels("reset", "true").addToAnnotations(annotations).endMetadata()
-              .withData(data).build()).create();
+          client
+              .configMaps()
+              .inNamespace(ns)
+              .resource(
+                  new ConfigMapBuilder()
+                      .withNewMetadata()
+                      .withName(name)
+                      .withNamespace(ns)
+                      .addToLabels("reset", "true")
+                      .addToAnnotations(annotations)
+                      .endMetadata()
+                      .withData(data)
+                      .build())
+              .create();
         } else {
-          ConfigMap next = new ConfigMapBuilder(old).editMetadata().addToAnnotations(annotations).endMetadata()
-              .withData(data).build();
-          client.configMaps().inNamespace(ns).resource(next).update(); // resourceVersion kept: 409 on a race
+          ConfigMap next =
+              new ConfigMapBuilder(old)
+                  .editMetadata()
+                  .addToAnnotations(annotations)
+                  .endMetadata()
+                  .withData(data)
+                  .build();
+          client
+              .configMaps()
+              .inNamespace(ns)
+              .resource(next)
+              .update(); // resourceVersion kept: 409 on a race
         }
         return;
       } catch (KubernetesClientException e) {
@@ -190,11 +223,22 @@ public final class ResetConfigMaps implements RecoveryStore {
       if (!mine.contains(rank)) continue;
       List<Long> codes = new ArrayList<>();
       for (JsonNode c : e.path("ErrorCode")) codes.add(c.asLong());
-      ranks.add(new RankEntry(rank, e.path("LogicId").asInt(-1), e.path("Status").asText(""),
-          e.path("Policy").asText(""), e.path("InitialPolicy").asText(""), codes, e.path("ErrorCodeHex").asText("")));
+      ranks.add(
+          new RankEntry(
+              rank,
+              e.path("LogicId").asInt(-1),
+              e.path("Status").asText(""),
+              e.path("Policy").asText(""),
+              e.path("InitialPolicy").asText(""),
+              codes,
+              e.path("ErrorCodeHex").asText("")));
     }
-    return new ResetInfo(ranks, n.path("UpdateTime").asLong(0), n.path("RetryTime").asInt(0),
-        n.path("FaultFlushing").asBoolean(false), n.path("GracefulExit").asInt(0),
+    return new ResetInfo(
+        ranks,
+        n.path("UpdateTime").asLong(0),
+        n.path("RetryTime").asInt(0),
+        n.path("FaultFlushing").asBoolean(false),
+        n.path("GracefulExit").asInt(0),
         n.path("RestartFaultProcess").asBoolean(false));
   }
 
@@ -215,9 +259,14 @@ public final class ResetConfigMaps implements RecoveryStore {
     for (JsonNode e : n.path("ring")) ring.add(e.asInt());
     Set<Integer> faulty = new TreeSet<>();
     for (JsonNode e : n.path("faulty")) faulty.add(e.asInt());
-    return new RecoveryRecord(RecoveryStep.valueOf(n.path("step").asText()), ring, faulty,
-        Instant.ofEpochMilli(n.path("deadline").asLong()), n.path("resetIssued").asBoolean(false),
-        Math.max(1, n.path("attempt").asInt(1)), n.path("detail").asText(""));
+    return new RecoveryRecord(
+        RecoveryStep.valueOf(n.path("step").asText()),
+        ring,
+        faulty,
+        Instant.ofEpochMilli(n.path("deadline").asLong()),
+        n.path("resetIssued").asBoolean(false),
+        Math.max(1, n.path("attempt").asInt(1)),
+        n.path("detail").asText(""));
   }
 
   private static String write(Object o) {

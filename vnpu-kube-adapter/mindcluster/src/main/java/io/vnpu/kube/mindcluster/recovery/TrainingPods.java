@@ -19,18 +19,21 @@ import org.slf4j.LoggerFactory;
 /**
  * The training jobs of this node, from its pods: a pod belongs to job {@code <name>} by the label
  * {@value #VOLCANO_JOB} (Volcano jobs) or {@value #OPERATOR_JOB} (Ascend Operator jobs), holds the
- * chips its {@code huawei.com/AscendReal} annotation names ({@code Ascend910-<phy ID>}, the real chips
- * the device plugin gave it) and has rank index {@value #RANK_INDEX} (0 without): the rank of its
- * i-th chip in the job is {@code rankIndex × chips + i}. Pods that finished or are being deleted,
- * and pods without chips yet, hold nothing. Job names are checked: a name that cannot name a
- * ConfigMap is skipped with one warning.
+ * chips its {@code huawei.com/AscendReal} annotation names ({@code Ascend910-<phy ID>}, the real
+ * chips the device plugin gave it) and has rank index {@value #RANK_INDEX} (0 without): the rank of
+ * its i-th chip in the job is {@code rankIndex × chips + i}. Pods that finished or are being
+ * deleted, and pods without chips yet, hold nothing. Job names are checked: a name that cannot name
+ * a ConfigMap is skipped with one warning.
  */
 public final class TrainingPods implements TrainingJobs {
   private static final Logger LOG = LoggerFactory.getLogger(TrainingPods.class);
   public static final String VOLCANO_JOB = "volcano.sh/job-name";
   public static final String OPERATOR_JOB = "training.kubeflow.org/job-name";
   public static final String RANK_INDEX = "hccl/rankIndex";
-  /** What may follow {@code reset-config-} in a ConfigMap name (DNS-1123 subdomain, 253 characters). */
+
+  /**
+   * What may follow {@code reset-config-} in a ConfigMap name (DNS-1123 subdomain, 253 characters).
+   */
   private static final Pattern JOB_NAME = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,226}[a-z0-9])?");
 
   private final Supplier<List<Pod>> pods;
@@ -39,9 +42,9 @@ public final class TrainingPods implements TrainingJobs {
   private final Set<String> warned = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   /**
-   * @param pods        this node's pods (the API server, field selector {@code spec.nodeName}); pods
-   *                    of other nodes among them are ignored
-   * @param nodeName    this node
+   * @param pods this node's pods (the API server, field selector {@code spec.nodeName}); pods of
+   *     other nodes among them are ignored
+   * @param nodeName this node
    * @param logicOfChip chip name ({@code Ascend910-<phy>}) → logic ID
    */
   public TrainingPods(Supplier<List<Pod>> pods, String nodeName, Map<String, Integer> logicOfChip) {
@@ -60,16 +63,19 @@ public final class TrainingPods implements TrainingJobs {
       if (p.getSpec() == null || !nodeName.equals(p.getSpec().getNodeName())) continue;
       String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
       if ("Succeeded".equals(phase) || "Failed".equals(phase)) continue;
-      Map<String, String> labels = p.getMetadata().getLabels() == null ? Map.of() : p.getMetadata().getLabels();
+      Map<String, String> labels =
+          p.getMetadata().getLabels() == null ? Map.of() : p.getMetadata().getLabels();
       String job = labels.getOrDefault(VOLCANO_JOB, labels.get(OPERATOR_JOB));
       if (job == null) continue;
       String ns = p.getMetadata().getNamespace();
       String pod = ns + "/" + p.getMetadata().getName();
       if (!JOB_NAME.matcher(job).matches()) {
-        if (warned.add(pod)) LOG.warn("pod {}: job name {} cannot name a ConfigMap; not recovered", pod, quote(job));
+        if (warned.add(pod))
+          LOG.warn("pod {}: job name {} cannot name a ConfigMap; not recovered", pod, quote(job));
         continue;
       }
-      Map<String, String> ann = p.getMetadata().getAnnotations() == null ? Map.of() : p.getMetadata().getAnnotations();
+      Map<String, String> ann =
+          p.getMetadata().getAnnotations() == null ? Map.of() : p.getMetadata().getAnnotations();
       String real = ann.get(VolcanoKeys.ASCEND_REAL);
       if (real == null || real.isBlank()) continue;
       List<Integer> chips = new ArrayList<>();
@@ -84,7 +90,8 @@ public final class TrainingPods implements TrainingJobs {
         try {
           rankIndex = Math.max(0, Integer.parseInt(ri.strip()));
         } catch (NumberFormatException e) {
-          if (warned.add(pod + "#rank")) LOG.warn("pod {}: {} = {} is not a number; rank index 0", pod, RANK_INDEX, quote(ri));
+          if (warned.add(pod + "#rank"))
+            LOG.warn("pod {}: {} = {} is not a number; rank index 0", pod, RANK_INDEX, quote(ri));
         }
       }
       String key = ns + "/" + job;

@@ -10,9 +10,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs {@link TrainingRecovery#runOnce()} every period on its own daemon thread
- * ({@code -hotReset 2}); a round never sleeps, so a slow API server delays only this thread. Close
- * to stop.
+ * Runs {@link TrainingRecovery#runOnce()} every period on its own daemon thread ({@code -hotReset
+ * 2}); a round never sleeps, so a slow API server delays only this thread. Close to stop.
  */
 public final class TrainingRecoveryLoop implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TrainingRecoveryLoop.class);
@@ -26,19 +25,25 @@ public final class TrainingRecoveryLoop implements AutoCloseable {
   /** Starts the loop; the first round runs after one period. */
   public static TrainingRecoveryLoop start(TrainingRecovery recovery, Duration period) {
     Objects.requireNonNull(recovery, "recovery");
-    ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "vnpu-training-recovery");
-      t.setDaemon(true);
-      return t;
-    });
-    loop.scheduleWithFixedDelay(() -> {
-      try {
-        recovery.runOnce();
-      } catch (RuntimeException e) {
-        // a scheduled task that throws is never run again
-        LOG.warn("training recovery round failed: {}", e.toString());
-      }
-    }, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
+    ScheduledExecutorService loop =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "vnpu-training-recovery");
+              t.setDaemon(true);
+              return t;
+            });
+    loop.scheduleWithFixedDelay(
+        () -> {
+          try {
+            recovery.runOnce();
+          } catch (RuntimeException e) {
+            // a scheduled task that throws is never run again
+            LOG.warn("training recovery round failed: {}", e.toString());
+          }
+        },
+        period.toMillis(),
+        period.toMillis(),
+        TimeUnit.MILLISECONDS);
     return new TrainingRecoveryLoop(loop);
   }
 

@@ -24,13 +24,13 @@ public final class KubeletDeviceMap {
    * Records a pod's mapping.
    *
    * @param kubeletIds kubelet device IDs, in request order
-   * @param realIds    the real device names, same length and order
+   * @param realIds the real device names, same length and order
    */
   public synchronized void put(String podUid, List<String> kubeletIds, List<String> realIds) {
     Objects.requireNonNull(podUid, "podUid");
     if (kubeletIds.size() != realIds.size()) {
-      throw new IllegalArgumentException("kubelet IDs " + kubeletIds + " and real IDs " + realIds
-          + " differ in length");
+      throw new IllegalArgumentException(
+          "kubelet IDs " + kubeletIds + " and real IDs " + realIds + " differ in length");
     }
     Map<String, String> m = new HashMap<>();
     for (int i = 0; i < kubeletIds.size(); i++) m.put(kubeletIds.get(i), realIds.get(i));
@@ -53,22 +53,32 @@ public final class KubeletDeviceMap {
     Map<String, Map<String, String>> found = new HashMap<>();
     Map<String, Integer> claims = new HashMap<>();
     List<String> skipped = new java.util.ArrayList<>();
-    annotationsByPodUid.forEach((uid, a) -> {
-      if (byPodUid.containsKey(uid)) return;
-      String klt = a.get(VolcanoKeys.KLT_DEV);
-      String real = a.get(VolcanoKeys.ASCEND_REAL);
-      if (klt == null || real == null) return;
-      List<String> k = VolcanoAllocator.split(klt);
-      List<String> r = VolcanoAllocator.split(real).stream().map(VolcanoAllocator::stripVgroup).toList();
-      Optional<Map<String, String>> m = pair(k, r);
-      if (m.isEmpty()) {
-        skipped.add("pod " + uid + ": " + k.size() + " kubelet ID(s) and " + r.size() + " real device(s) do not pair");
-        return;
-      }
-      found.put(uid, m.get());
-      m.get().keySet().forEach(id -> claims.merge(id, 1, Integer::sum));
-    });
-    for (Entry e : byPodUid.values()) e.kubeletToReal().keySet().forEach(id -> claims.merge(id, 1, Integer::sum));
+    annotationsByPodUid.forEach(
+        (uid, a) -> {
+          if (byPodUid.containsKey(uid)) return;
+          String klt = a.get(VolcanoKeys.KLT_DEV);
+          String real = a.get(VolcanoKeys.ASCEND_REAL);
+          if (klt == null || real == null) return;
+          List<String> k = VolcanoAllocator.split(klt);
+          List<String> r =
+              VolcanoAllocator.split(real).stream().map(VolcanoAllocator::stripVgroup).toList();
+          Optional<Map<String, String>> m = pair(k, r);
+          if (m.isEmpty()) {
+            skipped.add(
+                "pod "
+                    + uid
+                    + ": "
+                    + k.size()
+                    + " kubelet ID(s) and "
+                    + r.size()
+                    + " real device(s) do not pair");
+            return;
+          }
+          found.put(uid, m.get());
+          m.get().keySet().forEach(id -> claims.merge(id, 1, Integer::sum));
+        });
+    for (Entry e : byPodUid.values())
+      e.kubeletToReal().keySet().forEach(id -> claims.merge(id, 1, Integer::sum));
     int restored = 0;
     for (Map.Entry<String, Map<String, String>> e : found.entrySet()) {
       Map<String, String> m = new HashMap<>(e.getValue());
@@ -89,7 +99,8 @@ public final class KubeletDeviceMap {
   public record Restored(int pods, List<String> skipped) {}
 
   private static Optional<Map<String, String>> pair(List<String> kubeletIds, List<String> real) {
-    if (kubeletIds.isEmpty() || real.isEmpty() || kubeletIds.size() % real.size() != 0) return Optional.empty();
+    if (kubeletIds.isEmpty() || real.isEmpty() || kubeletIds.size() % real.size() != 0)
+      return Optional.empty();
     int per = kubeletIds.size() / real.size();
     Map<String, String> m = new HashMap<>();
     for (int i = 0; i < kubeletIds.size(); i++) m.put(kubeletIds.get(i), real.get(i / per));

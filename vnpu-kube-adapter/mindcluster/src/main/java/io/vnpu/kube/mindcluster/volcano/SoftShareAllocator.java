@@ -16,9 +16,9 @@ import io.vnpu.kube.mindcluster.devices.NodeChips;
 import io.vnpu.kube.resource.AllocationException;
 import io.vnpu.kube.resource.ContainerAllocation;
 import io.vnpu.kube.softslice.SoftAsk;
-import io.vnpu.kube.softslice.SoftSlices;
 import io.vnpu.kube.softslice.SoftSliceRefusedException;
 import io.vnpu.kube.softslice.SoftSliceRule;
+import io.vnpu.kube.softslice.SoftSlices;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -32,18 +32,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Allocate of share copies on a soft-share node ({@code -shareDevCount=100},
- * {@code -softShareDevConfigDir}): the kubelet's IDs give the chips (as {@link DirectAllocator});
- * the pod Volcano placed with the softShareDev annotations ({@link SoftShareQuota}; among pending
- * pods of this resource, the smallest {@code predicate-time}) gives the quotas, which our quota
- * region and limiter enforce instead of vCANN-RT.
+ * Allocate of share copies on a soft-share node ({@code -shareDevCount=100}, {@code
+ * -softShareDevConfigDir}): the kubelet's IDs give the chips (as {@link DirectAllocator}); the pod
+ * Volcano placed with the softShareDev annotations ({@link SoftShareQuota}; among pending pods of
+ * this resource, the smallest {@code predicate-time}) gives the quotas, which our quota region and
+ * limiter enforce instead of vCANN-RT.
  *
- * <p>Per Allocate, under the node lock: quotas parsed and checked (a bad value refuses, naming
- * the annotation and value, before anything is consumed; what the slice gets is what Volcano
- * charged, {@link SoftSliceRule}); the limiter verified (else refused, naming the file); the
- * container's slice prepared ({@link SoftSlices}: directory, region, compute registration); the pod claimed (its
- * {@code predicate-time} consumed, {@code huawei.com/AscendReal} written); on a failed claim the
- * registration and the directory are removed. No soft-share pod pending → the plain whole-chip answer.
+ * <p>Per Allocate, under the node lock: quotas parsed and checked (a bad value refuses, naming the
+ * annotation and value, before anything is consumed; what the slice gets is what Volcano charged,
+ * {@link SoftSliceRule}); the limiter verified (else refused, naming the file); the container's
+ * slice prepared ({@link SoftSlices}: directory, region, compute registration); the pod claimed
+ * (its {@code predicate-time} consumed, {@code huawei.com/AscendReal} written); on a failed claim
+ * the registration and the directory are removed. No soft-share pod pending → the plain whole-chip
+ * answer.
  *
  * <p>The aicoreQuota is the container's <b>upper limit</b> of each chip's AI-core time (cap) and
  * its weight: busy containers whose quotas add up to more than 100 % split the chip in proportion
@@ -62,8 +63,13 @@ public final class SoftShareAllocator implements ContainerAllocator {
   /**
    * @param slices the node's soft slices (one instance per agent: it holds the registry files open)
    */
-  public SoftShareAllocator(VolcanoPods pods, Supplier<NodeChips> chips, DeviceCatalog catalog,
-      ContainerResponses responses, SoftSlices slices, Object nodeLock) {
+  public SoftShareAllocator(
+      VolcanoPods pods,
+      Supplier<NodeChips> chips,
+      DeviceCatalog catalog,
+      ContainerResponses responses,
+      SoftSlices slices,
+      Object nodeLock) {
     this.pods = Objects.requireNonNull(pods, "pods");
     this.chips = Objects.requireNonNull(chips, "chips");
     this.catalog = Objects.requireNonNull(catalog, "catalog");
@@ -73,15 +79,19 @@ public final class SoftShareAllocator implements ContainerAllocator {
   }
 
   @Override
-  public ContainerAllocation allocate(String resourceName, List<String> deviceIds) throws AllocationException {
-    List<AdvertisedDevice> devices = DirectAllocator.resolve(catalog, chips.get(), resourceName, deviceIds);
+  public ContainerAllocation allocate(String resourceName, List<String> deviceIds)
+      throws AllocationException {
+    List<AdvertisedDevice> devices =
+        DirectAllocator.resolve(catalog, chips.get(), resourceName, deviceIds);
     synchronized (nodeLock) {
       for (int attempt = 1; attempt <= VolcanoAllocator.ATTEMPTS; attempt++) {
-        Optional<PendingPod> next = pods.live().stream()
-            .filter(SoftShareQuota::requested)
-            .map(p -> PendingPod.of(p, resourceName, resourceName)).flatMap(Optional::stream)
-            .filter(p -> p.requestsExactly(resourceName, deviceIds.size()))
-            .min(PendingPod.ORDER);
+        Optional<PendingPod> next =
+            pods.live().stream()
+                .filter(SoftShareQuota::requested)
+                .map(p -> PendingPod.of(p, resourceName, resourceName))
+                .flatMap(Optional::stream)
+                .filter(p -> p.requestsExactly(resourceName, deviceIds.size()))
+                .min(PendingPod.ORDER);
         if (next.isEmpty()) {
           return DirectAllocator.respond(responses, devices, Map.of());
         }
@@ -90,22 +100,37 @@ public final class SoftShareAllocator implements ContainerAllocator {
         if (done.isPresent()) return done.get();
       }
     }
-    throw new AllocationException("Allocate " + resourceName + " " + deviceIds + ": the soft-share pod was"
-        + " deleted or changed in " + VolcanoAllocator.ATTEMPTS + " rounds in a row; the kubelet will retry");
+    throw new AllocationException(
+        "Allocate "
+            + resourceName
+            + " "
+            + deviceIds
+            + ": the soft-share pod was"
+            + " deleted or changed in "
+            + VolcanoAllocator.ATTEMPTS
+            + " rounds in a row; the kubelet will retry");
   }
 
-  /** The soft-share answer for this pod; empty when the pod went away or changed before its claim. */
-  private Optional<ContainerAllocation> soft(PendingPod pod, String resourceName, List<String> deviceIds,
-      List<AdvertisedDevice> devices) throws AllocationException {
-    List<AdvertisedDevice> distinct = devices.stream()
-        .filter(distinctBy(d -> d.chip().npu().phyId())).toList();
-    long hbmMib = distinct.stream().mapToLong(d -> d.chip().npu().hbmBytes() / Units.MIB)
-        .filter(m -> m > 0).min().orElse(0);
+  /**
+   * The soft-share answer for this pod; empty when the pod went away or changed before its claim.
+   */
+  private Optional<ContainerAllocation> soft(
+      PendingPod pod, String resourceName, List<String> deviceIds, List<AdvertisedDevice> devices)
+      throws AllocationException {
+    List<AdvertisedDevice> distinct =
+        devices.stream().filter(distinctBy(d -> d.chip().npu().phyId())).toList();
+    long hbmMib =
+        distinct.stream()
+            .mapToLong(d -> d.chip().npu().hbmBytes() / Units.MIB)
+            .filter(m -> m > 0)
+            .min()
+            .orElse(0);
     SoftShareQuota quota = SoftShareQuota.of(pod.pod(), hbmMib);
     try {
       slices.verifyLimiter();
     } catch (LimiterUnavailableException e) {
-      throw new AllocationException("soft share for pod " + pod.key() + " refused: limiter " + e.getMessage(), e);
+      throw new AllocationException(
+          "soft share for pod " + pod.key() + " refused: limiter " + e.getMessage(), e);
     }
     Path dir = containerDir(pod, deviceIds.get(0));
     SliceShare.SoftQuota granted;
@@ -122,13 +147,18 @@ public final class SoftShareAllocator implements ContainerAllocator {
     try {
       prepared = slices.prepare(dir, slice, pod.key());
     } catch (IOException | RuntimeException e) {
-      throw new AllocationException("prepare quota region in " + dir + " for pod " + pod.key() + ": "
-          + e.getMessage(), e);
+      throw new AllocationException(
+          "prepare quota region in " + dir + " for pod " + pod.key() + ": " + e.getMessage(), e);
     }
     VolcanoPods.Claim claim;
     try {
-      claim = pods.claim(pod.pod(), pod.predicateTime(), Map.of(VolcanoKeys.ASCEND_REAL,
-          String.join(",", distinct.stream().map(d -> d.chip().name()).toList())));
+      claim =
+          pods.claim(
+              pod.pod(),
+              pod.predicateTime(),
+              Map.of(
+                  VolcanoKeys.ASCEND_REAL,
+                  String.join(",", distinct.stream().map(d -> d.chip().name()).toList())));
     } catch (AllocationException e) {
       slices.discard(prepared);
       throw e;
@@ -145,9 +175,17 @@ public final class SoftShareAllocator implements ContainerAllocator {
     env.putAll(edits.env());
     List<Mount> mounts = new ArrayList<>(base.mounts());
     mounts.addAll(edits.mounts());
-    LOG.info("Allocate {} {}: pod {} soft-shares {} with {} MiB HBM and {}% AI Core", resourceName, deviceIds,
-        pod.key(), distinct.stream().map(d -> d.chip().name()).toList(), quota.hbmMib(), quota.aicorePercent());
-    return Optional.of(new ContainerAllocation(env, mounts, base.devices(), base.annotations(), base.cdiDevices()));
+    LOG.info(
+        "Allocate {} {}: pod {} soft-shares {} with {} MiB HBM and {}% AI Core",
+        resourceName,
+        deviceIds,
+        pod.key(),
+        distinct.stream().map(d -> d.chip().name()).toList(),
+        quota.hbmMib(),
+        quota.aicorePercent());
+    return Optional.of(
+        new ContainerAllocation(
+            env, mounts, base.devices(), base.annotations(), base.cdiDevices()));
   }
 
   private Path containerDir(PendingPod pod, String firstDeviceId) throws AllocationException {
@@ -157,7 +195,9 @@ public final class SoftShareAllocator implements ContainerAllocator {
       throw new AllocationException("pod " + pod.key() + ": " + e.getMessage(), e);
     }
   }
-  private static <T> java.util.function.Predicate<T> distinctBy(java.util.function.Function<T, Object> key) {
+
+  private static <T> java.util.function.Predicate<T> distinctBy(
+      java.util.function.Function<T, Object> key) {
     java.util.Set<Object> seen = new java.util.HashSet<>();
     return t -> seen.add(key.apply(t));
   }

@@ -5,9 +5,9 @@ import io.vnpu.api.model.Priority;
 import io.vnpu.api.model.Units;
 import io.vnpu.api.slice.SharingPolicy;
 import io.vnpu.kube.errors.Shown;
+import io.vnpu.kube.resource.AllocationException;
 import io.vnpu.kube.softslice.SoftCharge;
 import io.vnpu.kube.softslice.SoftSliceRefusedException;
-import io.vnpu.kube.resource.AllocationException;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -19,19 +19,22 @@ import java.util.Optional;
  * The values are written by the pod owner and are untrusted; Volcano placed the pod by them, so
  * they are what the scheduler charged ({@link #charge()}, where 0 MiB is refused).
  *
- * The sharing policy {@value #POLICY} ({@code fixed-share}, {@code elastic} or {@code best-effort},
- * {@code docs/sharing-policies.md}) is part of the charge too: Volcano places pods by it (one policy
- * per chip). Absent, the quota is fixed-share (a ceiling), as before the policies were interpreted.
+ * <p>The sharing policy {@value #POLICY} ({@code fixed-share}, {@code elastic} or {@code
+ * best-effort}, {@code docs/sharing-policies.md}) is part of the charge too: Volcano places pods by
+ * it (one policy per chip). Absent, the quota is fixed-share (a ceiling), as before the policies
+ * were interpreted.
  *
  * @param aicorePercent AI Core share, percent of the chip (1..100)
- * @param hbmMib        HBM limit in MiB (0..the chip's HBM; 0 is refused by {@link #charge()})
- * @param policy        the sharing policy annotated, empty when none
+ * @param hbmMib HBM limit in MiB (0..the chip's HBM; 0 is refused by {@link #charge()})
+ * @param policy the sharing policy annotated, empty when none
  */
 public record SoftShareQuota(int aicorePercent, long hbmMib, Optional<SharingPolicy> policy) {
   /** AI Core quota annotation, percent. */
   public static final String AICORE_QUOTA = "huawei.com/scheduler.softShareDev.aicoreQuota";
+
   /** HBM quota annotation, MB. */
   public static final String HBM_QUOTA = "huawei.com/scheduler.softShareDev.hbmQuota";
+
   /** Sharing policy annotation: fixed-share, elastic or best-effort. */
   public static final String POLICY = "huawei.com/scheduler.softShareDev.policy";
 
@@ -46,7 +49,8 @@ public record SoftShareQuota(int aicorePercent, long hbmMib, Optional<SharingPol
   }
 
   /**
-   * The pod's quotas, checked against a chip of {@code chipHbmMib} MiB (0 = unknown, no upper bound).
+   * The pod's quotas, checked against a chip of {@code chipHbmMib} MiB (0 = unknown, no upper
+   * bound).
    *
    * @throws AllocationException naming the pod, the annotation key and its value when one is
    *     missing, not a whole number, 0, or out of range, or when the policy is not one of the three
@@ -56,15 +60,27 @@ public record SoftShareQuota(int aicorePercent, long hbmMib, Optional<SharingPol
     String who = "pod " + pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
     long core = number(who, AICORE_QUOTA, a.get(AICORE_QUOTA), 1, 100, "a percent in 1..100");
     long hbmMax = chipHbmMib > 0 ? chipHbmMib : Long.MAX_VALUE / (1L << 20);
-    long hbm = number(who, HBM_QUOTA, a.get(HBM_QUOTA), 0, hbmMax,
-        "MB in 1.." + (chipHbmMib > 0 ? chipHbmMib + " (the chip's HBM)" : "the chip's HBM"));
+    long hbm =
+        number(
+            who,
+            HBM_QUOTA,
+            a.get(HBM_QUOTA),
+            0,
+            hbmMax,
+            "MB in 1.." + (chipHbmMib > 0 ? chipHbmMib + " (the chip's HBM)" : "the chip's HBM"));
     String p = a.get(POLICY);
     Optional<SharingPolicy> policy = Optional.empty();
     if (p != null) {
       policy = SharingPolicy.fromWireName(p.strip());
       if (policy.isEmpty()) {
-        throw new AllocationException(who + ": annotation " + POLICY + " = " + Shown.string(p) + ": not "
-            + SharingPolicy.wireNames());
+        throw new AllocationException(
+            who
+                + ": annotation "
+                + POLICY
+                + " = "
+                + Shown.string(p)
+                + ": not "
+                + SharingPolicy.wireNames());
       }
     }
     return new SoftShareQuota((int) core, hbm, policy);
@@ -76,18 +92,31 @@ public record SoftShareQuota(int aicorePercent, long hbmMib, Optional<SharingPol
    * @throws SoftSliceRefusedException for 0 MiB, naming the annotation
    */
   public SoftCharge charge() throws SoftSliceRefusedException {
-    SoftCharge c = SoftCharge.of("annotation " + HBM_QUOTA + " / " + AICORE_QUOTA, hbmMib * Units.MIB,
-        aicorePercent, Priority.NORMAL, 0);
+    SoftCharge c =
+        SoftCharge.of(
+            "annotation " + HBM_QUOTA + " / " + AICORE_QUOTA,
+            hbmMib * Units.MIB,
+            aicorePercent,
+            Priority.NORMAL,
+            0);
     return policy.map(c::withPolicy).orElse(c);
   }
 
-  private static final java.util.regex.Pattern WHOLE = java.util.regex.Pattern.compile("[+-]?[0-9]{1,18}");
+  private static final java.util.regex.Pattern WHOLE =
+      java.util.regex.Pattern.compile("[+-]?[0-9]{1,18}");
 
-  private static long number(String who, String key, String value, long min, long max, String expected)
+  private static long number(
+      String who, String key, String value, long min, long max, String expected)
       throws AllocationException {
     if (value == null) {
-      throw new AllocationException(who + ": annotation " + key + " is missing: soft sharing needs "
-          + AICORE_QUOTA + " and " + HBM_QUOTA);
+      throw new AllocationException(
+          who
+              + ": annotation "
+              + key
+              + " is missing: soft sharing needs "
+              + AICORE_QUOTA
+              + " and "
+              + HBM_QUOTA);
     }
     long v;
     try {
@@ -96,12 +125,25 @@ public record SoftShareQuota(int aicorePercent, long hbmMib, Optional<SharingPol
       if (!WHOLE.matcher(value.strip()).matches()) throw new NumberFormatException(value);
       v = Long.parseLong(value.strip());
     } catch (NumberFormatException e) {
-      throw new AllocationException(who + ": annotation " + key + " = " + Shown.string(value) + ": not a whole number, "
-          + "expected " + expected);
+      throw new AllocationException(
+          who
+              + ": annotation "
+              + key
+              + " = "
+              + Shown.string(value)
+              + ": not a whole number, "
+              + "expected "
+              + expected);
     }
     if (v < min || v > max) {
-      throw new AllocationException(who + ": annotation " + key + " = " + Shown.string(value) + ": out of range, expected "
-          + expected);
+      throw new AllocationException(
+          who
+              + ": annotation "
+              + key
+              + " = "
+              + Shown.string(value)
+              + ": out of range, expected "
+              + expected);
     }
     return v;
   }

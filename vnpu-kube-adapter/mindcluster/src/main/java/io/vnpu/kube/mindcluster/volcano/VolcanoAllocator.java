@@ -26,12 +26,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Per Allocate, under one lock for the whole node: list this node's live pods; take, among the
  * {@link PendingPod}s (pods still waiting for their devices) whose annotation names as many chips
- * as the kubelet allocated and one of whose containers asks for that many in its spec, the one
- * with the smallest
- * {@code predicate-time}; refuse if any of its chips is held by another live pod (its
+ * as the kubelet allocated and one of whose containers asks for that many in its spec, the one with
+ * the smallest {@code predicate-time}; refuse if any of its chips is held by another live pod (its
  * {@code huawei.com/AscendReal}, or this plugin's kubelet map); claim it with one JSON patch that
- * tests its {@code predicate-time} is unchanged, consumes it and writes {@code huawei.com/AscendReal},
- * {@code huawei.com/kltDev} and the rank table; then record kubelet ID → real chip.
+ * tests its {@code predicate-time} is unchanged, consumes it and writes {@code
+ * huawei.com/AscendReal}, {@code huawei.com/kltDev} and the rank table; then record kubelet ID →
+ * real chip.
  *
  * <p>Defined outcomes: two pods pending → the smaller predicate-time now, the other at the next
  * Allocate; the chosen pod deleted (404) or claimed meanwhile (test failed) → the next candidate,
@@ -40,6 +40,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class VolcanoAllocator implements ContainerAllocator {
   private static final Logger LOG = LoggerFactory.getLogger(VolcanoAllocator.class);
+
   /** Rounds of list-and-claim before an Allocate gives up. */
   public static final int ATTEMPTS = 5;
 
@@ -53,11 +54,16 @@ public final class VolcanoAllocator implements ContainerAllocator {
 
   /**
    * @param nodeLock the lock every Volcano allocator of this node shares (upstream's pod lock)
-   * @param podEnv   extra env for a container of a pod in the given namespace (slow-node
-   *                 detection), e.g. {@code ns -> Map.of()}
+   * @param podEnv extra env for a container of a pod in the given namespace (slow-node detection),
+   *     e.g. {@code ns -> Map.of()}
    */
-  public VolcanoAllocator(VolcanoPods pods, Supplier<NodeChips> chips, ContainerResponses responses,
-      KubeletDeviceMap kubeletMap, String hostIp, Object nodeLock,
+  public VolcanoAllocator(
+      VolcanoPods pods,
+      Supplier<NodeChips> chips,
+      ContainerResponses responses,
+      KubeletDeviceMap kubeletMap,
+      String hostIp,
+      Object nodeLock,
       java.util.function.Function<String, Map<String, String>> podEnv) {
     this.podEnv = Objects.requireNonNull(podEnv, "podEnv");
     this.pods = Objects.requireNonNull(pods, "pods");
@@ -77,15 +83,26 @@ public final class VolcanoAllocator implements ContainerAllocator {
     synchronized (nodeLock) {
       for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
         List<Pod> live = pods.live();
-        Optional<PendingPod> next = live.stream()
-            .map(p -> PendingPod.of(p, resourceName, resourceName)).flatMap(Optional::stream)
-            .filter(p -> p.devices().size() == kubeletIds.size())
-            .filter(p -> p.requestsExactly(resourceName, kubeletIds.size()))
-            .min(PendingPod.ORDER);
+        Optional<PendingPod> next =
+            live.stream()
+                .map(p -> PendingPod.of(p, resourceName, resourceName))
+                .flatMap(Optional::stream)
+                .filter(p -> p.devices().size() == kubeletIds.size())
+                .filter(p -> p.requestsExactly(resourceName, kubeletIds.size()))
+                .min(PendingPod.ORDER);
         if (next.isEmpty()) {
-          throw new AllocationException("no pod on this node waits for " + kubeletIds.size()
-              + " chip(s) of " + resourceName + " (annotation " + resourceName + " with "
-              + kubeletIds.size() + " chip(s) and an unconsumed " + VolcanoKeys.PREDICATE_TIME + ")");
+          throw new AllocationException(
+              "no pod on this node waits for "
+                  + kubeletIds.size()
+                  + " chip(s) of "
+                  + resourceName
+                  + " (annotation "
+                  + resourceName
+                  + " with "
+                  + kubeletIds.size()
+                  + " chip(s) and an unconsumed "
+                  + VolcanoKeys.PREDICATE_TIME
+                  + ")");
         }
         PendingPod pod = next.get();
         NodeChips snapshot = chips.get();
@@ -96,24 +113,40 @@ public final class VolcanoAllocator implements ContainerAllocator {
         annotations.put(VolcanoKeys.KLT_DEV, String.join(",", kubeletIds));
         CardType type = real.get(0).type();
         if (type.rankTable()) {
-          annotations.put(type == CardType.ASCEND950 ? VolcanoKeys.RANK_TABLE_NPU : VolcanoKeys.RANK_TABLE_910,
-              RankTable.of(pod.pod().getMetadata().getName(), pod.uid(), hostIp, real,
-                  snapshot.superPod()));
+          annotations.put(
+              type == CardType.ASCEND950 ? VolcanoKeys.RANK_TABLE_NPU : VolcanoKeys.RANK_TABLE_910,
+              RankTable.of(
+                  pod.pod().getMetadata().getName(), pod.uid(), hostIp, real, snapshot.superPod()));
         }
         VolcanoPods.Claim claim = pods.claim(pod.pod(), pod.predicateTime(), annotations);
         if (claim == VolcanoPods.Claim.DONE) {
           kubeletMap.put(pod.uid(), kubeletIds, pod.devices());
-          LOG.info("Allocate {} {}: pod {} gets {} (Volcano)", resourceName, kubeletIds, pod.key(),
+          LOG.info(
+              "Allocate {} {}: pod {} gets {} (Volcano)",
+              resourceName,
+              kubeletIds,
+              pod.key(),
               pod.devices());
-          return responses.chips(type, real.stream().map(c -> c.npu().phyId()).toList(),
+          return responses.chips(
+              type,
+              real.stream().map(c -> c.npu().phyId()).toList(),
               podEnv.apply(pod.pod().getMetadata().getNamespace()));
         }
-        LOG.info("pod {} {} before it was claimed; choosing again", pod.key(),
+        LOG.info(
+            "pod {} {} before it was claimed; choosing again",
+            pod.key(),
             claim == VolcanoPods.Claim.GONE ? "was deleted" : "changed");
       }
     }
-    throw new AllocationException("Allocate " + resourceName + " " + kubeletIds + ": the chosen pod was"
-        + " deleted or changed in " + ATTEMPTS + " rounds in a row; the kubelet will retry");
+    throw new AllocationException(
+        "Allocate "
+            + resourceName
+            + " "
+            + kubeletIds
+            + ": the chosen pod was"
+            + " deleted or changed in "
+            + ATTEMPTS
+            + " rounds in a row; the kubelet will retry");
   }
 
   /** The pod's chips on this node, in annotation order. */
@@ -121,12 +154,21 @@ public final class VolcanoAllocator implements ContainerAllocator {
       throws AllocationException {
     List<ChipState> out = new ArrayList<>();
     for (String name : pod.devices()) {
-      Optional<ChipState> c = snapshot.byName(name)
-          .filter(s -> s.resourceName().equals(resourceName));
+      Optional<ChipState> c =
+          snapshot.byName(name).filter(s -> s.resourceName().equals(resourceName));
       if (c.isEmpty()) {
-        throw new AllocationException("pod " + pod.key() + ": annotation " + resourceName + " = "
-            + String.join(",", pod.devices()) + " names " + name + ", which is not a chip of "
-            + resourceName + " on this node");
+        throw new AllocationException(
+            "pod "
+                + pod.key()
+                + ": annotation "
+                + resourceName
+                + " = "
+                + String.join(",", pod.devices())
+                + " names "
+                + name
+                + ", which is not a chip of "
+                + resourceName
+                + " on this node");
       }
       out.add(c.get());
     }
@@ -142,7 +184,9 @@ public final class VolcanoAllocator implements ContainerAllocator {
       String r = VolcanoPods.annotations(p).get(VolcanoKeys.ASCEND_REAL);
       if (r == null) continue;
       for (String n : r.split(",")) {
-        heldBy.put(stripVgroup(n.strip()), p.getMetadata().getNamespace() + "/" + p.getMetadata().getName());
+        heldBy.put(
+            stripVgroup(n.strip()),
+            p.getMetadata().getNamespace() + "/" + p.getMetadata().getName());
       }
     }
     for (String n : kubeletMap.realInUse(pod.uid())) {
@@ -151,13 +195,21 @@ public final class VolcanoAllocator implements ContainerAllocator {
     for (ChipState c : real) {
       String holder = heldBy.get(c.name());
       if (holder != null) {
-        throw new AllocationException("pod " + pod.key() + " was given " + c.name() + " by Volcano, but "
-            + holder + " holds it; refusing to hand one chip to two pods");
+        throw new AllocationException(
+            "pod "
+                + pod.key()
+                + " was given "
+                + c.name()
+                + " by Volcano, but "
+                + holder
+                + " holds it; refusing to hand one chip to two pods");
       }
     }
   }
 
-  /** {@code Ascend310P-1c-400-3_0} → {@code Ascend310P-1c-400-3} (the vgroup suffix of section 3.2). */
+  /**
+   * {@code Ascend310P-1c-400-3_0} → {@code Ascend310P-1c-400-3} (the vgroup suffix of section 3.2).
+   */
   static String stripVgroup(String name) {
     int u = name.lastIndexOf('_');
     return u > name.lastIndexOf('-') ? name.substring(0, u) : name;

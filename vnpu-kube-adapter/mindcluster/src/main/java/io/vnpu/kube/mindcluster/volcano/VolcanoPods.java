@@ -1,6 +1,5 @@
 package io.vnpu.kube.mindcluster.volcano;
 
-import io.vnpu.kube.errors.Causes;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -9,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.vnpu.kube.errors.Causes;
 import io.vnpu.kube.json.JsonMappers;
 import io.vnpu.kube.resource.AllocationException;
 import java.util.ArrayList;
@@ -47,12 +47,15 @@ public final class VolcanoPods {
    */
   @FunctionalInterface
   public interface PodLister {
-    /** @throws KubernetesClientException when the API server fails */
+    /**
+     * @throws KubernetesClientException when the API server fails
+     */
     List<Pod> list();
 
     /** The API server's field selector {@code spec.nodeName=<node>} over all namespaces. */
     static PodLister byFieldSelector(KubernetesClient client, String nodeName) {
-      return () -> client.pods().inAnyNamespace().withField("spec.nodeName", nodeName).list().getItems();
+      return () ->
+          client.pods().inAnyNamespace().withField("spec.nodeName", nodeName).list().getItems();
     }
   }
 
@@ -101,8 +104,9 @@ public final class VolcanoPods {
 
   /**
    * {@code status.phase} ({@code "Unknown"} when unset) by UID of every pod bound to this node,
-   * terminating and finished ones included: what {@link io.vnpu.kube.softslice.SoftSlices#removeFinished}
-   * needs to keep the directories of pods whose containers may still run.
+   * terminating and finished ones included: what {@link
+   * io.vnpu.kube.softslice.SoftSlices#removeFinished} needs to keep the directories of pods whose
+   * containers may still run.
    *
    * @throws AllocationException naming the list call when the API server fails
    */
@@ -115,7 +119,9 @@ public final class VolcanoPods {
     }
     Map<String, String> out = new java.util.HashMap<>();
     for (Pod p : all) {
-      if (p.getSpec() == null || !nodeName.equals(p.getSpec().getNodeName()) || p.getMetadata().getUid() == null) continue;
+      if (p.getSpec() == null
+          || !nodeName.equals(p.getSpec().getNodeName())
+          || p.getMetadata().getUid() == null) continue;
       String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
       out.put(p.getMetadata().getUid(), phase == null ? "Unknown" : phase);
     }
@@ -130,10 +136,17 @@ public final class VolcanoPods {
   /** Whether any container of the pod requests or limits {@code resourceName}. */
   public static boolean requests(Pod pod, String resourceName) {
     if (pod.getSpec() == null) return false;
-    Stream<Container> containers = Stream.concat(
-        pod.getSpec().getContainers() == null ? Stream.empty() : pod.getSpec().getContainers().stream(),
-        pod.getSpec().getInitContainers() == null ? Stream.empty() : pod.getSpec().getInitContainers().stream());
-    return containers.map(Container::getResources).filter(Objects::nonNull)
+    Stream<Container> containers =
+        Stream.concat(
+            pod.getSpec().getContainers() == null
+                ? Stream.empty()
+                : pod.getSpec().getContainers().stream(),
+            pod.getSpec().getInitContainers() == null
+                ? Stream.empty()
+                : pod.getSpec().getInitContainers().stream());
+    return containers
+        .map(Container::getResources)
+        .filter(Objects::nonNull)
         .anyMatch(r -> has(r, resourceName));
   }
 
@@ -144,26 +157,36 @@ public final class VolcanoPods {
   public static List<Long> requestCounts(Pod pod, String resourceName) {
     if (pod.getSpec() == null) return List.of();
     return Stream.concat(
-            pod.getSpec().getInitContainers() == null ? Stream.empty() : pod.getSpec().getInitContainers().stream(),
-            pod.getSpec().getContainers() == null ? Stream.empty() : pod.getSpec().getContainers().stream())
-        .map(Container::getResources).filter(Objects::nonNull)
-        .map(r -> {
-          Quantity q = r.getLimits() != null && r.getLimits().containsKey(resourceName) ? r.getLimits().get(resourceName)
-              : r.getRequests() != null ? r.getRequests().get(resourceName) : null;
-          if (q == null) return null;
-          try {
-            return Quantity.getAmountInBytes(q).longValueExact();
-          } catch (ArithmeticException e) {
-            return -1L;
-          }
-        })
-        .filter(Objects::nonNull).toList();
+            pod.getSpec().getInitContainers() == null
+                ? Stream.empty()
+                : pod.getSpec().getInitContainers().stream(),
+            pod.getSpec().getContainers() == null
+                ? Stream.empty()
+                : pod.getSpec().getContainers().stream())
+        .map(Container::getResources)
+        .filter(Objects::nonNull)
+        .map(
+            r -> {
+              Quantity q =
+                  r.getLimits() != null && r.getLimits().containsKey(resourceName)
+                      ? r.getLimits().get(resourceName)
+                      : r.getRequests() != null ? r.getRequests().get(resourceName) : null;
+              if (q == null) return null;
+              try {
+                return Quantity.getAmountInBytes(q).longValueExact();
+              } catch (ArithmeticException e) {
+                return -1L;
+              }
+            })
+        .filter(Objects::nonNull)
+        .toList();
   }
 
   private static boolean has(ResourceRequirements r, String name) {
     Map<String, Quantity> limits = r.getLimits();
     Map<String, Quantity> requests = r.getRequests();
-    return (limits != null && limits.containsKey(name)) || (requests != null && requests.containsKey(name));
+    return (limits != null && limits.containsKey(name))
+        || (requests != null && requests.containsKey(name));
   }
 
   /** The pod's annotations, never null. */
@@ -200,8 +223,16 @@ public final class VolcanoPods {
     } catch (KubernetesClientException e) {
       if (e.getCode() == 404) return Claim.GONE;
       if (e.getCode() == 409 || e.getCode() == 422) return Claim.CHANGED;
-      throw new AllocationException("patch pod " + ns + "/" + name + " (consume " + VolcanoKeys.PREDICATE_TIME
-          + "): " + e.getMessage(), e);
+      throw new AllocationException(
+          "patch pod "
+              + ns
+              + "/"
+              + name
+              + " (consume "
+              + VolcanoKeys.PREDICATE_TIME
+              + "): "
+              + e.getMessage(),
+          e);
     }
   }
 
@@ -219,8 +250,11 @@ public final class VolcanoPods {
     }
     annotations.forEach((k, v) -> ops.add(op("add", k, v)));
     try {
-      client.pods().inNamespace(ns).withName(name).patch(PatchContext.of(PatchType.JSON),
-          JSON.writeValueAsString(ops));
+      client
+          .pods()
+          .inNamespace(ns)
+          .withName(name)
+          .patch(PatchContext.of(PatchType.JSON), JSON.writeValueAsString(ops));
     } catch (JacksonException e) {
       throw new IllegalStateException("patch for pod " + ns + "/" + name + " not serialisable", e);
     } catch (KubernetesClientException e) {

@@ -3,10 +3,10 @@ package io.vnpu.kube.mindcluster.devices;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.vnpu.api.health.ChipHealth;
 import io.vnpu.api.model.DeviceHealth;
 import io.vnpu.api.model.Npu;
 import io.vnpu.api.model.Vnpu;
-import io.vnpu.api.health.ChipHealth;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -45,17 +45,34 @@ class CardTypeTest {
     assertThat(VnpuSuffix.of("vir99")).isEmpty();
     assertThat(VnpuSuffix.aiCores("vir10_3c_32g")).isEqualTo(10);
     assertThat(VnpuSuffix.aiCores("vir02")).isEqualTo(2);
-    assertThatThrownBy(() -> VnpuSuffix.aiCores("half")).hasMessage("template half is not of the form virNN[_...]");
+    assertThatThrownBy(() -> VnpuSuffix.aiCores("half"))
+        .hasMessage("template half is not of the form virNN[_...]");
   }
 
-  private static ChipState chip(String chipName, int logic, int phy, int aiCores, int numa, List<Vnpu> vnpus) {
-    Npu n = new Npu("U" + logic, logic, phy, logic, 0, chipName, 64L << 30, aiCores, 7, DeviceHealth.HEALTHY, numa);
-    return new ChipState(n, CardType.ofChipName(chipName).orElseThrow(), vnpus, ChipHealth.normal(logic));
+  private static ChipState chip(
+      String chipName, int logic, int phy, int aiCores, int numa, List<Vnpu> vnpus) {
+    Npu n =
+        new Npu(
+            "U" + logic,
+            logic,
+            phy,
+            logic,
+            0,
+            chipName,
+            64L << 30,
+            aiCores,
+            7,
+            DeviceHealth.HEALTHY,
+            numa);
+    return new ChipState(
+        n, CardType.ofChipName(chipName).orElseThrow(), vnpus, ChipHealth.normal(logic));
   }
 
   @Test
   void dynamicModeAdvertisesOneDevicePerAiCoreAcrossChips() {
-    NodeChips chips = new NodeChips(List.of(chip("310P3", 0, 0, 8, 0, List.of()), chip("310P3", 1, 1, 8, 1, List.of())));
+    NodeChips chips =
+        new NodeChips(
+            List.of(chip("310P3", 0, 0, 8, 0, List.of()), chip("310P3", 1, 1, 8, 1, List.of())));
     Map<String, List<AdvertisedDevice>> m = new DeviceCatalog(false, 1).advertise(chips);
     assertThat(m.keySet()).containsExactly("huawei.com/npu-core");
     List<AdvertisedDevice> cores = m.get("huawei.com/npu-core");
@@ -69,13 +86,26 @@ class CardTypeTest {
 
   @Test
   void vnpusOutsideTheWhitelistAreLeftOut() {
-    ChipState c = chip("910B3", 0, 0, 20, -1,
-        List.of(new Vnpu(100, 0, "vir12_3c_32g", 32768, 12, false), new Vnpu(101, 0, "vir02", 2048, 2, false)));
-    Map<String, List<AdvertisedDevice>> m = new DeviceCatalog(true, 1).advertise(new NodeChips(List.of(c)));
-    assertThat(m.keySet()).containsExactly("huawei.com/Ascend910", "huawei.com/Ascend910-12c.3cpu.32g");
+    ChipState c =
+        chip(
+            "910B3",
+            0,
+            0,
+            20,
+            -1,
+            List.of(
+                new Vnpu(100, 0, "vir12_3c_32g", 32768, 12, false),
+                new Vnpu(101, 0, "vir02", 2048, 2, false)));
+    Map<String, List<AdvertisedDevice>> m =
+        new DeviceCatalog(true, 1).advertise(new NodeChips(List.of(c)));
+    assertThat(m.keySet())
+        .containsExactly("huawei.com/Ascend910", "huawei.com/Ascend910-12c.3cpu.32g");
     assertThat(m.get("huawei.com/Ascend910")).isEmpty();
-    assertThat(m.get("huawei.com/Ascend910-12c.3cpu.32g")).extracting(AdvertisedDevice::id)
+    assertThat(m.get("huawei.com/Ascend910-12c.3cpu.32g"))
+        .extracting(AdvertisedDevice::id)
         .containsExactly("Ascend910-12c.3cpu.32g-100-0");
-    assertThat(m.get("huawei.com/Ascend910-12c.3cpu.32g").get(0).vnpu()).map(Vnpu::vnpuId).isEqualTo(Optional.of(100));
+    assertThat(m.get("huawei.com/Ascend910-12c.3cpu.32g").get(0).vnpu())
+        .map(Vnpu::vnpuId)
+        .isEqualTo(Optional.of(100));
   }
 }

@@ -31,8 +31,10 @@ import org.junit.jupiter.api.Test;
  * period writes again.
  */
 class DeviceInfoConfigMapWriteTest {
-  private static final String PATH = "/api/v1/namespaces/kube-system/configmaps/mindx-dl-deviceinfo-node-1";
-  private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-07-24T10:15:30Z"), ZoneOffset.UTC);
+  private static final String PATH =
+      "/api/v1/namespaces/kube-system/configmaps/mindx-dl-deviceinfo-node-1";
+  private static final Clock CLOCK =
+      Clock.fixed(Instant.parse("2026-07-24T10:15:30Z"), ZoneOffset.UTC);
 
   private final List<AutoCloseable> open = new ArrayList<>();
 
@@ -42,49 +44,81 @@ class DeviceInfoConfigMapWriteTest {
   }
 
   private KubernetesMockServer server(boolean crud) {
-    KubernetesMockServer s = crud
-        ? new KubernetesMockServer(new io.fabric8.mockwebserver.Context(), new io.fabric8.mockwebserver.MockWebServer(),
-            new java.util.HashMap<>(), new io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher(), false)
-        : new KubernetesMockServer(false);
+    KubernetesMockServer s =
+        crud
+            ? new KubernetesMockServer(
+                new io.fabric8.mockwebserver.Context(),
+                new io.fabric8.mockwebserver.MockWebServer(),
+                new java.util.HashMap<>(),
+                new io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher(),
+                false)
+            : new KubernetesMockServer(false);
     s.init();
     open.add(s::destroy);
     return s;
   }
 
-  /** A client of the mock that does not retry a 5xx itself (the agent's retries once, after 0.5 s). */
+  /**
+   * A client of the mock that does not retry a 5xx itself (the agent's retries once, after 0.5 s).
+   */
   private KubernetesClient client(KubernetesMockServer s) {
-    KubernetesClient c = new KubernetesClientBuilder().withConfig(new ConfigBuilder(s.createClient().getConfiguration())
-        .withRequestRetryBackoffLimit(0).build()).build();
+    KubernetesClient c =
+        new KubernetesClientBuilder()
+            .withConfig(
+                new ConfigBuilder(s.createClient().getConfiguration())
+                    .withRequestRetryBackoffLimit(0)
+                    .build())
+            .build();
     open.add(c);
     return c;
   }
 
   private static DeviceInfoConfigMap writer(KubernetesClient client) {
-    return new DeviceInfoConfigMap(client, "node-1", CLOCK, new WriteLimiter(CLOCK, WriteLimiter.MIN_GAP,
-        WriteLimiter.REFRESH));
+    return new DeviceInfoConfigMap(
+        client,
+        "node-1",
+        CLOCK,
+        new WriteLimiter(CLOCK, WriteLimiter.MIN_GAP, WriteLimiter.REFRESH));
   }
 
   private static ConfigMap othersConfigMap(String resourceVersion, String annotation) {
-    return new ConfigMapBuilder().withNewMetadata().withName("mindx-dl-deviceinfo-node-1").withNamespace("kube-system")
-        .withResourceVersion(resourceVersion).addToAnnotations("ops.example.com/note", annotation)
-        .addToLabels("team", "infra").endMetadata()
-        .addToData("Other", "kept").addToData("ManuallySeparateNPU", "Ascend910-5")
-        .addToBinaryData("blob", "AAEC").build();
+    return new ConfigMapBuilder()
+        .withNewMetadata()
+        .withName("mindx-dl-deviceinfo-node-1")
+        .withNamespace("kube-system")
+        .withResourceVersion(resourceVersion)
+        .addToAnnotations("ops.example.com/note", annotation)
+        .addToLabels("team", "infra")
+        .endMetadata()
+        .addToData("Other", "kept")
+        .addToData("ManuallySeparateNPU", "Ascend910-5")
+        .addToBinaryData("blob", "AAEC")
+        .build();
   }
 
   @Test
   void onlyOurKeysAndLabelAreWrittenEverythingElseStays() {
     KubernetesMockServer s = server(true);
     KubernetesClient client = client(s);
-    client.configMaps().inNamespace("kube-system").resource(othersConfigMap(null, "set by ops")).create();
+    client
+        .configMaps()
+        .inNamespace("kube-system")
+        .resource(othersConfigMap(null, "set by ops"))
+        .create();
 
     assertThat(writer(client).publish(NodeChips.EMPTY, Set.of())).isTrue();
 
-    ConfigMap cm = client.configMaps().inNamespace("kube-system").withName("mindx-dl-deviceinfo-node-1").get();
-    assertThat(cm.getMetadata().getAnnotations()).containsEntry("ops.example.com/note", "set by ops");
-    assertThat(cm.getMetadata().getLabels()).containsEntry("team", "infra").containsEntry("mx-consumer-cim", "true");
+    ConfigMap cm =
+        client.configMaps().inNamespace("kube-system").withName("mindx-dl-deviceinfo-node-1").get();
+    assertThat(cm.getMetadata().getAnnotations())
+        .containsEntry("ops.example.com/note", "set by ops");
+    assertThat(cm.getMetadata().getLabels())
+        .containsEntry("team", "infra")
+        .containsEntry("mx-consumer-cim", "true");
     assertThat(cm.getBinaryData()).containsEntry("blob", "AAEC");
-    assertThat(cm.getData()).containsEntry("Other", "kept").containsEntry("ManuallySeparateNPU", "Ascend910-5")
+    assertThat(cm.getData())
+        .containsEntry("Other", "kept")
+        .containsEntry("ManuallySeparateNPU", "Ascend910-5")
         .containsKeys("DeviceInfoCfg", "UpgradeFaultReason", "Description");
   }
 
@@ -92,8 +126,17 @@ class DeviceInfoConfigMapWriteTest {
   void aConflictReadsTheFreshObjectAndWritesAgainKeepingTheOtherWritersChange() throws Exception {
     KubernetesMockServer s = server(false);
     s.expect().get().withPath(PATH).andReturn(200, othersConfigMap("1", "first")).once();
-    s.expect().put().withPath(PATH).andReturn(409, new StatusBuilder().withCode(409).withReason("Conflict")
-        .withMessage("the object has been modified").build()).once();
+    s.expect()
+        .put()
+        .withPath(PATH)
+        .andReturn(
+            409,
+            new StatusBuilder()
+                .withCode(409)
+                .withReason("Conflict")
+                .withMessage("the object has been modified")
+                .build())
+        .once();
     s.expect().get().withPath(PATH).andReturn(200, othersConfigMap("2", "second writer")).once();
     s.expect().put().withPath(PATH).andReturn(200, othersConfigMap("3", "second writer")).once();
     KubernetesClient client = client(s);
@@ -105,9 +148,13 @@ class DeviceInfoConfigMapWriteTest {
       if (r.getMethod().equals("PUT")) puts.add(r);
     }
     assertThat(puts).hasSize(2);
-    ConfigMap second = client.getKubernetesSerialization().unmarshal(puts.get(1).getBody().readUtf8(), ConfigMap.class);
+    ConfigMap second =
+        client
+            .getKubernetesSerialization()
+            .unmarshal(puts.get(1).getBody().readUtf8(), ConfigMap.class);
     assertThat(second.getMetadata().getResourceVersion()).isEqualTo("2");
-    assertThat(second.getMetadata().getAnnotations()).containsEntry("ops.example.com/note", "second writer");
+    assertThat(second.getMetadata().getAnnotations())
+        .containsEntry("ops.example.com/note", "second writer");
     assertThat(second.getBinaryData()).containsEntry("blob", "AAEC");
     assertThat(second.getData()).containsEntry("Other", "kept").containsKey("DeviceInfoCfg");
   }
@@ -116,18 +163,39 @@ class DeviceInfoConfigMapWriteTest {
   void goneMeanwhileIsCreatedAndAServerErrorFailsThisWriteOnly() {
     KubernetesMockServer s = server(false);
     s.expect().get().withPath(PATH).andReturn(200, othersConfigMap("1", "first")).once();
-    s.expect().put().withPath(PATH).andReturn(410, new StatusBuilder().withCode(410).withReason("Gone").build()).once();
-    s.expect().get().withPath(PATH).andReturn(404, new StatusBuilder().withCode(404).build()).once();
-    s.expect().post().withPath("/api/v1/namespaces/kube-system/configmaps").andReturn(500,
-        new StatusBuilder().withCode(500).withMessage("etcdserver: request timed out").build()).once();
-    s.expect().get().withPath(PATH).andReturn(404, new StatusBuilder().withCode(404).build()).once();
-    s.expect().post().withPath("/api/v1/namespaces/kube-system/configmaps").andReturn(201,
-        othersConfigMap("5", "x")).once();
+    s.expect()
+        .put()
+        .withPath(PATH)
+        .andReturn(410, new StatusBuilder().withCode(410).withReason("Gone").build())
+        .once();
+    s.expect()
+        .get()
+        .withPath(PATH)
+        .andReturn(404, new StatusBuilder().withCode(404).build())
+        .once();
+    s.expect()
+        .post()
+        .withPath("/api/v1/namespaces/kube-system/configmaps")
+        .andReturn(
+            500,
+            new StatusBuilder().withCode(500).withMessage("etcdserver: request timed out").build())
+        .once();
+    s.expect()
+        .get()
+        .withPath(PATH)
+        .andReturn(404, new StatusBuilder().withCode(404).build())
+        .once();
+    s.expect()
+        .post()
+        .withPath("/api/v1/namespaces/kube-system/configmaps")
+        .andReturn(201, othersConfigMap("5", "x"))
+        .once();
     KubernetesClient client = client(s);
     DeviceInfoConfigMap writer = writer(client);
 
     assertThatThrownBy(() -> writer.publish(NodeChips.EMPTY, Set.of()))
-        .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(500));
+        .isInstanceOfSatisfying(
+            KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(500));
     // not marked written: the next period writes (and creates it)
     assertThat(writer.publish(NodeChips.EMPTY, Set.of())).isTrue();
   }

@@ -19,17 +19,19 @@ class SwitchInfoTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Instant T = Instant.parse("2026-12-01T10:00:00Z");
 
-  private static SwitchFault fault(int type, int sub, int peer, int chip, int port, int severity, int assertion) {
+  private static SwitchFault fault(
+      int type, int sub, int peer, int chip, int port, int severity, int assertion) {
     return new SwitchFault(type, sub, peer, 0, chip, port, severity, assertion, T.minusSeconds(60));
   }
 
   @Test
   void faultsAreListedGradedAndCheckCoded() throws Exception {
-    List<SwitchFault> faults = List.of(
-        fault(9, 0, 1, 1, 3, 3, 1), // port fail towards an NPU: Separate in the shipped table
-        fault(11, 0, 0xFFFF, 0, 0, 1, 1), // config fault: NotHandle
-        fault(9, 0, 1, 1, 3, 3, 1), // the same fault twice is listed once
-        fault(8, 0, 1, 2, 5, 2, 0)); // recovered: not listed
+    List<SwitchFault> faults =
+        List.of(
+            fault(9, 0, 1, 1, 3, 3, 1), // port fail towards an NPU: Separate in the shipped table
+            fault(11, 0, 0xFFFF, 0, 0, 1, 1), // config fault: NotHandle
+            fault(9, 0, 1, 1, 3, 3, 1), // the same fault twice is listed once
+            fault(8, 0, 1, 2, 5, 2, 0)); // recovered: not listed
     JsonNode info = JSON.readTree(SwitchInfo.cfg(faults, SwitchFaultLevels.shipped(), T));
     assertThat(info.path("FaultCode")).hasSize(2);
     JsonNode first = info.path("FaultCode").get(0);
@@ -48,12 +50,21 @@ class SwitchInfoTest {
     JsonNode tl = info.path("FaultTimeAndLevelMap").path("[0x00f1ff06,155911,npu,na]_1_3");
     assertThat(tl.path("fault_level").asText()).isEqualTo("Separate");
     assertThat(tl.path("fault_time").asLong()).isEqualTo(T.minusSeconds(60).toEpochMilli());
-    assertThat(info.path("FaultTimeAndLevelMap").path("[0x00f103b0,155904,na,na]_0_0").path("fault_level").asText())
+    assertThat(
+            info.path("FaultTimeAndLevelMap")
+                .path("[0x00f103b0,155904,na,na]_0_0")
+                .path("fault_level")
+                .asText())
         .isEqualTo("NotHandle");
     ObjectNode without = (ObjectNode) info.deepCopy();
     String code = without.remove("CheckCode").asText();
-    assertThat(code).isEqualTo(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-        .digest(JSON.writeValueAsString(without).getBytes(StandardCharsets.UTF_8))));
+    assertThat(code)
+        .isEqualTo(
+            HexFormat.of()
+                .formatHex(
+                    MessageDigest.getInstance("SHA-256")
+                        .digest(
+                            JSON.writeValueAsString(without).getBytes(StandardCharsets.UTF_8))));
   }
 
   @Test
@@ -66,18 +77,26 @@ class SwitchInfoTest {
 
   @Test
   void unknownCodesAreGradedBySeverityAndTablesCanLowerAKnownOne() {
-    SwitchFaultLevels custom = SwitchFaultLevels.parse(
-        "{\"SubHealthFaultCodes\":[\"[0x00f1ff06,155911,npu,na]\"]}", "SwitchFaultCode.json");
-    assertThat(custom.levelOf(fault(9, 0, 1, 0, 0, 3, 1))).isEqualTo(SwitchFaultLevels.Level.SUB_HEALTH);
-    assertThat(custom.levelOf(fault(2, 0, 0, 0, 0, 2, 1))).isEqualTo(SwitchFaultLevels.Level.SEPARATE);
-    assertThat(custom.levelOf(fault(2, 0, 0, 0, 0, 1, 1))).isEqualTo(SwitchFaultLevels.Level.NOT_HANDLE);
+    SwitchFaultLevels custom =
+        SwitchFaultLevels.parse(
+            "{\"SubHealthFaultCodes\":[\"[0x00f1ff06,155911,npu,na]\"]}", "SwitchFaultCode.json");
+    assertThat(custom.levelOf(fault(9, 0, 1, 0, 0, 3, 1)))
+        .isEqualTo(SwitchFaultLevels.Level.SUB_HEALTH);
+    assertThat(custom.levelOf(fault(2, 0, 0, 0, 0, 2, 1)))
+        .isEqualTo(SwitchFaultLevels.Level.SEPARATE);
+    assertThat(custom.levelOf(fault(2, 0, 0, 0, 0, 1, 1)))
+        .isEqualTo(SwitchFaultLevels.Level.NOT_HANDLE);
   }
 
   @Test
   void badTablesNameTheSourceAndKey() {
-    assertThatThrownBy(() -> SwitchFaultLevels.parse("{\"SeparateFaultCodes\":\"x\"}", "/etc/SwitchFaultCode.json"))
+    assertThatThrownBy(
+            () ->
+                SwitchFaultLevels.parse(
+                    "{\"SeparateFaultCodes\":\"x\"}", "/etc/SwitchFaultCode.json"))
         .hasMessage("/etc/SwitchFaultCode.json: SeparateFaultCodes must be an array of codes");
-    assertThatThrownBy(() -> SwitchFaultLevels.parse("[1]", "f.json")).hasMessage("f.json: must be a JSON object");
+    assertThatThrownBy(() -> SwitchFaultLevels.parse("[1]", "f.json"))
+        .hasMessage("f.json: must be a JSON object");
     assertThatThrownBy(() -> SwitchFaultLevels.parse("{\"SeparateFaultCodes\":[7]}", "f.json"))
         .hasMessage("f.json: SeparateFaultCodes = 7: not a code string");
   }

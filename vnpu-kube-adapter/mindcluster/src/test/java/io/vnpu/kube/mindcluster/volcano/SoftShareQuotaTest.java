@@ -9,11 +9,18 @@ import io.vnpu.kube.resource.AllocationException;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The softShareDev quotas read as Volcano reads them: a value it could not have charged is refused. */
+/**
+ * The softShareDev quotas read as Volcano reads them: a value it could not have charged is refused.
+ */
 class SoftShareQuotaTest {
   static Pod pod(String core, String hbm) {
-    return new PodBuilder().withNewMetadata().withName("p").withNamespace("ns")
-        .withAnnotations(Map.of(SoftShareQuota.AICORE_QUOTA, core, SoftShareQuota.HBM_QUOTA, hbm)).endMetadata().build();
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName("p")
+        .withNamespace("ns")
+        .withAnnotations(Map.of(SoftShareQuota.AICORE_QUOTA, core, SoftShareQuota.HBM_QUOTA, hbm))
+        .endMetadata()
+        .build();
   }
 
   @Test
@@ -25,13 +32,18 @@ class SoftShareQuotaTest {
 
   @Test
   void otherScriptsDigitsAreNotANumber() {
-    // Arabic-Indic 100 and full-width 100: Long.parseLong reads both as 100, Go's strconv.Atoi neither
-    for (String v : new String[] {"\u0661\u0660\u0660", "\uff11\uff10\uff10", "1e2", "NaN", "", "0x64"}) {
-      assertThatThrownBy(() -> SoftShareQuota.of(pod(v, "4096"), 65536)).as(v)
+    // Arabic-Indic 100 and full-width 100: Long.parseLong reads both as 100, Go's strconv.Atoi
+    // neither
+    for (String v :
+        new String[] {"\u0661\u0660\u0660", "\uff11\uff10\uff10", "1e2", "NaN", "", "0x64"}) {
+      assertThatThrownBy(() -> SoftShareQuota.of(pod(v, "4096"), 65536))
+          .as(v)
           .isInstanceOf(AllocationException.class)
-          .hasMessageContaining(SoftShareQuota.AICORE_QUOTA).hasMessageContaining("not a whole number");
+          .hasMessageContaining(SoftShareQuota.AICORE_QUOTA)
+          .hasMessageContaining("not a whole number");
     }
     assertThatThrownBy(() -> SoftShareQuota.of(pod("10", "\u0664\u0660\u0669\u0666"), 65536))
-        .isInstanceOf(AllocationException.class).hasMessageContaining("not a whole number");
+        .isInstanceOf(AllocationException.class)
+        .hasMessageContaining("not a whole number");
   }
 }
