@@ -468,18 +468,6 @@ public final class QuotaRegion implements AutoCloseable {
     return sum;
   }
 
-  /** Committed plus pending bytes on {@code dev}: what an admission must fit under the limit. */
-  long claimedBytes(int dev) {
-    long sum = 0;
-    int hwm = slotHwm();
-    for (int i = 0; i < hwm; i++) {
-      int o = slotOff(i) + 8 * dev;
-      sum = SharedMemory.satAdd(sum, mem.getLong(o + S_PENDING_BYTES));
-      sum = SharedMemory.satAdd(sum, mem.getLong(o + S_USED_BYTES));
-    }
-    return sum;
-  }
-
   /**
    * A consistent snapshot of per-device and per-process usage: no admission committed on any device
    * while it was read, so it shows a state the region really had. Allocates the records; a reader
@@ -603,7 +591,11 @@ public final class QuotaRegion implements AutoCloseable {
       b.oomRejections[d] = SharedMemory.clampReport(mem.getLong(s + DS_OOM_REJECTIONS));
       b.reaped[d] = SharedMemory.clampReport(mem.getLong(s + DS_REAPED_BYTES));
       b.unknownFrees[d] = SharedMemory.clampReport(mem.getLong(s + DS_UNKNOWN_FREES));
-      b.admissions[d] = SharedMemory.clampReport(mem.getLong(s + DS_ADMISSIONS));
+      // minor 4 writers count admissions in commit_seq only, older ones in admissions as well
+      long legacy = mem.getLong(s + DS_ADMISSIONS);
+      long seq = b.commitSeq[d];
+      b.admissions[d] =
+          SharedMemory.clampReport(Long.compareUnsigned(legacy, seq) > 0 ? legacy : seq);
     }
   }
 
@@ -686,11 +678,21 @@ public final class QuotaRegion implements AutoCloseable {
    */
   public int reap() throws IOException {
     try (SharedMemory.Pin p = mem.pin()) {
-      return reapPinned();
+      return reapPinned(-1);
     }
   }
 
-  private int reapPinned() throws IOException {
+  /**
+   * Reaps only the dead owners that hold bytes (committed or pending) on {@code dev}: the ones in
+   * an admission's way there. Slots holding nothing on it are not probed (no lock call each).
+   */
+  int reap(int dev) throws IOException {
+    try (SharedMemory.Pin p = mem.pin()) {
+      return reapPinned(dev);
+    }
+  }
+
+  private int reapPinned(int dev) throws IOException {
     synchronized (reapLock) {
       int reaped = 0;
       int own = account == null ? -1 : account.slot();
@@ -699,6 +701,9 @@ public final class QuotaRegion implements AutoCloseable {
         if (i == own) continue;
         int o = slotOff(i);
         if (mem.getInt(o + S_STATE) == SLOT_FREE) continue;
+        if (dev >= 0
+            && mem.getLong(o + S_USED_BYTES + 8 * dev) == 0
+            && mem.getLong(o + S_PENDING_BYTES + 8 * dev) == 0) continue; // in nobody's way there
         FileLock probe = locks.tryLock(lockSlot(i));
         if (probe == null) continue; // a live process (maybe this JVM) holds it
         try {
