@@ -18,7 +18,8 @@ import java.util.Map;
 /**
  * The DRA node service {@code k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin} (advertised as {@code
  * v1.DRAPlugin}) over a {@link ClaimHandler}: maps proto messages to and from the handler's types
- * ({@link ClaimCalls}) and nothing else.
+ * ({@link ClaimCalls}) and nothing else. The answers built here serve {@link DraServiceV1beta1} as
+ * well, without {@code share_id}.
  */
 public final class DraServiceV1 extends DRAPluginGrpc.DRAPluginImplBase {
 
@@ -32,7 +33,7 @@ public final class DraServiceV1 extends DRAPluginGrpc.DRAPluginImplBase {
   @Override
   public void nodePrepareResources(
       NodePrepareResourcesRequest request, StreamObserver<NodePrepareResourcesResponse> response) {
-    calls.prepare(request.getClaimsList(), DraServiceV1::prepared, response);
+    calls.prepare(request.getClaimsList(), outcomes -> prepared(outcomes, true), response);
   }
 
   @Override
@@ -42,33 +43,37 @@ public final class DraServiceV1 extends DRAPluginGrpc.DRAPluginImplBase {
     calls.unprepare(request.getClaimsList(), DraServiceV1::unprepared, response);
   }
 
-  private static NodePrepareResourcesResponse prepared(Map<String, PrepareOutcome> outcomes) {
+  /**
+   * The NodePrepareResources answer for the outcomes by claim UID.
+   *
+   * @param shareIds whether devices carry {@code share_id} (false: the v1beta1 wire table)
+   */
+  static NodePrepareResourcesResponse prepared(
+      Map<String, PrepareOutcome> outcomes, boolean shareIds) {
     NodePrepareResourcesResponse.Builder out = NodePrepareResourcesResponse.newBuilder();
     outcomes.forEach(
-        (uid, o) ->
-            out.putClaims(
-                uid,
-                NodePrepareResourceResponse.newBuilder()
-                    .setError(o.error())
-                    .addAllDevices(o.devices().stream().map(DraServiceV1::device).toList())
-                    .build()));
+        (uid, o) -> {
+          NodePrepareResourceResponse.Builder r =
+              NodePrepareResourceResponse.newBuilder().setError(o.error());
+          for (PreparedDevice d : o.devices()) {
+            Device.Builder b =
+                Device.newBuilder()
+                    .addAllRequestNames(d.requestNames())
+                    .setPoolName(d.poolName())
+                    .setDeviceName(d.deviceName())
+                    .addAllCdiDeviceIds(d.cdiDeviceIds());
+            if (shareIds && d.shareId() != null) {
+              b.setShareId(d.shareId());
+            }
+            r.addDevices(b);
+          }
+          out.putClaims(uid, r.build());
+        });
     return out.build();
   }
 
-  private static Device device(PreparedDevice d) {
-    Device.Builder b =
-        Device.newBuilder()
-            .addAllRequestNames(d.requestNames())
-            .setPoolName(d.poolName())
-            .setDeviceName(d.deviceName())
-            .addAllCdiDeviceIds(d.cdiDeviceIds());
-    if (d.shareId() != null) {
-      b.setShareId(d.shareId());
-    }
-    return b.build();
-  }
-
-  private static NodeUnprepareResourcesResponse unprepared(Map<String, String> errors) {
+  /** The NodeUnprepareResources answer for the errors by claim UID (empty: unprepared). */
+  static NodeUnprepareResourcesResponse unprepared(Map<String, String> errors) {
     NodeUnprepareResourcesResponse.Builder out = NodeUnprepareResourcesResponse.newBuilder();
     errors.forEach(
         (uid, error) ->
