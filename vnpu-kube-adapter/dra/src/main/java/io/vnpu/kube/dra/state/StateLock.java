@@ -152,6 +152,7 @@ final class StateLock implements AutoCloseable {
           // the descriptor stays open; the lock goes with the process at the latest
         }
         held = null;
+        shares.notifyAll();
       }
     }
   }
@@ -169,8 +170,24 @@ final class StateLock implements AutoCloseable {
         "claim state busy: " + what + " waited " + timeout.toMillis() + " ms for " + lock, null);
   }
 
+  /**
+   * Closes the lock file (its record lock goes with it) once the writes handed off are done,
+   * waiting at most the timeout for them: another instance must not read the checkpoint while one
+   * of this instance's is still being written.
+   */
   @Override
   public void close() throws IOException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    synchronized (shares) {
+      for (long left; holders > 0 && (left = deadline - System.nanoTime()) > 0; ) {
+        try {
+          TimeUnit.NANOSECONDS.timedWait(shares, left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
+    }
     channel.close();
   }
 }

@@ -243,6 +243,33 @@ class SoftPrepareKillTest {
     return s;
   }
 
+  // the structural figure of DraPrepareBenchmark's soft row: checkpoint writes per call
+  @Test
+  void aSoftSharePrepareAndItsUnprepareWriteTheCheckpointOnceEach() throws Exception {
+    java.util.concurrent.atomic.AtomicInteger writes =
+        new java.util.concurrent.atomic.AtomicInteger();
+    DeviceState s =
+        open(
+            tmp,
+            CheckpointStores.withWrite(
+                checkpointFile(tmp),
+                Clock.systemUTC(),
+                (f, content) -> {
+                  writes.incrementAndGet();
+                  CheckpointStores.writeDurably(f, content);
+                }),
+            regionsHere());
+    writes.set(0);
+    assertThat(s.prepare(softClaim("c-ua", "ua")).error()).isEmpty();
+    assertThat(writes.get()).as("writes of the prepare").isEqualTo(1);
+    assertThat(nodeState()).contains("regions/ua_npu", "cdi/ua", "checkpoint/ua");
+    assertThat(s.prepare(softClaim("c-ua", "ua")).error()).isEmpty();
+    assertThat(writes.get()).as("a repeated prepare writes nothing").isEqualTo(1);
+    assertThat(s.unprepare(new ClaimRef("demo", "ua", "c-ua"))).isEmpty();
+    assertThat(writes.get()).as("writes of the unprepare").isEqualTo(2);
+    assertThat(nodeState()).isEmpty();
+  }
+
   @Test
   void killedAtTheCheckpointWriteTheRestartRemovesWhatThePrepareMadeAndTheRetryRegistersOnce()
       throws Exception {
