@@ -4,7 +4,8 @@
 # the settle time) and the agent's VmHWM (peak RSS).
 # The JVM runs with the chart's JVM flags (benchmarks/chart-jvm-flags.sh: deploy/helm/vnpu/values.yaml),
 # or with VNPU_JVM_FLAGS when set. VNPU_RSS_NMT=1 adds -XX:NativeMemoryTracking=summary and prints
-# where the memory goes (jcmd VM.native_memory summary).
+# where the memory goes (jcmd VM.native_memory summary). VNPU_RSS_CLASSES=1 logs class loading
+# (-Xlog:class+load) and prints the loaded classes counted by package prefix.
 # Usage: benchmarks/measure-agent-rss.sh [SETTLE_SECONDS]   (needs benchmarks/target/benchmarks.jar
 #        and the CLI jar; ./vnpu builds the latter)
 set -eu
@@ -28,6 +29,7 @@ jar="$root/vnpu-kube-adapter/cli/target/vnpu-cli-0.1.0-SNAPSHOT-all.jar"
 [ -f "$jar" ] || "$root/vnpu" --version > /dev/null
 flags=${VNPU_JVM_FLAGS:-$("$root/benchmarks/chart-jvm-flags.sh")}
 [ "${VNPU_RSS_NMT:-0}" = 1 ] && flags="$flags -XX:NativeMemoryTracking=summary"
+[ "${VNPU_RSS_CLASSES:-0}" = 1 ] && flags="$flags -Xlog:class+load=info:file=$dir/classes.log"
 echo "jvm flags: $flags"
 JAVA_TOOL_OPTIONS="$flags" java -Dvnpu.native.dir="$root/native/build" -Dvnpu.repo.dir="$root" -jar "$jar" plugin --simulate \
   --config_file "$root/config/device-config.yaml" --node_config_file "$root/config/node-config.yaml" \
@@ -45,6 +47,10 @@ if [ "${VNPU_RSS_NMT:-0}" = 1 ]; then
   awk '/^[0-9a-f]+-[0-9a-f]+ / { name = ($6 == "" ? "[anon]" : $6) } /^Rss:/ { rss[name] += $2 }
        END { for (n in rss) printf "%8d %s\n", rss[n], n }' "/proc/$apid/smaps" | sort -rn | head -n 8 | sed 's/^/    /'
   echo "  threads:"; jcmd "$apid" Thread.print | grep '^"' | sed -E 's/^"([^"]*)".*/\1/; s/[0-9]+/N/g' | sort | uniq -c | sort -rn | sed 's/^/    /'
+fi
+if [ "${VNPU_RSS_CLASSES:-0}" = 1 ]; then
+  "$root/benchmarks/classes-by-package.sh" "$dir/classes.log"
+  [ -n "${VNPU_RSS_CLASSES_LOG:-}" ] && cp "$dir/classes.log" "$VNPU_RSS_CLASSES_LOG"
 fi
 echo "agent_rss_kib=$rss agent_peak_rss_kib=$hwm registered=$(grep -c '^registered' "$dir/kubelet.log") threads=$threads settle_s=$settle"
 grep '^registered' "$dir/kubelet.log" | sed 's/^/  /'

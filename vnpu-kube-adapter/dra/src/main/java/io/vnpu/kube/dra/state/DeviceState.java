@@ -555,11 +555,7 @@ public final class DeviceState {
     }
     // CDI first, then the checkpoint: a crash in between checks again and finds the same
     for (String uid : o.dropped()) {
-      try {
-        cdi.delete(uid);
-      } catch (IOException e) {
-        log.warn("{}", e.getMessage());
-      }
+      deleteSpecQuietly(uid);
     }
     for (PreparedClaim c : o.checkpoint().preparedClaims().values()) {
       if (c.state() == ClaimState.PrepareCompleted
@@ -618,6 +614,17 @@ public final class DeviceState {
     return HardVnpus.holds(plan);
   }
 
+  /**
+   * Removes a claim's CDI spec; a failure is logged (the spec is found again at the next start).
+   */
+  private void deleteSpecQuietly(String uid) {
+    try {
+      cdi.delete(uid);
+    } catch (IOException e) {
+      log.warn("{}", e.getMessage());
+    }
+  }
+
   private void writeSpec(PreparedClaim plan) throws IOException {
     Optional<CdiSpec> spec = specs.build(plan);
     if (spec.isPresent()) {
@@ -638,11 +645,7 @@ public final class DeviceState {
     }
     hardVnpus.destroyQuietly(created);
     softShares.releaseQuietly(created);
-    try {
-      cdi.delete(created.uid());
-    } catch (IOException e) {
-      log.warn("{}", e.getMessage());
-    }
+    deleteSpecQuietly(created.uid());
     checkpoint = checkpoint.without(created.uid());
   }
 
@@ -663,11 +666,7 @@ public final class DeviceState {
     if (!refused.isEmpty()) {
       log.warn("rolling back ResourceClaim uid {}: {}", entry.uid(), refused);
     }
-    try {
-      cdi.delete(entry.uid());
-    } catch (IOException e) {
-      log.warn("{}", e.getMessage());
-    }
+    deleteSpecQuietly(entry.uid());
     if (checkpoint.preparedClaims().containsKey(entry.uid())) {
       record(checkpoint.without(entry.uid()));
     }
@@ -780,11 +779,7 @@ public final class DeviceState {
           checkpoint = checkpoint.withVnpuCheckPending(true); // swept once DCMI answers
         }
         softShares.releaseQuietly(c);
-        try {
-          cdi.delete(c.uid());
-        } catch (IOException e) {
-          log.warn("{}", e.getMessage());
-        }
+        deleteSpecQuietly(c.uid());
         checkpoint = checkpoint.without(c.uid());
       } else if (!cdi.exists(c.uid())
           && !(checkpoint.vnpuCheckPending() && HardVnpus.holds(c))) { // else written once checked
@@ -811,11 +806,7 @@ public final class DeviceState {
         // written by a prepare that crashed before recording it: the kubelet retries that
         // prepare (and gets a new file) or the claim is gone
         log.info("removing CDI spec {}: no prepared claim with uid {}", cdi.specPath(uid), uid);
-        try {
-          cdi.delete(uid);
-        } catch (IOException e) {
-          log.warn("{}", e.getMessage());
-        }
+        deleteSpecQuietly(uid);
       }
     }
     softShares.sweep(checkpoint);
