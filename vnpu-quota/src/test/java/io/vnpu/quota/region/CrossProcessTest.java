@@ -200,6 +200,7 @@ class CrossProcessTest {
       assertThat(r.usage().devices().get(0).reapedBytes()).isEqualTo(live);
     }
   }
+
   /**
    * C processes and JVM threads admit into one region at once, one C process is killed (kill -9)
    * mid-churn: no consistent read ever shows more than the limit, and at the end the region holds
@@ -216,8 +217,10 @@ class CrossProcessTest {
             client(f, "churn", "0", "1500", Integer.toString(300 + i), Long.toString(limit / 6)));
       }
       MemoryAccount a = r.memoryAccount();
-      java.util.concurrent.atomic.AtomicLong javaLive = new java.util.concurrent.atomic.AtomicLong();
-      java.util.concurrent.atomic.AtomicLong javaGrants = new java.util.concurrent.atomic.AtomicLong();
+      java.util.concurrent.atomic.AtomicLong javaLive =
+          new java.util.concurrent.atomic.AtomicLong();
+      java.util.concurrent.atomic.AtomicLong javaGrants =
+          new java.util.concurrent.atomic.AtomicLong();
       java.util.concurrent.atomic.AtomicReference<Throwable> failure =
           new java.util.concurrent.atomic.AtomicReference<>();
       long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);
@@ -268,7 +271,8 @@ class CrossProcessTest {
       for (Thread t : threads) t.join();
       assertThat(failure.get()).isNull();
       long cLive = 0;
-      for (Process p : ps.subList(1, ps.size())) cLive += Long.parseLong(firstLine(p).split(" ")[1]);
+      for (Process p : ps.subList(1, ps.size()))
+        cLive += Long.parseLong(firstLine(p).split(" ")[1]);
       assertThat(samples).isGreaterThan(10);
       assertThat(maxSeen).isLessThanOrEqualTo(limit);
       assertThat(javaGrants.get()).isGreaterThan(10);
