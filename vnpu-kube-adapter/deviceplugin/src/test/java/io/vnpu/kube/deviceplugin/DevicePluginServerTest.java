@@ -147,7 +147,7 @@ class DevicePluginServerTest {
 
     kubelet
         .connect(r)
-        .blocking()
+        .preStart()
         .preStartContainer(PreStartContainerRequest.newBuilder().addDevicesIds("UUID0-1").build());
     assertThat(manager.preStartCalls()).containsExactly(List.of("UUID0-1"));
   }
