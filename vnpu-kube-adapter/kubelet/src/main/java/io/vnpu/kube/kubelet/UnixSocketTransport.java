@@ -5,6 +5,9 @@ import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.NettyServerBuilder;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -26,8 +29,15 @@ import java.util.concurrent.TimeUnit;
  * {@link #close()} shuts the group down (gRPC never shuts down groups it was given). The channel
  * type and both event loop groups are always set explicitly: grpc-netty would otherwise pick epoll
  * groups whenever epoll happens to be on the classpath.
+ *
+ * <p>Buffers come from Netty's unpooled allocator: the peers here (kubelet, device plugin, DRA
+ * driver) exchange a few small messages a second at most, and grpc-netty's default pooled allocator
+ * keeps chunks of at least 2 MiB resident per arena for them (about 7 MiB of the node agent's RSS,
+ * docs/benchmarks.md "Issue 29: node agent RSS").
  */
 public final class UnixSocketTransport implements AutoCloseable {
+
+  private static final ByteBufAllocator ALLOCATOR = UnpooledByteBufAllocator.DEFAULT;
 
   private final EventLoopGroup group;
 
@@ -57,7 +67,9 @@ public final class UnixSocketTransport implements AutoCloseable {
         NettyServerBuilder.forAddress(UnixDomainSocketAddress.of(staging))
             .channelType(NioServerDomainSocketChannel.class)
             .bossEventLoopGroup(group)
-            .workerEventLoopGroup(group);
+            .workerEventLoopGroup(group)
+            .withOption(ChannelOption.ALLOCATOR, ALLOCATOR)
+            .withChildOption(ChannelOption.ALLOCATOR, ALLOCATOR);
     services.forEach(builder::addService);
     Server server = builder.build().start();
     try {
@@ -76,6 +88,7 @@ public final class UnixSocketTransport implements AutoCloseable {
     return NettyChannelBuilder.forAddress(UnixDomainSocketAddress.of(socket))
         .channelType(NioDomainSocketChannel.class)
         .eventLoopGroup(group)
+        .withOption(ChannelOption.ALLOCATOR, ALLOCATOR)
         .usePlaintext()
         .build();
   }
