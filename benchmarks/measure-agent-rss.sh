@@ -3,8 +3,9 @@
 # Registration stand-in. Prints "agent_rss_kib=N registered=K settle_s=S" (VmRSS from /proc after
 # the settle time) and the agent's VmHWM (peak RSS).
 # The JVM runs with the chart's JVM flags (benchmarks/chart-jvm-flags.sh: deploy/helm/vnpu/values.yaml),
-# or with VNPU_JVM_FLAGS when set. VNPU_RSS_NMT=1 adds -XX:NativeMemoryTracking=summary and prints
-# where the memory goes (jcmd VM.native_memory summary). VNPU_RSS_CLASSES=1 logs class loading
+# or with VNPU_JVM_FLAGS when set; and in the chart's environment for the JVM (MALLOC_ARENA_MAX,
+# benchmarks/chart-jvm-flags.sh --env), or VNPU_JVM_ENV when set. VNPU_RSS_NMT=1 adds
+# -XX:NativeMemoryTracking=summary and prints where the memory goes (jcmd VM.native_memory summary). VNPU_RSS_CLASSES=1 logs class loading
 # (-Xlog:class+load) and prints the loaded classes counted by package prefix.
 # Usage: benchmarks/measure-agent-rss.sh [SETTLE_SECONDS]   (needs benchmarks/target/benchmarks.jar
 #        and the CLI jar; ./vnpu builds the latter)
@@ -30,8 +31,9 @@ jar="$root/vnpu-kube-adapter/cli/target/vnpu-cli-0.1.0-SNAPSHOT-all.jar"
 flags=${VNPU_JVM_FLAGS:-$("$root/benchmarks/chart-jvm-flags.sh")}
 [ "${VNPU_RSS_NMT:-0}" = 1 ] && flags="$flags -XX:NativeMemoryTracking=summary"
 [ "${VNPU_RSS_CLASSES:-0}" = 1 ] && flags="$flags -Xlog:class+load=info:file=$dir/classes.log"
-echo "jvm flags: $flags"
-JAVA_TOOL_OPTIONS="$flags" java -Dvnpu.native.dir="$root/native/build" -Dvnpu.repo.dir="$root" -jar "$jar" plugin --simulate \
+jvm_env=${VNPU_JVM_ENV:-$("$root/benchmarks/chart-jvm-flags.sh" --env)}
+echo "jvm flags: $flags; env: $jvm_env"
+JAVA_TOOL_OPTIONS="$flags" env $jvm_env java -Dvnpu.native.dir="$root/native/build" -Dvnpu.repo.dir="$root" -jar "$jar" plugin --simulate \
   --config_file "$root/config/device-config.yaml" --node_config_file "$root/config/node-config.yaml" \
   --node_name bench-node --kubelet-dir "$dir/kubelet" > "$dir/agent.log" 2>&1 &
 apid=$!
