@@ -43,6 +43,9 @@ kill -0 "$apid" 2>/dev/null || { echo "agent exited"; cat "$dir/agent.log"; exit
 rss=$(awk '/^VmRSS/ {print $2}' "/proc/$apid/status")
 hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$apid/status")
 threads=$(awk '/^Threads/ {print $2}' "/proc/$apid/status")
+# CPU the agent used up to here (user + system, from /proc/PID/stat), and how long it took from
+# its start to the kubelet's Registration call
+cpu_ms=$(awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%d", ($12 + $13) * 1000 / hz }' "/proc/$apid/stat")
 if [ "${VNPU_RSS_NMT:-0}" = 1 ]; then
   jcmd "$apid" VM.native_memory summary | grep -E '^(Total|-  *[A-Za-z ]+ \(reserved)|^ *\(threads? ' | sed 's/^/  nmt: /'
   echo "  largest mappings by RSS (KiB):"
@@ -54,6 +57,6 @@ if [ "${VNPU_RSS_CLASSES:-0}" = 1 ]; then
   "$root/benchmarks/classes-by-package.sh" "$dir/classes.log"
   [ -n "${VNPU_RSS_CLASSES_LOG:-}" ] && cp "$dir/classes.log" "$VNPU_RSS_CLASSES_LOG"
 fi
-echo "agent_rss_kib=$rss agent_peak_rss_kib=$hwm registered=$(grep -c '^registered' "$dir/kubelet.log") threads=$threads settle_s=$settle"
+echo "agent_rss_kib=$rss agent_peak_rss_kib=$hwm registered=$(grep -c '^registered' "$dir/kubelet.log") threads=$threads cpu_ms=$cpu_ms settle_s=$settle"
 grep '^registered' "$dir/kubelet.log" | sed 's/^/  /'
 echo "agent log (first lines):"; head -n 15 "$dir/agent.log" | sed 's/^/  /'

@@ -1,5 +1,5 @@
 /*
- * vnpu quota region, layout "HVNP" major 1 minor 1: the per-container file shared by every process
+ * vnpu quota region, layout "HVNP" major 1 minor 4: the per-container file shared by every process
  * of the container (through the limiter libvnpu.so), the node agent and the Java library vnpu-quota.
  *
  * This header is the single source of truth for offsets. docs/region-layout.md explains the
