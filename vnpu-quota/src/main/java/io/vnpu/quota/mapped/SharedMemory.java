@@ -5,6 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
@@ -63,14 +64,30 @@ public final class SharedMemory {
     }
   }
 
+  /** How long {@link #unmap()} waits for pinned operations to finish before it leaves the pages. */
+  static final long UNMAP_WAIT_MS = 1000;
+
   /**
    * Unmaps the file now (after pinned operations finished) instead of at garbage collection; later
    * {@link #pin()} calls fail. Must not be called while the calling thread holds a pin.
    *
+   * <p>The wait for pinned operations is bounded by {@link #UNMAP_WAIT_MS}: a fault in a file a
+   * tenant truncated reaches compiled code as an asynchronous {@link InternalError}, which can land
+   * between a pin and its release and so leave a pin that is never closed. Closing a region must
+   * not hang the agent on that; the pages are then left to the garbage collector (a mapping without
+   * references is unmapped by its cleaner).
+   *
    * @return whether the pages were unmapped now (false: left to the collector)
    */
   public boolean unmap() {
-    mapping.writeLock().lock();
+    boolean locked;
+    try {
+      locked = mapping.writeLock().tryLock(UNMAP_WAIT_MS, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      locked = false;
+    }
+    if (!locked) return false;
     try {
       if (unmapped) return false;
       unmapped = true;

@@ -150,7 +150,10 @@ public final class SliceCollector implements MultiCollector {
               s.pod(),
               s.container(),
               e.getMessage());
-      } catch (IOException | RuntimeException e) {
+      } catch (IOException | RuntimeException | InternalError e) {
+        // InternalError: a fault in a region its tenant truncated while it was read, which compiled
+        // code reports late (it may even surface here for the slice read before): one slice's
+        // series are missing from this scrape, never the scrape
         LOG.debug(
             "metrics: slice {}/{}/{} skipped: {}",
             s.namespace(),

@@ -76,7 +76,8 @@ public final class HostScanner {
         if (s.isPresent()) seen.add(name);
       } catch (NoSuchFileException gone) {
         // removed between listing and reading: its run ended
-      } catch (IOException | RuntimeException e) {
+      } catch (IOException | RuntimeException | InternalError e) {
+        // InternalError: its region truncated while read (see SliceCollector)
         err.println("vnpu top: skipping slice " + name + ": " + e.getMessage());
       }
     }

@@ -112,7 +112,8 @@ public final class KubeSliceScanner {
           out.addAll(read(dir, region, roots.get().registryDir(), entries, seen));
         } catch (NoSuchFileException gone) {
           // removed between listing and reading: its pod or claim is gone
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | InternalError e) {
+          // InternalError: its region truncated while read (see SliceCollector)
           err.println("vnpu top: skipping Kubernetes slice " + dir + ": " + e.getMessage());
         }
       }
