@@ -5,6 +5,9 @@ import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.NettyServerBuilder;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -26,8 +29,16 @@ import java.util.concurrent.TimeUnit;
  * {@link #close()} shuts the group down (gRPC never shuts down groups it was given). The channel
  * type and both event loop groups are always set explicitly: grpc-netty would otherwise pick epoll
  * groups whenever epoll happens to be on the classpath.
+ *
+ * <p>Every server and channel allocates its buffers unpooled ({@link #ALLOCATOR}): the kubelet
+ * sends a few small messages per pod, and grpc-netty's pooled allocator committed a 4 MiB direct
+ * arena chunk for them that stayed resident for the life of the agent (6 MiB of VmRSS of the DRA
+ * plugin, docs/benchmarks.md "Issue 29: DRA plugin RSS").
  */
 public final class UnixSocketTransport implements AutoCloseable {
+
+  /** The buffer allocator of every server child channel and client channel built here. */
+  static final ByteBufAllocator ALLOCATOR = UnpooledByteBufAllocator.DEFAULT;
 
   private final EventLoopGroup group;
 
@@ -57,7 +68,9 @@ public final class UnixSocketTransport implements AutoCloseable {
         NettyServerBuilder.forAddress(UnixDomainSocketAddress.of(staging))
             .channelType(NioServerDomainSocketChannel.class)
             .bossEventLoopGroup(group)
-            .workerEventLoopGroup(group);
+            .workerEventLoopGroup(group)
+            .withOption(ChannelOption.ALLOCATOR, ALLOCATOR)
+            .withChildOption(ChannelOption.ALLOCATOR, ALLOCATOR);
     services.forEach(builder::addService);
     Server server = builder.build().start();
     try {
@@ -76,6 +89,7 @@ public final class UnixSocketTransport implements AutoCloseable {
     return NettyChannelBuilder.forAddress(UnixDomainSocketAddress.of(socket))
         .channelType(NioDomainSocketChannel.class)
         .eventLoopGroup(group)
+        .withOption(ChannelOption.ALLOCATOR, ALLOCATOR)
         .usePlaintext()
         .build();
   }
