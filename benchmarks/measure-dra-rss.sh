@@ -3,7 +3,8 @@
 # published its ResourceSlice and prepared and unprepared a claim through the stand-in
 # (io.vnpu.benchmarks.dra.DraStandIn: mock API server + kubelet stand-in). The JVM runs with the
 # JVM flags of the chart (benchmarks/chart-jvm-flags.sh: deploy/helm/vnpu/values.yaml, which
-# deploy/dra/daemonset.yaml repeats), or VNPU_JVM_FLAGS when set; VNPU_RSS_NMT=1 adds the native
+# deploy/dra/daemonset.yaml repeats), or VNPU_JVM_FLAGS when set, and its MALLOC_ARENA_MAX
+# (chart-jvm-flags.sh --env), or VNPU_JVM_ENV when set; VNPU_RSS_NMT=1 adds the native
 # memory summary. Prints "dra_rss_kib=N dra_peak_rss_kib=M settle_s=S".
 # Usage: benchmarks/measure-dra-rss.sh [SETTLE_SECONDS]   (needs benchmarks/target/benchmarks.jar
 #        and the CLI jar; ./vnpu builds the latter)
@@ -28,8 +29,9 @@ jar="$root/vnpu-kube-adapter/cli/target/vnpu-cli-0.1.0-SNAPSHOT-all.jar"
 c="$dir/cluster"
 flags=${VNPU_JVM_FLAGS:-$("$root/benchmarks/chart-jvm-flags.sh")}
 [ "${VNPU_RSS_NMT:-0}" = 1 ] && flags="$flags -XX:NativeMemoryTracking=summary"
-echo "jvm flags: $flags"
-JAVA_TOOL_OPTIONS="$flags" VNPU_SIM_ROOT="$dir/sim" java -Dvnpu.native.dir="$root/native/build" -jar "$jar" dra --simulate A3x8 \
+jvm_env=${VNPU_JVM_ENV:-$("$root/benchmarks/chart-jvm-flags.sh" --env)}
+echo "jvm flags: $flags; env: $jvm_env"
+JAVA_TOOL_OPTIONS="$flags" env $jvm_env VNPU_SIM_ROOT="$dir/sim" java -Dvnpu.native.dir="$root/native/build" -jar "$jar" dra --simulate A3x8 \
   --node-name bench-node --kubeconfig "$c/kubeconfig" --kubelet-registrar-directory-path "$c/plugins_registry" \
   --kubelet-plugins-directory-path "$c/plugins" --cdi-root "$c/cdi" > "$dir/agent.log" 2>&1 &
 apid=$!

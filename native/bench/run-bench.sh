@@ -62,7 +62,7 @@ jq -r --slurpfile cs "$out/compute-share.json" '
   .interleaved as $i | .contention.quota_region as $q |
   "launch hook, compute off:  \($i.launch_off_ratio.median)x plain, \($i.launch_off_added_ns.median) ns added (goal <= 1.05x and <= +10 ns)",
   "launch hook, compute on:   \($i.launch_on_ratio.median)x plain, \($i.launch_on_added_ns.median) ns added (goal <= 1.3x; two slices on one registry)",
-  "alloc+free pair:           \($i.alloc_free_added_ns.median) ns added, \($i.alloc_free_ratio.median)x plain (goal <= +50 ns); floor: its 8 atomic read-modify-writes alone \($i.alloc_free_atomics_floor_ns.median) ns",
+  "alloc+free pair:           \($i.alloc_free_added_ns.median) ns added, \($i.alloc_free_ratio.median)x plain (goal <= +50 ns); floor: its 7 atomic read-modify-writes alone \($i.alloc_free_atomics_floor_ns.median) ns",
   "admission, 8 processes:    admit p50 \($q.admit_p50_ns) ns / p99 \($q.admit_p99_ns) ns, refusal (over the limit, no wait) p50 \($q.refuse_p50_ns) ns / p99 \($q.refuse_p99_ns) ns (goal p99 <= 50000 ns)",
   "                           refused \($q.refused): over the limit \($q.refused_over_limit), false (pending bytes still in the way at the wait bound: contended-timeout) \($q.refused_contended_timeout) (goal 0); reaped \($q.reaped); over-commit \($q.over_commit_bytes) B (goal 0 B)",
   "                           waited for pending charges \($q.waited) (then admitted \($q.waited_admitted), refused over the limit \($q.waited_refused - $q.refused_contended_timeout), timed out \($q.refused_contended_timeout)), contended wait p50 \($q.contended_wait_p50_ns) ns / p99 \($q.contended_wait_p99_ns) ns / max \($q.contended_wait_max_ns) ns",

@@ -1,5 +1,5 @@
 /*
- * vnpu quota region, layout "HVNP" major 1 minor 1: the per-container file shared by every process
+ * vnpu quota region, layout "HVNP" major 1 minor 4: the per-container file shared by every process
  * of the container (through the limiter libvnpu.so), the node agent and the Java library vnpu-quota.
  *
  * This header is the single source of truth for offsets. docs/region-layout.md explains the
@@ -22,8 +22,9 @@
 /* ---------- identity ---------- */
 #define VNPU_REGION_MAGIC        0x31504E56494D4148ULL /* ASCII "HAMIVNP1" read as LE u64 */
 #define VNPU_REGION_MAJOR        1u
-#define VNPU_REGION_MINOR        3u /* 1: compute statistics and activity (issue 12); 2: blocked_ns (issue 23);
-                                       3: sized_by (issue 28) */
+#define VNPU_REGION_MINOR        4u /* 1: compute statistics and activity (issue 12); 2: blocked_ns (issue 23);
+                                       3: sized_by (issue 28); 4: admissions no longer written, commit_seq
+                                       counts every admission (issue 29: one atomic less per allocation) */
 #define VNPU_REGION_MAX_DEVICES  16u
 #define VNPU_REGION_SLOT_COUNT   256u
 #define VNPU_REGION_UUID_BYTES   64u  /* NUL-padded device UUID as the device plugin reports it */
@@ -88,9 +89,12 @@
 #define VNPU_DS_OOM_REJECTIONS   8u   /* u64 admissions refused with 207001 */
 #define VNPU_DS_REAPED_BYTES     16u  /* u64 bytes reclaimed from dead processes */
 #define VNPU_DS_UNKNOWN_FREES    24u  /* u64 frees of pointers the limiter did not track */
-#define VNPU_DS_ADMISSIONS       32u  /* u64 admissions granted */
+#define VNPU_DS_ADMISSIONS       32u  /* u64 admissions granted, written by writers of minor <= 3 only;
+                                         since minor 4 a reader reports max(admissions, commit_seq) */
 #define VNPU_DS_COMMIT_SEQ       40u  /* u64 +1 by every admission after its check, before its commit:
-                                         a reader whose scan saw it unchanged read a consistent sum */
+                                         a reader whose scan saw it unchanged read a consistent sum.
+                                         Minor 4: also +1 by an admission on an unlimited device, so it
+                                         is the count of admissions granted */
 /* second and third cache lines: compute (issue 5; per container, written by its own limiters only) */
 #define VNPU_DS_GCRA_TAT_NS      64u  /* i64 CLOCK_MONOTONIC ns theoretical arrival time (GCRA state) */
 #define VNPU_DS_LAUNCHES         72u  /* u64 */

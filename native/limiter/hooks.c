@@ -61,10 +61,8 @@ static void *real_fn[S_COUNT];
 
 /* The next definition after ours; if libruntime.so was dlopen'ed RTLD_LOCAL (e.g. by Python) it is
  * not in the global scope, so ask it directly. */
-static void *real(enum sym s) {
-    void *f = __atomic_load_n(&real_fn[s], __ATOMIC_ACQUIRE);
-    if (f) return f;
-    f = dlsym(RTLD_NEXT, sym_names[s]);
+static __attribute__((noinline)) void *real_slow(enum sym s) {
+    void *f = dlsym(RTLD_NEXT, sym_names[s]);
     if (!f) {
         void *h = dlopen("libruntime.so", RTLD_LAZY | RTLD_NOLOAD);
         if (h) {
@@ -74,6 +72,12 @@ static void *real(enum sym s) {
     }
     if (f) __atomic_store_n(&real_fn[s], f, __ATOMIC_RELEASE);
     return f;
+}
+
+/* inlined: every hooked call takes this once or twice (the allocation and rtGetDevice) */
+static inline void *real(enum sym s) {
+    void *f = __atomic_load_n(&real_fn[s], __ATOMIC_ACQUIRE);
+    return __builtin_expect(f != NULL, 1) ? f : real_slow(s);
 }
 
 #define REAL(name) ((__typeof__(&name))real(S_##name))

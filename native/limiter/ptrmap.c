@@ -32,14 +32,19 @@ static inline void cpu_relax(void) {
 #endif
 }
 
-static void stripe_lock(struct stripe *s) {
+static __attribute__((noinline)) void stripe_lock_contended(struct stripe *s) {
     unsigned spins = 0;
-    while (__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE)) {
+    do {
         while (__atomic_load_n(&s->lock, __ATOMIC_RELAXED)) {
             if (++spins < SPINS_BEFORE_YIELD) cpu_relax();
             else sched_yield();
         }
-    }
+    } while (__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE));
+}
+
+/* the uncontended take (every allocation and free) inline: one exchange, no call */
+static inline void stripe_lock(struct stripe *s) {
+    if (__builtin_expect(__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE), 0)) stripe_lock_contended(s);
 }
 
 static void stripe_unlock(struct stripe *s) { __atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE); }

@@ -528,9 +528,20 @@ void vnpu_region_count(struct vnpu_region *r, uint32_t dev, uint32_t ds_field, u
     __atomic_fetch_add(P64(r, vnpu_devstate_off(dev) + ds_field), n, __ATOMIC_RELAXED);
 }
 
-static void raise_peak(struct vnpu_region *r, uint32_t dev, uint64_t v) {
+/*
+ * After an admission whose check summed `verified` (committed + pending, its own charge included):
+ * what is in use now is at most that sum, so only a sum above the peak can raise it, and the usual
+ * admission (peak already as high) reads one word and scans nothing. Otherwise the slot scan bounds
+ * it too: the check's sum may hold pending bytes that were then refused, and a scan is not atomic (a
+ * release read late plus the admission it allowed read early can add up past the limit for no
+ * instant at all), so the peak is the smaller of the two.
+ */
+static void raise_peak(struct vnpu_region *r, uint32_t dev, uint64_t verified) {
     uint64_t *p = P64(r, vnpu_devstate_off(dev) + VNPU_DS_PEAK_BYTES);
     uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+    if (cur >= verified) return;
+    uint64_t now_used = vnpu_region_used(r, dev);
+    uint64_t v = now_used < verified ? now_used : verified;
     while (cur < v && !__atomic_compare_exchange_n(p, &cur, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     }
 }
@@ -578,7 +589,8 @@ int vnpu_region_admit(struct vnpu_region *r, uint32_t dev, uint64_t bytes) {
                 return 1;
             }
         } while (!__atomic_compare_exchange_n(own, &cur, cur + bytes, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
-        vnpu_region_count(r, dev, VNPU_DS_ADMISSIONS, 1);
+        /* commit_seq counts every admission (minor 4: the admissions field is no longer written) */
+        __atomic_fetch_add(P64(r, vnpu_devstate_off(dev) + VNPU_DS_COMMIT_SEQ), 1, __ATOMIC_SEQ_CST);
         return 0;
     }
     if (bytes > limit) {
@@ -597,15 +609,12 @@ int vnpu_region_admit(struct vnpu_region *r, uint32_t dev, uint64_t bytes) {
         claimed_sums(r, dev, &used, &pend);
         uint64_t sum = sat_add(used, pend);
         if (sum <= limit) {
-            /* commit before un-pending: the charge is counted twice for an instant, never zero times */
+            /* commit before un-pending: the charge is counted twice for an instant, never zero times.
+             * commit_seq is also the admissions count (minor 4): no counter of its own */
             __atomic_fetch_add(P64(r, vnpu_devstate_off(dev) + VNPU_DS_COMMIT_SEQ), 1, __ATOMIC_SEQ_CST);
             __atomic_fetch_add(own, bytes, __ATOMIC_SEQ_CST);
             __atomic_fetch_sub(pending, bytes, __ATOMIC_SEQ_CST);
-            /* the slot scan is not atomic (a release read late plus the admission it allowed read
-             * early can add up past the limit for no instant at all): the verified sum bounds it */
-            uint64_t now_used = vnpu_region_used(r, dev);
-            raise_peak(r, dev, now_used < sum ? now_used : sum);
-            vnpu_region_count(r, dev, VNPU_DS_ADMISSIONS, 1);
+            raise_peak(r, dev, sum);
             if (waits) __atomic_fetch_add(&vnpu_admit_stats.waited_admitted, 1, __ATOMIC_RELAXED);
             return 0;
         }

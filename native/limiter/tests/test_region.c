@@ -144,6 +144,13 @@ static void test_exact_quota(void) {
     /* enforcement off: charged but never refused */
     *(uint32_t *)(r.base + VNPU_H_POLICY_FLAGS) = 0;
     CHECK(vnpu_region_admit(&r, 0, 500 * MiB) == 0);
+    /* minor 4: commit_seq is the admissions count (60, 40, 1, 500 MiB on device 0; refusals do not
+     * count); the old admissions field is no longer written */
+    CHECK_EQ_U64(vnpu_load64(&r, vnpu_devstate_off(0) + VNPU_DS_COMMIT_SEQ), 4);
+    CHECK_EQ_U64(vnpu_load64(&r, vnpu_devstate_off(1) + VNPU_DS_COMMIT_SEQ), 1);
+    CHECK_EQ_U64(vnpu_load64(&r, vnpu_devstate_off(0) + VNPU_DS_ADMISSIONS), 0);
+    /* the peak stays the highest verified sum (admissions below it skip the scan that bounds it) */
+    CHECK_EQ_U64(vnpu_load64(&r, vnpu_devstate_off(0) + VNPU_DS_PEAK_BYTES), 100 * MiB);
     vnpu_region_close(&r);
 }
 
@@ -463,6 +470,8 @@ static void test_unlimited_counts_exactly(void) {
     CHECK_EQ_U64(vnpu_region_used(&r, 0), 5);
     vnpu_region_release(&r, 0, 5);
     CHECK_EQ_U64(vnpu_region_used(&r, 0), 0);
+    /* an unlimited device counts its admissions in commit_seq too (minor 4), the refusal not */
+    CHECK_EQ_U64(vnpu_load64(&r, vnpu_devstate_off(0) + VNPU_DS_COMMIT_SEQ), 2);
     vnpu_region_close(&r);
 }
 

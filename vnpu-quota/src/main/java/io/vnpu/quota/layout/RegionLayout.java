@@ -1,7 +1,7 @@
 package io.vnpu.quota.layout;
 
 /**
- * Offsets and constants of the quota region, layout "HVNP" major 1 minor 0.
+ * Offsets and constants of the quota region, layout "HVNP" major 1 minor 4.
  *
  * <p>Mirror of {@code native/include/vnpu_region.h}, the source of truth: every field here is named
  * after its C macro without the {@code VNPU_} prefix, and {@code RegionLayoutConformanceTest}
@@ -15,7 +15,7 @@ public final class RegionLayout {
   // identity
   public static final long REGION_MAGIC = 0x31504E56494D4148L;
   public static final int REGION_MAJOR = 1;
-  public static final int REGION_MINOR = 3;
+  public static final int REGION_MINOR = 4;
   public static final int REGION_MAX_DEVICES = 16;
   public static final int REGION_SLOT_COUNT = 256;
   public static final int REGION_UUID_BYTES = 64;
@@ -74,8 +74,13 @@ public final class RegionLayout {
   public static final int DS_OOM_REJECTIONS = 8;
   public static final int DS_REAPED_BYTES = 16;
   public static final int DS_UNKNOWN_FREES = 24;
+
+  /** Written by writers of minor 3 and older only; readers report max(admissions, commit_seq). */
   public static final int DS_ADMISSIONS = 32;
+
+  /** +1 by every admission (minor 4: also the admissions count). */
   public static final int DS_COMMIT_SEQ = 40;
+
   public static final int DS_GCRA_TAT_NS = 64;
   public static final int DS_LAUNCHES = 72;
   public static final int DS_THROTTLED_NS = 80;

@@ -8,16 +8,26 @@ import java.nio.channels.FileLock;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Memory admission from Java on the JVM's own slot, with exactly the C limiter's protocol (publish
- * pending, sum committed+pending over all slots, commit or roll back; docs/region-layout.md).
- * Thread-safe: the slot's counters have a single writer process, and concurrent threads of this JVM
- * only ever add and subtract atomically. A region whose account was claimed stays mapped after
- * {@link QuotaRegion#close()} until garbage collection, so a late admission on another thread never
- * touches unmapped memory.
+ * Memory admission from Java on the JVM's own slot, with exactly the C limiter's protocol and
+ * refusal policy (publish pending, sum committed+pending over all slots, commit or roll back;
+ * docs/region-layout.md). Thread-safe: the slot's counters have a single writer process, and
+ * concurrent threads of this JVM only ever add and subtract atomically. A region whose account was
+ * claimed stays mapped after {@link QuotaRegion#close()} until garbage collection, so a late
+ * admission on another thread never touches unmapped memory.
  */
 public final class MemoryAccount {
-  /** Attempts before refusing, as in the C limiter (a refusal may come from a transient charge). */
-  static final int ADMIT_ATTEMPTS = 4;
+  // the C limiter's bounds (native/limiter/region.c, region.h VNPU_ADMIT_CONTENDED_WAIT_NS)
+  /** Immediate retries while only pending charges keep a request out. */
+  static final int CONTENDED_TRIES = 256;
+
+  /** Yields before the wait for pending charges sleeps. */
+  static final int CONTENDED_YIELDS = 16;
+
+  /** One sleep of the wait for pending charges. */
+  static final long CONTENDED_SLEEP_NS = 20_000L;
+
+  /** The whole wait of one admission for other admitters' pending charges, then it is refused. */
+  static final long CONTENDED_WAIT_NS = 5_000_000L;
 
   private final QuotaRegion region;
   private final SharedMemory mem;
@@ -74,7 +84,11 @@ public final class MemoryAccount {
   }
 
   /**
-   * Charges {@code bytes} on logical device {@code dev} if its limit allows.
+   * Charges {@code bytes} on logical device {@code dev} if its limit allows, with the C limiter's
+   * refusal policy (docs/region-layout.md "Admission"): a request that does not fit beside the
+   * committed bytes is refused at once (dead owners in the way reaped first); one that only other
+   * admitters' pending charges keep out is retried, then waits for them for at most {@value
+   * #CONTENDED_WAIT_NS} ns, and is refused if they are still in the way.
    *
    * @return true if charged, false if over quota (the C limiter returns 207001 in that case)
    * @throws IllegalArgumentException for a device outside the region or negative bytes
@@ -87,46 +101,86 @@ public final class MemoryAccount {
     long limit = mem.getLong(devCfgOff(dev) + DC_MEM_LIMIT);
     boolean enforce = (mem.getInt(H_POLICY_FLAGS) & POLICY_MEM_ENFORCE) != 0 && limit != 0;
     if (!enforce) {
+      // commit_seq counts every admission (minor 4: the admissions field is no longer written)
+      mem.addLong(state + DS_COMMIT_SEQ, 1);
       mem.addLong(own, bytes);
-      mem.addLong(state + DS_ADMISSIONS, 1);
       return true;
     }
     if (Long.compareUnsigned(bytes, limit) > 0) {
       mem.addLong(state + DS_OOM_REJECTIONS, 1);
       return false;
     }
-    for (int attempt = 0; attempt < ADMIT_ATTEMPTS; attempt++) {
+    boolean reaped = false;
+    int waits = 0;
+    long waitStart = 0;
+    for (int tries = 0; ; tries++) {
+      // publish, then verify (docs/region-layout.md: why committed bytes never exceed the limit)
       mem.addLong(pending, bytes);
-      long sum = region.claimedBytes(dev);
+      long used = 0;
+      long claimed = 0;
+      int hwm = region.slotHwm();
+      for (int i = 0; i < hwm; i++) {
+        int o = slotOff(i) + 8 * dev;
+        claimed = SharedMemory.satAdd(claimed, mem.getLong(o + S_PENDING_BYTES));
+        used = SharedMemory.satAdd(used, mem.getLong(o + S_USED_BYTES));
+      }
+      long sum = SharedMemory.satAdd(used, claimed);
       if (Long.compareUnsigned(sum, limit) <= 0) {
+        // commit before un-pending (counted twice for an instant, never zero times); commit_seq
+        // is also the admissions count (minor 4)
         mem.addLong(state + DS_COMMIT_SEQ, 1);
         mem.addLong(own, bytes);
         mem.addLong(pending, -bytes);
-        // what is in use now is at most the verified sum: only a sum above the peak can raise it,
-        // so the usual admission (peak already higher) skips the second slot scan
-        long peak = mem.getLong(state + DS_PEAK_BYTES);
-        if (Long.compareUnsigned(peak, sum) < 0) {
-          // the slot scan is not atomic (a release read late plus the admission it allowed read
-          // early can add up past the limit for no instant at all): the verified sum bounds it
-          long scanned = region.usedBytes(dev);
-          long used = Long.compareUnsigned(scanned, sum) < 0 ? scanned : sum;
-          for (;
-              Long.compareUnsigned(peak, used) < 0
-                  && !mem.casLong(state + DS_PEAK_BYTES, peak, used);
-              peak = mem.getLong(state + DS_PEAK_BYTES)) {
-            // raise the peak
-          }
-        }
-        mem.addLong(state + DS_ADMISSIONS, 1);
+        raisePeak(state, dev, sum);
         return true;
       }
       mem.addLong(pending, -bytes);
-      limit = mem.getLong(devCfgOff(dev) + DC_MEM_LIMIT);
-      if (region.reap() > 0) continue;
-      if (attempt + 1 < ADMIT_ATTEMPTS) LockSupport.parkNanos(50_000L * (attempt + 1));
+      limit = mem.getLong(devCfgOff(dev) + DC_MEM_LIMIT); // the agent may have changed it
+      boolean fitsCommitted = Long.compareUnsigned(SharedMemory.satAdd(used, bytes), limit) <= 0;
+      if (fitsCommitted && tries < CONTENDED_TRIES) {
+        Thread.onSpinWait();
+        continue;
+      }
+      if (!reaped) {
+        // what stands in the way may belong to owners that died (never to us: our slot is live)
+        reaped = true;
+        if (region.reap(dev) > 0) {
+          tries = 0;
+          continue;
+        }
+      }
+      if (fitsCommitted) {
+        // only live admitters' pending charges are in the way: wait for them, bounded
+        long now = System.nanoTime();
+        if (waits == 0) waitStart = now;
+        if (now - waitStart < CONTENDED_WAIT_NS) {
+          if (waits++ < CONTENDED_YIELDS) Thread.yield();
+          else LockSupport.parkNanos(CONTENDED_SLEEP_NS);
+          continue;
+        }
+      }
+      mem.addLong(state + DS_OOM_REJECTIONS, 1);
+      return false;
     }
-    mem.addLong(state + DS_OOM_REJECTIONS, 1);
-    return false;
+  }
+
+  /**
+   * What is in use after an admission is at most the sum its check verified, so only a sum above
+   * the peak can raise it: the usual admission reads one word and scans nothing. Otherwise the slot
+   * scan bounds it too (the verified sum may hold pending bytes that were then refused, and a scan
+   * is not atomic: a release read late plus the admission it allowed read early can add up past the
+   * limit for no instant at all), so the peak is the smaller of the two.
+   */
+  private void raisePeak(int state, int dev, long verified) {
+    long peak = mem.getLong(state + DS_PEAK_BYTES);
+    if (Long.compareUnsigned(peak, verified) >= 0) return;
+    long scanned = region.usedBytes(dev);
+    long used = Long.compareUnsigned(scanned, verified) < 0 ? scanned : verified;
+    for (;
+        Long.compareUnsigned(peak, used) < 0 && !mem.casLong(state + DS_PEAK_BYTES, peak, used);
+        peak = mem.getLong(state + DS_PEAK_BYTES)) {
+      // raise the peak
+    }
   }
 
   /** Uncharges {@code bytes} on {@code dev}, never below zero. */

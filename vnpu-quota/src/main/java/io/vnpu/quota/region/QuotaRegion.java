@@ -468,18 +468,6 @@ public final class QuotaRegion implements AutoCloseable {
     return sum;
   }
 
-  /** Committed plus pending bytes on {@code dev}: what an admission must fit under the limit. */
-  long claimedBytes(int dev) {
-    long sum = 0;
-    int hwm = slotHwm();
-    for (int i = 0; i < hwm; i++) {
-      int o = slotOff(i) + 8 * dev;
-      sum = SharedMemory.satAdd(sum, mem.getLong(o + S_PENDING_BYTES));
-      sum = SharedMemory.satAdd(sum, mem.getLong(o + S_USED_BYTES));
-    }
-    return sum;
-  }
-
   /**
    * A consistent snapshot of per-device and per-process usage: no admission committed on any device
    * while it was read, so it shows a state the region really had. Allocates the records; a reader
@@ -533,69 +521,67 @@ public final class QuotaRegion implements AutoCloseable {
   }
 
   /**
-   * One pass over the slots reads each slot's state, identity and its bytes on devices 0 and 1;
-   * devices 2.. (regions of more than two devices are rare) take one more pass each. Written out
-   * per device on purpose: a loop over the devices inside the loop over the slots ran ~5x slower in
-   * C2 (FullRegionSnapshotBenchmark), more than the whole read is allowed to cost.
+   * One pass over the slots reads each slot's state and bytes on devices 0 and 1 and, for a listed
+   * slot, its identity, into {@link UsageBuffer#records}; devices 2.. (regions of more than two
+   * devices are rare) take one more pass each. Written out per device on purpose: a loop over the
+   * devices inside the loop over the slots ran ~5x slower in C2 (FullRegionSnapshotBenchmark), more
+   * than the whole read is allowed to cost. Plain reads: {@link #usage(UsageBuffer)} validates the
+   * whole read with the commit sequences.
    */
   private void readUsage(int devs, UsageBuffer b) {
     b.devices = devs;
     int hwm = slotHwm();
     b.ensure(hwm, devs);
+    long[] rec = b.records;
     int stride = b.stride;
-    long[] processUsed = b.processUsed;
-    int[] slots = b.slot;
-    int[] states = b.state;
-    int[] pids = b.pid;
-    long[] startTimes = b.startTime;
-    long[] generations = b.generation;
-    boolean[] java = b.java;
-    boolean two = devs > 1;
-    // plain reads: usage(UsageBuffer) validates the whole read with the commit sequences. Each sum
-    // is kept as high and low 32-bit halves (no carry out of 256 slots): saturating without a
-    // branch
-    long hi0 = 0;
-    long lo0 = 0;
-    long hi1 = 0;
-    long lo1 = 0;
-    int n = 0;
+    // device 1's field exists in every slot whatever the device count: read it always, count it
+    // only when configured (no branch in the loop)
+    long mask1 = devs > 1 ? -1L : 0L;
+    // plain sums plus the OR of every addend: with no addend at or above 2^55, 256 of them cannot
+    // reach 2^63 and the sums are exact; otherwise (a broken or hostile writer) they are redone
+    // saturating
+    long sum0 = 0;
+    long sum1 = 0;
+    long bits = 0;
+    int r = 0;
     for (int i = 0; i < hwm; i++) {
       int o = slotOff(i);
+      // S_STATE and S_PID are adjacent u32s (as are S_HOST_PID and S_FLAGS): one 8-byte read each
+      long statePid = mem.getLongPlain(o + S_STATE);
       long u0 = mem.getLongPlain(o + S_USED_BYTES);
-      long u1 = two ? mem.getLongPlain(o + S_USED_BYTES + 8) : 0;
-      hi0 += u0 >>> 32;
-      lo0 += u0 & 0xffff_ffffL;
-      hi1 += u1 >>> 32;
-      lo1 += u1 & 0xffff_ffffL;
-      int state = mem.getIntPlain(o + S_STATE);
-      if (state == SLOT_FREE || state < 0 || state > SLOT_REAPING) continue;
-      int base = n * stride;
-      processUsed[base] = SharedMemory.clampReport(u0);
-      if (two) processUsed[base + 1] = SharedMemory.clampReport(u1);
-      slots[n] = i;
-      states[n] = state;
-      pids[n] = mem.getIntPlain(o + S_PID);
-      startTimes[n] = mem.getLongPlain(o + S_STARTTIME);
-      generations[n] = mem.getLongPlain(o + S_GENERATION);
-      java[n] = (mem.getIntPlain(o + S_FLAGS) & SLOTF_JAVA) != 0;
-      n++;
+      long u1 = mem.getLongPlain(o + S_USED_BYTES + 8) & mask1;
+      sum0 += u0;
+      sum1 += u1;
+      bits |= u0 | u1;
+      if (!listed((int) statePid)) continue;
+      rec[r + UsageBuffer.R_STATE_PID] = statePid;
+      rec[r + UsageBuffer.R_START_TIME] = mem.getLongPlain(o + S_STARTTIME);
+      rec[r + UsageBuffer.R_GENERATION] = mem.getLongPlain(o + S_GENERATION);
+      rec[r + UsageBuffer.R_HOST_PID_FLAGS] = mem.getLongPlain(o + S_HOST_PID);
+      rec[r + UsageBuffer.R_SLOT] = i;
+      rec[r + UsageBuffer.R_USED] = u0;
+      rec[r + UsageBuffer.R_USED + 1] = u1;
+      r += stride;
     }
+    int n = r / stride;
     b.processes = n;
-    b.used[0] = saturated(hi0, lo0);
-    if (two) b.used[1] = saturated(hi1, lo1);
+    boolean exact = (bits >>> 55) == 0;
+    b.used[0] = exact ? sum0 : saturatedSum(S_USED_BYTES, hwm);
+    if (devs > 1) b.used[1] = exact ? sum1 : saturatedSum(S_USED_BYTES + 8, hwm);
     for (int d = 2; d < devs; d++) {
       int field = S_USED_BYTES + 8 * d;
-      long hi = 0;
-      long lo = 0;
+      long sum = 0;
+      long bitsD = 0;
       for (int i = 0; i < hwm; i++) {
         long u = mem.getLongPlain(slotOff(i) + field);
-        hi += u >>> 32;
-        lo += u & 0xffff_ffffL;
+        sum += u;
+        bitsD |= u;
       }
-      b.used[d] = saturated(hi, lo);
+      b.used[d] = (bitsD >>> 55) == 0 ? sum : saturatedSum(field, hwm);
       for (int p = 0; p < n; p++) {
-        processUsed[p * stride + d] =
-            SharedMemory.clampReport(mem.getLongPlain(slotOff(slots[p]) + field));
+        int at = p * stride;
+        rec[at + UsageBuffer.R_USED + d] =
+            mem.getLongPlain(slotOff((int) rec[at + UsageBuffer.R_SLOT]) + field);
       }
     }
     for (int d = 0; d < devs; d++) {
@@ -605,19 +591,31 @@ public final class QuotaRegion implements AutoCloseable {
       b.oomRejections[d] = SharedMemory.clampReport(mem.getLong(s + DS_OOM_REJECTIONS));
       b.reaped[d] = SharedMemory.clampReport(mem.getLong(s + DS_REAPED_BYTES));
       b.unknownFrees[d] = SharedMemory.clampReport(mem.getLong(s + DS_UNKNOWN_FREES));
-      b.admissions[d] = SharedMemory.clampReport(mem.getLong(s + DS_ADMISSIONS));
+      // minor 4 writers count admissions in commit_seq only, older ones in admissions as well
+      long legacy = mem.getLong(s + DS_ADMISSIONS);
+      long seq = b.commitSeq[d];
+      b.admissions[d] =
+          SharedMemory.clampReport(Long.compareUnsigned(legacy, seq) > 0 ? legacy : seq);
     }
   }
 
   /**
-   * The sum of unsigned u64 values given as the sums of their high and low 32-bit halves, for
-   * reporting: {@code Long.MAX_VALUE} when it does not fit a non-negative long (as {@link
-   * SharedMemory#satAdd} then {@link SharedMemory#clampReport} would give).
+   * Whether a slot in {@code state} is reported: claiming, active or reaping (not free or junk).
    */
-  private static long saturated(long hi, long lo) {
-    long high = hi + (lo >>> 32);
-    if ((high >>> 31) != 0) return Long.MAX_VALUE;
-    return (high << 32) | (lo & 0xffff_ffffL);
+  private static boolean listed(int state) {
+    return Integer.compareUnsigned(state - SLOT_CLAIMING, SLOT_REAPING - SLOT_CLAIMING) <= 0;
+  }
+
+  /**
+   * The unsigned sum of one u64 field over the slots below {@code hwm}, for reporting: {@code
+   * Long.MAX_VALUE} when it does not fit a non-negative long. The slow path of {@link #readUsage},
+   * taken only when some addend is at or above 2^55.
+   */
+  private long saturatedSum(int field, int hwm) {
+    long sum = 0;
+    for (int i = 0; i < hwm; i++)
+      sum = SharedMemory.satAdd(sum, mem.getLongPlain(slotOff(i) + field));
+    return SharedMemory.clampReport(sum);
   }
 
   // ---------------------------------------------------------------- compute counters
@@ -680,11 +678,21 @@ public final class QuotaRegion implements AutoCloseable {
    */
   public int reap() throws IOException {
     try (SharedMemory.Pin p = mem.pin()) {
-      return reapPinned();
+      return reapPinned(-1);
     }
   }
 
-  private int reapPinned() throws IOException {
+  /**
+   * Reaps only the dead owners that hold bytes (committed or pending) on {@code dev}: the ones in
+   * an admission's way there. Slots holding nothing on it are not probed (no lock call each).
+   */
+  int reap(int dev) throws IOException {
+    try (SharedMemory.Pin p = mem.pin()) {
+      return reapPinned(dev);
+    }
+  }
+
+  private int reapPinned(int dev) throws IOException {
     synchronized (reapLock) {
       int reaped = 0;
       int own = account == null ? -1 : account.slot();
@@ -693,6 +701,9 @@ public final class QuotaRegion implements AutoCloseable {
         if (i == own) continue;
         int o = slotOff(i);
         if (mem.getInt(o + S_STATE) == SLOT_FREE) continue;
+        if (dev >= 0
+            && mem.getLong(o + S_USED_BYTES + 8 * dev) == 0
+            && mem.getLong(o + S_PENDING_BYTES + 8 * dev) == 0) continue; // in nobody's way there
         FileLock probe = locks.tryLock(lockSlot(i));
         if (probe == null) continue; // a live process (maybe this JVM) holds it
         try {

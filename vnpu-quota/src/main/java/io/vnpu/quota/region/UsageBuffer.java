@@ -1,6 +1,7 @@
 package io.vnpu.quota.region;
 
 import io.vnpu.quota.layout.RegionLayout;
+import io.vnpu.quota.mapped.SharedMemory;
 import io.vnpu.quota.model.DeviceUsage;
 import io.vnpu.quota.model.ProcessUsage;
 import io.vnpu.quota.model.SlotState;
@@ -27,37 +28,42 @@ public final class UsageBuffer {
   final long[] admissions = new long[DEVS];
 
   int processes;
-  // sized on first use to the region's slot high-water mark and device count, grown when needed:
-  // a reused buffer stops allocating after its first read
-  int[] slot = new int[0];
-  int[] state = new int[0];
-  int[] pid = new int[0];
-  long[] startTime = new long[0];
-  long[] generation = new long[0];
-  boolean[] java = new boolean[0];
 
-  /** Committed bytes of process {@code p} on device {@code d} at {@code p * stride + d}. */
-  long[] processUsed = new long[0];
+  // One record of longs per process read, {@link #stride} longs apart: the slot's first and fourth
+  // words as the region holds them (state | pid, host_pid | flags), its start time, generation and
+  // index, then its committed bytes per device as written (unclamped). One array instead of one per
+  // field keeps the snapshot loop within the registers (FullRegionSnapshotBenchmark); decoding and
+  // clamping happen in the accessors. Sized on first use to the region's slot high-water mark and
+  // device count, grown when needed: a reused buffer stops allocating after its first read.
+  static final int R_STATE_PID = 0;
+  static final int R_START_TIME = 1;
+  static final int R_GENERATION = 2;
+  static final int R_HOST_PID_FLAGS = 3;
+  static final int R_SLOT = 4;
+  static final int R_USED = 5;
 
-  int stride;
+  long[] records = new long[0];
+
+  /**
+   * Longs per record: {@link #R_USED} plus one per device, at least two (the snapshot loop writes
+   * devices 0 and 1 into every record, 0 for device 1 of a one-device region).
+   */
+  int stride = R_USED;
 
   /** Scratch for {@link QuotaRegion#usage(UsageBuffer)}: the commit sequences before the read. */
   final long[] commitSeq = new long[DEVS];
 
   /** Makes room for {@code slots} processes on {@code devs} devices. */
   void ensure(int slots, int devs) {
-    if (slot.length < slots) {
-      slot = new int[slots];
-      state = new int[slots];
-      pid = new int[slots];
-      startTime = new long[slots];
-      generation = new long[slots];
-      java = new boolean[slots];
+    int s = R_USED + Math.max(devs, 2);
+    if (stride != s || records.length < slots * s) {
+      stride = s;
+      records = new long[Math.max(records.length / s, slots) * s];
     }
-    if (stride != devs || processUsed.length < slots * devs) {
-      stride = devs;
-      processUsed = new long[Math.max(slot.length, slots) * devs];
-    }
+  }
+
+  private long field(int p, int f) {
+    return records[checkProcess(p) * stride + f];
   }
 
   /** Number of configured devices of the region last read. */
@@ -92,12 +98,12 @@ public final class UsageBuffer {
 
   /** PID of the {@code i}-th process read (0 ≤ i &lt; {@link #processCount()}). */
   public int pid(int i) {
-    return pid[checkProcess(i)];
+    return (int) (field(i, R_STATE_PID) >>> 32);
   }
 
   /** Committed bytes of the {@code i}-th process read on {@code device}. */
   public long processUsedBytes(int i, int device) {
-    return processUsed[checkProcess(i) * stride + checkDevice(device)];
+    return SharedMemory.clampReport(field(i, R_USED + checkDevice(device)));
   }
 
   /** The records of the API for what was read last (allocates). */
@@ -117,11 +123,19 @@ public final class UsageBuffer {
     }
     List<ProcessUsage> procs = new ArrayList<>(processes);
     for (int p = 0; p < processes; p++) {
+      int r = p * stride;
       List<Long> mine = new ArrayList<>(devices);
-      for (int d = 0; d < devices; d++) mine.add(processUsed[p * stride + d]);
+      for (int d = 0; d < devices; d++) mine.add(SharedMemory.clampReport(records[r + R_USED + d]));
+      long statePid = records[r + R_STATE_PID];
       procs.add(
           new ProcessUsage(
-              slot[p], SlotState.of(state[p]), pid[p], startTime[p], generation[p], java[p], mine));
+              (int) records[r + R_SLOT],
+              SlotState.of((int) statePid),
+              (int) (statePid >>> 32),
+              records[r + R_START_TIME],
+              records[r + R_GENERATION],
+              ((int) (records[r + R_HOST_PID_FLAGS] >>> 32) & RegionLayout.SLOTF_JAVA) != 0,
+              mine));
     }
     return new UsageSnapshot(devs, procs);
   }

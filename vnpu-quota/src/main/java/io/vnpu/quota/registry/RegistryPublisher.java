@@ -93,13 +93,19 @@ public final class RegistryPublisher implements AutoCloseable {
     }
   }
 
-  /** Stops publishing (bounded: waits at most 1 s for a round in progress). */
+  /**
+   * Stops publishing (bounded: waits at most 1 s for a round in progress, then interrupts it). A
+   * round in progress is let finish rather than interrupted at once: an interrupt inside a
+   * registry's file I/O closes that registry's channel ({@code ClosedByInterruptException}) for
+   * every later user of it, and logged a spurious publish failure at every {@code vnpu run} exit.
+   */
   @Override
   public void close() {
-    exec.shutdownNow();
+    exec.shutdown();
     try {
-      exec.awaitTermination(1, TimeUnit.SECONDS);
+      if (!exec.awaitTermination(1, TimeUnit.SECONDS)) exec.shutdownNow();
     } catch (InterruptedException e) {
+      exec.shutdownNow();
       Thread.currentThread().interrupt();
     }
   }

@@ -5,6 +5,7 @@ import static io.vnpu.api.model.Units.MIB;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vnpu.quota.NativeDir;
+import io.vnpu.quota.layout.RegionLayout;
 import io.vnpu.quota.model.ProcessUsage;
 import io.vnpu.quota.model.RegionConfig;
 import io.vnpu.quota.model.UsageSnapshot;
@@ -76,6 +77,52 @@ class CrossProcessTest {
       assertThat(after.devices().get(0).usedBytes()).isEqualTo(40 * MIB);
       assertThat(after.devices().get(0).reapedBytes()).isEqualTo(70 * MIB);
       assertThat(after.processes()).extracting(ProcessUsage::pid).doesNotContain((int) c.pid());
+    }
+  }
+
+  /** Writes a u64 into the region file as another process would (little-endian, in place). */
+  private static void putLong(Path f, long off, long v) throws Exception {
+    try (java.io.RandomAccessFile raf = new java.io.RandomAccessFile(f.toFile(), "rw")) {
+      raf.seek(off);
+      raf.write(
+          java.nio.ByteBuffer.allocate(8)
+              .order(java.nio.ByteOrder.LITTLE_ENDIAN)
+              .putLong(v)
+              .array());
+    }
+  }
+
+  @Test
+  void pendingBytesOfALiveNeighbourAreWaitedForNotRefusedAtOnceAndADeadOnesAreReaped()
+      throws Exception {
+    Path f = dir.resolve("r");
+    try (QuotaRegion r = regions.create(f, RegionConfig.memoryLimit(1, 100 * MIB))) {
+      Process c = client(f, "hold", "0", Long.toString(10 * MIB)); // slot 0, 10 MiB committed
+      assertThat(firstLine(c)).isEqualTo("admitted 0");
+      // the C process "stopped between its publish and its commit" of 80 MiB
+      long pending0 = RegionLayout.SLOTS_OFF + RegionLayout.S_PENDING_BYTES;
+      putLong(f, pending0, 80 * MIB);
+      MemoryAccount a = r.memoryAccount();
+      // 20 MiB fit beside the 10 committed: refusing at once would be a false refusal, so the
+      // admission waits for the live holder for the whole bound, and only then fails closed
+      long t0 = System.nanoTime();
+      assertThat(a.admit(0, 20 * MIB)).isFalse();
+      assertThat(System.nanoTime() - t0).isGreaterThanOrEqualTo(MemoryAccount.CONTENDED_WAIT_NS);
+      assertThat(a.admit(0, 91 * MIB)).isFalse(); // does not fit beside the committed 10 MiB
+      assertThat(r.usage().devices().get(0).usedBytes()).isEqualTo(10 * MIB);
+
+      c.destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL mid-admission
+      // the dead admitter's pending bytes were never committed: reaped, they only disappear
+      assertThat(a.admit(0, 20 * MIB)).isTrue();
+      UsageSnapshot s = r.usage();
+      assertThat(s.devices().get(0).usedBytes()).isEqualTo(20 * MIB);
+      assertThat(s.devices().get(0).reapedBytes()).isEqualTo(10 * MIB);
+      // minor 4: admissions are counted by commit_seq (C's 10 MiB and Java's 20 MiB), the old
+      // counter is no longer written; a value an older writer left there still reads
+      assertThat(s.devices().get(0).admissions()).isEqualTo(2);
+      long admissions0 = RegionLayout.DEVSTATE_OFF + RegionLayout.DS_ADMISSIONS;
+      putLong(f, admissions0, 41);
+      assertThat(r.usage().devices().get(0).admissions()).isEqualTo(41);
     }
   }
 

@@ -4,6 +4,7 @@ import static io.vnpu.api.model.Units.MIB;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.vnpu.quota.layout.RegionLayout;
 import io.vnpu.quota.model.RegionConfig;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
@@ -104,6 +105,86 @@ class UsageBufferTest {
       assertThat(b.processUsedBytes(2, 0)).isEqualTo(1L << 40);
       assertThat(b.processUsedBytes(2, 1)).isEqualTo(17);
       assertThat(b.processUsedBytes(1, 1)).isEqualTo(11);
+      assertThat(b.toSnapshot()).isEqualTo(r.usage());
+    }
+  }
+
+  /**
+   * Writes slots as limiter processes (or a hostile tenant) would: bytes per device, state, pid.
+   */
+  private static void writeSlots(Path file, long[][] used, int[] states)
+      throws java.io.IOException {
+    try (java.nio.channels.FileChannel ch =
+        java.nio.channels.FileChannel.open(
+            file, java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+      java.nio.MappedByteBuffer m =
+          ch.map(
+              java.nio.channels.FileChannel.MapMode.READ_WRITE, 0, RegionLayout.REGION_FILE_BYTES);
+      m.order(java.nio.ByteOrder.LITTLE_ENDIAN);
+      for (int i = 0; i < used.length; i++) {
+        int o = RegionLayout.slotOff(i);
+        m.putInt(o + RegionLayout.S_PID, 1000 + i);
+        m.putInt(o + RegionLayout.S_FLAGS, i % 2 == 0 ? RegionLayout.SLOTF_JAVA : 0);
+        for (int d = 0; d < used[i].length; d++)
+          m.putLong(o + RegionLayout.S_USED_BYTES + 8 * d, used[i][d]);
+        m.putInt(o + RegionLayout.S_STATE, states[i]);
+      }
+      m.putInt(RegionLayout.H_SLOT_HWM, used.length);
+      m.force();
+    }
+  }
+
+  /**
+   * The sums are plain while every addend is below 2^55 (256 of them cannot reach 2^63) and redone
+   * saturating otherwise: exact on both sides of that bound, saturated only past 2^63 - 1.
+   */
+  @Test
+  void sumsAreExactOnBothSidesOfThePlainSumBound() throws Exception {
+    Path file = dir.resolve("r");
+    regions.create(file, RegionConfig.memoryLimit(3, 100 * MIB)).close();
+    long below = (1L << 55) - 1;
+    long[][] used = new long[RegionLayout.REGION_SLOT_COUNT][];
+    int[] states = new int[used.length];
+    for (int i = 0; i < used.length; i++) {
+      // device 0: 256 addends just below the bound; device 1: one at the bound, the rest 1;
+      // device 2: two halves of 2^63 -> saturated
+      used[i] = new long[] {below, i == 7 ? 1L << 55 : 1, i < 2 ? 1L << 62 : 0};
+      states[i] = i % 3 == 0 ? RegionLayout.SLOT_FREE : RegionLayout.SLOT_ACTIVE;
+    }
+    writeSlots(file, used, states);
+    try (QuotaRegion r = regions.open(file)) {
+      UsageBuffer b = new UsageBuffer();
+      r.usage(b);
+      assertThat(b.usedBytes(0)).isEqualTo(256 * below);
+      assertThat(b.usedBytes(1)).isEqualTo((1L << 55) + 255);
+      assertThat(b.usedBytes(2)).isEqualTo(Long.MAX_VALUE);
+      assertThat(b.processCount()).isEqualTo(256 - 86);
+      assertThat(b.pid(0)).isEqualTo(1001);
+      assertThat(b.processUsedBytes(0, 2)).isEqualTo(1L << 62);
+      assertThat(b.toSnapshot()).isEqualTo(r.usage());
+      assertThat(b.toSnapshot().processes().get(0).java()).isFalse();
+      assertThat(b.toSnapshot().processes().get(1).java()).isTrue();
+    }
+  }
+
+  /** A one-device region: what a writer left in device 1's field is neither summed nor listed. */
+  @Test
+  void aOneDeviceRegionIgnoresTheSecondDevicesField() throws Exception {
+    Path file = dir.resolve("r");
+    regions.create(file, RegionConfig.memoryLimit(1, 100 * MIB)).close();
+    writeSlots(
+        file,
+        new long[][] {{3 * MIB, -1L}, {4 * MIB, 1L << 62}},
+        new int[] {RegionLayout.SLOT_ACTIVE, RegionLayout.SLOT_CLAIMING});
+    try (QuotaRegion r = regions.open(file)) {
+      UsageBuffer b = new UsageBuffer();
+      r.usage(b);
+      assertThat(b.deviceCount()).isEqualTo(1);
+      assertThat(b.usedBytes(0)).isEqualTo(7 * MIB);
+      assertThat(b.processUsedBytes(1, 0)).isEqualTo(4 * MIB);
+      assertThatThrownBy(() -> b.processUsedBytes(0, 1))
+          .isInstanceOf(IndexOutOfBoundsException.class);
+      assertThat(b.toSnapshot().processes()).allSatisfy(p -> assertThat(p.usedBytes()).hasSize(1));
       assertThat(b.toSnapshot()).isEqualTo(r.usage());
     }
   }

@@ -211,23 +211,21 @@ public final class MindClusterFlags {
             ? Optional.empty()
             : Optional.of(Path.of(softShareDevConfigDir));
     boolean ascendDocker = "true".equalsIgnoreCase(env.getOrDefault("ASCEND_DOCKER_RUNTIME", ""));
-    return new MindClusterOptions(
-        node,
-        env.getOrDefault("HOST_IP", ""),
-        volcanoType,
-        presetVirtualDevice,
-        Duration.ofSeconds(listWatchPeriod),
-        autoStowing,
-        hotReset,
-        shareDevCount,
-        use310PMixedInsert,
-        Duration.ofSeconds(linkdownTimeout),
-        Duration.ofSeconds(deviceResetTimeout),
-        Duration.ofSeconds(thirdPartyScanDelay),
-        softDir,
-        useSingleDieMode,
-        ascendDocker,
-        Path.of("/"),
-        enableSlowNode);
+    return MindClusterOptions.builder(node)
+        .hostIp(env.getOrDefault("HOST_IP", ""))
+        .volcanoType(volcanoType)
+        .presetVirtualDevice(presetVirtualDevice)
+        .listWatchPeriod(Duration.ofSeconds(listWatchPeriod))
+        .autoStowing(autoStowing)
+        .hotReset(hotReset)
+        .shareDevCount(shareDevCount)
+        .use310PMixedInsert(use310PMixedInsert)
+        .linkdownTimeout(Duration.ofSeconds(linkdownTimeout))
+        .deviceResetTimeout(Duration.ofSeconds(deviceResetTimeout))
+        .thirdPartyScanDelay(Duration.ofSeconds(thirdPartyScanDelay))
+        .softShareDevConfigDir(softDir)
+        .useSingleDieMode(useSingleDieMode)
+        .useAscendDocker(ascendDocker)
+        .build();
   }
 }

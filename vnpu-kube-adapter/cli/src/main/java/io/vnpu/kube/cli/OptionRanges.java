@@ -1,5 +1,6 @@
 package io.vnpu.kube.cli;
 
+import java.util.function.Function;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
@@ -10,77 +11,64 @@ import picocli.CommandLine.TypeConversionException;
 final class OptionRanges {
   private OptionRanges() {}
 
-  /** An integer in {@code [min, max]}. */
-  abstract static class IntIn implements ITypeConverter<Integer> {
-    private final int min;
-    private final int max;
-    private final String what;
-
-    IntIn(int min, int max, String what) {
-      this.min = min;
-      this.max = max;
-      this.what = what;
-    }
-
-    @Override
-    public Integer convert(String value) {
-      int v;
-      try {
-        v = Integer.parseInt(value.strip());
-      } catch (NumberFormatException e) {
-        throw new TypeConversionException(
-            "'" + value + "': expected " + what + " (" + range() + ")");
-      }
-      if (v < min || v > max) {
-        throw new TypeConversionException(
-            "'"
-                + value
-                + "': "
-                + what
-                + " must be "
-                + (max == Integer.MAX_VALUE ? range() : "in " + range()));
-      }
-      return v;
-    }
-
-    private String range() {
-      return max == Integer.MAX_VALUE ? min + " or more" : min + ".." + max;
-    }
-  }
-
-  /** A decimal number in {@code [min, max]}. */
-  abstract static class DecimalIn implements ITypeConverter<Double> {
+  /**
+   * A number in {@code [min, max]}; {@code max} {@link Integer#MAX_VALUE} means no upper bound. NaN
+   * is out of every range.
+   */
+  abstract static class NumberIn<T extends Number> implements ITypeConverter<T> {
+    private final Function<String, T> parse;
     private final double min;
     private final double max;
     private final String what;
 
-    DecimalIn(double min, double max, String what) {
+    NumberIn(Function<String, T> parse, double min, double max, String what) {
+      this.parse = parse;
       this.min = min;
       this.max = max;
       this.what = what;
     }
 
     @Override
-    public Double convert(String value) {
-      double v;
+    public T convert(String value) {
+      T v;
       try {
-        v = Double.parseDouble(value.strip());
+        v = parse.apply(value.strip());
       } catch (NumberFormatException e) {
         throw new TypeConversionException(
             "'" + value + "': expected " + what + " (" + range() + ")");
       }
-      if (!(v >= min && v <= max)) {
-        throw new TypeConversionException("'" + value + "': " + what + " must be in " + range());
+      double d = v.doubleValue();
+      if (!(d >= min && d <= max)) {
+        throw new TypeConversionException(
+            "'" + value + "': " + what + " must be " + (unbounded() ? range() : "in " + range()));
       }
       return v;
     }
 
+    private boolean unbounded() {
+      return max == Integer.MAX_VALUE;
+    }
+
     private String range() {
-      return plain(min) + ".." + plain(max);
+      return unbounded() ? plain(min) + " or more" : plain(min) + ".." + plain(max);
     }
 
     private static String plain(double d) {
       return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
+    }
+  }
+
+  /** An integer in {@code [min, max]}. */
+  abstract static class IntIn extends NumberIn<Integer> {
+    IntIn(int min, int max, String what) {
+      super(Integer::parseInt, min, max, what);
+    }
+  }
+
+  /** A decimal number in {@code [min, max]}. */
+  abstract static class DecimalIn extends NumberIn<Double> {
+    DecimalIn(double min, double max, String what) {
+      super(Double::parseDouble, min, max, what);
     }
   }
 

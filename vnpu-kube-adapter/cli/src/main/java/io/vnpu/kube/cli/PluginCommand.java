@@ -2,12 +2,15 @@ package io.vnpu.kube.cli;
 
 import io.vnpu.kube.agent.DcmiOpener;
 import io.vnpu.kube.agent.DeviceManagerOpener;
+import io.vnpu.kube.agent.NodeAgent;
 import io.vnpu.kube.agent.ResourceBackendFactory;
 import io.vnpu.kube.app.AgentFlags;
 import io.vnpu.kube.app.DefaultBackends;
+import io.vnpu.kube.app.KubeconfigFile;
 import io.vnpu.kube.app.MindClusterFlags;
 import io.vnpu.kube.app.MindClusterLauncher;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -68,6 +71,11 @@ public final class PluginCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    Optional<String> kubeconfig = KubeconfigFile.problem(env);
+    if (kubeconfig.isPresent()) {
+      spec.commandLine().getErr().println("vnpu plugin: " + kubeconfig.get());
+      return NodeAgent.EXIT_STARTUP_FAILED;
+    }
     if (mode == Mode.mindcluster) {
       return MindClusterLauncher.launch(flags, mindCluster, env, spec.commandLine().getErr());
     }

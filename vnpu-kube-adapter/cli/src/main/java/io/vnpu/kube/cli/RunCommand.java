@@ -190,12 +190,9 @@ public final class RunCommand implements Callable<Integer> {
               + MemorySize.format(npu.get().hbmBytes()));
       return 1;
     }
+    // in range: OptionRanges.CorePercent and Weight refuse anything else while parsing
     int cap = compute != null && compute.corePct != null ? compute.corePct : 0;
     int weight = compute != null && compute.weight != null ? compute.weight : cap > 0 ? cap : 1;
-    if (cap < 0 || cap > 100 || weight < 1 || weight > 10000) {
-      err.println("vnpu run: --core must be in 1..100 and --weight in 1..10000");
-      return 2;
-    }
     if (policy == SharingPolicy.FIXED_SHARE && cap == 0) {
       err.println(
           "vnpu run: --policy fixed-share needs --core PCT (the share, which is also the ceiling)");

@@ -42,6 +42,9 @@ final class UsageErrorHandler implements IParameterExceptionHandler {
   static String line(String command, String message) {
     String m = message == null ? "invalid usage" : message.strip();
     m = JAVA_CONVERSION.matcher(m).replaceFirst("$2");
+    // picocli's argument-group messages ("Error: --core=PCT, --weight=W are mutually exclusive
+    // (specify only one)") carry a prefix the line's "vnpu run: " already says
+    if (m.startsWith("Error: ")) m = m.substring("Error: ".length());
     m =
         m.replace("Invalid value for option", "invalid value for option")
             .replace("Missing required", "missing required")

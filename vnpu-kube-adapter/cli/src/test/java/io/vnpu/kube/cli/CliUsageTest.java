@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -103,6 +104,7 @@ class CliUsageTest {
         "top -n 0 | vnpu top: invalid value for option '--iterations': '0': a count must be 1 or more (see 'vnpu top --help')",
         "top --interval 0 | vnpu top: invalid value for option '--interval': '0': a number of seconds must be in 0.1..3600 (see 'vnpu top --help')",
         "demo --seconds 1 | vnpu demo: invalid value for option '--seconds': '1': a number of seconds must be in 2..3600 (see 'vnpu demo --help')",
+        "run --core 25 --weight 3 -- true | vnpu run: --core=PCT, --weight=W are mutually exclusive (specify only one) (see 'vnpu run --help')",
         "run --bogus -- true | vnpu run: unknown option: '--bogus' (see 'vnpu run --help')",
         "frobnicate | vnpu: unknown command: 'frobnicate' (see 'vnpu --help')",
         "config chek x.yaml | vnpu config: unknown command: 'chek' (see 'vnpu config --help')",
@@ -153,6 +155,28 @@ class CliUsageTest {
         .startsWith("vnpu demo: --out " + file.resolve("out") + ": cannot write there: ")
         .doesNotContain("java.")
         .doesNotContain("Exception");
+  }
+
+  @Test
+  void draWithAMissingKubeconfigIsOneLine(@TempDir Path dir) {
+    Path missing = dir.resolve("kubeconfig");
+    Run r = run("dra", "--node-name", "n1", "--kubeconfig", missing.toString());
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err())
+        .isEqualTo("vnpu dra: --kubeconfig " + missing + ": no such file" + System.lineSeparator());
+  }
+
+  @Test
+  void pluginWithAMissingKubeconfigIsOneLine(@TempDir Path dir) {
+    Path missing = dir.resolve("kubeconfig");
+    StringWriter err = new StringWriter();
+    CommandLine cl =
+        new CommandLine(new PluginCommand(null, null, Map.of("KUBECONFIG", missing.toString())));
+    cl.setErr(new PrintWriter(err, true));
+    assertThat(cl.execute("--mode", "mindcluster", "--simulate")).isEqualTo(2);
+    assertThat(err.toString())
+        .isEqualTo(
+            "vnpu plugin: KUBECONFIG=" + missing + ": no such file" + System.lineSeparator());
   }
 
   @Test

@@ -134,6 +134,8 @@ class HelmChartTest {
     assertThat(mount(c, opts.nodeConfigFile().orElseThrow()).getSubPath())
         .isEqualTo("node-config.yaml");
     assertThat(env(c).get("JAVA_TOOL_OPTIONS")).startsWith("-Xmx64m -XX:MaxMetaspaceSize=96m");
+    // glibc's arenas bounded, as measured (docs/benchmarks.md "Issue 29: node agent RSS")
+    assertThat(env(c).get("MALLOC_ARENA_MAX")).isEqualTo("2");
     // the image's limiter location is the agent's default, so the flag and the image agree
     assertThat(opts.limiter().assetsDir()).isEqualTo(Path.of("/usr/local/hami-vnpu-core-assets"));
 

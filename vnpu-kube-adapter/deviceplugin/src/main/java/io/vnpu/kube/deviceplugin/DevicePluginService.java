@@ -247,24 +247,32 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase
         response.addContainerResponses(ProtoMapping.containerResponse(manager.allocate(ids)));
       } catch (AllocationException e) {
         log.warn("{} refused: {}", where, e.getMessage());
-        out.onError(
-            Status.INVALID_ARGUMENT
-                .withDescription(where + ": " + e.getMessage())
-                .withCause(e)
-                .asRuntimeException());
+        out.onError(refused(where, e));
         return;
       } catch (RuntimeException e) {
-        log.error("{} failed", where, e);
-        out.onError(
-            Status.INTERNAL
-                .withDescription(where + " failed: " + e)
-                .withCause(e)
-                .asRuntimeException());
+        out.onError(failed(where, e));
         return;
       }
     }
     out.onNext(response.build());
     out.onCompleted();
+  }
+
+  /** INVALID_ARGUMENT for a container request the resource manager refused. */
+  private static StatusRuntimeException refused(String where, Exception e) {
+    return Status.INVALID_ARGUMENT
+        .withDescription(where + ": " + e.getMessage())
+        .withCause(e)
+        .asRuntimeException();
+  }
+
+  /** INTERNAL for a resource manager that failed on a container request; logged with its trace. */
+  private static StatusRuntimeException failed(String where, RuntimeException e) {
+    log.error("{} failed", where, e);
+    return Status.INTERNAL
+        .withDescription(where + " failed: " + e)
+        .withCause(e)
+        .asRuntimeException();
   }
 
   @Override
@@ -307,19 +315,10 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase
       try {
         chosen = manager.preferredAllocation(available, mustInclude, size);
       } catch (IllegalArgumentException e) {
-        out.onError(
-            Status.INVALID_ARGUMENT
-                .withDescription(where + ": " + e.getMessage())
-                .withCause(e)
-                .asRuntimeException());
+        out.onError(refused(where, e));
         return;
       } catch (RuntimeException e) {
-        log.error("{} failed", where, e);
-        out.onError(
-            Status.INTERNAL
-                .withDescription(where + " failed: " + e)
-                .withCause(e)
-                .asRuntimeException());
+        out.onError(failed(where, e));
         return;
       }
       String wrong = validateAnswer(available, mustInclude, size, chosen);

@@ -83,21 +83,22 @@ final class DraTestBed {
   Duration claimReconcile = Duration.ofMillis(300);
 
   DraOptions options() {
-    return new DraOptions(
-            NODE,
-            DRIVER,
-            cdi,
-            "npu",
-            registrar,
-            plugins,
-            hardVnpu,
-            healthcheckPort,
-            dev,
-            mounts,
-            Duration.ofMillis(300))
-        .withSoftSlicing(softSlicing, capacityNames)
-        .withChipModes(chipModes, sharedCounters)
-        .withClaimReconcile(claimReconcile);
+    return DraOptions.builder(NODE)
+        .driverName(DRIVER)
+        .cdiRoot(cdi)
+        .registrarDir(registrar)
+        .pluginsDir(plugins)
+        .enableHardVnpu(hardVnpu)
+        .healthcheckPort(healthcheckPort)
+        .devRoot(dev)
+        .mountRoot(mounts)
+        .resync(Duration.ofMillis(300))
+        .enableSoftSlicing(softSlicing)
+        .capacityNames(capacityNames)
+        .chipModes(chipModes)
+        .sharedCounters(sharedCounters)
+        .claimReconcile(claimReconcile)
+        .build();
   }
 
   /** {@code --pod-uid}: rolling-update socket names; null: the standard ones. */

@@ -64,99 +64,160 @@ public record HamiOptions(
    * devicepairscore} emitted, the limiter verified in the soft-split layout's limiter directory.
    */
   public static HamiOptions defaults(String nodeName) {
-    return new HamiOptions(
-        nodeName,
-        Duration.ofSeconds(1),
-        Duration.ofSeconds(30),
-        Duration.ofSeconds(5),
-        Duration.ofSeconds(60),
-        Duration.ofMinutes(10),
-        HardSplitStrategy.RUNTIME_CREATES_VNPU,
-        SoftSplitLayout.upstream(Path.of(SoftSplitLayout.DEFAULT_HOOK_PATH)),
-        Optional.empty(),
-        DecodeVariant.PRESERVE_EMPTY,
-        true,
-        Optional.empty());
+    return builder(nodeName).build();
+  }
+
+  /** A builder starting from the upstream defaults ({@link #defaults(String)}) for a node. */
+  public static Builder builder(String nodeName) {
+    return new Builder(nodeName);
+  }
+
+  /** A builder starting from these options. */
+  public Builder toBuilder() {
+    return new Builder(this);
   }
 
   public HamiOptions withHardSplit(HardSplitStrategy s) {
-    return new HamiOptions(
-        nodeName,
-        reportTimeOffset,
-        registerPeriod,
-        retryDelay,
-        checkIdleVnpuInterval,
-        idleVnpuGrace,
-        s,
-        softLayout,
-        regions,
-        decodeVariant,
-        emitDevicePairScore,
-        limiterGate);
+    return toBuilder().hardSplit(s).build();
   }
 
   public HamiOptions withSoftSplit(SoftSplitLayout layout, Optional<QuotaRegionFactory> factory) {
-    return new HamiOptions(
-        nodeName,
-        reportTimeOffset,
-        registerPeriod,
-        retryDelay,
-        checkIdleVnpuInterval,
-        idleVnpuGrace,
-        hardSplit,
-        layout,
-        factory,
-        decodeVariant,
-        emitDevicePairScore,
-        limiterGate);
+    return toBuilder().softLayout(layout).regions(factory).build();
   }
 
   public HamiOptions withIdleVnpu(Duration checkInterval, Duration grace) {
-    return new HamiOptions(
-        nodeName,
-        reportTimeOffset,
-        registerPeriod,
-        retryDelay,
-        checkInterval,
-        grace,
-        hardSplit,
-        softLayout,
-        regions,
-        decodeVariant,
-        emitDevicePairScore,
-        limiterGate);
+    return toBuilder().checkIdleVnpuInterval(checkInterval).idleVnpuGrace(grace).build();
   }
 
   public HamiOptions withReportTimeOffset(Duration offset) {
-    return new HamiOptions(
-        nodeName,
-        offset,
-        registerPeriod,
-        retryDelay,
-        checkIdleVnpuInterval,
-        idleVnpuGrace,
-        hardSplit,
-        softLayout,
-        regions,
-        decodeVariant,
-        emitDevicePairScore,
-        limiterGate);
+    return toBuilder().reportTimeOffset(offset).build();
   }
 
   /** Replaces the check run before soft-split Allocate answers (see {@link #limiterGate()}). */
   public HamiOptions withLimiterGate(LimiterGate gate) {
-    return new HamiOptions(
-        nodeName,
-        reportTimeOffset,
-        registerPeriod,
-        retryDelay,
-        checkIdleVnpuInterval,
-        idleVnpuGrace,
-        hardSplit,
-        softLayout,
-        regions,
-        decodeVariant,
-        emitDevicePairScore,
-        Optional.of(gate));
+    return toBuilder().limiterGate(Optional.of(gate)).build();
+  }
+
+  /** Options field by field, from the upstream defaults or from other options. */
+  public static final class Builder {
+    private String nodeName;
+    private Duration reportTimeOffset = Duration.ofSeconds(1);
+    private Duration registerPeriod = Duration.ofSeconds(30);
+    private Duration retryDelay = Duration.ofSeconds(5);
+    private Duration checkIdleVnpuInterval = Duration.ofSeconds(60);
+    private Duration idleVnpuGrace = Duration.ofMinutes(10);
+    private HardSplitStrategy hardSplit = HardSplitStrategy.RUNTIME_CREATES_VNPU;
+    private SoftSplitLayout softLayout =
+        SoftSplitLayout.upstream(Path.of(SoftSplitLayout.DEFAULT_HOOK_PATH));
+    private Optional<QuotaRegionFactory> regions = Optional.empty();
+    private DecodeVariant decodeVariant = DecodeVariant.PRESERVE_EMPTY;
+    private boolean emitDevicePairScore = true;
+    private Optional<LimiterGate> limiterGate = Optional.empty();
+
+    private Builder(String nodeName) {
+      this.nodeName = nodeName;
+    }
+
+    private Builder(HamiOptions o) {
+      nodeName = o.nodeName;
+      reportTimeOffset = o.reportTimeOffset;
+      registerPeriod = o.registerPeriod;
+      retryDelay = o.retryDelay;
+      checkIdleVnpuInterval = o.checkIdleVnpuInterval;
+      idleVnpuGrace = o.idleVnpuGrace;
+      hardSplit = o.hardSplit;
+      softLayout = o.softLayout;
+      regions = o.regions;
+      decodeVariant = o.decodeVariant;
+      emitDevicePairScore = o.emitDevicePairScore;
+      limiterGate = o.limiterGate;
+    }
+
+    /** {@code --report_time_offset}. */
+    public Builder reportTimeOffset(Duration offset) {
+      reportTimeOffset = offset;
+      return this;
+    }
+
+    /** Delay between registration rounds. */
+    public Builder registerPeriod(Duration period) {
+      registerPeriod = period;
+      return this;
+    }
+
+    /** Delay after a failed round. */
+    public Builder retryDelay(Duration delay) {
+      retryDelay = delay;
+      return this;
+    }
+
+    /** {@code --check_idle_vnpu_interval}. */
+    public Builder checkIdleVnpuInterval(Duration interval) {
+      checkIdleVnpuInterval = interval;
+      return this;
+    }
+
+    /** How long a vNPU must stay unused before the cleanup destroys it. */
+    public Builder idleVnpuGrace(Duration grace) {
+      idleVnpuGrace = grace;
+      return this;
+    }
+
+    /** Who creates hard-split vNPUs. */
+    public Builder hardSplit(HardSplitStrategy strategy) {
+      hardSplit = strategy;
+      return this;
+    }
+
+    /** Host paths of soft slicing. */
+    public Builder softLayout(SoftSplitLayout layout) {
+      softLayout = layout;
+      return this;
+    }
+
+    /** Creates per-container quota regions; empty leaves it to the limiter. */
+    public Builder regions(Optional<QuotaRegionFactory> factory) {
+      regions = factory;
+      return this;
+    }
+
+    /** Devices-to-allocate decoding. */
+    public Builder decodeVariant(DecodeVariant variant) {
+      decodeVariant = variant;
+      return this;
+    }
+
+    /** Register annotation {@code "devicepairscore":{}}. */
+    public Builder emitDevicePairScore(boolean emit) {
+      emitDevicePairScore = emit;
+      return this;
+    }
+
+    /** Checked before every soft-split Allocate answers; empty: the limiter files are verified. */
+    public Builder limiterGate(Optional<LimiterGate> gate) {
+      limiterGate = gate;
+      return this;
+    }
+
+    /**
+     * The options.
+     *
+     * @throws IllegalArgumentException when the node name is blank
+     */
+    public HamiOptions build() {
+      return new HamiOptions(
+          nodeName,
+          reportTimeOffset,
+          registerPeriod,
+          retryDelay,
+          checkIdleVnpuInterval,
+          idleVnpuGrace,
+          hardSplit,
+          softLayout,
+          regions,
+          decodeVariant,
+          emitDevicePairScore,
+          limiterGate);
+    }
   }
 }

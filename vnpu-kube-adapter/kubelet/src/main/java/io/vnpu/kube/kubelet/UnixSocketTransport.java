@@ -30,15 +30,14 @@ import java.util.concurrent.TimeUnit;
  * type and both event loop groups are always set explicitly: grpc-netty would otherwise pick epoll
  * groups whenever epoll happens to be on the classpath.
  *
- * <p>Every server and channel allocates its buffers unpooled ({@link #ALLOCATOR}): the kubelet
- * sends a few small messages per pod, and grpc-netty's pooled allocator committed a 4 MiB direct
- * arena chunk for them that stayed resident for the life of the agent (6 MiB of VmRSS of the DRA
- * plugin, docs/benchmarks.md "Issue 29: DRA plugin RSS").
+ * <p>Buffers come from Netty's unpooled allocator: the peers here (kubelet, device plugin, DRA
+ * driver) exchange a few small messages a second at most, and grpc-netty's default pooled allocator
+ * keeps chunks of at least 2 MiB resident per arena for them (about 7 MiB of the node agent's RSS,
+ * docs/benchmarks.md "Issue 29: node agent RSS").
  */
 public final class UnixSocketTransport implements AutoCloseable {
 
-  /** The buffer allocator of every server child channel and client channel built here. */
-  static final ByteBufAllocator ALLOCATOR = UnpooledByteBufAllocator.DEFAULT;
+  private static final ByteBufAllocator ALLOCATOR = UnpooledByteBufAllocator.DEFAULT;
 
   private final EventLoopGroup group;
 

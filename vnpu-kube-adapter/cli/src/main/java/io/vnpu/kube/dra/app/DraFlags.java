@@ -2,7 +2,6 @@ package io.vnpu.kube.dra.app;
 
 import io.vnpu.kube.dra.DraOptions;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Optional;
 import picocli.CommandLine.Option;
 
@@ -21,14 +20,14 @@ public final class DraFlags {
 
   @Option(
       names = "--driver-name",
-      defaultValue = "${env:DRIVER_NAME:-npu.huawei.com}",
+      defaultValue = "${env:DRIVER_NAME:-" + DraOptions.DEFAULT_DRIVER + "}",
       paramLabel = "NAME",
       description = "DRA driver name (env DRIVER_NAME; default: ${DEFAULT-VALUE}).")
   String driverName;
 
   @Option(
       names = "--cdi-root",
-      defaultValue = "${env:CDI_ROOT:-/etc/cdi}",
+      defaultValue = "${env:CDI_ROOT:-" + DraOptions.DEFAULT_CDI_ROOT + "}",
       paramLabel = "DIR",
       description =
           "Directory the container runtime reads CDI specs from (env CDI_ROOT;"
@@ -37,7 +36,7 @@ public final class DraFlags {
 
   @Option(
       names = "--device-profile",
-      defaultValue = "${env:DEVICE_PROFILE:-npu}",
+      defaultValue = "${env:DEVICE_PROFILE:-" + DraOptions.PROFILE_NPU + "}",
       paramLabel = "PROFILE",
       description =
           "Device profile (env DEVICE_PROFILE; default:"
@@ -46,7 +45,8 @@ public final class DraFlags {
 
   @Option(
       names = "--kubelet-registrar-directory-path",
-      defaultValue = "${env:KUBELET_REGISTRAR_DIRECTORY_PATH:-/var/lib/kubelet/plugins_registry}",
+      defaultValue =
+          "${env:KUBELET_REGISTRAR_DIRECTORY_PATH:-" + DraOptions.DEFAULT_REGISTRAR_DIR + "}",
       paramLabel = "DIR",
       description =
           "The kubelet's plugin registration directory (env"
@@ -55,7 +55,8 @@ public final class DraFlags {
 
   @Option(
       names = "--kubelet-plugins-directory-path",
-      defaultValue = "${env:KUBELET_PLUGINS_DIRECTORY_PATH:-/var/lib/kubelet/plugins}",
+      defaultValue =
+          "${env:KUBELET_PLUGINS_DIRECTORY_PATH:-" + DraOptions.DEFAULT_PLUGINS_DIR + "}",
       paramLabel = "DIR",
       description =
           "Parent of the plugin's data directory (env"
@@ -288,23 +289,22 @@ public final class DraFlags {
    * @throws IllegalArgumentException naming the flag and value when one is invalid
    */
   public DraOptions toOptions(Path devRoot, Path mountRoot) {
-    return new DraOptions(
-            nodeName,
-            driverName,
-            cdiRoot,
-            deviceProfile,
-            registrarDir,
-            pluginsDir,
-            enableHardVnpu,
-            healthcheckPort,
-            devRoot,
-            mountRoot,
-            Duration.ofSeconds(30),
-            enableSoftSlicing,
-            io.vnpu.kube.dra.modes.SoftCapacityNames.parse(capacityNames))
-        .withChipModes(
-            io.vnpu.kube.dra.modes.ChipModePins.parse(chipModes, enableHardVnpu, enableSoftSlicing),
-            sharedCounters());
+    return DraOptions.builder(nodeName)
+        .driverName(driverName)
+        .cdiRoot(cdiRoot)
+        .deviceProfile(deviceProfile)
+        .registrarDir(registrarDir)
+        .pluginsDir(pluginsDir)
+        .enableHardVnpu(enableHardVnpu)
+        .healthcheckPort(healthcheckPort)
+        .devRoot(devRoot)
+        .mountRoot(mountRoot)
+        .enableSoftSlicing(enableSoftSlicing)
+        .capacityNames(io.vnpu.kube.dra.modes.SoftCapacityNames.parse(capacityNames))
+        .chipModes(
+            io.vnpu.kube.dra.modes.ChipModePins.parse(chipModes, enableHardVnpu, enableSoftSlicing))
+        .sharedCounters(sharedCounters())
+        .build();
   }
 
   /**

@@ -13,6 +13,7 @@ import io.vnpu.api.spi.DeviceManager;
 import io.vnpu.dcmi.DcmiDeviceManager;
 import io.vnpu.dcmi.DcmiNodeSelector;
 import io.vnpu.dcmi.PcieInfo;
+import io.vnpu.kube.app.KubeconfigFile;
 import io.vnpu.kube.dra.DraOptions;
 import io.vnpu.kube.dra.DraPlugin;
 import io.vnpu.kube.dra.devices.NpuDeviceFacts;
@@ -22,7 +23,6 @@ import io.vnpu.kube.metrics.RequestMetrics;
 import io.vnpu.kube.observe.HealthCheck;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
@@ -70,11 +70,13 @@ public final class DraLauncher {
     Optional<DcmiNodeSelector.OpenNode> simulated = Optional.empty();
     DraOptions options;
     DeviceConfig deviceConfig = new DeviceConfig(false, List.of());
+    Config kubeConfig;
     try {
       // flags first: a usage error is reported as such, before any driver is looked for
       options = flags.toOptions(devRoot, mountRoot);
       flags.sockets(options);
       flags.metricsPort();
+      kubeConfig = KubeconfigFile.load(flags.kubeconfig());
       if (flags.enableHardVnpu && flags.deviceConfig().isPresent()) {
         deviceConfig =
             new DeviceConfigLoader(w -> log.warn("{}", w)).load(flags.deviceConfig().get()).value();
@@ -107,8 +109,8 @@ public final class DraLauncher {
     }
     KubernetesClient client;
     try {
-      client = new KubernetesClientBuilder().withConfig(config(flags)).build();
-    } catch (IOException | RuntimeException e) {
+      client = new KubernetesClientBuilder().withConfig(kubeConfig).build();
+    } catch (RuntimeException e) {
       say(
           command
               + ": --kubeconfig "
@@ -262,13 +264,6 @@ public final class DraLauncher {
   private void say(String line) {
     err.println(line);
     err.flush();
-  }
-
-  private static Config config(DraFlags flags) throws IOException {
-    if (flags.kubeconfig().isPresent()) {
-      return Config.fromKubeconfig(Files.readString(flags.kubeconfig().get()));
-    }
-    return Config.autoConfigure(null);
   }
 
   private static Optional<String> pciBusId(DcmiDeviceManager m, Npu npu) {

@@ -40,10 +40,7 @@ final class AdmissionRules {
       long used = sharedMib(prepared, d.deviceName(), plan.uid(), chipMib);
       if (used + want > chipMib) {
         throw new PlanException(
-            "ResourceClaim "
-                + plan.namespace()
-                + "/"
-                + plan.name()
+            name(plan)
                 + ": device "
                 + d.deviceName()
                 + " share "
@@ -83,10 +80,7 @@ final class AdmissionRules {
             && !e.adminAccess()
             && (heldWhole(plan, d) || heldWhole(plan, e))) {
           throw new PlanException(
-              "ResourceClaim "
-                  + plan.namespace()
-                  + "/"
-                  + plan.name()
+              name(plan)
                   + ": device "
                   + d.deviceName()
                   + " is allocated twice (shareID "
@@ -96,49 +90,27 @@ final class AdmissionRules {
                   + ") and one of them is the whole chip");
         }
       }
-      for (PreparedClaim other : prepared.preparedClaims().values()) {
-        if (other.uid().equals(plan.uid())) {
+      for (Held h : heldByOthers(prepared, plan.uid())) {
+        PreparedDevice o = h.device();
+        if (!o.deviceName().equals(d.deviceName())) {
           continue;
         }
-        for (PreparedDevice o : other.devices()) {
-          if (!o.deviceName().equals(d.deviceName()) || o.adminAccess()) {
-            continue;
-          }
-          if (d.shareId() == null && o.shareId() == null) {
-            throw new PlanException(
-                "device "
-                    + d.deviceName()
-                    + " is already prepared for"
-                    + " ResourceClaim "
-                    + other.namespace()
-                    + "/"
-                    + other.name()
-                    + " (uid "
-                    + other.uid()
-                    + ")");
-          }
-          if (heldWhole(plan, d) || heldWhole(other, o)) {
-            throw new PlanException(
-                "ResourceClaim "
-                    + plan.namespace()
-                    + "/"
-                    + plan.name()
-                    + ": device "
-                    + d.deviceName()
-                    + " shareID "
-                    + d.shareId()
-                    + ": the device is"
-                    + " held by ResourceClaim "
-                    + other.namespace()
-                    + "/"
-                    + other.name()
-                    + " (uid "
-                    + other.uid()
-                    + ", shareID "
-                    + o.shareId()
-                    + ") and one of them is the whole"
-                    + " chip");
-          }
+        if (d.shareId() == null && o.shareId() == null) {
+          throw new PlanException(
+              "device " + d.deviceName() + " is already prepared for " + holder(h.claim()) + ")");
+        }
+        if (heldWhole(plan, d) || heldWhole(h.claim(), o)) {
+          throw new PlanException(
+              name(plan)
+                  + ": device "
+                  + d.deviceName()
+                  + " shareID "
+                  + d.shareId()
+                  + ": the device is held by "
+                  + holder(h.claim())
+                  + ", shareID "
+                  + o.shareId()
+                  + ") and one of them is the whole chip");
         }
       }
     }
@@ -169,10 +141,7 @@ final class AdmissionRules {
       String before = mine.putIfAbsent(d.physicalId(), d.deviceName());
       if (before != null && !before.equals(d.deviceName())) {
         throw new PlanException(
-            "ResourceClaim "
-                + plan.namespace()
-                + "/"
-                + plan.name()
+            name(plan)
                 + ": devices "
                 + before
                 + " and "
@@ -181,34 +150,20 @@ final class AdmissionRules {
                 + d.physicalId()
                 + ") in different sharing modes");
       }
-      for (PreparedClaim other : prepared.preparedClaims().values()) {
-        if (other.uid().equals(plan.uid())) {
-          continue;
-        }
-        for (PreparedDevice o : other.devices()) {
-          if (o.physicalId() == d.physicalId()
-              && !o.adminAccess()
-              && !o.deviceName().equals(d.deviceName())) {
-            throw new PlanException(
-                "ResourceClaim "
-                    + plan.namespace()
-                    + "/"
-                    + plan.name()
-                    + ": device "
-                    + d.deviceName()
-                    + ": its chip (phy ID "
-                    + d.physicalId()
-                    + ") is held through device "
-                    + o.deviceName()
-                    + " by ResourceClaim "
-                    + other.namespace()
-                    + "/"
-                    + other.name()
-                    + " (uid "
-                    + other.uid()
-                    + "); one sharing mode per chip"
-                    + " at a time");
-          }
+      for (Held h : heldByOthers(prepared, plan.uid())) {
+        PreparedDevice o = h.device();
+        if (o.physicalId() == d.physicalId() && !o.deviceName().equals(d.deviceName())) {
+          throw new PlanException(
+              name(plan)
+                  + ": device "
+                  + d.deviceName()
+                  + ": its chip (phy ID "
+                  + d.physicalId()
+                  + ") is held through device "
+                  + o.deviceName()
+                  + " by "
+                  + holder(h.claim())
+                  + "); one sharing mode per chip at a time");
         }
       }
     }
@@ -232,24 +187,17 @@ final class AdmissionRules {
     for (var e : want.entrySet()) {
       long mem = e.getValue()[0];
       long cores = e.getValue()[1];
-      for (PreparedClaim other : prepared.preparedClaims().values()) {
-        if (other.uid().equals(plan.uid())) {
-          continue;
-        }
-        for (PreparedDevice o : other.devices()) {
-          if (o.deviceName().equals(e.getKey()) && o.soft() != null && !o.adminAccess()) {
-            mem += o.soft().memoryBytes();
-            cores += o.soft().cores();
-          }
+      for (Held h : heldByOthers(prepared, plan.uid())) {
+        PreparedDevice o = h.device();
+        if (o.deviceName().equals(e.getKey()) && o.soft() != null) {
+          mem += o.soft().memoryBytes();
+          cores += o.soft().cores();
         }
       }
       long hbm = inventory.find(e.getKey()).map(n -> n.hbmBytes()).orElse(0L);
       if (mem > hbm || cores > 100) {
         throw new PlanException(
-            "ResourceClaim "
-                + plan.namespace()
-                + "/"
-                + plan.name()
+            name(plan)
                 + ": device "
                 + e.getKey()
                 + ": soft shares would hold "
@@ -270,16 +218,44 @@ final class AdmissionRules {
    */
   private static long sharedMib(Checkpoint prepared, String deviceName, String uid, long chipMib) {
     long used = 0;
+    for (Held h : heldByOthers(prepared, uid)) {
+      PreparedDevice o = h.device();
+      if (o.deviceName().equals(deviceName) && o.shareId() != null) {
+        used += o.vnpu() != null ? o.vnpu().memoryMib() : chipMib;
+      }
+    }
+    return used;
+  }
+
+  /** A device a prepared claim holds. */
+  private record Held(PreparedClaim claim, PreparedDevice device) {}
+
+  /**
+   * The devices the claims in {@code prepared} other than {@code uid} hold, admin access left out
+   * (monitoring only, it never conflicts).
+   */
+  private static List<Held> heldByOthers(Checkpoint prepared, String uid) {
+    List<Held> held = new java.util.ArrayList<>();
     for (PreparedClaim other : prepared.preparedClaims().values()) {
       if (other.uid().equals(uid)) {
         continue;
       }
       for (PreparedDevice o : other.devices()) {
-        if (o.deviceName().equals(deviceName) && !o.adminAccess() && o.shareId() != null) {
-          used += o.vnpu() != null ? o.vnpu().memoryMib() : chipMib;
+        if (!o.adminAccess()) {
+          held.add(new Held(other, o));
         }
       }
     }
-    return used;
+    return held;
+  }
+
+  /** {@code ResourceClaim <namespace>/<name>}. */
+  private static String name(PreparedClaim c) {
+    return "ResourceClaim " + c.namespace() + "/" + c.name();
+  }
+
+  /** {@code ResourceClaim <namespace>/<name> (uid <uid>}: the caller closes the parenthesis. */
+  private static String holder(PreparedClaim c) {
+    return name(c) + " (uid " + c.uid();
   }
 }

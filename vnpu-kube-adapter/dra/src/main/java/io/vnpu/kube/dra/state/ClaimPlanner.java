@@ -120,6 +120,7 @@ public final class ClaimPlanner {
       List<DeviceRequestAllocationResult> results = alloc.getResults();
       for (int i = 0; i < results.size(); i++) {
         DeviceRequestAllocationResult r = results.get(i);
+        String at = where + ": status.allocation.devices.results[" + i + "]";
         if (!driverName.equals(r.getDriver())) {
           continue; // another driver's device: that driver's plugin prepares it
         }
@@ -127,10 +128,8 @@ public final class ClaimPlanner {
           // every pool of this driver is one node's: the kubelet asked the wrong node, or the
           // allocation is stale; preparing the rest as if complete would hide it
           throw new PlanException(
-              where
-                  + ": status.allocation.devices.results["
-                  + i
-                  + "].pool = "
+              at
+                  + ".pool = "
                   + r.getPool()
                   + ": a pool of driver "
                   + driverName
@@ -145,10 +144,8 @@ public final class ClaimPlanner {
         }
         if (npu == null) {
           throw new PlanException(
-              where
-                  + ": status.allocation.devices.results["
-                  + i
-                  + "].device = "
+              at
+                  + ".device = "
                   + r.getDevice()
                   + ": not a device this node offers in pool "
                   + poolName
@@ -160,7 +157,6 @@ public final class ClaimPlanner {
         String cdiName = uid + "-" + r.getDevice() + (shareId == null ? "" : "-" + shareId);
         NpuConfig config = configs.forRequest(r.getRequest());
         ChipMode mode = modes.modeOf(npu, r.getDevice());
-        String at = where + ": status.allocation.devices.results[" + i + "]";
         VnpuRecord vnpu = null;
         SoftShareRecord share = null;
         if (Boolean.TRUE.equals(r.getAdminAccess())) {
@@ -185,7 +181,7 @@ public final class ClaimPlanner {
           }
           expectSharing(at, config, NpuConfig.Sharing.WHOLE, "allocated whole (no shareID)");
         } else if (mode == ChipMode.HARD_VNPU) {
-          vnpu = vnpuFor(where, i, r, npu, modes.templatesFor(npu).orElseThrow()).orElse(null);
+          vnpu = vnpuFor(at, r, npu, modes.templatesFor(npu).orElseThrow()).orElse(null);
           if (vnpu == null) {
             expectSharing(
                 at,
@@ -242,8 +238,7 @@ public final class ClaimPlanner {
    * No consumed capacity, or a template-less fit (the chip's full size), is the whole chip.
    */
   private java.util.Optional<VnpuRecord> vnpuFor(
-      String where, int i, DeviceRequestAllocationResult r, Npu npu, ChipConfig chip)
-      throws PlanException {
+      String at, DeviceRequestAllocationResult r, Npu npu, ChipConfig chip) throws PlanException {
     Map<String, Quantity> consumed = r.getConsumedCapacity();
     Quantity q = consumed == null ? null : consumed.get(NpuSliceDevices.MEM_CAPACITY);
     if (q == null) {
@@ -254,23 +249,13 @@ public final class ClaimPlanner {
       bytes = Quantity.getAmountInBytes(q).longValueExact();
     } catch (RuntimeException e) {
       throw new PlanException(
-          where
-              + ": status.allocation.devices.results["
-              + i
-              + "].consumedCapacity.memCapacity = "
-              + q
-              + ": not a byte quantity");
+          at + ".consumedCapacity.memCapacity = " + q + ": not a byte quantity");
     }
     if (bytes < 1) {
       // never what the scheduler charges (validValues are template sizes); rounding it up would
       // hand out the smallest template for a forged or stale amount
       throw new PlanException(
-          where
-              + ": status.allocation.devices.results["
-              + i
-              + "].consumedCapacity.memCapacity = "
-              + q
-              + ": not a positive byte quantity");
+          at + ".consumedCapacity.memCapacity = " + q + ": not a positive byte quantity");
     }
     long mib = (bytes + Units.MIB - 1) / Units.MIB;
     TemplateChoice choice = chip.trim(mib);
@@ -282,10 +267,8 @@ public final class ClaimPlanner {
       return java.util.Optional.empty();
     }
     throw new PlanException(
-        where
-            + ": status.allocation.devices.results["
-            + i
-            + "].consumedCapacity.memCapacity = "
+        at
+            + ".consumedCapacity.memCapacity = "
             + q
             + ": more than chip "
             + npu.chipName()

@@ -437,11 +437,7 @@ public final class DeviceState {
     }
     // CDI first, then the checkpoint: a crash in between checks again and finds the same
     for (String uid : o.dropped()) {
-      try {
-        cdi.delete(uid);
-      } catch (IOException e) {
-        log.warn("{}", e.getMessage());
-      }
+      deleteSpecQuietly(uid);
     }
     for (PreparedClaim c : o.checkpoint().preparedClaims().values()) {
       if (c.state() == ClaimState.PrepareCompleted
@@ -500,6 +496,17 @@ public final class DeviceState {
     return plan.devices().stream().anyMatch(d -> d.vnpu() != null || d.soft() != null);
   }
 
+  /**
+   * Removes a claim's CDI spec; a failure is logged (the spec is found again at the next start).
+   */
+  private void deleteSpecQuietly(String uid) {
+    try {
+      cdi.delete(uid);
+    } catch (IOException e) {
+      log.warn("{}", e.getMessage());
+    }
+  }
+
   private void writeSpec(PreparedClaim plan) throws IOException {
     Optional<CdiSpec> spec = specs.build(plan);
     if (spec.isPresent()) {
@@ -520,11 +527,7 @@ public final class DeviceState {
     }
     hardVnpus.destroyQuietly(created);
     softShares.releaseQuietly(created);
-    try {
-      cdi.delete(created.uid());
-    } catch (IOException e) {
-      log.warn("{}", e.getMessage());
-    }
+    deleteSpecQuietly(created.uid());
     checkpoint = checkpoint.without(created.uid());
   }
 
@@ -545,11 +548,7 @@ public final class DeviceState {
     if (!refused.isEmpty()) {
       log.warn("rolling back ResourceClaim uid {}: {}", entry.uid(), refused);
     }
-    try {
-      cdi.delete(entry.uid());
-    } catch (IOException e) {
-      log.warn("{}", e.getMessage());
-    }
+    deleteSpecQuietly(entry.uid());
     save(checkpoint.without(entry.uid()));
   }
 
@@ -632,11 +631,7 @@ public final class DeviceState {
           checkpoint = checkpoint.withVnpuCheckPending(true); // swept once DCMI answers
         }
         softShares.releaseQuietly(c);
-        try {
-          cdi.delete(c.uid());
-        } catch (IOException e) {
-          log.warn("{}", e.getMessage());
-        }
+        deleteSpecQuietly(c.uid());
         checkpoint = checkpoint.without(c.uid());
       } else if (!cdi.exists(c.uid())
           && !(checkpoint.vnpuCheckPending() && HardVnpus.holds(c))) { // else written once checked
@@ -663,11 +658,7 @@ public final class DeviceState {
         // written by a prepare that crashed before recording it: the kubelet retries that
         // prepare (and gets a new file) or the claim is gone
         log.info("removing CDI spec {}: no prepared claim with uid {}", cdi.specPath(uid), uid);
-        try {
-          cdi.delete(uid);
-        } catch (IOException e) {
-          log.warn("{}", e.getMessage());
-        }
+        deleteSpecQuietly(uid);
       }
     }
     softShares.sweep(checkpoint);

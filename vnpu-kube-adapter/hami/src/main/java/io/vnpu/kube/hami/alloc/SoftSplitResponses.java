@@ -81,40 +81,10 @@ public final class SoftSplitResponses {
    * the registries under {@link SoftSplitLayout#CONTAINER_SHARED_REGION}.
    *
    * @param containerDir host directory of this container ({@link SoftSplitLayout#containerDir})
+   * @param agentRegistry the shared-region mount is the agent's registry directory, read-only
+   *     ({@link #mounts(SoftSplitLayout, Path, boolean)})
+   * @param policy the pod's asked sharing policy ({@link #askedPolicy})
    * @throws AllocationException as {@link #build} and {@link #quotas}
-   */
-  public static SlicePlan plan(
-      List<ContainerDevice> devices,
-      Map<String, RuntimeInfo> info,
-      NodeDevices npus,
-      String runtimeInfoKey,
-      SoftSplitLayout layout,
-      Path containerDir)
-      throws AllocationException {
-    return plan(devices, info, npus, runtimeInfoKey, layout, containerDir, false);
-  }
-
-  /**
-   * As {@link #plan(List, Map, NodeDevices, String, SoftSplitLayout, Path)}; with {@code
-   * agentRegistry} the shared-region mount is the agent's registry directory, read-only ({@link
-   * #mounts(SoftSplitLayout, Path, boolean)}).
-   */
-  public static SlicePlan plan(
-      List<ContainerDevice> devices,
-      Map<String, RuntimeInfo> info,
-      NodeDevices npus,
-      String runtimeInfoKey,
-      SoftSplitLayout layout,
-      Path containerDir,
-      boolean agentRegistry)
-      throws AllocationException {
-    return plan(
-        devices, info, npus, runtimeInfoKey, layout, containerDir, agentRegistry, Optional.empty());
-  }
-
-  /**
-   * As {@link #plan(List, Map, NodeDevices, String, SoftSplitLayout, Path, boolean)}, with the
-   * pod's asked sharing policy.
    */
   public static SlicePlan plan(
       List<ContainerDevice> devices,

@@ -9,7 +9,7 @@ import java.util.Optional;
  * Settings of the MindCluster backend: the flags of MindCluster's Ascend Device Plugin (spec {@code
  * dcmi-and-mindcluster.md} section 3.1, upstream defaults) plus what the upstream plugin reads from
  * its environment. Built by {@code io.vnpu.kube.app.MindClusterFlags} (vnpu-cli) or directly by an
- * embedder (start from {@link #defaults(String)}); the constructor checks ranges and the cross-flag
+ * embedder (start from {@link #builder(String)}); the constructor checks ranges and the cross-flag
  * rules and throws {@link IllegalArgumentException} with one line naming the flag(s).
  *
  * <p>Flags this backend acts on: {@code volcanoType}, {@code presetVirtualDevice}, {@code
@@ -149,26 +149,21 @@ public record MindClusterOptions(
   /**
    * The upstream defaults for a node (section 3.1); Ascend Docker Runtime absent, devices under
    * {@code /}.
+   *
+   * @throws IllegalArgumentException when {@code nodeName} is blank
    */
   public static MindClusterOptions defaults(String nodeName) {
-    return new MindClusterOptions(
-        nodeName,
-        "",
-        false,
-        true,
-        Duration.ofSeconds(5),
-        true,
-        -1,
-        1,
-        false,
-        Duration.ofSeconds(30),
-        Duration.ofSeconds(600),
-        Duration.ofSeconds(300),
-        Optional.empty(),
-        false,
-        false,
-        Path.of("/"),
-        false);
+    return builder(nodeName).build();
+  }
+
+  /** A builder starting from the upstream defaults ({@link #defaults(String)}) for a node. */
+  public static Builder builder(String nodeName) {
+    return new Builder(nodeName);
+  }
+
+  /** A builder starting from these options. */
+  public Builder toBuilder() {
+    return new Builder(this);
   }
 
   /**
@@ -190,179 +185,215 @@ public record MindClusterOptions(
 
   /** A copy with {@code -volcanoType} and {@code -presetVirtualDevice} set (validated again). */
   public MindClusterOptions withVolcano(boolean volcano, boolean preset) {
-    return new MindClusterOptions(
-        nodeName,
-        hostIp,
-        volcano,
-        preset,
-        listWatchPeriod,
-        autoStowing,
-        hotReset,
-        shareDevCount,
-        use310PMixedInsert,
-        linkdownTimeout,
-        deviceResetTimeout,
-        thirdPartyScanDelay,
-        softShareDevConfigDir,
-        useSingleDieMode,
-        useAscendDocker,
-        devRoot,
-        enableSlowNode);
+    return toBuilder().volcanoType(volcano).presetVirtualDevice(preset).build();
   }
 
   /**
    * A copy with {@code -shareDevCount} and {@code -softShareDevConfigDir} set (validated again).
    */
   public MindClusterOptions withShare(int count, Optional<Path> softShareDir) {
-    return new MindClusterOptions(
-        nodeName,
-        hostIp,
-        volcanoType,
-        presetVirtualDevice,
-        listWatchPeriod,
-        autoStowing,
-        hotReset,
-        count,
-        use310PMixedInsert,
-        linkdownTimeout,
-        deviceResetTimeout,
-        thirdPartyScanDelay,
-        softShareDir,
-        useSingleDieMode,
-        useAscendDocker,
-        devRoot,
-        enableSlowNode);
+    return toBuilder().shareDevCount(count).softShareDevConfigDir(softShareDir).build();
   }
 
   /** A copy with the Ascend Docker Runtime presence and the device-node root set. */
   public MindClusterOptions withRuntime(boolean ascendDocker, Path root) {
-    return new MindClusterOptions(
-        nodeName,
-        hostIp,
-        volcanoType,
-        presetVirtualDevice,
-        listWatchPeriod,
-        autoStowing,
-        hotReset,
-        shareDevCount,
-        use310PMixedInsert,
-        linkdownTimeout,
-        deviceResetTimeout,
-        thirdPartyScanDelay,
-        softShareDevConfigDir,
-        useSingleDieMode,
-        ascendDocker,
-        root,
-        enableSlowNode);
+    return toBuilder().useAscendDocker(ascendDocker).devRoot(root).build();
   }
 
   /** A copy with another {@code -listWatchPeriod}. */
   public MindClusterOptions withListWatchPeriod(Duration period) {
-    return new MindClusterOptions(
-        nodeName,
-        hostIp,
-        volcanoType,
-        presetVirtualDevice,
-        period,
-        autoStowing,
-        hotReset,
-        shareDevCount,
-        use310PMixedInsert,
-        linkdownTimeout,
-        deviceResetTimeout,
-        thirdPartyScanDelay,
-        softShareDevConfigDir,
-        useSingleDieMode,
-        useAscendDocker,
-        devRoot,
-        enableSlowNode);
+    return toBuilder().listWatchPeriod(period).build();
   }
 
   /** A copy with {@code -use310PMixedInsert} set (validated again). */
   public MindClusterOptions withMixedInsert(boolean mixed) {
-    return new MindClusterOptions(
-        nodeName,
-        hostIp,
-        volcanoType,
-        presetVirtualDevice,
-        listWatchPeriod,
-        autoStowing,
-        hotReset,
-        shareDevCount,
-        mixed,
-        linkdownTimeout,
-        deviceResetTimeout,
-        thirdPartyScanDelay,
-        softShareDevConfigDir,
-        useSingleDieMode,
-        useAscendDocker,
-        devRoot,
-        enableSlowNode);
+    return toBuilder().use310PMixedInsert(mixed).build();
   }
 
   /** A copy with {@code -hotReset} set (validated again). */
   public MindClusterOptions withHotReset(int mode) {
-    return new MindClusterOptions(
-        nodeName,
-        hostIp,
-        volcanoType,
-        presetVirtualDevice,
-        listWatchPeriod,
-        autoStowing,
-        mode,
-        shareDevCount,
-        use310PMixedInsert,
-        linkdownTimeout,
-        deviceResetTimeout,
-        thirdPartyScanDelay,
-        softShareDevConfigDir,
-        useSingleDieMode,
-        useAscendDocker,
-        devRoot,
-        enableSlowNode);
+    return toBuilder().hotReset(mode).build();
   }
 
   /** A copy with {@code -enableSlowNode} set. */
   public MindClusterOptions withSlowNode(boolean enable) {
-    return new MindClusterOptions(
-        nodeName,
-        hostIp,
-        volcanoType,
-        presetVirtualDevice,
-        listWatchPeriod,
-        autoStowing,
-        hotReset,
-        shareDevCount,
-        use310PMixedInsert,
-        linkdownTimeout,
-        deviceResetTimeout,
-        thirdPartyScanDelay,
-        softShareDevConfigDir,
-        useSingleDieMode,
-        useAscendDocker,
-        devRoot,
-        enable);
+    return toBuilder().enableSlowNode(enable).build();
   }
 
   /** A copy with {@code HOST_IP}. */
   public MindClusterOptions withHostIp(String ip) {
-    return new MindClusterOptions(
-        nodeName,
-        ip,
-        volcanoType,
-        presetVirtualDevice,
-        listWatchPeriod,
-        autoStowing,
-        hotReset,
-        shareDevCount,
-        use310PMixedInsert,
-        linkdownTimeout,
-        deviceResetTimeout,
-        thirdPartyScanDelay,
-        softShareDevConfigDir,
-        useSingleDieMode,
-        useAscendDocker,
-        devRoot,
-        enableSlowNode);
+    return toBuilder().hostIp(ip).build();
+  }
+
+  /**
+   * Options field by field, from the upstream defaults or from other options; {@link #build()}
+   * checks them as the constructor does. The setters take the record's units (durations, not flag
+   * seconds).
+   */
+  public static final class Builder {
+    private String nodeName;
+    private String hostIp = "";
+    private boolean volcanoType = false;
+    private boolean presetVirtualDevice = true;
+    private Duration listWatchPeriod = Duration.ofSeconds(5);
+    private boolean autoStowing = true;
+    private int hotReset = -1;
+    private int shareDevCount = 1;
+    private boolean use310PMixedInsert = false;
+    private Duration linkdownTimeout = Duration.ofSeconds(30);
+    private Duration deviceResetTimeout = Duration.ofSeconds(600);
+    private Duration thirdPartyScanDelay = Duration.ofSeconds(300);
+    private Optional<Path> softShareDevConfigDir = Optional.empty();
+    private boolean useSingleDieMode = false;
+    private boolean useAscendDocker = false;
+    private Path devRoot = Path.of("/");
+    private boolean enableSlowNode = false;
+
+    private Builder(String nodeName) {
+      this.nodeName = nodeName;
+    }
+
+    private Builder(MindClusterOptions o) {
+      nodeName = o.nodeName;
+      hostIp = o.hostIp;
+      volcanoType = o.volcanoType;
+      presetVirtualDevice = o.presetVirtualDevice;
+      listWatchPeriod = o.listWatchPeriod;
+      autoStowing = o.autoStowing;
+      hotReset = o.hotReset;
+      shareDevCount = o.shareDevCount;
+      use310PMixedInsert = o.use310PMixedInsert;
+      linkdownTimeout = o.linkdownTimeout;
+      deviceResetTimeout = o.deviceResetTimeout;
+      thirdPartyScanDelay = o.thirdPartyScanDelay;
+      softShareDevConfigDir = o.softShareDevConfigDir;
+      useSingleDieMode = o.useSingleDieMode;
+      useAscendDocker = o.useAscendDocker;
+      devRoot = o.devRoot;
+      enableSlowNode = o.enableSlowNode;
+    }
+
+    /** Env {@code HOST_IP}; empty when unset. */
+    public Builder hostIp(String ip) {
+      hostIp = ip;
+      return this;
+    }
+
+    /** {@code -volcanoType}. */
+    public Builder volcanoType(boolean on) {
+      volcanoType = on;
+      return this;
+    }
+
+    /** {@code -presetVirtualDevice}. */
+    public Builder presetVirtualDevice(boolean on) {
+      presetVirtualDevice = on;
+      return this;
+    }
+
+    /** {@code -listWatchPeriod}. */
+    public Builder listWatchPeriod(Duration period) {
+      listWatchPeriod = period;
+      return this;
+    }
+
+    /** {@code -autoStowing}. */
+    public Builder autoStowing(boolean on) {
+      autoStowing = on;
+      return this;
+    }
+
+    /** {@code -hotReset}: -1, 0 or 2. */
+    public Builder hotReset(int mode) {
+      hotReset = mode;
+      return this;
+    }
+
+    /** {@code -shareDevCount}. */
+    public Builder shareDevCount(int count) {
+      shareDevCount = count;
+      return this;
+    }
+
+    /** {@code -use310PMixedInsert}. */
+    public Builder use310PMixedInsert(boolean on) {
+      use310PMixedInsert = on;
+      return this;
+    }
+
+    /** {@code -linkdownTimeout}. */
+    public Builder linkdownTimeout(Duration timeout) {
+      linkdownTimeout = timeout;
+      return this;
+    }
+
+    /** {@code -deviceResetTimeout}. */
+    public Builder deviceResetTimeout(Duration timeout) {
+      deviceResetTimeout = timeout;
+      return this;
+    }
+
+    /** {@code -thirdPartyScanDelay}. */
+    public Builder thirdPartyScanDelay(Duration delay) {
+      thirdPartyScanDelay = delay;
+      return this;
+    }
+
+    /** {@code -softShareDevConfigDir}; empty = off. */
+    public Builder softShareDevConfigDir(Optional<Path> dir) {
+      softShareDevConfigDir = dir;
+      return this;
+    }
+
+    /** {@code -useSingleDieMode}. */
+    public Builder useSingleDieMode(boolean on) {
+      useSingleDieMode = on;
+      return this;
+    }
+
+    /** Env {@code ASCEND_DOCKER_RUNTIME=True}. */
+    public Builder useAscendDocker(boolean on) {
+      useAscendDocker = on;
+      return this;
+    }
+
+    /** Root under which device nodes are checked. */
+    public Builder devRoot(Path root) {
+      devRoot = root;
+      return this;
+    }
+
+    /** {@code -enableSlowNode}. */
+    public Builder enableSlowNode(boolean on) {
+      enableSlowNode = on;
+      return this;
+    }
+
+    /**
+     * The options.
+     *
+     * @throws IllegalArgumentException one line naming the flag(s) when a value or combination is
+     *     invalid
+     */
+    public MindClusterOptions build() {
+      return new MindClusterOptions(
+          nodeName,
+          hostIp,
+          volcanoType,
+          presetVirtualDevice,
+          listWatchPeriod,
+          autoStowing,
+          hotReset,
+          shareDevCount,
+          use310PMixedInsert,
+          linkdownTimeout,
+          deviceResetTimeout,
+          thirdPartyScanDelay,
+          softShareDevConfigDir,
+          useSingleDieMode,
+          useAscendDocker,
+          devRoot,
+          enableSlowNode);
+    }
   }
 }
