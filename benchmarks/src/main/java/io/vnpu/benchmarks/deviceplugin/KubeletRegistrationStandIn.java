@@ -13,8 +13,8 @@ import java.util.List;
 
 /**
  * A kubelet Registration service on {@code <dir>/kubelet.sock} for measuring a running node agent
- * (benchmarks/measure-agent-rss.sh): accepts every Register call and prints {@code registered
- * <resource> <endpoint>} per call, until killed.
+ * (benchmarks/measure-agent-rss.sh) and for the README's {@code vnpu plugin} quick start: accepts
+ * every Register call and prints {@code registered <resource> <endpoint>} per call, until killed.
  *
  * <p>Usage: {@code java -cp benchmarks.jar
  * io.vnpu.benchmarks.deviceplugin.KubeletRegistrationStandIn DIR}
@@ -27,6 +27,12 @@ public final class KubeletRegistrationStandIn {
       System.err.println("usage: KubeletRegistrationStandIn PLUGIN_DIR");
       System.exit(2);
     }
+    // as DraStandIn: no SLF4J backend here (do not warn about it), and no netty SO_KEEPALIVE
+    // notice per connection (unix sockets cannot set it); kept referenced so the level holds
+    System.setProperty("slf4j.internal.verbosity", "ERROR");
+    java.util.logging.Logger nettyBootstrap =
+        java.util.logging.Logger.getLogger("io.netty.bootstrap");
+    nettyBootstrap.setLevel(java.util.logging.Level.SEVERE);
     Path socket = Path.of(args[0]).resolve(DevicePluginServer.KUBELET_SOCKET);
     UnixSocketTransport transport = new UnixSocketTransport(1);
     Server server =
@@ -46,5 +52,6 @@ public final class KubeletRegistrationStandIn {
     System.out.println("serving " + socket);
     System.out.flush();
     server.awaitTermination();
+    java.lang.ref.Reference.reachabilityFence(nettyBootstrap);
   }
 }

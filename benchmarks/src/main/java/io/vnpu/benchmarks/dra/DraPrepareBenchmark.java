@@ -50,14 +50,15 @@ import org.openjdk.jmh.annotations.Warmup;
  * NodePrepareResources of one whole-NPU claim as the kubelet sends it: a v1 gRPC call over the
  * plugin's unix socket, through the driver (claim lookup in memory, not the API server), the plan,
  * the claim's CDI spec written atomically into a tmpfs directory ({@code /dev/shm}, as {@code
- * /var/run/cdi} is on a node) and the checkpoint written with fsync of the file and its directory.
- * {@code checkpointOn}: {@code disk} (a temporary directory on the root file system, as {@code
- * /var/lib/kubelet/plugins}) or {@code tmpfs} (the same work without the cost of the disk's fsync).
- * Each invocation prepares a new claim; the one before is unprepared outside the measured call.
- * SampleTime gives p50/p99. {@code share}: {@code whole} (an exclusive NPU) or {@code soft} (a 4
- * GiB / 25 % share of a soft-sliced NPU: plus the checkpoint's {@code PrepareStarted} record, the
- * quota region created in the plugin's data directory and registered in the NPU's compute registry,
- * and the limiter mounts in the CDI spec; the limiter check is a no-op gate here).
+ * /var/run/cdi} is on a node) and the checkpoint written once (fsync of the file; its directory
+ * only when the rename creates the name). {@code checkpointOn}: {@code disk} (a temporary directory
+ * on the root file system, as {@code /var/lib/kubelet/plugins}) or {@code tmpfs} (the same work
+ * without the cost of the disk's fsync). Each invocation prepares a new claim; the one before is
+ * unprepared outside the measured call. SampleTime gives p50/p99. {@code share}: {@code whole} (an
+ * exclusive NPU) or {@code soft} (a 4 GiB / 25 % share of a soft-sliced NPU: plus the quota region
+ * created in the plugin's data directory and registered in the NPU's compute registry, and the
+ * limiter mounts in the CDI spec; still one checkpoint write; the limiter check is a no-op gate
+ * here). Concurrent callers: {@link DraPrepareConcurrentBenchmark}.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.SampleTime)

@@ -30,10 +30,12 @@ import java.util.stream.Collectors;
  * the published ResourceSlice, prepares a claim allocated to {@code npu-3}, shows the CDI spec and
  * unprepares it. Then it keeps the API server up until killed (for RSS measurements). With {@code
  * --hold} the claim stays prepared (a container runtime can start containers from its CDI spec,
- * docs/operations.md "Try it with podman") until the file {@code DIR/unprepare} appears.
+ * docs/operations.md "Try it with podman") until the file {@code DIR/unprepare} appears. With
+ * {@code --api-only} it is only the API server (and {@code DIR/kubeconfig}), for {@code vnpu
+ * plugin}.
  *
  * <pre>
- * java -cp benchmarks/target/benchmarks.jar io.vnpu.benchmarks.dra.DraStandIn DIR [NODE] [--hold]
+ * java -cp benchmarks/target/benchmarks.jar io.vnpu.benchmarks.dra.DraStandIn DIR [NODE] [--hold | --api-only]
  * </pre>
  */
 public final class DraStandIn {
@@ -44,8 +46,9 @@ public final class DraStandIn {
   public static void main(String[] args) throws Exception {
     java.util.List<String> positional = new java.util.ArrayList<>(java.util.List.of(args));
     boolean hold = positional.remove("--hold");
+    boolean apiOnly = positional.remove("--api-only");
     if (positional.isEmpty() || positional.size() > 2) {
-      System.err.println("usage: DraStandIn DIR [NODE] [--hold]");
+      System.err.println("usage: DraStandIn DIR [NODE] [--hold | --api-only]");
       System.exit(2);
     }
     args = positional.toArray(String[]::new);
@@ -65,6 +68,17 @@ public final class DraStandIn {
     try (MockApiServer api = new MockApiServer(node);
         UnixSocketTransport transport = new UnixSocketTransport(1)) {
       Path kubeconfig = api.writeKubeconfig(dir.resolve("kubeconfig"));
+      if (apiOnly) {
+        // the API server of the device-plugin quick starts (README "vnpu plugin"): no kubelet here
+        say(
+            "API server stand-in on "
+                + api.url()
+                + " with Node "
+                + node
+                + "; use KUBECONFIG="
+                + kubeconfig);
+        Thread.currentThread().join();
+      }
       say("API server stand-in on " + api.url() + "; start the driver with:");
       say(
           "  ./vnpu dra --simulate --node-name "

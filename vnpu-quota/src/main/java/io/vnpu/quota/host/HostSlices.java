@@ -8,6 +8,7 @@ import io.vnpu.quota.host.process.ExitStatus;
 import io.vnpu.quota.model.RegionConfig;
 import io.vnpu.quota.region.QuotaRegion;
 import io.vnpu.quota.region.QuotaRegions;
+import io.vnpu.quota.registry.ComputeRegistry;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -190,6 +191,7 @@ public final class HostSlices implements AutoCloseable {
     List<String> removed = new ArrayList<>();
     for (SliceRecord r : list()) {
       if (SliceStore.ownerGone(r)) {
+        unregister(r);
         store.remove(r.name());
         removed.add(r.name());
       }
@@ -214,8 +216,26 @@ public final class HostSlices implements AutoCloseable {
               + r.get().ownerPid()
               + "; stop that process instead");
     }
+    unregister(r.get());
     store.remove(name);
     return true;
+  }
+
+  /**
+   * Frees the compute-registry entry of a slice whose owner died without closing it (kill -9): left
+   * in place, it counted as a busy neighbour at its weight for every later slice of the NPU (a lone
+   * slice got half the chip) and each later publisher logged its missing region.
+   */
+  private void unregister(SliceRecord r) throws IOException {
+    Path region = store.regionFile(r.name()).toAbsolutePath().normalize();
+    ComputeRegistry registry = registries.forNpu(Math.max(0, r.phyId()));
+    for (long key : registry.keys()) {
+      Optional<ComputeRegistry.RegisteredRegion> registered = registry.registeredRegion(key);
+      if (registered.isPresent()
+          && registered.get().file().toAbsolutePath().normalize().equals(region)) {
+        registry.unregister(key);
+      }
+    }
   }
 
   /** Closes the compute registries this instance opened. */

@@ -69,7 +69,10 @@ public final class MemoryAccount {
       mem.setLong(o + S_LAUNCHES, 0);
       mem.setLong(o + S_BUSY_NS, 0);
       mem.addLong(o + S_GENERATION, 1);
-      for (int cur = mem.getInt(H_SLOT_HWM); cur < i + 1; cur = mem.getInt(H_SLOT_HWM)) {
+      // unsigned, as in C: a word at or above 2^31 already covers every slot and is not lowered
+      for (int cur = mem.getInt(H_SLOT_HWM);
+          Integer.compareUnsigned(cur, i + 1) < 0;
+          cur = mem.getInt(H_SLOT_HWM)) {
         if (mem.casInt(H_SLOT_HWM, cur, i + 1)) break;
       }
       mem.setInt(o + S_STATE, SLOT_ACTIVE);
@@ -101,9 +104,18 @@ public final class MemoryAccount {
     long limit = mem.getLong(devCfgOff(dev) + DC_MEM_LIMIT);
     boolean enforce = (mem.getInt(H_POLICY_FLAGS) & POLICY_MEM_ENFORCE) != 0 && limit != 0;
     if (!enforce) {
+      // unlimited, but counted exactly, as in C: a charge that would wrap the u64 counter is
+      // refused
+      // (a limit set later must see the true usage, and a release must never be clamped)
+      for (long cur = mem.getLong(own); ; cur = mem.getLong(own)) {
+        if (Long.compareUnsigned(cur + bytes, cur) < 0) {
+          mem.addLong(state + DS_OOM_REJECTIONS, 1);
+          return false;
+        }
+        if (mem.casLong(own, cur, cur + bytes)) break;
+      }
       // commit_seq counts every admission (minor 4: the admissions field is no longer written)
       mem.addLong(state + DS_COMMIT_SEQ, 1);
-      mem.addLong(own, bytes);
       return true;
     }
     if (Long.compareUnsigned(bytes, limit) > 0) {

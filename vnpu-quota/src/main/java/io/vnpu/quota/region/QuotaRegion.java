@@ -456,7 +456,11 @@ public final class QuotaRegion implements AutoCloseable {
   // ---------------------------------------------------------------- usage
 
   int slotHwm() {
-    return Math.min(Math.max(mem.getInt(H_SLOT_HWM), 0), REGION_SLOT_COUNT);
+    // a u32, as the C limiter reads it: a word at or above 2^31 (a tenant's) is above 256 there
+    // too,
+    // so every slot is scanned, never none (a Java admitter and the agent see the slots C sees)
+    int hwm = mem.getInt(H_SLOT_HWM);
+    return Integer.compareUnsigned(hwm, REGION_SLOT_COUNT) > 0 ? REGION_SLOT_COUNT : hwm;
   }
 
   /** Committed bytes on {@code dev} over all slots (saturating, never negative); not a snapshot. */

@@ -138,6 +138,60 @@ class HostSlicesTest {
     }
   }
 
+  /** The agents' links to registered regions on NPU 0: one per compute-registry entry. */
+  private static List<Path> registeredLinks(StateDir state) throws Exception {
+    Path locks =
+        io.vnpu.quota.registry.ComputeRegistry.lockFile(NpuRegistries.file(state.registry(), 0))
+            .getParent();
+    try (var files = java.nio.file.Files.list(locks)) {
+      return files
+          .filter(f -> f.getFileName().toString().matches("npu0-[0-9a-f]{16}\\.region"))
+          .toList();
+    }
+  }
+
+  /**
+   * A slice whose owner was killed (kill -9: its session never closed) kept its compute-registry
+   * entry after reap and rm: a ghost neighbour at its weight that halved every later slice of the
+   * NPU.
+   */
+  @Test
+  @SuppressWarnings("try")
+  void reapAndRemoveFreeTheRegistryEntryOfASliceWhoseOwnerDied() throws Exception {
+    StateDir state = new StateDir(tmp.resolve("state"));
+    SliceStore store = new SliceStore(state);
+    Process gone = new ProcessBuilder("true").start();
+    gone.waitFor();
+    try (HostSlices slices = new HostSlices(state, new QuotaRegions());
+        SliceSession reaped =
+            slices.create(new HostSliceRequest("reaped", 0, npu0(MIB, 1, 0), List.of()));
+        SliceSession removed =
+            slices.create(new HostSliceRequest("removed", 0, npu0(MIB, 1, 0), List.of()))) {
+      assertThat(registeredLinks(state)).hasSize(2);
+      // the owners "die": their records now name a process that is gone
+      for (SliceSession s : List.of(reaped, removed)) {
+        SliceRecord r = s.record();
+        store.update(
+            new SliceRecord(
+                r.name(),
+                r.logicId(),
+                r.phyId(),
+                r.memoryLimitBytes(),
+                r.weight(),
+                r.capPct(),
+                r.priority(),
+                gone.pid(),
+                0,
+                r.createdMillis(),
+                r.command()));
+      }
+      assertThat(slices.remove("removed")).isTrue();
+      assertThat(registeredLinks(state)).hasSize(1);
+      assertThat(slices.reap()).containsExactly("reaped");
+      assertThat(registeredLinks(state)).isEmpty();
+    }
+  }
+
   @Test
   void aRequestNeedsASoftQuotaAndAValidName() {
     assertThatThrownBy(

@@ -200,4 +200,87 @@ class CrossProcessTest {
       assertThat(r.usage().devices().get(0).reapedBytes()).isEqualTo(live);
     }
   }
+
+  /**
+   * C processes and JVM threads admit into one region at once, one C process is killed (kill -9)
+   * mid-churn: no consistent read ever shows more than the limit, and at the end the region holds
+   * exactly what the live C processes and the JVM's threads hold.
+   */
+  @Test
+  void cProcessesAndJavaThreadsAdmittingTogetherNeverOverCommit() throws Exception {
+    Path f = dir.resolve("r");
+    long limit = 64 * MIB;
+    try (QuotaRegion r = regions.create(f, RegionConfig.memoryLimit(1, limit))) {
+      List<Process> ps = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        ps.add(
+            client(f, "churn", "0", "1500", Integer.toString(300 + i), Long.toString(limit / 6)));
+      }
+      MemoryAccount a = r.memoryAccount();
+      java.util.concurrent.atomic.AtomicLong javaLive =
+          new java.util.concurrent.atomic.AtomicLong();
+      java.util.concurrent.atomic.AtomicLong javaGrants =
+          new java.util.concurrent.atomic.AtomicLong();
+      java.util.concurrent.atomic.AtomicReference<Throwable> failure =
+          new java.util.concurrent.atomic.AtomicReference<>();
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);
+      List<Thread> threads = new ArrayList<>();
+      for (int t = 0; t < 3; t++) {
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(t);
+        threads.add(
+            new Thread(
+                () -> {
+                  long[] held = new long[32];
+                  try {
+                    while (System.nanoTime() < deadline) {
+                      int k = rnd.nextInt(held.length);
+                      if (held[k] != 0) {
+                        a.release(0, held[k]);
+                        javaLive.addAndGet(-held[k]);
+                        held[k] = 0;
+                      } else {
+                        long sz = 1 + rnd.nextLong(limit / 6);
+                        if (a.admit(0, sz)) {
+                          held[k] = sz;
+                          javaLive.addAndGet(sz);
+                          javaGrants.incrementAndGet();
+                        }
+                      }
+                    }
+                  } catch (Throwable e) {
+                    failure.set(e);
+                  }
+                }));
+      }
+      threads.forEach(Thread::start);
+      long maxSeen = 0;
+      int samples = 0;
+      boolean killed = false;
+      while (System.nanoTime() < deadline) {
+        try {
+          maxSeen = Math.max(maxSeen, r.usage().devices().get(0).usedBytes());
+          samples++;
+        } catch (RegionBusyException busy) {
+          // committing all the time: the next read
+        }
+        if (!killed && System.nanoTime() > deadline - TimeUnit.MILLISECONDS.toNanos(900)) {
+          ps.get(0).destroyForcibly().waitFor(); // kill -9, mid-admission or not
+          killed = true;
+        }
+      }
+      for (Thread t : threads) t.join();
+      assertThat(failure.get()).isNull();
+      long cLive = 0;
+      for (Process p : ps.subList(1, ps.size()))
+        cLive += Long.parseLong(firstLine(p).split(" ")[1]);
+      assertThat(samples).isGreaterThan(10);
+      assertThat(maxSeen).isLessThanOrEqualTo(limit);
+      assertThat(javaGrants.get()).isGreaterThan(10);
+      r.reap(); // the killed client's slot
+      UsageSnapshot s = r.usage();
+      assertThat(s.devices().get(0).usedBytes()).isEqualTo(cLive + javaLive.get());
+      assertThat(s.devices().get(0).peakBytes()).isLessThanOrEqualTo(limit);
+      assertThat(s.processes()).hasSize(4); // three C clients and this JVM
+    }
+  }
 }

@@ -138,7 +138,12 @@ public final class SlicesCommand implements Callable<Integer> {
                   + "; stop that process, or use --force");
           return 1;
         }
-        slices.store().remove(name);
+        if (SliceStore.ownerGone(r.get())) {
+          slices.remove(name); // also frees its compute-registry entry (HostSlices#remove)
+        } else {
+          // --force on a live slice: its owner frees its registry entry when it ends
+          slices.store().remove(name);
+        }
         out.println("removed slice " + name);
         out.flush();
         return 0;

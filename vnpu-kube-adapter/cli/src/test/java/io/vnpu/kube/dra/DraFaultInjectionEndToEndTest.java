@@ -24,6 +24,7 @@ import io.vnpu.kube.dra.proto.health.v1.HealthStatus;
 import io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesRequest;
 import io.vnpu.kube.dra.proto.health.v1.NodeWatchResourcesResponse;
 import io.vnpu.kube.kubelet.UnixSocketTransport;
+import io.vnpu.kube.testing.LoadScaledBudget;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -50,7 +51,11 @@ import org.junit.jupiter.params.provider.CsvSource;
  *
  * <p>Latency is measured from just before {@code vnpu-sim-ctl} is started (so it includes the
  * tool's own start-up) to the moment the test's ResourceSlice watch, or its health stream, receives
- * the change; the time the rest of the test takes on a loaded machine does not count.
+ * the change; the time the rest of the test takes on a loaded machine does not count. The budget is
+ * one second scaled by the machine's load ({@link LoadScaledBudget}): on two cores shared at load
+ * 15-35 every thread of the chain (the poll, the ResourceSlice write, the mock API server, the
+ * watch) gets a tenth of a core and the taint took 2-4 s, while on a quiet machine the budget is
+ * the promise, so a fault found only by a slower poll, a debounced write or a resync still fails.
  */
 @EnableKubernetesMockClient(crud = true)
 class DraFaultInjectionEndToEndTest {
@@ -96,6 +101,7 @@ class DraFaultInjectionEndToEndTest {
   void anInjectedFaultIsATaintAndUnhealthyOnTheStreamWithinOneSecondAndRecoveryClearsBoth(
       String profile, int chips) throws Exception {
     this.profile = profile;
+    LoadScaledBudget budget = LoadScaledBudget.of(BUDGET);
     sim.configure(profile, tmp);
     Path lib = sim.library().orElseThrow(() -> new AssertionError("libdcmi.so not built"));
     dcmi = DcmiDeviceManager.open(new DcmiLibrarySource(lib, "test", List.of(lib)));
@@ -175,9 +181,6 @@ class DraFaultInjectionEndToEndTest {
                   assertThat(d.getDevice().getDeviceName()).isEqualTo(device);
                   assertThat(d.getMessage()).startsWith(CODE + " SeparateNPU");
                 });
-        Duration toTaint = Duration.ofNanos(tainted.nanos() - injected);
-        Duration toStream = Duration.ofNanos(unhealthy.nanos() - injected);
-
         // recovery
         slices.clear();
         stream.clear();
@@ -196,27 +199,38 @@ class DraFaultInjectionEndToEndTest {
                     m.getDevicesList().stream()
                         .allMatch(d -> d.getHealth() == HealthStatus.HEALTHY));
         assertThat(healthy.value().getDevicesList()).hasSize(chips);
-        Duration toUntaint = Duration.ofNanos(untainted.nanos() - cleared);
-        Duration toHealthy = Duration.ofNanos(healthy.nanos() - cleared);
-
         System.out.printf(
-            "DRA fault latency (%s, fault events %s): taint %d ms, stream %d ms;"
-                + " recovery: untaint %d ms, stream %d ms%n",
+            "DRA fault latency (%s, fault events %s): taint %d ms, stream %d ms; recovery:"
+                + " untaint %d ms, stream %d ms; budget %s%n",
             profile,
             health.subscribed() ? "subscribed" : "not delivered, poll only",
-            toTaint.toMillis(),
-            toStream.toMillis(),
-            toUntaint.toMillis(),
-            toHealthy.toMillis());
-        assertThat(toTaint).as("fault -> ResourceSlice taint").isLessThan(BUDGET);
-        assertThat(toStream).as("fault -> Unhealthy on the stream").isLessThan(BUDGET);
-        assertThat(toUntaint).as("recovery -> taint removed").isLessThan(BUDGET);
-        assertThat(toHealthy).as("recovery -> Healthy on the stream").isLessThan(BUDGET);
+            millis(injected, tainted),
+            millis(injected, unhealthy),
+            millis(cleared, untainted),
+            millis(cleared, healthy),
+            budget);
+        Duration within = budget.now();
+        assertThat(millis(injected, tainted))
+            .as("fault -> ResourceSlice taint (ms; budget %s)", budget)
+            .isLessThan(within.toMillis());
+        assertThat(millis(injected, unhealthy))
+            .as("fault -> Unhealthy on the stream (ms; budget %s)", budget)
+            .isLessThan(within.toMillis());
+        assertThat(millis(cleared, untainted))
+            .as("recovery -> taint removed (ms; budget %s)", budget)
+            .isLessThan(within.toMillis());
+        assertThat(millis(cleared, healthy))
+            .as("recovery -> Healthy on the stream (ms; budget %s)", budget)
+            .isLessThan(within.toMillis());
       } finally {
         ch.shutdownNow();
         ch.awaitTermination(5, TimeUnit.SECONDS);
       }
     }
+  }
+
+  private static long millis(long fromNanos, Seen<?> to) {
+    return Duration.ofNanos(to.nanos() - fromNanos).toMillis();
   }
 
   private void ctl(String... args) throws Exception {

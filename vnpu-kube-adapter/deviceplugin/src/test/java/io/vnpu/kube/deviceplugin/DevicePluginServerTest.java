@@ -24,6 +24,7 @@ import io.vnpu.kube.deviceplugin.v1beta1.RegisterRequest;
 import io.vnpu.kube.deviceplugin.v1beta1.TopologyInfo;
 import io.vnpu.kube.resource.ContainerAllocation;
 import io.vnpu.kube.resource.PluginDevice;
+import io.vnpu.kube.testing.LoadScaledBudget;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,7 +41,13 @@ import org.junit.jupiter.api.io.TempDir;
 class DevicePluginServerTest {
 
   private static final String RESOURCE = "huawei.com/Ascend910B3";
-  private static final Duration WAIT = Duration.ofSeconds(5);
+
+  /**
+   * How long to wait for a registration or a ListAndWatch message: an event the test needs, not a
+   * bound (those are asserted on their own); generous for two cores shared at load 20-30.
+   */
+  private static final Duration WAIT = Duration.ofSeconds(30);
+
   private static final RestartPolicy FAST =
       new RestartPolicy(3, Duration.ofMinutes(10), Duration.ofMillis(20), Duration.ofMillis(80));
 
@@ -147,7 +154,7 @@ class DevicePluginServerTest {
 
     kubelet
         .connect(r)
-        .blocking()
+        .preStart()
         .preStartContainer(PreStartContainerRequest.newBuilder().addDevicesIds("UUID0-1").build());
     assertThat(manager.preStartCalls()).containsExactly(List.of("UUID0-1"));
   }
@@ -328,13 +335,17 @@ class DevicePluginServerTest {
     PluginClient.ListAndWatchRecorder oldStream = kubelet.connect(first).listAndWatch();
     oldStream.next(WAIT);
 
+    LoadScaledBudget budget = LoadScaledBudget.of(Duration.ofSeconds(2));
     long t0 = System.nanoTime();
     kubelet.restart();
-    RegisterRequest again = kubelet.awaitRegistration(Duration.ofSeconds(2));
+    RegisterRequest again = kubelet.awaitRegistration(WAIT);
     long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
 
     assertThat(again).isEqualTo(first);
-    assertThat(ms).isLessThan(2000);
+    // two seconds on a quiet machine; scaled by the load where the cores are shared
+    assertThat(ms)
+        .as("ms to register again (budget %s)", budget)
+        .isLessThan(budget.now().toMillis());
     assertThat(Files.exists(s.socketPath())).isTrue();
     assertThat(oldStream.awaitEnd(WAIT)).isTrue();
     // The new kubelet connection is served by the new gRPC server.
@@ -357,7 +368,7 @@ class DevicePluginServerTest {
     kubelet.awaitRegistration(WAIT);
     for (int i = 0; i < 3; i++) {
       kubelet.restart();
-      kubelet.awaitRegistration(Duration.ofSeconds(2));
+      kubelet.awaitRegistration(WAIT);
     }
     assertThat(kubelet.registrations()).hasSize(4);
   }
@@ -541,7 +552,7 @@ class DevicePluginServerTest {
     assertThat(kubelet.registrations()).isEmpty();
 
     kubelet.restart();
-    RegisterRequest r = kubelet.awaitRegistration(Duration.ofSeconds(2));
+    RegisterRequest r = kubelet.awaitRegistration(WAIT);
     assertThat(r.getEndpoint()).isEqualTo("Ascend910B3.sock");
     awaitState(s, PluginState.REGISTERED);
   }
@@ -566,7 +577,8 @@ class DevicePluginServerTest {
     assertThat(w1.error()).isEmpty();
     assertThat(w2.error()).isEmpty();
     assertThat(manager.watcherCount()).isZero();
-    assertThat(s.termination().get(1, TimeUnit.SECONDS)).isEqualTo(PluginState.STOPPED);
+    assertThat(s.termination().get(WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .isEqualTo(PluginState.STOPPED);
     assertThat(seen).containsExactly(PluginState.STOPPED);
     s.stop(); // idempotent
     assertThat(s.state()).isEqualTo(PluginState.STOPPED);
@@ -602,7 +614,8 @@ class DevicePluginServerTest {
     DevicePluginServer s = server(FAST);
     s.start();
 
-    assertThat(s.termination().get(10, TimeUnit.SECONDS)).isEqualTo(PluginState.FAILED);
+    assertThat(s.termination().get(WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .isEqualTo(PluginState.FAILED);
     assertThat(s.state()).isEqualTo(PluginState.FAILED);
     // The first attempt plus maxRestarts (3) retries, then no more.
     assertThat(kubelet.registrations()).hasSize(4);
@@ -632,7 +645,8 @@ class DevicePluginServerTest {
             .build();
     servers.add(s);
     s.start();
-    assertThat(s.termination().get(5, TimeUnit.SECONDS)).isEqualTo(PluginState.FAILED);
+    assertThat(s.termination().get(WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .isEqualTo(PluginState.FAILED);
     assertThat(s.failure().orElseThrow().getMessage())
         .startsWith(
             "device plugin Ascend910B3.sock gave up after 1 restarts within PT1M; "
@@ -652,7 +666,8 @@ class DevicePluginServerTest {
           }
         });
     s.start();
-    assertThat(s.termination().get(5, TimeUnit.SECONDS)).isEqualTo(PluginState.STOPPED);
+    assertThat(s.termination().get(WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .isEqualTo(PluginState.STOPPED);
     assertThat(kubelet.registrations()).hasSize(1);
     assertThat(Files.exists(s.socketPath())).isFalse();
   }

@@ -55,9 +55,30 @@ public final class PluginClient implements AutoCloseable {
     this.channel = channel;
   }
 
-  /** A blocking stub with a 5 s deadline per call. */
+  /**
+   * Deadline of each call: only a guard, so a plugin that hangs fails the test instead of hanging
+   * the build. The kubelet sets none on GetDevicePluginOptions, GetPreferredAllocation and Allocate
+   * ({@code context.Background()} in its device-plugin endpoint), so no answer time is a promise a
+   * plugin makes to it; a bound as tight as 5 s failed admissions on two cores at load 20-30 (an
+   * Allocate that lists and claims its pod through the mock API server), never for a fault.
+   */
+  public static final Duration CALL_DEADLINE = Duration.ofSeconds(60);
+
+  /** A blocking stub with the {@link #CALL_DEADLINE} per call. */
   public DevicePluginGrpc.DevicePluginBlockingStub blocking() {
-    return DevicePluginGrpc.newBlockingStub(channel).withDeadlineAfter(5, TimeUnit.SECONDS);
+    return DevicePluginGrpc.newBlockingStub(channel)
+        .withDeadlineAfter(CALL_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * The kubelet's deadline on PreStartContainer ({@code KubeletPreStartContainerRPCTimeoutInSecs}).
+   */
+  public static final Duration PRE_START_DEADLINE = Duration.ofSeconds(30);
+
+  /** A blocking stub with the kubelet's {@link #PRE_START_DEADLINE}, for PreStartContainer. */
+  public DevicePluginGrpc.DevicePluginBlockingStub preStart() {
+    return DevicePluginGrpc.newBlockingStub(channel)
+        .withDeadlineAfter(PRE_START_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** Allocate with one container request per list of device IDs, in order. */
@@ -164,7 +185,7 @@ public final class PluginClient implements AutoCloseable {
       }
     }
     if (options.getPreStartRequired()) {
-      blocking()
+      preStart()
           .preStartContainer(
               io.vnpu.kube.deviceplugin.v1beta1.PreStartContainerRequest.newBuilder()
                   .addDevicesIds(healthy.get(0))

@@ -57,7 +57,9 @@ final class DraTestBed {
   DraTestBed(Path root, KubernetesClient client) throws IOException {
     this.root = root;
     this.client = client;
-    registrar = Files.createDirectories(root.resolve("plugins_registry"));
+    // short: a rolling-update registration socket (.npu.huawei.com-<pod UID>-reg.sock.tmp) under
+    // a JUnit temp directory of 18-20 digits passed the 107-byte sun_path limit as plugins_registry
+    registrar = Files.createDirectories(root.resolve("reg"));
     plugins = Files.createDirectories(root.resolve("plugins"));
     cdi = root.resolve("cdi");
     dev = Files.createDirectories(root.resolve("dev"));

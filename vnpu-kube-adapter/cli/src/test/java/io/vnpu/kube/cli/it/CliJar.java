@@ -57,6 +57,11 @@ final class CliJar {
 
   /** As {@link #start(String, List)}, with {@code extraEnv} added to the environment. */
   Process start(String tag, List<String> args, Map<String, String> extraEnv) throws IOException {
+    return start(tag, new ProcessBuilder(command(args)), extraEnv);
+  }
+
+  /** {@code java -jar} of the shaded jar with {@code args}. */
+  private List<String> command(List<String> args) {
     List<String> cmd =
         new ArrayList<>(
             List.of(
@@ -65,7 +70,15 @@ final class CliJar {
                 "-jar",
                 jar.toString()));
     cmd.addAll(args);
-    ProcessBuilder pb = new ProcessBuilder(cmd);
+    return cmd;
+  }
+
+  /**
+   * Starts {@code pb} with the private state dir and simulator root, then {@code extraEnv}, in its
+   * environment and its output in {@code <tag>.out} and {@code <tag>.err}.
+   */
+  private Process start(String tag, ProcessBuilder pb, Map<String, String> extraEnv)
+      throws IOException {
     Map<String, String> env = pb.environment();
     env.put("VNPU_STATE_DIR", stateDir.toString());
     env.put("VNPU_SIM_ROOT", simRoot.toString());
@@ -84,26 +97,11 @@ final class CliJar {
    */
   Process startOnTerminal(String tag, List<String> args) throws IOException {
     StringBuilder line = new StringBuilder("exec");
-    List<String> cmd =
-        new ArrayList<>(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dvnpu.native.dir=" + nativeDir,
-                "-jar",
-                jar.toString()));
-    cmd.addAll(args);
-    for (String a : cmd) line.append(" '").append(a.replace("'", "'\\''")).append('\'');
+    for (String a : command(args)) line.append(" '").append(a.replace("'", "'\\''")).append('\'');
     // -q no banner, -e the command's exit code, -f output written as it comes
     ProcessBuilder pb =
         new ProcessBuilder("script", "-q", "-e", "-f", "-c", line.toString(), "/dev/null");
-    Map<String, String> env = pb.environment();
-    env.put("VNPU_STATE_DIR", stateDir.toString());
-    env.put("VNPU_SIM_ROOT", simRoot.toString());
-    env.put("TERM", "xterm");
-    env.remove("VNPU_DCMI_LIBRARY");
-    pb.redirectOutput(logs.resolve(tag + ".out").toFile());
-    pb.redirectError(logs.resolve(tag + ".err").toFile());
-    return pb.start();
+    return start(tag, pb, Map.of("TERM", "xterm"));
   }
 
   /** Runs {@code vnpu ARGS} to the end (at most {@code timeoutSeconds}). */

@@ -2,32 +2,19 @@ package io.vnpu.kube.cli.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
-import io.vnpu.kube.dra.proto.registration.PluginInfo;
-import io.vnpu.kube.dra.proto.v1.NodePrepareResourceResponse;
 import io.vnpu.kube.testing.DraClaims;
 import io.vnpu.kube.testing.DraKubeletStandIn;
 import io.vnpu.kube.testing.podman.ChipSplit;
 import io.vnpu.kube.testing.podman.Podman;
 import io.vnpu.kube.testing.podman.WorkloadImage;
-import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * spec: the simulated driver's shared state, as the kernel driver is shared on a real node.
  */
 class DraPodmanIT {
-  private static final String DRIVER = "npu.huawei.com";
+  private static final String DRIVER = ClusterStandIn.DRIVER;
   private static final long GIB = 1L << 30;
 
   @TempDir Path tmp;
@@ -56,83 +43,24 @@ class DraPodmanIT {
     Podman podman = new Podman(tmp.resolve("podman"));
     WorkloadImage.build(podman, tmp, Path.of(CliJar.required("vnpu.native.dir")));
 
-    KubernetesMockServer api =
-        new KubernetesMockServer(
-            new Context(),
-            new MockWebServer(),
-            new HashMap<>(),
-            new KubernetesCrudDispatcher(),
-            false);
-    api.init(InetAddress.getLoopbackAddress(), 0);
-    KubernetesClient client = api.createClient();
     CliJar cli = new CliJar(tmp);
     Path cdi = Files.createDirectories(tmp.resolve("cdi"));
-    Process p = null;
-    try (DraKubeletStandIn kubelet = new DraKubeletStandIn()) {
-      client
-          .nodes()
-          .resource(new NodeBuilder().withNewMetadata().withName("node-1").endMetadata().build())
-          .create();
-      client
-          .namespaces()
-          .resource(new NamespaceBuilder().withNewMetadata().withName("demo").endMetadata().build())
-          .create();
-      Path kubeconfig =
-          Files.writeString(
-              tmp.resolve("kubeconfig"),
-              String.join(
-                  "\n",
-                  "apiVersion: v1",
-                  "kind: Config",
-                  "current-context: t",
-                  "clusters:",
-                  "- name: t",
-                  "  cluster:",
-                  "    server: http://127.0.0.1:" + api.getPort(),
-                  "contexts:",
-                  "- name: t",
-                  "  context:",
-                  "    cluster: t",
-                  "    user: t",
-                  "users:",
-                  "- name: t",
-                  "  user:",
-                  "    token: t",
-                  ""));
-      Path reg = tmp.resolve("plugins_registry");
-      p =
-          cli.start(
-              "dra",
-              List.of(
-                  "dra",
-                  "--simulate",
-                  "--node-name",
-                  "node-1",
-                  "--kubeconfig",
-                  kubeconfig.toString(),
-                  "--kubelet-registrar-directory-path",
-                  reg.toString(),
-                  "--kubelet-plugins-directory-path",
-                  tmp.resolve("plugins").toString(),
-                  "--cdi-root",
-                  cdi.toString(),
-                  "--enable-soft-slicing",
-                  "--chip-modes",
-                  "0-3=whole,4-7=soft",
-                  "--limiter-dir",
-                  tmp.resolve("limiter").toString(),
-                  "--limiter-assets",
-                  cli.nativeDir().toString()));
-      Path regSocket = reg.resolve(DRIVER + "-reg.sock");
-      CliJar.await(regSocket, 120);
-      PluginInfo info = kubelet.getInfo(regSocket);
-      kubelet.notifyRegistered(regSocket, true, "");
-      Path draSocket = Path.of(info.getEndpoint());
-      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-      while (client.dynamicResourceAllocation().v1().resourcesSlices().list().getItems().isEmpty()
-          && System.nanoTime() < end) {
-        Thread.sleep(100);
-      }
+    try (ClusterStandIn cluster = ClusterStandIn.start(tmp, "demo");
+        DraKubeletStandIn kubelet = new DraKubeletStandIn();
+        ClusterStandIn.Dra dra =
+            cluster.startDra(
+                cli,
+                kubelet,
+                tmp,
+                "--enable-soft-slicing",
+                "--chip-modes",
+                "0-3=whole,4-7=soft",
+                "--limiter-dir",
+                tmp.resolve("limiter").toString(),
+                "--limiter-assets",
+                cli.nativeDir().toString())) {
+      Path draSocket = dra.draSocket();
+      cluster.awaitSlices();
       List<String> sim =
           List.of(
               "-v",
@@ -145,7 +73,7 @@ class DraPodmanIT {
       // a whole chip: its node as on a real host, the management nodes, one NPU with all its HBM
       Claim whole =
           prepare(
-              client,
+              cluster,
               kubelet,
               draSocket,
               "whole",
@@ -185,8 +113,8 @@ class DraPodmanIT {
       assertThat(r.line("meminfo ok")).contains("total=" + 64 * GIB);
 
       // two soft claims on npu-5: each sees its quota and gets 207001 one byte past it
-      Claim a = prepare(client, kubelet, draSocket, "soft-a", soft("npu-5", "sa", "4Gi", "25"));
-      Claim b = prepare(client, kubelet, draSocket, "soft-b", soft("npu-5", "sb", "8Gi", "75"));
+      Claim a = prepare(cluster, kubelet, draSocket, "soft-a", soft("npu-5", "sa", "4Gi", "25"));
+      Claim b = prepare(cluster, kubelet, draSocket, "soft-b", soft("npu-5", "sb", "8Gi", "75"));
       for (Claim c : List.of(a, b)) {
         long quota = c == a ? 4 * GIB : 8 * GIB;
         r =
@@ -224,26 +152,12 @@ class DraPodmanIT {
 
       // unprepared: the spec is gone and the runtime refuses the ID
       for (Claim c : List.of(whole, a, b)) {
-        assertThat(
-                kubelet
-                    .unprepareV1(draSocket, DraKubeletStandIn.claim("demo", c.uid, c.name))
-                    .getClaimsOrThrow(c.uid)
-                    .getError())
-            .isEmpty();
+        cluster.unprepare(kubelet, draSocket, "demo", c.name, c.uid);
       }
       r = podman.run(cdi, with(sim, "--device", a.cdiId), WorkloadImage.NAME, List.of("true"), 60);
       assertThat(r.exit()).isNotZero();
       assertThat(r.err()).contains("unresolvable CDI devices " + a.cdiId);
       assertThat(cli.err("dra")).doesNotContain("ERROR", "Exception");
-    } finally {
-      if (p != null && p.isAlive()) {
-        p.destroy();
-        if (!p.waitFor(30, TimeUnit.SECONDS)) {
-          p.destroyForcibly();
-        }
-      }
-      client.close();
-      api.destroy();
     }
   }
 
@@ -251,26 +165,16 @@ class DraPodmanIT {
   record Claim(String name, String uid, String cdiId) {}
 
   private static Claim prepare(
-      KubernetesClient client,
+      ClusterStandIn cluster,
       DraKubeletStandIn kubelet,
       Path socket,
       String name,
       DeviceRequestAllocationResult result) {
-    ResourceClaim c =
-        client
-            .dynamicResourceAllocation()
-            .v1()
-            .resourceClaims()
-            .inNamespace("demo")
-            .resource(DraClaims.allocated("demo", name, "u-" + name, List.of(result)))
-            .create();
-    String uid = c.getMetadata().getUid();
-    NodePrepareResourceResponse r =
-        kubelet.prepareV1(socket, DraKubeletStandIn.claim("demo", uid, name)).getClaimsOrThrow(uid);
-    assertThat(r.getError()).as("prepare " + name).isEmpty();
-    List<String> ids = r.getDevices(0).getCdiDeviceIdsList();
+    ClusterStandIn.Prepared c = cluster.prepare(kubelet, socket, "demo", name, "u-" + name, result);
+    assertThat(c.response().getError()).as("prepare " + name).isEmpty();
+    List<String> ids = c.response().getDevices(0).getCdiDeviceIdsList();
     assertThat(ids).hasSize(1);
-    return new Claim(name, uid, ids.get(0));
+    return new Claim(name, c.uid(), ids.get(0));
   }
 
   private static DeviceRequestAllocationResult soft(

@@ -3,35 +3,24 @@ package io.vnpu.kube.cli.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import io.vnpu.kube.deploy.PrometheusRulesTest;
 import io.vnpu.kube.deviceplugin.KubeletStandIn;
 import io.vnpu.kube.deviceplugin.PluginClient;
 import io.vnpu.kube.deviceplugin.v1beta1.RegisterRequest;
-import io.vnpu.kube.dra.proto.registration.PluginInfo;
 import io.vnpu.kube.testing.DraClaims;
 import io.vnpu.kube.testing.DraKubeletStandIn;
 import io.vnpu.kube.testing.prometheus.PrometheusServer;
-import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
@@ -57,51 +46,14 @@ class PrometheusScrapeIT {
       System.err.println("[vnpu] PrometheusScrapeIT skipped: " + why);
       org.junit.jupiter.api.Assumptions.abort(why);
     }
-    KubernetesMockServer api =
-        new KubernetesMockServer(
-            new Context(),
-            new MockWebServer(),
-            new HashMap<>(),
-            new KubernetesCrudDispatcher(),
-            false);
-    api.init(InetAddress.getLoopbackAddress(), 0);
-    KubernetesClient client = api.createClient();
-    Path kubeconfig =
-        Files.writeString(
-            tmp.resolve("kubeconfig"),
-            String.join(
-                "\n",
-                "apiVersion: v1",
-                "kind: Config",
-                "current-context: t",
-                "clusters:",
-                "- name: t",
-                "  cluster:",
-                "    server: http://127.0.0.1:" + api.getPort(),
-                "contexts:",
-                "- name: t",
-                "  context:",
-                "    cluster: t",
-                "    user: t",
-                "users:",
-                "- name: t",
-                "  user:",
-                "    token: t",
-                ""));
+    ClusterStandIn cluster = ClusterStandIn.start(tmp, "demo");
+    KubernetesClient client = cluster.client();
     CliJar hamiCli = new CliJar(Files.createDirectories(tmp.resolve("hami")));
     CliJar draCli = new CliJar(Files.createDirectories(tmp.resolve("dra")));
-    List<Process> agents = new ArrayList<>();
+    Process hami = null;
+    ClusterStandIn.Dra dra = null;
     try (KubeletStandIn kubelet = KubeletStandIn.start(tmp.resolve("device-plugins"));
         DraKubeletStandIn draKubelet = new DraKubeletStandIn()) {
-      client
-          .nodes()
-          .resource(new NodeBuilder().withNewMetadata().withName("node-1").endMetadata().build())
-          .create();
-      client
-          .namespaces()
-          .resource(new NamespaceBuilder().withNewMetadata().withName("demo").endMetadata().build())
-          .create();
-
       // the HAMi node agent with soft slicing on the simulated 910B3x8
       Path config =
           Files.writeString(
@@ -109,7 +61,7 @@ class PrometheusScrapeIT {
               Files.readString(repo().resolve("config/device-config.yaml"))
                   .replace("hamiVnpuCore: false", "hamiVnpuCore: true"));
       int hamiPort = PrometheusServer.freePort();
-      agents.add(
+      hami =
           hamiCli.start(
               "plugin",
               List.of(
@@ -131,9 +83,9 @@ class PrometheusScrapeIT {
                   "127.0.0.1"),
               Map.of(
                   "KUBECONFIG",
-                  kubeconfig.toString(),
+                  cluster.kubeconfig().toString(),
                   "HOOK_PATH",
-                  tmp.resolve("hook").toString())));
+                  tmp.resolve("hook").toString()));
       RegisterRequest reg = kubelet.awaitRegistration(Duration.ofSeconds(120));
       assertThat(reg)
           .as("device plugin registration; agent log: %s", hamiCli.err("plugin"))
@@ -142,31 +94,15 @@ class PrometheusScrapeIT {
 
       // the DRA plugin with its metrics
       int draPort = PrometheusServer.freePort();
-      Path draReg = tmp.resolve("plugins_registry");
-      agents.add(
-          draCli.start(
-              "dra",
-              List.of(
-                  "dra",
-                  "--simulate",
-                  "--node-name",
-                  "node-1",
-                  "--kubeconfig",
-                  kubeconfig.toString(),
-                  "--kubelet-registrar-directory-path",
-                  draReg.toString(),
-                  "--kubelet-plugins-directory-path",
-                  tmp.resolve("plugins").toString(),
-                  "--cdi-root",
-                  tmp.resolve("cdi").toString(),
-                  "--metrics-port",
-                  Integer.toString(draPort),
-                  "--metrics-address",
-                  "127.0.0.1")));
-      Path regSocket = draReg.resolve("npu.huawei.com-reg.sock");
-      CliJar.await(regSocket, 120);
-      PluginInfo info = draKubelet.getInfo(regSocket);
-      draKubelet.notifyRegistered(regSocket, true, "");
+      dra =
+          cluster.startDra(
+              draCli,
+              draKubelet,
+              tmp,
+              "--metrics-port",
+              Integer.toString(draPort),
+              "--metrics-address",
+              "127.0.0.1");
 
       Path rules =
           Files.writeString(
@@ -198,25 +134,17 @@ class PrometheusScrapeIT {
               .isInstanceOf(io.grpc.StatusRuntimeException.class);
         }
         // and a DRA prepare
-        ResourceClaim claim =
-            client
-                .dynamicResourceAllocation()
-                .v1()
-                .resourceClaims()
-                .inNamespace("demo")
-                .resource(
-                    DraClaims.allocated(
+        assertThat(
+                cluster
+                    .prepare(
+                        draKubelet,
+                        dra.draSocket(),
                         "demo",
                         "whole",
                         "u",
-                        List.of(DraClaims.result("npu", "npu.huawei.com", "node-1", "npu-1"))))
-                .create();
-        String uid = claim.getMetadata().getUid();
-        assertThat(
-                draKubelet
-                    .prepareV1(
-                        Path.of(info.getEndpoint()), DraKubeletStandIn.claim("demo", uid, "whole"))
-                    .getClaimsOrThrow(uid)
+                        DraClaims.result(
+                            "npu", ClusterStandIn.DRIVER, ClusterStandIn.NODE, "npu-1"))
+                    .response()
                     .getError())
             .isEmpty();
 
@@ -259,14 +187,11 @@ class PrometheusScrapeIT {
       assertThat(hamiCli.err("plugin")).doesNotContain(" ERROR ");
       assertThat(draCli.err("dra")).doesNotContain(" ERROR ");
     } finally {
-      for (Process p : agents) {
-        p.destroy();
-        if (!p.waitFor(30, TimeUnit.SECONDS)) {
-          p.destroyForcibly();
-        }
+      ClusterStandIn.stop(hami);
+      if (dra != null) {
+        dra.close();
       }
-      client.close();
-      api.destroy();
+      cluster.close();
     }
   }
 

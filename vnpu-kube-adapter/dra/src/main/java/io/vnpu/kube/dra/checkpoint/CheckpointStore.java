@@ -9,6 +9,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayDeque;
 import java.util.Objects;
 
 /**
@@ -18,11 +19,17 @@ import java.util.Objects;
  * HostFiles.DirectorySync#WHEN_CREATED}: after a power cut the file holds the last or an earlier
  * complete checkpoint, which start-up treats like a crash before the later calls).
  *
- * <p>Thread-safe, with group commit: each {@link #save} supersedes the ones before it, so
- * concurrent savers share one write. The first becomes the writer; those that arrive while it
- * writes wait, and the next writer writes only the newest of them: one fsync for all. A save
- * returns once a write that holds its checkpoint (or a later one) is on disk, or throws if that
- * write failed.
+ * <p>Thread-safe, with group commit: {@link #submit} hands in a checkpoint that supersedes the ones
+ * before it, {@link #await} returns once a write that holds it (or a later one) is on disk. The
+ * first waiter becomes the writer; checkpoints submitted while it writes share the next write,
+ * which writes only the newest of them: one fsync for all. A caller may submit under its own lock
+ * and wait after releasing it, so that claims prepared at the same time share one fsync.
+ *
+ * <p>A failed write fails every commit submitted until then, not only those it held: a later
+ * checkpoint was computed from the earlier ones, so it would record what the caller is about to
+ * undo. Each failure counts ({@link #failures}); a checkpoint computed before a failure ({@code
+ * basedOn} of {@link #submit}) fails at once, and the caller reads the file again ({@link #load})
+ * before it computes the next one.
  *
  * <p>Shared by two plugin instances during a rolling update: callers serialize across them (the
  * claim state's lock, {@code serialize.lock}) and read the file again when its {@link #version}
@@ -46,13 +53,28 @@ public final class CheckpointStore {
   private final CheckpointCodec codec = new CheckpointCodec();
   private final DurableWrite durableWrite;
 
+  /**
+   * One checkpoint handed to {@link #submit}: pending until a write holding it (or a later one)
+   * ends, then durable or failed.
+   */
+  public static final class Commit {
+    private final long seq;
+    private boolean done; // guarded by the store's commit monitor
+    private IOException failure; // guarded by the store's commit monitor
+
+    private Commit(long seq) {
+      this.seq = seq;
+    }
+  }
+
   private final Object commit = new Object();
-  private Checkpoint newest; // guarded by commit: the newest checkpoint handed to save
-  private long saved; // guarded by commit: sequence number of newest
-  private long durable; // guarded by commit: sequence number on disk
-  private long failedThrough; // guarded by commit: last sequence number of a failed write
-  private IOException failure; // guarded by commit: why that write failed
+  private final ArrayDeque<Commit> pending = new ArrayDeque<>(); // guarded by commit: seq order
+  private Checkpoint newest; // guarded by commit: the newest checkpoint submitted
+  private long submitted; // guarded by commit: sequence number of newest
+  private long failures; // guarded by commit: failed writes so far
+  private IOException lastFailure; // guarded by commit
   private boolean writing; // guarded by commit
+  private Version written; // guarded by commit: the file as the last successful write left it
 
   /**
    * @param file the checkpoint file; its directory must exist when saving
@@ -121,29 +143,87 @@ public final class CheckpointStore {
   }
 
   /**
-   * Replaces the file with {@code checkpoint}, sharing the write with concurrent saves (group
-   * commit: the newest checkpoint handed to any of them is written, once).
+   * Replaces the file with {@code checkpoint}, sharing the write with concurrent saves: {@link
+   * #submit} and {@link #await} in one.
    *
    * @throws IOException naming the file when it cannot be written (the old file stays)
    */
   public void save(Checkpoint checkpoint) throws IOException {
-    Objects.requireNonNull(checkpoint, "checkpoint");
-    Checkpoint batch;
-    long through;
+    long basedOn;
     synchronized (commit) {
-      long mine = ++saved;
-      newest = checkpoint;
-      for (; ; ) {
-        if (durable >= mine) return; // a later writer wrote ours, or one that supersedes it
-        if (failedThrough >= mine) throw failed(failure);
-        if (!writing) break;
-        waitForWriter();
-      }
-      writing = true;
-      batch = newest;
-      through = saved;
+      basedOn = failures;
     }
+    await(submit(checkpoint, basedOn));
+  }
+
+  /**
+   * Hands in {@code checkpoint} to be written, superseding every checkpoint submitted before it;
+   * returns at once. Callers submit in the order their checkpoints were computed (under their own
+   * lock).
+   *
+   * @param basedOn {@link #failures} when the caller last read the file or started from it: when a
+   *     write failed since, {@code checkpoint} may hold what that write lost and the commit fails
+   *     at once
+   */
+  public Commit submit(Checkpoint checkpoint, long basedOn) {
+    Objects.requireNonNull(checkpoint, "checkpoint");
+    synchronized (commit) {
+      Commit c = new Commit(++submitted);
+      if (basedOn != failures) {
+        c.done = true;
+        c.failure =
+            new IOException(
+                "computed before a failed write ("
+                    + (lastFailure == null ? "unknown" : lastFailure.getMessage())
+                    + ")");
+        return c;
+      }
+      newest = checkpoint;
+      pending.add(c);
+      return c;
+    }
+  }
+
+  /**
+   * Waits until {@code c} is on disk, writing it (and whatever was submitted with it) when no other
+   * waiter is writing. Not interruptible: its caller must know whether its record was written (an
+   * interrupt is kept for it).
+   *
+   * @throws IOException naming the file when the write that held it, or one before it, failed
+   */
+  public void await(Commit c) throws IOException {
+    Objects.requireNonNull(c, "commit");
+    boolean interrupted = false;
+    try {
+      for (; ; ) {
+        Checkpoint batch;
+        long through;
+        synchronized (commit) {
+          while (!c.done && writing) {
+            try {
+              commit.wait();
+            } catch (InterruptedException e) {
+              interrupted = true;
+            }
+          }
+          if (c.done) {
+            if (c.failure != null) throw failed(c.failure);
+            return;
+          }
+          writing = true;
+          batch = newest;
+          through = submitted;
+        }
+        write(batch, through);
+      }
+    } finally {
+      if (interrupted) Thread.currentThread().interrupt();
+    }
+  }
+
+  private void write(Checkpoint batch, long through) {
     IOException error = null;
+    Version after = null;
     try {
       durableWrite.write(file, codec.encode(batch));
     } catch (IOException e) {
@@ -151,33 +231,55 @@ public final class CheckpointStore {
     } catch (RuntimeException e) {
       error = new IOException(e.toString(), e);
     }
+    if (error == null) {
+      try {
+        after = version().orElse(null);
+      } catch (IOException e) {
+        after = null; // unknown: the caller reads the file again before its next change
+      }
+    }
     synchronized (commit) {
       writing = false;
       if (error == null) {
-        durable = through;
+        written = after;
+        while (!pending.isEmpty() && pending.peek().seq <= through) {
+          pending.poll().done = true;
+        }
       } else {
-        failedThrough = through;
-        failure = error;
+        // every commit submitted so far: the later ones were computed from the failed one
+        failures++;
+        lastFailure = error;
+        for (Commit p : pending) {
+          p.done = true;
+          p.failure = error;
+        }
+        pending.clear();
       }
       commit.notifyAll();
     }
-    if (error != null) throw failed(error);
   }
 
-  /** Saves handed in and not yet on disk nor failed (for tests of the group commit). */
-  long pendingSaves() {
+  /** Failed writes so far (see {@link #submit}). */
+  public long failures() {
     synchronized (commit) {
-      return saved - Math.max(durable, failedThrough);
+      return failures;
     }
   }
 
-  private void waitForWriter() throws IOException {
-    try {
-      commit.wait();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new java.io.InterruptedIOException(
-          file + ": interrupted while waiting for the checkpoint write");
+  /**
+   * The file's version as this store's last successful write left it (empty before the first): when
+   * {@link #version} differs, another instance wrote since.
+   */
+  public java.util.Optional<Version> writtenVersion() {
+    synchronized (commit) {
+      return java.util.Optional.ofNullable(written);
+    }
+  }
+
+  /** Commits handed in and not yet on disk nor failed (for tests of the group commit). */
+  long pendingSaves() {
+    synchronized (commit) {
+      return pending.size();
     }
   }
 

@@ -32,11 +32,28 @@ import org.slf4j.LoggerFactory;
 /**
  * The claims prepared on this node and the one place that changes them. Prepare runs in one pass
  * under a lock: compute the plan once ({@link ClaimPlanner}) → record it as {@code PrepareStarted}
- * in the checkpoint when it creates node state ({@link #createsNodeState}; issue 15: create the
- * vNPU or quota region here, recording what was created) → write the claim's CDI spec ({@link
- * ClaimSpecBuilder}) → record {@code PrepareCompleted}. A failure after {@code PrepareStarted}
- * rolls back what the plan recorded and removes the entry, so nothing leaks and the checkpoint
- * never grows.
+ * in the checkpoint when it creates a hard vNPU ({@link #recordsBeforeCreating}; issue 15, what was
+ * created recorded as it is created) → create the soft shares' quota regions → write the claim's
+ * CDI spec ({@link ClaimSpecBuilder}) → record {@code PrepareCompleted}. A failure after {@code
+ * PrepareStarted} rolls back what the plan recorded and removes the entry, so nothing leaks and the
+ * checkpoint never grows.
+ *
+ * <p>One durable write per prepare of a whole NPU or a soft share ({@code PrepareCompleted}). What
+ * a crash before it leaves is found by name, not by a record: the CDI spec and the quota region
+ * directories are named after the claim UID ({@code <uid>_<request>}), so start-up removes a spec
+ * and a region no entry records (and the registry entries whose region is gone), the kubelet's
+ * retry of the prepare replaces them (a region left by the crashed call is unregistered, by the key
+ * the registries hold for it, before the new one is made), and an unprepare of a claim this plugin
+ * has no entry for removes them too. A hard vNPU has no such name (DCMI numbers it), so it keeps
+ * its {@code PrepareStarted} record.
+ *
+ * <p>Group commit: the last write of a prepare or unprepare is handed to the {@link
+ * CheckpointStore} under the lock, the thread lock is handed on ({@link StateLock#handOff}) and the
+ * call waits for the write outside it, so that claims prepared at the same time share one fsync. An
+ * answer is given only once the checkpoint it rests on is on disk (a repeated prepare that finds an
+ * entry still being written waits for it too). A failed write fails every transaction whose
+ * checkpoint held it; each releases what it created and the next transaction reads the file again
+ * ({@link CheckpointStore#failures}).
  *
  * <p>Idempotent: preparing a completed claim again returns the recorded devices after making sure
  * its CDI spec file still exists (after a reboot a tmpfs CDI directory is empty while the
@@ -98,11 +115,17 @@ public final class DeviceState {
         public void save(Checkpoint next) throws StateUnavailableException {
           DeviceState.this.save(next);
         }
+
+        @Override
+        public void record(Checkpoint next) {
+          DeviceState.this.record(next);
+        }
       };
 
   private volatile Checkpoint checkpoint; // changed under lock
-  private volatile CheckpointStore.Version
-      seen; // the file version checkpoint was read from or written as
+  private volatile CheckpointStore.Version seen; // the file version checkpoint was read from
+  private CheckpointStore.Commit tail; // under lock: the write of checkpoint, null when on disk
+  private long basedOn; // under lock: the store's failures when checkpoint was read
   private String bootId;
 
   private DeviceState(
@@ -231,7 +254,8 @@ public final class DeviceState {
   public Checkpoint snapshot() {
     Checkpoint mine = checkpoint;
     try {
-      if (java.util.Objects.equals(store.version().orElse(null), seen)) {
+      CheckpointStore.Version now = store.version().orElse(null);
+      if (Objects.equals(now, seen) || Objects.equals(now, store.writtenVersion().orElse(null))) {
         return mine;
       }
       return store.load(bootId);
@@ -262,94 +286,170 @@ public final class DeviceState {
   public PrepareOutcome prepare(ResourceClaim claim) throws StateUnavailableException {
     String uid = claim.getMetadata().getUid();
     acquire("prepare " + uid);
+    Step<PrepareOutcome> step;
     try {
-      boolean vnpusChecked = verifyLocked(); // first: checking may change or drop this entry
-      PreparedClaim existing = checkpoint.preparedClaims().get(uid);
-      if (existing != null && !vnpusChecked && HardVnpus.holds(existing)) {
-        return PrepareOutcome.failed(
-            HardVnpus.unchecked(
-                "ResourceClaim "
-                    + claim.getMetadata().getNamespace()
-                    + "/"
-                    + claim.getMetadata().getName()));
+      step = prepareLocked(claim);
+    } catch (StateUnavailableException | RuntimeException e) {
+      lock.release();
+      throw e;
+    }
+    PrepareOutcome outcome = commitAndRelease(step);
+    if (step.created() != null) {
+      log.info(
+          "prepared ResourceClaim {}/{} (uid {}): {}",
+          step.created().namespace(),
+          step.created().name(),
+          uid,
+          step.created().devices().stream().map(PreparedDevice::deviceName).toList());
+    }
+    return outcome;
+  }
+
+  /**
+   * What a transaction under the lock answers, and what it created that is released again when the
+   * checkpoint recording it cannot be written (null: nothing).
+   */
+  private record Step<T>(T answer, PreparedClaim created) {
+    static <T> Step<T> of(T answer) {
+      return new Step<>(answer, null);
+    }
+  }
+
+  private Step<PrepareOutcome> prepareLocked(ResourceClaim claim) throws StateUnavailableException {
+    String uid = claim.getMetadata().getUid();
+    boolean vnpusChecked = verifyLocked(); // first: checking may change or drop this entry
+    PreparedClaim existing = checkpoint.preparedClaims().get(uid);
+    if (existing != null && !vnpusChecked && HardVnpus.holds(existing)) {
+      return Step.of(
+          PrepareOutcome.failed(
+              HardVnpus.unchecked(
+                  "ResourceClaim "
+                      + claim.getMetadata().getNamespace()
+                      + "/"
+                      + claim.getMetadata().getName())));
+    }
+    if (existing != null && existing.replayable()) {
+      return Step.of(replay(existing)); // answered once the entry is on disk
+    }
+    // rebuilt from its CDI spec (no request names): planned again, keeping the vNPUs it holds
+    PreparedClaim rebuilt = existing != null && existing.rebuilt() ? existing : null;
+    if (existing != null && rebuilt == null) {
+      // half-prepared by a call that crashed or timed out
+      rollBack(existing);
+    }
+    PreparedClaim plan;
+    java.util.Set<String> adopted = new java.util.HashSet<>(); // live region directories kept
+    try {
+      plan = planner.plan(claim, inventory.devices());
+      if (rebuilt != null) {
+        plan = hardVnpus.adopt(plan, rebuilt);
+        plan = softShares.adopt(plan, rebuilt, adopted);
       }
-      if (existing != null && existing.replayable()) {
-        return replay(existing);
-      }
-      // rebuilt from its CDI spec (no request names): planned again, keeping the vNPUs it holds
-      PreparedClaim rebuilt = existing != null && existing.rebuilt() ? existing : null;
-      if (existing != null && rebuilt == null) {
-        // half-prepared by a call that crashed or timed out
-        rollBack(existing);
-      }
-      PreparedClaim plan;
-      java.util.Set<String> adopted = new java.util.HashSet<>(); // live region directories kept
+      admission.check(plan, checkpoint);
+    } catch (PlanException e) {
+      rollBack(rebuilt);
+      return Step.of(PrepareOutcome.failed(e.getMessage()));
+    }
+    if (!vnpusChecked && HardVnpus.holds(plan)) {
+      return Step.of(
+          PrepareOutcome.failed(
+              HardVnpus.unchecked("ResourceClaim " + plan.namespace() + "/" + plan.name())));
+    }
+    if (recordsBeforeCreating(plan)) {
+      save(checkpoint.with(plan));
       try {
-        plan = planner.plan(claim, inventory.devices());
-        if (rebuilt != null) {
-          plan = hardVnpus.adopt(plan, rebuilt);
-          plan = softShares.adopt(plan, rebuilt, adopted);
-        }
-        admission.check(plan, checkpoint);
-      } catch (PlanException e) {
-        rollBack(rebuilt);
-        return PrepareOutcome.failed(e.getMessage());
+        plan = hardVnpus.create(plan, journal);
+      } catch (DeviceException e) {
+        rollBack(checkpoint.preparedClaims().get(uid));
+        return Step.of(
+            PrepareOutcome.failed(
+                "ResourceClaim "
+                    + plan.namespace()
+                    + "/"
+                    + plan.name()
+                    + ": creating the vNPU failed: "
+                    + e.getMessage()));
+      } catch (StateUnavailableException e) {
+        abandon(checkpoint.preparedClaims().get(uid)); // the unrecorded one is destroyed already
+        throw e;
       }
-      if (!vnpusChecked && HardVnpus.holds(plan)) {
-        return PrepareOutcome.failed(
-            HardVnpus.unchecked("ResourceClaim " + plan.namespace() + "/" + plan.name()));
-      }
-      if (createsNodeState(plan)) {
-        save(checkpoint.with(plan));
-        try {
-          plan = hardVnpus.create(plan, journal);
-        } catch (DeviceException e) {
-          rollBack(checkpoint.preparedClaims().get(uid));
-          return PrepareOutcome.failed(
-              "ResourceClaim "
-                  + plan.namespace()
-                  + "/"
-                  + plan.name()
-                  + ": creating the vNPU failed: "
-                  + e.getMessage());
-        } catch (StateUnavailableException e) {
-          abandon(checkpoint.preparedClaims().get(uid)); // the unrecorded one is destroyed already
-          throw e;
-        }
-        try {
-          plan = softShares.create(plan, adopted);
-        } catch (IOException | LimiterUnavailableException | RuntimeException e) {
-          rollBack(checkpoint.preparedClaims().get(uid));
-          return PrepareOutcome.failed(
+    } else {
+      // in memory only, for the roll-backs below: if this process dies before PrepareCompleted,
+      // what it made is found by the claim's name (class comment)
+      checkpoint = checkpoint.with(plan);
+    }
+    try {
+      plan = softShares.create(plan, adopted);
+    } catch (IOException | LimiterUnavailableException | RuntimeException e) {
+      // what create made of this plan it removed again; a recorded entry (PrepareStarted of a
+      // vNPU plan, or the rebuilt one) is rolled back
+      rollBack(checkpoint.preparedClaims().get(uid));
+      return Step.of(
+          PrepareOutcome.failed(
               "ResourceClaim "
                   + plan.namespace()
                   + "/"
                   + plan.name()
                   + ": preparing the soft share failed: "
-                  + e.getMessage());
-        }
+                  + e.getMessage()));
+    }
+    try {
+      writeSpec(plan);
+    } catch (IOException e) {
+      rollBack(plan);
+      return Step.of(PrepareOutcome.failed(e.getMessage()));
+    }
+    // the one write of a prepare without vNPUs; the registry keys are only in this plan until it
+    // is on disk: a failed write releases them through the plan (commitAndRelease)
+    record(checkpoint.with(plan.withState(ClaimState.PrepareCompleted)));
+    return new Step<>(PrepareOutcome.prepared(plan.devices()), plan);
+  }
+
+  /**
+   * Ends a transaction: hands the thread lock on, waits (outside it) until the checkpoint the
+   * answer rests on is on disk, then lets the file lock go. When that write failed, what the
+   * transaction created is released under the lock again and the call fails (the kubelet retries).
+   */
+  private <T> T commitAndRelease(Step<T> step) throws StateUnavailableException {
+    CheckpointStore.Commit commit = tail;
+    StateLock.Share share = lock.handOff();
+    try {
+      if (commit != null) {
+        store.await(commit);
       }
+      return step.answer();
+    } catch (IOException e) {
+      abandonAfterFailedWrite(step.created());
+      throw new StateUnavailableException(e.getMessage(), e);
+    } finally {
+      share.close();
+    }
+  }
+
+  private void abandonAfterFailedWrite(PreparedClaim created) {
+    if (created == null) {
+      return;
+    }
+    String what = "release ResourceClaim uid " + created.uid() + " after a failed checkpoint write";
+    try {
+      boolean fresh = lock.acquire(what);
       try {
-        writeSpec(plan);
+        refresh(fresh);
       } catch (IOException e) {
-        rollBack(plan);
-        return PrepareOutcome.failed(e.getMessage());
+        // released all the same; the checkpoint stays marked stale and the next call reads it
+        log.debug("{}: {}", what, e.getMessage());
       }
-      try {
-        save(checkpoint.with(plan.withState(ClaimState.PrepareCompleted)));
-      } catch (StateUnavailableException e) {
-        // the registry keys are only in this plan: a later roll-back from the checkpoint would
-        // leave the registry entries (and a retry would register the share twice)
-        abandon(plan);
-        throw e;
-      }
-      log.info(
-          "prepared ResourceClaim {}/{} (uid {}): {}",
-          plan.namespace(),
-          plan.name(),
-          uid,
-          plan.devices().stream().map(PreparedDevice::deviceName).toList());
-      return PrepareOutcome.prepared(plan.devices());
+    } catch (StateUnavailableException e) {
+      // left for the kubelet's retry of the prepare (it replaces a region of this claim found on
+      // the node) or the start-up sweep
+      log.warn(
+          "ResourceClaim uid {}: not released after the failed checkpoint write: {}",
+          created.uid(),
+          e.getMessage());
+      return;
+    }
+    try {
+      abandon(created);
     } finally {
       lock.release();
     }
@@ -363,6 +463,25 @@ public final class DeviceState {
    */
   public String unprepare(ClaimRef ref) throws StateUnavailableException {
     acquire("unprepare " + ref.uid());
+    String answer;
+    try {
+      answer = unprepareLocked(ref);
+    } catch (RuntimeException e) {
+      lock.release();
+      throw e;
+    }
+    try {
+      answer = commitAndRelease(Step.of(answer));
+    } catch (StateUnavailableException e) {
+      return "unprepare of ResourceClaim " + ref + " failed: " + e.getMessage();
+    }
+    if (answer.isEmpty()) {
+      log.info("unprepared ResourceClaim {}", ref);
+    }
+    return answer;
+  }
+
+  private String unprepareLocked(ClaimRef ref) {
     try {
       PreparedClaim existing = checkpoint.preparedClaims().get(ref.uid());
       if (existing != null && HardVnpus.holds(existing)) {
@@ -372,8 +491,10 @@ public final class DeviceState {
         existing = checkpoint.preparedClaims().get(ref.uid()); // checking may change or drop it
       }
       if (existing == null) {
-        // never prepared here, or unprepared before: the kubelet may ask again
+        // never prepared here, unprepared before (the kubelet may ask again), or a prepare that
+        // crashed before its record: what it left is named after the claim
         cdi.delete(ref.uid());
+        softShares.removeUnrecorded(ref.uid(), checkpoint);
         return "";
       }
       String refused = hardVnpus.destroy(existing, journal);
@@ -385,12 +506,9 @@ public final class DeviceState {
         return "unprepare of ResourceClaim " + ref + " failed: " + refused;
       }
       rollBack(checkpoint.preparedClaims().get(ref.uid()));
-      log.info("unprepared ResourceClaim {}", ref);
       return "";
     } catch (IOException | StateUnavailableException e) {
       return "unprepare of ResourceClaim " + ref + " failed: " + e.getMessage();
-    } finally {
-      lock.release();
     }
   }
 
@@ -487,13 +605,13 @@ public final class DeviceState {
 
   /**
    * Whether preparing {@code plan} creates state on the node that must be recorded as {@code
-   * PrepareStarted} before it is created, so that a crash leaves a record to roll back. Whole NPUs
-   * create none: the CDI spec is the only side effect, it is named after the claim UID (a retry
-   * overwrites it) and a spec without a checkpoint entry is removed at start. This saves one
-   * checkpoint fsync per prepare. Issue 15: a vNPU or quota region is recorded here.
+   * PrepareStarted} before it is created, so that a crash leaves a record to roll back: a hard vNPU
+   * (DCMI gives it a number, nothing on the node names it after the claim). The CDI spec and a soft
+   * share's quota region directory are named after the claim UID, so what a crash leaves of them is
+   * found without a record (see the class comment): one checkpoint fsync per prepare.
    */
-  private static boolean createsNodeState(PreparedClaim plan) {
-    return plan.devices().stream().anyMatch(d -> d.vnpu() != null || d.soft() != null);
+  private static boolean recordsBeforeCreating(PreparedClaim plan) {
+    return HardVnpus.holds(plan);
   }
 
   /**
@@ -549,17 +667,30 @@ public final class DeviceState {
       log.warn("rolling back ResourceClaim uid {}: {}", entry.uid(), refused);
     }
     deleteSpecQuietly(entry.uid());
-    save(checkpoint.without(entry.uid()));
+    if (checkpoint.preparedClaims().containsKey(entry.uid())) {
+      record(checkpoint.without(entry.uid()));
+    }
   }
 
+  /** Writes {@code next} and makes it current once it is on disk. */
   private void save(Checkpoint next) throws StateUnavailableException {
+    CheckpointStore.Commit commit = store.submit(next, basedOn);
     try {
-      store.save(next);
-      seen = store.version().orElse(null);
-      checkpoint = next;
+      store.await(commit);
     } catch (IOException e) {
       throw new StateUnavailableException(e.getMessage(), e);
     }
+    checkpoint = next;
+    tail = null; // this write held every checkpoint before it
+  }
+
+  /**
+   * Makes {@code next} current and hands it to the store without waiting: the transaction waits for
+   * it at its end ({@link #commitAndRelease}), and a later {@link #save} waits for it too.
+   */
+  private void record(Checkpoint next) {
+    tail = store.submit(next, basedOn);
+    checkpoint = next;
   }
 
   /**
@@ -568,14 +699,9 @@ public final class DeviceState {
    * read-modify-write of the newest version under the lock, so neither loses the other's claims.
    */
   private void acquire(String what) throws StateUnavailableException {
-    lock.acquire(what);
+    boolean fresh = lock.acquire(what);
     try {
-      CheckpointStore.Version now = store.version().orElse(null);
-      if (!java.util.Objects.equals(now, seen)) {
-        Checkpoint read = store.load(bootId);
-        checkpoint = read;
-        seen = now;
-      }
+      refresh(fresh);
     } catch (IOException e) {
       lock.release();
       throw new StateUnavailableException(
@@ -584,6 +710,28 @@ public final class DeviceState {
               + " instance failed: "
               + e.getMessage(),
           e);
+    }
+  }
+
+  /**
+   * Under the lock just taken ({@code fresh}: the file lock afresh): reads the file again when
+   * another instance wrote it, or when a write failed since the checkpoint in memory was read (it
+   * may hold what that write lost; no write is under way then).
+   */
+  private void refresh(boolean fresh) throws IOException {
+    long failures = store.failures();
+    if (!fresh && failures == basedOn) {
+      return; // this process held the file lock throughout: nobody else wrote
+    }
+    CheckpointStore.Version now = store.version().orElse(null);
+    if (failures != basedOn
+        || !(Objects.equals(now, seen)
+            || Objects.equals(now, store.writtenVersion().orElse(null)))) {
+      Checkpoint read = store.load(bootId);
+      checkpoint = read;
+      seen = now;
+      basedOn = failures;
+      tail = null;
     }
   }
 
@@ -662,6 +810,7 @@ public final class DeviceState {
       }
     }
     softShares.sweep(checkpoint);
+    basedOn = store.failures();
     store.save(checkpoint);
     seen = store.version().orElse(null);
   }

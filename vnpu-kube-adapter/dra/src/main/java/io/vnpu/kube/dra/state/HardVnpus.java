@@ -178,7 +178,8 @@ final class HardVnpus {
         break;
       }
     }
-    if (journal.current().preparedClaims().containsKey(entry.uid())) {
+    if (!devices.equals(entry.devices())
+        && journal.current().preparedClaims().containsKey(entry.uid())) {
       journal.save(journal.current().with(entry.withDevices(devices)));
     }
     return error;

@@ -16,4 +16,11 @@ interface Journal {
    * @throws StateUnavailableException when the checkpoint cannot be written
    */
   void save(Checkpoint next) throws StateUnavailableException;
+
+  /**
+   * Makes {@code next} current and writes it with the transaction's last write, without waiting:
+   * for a step whose record may be lost in a crash (the step is repeated then and finds its work
+   * done).
+   */
+  void record(Checkpoint next);
 }

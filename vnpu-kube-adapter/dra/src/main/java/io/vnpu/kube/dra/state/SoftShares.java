@@ -157,10 +157,11 @@ final class SoftShares {
         slice.add(new SliceDevice(new NpuRef(q.getKey(), uuid), q.getValue()));
       }
       Path file = dir.resolve(io.vnpu.kube.limiter.LimiterFiles.REGION_FILE);
-      // region and registrations in one step. The key is recorded with PrepareCompleted (one
-      // checkpoint write less): a crash before that leaves a PrepareStarted entry naming the
-      // directory, which start-up removes, and the sweep then drops the registrations whose
-      // region is gone
+      removeUnrecorded(dir, plan.uid());
+      // region and registrations in one step, recorded with PrepareCompleted (the one checkpoint
+      // write of the prepare): a crash before that leaves this directory, named after the claim,
+      // with no entry; start-up removes it and the registrations whose region is gone, a retry
+      // removes it just above
       long key;
       try {
         key = softRegions.prepare(dir, slice, registryName(plan)).key();
@@ -211,6 +212,71 @@ final class SoftShares {
     return s.registryKey() == null ? 0 : s.registryKey();
   }
 
+  /**
+   * The key to unregister with a share's region: the recorded one, or when none was recorded (an
+   * entry written before the region was, by this or the previous release) the key the registries
+   * hold for the region still in the directory; 0 when there is none.
+   */
+  private long keyFor(SoftShareRecord s) throws IOException {
+    if (s.registryKey() != null) {
+      return s.registryKey();
+    }
+    Path dir = Path.of(s.regionDir());
+    return softRegions.holdsRegion(dir) ? softRegions.registeredKey(dir).orElse(0L) : 0;
+  }
+
+  /**
+   * Removes a region directory of claim {@code uid} that no entry records, with its registry
+   * entries (found through the registries): what a prepare that died before its checkpoint write
+   * left. A no-op (one {@code stat}) when there is none.
+   *
+   * @throws IOException when a registry cannot be read or changed
+   */
+  private void removeUnrecorded(Path dir, String uid) throws IOException {
+    if (!java.nio.file.Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    long key = softRegions.holdsRegion(dir) ? softRegions.registeredKey(dir).orElse(0L) : 0;
+    softRegions.remove(dir, key);
+    log.info(
+        "removed quota region {} (registry key {}) that a prepare of ResourceClaim uid {} made"
+            + " without recording it",
+        dir,
+        key == 0 ? "none" : Long.toHexString(key),
+        uid);
+  }
+
+  /**
+   * An unprepare of claim {@code uid} that has no entry: removes the region directories named after
+   * it ({@code <uid>_<request>}) that no entry of {@code checkpoint} records, with their registry
+   * entries (a prepare that died before its record, never retried). Problems are logged: start-up
+   * sweeps again.
+   */
+  void removeUnrecorded(String uid, Checkpoint checkpoint) {
+    if (softRegions == null) {
+      return;
+    }
+    try {
+      java.util.Set<String> recorded = new java.util.HashSet<>();
+      for (PreparedClaim c : checkpoint.preparedClaims().values()) {
+        for (PreparedDevice d : c.devices()) {
+          if (d.soft() != null) {
+            recorded.add(d.soft().regionDir());
+          }
+        }
+      }
+      for (String name : softRegions.entries()) {
+        Path dir = softRegions.layout().regionRoot().resolve(name);
+        if (name.startsWith(uid + "_") && !recorded.contains(dir.toString())) {
+          removeUnrecorded(dir, uid);
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      log.warn(
+          "removing the unrecorded quota regions of ResourceClaim uid {}: {}", uid, e.getMessage());
+    }
+  }
+
   /** Display name of the registry entries (cut to 31 bytes by the registrations). */
   private static String registryName(PreparedClaim plan) {
     return plan.namespace() + "/" + plan.name();
@@ -245,7 +311,7 @@ final class SoftShares {
       }
       try {
         if (!s.regionDir().isEmpty()) {
-          softRegions.remove(Path.of(s.regionDir()), keyOf(s));
+          softRegions.remove(Path.of(s.regionDir()), keyFor(s));
         }
         devices.set(i, d.withSoft(null));
       } catch (IOException | RuntimeException e) {
@@ -260,7 +326,8 @@ final class SoftShares {
       }
     }
     if (journal.current().preparedClaims().containsKey(entry.uid())) {
-      journal.save(journal.current().with(entry.withDevices(devices)));
+      // lost in a crash, the removal is repeated and finds the shares gone
+      journal.record(journal.current().with(entry.withDevices(devices)));
     }
     return error;
   }
@@ -323,7 +390,7 @@ final class SoftShares {
       }
       try {
         if (!s.regionDir().isEmpty()) {
-          softRegions.remove(Path.of(s.regionDir()), keyOf(s));
+          softRegions.remove(Path.of(s.regionDir()), keyFor(s));
         }
       } catch (IOException | RuntimeException e) {
         log.warn(

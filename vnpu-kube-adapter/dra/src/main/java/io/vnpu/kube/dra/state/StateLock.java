@@ -18,6 +18,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * together are bounded by the timeout; a lock held by another channel of this JVM (two instances in
  * one process, as in tests) counts as held and is waited for the same way.
  *
+ * <p>A transaction may hand the thread lock on before its checkpoint write is durable ({@link
+ * #handOff}): the next transaction of this process goes ahead (and its write joins the same group
+ * commit) while the file lock stays held until the last handed-off write is done, so that another
+ * instance never reads a checkpoint that this one is still writing.
+ *
  * <p>The lock file is opened once and kept open: on Linux closing any descriptor of a file drops
  * the process's record locks on it. It is the agent's own file in the agent's 0750 directory; no
  * container can reach it.
@@ -30,7 +35,15 @@ final class StateLock implements AutoCloseable {
   private final Path file;
   private final FileChannel channel;
   private final Duration timeout;
-  private FileLock held; // guarded by thread
+  private final Object shares = new Object();
+  private FileLock held; // guarded by shares
+  private int holders; // guarded by shares: acquisitions and hand-offs that keep held
+
+  /** What {@link #handOff} keeps: the file lock, until closed (once). */
+  interface Share extends AutoCloseable {
+    @Override
+    void close();
+  }
 
   /**
    * @throws IOException naming the file when it cannot be opened or created
@@ -49,9 +62,11 @@ final class StateLock implements AutoCloseable {
    * Takes both locks, waiting at most the timeout in all.
    *
    * @param what the operation, for the error
+   * @return true when the file lock was taken afresh (another instance may have changed the state
+   *     since this one last held it); false when this process held it throughout
    * @throws StateUnavailableException when either is not free in time (the kubelet retries)
    */
-  void acquire(String what) throws StateUnavailableException {
+  boolean acquire(String what) throws StateUnavailableException {
     long deadline = System.nanoTime() + timeout.toNanos();
     try {
       if (!thread.tryLock(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -62,14 +77,23 @@ final class StateLock implements AutoCloseable {
       throw new StateUnavailableException("interrupted while waiting to " + what, e);
     }
     if (thread.getHoldCount() > 1) {
-      return; // re-entered: the file lock is held already
+      return false; // re-entered: the file lock is held already
+    }
+    synchronized (shares) {
+      if (held != null) {
+        holders++; // a handed-off write of this process still holds it
+        return false;
+      }
     }
     try {
       for (long pause = 1; ; pause = Math.min(pause * 2, 20)) {
         FileLock l = tryFileLock();
         if (l != null) {
-          held = l;
-          return;
+          synchronized (shares) {
+            held = l;
+            holders = 1;
+          }
+          return true;
         }
         if (System.nanoTime() > deadline) {
           throw busy(what, file + " (held by another instance of the plugin)");
@@ -92,15 +116,45 @@ final class StateLock implements AutoCloseable {
 
   /** Releases what {@link #acquire} took. */
   void release() {
-    if (thread.getHoldCount() == 1 && held != null) {
-      try {
-        held.release();
-      } catch (IOException e) {
-        // the descriptor stays open; the lock goes with the process at the latest
-      }
-      held = null;
+    if (thread.getHoldCount() == 1) {
+      drop();
     }
     thread.unlock();
+  }
+
+  /**
+   * Releases the thread lock of the outermost {@link #acquire} and keeps the file lock until the
+   * returned share is closed.
+   *
+   * @throws IllegalStateException when not held exactly once by this thread
+   */
+  Share handOff() {
+    if (thread.getHoldCount() != 1) {
+      throw new IllegalStateException(
+          "hand-off of a lock held " + thread.getHoldCount() + " times");
+    }
+    thread.unlock();
+    java.util.concurrent.atomic.AtomicBoolean open =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    return () -> {
+      if (open.getAndSet(false)) {
+        drop();
+      }
+    };
+  }
+
+  private void drop() {
+    synchronized (shares) {
+      if (--holders == 0 && held != null) {
+        try {
+          held.release();
+        } catch (IOException e) {
+          // the descriptor stays open; the lock goes with the process at the latest
+        }
+        held = null;
+        shares.notifyAll();
+      }
+    }
   }
 
   private FileLock tryFileLock() throws IOException {
@@ -116,8 +170,24 @@ final class StateLock implements AutoCloseable {
         "claim state busy: " + what + " waited " + timeout.toMillis() + " ms for " + lock, null);
   }
 
+  /**
+   * Closes the lock file (its record lock goes with it) once the writes handed off are done,
+   * waiting at most the timeout for them: another instance must not read the checkpoint while one
+   * of this instance's is still being written.
+   */
   @Override
   public void close() throws IOException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    synchronized (shares) {
+      for (long left; holders > 0 && (left = deadline - System.nanoTime()) > 0; ) {
+        try {
+          TimeUnit.NANOSECONDS.timedWait(shares, left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
+    }
     channel.close();
   }
 }

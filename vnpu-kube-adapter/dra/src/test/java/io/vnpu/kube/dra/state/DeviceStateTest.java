@@ -431,4 +431,94 @@ class DeviceStateTest {
     assertThat(s.snapshot().preparedClaims()).containsOnlyKeys("u8");
     assertThat(cdi.exists("u9")).isFalse();
   }
+
+  /**
+   * A store whose first prepare's write (the second write: the first is open's) holds on until
+   * {@code claims} commits wait for the disk, then writes, or fails with "No space left on device"
+   * when {@code fail}. The others can only get there if each prepare released the state's lock
+   * before its fsync.
+   */
+  java.util.concurrent.atomic.AtomicInteger holdFirstPrepareWrite(int claims, boolean fail) {
+    java.util.concurrent.atomic.AtomicInteger writes =
+        new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicReference<CheckpointStore> self =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    store =
+        io.vnpu.kube.dra.checkpoint.CheckpointStores.withWrite(
+            tmp.resolve("checkpoint.json"),
+            CLOCK,
+            (f, content) -> {
+              if (writes.incrementAndGet() == 2) {
+                long deadline = System.nanoTime() + 30_000_000_000L;
+                while (io.vnpu.kube.dra.checkpoint.CheckpointStores.pending(self.get()) < claims
+                    && System.nanoTime() < deadline) {
+                  try {
+                    Thread.sleep(1);
+                  } catch (InterruptedException e) {
+                    throw new java.io.InterruptedIOException();
+                  }
+                }
+                if (fail) {
+                  throw new java.io.IOException("No space left on device");
+                }
+              }
+              io.vnpu.kube.dra.checkpoint.CheckpointStores.writeDurably(f, content);
+            });
+    self.set(store);
+    return writes;
+  }
+
+  /** Prepares claim {@code c<i>} (uid {@code u<i>}) on {@code npu-<i>} for each i, all at once. */
+  static List<java.util.concurrent.Future<PrepareOutcome>> prepareAtOnce(DeviceState s, int n) {
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(n);
+    try {
+      List<java.util.concurrent.Future<PrepareOutcome>> out = new java.util.ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        ResourceClaim c = claim("c" + i, "u" + i, "npu-" + i);
+        out.add(pool.submit(() -> s.prepare(c)));
+      }
+      return out;
+    } finally {
+      pool.shutdown();
+    }
+  }
+
+  // issue 29: one fsync for the claims prepared at the same time (group commit)
+  @Test
+  void claimsPreparedAtOnceShareOneCheckpointWrite() throws Exception {
+    var writes = holdFirstPrepareWrite(4, false);
+    DeviceState s = open("b1");
+    for (var f : prepareAtOnce(s, 4)) {
+      assertThat(f.get(60, java.util.concurrent.TimeUnit.SECONDS).error()).isEmpty();
+    }
+    // open's, the first prepare's, then one for the three that waited behind it
+    assertThat(writes.get()).isEqualTo(3);
+    assertThat(store.load("b1").preparedClaims())
+        .containsOnlyKeys("u0", "u1", "u2", "u3")
+        .allSatisfy((uid, c) -> assertThat(c.state()).isEqualTo(ClaimState.PrepareCompleted));
+    assertThat(cdi.claimUids()).containsExactlyInAnyOrder("u0", "u1", "u2", "u3");
+  }
+
+  // a failed write fails every claim whose checkpoint held it (the later ones were computed from
+  // the first): each gets the error, releases its CDI spec, and the state is the file's again
+  @Test
+  void aFailedGroupWriteFailsEveryClaimItHeldAndLeavesNothing() throws Exception {
+    holdFirstPrepareWrite(4, true);
+    DeviceState s = open("b1");
+    for (var f : prepareAtOnce(s, 4)) {
+      assertThat(f)
+          .failsWithin(java.time.Duration.ofSeconds(60))
+          .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+          .withCauseInstanceOf(StateUnavailableException.class)
+          .withMessageContaining("No space left on device");
+    }
+    assertThat(cdi.claimUids()).isEmpty();
+    assertThat(store.load("b1").preparedClaims()).isEmpty();
+    assertThat(s.snapshot().preparedClaims()).isEmpty();
+    // the kubelet retries: written now
+    assertThat(s.prepare(claim("c2", "u2", "npu-2")).error()).isEmpty();
+    assertThat(store.load("b1").preparedClaims()).containsOnlyKeys("u2");
+    assertThat(s.snapshot().preparedClaims()).containsOnlyKeys("u2");
+  }
 }
