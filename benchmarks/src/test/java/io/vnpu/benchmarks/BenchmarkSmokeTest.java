@@ -30,6 +30,7 @@ class BenchmarkSmokeTest {
     "quota.FullRegionSnapshotBenchmark.usageIntoBuffer256Slots",
     "quota.FullRegionSnapshotBenchmark.bareLoopOverTheMapping256Slots",
     "quota.FullRegionSnapshotBenchmark.sizeCheckFloor",
+    "quota.FullRegionSnapshotBenchmark.sizeCheckBareFstat",
     "quota.RegionLifecycleBenchmark.createRegion",
     "quota.RegionLifecycleBenchmark.openValidateRegion",
     "quota.QuotaRegionVsNativeBenchmark.admitReleaseAgainstNativeProcess",

@@ -18,6 +18,7 @@ import io.vnpu.quota.region.QuotaRegion;
 import io.vnpu.quota.region.QuotaRegions;
 import io.vnpu.quota.region.UsageBuffer;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
@@ -56,6 +57,7 @@ public class FullRegionSnapshotBenchmark {
   private Path dir;
   private QuotaRegion region;
   private FileChannel bareChannel;
+  private RandomAccessFile bareFile;
   private MappedByteBuffer bare;
 
   @Setup(Level.Trial)
@@ -81,6 +83,7 @@ public class FullRegionSnapshotBenchmark {
     }
     region = new QuotaRegions().open(file);
     bareChannel = FileChannel.open(file, StandardOpenOption.READ);
+    bareFile = new RandomAccessFile(file.toFile(), "r");
     bare = bareChannel.map(FileChannel.MapMode.READ_ONLY, 0, REGION_FILE_BYTES);
     bare.order(ByteOrder.LITTLE_ENDIAN);
     UsageSnapshot s = region.usage();
@@ -94,6 +97,7 @@ public class FullRegionSnapshotBenchmark {
   public void tearDown() throws IOException {
     region.close();
     bareChannel.close();
+    bareFile.close();
     Files.deleteIfExists(dir.resolve("region"));
     Files.deleteIfExists(dir);
   }
@@ -121,6 +125,16 @@ public class FullRegionSnapshotBenchmark {
   @Benchmark
   public long sizeCheckFloor() throws IOException {
     return bareChannel.size();
+  }
+
+  /**
+   * Floor, not an API: the same {@code fstat} without the channel's bookkeeping ({@code
+   * RandomAccessFile.length()}: one JNI call, no interruptible-I/O registration): what the size
+   * check would cost at least.
+   */
+  @Benchmark
+  public long sizeCheckBareFstat() throws IOException {
+    return bareFile.length();
   }
 
   private final int[] bareState = new int[SLOTS];

@@ -5,6 +5,7 @@ import com.sun.jna.Library;
 import com.sun.jna.Native;
 import com.sun.jna.Platform;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.OpenOption;
@@ -75,6 +76,50 @@ public final class TenantFiles {
   public FileChannel open(
       Path file, boolean write, long minBytes, long maxBytes, boolean refuseSparse)
       throws IOException {
+    OpenOption[] opts =
+        write
+            ? new OpenOption[] {StandardOpenOption.READ, StandardOpenOption.WRITE}
+            : new OpenOption[] {StandardOpenOption.READ};
+    return openChecked(
+        file, write, minBytes, maxBytes, refuseSparse, self -> FileChannel.open(self, opts));
+  }
+
+  /**
+   * The same checked, non-blocking open as {@link #open}, as a {@link RandomAccessFile}: its {@link
+   * RandomAccessFile#length()} is one {@code fstat} without a channel's interruptible-I/O
+   * bookkeeping (a reader that checks the size before every read of a mapping), and its {@link
+   * RandomAccessFile#getChannel()} shares the descriptor (closing either closes both).
+   *
+   * @throws java.nio.file.NoSuchFileException if there is no file at the path
+   * @throws TenantFileException as {@link #open}
+   * @throws IOException when it cannot be opened otherwise
+   */
+  public RandomAccessFile openRandomAccess(
+      Path file, boolean write, long minBytes, long maxBytes, boolean refuseSparse)
+      throws IOException {
+    // "rw" adds O_CREAT, harmless here: the path is the open descriptor's own inode
+    return openChecked(
+        file,
+        write,
+        minBytes,
+        maxBytes,
+        refuseSparse,
+        self -> new RandomAccessFile(self.toFile(), write ? "rw" : "r"));
+  }
+
+  /** Reopens the checked descriptor's inode ({@code /proc/self/fd/N}) as the caller's type. */
+  private interface Reopen<T> {
+    T reopen(Path self) throws IOException;
+  }
+
+  private <T> T openChecked(
+      Path file,
+      boolean write,
+      long minBytes,
+      long maxBytes,
+      boolean refuseSparse,
+      Reopen<T> reopen)
+      throws IOException {
     int fd;
     try {
       fd =
@@ -108,11 +153,7 @@ public final class TenantFiles {
         throw new TenantFileException(
             file, "sparse (a hole before its end): a full file system could not back it");
       }
-      OpenOption[] opts =
-          write
-              ? new OpenOption[] {StandardOpenOption.READ, StandardOpenOption.WRITE}
-              : new OpenOption[] {StandardOpenOption.READ};
-      return FileChannel.open(self, opts);
+      return reopen.reopen(self);
     } finally {
       try {
         libc.close(fd);

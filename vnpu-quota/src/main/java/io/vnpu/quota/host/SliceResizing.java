@@ -26,10 +26,17 @@ final class SliceResizing {
   /**
    * @param what names the slice in messages ("slice train", or the region file)
    * @param registry the slice's NPU registry, or empty when the region names none
+   * @param sizes the slice's record: what the change leaves alone is kept from it, never from the
+   *     region (its tenant can write the region: a raised weight or cap there must not be copied
+   *     back into the record or the registry)
    * @throws SliceResizeException when the slice may not be resized, or the change does not fit it
    */
   static Applied apply(
-      String what, QuotaRegion region, Optional<ComputeRegistry> registry, SliceResize change)
+      String what,
+      QuotaRegion region,
+      Optional<ComputeRegistry> registry,
+      SliceResize change,
+      SliceRecord sizes)
       throws IOException {
     if (change.isEmpty())
       throw new SliceResizeException(
@@ -54,7 +61,15 @@ final class SliceResizing {
               + ": its AI-core share is not enforced (policy without COMPUTE_ENFORCE); "
               + "only --memory can change");
     }
-    DeviceQuota q = config.devices().get(0);
+    DeviceQuota inRegion = config.devices().get(0);
+    DeviceQuota q =
+        new DeviceQuota(
+            sizes.memoryLimitBytes(),
+            sizes.weight(),
+            sizes.capPct(),
+            sizes.priority(),
+            sizes.phyId(),
+            inRegion.uuid());
     DeviceQuota n =
         new DeviceQuota(
             change.memoryLimitBytes().orElse(q.memLimitBytes()),
@@ -103,7 +118,7 @@ final class SliceResizing {
       ComputeRegistry registry,
       SliceResize change)
       throws IOException {
-    Applied a = apply("slice " + r.name(), region, Optional.of(registry), change);
+    Applied a = apply("slice " + r.name(), region, Optional.of(registry), change, r);
     SliceRecord next =
         r.withSizes(
             a.after().memLimitBytes(), a.after().computeWeight(), a.after().computeCapPct());

@@ -89,6 +89,42 @@ class SliceResizeTest {
     }
   }
 
+  /**
+   * The tenant writes its own region (issue 23): what a resize leaves alone comes from the agent's
+   * record, never from the region, so a tenant that raised its weight and cap there does not see
+   * them copied into the record (vnpu slices, vnpu top) by an admin's --memory.
+   */
+  @Test
+  void aResizeKeepsTheRecordsSizesNotTheTenantsRegion() throws Exception {
+    StateDir state = new StateDir(tmp.resolve("state"));
+    try (HostSlices slices = new HostSlices(state, new QuotaRegions());
+        SliceSession s =
+            slices.create(
+                new HostSliceRequest("train", 1, npu(1, 1024 * MIB, 50, 50), List.of()))) {
+      RegionConfig c = s.region().readConfig();
+      DeviceQuota q = c.devices().get(0);
+      s.region()
+          .updateConfig(
+              new RegionConfig(
+                  List.of(
+                      new DeviceQuota(64L << 30, 10000, 100, q.priority(), q.physId(), q.uuid())),
+                  c.policy(),
+                  c.registryDir()));
+
+      SliceRecord r = s.resize(SliceResize.none().withMemory(512 * MIB));
+
+      assertThat(r.weight()).isEqualTo(50);
+      assertThat(r.capPct()).isEqualTo(50);
+      DeviceQuota after = s.region().readConfig().devices().get(0);
+      assertThat(after.memLimitBytes()).isEqualTo(512 * MIB);
+      assertThat(after.computeWeight()).isEqualTo(50);
+      assertThat(after.computeCapPct()).isEqualTo(50);
+      RegistryEntry e = entry(state, 1, s.epoch());
+      assertThat(e.weight()).isEqualTo(50);
+      assertThat(e.capPct()).isEqualTo(50);
+    }
+  }
+
   @Test
   void anotherProcessResizesByNameAndUnknownOrGoneSlicesAreOneLine() throws Exception {
     StateDir state = new StateDir(tmp.resolve("state"));

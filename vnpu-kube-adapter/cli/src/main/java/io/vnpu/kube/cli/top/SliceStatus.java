@@ -64,23 +64,4 @@ public record SliceStatus(
         stale,
         processes);
   }
-
-  /** A copy with another achieved share (null = unknown). */
-  public SliceStatus withAchievedSharePct(Double pct) {
-    return new SliceStatus(
-        name,
-        logicId,
-        memoryUsedBytes,
-        memoryLimitBytes,
-        memoryPeakBytes,
-        oomRejections,
-        weight,
-        capPct,
-        priority,
-        targetSharePct,
-        pct,
-        ownerPid,
-        stale,
-        processes);
-  }
 }

@@ -33,32 +33,31 @@ final class ClaimCalls<C> {
   /** Prepares {@code claims} and answers with {@code answer} of the outcomes by claim UID. */
   <R> void prepare(
       List<C> claims, Function<Map<String, PrepareOutcome>, R> answer, StreamObserver<R> response) {
-    Map<String, PrepareOutcome> outcomes;
-    try {
-      outcomes = handler.prepare(refs(claims));
-    } catch (StatusException e) {
-      response.onError(e);
-      return;
-    }
-    response.onNext(answer.apply(outcomes));
-    response.onCompleted();
+    call(claims, handler::prepare, answer, response);
   }
 
   /** Unprepares {@code claims} and answers with {@code answer} of the errors by claim UID. */
   <R> void unprepare(
       List<C> claims, Function<Map<String, String>, R> answer, StreamObserver<R> response) {
-    Map<String, String> errors;
+    call(claims, handler::unprepare, answer, response);
+  }
+
+  private <T, R> void call(
+      List<C> claims, Call<T> call, Function<T, R> answer, StreamObserver<R> response) {
+    T result;
     try {
-      errors = handler.unprepare(refs(claims));
+      result = call.run(claims.stream().map(ref).toList());
     } catch (StatusException e) {
       response.onError(e);
       return;
     }
-    response.onNext(answer.apply(errors));
+    response.onNext(answer.apply(result));
     response.onCompleted();
   }
 
-  private List<ClaimRef> refs(List<C> claims) {
-    return claims.stream().map(ref).toList();
+  /** {@link ClaimHandler#prepare} or {@link ClaimHandler#unprepare}. */
+  @FunctionalInterface
+  private interface Call<T> {
+    T run(List<ClaimRef> claims) throws StatusException;
   }
 }
