@@ -52,8 +52,8 @@ class DraCommandTest {
     assertThat(r.err().strip())
         .isEqualTo("vnpu dra: --device-profile = gpu: unknown profile" + " (known: npu)");
 
-    // openFuyao's flag set has no --device-config: the bundled table, no usage error; this run
-    // gets as far as the API client
+    // openFuyao's flag set has no --device-config: the bundled table, no usage error about it; this
+    // run gets as far as the kubeconfig check, the last one before start
     r =
         run(
             "dra",
@@ -63,8 +63,9 @@ class DraCommandTest {
             "--simulate",
             "--kubeconfig",
             "/nonexistent/kubeconfig");
-    assertThat(r.code()).isEqualTo(1);
-    assertThat(r.err().strip()).startsWith("vnpu dra: --kubeconfig /nonexistent/kubeconfig: ");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err().strip())
+        .isEqualTo("vnpu dra: --kubeconfig /nonexistent/kubeconfig: no such file");
 
     String longDir = "/var/lib/kubelet/" + "p".repeat(90);
     r = run("dra", "--node-name", "n1", "--kubelet-plugins-directory-path", longDir);
