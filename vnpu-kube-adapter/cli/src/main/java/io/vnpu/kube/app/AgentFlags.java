@@ -87,6 +87,7 @@ public final class AgentFlags {
   @Option(
       names = "--simulate",
       arity = "0..1",
+      preprocessor = io.vnpu.kube.cli.NoOptionAsValue.class,
       fallbackValue = "910B3x8",
       paramLabel = "PROFILE",
       description =

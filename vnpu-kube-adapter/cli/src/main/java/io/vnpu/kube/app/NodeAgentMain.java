@@ -3,6 +3,7 @@ package io.vnpu.kube.app;
 import io.vnpu.kube.agent.DcmiOpener;
 import io.vnpu.kube.agent.DeviceManagerOpener;
 import io.vnpu.kube.agent.ResourceBackendFactory;
+import io.vnpu.kube.cli.ParserRules;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -43,6 +44,6 @@ public final class NodeAgentMain implements Callable<Integer> {
   }
 
   public static void main(String[] args) {
-    System.exit(new CommandLine(new NodeAgentMain()).execute(args));
+    System.exit(ParserRules.apply(new CommandLine(new NodeAgentMain())).execute(args));
   }
 }

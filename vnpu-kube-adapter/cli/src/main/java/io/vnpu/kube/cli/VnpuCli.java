@@ -70,6 +70,7 @@ public final class VnpuCli implements Runnable {
     for (String name : names) {
       cl.addSubcommand(name, SUBCOMMANDS.get(name));
     }
+    ParserRules.apply(cl);
     cl.setParameterExceptionHandler(new UsageErrorHandler());
     CommandLine run = cl.getSubcommands().get("run");
     if (run != null) {

@@ -143,6 +143,10 @@ class CliUsageTest {
         "demo --seconds 1 | vnpu demo: invalid value for option '--seconds': '1': a number of seconds must be in 2..3600 (see 'vnpu demo --help')",
         "run --core 25 --weight 3 -- true | vnpu run: --core=PCT, --weight=W are mutually exclusive (specify only one) (see 'vnpu run --help')",
         "run --bogus -- true | vnpu run: unknown option: '--bogus' (see 'vnpu run --help')",
+        "dra --simulate --kubelet-dir /tmp/x | vnpu dra: unknown options: '--kubelet-dir', '/tmp/x' (see 'vnpu dra --help')",
+        "dra --simulate --bogus | vnpu dra: unknown option: '--bogus' (see 'vnpu dra --help')",
+        "plugin --simulate --bogus x | vnpu plugin: unknown options: '--bogus', 'x' (see 'vnpu plugin --help')",
+        "plugin --mode mindcluster -volcanoType -bogus | vnpu plugin: unknown option: '-bogus' (see 'vnpu plugin --help')",
         "frobnicate | vnpu: unknown command: 'frobnicate' (see 'vnpu --help')",
         "config chek x.yaml | vnpu config: unknown command: 'chek' (see 'vnpu config --help')",
         "run --memory -1 -- true | vnpu run: invalid value for option '--memory': '-1': a size must be larger than 0: write a quantity such as 8Gi or 512Mi, or an integer number of MiB (see 'vnpu run --help')",
@@ -153,6 +157,26 @@ class CliUsageTest {
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.out()).isEmpty();
     assertThat(r.err()).isEqualTo(expected.trim() + System.lineSeparator());
+  }
+
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "dra --simulate --node-name n | 910B3x8",
+        "dra --simulate A3x8 --node-name n | A3x8",
+        "dra --simulate=310P3x4 --node-name n | 310P3x4",
+        "plugin --simulate --kubelet-dir /tmp/x | 910B3x8",
+        "plugin --simulate 310P3x4 | 310P3x4",
+      })
+  void simulateTakesAProfileOrItsDefaultButNeverAnOption(String args, String profile) {
+    String[] argv = args.trim().split(" ");
+    CommandLine cl = VnpuCli.commandLine(argv);
+    cl.parseArgs(argv);
+    // the flags' field, which the command reads
+    Object value =
+        cl.getSubcommands().get(argv[0]).getCommandSpec().findOption("--simulate").getValue();
+    assertThat(value).isEqualTo(profile.trim());
   }
 
   @Test

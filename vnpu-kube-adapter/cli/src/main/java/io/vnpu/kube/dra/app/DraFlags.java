@@ -211,6 +211,7 @@ public final class DraFlags {
   @Option(
       names = "--simulate",
       arity = "0..1",
+      preprocessor = io.vnpu.kube.cli.NoOptionAsValue.class,
       fallbackValue = "910B3x8",
       paramLabel = "PROFILE",
       description =

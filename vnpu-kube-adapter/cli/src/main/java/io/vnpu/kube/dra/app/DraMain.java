@@ -1,6 +1,7 @@
 package io.vnpu.kube.dra.app;
 
 import io.vnpu.dcmi.DcmiNodeSelector;
+import io.vnpu.kube.cli.ParserRules;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -28,7 +29,7 @@ public final class DraMain implements Callable<Integer> {
   }
 
   public static void main(String[] args) {
-    CommandLine cl = new CommandLine(new DraMain());
+    CommandLine cl = ParserRules.apply(new CommandLine(new DraMain()));
     cl.setParameterExceptionHandler(
         (ex, a) -> {
           ex.getCommandLine()
