@@ -26,6 +26,8 @@ class BenchmarkSmokeTest {
     "quota.QuotaRegionBenchmark.admitReleaseTwoThreads",
     "quota.QuotaRegionBenchmark.admitReleaseFourThreads",
     "quota.QuotaRegionBenchmark.usageSnapshot",
+    "quota.AdmitReleaseFloorBenchmark.fiveAtomicsVarHandle",
+    "quota.AdmitReleaseFloorBenchmark.fiveAtomicsUnchecked",
     "quota.FullRegionSnapshotBenchmark.usageSnapshot256Slots",
     "quota.FullRegionSnapshotBenchmark.usageIntoBuffer256Slots",
     "quota.FullRegionSnapshotBenchmark.bareLoopOverTheMapping256Slots",

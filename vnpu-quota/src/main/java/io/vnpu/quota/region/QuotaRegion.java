@@ -481,10 +481,14 @@ public final class QuotaRegion implements AutoCloseable {
   // ---------------------------------------------------------------- usage
 
   int slotHwm() {
+    return slotHwm(mem.getInt(H_SLOT_HWM));
+  }
+
+  /** How many slots a scan reads for the {@code slot_hwm} word {@code hwm}: 0..256. */
+  static int slotHwm(int hwm) {
     // a u32, as the C limiter reads it: a word at or above 2^31 (a tenant's) is above 256 there
-    // too,
-    // so every slot is scanned, never none (a Java admitter and the agent see the slots C sees)
-    int hwm = mem.getInt(H_SLOT_HWM);
+    // too, so every slot is scanned, never none (a Java admitter and the agent see the slots C
+    // sees)
     return Integer.compareUnsigned(hwm, REGION_SLOT_COUNT) > 0 ? REGION_SLOT_COUNT : hwm;
   }
 
