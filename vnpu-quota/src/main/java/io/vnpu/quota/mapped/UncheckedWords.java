@@ -7,16 +7,19 @@ import java.nio.MappedByteBuffer;
 
 /**
  * Sequentially consistent access to the 8- and 4-byte words of a mapping by absolute address, with
- * no check at all: for the admission's hot path only ({@code MemoryAccount}), where every address
- * is the mapping's base ({@link SharedMemory#uncheckedBase()}) plus an offset built from a checked
- * device and slot index, and where the {@link SharedMemory} holding the mapping stays reachable
- * across the access (a {@code Reference.reachabilityFence} after it).
+ * no check at all: for the two hot paths of the quota region only, admission ({@code
+ * MemoryAccount}) and the usage snapshot's slot loop ({@code QuotaRegion.usage}), where every
+ * address is the mapping's base ({@link SharedMemory#uncheckedBase()}) plus an offset built from a
+ * checked device, a slot index and the clamped {@code slot_hwm}, and where the {@link SharedMemory}
+ * holding the mapping stays reachable and mapped across the access (a {@code
+ * Reference.reachabilityFence} after it, or a {@link SharedMemory.Pin}).
  *
  * <p>Why not {@link SharedMemory}'s {@code VarHandle}: each of its accesses re-reads the buffer's
  * address, limit and read-only flag and checks bounds and alignment, and after every locked
  * instruction those loads start again (a dependent chain of three loads before the next atomic);
  * with the base in a register the admit + release pair runs at its atomics' floor plus the slot
- * scan (docs/benchmarks.md, "Java admit+release"). The access is the JDK's own {@code
+ * scan (docs/benchmarks.md, "Java admit+release"), and the snapshot's loop reads each word with one
+ * load instead of a bounds check, a scope check and a load. The access is the JDK's own {@code
  * sun.misc.Unsafe} (module {@code jdk.unsupported}, open to class-path code, as {@link Unmapper}
  * uses it), whose volatile, get-and-add and compare-and-swap forms are the same intrinsics the
  * {@code VarHandle} ends in: a fault on a truncated file reaches the caller as the same {@link
@@ -77,6 +80,14 @@ public final class UncheckedWords {
 
   public static long getLong(long address) {
     return U.getLongVolatile(null, address);
+  }
+
+  /**
+   * A plain (unordered) read, for a snapshot that validates itself afterwards (see {@link
+   * SharedMemory#getLongPlain}).
+   */
+  public static long getLongPlain(long address) {
+    return U.getLong(null, address);
   }
 
   public static int getInt(long address) {
