@@ -31,6 +31,7 @@ class BenchmarkSmokeTest {
     "quota.FullRegionSnapshotBenchmark.usageSnapshot256Slots",
     "quota.FullRegionSnapshotBenchmark.usageIntoBuffer256Slots",
     "quota.FullRegionSnapshotBenchmark.bareLoopOverTheMapping256Slots",
+    "quota.FullRegionSnapshotBenchmark.bareLoopUnchecked256Slots",
     "quota.FullRegionSnapshotBenchmark.sizeCheckFloor",
     "quota.FullRegionSnapshotBenchmark.sizeCheckBareFstat",
     "quota.RegionLifecycleBenchmark.createRegion",

@@ -21,7 +21,7 @@ import java.util.Map;
  *
  * Prints, per row, the best and the median of the measured rounds of 20,000 calls (15 unless ROUNDS
  * says otherwise, after 5 warm-up rounds), in CPU ns per call. ROWS (default {@code
- * snapshot,bare,fstat}) picks rows, e.g. {@code snapshot} alone under a profiler.
+ * snapshot,bare,bare-unchecked,fstat}) picks rows, e.g. {@code snapshot} alone under a profiler.
  */
 public final class SnapshotCpuTime {
   private static final int WARMUP_ROUNDS = 5;
@@ -38,17 +38,20 @@ public final class SnapshotCpuTime {
   public static void main(String[] args) throws IOException {
     FullRegionSnapshotBenchmark b = new FullRegionSnapshotBenchmark();
     b.setUp();
-    List<String> rows = List.of((args.length > 0 ? args[0] : "snapshot,bare,fstat").split(","));
+    List<String> rows =
+        List.of((args.length > 0 ? args[0] : "snapshot,bare,bare-unchecked,fstat").split(","));
     int measured = args.length > 1 ? Integer.parseInt(args[1]) : MEASURED_ROUNDS;
     Map<String, String> titles =
         Map.of(
             "snapshot", "snapshot into the buffer",
             "bare", "bare loop",
+            "bare-unchecked", "bare loop, unchecked loads",
             "fstat", "fstat (RandomAccessFile.length)");
     Map<String, Call> all =
         Map.of(
             "snapshot", b::usageIntoBuffer256Slots,
             "bare", b::bareLoopOverTheMapping256Slots,
+            "bare-unchecked", b::bareLoopUnchecked256Slots,
             "fstat", b::sizeCheckBareFstat);
     String[] names = new String[rows.size()];
     Call[] calls = new Call[rows.size()];
