@@ -27,7 +27,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -343,34 +342,7 @@ public final class SliceCollector implements MultiCollector {
       Families f,
       Labels slice,
       Set<String> mismatches) {
-    Map<String, Integer> fields = new TreeMap<>();
-    RegionConfig c = charged.config();
-    if (epoch != charged.key()) fields.merge("epoch", 1, Integer::sum);
-    if (inRegion.devices().size() != c.devices().size()
-        || usage.devices().size() != c.devices().size())
-      fields.merge("device_count", 1, Integer::sum);
-    if (!inRegion.policy().equals(c.policy())) fields.merge("policy", 1, Integer::sum);
-    if (!inRegion.registryDir().equals(c.registryDir()))
-      fields.merge("registry_dir", 1, Integer::sum);
-    for (int d = 0; d < c.devices().size(); d++) {
-      DeviceQuota want = c.devices().get(d);
-      if (d < usage.devices().size()
-          && usage.devices().get(d).limitBytes() != want.memLimitBytes()) {
-        fields.merge("memory_limit", 1, Integer::sum);
-      } else if (d < inRegion.devices().size()
-          && inRegion.devices().get(d).memLimitBytes() != want.memLimitBytes()) {
-        fields.merge("memory_limit", 1, Integer::sum);
-      }
-      if (d >= inRegion.devices().size()) continue;
-      DeviceQuota got = inRegion.devices().get(d);
-      if (got.computeWeight() != want.computeWeight())
-        fields.merge("compute_weight", 1, Integer::sum);
-      if (got.computeCapPct() != want.computeCapPct())
-        fields.merge("compute_cap_pct", 1, Integer::sum);
-      if (got.priority() != want.priority()) fields.merge("priority", 1, Integer::sum);
-      if (got.physId() != want.physId()) fields.merge("phy_id", 1, Integer::sum);
-      if (!got.uuid().equals(want.uuid())) fields.merge("uuid", 1, Integer::sum);
-    }
+    Map<String, Integer> fields = charged.disagreements(inRegion, usage, epoch);
     for (Map.Entry<String, Integer> m : fields.entrySet()) {
       f.add("vnpu_slice_region_mismatch", m.getValue(), slice.add("field", m.getKey()));
       String key = s.region() + "#" + m.getKey();
