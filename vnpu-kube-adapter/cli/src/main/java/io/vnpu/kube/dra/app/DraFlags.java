@@ -210,6 +210,7 @@ public final class DraFlags {
 
   @Option(
       names = "--simulate",
+      converter = io.vnpu.kube.app.SimulatorProfileConverter.class,
       arity = "0..1",
       fallbackValue = "910B3x8",
       paramLabel = "PROFILE",
