@@ -1,6 +1,6 @@
 /*
  * Process-local table: device pointer (or physical handle) -> (device, bytes) charged for it.
- * Lock-striped open addressing; storage comes from mmap, never from malloc, so the table works in
+ * Lock-striped open addressing; storage comes from .bss and mmap, never from malloc, so the table works in
  * any allocator state (including a fork child) and never recurses into hooked code.
  * Critical sections are a few probes long; growth doubles one stripe under its own lock.
  */
@@ -17,7 +17,8 @@ struct vnpu_ptr_entry {
 };
 
 /* Inserts; returns 0 (new key), 1 (an entry with that key was replaced and copied to *replaced when
- * not NULL), or -1 if memory for growth could not be mapped (nothing stored). */
+ * not NULL), or -1 if memory for growth could not be mapped or the entry cannot be stored (bytes of
+ * 2^56 or more, dev or kind of 16 or more: entries are packed into 16 bytes) (nothing stored). */
 int vnpu_ptrmap_put(uintptr_t key, uint32_t dev, uint64_t bytes, uint32_t kind, struct vnpu_ptr_entry *replaced);
 /* Removes key; returns 1 and fills *out if it was present, 0 otherwise. */
 int vnpu_ptrmap_take(uintptr_t key, struct vnpu_ptr_entry *out);

@@ -50,6 +50,22 @@ int main(void) {
     CHECK_EQ_U64(vnpu_ptrmap_size(), 4 * 10000);
     vnpu_ptrmap_reset();
     CHECK_EQ_U64(vnpu_ptrmap_size(), 0);
+    /* entries are packed (bytes in 56 bits, device and kind in 4 each): the largest packable values
+     * come back whole; anything wider is not stored (the hook then does not charge it) */
+    CHECK(vnpu_ptrmap_put(0x7000, 15, (1ull << 56) - 1, 15, NULL) == 0);
+    CHECK(vnpu_ptrmap_take(0x7000, &e) == 1);
+    CHECK_EQ_U64(e.bytes, (1ull << 56) - 1);
+    CHECK_EQ_U64(e.dev, 15);
+    CHECK_EQ_U64(e.kind, 15);
+    CHECK(vnpu_ptrmap_put(0x7000, 0, 1ull << 56, 0, NULL) == -1);
+    CHECK(vnpu_ptrmap_put(0x7000, 16, 1, 0, NULL) == -1);
+    CHECK(vnpu_ptrmap_put(0x7000, 0, 1, 16, NULL) == -1);
+    CHECK(vnpu_ptrmap_take(0x7000, &e) == 0);
+    CHECK_EQ_U64(vnpu_ptrmap_size(), 0);
+    /* after a reset the first tables are used again: stale entries from before must be gone */
+    for (uint64_t i = 1; i <= 40; i++) CHECK(vnpu_ptrmap_put(0x200000000ull + i * 512, 0, i, 0, NULL) == 0);
+    vnpu_ptrmap_reset();
+    for (uint64_t i = 1; i <= 40; i++) CHECK(vnpu_ptrmap_take(0x200000000ull + i * 512, &e) == 0);
     printf("test_ptrmap: ok\n");
     return 0;
 }
