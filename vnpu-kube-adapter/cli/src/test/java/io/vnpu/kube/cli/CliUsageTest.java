@@ -27,7 +27,8 @@ class CliUsageTest {
   private static Run run(String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    CommandLine cl = VnpuCli.commandLine();
+    // the command line main builds for these arguments (only the subcommand they name)
+    CommandLine cl = VnpuCli.commandLine(args);
     cl.setOut(new PrintWriter(out, true));
     cl.setErr(new PrintWriter(err, true));
     int exit = cl.execute(args);
@@ -74,6 +75,42 @@ class CliUsageTest {
             "vnpu config check",
             "vnpu slices",
             "vnpu slices rm");
+  }
+
+  @Test
+  void aCommandLineNamingASubcommandBuildsOnlyThatOneWithTheSameHelp() {
+    CommandLine full = VnpuCli.commandLine();
+    assertThat(full.getSubcommands().keySet())
+        .containsExactlyElementsOf(VnpuCli.SUBCOMMANDS.keySet());
+    for (String name : VnpuCli.SUBCOMMANDS.keySet()) {
+      CommandLine one = VnpuCli.commandLine(name, "--help");
+      if (name.equals("help")) {
+        // "vnpu help X" names another command: every one is there
+        assertThat(one.getSubcommands().keySet()).as(name).hasSize(VnpuCli.SUBCOMMANDS.size());
+        continue;
+      }
+      assertThat(one.getSubcommands().keySet()).as(name).containsExactly(name);
+      for (CommandLine sub : everyCommand(one.getSubcommands().get(name))) {
+        String qualified = sub.getCommandSpec().qualifiedName();
+        CommandLine same = full;
+        for (String word : qualified.split(" ")) {
+          if (!word.equals("vnpu")) same = same.getSubcommands().get(word);
+        }
+        assertThat(sub.getUsageMessage(CommandLine.Help.Ansi.OFF))
+            .as(qualified)
+            .isEqualTo(same.getUsageMessage(CommandLine.Help.Ansi.OFF));
+      }
+    }
+    assertThat(VnpuCli.commandLine("dra", "--help").getSubcommands()).doesNotContainKey("run");
+    assertThat(VnpuCli.commandLine("--help").getSubcommands()).containsKey("dra");
+    assertThat(VnpuCli.commandLine("dar").getSubcommands()).containsKey("dra");
+  }
+
+  @Test
+  void runStopsAtItsFirstPositionalWhenBuiltAlone() {
+    // "vnpu run --memory 1Gi python train.py --epochs 3": --epochs belongs to the workload
+    assertThat(VnpuCli.commandLine("run").getSubcommands().get("run").isStopAtPositional())
+        .isTrue();
   }
 
   @Test
