@@ -22,10 +22,12 @@
  * different line, and a 24-byte entry with 256 per stripe spread them over 96 KiB, missing L1 on each
  * allocation and each free (issue 29: about half of the pointer table's cost in the hooked pair).
  */
-#define META_BYTES_BITS 56
-#define META_BYTES_MASK ((1ULL << META_BYTES_BITS) - 1)
+#define META_BYTES_MASK VNPU_PTRMAP_MAX_BYTES
 #define META_DEV_SHIFT 56 /* 4 bits: dev < VNPU_REGION_MAX_DEVICES (16) */
 #define META_KIND_SHIFT 60 /* 4 bits */
+_Static_assert(META_BYTES_MASK >> META_DEV_SHIFT == 0 && (META_BYTES_MASK + 1) >> META_DEV_SHIFT == 1,
+               "bytes end where the device starts");
+_Static_assert(VNPU_PTRMAP_MAX_DEV == 0xF && VNPU_PTRMAP_MAX_KIND == 0xF, "device and kind are 4 bits each");
 
 struct slot {
     uintptr_t key; /* 0 = empty */
@@ -33,7 +35,7 @@ struct slot {
 };
 
 static int packable(uint32_t dev, uint64_t bytes, uint32_t kind) {
-    return dev < 16 && kind < 16 && bytes <= META_BYTES_MASK;
+    return dev <= VNPU_PTRMAP_MAX_DEV && kind <= VNPU_PTRMAP_MAX_KIND && bytes <= VNPU_PTRMAP_MAX_BYTES;
 }
 
 static uint64_t pack(uint32_t dev, uint64_t bytes, uint32_t kind) {

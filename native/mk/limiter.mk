@@ -105,3 +105,15 @@ $(B)/limiter/test_deepbind: limiter/tests/test_deepbind.c $(B)/limiter/libdeeppl
 
 TARGETS += $(B)/limiter/libdeepplugin.so $(B)/limiter/test_deepbind
 TESTS   += limiter/tests/test_deepbind.sh
+
+# an allocation too large for the pointer table's packed entries, granted by a tenant's own runtime
+$(B)/limiter/libhuge_runtime.so: limiter/tests/huge_runtime.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SOFLAGS) -o $@ $<
+
+$(B)/limiter/huge_alloc: limiter/tests/huge_alloc.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) $(LDLIBS)
+
+TARGETS += $(B)/limiter/libhuge_runtime.so $(B)/limiter/huge_alloc
+TESTS   += limiter/tests/test_huge_alloc.sh
