@@ -241,6 +241,56 @@ class CliUsageTest {
   }
 
   @Test
+  void topWithAMissingKubeDirIsOneLine(@TempDir Path dir) throws Exception {
+    Path missing = dir.resolve("nonexistent");
+    Run r = run("top", "--kube-dir", missing.toString(), "--once");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err())
+        .isEqualTo(
+            "vnpu top: invalid value for option '--kube-dir': '"
+                + missing
+                + "': no such directory (see 'vnpu top --help')"
+                + System.lineSeparator());
+    Path file = Files.writeString(dir.resolve("file"), "x");
+    assertThat(run("top", "--kube-dir", dir.toString(), "--kube-dir", file.toString()).err())
+        .isEqualTo(
+            "vnpu top: invalid value for option '--kube-dir': '"
+                + file
+                + "': not a directory (see 'vnpu top --help')"
+                + System.lineSeparator());
+  }
+
+  /** Every command that takes a simulator profile refuses an unknown one while parsing. */
+  @ParameterizedTest
+  @CsvSource({
+    "plugin, --simulate=bogus",
+    "dra, --simulate=bogus",
+    "top, --sim-profile=bogus",
+    "run, --sim-profile=bogus",
+    "devices, --sim-profile=bogus",
+    "demo, --sim-profile=bogus"
+  })
+  void anUnknownSimulatorProfileIsOneUsageLine(String command, String option) {
+    Run r = command.equals("run") ? run(command, option, "--", "true") : run(command, option);
+    String name = option.substring(0, option.indexOf('='));
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err())
+        .isEqualTo(
+            "vnpu "
+                + command
+                + ": invalid value for option '"
+                + name
+                + "': 'bogus': unknown simulator profile; built-in: "
+                + String.join(", ", io.vnpu.dcmi.DcmiNodeSelector.SIMULATOR_PROFILES)
+                + " (see 'vnpu "
+                + command
+                + " --help')"
+                + System.lineSeparator());
+  }
+
+  @Test
   void usageLinesTakeOnlyTheFirstLineOfAMessage() {
     assertThat(
             UsageErrorHandler.line(
