@@ -283,6 +283,13 @@ static rtError_t charge_begin(struct charge *c, int have_dev, uint32_t dev, uint
         vnpu_region_count(&g_region, 0, VNPU_DS_OOM_REJECTIONS, 1);
         return VNPU_ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
+    /* a size the pointer table cannot record (2^56 bytes or more; no NPU has that much HBM) would
+     * run uncounted once granted (charge_end could only release it): refuse it before the runtime
+     * sees it, limited device or not (unlimited ones are counted exactly too) */
+    if (bytes > VNPU_PTRMAP_MAX_BYTES) {
+        vnpu_region_count(&g_region, dev, VNPU_DS_OOM_REJECTIONS, 1);
+        return VNPU_ACL_ERROR_RT_MEMORY_ALLOCATION;
+    }
     if (vnpu_region_admit(&g_region, dev, bytes) != 0) return VNPU_ACL_ERROR_RT_MEMORY_ALLOCATION;
     c->on = 1;
     c->dev = dev;
@@ -303,7 +310,9 @@ static void charge_end(const struct charge *c, rtError_t rc, uintptr_t key, uint
          * see, so its old charge is stale */
         vnpu_region_release(&g_region, old.dev, old.bytes);
     } else if (put < 0) {
-        vnpu_region_release(&g_region, c->dev, c->bytes); /* cannot track it: do not charge it */
+        /* no memory to grow the table (charge_begin refused what it cannot record): the allocation
+         * is live but cannot be tracked, so it is not charged */
+        vnpu_region_release(&g_region, c->dev, c->bytes);
     }
 }
 

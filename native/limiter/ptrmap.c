@@ -5,7 +5,7 @@
 #include <sys/mman.h>
 
 #define STRIPES 16
-#define INITIAL_CAP 256 /* entries per stripe, power of two */
+#define INITIAL_CAP 64 /* entries per stripe, power of two */
 #define SPINS_BEFORE_YIELD 64
 
 /*
@@ -15,14 +15,62 @@
  * sections are a few probes (a growth maps and rehashes once per doubling); a waiter spins briefly,
  * then yields the CPU, so a holder that was preempted gets to finish.
  */
+/*
+ * A stored entry is 16 bytes, the device and kind packed above the byte count, so that the tables a
+ * process with few live allocations touches stay small (16 stripes x 64 entries = 16 KiB, a quarter of
+ * an L1 data cache): the runtime hands out a new address per allocation, so every insert lands on a
+ * different line, and a 24-byte entry with 256 per stripe spread them over 96 KiB, missing L1 on each
+ * allocation and each free (issue 29: about half of the pointer table's cost in the hooked pair).
+ */
+#define META_BYTES_MASK VNPU_PTRMAP_MAX_BYTES
+#define META_DEV_SHIFT 56 /* 4 bits: dev < VNPU_REGION_MAX_DEVICES (16) */
+#define META_KIND_SHIFT 60 /* 4 bits */
+_Static_assert(META_BYTES_MASK >> META_DEV_SHIFT == 0 && (META_BYTES_MASK + 1) >> META_DEV_SHIFT == 1,
+               "bytes end where the device starts");
+_Static_assert(VNPU_PTRMAP_MAX_DEV == 0xF && VNPU_PTRMAP_MAX_KIND == 0xF, "device and kind are 4 bits each");
+
+struct slot {
+    uintptr_t key; /* 0 = empty */
+    uint64_t meta; /* bytes | dev << 56 | kind << 60 */
+};
+
+static int packable(uint32_t dev, uint64_t bytes, uint32_t kind) {
+    return dev <= VNPU_PTRMAP_MAX_DEV && kind <= VNPU_PTRMAP_MAX_KIND && bytes <= VNPU_PTRMAP_MAX_BYTES;
+}
+
+static uint64_t pack(uint32_t dev, uint64_t bytes, uint32_t kind) {
+    return bytes | (uint64_t)dev << META_DEV_SHIFT | (uint64_t)kind << META_KIND_SHIFT;
+}
+
+static void unpack(const struct slot *s, struct vnpu_ptr_entry *out) {
+    out->key = s->key;
+    out->bytes = s->meta & META_BYTES_MASK;
+    out->dev = (uint32_t)(s->meta >> META_DEV_SHIFT) & 0xF;
+    out->kind = (uint32_t)(s->meta >> META_KIND_SHIFT) & 0xF;
+}
+
 struct stripe {
     int lock;
-    struct vnpu_ptr_entry *tab;
+    struct slot *tab;
     uint64_t cap;
     uint64_t n;
 };
 
 static struct stripe stripes[STRIPES];
+
+/*
+ * Every stripe's first table lives in one contiguous array. Sixteen separate page-aligned mappings
+ * of 1 KiB would all sit on the same 16 of an L1 cache's 64 sets (a 32 KiB 8-way cache repeats every
+ * 4 KiB) and evict each other on every probe; side by side they cover all 64 sets. A stripe that
+ * grows past it maps its own table (.bss is as allocator-free as mmap: fork children copy it).
+ */
+static struct slot first_tabs[STRIPES][INITIAL_CAP];
+
+static int in_first(const struct stripe *s) { return s->tab == first_tabs[s - stripes]; }
+
+static void unmap_tab(struct stripe *s) {
+    if (s->tab && !in_first(s)) munmap(s->tab, s->cap * sizeof(struct slot));
+}
 
 static inline void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -59,25 +107,31 @@ static uint64_t mix(uintptr_t k) {
 
 static struct stripe *stripe_of(uint64_t h) { return &stripes[h & (STRIPES - 1)]; }
 
-static struct vnpu_ptr_entry *map_entries(uint64_t cap) {
-    void *p = mmap(NULL, cap * sizeof(struct vnpu_ptr_entry), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+static struct slot *map_entries(uint64_t cap) {
+    void *p = mmap(NULL, cap * sizeof(struct slot), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                    -1, 0);
     return p == MAP_FAILED ? NULL : p;
 }
 
-static void insert_raw(struct vnpu_ptr_entry *tab, uint64_t cap, const struct vnpu_ptr_entry *e) {
+static void insert_raw(struct slot *tab, uint64_t cap, const struct slot *e) {
     uint64_t i = (mix(e->key) >> 4) & (cap - 1);
     while (tab[i].key && tab[i].key != e->key) i = (i + 1) & (cap - 1);
     tab[i] = *e;
 }
 
 static int grow(struct stripe *s) {
-    uint64_t ncap = s->cap ? s->cap * 2 : INITIAL_CAP;
-    struct vnpu_ptr_entry *nt = map_entries(ncap);
+    if (!s->cap) {
+        s->tab = first_tabs[s - stripes];
+        memset(s->tab, 0, sizeof first_tabs[0]);
+        s->cap = INITIAL_CAP;
+        return 0;
+    }
+    uint64_t ncap = s->cap * 2;
+    struct slot *nt = map_entries(ncap);
     if (!nt) return -1;
     for (uint64_t i = 0; i < s->cap; i++)
         if (s->tab[i].key) insert_raw(nt, ncap, &s->tab[i]);
-    if (s->tab) munmap(s->tab, s->cap * sizeof(struct vnpu_ptr_entry));
+    unmap_tab(s);
     s->tab = nt;
     s->cap = ncap;
     return 0;
@@ -86,7 +140,8 @@ static int grow(struct stripe *s) {
 int vnpu_ptrmap_put(uintptr_t key, uint32_t dev, uint64_t bytes, uint32_t kind, struct vnpu_ptr_entry *replaced) {
     uint64_t h = mix(key);
     struct stripe *s = stripe_of(h);
-    struct vnpu_ptr_entry e = {key, bytes, dev, kind};
+    if (!packable(dev, bytes, kind)) return -1;
+    struct slot e = {key, pack(dev, bytes, kind)};
     stripe_lock(s);
     int rc = 0;
     if ((s->n + 1) * 4 > s->cap * 3 && grow(s) != 0) { /* load factor <= 3/4 */
@@ -98,7 +153,7 @@ int vnpu_ptrmap_put(uintptr_t key, uint32_t dev, uint64_t bytes, uint32_t kind, 
             s->n++;
         } else {
             rc = 1;
-            if (replaced) *replaced = s->tab[i];
+            if (replaced) unpack(&s->tab[i], replaced);
         }
         s->tab[i] = e;
     }
@@ -116,7 +171,7 @@ int vnpu_ptrmap_take(uintptr_t key, struct vnpu_ptr_entry *out) {
         while (s->tab[i].key && s->tab[i].key != key) i = (i + 1) & mask;
         if (s->tab[i].key == key) {
             found = 1;
-            if (out) *out = s->tab[i];
+            if (out) unpack(&s->tab[i], out);
             /* backward-shift deletion keeps probe chains intact without tombstones */
             uint64_t hole = i, j = i;
             for (;;) {
@@ -145,7 +200,7 @@ uint64_t vnpu_ptrmap_drop_device(uint32_t dev, uint64_t *entries) {
             uintptr_t key = 0;
             stripe_lock(&stripes[k]);
             for (uint64_t i = 0; i < stripes[k].cap && !key; i++)
-                if (stripes[k].tab[i].key && stripes[k].tab[i].dev == dev) key = stripes[k].tab[i].key;
+                if (stripes[k].tab[i].key && ((stripes[k].tab[i].meta >> META_DEV_SHIFT) & 0xF) == dev) key = stripes[k].tab[i].key;
             stripe_unlock(&stripes[k]);
             if (!key) break;
             struct vnpu_ptr_entry e;
@@ -178,7 +233,7 @@ void vnpu_ptrmap_atfork_parent(void) {
 }
 
 static void clear_locked(struct stripe *s) {
-    if (s->tab) munmap(s->tab, s->cap * sizeof(struct vnpu_ptr_entry));
+    unmap_tab(s);
     s->tab = NULL;
     s->cap = 0;
     s->n = 0;

@@ -505,10 +505,12 @@ static void claimed_sums(const struct vnpu_region *r, uint32_t dev, uint64_t *us
     uint32_t hwm = vnpu_load32(r, VNPU_H_SLOT_HWM);
     if (hwm > VNPU_REGION_SLOT_COUNT) hwm = VNPU_REGION_SLOT_COUNT;
     uint64_t u = 0, p = 0;
-    for (uint32_t i = 0; i < hwm; i++) {
-        uint64_t o = vnpu_slot_off(i) + 8ull * dev;
-        p = sat_add(p, vnpu_load64(r, o + VNPU_S_PENDING_BYTES));
-        u = sat_add(u, vnpu_load64(r, o + VNPU_S_USED_BYTES));
+    /* the mapping's address once: each sequentially consistent load is a compiler barrier, so
+     * r->base would otherwise be reloaded from memory twice per slot */
+    const unsigned char *slot = r->base + VNPU_SLOTS_OFF + 8ull * dev;
+    for (uint32_t i = 0; i < hwm; i++, slot += VNPU_SLOT_BYTES) {
+        p = sat_add(p, __atomic_load_n((const uint64_t *)(slot + VNPU_S_PENDING_BYTES), __ATOMIC_SEQ_CST));
+        u = sat_add(u, __atomic_load_n((const uint64_t *)(slot + VNPU_S_USED_BYTES), __ATOMIC_SEQ_CST));
     }
     *used = u;
     *pending = p;

@@ -67,7 +67,11 @@ int vnpu_region_admit(struct vnpu_region *r, uint32_t dev, uint64_t bytes);
  * (waited_admitted) and those refused because pending charges were still in the way when the wait's
  * bound passed (contended_timeout); reaps of dead owners that made room (reaped). */
 /* The whole wait of one admission for other admitters' pending charges, then it is refused. */
-#define VNPU_ADMIT_CONTENDED_WAIT_NS 5000000ull /* 5 ms */
+/* 50 ms: with 8 admitting processes on 2 CPUs a neighbour preempted inside its admission waits out the
+ * other runnable threads' time slices; with 5 ms, 4 of 109,262 refusals there were false (issue 29).
+ * Not a cover for every load: waits of 53.6 ms were seen at load 12 and p99 54-62 ms at load 25-35
+ * (docs/benchmarks.md), and a stopped holder costs every admission it is in the way of the whole bound */
+#define VNPU_ADMIT_CONTENDED_WAIT_NS 50000000ull
 struct vnpu_admit_stats {
     uint64_t over_limit, contended_timeout, reaped, waited, waited_admitted;
 };

@@ -6,9 +6,13 @@ LIMITER_ALL_HDRS := $(LIMITER_HDRS) limiter/config.h limiter/cann_abi.h $(COMPUT
 
 # Only the hooked rt* symbols are exported (-fvisibility=hidden + EXPORT), so the limiter's helpers
 # never clash with the application's symbols. Links only libc, libpthread, libdl.
+# Link-time optimisation lets the hooks inline the region's and the pointer table's fast paths
+# across files: about 40 instructions less per hooked alloc+free pair (issue 23/29, counted with
+# cachegrind: docs/benchmarks.md).
+LIMITER_LTO ?= -flto=auto
 $(B)/libvnpu.so: $(LIMITER_SRCS) $(LIMITER_ALL_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fvisibility=hidden $(SOFLAGS) -Wl,-soname,libvnpu.so -o $@ $(LIMITER_SRCS) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LIMITER_LTO) -fvisibility=hidden $(SOFLAGS) -Wl,-soname,libvnpu.so -o $@ $(LIMITER_SRCS) $(LDLIBS)
 
 TARGETS += $(B)/libvnpu.so
 
@@ -101,3 +105,15 @@ $(B)/limiter/test_deepbind: limiter/tests/test_deepbind.c $(B)/limiter/libdeeppl
 
 TARGETS += $(B)/limiter/libdeepplugin.so $(B)/limiter/test_deepbind
 TESTS   += limiter/tests/test_deepbind.sh
+
+# an allocation too large for the pointer table's packed entries, granted by a tenant's own runtime
+$(B)/limiter/libhuge_runtime.so: limiter/tests/huge_runtime.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SOFLAGS) -o $@ $<
+
+$(B)/limiter/huge_alloc: limiter/tests/huge_alloc.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) $(LDLIBS)
+
+TARGETS += $(B)/limiter/libhuge_runtime.so $(B)/limiter/huge_alloc
+TESTS   += limiter/tests/test_huge_alloc.sh

@@ -10,6 +10,7 @@
  * Usage: test_fork_stress SECONDS (the region comes from NPU_LOCAL_SHM_PATH, set by test_fork.sh).
  */
 #include <pthread.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -17,11 +18,19 @@
 #include <unistd.h>
 
 #include "cann_sim/cann_sim.h"
+#include "region.h"
 #include "runtime/rt.h"
+
+extern char **environ;
+struct vnpu_region *vnpu_limiter_region(void); /* hooks.c */
+
+/* live allocations per batch: more than the pointer table's first tables hold (16 x 48), so its
+ * stripes grow into mapped tables in the parent and again in every child */
+#define BATCH 1000
 
 #define STALL_LIMIT_S 10
 
-static long forks, launches, allocs, child_failures;
+static long forks, launches, allocs, child_failures, spawns, batch_failures;
 static int stop, finished;
 
 static void launch_some(rtStream_t s, int n)
@@ -66,7 +75,58 @@ static void *allocator(void *a)
     return NULL;
 }
 
-/* the child: first hooked call is a launch, then memory; exit status 0 when both worked */
+/* BATCH live allocations of 4 KiB, then all freed: 0 when every call worked */
+static int batch(void)
+{
+    static __thread void *p[BATCH];
+    int bad = 0;
+    for (int i = 0; i < BATCH; i++)
+        if (rtMalloc(&p[i], 4096, RT_MEMORY_HBM, 0) != 0)
+            p[i] = NULL, bad = 1;
+    for (int i = 0; i < BATCH; i++)
+        if (p[i] && rtFree(p[i]) != 0)
+            bad = 1;
+    return bad;
+}
+
+static void *batch_allocator(void *a)
+{
+    (void)a;
+    if (rtSetDevice(0) != 0) {
+        fprintf(stderr, "batch allocator: no device\n");
+        exit(2);
+    }
+    while (!__atomic_load_n(&stop, __ATOMIC_RELAXED))
+        if (batch())
+            __atomic_add_fetch(&batch_failures, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&finished, 1, __ATOMIC_RELAXED);
+    return NULL;
+}
+
+/* posix_spawn (clone with CLONE_VM | CLONE_VFORK: no fork handler runs, the child shares the
+ * parent's memory until its exec) while the other threads hold stripe and region locks */
+static void *spawner(void *a)
+{
+    (void)a;
+    char *argv[] = {"true", NULL};
+    while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+        pid_t p;
+        if (posix_spawnp(&p, "true", NULL, NULL, argv, environ) == 0) {
+            int st = 0;
+            waitpid(p, &st, 0);
+            if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+                fprintf(stderr, "spawned %d: status %#x\n", (int)p, st);
+                __atomic_add_fetch(&child_failures, 1, __ATOMIC_RELAXED);
+            }
+        }
+        __atomic_add_fetch(&spawns, 1, __ATOMIC_RELAXED);
+    }
+    __atomic_add_fetch(&finished, 1, __ATOMIC_RELAXED);
+    return NULL;
+}
+
+/* the child: first hooked call is a launch, then memory (a batch: the table grows out of the first
+ * tables it inherited, wiped); exit status 0 when both worked */
 static int child_main(void)
 {
     rtStream_t s;
@@ -76,6 +136,8 @@ static int child_main(void)
     void *p = NULL;
     if (rtMalloc(&p, 4096, RT_MEMORY_HBM, 0) != 0)
         return 4;
+    if (batch())
+        return 6;
     return rtFree(p) == 0 ? 0 : 5;
 }
 
@@ -103,13 +165,15 @@ static void *forker(void *a)
 int main(int argc, char **argv)
 {
     int secs = argc > 1 ? atoi(argv[1]) : 3;
-    pthread_t t[4];
+    pthread_t t[6];
     pthread_create(&t[0], NULL, launcher, NULL);
     while (__atomic_load_n(&launches, __ATOMIC_RELAXED) < 64)
         usleep(1000); /* measurement thread is up */
     pthread_create(&t[1], NULL, allocator, NULL);
     pthread_create(&t[2], NULL, forker, NULL);
     pthread_create(&t[3], NULL, forker, NULL);
+    pthread_create(&t[4], NULL, batch_allocator, NULL);
+    pthread_create(&t[5], NULL, spawner, NULL);
     long last = -1;
     int stalled_ticks = 0;
     for (int tick = 0; tick < secs * 10; tick++) {
@@ -125,7 +189,7 @@ int main(int argc, char **argv)
     }
     __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
     /* bounded: a thread stuck in fork never finishes, so wait for all of them at most 10 s */
-    for (int tick = 0; __atomic_load_n(&finished, __ATOMIC_RELAXED) < 4; tick++) {
+    for (int tick = 0; __atomic_load_n(&finished, __ATOMIC_RELAXED) < 6; tick++) {
         if (tick >= STALL_LIMIT_S * 100) {
             printf("threads did not finish within %d s: forks=%ld\n", STALL_LIMIT_S, forks);
             fflush(stdout);
@@ -133,8 +197,16 @@ int main(int argc, char **argv)
         }
         usleep(10000);
     }
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 6; i++)
         pthread_join(t[i], NULL);
+    /* everything this process allocated was freed: its charge is back to 0, whatever its children did */
+    struct vnpu_region *r = vnpu_limiter_region();
+    uint64_t used = r ? vnpu_region_used(r, 0) : 1;
+    printf("spawns=%ld batch_failures=%ld used_after=%llu\n", spawns, batch_failures, (unsigned long long)used);
+    if (spawns < 10 || batch_failures != 0 || used != 0) {
+        printf("FAIL: expected >= 10 spawns, no failed batch, nothing charged after the last free\n");
+        return 1;
+    }
     printf("forks=%ld launches=%ld allocs=%ld child_failures=%ld\n", forks, launches, allocs, child_failures);
     if (forks < 10 || child_failures != 0) {
         printf("FAIL: expected >= 10 forks and no failed child\n");

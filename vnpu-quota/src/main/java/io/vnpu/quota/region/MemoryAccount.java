@@ -27,7 +27,7 @@ public final class MemoryAccount {
   static final long CONTENDED_SLEEP_NS = 20_000L;
 
   /** The whole wait of one admission for other admitters' pending charges, then it is refused. */
-  static final long CONTENDED_WAIT_NS = 5_000_000L;
+  static final long CONTENDED_WAIT_NS = 50_000_000L;
 
   private final QuotaRegion region;
   private final SharedMemory mem;

@@ -4,6 +4,7 @@ import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.vnpu.api.model.Units;
+import io.vnpu.kube.observe.ChargedRegion;
 import io.vnpu.kube.observe.SliceRef;
 import io.vnpu.kube.observe.SliceSource;
 import io.vnpu.quota.model.DeviceQuota;
@@ -37,6 +38,15 @@ import org.slf4j.LoggerFactory;
  * namespace, pod, container, device_index} (index of the device inside the slice), {@code
  * npu_uuid}, {@code phy_id}.
  *
+ * <p>The region is its container's to rewrite: only the usage (memory used, peak, 207001 count,
+ * attached processes) is read there, the container's own figures. What the slice was charged (the
+ * memory limit, and the devices' phy IDs and UUIDs, the region's registry key and registry
+ * directory that pick its compute entries) comes from the agent's record of the region it created
+ * ({@link SliceRef#charged()}). Where the region disagrees with the record, the record is reported,
+ * {@code vnpu_slice_region_mismatch{field}} says which field disagrees, and a warning names the
+ * slice and the field (once while it lasts). A slice without a record (a region the limiter made
+ * itself) gets no limit and no compute series.
+ *
  * <ul>
  *   <li>{@code vnpu_slice_memory_limit_bytes} (absent when unlimited), {@code
  *       vnpu_slice_memory_used_bytes}, {@code vnpu_slice_memory_peak_bytes}, {@code
@@ -62,6 +72,12 @@ public final class SliceCollector implements MultiCollector {
   private final LongSupplier nanoClock;
   private final Map<String, Busy> lastBusy = new HashMap<>();
   private final Set<Path> refused = new HashSet<>();
+
+  /** {@code region#field} of the mismatches already warned about (until they end). */
+  private final Set<String> warnedMismatch = new HashSet<>();
+
+  /** Regions without a charge record already warned about. */
+  private final Set<Path> warnedUnrecorded = new HashSet<>();
 
   /**
    * Every region and registry is opened non-blocking: a tenant's lease or FIFO fails that slice at
@@ -103,6 +119,10 @@ public final class SliceCollector implements MultiCollector {
                 "vnpu_slice_oom_rejections",
                 "Allocations refused with 207001 (over the slice's limit).")
             .gauge(
+                "vnpu_slice_region_mismatch",
+                "Devices (1 for a slice-wide field) whose quota region disagrees in this field with"
+                    + " what the agent created it with; the agent reports its own record.")
+            .gauge(
                 "vnpu_slice_processes",
                 "Processes attached to the slice's quota region (limiter loaded).")
             .gauge(
@@ -134,10 +154,12 @@ public final class SliceCollector implements MultiCollector {
                 "npu-exporter name: AI-core share the container achieved in percent.");
     Map<String, List<RegistryEntry>> registries = new HashMap<>();
     Set<String> seen = new HashSet<>();
+    Set<String> mismatches = new HashSet<>();
+    Set<Path> unrecorded = new HashSet<>();
     long now = nanoClock.getAsLong();
     for (SliceRef s : source.slices()) {
       try {
-        read(s, f, registries, seen, now);
+        read(s, f, registries, seen, mismatches, unrecorded, now);
       } catch (NoSuchFileException gone) {
         // the container ended between listing and reading: no series
       } catch (io.vnpu.quota.files.TenantFileException e) {
@@ -163,6 +185,8 @@ public final class SliceCollector implements MultiCollector {
       }
     }
     lastBusy.keySet().retainAll(seen);
+    warnedMismatch.retainAll(mismatches);
+    warnedUnrecorded.retainAll(unrecorded);
     return f.build();
   }
 
@@ -171,82 +195,50 @@ public final class SliceCollector implements MultiCollector {
       Families f,
       Map<String, List<RegistryEntry>> registries,
       Set<String> seen,
+      Set<String> mismatches,
+      Set<Path> unrecorded,
       long now)
       throws IOException {
-    RegionConfig config;
+    RegionConfig inRegion;
     UsageSnapshot usage;
     long epoch;
     try (QuotaRegion r = new QuotaRegions(tenantFiles).open(s.region())) {
-      config = r.readConfig();
+      inRegion = r.readConfig();
       usage = r.usage();
       epoch = r.epoch();
     }
-    boolean hami = compat.contains(CompatNames.HAMI);
-    boolean exporter = compat.contains(CompatNames.NPU_EXPORTER);
-    f.add(
-        "vnpu_slice_processes",
-        usage.processes().size(),
+    Labels slice =
         Labels.of(
-            "node", node, "namespace", s.namespace(), "pod", s.pod(), "container", s.container()));
-    boolean compute = config.policy().contains(PolicyFlag.COMPUTE_ENFORCE);
-    for (int d = 0; d < usage.devices().size() && d < config.devices().size(); d++) {
-      DeviceQuota q = config.devices().get(d);
-      DeviceUsage u = usage.devices().get(d);
-      String idx = Integer.toString(d);
-      Labels own =
-          Labels.of(
-              "node",
-              node,
-              "namespace",
-              s.namespace(),
-              "pod",
-              s.pod(),
-              "container",
-              s.container(),
-              "device_index",
-              idx,
-              "npu_uuid",
-              q.uuid(),
-              "phy_id",
-              Integer.toString(q.physId()));
-      Labels h =
-          Labels.of(
-              "namespace",
-              s.namespace(),
-              "pod",
-              s.pod(),
-              "container",
-              s.container(),
-              "vdevice_index",
-              idx,
-              "device_uuid",
-              q.uuid());
-      Labels e =
-          Labels.of(
-              "id",
-              Integer.toString(q.physId()),
-              "vdie_id",
-              q.uuid(),
-              "namespace",
-              s.namespace(),
-              "pod_name",
-              s.pod(),
-              "container_name",
-              s.container());
-      if (u.limitBytes() != 0) {
-        f.add("vnpu_slice_memory_limit_bytes", u.limitBytes(), own);
-        if (hami) f.add("hami_vgpu_memory_limit_bytes", u.limitBytes(), h);
-        if (exporter) f.add("vnpu_pod_total_memory", (double) u.limitBytes() / Units.MIB, e);
+            "node", node, "namespace", s.namespace(), "pod", s.pod(), "container", s.container());
+    f.add("vnpu_slice_processes", usage.processes().size(), slice);
+    if (s.charged().isEmpty()) {
+      unrecorded.add(s.region());
+      if (warnedUnrecorded.add(s.region()))
+        LOG.info(
+            "metrics: slice {}/{}/{}: the agent keeps no record of its quota region {} (the limiter"
+                + " made it): usage only, no limit or compute series",
+            s.namespace(),
+            s.pod(),
+            s.container(),
+            s.region());
+      // the region's own devices label the container's own usage; nothing else is taken from it
+      for (int d = 0; d < usage.devices().size() && d < inRegion.devices().size(); d++) {
+        addUsage(s, f, inRegion.devices().get(d), d, usage.devices().get(d), false);
       }
-      f.add("vnpu_slice_memory_used_bytes", u.usedBytes(), own);
-      f.add("vnpu_slice_memory_peak_bytes", u.peakBytes(), own);
-      f.add("vnpu_slice_oom_rejections", u.oomRejections(), own);
-      if (hami) f.add("hami_vgpu_memory_used_bytes", u.usedBytes(), h);
-      if (exporter) f.add("vnpu_pod_used_memory", (double) u.usedBytes() / Units.MIB, e);
+      return;
+    }
+    ChargedRegion charged = s.charged().get();
+    RegionConfig config = charged.config();
+    compare(s, charged, inRegion, usage, epoch, f, slice, mismatches);
+    boolean compute = config.policy().contains(PolicyFlag.COMPUTE_ENFORCE);
+    for (int d = 0; d < config.devices().size(); d++) {
+      DeviceQuota q = config.devices().get(d);
+      if (d >= usage.devices().size()) continue; // a region cut short: no usage to show
+      Labels own = addUsage(s, f, q, d, usage.devices().get(d), true);
       if (!compute || q.physId() < 0) continue;
       Optional<RegistryEntry> entry =
           registryEntries(config.registryDir(), q.physId(), registries).stream()
-              .filter(x -> x.key() == epoch)
+              .filter(x -> x.key() == charged.key())
               .findFirst();
       if (entry.isEmpty()) continue;
       RegistryEntry x = entry.get();
@@ -260,9 +252,111 @@ public final class SliceCollector implements MultiCollector {
       if (before != null && now > before.atNs() && x.busyNs() >= before.busyNs()) {
         double achieved = (double) (x.busyNs() - before.busyNs()) / (now - before.atNs());
         f.add("vnpu_slice_aicore_achieved_ratio", achieved, own);
-        if (hami) f.add("hami_container_device_utilization_ratio", achieved, h);
-        if (exporter) f.add("vnpu_pod_aicore_utilization", achieved * 100, e);
+        if (compat.contains(CompatNames.HAMI))
+          f.add("hami_container_device_utilization_ratio", achieved, hamiLabels(s, d, q));
+        if (compat.contains(CompatNames.NPU_EXPORTER))
+          f.add("vnpu_pod_aicore_utilization", achieved * 100, exporterLabels(s, q));
       }
+    }
+  }
+
+  /**
+   * The memory series of device {@code d}: usage from the region, the limit (when {@code
+   * withLimit}) from {@code q}, labelled by {@code q}.
+   *
+   * @return the own labels of the device
+   */
+  private Labels addUsage(
+      SliceRef s, Families f, DeviceQuota q, int d, DeviceUsage u, boolean withLimit) {
+    Labels own =
+        Labels.of(
+            "node",
+            node,
+            "namespace",
+            s.namespace(),
+            "pod",
+            s.pod(),
+            "container",
+            s.container(),
+            "device_index",
+            Integer.toString(d),
+            "npu_uuid",
+            q.uuid(),
+            "phy_id",
+            Integer.toString(q.physId()));
+    boolean hami = compat.contains(CompatNames.HAMI);
+    boolean exporter = compat.contains(CompatNames.NPU_EXPORTER);
+    Labels h = hamiLabels(s, d, q);
+    Labels e = exporterLabels(s, q);
+    if (withLimit && q.memLimitBytes() != 0) {
+      f.add("vnpu_slice_memory_limit_bytes", q.memLimitBytes(), own);
+      if (hami) f.add("hami_vgpu_memory_limit_bytes", q.memLimitBytes(), h);
+      if (exporter) f.add("vnpu_pod_total_memory", (double) q.memLimitBytes() / Units.MIB, e);
+    }
+    f.add("vnpu_slice_memory_used_bytes", u.usedBytes(), own);
+    f.add("vnpu_slice_memory_peak_bytes", u.peakBytes(), own);
+    f.add("vnpu_slice_oom_rejections", u.oomRejections(), own);
+    if (hami) f.add("hami_vgpu_memory_used_bytes", u.usedBytes(), h);
+    if (exporter) f.add("vnpu_pod_used_memory", (double) u.usedBytes() / Units.MIB, e);
+    return own;
+  }
+
+  private static Labels hamiLabels(SliceRef s, int d, DeviceQuota q) {
+    return Labels.of(
+        "namespace",
+        s.namespace(),
+        "pod",
+        s.pod(),
+        "container",
+        s.container(),
+        "vdevice_index",
+        Integer.toString(d),
+        "device_uuid",
+        q.uuid());
+  }
+
+  private static Labels exporterLabels(SliceRef s, DeviceQuota q) {
+    return Labels.of(
+        "id",
+        Integer.toString(q.physId()),
+        "vdie_id",
+        q.uuid(),
+        "namespace",
+        s.namespace(),
+        "pod_name",
+        s.pod(),
+        "container_name",
+        s.container());
+  }
+
+  /**
+   * Adds {@code vnpu_slice_region_mismatch} for each field in which the region disagrees with the
+   * agent's record, and warns once per slice and field while it lasts.
+   */
+  private void compare(
+      SliceRef s,
+      ChargedRegion charged,
+      RegionConfig inRegion,
+      UsageSnapshot usage,
+      long epoch,
+      Families f,
+      Labels slice,
+      Set<String> mismatches) {
+    Map<String, Integer> fields = charged.disagreements(inRegion, usage, epoch);
+    for (Map.Entry<String, Integer> m : fields.entrySet()) {
+      f.add("vnpu_slice_region_mismatch", m.getValue(), slice.add("field", m.getKey()));
+      String key = s.region() + "#" + m.getKey();
+      mismatches.add(key);
+      if (warnedMismatch.add(key))
+        LOG.warn(
+            "metrics: slice {}/{}/{}: its quota region {} disagrees with what the agent created it"
+                + " with in field {} ({} device(s)); the agent's record is reported",
+            s.namespace(),
+            s.pod(),
+            s.container(),
+            s.region(),
+            m.getKey(),
+            m.getValue());
     }
   }
 

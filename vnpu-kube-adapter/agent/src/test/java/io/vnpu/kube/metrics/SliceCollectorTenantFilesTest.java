@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.vnpu.api.model.Priority;
+import io.vnpu.kube.observe.ChargedRegion;
 import io.vnpu.kube.observe.SliceRef;
 import io.vnpu.quota.model.DeviceQuota;
 import io.vnpu.quota.model.PolicyFlag;
@@ -32,14 +33,15 @@ class SliceCollectorTenantFilesTest {
   void aFifoLinkOrDirectoryInPlaceOfARegionNeverStallsTheScrape() throws Exception {
     Path good = tmp.resolve("good/region");
     Files.createDirectories(good.getParent());
-    new QuotaRegions()
-        .create(
-            good,
-            new RegionConfig(
-                List.of(new DeviceQuota(1L << 30, 1, 0, Priority.NORMAL, 0, "U0")),
-                Set.of(PolicyFlag.MEM_ENFORCE),
-                ""))
-        .close();
+    RegionConfig config =
+        new RegionConfig(
+            List.of(new DeviceQuota(1L << 30, 1, 0, Priority.NORMAL, 0, "U0")),
+            Set.of(PolicyFlag.MEM_ENFORCE),
+            "");
+    ChargedRegion charged;
+    try (var r = new QuotaRegions().create(good, config)) {
+      charged = new ChargedRegion(r.epoch(), config);
+    }
     Path fifo = tmp.resolve("fifo");
     Process mk = new ProcessBuilder("mkfifo", fifo.toString()).start();
     assertThat(mk.waitFor(10, TimeUnit.SECONDS)).isTrue();
@@ -47,10 +49,10 @@ class SliceCollectorTenantFilesTest {
     Path dir = Files.createDirectory(tmp.resolve("dir"));
     List<SliceRef> slices =
         List.of(
-            new SliceRef("ns", "fifo", "c", fifo),
-            new SliceRef("ns", "link", "c", link),
-            new SliceRef("ns", "dir", "c", dir),
-            new SliceRef("ns", "good", "c", good));
+            new SliceRef("ns", "fifo", "c", fifo, Optional.of(charged)),
+            new SliceRef("ns", "link", "c", link, Optional.of(charged)),
+            new SliceRef("ns", "dir", "c", dir, Optional.of(charged)),
+            new SliceRef("ns", "good", "c", good, Optional.of(charged)));
     SliceCollector c =
         new SliceCollector("node", () -> slices, d -> Optional.empty(), Set.of(), System::nanoTime);
     long t0 = System.nanoTime();

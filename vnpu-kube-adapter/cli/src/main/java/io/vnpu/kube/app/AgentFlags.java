@@ -86,6 +86,7 @@ public final class AgentFlags {
 
   @Option(
       names = "--simulate",
+      converter = SimulatorProfileConverter.class,
       arity = "0..1",
       fallbackValue = "910B3x8",
       paramLabel = "PROFILE",

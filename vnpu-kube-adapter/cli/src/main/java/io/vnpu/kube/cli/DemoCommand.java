@@ -60,6 +60,7 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Option(
       names = "--sim-profile",
+      converter = io.vnpu.kube.app.SimulatorProfileConverter.class,
       paramLabel = "NAME",
       defaultValue = "910B3x8",
       description = "Simulated host profile (default ${DEFAULT-VALUE}).")

@@ -45,6 +45,7 @@ public final class DevicesCommand implements Callable<Integer> {
 
   @Option(
       names = "--sim-profile",
+      converter = io.vnpu.kube.app.SimulatorProfileConverter.class,
       paramLabel = "NAME",
       description =
           "Use the bundled simulated node with this profile (910B3x8, 910B4x8, 910Ax8, "

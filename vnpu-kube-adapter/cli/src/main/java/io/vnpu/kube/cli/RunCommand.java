@@ -125,6 +125,7 @@ public final class RunCommand implements Callable<Integer> {
 
   @Option(
       names = "--sim-profile",
+      converter = io.vnpu.kube.app.SimulatorProfileConverter.class,
       paramLabel = "NAME",
       description = "Use the bundled simulated node with this profile (e.g. 910B3x8).")
   String simProfile;

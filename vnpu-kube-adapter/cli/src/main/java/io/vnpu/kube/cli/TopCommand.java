@@ -14,6 +14,7 @@ import io.vnpu.quota.host.StateDir;
 import io.vnpu.quota.region.QuotaRegions;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.ZoneId;
@@ -22,6 +23,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code vnpu top}: a live view of every slice on this host ({@code vnpu run} and Kubernetes). */
@@ -76,6 +78,7 @@ public final class TopCommand implements Callable<Integer> {
 
   @Option(
       names = "--sim-profile",
+      converter = io.vnpu.kube.app.SimulatorProfileConverter.class,
       paramLabel = "NAME",
       description = "Use the bundled simulated node.")
   String simProfile;
@@ -100,6 +103,19 @@ public final class TopCommand implements Callable<Integer> {
   public Integer call() throws IOException, InterruptedException {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    if (kubeDirs != null) {
+      for (Path d : kubeDirs) {
+        // a misspelt directory must not look like a node without Kubernetes slices
+        if (!Files.isDirectory(d)) {
+          throw new ParameterException(
+              spec.commandLine(),
+              "invalid value for option '--kube-dir': '"
+                  + d
+                  + "': "
+                  + (Files.exists(d) ? "not a directory" : "no such directory"));
+        }
+      }
+    }
     NodeInfo node;
     try {
       node = nodes.discover(simProfile, null, err);

@@ -27,7 +27,8 @@ class CliUsageTest {
   private static Run run(String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    CommandLine cl = VnpuCli.commandLine();
+    // the command line main builds for these arguments (only the subcommand they name)
+    CommandLine cl = VnpuCli.commandLine(args);
     cl.setOut(new PrintWriter(out, true));
     cl.setErr(new PrintWriter(err, true));
     int exit = cl.execute(args);
@@ -74,6 +75,42 @@ class CliUsageTest {
             "vnpu config check",
             "vnpu slices",
             "vnpu slices rm");
+  }
+
+  @Test
+  void aCommandLineNamingASubcommandBuildsOnlyThatOneWithTheSameHelp() {
+    CommandLine full = VnpuCli.commandLine();
+    assertThat(full.getSubcommands().keySet())
+        .containsExactlyElementsOf(VnpuCli.SUBCOMMANDS.keySet());
+    for (String name : VnpuCli.SUBCOMMANDS.keySet()) {
+      CommandLine one = VnpuCli.commandLine(name, "--help");
+      if (name.equals("help")) {
+        // "vnpu help X" names another command: every one is there
+        assertThat(one.getSubcommands().keySet()).as(name).hasSize(VnpuCli.SUBCOMMANDS.size());
+        continue;
+      }
+      assertThat(one.getSubcommands().keySet()).as(name).containsExactly(name);
+      for (CommandLine sub : everyCommand(one.getSubcommands().get(name))) {
+        String qualified = sub.getCommandSpec().qualifiedName();
+        CommandLine same = full;
+        for (String word : qualified.split(" ")) {
+          if (!word.equals("vnpu")) same = same.getSubcommands().get(word);
+        }
+        assertThat(sub.getUsageMessage(CommandLine.Help.Ansi.OFF))
+            .as(qualified)
+            .isEqualTo(same.getUsageMessage(CommandLine.Help.Ansi.OFF));
+      }
+    }
+    assertThat(VnpuCli.commandLine("dra", "--help").getSubcommands()).doesNotContainKey("run");
+    assertThat(VnpuCli.commandLine("--help").getSubcommands()).containsKey("dra");
+    assertThat(VnpuCli.commandLine("dar").getSubcommands()).containsKey("dra");
+  }
+
+  @Test
+  void runStopsAtItsFirstPositionalWhenBuiltAlone() {
+    // "vnpu run --memory 1Gi python train.py --epochs 3": --epochs belongs to the workload
+    assertThat(VnpuCli.commandLine("run").getSubcommands().get("run").isStopAtPositional())
+        .isTrue();
   }
 
   @Test
@@ -177,6 +214,56 @@ class CliUsageTest {
     assertThat(err.toString())
         .isEqualTo(
             "vnpu plugin: KUBECONFIG=" + missing + ": no such file" + System.lineSeparator());
+  }
+
+  @Test
+  void topWithAMissingKubeDirIsOneLine(@TempDir Path dir) throws Exception {
+    Path missing = dir.resolve("nonexistent");
+    Run r = run("top", "--kube-dir", missing.toString(), "--once");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err())
+        .isEqualTo(
+            "vnpu top: invalid value for option '--kube-dir': '"
+                + missing
+                + "': no such directory (see 'vnpu top --help')"
+                + System.lineSeparator());
+    Path file = Files.writeString(dir.resolve("file"), "x");
+    assertThat(run("top", "--kube-dir", dir.toString(), "--kube-dir", file.toString()).err())
+        .isEqualTo(
+            "vnpu top: invalid value for option '--kube-dir': '"
+                + file
+                + "': not a directory (see 'vnpu top --help')"
+                + System.lineSeparator());
+  }
+
+  /** Every command that takes a simulator profile refuses an unknown one while parsing. */
+  @ParameterizedTest
+  @CsvSource({
+    "plugin, --simulate=bogus",
+    "dra, --simulate=bogus",
+    "top, --sim-profile=bogus",
+    "run, --sim-profile=bogus",
+    "devices, --sim-profile=bogus",
+    "demo, --sim-profile=bogus"
+  })
+  void anUnknownSimulatorProfileIsOneUsageLine(String command, String option) {
+    Run r = command.equals("run") ? run(command, option, "--", "true") : run(command, option);
+    String name = option.substring(0, option.indexOf('='));
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err())
+        .isEqualTo(
+            "vnpu "
+                + command
+                + ": invalid value for option '"
+                + name
+                + "': 'bogus': unknown simulator profile; built-in: "
+                + String.join(", ", io.vnpu.dcmi.DcmiNodeSelector.SIMULATOR_PROFILES)
+                + " (see 'vnpu "
+                + command
+                + " --help')"
+                + System.lineSeparator());
   }
 
   @Test

@@ -7,6 +7,7 @@ import io.vnpu.api.slice.SliceShare;
 import io.vnpu.kube.limiter.LimiterFiles;
 import io.vnpu.kube.limiter.LimiterGate;
 import io.vnpu.kube.limiter.LimiterUnavailableException;
+import io.vnpu.kube.observe.ChargedRegion;
 import io.vnpu.kube.observe.SliceRef;
 import io.vnpu.kube.resource.ComputeRegistrations;
 import io.vnpu.kube.resource.QuotaRegionFactory;
@@ -100,6 +101,10 @@ public final class SoftSlices implements AutoCloseable {
   private final QuotaRegionFactory regions;
   private final LimiterGate limiter;
   private final ComputeRegistrations registrations;
+  private final ChargeRecords records;
+
+  /** Slice directories whose record could not be read: said once, not every scrape. */
+  private final Set<String> unreadableRecords = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   /**
    * @param regions writes a region file ({@link QuotaRegionFactory#writing})
@@ -113,6 +118,7 @@ public final class SoftSlices implements AutoCloseable {
     this.registrations =
         new ComputeRegistrations(
             layout.registryHostDir(), layout.regionRoot(), LimiterFiles.REGION_FILE);
+    this.records = new ChargeRecords(layout.regionRoot());
   }
 
   public SoftSliceLayout layout() {
@@ -159,6 +165,8 @@ public final class SoftSlices implements AutoCloseable {
       registrations.ensureDirectory();
       makeDirectory(dir);
       key = regions.create(region, config);
+      // what the scheduler charged, where the container cannot rewrite it: what the agent reports
+      records.write(dir.getFileName().toString(), new ChargedRegion(key, config));
       // the region file is 0666 for any container user; the directory needs no writer
       HostFiles.setMode(dir, REGION_DIR_MODE);
       register(region.file(), key, displayName, config);
@@ -166,6 +174,7 @@ public final class SoftSlices implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       if (key != 0) unregisterQuietly(key);
       HostFiles.deleteQuietly(dir);
+      records.deleteQuietly(dir.getFileName().toString());
       throw e;
     }
   }
@@ -179,6 +188,8 @@ public final class SoftSlices implements AutoCloseable {
   public void prepareForLimiter(Path dir) throws IOException {
     requireUnderRoot(dir);
     try {
+      // the limiter writes this region: the agent keeps no record of it (nor an old one)
+      records.delete(dir.getFileName().toString());
       makeDirectory(dir);
       HostFiles.setMode(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
     } catch (IOException | RuntimeException e) {
@@ -230,7 +241,8 @@ public final class SoftSlices implements AutoCloseable {
   public void remove(Path dir, long key) throws IOException {
     if (key != 0)
       registrations.unregister(key); // the registry is ours alone: a failure here is real
-    if (removeTree(dir.resolve(LimiterFiles.REGION_FILE))) removeTree(dir);
+    if (removeTree(dir.resolve(LimiterFiles.REGION_FILE)) && removeTree(dir))
+      records.delete(dir.getFileName().toString()); // ours alone too
   }
 
   /**
@@ -252,13 +264,19 @@ public final class SoftSlices implements AutoCloseable {
     return registrations.keyOf(dir.resolve(LimiterFiles.REGION_FILE));
   }
 
-  /** Names of the directories under the region root now; empty when it does not exist yet. */
+  /**
+   * Names of the slice directories under the region root now (not the agent's own {@value
+   * ChargeRecords#DIR}); empty when it does not exist yet.
+   */
   public List<String> entries() throws IOException {
     Path root = layout.regionRoot();
     if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) return List.of();
     List<String> names = new ArrayList<>();
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(root)) {
-      for (Path p : ds) names.add(p.getFileName().toString());
+      for (Path p : ds) {
+        String n = p.getFileName().toString();
+        if (!n.startsWith(".")) names.add(n); // a slice directory never does (dirOf)
+      }
     } catch (NoSuchFileException e) {
       return List.of();
     }
@@ -289,6 +307,7 @@ public final class SoftSlices implements AutoCloseable {
         LOG.info("removed {} (pod {} {})", dir, uid.get(), phase == null ? "deleted" : phase);
       }
     }
+    removeOrphanRecordsQuietly();
     reconcileQuietly();
     return removed;
   }
@@ -308,6 +327,7 @@ public final class SoftSlices implements AutoCloseable {
       if (removeTree(d.resolve(LimiterFiles.REGION_FILE)) && removeTree(d))
         removed.add(d.toString());
     }
+    removed.addAll(removeOrphanRecords());
     removed.addAll(reconcile());
     return removed;
   }
@@ -324,7 +344,9 @@ public final class SoftSlices implements AutoCloseable {
 
   /**
    * The slices that exist now and whose owner is known, for per-slice metrics: every directory
-   * holding a regular region file that {@code owners} names.
+   * holding a regular region file that {@code owners} names, with the agent's record of the region
+   * it created there ({@link ChargeRecords}; empty for a region the limiter made, or a record that
+   * cannot be read, which is logged once).
    */
   public List<SliceRef> slices(Owners owners) {
     List<SliceRef> out = new ArrayList<>();
@@ -332,14 +354,61 @@ public final class SoftSlices implements AutoCloseable {
       for (String name : entries().stream().sorted().toList()) {
         Path region = layout.regionRoot().resolve(name).resolve(LimiterFiles.REGION_FILE);
         if (!Files.isRegularFile(region, LinkOption.NOFOLLOW_LINKS)) continue;
-        owners
-            .of(name)
-            .ifPresent(o -> out.add(new SliceRef(o.namespace(), o.name(), o.slice(), region)));
+        Optional<Owner> o = owners.of(name);
+        if (o.isEmpty()) continue;
+        out.add(
+            new SliceRef(
+                o.get().namespace(), o.get().name(), o.get().slice(), region, charged(name)));
       }
     } catch (IOException e) {
       LOG.debug("metrics: list {} failed: {}", layout.regionRoot(), e.getMessage());
     }
     return out;
+  }
+
+  /**
+   * The agent's record of the region it created in slice directory {@code name}; empty when there
+   * is none or it cannot be read (logged once per directory).
+   */
+  public Optional<ChargedRegion> charged(String name) {
+    try {
+      Optional<ChargedRegion> r = records.read(name);
+      unreadableRecords.remove(name);
+      return r;
+    } catch (IOException | RuntimeException e) {
+      if (unreadableRecords.add(name))
+        LOG.warn(
+            "soft slice {}: its charge record is unreadable ({}); its limits are not reported",
+            name,
+            e.getMessage());
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * Removes the records whose slice directory is gone.
+   *
+   * @return the removed records' files
+   */
+  private List<String> removeOrphanRecords() throws IOException {
+    List<String> removed = new ArrayList<>();
+    for (String name : records.names()) {
+      if (Files.exists(layout.regionRoot().resolve(name), LinkOption.NOFOLLOW_LINKS)) continue;
+      records.delete(name);
+      removed.add(records.file(name).toString());
+    }
+    return removed;
+  }
+
+  private void removeOrphanRecordsQuietly() {
+    try {
+      removeOrphanRecords();
+    } catch (IOException | RuntimeException e) {
+      LOG.warn(
+          "charge records in {}: clean-up failed: {}; the next round retries",
+          layout.regionRoot(),
+          e.getMessage());
+    }
   }
 
   /**

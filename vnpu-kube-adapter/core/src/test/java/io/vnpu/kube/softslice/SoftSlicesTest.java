@@ -234,4 +234,81 @@ class SoftSlicesTest {
       assertThat(s.slices(owners)).extracting(v -> v.pod()).containsExactly("p1");
     }
   }
+
+  /**
+   * Issue 23: the region is its container's to rewrite, so what a slice was charged is kept where
+   * no container reaches (the region root is never mounted whole), read back for the metrics with
+   * each slice, survives a new instance (agent restart) and goes with the slice.
+   */
+  @Test
+  void theChargeRecordOutlivesTheAgentIgnoresTheRegionAndGoesWithTheSlice() throws Exception {
+    SoftSliceLayout layout =
+        SoftSliceLayout.hamiUpstream(tmp.resolve("hook"), LimiterFiles.hami(tmp.resolve("lim")));
+    SoftSlices.Owners owners =
+        dir ->
+            SoftSliceLayout.ownerOf(dir)
+                .map(u -> new SoftSlices.Owner("ns", u, SoftSliceLayout.nameOf(dir).orElseThrow()));
+    List<SliceDevice> d = List.of(soft(2, "U2", 1L << 30, 10, 10), soft(3, "U3", 2L << 30, 0, 0));
+    SoftSlices.Prepared kept;
+    SoftSlices.Prepared removed;
+    try (SoftSlices s = slices(layout)) {
+      kept = s.prepare(layout.dirOf("p1", "main"), d, "ns/p1/main");
+      removed = s.prepare(layout.dirOf("p2", "main"), d, "ns/p2/main");
+    }
+    RegionConfig written;
+    try (QuotaRegion r = regions.open(kept.region())) {
+      written = r.readConfig();
+      // the tenant raises its own limit and weight and moves itself to another NPU
+      r.updateConfig(
+          written.withDevices(
+              List.of(
+                  new DeviceQuota(64L << 30, 10000, 0, Priority.HIGH, 7, "U7"),
+                  new DeviceQuota(64L << 30, 10000, 0, Priority.HIGH, 7, "U7"))));
+    }
+    Path records = layout.regionRoot().resolve(ChargeRecords.DIR);
+    assertThat(Files.getPosixFilePermissions(records))
+        .isEqualTo(PosixFilePermissions.fromString("rwx------"));
+    assertThat(Files.getPosixFilePermissions(records.resolve("p1_main.json")))
+        .isEqualTo(PosixFilePermissions.fromString("rw-------"));
+    try (SoftSlices again = slices(layout)) {
+      // the records' directory is no slice: not listed, swept or removed as one
+      assertThat(again.entries()).containsExactlyInAnyOrder("p1_main", "p2_main");
+      List<io.vnpu.kube.observe.SliceRef> refs = again.slices(owners);
+      assertThat(refs).extracting(v -> v.pod()).containsExactly("p1", "p2");
+      io.vnpu.kube.observe.ChargedRegion c = refs.get(0).charged().orElseThrow();
+      assertThat(c.key()).isEqualTo(kept.key());
+      assertThat(c.config()).isEqualTo(written);
+      assertThat(c.config().devices().get(0).memLimitBytes()).isEqualTo(1L << 30);
+
+      again.remove(removed.dir(), removed.key());
+      assertThat(records.resolve("p2_main.json")).doesNotExist();
+      // a record whose directory is gone (an agent killed between the two) goes with the sweep
+      Files.writeString(records.resolve("p9_main.json"), "{}");
+      assertThat(again.sweep(p -> true)).contains(records.resolve("p9_main.json").toString());
+      assertThat(records).isDirectory();
+      assertThat(records.resolve("p1_main.json")).isRegularFile();
+      assertThat(again.removeFinished(again.entries(), Map.of())).containsExactly(kept.dir());
+      assertThat(records.resolve("p1_main.json")).doesNotExist();
+    }
+  }
+
+  @Test
+  void anUnreadableRecordIsNoChargeAndNamesItsFile() throws Exception {
+    SoftSliceLayout layout =
+        SoftSliceLayout.hamiUpstream(tmp.resolve("hook"), LimiterFiles.hami(tmp.resolve("lim")));
+    try (SoftSlices s = slices(layout)) {
+      s.prepare(layout.dirOf("p1", "main"), List.of(soft(2, "U2", 1L << 30, 10, 10)), "ns/p1/main");
+      Path f = layout.regionRoot().resolve(ChargeRecords.DIR).resolve("p1_main.json");
+      Files.writeString(
+          f,
+          "{\"version\":1,\"key\":5,\"policyFlags\":1,\"registryDir\":\"\","
+              + "\"devices\":[{\"memLimitBytes\":1,\"computeWeight\":0,\"computeCapPct\":0,"
+              + "\"priority\":\"NORMAL\",\"physId\":0,\"uuid\":\"\"}]}");
+      assertThatThrownBy(() -> new ChargeRecords(layout.regionRoot()).read("p1_main"))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining(f.toString())
+          .hasMessageContaining("computeWeight");
+      assertThat(s.charged("p1_main")).isEmpty();
+    }
+  }
 }

@@ -213,6 +213,114 @@ class SliceMetricsScrapeTest {
     }
   }
 
+  /**
+   * Issue 23: a tenant writes its own quota region. After it raises its limit from the 1024 MiB it
+   * was charged to 64 GiB, names another NPU and takes the high priority, the scrape still shows
+   * the charge (from the agent's record), flags each field, and shows no figure the tenant wrote.
+   */
+  @Test
+  void aLimitTheTenantWritesIntoItsRegionIsNeverReported() throws Exception {
+    Path shared = java.nio.file.Files.createDirectory(sharedParent.resolve("registry"));
+    node(client, Map.of("hami.io/mutex.lock", "2024-01-01T00:00:00Z,default,train"));
+    pod(
+        client,
+        "train",
+        1L,
+        Map.of(
+            "huawei.com/vnpu-mode",
+            "hami-core",
+            "hami.io/Ascend910B3-devices-to-allocate",
+            "U0,Ascend910B3,1024,40:;",
+            "huawei.com/Ascend910B3",
+            "[{\"UUID\":\"U0\",\"memory\":1024,\"core\":40}]"),
+        List.of(),
+        List.of("main"));
+    SoftSplitLayout layout =
+        SoftSplitLayout.upstream(hook)
+            .withLimiterDir(
+                LimiterFixture.installInto(limiterRoot.resolve("hami-vnpu-core"))
+                    .hostDir()
+                    .toString());
+    HamiOptions opts =
+        HamiOptions.defaults(NODE)
+            .withSoftSplit(layout, Optional.of(QuotaRegionFactory.writing(new QuotaRegions())));
+    FakeDeviceManager dm =
+        new FakeDeviceManager(
+            List.of(FakeDeviceManager.npu("U0", 0, 4), FakeDeviceManager.npu("U1", 1, 5)));
+    HamiComponents c =
+        new HamiComponents(
+            client,
+            dm,
+            new HamiChipSettings(
+                "910B3", "Ascend910B3", "huawei.com/Ascend910B3", 65536, 65536, 20, List.of()),
+            HamiNodeSettings.defaults(true),
+            opts,
+            new MutableClock(Instant.EPOCH),
+            new RecordingScheduler());
+    c.inventory().refresh();
+    PrometheusRegistry registry = new PrometheusRegistry();
+    AtomicLong nanos = new AtomicLong(1_000_000_000L);
+    registry.register(
+        new SliceCollector(
+            NODE,
+            new HamiSliceSource(client, NODE, c.slices()),
+            d -> d.equals("/hami-shared-region") ? Optional.of(shared) : Optional.empty(),
+            EnumSet.allOf(CompatNames.class),
+            nanos::get));
+    ContainerAllocation a = c.resourceManager().allocate(List.of("U0-0"));
+    Path region =
+        Path.of(
+                a.mounts().stream()
+                    .filter(m -> m.containerPath().equals("/hami-vnpu-shmem"))
+                    .map(Mount::hostPath)
+                    .findFirst()
+                    .orElseThrow())
+            .resolve("vnpu_local_shmem");
+    String slice =
+        "{container=\"main\",device_index=\"0\",namespace=\"default\",node=\"node-1\","
+            + "npu_uuid=\"U0\",phy_id=\"4\",pod=\"train\"}";
+    try (OpsServer server = OpsServer.start("127.0.0.1", 0, registry, Map.of(), Map.of());
+        QuotaRegion tenant = new QuotaRegions().open(region)) {
+      Map<String, String> honest = scrape(server);
+      assertThat(honest).containsEntry("vnpu_slice_memory_limit_bytes" + slice, "1.073741824E9");
+      assertThat(honest.keySet()).noneMatch(k -> k.startsWith("vnpu_slice_region_mismatch"));
+
+      io.vnpu.quota.model.RegionConfig charged = tenant.readConfig();
+      io.vnpu.quota.model.DeviceQuota q = charged.devices().get(0);
+      tenant.updateConfig(
+          charged.withDevices(
+              List.of(
+                  new io.vnpu.quota.model.DeviceQuota(
+                      64L << 30, q.computeWeight(), q.computeCapPct(), Priority.HIGH, 5, "U1"))));
+      assertThat(tenant.usage().devices().get(0).limitBytes()).isEqualTo(64L << 30);
+
+      Map<String, String> after = scrape(server);
+      assertThat(after)
+          .containsEntry("vnpu_slice_memory_limit_bytes" + slice, "1.073741824E9")
+          .containsEntry(
+              "hami_vgpu_memory_limit_bytes{container=\"main\",device_uuid=\"U0\","
+                  + "namespace=\"default\",pod=\"train\",vdevice_index=\"0\"}",
+              "1.073741824E9")
+          .containsEntry(
+              "vnpu_pod_total_memory{container_name=\"main\",id=\"4\",namespace=\"default\","
+                  + "pod_name=\"train\",vdie_id=\"U0\"}",
+              "1024.0");
+      String who =
+          "container=\"main\",field=\"%s\",namespace=\"default\",node=\"node-1\","
+              + "pod=\"train\"";
+      for (String field : List.of("memory_limit", "phy_id", "priority", "uuid")) {
+        assertThat(after)
+            .containsEntry("vnpu_slice_region_mismatch{" + who.formatted(field) + "}", "1.0");
+      }
+      assertThat(after.keySet())
+          .filteredOn(k -> k.startsWith("vnpu_slice_region_mismatch"))
+          .hasSize(4);
+      // nothing the tenant wrote: not its limit, not the NPU it named
+      assertThat(after.values()).doesNotContain("6.8719476736E10", "65536.0");
+      assertThat(after.keySet()).noneMatch(k -> k.contains("U1") || k.contains("\"5\""));
+    }
+  }
+
   /** {@code series{labels} -> value} of every sample line of the text format. */
   private static Map<String, String> scrape(OpsServer server) throws Exception {
     HttpResponse<String> r =

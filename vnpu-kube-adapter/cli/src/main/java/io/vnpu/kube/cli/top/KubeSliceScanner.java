@@ -1,6 +1,8 @@
 package io.vnpu.kube.cli.top;
 
 import io.vnpu.kube.limiter.LimiterFiles;
+import io.vnpu.kube.observe.ChargedRegion;
+import io.vnpu.kube.softslice.ChargeRecords;
 import io.vnpu.quota.host.NpuRegistries;
 import io.vnpu.quota.model.DeviceQuota;
 import io.vnpu.quota.model.DeviceUsage;
@@ -36,13 +38,17 @@ import java.util.function.LongSupplier;
  * soft shares and MindCluster soft share ({@code <data dir>}: {@code regions/} and {@code
  * compute/}).
  *
- * <p>One {@link SliceStatus} per device entry of a slice's region. Name, weight, cap and priority
- * are the registry entry's (written by the node agent, {@code namespace/pod/container} or {@code
- * namespace/claim/request}, cut to 31 bytes), memory and processes the region's; a slice without a
- * registry entry (memory only) is named by its directory and shows its region's configuration. A
- * region's PIDs are in its container's PID namespace: no command is shown. Nothing is created,
- * locked or changed: regions are opened as the agents' metrics open them (non-blocking, a FIFO or
- * link in place of a region is skipped and reported).
+ * <p>One {@link SliceStatus} per device of a slice. Name, weight, cap and priority are the registry
+ * entry's (written by the node agent, {@code namespace/pod/container} or {@code
+ * namespace/claim/request}, cut to 31 bytes), memory use and processes the region's. The devices,
+ * memory limits and registry key are the agent's record of the region it created ({@link
+ * ChargeRecords}), never the region's, which its container rewrites; where they disagree, that is
+ * said once on {@code err}. Only a region without a readable record (made by the limiter, or a user
+ * who may not read the agent's records) shows its own configuration. A slice without a registry
+ * entry (memory only) is named by its directory. A region's PIDs are in its container's PID
+ * namespace: no command is shown. Nothing is created, locked or changed: regions are opened as the
+ * agents' metrics open them (non-blocking, a FIFO or link in place of a region is skipped and
+ * reported).
  */
 public final class KubeSliceScanner {
   /**
@@ -65,6 +71,9 @@ public final class KubeSliceScanner {
    * refresh.
    */
   private final Set<Path> unlistable = new java.util.HashSet<>();
+
+  /** Slices whose region disagreement or unreadable record was already said, with what was said. */
+  private final Map<Path, String> told = new HashMap<>();
 
   /**
    * @param dataDirs node-agent data directories (HAMi {@code HOOK_PATH}, DRA or MindCluster data
@@ -109,7 +118,14 @@ public final class KubeSliceScanner {
         Path region = dir.resolve(LimiterFiles.REGION_FILE);
         if (!Files.isRegularFile(region, LinkOption.NOFOLLOW_LINKS)) continue;
         try {
-          out.addAll(read(dir, region, roots.get().registryDir(), entries, seen));
+          out.addAll(
+              read(
+                  dir,
+                  region,
+                  charged(roots.get().regionRoot(), dir),
+                  roots.get().registryDir(),
+                  entries,
+                  seen));
         } catch (NoSuchFileException gone) {
           // removed between listing and reading: its pod or claim is gone
         } catch (IOException | RuntimeException | InternalError e) {
@@ -122,20 +138,54 @@ public final class KubeSliceScanner {
     return out;
   }
 
+  /** The agent's record of the slice in {@code dir}; empty (said once) when it cannot be read. */
+  private Optional<ChargedRegion> charged(Path regionRoot, Path dir) {
+    try {
+      return new ChargeRecords(regionRoot).read(dir.getFileName().toString());
+    } catch (IOException | RuntimeException e) {
+      tell(
+          dir,
+          "vnpu top: Kubernetes slice "
+              + dir
+              + ": the agent's record is unreadable ("
+              + e.getMessage()
+              + "); showing its region's own configuration, which its container may have changed");
+      return Optional.empty();
+    }
+  }
+
+  private void tell(Path dir, String line) {
+    if (!line.equals(told.put(dir, line))) err.println(line);
+  }
+
   private List<SliceStatus> read(
       Path dir,
       Path regionFile,
+      Optional<ChargedRegion> charged,
       Path registryDir,
       Map<Integer, Map<Long, RegistryEntry>> entries,
       Set<String> seen)
       throws IOException {
-    RegionConfig config;
+    RegionConfig inRegion;
     UsageSnapshot usage;
     long epoch;
     try (QuotaRegion region = regions.open(regionFile)) {
-      config = region.readConfig();
+      inRegion = region.readConfig();
       usage = region.usage();
       epoch = region.epoch();
+    }
+    RegionConfig config = charged.map(ChargedRegion::config).orElse(inRegion);
+    if (charged.isPresent()) {
+      Map<String, Integer> off = charged.get().disagreements(inRegion, usage, epoch);
+      epoch = charged.get().key(); // the key its registry entries have
+      if (!off.isEmpty())
+        tell(
+            dir,
+            "vnpu top: Kubernetes slice "
+                + dir
+                + ": its quota region disagrees with the agent's record in "
+                + String.join(", ", off.keySet())
+                + "; showing the record");
     }
     List<SliceStatus> out = new ArrayList<>();
     int n = config.devices().size();
@@ -160,7 +210,7 @@ public final class KubeSliceScanner {
               name,
               logicByPhy.getOrDefault(phy, phy),
               dev == null ? 0 : dev.usedBytes(),
-              dev == null ? q.memLimitBytes() : dev.limitBytes(),
+              dev == null || charged.isPresent() ? q.memLimitBytes() : dev.limitBytes(),
               dev == null ? 0 : dev.peakBytes(),
               dev == null ? 0 : dev.oomRejections(),
               e != null ? e.weight() : q.computeWeight(),

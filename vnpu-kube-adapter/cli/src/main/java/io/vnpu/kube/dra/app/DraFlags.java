@@ -197,9 +197,10 @@ public final class DraFlags {
 
   @Option(
       names = "--kubeconfig",
-      defaultValue = "${env:KUBECONFIG}",
       paramLabel = "FILE",
-      description = "Kubeconfig file (env KUBECONFIG; default: in-cluster configuration).")
+      description =
+          "Kubeconfig file (default: the files env KUBECONFIG lists, merged as kubectl merges"
+              + " them; without it the in-cluster configuration).")
   Path kubeconfig;
 
   @Option(
@@ -210,6 +211,7 @@ public final class DraFlags {
 
   @Option(
       names = "--simulate",
+      converter = io.vnpu.kube.app.SimulatorProfileConverter.class,
       arity = "0..1",
       fallbackValue = "910B3x8",
       paramLabel = "PROFILE",

@@ -76,7 +76,7 @@ public final class DraLauncher {
       options = flags.toOptions(devRoot, mountRoot);
       flags.sockets(options);
       flags.metricsPort();
-      kubeConfig = KubeconfigFile.load(flags.kubeconfig());
+      kubeConfig = KubeconfigFile.load(flags.kubeconfig(), System.getenv());
       if (flags.enableHardVnpu && flags.deviceConfig().isPresent()) {
         deviceConfig =
             new DeviceConfigLoader(w -> log.warn("{}", w)).load(flags.deviceConfig().get()).value();
@@ -113,8 +113,14 @@ public final class DraLauncher {
     } catch (RuntimeException e) {
       say(
           command
-              + ": --kubeconfig "
-              + flags.kubeconfig().map(Path::toString).orElse("(in-cluster)")
+              + ": "
+              + flags
+                  .kubeconfig()
+                  .map(p -> "--kubeconfig " + p)
+                  .orElse(
+                      Optional.ofNullable(System.getenv("KUBECONFIG"))
+                          .map(v -> "KUBECONFIG=" + v)
+                          .orElse("in-cluster configuration"))
               + ": "
               + e.getMessage());
       return EXIT_STARTUP_FAILED;

@@ -154,6 +154,41 @@ class PrometheusScrapeIT {
         assertThat(value(limit.get(0))).isEqualTo(1024.0 * MIB);
         assertThat(limit.get(0).get("metric").get("node").asString()).isEqualTo("node-1");
         prom.await("vnpu_slice_aicore_target_ratio" + slice, r -> r.size() == 1, 30);
+        // issue 23: the tenant writes 64 GiB into its own region; the scrape keeps the 1024 MiB it
+        // was charged and flags the field
+        Path region;
+        try (var dirs = Files.list(tmp.resolve("hook").resolve("containers"))) {
+          region =
+              dirs.filter(d -> d.getFileName().toString().endsWith("_main"))
+                  .findFirst()
+                  .orElseThrow()
+                  .resolve("vnpu_local_shmem");
+        }
+        try (io.vnpu.quota.region.QuotaRegion tenant =
+            new io.vnpu.quota.region.QuotaRegions().open(region)) {
+          io.vnpu.quota.model.RegionConfig c = tenant.readConfig();
+          io.vnpu.quota.model.DeviceQuota q = c.devices().get(0);
+          tenant.updateConfig(
+              c.withDevices(
+                  List.of(
+                      new io.vnpu.quota.model.DeviceQuota(
+                          64L << 30,
+                          q.computeWeight(),
+                          q.computeCapPct(),
+                          q.priority(),
+                          q.physId(),
+                          q.uuid()))));
+        }
+        prom.await(
+            "vnpu_slice_region_mismatch{namespace=\"default\",pod=\"train\",container=\"main\","
+                + "field=\"memory_limit\"} == 1",
+            r -> r.size() == 1,
+            60);
+        assertThat(
+                value(
+                    prom.await("vnpu_slice_memory_limit_bytes" + slice, r -> r.size() == 1, 30)
+                        .get(0)))
+            .isEqualTo(1024.0 * MIB);
         // the chart's recording rule over the slice's series
         assertThat(
                 value(

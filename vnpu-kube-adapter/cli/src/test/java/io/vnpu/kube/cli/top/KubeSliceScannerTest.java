@@ -135,6 +135,57 @@ class KubeSliceScannerTest {
     assertThat(err.toString()).isEmpty();
   }
 
+  /**
+   * Issue 23: a container rewrites its own region; {@code vnpu top} shows what the agent charged
+   * it, and says once that the region disagrees.
+   */
+  @Test
+  void aLimitTheContainerWritesIntoItsRegionIsNotShown() throws Exception {
+    LimiterFiles limiter = LimiterFiles.hami(tmp.resolve("lim"));
+    Path dra = tmp.resolve("dra");
+    SoftSliceLayout layout = SoftSliceLayout.vnpu(dra, limiter);
+    QuotaRegions regions = new QuotaRegions();
+    StringWriter err = new StringWriter();
+    try (SoftSlices slices =
+        new SoftSlices(layout, QuotaRegionFactory.writing(regions), () -> {})) {
+      SoftSlices.Prepared p =
+          slices.prepare(
+              layout.dirOf("claim-uid-1", "npu"),
+              List.of(soft(4, 1024 * MIB, 100, 0)),
+              "demo/mem/npu");
+      try (QuotaRegion tenant = regions.open(p.region())) {
+        var c = tenant.readConfig();
+        var q = c.devices().get(0);
+        tenant.updateConfig(
+            c.withDevices(
+                List.of(
+                    new io.vnpu.quota.model.DeviceQuota(
+                        64L << 30, q.computeWeight(), q.computeCapPct(), q.priority(), 5, "U5"))));
+      }
+      KubeSliceScanner scanner =
+          new KubeSliceScanner(
+              List.of(dra),
+              Map.of(4, 0, 5, 1),
+              regions,
+              System::nanoTime,
+              new PrintWriter(err, true));
+      for (int i = 0; i < 2; i++) {
+        assertThat(scanner.scan())
+            .singleElement()
+            .satisfies(
+                s -> {
+                  assertThat(s.memoryLimitBytes()).isEqualTo(1024 * MIB);
+                  assertThat(s.logicId()).isZero();
+                });
+      }
+    }
+    assertThat(err.toString().lines())
+        .singleElement()
+        .asString()
+        .contains("claim-uid-1_npu")
+        .contains("disagrees with the agent's record in memory_limit, phy_id, uuid");
+  }
+
   @Test
   void aFifoInPlaceOfARegionIsSkippedWithoutBlocking() throws Exception {
     Path dra = tmp.resolve("dra");

@@ -206,6 +206,13 @@ class SoftPrepareKillTest {
       try (Stream<Path> s = Files.list(dir)) {
         for (Path p : s.sorted().toList()) {
           String n = dir.getFileName() + "/" + p.getFileName();
+          if (p.getFileName().toString().equals(io.vnpu.kube.softslice.ChargeRecords.DIR)) {
+            // the agent's charge records: each one left is a slice's leftover, the directory is not
+            try (Stream<Path> records = Files.list(p)) {
+              records.sorted().forEach(r -> out.add(n + "/" + r.getFileName()));
+            }
+            continue;
+          }
           if (!n.endsWith(".reg")) {
             out.add(n);
             continue;

@@ -186,6 +186,14 @@ class SoftShareClaimsTest {
         try (Stream<Path> s = Files.list(dir)) {
           for (Path p : s.toList()) {
             String n = dir.getFileName() + "/" + p.getFileName();
+            if (p.getFileName().toString().equals(io.vnpu.kube.softslice.ChargeRecords.DIR)) {
+              // the agent's charge records: each one left is a slice's leftover, the directory is
+              // not
+              try (Stream<Path> records = Files.list(p)) {
+                records.sorted().forEach(r -> out.add(n + "/" + r.getFileName()));
+              }
+              continue;
+            }
             if (!n.endsWith(".reg")) {
               out.add(n);
               continue;
@@ -306,8 +314,8 @@ class SoftShareClaimsTest {
     // the kubelet retries: one region, one registry entry
     assertThat(state.prepare(claim("a", "ua", soft("npu-0", "s1", "4Gi", "25"))).error()).isEmpty();
     assertThat(nodeState())
-        .hasSize(4)
-        .contains("regions/ua_npu", "cdi/ua", "checkpoint/ua")
+        .hasSize(5)
+        .contains("regions/ua_npu", "regions/.charged/ua_npu.json", "cdi/ua", "checkpoint/ua")
         .filteredOn(n -> n.startsWith("compute/npu0:"))
         .hasSize(1);
   }
