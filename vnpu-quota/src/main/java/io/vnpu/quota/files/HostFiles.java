@@ -273,6 +273,30 @@ public final class HostFiles {
   public static void writeAtomically(
       Path file, byte[] content, Set<PosixFilePermission> mode, DirectorySync dirSync)
       throws IOException {
+    // a new name survives a power cut only once the directory is synced
+    boolean syncDirectory = dirSync == DirectorySync.ALWAYS || !Files.exists(file, NOFOLLOW);
+    replace(file, content, mode, true, syncDirectory);
+  }
+
+  /**
+   * Replaces {@code file} with {@code content} atomically for readers while the system runs (they
+   * see the old or the new file, never a partial one: exclusive temporary file, rename), without
+   * any fsync: after a power cut the name may hold the old content, the new one, or an empty file.
+   * For files no more durable than what they describe, e.g. a slice's record beside its quota
+   * region, which is never synced either; a durable file is {@link #writeAtomically}'s.
+   */
+  public static void replaceAtomically(Path file, byte[] content, Set<PosixFilePermission> mode)
+      throws IOException {
+    replace(file, content, mode, false, false);
+  }
+
+  private static void replace(
+      Path file,
+      byte[] content,
+      Set<PosixFilePermission> mode,
+      boolean syncFile,
+      boolean syncDirectory)
+      throws IOException {
     Path dir = file.toAbsolutePath().getParent();
     byte[] random = new byte[8];
     new SecureRandom().nextBytes(random);
@@ -280,20 +304,18 @@ public final class HostFiles {
     try (FileChannel ch = createExclusive(tmp, mode)) {
       ByteBuffer b = ByteBuffer.wrap(content);
       while (b.hasRemaining()) ch.write(b);
-      ch.force(true);
+      if (syncFile) ch.force(true);
     } catch (IOException | RuntimeException e) {
       deleteQuietly(tmp);
       throw e;
     }
-    boolean creates = dirSync == DirectorySync.ALWAYS || !Files.exists(file, NOFOLLOW);
     try {
       Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     } catch (IOException | RuntimeException e) {
       deleteQuietly(tmp);
       throw e;
     }
-    if (creates) {
-      // a new name survives a power cut only once the directory is synced
+    if (syncDirectory) {
       try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
         d.force(true);
       }

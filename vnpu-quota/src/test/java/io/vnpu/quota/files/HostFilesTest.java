@@ -160,6 +160,33 @@ class HostFilesTest {
     assertThat(HostFiles.presentFollowingLinks(toThere)).isTrue();
   }
 
+  /**
+   * Without fsync, the same replacement: new content, the mode set, a link replaced not followed.
+   */
+  @Test
+  void replaceAtomicallyReplacesTheNameAndNeverWritesThroughALink() throws Exception {
+    Path file = tmp.resolve("record.json");
+    HostFiles.replaceAtomically(
+        file, "1".getBytes(StandardCharsets.UTF_8), HostFiles.OWNER_ONLY_FILE);
+    HostFiles.replaceAtomically(
+        file, "22".getBytes(StandardCharsets.UTF_8), HostFiles.OWNER_ONLY_FILE);
+    assertThat(Files.readString(file)).isEqualTo("22");
+    Path target = Files.writeString(tmp.resolve("target"), "original");
+    Files.delete(file);
+    Files.createSymbolicLink(file, target);
+    HostFiles.replaceAtomically(
+        file, "333".getBytes(StandardCharsets.UTF_8), HostFiles.OWNER_ONLY_FILE);
+    assertThat(Files.isSymbolicLink(file)).isFalse();
+    assertThat(Files.readString(file)).isEqualTo("333");
+    assertThat(Files.readString(target)).isEqualTo("original");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+        .isEqualTo("rw-------");
+    try (Stream<Path> s = Files.list(tmp)) {
+      assertThat(s.map(p -> p.getFileName().toString()))
+          .containsExactlyInAnyOrder("target", "record.json");
+    }
+  }
+
   /** Syncing the directory only for a new name changes nothing of what the name holds. */
   @Test
   void writeAtomicallyWhenCreatedCreatesReplacesAndReplacesALink() throws Exception {
