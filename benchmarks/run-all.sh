@@ -49,8 +49,10 @@ jmh() {
 }
 : > "$out/loads.tsv"
 # AverageTime rows: 1 fork, 3 x 1 s warm-up, 5 x 1 s measured
-jmh admit 'QuotaRegionBenchmark.admitRelease$' -f 1 -wi 3 -w 1 -i 5 -r 1
-jmh snapshot 'FullRegionSnapshotBenchmark.(usageIntoBuffer256Slots|bareLoopOverTheMapping256Slots|sizeCheckFloor|sizeCheckBareFstat)' \
+# admit + release with its floor (the five atomics alone, AdmitReleaseFloorBenchmark)
+jmh admit '(QuotaRegionBenchmark.admitRelease|AdmitReleaseFloorBenchmark.fiveAtomics(VarHandle|Unchecked))$' \
+  -f 1 -wi 3 -w 1 -i 5 -r 1
+jmh snapshot 'FullRegionSnapshotBenchmark.(usageIntoBuffer256Slots|bareLoopOverTheMapping256Slots|bareLoopUnchecked256Slots|sizeCheckFloor|sizeCheckBareFstat)' \
   -f 1 -wi 3 -w 1 -i 5 -r 1
 # SampleTime rows (percentiles): 1 fork, 1 x 3 s warm-up, 3 x 5 s measured
 jmh prepare 'DraPrepareBenchmark' -p checkpointOn=disk -f 1 -wi 1 -w 3 -i 3 -r 5
@@ -113,12 +115,18 @@ def row(what, goal, value, limit, fmt, load):
 
 a = jmh("admit")
 row("Java admit+release", "<= 50 ns", avg(a, "admitRelease"), 50, "{:.1f} ns", loads.get("admit", "?"))
+fu, fv = avg(a, "fiveAtomicsUnchecked"), avg(a, "fiveAtomicsVarHandle")
+if fu is not None and fv is not None:
+    rows.append(("  its floor: the 5 atomics alone", "(floor)", "{:.1f} ns (VarHandle {:.1f})".format(fu, fv), "-", loads.get("admit", "?")))
 s = jmh("snapshot")
 snap, bare, size = avg(s, "usageIntoBuffer256Slots"), avg(s, "bareLoopOverTheMapping256Slots"), avg(s, "sizeCheckFloor")
 row("256-slot snapshot into the buffer", "<= 1 us", None if snap is None else snap / 1000, 1, "{:.2f} us", loads.get("snapshot", "?"))
 if bare is not None and size is not None:
     rows.append(("  its floor: bare loop + size check", "(floor)", "{:.2f} + {:.2f} us".format(bare / 1000, size / 1000), "-", loads.get("snapshot", "?")))
     rows.append(("  snapshot / bare loop", "", "{:.2f}x".format(snap / bare) if snap is not None else "n/a", "-", loads.get("snapshot", "?")))
+bare_u = avg(s, "bareLoopUnchecked256Slots")
+if bare_u is not None:
+    rows.append(("  bare loop, unchecked loads", "", "{:.2f} us".format(bare_u / 1000), "-", loads.get("snapshot", "?")))
 fstat = avg(s, "sizeCheckBareFstat")
 if fstat is not None:
     rows.append(("  the size check's fstat alone", "", "{:.2f} us".format(fstat / 1000), "-", loads.get("snapshot", "?")))

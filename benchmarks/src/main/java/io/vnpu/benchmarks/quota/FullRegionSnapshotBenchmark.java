@@ -12,6 +12,8 @@ import static io.vnpu.quota.layout.RegionLayout.S_STATE;
 import static io.vnpu.quota.layout.RegionLayout.S_USED_BYTES;
 
 import io.vnpu.api.model.Units;
+import io.vnpu.quota.mapped.SharedMemory;
+import io.vnpu.quota.mapped.UncheckedWords;
 import io.vnpu.quota.model.RegionConfig;
 import io.vnpu.quota.model.UsageSnapshot;
 import io.vnpu.quota.region.QuotaRegion;
@@ -86,6 +88,8 @@ public class FullRegionSnapshotBenchmark {
     bareFile = new RandomAccessFile(file.toFile(), "r");
     bare = bareChannel.map(FileChannel.MapMode.READ_ONLY, 0, REGION_FILE_BYTES);
     bare.order(ByteOrder.LITTLE_ENDIAN);
+    bareMemory = new SharedMemory(bare, file);
+    bareBase = bareMemory.uncheckedBase();
     UsageSnapshot s = region.usage();
     if (s.processes().size() != SLOTS) {
       throw new IllegalStateException(
@@ -168,6 +172,40 @@ public class FullRegionSnapshotBenchmark {
       barePid[n] = bare.getInt(o + S_PID);
       bareStart[n] = bare.getLong(o + S_STARTTIME);
       bareGeneration[n] = bare.getLong(o + S_GENERATION);
+      n++;
+    }
+    return total0 + total1 + n;
+  }
+
+  private SharedMemory bareMemory; // keeps the bare mapping reachable for bareBase
+  private long bareBase;
+
+  /**
+   * Baseline, not an API: {@link #bareLoopOverTheMapping256Slots} with {@link UncheckedWords} plain
+   * loads on the mapping's base instead of the buffer's checked {@code getLong}/{@code getInt}, the
+   * loads {@code QuotaRegion.usage} makes since the snapshot's slot loop went unchecked: what that
+   * loop costs at best.
+   */
+  @Benchmark
+  public long bareLoopUnchecked256Slots() {
+    long a = bareBase;
+    long total0 = 0;
+    long total1 = 0;
+    int n = 0;
+    for (int i = 0; i < SLOTS; i++) {
+      long o = a + SLOTS_OFF + (long) i * SLOT_BYTES;
+      long u0 = UncheckedWords.getLongPlain(o + S_USED_BYTES);
+      long u1 = UncheckedWords.getLongPlain(o + S_USED_BYTES + 8);
+      total0 += u0;
+      total1 += u1;
+      long statePid = UncheckedWords.getLongPlain(o + S_STATE);
+      if ((int) statePid != SLOT_ACTIVE) continue;
+      bareUsed[2 * n] = u0;
+      bareUsed[2 * n + 1] = u1;
+      bareState[n] = (int) statePid;
+      barePid[n] = (int) (statePid >>> 32);
+      bareStart[n] = UncheckedWords.getLongPlain(o + S_STARTTIME);
+      bareGeneration[n] = UncheckedWords.getLongPlain(o + S_GENERATION);
       n++;
     }
     return total0 + total1 + n;

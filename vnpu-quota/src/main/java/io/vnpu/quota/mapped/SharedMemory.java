@@ -97,6 +97,22 @@ public final class SharedMemory {
     }
   }
 
+  /**
+   * Address of byte 0 of the mapping, for {@link UncheckedWords}: valid while this object is
+   * reachable and never for a mapping that {@link #unmap()} may pull (the caller holds it only
+   * where unmap is never called, as a claimed {@code MemoryAccount} does).
+   *
+   * @throws UnsupportedOperationException when {@link UncheckedWords#available()} is false
+   */
+  public long uncheckedBase() {
+    return UncheckedWords.baseOf(buf);
+  }
+
+  /** Bytes mapped: every offset used with {@link #uncheckedBase()} must lie below it. */
+  public int mappedBytes() {
+    return buf.capacity();
+  }
+
   private MappedFileFault fault(InternalError e) {
     return new MappedFileFault(file, e);
   }

@@ -2,8 +2,12 @@ package io.vnpu.quota.region;
 
 import static io.vnpu.quota.layout.RegionLayout.*;
 
+import io.vnpu.quota.layout.RegionLayout;
+import io.vnpu.quota.mapped.MappedFileFault;
 import io.vnpu.quota.mapped.SharedMemory;
+import io.vnpu.quota.mapped.UncheckedWords;
 import java.io.IOException;
+import java.lang.ref.Reference;
 import java.nio.channels.FileLock;
 import java.util.concurrent.locks.LockSupport;
 
@@ -35,10 +39,19 @@ public final class MemoryAccount {
   private final FileLock slotLock;
   private final int deviceCount;
 
-  private MemoryAccount(QuotaRegion region, SharedMemory mem, int slot, FileLock slotLock) {
+  /**
+   * Address of the mapping's byte 0 ({@link SharedMemory#uncheckedBase()}): the region of a claimed
+   * account is never unmapped before garbage collection ({@link QuotaRegion#close()}), and {@code
+   * mem} keeps its buffer reachable.
+   */
+  private final long base;
+
+  private MemoryAccount(
+      QuotaRegion region, SharedMemory mem, long base, int slot, FileLock slotLock) {
     // fixed at creation and checked at open: read once, so admission takes no pin and a writer
     // changing the field later cannot widen the device range
     this.deviceCount = region.deviceCount();
+    this.base = base;
     this.region = region;
     this.mem = mem;
     this.slot = slot;
@@ -48,6 +61,17 @@ public final class MemoryAccount {
   static MemoryAccount claim(
       QuotaRegion region, SharedMemory mem, RegionLocks locks, ProcessIdentity me)
       throws IOException {
+    // before any slot is touched: a JVM without the unchecked access fails here, claiming nothing
+    long base = mem.uncheckedBase();
+    if (mem.mappedBytes() < REGION_FILE_BYTES) {
+      throw new IllegalStateException(
+          "quota region "
+              + region.file()
+              + ": "
+              + mem.mappedBytes()
+              + " bytes mapped, the unchecked admission addresses need "
+              + REGION_FILE_BYTES);
+    }
     for (int i = 0; i < REGION_SLOT_COUNT; i++) {
       int o = slotOff(i);
       if (mem.getInt(o + S_STATE) != SLOT_FREE) continue;
@@ -76,7 +100,7 @@ public final class MemoryAccount {
         if (mem.casInt(H_SLOT_HWM, cur, i + 1)) break;
       }
       mem.setInt(o + S_STATE, SLOT_ACTIVE);
-      return new MemoryAccount(region, mem, i, l);
+      return new MemoryAccount(region, mem, base, i, l);
     }
     return null;
   }
@@ -98,56 +122,79 @@ public final class MemoryAccount {
    */
   public boolean admit(int dev, long bytes) throws IOException {
     checkDevice(dev, bytes);
-    int own = slotOff(slot) + S_USED_BYTES + 8 * dev;
-    int pending = slotOff(slot) + S_PENDING_BYTES + 8 * dev;
-    int state = devStateOff(dev);
-    long limit = mem.getLong(devCfgOff(dev) + DC_MEM_LIMIT);
-    boolean enforce = (mem.getInt(H_POLICY_FLAGS) & POLICY_MEM_ENFORCE) != 0 && limit != 0;
+    try {
+      return admitChecked(dev, bytes);
+    } catch (InternalError e) {
+      throw new MappedFileFault(region.file(), e);
+    } finally {
+      // the raw addresses below are only valid while the mapping's buffer is reachable
+      Reference.reachabilityFence(mem);
+    }
+  }
+
+  /**
+   * {@link #admit} for a checked device: every address is {@code base} (held in a register across
+   * the atomics, so none of them waits for a field load after the one before) plus an offset below
+   * {@link RegionLayout#REGION_FILE_BYTES} built from {@code dev < deviceCount <= 16}, {@code slot
+   * < 256} and {@code i < slot_hwm}, clamped to 256.
+   */
+  private boolean admitChecked(int dev, long bytes) throws IOException {
+    final long a = base;
+    final long own = a + slotOff(slot) + S_USED_BYTES + 8 * dev;
+    final long pending = a + slotOff(slot) + S_PENDING_BYTES + 8 * dev;
+    final long state = a + devStateOff(dev);
+    final long limitAt = a + devCfgOff(dev) + DC_MEM_LIMIT;
+    long limit = UncheckedWords.getLong(limitAt);
+    boolean enforce =
+        (UncheckedWords.getInt(a + H_POLICY_FLAGS) & POLICY_MEM_ENFORCE) != 0 && limit != 0;
     if (!enforce) {
       // unlimited, but counted exactly, as in C: a charge that would wrap the u64 counter is
-      // refused
-      // (a limit set later must see the true usage, and a release must never be clamped)
-      for (long cur = mem.getLong(own); ; cur = mem.getLong(own)) {
+      // refused (a limit set later must see the true usage, and a release must never be clamped)
+      for (long cur = UncheckedWords.getLong(own); ; cur = UncheckedWords.getLong(own)) {
         if (Long.compareUnsigned(cur + bytes, cur) < 0) {
-          mem.addLong(state + DS_OOM_REJECTIONS, 1);
+          UncheckedWords.addLong(state + DS_OOM_REJECTIONS, 1);
           return false;
         }
-        if (mem.casLong(own, cur, cur + bytes)) break;
+        if (UncheckedWords.casLong(own, cur, cur + bytes)) break;
       }
       // commit_seq counts every admission (minor 4: the admissions field is no longer written)
-      mem.addLong(state + DS_COMMIT_SEQ, 1);
+      UncheckedWords.addLong(state + DS_COMMIT_SEQ, 1);
       return true;
     }
     if (Long.compareUnsigned(bytes, limit) > 0) {
-      mem.addLong(state + DS_OOM_REJECTIONS, 1);
+      UncheckedWords.addLong(state + DS_OOM_REJECTIONS, 1);
       return false;
     }
+    final long slots = a + SLOTS_OFF + 8 * dev;
     boolean reaped = false;
     int waits = 0;
     long waitStart = 0;
     for (int tries = 0; ; tries++) {
       // publish, then verify (docs/region-layout.md: why committed bytes never exceed the limit)
-      mem.addLong(pending, bytes);
+      UncheckedWords.addLong(pending, bytes);
       long used = 0;
       long claimed = 0;
-      int hwm = region.slotHwm();
+      int hwm = QuotaRegion.slotHwm(UncheckedWords.getInt(a + H_SLOT_HWM));
       for (int i = 0; i < hwm; i++) {
-        int o = slotOff(i) + 8 * dev;
-        claimed = SharedMemory.satAdd(claimed, mem.getLong(o + S_PENDING_BYTES));
-        used = SharedMemory.satAdd(used, mem.getLong(o + S_USED_BYTES));
+        long o = slots + (long) i * SLOT_BYTES;
+        claimed = SharedMemory.satAdd(claimed, UncheckedWords.getLong(o + S_PENDING_BYTES));
+        used = SharedMemory.satAdd(used, UncheckedWords.getLong(o + S_USED_BYTES));
       }
       long sum = SharedMemory.satAdd(used, claimed);
       if (Long.compareUnsigned(sum, limit) <= 0) {
         // commit before un-pending (counted twice for an instant, never zero times); commit_seq
         // is also the admissions count (minor 4)
-        mem.addLong(state + DS_COMMIT_SEQ, 1);
-        mem.addLong(own, bytes);
-        mem.addLong(pending, -bytes);
-        raisePeak(state, dev, sum);
+        UncheckedWords.addLong(state + DS_COMMIT_SEQ, 1);
+        UncheckedWords.addLong(own, bytes);
+        UncheckedWords.addLong(pending, -bytes);
+        // what is in use now is at most sum: only a sum above the peak can raise it
+        if (Long.compareUnsigned(UncheckedWords.getLong(state + DS_PEAK_BYTES), sum) < 0) {
+          raisePeak(state, dev, sum);
+        }
         return true;
       }
-      mem.addLong(pending, -bytes);
-      limit = mem.getLong(devCfgOff(dev) + DC_MEM_LIMIT); // the agent may have changed it
+      UncheckedWords.addLong(pending, -bytes);
+      limit = UncheckedWords.getLong(limitAt); // the agent may have changed it
       boolean fitsCommitted = Long.compareUnsigned(SharedMemory.satAdd(used, bytes), limit) <= 0;
       if (fitsCommitted && tries < CONTENDED_TRIES) {
         Thread.onSpinWait();
@@ -171,26 +218,25 @@ public final class MemoryAccount {
           continue;
         }
       }
-      mem.addLong(state + DS_OOM_REJECTIONS, 1);
+      UncheckedWords.addLong(state + DS_OOM_REJECTIONS, 1);
       return false;
     }
   }
 
   /**
-   * What is in use after an admission is at most the sum its check verified, so only a sum above
-   * the peak can raise it: the usual admission reads one word and scans nothing. Otherwise the slot
-   * scan bounds it too (the verified sum may hold pending bytes that were then refused, and a scan
-   * is not atomic: a release read late plus the admission it allowed read early can add up past the
-   * limit for no instant at all), so the peak is the smaller of the two.
+   * Called when the verified sum is above the peak. What is in use after an admission is at most
+   * that sum, but the slot scan bounds it too (the verified sum may hold pending bytes that were
+   * then refused, and a scan is not atomic: a release read late plus the admission it allowed read
+   * early can add up past the limit for no instant at all), so the peak is the smaller of the two.
+   * {@code state} is the device state's address.
    */
-  private void raisePeak(int state, int dev, long verified) {
-    long peak = mem.getLong(state + DS_PEAK_BYTES);
-    if (Long.compareUnsigned(peak, verified) >= 0) return;
+  private void raisePeak(long state, int dev, long verified) {
     long scanned = region.usedBytes(dev);
     long used = Long.compareUnsigned(scanned, verified) < 0 ? scanned : verified;
-    for (;
-        Long.compareUnsigned(peak, used) < 0 && !mem.casLong(state + DS_PEAK_BYTES, peak, used);
-        peak = mem.getLong(state + DS_PEAK_BYTES)) {
+    for (long peak = UncheckedWords.getLong(state + DS_PEAK_BYTES);
+        Long.compareUnsigned(peak, used) < 0
+            && !UncheckedWords.casLong(state + DS_PEAK_BYTES, peak, used);
+        peak = UncheckedWords.getLong(state + DS_PEAK_BYTES)) {
       // raise the peak
     }
   }
@@ -198,11 +244,17 @@ public final class MemoryAccount {
   /** Uncharges {@code bytes} on {@code dev}, never below zero. */
   public void release(int dev, long bytes) {
     checkDevice(dev, bytes);
-    int own = slotOff(slot) + S_USED_BYTES + 8 * dev;
-    for (; ; ) {
-      long cur = mem.getLong(own);
-      long next = Long.compareUnsigned(cur, bytes) >= 0 ? cur - bytes : 0;
-      if (mem.casLong(own, cur, next)) return;
+    try {
+      final long own = base + slotOff(slot) + S_USED_BYTES + 8 * dev;
+      for (; ; ) {
+        long cur = UncheckedWords.getLong(own);
+        long next = Long.compareUnsigned(cur, bytes) >= 0 ? cur - bytes : 0;
+        if (UncheckedWords.casLong(own, cur, next)) return;
+      }
+    } catch (InternalError e) {
+      throw new MappedFileFault(region.file(), e);
+    } finally {
+      Reference.reachabilityFence(mem);
     }
   }
 

@@ -6,6 +6,7 @@ import io.vnpu.api.model.Priority;
 import io.vnpu.quota.files.HostFiles;
 import io.vnpu.quota.mapped.MappedFileFault;
 import io.vnpu.quota.mapped.SharedMemory;
+import io.vnpu.quota.mapped.UncheckedWords;
 import io.vnpu.quota.model.ComputeCounters;
 import io.vnpu.quota.model.DeviceQuota;
 import io.vnpu.quota.model.PolicyFlag;
@@ -488,10 +489,14 @@ public final class QuotaRegion implements AutoCloseable {
   // ---------------------------------------------------------------- usage
 
   int slotHwm() {
+    return slotHwm(mem.getInt(H_SLOT_HWM));
+  }
+
+  /** How many slots a scan reads for the {@code slot_hwm} word {@code hwm}: 0..256. */
+  static int slotHwm(int hwm) {
     // a u32, as the C limiter reads it: a word at or above 2^31 (a tenant's) is above 256 there
-    // too,
-    // so every slot is scanned, never none (a Java admitter and the agent see the slots C sees)
-    int hwm = mem.getInt(H_SLOT_HWM);
+    // too, so every slot is scanned, never none (a Java admitter and the agent see the slots C
+    // sees)
     return Integer.compareUnsigned(hwm, REGION_SLOT_COUNT) > 0 ? REGION_SLOT_COUNT : hwm;
   }
 
@@ -541,14 +546,19 @@ public final class QuotaRegion implements AutoCloseable {
   private void consistentUsage(UsageBuffer into) throws RegionBusyException {
     int devs = deviceCountPinned();
     long[] seq = into.commitSeq;
+    // unchecked loads, base in a register: every address below is base plus an offset of slot i <
+    // slot_hwm clamped to 256 or device d < devs <= 16, inside the REGION_FILE_BYTES mapped; the
+    // caller's pin keeps the mapping
+    final long a = mem.uncheckedBase();
     for (int attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
-      for (int d = 0; d < devs; d++) seq[d] = mem.getLong(devStateOff(d) + DS_COMMIT_SEQ);
-      readUsage(devs, into);
+      for (int d = 0; d < devs; d++)
+        seq[d] = UncheckedWords.getLong(a + devStateOff(d) + DS_COMMIT_SEQ);
+      readUsage(a, devs, into);
       SharedMemory
           .loadLoadFence(); // the plain slot reads complete before the sequences are re-read
       boolean stable = true;
       for (int d = 0; d < devs && stable; d++)
-        stable = mem.getLong(devStateOff(d) + DS_COMMIT_SEQ) == seq[d];
+        stable = UncheckedWords.getLong(a + devStateOff(d) + DS_COMMIT_SEQ) == seq[d];
       if (stable) return;
       Thread.onSpinWait();
     }
@@ -562,11 +572,12 @@ public final class QuotaRegion implements AutoCloseable {
    * devices are rare) take one more pass each. Written out per device on purpose: a loop over the
    * devices inside the loop over the slots ran ~5x slower in C2 (FullRegionSnapshotBenchmark), more
    * than the whole read is allowed to cost. Plain reads: {@link #usage(UsageBuffer)} validates the
-   * whole read with the commit sequences.
+   * whole read with the commit sequences. {@code a} is the mapping's base ({@link
+   * #consistentUsage}).
    */
-  private void readUsage(int devs, UsageBuffer b) {
+  private void readUsage(long a, int devs, UsageBuffer b) {
     b.devices = devs;
-    int hwm = slotHwm();
+    int hwm = slotHwm(UncheckedWords.getInt(a + H_SLOT_HWM));
     b.ensure(hwm, devs);
     long[] rec = b.records;
     int stride = b.stride;
@@ -580,20 +591,20 @@ public final class QuotaRegion implements AutoCloseable {
     long sum1 = 0;
     long bits = 0;
     int r = 0;
-    for (int i = 0; i < hwm; i++) {
-      int o = slotOff(i);
+    long o = a + SLOTS_OFF;
+    for (int i = 0; i < hwm; i++, o += SLOT_BYTES) {
       // S_STATE and S_PID are adjacent u32s (as are S_HOST_PID and S_FLAGS): one 8-byte read each
-      long statePid = mem.getLongPlain(o + S_STATE);
-      long u0 = mem.getLongPlain(o + S_USED_BYTES);
-      long u1 = mem.getLongPlain(o + S_USED_BYTES + 8) & mask1;
+      long statePid = UncheckedWords.getLongPlain(o + S_STATE);
+      long u0 = UncheckedWords.getLongPlain(o + S_USED_BYTES);
+      long u1 = UncheckedWords.getLongPlain(o + S_USED_BYTES + 8) & mask1;
       sum0 += u0;
       sum1 += u1;
       bits |= u0 | u1;
       if (!listed((int) statePid)) continue;
       rec[r + UsageBuffer.R_STATE_PID] = statePid;
-      rec[r + UsageBuffer.R_START_TIME] = mem.getLongPlain(o + S_STARTTIME);
-      rec[r + UsageBuffer.R_GENERATION] = mem.getLongPlain(o + S_GENERATION);
-      rec[r + UsageBuffer.R_HOST_PID_FLAGS] = mem.getLongPlain(o + S_HOST_PID);
+      rec[r + UsageBuffer.R_START_TIME] = UncheckedWords.getLongPlain(o + S_STARTTIME);
+      rec[r + UsageBuffer.R_GENERATION] = UncheckedWords.getLongPlain(o + S_GENERATION);
+      rec[r + UsageBuffer.R_HOST_PID_FLAGS] = UncheckedWords.getLongPlain(o + S_HOST_PID);
       rec[r + UsageBuffer.R_SLOT] = i;
       rec[r + UsageBuffer.R_USED] = u0;
       rec[r + UsageBuffer.R_USED + 1] = u1;
@@ -609,7 +620,7 @@ public final class QuotaRegion implements AutoCloseable {
       long sum = 0;
       long bitsD = 0;
       for (int i = 0; i < hwm; i++) {
-        long u = mem.getLongPlain(slotOff(i) + field);
+        long u = UncheckedWords.getLongPlain(a + slotOff(i) + field);
         sum += u;
         bitsD |= u;
       }
@@ -617,18 +628,19 @@ public final class QuotaRegion implements AutoCloseable {
       for (int p = 0; p < n; p++) {
         int at = p * stride;
         rec[at + UsageBuffer.R_USED + d] =
-            mem.getLongPlain(slotOff((int) rec[at + UsageBuffer.R_SLOT]) + field);
+            UncheckedWords.getLongPlain(a + slotOff((int) rec[at + UsageBuffer.R_SLOT]) + field);
       }
     }
     for (int d = 0; d < devs; d++) {
-      int s = devStateOff(d);
-      b.limit[d] = SharedMemory.clampReport(mem.getLong(devCfgOff(d) + DC_MEM_LIMIT));
-      b.peak[d] = SharedMemory.clampReport(mem.getLong(s + DS_PEAK_BYTES));
-      b.oomRejections[d] = SharedMemory.clampReport(mem.getLong(s + DS_OOM_REJECTIONS));
-      b.reaped[d] = SharedMemory.clampReport(mem.getLong(s + DS_REAPED_BYTES));
-      b.unknownFrees[d] = SharedMemory.clampReport(mem.getLong(s + DS_UNKNOWN_FREES));
+      long s = a + devStateOff(d);
+      b.limit[d] =
+          SharedMemory.clampReport(UncheckedWords.getLong(a + devCfgOff(d) + DC_MEM_LIMIT));
+      b.peak[d] = SharedMemory.clampReport(UncheckedWords.getLong(s + DS_PEAK_BYTES));
+      b.oomRejections[d] = SharedMemory.clampReport(UncheckedWords.getLong(s + DS_OOM_REJECTIONS));
+      b.reaped[d] = SharedMemory.clampReport(UncheckedWords.getLong(s + DS_REAPED_BYTES));
+      b.unknownFrees[d] = SharedMemory.clampReport(UncheckedWords.getLong(s + DS_UNKNOWN_FREES));
       // minor 4 writers count admissions in commit_seq only, older ones in admissions as well
-      long legacy = mem.getLong(s + DS_ADMISSIONS);
+      long legacy = UncheckedWords.getLong(s + DS_ADMISSIONS);
       long seq = b.commitSeq[d];
       b.admissions[d] =
           SharedMemory.clampReport(Long.compareUnsigned(legacy, seq) > 0 ? legacy : seq);
