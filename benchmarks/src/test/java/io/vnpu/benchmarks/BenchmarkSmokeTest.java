@@ -41,6 +41,7 @@ class BenchmarkSmokeTest {
     "hami.HamiCodecBenchmark.encodeRegisterAnnotation16Npus",
     "hami.HamiCodecBenchmark.decodeDevicesToAllocate",
     "dra.DraPrepareBenchmark.nodePrepareResources",
+    "dra.DraPrepareBenchmark.checkpointWriteFloor",
     "dra.DraPrepareConcurrentBenchmark.nodePrepareResources",
     "dra.SlicePublishBenchmark.publish16Npus",
   };

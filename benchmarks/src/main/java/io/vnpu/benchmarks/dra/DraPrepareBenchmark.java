@@ -59,6 +59,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * created in the plugin's data directory and registered in the NPU's compute registry, and the
  * limiter mounts in the CDI spec; still one checkpoint write; the limiter check is a no-op gate
  * here). Concurrent callers: {@link DraPrepareConcurrentBenchmark}.
+ *
+ * <p>{@link #checkpointWriteFloor}: the floor under a prepare, its one durable write alone (the
+ * bytes of the checkpoint with one prepared claim of this {@code share}, written as the store
+ * writes them: exclusive temporary file, fsync, rename over a name that exists) on the same file
+ * system, in the same run.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.SampleTime)
@@ -87,6 +92,8 @@ public class DraPrepareBenchmark {
   DRAPluginGrpc.DRAPluginBlockingStub stub;
   int next;
   String current;
+  Path floorFile;
+  byte[] floorBytes;
 
   @Setup(Level.Trial)
   public void setUp() throws Exception {
@@ -177,6 +184,22 @@ public class DraPrepareBenchmark {
     transport = new UnixSocketTransport(1);
     channel = transport.channel(sockets.draSocket());
     stub = DRAPluginGrpc.newBlockingStub(channel);
+    // the checkpoint with one prepared claim, for the floor; unprepared before the first call
+    current = String.format("%08d-0000-4000-8000-000000000000", next++);
+    nodePrepareResources();
+    Path checkpoint = sockets.dataDir().resolve(CheckpointStore.FILE_NAME);
+    floorBytes = Files.readAllBytes(checkpoint);
+    // a directory of its own on the same file system: the plugin watches its data directory
+    floorFile = Files.createDirectories(dir.resolve("floor")).resolve(CheckpointStore.FILE_NAME);
+    writeLikeTheStore();
+  }
+
+  private void writeLikeTheStore() throws java.io.IOException {
+    io.vnpu.quota.files.HostFiles.writeAtomically(
+        floorFile,
+        floorBytes,
+        io.vnpu.quota.files.HostFiles.OWNER_ONLY_FILE,
+        io.vnpu.quota.files.HostFiles.DirectorySync.WHEN_CREATED);
   }
 
   static ResourceClaim claim(ClaimRef ref) throws ClaimFetchException {
@@ -251,6 +274,12 @@ public class DraPrepareBenchmark {
       throw new IllegalStateException(r.getClaimsOrThrow(current).getError());
     }
     return r;
+  }
+
+  @Benchmark
+  public byte[] checkpointWriteFloor() throws java.io.IOException {
+    writeLikeTheStore();
+    return floorBytes;
   }
 
   @TearDown(Level.Trial)

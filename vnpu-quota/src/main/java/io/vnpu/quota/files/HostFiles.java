@@ -17,7 +17,6 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributeView;
-import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
@@ -26,6 +25,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -68,8 +68,16 @@ public final class HostFiles {
       PosixFilePermissions.fromString("rwx------");
 
   private static final LinkOption[] NOFOLLOW = {LinkOption.NOFOLLOW_LINKS};
-  private static final Set<PosixFilePermission> GROUP_OTHER_WRITE =
-      EnumSet.of(PosixFilePermission.GROUP_WRITE, PosixFilePermission.OTHERS_WRITE);
+  private static final LinkOption[] FOLLOW = {};
+
+  /** Mode (type and permission bits) and numeric owner in one {@code stat}, no name lookup. */
+  private static final String UNIX_MODE_AND_OWNER = "unix:mode,uid";
+
+  private static final int S_IFMT = 0170000;
+  private static final int S_IFDIR = 0040000;
+  private static final int S_IFLNK = 0120000;
+  private static final int S_ISVTX = 01000;
+  private static final int GROUP_OTHER_WRITE_BITS = 0022;
 
   private HostFiles() {}
 
@@ -93,7 +101,7 @@ public final class HostFiles {
       } else {
         // an ancestor writable by others could have the whole subtree renamed away under us
         for (Path p = parent; p != null; p = p.getParent()) {
-          checkTrusted(p, Files.readAttributes(p, PosixFileAttributes.class), true);
+          checkTrusted(p, Files.readAttributes(p, UNIX_MODE_AND_OWNER), true, FOLLOW);
         }
       }
     }
@@ -105,37 +113,60 @@ public final class HostFiles {
         // created concurrently; checked below like any existing directory
       }
     }
-    PosixFileAttributes a = Files.readAttributes(dir, PosixFileAttributes.class, NOFOLLOW);
-    if (a.isSymbolicLink())
+    Map<String, Object> a = Files.readAttributes(dir, UNIX_MODE_AND_OWNER, NOFOLLOW);
+    int type = (Integer) a.get("mode") & S_IFMT;
+    if (type == S_IFLNK)
       throw new FileSystemException(
           dir.toString(), null, "is a symbolic link, not a trusted directory");
-    if (!a.isDirectory()) throw new FileSystemException(dir.toString(), null, "is not a directory");
-    checkTrusted(dir, a, false);
+    if (type != S_IFDIR) throw new FileSystemException(dir.toString(), null, "is not a directory");
+    checkTrusted(dir, a, false, NOFOLLOW);
     return dir;
   }
 
-  private static void checkTrusted(Path dir, PosixFileAttributes a, boolean stickyIsEnough)
+  /**
+   * One {@code stat} per directory: mode and numeric owner. A directory owned by root (uid 0, as
+   * every directory of a node agent running as root is) is trusted without a user-database lookup;
+   * another owner's name is looked up ({@code getpwuid}, which reads {@code /etc/passwd} on every
+   * call) only to compare it with this process's user.
+   */
+  private static void checkTrusted(
+      Path dir, Map<String, Object> a, boolean stickyIsEnough, LinkOption... links)
       throws IOException {
-    boolean othersWrite = a.permissions().stream().anyMatch(GROUP_OTHER_WRITE::contains);
+    int mode = (Integer) a.get("mode");
     // a sticky directory (/tmp) lets nobody rename or remove another user's entry
-    if (othersWrite && !(stickyIsEnough && isSticky(dir))) {
+    if ((mode & GROUP_OTHER_WRITE_BITS) != 0 && !(stickyIsEnough && (mode & S_ISVTX) != 0)) {
       throw new FileSystemException(
           dir.toString(),
           null,
           "is writable by group or others (mode "
-              + PosixFilePermissions.toString(a.permissions())
+              + PosixFilePermissions.toString(permissionsOf(mode))
               + "); refusing to keep host state there");
     }
-    String owner = a.owner().getName();
+    if ((Integer) a.get("uid") == 0) return;
+    String owner = Files.getOwner(dir, links).getName();
     if (!owner.equals("root") && !owner.equals(System.getProperty("user.name"))) {
       throw new FileSystemException(
           dir.toString(), null, "is owned by " + owner + ", not by root or this process's user");
     }
   }
 
-  private static boolean isSticky(Path dir) throws IOException {
-    Object mode = Files.getAttribute(dir, "unix:mode");
-    return mode instanceof Integer m && (m & 01000) != 0;
+  private static Set<PosixFilePermission> permissionsOf(int mode) {
+    Set<PosixFilePermission> out = EnumSet.noneOf(PosixFilePermission.class);
+    PosixFilePermission[] bits = PosixFilePermission.values(); // OWNER_READ .. OTHERS_EXECUTE
+    for (int i = 0; i < bits.length; i++) {
+      if ((mode & (0400 >> i)) != 0) out.add(bits[i]);
+    }
+    return out;
+  }
+
+  /**
+   * Whether {@code path} names an existing file, following links: a dangling link counts as absent.
+   * A missing path costs one {@code stat} and no exception ({@link Files#exists} builds a {@link
+   * NoSuchFileException} with the caller's whole stack trace for it on Java 17, tens of
+   * microseconds on a call path as deep as a gRPC handler's). Nothing is opened.
+   */
+  public static boolean presentFollowingLinks(Path path) {
+    return path.toFile().exists();
   }
 
   /**
@@ -242,6 +273,30 @@ public final class HostFiles {
   public static void writeAtomically(
       Path file, byte[] content, Set<PosixFilePermission> mode, DirectorySync dirSync)
       throws IOException {
+    // a new name survives a power cut only once the directory is synced
+    boolean syncDirectory = dirSync == DirectorySync.ALWAYS || !Files.exists(file, NOFOLLOW);
+    replace(file, content, mode, true, syncDirectory);
+  }
+
+  /**
+   * Replaces {@code file} with {@code content} atomically for readers while the system runs (they
+   * see the old or the new file, never a partial one: exclusive temporary file, rename), without
+   * any fsync: after a power cut the name may hold the old content, the new one, or an empty file.
+   * For files no more durable than what they describe, e.g. a slice's record beside its quota
+   * region, which is never synced either; a durable file is {@link #writeAtomically}'s.
+   */
+  public static void replaceAtomically(Path file, byte[] content, Set<PosixFilePermission> mode)
+      throws IOException {
+    replace(file, content, mode, false, false);
+  }
+
+  private static void replace(
+      Path file,
+      byte[] content,
+      Set<PosixFilePermission> mode,
+      boolean syncFile,
+      boolean syncDirectory)
+      throws IOException {
     Path dir = file.toAbsolutePath().getParent();
     byte[] random = new byte[8];
     new SecureRandom().nextBytes(random);
@@ -249,20 +304,18 @@ public final class HostFiles {
     try (FileChannel ch = createExclusive(tmp, mode)) {
       ByteBuffer b = ByteBuffer.wrap(content);
       while (b.hasRemaining()) ch.write(b);
-      ch.force(true);
+      if (syncFile) ch.force(true);
     } catch (IOException | RuntimeException e) {
       deleteQuietly(tmp);
       throw e;
     }
-    boolean creates = dirSync == DirectorySync.ALWAYS || !Files.exists(file, NOFOLLOW);
     try {
       Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     } catch (IOException | RuntimeException e) {
       deleteQuietly(tmp);
       throw e;
     }
-    if (creates) {
-      // a new name survives a power cut only once the directory is synced
+    if (syncDirectory) {
       try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
         d.force(true);
       }

@@ -121,6 +121,13 @@ public final class QuotaRegion implements AutoCloseable {
   static final long MAX_OPEN_BYTES = 16L << 20;
 
   /**
+   * A region's worth of zeros, read-only and direct: written as it is, where a heap buffer is first
+   * allocated and zeroed, then copied into a temporary direct buffer on every creation.
+   */
+  private static final ByteBuffer ZEROS =
+      ByteBuffer.allocateDirect(REGION_FILE_BYTES).asReadOnlyBuffer();
+
+  /**
    * Writes every byte of the new region through the channel, so that each page has its block before
    * the file is mapped. A sparse region (only the last byte written) gets its blocks on the first
    * store through a mapping; on a full file system, one a tenant can fill from its own directory,
@@ -130,7 +137,7 @@ public final class QuotaRegion implements AutoCloseable {
    * @throws RegionSpaceException naming the file when the file system cannot hold the region
    */
   private static void allocate(Path file, FileChannel ch) throws IOException {
-    ByteBuffer zeros = ByteBuffer.allocate(REGION_FILE_BYTES);
+    ByteBuffer zeros = ZEROS.duplicate();
     try {
       while (zeros.hasRemaining()) {
         ch.write(zeros, zeros.position());

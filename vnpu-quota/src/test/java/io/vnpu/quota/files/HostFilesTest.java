@@ -117,6 +117,76 @@ class HostFilesTest {
         .hasMessageContaining("symbolic link");
   }
 
+  /**
+   * The trust check reads mode and numeric owner in one stat: a sticky ancestor is enough, a sticky
+   * final directory is not, a file is not a directory, and a directory of another user is refused
+   * by that user's name (looked up only for an owner other than root).
+   */
+  @Test
+  void trustedDirectoryJudgesStickyBitsFilesAndForeignOwnersFromOneStat() throws Exception {
+    Path sticky = Files.createDirectory(tmp.resolve("sticky"));
+    Files.setAttribute(sticky, "unix:mode", 01777);
+    Path below = sticky.resolve("agent");
+    assertThat(HostFiles.ensureTrustedDirectory(below, HostFiles.OWNER_ONLY_DIR)).isEqualTo(below);
+    assertThatThrownBy(() -> HostFiles.ensureTrustedDirectory(sticky, HostFiles.OWNER_ONLY_DIR))
+        .hasMessageContaining(sticky.toString())
+        .hasMessageContaining("writable by group or others (mode rwxrwxrwx)");
+
+    Path file = Files.createFile(tmp.resolve("plain"));
+    assertThatThrownBy(() -> HostFiles.ensureTrustedDirectory(file, HostFiles.OWNER_ONLY_DIR))
+        .hasMessageContaining(file + ": is not a directory");
+
+    // CI and the node agents run as root, which may hand a directory to another user
+    Path foreign = Files.createDirectory(tmp.resolve("foreign"));
+    Files.setOwner(
+        foreign,
+        foreign.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody"));
+    assertThatThrownBy(() -> HostFiles.ensureTrustedDirectory(foreign, HostFiles.OWNER_ONLY_DIR))
+        .hasMessageContaining(foreign + ": is owned by nobody, not by root or this process's user");
+    assertThatThrownBy(
+            () -> HostFiles.ensureTrustedDirectory(foreign.resolve("x"), HostFiles.OWNER_ONLY_DIR))
+        .hasMessageContaining(foreign + ": is owned by nobody");
+  }
+
+  @Test
+  void presentFollowingLinksIsFalseForMissingPathsAndDanglingLinks() throws Exception {
+    Path there = Files.createFile(tmp.resolve("there"));
+    assertThat(HostFiles.presentFollowingLinks(there)).isTrue();
+    assertThat(HostFiles.presentFollowingLinks(tmp)).isTrue();
+    assertThat(HostFiles.presentFollowingLinks(tmp.resolve("missing"))).isFalse();
+    Path dangling = Files.createSymbolicLink(tmp.resolve("dangling"), tmp.resolve("missing"));
+    assertThat(HostFiles.presentFollowingLinks(dangling)).isFalse();
+    Path toThere = Files.createSymbolicLink(tmp.resolve("toThere"), there);
+    assertThat(HostFiles.presentFollowingLinks(toThere)).isTrue();
+  }
+
+  /**
+   * Without fsync, the same replacement: new content, the mode set, a link replaced not followed.
+   */
+  @Test
+  void replaceAtomicallyReplacesTheNameAndNeverWritesThroughALink() throws Exception {
+    Path file = tmp.resolve("record.json");
+    HostFiles.replaceAtomically(
+        file, "1".getBytes(StandardCharsets.UTF_8), HostFiles.OWNER_ONLY_FILE);
+    HostFiles.replaceAtomically(
+        file, "22".getBytes(StandardCharsets.UTF_8), HostFiles.OWNER_ONLY_FILE);
+    assertThat(Files.readString(file)).isEqualTo("22");
+    Path target = Files.writeString(tmp.resolve("target"), "original");
+    Files.delete(file);
+    Files.createSymbolicLink(file, target);
+    HostFiles.replaceAtomically(
+        file, "333".getBytes(StandardCharsets.UTF_8), HostFiles.OWNER_ONLY_FILE);
+    assertThat(Files.isSymbolicLink(file)).isFalse();
+    assertThat(Files.readString(file)).isEqualTo("333");
+    assertThat(Files.readString(target)).isEqualTo("original");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+        .isEqualTo("rw-------");
+    try (Stream<Path> s = Files.list(tmp)) {
+      assertThat(s.map(p -> p.getFileName().toString()))
+          .containsExactlyInAnyOrder("target", "record.json");
+    }
+  }
+
   /** Syncing the directory only for a new name changes nothing of what the name holds. */
   @Test
   void writeAtomicallyWhenCreatedCreatesReplacesAndReplacesALink() throws Exception {

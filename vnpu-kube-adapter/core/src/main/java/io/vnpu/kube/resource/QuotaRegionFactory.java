@@ -6,6 +6,7 @@ import io.vnpu.quota.model.RegionConfig;
 import io.vnpu.quota.region.QuotaRegion;
 import io.vnpu.quota.region.QuotaRegions;
 import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.util.Objects;
 
 /** Writes a slice's quota region file, the one the in-container limiter enforces. */
@@ -31,11 +32,21 @@ public interface QuotaRegionFactory {
   static QuotaRegionFactory writing(QuotaRegions regions) {
     Objects.requireNonNull(regions, "regions");
     return (region, config) -> {
-      HostFiles.deleteTree(region.file());
-      try (QuotaRegion created = regions.create(region.file(), config)) {
+      try (QuotaRegion created = createAfresh(regions, region, config)) {
         // created and initialised; the limiter in the container maps it from here on
         return created.epoch();
       }
     };
+  }
+
+  private static QuotaRegion createAfresh(
+      QuotaRegions regions, RegionToCreate region, RegionConfig config) throws IOException {
+    try {
+      return regions.create(region.file(), config);
+    } catch (FileAlreadyExistsException left) {
+      // the usual case is a fresh directory: the removal walk only when something is there
+      HostFiles.deleteTree(region.file());
+      return regions.create(region.file(), config);
+    }
   }
 }

@@ -15,6 +15,7 @@ import io.vnpu.quota.files.HostFiles;
 import io.vnpu.quota.model.RegionConfig;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -435,8 +436,14 @@ public final class SoftSlices implements AutoCloseable {
 
   private void makeDirectory(Path dir) throws IOException {
     HostFiles.ensureTrustedDirectory(layout.regionRoot(), HostFiles.OWNER_ONLY_DIR);
-    HostFiles.deleteTree(dir);
-    HostFiles.createPrivateDirectory(dir);
+    try {
+      HostFiles.createPrivateDirectory(dir);
+    } catch (FileAlreadyExistsException left) {
+      // never reused (a container may still hold files in it): removed, then made afresh; the
+      // usual case, a new name, costs one mkdir instead of a directory walk before it
+      HostFiles.deleteTree(dir);
+      HostFiles.createPrivateDirectory(dir);
+    }
   }
 
   private void reconcileQuietly() {

@@ -2,8 +2,7 @@ package io.vnpu.kube.dra.cdi;
 
 import io.vnpu.api.slice.DeviceNode;
 import io.vnpu.api.slice.Mount;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
+import io.vnpu.quota.files.HostFiles;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,7 +60,8 @@ public record AscendHostLayout(DeviceNodeProbe devices, Path mountRoot) {
     List<Mount> mounts = new ArrayList<>();
     for (String p : DRIVER_MOUNTS) {
       Path host = mountRoot.resolve(p.substring(1));
-      if (Files.exists(host, LinkOption.NOFOLLOW_LINKS)) {
+      // a dangling link is left out like a missing path: a bind mount of it fails the container
+      if (HostFiles.presentFollowingLinks(host)) {
         mounts.add(new Mount(p, host.toString(), true));
       }
     }

@@ -233,7 +233,9 @@ final class SoftShares {
    * @throws IOException when a registry cannot be read or changed
    */
   private void removeUnrecorded(Path dir, String uid) throws IOException {
-    if (!java.nio.file.Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+    // a missing directory (the usual case) costs a stat, no exception; a dangling link in its place
+    // holds no region to unregister and is replaced by SoftSlices#prepare
+    if (!io.vnpu.quota.files.HostFiles.presentFollowingLinks(dir)) {
       return;
     }
     long key = softRegions.holdsRegion(dir) ? softRegions.registeredKey(dir).orElse(0L) : 0;
