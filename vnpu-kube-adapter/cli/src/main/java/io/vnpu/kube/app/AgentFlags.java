@@ -88,7 +88,7 @@ public final class AgentFlags {
       names = "--simulate",
       converter = SimulatorProfileConverter.class,
       arity = "0..1",
-      preprocessor = io.vnpu.kube.cli.NoOptionAsValue.class,
+      preprocessor = io.vnpu.kube.app.NoOptionAsValue.class,
       fallbackValue = "910B3x8",
       paramLabel = "PROFILE",
       description =

@@ -3,7 +3,6 @@ package io.vnpu.kube.app;
 import io.vnpu.kube.agent.DcmiOpener;
 import io.vnpu.kube.agent.DeviceManagerOpener;
 import io.vnpu.kube.agent.ResourceBackendFactory;
-import io.vnpu.kube.cli.ParserRules;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;

@@ -1,5 +1,6 @@
 package io.vnpu.kube.cli;
 
+import io.vnpu.kube.app.ParserRules;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -127,10 +127,12 @@ class DevicesCommandTest {
   void unknownProfileIsAUsageError() {
     int rc = run(nodeWithoutDriver(), "--sim-profile", "H100x8");
     assertThat(rc).isEqualTo(2);
-    assertThat(err.toString().trim())
-        .isEqualTo(
-            "vnpu devices: unknown simulator profile "
-                + "'H100x8'; built-in: 910B3x8, 910B4x8, 910Ax8, 310P3x4, 300IDuox2, A3x8, A3Inferx8, 310PMixedx4, 300IA2x4");
+    // refused while parsing (SimulatorProfileConverter); the one-line form through vnpu's own
+    // error handler is CliUsageTest's
+    assertThat(err.toString())
+        .contains(
+            "'H100x8': unknown simulator profile; built-in: 910B3x8, 910B4x8, 910Ax8, 310P3x4,"
+                + " 300IDuox2, A3x8, A3Inferx8, 310PMixedx4, 300IA2x4");
   }
 
   @Test

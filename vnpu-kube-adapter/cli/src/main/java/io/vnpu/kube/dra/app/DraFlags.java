@@ -213,7 +213,7 @@ public final class DraFlags {
       names = "--simulate",
       converter = io.vnpu.kube.app.SimulatorProfileConverter.class,
       arity = "0..1",
-      preprocessor = io.vnpu.kube.cli.NoOptionAsValue.class,
+      preprocessor = io.vnpu.kube.app.NoOptionAsValue.class,
       fallbackValue = "910B3x8",
       paramLabel = "PROFILE",
       description =

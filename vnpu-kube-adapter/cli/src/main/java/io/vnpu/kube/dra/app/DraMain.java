@@ -1,7 +1,7 @@
 package io.vnpu.kube.dra.app;
 
 import io.vnpu.dcmi.DcmiNodeSelector;
-import io.vnpu.kube.cli.ParserRules;
+import io.vnpu.kube.app.ParserRules;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

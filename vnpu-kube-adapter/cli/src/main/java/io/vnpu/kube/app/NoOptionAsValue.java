@@ -1,4 +1,4 @@
-package io.vnpu.kube.cli;
+package io.vnpu.kube.app;
 
 import java.util.Map;
 import java.util.Stack;
