@@ -149,9 +149,12 @@ struct tcount {
     /* the fast path (launch_fast): open while the batch is (batch_flush closes it). fast_slack: how far
      * batch_charge may grow with the next launch still conforming at clock_ns (vnpu_gcra_slack when
      * the slow path last read the word), FAST_CLOSED when not open; fast_proc_dev: the runtime's
-     * number of batch_dev (rtGetDevice) */
+     * number of batch_dev (rtGetDevice); fast_stream: a stream last launched on while that was the
+     * thread's device, valid while stream_gen is fast_stream_gen (NULL: none) */
     int64_t fast_slack;
     int32_t fast_proc_dev;
+    uint32_t fast_stream_gen;
+    rtStream_t fast_stream;
 };
 #define FAST_CLOSED INT64_MIN
 static pthread_mutex_t tc_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -236,10 +239,8 @@ static int64_t launch_now(struct tcount *tc, int *reused)
 }
 
 /* vnpu_gcra_charge(cost, share), remembered per thread: a steady kernel at a steady share repeats it */
-static int64_t launch_charge(struct tcount *tc, uint64_t cost, uint32_t share)
+static __attribute__((noinline)) int64_t launch_charge_new(struct tcount *tc, uint64_t cost, uint32_t share)
 {
-    if (tc && tc->charge_cost == cost && tc->charge_share == share && tc->charge_ns != 0)
-        return tc->charge_ns;
     int64_t c = vnpu_gcra_charge(cost, share);
     if (tc) {
         tc->charge_cost = cost;
@@ -247,6 +248,13 @@ static int64_t launch_charge(struct tcount *tc, uint64_t cost, uint32_t share)
         tc->charge_ns = c;
     }
     return c;
+}
+
+static inline __attribute__((always_inline)) int64_t launch_charge(struct tcount *tc, uint64_t cost, uint32_t share)
+{
+    if (tc && tc->charge_cost == cost && tc->charge_share == share && tc->charge_ns != 0)
+        return tc->charge_ns;
+    return launch_charge_new(tc, cost, share);
 }
 
 /*
@@ -280,7 +288,7 @@ static void batch_flush(struct tcount *tc, int64_t now)
     tc->batch_charge = 0;
 }
 
-static inline void tc_add(uint64_t *field, uint64_t n)
+static inline __attribute__((always_inline)) void tc_add(uint64_t *field, uint64_t n)
 {
     __atomic_store_n(field, __atomic_load_n(field, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
 }
@@ -535,6 +543,9 @@ struct special_stream {
     rtModel_t mdl;
 };
 static int special_n; /* hooks read it without a lock */
+/* +1 whenever a stream or model is destroyed (vnpu_compute_forget): a new stream may then take a
+ * destroyed one's address, on another device; the fast path's stream -> device memory is dropped */
+static uint32_t stream_gen;
 static struct special_stream special[MAX_SPECIAL];
 
 static int thread_state; /* 0 not started, 1 running, 2 failed */
@@ -703,6 +714,7 @@ void vnpu_compute_stream_special(rtStream_t stm, rtModel_t mdl, int on)
 
 void vnpu_compute_forget(rtStream_t stm, rtModel_t mdl)
 {
+    __atomic_fetch_add(&stream_gen, 1, __ATOMIC_RELAXED);
     pthread_mutex_lock(&smp_mu);
     for (int i = special_n - 1; i >= 0; i--)
         if ((stm && special[i].stm == stm) || (mdl && special[i].mdl == mdl))
@@ -765,18 +777,25 @@ void vnpu_compute_before_sync(struct vnpu_launch *l, int sym, uint64_t key) { be
  * launch. The one difference from the slow path: charges other threads or processes of the
  * container added to the word since that read are seen at the next slow-path launch (within
  * CLOCK_REUSE launches or one measurement tick), like this thread's own batch is seen by them.
- * Fills only l->tc and l->sampled (all vnpu_compute_after reads of a launch not sampled). Returns 0,
+ * Fills only l->in_call_since and l->sampled (all vnpu_compute_after reads of a launch not sampled). Returns 0,
  * having changed nothing, when the slow path must decide.
  */
-static inline __attribute__((always_inline)) int launch_fast(struct vnpu_launch *l, int sym, uint64_t key)
+static inline __attribute__((always_inline)) int launch_fast(struct vnpu_launch *l, int sym, uint64_t key,
+                                                             rtStream_t stm)
 {
     struct tcount *tc = tc_self;
     if (__builtin_expect(!tc || tc->fast_slack == FAST_CLOSED, 0) || vnpu_fork_changed()
         || __atomic_load_n(&special_n, __ATOMIC_ACQUIRE) != 0)
         return 0;
-    int32_t pd;
-    if (rt.get_device(&pd) != 0 || pd != tc->fast_proc_dev)
-        return 0;
+    /* the device: a stream stays on the device it was created on, so a launch on the stream last
+     * seen with the batch's device needs no rtGetDevice (the default stream NULL follows the thread) */
+    uint32_t gen = __atomic_load_n(&stream_gen, __ATOMIC_RELAXED);
+    int known = stm != NULL && stm == tc->fast_stream && gen == tc->fast_stream_gen;
+    if (!known) {
+        int32_t pd;
+        if (rt.get_device(&pd) != 0 || pd != tc->fast_proc_dev)
+            return 0;
+    }
     if (tc->clock_tick != __atomic_load_n(&clock_tick, __ATOMIC_RELAXED) || tc->clock_uses >= CLOCK_REUSE)
         return 0;
     struct costent *ce = &costs[cost_slot(key)];
@@ -802,22 +821,28 @@ static inline __attribute__((always_inline)) int launch_fast(struct vnpu_launch 
         __atomic_store_n(&ce->last_use_ns, now, __ATOMIC_RELAXED);
     __atomic_store_n(&tc->in_call_dev, d, __ATOMIC_RELAXED);
     __atomic_store_n(&tc->in_call_since, now, __ATOMIC_RELAXED);
-    l->tc = tc;
+    l->in_call_since = &tc->in_call_since;
     l->sampled = 0;
+    if (!known && stm != NULL) {
+        tc->fast_stream = stm;
+        tc->fast_stream_gen = gen;
+    }
     return 1;
 }
 
-void vnpu_compute_before(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t stm)
+/* inlined into every launch hook (link-time optimisation): the fast path then shares the hook's frame */
+__attribute__((always_inline)) inline void vnpu_compute_before(struct vnpu_launch *l, int sym, uint64_t key,
+                                                               rtStream_t stm)
 {
-    if (__builtin_expect(launch_fast(l, sym, key), 1))
+    if (__builtin_expect(launch_fast(l, sym, key, stm), 1))
         return;
     before_impl(l, sym, key, stm, 0);
 }
 
 void vnpu_compute_after_sync(struct vnpu_launch *l, rtError_t rc, int64_t elapsed_ns)
 {
-    if (l->tc)
-        __atomic_store_n(&((struct tcount *)l->tc)->in_call_since, 0, __ATOMIC_RELAXED);
+    if (l->in_call_since)
+        __atomic_store_n(l->in_call_since, 0, __ATOMIC_RELAXED);
     if (rc != 0 || !l->cost || elapsed_ns <= 0)
         return;
     /* measured right here: a first measurement is charged in full before the caller's next
@@ -893,13 +918,14 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
     l->cost = NULL;
     l->stream = stm;
     l->dev = 0;
-    l->tc = NULL;
+    l->in_call_since = NULL;
     /* a raw clone() child that only launches starts clean too (fork.h; two loads) */
     if (__builtin_expect(vnpu_fork_changed(), 0))
         vnpu_fork_adopt();
     if (!config_on())
         return;
     int32_t proc_dev;
+    uint32_t gen = __atomic_load_n(&stream_gen, __ATOMIC_RELAXED); /* before the device is read */
     uint32_t d = current_dev(&proc_dev);
     if (d >= VNPU_COMPUTE_MAX_DEVICES)
         return; /* no device, or one the quota region does not describe: not ours to throttle */
@@ -963,6 +989,8 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
             if (proc_dev >= 0 && now == tc->clock_ns && __atomic_load_n(&thread_state, __ATOMIC_RELAXED) == 1) {
                 tc->fast_slack = slack;
                 tc->fast_proc_dev = proc_dev;
+                tc->fast_stream = stm;
+                tc->fast_stream_gen = gen;
             }
         } else {
             batch_flush(tc, now); /* the wait below sees every charge */
@@ -1029,7 +1057,7 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
          * its wait ends, so its neighbours may) */
         __atomic_store_n(&tc->in_call_dev, d, __ATOMIC_RELAXED);
         __atomic_store_n(&tc->in_call_since, now, __ATOMIC_RELAXED);
-        l->tc = tc;
+        l->in_call_since = &tc->in_call_since;
     }
     if (now - __atomic_load_n(&ds->last_launch_cache, __ATOMIC_RELAXED) >= LAST_LAUNCH_GRAIN) {
         __atomic_store_n(&ds->last_launch_cache, now, __ATOMIC_RELAXED);
@@ -1056,12 +1084,8 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
     }
 }
 
-void vnpu_compute_after(struct vnpu_launch *l, rtError_t rc)
+void vnpu_compute_after_sampled(struct vnpu_launch *l, rtError_t rc)
 {
-    if (l->tc)
-        __atomic_store_n(&((struct tcount *)l->tc)->in_call_since, 0, __ATOMIC_RELAXED);
-    if (!l->sampled)
-        return;
     if (rc != 0 || rt.event_record(l->post, l->stream) != 0) {
         bracket_give_back(l->pre, l->post);
         return;
