@@ -205,17 +205,20 @@ static struct tcount *tc_get(void)
 }
 
 /*
- * The launch clock. A CLOCK_MONOTONIC read costs 45-85 ns on a loaded VM (more than the rest of the
- * bracket), so a conforming launch may reuse its thread's last read: at most CLOCK_REUSE launches in
- * a row, and never across a tick of the measurement thread (clock_tick, bumped every POLL_NS). The
- * value is a lower bound of now, stale by at most min(CLOCK_REUSE launches, one poll period):
+ * The launch clock. A CLOCK_MONOTONIC read costs 32 ns (kvm-clock vDSO, AMD EPYC guest) to 45-85 ns
+ * on a loaded VM (more than the rest of the bracket), so a conforming launch may reuse its thread's
+ * last read: at most CLOCK_REUSE launches in a row, and never across a tick of the measurement thread
+ * (clock_tick, bumped every POLL_NS). The value is a lower bound of now, stale by at most
+ * min(CLOCK_REUSE launches, one poll period); the poll period is what bounds it in practice (256
+ * launches take 20-50 us), and the read with its slow-path launch costs ~100 ns, so 32 (the earlier
+ * value) spent ~3 ns per launch on it (docs/benchmarks.md):
  *   - a launch that would wait re-reads the clock first, so no launch ever waits on a stale clock;
  *   - a conforming launch charges from max(tat, now' - credit): from a lagging state it may start up
  *     to that staleness early (credit grows by it, once per idle-to-busy change; nothing accumulates);
  *   - busy markers and activity stamps are that much earlier.
  * Without a running measurement thread (not started, or failed) every launch reads the clock.
  */
-#define CLOCK_REUSE 32
+#define CLOCK_REUSE 256
 static uint64_t clock_tick; /* measurement thread: +1 per poll */
 static int thread_state;    /* (defined with the measurement thread below) */
 
