@@ -780,8 +780,9 @@ void vnpu_compute_before_sync(struct vnpu_launch *l, int sym, uint64_t key) { be
  * launch. The one difference from the slow path: charges other threads or processes of the
  * container added to the word since that read are seen at the next slow-path launch (within
  * CLOCK_REUSE launches or one measurement tick), like this thread's own batch is seen by them.
- * Fills only l->in_call_since and l->sampled (all vnpu_compute_after reads of a launch not sampled). Returns 0,
- * having changed nothing, when the slow path must decide.
+ * The activity stamp (last_launch_ns) is left to the slow path: at the same clock reading it would
+ * not move (LAST_LAUNCH_GRAIN). Fills only l->in_call_since and l->sampled (all vnpu_compute_after
+ * reads of a launch not sampled). Returns 0, having changed nothing, when the slow path must decide.
  */
 static inline __attribute__((always_inline)) int launch_fast(struct vnpu_launch *l, int sym, uint64_t key,
                                                              rtStream_t stm)
