@@ -137,59 +137,97 @@ static int grow(struct stripe *s) {
     return 0;
 }
 
+/* The rare insert: the stripe must grow first (its first insert, or a doubling), or its key is
+ * present already (an address the runtime handed out again). Under the stripe's lock. */
+static __attribute__((noinline)) int put_slow(struct stripe *s, uint64_t h, const struct slot *e,
+                                              struct vnpu_ptr_entry *replaced) {
+    if ((s->n + 1) * 4 > s->cap * 3 && grow(s) != 0) return -1; /* load factor <= 3/4 */
+    uint64_t mask = s->cap - 1, i = (h >> 4) & mask;
+    while (s->tab[i].key && s->tab[i].key != e->key) i = (i + 1) & mask;
+    int rc = 0;
+    if (!s->tab[i].key) {
+        s->n++;
+    } else {
+        rc = 1;
+        if (replaced) unpack(&s->tab[i], replaced);
+    }
+    s->tab[i] = *e;
+    return rc;
+}
+
 int vnpu_ptrmap_put(uintptr_t key, uint32_t dev, uint64_t bytes, uint32_t kind, struct vnpu_ptr_entry *replaced) {
+    if (!packable(dev, bytes, kind)) return -1;
     uint64_t h = mix(key);
     struct stripe *s = stripe_of(h);
-    if (!packable(dev, bytes, kind)) return -1;
     struct slot e = {key, pack(dev, bytes, kind)};
     stripe_lock(s);
     int rc = 0;
-    if ((s->n + 1) * 4 > s->cap * 3 && grow(s) != 0) { /* load factor <= 3/4 */
-        rc = -1;
-    } else {
-        uint64_t i = (h >> 4) & (s->cap - 1);
-        while (s->tab[i].key && s->tab[i].key != key) i = (i + 1) & (s->cap - 1);
-        if (!s->tab[i].key) {
+    /* the usual insert: room without growing and the first empty slot reached before the key */
+    if (__builtin_expect((s->n + 1) * 4 <= s->cap * 3, 1)) {
+        struct slot *tab = s->tab;
+        uint64_t mask = s->cap - 1, i = (h >> 4) & mask;
+        uintptr_t k;
+        while ((k = tab[i].key) != 0 && k != key) i = (i + 1) & mask;
+        if (__builtin_expect(k == 0, 1)) {
+            tab[i] = e;
             s->n++;
         } else {
-            rc = 1;
-            if (replaced) unpack(&s->tab[i], replaced);
+            rc = put_slow(s, h, &e, replaced);
         }
-        s->tab[i] = e;
+    } else {
+        rc = put_slow(s, h, &e, replaced);
     }
     stripe_unlock(s);
     return rc;
 }
 
+/* Backward-shift deletion from the hole at i (keeps probe chains intact without tombstones); only
+ * when the slot after i is taken: a table at most 3/4 full usually has it empty. */
+static __attribute__((noinline)) void shift_back(struct slot *tab, uint64_t mask, uint64_t i) {
+    uint64_t hole = i, j = i;
+    for (;;) {
+        j = (j + 1) & mask;
+        if (!tab[j].key) break;
+        uint64_t home = (mix(tab[j].key) >> 4) & mask;
+        /* move j into the hole unless its home lies cyclically in (hole, j] */
+        int in_range = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+        if (!in_range) {
+            tab[hole] = tab[j];
+            hole = j;
+        }
+    }
+    tab[hole].key = 0;
+    tab[hole].meta = 0;
+}
+
 int vnpu_ptrmap_take(uintptr_t key, struct vnpu_ptr_entry *out) {
     uint64_t h = mix(key);
     struct stripe *s = stripe_of(h);
+    uint64_t meta = 0;
     int found = 0;
     stripe_lock(s);
     if (s->cap && key) {
+        struct slot *tab = s->tab;
         uint64_t mask = s->cap - 1, i = (h >> 4) & mask;
-        while (s->tab[i].key && s->tab[i].key != key) i = (i + 1) & mask;
-        if (s->tab[i].key == key) {
+        uintptr_t k;
+        while ((k = tab[i].key) != 0 && k != key) i = (i + 1) & mask;
+        if (k == key) {
             found = 1;
-            if (out) unpack(&s->tab[i], out);
-            /* backward-shift deletion keeps probe chains intact without tombstones */
-            uint64_t hole = i, j = i;
-            for (;;) {
-                j = (j + 1) & mask;
-                if (!s->tab[j].key) break;
-                uint64_t home = (mix(s->tab[j].key) >> 4) & mask;
-                /* move j into the hole unless its home lies cyclically in (hole, j] */
-                int in_range = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
-                if (!in_range) {
-                    s->tab[hole] = s->tab[j];
-                    hole = j;
-                }
+            meta = tab[i].meta;
+            if (__builtin_expect(tab[(i + 1) & mask].key == 0, 1)) {
+                tab[i].key = 0; /* nothing after it to shift back */
+                tab[i].meta = 0;
+            } else {
+                shift_back(tab, mask, i);
             }
-            memset(&s->tab[hole], 0, sizeof s->tab[hole]);
             s->n--;
         }
     }
     stripe_unlock(s);
+    if (found && out) {
+        struct slot e = {key, meta};
+        unpack(&e, out);
+    }
     return found;
 }
 

@@ -41,6 +41,11 @@ struct vnpu_region {
     unsigned char *base; /* VNPU_REGION_FILE_BYTES mapped MAP_SHARED */
     int slot;            /* own slot index, -1 before claim */
     int use_ofd;         /* 1: OFD locks; 0: classic POSIX locks (kernel without OFD) */
+    /* the own slot's used_bytes[0] and pending_bytes[0] (u64[VNPU_REGION_MAX_DEVICES] each), set by
+     * the claim, NULL before: the admission and the release index them by device instead of
+     * recomputing the slot's offsets from base and slot on every call */
+    uint64_t *own_used;
+    uint64_t *own_pending;
 };
 
 /* Bound on waiting for another process's initialisation (VNPU_LOCK_INIT). */
