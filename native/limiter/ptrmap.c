@@ -155,28 +155,41 @@ static __attribute__((noinline)) int put_slow(struct stripe *s, uint64_t h, cons
     return rc;
 }
 
+/* Under the stripe's lock; the usual insert (room without growing, the first empty slot reached
+ * before the key) inline. */
+static inline __attribute__((always_inline)) int put_locked(struct stripe *s, uint64_t h, const struct slot *e,
+                                                            struct vnpu_ptr_entry *replaced) {
+    if (__builtin_expect((s->n + 1) * 4 <= s->cap * 3, 1)) {
+        struct slot *tab = s->tab;
+        uint64_t mask = s->cap - 1, i = (h >> 4) & mask;
+        uintptr_t k;
+        while ((k = tab[i].key) != 0 && k != e->key) i = (i + 1) & mask;
+        if (__builtin_expect(k == 0, 1)) {
+            tab[i] = *e;
+            s->n++;
+            return 0;
+        }
+    }
+    return put_slow(s, h, e, replaced);
+}
+
+/* A stripe another thread holds: wait for it, then the whole insert. Out of line and reached by a
+ * tail call, so the uncontended insert saves no registers around a call. */
+static __attribute__((noinline)) int put_contended(struct stripe *s, uint64_t h, struct slot e,
+                                                   struct vnpu_ptr_entry *replaced) {
+    stripe_lock_contended(s);
+    int rc = put_locked(s, h, &e, replaced);
+    stripe_unlock(s);
+    return rc;
+}
+
 int vnpu_ptrmap_put(uintptr_t key, uint32_t dev, uint64_t bytes, uint32_t kind, struct vnpu_ptr_entry *replaced) {
     if (!packable(dev, bytes, kind)) return -1;
     uint64_t h = mix(key);
     struct stripe *s = stripe_of(h);
     struct slot e = {key, pack(dev, bytes, kind)};
-    stripe_lock(s);
-    int rc = 0;
-    /* the usual insert: room without growing and the first empty slot reached before the key */
-    if (__builtin_expect((s->n + 1) * 4 <= s->cap * 3, 1)) {
-        struct slot *tab = s->tab;
-        uint64_t mask = s->cap - 1, i = (h >> 4) & mask;
-        uintptr_t k;
-        while ((k = tab[i].key) != 0 && k != key) i = (i + 1) & mask;
-        if (__builtin_expect(k == 0, 1)) {
-            tab[i] = e;
-            s->n++;
-        } else {
-            rc = put_slow(s, h, &e, replaced);
-        }
-    } else {
-        rc = put_slow(s, h, &e, replaced);
-    }
+    if (__builtin_expect(__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE), 0)) return put_contended(s, h, e, replaced);
+    int rc = put_locked(s, h, &e, replaced);
     stripe_unlock(s);
     return rc;
 }
@@ -200,34 +213,50 @@ static __attribute__((noinline)) void shift_back(struct slot *tab, uint64_t mask
     tab[hole].meta = 0;
 }
 
+/* Under the stripe's lock: removes key, 1 and its meta word in *meta if it was there. */
+static inline __attribute__((always_inline)) int take_locked(struct stripe *s, uint64_t h, uintptr_t key,
+                                                             uint64_t *meta) {
+    if (!s->cap || !key) return 0;
+    struct slot *tab = s->tab;
+    uint64_t mask = s->cap - 1, i = (h >> 4) & mask;
+    uintptr_t k;
+    while ((k = tab[i].key) != 0 && k != key) i = (i + 1) & mask;
+    if (k != key) return 0;
+    *meta = tab[i].meta;
+    if (__builtin_expect(tab[(i + 1) & mask].key == 0, 1)) {
+        tab[i].key = 0; /* nothing after it to shift back */
+        tab[i].meta = 0;
+    } else {
+        shift_back(tab, mask, i);
+    }
+    s->n--;
+    return 1;
+}
+
+static void unpack_meta(uintptr_t key, uint64_t meta, struct vnpu_ptr_entry *out) {
+    struct slot e = {key, meta};
+    unpack(&e, out);
+}
+
+/* the stripe is held by another thread: as put_contended */
+static __attribute__((noinline)) int take_contended(struct stripe *s, uint64_t h, uintptr_t key,
+                                                    struct vnpu_ptr_entry *out) {
+    uint64_t meta = 0;
+    stripe_lock_contended(s);
+    int found = take_locked(s, h, key, &meta);
+    stripe_unlock(s);
+    if (found && out) unpack_meta(key, meta, out);
+    return found;
+}
+
 int vnpu_ptrmap_take(uintptr_t key, struct vnpu_ptr_entry *out) {
     uint64_t h = mix(key);
     struct stripe *s = stripe_of(h);
+    if (__builtin_expect(__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE), 0)) return take_contended(s, h, key, out);
     uint64_t meta = 0;
-    int found = 0;
-    stripe_lock(s);
-    if (s->cap && key) {
-        struct slot *tab = s->tab;
-        uint64_t mask = s->cap - 1, i = (h >> 4) & mask;
-        uintptr_t k;
-        while ((k = tab[i].key) != 0 && k != key) i = (i + 1) & mask;
-        if (k == key) {
-            found = 1;
-            meta = tab[i].meta;
-            if (__builtin_expect(tab[(i + 1) & mask].key == 0, 1)) {
-                tab[i].key = 0; /* nothing after it to shift back */
-                tab[i].meta = 0;
-            } else {
-                shift_back(tab, mask, i);
-            }
-            s->n--;
-        }
-    }
+    int found = take_locked(s, h, key, &meta);
     stripe_unlock(s);
-    if (found && out) {
-        struct slot e = {key, meta};
-        unpack(&e, out);
-    }
+    if (found && out) unpack_meta(key, meta, out);
     return found;
 }
 

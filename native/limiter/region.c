@@ -507,7 +507,9 @@ int vnpu_region_used_snapshot(const struct vnpu_region *r, uint32_t dev, uint64_
 }
 
 /* committed (*used) and pending bytes over all slots: an admitter must fit their sum under the limit */
-static void claimed_sums(const struct vnpu_region *r, uint32_t dev, uint64_t *used, uint64_t *pending) {
+/* inlined into the admission: its out-parameters would otherwise go through memory */
+static inline __attribute__((always_inline)) void claimed_sums(const struct vnpu_region *r, uint32_t dev,
+                                                               uint64_t *used, uint64_t *pending) {
     uint32_t hwm = vnpu_load32(r, VNPU_H_SLOT_HWM);
     if (hwm > VNPU_REGION_SLOT_COUNT) hwm = VNPU_REGION_SLOT_COUNT;
     uint64_t u = 0, p = 0;
