@@ -231,6 +231,7 @@ static int g_dev_map[VNPU_REGION_MAX_DEVICES] = {
 
 /* region_device's first call per device: consults the region's phy IDs and the runtime */
 static __attribute__((noinline)) uint32_t region_device_lookup(uint32_t proc_dev) {
+    if (__atomic_load_n(&g_state, __ATOMIC_ACQUIRE) != ST_ACTIVE) return proc_dev; /* no region to consult */
     int m;
     uint32_t n = vnpu_region_device_count(&g_region);
     int named = 0;
@@ -247,11 +248,19 @@ static __attribute__((noinline)) uint32_t region_device_lookup(uint32_t proc_dev
     return (uint32_t)m;
 }
 
-static inline uint32_t region_device(uint32_t proc_dev) {
+/* region_device for the hooks' callers: the map hit inline, the region's state checked on a miss
+ * only. A hit was stored while the region was active; the callers that use the device run with it
+ * active (enter() returned 1), and in the REFUSE path only whether a device is known matters. */
+static inline uint32_t region_device_active(uint32_t proc_dev) {
     if (proc_dev >= VNPU_REGION_MAX_DEVICES) return VNPU_REGION_MAX_DEVICES;
-    if (__atomic_load_n(&g_state, __ATOMIC_ACQUIRE) != ST_ACTIVE) return proc_dev; /* no region to consult */
     int m = __atomic_load_n(&g_dev_map[proc_dev], __ATOMIC_ACQUIRE);
     return m != UNMAPPED ? (uint32_t)m : region_device_lookup(proc_dev);
+}
+
+static inline uint32_t region_device(uint32_t proc_dev) {
+    if (__atomic_load_n(&g_state, __ATOMIC_ACQUIRE) != ST_ACTIVE) /* no region to consult */
+        return proc_dev >= VNPU_REGION_MAX_DEVICES ? VNPU_REGION_MAX_DEVICES : proc_dev;
+    return region_device_active(proc_dev);
 }
 
 /* For the compute limiter: the region device of the process's device proc_dev (see region_device). */
@@ -261,7 +270,7 @@ static inline int current_device(uint32_t *dev) {
     int32_t d = -1;
     __typeof__(&rtGetDevice) get = REAL(rtGetDevice);
     if (!get || get(&d) != VNPU_RT_ERROR_NONE || d < 0 || (uint32_t)d >= VNPU_REGION_MAX_DEVICES) return 0;
-    *dev = region_device((uint32_t)d);
+    *dev = region_device_active((uint32_t)d);
     return 1;
 }
 

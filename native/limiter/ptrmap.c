@@ -139,11 +139,11 @@ static int grow(struct stripe *s) {
 
 /* The rare insert: the stripe must grow first (its first insert, or a doubling), or its key is
  * present already (an address the runtime handed out again). Under the stripe's lock. */
-static __attribute__((noinline)) int put_slow(struct stripe *s, uint64_t h, const struct slot *e,
+static __attribute__((noinline)) int put_slow(struct stripe *s, uint64_t h, uintptr_t key, uint64_t meta,
                                               struct vnpu_ptr_entry *replaced) {
     if ((s->n + 1) * 4 > s->cap * 3 && grow(s) != 0) return -1; /* load factor <= 3/4 */
     uint64_t mask = s->cap - 1, i = (h >> 4) & mask;
-    while (s->tab[i].key && s->tab[i].key != e->key) i = (i + 1) & mask;
+    while (s->tab[i].key && s->tab[i].key != key) i = (i + 1) & mask;
     int rc = 0;
     if (!s->tab[i].key) {
         s->n++;
@@ -151,34 +151,36 @@ static __attribute__((noinline)) int put_slow(struct stripe *s, uint64_t h, cons
         rc = 1;
         if (replaced) unpack(&s->tab[i], replaced);
     }
-    s->tab[i] = *e;
+    s->tab[i].key = key;
+    s->tab[i].meta = meta;
     return rc;
 }
 
 /* Under the stripe's lock; the usual insert (room without growing, the first empty slot reached
  * before the key) inline. */
-static inline __attribute__((always_inline)) int put_locked(struct stripe *s, uint64_t h, const struct slot *e,
-                                                            struct vnpu_ptr_entry *replaced) {
+static inline __attribute__((always_inline)) int put_locked(struct stripe *s, uint64_t h, uintptr_t key,
+                                                            uint64_t meta, struct vnpu_ptr_entry *replaced) {
     if (__builtin_expect((s->n + 1) * 4 <= s->cap * 3, 1)) {
         struct slot *tab = s->tab;
         uint64_t mask = s->cap - 1, i = (h >> 4) & mask;
         uintptr_t k;
-        while ((k = tab[i].key) != 0 && k != e->key) i = (i + 1) & mask;
+        while ((k = tab[i].key) != 0 && k != key) i = (i + 1) & mask;
         if (__builtin_expect(k == 0, 1)) {
-            tab[i] = *e;
+            tab[i].key = key;
+            tab[i].meta = meta;
             s->n++;
             return 0;
         }
     }
-    return put_slow(s, h, e, replaced);
+    return put_slow(s, h, key, meta, replaced);
 }
 
 /* A stripe another thread holds: wait for it, then the whole insert. Out of line and reached by a
  * tail call, so the uncontended insert saves no registers around a call. */
-static __attribute__((noinline)) int put_contended(struct stripe *s, uint64_t h, struct slot e,
+static __attribute__((noinline)) int put_contended(struct stripe *s, uint64_t h, uintptr_t key, uint64_t meta,
                                                    struct vnpu_ptr_entry *replaced) {
     stripe_lock_contended(s);
-    int rc = put_locked(s, h, &e, replaced);
+    int rc = put_locked(s, h, key, meta, replaced);
     stripe_unlock(s);
     return rc;
 }
@@ -187,9 +189,10 @@ int vnpu_ptrmap_put(uintptr_t key, uint32_t dev, uint64_t bytes, uint32_t kind, 
     if (!packable(dev, bytes, kind)) return -1;
     uint64_t h = mix(key);
     struct stripe *s = stripe_of(h);
-    struct slot e = {key, pack(dev, bytes, kind)};
-    if (__builtin_expect(__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE), 0)) return put_contended(s, h, e, replaced);
-    int rc = put_locked(s, h, &e, replaced);
+    uint64_t meta = pack(dev, bytes, kind);
+    if (__builtin_expect(__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE), 0))
+        return put_contended(s, h, key, meta, replaced);
+    int rc = put_locked(s, h, key, meta, replaced);
     stripe_unlock(s);
     return rc;
 }
