@@ -32,6 +32,10 @@
 #include "region.h"
 
 #define EXPORT __attribute__((visibility("default")))
+/* The allocation and free hooks take the admission's, the release's and the pointer table's fast
+ * paths inline (link-time optimisation inlines across files); every rare path they can reach is
+ * noinline, so only the usual call is copied into each hook (issue 23: the hooked pair's cost). */
+#define MEM_HOOK EXPORT __attribute__((flatten))
 
 enum { ST_UNINIT = 0, ST_ACTIVE = 1, ST_DISABLED = 2, ST_REFUSE = 3 };
 enum { KIND_DEVICE = 1, KIND_PHYSICAL = 2 };
@@ -407,35 +411,35 @@ static void virtualise_sizes(size_t *freeSize, size_t *totalSize) {
     leave();                                                                                    \
     return rc
 
-EXPORT rtError_t rtMalloc(void **devPtr, uint64_t size, rtMemType_t type, const uint16_t moduleId) {
+MEM_HOOK rtError_t rtMalloc(void **devPtr, uint64_t size, rtMemType_t type, const uint16_t moduleId) {
     ALLOC_BODY(rtMalloc, devPtr, size, charged_type(type) && current_device(&dev), KIND_DEVICE, devPtr, size, type,
                moduleId);
 }
 
-EXPORT rtError_t rtMallocCached(void **devPtr, uint64_t size, rtMemType_t type, const uint16_t moduleId) {
+MEM_HOOK rtError_t rtMallocCached(void **devPtr, uint64_t size, rtMemType_t type, const uint16_t moduleId) {
     ALLOC_BODY(rtMallocCached, devPtr, size, charged_type(type) && current_device(&dev), KIND_DEVICE, devPtr, size,
                type, moduleId);
 }
 
-EXPORT rtError_t rtsMalloc(void **devPtr, uint64_t size, rtMallocPolicy policy, rtMallocAdvise advise,
+MEM_HOOK rtError_t rtsMalloc(void **devPtr, uint64_t size, rtMallocPolicy policy, rtMallocAdvise advise,
                            rtMallocConfig_t *cfg) {
     ALLOC_BODY(rtsMalloc, devPtr, size, cfg_device(cfg, &dev), KIND_DEVICE, devPtr, size, policy, advise, cfg);
 }
 
-EXPORT rtError_t rtMemAlloc(void **devPtr, uint64_t size, rtMallocPolicy policy, rtMallocAdvise advise,
+MEM_HOOK rtError_t rtMemAlloc(void **devPtr, uint64_t size, rtMallocPolicy policy, rtMallocAdvise advise,
                             rtMallocConfig_t *cfg) {
     ALLOC_BODY(rtMemAlloc, devPtr, size, cfg_device(cfg, &dev), KIND_DEVICE, devPtr, size, policy, advise, cfg);
 }
 
-EXPORT rtError_t rtDvppMalloc(void **devPtr, uint64_t size, const uint16_t moduleId) {
+MEM_HOOK rtError_t rtDvppMalloc(void **devPtr, uint64_t size, const uint16_t moduleId) {
     ALLOC_BODY(rtDvppMalloc, devPtr, size, current_device(&dev), KIND_DEVICE, devPtr, size, moduleId);
 }
 
-EXPORT rtError_t rtDvppMallocWithFlag(void **devPtr, uint64_t size, uint32_t flag, const uint16_t moduleId) {
+MEM_HOOK rtError_t rtDvppMallocWithFlag(void **devPtr, uint64_t size, uint32_t flag, const uint16_t moduleId) {
     ALLOC_BODY(rtDvppMallocWithFlag, devPtr, size, current_device(&dev), KIND_DEVICE, devPtr, size, flag, moduleId);
 }
 
-EXPORT rtError_t rtMemAllocManaged(void **ptr, uint64_t size, uint32_t flag, const uint16_t moduleId) {
+MEM_HOOK rtError_t rtMemAllocManaged(void **ptr, uint64_t size, uint32_t flag, const uint16_t moduleId) {
     ALLOC_BODY(rtMemAllocManaged, ptr, size, current_device(&dev), KIND_DEVICE, ptr, size, flag, moduleId);
 }
 
@@ -449,11 +453,11 @@ static int prop_device(const rtDrvMemProp_t *prop, uint32_t *dev) {
     return 1;
 }
 
-EXPORT rtError_t rtMallocPhysical(rtDrvMemHandle *handle, size_t size, rtDrvMemProp_t *prop, uint64_t flags) {
+MEM_HOOK rtError_t rtMallocPhysical(rtDrvMemHandle *handle, size_t size, rtDrvMemProp_t *prop, uint64_t flags) {
     ALLOC_BODY(rtMallocPhysical, handle, size, prop_device(prop, &dev), KIND_PHYSICAL, handle, size, prop, flags);
 }
 
-EXPORT rtError_t rtsMemMallocPhysical(rtMemHandle *handle, size_t size, rtMallocPolicy policy,
+MEM_HOOK rtError_t rtsMemMallocPhysical(rtMemHandle *handle, size_t size, rtMallocPolicy policy,
                                       rtMallocConfig_t *cfg) {
     ALLOC_BODY(rtsMemMallocPhysical, handle, size, cfg_device(cfg, &dev), KIND_PHYSICAL, handle, size, policy, cfg);
 }
@@ -480,13 +484,13 @@ EXPORT rtError_t rtsMemMallocPhysical(rtMemHandle *handle, size_t size, rtMalloc
     leave();                                                                                    \
     return rc
 
-EXPORT rtError_t rtFree(void *devPtr) { FREE_BODY(rtFree, (uintptr_t)devPtr, devPtr); }
-EXPORT rtError_t rtFreeWithDevSync(void *devPtr) { FREE_BODY(rtFreeWithDevSync, (uintptr_t)devPtr, devPtr); }
-EXPORT rtError_t rtsFree(void *devPtr) { FREE_BODY(rtsFree, (uintptr_t)devPtr, devPtr); }
-EXPORT rtError_t rtDvppFree(void *devPtr) { FREE_BODY(rtDvppFree, (uintptr_t)devPtr, devPtr); }
-EXPORT rtError_t rtMemFreeManaged(void *ptr) { FREE_BODY(rtMemFreeManaged, (uintptr_t)ptr, ptr); }
-EXPORT rtError_t rtFreePhysical(rtDrvMemHandle handle) { FREE_BODY(rtFreePhysical, (uintptr_t)handle, handle); }
-EXPORT rtError_t rtsMemFreePhysical(rtMemHandle *handle) {
+MEM_HOOK rtError_t rtFree(void *devPtr) { FREE_BODY(rtFree, (uintptr_t)devPtr, devPtr); }
+MEM_HOOK rtError_t rtFreeWithDevSync(void *devPtr) { FREE_BODY(rtFreeWithDevSync, (uintptr_t)devPtr, devPtr); }
+MEM_HOOK rtError_t rtsFree(void *devPtr) { FREE_BODY(rtsFree, (uintptr_t)devPtr, devPtr); }
+MEM_HOOK rtError_t rtDvppFree(void *devPtr) { FREE_BODY(rtDvppFree, (uintptr_t)devPtr, devPtr); }
+MEM_HOOK rtError_t rtMemFreeManaged(void *ptr) { FREE_BODY(rtMemFreeManaged, (uintptr_t)ptr, ptr); }
+MEM_HOOK rtError_t rtFreePhysical(rtDrvMemHandle handle) { FREE_BODY(rtFreePhysical, (uintptr_t)handle, handle); }
+MEM_HOOK rtError_t rtsMemFreePhysical(rtMemHandle *handle) {
     FREE_BODY(rtsMemFreePhysical, handle ? (uintptr_t)*handle : 0, handle);
 }
 
