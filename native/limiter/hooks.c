@@ -65,7 +65,7 @@ static void *real_fn[S_COUNT];
 
 /* The next definition after ours; if libruntime.so was dlopen'ed RTLD_LOCAL (e.g. by Python) it is
  * not in the global scope, so ask it directly. */
-static __attribute__((noinline)) void *real_slow(enum sym s) {
+static __attribute__((noinline, cold)) void *real_slow(enum sym s) {
     void *f = dlsym(RTLD_NEXT, sym_names[s]);
     if (!f) {
         void *h = dlopen("libruntime.so", RTLD_LAZY | RTLD_NOLOAD);
@@ -188,7 +188,7 @@ static int init_slow(void) {
 }
 
 /* enter()'s rare cases: a child made without fork, the first call, a region that is not active */
-static __attribute__((noinline)) int enter_slow(void) {
+static __attribute__((noinline, cold)) int enter_slow(void) {
     if (vnpu_fork_changed()) vnpu_fork_adopt();
     int st = __atomic_load_n(&g_state, __ATOMIC_ACQUIRE);
     if (st == ST_UNINIT) st = init_slow();
@@ -234,7 +234,7 @@ static int g_dev_map[VNPU_REGION_MAX_DEVICES] = {
     UNMAPPED, UNMAPPED, UNMAPPED, UNMAPPED, UNMAPPED, UNMAPPED, UNMAPPED, UNMAPPED};
 
 /* region_device's first call per device: consults the region's phy IDs and the runtime */
-static __attribute__((noinline)) uint32_t region_device_lookup(uint32_t proc_dev) {
+static __attribute__((noinline, cold)) uint32_t region_device_lookup(uint32_t proc_dev) {
     if (__atomic_load_n(&g_state, __ATOMIC_ACQUIRE) != ST_ACTIVE) return proc_dev; /* no region to consult */
     int m;
     uint32_t n = vnpu_region_device_count(&g_region);
@@ -293,7 +293,7 @@ static int cfg_device(const rtMallocConfig_t *cfg, uint32_t *dev) {
 }
 
 /* charge_begin's refusals of what the region cannot limit or the pointer table cannot record */
-static __attribute__((noinline)) rtError_t refuse_unrecordable(uint32_t ds_dev) {
+static __attribute__((noinline, cold)) rtError_t refuse_unrecordable(uint32_t ds_dev) {
     vnpu_region_count(&g_region, ds_dev, VNPU_DS_OOM_REJECTIONS, 1);
     return VNPU_ACL_ERROR_RT_MEMORY_ALLOCATION;
 }
@@ -317,7 +317,7 @@ static inline rtError_t charge_begin(int have_dev, uint32_t dev, uint64_t bytes,
 }
 
 /* charge_end when the allocation failed, or its key was known already or could not be recorded */
-static __attribute__((noinline)) void charge_end_rare(int put, uint32_t dev, uint64_t bytes,
+static __attribute__((noinline, cold)) void charge_end_rare(int put, uint32_t dev, uint64_t bytes,
                                                       const struct vnpu_ptr_entry *old) {
     if (put == 1) {
         /* the runtime handed out an address we still held: it was freed through a path we do not
@@ -339,14 +339,14 @@ static inline void charge_end(rtError_t rc, uintptr_t key, uint32_t dev, uint64_
 }
 
 /* a free the pointer table does not know: counted, nothing else changes */
-static __attribute__((noinline)) void untracked_free(void) {
+static __attribute__((noinline, cold)) void untracked_free(void) {
     uint32_t dev = 0;
     if (!current_device(&dev) || dev >= VNPU_REGION_MAX_DEVICES) dev = 0;
     vnpu_region_count(&g_region, dev, VNPU_DS_UNKNOWN_FREES, 1);
 }
 
 /* the real free failed: the entry goes back, the bytes stay charged */
-static __attribute__((noinline)) void free_failed(uintptr_t key, const struct vnpu_ptr_entry *e) {
+static __attribute__((noinline, cold)) void free_failed(uintptr_t key, const struct vnpu_ptr_entry *e) {
     (void)vnpu_ptrmap_put(key, e->dev, e->bytes, e->kind, NULL); /* still allocated */
 }
 

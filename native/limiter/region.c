@@ -546,7 +546,7 @@ void vnpu_region_count(struct vnpu_region *r, uint32_t dev, uint32_t ds_field, u
  * release read late plus the admission it allowed read early can add up past the limit for no
  * instant at all), so the peak is the smaller of the two.
  */
-static __attribute__((noinline)) void raise_peak_slow(struct vnpu_region *r, uint32_t dev, uint64_t verified) {
+static __attribute__((noinline, cold)) void raise_peak_slow(struct vnpu_region *r, uint32_t dev, uint64_t verified) {
     uint64_t *p = P64(r, vnpu_devstate_off(dev) + VNPU_DS_PEAK_BYTES);
     uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
     uint64_t now_used = vnpu_region_used(r, dev);
@@ -645,7 +645,7 @@ static int wait_for_pending(uint32_t *waits, uint64_t *wait_start) {
 /* After a first try that did not fit (committed part `used`): the refusal policy above, then the
  * next try, until one commits or the request is refused. Out of line: the usual admission fits at
  * once. */
-static __attribute__((noinline)) int admit_contended(struct vnpu_region *r, uint32_t dev, uint64_t bytes,
+static __attribute__((noinline, cold)) int admit_contended(struct vnpu_region *r, uint32_t dev, uint64_t bytes,
                                                      uint64_t used) {
     int reaped = 0;
     uint32_t waits = 0;
