@@ -311,7 +311,7 @@ static inline rtError_t charge_begin(int have_dev, uint32_t dev, uint64_t bytes,
      * run uncounted once granted (charge_end could only release it): refuse it before the runtime
      * sees it, limited device or not (unlimited ones are counted exactly too) */
     if (__builtin_expect(bytes > VNPU_PTRMAP_MAX_BYTES, 0)) return refuse_unrecordable(dev);
-    if (vnpu_region_admit(&g_region, dev, bytes) != 0) return VNPU_ACL_ERROR_RT_MEMORY_ALLOCATION;
+    if (vnpu_region_admit_described(&g_region, dev, bytes) != 0) return VNPU_ACL_ERROR_RT_MEMORY_ALLOCATION;
     *charged = bytes;
     return VNPU_RT_ERROR_NONE;
 }

@@ -691,8 +691,8 @@ static int admit_unlimited(struct vnpu_region *r, uint32_t dev, uint64_t bytes) 
     return 0;
 }
 
-int vnpu_region_admit(struct vnpu_region *r, uint32_t dev, uint64_t bytes) {
-    uint64_t limit = vnpu_region_limit(r, dev);
+int vnpu_region_admit_described(struct vnpu_region *r, uint32_t dev, uint64_t bytes) {
+    uint64_t limit = vnpu_load64(r, vnpu_devcfg_off(dev) + VNPU_DC_MEM_LIMIT);
     if (!(vnpu_region_policy(r) & VNPU_POLICY_MEM_ENFORCE) || limit == 0) return admit_unlimited(r, dev, bytes);
     if (bytes > limit) {
         vnpu_region_count(r, dev, VNPU_DS_OOM_REJECTIONS, 1);
@@ -701,6 +701,12 @@ int vnpu_region_admit(struct vnpu_region *r, uint32_t dev, uint64_t bytes) {
     uint64_t used;
     if (__builtin_expect(admit_once(r, dev, bytes, limit, &used), 1)) return 0;
     return admit_contended(r, dev, bytes, used);
+}
+
+int vnpu_region_admit(struct vnpu_region *r, uint32_t dev, uint64_t bytes) {
+    /* a device the region does not describe has no limit (vnpu_region_limit): counted, unlimited */
+    if (dev >= vnpu_region_device_count(r)) return admit_unlimited(r, dev, bytes);
+    return vnpu_region_admit_described(r, dev, bytes);
 }
 
 void vnpu_region_release(struct vnpu_region *r, uint32_t dev, uint64_t bytes) {

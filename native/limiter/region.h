@@ -66,6 +66,9 @@ int vnpu_region_claim_slot(struct vnpu_region *r);
  * that only other admitters' pending charges keep out waits for them, bounded by a few ms, and is
  * refused if they are still in the way (region.c). */
 int vnpu_region_admit(struct vnpu_region *r, uint32_t dev, uint64_t bytes);
+/* The same for a device the caller has found described (dev < vnpu_region_device_count(r)), so the
+ * count is not read twice on the hooked path (hooks.c refuses an undescribed device itself). */
+int vnpu_region_admit_described(struct vnpu_region *r, uint32_t dev, uint64_t bytes);
 /* Process-local counts of vnpu_region_admit's slow paths (diagnostics; vnpu-bench reports them):
  * refusals because the request does not fit beside the committed bytes (over_limit); admissions
  * that waited for other admitters' pending charges (waited), those of them admitted after the wait
