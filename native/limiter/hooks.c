@@ -318,7 +318,7 @@ static inline rtError_t charge_begin(int have_dev, uint32_t dev, uint64_t bytes,
 
 /* charge_end when the allocation failed, or its key was known already or could not be recorded */
 static __attribute__((noinline, cold)) void charge_end_rare(int put, uint32_t dev, uint64_t bytes,
-                                                      const struct vnpu_ptr_entry *old) {
+                                                            const struct vnpu_ptr_entry *old) {
     if (put == 1) {
         /* the runtime handed out an address we still held: it was freed through a path we do not
          * see, so its old charge is stale */
@@ -406,7 +406,8 @@ static void virtualise_sizes(size_t *freeSize, size_t *totalSize) {
     rtError_t rc = charge_begin(have_dev, dev, (bytes), &charged);                              \
     if (rc == VNPU_RT_ERROR_NONE) {                                                             \
         rc = fn(__VA_ARGS__);                                                                   \
-        if (charged) charge_end(rc, (outp) ? (uintptr_t) * (void **)(outp) : 0, dev, charged, (kind)); \
+        if (charged)                                                                            \
+            charge_end(rc, (outp) ? (uintptr_t) * (void **)(outp) : 0, dev, charged, (kind));   \
     }                                                                                           \
     leave();                                                                                    \
     return rc
@@ -422,12 +423,12 @@ MEM_HOOK rtError_t rtMallocCached(void **devPtr, uint64_t size, rtMemType_t type
 }
 
 MEM_HOOK rtError_t rtsMalloc(void **devPtr, uint64_t size, rtMallocPolicy policy, rtMallocAdvise advise,
-                           rtMallocConfig_t *cfg) {
+                             rtMallocConfig_t *cfg) {
     ALLOC_BODY(rtsMalloc, devPtr, size, cfg_device(cfg, &dev), KIND_DEVICE, devPtr, size, policy, advise, cfg);
 }
 
 MEM_HOOK rtError_t rtMemAlloc(void **devPtr, uint64_t size, rtMallocPolicy policy, rtMallocAdvise advise,
-                            rtMallocConfig_t *cfg) {
+                              rtMallocConfig_t *cfg) {
     ALLOC_BODY(rtMemAlloc, devPtr, size, cfg_device(cfg, &dev), KIND_DEVICE, devPtr, size, policy, advise, cfg);
 }
 
@@ -458,7 +459,7 @@ MEM_HOOK rtError_t rtMallocPhysical(rtDrvMemHandle *handle, size_t size, rtDrvMe
 }
 
 MEM_HOOK rtError_t rtsMemMallocPhysical(rtMemHandle *handle, size_t size, rtMallocPolicy policy,
-                                      rtMallocConfig_t *cfg) {
+                                        rtMallocConfig_t *cfg) {
     ALLOC_BODY(rtsMemMallocPhysical, handle, size, cfg_device(cfg, &dev), KIND_PHYSICAL, handle, size, policy, cfg);
 }
 

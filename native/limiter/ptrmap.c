@@ -140,7 +140,7 @@ static int grow(struct stripe *s) {
 /* The rare insert: the stripe must grow first (its first insert, or a doubling), or its key is
  * present already (an address the runtime handed out again). Under the stripe's lock. */
 static __attribute__((noinline, cold)) int put_slow(struct stripe *s, uint64_t h, uintptr_t key, uint64_t meta,
-                                              struct vnpu_ptr_entry *replaced) {
+                                                    struct vnpu_ptr_entry *replaced) {
     if ((s->n + 1) * 4 > s->cap * 3 && grow(s) != 0) return -1; /* load factor <= 3/4 */
     uint64_t mask = s->cap - 1, i = (h >> 4) & mask;
     while (s->tab[i].key && s->tab[i].key != key) i = (i + 1) & mask;
@@ -178,7 +178,7 @@ static inline __attribute__((always_inline)) int put_locked(struct stripe *s, ui
 /* A stripe another thread holds: wait for it, then the whole insert. Out of line and reached by a
  * tail call, so the uncontended insert saves no registers around a call. */
 static __attribute__((noinline, cold)) int put_contended(struct stripe *s, uint64_t h, uintptr_t key, uint64_t meta,
-                                                   struct vnpu_ptr_entry *replaced) {
+                                                         struct vnpu_ptr_entry *replaced) {
     stripe_lock_contended(s);
     int rc = put_locked(s, h, key, meta, replaced);
     stripe_unlock(s);
@@ -243,7 +243,7 @@ static void unpack_meta(uintptr_t key, uint64_t meta, struct vnpu_ptr_entry *out
 
 /* the stripe is held by another thread: as put_contended */
 static __attribute__((noinline, cold)) int take_contended(struct stripe *s, uint64_t h, uintptr_t key,
-                                                    struct vnpu_ptr_entry *out) {
+                                                          struct vnpu_ptr_entry *out) {
     uint64_t meta = 0;
     stripe_lock_contended(s);
     int found = take_locked(s, h, key, &meta);

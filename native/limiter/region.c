@@ -646,7 +646,7 @@ static int wait_for_pending(uint32_t *waits, uint64_t *wait_start) {
  * next try, until one commits or the request is refused. Out of line: the usual admission fits at
  * once. */
 static __attribute__((noinline, cold)) int admit_contended(struct vnpu_region *r, uint32_t dev, uint64_t bytes,
-                                                     uint64_t used) {
+                                                           uint64_t used) {
     int reaped = 0;
     uint32_t waits = 0;
     uint64_t wait_start = 0;
