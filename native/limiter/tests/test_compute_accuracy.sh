@@ -130,8 +130,9 @@ sc_weights() { weights_pair "$1" weights 1; }
 # are summed per thread, and launches the open batch admits are decided on the fast path without
 # reading the clock or the container's word). Cap 50 % with 10 us kernels (charge 20 us each), from
 # one thread and from four (whose batches see each other's late), each on its own simulated host. A
-# 300 ms window, both read at once: the simulator's task ring (65,536 tasks per process, 1.3 s of
-# these) must still hold the window's first task when it is read
+# 300 ms window, both read at once: the simulator's task ring (262,144 tasks per process, 5 s of
+# these: 65,536 held 1.3 s, which a loaded host could take to start the reader) must still hold the
+# window's first task when it is read
 sc_small_kernels() {
   local d=$1
   mkdir -p "$d/cap" "$d/cap4"
