@@ -91,8 +91,12 @@ static uint64_t kernel_duration(const void *args, uint64_t size) {
 
 static struct sim_stream *new_stream(int dev) {
     pthread_once(&config_once, read_config);
-    struct sim_stream *s = calloc(1, sizeof(*s));
+    /* malloc, not calloc (which bypasses glibc's per-thread cache): a destroyed stream's object is
+     * handed out again for the next stream, as a real runtime recycles its stream objects, so a
+     * handle the limiter saw can come back naming a stream of another device */
+    struct sim_stream *s = malloc(sizeof(*s));
     if (s == NULL) return NULL;
+    memset(s, 0, sizeof(*s));
     s->ring = calloc(stream_depth, sizeof(uint64_t));
     if (s->ring == NULL) {
         free(s);

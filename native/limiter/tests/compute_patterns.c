@@ -14,6 +14,13 @@
  *   fork-mid-launch  a thread launches two 300 ms kernels (the second waits: inside a launch) and the
  *                  main thread forks meanwhile; the child launches one 1 ms kernel and then idles for
  *                  SECONDS, printing "fork child pid=": its container must not look busy while it idles
+ *   other-device   a stream created on device 1, then 10 us kernels on it for SECONDS while the
+ *                  thread's current device is 0 (the kernels run on device 1: its cap must hold)
+ *   reset-reuse    for SECONDS: a 2 us kernel on a stream of device 0, rtDeviceReset(0) (which
+ *                  destroys the stream without rtStreamDestroy), then on device 1 a new stream (the
+ *                  runtime often hands out the destroyed one's address) and 20 2 us kernels on it,
+ *                  rtDeviceReset(1), and again; prints reused= (how many device-1 streams had the
+ *                  address of the device-0 stream before them)
  * usage: compute_patterns MODE SECONDS
  */
 #include <pthread.h>
@@ -93,6 +100,45 @@ static int fork_mode(double secs)
     return pid > 0 ? 0 : 5;
 }
 
+/* kernels on device 1 (see the modes above); the ground truth is the simulator's device-1 busy time */
+static int device_modes(const char *mode, double secs)
+{
+    struct vnpu_sim_kernel_args small = {VNPU_SIM_KERNEL_MAGIC, 10000}, tiny = {VNPU_SIM_KERNEL_MAGIC, 2000};
+    int64_t t0 = now_ns(), end = t0 + (int64_t)(secs * 1e9);
+    long n = 0, reused = 0, cycles = 0;
+    if (strcmp(mode, "other-device") == 0) {
+        rtStream_t s1;
+        if (rtSetDevice(1) || rtStreamCreate(&s1, 0) || rtSetDevice(0))
+            return 3;
+        while (now_ns() < end && !rtKernelLaunch(&ksmall, 1, &small, sizeof small, NULL, s1))
+            n++;
+        rtStreamSynchronize(s1);
+    } else {
+        if (rtDeviceReset(0)) /* main's reference: each cycle's reset is then the last one */
+            return 3;
+        while (now_ns() < end) {
+            rtStream_t s0, s1;
+            if (rtSetDevice(0) || rtStreamCreate(&s0, 0))
+                return 3;
+            if (rtKernelLaunch(&ksmall, 1, &tiny, sizeof tiny, NULL, s0))
+                return 4;
+            if (rtDeviceReset(0) || rtSetDevice(1) || rtStreamCreate(&s1, 0))
+                return 3;
+            reused += s1 == s0;
+            for (int i = 0; i < 20; i++, n++)
+                if (rtKernelLaunch(&ksmall, 1, &tiny, sizeof tiny, NULL, s1))
+                    return 4;
+            rtStreamSynchronize(s1);
+            if (rtDeviceReset(1))
+                return 3;
+            cycles++;
+        }
+    }
+    printf("pattern done mode=%s pid=%d launches=%ld cycles=%ld reused=%ld wall_ns=%lld\n", mode, (int)getpid(), n,
+           cycles, reused, (long long)(now_ns() - t0));
+    return 0;
+}
+
 static int64_t now_ns(void)
 {
     struct timespec t;
@@ -122,8 +168,10 @@ int main(int argc, char **argv)
         return keys_mode(secs);
     } else if (strcmp(mode, "fork-mid-launch") == 0) {
         return fork_mode(secs);
+    } else if (strcmp(mode, "other-device") == 0 || strcmp(mode, "reset-reuse") == 0) {
+        return device_modes(mode, secs);
     } else {
-        fprintf(stderr, "usage: compute_patterns model-destroy|stream-reuse|key-churn|keys|fork-mid-launch SECONDS\n");
+        fprintf(stderr, "usage: compute_patterns model-destroy|stream-reuse|key-churn|keys|fork-mid-launch|other-device|reset-reuse SECONDS\n");
         return 2;
     }
     struct vnpu_sim_kernel_args big = {VNPU_SIM_KERNEL_MAGIC, 1000000}, small = {VNPU_SIM_KERNEL_MAGIC, 10000};

@@ -5,7 +5,8 @@
  *   registry_tool region REGION_PATH REGISTRY_DIR PHYS_ID WEIGHT CAP_PCT PRIO [MEM_MIB [POLICY]]
  *        quota region for one device (NPU PHYS_ID) with compute on (created if missing), memory
  *        unlimited or MEM_MIB (0 = unlimited), sharing policy fixed-share|elastic|best-effort (default:
- *        none, the weight and cap as given); prints key=
+ *        none, the weight and cap as given); prints key=. PHYS_ID may list several NPUs (0,1: device
+ *        i of the region is NPU i of the list) and CAP_PCT one cap per device (100,10)
  *   registry_tool register PATH REGION_PATH [DEV_INDEX]
  *        registers the region's container (key, weight, cap, prio of device DEV_INDEX, default 0, and
  *        the region's sharing policy as entry flags)
@@ -54,15 +55,45 @@ static int policy_flag(const char *name, uint32_t *out)
     return -1;
 }
 
-static int make_region(const char *path, const char *regdir, int phys, unsigned weight, unsigned cap, int prio,
-                       unsigned long long mem_mib, uint32_t share_policy)
+/* "a,b,c" -> up to max unsigned values; the count, 0 when malformed */
+static unsigned parse_list(const char *what, const char *text, unsigned *out, unsigned max)
 {
+    unsigned n = 0;
+    const char *p = text;
+    for (;;) {
+        char *end;
+        errno = 0;
+        unsigned long v = strtoul(p, &end, 10);
+        if (end == p || errno || v > 100000 || n == max || (*end != ',' && *end != 0)) {
+            fprintf(stderr, "registry_tool: %s = %s: expected up to %u comma-separated numbers\n", what, text, max);
+            return 0;
+        }
+        out[n++] = (unsigned)v;
+        if (*end == 0)
+            return n;
+        p = end + 1;
+    }
+}
+
+static int make_region(const char *path, const char *regdir, const char *phys_list, unsigned weight,
+                       const char *cap_list, int prio, unsigned long long mem_mib, uint32_t share_policy)
+{
+    unsigned phys[VNPU_REGION_MAX_DEVICES], caps[VNPU_REGION_MAX_DEVICES];
+    unsigned n = parse_list("PHYS_ID", phys_list, phys, VNPU_REGION_MAX_DEVICES);
+    unsigned ncap = parse_list("CAP_PCT", cap_list, caps, VNPU_REGION_MAX_DEVICES);
+    if (n == 0 || ncap == 0)
+        return 2;
+    if (ncap != 1 && ncap != n) {
+        fprintf(stderr, "registry_tool: CAP_PCT = %s: one cap, or one per device of PHYS_ID = %s\n", cap_list, phys_list);
+        return 2;
+    }
     struct vnpu_init_config c;
     memset(&c, 0, sizeof c);
-    c.device_count = 1;
-    c.mem_limit[0] = mem_mib * 1024ULL * 1024ULL;
+    c.device_count = n;
+    for (unsigned d = 0; d < n; d++)
+        c.mem_limit[d] = mem_mib * 1024ULL * 1024ULL;
     c.compute_weight = weight;
-    c.compute_cap_pct = cap;
+    c.compute_cap_pct = caps[0];
     c.priority_class = prio;
     c.policy_flags = VNPU_POLICY_MEM_ENFORCE | VNPU_POLICY_COMPUTE_ENFORCE | share_policy;
     struct vnpu_region r;
@@ -72,11 +103,15 @@ static int make_region(const char *path, const char *regdir, int phys, unsigned 
         fprintf(stderr, "registry_tool: %s\n", err);
         return 1;
     }
-    /* what the node agent writes: registry directory and phy ID, under the config seqlock */
+    /* what the node agent writes: registry directory, phy IDs and per-device caps, under the config seqlock */
     uint32_t *seq = (uint32_t *)(r.base + VNPU_H_CONFIG_SEQ);
     __atomic_add_fetch(seq, 1u, __ATOMIC_SEQ_CST);
     snprintf((char *)r.base + VNPU_H_REGISTRY_DIR, VNPU_REGION_PATH_BYTES, "%s", regdir);
-    __atomic_store_n((int32_t *)(r.base + vnpu_devcfg_off(0) + VNPU_DC_PHYS_ID), (int32_t)phys, __ATOMIC_SEQ_CST);
+    for (unsigned d = 0; d < n; d++) {
+        __atomic_store_n((int32_t *)(r.base + vnpu_devcfg_off(d) + VNPU_DC_PHYS_ID), (int32_t)phys[d], __ATOMIC_SEQ_CST);
+        __atomic_store_n((uint32_t *)(r.base + vnpu_devcfg_off(d) + VNPU_DC_COMPUTE_CAP_PCT), caps[ncap == 1 ? 0 : d],
+                         __ATOMIC_SEQ_CST);
+    }
     __atomic_add_fetch(seq, 1u, __ATOMIC_SEQ_CST);
     printf("key=%llu\n", (unsigned long long)vnpu_load64(&r, VNPU_H_EPOCH));
     vnpu_region_close(&r);
@@ -206,8 +241,7 @@ int main(int argc, char **argv)
         uint32_t share_policy = 0;
         if (argc == 10 && policy_flag(argv[9], &share_policy) != 0)
             return 2;
-        return make_region(argv[2], argv[3], atoi(argv[4]), (unsigned)atoi(argv[5]), (unsigned)atoi(argv[6]),
-                           atoi(argv[7]), argc >= 9 ? strtoull(argv[8], NULL, 10) : 0, share_policy);
+        return make_region(argv[2], argv[3], argv[4], (unsigned)atoi(argv[5]), argv[6], atoi(argv[7]), argc >= 9 ? strtoull(argv[8], NULL, 10) : 0, share_policy);
     }
     if ((argc == 4 || argc == 5) && strcmp(argv[1], "register") == 0)
         return register_region(argv[2], argv[3], argc == 5 ? (unsigned)atoi(argv[4]) : 0u);

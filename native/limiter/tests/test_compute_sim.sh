@@ -248,6 +248,22 @@ for mode in model-destroy stream-reuse key-churn; do
   check "$mode-cap10" "$(share_of_line "$line")" 10 5
 done
 
+# --- a stream destroyed by a device reset (the runtime frees the device's streams; no rtStreamDestroy)
+# whose handle the runtime hands out again for a stream of another device: what the launch path
+# remembered of the old stream must not charge the new one's launches to the old device. A
+# two-device region (NPU 0 cap 100 %, NPU 1 cap 10 %); on NPU 1 a cycle's 20 2 us kernels (launch-on
+# charged them to NPU 0: 19.5 % under the 10 % cap) ---
+setup devreset
+mkdir -p "$REG/../containers/dr"
+"$TOOL" region "$REG/../containers/dr/vnpu_local_shmem" "$REG" 0,1 1 100,10 1 > /dev/null || fail "devreset: cannot create the two-device region"
+"$TOOL" register "$REG/npu0.reg" "$REG/../containers/dr/vnpu_local_shmem" 0 > /dev/null || fail "devreset: cannot register"
+line=$(LD_PRELOAD=$PRELOAD NPU_LOCAL_SHM_PATH=$REG/../containers/dr/vnpu_local_shmem VNPU_SIM_QUIET=1 \
+       "$B/limiter/compute_patterns" reset-reuse 2 | grep '^pattern done')
+reused=$(echo "$line" | field reused)
+[ "${reused:-0}" -gt 0 ] || fail "devreset: the simulator never handed a destroyed stream's handle out again ($line)"
+busy1=$("$B/cann-sim-busy" --pid "$(echo "$line" | field pid)" --device 1 | grep '^busy' | field busy_ns)
+check devreset-reused-stream-cap10 "$(awk -v b="${busy1:-0}" -v w="$(echo "$line" | field wall_ns)" 'BEGIN { printf "%.2f", 100 * b / w }')" 10 3
+
 # --- weights 1:3 with an 8-stream weight-1 neighbour: its launchers block inside the runtime behind
 # the neighbour's queue, yet it stays busy (launches in flight), and neither floods the device ---
 multistream_once() {
