@@ -546,7 +546,7 @@ struct special_stream {
     rtModel_t mdl;
 };
 static int special_n; /* hooks read it without a lock */
-/* +1 whenever a stream or model is destroyed (vnpu_compute_forget): a new stream may then take a
+/* +1 whenever streams are destroyed (vnpu_compute_streams_gone): a new stream may then take a
  * destroyed one's address, on another device; the fast path's stream -> device memory is dropped */
 static uint32_t stream_gen;
 static struct special_stream special[MAX_SPECIAL];
@@ -715,9 +715,11 @@ void vnpu_compute_stream_special(rtStream_t stm, rtModel_t mdl, int on)
     pthread_mutex_unlock(&smp_mu);
 }
 
+void vnpu_compute_streams_gone(void) { __atomic_fetch_add(&stream_gen, 1, __ATOMIC_RELAXED); }
+
 void vnpu_compute_forget(rtStream_t stm, rtModel_t mdl)
 {
-    __atomic_fetch_add(&stream_gen, 1, __ATOMIC_RELAXED);
+    vnpu_compute_streams_gone();
     pthread_mutex_lock(&smp_mu);
     for (int i = special_n - 1; i >= 0; i--)
         if ((stm && special[i].stm == stm) || (mdl && special[i].mdl == mdl))

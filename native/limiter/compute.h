@@ -175,6 +175,10 @@ void vnpu_compute_after_sync(struct vnpu_launch *l, rtError_t rc, int64_t elapse
 void vnpu_compute_stream_special(rtStream_t stm, rtModel_t mdl, int on);
 /* A destroyed stream (stm) or model (mdl, with every stream bound to it) is no longer special. */
 void vnpu_compute_forget(rtStream_t stm, rtModel_t mdl);
+/* The runtime destroyed streams (rtStreamDestroy, rtModelDestroy, or a device reset, which frees
+ * every stream of the device): their handles may come back naming streams of another device, so
+ * what the launch path remembers of a handle's device is dropped. Call after the real call. */
+void vnpu_compute_streams_gone(void);
 
 /* Logs once per symbol that a launch arrived through a hook whose real function is missing. */
 void vnpu_compute_missing_symbol(int sym);

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cann_abi.h"
+#include "compute.h"
 #include "config.h"
 #include "fork.h"
 #include "ptrmap.h"
@@ -527,7 +528,10 @@ EXPORT rtError_t rtDeviceReset(int32_t devId) {
         while (refs > 0 && !__atomic_compare_exchange_n(&g_dev_refs[devId], &refs, refs - 1, 0, __ATOMIC_ACQ_REL,
                                                         __ATOMIC_ACQUIRE)) {
         }
-        if (refs <= 1) release_device(region_device((uint32_t)devId));
+        if (refs <= 1) {
+            release_device(region_device((uint32_t)devId));
+            vnpu_compute_streams_gone(); /* the device's streams went with it */
+        }
     }
     leave();
     return rc;
@@ -541,6 +545,7 @@ EXPORT rtError_t rtDeviceResetForce(int32_t devId) {
     if (rc == VNPU_RT_ERROR_NONE && devId >= 0 && devId < (int32_t)VNPU_REGION_MAX_DEVICES) {
         __atomic_store_n(&g_dev_refs[devId], 0, __ATOMIC_RELEASE);
         release_device(region_device((uint32_t)devId));
+        vnpu_compute_streams_gone(); /* the device's streams went with it */
     }
     leave();
     return rc;
