@@ -189,6 +189,9 @@ static rtError_t launch(rtStream_t stm, uint64_t duration_ns) {
     rtError_t rc;
     struct sim_stream *s = resolve_stream(stm, &rc);
     if (s == NULL) return rc;
+    /* the runtime refuses a kernel on a stream outside the thread's current context (CANN:
+     * RT_ERROR_STREAM_CONTEXT, 107003); here a context names a device, so: another device's stream */
+    if (s->dev != sim_current_device()) return ACL_ERROR_RT_STREAM_CONTEXT;
     pthread_mutex_lock(&s->lock);
     struct sim_model *m = s->capture != NULL ? s->capture : s->bound;
     if (m != NULL) {

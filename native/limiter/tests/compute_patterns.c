@@ -15,7 +15,9 @@
  *                  main thread forks meanwhile; the child launches one 1 ms kernel and then idles for
  *                  SECONDS, printing "fork child pid=": its container must not look busy while it idles
  *   other-device   a stream created on device 1, then 10 us kernels on it for SECONDS while the
- *                  thread's current device is 0 (the kernels run on device 1: its cap must hold)
+ *                  thread's current device is 0: the runtime refuses them (107003, stream not in the
+ *                  current context; printed as "other-device refused="), or they run on device 1 and
+ *                  its cap must hold
  *   reset-reuse    for SECONDS: a 2 us kernel on a stream of device 0, rtDeviceReset(0) (which
  *                  destroys the stream without rtStreamDestroy), then on device 1 a new stream (the
  *                  runtime often hands out the destroyed one's address) and 20 2 us kernels on it,
@@ -110,9 +112,11 @@ static int device_modes(const char *mode, double secs)
         rtStream_t s1;
         if (rtSetDevice(1) || rtStreamCreate(&s1, 0) || rtSetDevice(0))
             return 3;
-        while (now_ns() < end && !rtKernelLaunch(&ksmall, 1, &small, sizeof small, NULL, s1))
+        rtError_t rc = 0;
+        while (now_ns() < end && (rc = rtKernelLaunch(&ksmall, 1, &small, sizeof small, NULL, s1)) == 0)
             n++;
         rtStreamSynchronize(s1);
+        printf("other-device refused=%d\n", (int)rc); /* the runtime's answer (107003 on CANN) */
     } else {
         if (rtDeviceReset(0)) /* main's reference: each cycle's reset is then the last one */
             return 3;

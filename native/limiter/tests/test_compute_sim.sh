@@ -264,6 +264,13 @@ reused=$(echo "$line" | field reused)
 busy1=$("$B/cann-sim-busy" --pid "$(echo "$line" | field pid)" --device 1 | grep '^busy' | field busy_ns)
 check devreset-reused-stream-cap10 "$(awk -v b="${busy1:-0}" -v w="$(echo "$line" | field wall_ns)" 'BEGIN { printf "%.2f", 100 * b / w }')" 10 3
 
+# ... and a launch on device 1's stream while the thread's device is 0: CANN refuses it (107003, the
+# stream is not in the current context), which the limiter's accounting by current device relies on
+out=$(LD_PRELOAD=$PRELOAD NPU_LOCAL_SHM_PATH=$REG/../containers/dr/vnpu_local_shmem VNPU_SIM_QUIET=1 \
+      "$B/limiter/compute_patterns" other-device 1)
+[ "$(echo "$out" | sed -n 's/^other-device refused=\([0-9]*\).*/\1/p')" = 107003 ] ||
+  fail "other-device: a launch on another device's stream was not refused with 107003 ($out)"
+
 # --- weights 1:3 with an 8-stream weight-1 neighbour: its launchers block inside the runtime behind
 # the neighbour's queue, yet it stays busy (launches in flight), and neither floods the device ---
 multistream_once() {
