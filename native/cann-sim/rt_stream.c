@@ -89,18 +89,34 @@ static uint64_t kernel_duration(const void *args, uint64_t size) {
     return k.duration_ns > VNPU_SIM_MAX_KERNEL_NS ? VNPU_SIM_MAX_KERNEL_NS : k.duration_ns;
 }
 
+/* Destroyed stream objects, handed out again (newest first) for the next streams, as a runtime
+ * recycles its stream objects: a handle a caller saw can come back naming a stream of another
+ * device whatever the allocator does (ASan's quarantine, for one, never reuses at once). Its own
+ * lock: streams are freed with objs.lock held and without it. */
+#define SPARE_STREAMS 64
+static pthread_mutex_t spare_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct sim_stream *spare[SPARE_STREAMS];
+static unsigned spare_n;
+
 static struct sim_stream *new_stream(int dev) {
     pthread_once(&config_once, read_config);
-    /* malloc, not calloc (which bypasses glibc's per-thread cache): a destroyed stream's object is
-     * handed out again for the next stream, as a real runtime recycles its stream objects, so a
-     * handle the limiter saw can come back naming a stream of another device */
-    struct sim_stream *s = malloc(sizeof(*s));
-    if (s == NULL) return NULL;
-    memset(s, 0, sizeof(*s));
-    s->ring = calloc(stream_depth, sizeof(uint64_t));
-    if (s->ring == NULL) {
-        free(s);
-        return NULL;
+    struct sim_stream *s = NULL;
+    pthread_mutex_lock(&spare_mu);
+    if (spare_n > 0) s = spare[--spare_n];
+    pthread_mutex_unlock(&spare_mu);
+    if (s == NULL) {
+        s = calloc(1, sizeof(*s));
+        if (s == NULL) return NULL;
+        s->ring = calloc(stream_depth, sizeof(uint64_t));
+        if (s->ring == NULL) {
+            free(s);
+            return NULL;
+        }
+    } else {
+        uint64_t *ring = s->ring;
+        memset(s, 0, sizeof(*s));
+        memset(ring, 0, stream_depth * sizeof(uint64_t));
+        s->ring = ring;
     }
     s->depth = stream_depth;
     s->dev = dev;
@@ -112,6 +128,11 @@ static struct sim_stream *new_stream(int dev) {
 static void free_stream(struct sim_stream *s) {
     s->magic = 0;
     pthread_mutex_destroy(&s->lock);
+    pthread_mutex_lock(&spare_mu);
+    int kept = spare_n < SPARE_STREAMS;
+    if (kept) spare[spare_n++] = s;
+    pthread_mutex_unlock(&spare_mu);
+    if (kept) return;
     free(s->ring);
     free(s);
 }
