@@ -34,6 +34,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -43,6 +44,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -316,6 +318,157 @@ class SliceMetricsScrapeTest {
           .filteredOn(k -> k.startsWith("vnpu_slice_region_mismatch"))
           .hasSize(4);
       // nothing the tenant wrote: not its limit, not the NPU it named
+      assertThat(after.values()).doesNotContain("6.8719476736E10", "65536.0");
+      assertThat(after.keySet()).noneMatch(k -> k.contains("U1") || k.contains("\"5\""));
+    }
+  }
+
+  /**
+   * HAMi with regions the limiter makes itself (upstream hami-vnpu-core; here {@code libvnpu.so}
+   * under npu-burn, which creates the region from the Allocate environment): the scrape shows the
+   * limit the scheduler charged, labelled with the charged NPU, from the record Allocate wrote;
+   * after the tenant raises the limit in its region to 64 GiB, still the charge, with {@code
+   * memory_limit} flagged and nothing the tenant wrote. No AI-core series: the limiter's registry
+   * entries are its own.
+   */
+  @Test
+  void aRegionTheLimiterMadeShowsTheChargedLimitNeverTheTenants() throws Exception {
+    Path shared = java.nio.file.Files.createDirectory(sharedParent.resolve("registry"));
+    node(client, Map.of("hami.io/mutex.lock", "2024-01-01T00:00:00Z,default,train"));
+    pod(
+        client,
+        "train",
+        1L,
+        Map.of(
+            "huawei.com/vnpu-mode",
+            "hami-core",
+            "hami.io/Ascend910B3-devices-to-allocate",
+            "U0,Ascend910B3,1024,40:;",
+            "huawei.com/Ascend910B3",
+            "[{\"UUID\":\"U0\",\"memory\":1024,\"core\":40}]"),
+        List.of(),
+        List.of("main"));
+    SoftSplitLayout layout =
+        SoftSplitLayout.upstream(hook)
+            .withLimiterDir(
+                LimiterFixture.installInto(limiterRoot.resolve("hami-vnpu-core"))
+                    .hostDir()
+                    .toString());
+    // no region factory: the limiter creates the regions on this node
+    HamiOptions opts = HamiOptions.defaults(NODE).withSoftSplit(layout, Optional.empty());
+    FakeDeviceManager dm =
+        new FakeDeviceManager(
+            List.of(FakeDeviceManager.npu("U0", 0, 4), FakeDeviceManager.npu("U1", 1, 5)));
+    HamiComponents c =
+        new HamiComponents(
+            client,
+            dm,
+            new HamiChipSettings(
+                "910B3", "Ascend910B3", "huawei.com/Ascend910B3", 65536, 65536, 20, List.of()),
+            HamiNodeSettings.defaults(true),
+            opts,
+            new MutableClock(Instant.EPOCH),
+            new RecordingScheduler());
+    c.inventory().refresh();
+    PrometheusRegistry registry = new PrometheusRegistry();
+    AtomicLong nanos = new AtomicLong(1_000_000_000L);
+    registry.register(
+        new SliceCollector(
+            NODE,
+            new HamiSliceSource(client, NODE, c.slices()),
+            d -> d.equals("/hami-shared-region") ? Optional.of(shared) : Optional.empty(),
+            EnumSet.allOf(CompatNames.class),
+            nanos::get));
+    ContainerAllocation a = c.resourceManager().allocate(List.of("U0-0"));
+    Path region =
+        Path.of(
+                a.mounts().stream()
+                    .filter(m -> m.containerPath().equals("/hami-vnpu-shmem"))
+                    .map(Mount::hostPath)
+                    .findFirst()
+                    .orElseThrow())
+            .resolve("vnpu_local_shmem");
+    assertThat(region).doesNotExist(); // the limiter's to create
+    assertThat(a.envs()).containsEntry("NPU_MEM_QUOTA", "1024");
+
+    // the workload under the limiter: 768 MiB admitted, 512 MiB more refused with 207001
+    Path nativeDir = LimiterFixture.nativeLibrary().getParent();
+    ProcessBuilder pb =
+        new ProcessBuilder(
+            nativeDir.resolve("npu-burn").toString(),
+            "--alloc-via",
+            "rt",
+            "alloc",
+            "768M",
+            "alloc",
+            "512M");
+    Map<String, String> env = pb.environment();
+    env.keySet()
+        .removeIf(k -> k.startsWith("NPU_") || k.startsWith("VNPU_") || k.equals("LD_PRELOAD"));
+    env.putAll(a.envs());
+    env.put("NPU_LOCAL_SHM_PATH", region.toString());
+    env.put("LD_PRELOAD", LimiterFixture.nativeLibrary().toString());
+    env.put("VNPU_SIM_ROOT", sharedParent.resolve("sim").toString());
+    env.put("VNPU_SIM_QUIET", "1");
+    pb.redirectErrorStream(true);
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as(out).isZero();
+    assertThat(out.lines().map(l -> l.replaceAll(" (ptr|pid|thread)=\\S+", "")))
+        .contains("alloc ok size=" + 768 * MIB, "alloc fail code=207001 size=" + 512 * MIB);
+    assertThat(region).isRegularFile();
+
+    String slice =
+        "{container=\"main\",device_index=\"0\",namespace=\"default\",node=\"node-1\","
+            + "npu_uuid=\"U0\",phy_id=\"4\",pod=\"train\"}";
+    try (OpsServer server = OpsServer.start("127.0.0.1", 0, registry, Map.of(), Map.of());
+        QuotaRegion tenant = new QuotaRegions().open(region)) {
+      // the limiter's own table: no phy ID or UUID of the charge in it
+      assertThat(tenant.readConfig().devices().get(0).physId()).isEqualTo(-1);
+      Map<String, String> honest = scrape(server);
+      assertThat(honest)
+          .containsEntry("vnpu_slice_memory_limit_bytes" + slice, "1.073741824E9")
+          .containsEntry("vnpu_slice_memory_peak_bytes" + slice, "8.05306368E8")
+          .containsEntry("vnpu_slice_oom_rejections_total" + slice, "1.0")
+          .containsEntry(
+              "hami_vgpu_memory_limit_bytes{container=\"main\",device_uuid=\"U0\","
+                  + "namespace=\"default\",pod=\"train\",vdevice_index=\"0\"}",
+              "1.073741824E9");
+      assertThat(honest.keySet())
+          .noneMatch(
+              k ->
+                  k.startsWith("vnpu_slice_region_mismatch")
+                      || k.startsWith("vnpu_slice_aicore")
+                      || k.startsWith("vnpu_slice_kernel_launches"));
+      // one series per charged device, not one per entry of the limiter's table
+      assertThat(honest.keySet())
+          .filteredOn(k -> k.startsWith("vnpu_slice_memory_limit_bytes"))
+          .containsExactly("vnpu_slice_memory_limit_bytes" + slice);
+
+      io.vnpu.quota.model.RegionConfig own = tenant.readConfig();
+      tenant.updateConfig(
+          own.withDevices(
+              own.devices().stream()
+                  .map(
+                      q ->
+                          new io.vnpu.quota.model.DeviceQuota(
+                              64L << 30, 10000, 0, Priority.HIGH, 5, "U1"))
+                  .toList()));
+      Map<String, String> after = scrape(server);
+      assertThat(after)
+          .containsEntry("vnpu_slice_memory_limit_bytes" + slice, "1.073741824E9")
+          .containsEntry(
+              "vnpu_pod_total_memory{container_name=\"main\",id=\"4\",namespace=\"default\","
+                  + "pod_name=\"train\",vdie_id=\"U0\"}",
+              "1024.0")
+          .containsEntry(
+              "vnpu_slice_region_mismatch{container=\"main\",field=\"memory_limit\","
+                  + "namespace=\"default\",node=\"node-1\",pod=\"train\"}",
+              "1.0");
+      assertThat(after.keySet())
+          .filteredOn(k -> k.startsWith("vnpu_slice_region_mismatch"))
+          .hasSize(1);
       assertThat(after.values()).doesNotContain("6.8719476736E10", "65536.0");
       assertThat(after.keySet()).noneMatch(k -> k.contains("U1") || k.contains("\"5\""));
     }
