@@ -138,41 +138,48 @@ public class DraPrepareBenchmark {
                   new io.vnpu.quota.region.QuotaRegions()),
               () -> {});
     }
-    state =
-        DeviceState.open(
-            new CheckpointStore(sockets.dataDir().resolve("checkpoint.json"), Clock.systemUTC()),
-            new CdiSpecWriter(cdiDir, kind),
-            new ClaimSpecBuilder(kind, new AscendHostLayout(new DeviceNodeProbe(dev), dir), layout),
-            new ClaimPlanner(
-                DRIVER,
-                NODE,
-                kind,
-                new io.vnpu.kube.dra.modes.ChipModes(
-                    io.vnpu.kube.dra.vnpu.HardVnpuChips.OFF,
-                    soft,
-                    io.vnpu.kube.dra.modes.SoftCapacityNames.HAMI),
-                layout),
-            inventory,
-            NODE,
-            "bench",
-            Duration.ofSeconds(30),
-            new io.vnpu.kube.dra.vnpu.VnpuDriver() {
-              @Override
-              public io.vnpu.api.model.Vnpu create(int logicId, String template) {
-                throw new IllegalStateException("no vNPUs here");
-              }
+    DeviceState.Builder opening =
+        DeviceState.builder()
+            .store(
+                new CheckpointStore(
+                    sockets.dataDir().resolve("checkpoint.json"), Clock.systemUTC()))
+            .cdi(new CdiSpecWriter(cdiDir, kind))
+            .specs(
+                new ClaimSpecBuilder(
+                    kind, new AscendHostLayout(new DeviceNodeProbe(dev), dir), layout))
+            .planner(
+                new ClaimPlanner(
+                    DRIVER,
+                    NODE,
+                    kind,
+                    new io.vnpu.kube.dra.modes.ChipModes(
+                        io.vnpu.kube.dra.vnpu.HardVnpuChips.OFF,
+                        soft,
+                        io.vnpu.kube.dra.modes.SoftCapacityNames.HAMI),
+                    layout))
+            .inventory(inventory)
+            .poolName(NODE)
+            .bootId("bench")
+            .lockTimeout(Duration.ofSeconds(30))
+            .vnpus(
+                new io.vnpu.kube.dra.vnpu.VnpuDriver() {
+                  @Override
+                  public io.vnpu.api.model.Vnpu create(int logicId, String template) {
+                    throw new IllegalStateException("no vNPUs here");
+                  }
 
-              @Override
-              public void destroy(int logicId, int vnpuId) {
-                throw new IllegalStateException("no vNPUs here");
-              }
+                  @Override
+                  public void destroy(int logicId, int vnpuId) {
+                    throw new IllegalStateException("no vNPUs here");
+                  }
 
-              @Override
-              public List<io.vnpu.api.model.Vnpu> list(int logicId) {
-                return List.of();
-              }
-            },
-            softRegions);
+                  @Override
+                  public List<io.vnpu.api.model.Vnpu> list(int logicId) {
+                    return List.of();
+                  }
+                });
+    if (softRegions != null) opening.softRegions(softRegions);
+    state = opening.open();
     server =
         new KubeletPluginServer(
             sockets,
