@@ -242,6 +242,13 @@ static uint64_t args_ex_duration(const rtArgsEx_t *a) {
     return a == NULL ? kernel_duration(NULL, 0) : kernel_duration(a->args, a->argsSize);
 }
 
+/* The launches that name their entry (function, handle or name) and pass an rtArgsEx_t. */
+static rtError_t launch_args_ex(const void *entry, uint32_t numBlocks, const rtArgsEx_t *argsInfo, rtStream_t stm) {
+    CHECK_LAUNCH(entry, numBlocks);
+    if (argsInfo == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    return launch(stm, args_ex_duration(argsInfo));
+}
+
 rtError_t rtKernelLaunch(const void *stubFunc, uint32_t numBlocks, void *args, uint32_t argsSize,
                          rtSmDesc_t *smDesc, rtStream_t stm) {
     (void)smDesc;
@@ -253,9 +260,7 @@ rtError_t rtKernelLaunchWithFlag(const void *stubFunc, uint32_t numBlocks, rtArg
                                  rtSmDesc_t *smDesc, rtStream_t stm, uint32_t flags) {
     (void)smDesc;
     (void)flags;
-    CHECK_LAUNCH(stubFunc, numBlocks);
-    if (argsInfo == NULL) return ACL_ERROR_RT_PARAM_INVALID;
-    return launch(stm, args_ex_duration(argsInfo));
+    return launch_args_ex(stubFunc, numBlocks, argsInfo, stm);
 }
 
 rtError_t rtKernelLaunchWithFlagV2(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
@@ -270,9 +275,7 @@ rtError_t rtKernelLaunchWithHandle(void *hdl, const uint64_t tilingKey, uint32_t
     (void)tilingKey;
     (void)smDesc;
     (void)kernelInfo;
-    CHECK_LAUNCH(hdl, numBlocks);
-    if (argsInfo == NULL) return ACL_ERROR_RT_PARAM_INVALID;
-    return launch(stm, args_ex_duration(argsInfo));
+    return launch_args_ex(hdl, numBlocks, argsInfo, stm);
 }
 
 rtError_t rtKernelLaunchWithHandleV2(void *hdl, const uint64_t tilingKey, uint32_t numBlocks,
@@ -300,9 +303,7 @@ rtError_t rtAicpuKernelLaunchWithFlag(const rtKernelLaunchNames_t *launchNames, 
                                       uint32_t flags) {
     (void)smDesc;
     (void)flags;
-    CHECK_LAUNCH(launchNames, numBlocks);
-    if (argsInfo == NULL) return ACL_ERROR_RT_PARAM_INVALID;
-    return launch(stm, args_ex_duration(argsInfo));
+    return launch_args_ex(launchNames, numBlocks, argsInfo, stm);
 }
 
 rtError_t rtAicpuKernelLaunchExWithArgs(const uint32_t kernelType, const char_t *const opName,
@@ -322,9 +323,7 @@ rtError_t rtCpuKernelLaunchWithFlag(const void *soName, const void *kernelName, 
     (void)soName;
     (void)smDesc;
     (void)flags;
-    CHECK_LAUNCH(kernelName, numBlocks);
-    if (argsInfo == NULL) return ACL_ERROR_RT_PARAM_INVALID;
-    return launch(stm, args_ex_duration(argsInfo));
+    return launch_args_ex(kernelName, numBlocks, argsInfo, stm);
 }
 
 rtError_t rtVectorCoreKernelLaunch(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
@@ -358,9 +357,7 @@ rtError_t rtLaunchKernelByFuncHandleV2(rtFuncHandle funcHandle, uint32_t numBloc
 rtError_t rtLaunchKernelByFuncHandleV3(rtFuncHandle funcHandle, uint32_t numBlocks, const rtArgsEx_t *const argsInfo,
                                        rtStream_t stm, const rtTaskCfgInfo_t *const cfgInfo) {
     (void)cfgInfo;
-    CHECK_LAUNCH(funcHandle, numBlocks);
-    if (argsInfo == NULL) return ACL_ERROR_RT_PARAM_INVALID;
-    return launch(stm, args_ex_duration(argsInfo));
+    return launch_args_ex(funcHandle, numBlocks, argsInfo, stm);
 }
 
 rtError_t rtsLaunchKernelWithConfig(rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
