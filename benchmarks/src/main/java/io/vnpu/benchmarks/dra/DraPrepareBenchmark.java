@@ -210,29 +210,25 @@ public class DraPrepareBenchmark {
   }
 
   static ResourceClaim claim(ClaimRef ref) throws ClaimFetchException {
-    return new ResourceClaimBuilder()
-        .withNewMetadata()
-        .withNamespace(ref.namespace())
-        .withName(ref.name())
-        .withUid(ref.uid())
-        .endMetadata()
-        .withNewStatus()
-        .withNewAllocation()
-        .withNewDevices()
-        .withResults(
-            new DeviceRequestAllocationResultBuilder()
-                .withRequest("npu")
-                .withDriver(DRIVER)
-                .withPool(NODE)
-                .withDevice("npu-0")
-                .build())
-        .endDevices()
-        .endAllocation()
-        .endStatus()
-        .build();
+    return claim(ref, new DeviceRequestAllocationResultBuilder());
   }
 
+  /** The claim of one soft share of npu-0: 4 GiB and 25 % of its cores. */
   static ResourceClaim softClaim(ClaimRef ref) throws ClaimFetchException {
+    return claim(
+        ref,
+        new DeviceRequestAllocationResultBuilder()
+            .withShareID(ref.uid())
+            .withConsumedCapacity(
+                java.util.Map.of(
+                    "memory", new io.fabric8.kubernetes.api.model.Quantity("4Gi"),
+                    "cores", new io.fabric8.kubernetes.api.model.Quantity("25"))));
+  }
+
+  /**
+   * The claim {@code ref} allocated request {@code npu} on npu-0 of this node, as {@code result}.
+   */
+  private static ResourceClaim claim(ClaimRef ref, DeviceRequestAllocationResultBuilder result) {
     return new ResourceClaimBuilder()
         .withNewMetadata()
         .withNamespace(ref.namespace())
@@ -243,17 +239,7 @@ public class DraPrepareBenchmark {
         .withNewAllocation()
         .withNewDevices()
         .withResults(
-            new DeviceRequestAllocationResultBuilder()
-                .withRequest("npu")
-                .withDriver(DRIVER)
-                .withPool(NODE)
-                .withDevice("npu-0")
-                .withShareID(ref.uid())
-                .withConsumedCapacity(
-                    java.util.Map.of(
-                        "memory", new io.fabric8.kubernetes.api.model.Quantity("4Gi"),
-                        "cores", new io.fabric8.kubernetes.api.model.Quantity("25")))
-                .build())
+            result.withRequest("npu").withDriver(DRIVER).withPool(NODE).withDevice("npu-0").build())
         .endDevices()
         .endAllocation()
         .endStatus()
