@@ -422,9 +422,21 @@ static int try_claim(struct vnpu_region *r, uint32_t i) {
     return 1;
 }
 
+/*
+ * The lowest free slot below the high-water mark first; when none is free there, the slots of dead
+ * owners are reaped and tried before the mark grows. Every admission scans every slot below the mark,
+ * and nothing lowers it: a container whose processes come and go without a memory-info query (which
+ * also reaps) would otherwise push it to 256 and make each allocation scan 256 slots. Reaping costs one
+ * try-lock per occupied slot below the mark, once per process start, and only when no slot there is free.
+ */
 int vnpu_region_claim_slot(struct vnpu_region *r) {
     for (int round = 0; round < 2; round++) {
-        for (uint32_t i = 0; i < VNPU_REGION_SLOT_COUNT; i++)
+        uint32_t hwm = __atomic_load_n(P32(r, VNPU_H_SLOT_HWM), __ATOMIC_SEQ_CST);
+        if (hwm > VNPU_REGION_SLOT_COUNT) hwm = VNPU_REGION_SLOT_COUNT;
+        for (uint32_t i = 0; i < hwm; i++)
+            if (try_claim(r, i)) return (int)i;
+        if (round == 0 && hwm > 0 && vnpu_region_reap(r) > 0) continue;
+        for (uint32_t i = hwm; i < VNPU_REGION_SLOT_COUNT; i++)
             if (try_claim(r, i)) return (int)i;
         if (vnpu_region_reap(r) == 0) break;
     }
