@@ -1,6 +1,7 @@
 /*
  * Quota region: see region.h and docs/region-layout.md for the protocol and its proof.
  */
+#include "cpu_relax.h"
 #include "region.h"
 #include "safe_open.h"
 
@@ -421,9 +422,21 @@ static int try_claim(struct vnpu_region *r, uint32_t i) {
     return 1;
 }
 
+/*
+ * The lowest free slot below the high-water mark first; when none is free there, the slots of dead
+ * owners are reaped and tried before the mark grows. Every admission scans every slot below the mark,
+ * and nothing lowers it: a container whose processes come and go without a memory-info query (which
+ * also reaps) would otherwise push it to 256 and make each allocation scan 256 slots. Reaping costs one
+ * try-lock per occupied slot below the mark, once per process start, and only when no slot there is free.
+ */
 int vnpu_region_claim_slot(struct vnpu_region *r) {
     for (int round = 0; round < 2; round++) {
-        for (uint32_t i = 0; i < VNPU_REGION_SLOT_COUNT; i++)
+        uint32_t hwm = __atomic_load_n(P32(r, VNPU_H_SLOT_HWM), __ATOMIC_SEQ_CST);
+        if (hwm > VNPU_REGION_SLOT_COUNT) hwm = VNPU_REGION_SLOT_COUNT;
+        for (uint32_t i = 0; i < hwm; i++)
+            if (try_claim(r, i)) return (int)i;
+        if (round == 0 && hwm > 0 && vnpu_region_reap(r) > 0) continue;
+        for (uint32_t i = hwm; i < VNPU_REGION_SLOT_COUNT; i++)
             if (try_claim(r, i)) return (int)i;
         if (vnpu_region_reap(r) == 0) break;
     }
@@ -525,14 +538,6 @@ static inline __attribute__((always_inline)) void claimed_sums(const struct vnpu
 }
 
 struct vnpu_admit_stats vnpu_admit_stats;
-
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
 
 void vnpu_region_count(struct vnpu_region *r, uint32_t dev, uint32_t ds_field, uint64_t n) {
     __atomic_fetch_add(P64(r, vnpu_devstate_off(dev) + ds_field), n, __ATOMIC_RELAXED);
@@ -654,7 +659,7 @@ static __attribute__((noinline, cold)) int admit_contended(struct vnpu_region *r
         uint64_t limit = vnpu_region_limit(r, dev); /* the agent may have changed it meanwhile */
         int fits_committed = sat_add(used, bytes) <= limit;
         if (fits_committed && tries < ADMIT_CONTENDED_TRIES) {
-            cpu_relax();
+            vnpu_cpu_relax();
         } else if (!reaped && (reaped = 1, reap_slots(r, (int)dev) > 0)) {
             /* what stood in the way belonged to owners that died (never to us: our slot is live) */
             __atomic_fetch_add(&vnpu_admit_stats.reaped, 1, __ATOMIC_RELAXED);
