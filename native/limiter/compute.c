@@ -146,7 +146,17 @@ struct tcount {
     uint32_t charge_share;
     uint64_t charge_cost;
     int64_t charge_ns;
+    /* the fast path (launch_fast): open while the batch is (batch_flush closes it). fast_slack: how far
+     * batch_charge may grow with the next launch still conforming at clock_ns (vnpu_gcra_slack when
+     * the slow path last read the word), FAST_CLOSED when not open; fast_proc_dev: the runtime's
+     * number of batch_dev (rtGetDevice); fast_stream: a stream last launched on while that was the
+     * thread's device, valid while stream_gen is fast_stream_gen (NULL: none) */
+    int64_t fast_slack;
+    int32_t fast_proc_dev;
+    uint32_t fast_stream_gen;
+    rtStream_t fast_stream;
 };
+#define FAST_CLOSED INT64_MIN
 static pthread_mutex_t tc_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct tcount *tc_head;
 static pthread_key_t tc_key;
@@ -182,6 +192,7 @@ static struct tcount *tc_get(void)
     } else {
         t = calloc(1, sizeof *t);
         if (t) {
+            t->fast_slack = FAST_CLOSED;
             t->next = tc_head;
             tc_head = t;
         }
@@ -194,17 +205,20 @@ static struct tcount *tc_get(void)
 }
 
 /*
- * The launch clock. A CLOCK_MONOTONIC read costs 45-85 ns on a loaded VM (more than the rest of the
- * bracket), so a conforming launch may reuse its thread's last read: at most CLOCK_REUSE launches in
- * a row, and never across a tick of the measurement thread (clock_tick, bumped every POLL_NS). The
- * value is a lower bound of now, stale by at most min(CLOCK_REUSE launches, one poll period):
+ * The launch clock. A CLOCK_MONOTONIC read costs 32 ns (kvm-clock vDSO, AMD EPYC guest) to 45-85 ns
+ * on a loaded VM (more than the rest of the bracket), so a conforming launch may reuse its thread's
+ * last read: at most CLOCK_REUSE launches in a row, and never across a tick of the measurement thread
+ * (clock_tick, bumped every POLL_NS). The value is a lower bound of now, stale by at most
+ * min(CLOCK_REUSE launches, one poll period); the poll period is what bounds it in practice (256
+ * launches take 20-50 us), and the read with its slow-path launch costs ~100 ns, so 32 (the earlier
+ * value) spent ~3 ns per launch on it (docs/benchmarks.md):
  *   - a launch that would wait re-reads the clock first, so no launch ever waits on a stale clock;
  *   - a conforming launch charges from max(tat, now' - credit): from a lagging state it may start up
  *     to that staleness early (credit grows by it, once per idle-to-busy change; nothing accumulates);
  *   - busy markers and activity stamps are that much earlier.
  * Without a running measurement thread (not started, or failed) every launch reads the clock.
  */
-#define CLOCK_REUSE 32
+#define CLOCK_REUSE 256
 static uint64_t clock_tick; /* measurement thread: +1 per poll */
 static int thread_state;    /* (defined with the measurement thread below) */
 
@@ -228,10 +242,8 @@ static int64_t launch_now(struct tcount *tc, int *reused)
 }
 
 /* vnpu_gcra_charge(cost, share), remembered per thread: a steady kernel at a steady share repeats it */
-static int64_t launch_charge(struct tcount *tc, uint64_t cost, uint32_t share)
+static __attribute__((noinline)) int64_t launch_charge_new(struct tcount *tc, uint64_t cost, uint32_t share)
 {
-    if (tc && tc->charge_cost == cost && tc->charge_share == share && tc->charge_ns != 0)
-        return tc->charge_ns;
     int64_t c = vnpu_gcra_charge(cost, share);
     if (tc) {
         tc->charge_cost = cost;
@@ -239,6 +251,13 @@ static int64_t launch_charge(struct tcount *tc, uint64_t cost, uint32_t share)
         tc->charge_ns = c;
     }
     return c;
+}
+
+static inline __attribute__((always_inline)) int64_t launch_charge(struct tcount *tc, uint64_t cost, uint32_t share)
+{
+    if (tc && tc->charge_cost == cost && tc->charge_share == share && tc->charge_ns != 0)
+        return tc->charge_ns;
+    return launch_charge_new(tc, cost, share);
 }
 
 /*
@@ -260,7 +279,10 @@ static int64_t dev_burst(uint32_t d);
 
 static void batch_flush(struct tcount *tc, int64_t now)
 {
-    if (!tc || tc->batch_cost == 0)
+    if (!tc)
+        return;
+    tc->fast_slack = FAST_CLOSED;
+    if (tc->batch_cost == 0)
         return;
     int64_t *tat = dev_tat(tc->batch_dev);
     if (tat)
@@ -269,7 +291,7 @@ static void batch_flush(struct tcount *tc, int64_t now)
     tc->batch_charge = 0;
 }
 
-static inline void tc_add(uint64_t *field, uint64_t n)
+static inline __attribute__((always_inline)) void tc_add(uint64_t *field, uint64_t n)
 {
     __atomic_store_n(field, __atomic_load_n(field, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
 }
@@ -334,6 +356,9 @@ uint64_t vnpu_kernel_key(int sym, const void *fn, uint64_t tiling_key, uint32_t 
 
 static int table_full_logged;
 
+/* The first slot of key's probe window (cost_find; the fast path looks there only). */
+static inline uint32_t cost_slot(uint64_t key) { return (uint32_t)(key ^ (key >> 32)) % COST_TABLE; }
+
 /* A fresh entry for key: charged conservatively (the seed) until its own measurement arrives. */
 static void cost_init(struct costent *e, int64_t now)
 {
@@ -354,7 +379,7 @@ static struct costent *cost_find(uint64_t key, int insert, int *fresh, int64_t n
 {
     if (fresh)
         *fresh = 0;
-    uint32_t i = (uint32_t)(key ^ (key >> 32)) % COST_TABLE;
+    uint32_t i = cost_slot(key);
     struct costent *victim = NULL;
     int64_t oldest = INT64_MAX;
     for (int p = 0; p < COST_PROBE; p++, i = (i + 1) % COST_TABLE) {
@@ -521,6 +546,9 @@ struct special_stream {
     rtModel_t mdl;
 };
 static int special_n; /* hooks read it without a lock */
+/* +1 whenever a stream or model is destroyed (vnpu_compute_forget): a new stream may then take a
+ * destroyed one's address, on another device; the fast path's stream -> device memory is dropped */
+static uint32_t stream_gen;
 static struct special_stream special[MAX_SPECIAL];
 
 static int thread_state; /* 0 not started, 1 running, 2 failed */
@@ -636,12 +664,15 @@ static void thread_start(void)
 
 /* ---------- the launch bracket ---------- */
 /* The configuration's device of the launching thread's current device; VNPU_COMPUTE_MAX_DEVICES when
- * it has none or the configuration does not describe it (then the launch is not throttled). */
-static uint32_t current_dev(void)
+ * it has none or the configuration does not describe it (then the launch is not throttled).
+ * *proc_dev: the runtime's number of the device (rtGetDevice), -1 when it told none. */
+static uint32_t current_dev(int32_t *proc_dev)
 {
     int32_t d = 0;
+    *proc_dev = -1;
     if (!rt.get_device || rt.get_device(&d) != 0 || d < 0 || (uint32_t)d >= VNPU_COMPUTE_MAX_DEVICES)
         return cfg.device_count == 1 ? 0 : VNPU_COMPUTE_MAX_DEVICES;
+    *proc_dev = d;
     uint32_t m = vnpu_compute_map_device((uint32_t)d);
     return m < cfg.device_count ? m : VNPU_COMPUTE_MAX_DEVICES;
 }
@@ -686,6 +717,7 @@ void vnpu_compute_stream_special(rtStream_t stm, rtModel_t mdl, int on)
 
 void vnpu_compute_forget(rtStream_t stm, rtModel_t mdl)
 {
+    __atomic_fetch_add(&stream_gen, 1, __ATOMIC_RELAXED);
     pthread_mutex_lock(&smp_mu);
     for (int i = special_n - 1; i >= 0; i--)
         if ((stm && special[i].stm == stm) || (mdl && special[i].mdl == mdl))
@@ -737,15 +769,84 @@ static int64_t *dev_tat(uint32_t d);
 
 void vnpu_compute_before_sync(struct vnpu_launch *l, int sym, uint64_t key) { before_impl(l, sym, key, NULL, 1); }
 
-void vnpu_compute_before(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t stm)
+/*
+ * The fast path: a launch that the slow path (before_impl) would admit into the thread's open batch
+ * without waiting, decided without reading the clock or the container's word and with no atomic
+ * read-modify-write. It applies only while everything the slow path decided the batch on still
+ * holds: same process (no fork), no special stream, the same device and share, the same measurement
+ * tick and fewer than CLOCK_REUSE uses of the thread's clock reading (so the slow path would reuse
+ * it too), a key measured before and found in its first slot, no measurement bracket due, and the
+ * batch within both BATCH_CHARGE_NS and the slack read from the word at the batch's last slow-path
+ * launch. The one difference from the slow path: charges other threads or processes of the
+ * container added to the word since that read are seen at the next slow-path launch (within
+ * CLOCK_REUSE launches or one measurement tick), like this thread's own batch is seen by them.
+ * The activity stamp (last_launch_ns) is left to the slow path: at the same clock reading it would
+ * not move (LAST_LAUNCH_GRAIN). Fills only l->in_call_since and l->sampled (all vnpu_compute_after
+ * reads of a launch not sampled). Returns 0, having changed nothing, when the slow path must decide.
+ */
+static inline __attribute__((always_inline)) int launch_fast(struct vnpu_launch *l, int sym, uint64_t key,
+                                                             rtStream_t stm)
 {
+    struct tcount *tc = tc_self;
+    if (__builtin_expect(!tc || tc->fast_slack == FAST_CLOSED, 0) || vnpu_fork_changed()
+        || __atomic_load_n(&special_n, __ATOMIC_ACQUIRE) != 0)
+        return 0;
+    /* the device: a stream stays on the device it was created on, so a launch on the stream last
+     * seen with the batch's device needs no rtGetDevice (the default stream NULL follows the thread) */
+    uint32_t gen = __atomic_load_n(&stream_gen, __ATOMIC_RELAXED);
+    int known = stm != NULL && stm == tc->fast_stream && gen == tc->fast_stream_gen;
+    if (!known) {
+        int32_t pd;
+        if (rt.get_device(&pd) != 0 || pd != tc->fast_proc_dev)
+            return 0;
+    }
+    if (tc->clock_tick != __atomic_load_n(&clock_tick, __ATOMIC_RELAXED) || tc->clock_uses >= CLOCK_REUSE)
+        return 0;
+    struct costent *ce = &costs[cost_slot(key)];
+    if (__atomic_load_n(&ce->key, __ATOMIC_ACQUIRE) != key
+        || __atomic_load_n(&ce->measured_key, __ATOMIC_RELAXED) != key)
+        return 0;
+    uint32_t d = tc->batch_dev;
+    if (__atomic_load_n(&devs[d].share_ppm, __ATOMIC_RELAXED) != tc->batch_share)
+        return 0;
+    int64_t now = tc->clock_ns;
+    if (now - __atomic_load_n(&ce->last_sample_ns, __ATOMIC_RELAXED) >= SAMPLE_INTERVAL_NS)
+        return 0; /* a bracket is due: the slow path takes it */
+    uint64_t cost = __atomic_load_n(&ce->cost_ns, __ATOMIC_RELAXED);
+    int64_t charge = launch_charge(tc, cost, tc->batch_share);
+    if (tc->batch_charge + charge >= BATCH_CHARGE_NS || tc->batch_charge > tc->fast_slack)
+        return 0;
+    tc->clock_uses++;
+    tc_add(&tc->launches[d][sym], 1);
+    tc_add(&tc->charged_ns[d], cost);
+    tc->batch_cost += cost;
+    tc->batch_charge += charge;
+    if (now - __atomic_load_n(&ce->last_use_ns, __ATOMIC_RELAXED) >= COST_TOUCH_NS)
+        __atomic_store_n(&ce->last_use_ns, now, __ATOMIC_RELAXED);
+    __atomic_store_n(&tc->in_call_dev, d, __ATOMIC_RELAXED);
+    __atomic_store_n(&tc->in_call_since, now, __ATOMIC_RELAXED);
+    l->in_call_since = &tc->in_call_since;
+    l->sampled = 0;
+    if (!known && stm != NULL) {
+        tc->fast_stream = stm;
+        tc->fast_stream_gen = gen;
+    }
+    return 1;
+}
+
+/* inlined into every launch hook (link-time optimisation): the fast path then shares the hook's frame */
+__attribute__((always_inline)) inline void vnpu_compute_before(struct vnpu_launch *l, int sym, uint64_t key,
+                                                               rtStream_t stm)
+{
+    if (__builtin_expect(launch_fast(l, sym, key, stm), 1))
+        return;
     before_impl(l, sym, key, stm, 0);
 }
 
 void vnpu_compute_after_sync(struct vnpu_launch *l, rtError_t rc, int64_t elapsed_ns)
 {
-    if (l->tc)
-        __atomic_store_n(&((struct tcount *)l->tc)->in_call_since, 0, __ATOMIC_RELAXED);
+    if (l->in_call_since)
+        __atomic_store_n(l->in_call_since, 0, __ATOMIC_RELAXED);
     if (rc != 0 || !l->cost || elapsed_ns <= 0)
         return;
     /* measured right here: a first measurement is charged in full before the caller's next
@@ -821,13 +922,15 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
     l->cost = NULL;
     l->stream = stm;
     l->dev = 0;
-    l->tc = NULL;
+    l->in_call_since = NULL;
     /* a raw clone() child that only launches starts clean too (fork.h; two loads) */
     if (__builtin_expect(vnpu_fork_changed(), 0))
         vnpu_fork_adopt();
     if (!config_on())
         return;
-    uint32_t d = current_dev();
+    int32_t proc_dev;
+    uint32_t gen = __atomic_load_n(&stream_gen, __ATOMIC_RELAXED); /* before the device is read */
+    uint32_t d = current_dev(&proc_dev);
     if (d >= VNPU_COMPUTE_MAX_DEVICES)
         return; /* no device, or one the quota region does not describe: not ours to throttle */
     l->dev = d;
@@ -878,12 +981,21 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
         if (tc->batch_cost != 0 && (!reused || tc->batch_dev != d || tc->batch_share != share
                                     || tc->batch_charge + charge >= BATCH_CHARGE_NS))
             batch_flush(tc, now);
-        first_wait = vnpu_gcra_wait(ds->tat, now, tc->batch_charge, share, ds->reg.burst_ns, credit);
+        int64_t slack = vnpu_gcra_slack(ds->tat, now, share, ds->reg.burst_ns, credit);
+        first_wait = tc->batch_charge > slack ? tc->batch_charge - slack : 0;
         if (first_wait == 0) {
             tc->batch_dev = d;
             tc->batch_share = share;
             tc->batch_cost += cost;
             tc->batch_charge += charge;
+            /* the next launches of this batch may take the fast path: same clock reading, so the
+             * same decision as here, with the word as read here */
+            if (proc_dev >= 0 && now == tc->clock_ns && __atomic_load_n(&thread_state, __ATOMIC_RELAXED) == 1) {
+                tc->fast_slack = slack;
+                tc->fast_proc_dev = proc_dev;
+                tc->fast_stream = stm;
+                tc->fast_stream_gen = gen;
+            }
         } else {
             batch_flush(tc, now); /* the wait below sees every charge */
             first_wait = vnpu_gcra_admit_charged(ds->tat, now, charge, share, ds->reg.burst_ns, credit);
@@ -949,7 +1061,7 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
          * its wait ends, so its neighbours may) */
         __atomic_store_n(&tc->in_call_dev, d, __ATOMIC_RELAXED);
         __atomic_store_n(&tc->in_call_since, now, __ATOMIC_RELAXED);
-        l->tc = tc;
+        l->in_call_since = &tc->in_call_since;
     }
     if (now - __atomic_load_n(&ds->last_launch_cache, __ATOMIC_RELAXED) >= LAST_LAUNCH_GRAIN) {
         __atomic_store_n(&ds->last_launch_cache, now, __ATOMIC_RELAXED);
@@ -976,12 +1088,8 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
     }
 }
 
-void vnpu_compute_after(struct vnpu_launch *l, rtError_t rc)
+void vnpu_compute_after_sampled(struct vnpu_launch *l, rtError_t rc)
 {
-    if (l->tc)
-        __atomic_store_n(&((struct tcount *)l->tc)->in_call_since, 0, __ATOMIC_RELAXED);
-    if (!l->sampled)
-        return;
     if (rc != 0 || rt.event_record(l->post, l->stream) != 0) {
         bracket_give_back(l->pre, l->post);
         return;
@@ -1368,6 +1476,7 @@ static void compute_child_reset(void)
         t->wait_since = 0;
         t->batch_cost = 0; /* the parent's launches: charged by the parent */
         t->batch_charge = 0;
+        t->fast_slack = FAST_CLOSED;
         t->in_call_dev = 0;
         if (t != tc_self)
             t->retired = 1; /* its thread does not exist in the child: the block is free for reuse */

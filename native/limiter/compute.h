@@ -2,10 +2,11 @@
  * The compute limiter of libvnpu.so: throttles kernel launches so that a container gets its share of
  * a physical NPU's AI-core time (hard cap, weights, strict priority; docs/compute-registry.md).
  *
- * Hooks (hooks_launch.c) bracket every launch with vnpu_compute_before / vnpu_compute_after. A
- * launch that conforms costs a load of the container's GCRA word (small charges are summed per thread,
- * one compare-and-swap adds the sum) and a clock read every few launches
- * (compute_gcra.h), with no lock and no system call. Device time is measured off the application thread: now and then a launch is
+ * Hooks (hooks_launch.c) bracket every launch with vnpu_compute_before / vnpu_compute_after. Small
+ * charges are summed per thread and added to the container's GCRA word with one compare-and-swap
+ * per batch (compute_gcra.h); a launch the open batch admits is decided on a fast path (compute.c,
+ * launch_fast) that reads neither the clock nor the word and makes no atomic read-modify-write, and
+ * the clock is read once per CLOCK_REUSE launches or measurement tick; no lock, no system call. Device time is measured off the application thread: now and then a launch is
  * bracketed by two events and the measurement thread (started on the first launch only, so
  * processes that never launch stay inert) reads their elapsed time. Every wait is bounded and any
  * trouble with the registry makes the limiter run unthrottled (compute fails open).
@@ -119,7 +120,7 @@ struct vnpu_launch {
     void *cost;    /* cost-table entry of the kernel key, NULL if none */
     rtStream_t stream;
     uint32_t dev;
-    void *tc;      /* the thread's counter block while the launch is in flight, NULL if none */
+    int64_t *in_call_since; /* the thread's in-flight marker, cleared after the call; NULL if none */
     int sync;      /* set by vnpu_compute_before_sync: no event bracket */
     int sym;       /* enum vnpu_launch_symbol */
     uint64_t charged; /* device ns charged */
@@ -149,8 +150,17 @@ static inline int vnpu_compute_off(void)
 
 /* Throttles (bounded) before a launch; never fails. */
 void vnpu_compute_before(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t stm);
-/* Completes the measurement bracket after the real launch returned rc. */
-void vnpu_compute_after(struct vnpu_launch *l, rtError_t rc);
+/* The launch's measurement bracket after the real launch returned rc (vnpu_compute_after). */
+void vnpu_compute_after_sampled(struct vnpu_launch *l, rtError_t rc);
+/* After the real launch returned rc: the launch is no longer in flight; completes the measurement
+ * bracket if it has one (a few launches per kernel key and 2 ms). Inline: a store and a test. */
+static inline void vnpu_compute_after(struct vnpu_launch *l, rtError_t rc)
+{
+    if (l->in_call_since)
+        __atomic_store_n(l->in_call_since, 0, __ATOMIC_RELAXED);
+    if (__builtin_expect(l->sampled, 0))
+        vnpu_compute_after_sampled(l, rc);
+}
 
 /*
  * For synchronous entry points without a stream argument (rtsModelExecute runs the model on its own

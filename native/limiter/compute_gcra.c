@@ -101,13 +101,18 @@ int64_t vnpu_gcra_admit_charged(int64_t *word, int64_t now, int64_t charge, uint
     }
 }
 
-int64_t vnpu_gcra_wait(const int64_t *word, int64_t now, int64_t extra_ns, uint32_t share_ppm, int64_t burst_ns,
-                       int64_t credit_ns)
+int64_t vnpu_gcra_slack(const int64_t *word, int64_t now, uint32_t share_ppm, int64_t burst_ns, int64_t credit_ns)
 {
     int64_t floor = credit_ns > 0 ? now - credit_ns : now;
     int64_t t = decode(__atomic_load_n(word, __ATOMIC_RELAXED), now, share_ppm, burst_ns);
-    int64_t base = (t > floor ? t : floor) + extra_ns;
-    return base - now > burst_ns ? base - now - burst_ns : 0;
+    return burst_ns - ((t > floor ? t : floor) - now);
+}
+
+int64_t vnpu_gcra_wait(const int64_t *word, int64_t now, int64_t extra_ns, uint32_t share_ppm, int64_t burst_ns,
+                       int64_t credit_ns)
+{
+    int64_t slack = vnpu_gcra_slack(word, now, share_ppm, burst_ns, credit_ns);
+    return extra_ns > slack ? extra_ns - slack : 0;
 }
 
 void vnpu_gcra_adjust(int64_t *word, int64_t now, int64_t delta_ns, uint32_t share_ppm, int64_t burst_ns)

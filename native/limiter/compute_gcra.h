@@ -53,9 +53,16 @@ int64_t vnpu_gcra_admit_charged(int64_t *word, int64_t now, int64_t charge_ns, u
                                 int64_t credit_ns);
 
 /* How long (ns, 0 = conforms now) a launch would wait with extra_ns more wall-time charge on the word
- * than it holds (charges a caller has summed and not added yet); changes nothing. */
+ * than it holds (charges a caller has summed and not added yet); changes nothing. Equals
+ * max(0, extra_ns - vnpu_gcra_slack(...)). */
 int64_t vnpu_gcra_wait(const int64_t *word, int64_t now, int64_t extra_ns, uint32_t share_ppm, int64_t burst_ns,
                        int64_t credit_ns);
+
+/* The most wall-time charge (ns; negative when even none conforms) a caller may hold summed and not
+ * added to the word while a launch at now still conforms: burst_ns minus the word's debt at
+ * share_ppm (from now - credit_ns at the most). A caller that keeps it may decide later launches at
+ * the same now without reading the word (compute.c's fast path); changes nothing. */
+int64_t vnpu_gcra_slack(const int64_t *word, int64_t now, uint32_t share_ppm, int64_t burst_ns, int64_t credit_ns);
 
 /*
  * Adds device time delta_ns (> 0: debt, e.g. the part of a launch's measured cost it was not charged,

@@ -32,6 +32,10 @@
 #include "region.h"
 
 #define EXPORT __attribute__((visibility("default")))
+/* The allocation and free hooks take the admission's, the release's and the pointer table's fast
+ * paths inline (link-time optimisation inlines across files); every rare path they can reach is
+ * noinline, so only the usual call is copied into each hook (issue 23: the hooked pair's cost). */
+#define MEM_HOOK EXPORT __attribute__((flatten))
 
 enum { ST_UNINIT = 0, ST_ACTIVE = 1, ST_DISABLED = 2, ST_REFUSE = 3 };
 enum { KIND_DEVICE = 1, KIND_PHYSICAL = 2 };
@@ -61,7 +65,7 @@ static void *real_fn[S_COUNT];
 
 /* The next definition after ours; if libruntime.so was dlopen'ed RTLD_LOCAL (e.g. by Python) it is
  * not in the global scope, so ask it directly. */
-static __attribute__((noinline)) void *real_slow(enum sym s) {
+static __attribute__((noinline, cold)) void *real_slow(enum sym s) {
     void *f = dlsym(RTLD_NEXT, sym_names[s]);
     if (!f) {
         void *h = dlopen("libruntime.so", RTLD_LAZY | RTLD_NOLOAD);
@@ -86,7 +90,7 @@ static inline void *real(enum sym s) {
 
 static int g_state = ST_UNINIT;
 static pthread_mutex_t g_init_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct vnpu_region g_region = {-1, NULL, -1, 1};
+static struct vnpu_region g_region = {.fd = -1, .base = NULL, .slot = -1, .use_ofd = 1};
 /* initial-exec: a preloaded library is in the static TLS block, so no __tls_get_addr call per hook */
 static __thread int t_in_hook __attribute__((tls_model("initial-exec"))); /* our own and nested runtime calls bypass the hooks */
 
@@ -183,13 +187,21 @@ static int init_slow(void) {
     return st;
 }
 
-/* 1 when this call must be limited (then leave() must follow), 0 to forward untouched. */
-static int enter(void) {
-    if (t_in_hook) return 0;
-    if (__builtin_expect(vnpu_fork_changed(), 0)) vnpu_fork_adopt();
+/* enter()'s rare cases: a child made without fork, the first call, a region that is not active */
+static __attribute__((noinline, cold)) int enter_slow(void) {
+    if (vnpu_fork_changed()) vnpu_fork_adopt();
     int st = __atomic_load_n(&g_state, __ATOMIC_ACQUIRE);
     if (st == ST_UNINIT) st = init_slow();
-    if (st != ST_ACTIVE) return 0;
+    return st == ST_ACTIVE;
+}
+
+/* 1 when this call must be limited (then leave() must follow), 0 to forward untouched. Inlined
+ * into every hook: the usual call (same process, region active) is four loads and a store. */
+static inline __attribute__((always_inline)) int enter(void) {
+    if (t_in_hook) return 0;
+    if (__builtin_expect(vnpu_fork_changed() || __atomic_load_n(&g_state, __ATOMIC_ACQUIRE) != ST_ACTIVE, 0) &&
+        !enter_slow())
+        return 0;
     t_in_hook = 1;
     return 1;
 }
@@ -221,11 +233,10 @@ static int g_dev_map[VNPU_REGION_MAX_DEVICES] = {
     UNMAPPED, UNMAPPED, UNMAPPED, UNMAPPED, UNMAPPED, UNMAPPED, UNMAPPED, UNMAPPED,
     UNMAPPED, UNMAPPED, UNMAPPED, UNMAPPED, UNMAPPED, UNMAPPED, UNMAPPED, UNMAPPED};
 
-static uint32_t region_device(uint32_t proc_dev) {
-    if (proc_dev >= VNPU_REGION_MAX_DEVICES) return VNPU_REGION_MAX_DEVICES;
+/* region_device's first call per device: consults the region's phy IDs and the runtime */
+static __attribute__((noinline, cold)) uint32_t region_device_lookup(uint32_t proc_dev) {
     if (__atomic_load_n(&g_state, __ATOMIC_ACQUIRE) != ST_ACTIVE) return proc_dev; /* no region to consult */
-    int m = __atomic_load_n(&g_dev_map[proc_dev], __ATOMIC_ACQUIRE);
-    if (m != UNMAPPED) return (uint32_t)m;
+    int m;
     uint32_t n = vnpu_region_device_count(&g_region);
     int named = 0;
     for (uint32_t d = 0; d < n; d++) named |= (int32_t)vnpu_load32(&g_region, vnpu_devcfg_off(d) + VNPU_DC_PHYS_ID) >= 0;
@@ -241,14 +252,29 @@ static uint32_t region_device(uint32_t proc_dev) {
     return (uint32_t)m;
 }
 
+/* region_device for the hooks' callers: the map hit inline, the region's state checked on a miss
+ * only. A hit was stored while the region was active; the callers that use the device run with it
+ * active (enter() returned 1), and in the REFUSE path only whether a device is known matters. */
+static inline uint32_t region_device_active(uint32_t proc_dev) {
+    if (proc_dev >= VNPU_REGION_MAX_DEVICES) return VNPU_REGION_MAX_DEVICES;
+    int m = __atomic_load_n(&g_dev_map[proc_dev], __ATOMIC_ACQUIRE);
+    return m != UNMAPPED ? (uint32_t)m : region_device_lookup(proc_dev);
+}
+
+static inline uint32_t region_device(uint32_t proc_dev) {
+    if (__atomic_load_n(&g_state, __ATOMIC_ACQUIRE) != ST_ACTIVE) /* no region to consult */
+        return proc_dev >= VNPU_REGION_MAX_DEVICES ? VNPU_REGION_MAX_DEVICES : proc_dev;
+    return region_device_active(proc_dev);
+}
+
 /* For the compute limiter: the region device of the process's device proc_dev (see region_device). */
 uint32_t vnpu_limiter_region_device(uint32_t proc_dev) { return region_device(proc_dev); }
 
-static int current_device(uint32_t *dev) {
+static inline int current_device(uint32_t *dev) {
     int32_t d = -1;
     __typeof__(&rtGetDevice) get = REAL(rtGetDevice);
     if (!get || get(&d) != VNPU_RT_ERROR_NONE || d < 0 || (uint32_t)d >= VNPU_REGION_MAX_DEVICES) return 0;
-    *dev = region_device((uint32_t)d);
+    *dev = region_device_active((uint32_t)d);
     return 1;
 }
 
@@ -266,80 +292,62 @@ static int cfg_device(const rtMallocConfig_t *cfg, uint32_t *dev) {
     return current_device(dev);
 }
 
-struct charge {
-    int on;
-    uint32_t dev;
-    uint64_t bytes;
-};
+/* charge_begin's refusals of what the region cannot limit or the pointer table cannot record */
+static __attribute__((noinline, cold)) rtError_t refuse_unrecordable(uint32_t ds_dev) {
+    vnpu_region_count(&g_region, ds_dev, VNPU_DS_OOM_REJECTIONS, 1);
+    return VNPU_ACL_ERROR_RT_MEMORY_ALLOCATION;
+}
 
-/* Admits before the real call. Without a known device there is nothing to check: the real call
- * decides (and fails with its own code if no device is set). */
-static rtError_t charge_begin(struct charge *c, int have_dev, uint32_t dev, uint64_t bytes) {
-    c->on = 0;
+/* Admits before the real call; *charged = the bytes admitted (0: nothing charged, nothing for
+ * charge_end to do). Without a known device there is nothing to check: the real call decides (and
+ * fails with its own code if no device is set). */
+static inline rtError_t charge_begin(int have_dev, uint32_t dev, uint64_t bytes, uint64_t *charged) {
+    *charged = 0;
     if (!have_dev || bytes == 0) return VNPU_RT_ERROR_NONE;
     /* a device the region does not describe has no limit we could enforce: fail closed, never run it
      * unlimited (e.g. a process that selected a device outside its slice) */
-    if (dev >= vnpu_region_device_count(&g_region)) {
-        vnpu_region_count(&g_region, 0, VNPU_DS_OOM_REJECTIONS, 1);
-        return VNPU_ACL_ERROR_RT_MEMORY_ALLOCATION;
-    }
+    if (__builtin_expect(dev >= vnpu_region_device_count(&g_region), 0)) return refuse_unrecordable(0);
     /* a size the pointer table cannot record (2^56 bytes or more; no NPU has that much HBM) would
      * run uncounted once granted (charge_end could only release it): refuse it before the runtime
      * sees it, limited device or not (unlimited ones are counted exactly too) */
-    if (bytes > VNPU_PTRMAP_MAX_BYTES) {
-        vnpu_region_count(&g_region, dev, VNPU_DS_OOM_REJECTIONS, 1);
-        return VNPU_ACL_ERROR_RT_MEMORY_ALLOCATION;
-    }
-    if (vnpu_region_admit(&g_region, dev, bytes) != 0) return VNPU_ACL_ERROR_RT_MEMORY_ALLOCATION;
-    c->on = 1;
-    c->dev = dev;
-    c->bytes = bytes;
+    if (__builtin_expect(bytes > VNPU_PTRMAP_MAX_BYTES, 0)) return refuse_unrecordable(dev);
+    if (vnpu_region_admit_described(&g_region, dev, bytes) != 0) return VNPU_ACL_ERROR_RT_MEMORY_ALLOCATION;
+    *charged = bytes;
     return VNPU_RT_ERROR_NONE;
 }
 
-static void charge_end(const struct charge *c, rtError_t rc, uintptr_t key, uint32_t kind) {
-    if (!c->on) return;
-    if (rc != VNPU_RT_ERROR_NONE || key == 0) {
-        vnpu_region_release(&g_region, c->dev, c->bytes);
-        return;
-    }
-    struct vnpu_ptr_entry old;
-    int put = vnpu_ptrmap_put(key, c->dev, c->bytes, kind, &old);
+/* charge_end when the allocation failed, or its key was known already or could not be recorded */
+static __attribute__((noinline, cold)) void charge_end_rare(int put, uint32_t dev, uint64_t bytes,
+                                                            const struct vnpu_ptr_entry *old) {
     if (put == 1) {
         /* the runtime handed out an address we still held: it was freed through a path we do not
          * see, so its old charge is stale */
-        vnpu_region_release(&g_region, old.dev, old.bytes);
-    } else if (put < 0) {
-        /* no memory to grow the table (charge_begin refused what it cannot record): the allocation
-         * is live but cannot be tracked, so it is not charged */
-        vnpu_region_release(&g_region, c->dev, c->bytes);
+        vnpu_region_release(&g_region, old->dev, old->bytes);
+    } else {
+        /* the real call failed (or gave no address), or there was no memory to grow the table
+         * (charge_begin refused what it cannot record): the allocation is not live, or live but
+         * cannot be tracked, so it is not charged */
+        vnpu_region_release(&g_region, dev, bytes);
     }
 }
 
-struct untrack {
-    uintptr_t key;
-    int had;
-    struct vnpu_ptr_entry e;
-};
-
-/* Takes the entry out before the real free, so an address reused by a concurrent allocation right
- * after the real free can never be confused with the old one. */
-static void untrack_begin(struct untrack *u, uintptr_t key) {
-    u->key = key;
-    u->had = key != 0 && vnpu_ptrmap_take(key, &u->e);
+/* After the real call of an admission that charged `bytes` on dev: records the key, or undoes. */
+static inline void charge_end(rtError_t rc, uintptr_t key, uint32_t dev, uint64_t bytes, uint32_t kind) {
+    struct vnpu_ptr_entry old;
+    int put = rc != VNPU_RT_ERROR_NONE || key == 0 ? -1 : vnpu_ptrmap_put(key, dev, bytes, kind, &old);
+    if (__builtin_expect(put != 0, 0)) charge_end_rare(put, dev, bytes, &old);
 }
 
-static void untrack_end(struct untrack *u, rtError_t rc) {
-    if (!u->had) {
-        uint32_t dev = 0;
-        if (!current_device(&dev) || dev >= VNPU_REGION_MAX_DEVICES) dev = 0;
-        vnpu_region_count(&g_region, dev, VNPU_DS_UNKNOWN_FREES, 1);
-        return;
-    }
-    if (rc == VNPU_RT_ERROR_NONE)
-        vnpu_region_release(&g_region, u->e.dev, u->e.bytes);
-    else
-        (void)vnpu_ptrmap_put(u->key, u->e.dev, u->e.bytes, u->e.kind, NULL); /* still allocated */
+/* a free the pointer table does not know: counted, nothing else changes */
+static __attribute__((noinline, cold)) void untracked_free(void) {
+    uint32_t dev = 0;
+    if (!current_device(&dev) || dev >= VNPU_REGION_MAX_DEVICES) dev = 0;
+    vnpu_region_count(&g_region, dev, VNPU_DS_UNKNOWN_FREES, 1);
+}
+
+/* the real free failed: the entry goes back, the bytes stay charged */
+static __attribute__((noinline, cold)) void free_failed(uintptr_t key, const struct vnpu_ptr_entry *e) {
+    (void)vnpu_ptrmap_put(key, e->dev, e->bytes, e->kind, NULL); /* still allocated */
 }
 
 static int charged_type(rtMemType_t type) {
@@ -394,44 +402,45 @@ static void virtualise_sizes(size_t *freeSize, size_t *totalSize) {
     }                                                                                           \
     uint32_t dev = 0;                                                                           \
     int have_dev = (have_dev_expr);                                                             \
-    struct charge c;                                                                            \
-    rtError_t rc = charge_begin(&c, have_dev, dev, (bytes));                                    \
+    uint64_t charged;                                                                           \
+    rtError_t rc = charge_begin(have_dev, dev, (bytes), &charged);                              \
     if (rc == VNPU_RT_ERROR_NONE) {                                                             \
         rc = fn(__VA_ARGS__);                                                                   \
-        charge_end(&c, rc, (outp) ? (uintptr_t) * (void **)(outp) : 0, (kind));                 \
+        if (charged)                                                                            \
+            charge_end(rc, (outp) ? (uintptr_t) * (void **)(outp) : 0, dev, charged, (kind));   \
     }                                                                                           \
     leave();                                                                                    \
     return rc
 
-EXPORT rtError_t rtMalloc(void **devPtr, uint64_t size, rtMemType_t type, const uint16_t moduleId) {
+MEM_HOOK rtError_t rtMalloc(void **devPtr, uint64_t size, rtMemType_t type, const uint16_t moduleId) {
     ALLOC_BODY(rtMalloc, devPtr, size, charged_type(type) && current_device(&dev), KIND_DEVICE, devPtr, size, type,
                moduleId);
 }
 
-EXPORT rtError_t rtMallocCached(void **devPtr, uint64_t size, rtMemType_t type, const uint16_t moduleId) {
+MEM_HOOK rtError_t rtMallocCached(void **devPtr, uint64_t size, rtMemType_t type, const uint16_t moduleId) {
     ALLOC_BODY(rtMallocCached, devPtr, size, charged_type(type) && current_device(&dev), KIND_DEVICE, devPtr, size,
                type, moduleId);
 }
 
-EXPORT rtError_t rtsMalloc(void **devPtr, uint64_t size, rtMallocPolicy policy, rtMallocAdvise advise,
-                           rtMallocConfig_t *cfg) {
+MEM_HOOK rtError_t rtsMalloc(void **devPtr, uint64_t size, rtMallocPolicy policy, rtMallocAdvise advise,
+                             rtMallocConfig_t *cfg) {
     ALLOC_BODY(rtsMalloc, devPtr, size, cfg_device(cfg, &dev), KIND_DEVICE, devPtr, size, policy, advise, cfg);
 }
 
-EXPORT rtError_t rtMemAlloc(void **devPtr, uint64_t size, rtMallocPolicy policy, rtMallocAdvise advise,
-                            rtMallocConfig_t *cfg) {
+MEM_HOOK rtError_t rtMemAlloc(void **devPtr, uint64_t size, rtMallocPolicy policy, rtMallocAdvise advise,
+                              rtMallocConfig_t *cfg) {
     ALLOC_BODY(rtMemAlloc, devPtr, size, cfg_device(cfg, &dev), KIND_DEVICE, devPtr, size, policy, advise, cfg);
 }
 
-EXPORT rtError_t rtDvppMalloc(void **devPtr, uint64_t size, const uint16_t moduleId) {
+MEM_HOOK rtError_t rtDvppMalloc(void **devPtr, uint64_t size, const uint16_t moduleId) {
     ALLOC_BODY(rtDvppMalloc, devPtr, size, current_device(&dev), KIND_DEVICE, devPtr, size, moduleId);
 }
 
-EXPORT rtError_t rtDvppMallocWithFlag(void **devPtr, uint64_t size, uint32_t flag, const uint16_t moduleId) {
+MEM_HOOK rtError_t rtDvppMallocWithFlag(void **devPtr, uint64_t size, uint32_t flag, const uint16_t moduleId) {
     ALLOC_BODY(rtDvppMallocWithFlag, devPtr, size, current_device(&dev), KIND_DEVICE, devPtr, size, flag, moduleId);
 }
 
-EXPORT rtError_t rtMemAllocManaged(void **ptr, uint64_t size, uint32_t flag, const uint16_t moduleId) {
+MEM_HOOK rtError_t rtMemAllocManaged(void **ptr, uint64_t size, uint32_t flag, const uint16_t moduleId) {
     ALLOC_BODY(rtMemAllocManaged, ptr, size, current_device(&dev), KIND_DEVICE, ptr, size, flag, moduleId);
 }
 
@@ -445,35 +454,44 @@ static int prop_device(const rtDrvMemProp_t *prop, uint32_t *dev) {
     return 1;
 }
 
-EXPORT rtError_t rtMallocPhysical(rtDrvMemHandle *handle, size_t size, rtDrvMemProp_t *prop, uint64_t flags) {
+MEM_HOOK rtError_t rtMallocPhysical(rtDrvMemHandle *handle, size_t size, rtDrvMemProp_t *prop, uint64_t flags) {
     ALLOC_BODY(rtMallocPhysical, handle, size, prop_device(prop, &dev), KIND_PHYSICAL, handle, size, prop, flags);
 }
 
-EXPORT rtError_t rtsMemMallocPhysical(rtMemHandle *handle, size_t size, rtMallocPolicy policy,
-                                      rtMallocConfig_t *cfg) {
+MEM_HOOK rtError_t rtsMemMallocPhysical(rtMemHandle *handle, size_t size, rtMallocPolicy policy,
+                                        rtMallocConfig_t *cfg) {
     ALLOC_BODY(rtsMemMallocPhysical, handle, size, cfg_device(cfg, &dev), KIND_PHYSICAL, handle, size, policy, cfg);
 }
 
 /* ---------- release hooks ---------- */
 
-#define FREE_BODY(name, key, ...)                                                               \
+/* Takes the entry out before the real free, so an address reused by a concurrent allocation right
+ * after the real free can never be confused with the old one; releases its bytes once the real
+ * free succeeded. */
+#define FREE_BODY(name, key_expr, ...)                                                          \
     __typeof__(&name) fn = REAL(name);                                                          \
     if (!fn) return MISSING;                                                                    \
     if (!enter()) return fn(__VA_ARGS__);                                                       \
-    struct untrack u;                                                                           \
-    untrack_begin(&u, (key));                                                                   \
+    uintptr_t key = (key_expr);                                                                 \
+    struct vnpu_ptr_entry e;                                                                    \
+    int had = key != 0 && vnpu_ptrmap_take(key, &e);                                            \
     rtError_t rc = fn(__VA_ARGS__);                                                             \
-    untrack_end(&u, rc);                                                                        \
+    if (__builtin_expect(!had, 0))                                                              \
+        untracked_free();                                                                       \
+    else if (__builtin_expect(rc == VNPU_RT_ERROR_NONE, 1))                                     \
+        vnpu_region_release(&g_region, e.dev, e.bytes);                                         \
+    else                                                                                        \
+        free_failed(key, &e);                                                                   \
     leave();                                                                                    \
     return rc
 
-EXPORT rtError_t rtFree(void *devPtr) { FREE_BODY(rtFree, (uintptr_t)devPtr, devPtr); }
-EXPORT rtError_t rtFreeWithDevSync(void *devPtr) { FREE_BODY(rtFreeWithDevSync, (uintptr_t)devPtr, devPtr); }
-EXPORT rtError_t rtsFree(void *devPtr) { FREE_BODY(rtsFree, (uintptr_t)devPtr, devPtr); }
-EXPORT rtError_t rtDvppFree(void *devPtr) { FREE_BODY(rtDvppFree, (uintptr_t)devPtr, devPtr); }
-EXPORT rtError_t rtMemFreeManaged(void *ptr) { FREE_BODY(rtMemFreeManaged, (uintptr_t)ptr, ptr); }
-EXPORT rtError_t rtFreePhysical(rtDrvMemHandle handle) { FREE_BODY(rtFreePhysical, (uintptr_t)handle, handle); }
-EXPORT rtError_t rtsMemFreePhysical(rtMemHandle *handle) {
+MEM_HOOK rtError_t rtFree(void *devPtr) { FREE_BODY(rtFree, (uintptr_t)devPtr, devPtr); }
+MEM_HOOK rtError_t rtFreeWithDevSync(void *devPtr) { FREE_BODY(rtFreeWithDevSync, (uintptr_t)devPtr, devPtr); }
+MEM_HOOK rtError_t rtsFree(void *devPtr) { FREE_BODY(rtsFree, (uintptr_t)devPtr, devPtr); }
+MEM_HOOK rtError_t rtDvppFree(void *devPtr) { FREE_BODY(rtDvppFree, (uintptr_t)devPtr, devPtr); }
+MEM_HOOK rtError_t rtMemFreeManaged(void *ptr) { FREE_BODY(rtMemFreeManaged, (uintptr_t)ptr, ptr); }
+MEM_HOOK rtError_t rtFreePhysical(rtDrvMemHandle handle) { FREE_BODY(rtFreePhysical, (uintptr_t)handle, handle); }
+MEM_HOOK rtError_t rtsMemFreePhysical(rtMemHandle *handle) {
     FREE_BODY(rtsMemFreePhysical, handle ? (uintptr_t)*handle : 0, handle);
 }
 

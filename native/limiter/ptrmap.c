@@ -80,7 +80,7 @@ static inline void cpu_relax(void) {
 #endif
 }
 
-static __attribute__((noinline)) void stripe_lock_contended(struct stripe *s) {
+static __attribute__((noinline, cold)) void stripe_lock_contended(struct stripe *s) {
     unsigned spins = 0;
     do {
         while (__atomic_load_n(&s->lock, __ATOMIC_RELAXED)) {
@@ -137,59 +137,129 @@ static int grow(struct stripe *s) {
     return 0;
 }
 
-int vnpu_ptrmap_put(uintptr_t key, uint32_t dev, uint64_t bytes, uint32_t kind, struct vnpu_ptr_entry *replaced) {
-    uint64_t h = mix(key);
-    struct stripe *s = stripe_of(h);
-    if (!packable(dev, bytes, kind)) return -1;
-    struct slot e = {key, pack(dev, bytes, kind)};
-    stripe_lock(s);
+/* The rare insert: the stripe must grow first (its first insert, or a doubling), or its key is
+ * present already (an address the runtime handed out again). Under the stripe's lock. */
+static __attribute__((noinline, cold)) int put_slow(struct stripe *s, uint64_t h, uintptr_t key, uint64_t meta,
+                                                    struct vnpu_ptr_entry *replaced) {
+    if ((s->n + 1) * 4 > s->cap * 3 && grow(s) != 0) return -1; /* load factor <= 3/4 */
+    uint64_t mask = s->cap - 1, i = (h >> 4) & mask;
+    while (s->tab[i].key && s->tab[i].key != key) i = (i + 1) & mask;
     int rc = 0;
-    if ((s->n + 1) * 4 > s->cap * 3 && grow(s) != 0) { /* load factor <= 3/4 */
-        rc = -1;
+    if (!s->tab[i].key) {
+        s->n++;
     } else {
-        uint64_t i = (h >> 4) & (s->cap - 1);
-        while (s->tab[i].key && s->tab[i].key != key) i = (i + 1) & (s->cap - 1);
-        if (!s->tab[i].key) {
-            s->n++;
-        } else {
-            rc = 1;
-            if (replaced) unpack(&s->tab[i], replaced);
-        }
-        s->tab[i] = e;
+        rc = 1;
+        if (replaced) unpack(&s->tab[i], replaced);
     }
+    s->tab[i].key = key;
+    s->tab[i].meta = meta;
+    return rc;
+}
+
+/* Under the stripe's lock; the usual insert (room without growing, the first empty slot reached
+ * before the key) inline. */
+static inline __attribute__((always_inline)) int put_locked(struct stripe *s, uint64_t h, uintptr_t key,
+                                                            uint64_t meta, struct vnpu_ptr_entry *replaced) {
+    if (__builtin_expect((s->n + 1) * 4 <= s->cap * 3, 1)) {
+        struct slot *tab = s->tab;
+        uint64_t mask = s->cap - 1, i = (h >> 4) & mask;
+        uintptr_t k;
+        while ((k = tab[i].key) != 0 && k != key) i = (i + 1) & mask;
+        if (__builtin_expect(k == 0, 1)) {
+            tab[i].key = key;
+            tab[i].meta = meta;
+            s->n++;
+            return 0;
+        }
+    }
+    return put_slow(s, h, key, meta, replaced);
+}
+
+/* A stripe another thread holds: wait for it, then the whole insert. Out of line and reached by a
+ * tail call, so the uncontended insert saves no registers around a call. */
+static __attribute__((noinline, cold)) int put_contended(struct stripe *s, uint64_t h, uintptr_t key, uint64_t meta,
+                                                         struct vnpu_ptr_entry *replaced) {
+    stripe_lock_contended(s);
+    int rc = put_locked(s, h, key, meta, replaced);
     stripe_unlock(s);
     return rc;
+}
+
+int vnpu_ptrmap_put(uintptr_t key, uint32_t dev, uint64_t bytes, uint32_t kind, struct vnpu_ptr_entry *replaced) {
+    if (!packable(dev, bytes, kind)) return -1;
+    uint64_t h = mix(key);
+    struct stripe *s = stripe_of(h);
+    uint64_t meta = pack(dev, bytes, kind);
+    if (__builtin_expect(__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE), 0))
+        return put_contended(s, h, key, meta, replaced);
+    int rc = put_locked(s, h, key, meta, replaced);
+    stripe_unlock(s);
+    return rc;
+}
+
+/* Backward-shift deletion from the hole at i (keeps probe chains intact without tombstones); only
+ * when the slot after i is taken: a table at most 3/4 full usually has it empty. */
+static __attribute__((noinline)) void shift_back(struct slot *tab, uint64_t mask, uint64_t i) {
+    uint64_t hole = i, j = i;
+    for (;;) {
+        j = (j + 1) & mask;
+        if (!tab[j].key) break;
+        uint64_t home = (mix(tab[j].key) >> 4) & mask;
+        /* move j into the hole unless its home lies cyclically in (hole, j] */
+        int in_range = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+        if (!in_range) {
+            tab[hole] = tab[j];
+            hole = j;
+        }
+    }
+    tab[hole].key = 0;
+    tab[hole].meta = 0;
+}
+
+/* Under the stripe's lock: removes key, 1 and its meta word in *meta if it was there. */
+static inline __attribute__((always_inline)) int take_locked(struct stripe *s, uint64_t h, uintptr_t key,
+                                                             uint64_t *meta) {
+    if (!s->cap || !key) return 0;
+    struct slot *tab = s->tab;
+    uint64_t mask = s->cap - 1, i = (h >> 4) & mask;
+    uintptr_t k;
+    while ((k = tab[i].key) != 0 && k != key) i = (i + 1) & mask;
+    if (k != key) return 0;
+    *meta = tab[i].meta;
+    if (__builtin_expect(tab[(i + 1) & mask].key == 0, 1)) {
+        tab[i].key = 0; /* nothing after it to shift back */
+        tab[i].meta = 0;
+    } else {
+        shift_back(tab, mask, i);
+    }
+    s->n--;
+    return 1;
+}
+
+static void unpack_meta(uintptr_t key, uint64_t meta, struct vnpu_ptr_entry *out) {
+    struct slot e = {key, meta};
+    unpack(&e, out);
+}
+
+/* the stripe is held by another thread: as put_contended */
+static __attribute__((noinline, cold)) int take_contended(struct stripe *s, uint64_t h, uintptr_t key,
+                                                          struct vnpu_ptr_entry *out) {
+    uint64_t meta = 0;
+    stripe_lock_contended(s);
+    int found = take_locked(s, h, key, &meta);
+    stripe_unlock(s);
+    if (found && out) unpack_meta(key, meta, out);
+    return found;
 }
 
 int vnpu_ptrmap_take(uintptr_t key, struct vnpu_ptr_entry *out) {
     uint64_t h = mix(key);
     struct stripe *s = stripe_of(h);
-    int found = 0;
-    stripe_lock(s);
-    if (s->cap && key) {
-        uint64_t mask = s->cap - 1, i = (h >> 4) & mask;
-        while (s->tab[i].key && s->tab[i].key != key) i = (i + 1) & mask;
-        if (s->tab[i].key == key) {
-            found = 1;
-            if (out) unpack(&s->tab[i], out);
-            /* backward-shift deletion keeps probe chains intact without tombstones */
-            uint64_t hole = i, j = i;
-            for (;;) {
-                j = (j + 1) & mask;
-                if (!s->tab[j].key) break;
-                uint64_t home = (mix(s->tab[j].key) >> 4) & mask;
-                /* move j into the hole unless its home lies cyclically in (hole, j] */
-                int in_range = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
-                if (!in_range) {
-                    s->tab[hole] = s->tab[j];
-                    hole = j;
-                }
-            }
-            memset(&s->tab[hole], 0, sizeof s->tab[hole]);
-            s->n--;
-        }
-    }
+    if (__builtin_expect(__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE), 0)) return take_contended(s, h, key, out);
+    uint64_t meta = 0;
+    int found = take_locked(s, h, key, &meta);
     stripe_unlock(s);
+    if (found && out) unpack_meta(key, meta, out);
     return found;
 }
 

@@ -266,6 +266,8 @@ enum vnpu_open_status vnpu_region_open(struct vnpu_region *r, const char *path,
     r->base = NULL;
     r->slot = -1;
     r->use_ofd = 1;
+    r->own_used = NULL;
+    r->own_pending = NULL;
     int created;
     r->fd = open_fd(path, init != NULL, &created);
     if (r->fd < 0) {
@@ -375,6 +377,8 @@ void vnpu_region_close(struct vnpu_region *r) {
     r->base = NULL;
     r->fd = -1;
     r->slot = -1;
+    r->own_used = NULL;
+    r->own_pending = NULL;
 }
 
 /* ---------- slots ---------- */
@@ -412,12 +416,26 @@ static int try_claim(struct vnpu_region *r, uint32_t i) {
     raise_hwm(r, i + 1); /* before any byte is charged to this slot: admission scans up to the hwm */
     __atomic_store_n(P32(r, o + VNPU_S_STATE), VNPU_SLOT_ACTIVE, __ATOMIC_SEQ_CST);
     r->slot = (int)i;
+    r->own_used = P64(r, o + VNPU_S_USED_BYTES);
+    r->own_pending = P64(r, o + VNPU_S_PENDING_BYTES);
     return 1;
 }
 
+/*
+ * The lowest free slot below the high-water mark first; when none is free there, the slots of dead
+ * owners are reaped and tried before the mark grows. Every admission scans every slot below the mark,
+ * and nothing lowers it: a container whose processes come and go without a memory-info query (which
+ * also reaps) would otherwise push it to 256 and make each allocation scan 256 slots. Reaping costs one
+ * try-lock per occupied slot below the mark, once per process start, and only when no slot there is free.
+ */
 int vnpu_region_claim_slot(struct vnpu_region *r) {
     for (int round = 0; round < 2; round++) {
-        for (uint32_t i = 0; i < VNPU_REGION_SLOT_COUNT; i++)
+        uint32_t hwm = __atomic_load_n(P32(r, VNPU_H_SLOT_HWM), __ATOMIC_SEQ_CST);
+        if (hwm > VNPU_REGION_SLOT_COUNT) hwm = VNPU_REGION_SLOT_COUNT;
+        for (uint32_t i = 0; i < hwm; i++)
+            if (try_claim(r, i)) return (int)i;
+        if (round == 0 && hwm > 0 && vnpu_region_reap(r) > 0) continue;
+        for (uint32_t i = hwm; i < VNPU_REGION_SLOT_COUNT; i++)
             if (try_claim(r, i)) return (int)i;
         if (vnpu_region_reap(r) == 0) break;
     }
@@ -501,7 +519,9 @@ int vnpu_region_used_snapshot(const struct vnpu_region *r, uint32_t dev, uint64_
 }
 
 /* committed (*used) and pending bytes over all slots: an admitter must fit their sum under the limit */
-static void claimed_sums(const struct vnpu_region *r, uint32_t dev, uint64_t *used, uint64_t *pending) {
+/* inlined into the admission: its out-parameters would otherwise go through memory */
+static inline __attribute__((always_inline)) void claimed_sums(const struct vnpu_region *r, uint32_t dev,
+                                                               uint64_t *used, uint64_t *pending) {
     uint32_t hwm = vnpu_load32(r, VNPU_H_SLOT_HWM);
     if (hwm > VNPU_REGION_SLOT_COUNT) hwm = VNPU_REGION_SLOT_COUNT;
     uint64_t u = 0, p = 0;
@@ -538,14 +558,19 @@ void vnpu_region_count(struct vnpu_region *r, uint32_t dev, uint32_t ds_field, u
  * release read late plus the admission it allowed read early can add up past the limit for no
  * instant at all), so the peak is the smaller of the two.
  */
-static void raise_peak(struct vnpu_region *r, uint32_t dev, uint64_t verified) {
+static __attribute__((noinline, cold)) void raise_peak_slow(struct vnpu_region *r, uint32_t dev, uint64_t verified) {
     uint64_t *p = P64(r, vnpu_devstate_off(dev) + VNPU_DS_PEAK_BYTES);
     uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
-    if (cur >= verified) return;
     uint64_t now_used = vnpu_region_used(r, dev);
     uint64_t v = now_used < verified ? now_used : verified;
     while (cur < v && !__atomic_compare_exchange_n(p, &cur, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     }
+}
+
+static inline void raise_peak(unsigned char *base, struct vnpu_region *r, uint32_t dev, uint64_t verified) {
+    if (__atomic_load_n((uint64_t *)(base + vnpu_devstate_off(dev) + VNPU_DS_PEAK_BYTES), __ATOMIC_RELAXED) >= verified)
+        return;
+    raise_peak_slow(r, dev, verified);
 }
 
 /*
@@ -576,92 +601,128 @@ static uint64_t mono_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-int vnpu_region_admit(struct vnpu_region *r, uint32_t dev, uint64_t bytes) {
-    uint64_t *own = P64(r, vnpu_slot_off((uint32_t)r->slot) + VNPU_S_USED_BYTES + 8ull * dev);
-    uint64_t *pending = P64(r, vnpu_slot_off((uint32_t)r->slot) + VNPU_S_PENDING_BYTES + 8ull * dev);
-    uint64_t limit = vnpu_region_limit(r, dev);
-    int enforce = (vnpu_region_policy(r) & VNPU_POLICY_MEM_ENFORCE) && limit != 0;
-    if (!enforce) {
-        /* unlimited, but counted exactly: a charge that would wrap the counter is refused (a limit
-         * set later must see the true usage, and a release must never be clamped) */
-        uint64_t cur = __atomic_load_n(own, __ATOMIC_SEQ_CST);
-        do {
-            if (cur + bytes < cur) {
-                vnpu_region_count(r, dev, VNPU_DS_OOM_REJECTIONS, 1);
-                return 1;
-            }
-        } while (!__atomic_compare_exchange_n(own, &cur, cur + bytes, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
-        /* commit_seq counts every admission (minor 4: the admissions field is no longer written) */
-        __atomic_fetch_add(P64(r, vnpu_devstate_off(dev) + VNPU_DS_COMMIT_SEQ), 1, __ATOMIC_SEQ_CST);
-        return 0;
-    }
-    if (bytes > limit) {
-        vnpu_region_count(r, dev, VNPU_DS_OOM_REJECTIONS, 1);
+/*
+ * Steps 1-3 of an enforced admission (docs/region-layout.md "Admission"), once: publish the pending
+ * charge, sum every slot's committed and pending bytes, commit if the sum fits the limit. Returns 1
+ * when committed; 0 when the sum was over the limit, with the pending charge undone and *used set
+ * to the committed part of the sum (what the refusal policy decides on). Inlined into the first
+ * try and into the retry loop: the protocol is written once.
+ */
+static inline __attribute__((always_inline)) int admit_once(struct vnpu_region *r, uint32_t dev, uint64_t bytes,
+                                                            uint64_t limit, uint64_t *used) {
+    /* the mapping's address once: every sequentially consistent operation is a compiler barrier,
+     * so r->base and the own slot's words would otherwise be reloaded after each */
+    unsigned char *base = r->base;
+    uint64_t *own = r->own_used + dev;
+    uint64_t *pending = r->own_pending + dev;
+    /* publish, then verify: with sequentially consistent add and loads, of any set of admitters
+     * that all succeed, the last to publish saw every other's charge (pending or already
+     * committed) in its sum, so committed bytes never exceed the limit (docs/region-layout.md) */
+    __atomic_fetch_add(pending, bytes, __ATOMIC_SEQ_CST);
+    uint64_t u, p;
+    claimed_sums(r, dev, &u, &p);
+    uint64_t sum = sat_add(u, p);
+    if (__builtin_expect(sum <= limit, 1)) {
+        /* commit before un-pending: the charge is counted twice for an instant, never zero times.
+         * commit_seq is also the admissions count (minor 4): no counter of its own */
+        __atomic_fetch_add((uint64_t *)(base + vnpu_devstate_off(dev) + VNPU_DS_COMMIT_SEQ), 1, __ATOMIC_SEQ_CST);
+        __atomic_fetch_add(own, bytes, __ATOMIC_SEQ_CST);
+        __atomic_fetch_sub(pending, bytes, __ATOMIC_SEQ_CST);
+        raise_peak(base, r, dev, sum);
         return 1;
     }
+    __atomic_fetch_sub(pending, bytes, __ATOMIC_SEQ_CST);
+    *used = u;
+    return 0;
+}
+
+/* The bounded wait for other admitters' pending charges: 1 after one yield or sleep, 0 once
+ * VNPU_ADMIT_CONTENDED_WAIT_NS have passed since the first. */
+static int wait_for_pending(uint32_t *waits, uint64_t *wait_start) {
+    uint64_t now = mono_ns();
+    if (*waits == 0) {
+        *wait_start = now;
+        __atomic_fetch_add(&vnpu_admit_stats.waited, 1, __ATOMIC_RELAXED);
+    }
+    if (now - *wait_start >= VNPU_ADMIT_CONTENDED_WAIT_NS) return 0;
+    if ((*waits)++ < ADMIT_CONTENDED_YIELDS) {
+        sched_yield();
+    } else {
+        struct timespec ts = {0, ADMIT_CONTENDED_SLEEP_NS};
+        nanosleep(&ts, NULL);
+    }
+    return 1;
+}
+
+/* After a first try that did not fit (committed part `used`): the refusal policy above, then the
+ * next try, until one commits or the request is refused. Out of line: the usual admission fits at
+ * once. */
+static __attribute__((noinline, cold)) int admit_contended(struct vnpu_region *r, uint32_t dev, uint64_t bytes,
+                                                           uint64_t used) {
     int reaped = 0;
     uint32_t waits = 0;
     uint64_t wait_start = 0;
     for (int tries = 0;; tries++) {
-        /* publish, then verify: with sequentially consistent add and loads, of any set of admitters
-         * that all succeed, the last to publish saw every other's charge (pending or already
-         * committed) in its sum, so committed bytes never exceed the limit (docs/region-layout.md) */
-        __atomic_fetch_add(pending, bytes, __ATOMIC_SEQ_CST);
-        uint64_t used, pend;
-        claimed_sums(r, dev, &used, &pend);
-        uint64_t sum = sat_add(used, pend);
-        if (sum <= limit) {
-            /* commit before un-pending: the charge is counted twice for an instant, never zero times.
-             * commit_seq is also the admissions count (minor 4): no counter of its own */
-            __atomic_fetch_add(P64(r, vnpu_devstate_off(dev) + VNPU_DS_COMMIT_SEQ), 1, __ATOMIC_SEQ_CST);
-            __atomic_fetch_add(own, bytes, __ATOMIC_SEQ_CST);
-            __atomic_fetch_sub(pending, bytes, __ATOMIC_SEQ_CST);
-            raise_peak(r, dev, sum);
-            if (waits) __atomic_fetch_add(&vnpu_admit_stats.waited_admitted, 1, __ATOMIC_RELAXED);
-            return 0;
-        }
-        __atomic_fetch_sub(pending, bytes, __ATOMIC_SEQ_CST);
-        limit = vnpu_region_limit(r, dev); /* the agent may have changed it meanwhile */
+        uint64_t limit = vnpu_region_limit(r, dev); /* the agent may have changed it meanwhile */
         int fits_committed = sat_add(used, bytes) <= limit;
         if (fits_committed && tries < ADMIT_CONTENDED_TRIES) {
             cpu_relax();
-            continue;
+        } else if (!reaped && (reaped = 1, reap_slots(r, (int)dev) > 0)) {
+            /* what stood in the way belonged to owners that died (never to us: our slot is live) */
+            __atomic_fetch_add(&vnpu_admit_stats.reaped, 1, __ATOMIC_RELAXED);
+            tries = 0;
+        } else if (!fits_committed || !wait_for_pending(&waits, &wait_start)) {
+            /* over the limit beside the committed bytes, or pending charges of live admitters still in
+             * the way when the wait's bound passed: refused (fail closed) */
+            __atomic_fetch_add(fits_committed ? &vnpu_admit_stats.contended_timeout : &vnpu_admit_stats.over_limit, 1,
+                               __ATOMIC_RELAXED);
+            vnpu_region_count(r, dev, VNPU_DS_OOM_REJECTIONS, 1);
+            return 1;
         }
-        /* what stands in the way may belong to owners that died (never to us: our slot is live) */
-        if (!reaped) {
-            reaped = 1;
-            if (reap_slots(r, (int)dev) > 0) {
-                __atomic_fetch_add(&vnpu_admit_stats.reaped, 1, __ATOMIC_RELAXED);
-                tries = 0;
-                continue;
-            }
+        if (admit_once(r, dev, bytes, limit, &used)) {
+            if (waits) __atomic_fetch_add(&vnpu_admit_stats.waited_admitted, 1, __ATOMIC_RELAXED);
+            return 0;
         }
-        if (fits_committed) {
-            /* only live admitters' pending charges are in the way: wait for them, bounded */
-            uint64_t now = mono_ns();
-            if (waits == 0) {
-                wait_start = now;
-                __atomic_fetch_add(&vnpu_admit_stats.waited, 1, __ATOMIC_RELAXED);
-            }
-            if (now - wait_start < VNPU_ADMIT_CONTENDED_WAIT_NS) {
-                if (waits++ < ADMIT_CONTENDED_YIELDS) {
-                    sched_yield();
-                } else {
-                    struct timespec ts = {0, ADMIT_CONTENDED_SLEEP_NS};
-                    nanosleep(&ts, NULL);
-                }
-                continue;
-            }
-        }
-        __atomic_fetch_add(fits_committed ? &vnpu_admit_stats.contended_timeout : &vnpu_admit_stats.over_limit, 1,
-                           __ATOMIC_RELAXED);
-        vnpu_region_count(r, dev, VNPU_DS_OOM_REJECTIONS, 1);
-        return 1;
     }
 }
 
+/* Unlimited, but counted exactly: a charge that would wrap the counter is refused (a limit set
+ * later must see the true usage, and a release must never be clamped). */
+static int admit_unlimited(struct vnpu_region *r, uint32_t dev, uint64_t bytes) {
+    unsigned char *base = r->base;
+    uint64_t *own = r->own_used + dev;
+    uint64_t cur = __atomic_load_n(own, __ATOMIC_SEQ_CST);
+    do {
+        if (cur + bytes < cur) {
+            vnpu_region_count(r, dev, VNPU_DS_OOM_REJECTIONS, 1);
+            return 1;
+        }
+    } while (!__atomic_compare_exchange_n(own, &cur, cur + bytes, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+    /* commit_seq counts every admission (minor 4: the admissions field is no longer written) */
+    __atomic_fetch_add((uint64_t *)(base + vnpu_devstate_off(dev) + VNPU_DS_COMMIT_SEQ), 1, __ATOMIC_SEQ_CST);
+    return 0;
+}
+
+int vnpu_region_admit_described(struct vnpu_region *r, uint32_t dev, uint64_t bytes) {
+    uint64_t limit = vnpu_load64(r, vnpu_devcfg_off(dev) + VNPU_DC_MEM_LIMIT);
+    if (!(vnpu_region_policy(r) & VNPU_POLICY_MEM_ENFORCE) || limit == 0) return admit_unlimited(r, dev, bytes);
+    if (bytes > limit) {
+        vnpu_region_count(r, dev, VNPU_DS_OOM_REJECTIONS, 1);
+        return 1;
+    }
+    uint64_t used;
+    if (__builtin_expect(admit_once(r, dev, bytes, limit, &used), 1)) return 0;
+    return admit_contended(r, dev, bytes, used);
+}
+
+int vnpu_region_admit(struct vnpu_region *r, uint32_t dev, uint64_t bytes) {
+    /* a device the region does not describe has no limit (vnpu_region_limit): counted, unlimited */
+    if (dev >= vnpu_region_device_count(r)) return admit_unlimited(r, dev, bytes);
+    return vnpu_region_admit_described(r, dev, bytes);
+}
+
 void vnpu_region_release(struct vnpu_region *r, uint32_t dev, uint64_t bytes) {
-    uint64_t *own = P64(r, vnpu_slot_off((uint32_t)r->slot) + VNPU_S_USED_BYTES + 8ull * dev);
+    uint64_t *own = r->own_used + dev;
     uint64_t cur = __atomic_load_n(own, __ATOMIC_SEQ_CST);
     uint64_t next;
     do {

@@ -41,6 +41,11 @@ struct vnpu_region {
     unsigned char *base; /* VNPU_REGION_FILE_BYTES mapped MAP_SHARED */
     int slot;            /* own slot index, -1 before claim */
     int use_ofd;         /* 1: OFD locks; 0: classic POSIX locks (kernel without OFD) */
+    /* the own slot's used_bytes[0] and pending_bytes[0] (u64[VNPU_REGION_MAX_DEVICES] each), set by
+     * the claim, NULL before: the admission and the release index them by device instead of
+     * recomputing the slot's offsets from base and slot on every call */
+    uint64_t *own_used;
+    uint64_t *own_pending;
 };
 
 /* Bound on waiting for another process's initialisation (VNPU_LOCK_INIT). */
@@ -61,6 +66,9 @@ int vnpu_region_claim_slot(struct vnpu_region *r);
  * that only other admitters' pending charges keep out waits for them, bounded by a few ms, and is
  * refused if they are still in the way (region.c). */
 int vnpu_region_admit(struct vnpu_region *r, uint32_t dev, uint64_t bytes);
+/* The same for a device the caller has found described (dev < vnpu_region_device_count(r)), so the
+ * count is not read twice on the hooked path (hooks.c refuses an undescribed device itself). */
+int vnpu_region_admit_described(struct vnpu_region *r, uint32_t dev, uint64_t bytes);
 /* Process-local counts of vnpu_region_admit's slow paths (diagnostics; vnpu-bench reports them):
  * refusals because the request does not fit beside the committed bytes (over_limit); admissions
  * that waited for other admitters' pending charges (waited), those of them admitted after the wait

@@ -117,3 +117,12 @@ $(B)/limiter/huge_alloc: limiter/tests/huge_alloc.c
 
 TARGETS += $(B)/limiter/libhuge_runtime.so $(B)/limiter/huge_alloc
 TESTS   += limiter/tests/test_huge_alloc.sh
+
+# the hooked alloc+free pair's rare paths (issue 23): unknown frees, a replaced key, a failing real
+# free, pointer-table growth; on the same tenant-style runtime
+$(B)/limiter/hook_edges: limiter/tests/hook_edges.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) $(LDLIBS)
+
+TARGETS += $(B)/limiter/hook_edges
+TESTS   += limiter/tests/test_hook_edges.sh

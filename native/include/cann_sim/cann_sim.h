@@ -91,14 +91,14 @@ struct vnpu_sim_busy_record {
 
 /*
  * Task timeline per process and device, "$VNPU_SIM_ROOT/tasks/<pid>-<logic id>", written only when
- * VNPU_SIM_TASK_RING is set (test harnesses; it costs a 1.5 MiB sparse file and a few stores per
+ * VNPU_SIM_TASK_RING is set (test harnesses; it costs a 6 MiB sparse file and a few stores per
  * task): the start and end of the process's latest VNPU_SIM_TASK_RING_SLOTS tasks, so that a reader
  * can compute exactly how much device time each process used in any window [t1, t2] that the ring
  * still covers (`cann-sim-busy --window T1 T2`), whatever was queued but had not run yet.
  * Slot i % SLOTS holds task i; seq is 2 i + 1 while it is written and 2 i + 2 once complete.
  */
 #define VNPU_SIM_TASK_RING_MAGIC 0x474e495253534d53ULL /* "SMSSRING" little-endian */
-#define VNPU_SIM_TASK_RING_SLOTS 65536u
+#define VNPU_SIM_TASK_RING_SLOTS 262144u
 
 struct vnpu_sim_task_slot {
     uint64_t seq;

@@ -9,7 +9,7 @@
 # misses is measured once more before it fails (a loaded 2-core machine can starve a saturating
 # workload of CPU); both results are printed.
 #
-# Scenarios: caps 10/25/50 %; weights 1:3; weights 1:3 with an 8-stream weight-1 container, steady and
+# Scenarios: caps 10/25/50 %; weights 1:3; cap 50 % with 10 us kernels (the launch path's batches); weights 1:3 with an 8-stream weight-1 container, steady and
 # its first 5 s after the weight-3 one was alone; 200 ms and 1 s graph executions under cap 10 % and
 # under weights 1:3; a 1 ms-on/9 ms-off neighbour next to a saturating one (the saturating one gets
 # what the other leaves); 2000 distinct kernel keys under cap 10 %; 2/4/8/16 equal slices on one NPU;
@@ -125,6 +125,31 @@ weights_pair() {
   kill "$pa" "$pb" 2> /dev/null; waitall
 }
 sc_weights() { weights_pair "$1" weights 1; }
+
+# kernels of a few microseconds: the launch path's batches (compute.c: charges below BATCH_CHARGE_NS
+# are summed per thread, and launches the open batch admits are decided on the fast path without
+# reading the clock or the container's word). Cap 50 % with 10 us kernels (charge 20 us each), from
+# one thread and from four (whose batches see each other's late), each on its own simulated host. A
+# 300 ms window, both read at once: the simulator's task ring (262,144 tasks per process, 5 s of
+# these: 65,536 held 1.3 s, which a loaded host could take to start the reader) must still hold the
+# window's first task when it is read
+sc_small_kernels() {
+  local d=$1
+  mkdir -p "$d/cap" "$d/cap4"
+  setup "$d/cap" || return; setup "$d/cap4" || return
+  container "$d/cap" a 1 50 1; container "$d/cap4" a 1 50 1
+  in_c "$d/cap" a "$BURN" burn 10 4 > /dev/null & local pc=$!
+  in_c "$d/cap4" a "$BURN" --threads 4 burn 10 4 > /dev/null & local pc4=$!
+  local t1 t2; t1=$(ms_after "$(now)" 1500); t2=$(ms_after "$t1" 300)
+  sleep_until "$t2"
+  local r=()
+  used "$d/cap" "$t1" "$t2" "$pc" > "$d/u.cap" & r+=($!)
+  used "$d/cap4" "$t1" "$t2" "$pc4" > "$d/u.cap4" & r+=($!)
+  wait "${r[@]}"
+  m small-cap50 "$(pct "$(cat "$d/u.cap")" "$t1" "$t2")" 50
+  m small-cap50-4threads "$(pct "$(cat "$d/u.cap4")" "$t1" "$t2")" 50
+  kill "$pc" "$pc4" 2> /dev/null; waitall
+}
 sc_streams8() { weights_pair "$1" streams8 8; }
 
 # the 8-stream weight-1 container alone for 1 s (without a queue bound it would queue 8 x 64 kernels),
@@ -397,11 +422,11 @@ run_scenario() { # NAME -> $TMP/NAME/out
 }
 
 ALL=(graph1000_cap graph1000_weights caps weights streams8 streams8_first graph200_cap graph200_weights
-     light_neighbour keys slices2 slices4 slices8 slices16 fork
+     light_neighbour keys small_kernels slices2 slices4 slices8 slices16 fork
      policy_alone policy_elastic_fixed policy_be_full policy_be_left policy_be_light policy_reclaim)
 # long ones first; at most 4 scenarios at once (2 CPUs; most of their time is spent waiting)
 GROUPS_=("graph1000_cap graph1000_weights caps weights" "streams8 streams8_first"
-         "graph200_cap graph200_weights light_neighbour" "keys slices2 slices4" "slices8 fork" "slices16"
+         "graph200_cap graph200_weights light_neighbour" "keys slices2 slices4" "small_kernels" "slices8 fork" "slices16"
          "policy_alone policy_elastic_fixed policy_reclaim" "policy_be_full policy_be_left policy_be_light")
 # VNPU_ACCURACY_ONLY="name ...": only these scenarios, all at once (development)
 if [ -n "${VNPU_ACCURACY_ONLY:-}" ]; then

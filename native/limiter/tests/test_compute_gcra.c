@@ -254,6 +254,43 @@ static void test_wait_and_batches(void)
     CHECK(vnpu_gcra_wait(&c, now, 0, share, BURST, 0) > 0);
 }
 
+/* vnpu_gcra_slack: what the limiter's fast path decides a batch on. A sum conforms exactly while it
+ * is at most the slack (the same decision as vnpu_gcra_wait), with and without debt, credit, and a
+ * debt charged at another share (rescaled like every decision) */
+static void test_slack(void)
+{
+    const uint32_t share = 250000;
+    int64_t now = 1000 * MS;
+    int64_t w = 0;
+    CHECK(vnpu_gcra_slack(&w, now, share, BURST, 0) == BURST); /* no debt: the whole burst */
+    CHECK(vnpu_gcra_admit(&w, now, 1 * MS, share, BURST, 0) == 0); /* 4 ms of wall time at 25 % */
+    int64_t debt = vnpu_gcra_debt(w, now, share, BURST);
+    CHECK_NEAR(debt, 4 * MS, 1024);
+    CHECK(vnpu_gcra_slack(&w, now, share, BURST, 0) == BURST - debt);
+    /* the identity with vnpu_gcra_wait on either side of the slack, at several clocks */
+    for (int64_t t = now - 2 * MS; t <= now + 6 * MS; t += MS / 2) {
+        int64_t slack = vnpu_gcra_slack(&w, t, share, BURST, 0);
+        CHECK(vnpu_gcra_wait(&w, t, slack, share, BURST, 0) == 0);
+        CHECK(vnpu_gcra_wait(&w, t, slack + 1, share, BURST, 0) == 1);
+        CHECK(vnpu_gcra_wait(&w, t, slack + 7000, share, BURST, 0) == 7000);
+    }
+    /* after the debt ran out the slack is the burst again; credit lets a lagging word count from
+     * now - credit: never more than the burst plus that credit */
+    CHECK(vnpu_gcra_slack(&w, now + 5 * MS, share, BURST, 0) == BURST);
+    CHECK(vnpu_gcra_slack(&w, now + 5 * MS, share, BURST, 2 * MS) <= BURST + 2 * MS);
+    CHECK(vnpu_gcra_slack(&w, now + 5 * MS, share, BURST, 2 * MS) > BURST);
+    /* seen at half the share, the debt owed is twice as long in wall time (the share is kept in 1023
+     * steps: 0.2 % off at most) */
+    int64_t at_half = vnpu_gcra_slack(&w, now, share / 2, BURST, 0);
+    CHECK_NEAR(BURST - at_half, 2 * debt, 2 * debt / 500);
+    /* a debt beyond the burst: negative slack, and no sum conforms */
+    int64_t c = 0;
+    while (vnpu_gcra_admit(&c, now, 1 * MS, share, BURST, 0) == 0) {
+    }
+    CHECK(vnpu_gcra_slack(&c, now, share, BURST, 0) < 0);
+    CHECK(vnpu_gcra_wait(&c, now, 0, share, BURST, 0) > 0);
+}
+
 int main(void)
 {
     test_burst_then_wait();
@@ -265,6 +302,7 @@ int main(void)
     test_bounded_and_corrupt_state();
     test_concurrent();
     test_wait_and_batches();
+    test_slack();
     printf("test_compute_gcra: ok\n");
     return 0;
 }

@@ -201,6 +201,45 @@ static void test_children(void) {
     vnpu_ptrmap_reset();
 }
 
+/*
+ * Removal in random order from full first tables (768 keys: 48 a stripe on average, some stripes
+ * grown), every survivor checked whole after each removal: covers both ends of take's deletion,
+ * the common one (the next slot is empty: nothing to shift) and the backward shift over probe
+ * chains that wrap past the table's end.
+ */
+#define DENSE 768
+static void test_take_dense_random_order(void) {
+    uint64_t order[DENSE];
+    int gone[DENSE + 1] = {0};
+    fill(0x600000000000ull, DENSE);
+    for (uint64_t i = 0; i < DENSE; i++) order[i] = i + 1;
+    uint64_t x = 0x9e3779b97f4a7c15ull; /* fixed seed: a failure reproduces */
+    for (uint64_t i = DENSE - 1; i > 0; i--) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        uint64_t j = x % (i + 1), t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+    struct vnpu_ptr_entry e;
+    for (uint64_t r = 0; r < DENSE; r++) {
+        uint64_t k = order[r];
+        CHECK(vnpu_ptrmap_take(key_at(0x600000000000ull, k), &e) == 1);
+        CHECK_EQ_U64(e.bytes, bytes_of(k));
+        gone[k] = 1;
+        CHECK(vnpu_ptrmap_take(key_at(0x600000000000ull, k), &e) == 0);
+        if (r % 8 && r < DENSE - 8) continue; /* every survivor after every 8th removal, and at the end */
+        for (uint64_t i = 1; i <= DENSE; i++) {
+            if (gone[i]) continue;
+            CHECK(vnpu_ptrmap_take(key_at(0x600000000000ull, i), &e) == 1);
+            CHECK_EQ_U64(e.dev, dev_of(i));
+            CHECK_EQ_U64(e.bytes, bytes_of(i));
+            CHECK_EQ_U64(e.kind, 1 + (i & 1));
+            CHECK(vnpu_ptrmap_put(key_at(0x600000000000ull, i), e.dev, e.bytes, e.kind, NULL) == 0);
+        }
+    }
+    CHECK_EQ_U64(vnpu_ptrmap_size(), 0);
+}
+
 int main(void) {
     alarm(120); /* a table that lost its empty slots probes for ever: fail, do not hang the suite */
     struct vnpu_ptr_entry e;
@@ -227,6 +266,7 @@ int main(void) {
         }
     }
     CHECK_EQ_U64(vnpu_ptrmap_size(), 0);
+    test_take_dense_random_order();
     /* 4 threads on disjoint key ranges */
     pthread_t t[4];
     for (int k = 0; k < 4; k++) pthread_create(&t[k], NULL, worker, (void *)(uintptr_t)((uintptr_t)(k + 1) << 36));

@@ -561,6 +561,45 @@ static void test_safe_open(void) {
     CHECK(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
 }
 
+/* Processes that come and go (each killed holding its slot, no memory-info query in between) reuse
+ * the dead owners' slots: the high-water mark, which every admission scans up to, stays at the number
+ * of processes alive at once instead of growing by one per process. */
+static void test_churn_keeps_hwm(void) {
+    char p[600];
+    path_of(p, "churn");
+    struct vnpu_init_config c = cfg(1, 100 * MiB);
+    struct vnpu_region r;
+    CHECK(open_claim(&r, p, &c) == VNPU_OPEN_OK);
+    for (int n = 0; n < 40; n++) {
+        int ready[2];
+        CHECK(pipe(ready) == 0);
+        pid_t kid = fork();
+        CHECK(kid >= 0);
+        if (kid == 0) {
+            struct vnpu_region k;
+            CHECK(open_claim(&k, p, NULL) == VNPU_OPEN_OK);
+            CHECK(vnpu_region_admit(&k, 0, 1 * MiB) == 0);
+            CHECK(write(ready[1], "x", 1) == 1);
+            pause();
+            _exit(0);
+        }
+        char x;
+        CHECK(read(ready[0], &x, 1) == 1);
+        close(ready[0]);
+        close(ready[1]);
+        kill(kid, SIGKILL);
+        waitpid(kid, NULL, 0);
+    }
+    /* us, and one child at a time: slot 0 and slot 1 */
+    CHECK_EQ_U64(vnpu_load32(&r, VNPU_H_SLOT_HWM), 2);
+    /* the last child's charge was reaped when the next one claimed; its own is still in its slot */
+    CHECK_EQ_U64(vnpu_region_used(&r, 0), 1 * MiB);
+    CHECK_EQ_U64(vnpu_load64(&r, vnpu_devstate_off(0) + VNPU_DS_REAPED_BYTES), 39 * MiB);
+    CHECK(vnpu_region_reap(&r) == 1);
+    CHECK_EQ_U64(vnpu_region_used(&r, 0), 0);
+    vnpu_region_close(&r);
+}
+
 int main(void) {
     const char *t = getenv("VNPU_TEST_TMP");
     snprintf(dir, sizeof dir, "%s", t ? t : "/tmp");
@@ -573,6 +612,7 @@ int main(void) {
     test_unlimited_counts_exactly();
     test_no_reinit_under_live_owner();
     test_safe_open();
+    test_churn_keeps_hwm();
     printf("test_region: ok\n");
     return 0;
 }
