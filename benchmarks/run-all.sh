@@ -144,7 +144,7 @@ pf = jmh("prepare-floor")
 for share in ("whole", "soft"):
     m = find(pf, "checkpointWriteFloor", checkpointOn="disk", share=share)
     if m is not None:
-        rows.append(("  its floor: the checkpoint's fsync + rename, " + share + " p50 / p99", "(floor)",
+        rows.append(("  its floor, " + share + ": fsync + rename p50 / p99", "(floor)",
                      "{:.2f} / {:.2f} ms".format(m["scorePercentiles"]["50.0"], m["scorePercentiles"]["99.0"]), "-",
                      loads.get("prepare-floor", "?")))
 row("node agent RSS (chart flags)", "<= 96 MiB", rss("agent-rss.txt", "agent_rss_kib"), 96, "{:.1f} MiB", loads.get("agent-rss", "?"))
