@@ -21,9 +21,18 @@
 #define EVENT_MAGIC 0x45564e5453494dULL
 #define MODEL_MAGIC 0x4d4f444c53494dULL
 
+/*
+ * The head of every object the runtime hands out as a handle (stream, event, model): each kind is
+ * a list of them under objs.lock, and a handle is valid while it is in its list (never
+ * dereferenced before it is found there).
+ */
+struct handle {
+    uint64_t magic; /* of its kind while it lives, 0 once freed */
+    struct handle *next;
+};
+
 struct sim_model {
-    uint64_t magic;
-    struct sim_model *next;
+    struct handle h;
     int dev; /* device of its creator (-1: unknown until executed on a stream) */
     uint32_t tasks;
     uint64_t total_ns;
@@ -31,8 +40,7 @@ struct sim_model {
 };
 
 struct sim_stream {
-    uint64_t magic;
-    struct sim_stream *next;
+    struct handle h;
     int dev;
     pthread_mutex_t lock;
     uint64_t tail_end_ns;   /* end of the last task queued */
@@ -44,21 +52,58 @@ struct sim_stream {
 };
 
 struct sim_event {
-    uint64_t magic;
-    struct sim_event *next;
+    struct handle h;
     int recorded;
     uint64_t ts_ns;
 };
 
 struct objects {
     pthread_mutex_t lock;
-    struct sim_stream *streams;
-    struct sim_event *events;
-    struct sim_model *models;
+    struct handle *streams; /* of struct sim_stream */
+    struct handle *events;  /* of struct sim_event */
+    struct handle *models;  /* of struct sim_model */
     struct sim_stream *defaults[VNPU_SIM_MAX_DEVICES];
 };
 
 static struct objects objs = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Enters h, of kind magic, at the head of list. */
+static void handle_add(struct handle **list, struct handle *h, uint64_t magic) {
+    h->magic = magic;
+    pthread_mutex_lock(&objs.lock);
+    h->next = *list;
+    *list = h;
+    pthread_mutex_unlock(&objs.lock);
+}
+
+/* The link that points at key in list (the list's end when key is not in it); objs.lock held. */
+static struct handle **handle_link_locked(struct handle **list, const void *key) {
+    while (*list != NULL && (const void *)*list != key) list = &(*list)->next;
+    return list;
+}
+
+/* The object of handle key in list, NULL when it is none of them. */
+static struct handle *handle_find(struct handle **list, const void *key) {
+    pthread_mutex_lock(&objs.lock);
+    struct handle *found = *handle_link_locked(list, key);
+    pthread_mutex_unlock(&objs.lock);
+    return found;
+}
+
+/* Takes key out of list; the object, or NULL when it is none of them. objs.lock held. */
+static struct handle *handle_remove_locked(struct handle **list, const void *key) {
+    struct handle **link = handle_link_locked(list, key);
+    struct handle *found = *link;
+    if (found != NULL) *link = found->next;
+    return found;
+}
+
+static struct handle *handle_remove(struct handle **list, const void *key) {
+    pthread_mutex_lock(&objs.lock);
+    struct handle *found = handle_remove_locked(list, key);
+    pthread_mutex_unlock(&objs.lock);
+    return found;
+}
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 static unsigned stream_depth = DEFAULT_DEPTH;
 static uint64_t default_kernel_ns = VNPU_SIM_DEFAULT_KERNEL_NS;
@@ -100,13 +145,13 @@ static struct sim_stream *new_stream(int dev) {
     }
     s->depth = stream_depth;
     s->dev = dev;
-    s->magic = STREAM_MAGIC;
+    s->h.magic = STREAM_MAGIC;
     pthread_mutex_init(&s->lock, NULL);
     return s;
 }
 
 static void free_stream(struct sim_stream *s) {
-    s->magic = 0;
+    s->h.magic = 0;
     pthread_mutex_destroy(&s->lock);
     free(s->ring);
     free(s);
@@ -126,8 +171,7 @@ static struct sim_stream *resolve_stream(rtStream_t stm, rtError_t *rc) {
             *rc = found == NULL ? ACL_ERROR_RT_NO_STREAM_RESOURCE : RT_ERROR_NONE;
         }
     } else {
-        for (struct sim_stream *s = objs.streams; s != NULL; s = s->next)
-            if (s == stm) found = s;
+        found = (struct sim_stream *)*handle_link_locked(&objs.streams, stm);
         *rc = found == NULL ? ACL_ERROR_RT_PARAM_INVALID : RT_ERROR_NONE;
     }
     pthread_mutex_unlock(&objs.lock);
@@ -135,21 +179,11 @@ static struct sim_stream *resolve_stream(rtStream_t stm, rtError_t *rc) {
 }
 
 static struct sim_event *resolve_event(rtEvent_t evt) {
-    struct sim_event *found = NULL;
-    pthread_mutex_lock(&objs.lock);
-    for (struct sim_event *e = objs.events; e != NULL; e = e->next)
-        if (e == evt) found = e;
-    pthread_mutex_unlock(&objs.lock);
-    return found;
+    return (struct sim_event *)handle_find(&objs.events, evt);
 }
 
 static struct sim_model *resolve_model(rtModel_t mdl) {
-    struct sim_model *found = NULL;
-    pthread_mutex_lock(&objs.lock);
-    for (struct sim_model *m = objs.models; m != NULL; m = m->next)
-        if (m == mdl) found = m;
-    pthread_mutex_unlock(&objs.lock);
-    return found;
+    return (struct sim_model *)handle_find(&objs.models, mdl);
 }
 
 static void retire_finished(struct sim_stream *s, uint64_t now) {
@@ -208,6 +242,13 @@ static uint64_t args_ex_duration(const rtArgsEx_t *a) {
     return a == NULL ? kernel_duration(NULL, 0) : kernel_duration(a->args, a->argsSize);
 }
 
+/* The launches that name their entry (function, handle or name) and pass an rtArgsEx_t. */
+static rtError_t launch_args_ex(const void *entry, uint32_t numBlocks, const rtArgsEx_t *argsInfo, rtStream_t stm) {
+    CHECK_LAUNCH(entry, numBlocks);
+    if (argsInfo == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    return launch(stm, args_ex_duration(argsInfo));
+}
+
 rtError_t rtKernelLaunch(const void *stubFunc, uint32_t numBlocks, void *args, uint32_t argsSize,
                          rtSmDesc_t *smDesc, rtStream_t stm) {
     (void)smDesc;
@@ -219,9 +260,7 @@ rtError_t rtKernelLaunchWithFlag(const void *stubFunc, uint32_t numBlocks, rtArg
                                  rtSmDesc_t *smDesc, rtStream_t stm, uint32_t flags) {
     (void)smDesc;
     (void)flags;
-    CHECK_LAUNCH(stubFunc, numBlocks);
-    if (argsInfo == NULL) return ACL_ERROR_RT_PARAM_INVALID;
-    return launch(stm, args_ex_duration(argsInfo));
+    return launch_args_ex(stubFunc, numBlocks, argsInfo, stm);
 }
 
 rtError_t rtKernelLaunchWithFlagV2(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
@@ -236,9 +275,7 @@ rtError_t rtKernelLaunchWithHandle(void *hdl, const uint64_t tilingKey, uint32_t
     (void)tilingKey;
     (void)smDesc;
     (void)kernelInfo;
-    CHECK_LAUNCH(hdl, numBlocks);
-    if (argsInfo == NULL) return ACL_ERROR_RT_PARAM_INVALID;
-    return launch(stm, args_ex_duration(argsInfo));
+    return launch_args_ex(hdl, numBlocks, argsInfo, stm);
 }
 
 rtError_t rtKernelLaunchWithHandleV2(void *hdl, const uint64_t tilingKey, uint32_t numBlocks,
@@ -266,9 +303,7 @@ rtError_t rtAicpuKernelLaunchWithFlag(const rtKernelLaunchNames_t *launchNames, 
                                       uint32_t flags) {
     (void)smDesc;
     (void)flags;
-    CHECK_LAUNCH(launchNames, numBlocks);
-    if (argsInfo == NULL) return ACL_ERROR_RT_PARAM_INVALID;
-    return launch(stm, args_ex_duration(argsInfo));
+    return launch_args_ex(launchNames, numBlocks, argsInfo, stm);
 }
 
 rtError_t rtAicpuKernelLaunchExWithArgs(const uint32_t kernelType, const char_t *const opName,
@@ -288,9 +323,7 @@ rtError_t rtCpuKernelLaunchWithFlag(const void *soName, const void *kernelName, 
     (void)soName;
     (void)smDesc;
     (void)flags;
-    CHECK_LAUNCH(kernelName, numBlocks);
-    if (argsInfo == NULL) return ACL_ERROR_RT_PARAM_INVALID;
-    return launch(stm, args_ex_duration(argsInfo));
+    return launch_args_ex(kernelName, numBlocks, argsInfo, stm);
 }
 
 rtError_t rtVectorCoreKernelLaunch(const void *stubFunc, uint32_t numBlocks, rtArgsEx_t *argsInfo,
@@ -324,9 +357,7 @@ rtError_t rtLaunchKernelByFuncHandleV2(rtFuncHandle funcHandle, uint32_t numBloc
 rtError_t rtLaunchKernelByFuncHandleV3(rtFuncHandle funcHandle, uint32_t numBlocks, const rtArgsEx_t *const argsInfo,
                                        rtStream_t stm, const rtTaskCfgInfo_t *const cfgInfo) {
     (void)cfgInfo;
-    CHECK_LAUNCH(funcHandle, numBlocks);
-    if (argsInfo == NULL) return ACL_ERROR_RT_PARAM_INVALID;
-    return launch(stm, args_ex_duration(argsInfo));
+    return launch_args_ex(funcHandle, numBlocks, argsInfo, stm);
 }
 
 rtError_t rtsLaunchKernelWithConfig(rtFuncHandle funcHandle, uint32_t numBlocks, rtStream_t stm,
@@ -385,22 +416,14 @@ rtError_t rtStreamCreate(rtStream_t *stm, int32_t priority) {
     if (dev < 0) return ACL_ERROR_RT_CONTEXT_NULL;
     struct sim_stream *s = new_stream(dev);
     if (s == NULL) return ACL_ERROR_RT_NO_STREAM_RESOURCE;
-    pthread_mutex_lock(&objs.lock);
-    s->next = objs.streams;
-    objs.streams = s;
-    pthread_mutex_unlock(&objs.lock);
+    handle_add(&objs.streams, &s->h, STREAM_MAGIC);
     *stm = s;
     return RT_ERROR_NONE;
 }
 
 rtError_t rtStreamDestroy(rtStream_t stm) {
     if (stm == NULL) return ACL_ERROR_RT_PARAM_INVALID;
-    pthread_mutex_lock(&objs.lock);
-    struct sim_stream **pp = &objs.streams;
-    while (*pp != NULL && *pp != stm) pp = &(*pp)->next;
-    struct sim_stream *s = *pp;
-    if (s != NULL) *pp = s->next;
-    pthread_mutex_unlock(&objs.lock);
+    struct sim_stream *s = (struct sim_stream *)handle_remove(&objs.streams, stm);
     if (s == NULL) return ACL_ERROR_RT_PARAM_INVALID;
     free_stream(s); /* queued tasks keep their device slots, as on hardware */
     return RT_ERROR_NONE;
@@ -426,14 +449,7 @@ rtError_t rtStreamSynchronizeWithTimeout(rtStream_t stm, int32_t timeout) {
     rtError_t rc;
     struct sim_stream *s = resolve_stream(stm, &rc);
     if (s == NULL) return rc;
-    uint64_t tail = stream_tail(s);
-    uint64_t now = sim_now_ns();
-    if (timeout > 0 && tail > now + (uint64_t)timeout * 1000000ULL) {
-        sim_sleep_until(now + (uint64_t)timeout * 1000000ULL);
-        return ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
-    }
-    sim_sleep_until(tail);
-    return RT_ERROR_NONE;
+    return sim_sync_until(stream_tail(s), timeout);
 }
 
 rtError_t rtStreamQuery(rtStream_t stm) {
@@ -458,8 +474,10 @@ rtError_t rtStreamWaitEvent(rtStream_t stm, rtEvent_t evt) {
 uint64_t sim_streams_tail(int dev) {
     uint64_t t = 0;
     pthread_mutex_lock(&objs.lock);
-    for (struct sim_stream *s = objs.streams; s != NULL; s = s->next)
+    for (struct handle *h = objs.streams; h != NULL; h = h->next) {
+        struct sim_stream *s = (struct sim_stream *)h;
         if (s->dev == dev) t = max_u64(t, stream_tail(s));
+    }
     if (objs.defaults[dev] != NULL) t = max_u64(t, stream_tail(objs.defaults[dev]));
     pthread_mutex_unlock(&objs.lock);
     return t;
@@ -467,13 +485,13 @@ uint64_t sim_streams_tail(int dev) {
 
 void sim_streams_release_device(int dev) {
     pthread_mutex_lock(&objs.lock);
-    for (struct sim_stream **pp = &objs.streams; *pp != NULL;) {
-        struct sim_stream *s = *pp;
+    for (struct handle **link = &objs.streams; *link != NULL;) {
+        struct sim_stream *s = (struct sim_stream *)*link;
         if (s->dev == dev) {
-            *pp = s->next;
+            *link = s->h.next;
             free_stream(s);
         } else {
-            pp = &s->next;
+            link = &s->h.next;
         }
     }
     if (objs.defaults[dev] != NULL) free_stream(objs.defaults[dev]);
@@ -486,12 +504,8 @@ void sim_streams_release_device(int dev) {
 static struct sim_model *new_model(int dev) {
     struct sim_model *m = calloc(1, sizeof(*m));
     if (m == NULL) return NULL;
-    m->magic = MODEL_MAGIC;
     m->dev = dev;
-    pthread_mutex_lock(&objs.lock);
-    m->next = objs.models;
-    objs.models = m;
-    pthread_mutex_unlock(&objs.lock);
+    handle_add(&objs.models, &m->h, MODEL_MAGIC);
     return m;
 }
 
@@ -544,11 +558,7 @@ rtError_t rtEventCreate(rtEvent_t *evt) {
     if (sim_current_device() < 0) return ACL_ERROR_RT_CONTEXT_NULL;
     struct sim_event *e = calloc(1, sizeof(*e));
     if (e == NULL) return ACL_ERROR_RT_NO_EVENT_RESOURCE;
-    e->magic = EVENT_MAGIC;
-    pthread_mutex_lock(&objs.lock);
-    e->next = objs.events;
-    objs.events = e;
-    pthread_mutex_unlock(&objs.lock);
+    handle_add(&objs.events, &e->h, EVENT_MAGIC);
     *evt = e;
     return RT_ERROR_NONE;
 }
@@ -560,14 +570,9 @@ rtError_t rtEventCreateWithFlag(rtEvent_t *evt, uint32_t flag) {
 
 rtError_t rtEventDestroy(rtEvent_t evt) {
     if (evt == NULL) return ACL_ERROR_RT_PARAM_INVALID;
-    pthread_mutex_lock(&objs.lock);
-    struct sim_event **pp = &objs.events;
-    while (*pp != NULL && *pp != evt) pp = &(*pp)->next;
-    struct sim_event *e = *pp;
-    if (e != NULL) *pp = e->next;
-    pthread_mutex_unlock(&objs.lock);
+    struct sim_event *e = (struct sim_event *)handle_remove(&objs.events, evt);
     if (e == NULL) return ACL_ERROR_RT_PARAM_INVALID;
-    e->magic = 0;
+    e->h.magic = 0;
     free(e);
     return RT_ERROR_NONE;
 }
@@ -591,51 +596,53 @@ rtError_t rtEventRecord(rtEvent_t evt, rtStream_t stm) {
     return RT_ERROR_NONE;
 }
 
-static void event_state(struct sim_event *e, int *recorded, uint64_t *ts) {
+/* Whether event evt was recorded and when it completes (the time of its record); the handle checked. */
+static rtError_t event_state(rtEvent_t evt, int *recorded, uint64_t *ts) {
+    rtError_t rc = ACL_ERROR_RT_PARAM_INVALID;
     pthread_mutex_lock(&objs.lock);
-    *recorded = e->recorded;
-    *ts = e->ts_ns;
+    struct sim_event *e = (struct sim_event *)*handle_link_locked(&objs.events, evt);
+    if (e != NULL) {
+        *recorded = e->recorded;
+        *ts = e->ts_ns;
+        rc = RT_ERROR_NONE;
+    }
     pthread_mutex_unlock(&objs.lock);
+    return rc;
 }
 
 rtError_t rtEventQuery(rtEvent_t evt) {
-    struct sim_event *e = resolve_event(evt);
-    if (e == NULL) return ACL_ERROR_RT_PARAM_INVALID;
     int recorded;
     uint64_t ts;
-    event_state(e, &recorded, &ts);
+    rtError_t rc = event_state(evt, &recorded, &ts);
+    if (rc != RT_ERROR_NONE) return rc;
     return !recorded || ts <= sim_now_ns() ? RT_ERROR_NONE : ACL_ERROR_RT_EVENT_NOT_COMPLETE;
 }
 
 rtError_t rtEventQueryStatus(rtEvent_t evt, rtEventStatus_t *status) {
     if (status == NULL) return ACL_ERROR_RT_PARAM_INVALID;
-    struct sim_event *e = resolve_event(evt);
-    if (e == NULL) return ACL_ERROR_RT_PARAM_INVALID;
     int recorded;
     uint64_t ts;
-    event_state(e, &recorded, &ts);
+    rtError_t rc = event_state(evt, &recorded, &ts);
+    if (rc != RT_ERROR_NONE) return rc;
     *status = recorded && ts <= sim_now_ns() ? RT_EVENT_RECORDED : RT_EVENT_INIT;
     return RT_ERROR_NONE;
 }
 
 rtError_t rtEventSynchronize(rtEvent_t evt) {
-    struct sim_event *e = resolve_event(evt);
-    if (e == NULL) return ACL_ERROR_RT_PARAM_INVALID;
     int recorded;
     uint64_t ts;
-    event_state(e, &recorded, &ts);
+    rtError_t rc = event_state(evt, &recorded, &ts);
+    if (rc != RT_ERROR_NONE) return rc;
     if (recorded) sim_sleep_until(ts);
     return RT_ERROR_NONE;
 }
 
 rtError_t rtEventElapsedTime(float32_t *timeInterval, rtEvent_t startEvent, rtEvent_t endEvent) {
     if (timeInterval == NULL) return ACL_ERROR_RT_PARAM_INVALID;
-    struct sim_event *a = resolve_event(startEvent), *b = resolve_event(endEvent);
-    if (a == NULL || b == NULL) return ACL_ERROR_RT_PARAM_INVALID;
     int ra, rb;
     uint64_t ta, tb;
-    event_state(a, &ra, &ta);
-    event_state(b, &rb, &tb);
+    if (event_state(startEvent, &ra, &ta) != RT_ERROR_NONE || event_state(endEvent, &rb, &tb) != RT_ERROR_NONE)
+        return ACL_ERROR_RT_PARAM_INVALID;
     if (!ra || !rb) return ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID;
     uint64_t now = sim_now_ns();
     if (ta > now || tb > now) return ACL_ERROR_RT_EVENT_NOT_COMPLETE;
@@ -647,11 +654,10 @@ rtError_t rtEventElapsedTime(float32_t *timeInterval, rtEvent_t startEvent, rtEv
 /* Microseconds of the device clock (CLOCK_MONOTONIC here) at which the event completed. */
 rtError_t rtEventGetTimeStamp(uint64_t *timeStamp, rtEvent_t evt) {
     if (timeStamp == NULL) return ACL_ERROR_RT_PARAM_INVALID;
-    struct sim_event *e = resolve_event(evt);
-    if (e == NULL) return ACL_ERROR_RT_PARAM_INVALID;
     int recorded;
     uint64_t ts;
-    event_state(e, &recorded, &ts);
+    rtError_t rc = event_state(evt, &recorded, &ts);
+    if (rc != RT_ERROR_NONE) return rc;
     if (!recorded) return ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID;
     if (ts > sim_now_ns()) return ACL_ERROR_RT_EVENT_NOT_COMPLETE;
     *timeStamp = ts / 1000ULL;
@@ -672,12 +678,10 @@ rtError_t rtModelCreate(rtModel_t *mdl, uint32_t flag) {
 rtError_t rtModelDestroy(rtModel_t mdl) {
     if (mdl == NULL) return ACL_ERROR_RT_PARAM_INVALID;
     pthread_mutex_lock(&objs.lock);
-    struct sim_model **pp = &objs.models;
-    while (*pp != NULL && *pp != mdl) pp = &(*pp)->next;
-    struct sim_model *m = *pp;
+    struct sim_model *m = (struct sim_model *)handle_remove_locked(&objs.models, mdl);
     if (m != NULL) {
-        *pp = m->next;
-        for (struct sim_stream *s = objs.streams; s != NULL; s = s->next) {
+        for (struct handle *h = objs.streams; h != NULL; h = h->next) {
+            struct sim_stream *s = (struct sim_stream *)h;
             pthread_mutex_lock(&s->lock);
             if (s->bound == m) s->bound = NULL;
             if (s->capture == m) s->capture = NULL;
@@ -686,7 +690,7 @@ rtError_t rtModelDestroy(rtModel_t mdl) {
     }
     pthread_mutex_unlock(&objs.lock);
     if (m == NULL) return ACL_ERROR_RT_PARAM_INVALID;
-    m->magic = 0;
+    m->h.magic = 0;
     free(m);
     return RT_ERROR_NONE;
 }
@@ -768,13 +772,7 @@ rtError_t rtsModelExecute(rtModel_t mdl, int32_t timeout) {
     uint64_t end = s->tail_end_ns;
     pthread_mutex_unlock(&s->lock);
     free_stream(s);
-    uint64_t now = sim_now_ns();
-    if (timeout > 0 && end > now + (uint64_t)timeout * 1000000ULL) {
-        sim_sleep_until(now + (uint64_t)timeout * 1000000ULL);
-        return ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
-    }
-    sim_sleep_until(end);
-    return RT_ERROR_NONE;
+    return sim_sync_until(end, timeout);
 }
 
 rtError_t rtModelExecuteSync(rtModel_t mdl, rtStream_t stm, uint32_t flag, int32_t timeout) {
@@ -790,8 +788,7 @@ static void objs_atfork_parent(void) { pthread_mutex_unlock(&objs.lock); }
 
 static void objs_atfork_child(void) {
     while (objs.streams != NULL) {
-        struct sim_stream *s = objs.streams;
-        objs.streams = s->next;
+        struct sim_stream *s = (struct sim_stream *)handle_remove_locked(&objs.streams, objs.streams);
         free(s->ring);
         free(s);
     }
@@ -802,16 +799,8 @@ static void objs_atfork_child(void) {
         }
         objs.defaults[d] = NULL;
     }
-    while (objs.events != NULL) {
-        struct sim_event *e = objs.events;
-        objs.events = e->next;
-        free(e);
-    }
-    while (objs.models != NULL) {
-        struct sim_model *m = objs.models;
-        objs.models = m->next;
-        free(m);
-    }
+    while (objs.events != NULL) free(handle_remove_locked(&objs.events, objs.events));
+    while (objs.models != NULL) free(handle_remove_locked(&objs.models, objs.models));
     pthread_mutex_unlock(&objs.lock);
 }
 

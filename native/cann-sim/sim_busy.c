@@ -34,31 +34,46 @@ static int read_exact(const char *path, void *buf, size_t len) {
     return n == (ssize_t)len ? 0 : -1;
 }
 
-/* alive: the owner still holds its record lock (F_GETLK sees a conflicting lock). */
-static void print_proc_usage(const char *root, long want_pid, long want_dev) {
+/* What the walks of the host's record directories print: the --pid, --device and --window choices. */
+struct filter {
+    long want_pid, want_dev;
+    uint64_t t1, t2;
+    int tasks;
+    int rc; /* 1 once a window could not be measured */
+};
+
+/* Calls fn(file, f) for every entry of root/sub not starting with '.'; -1 when it cannot be listed. */
+static int for_each_record(const char *root, const char *sub, void (*fn)(const char *file, struct filter *f),
+                           struct filter *f) {
     char dir[700];
-    snprintf(dir, sizeof(dir), "%s/procs", root);
+    snprintf(dir, sizeof(dir), "%s/%s", root, sub);
     DIR *dp = opendir(dir);
-    if (dp == NULL) return;
+    if (dp == NULL) return -1;
     struct dirent *e;
     while ((e = readdir(dp)) != NULL) {
         if (e->d_name[0] == '.') continue;
         char file[1400];
         snprintf(file, sizeof(file), "%s/%s", dir, e->d_name);
-        int fd = open(file, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) continue;
-        struct vnpu_sim_proc_usage u;
-        struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
-        int ok = pread(fd, &u, sizeof(u), 0) == (ssize_t)sizeof(u) && u.magic == VNPU_SIM_PROC_USAGE_MAGIC &&
-                 !u.reaped && fcntl(fd, F_GETLK, &fl) == 0;
-        close(fd);
-        if (!ok || (want_pid >= 0 && u.pid != want_pid)) continue;
-        for (int d = 0; d < VNPU_SIM_MAX_DEVICES; d++) {
-            if (u.used[d] == 0 || (want_dev >= 0 && d != want_dev)) continue;
-            printf("hbm pid=%d logic=%d used=%" PRIu64 " alive=%d\n", u.pid, d, u.used[d], fl.l_type != F_UNLCK);
-        }
+        fn(file, f);
     }
     closedir(dp);
+    return 0;
+}
+
+/* alive: the owner still holds its record lock (F_GETLK sees a conflicting lock). */
+static void print_proc_usage(const char *file, struct filter *f) {
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    struct vnpu_sim_proc_usage u;
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+    int ok = pread(fd, &u, sizeof(u), 0) == (ssize_t)sizeof(u) && u.magic == VNPU_SIM_PROC_USAGE_MAGIC && !u.reaped &&
+             fcntl(fd, F_GETLK, &fl) == 0;
+    close(fd);
+    if (!ok || (f->want_pid >= 0 && u.pid != f->want_pid)) return;
+    for (int d = 0; d < VNPU_SIM_MAX_DEVICES; d++) {
+        if (u.used[d] == 0 || (f->want_dev >= 0 && d != f->want_dev)) continue;
+        printf("hbm pid=%d logic=%d used=%" PRIu64 " alive=%d\n", u.pid, d, u.used[d], fl.l_type != F_UNLCK);
+    }
 }
 
 static uint64_t mono_ns(void) {
@@ -67,23 +82,42 @@ static uint64_t mono_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * Task i of a process's ring as its writer left it (seqlock: even sequence 2i+2 before and after):
+ * 1 and its start and end, 0 while it is still being written, -1 once it was overwritten (the
+ * ring wrapped).
+ */
+static int read_slot(const struct vnpu_sim_task_ring *q, uint64_t i, uint64_t *start, uint64_t *end) {
+    const struct vnpu_sim_task_slot *sl = &q->slot[i % VNPU_SIM_TASK_RING_SLOTS];
+    for (int tries = 0; tries < 1000; tries++) {
+        uint64_t seq = __atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE);
+        uint64_t a = __atomic_load_n(&sl->start_ns, __ATOMIC_ACQUIRE);
+        uint64_t b = __atomic_load_n(&sl->end_ns, __ATOMIC_ACQUIRE);
+        if (seq == 2 * i + 2 && __atomic_load_n(&sl->seq, __ATOMIC_RELAXED) == seq) {
+            *start = a;
+            *end = b;
+            return 1;
+        }
+        if (seq > 2 * i + 2) return -1;
+    }
+    return 0;
+}
+
+/* The index of the oldest task a ring still holds. */
+static uint64_t ring_first(uint64_t next) {
+    return next > VNPU_SIM_TASK_RING_SLOTS ? next - VNPU_SIM_TASK_RING_SLOTS : 0;
+}
+
 /* Device time of one process's ring inside [t1, t2]; -1 when the ring lost tasks that overlap it. */
 static int ring_window(const struct vnpu_sim_task_ring *q, uint64_t t1, uint64_t t2, uint64_t *busy, uint64_t *tasks) {
     uint64_t next = __atomic_load_n(&q->next, __ATOMIC_ACQUIRE);
-    uint64_t first = next > VNPU_SIM_TASK_RING_SLOTS ? next - VNPU_SIM_TASK_RING_SLOTS : 0;
+    uint64_t first = ring_first(next);
     uint64_t sum = 0, n = 0, oldest_start = UINT64_MAX;
     for (uint64_t i = first; i < next; i++) {
-        const struct vnpu_sim_task_slot *sl = &q->slot[i % VNPU_SIM_TASK_RING_SLOTS];
-        uint64_t a = 0, b = 0, seq;
-        int ok = 0;
-        for (int tries = 0; tries < 1000 && !ok; tries++) {
-            seq = __atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE);
-            a = __atomic_load_n(&sl->start_ns, __ATOMIC_ACQUIRE);
-            b = __atomic_load_n(&sl->end_ns, __ATOMIC_ACQUIRE);
-            ok = seq == 2 * i + 2 && __atomic_load_n(&sl->seq, __ATOMIC_RELAXED) == seq;
-            if (!ok && seq > 2 * i + 2) return -1; /* overwritten while reading: the ring wrapped */
-        }
-        if (!ok) continue; /* still being written: a task scheduled just now, after t2 */
+        uint64_t a = 0, b = 0;
+        int got = read_slot(q, i, &a, &b);
+        if (got < 0) return -1; /* overwritten while reading: the ring wrapped */
+        if (got == 0) continue; /* still being written: a task scheduled just now, after t2 */
         if (a < oldest_start) oldest_start = a;
         uint64_t lo = a > t1 ? a : t1, hi = b < t2 ? b : t2;
         if (hi > lo) {
@@ -99,55 +133,45 @@ static int ring_window(const struct vnpu_sim_task_ring *q, uint64_t t1, uint64_t
 
 static void print_tasks(const struct vnpu_sim_task_ring *q) {
     uint64_t next = __atomic_load_n(&q->next, __ATOMIC_ACQUIRE);
-    uint64_t first = next > VNPU_SIM_TASK_RING_SLOTS ? next - VNPU_SIM_TASK_RING_SLOTS : 0;
-    for (uint64_t i = first; i < next; i++) {
-        const struct vnpu_sim_task_slot *sl = &q->slot[i % VNPU_SIM_TASK_RING_SLOTS];
-        uint64_t seq = __atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE);
-        uint64_t a = __atomic_load_n(&sl->start_ns, __ATOMIC_ACQUIRE), b = __atomic_load_n(&sl->end_ns, __ATOMIC_ACQUIRE);
-        if (seq != 2 * i + 2 || __atomic_load_n(&sl->seq, __ATOMIC_RELAXED) != seq) continue;
+    for (uint64_t i = ring_first(next); i < next; i++) {
+        uint64_t a, b;
+        if (read_slot(q, i, &a, &b) != 1) continue;
         printf("task pid=%d logic=%d index=%" PRIu64 " start_ns=%" PRIu64 " end_ns=%" PRIu64 "\n", q->pid, q->logic_id, i,
                a, b);
     }
 }
 
-static int print_windows(const char *root, uint64_t t1, uint64_t t2, long want_pid, long want_dev, int tasks) {
-    char dir[700];
-    snprintf(dir, sizeof(dir), "%s/tasks", root);
-    DIR *dp = opendir(dir);
-    if (dp == NULL) {
-        fprintf(stderr, "cann-sim-busy: %s: no task rings (run the processes with VNPU_SIM_TASK_RING=1)\n", dir);
-        return 1;
-    }
-    int rc = 0;
-    struct dirent *e;
-    while ((e = readdir(dp)) != NULL) {
-        if (e->d_name[0] == '.') continue;
-        char file[1400];
-        snprintf(file, sizeof(file), "%s/%s", dir, e->d_name);
-        int fd = open(file, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) continue;
-        void *p = mmap(NULL, sizeof(struct vnpu_sim_task_ring), PROT_READ, MAP_SHARED, fd, 0);
-        close(fd);
-        if (p == MAP_FAILED) continue;
-        const struct vnpu_sim_task_ring *q = p;
-        if (q->magic == VNPU_SIM_TASK_RING_MAGIC && (want_pid < 0 || q->pid == want_pid)
-            && (want_dev < 0 || q->logic_id == want_dev)) {
-            uint64_t b = 0, n = 0;
-            if (tasks) {
-                print_tasks(q);
-            } else if (ring_window(q, t1, t2, &b, &n) == 0) {
-                printf("window pid=%d logic=%d busy_ns=%" PRIu64 " tasks=%" PRIu64 " t1=%" PRIu64 " t2=%" PRIu64 "\n",
-                       q->pid, q->logic_id, b, n, t1, t2);
-            } else {
-                printf("window pid=%d logic=%d overflow: its ring no longer covers t1=%" PRIu64 "\n", q->pid,
-                       q->logic_id, t1);
-                rc = 1;
-            }
+static void print_window(const char *file, struct filter *f) {
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    void *p = mmap(NULL, sizeof(struct vnpu_sim_task_ring), PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) return;
+    const struct vnpu_sim_task_ring *q = p;
+    if (q->magic == VNPU_SIM_TASK_RING_MAGIC && (f->want_pid < 0 || q->pid == f->want_pid) &&
+        (f->want_dev < 0 || q->logic_id == f->want_dev)) {
+        uint64_t b = 0, n = 0;
+        if (f->tasks) {
+            print_tasks(q);
+        } else if (ring_window(q, f->t1, f->t2, &b, &n) == 0) {
+            printf("window pid=%d logic=%d busy_ns=%" PRIu64 " tasks=%" PRIu64 " t1=%" PRIu64 " t2=%" PRIu64 "\n", q->pid,
+                   q->logic_id, b, n, f->t1, f->t2);
+        } else {
+            printf("window pid=%d logic=%d overflow: its ring no longer covers t1=%" PRIu64 "\n", q->pid, q->logic_id,
+                   f->t1);
+            f->rc = 1;
         }
-        munmap(p, sizeof(struct vnpu_sim_task_ring));
     }
-    closedir(dp);
-    return rc;
+    munmap(p, sizeof(struct vnpu_sim_task_ring));
+}
+
+static void print_busy(const char *file, struct filter *f) {
+    struct vnpu_sim_busy_record r;
+    if (read_exact(file, &r, sizeof(r)) != 0 || r.magic != VNPU_SIM_BUSY_MAGIC) return;
+    if ((f->want_pid >= 0 && r.pid != f->want_pid) || (f->want_dev >= 0 && r.logic_id != f->want_dev)) return;
+    printf("busy pid=%d logic=%d busy_ns=%" PRIu64 " tasks=%" PRIu64 " first_start_ns=%" PRIu64 " last_end_ns=%" PRIu64
+           "\n",
+           r.pid, r.logic_id, r.busy_ns, r.tasks, r.first_start_ns, r.last_end_ns);
 }
 
 int main(int argc, char **argv) {
@@ -182,7 +206,15 @@ int main(int argc, char **argv) {
         fprintf(stderr, "cann-sim-busy: no simulated host root (VNPU_SIM_ROOT): error %d\n", rc);
         return 1;
     }
-    if (window || tasks) return print_windows(root, t1, t2, want_pid, want_dev, tasks);
+    struct filter f = {.want_pid = want_pid, .want_dev = want_dev, .t1 = t1, .t2 = t2, .tasks = tasks, .rc = 0};
+    if (window || tasks) {
+        if (for_each_record(root, "tasks", print_window, &f) != 0) {
+            fprintf(stderr, "cann-sim-busy: %s/tasks: no task rings (run the processes with VNPU_SIM_TASK_RING=1)\n",
+                    root);
+            return 1;
+        }
+        return f.rc;
+    }
     char path[1024];
     struct vnpu_sim_device_time dt[VNPU_SIM_MAX_DEVICES];
     uint64_t hbm[VNPU_SIM_MAX_DEVICES];
@@ -199,22 +231,7 @@ int main(int argc, char **argv) {
                d, have_dt ? dt[d].busy_ns : 0, have_dt ? dt[d].tasks : 0, have_dt ? dt[d].busy_until_ns : 0,
                have_hbm ? hbm[d] : 0, devs[d].hbm_bytes);
     }
-    print_proc_usage(root, want_pid, want_dev);
-    snprintf(path, sizeof(path), "%s/busy", root);
-    DIR *dp = opendir(path);
-    if (dp == NULL) return 0;
-    struct dirent *e;
-    while ((e = readdir(dp)) != NULL) {
-        if (e->d_name[0] == '.') continue;
-        char file[1400];
-        struct vnpu_sim_busy_record r;
-        snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
-        if (read_exact(file, &r, sizeof(r)) != 0 || r.magic != VNPU_SIM_BUSY_MAGIC) continue;
-        if ((want_pid >= 0 && r.pid != want_pid) || (want_dev >= 0 && r.logic_id != want_dev)) continue;
-        printf("busy pid=%d logic=%d busy_ns=%" PRIu64 " tasks=%" PRIu64 " first_start_ns=%" PRIu64
-               " last_end_ns=%" PRIu64 "\n",
-               r.pid, r.logic_id, r.busy_ns, r.tasks, r.first_start_ns, r.last_end_ns);
-    }
-    closedir(dp);
+    for_each_record(root, "procs", print_proc_usage, &f);
+    for_each_record(root, "busy", print_busy, &f);
     return 0;
 }

@@ -25,6 +25,9 @@ struct sim_host {
 SIM_HIDDEN struct sim_host *sim_host(void);
 SIM_HIDDEN uint64_t sim_now_ns(void);
 SIM_HIDDEN void sim_sleep_until(uint64_t deadline_ns);
+/* Sleeps until end_ns, but no longer than timeout_ms when it is > 0 (0 and -1: no limit, as the
+ * runtime's synchronize calls): RT_ERROR_NONE, or ACL_ERROR_RT_STREAM_SYNC_TIMEOUT once it passed. */
+SIM_HIDDEN rtError_t sim_sync_until(uint64_t end_ns, int32_t timeout_ms);
 SIM_HIDDEN void sim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Current device of the calling thread (-1 when none) and the validation of a device ID. */

@@ -74,6 +74,16 @@ void sim_sleep_until(uint64_t deadline_ns) {
     }
 }
 
+rtError_t sim_sync_until(uint64_t end_ns, int32_t timeout_ms) {
+    uint64_t now = sim_now_ns();
+    if (timeout_ms > 0 && end_ns > now + (uint64_t)timeout_ms * 1000000ULL) {
+        sim_sleep_until(now + (uint64_t)timeout_ms * 1000000ULL);
+        return ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
+    }
+    sim_sleep_until(end_ns);
+    return RT_ERROR_NONE;
+}
+
 static void *map_shared(const char *path, size_t size) {
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0) {
@@ -265,14 +275,7 @@ rtError_t rtDeviceSynchronize(void) {
 rtError_t rtDeviceSynchronizeWithTimeout(int32_t timeout) {
     if (thread_device < 0) return ACL_ERROR_RT_CONTEXT_NULL;
     if (timeout < -1) return ACL_ERROR_RT_PARAM_INVALID;
-    uint64_t tail = sim_streams_tail(thread_device);
-    uint64_t now = sim_now_ns();
-    if (timeout > 0 && tail > now + (uint64_t)timeout * 1000000ULL) {
-        sim_sleep_until(now + (uint64_t)timeout * 1000000ULL);
-        return ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
-    }
-    sim_sleep_until(tail);
-    return RT_ERROR_NONE;
+    return sim_sync_until(sim_streams_tail(thread_device), timeout);
 }
 
 static void release_device(int32_t devId) {

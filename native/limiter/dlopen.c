@@ -29,6 +29,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "elf_exports.h"
 #include "fork.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -85,12 +86,6 @@ static struct export exports[MAX_EXPORTS];
 static int n_exports = -1; /* -1: not read yet */
 static uintptr_t self_lo, self_hi; /* our object's mapped range */
 
-static uintptr_t dyn_ptr(const struct dl_phdr_info *info, ElfW(Addr) p)
-{
-    /* glibc relocates these entries in place; other loaders may leave them relative */
-    return p < info->dlpi_addr ? (uintptr_t)(info->dlpi_addr + p) : (uintptr_t)p;
-}
-
 struct dynamic {
     const ElfW(Sym) *symtab;
     const char *strtab;
@@ -121,13 +116,13 @@ static int read_dynamic(const struct dl_phdr_info *info, struct dynamic *d)
     int pltrela = 1;
     for (const ElfW(Dyn) *e = dyn; e->d_tag != DT_NULL; e++) {
         switch (e->d_tag) {
-        case DT_SYMTAB: d->symtab = (const ElfW(Sym) *)dyn_ptr(info, e->d_un.d_ptr); break;
-        case DT_STRTAB: d->strtab = (const char *)dyn_ptr(info, e->d_un.d_ptr); break;
-        case DT_HASH: d->hash = (const uint32_t *)dyn_ptr(info, e->d_un.d_ptr); break;
-        case DT_GNU_HASH: d->gnu = (const uint32_t *)dyn_ptr(info, e->d_un.d_ptr); break;
-        case DT_RELA: d->rela = (const ElfW(Rela) *)dyn_ptr(info, e->d_un.d_ptr); break;
+        case DT_SYMTAB: d->symtab = (const ElfW(Sym) *)vnpu_elf_dyn_ptr(info, e->d_un.d_ptr); break;
+        case DT_STRTAB: d->strtab = (const char *)vnpu_elf_dyn_ptr(info, e->d_un.d_ptr); break;
+        case DT_HASH: d->hash = (const uint32_t *)vnpu_elf_dyn_ptr(info, e->d_un.d_ptr); break;
+        case DT_GNU_HASH: d->gnu = (const uint32_t *)vnpu_elf_dyn_ptr(info, e->d_un.d_ptr); break;
+        case DT_RELA: d->rela = (const ElfW(Rela) *)vnpu_elf_dyn_ptr(info, e->d_un.d_ptr); break;
         case DT_RELASZ: d->relasz = e->d_un.d_val; break;
-        case DT_JMPREL: d->jmprel = (const ElfW(Rela) *)dyn_ptr(info, e->d_un.d_ptr); break;
+        case DT_JMPREL: d->jmprel = (const ElfW(Rela) *)vnpu_elf_dyn_ptr(info, e->d_un.d_ptr); break;
         case DT_PLTRELSZ: d->pltrelsz = e->d_un.d_val; break;
         case DT_PLTREL: pltrela = e->d_un.d_val == DT_RELA; break;
         default: break;
@@ -142,21 +137,7 @@ static uint32_t symbol_count(const struct dynamic *d)
 {
     if (d->hash)
         return d->hash[1];
-    if (!d->gnu)
-        return 0;
-    const uint32_t *gh = d->gnu;
-    uint32_t nbuckets = gh[0], symoffset = gh[1], bloom_size = gh[2];
-    const uint32_t *buckets = gh + 4 + bloom_size * (sizeof(ElfW(Addr)) / 4);
-    const uint32_t *chain = buckets + nbuckets;
-    uint32_t last = 0;
-    for (uint32_t b = 0; b < nbuckets; b++)
-        if (buckets[b] > last)
-            last = buckets[b];
-    if (last < symoffset)
-        return symoffset;
-    while (!(chain[last - symoffset] & 1u) && last < 100000u)
-        last++;
-    return last + 1;
+    return d->gnu ? vnpu_elf_gnu_hash_symbols(d->gnu) : 0;
 }
 
 static int contains_self(const struct dl_phdr_info *info)

@@ -15,13 +15,13 @@ struct scan {
     int found;
 };
 
-static uintptr_t dyn_ptr(const struct dl_phdr_info *info, ElfW(Addr) p)
+uintptr_t vnpu_elf_dyn_ptr(const struct dl_phdr_info *info, ElfW(Addr) p)
 {
     /* glibc relocates these entries in place; other loaders may leave them relative */
     return p < info->dlpi_addr ? (uintptr_t)(info->dlpi_addr + p) : (uintptr_t)p;
 }
 
-static uint32_t gnu_hash_symbols(const uint32_t *gh)
+uint32_t vnpu_elf_gnu_hash_symbols(const uint32_t *gh)
 {
     uint32_t nbuckets = gh[0], symoffset = gh[1], bloom_size = gh[2];
     const uint32_t *buckets = gh + 4 + bloom_size * (sizeof(ElfW(Addr)) / 4);
@@ -57,17 +57,17 @@ static int scan_object(struct dl_phdr_info *info, size_t size, void *arg)
     const uint32_t *hash = NULL, *gnu = NULL;
     for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
         if (d->d_tag == DT_SYMTAB)
-            symtab = (const ElfW(Sym) *)dyn_ptr(info, d->d_un.d_ptr);
+            symtab = (const ElfW(Sym) *)vnpu_elf_dyn_ptr(info, d->d_un.d_ptr);
         else if (d->d_tag == DT_STRTAB)
-            strtab = (const char *)dyn_ptr(info, d->d_un.d_ptr);
+            strtab = (const char *)vnpu_elf_dyn_ptr(info, d->d_un.d_ptr);
         else if (d->d_tag == DT_HASH)
-            hash = (const uint32_t *)dyn_ptr(info, d->d_un.d_ptr);
+            hash = (const uint32_t *)vnpu_elf_dyn_ptr(info, d->d_un.d_ptr);
         else if (d->d_tag == DT_GNU_HASH)
-            gnu = (const uint32_t *)dyn_ptr(info, d->d_un.d_ptr);
+            gnu = (const uint32_t *)vnpu_elf_dyn_ptr(info, d->d_un.d_ptr);
     }
     if (!symtab || !strtab || (!hash && !gnu))
         return 0;
-    uint32_t n = hash ? hash[1] : gnu_hash_symbols(gnu);
+    uint32_t n = hash ? hash[1] : vnpu_elf_gnu_hash_symbols(gnu);
     for (uint32_t i = 1; i < n && i < MAX_SYMBOLS; i++) {
         const ElfW(Sym) *s = &symtab[i];
         if (s->st_shndx == SHN_UNDEF || ELF64_ST_TYPE(s->st_info) != STT_FUNC)

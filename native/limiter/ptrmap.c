@@ -1,5 +1,7 @@
 #include "ptrmap.h"
 
+#include "cpu_relax.h"
+
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -72,19 +74,11 @@ static void unmap_tab(struct stripe *s) {
     if (s->tab && !in_first(s)) munmap(s->tab, s->cap * sizeof(struct slot));
 }
 
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 static __attribute__((noinline, cold)) void stripe_lock_contended(struct stripe *s) {
     unsigned spins = 0;
     do {
         while (__atomic_load_n(&s->lock, __ATOMIC_RELAXED)) {
-            if (++spins < SPINS_BEFORE_YIELD) cpu_relax();
+            if (++spins < SPINS_BEFORE_YIELD) vnpu_cpu_relax();
             else sched_yield();
         }
     } while (__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE));

@@ -1,6 +1,7 @@
 /*
  * Quota region: see region.h and docs/region-layout.md for the protocol and its proof.
  */
+#include "cpu_relax.h"
 #include "region.h"
 #include "safe_open.h"
 
@@ -538,14 +539,6 @@ static inline __attribute__((always_inline)) void claimed_sums(const struct vnpu
 
 struct vnpu_admit_stats vnpu_admit_stats;
 
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 void vnpu_region_count(struct vnpu_region *r, uint32_t dev, uint32_t ds_field, uint64_t n) {
     __atomic_fetch_add(P64(r, vnpu_devstate_off(dev) + ds_field), n, __ATOMIC_RELAXED);
 }
@@ -666,7 +659,7 @@ static __attribute__((noinline, cold)) int admit_contended(struct vnpu_region *r
         uint64_t limit = vnpu_region_limit(r, dev); /* the agent may have changed it meanwhile */
         int fits_committed = sat_add(used, bytes) <= limit;
         if (fits_committed && tries < ADMIT_CONTENDED_TRIES) {
-            cpu_relax();
+            vnpu_cpu_relax();
         } else if (!reaped && (reaped = 1, reap_slots(r, (int)dev) > 0)) {
             /* what stood in the way belonged to owners that died (never to us: our slot is live) */
             __atomic_fetch_add(&vnpu_admit_stats.reaped, 1, __ATOMIC_RELAXED);

@@ -28,7 +28,7 @@ $(B)/limiter/test_compute_registry: limiter/tests/test_compute_registry.c $(REGI
 
 # creates/prints registries and creates quota regions with compute config (test tooling, debugging aid)
 $(B)/limiter/registry_tool: limiter/tests/registry_tool.c $(REGISTRY_TEST_SRCS) $(REGISTRY_TEST_HDRS) \
-                            limiter/region.c limiter/ptrmap.c limiter/region.h
+                            limiter/region.c limiter/ptrmap.c limiter/region.h limiter/cpu_relax.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Ilimiter -Ilimiter/tests -o $@ limiter/tests/registry_tool.c $(REGISTRY_TEST_SRCS) \
 	  limiter/region.c limiter/ptrmap.c $(LDFLAGS) $(LDLIBS)

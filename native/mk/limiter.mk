@@ -1,6 +1,6 @@
 # The limiter libvnpu.so (LD_PRELOAD / ld.so.preload), its layout printer and its native tests.
 LIMITER_CORE := limiter/region.c limiter/ptrmap.c limiter/safe_open.c
-LIMITER_HDRS := include/vnpu_region.h limiter/region.h limiter/ptrmap.h limiter/safe_open.h
+LIMITER_HDRS := include/vnpu_region.h limiter/region.h limiter/ptrmap.h limiter/safe_open.h limiter/cpu_relax.h
 LIMITER_SRCS := $(LIMITER_CORE) limiter/config.c limiter/hooks.c limiter/fork.c limiter/dlopen.c $(COMPUTE_LIB_SRCS) limiter/compute_config.c
 LIMITER_ALL_HDRS := $(LIMITER_HDRS) limiter/config.h limiter/cann_abi.h $(COMPUTE_HDRS)
 

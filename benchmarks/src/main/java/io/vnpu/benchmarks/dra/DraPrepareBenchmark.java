@@ -139,41 +139,48 @@ public class DraPrepareBenchmark {
                   new io.vnpu.quota.region.QuotaRegions()),
               () -> {});
     }
-    state =
-        DeviceState.open(
-            new CheckpointStore(sockets.dataDir().resolve("checkpoint.json"), Clock.systemUTC()),
-            new CdiSpecWriter(cdiDir, kind),
-            new ClaimSpecBuilder(kind, new AscendHostLayout(new DeviceNodeProbe(dev), dir), layout),
-            new ClaimPlanner(
-                DRIVER,
-                NODE,
-                kind,
-                new io.vnpu.kube.dra.modes.ChipModes(
-                    io.vnpu.kube.dra.vnpu.HardVnpuChips.OFF,
-                    soft,
-                    io.vnpu.kube.dra.modes.SoftCapacityNames.HAMI),
-                layout),
-            inventory,
-            NODE,
-            "bench",
-            Duration.ofSeconds(30),
-            new io.vnpu.kube.dra.vnpu.VnpuDriver() {
-              @Override
-              public io.vnpu.api.model.Vnpu create(int logicId, String template) {
-                throw new IllegalStateException("no vNPUs here");
-              }
+    DeviceState.Builder opening =
+        DeviceState.builder()
+            .store(
+                new CheckpointStore(
+                    sockets.dataDir().resolve("checkpoint.json"), Clock.systemUTC()))
+            .cdi(new CdiSpecWriter(cdiDir, kind))
+            .specs(
+                new ClaimSpecBuilder(
+                    kind, new AscendHostLayout(new DeviceNodeProbe(dev), dir), layout))
+            .planner(
+                new ClaimPlanner(
+                    DRIVER,
+                    NODE,
+                    kind,
+                    new io.vnpu.kube.dra.modes.ChipModes(
+                        io.vnpu.kube.dra.vnpu.HardVnpuChips.OFF,
+                        soft,
+                        io.vnpu.kube.dra.modes.SoftCapacityNames.HAMI),
+                    layout))
+            .inventory(inventory)
+            .poolName(NODE)
+            .bootId("bench")
+            .lockTimeout(Duration.ofSeconds(30))
+            .vnpus(
+                new io.vnpu.kube.dra.vnpu.VnpuDriver() {
+                  @Override
+                  public io.vnpu.api.model.Vnpu create(int logicId, String template) {
+                    throw new IllegalStateException("no vNPUs here");
+                  }
 
-              @Override
-              public void destroy(int logicId, int vnpuId) {
-                throw new IllegalStateException("no vNPUs here");
-              }
+                  @Override
+                  public void destroy(int logicId, int vnpuId) {
+                    throw new IllegalStateException("no vNPUs here");
+                  }
 
-              @Override
-              public List<io.vnpu.api.model.Vnpu> list(int logicId) {
-                return List.of();
-              }
-            },
-            softRegions);
+                  @Override
+                  public List<io.vnpu.api.model.Vnpu> list(int logicId) {
+                    return List.of();
+                  }
+                });
+    if (softRegions != null) opening.softRegions(softRegions);
+    state = opening.open();
     driver =
         new NpuDriver(soft ? DraPrepareBenchmark::softClaim : DraPrepareBenchmark::claim, state);
     server = new KubeletPluginServer(sockets, DRIVER, driver, Duration.ofSeconds(1));
@@ -200,29 +207,25 @@ public class DraPrepareBenchmark {
   }
 
   static ResourceClaim claim(ClaimRef ref) throws ClaimFetchException {
-    return new ResourceClaimBuilder()
-        .withNewMetadata()
-        .withNamespace(ref.namespace())
-        .withName(ref.name())
-        .withUid(ref.uid())
-        .endMetadata()
-        .withNewStatus()
-        .withNewAllocation()
-        .withNewDevices()
-        .withResults(
-            new DeviceRequestAllocationResultBuilder()
-                .withRequest("npu")
-                .withDriver(DRIVER)
-                .withPool(NODE)
-                .withDevice("npu-0")
-                .build())
-        .endDevices()
-        .endAllocation()
-        .endStatus()
-        .build();
+    return claim(ref, new DeviceRequestAllocationResultBuilder());
   }
 
+  /** The claim of one soft share of npu-0: 4 GiB and 25 % of its cores. */
   static ResourceClaim softClaim(ClaimRef ref) throws ClaimFetchException {
+    return claim(
+        ref,
+        new DeviceRequestAllocationResultBuilder()
+            .withShareID(ref.uid())
+            .withConsumedCapacity(
+                java.util.Map.of(
+                    "memory", new io.fabric8.kubernetes.api.model.Quantity("4Gi"),
+                    "cores", new io.fabric8.kubernetes.api.model.Quantity("25"))));
+  }
+
+  /**
+   * The claim {@code ref} allocated request {@code npu} on npu-0 of this node, as {@code result}.
+   */
+  private static ResourceClaim claim(ClaimRef ref, DeviceRequestAllocationResultBuilder result) {
     return new ResourceClaimBuilder()
         .withNewMetadata()
         .withNamespace(ref.namespace())
@@ -233,17 +236,7 @@ public class DraPrepareBenchmark {
         .withNewAllocation()
         .withNewDevices()
         .withResults(
-            new DeviceRequestAllocationResultBuilder()
-                .withRequest("npu")
-                .withDriver(DRIVER)
-                .withPool(NODE)
-                .withDevice("npu-0")
-                .withShareID(ref.uid())
-                .withConsumedCapacity(
-                    java.util.Map.of(
-                        "memory", new io.fabric8.kubernetes.api.model.Quantity("4Gi"),
-                        "cores", new io.fabric8.kubernetes.api.model.Quantity("25")))
-                .build())
+            result.withRequest("npu").withDriver(DRIVER).withPool(NODE).withDevice("npu-0").build())
         .endDevices()
         .endAllocation()
         .endStatus()

@@ -101,15 +101,19 @@ public class DraPrepareConcurrentBenchmark {
       PluginSockets sockets = PluginSockets.of(DRIVER, dir.resolve("reg"), dir.resolve("plugins"));
       Files.createDirectories(sockets.dataDir());
       state =
-          DeviceState.open(
-              new CheckpointStore(sockets.dataDir().resolve("checkpoint.json"), Clock.systemUTC()),
-              new CdiSpecWriter(cdiDir, kind),
-              new ClaimSpecBuilder(kind, new AscendHostLayout(new DeviceNodeProbe(dev), dir)),
-              new ClaimPlanner(DRIVER, NODE, kind),
-              inventory,
-              NODE,
-              "bench",
-              Duration.ofSeconds(30));
+          DeviceState.builder()
+              .store(
+                  new CheckpointStore(
+                      sockets.dataDir().resolve("checkpoint.json"), Clock.systemUTC()))
+              .cdi(new CdiSpecWriter(cdiDir, kind))
+              .specs(
+                  new ClaimSpecBuilder(kind, new AscendHostLayout(new DeviceNodeProbe(dev), dir)))
+              .planner(new ClaimPlanner(DRIVER, NODE, kind))
+              .inventory(inventory)
+              .poolName(NODE)
+              .bootId("bench")
+              .lockTimeout(Duration.ofSeconds(30))
+              .open();
       server =
           new KubeletPluginServer(
               sockets, DRIVER, new NpuDriver(Plugin::claim, state), Duration.ofSeconds(1));

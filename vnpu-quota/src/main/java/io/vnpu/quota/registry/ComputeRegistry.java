@@ -672,6 +672,14 @@ public final class ComputeRegistry implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether the entry at {@code entryOff} of the file image {@code all} is active with {@code key}.
+   */
+  private static boolean activeWithKey(ByteBuffer all, int entryOff, long key) {
+    return all.getInt(entryOff + RE_STATE) == REG_ENTRY_ACTIVE
+        && all.getLong(entryOff + RE_KEY) == key;
+  }
+
   private static String name(ByteBuffer all, int entryOff) {
     byte[] b = new byte[REG_NAME_BYTES];
     all.get(entryOff + RE_NAME, b);
@@ -797,8 +805,7 @@ public final class ComputeRegistry implements AutoCloseable {
       boolean found = false;
       for (int i = 0; i < REG_ENTRY_COUNT; i++) {
         int o = entryOff(i);
-        if (all.getInt(o + RE_STATE) != REG_ENTRY_ACTIVE || all.getLong(o + RE_KEY) != key)
-          continue;
+        if (!activeWithKey(all, o, key)) continue;
         ByteBuffer share =
             ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putInt(weight).putInt(capPct);
         putAgents(memberOff(i) + AGF_ENTRY + RE_WEIGHT, share);
@@ -827,8 +834,7 @@ public final class ComputeRegistry implements AutoCloseable {
       boolean found = false;
       for (int i = 0; i < REG_ENTRY_COUNT; i++) {
         int o = entryOff(i);
-        if (all.getInt(o + RE_STATE) != REG_ENTRY_ACTIVE || all.getLong(o + RE_KEY) != key)
-          continue;
+        if (!activeWithKey(all, o, key)) continue;
         int seq = beginWrite();
         putInt(o + RE_STATE, REG_ENTRY_FREE);
         endWrite(seq);

@@ -117,7 +117,7 @@ class ComputeRegistryTest {
     assertThatThrownBy(() -> registries.open(f))
         .isInstanceOf(RegistryFormatException.class)
         .hasMessageContaining(f.toString())
-        .hasMessageContaining("VNPU_RH_MAJOR is 9, expected 3");
+        .hasMessageContaining("field VNPU_RH_MAJOR = 9, expected 3");
     // the node agent's createOrOpen re-initialises an unreadable registry (it holds no lasting
     // state)
     try (ComputeRegistry r = registries.createOrOpen(f, 1)) {
@@ -126,7 +126,7 @@ class ComputeRegistryTest {
     Files.write(f, new byte[100]);
     assertThatThrownBy(() -> registries.open(f))
         .isInstanceOf(RegistryFormatException.class)
-        .hasMessageContaining("file size is 100");
+        .hasMessageContaining("field file size = 100");
     assertThatThrownBy(() -> registries.open(dir.resolve("absent.reg")))
         .isInstanceOf(NoSuchFileException.class);
   }

@@ -44,8 +44,10 @@ import org.slf4j.LoggerFactory;
  * directory that pick its compute entries) comes from the agent's record of the region it created
  * ({@link SliceRef#charged()}). Where the region disagrees with the record, the record is reported,
  * {@code vnpu_slice_region_mismatch{field}} says which field disagrees, and a warning names the
- * slice and the field (once while it lasts). A slice without a record (a region the limiter made
- * itself) gets no limit and no compute series.
+ * slice and the field (once while it lasts). A region the limiter made itself (HAMi with upstream
+ * hami-vnpu-core) has a record of what was charged ({@link ChargedRegion#limiterMade}): its limits
+ * and labels come from there, but it gets no compute series. A slice without a record gets no limit
+ * and no compute series.
  *
  * <ul>
  *   <li>{@code vnpu_slice_memory_limit_bytes} (absent when unlimited), {@code
@@ -215,8 +217,8 @@ public final class SliceCollector implements MultiCollector {
       unrecorded.add(s.region());
       if (warnedUnrecorded.add(s.region()))
         LOG.info(
-            "metrics: slice {}/{}/{}: the agent keeps no record of its quota region {} (the limiter"
-                + " made it): usage only, no limit or compute series",
+            "metrics: slice {}/{}/{}: the agent keeps no record of its quota region {}: usage"
+                + " only, no limit or compute series",
             s.namespace(),
             s.pod(),
             s.container(),
@@ -230,7 +232,10 @@ public final class SliceCollector implements MultiCollector {
     ChargedRegion charged = s.charged().get();
     RegionConfig config = charged.config();
     compare(s, charged, inRegion, usage, epoch, f, slice, mismatches);
-    boolean compute = config.policy().contains(PolicyFlag.COMPUTE_ENFORCE);
+    // a region the limiter made has the limiter's own registry entries (upstream: in a directory
+    // its containers write): no compute series from them
+    boolean compute =
+        charged.key().isPresent() && config.policy().contains(PolicyFlag.COMPUTE_ENFORCE);
     for (int d = 0; d < config.devices().size(); d++) {
       DeviceQuota q = config.devices().get(d);
       if (d >= usage.devices().size()) continue; // a region cut short: no usage to show
@@ -238,7 +243,7 @@ public final class SliceCollector implements MultiCollector {
       if (!compute || q.physId() < 0) continue;
       Optional<RegistryEntry> entry =
           registryEntries(config.registryDir(), q.physId(), registries).stream()
-              .filter(x -> x.key() == charged.key())
+              .filter(x -> x.key() == charged.key().getAsLong())
               .findFirst();
       if (entry.isEmpty()) continue;
       RegistryEntry x = entry.get();

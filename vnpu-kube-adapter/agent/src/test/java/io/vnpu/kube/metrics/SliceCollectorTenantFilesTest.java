@@ -40,7 +40,7 @@ class SliceCollectorTenantFilesTest {
             "");
     ChargedRegion charged;
     try (var r = new QuotaRegions().create(good, config)) {
-      charged = new ChargedRegion(r.epoch(), config);
+      charged = ChargedRegion.agentMade(r.epoch(), config);
     }
     Path fifo = tmp.resolve("fifo");
     Process mk = new ProcessBuilder("mkfifo", fifo.toString()).start();

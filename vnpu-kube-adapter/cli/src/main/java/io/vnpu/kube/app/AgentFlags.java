@@ -12,60 +12,69 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
+import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
  * The node agent's command-line flags, shared by {@code vnpu plugin} and {@code
  * io.vnpu.kube.app.NodeAgentMain}. Upstream names are kept as they are (underscores), so the
- * upstream DaemonSet arguments work unchanged; Go's single-dash spelling ({@code -config_file}) is
- * accepted too.
+ * upstream DaemonSet arguments work unchanged; they are {@link GoFlag}s, so Go's single-dash
+ * spelling ({@code -config_file}) is accepted too.
  */
+@Command(modelTransformer = GoFlagSpelling.class)
 public final class AgentFlags {
 
+  @GoFlag
   @Option(
-      names = {"--config_file", "-config_file"},
+      names = "--config_file",
       required = false,
       paramLabel = "FILE",
       description = "HAMi device config (device-config.yaml).")
   Path configFile;
 
+  @GoFlag
   @Option(
-      names = {"--node_config_file", "-node_config_file"},
+      names = "--node_config_file",
       paramLabel = "FILE",
       description =
           "HAMi node config (node-config.yaml); hami-vnpu-core, vDeviceCount, "
               + "filterDevices per node.")
   Path nodeConfigFile;
 
+  @GoFlag
   @Option(
-      names = {"--node_name", "-node_name"},
+      names = "--node_name",
       paramLabel = "NAME",
       description = "This node's name (default: env NODE_NAME).")
   String nodeName;
 
+  @GoFlag
   @Option(
-      names = {"--check_idle_vnpu_interval", "-check_idle_vnpu_interval"},
+      names = "--check_idle_vnpu_interval",
       defaultValue = "60",
       paramLabel = "SECONDS",
       description = "Period of the idle hard-vNPU cleanup, seconds (default: ${DEFAULT-VALUE}).")
   long checkIdleVnpuIntervalSeconds;
 
+  @GoFlag
   @Option(
-      names = {"--report_time_offset", "-report_time_offset"},
+      names = "--report_time_offset",
       defaultValue = "1",
       paramLabel = "SECONDS",
       description = "Seconds added to the Reported_ handshake time (default: ${DEFAULT-VALUE}).")
   long reportTimeOffsetSeconds;
 
+  @GoFlag
   @Option(
-      names = {"--hw_loglevel", "-hw_loglevel"},
+      names = "--hw_loglevel",
       defaultValue = "0",
       paramLabel = "LEVEL",
       description = "Accepted for compatibility with the upstream plugin; ignored.")
   int hwLogLevel;
 
+  @GoFlag
   @Option(
-      names = {"--v", "-v"},
+      names = "--v",
       paramLabel = "LEVEL",
       hidden = true,
       description = "klog verbosity of the upstream plugin; accepted and ignored.")

@@ -5,63 +5,62 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
  * The command-line flags of MindCluster's Ascend Device Plugin (spec section 3.1) as a picocli
- * mixin. Go's single-dash spelling ({@code -volcanoType=true}) is what upstream DaemonSets pass and
- * is accepted, as is {@code --volcanoType=true}; a boolean flag given alone means {@code true}, as
- * with Go's {@code flag} package. Defaults are upstream's.
+ * mixin, every one a {@link GoFlag}: Go's single-dash spelling ({@code -volcanoType=true}) is what
+ * upstream DaemonSets pass and is accepted, as is {@code --volcanoType=true}; a boolean flag given
+ * alone means {@code true} ({@link GoFlagSpelling}). Defaults are upstream's.
  */
+@Command(modelTransformer = GoFlagSpelling.class)
 public final class MindClusterFlags {
 
+  @GoFlag
   @Option(
-      names = {"-volcanoType", "--volcanoType"},
-      arity = "0..1",
-      fallbackValue = "true",
+      names = "--volcanoType",
       defaultValue = "false",
-      paramLabel = "BOOL",
       description =
           "Volcano chooses the real chips (pod annotation handshake). Default: ${DEFAULT-VALUE}.")
   boolean volcanoType;
 
+  @GoFlag
   @Option(
-      names = {"-presetVirtualDevice", "--presetVirtualDevice"},
-      arity = "0..1",
-      fallbackValue = "true",
+      names = "--presetVirtualDevice",
       defaultValue = "true",
-      paramLabel = "BOOL",
       description =
           "true: whole chips and static vNPUs; false: dynamic vNPUs (huawei.com/npu-core, "
               + "needs -volcanoType=true). Default: ${DEFAULT-VALUE}.")
   boolean presetVirtualDevice;
 
+  @GoFlag
   @Option(
-      names = {"-listWatchPeriod", "--listWatchPeriod"},
+      names = "--listWatchPeriod",
       defaultValue = "5",
       paramLabel = "SECONDS",
       description =
           "Health poll and device-info ConfigMap period, 3..1800 s. Default: ${DEFAULT-VALUE}.")
   long listWatchPeriod;
 
+  @GoFlag
   @Option(
-      names = {"-autoStowing", "--autoStowing"},
-      arity = "0..1",
-      fallbackValue = "true",
+      names = "--autoStowing",
       defaultValue = "true",
-      paramLabel = "BOOL",
       description = "Recovered chips return automatically. Default: ${DEFAULT-VALUE}.")
   boolean autoStowing;
 
+  @GoFlag
   @Option(
-      names = {"-hotReset", "--hotReset"},
+      names = "--hotReset",
       defaultValue = "-1",
       paramLabel = "MODE",
       description = "-1 off, 0 inference-card reset, 2 offline reset. Default: ${DEFAULT-VALUE}.")
   int hotReset;
 
+  @GoFlag
   @Option(
-      names = {"-shareDevCount", "--shareDevCount"},
+      names = "--shareDevCount",
       defaultValue = "1",
       paramLabel = "N",
       description =
@@ -69,39 +68,41 @@ public final class MindClusterFlags {
               + "-softShareDevConfigDir = soft sharing). Default: ${DEFAULT-VALUE}.")
   int shareDevCount;
 
+  @GoFlag
   @Option(
-      names = {"-use310PMixedInsert", "--use310PMixedInsert"},
-      arity = "0..1",
-      fallbackValue = "true",
+      names = "--use310PMixedInsert",
       defaultValue = "false",
-      paramLabel = "BOOL",
       description = "Per-product 310P resource names. Default: ${DEFAULT-VALUE}.")
   boolean use310PMixedInsert;
 
+  @GoFlag
   @Option(
-      names = {"-linkdownTimeout", "--linkdownTimeout"},
+      names = "--linkdownTimeout",
       defaultValue = "30",
       paramLabel = "SECONDS",
       description = "1..30 s. Default: ${DEFAULT-VALUE}.")
   long linkdownTimeout;
 
+  @GoFlag
   @Option(
-      names = {"-deviceResetTimeout", "--deviceResetTimeout"},
+      names = "--deviceResetTimeout",
       defaultValue = "600",
       paramLabel = "SECONDS",
       description = "10..600 s. Default: ${DEFAULT-VALUE}.")
   long deviceResetTimeout;
 
+  @GoFlag
   @Option(
-      names = {"-thirdPartyScanDelay", "--thirdPartyScanDelay"},
+      names = "--thirdPartyScanDelay",
       defaultValue = "300",
       paramLabel = "SECONDS",
       description =
           "Seconds before rescanning chips whose reset failed. " + "Default: ${DEFAULT-VALUE}.")
   long thirdPartyScanDelay;
 
+  @GoFlag
   @Option(
-      names = {"-softShareDevConfigDir", "--softShareDevConfigDir"},
+      names = "--softShareDevConfigDir",
       defaultValue = "",
       paramLabel = "DIR",
       description =
@@ -109,90 +110,56 @@ public final class MindClusterFlags {
               + "-shareDevCount=100 and -volcanoType=true).")
   String softShareDevConfigDir;
 
+  @GoFlag
   @Option(
-      names = {"-useSingleDieMode", "--useSingleDieMode"},
-      arity = "0..1",
-      fallbackValue = "true",
+      names = "--useSingleDieMode",
       defaultValue = "false",
-      paramLabel = "BOOL",
       description = "A3 single-die passthrough.")
   boolean useSingleDieMode;
 
+  @GoFlag
   @Option(
-      names = {"-enableSlowNode", "--enableSlowNode"},
-      arity = "0..1",
-      fallbackValue = "true",
+      names = "--enableSlowNode",
       defaultValue = "false",
-      paramLabel = "BOOL",
       description =
           "Volcano Allocate answers carry PERF_DUMP_PATH/PERF_DUMP_CONFIG from ConfigMap steptime-dtpgroup.")
   boolean enableSlowNode;
 
   // Accepted so that upstream DaemonSet arguments work unchanged; they have no effect here.
-  @Option(
-      names = {"-dealWatchHandler", "--dealWatchHandler"},
-      arity = "0..1",
-      fallbackValue = "true",
-      defaultValue = "false",
-      paramLabel = "BOOL",
-      hidden = true)
+  @GoFlag
+  @Option(names = "--dealWatchHandler", defaultValue = "false", hidden = true)
   boolean dealWatchHandler;
 
-  @Option(
-      names = {"-checkCachedPods", "--checkCachedPods"},
-      arity = "0..1",
-      fallbackValue = "true",
-      defaultValue = "true",
-      paramLabel = "BOOL",
-      hidden = true)
+  @GoFlag
+  @Option(names = "--checkCachedPods", defaultValue = "true", hidden = true)
   boolean checkCachedPods;
 
-  @Option(
-      names = {"-getPodFromKubelet", "--getPodFromKubelet"},
-      arity = "0..1",
-      fallbackValue = "true",
-      defaultValue = "false",
-      paramLabel = "BOOL",
-      hidden = true)
+  @GoFlag
+  @Option(names = "--getPodFromKubelet", defaultValue = "false", hidden = true)
   boolean getPodFromKubelet;
 
-  @Option(
-      names = {"-fdFlag", "--fdFlag"},
-      arity = "0..1",
-      fallbackValue = "true",
-      defaultValue = "false",
-      paramLabel = "BOOL",
-      hidden = true)
+  @GoFlag
+  @Option(names = "--fdFlag", defaultValue = "false", hidden = true)
   boolean fdFlag;
 
-  @Option(
-      names = {"-edgeLogFile", "--edgeLogFile"},
-      paramLabel = "FILE",
-      hidden = true)
+  @GoFlag
+  @Option(names = "--edgeLogFile", paramLabel = "FILE", hidden = true)
   String edgeLogFile;
 
-  @Option(
-      names = {"-logFile", "--logFile"},
-      paramLabel = "FILE",
-      hidden = true)
+  @GoFlag
+  @Option(names = "--logFile", paramLabel = "FILE", hidden = true)
   String logFile;
 
-  @Option(
-      names = {"-logLevel", "--logLevel"},
-      paramLabel = "LEVEL",
-      hidden = true)
+  @GoFlag
+  @Option(names = "--logLevel", paramLabel = "LEVEL", hidden = true)
   Integer logLevel;
 
-  @Option(
-      names = {"-maxAge", "--maxAge"},
-      paramLabel = "DAYS",
-      hidden = true)
+  @GoFlag
+  @Option(names = "--maxAge", paramLabel = "DAYS", hidden = true)
   Integer maxAge;
 
-  @Option(
-      names = {"-maxBackups", "--maxBackups"},
-      paramLabel = "N",
-      hidden = true)
+  @GoFlag
+  @Option(names = "--maxBackups", paramLabel = "N", hidden = true)
   Integer maxBackups;
 
   /**

@@ -1,10 +1,6 @@
 package io.vnpu.kube.cli;
 
-import io.vnpu.api.fault.FaultConfigs;
 import io.vnpu.api.health.ChipHealth;
-import io.vnpu.api.health.ChipUsage;
-import io.vnpu.api.health.FaultNotifier;
-import io.vnpu.api.health.ManualSeparationStore;
 import io.vnpu.api.model.Npu;
 import io.vnpu.api.model.NpuUsage;
 import io.vnpu.api.model.Units;
@@ -14,11 +10,9 @@ import io.vnpu.api.spi.DeviceManager;
 import io.vnpu.dcmi.DcmiErrorCode;
 import io.vnpu.dcmi.DcmiException;
 import io.vnpu.dcmi.DcmiNodeSelector;
-import io.vnpu.dcmi.fault.DcmiHealth;
+import io.vnpu.kube.cli.node.DcmiNodeAccess;
 import io.vnpu.kube.json.JsonMappers;
 import java.io.PrintWriter;
-import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -122,7 +116,7 @@ public final class DevicesCommand implements Callable<Integer> {
             })) {
       DeviceManager manager = node.deviceManager();
       List<Row> rows = new ArrayList<>();
-      Map<Integer, ChipHealth> health = healthOnce(node);
+      Map<Integer, ChipHealth> health = DcmiNodeAccess.healthOnce(node);
       for (Npu npu : manager.discover()) {
         rows.add(
             row(
@@ -145,20 +139,6 @@ public final class DevicesCommand implements Callable<Integer> {
       err.println("vnpu devices: " + e.getMessage());
       return 1;
     }
-  }
-
-  /** One poll of the fault engine: levels from the shipped faultCode.json, network health apart. */
-  private static Map<Integer, ChipHealth> healthOnce(DcmiNodeSelector.OpenNode node) {
-    return DcmiHealth.create(
-            node.deviceManager().dcmi(),
-            FaultConfigs.shippedDefault(),
-            ManualSeparationStore.inMemory(),
-            ChipUsage.NONE,
-            FaultNotifier.NONE,
-            Duration.ofSeconds(1),
-            Clock.systemUTC())
-        .monitor()
-        .pollOnce();
   }
 
   private static Row row(DeviceManager manager, Npu npu, ChipHealth chip) {

@@ -69,7 +69,9 @@ public final class VnpuCli implements Runnable {
   private static CommandLine commandLine(java.util.Collection<String> names) {
     CommandLine cl = new CommandLine(new VnpuCli());
     for (String name : names) {
-      cl.addSubcommand(name, SUBCOMMANDS.get(name));
+      // built on its own: picocli applies a command's model transformers (GoFlagSpelling) only to
+      // a CommandLine it constructs, not to a subcommand added by class
+      cl.addSubcommand(name, new CommandLine(SUBCOMMANDS.get(name)));
     }
     ParserRules.apply(cl);
     cl.setParameterExceptionHandler(new UsageErrorHandler());

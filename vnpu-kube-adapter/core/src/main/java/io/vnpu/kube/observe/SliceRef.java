@@ -14,8 +14,9 @@ import java.util.Optional;
  *     the request name here)
  * @param region host path of the slice's quota region file (the container's to rewrite: usage is
  *     read there, limits never)
- * @param charged the agent's own record of the region it created ({@link ChargedRegion}); empty
- *     when the agent keeps none (the limiter made the region itself): then no limit is reported
+ * @param charged the agent's own record of what it charged the slice ({@link ChargedRegion}), for a
+ *     region it created or one the limiter made itself; empty when it keeps none or cannot read it:
+ *     then no limit is reported
  */
 public record SliceRef(
     String namespace, String pod, String container, Path region, Optional<ChargedRegion> charged) {

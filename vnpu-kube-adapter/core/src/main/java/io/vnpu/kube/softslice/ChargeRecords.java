@@ -29,8 +29,9 @@ import tools.jackson.databind.json.JsonMapper;
  * directory name never starts with {@code .} ({@link SoftSliceLayout#dirOf}), so {@value #DIR}
  * cannot be one. Format (version 1): {@code {"version":1,"key":<epoch>,"policyFlags":<u32>,
  * "registryDir":"...","devices":[{"memLimitBytes":..,"computeWeight":..,"computeCapPct":..,
- * "priority":"NORMAL|HIGH","physId":..,"uuid":".."}]}}. Thread-safe (each call is one file
- * operation).
+ * "priority":"NORMAL|HIGH","physId":..,"uuid":".."}]}}; {@code "key":0} (no region has epoch 0) is
+ * a region the limiter made itself ({@link ChargedRegion#limiterMade}). Thread-safe (each call is
+ * one file operation).
  */
 public final class ChargeRecords {
   /** Name of the records' directory under the region root. */
@@ -42,6 +43,9 @@ public final class ChargeRecords {
   private static final int MAX_BYTES = 64 * 1024;
 
   private static final int VERSION = 1;
+
+  /** The stored key of a region the limiter made: no region the agent makes has epoch 0. */
+  private static final long LIMITER_MADE_KEY = 0;
 
   record Stored(
       int version, long key, int policyFlags, String registryDir, List<StoredDevice> devices) {}
@@ -100,7 +104,11 @@ public final class ChargeRecords {
     byte[] bytes =
         json.writeValueAsBytes(
             new Stored(
-                VERSION, record.key(), PolicyFlag.encode(c.policy()), c.registryDir(), devices));
+                VERSION,
+                record.key().orElse(LIMITER_MADE_KEY),
+                PolicyFlag.encode(c.policy()),
+                c.registryDir(),
+                devices));
     // no fsync: the record is worth no more than the region it describes, which is never synced
     // either (one soft prepare had three fsyncs on the node's disk with it, one without)
     HostFiles.replaceAtomically(f, bytes, HostFiles.OWNER_ONLY_FILE);
@@ -160,10 +168,12 @@ public final class ChargeRecords {
                 d.physId(),
                 d.uuid() == null ? "" : d.uuid()));
       }
+      RegionConfig config =
+          new RegionConfig(devices, PolicyFlag.decode(s.policyFlags()), s.registryDir());
       return Optional.of(
-          new ChargedRegion(
-              s.key(),
-              new RegionConfig(devices, PolicyFlag.decode(s.policyFlags()), s.registryDir())));
+          s.key() == LIMITER_MADE_KEY
+              ? ChargedRegion.limiterMade(config)
+              : ChargedRegion.agentMade(s.key(), config));
     } catch (IllegalArgumentException e) {
       throw new IOException(f + ": " + e.getMessage(), e);
     }

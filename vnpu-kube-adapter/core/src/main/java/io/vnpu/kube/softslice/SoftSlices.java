@@ -166,7 +166,7 @@ public final class SoftSlices implements AutoCloseable {
       makeDirectory(dir);
       key = regions.create(region, config);
       // what the scheduler charged, where the container cannot rewrite it: what the agent reports
-      records.write(dir.getFileName().toString(), new ChargedRegion(key, config));
+      records.write(dir.getFileName().toString(), ChargedRegion.agentMade(key, config));
       // the region file is 0666 for any container user; the directory needs no writer
       HostFiles.setMode(dir, REGION_DIR_MODE);
       register(region.file(), key, displayName, config);
@@ -181,21 +181,42 @@ public final class SoftSlices implements AutoCloseable {
 
   /**
    * Makes {@code dir} afresh and open to the container's user ({@code rwxrwxrwx}), for a limiter
-   * that creates its own region (upstream hami-vnpu-core without agent-made regions).
+   * that creates its own region (upstream hami-vnpu-core without agent-made regions), and records
+   * what the scheduler charged the slice ({@link ChargedRegion#limiterMade}: the configuration of
+   * {@link RegionConfig#forSlice} from {@code charged}, the same rule as {@link #prepare}) so that
+   * its limits are reported from the agent's record, never from the region the container writes.
    *
-   * @throws IOException naming the directory; it is removed again
+   * @param charged the region the agent would create: the slice's devices and their charge
+   * @throws IOException naming the directory or record; both are removed again
    */
-  public void prepareForLimiter(Path dir) throws IOException {
+  public void prepareForLimiter(Path dir, RegionToCreate charged) throws IOException {
     requireUnderRoot(dir);
+    RegionConfig config;
     try {
-      // the limiter writes this region: the agent keeps no record of it (nor an old one)
-      records.delete(dir.getFileName().toString());
+      config = RegionConfig.forSlice(charged);
+    } catch (IllegalArgumentException e) {
+      throw new IOException("charge record of " + dir + ": " + e.getMessage(), e);
+    }
+    String name = dir.getFileName().toString();
+    try {
       makeDirectory(dir);
+      records.write(name, ChargedRegion.limiterMade(config));
       HostFiles.setMode(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
     } catch (IOException | RuntimeException e) {
-      HostFiles.deleteQuietly(dir);
+      discardForLimiter(dir);
       throw e;
     }
+  }
+
+  /**
+   * Undoes {@link #prepareForLimiter} (a failed Allocate): the directory and the record, quietly;
+   * what is left the sweep removes.
+   *
+   * @return whether both are gone
+   */
+  public boolean discardForLimiter(Path dir) {
+    boolean dirGone = HostFiles.deleteQuietly(dir) || !Files.exists(dir, LinkOption.NOFOLLOW_LINKS);
+    return records.deleteQuietly(dir.getFileName().toString()) && dirGone;
   }
 
   /**

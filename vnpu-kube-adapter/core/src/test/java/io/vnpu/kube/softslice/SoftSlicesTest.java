@@ -276,7 +276,7 @@ class SoftSlicesTest {
       List<io.vnpu.kube.observe.SliceRef> refs = again.slices(owners);
       assertThat(refs).extracting(v -> v.pod()).containsExactly("p1", "p2");
       io.vnpu.kube.observe.ChargedRegion c = refs.get(0).charged().orElseThrow();
-      assertThat(c.key()).isEqualTo(kept.key());
+      assertThat(c.key()).hasValue(kept.key());
       assertThat(c.config()).isEqualTo(written);
       assertThat(c.config().devices().get(0).memLimitBytes()).isEqualTo(1L << 30);
 
@@ -289,6 +289,72 @@ class SoftSlicesTest {
       assertThat(records.resolve("p1_main.json")).isRegularFile();
       assertThat(again.removeFinished(again.entries(), Map.of())).containsExactly(kept.dir());
       assertThat(records.resolve("p1_main.json")).doesNotExist();
+    }
+  }
+
+  /**
+   * A region the limiter makes itself (HAMi with upstream hami-vnpu-core): the agent records what
+   * it charged ({@code "key":0}, no epoch known), read back as such; against the table the limiter
+   * writes from its environment (16 devices, no phy IDs or UUIDs, its own weight and policy) only
+   * the memory limits count, so an honest region disagrees in nothing and a raised limit in {@code
+   * memory_limit} only.
+   */
+  @Test
+  void aRegionTheLimiterMakesHasTheChargeRecordedAndOnlyItsLimitsCompared() throws Exception {
+    SoftSliceLayout layout =
+        SoftSliceLayout.hamiUpstream(tmp.resolve("hook"), LimiterFiles.hami(tmp.resolve("lim")));
+    Path dir = layout.dirOf("p1", "main");
+    List<SliceDevice> d = List.of(soft(4, "U4", 1L << 30, 40, 40), soft(5, "U5", 2L << 30, 40, 40));
+    try (SoftSlices s = slices(layout)) {
+      s.prepareForLimiter(
+          dir,
+          new io.vnpu.api.slice.RegionToCreate(
+              dir.resolve(LimiterFiles.REGION_FILE), d, layout.containerRegistryDir()));
+      assertThat(Files.getPosixFilePermissions(dir))
+          .isEqualTo(PosixFilePermissions.fromString("rwxrwxrwx"));
+      assertThat(dir.resolve(LimiterFiles.REGION_FILE)).doesNotExist(); // the limiter's to make
+      Path f = layout.regionRoot().resolve(ChargeRecords.DIR).resolve("p1_main.json");
+      assertThat(Files.readString(f))
+          .startsWith("{\"version\":1,\"key\":0,")
+          .contains("\"memLimitBytes\":1073741824", "\"physId\":4", "\"uuid\":\"U5\"");
+      io.vnpu.kube.observe.ChargedRegion c = s.charged("p1_main").orElseThrow();
+      assertThat(c.key()).isEmpty();
+      assertThat(c.config()).isEqualTo(RegionConfig.forSlice(d, layout.containerRegistryDir()));
+
+      // the limiter's own region: every device at NPU_MEM_QUOTA (the first device's), no IDs
+      java.util.function.LongFunction<RegionConfig> limiterTable =
+          bytes ->
+              new RegionConfig(
+                  java.util.Collections.nCopies(
+                      16, new DeviceQuota(bytes, 100, 0, Priority.NORMAL, -1, "")),
+                  Set.of(PolicyFlag.MEM_ENFORCE),
+                  "");
+      RegionConfig honest =
+          limiterTable
+              .apply(1L << 30)
+              .withDevices(
+                  IntStream.range(0, 16)
+                      .mapToObj(
+                          i ->
+                              new DeviceQuota(
+                                  i == 1 ? 2L << 30 : 1L << 30, 100, 0, Priority.NORMAL, -1, ""))
+                      .toList());
+      Path region = dir.resolve(LimiterFiles.REGION_FILE);
+      regions.create(region, honest).close();
+      try (QuotaRegion r = regions.open(region)) {
+        assertThat(c.disagreements(r.readConfig(), r.usage(), r.epoch())).isEmpty();
+        r.updateConfig(limiterTable.apply(64L << 30));
+        assertThat(c.disagreements(r.readConfig(), r.usage(), r.epoch()))
+            .containsExactly(Map.entry("memory_limit", 2));
+      }
+      regions.create(tmp.resolve("short"), RegionConfig.memoryLimit(1, 1L << 30)).close();
+      try (QuotaRegion r = regions.open(tmp.resolve("short"))) {
+        assertThat(c.disagreements(r.readConfig(), r.usage(), r.epoch()))
+            .containsOnlyKeys("device_count");
+      }
+      assertThat(s.discardForLimiter(dir)).isTrue();
+      assertThat(dir).doesNotExist();
+      assertThat(f).doesNotExist();
     }
   }
 

@@ -418,18 +418,20 @@ public final class DraPlugin implements AutoCloseable {
                   new io.vnpu.quota.region.QuotaRegions()),
               softGate);
     }
-    state =
-        DeviceState.open(
-            new CheckpointStore(sockets.dataDir().resolve(CheckpointStore.FILE_NAME), clock),
-            cdi,
-            new ClaimSpecBuilder(cdiKind, host, soft),
-            new ClaimPlanner(options.driverName(), options.nodeName(), cdiKind, modes, soft),
-            inventory,
-            options.nodeName(),
-            bootId,
-            Duration.ofSeconds(30),
-            new DiscoveredVnpuDriver(discovery),
-            softRegions);
+    DeviceState.Builder opening =
+        DeviceState.builder()
+            .store(new CheckpointStore(sockets.dataDir().resolve(CheckpointStore.FILE_NAME), clock))
+            .cdi(cdi)
+            .specs(new ClaimSpecBuilder(cdiKind, host, soft))
+            .planner(
+                new ClaimPlanner(options.driverName(), options.nodeName(), cdiKind, modes, soft))
+            .inventory(inventory)
+            .poolName(options.nodeName())
+            .bootId(bootId)
+            .lockTimeout(Duration.ofSeconds(30))
+            .vnpus(new DiscoveredVnpuDriver(discovery));
+    if (softRegions != null) opening.softRegions(softRegions);
+    state = opening.open();
     // vNPU records the checkpoint could not vouch for are checked once DCMI answers
     DeviceState opened = state;
     inventory.addListener(npus -> opened.verifyVnpus());

@@ -3,12 +3,11 @@ package io.vnpu.kube.hami;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.vnpu.kube.hami.codec.HamiNames;
+import io.vnpu.kube.hami.kube.NodePods;
 import io.vnpu.kube.observe.SliceRef;
 import io.vnpu.kube.observe.SliceSource;
 import io.vnpu.kube.softslice.SoftSliceLayout;
 import io.vnpu.kube.softslice.SoftSlices;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,9 +19,9 @@ import org.slf4j.LoggerFactory;
  * The soft slices of a HAMi node for the metrics: every {@code
  * <HOOK_PATH>/containers/<podUID>_<container>} directory holding a quota region whose pod still
  * runs on this node (listed by {@code spec.nodeName} and by the scheduler's {@code
- * hami.io/vgpu-node} label, like the pod finder). A pod deleted or in phase Succeeded/Failed is
- * gone: its directory is not listed, so its series disappear. When the API server cannot be asked,
- * the pods of the last successful list are used, so series do not flap.
+ * hami.io/vgpu-node} label: {@link NodePods}). A pod deleted or in phase Succeeded/Failed is gone:
+ * its directory is not listed, so its series disappear. When the API server cannot be asked, the
+ * pods of the last successful list are used, so series do not flap.
  */
 public final class HamiSliceSource implements SliceSource {
   private static final Logger LOG = LoggerFactory.getLogger(HamiSliceSource.class);
@@ -56,25 +55,8 @@ public final class HamiSliceSource implements SliceSource {
   private Map<String, PodName> runningPods() {
     try {
       Map<String, PodName> pods = new HashMap<>();
-      List<Pod> all =
-          new ArrayList<>(
-              client
-                  .pods()
-                  .inAnyNamespace()
-                  .withField("spec.nodeName", nodeName)
-                  .list()
-                  .getItems());
-      all.addAll(
-          client
-              .pods()
-              .inAnyNamespace()
-              .withLabel(HamiNames.VGPU_NODE, nodeName)
-              .list()
-              .getItems());
-      for (Pod p : all) {
-        if (p.getSpec() == null || !nodeName.equals(p.getSpec().getNodeName())) continue;
-        String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
-        if ("Succeeded".equals(phase) || "Failed".equals(phase)) continue;
+      for (Pod p : NodePods.bound(client, nodeName)) {
+        if (NodePods.finished(p)) continue;
         pods.put(
             p.getMetadata().getUid(),
             new PodName(p.getMetadata().getNamespace(), p.getMetadata().getName()));

@@ -34,6 +34,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -43,6 +44,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -66,43 +68,9 @@ class SliceMetricsScrapeTest {
   void sliceSeriesFollowThePodAndUseEveryNameSet() throws Exception {
     // a registry directory of its own: the registries' lock directory lies beside it
     Path shared = java.nio.file.Files.createDirectory(sharedParent.resolve("registry"));
-    node(client, Map.of("hami.io/mutex.lock", "2024-01-01T00:00:00Z,default,train"));
-    pod(
-        client,
-        "train",
-        1L,
-        Map.of(
-            "huawei.com/vnpu-mode",
-            "hami-core",
-            "hami.io/Ascend910B3-devices-to-allocate",
-            "U0,Ascend910B3,1024,40:;",
-            "huawei.com/Ascend910B3",
-            "[{\"UUID\":\"U0\",\"memory\":1024,\"core\":40}]"),
-        List.of(),
-        List.of("main"));
-    SoftSplitLayout layout =
-        SoftSplitLayout.upstream(hook)
-            .withLimiterDir(
-                LimiterFixture.installInto(limiterRoot.resolve("hami-vnpu-core"))
-                    .hostDir()
-                    .toString());
-    HamiOptions opts =
-        HamiOptions.defaults(NODE)
-            .withSoftSplit(layout, Optional.of(QuotaRegionFactory.writing(new QuotaRegions())));
-    FakeDeviceManager dm =
-        new FakeDeviceManager(
-            List.of(FakeDeviceManager.npu("U0", 0, 4), FakeDeviceManager.npu("U1", 1, 5)));
-    HamiComponents c =
-        new HamiComponents(
-            client,
-            dm,
-            new HamiChipSettings(
-                "910B3", "Ascend910B3", "huawei.com/Ascend910B3", 65536, 65536, 20, List.of()),
-            HamiNodeSettings.defaults(true),
-            opts,
-            new MutableClock(Instant.EPOCH),
-            new RecordingScheduler());
-    c.inventory().refresh();
+    trainPod();
+    FakeDeviceManager dm = twoNpus();
+    HamiComponents c = components(dm, Optional.of(QuotaRegionFactory.writing(new QuotaRegions())));
 
     PrometheusRegistry registry = new PrometheusRegistry();
     AtomicLong nanos = new AtomicLong(1_000_000_000L);
@@ -115,23 +83,10 @@ class SliceMetricsScrapeTest {
             "Ascend910B3",
             new DeviceManagerTelemetry(dm, dm.discover(), new LiveDeviceHealth(dm)),
             all));
-    registry.register(
-        new SliceCollector(
-            NODE,
-            new HamiSliceSource(client, NODE, c.slices()),
-            d -> d.equals("/hami-shared-region") ? Optional.of(shared) : Optional.empty(),
-            all,
-            nanos::get));
+    registry.register(sliceCollector(c, shared, nanos));
 
     ContainerAllocation a = rm.allocate(List.of("U0-0"));
-    Path region =
-        Path.of(
-                a.mounts().stream()
-                    .filter(m -> m.containerPath().equals("/hami-vnpu-shmem"))
-                    .map(Mount::hostPath)
-                    .findFirst()
-                    .orElseThrow())
-            .resolve("vnpu_local_shmem");
+    Path region = regionOf(a);
 
     try (OpsServer server = OpsServer.start("127.0.0.1", 0, registry, Map.of(), Map.of());
         QuotaRegion workload = new QuotaRegions().open(region);
@@ -146,15 +101,12 @@ class SliceMetricsScrapeTest {
           new RegistryMember(workload.epoch(), "default/train/main", 40, 0, Priority.NORMAL));
 
       Map<String, String> before = scrape(server);
-      String slice =
-          "{container=\"main\",device_index=\"0\",namespace=\"default\",node=\"node-1\","
-              + "npu_uuid=\"U0\",phy_id=\"4\",pod=\"train\"}";
       assertThat(before)
-          .containsEntry("vnpu_slice_memory_limit_bytes" + slice, "1.073741824E9")
-          .containsEntry("vnpu_slice_memory_used_bytes" + slice, "8.05306368E8")
-          .containsEntry("vnpu_slice_memory_peak_bytes" + slice, "8.05306368E8")
-          .containsEntry("vnpu_slice_oom_rejections_total" + slice, "1.0")
-          .containsEntry("vnpu_slice_kernel_launches_total" + slice, "0.0")
+          .containsEntry("vnpu_slice_memory_limit_bytes" + SLICE, "1.073741824E9")
+          .containsEntry("vnpu_slice_memory_used_bytes" + SLICE, "8.05306368E8")
+          .containsEntry("vnpu_slice_memory_peak_bytes" + SLICE, "8.05306368E8")
+          .containsEntry("vnpu_slice_oom_rejections_total" + SLICE, "1.0")
+          .containsEntry("vnpu_slice_kernel_launches_total" + SLICE, "0.0")
           .containsEntry(
               "vnpu_slice_processes{container=\"main\",namespace=\"default\",node=\"node-1\",pod=\"train\"}",
               "1.0")
@@ -194,7 +146,7 @@ class SliceMetricsScrapeTest {
 
       nanos.addAndGet(1_000_000_000L);
       Map<String, String> second = scrape(server);
-      assertThat(second).containsEntry("vnpu_slice_aicore_achieved_ratio" + slice, "0.0");
+      assertThat(second).containsEntry("vnpu_slice_aicore_achieved_ratio" + SLICE, "0.0");
 
       // the pod is gone: its series disappear, nothing else changes
       client.pods().inNamespace("default").withName("train").delete();
@@ -221,68 +173,17 @@ class SliceMetricsScrapeTest {
   @Test
   void aLimitTheTenantWritesIntoItsRegionIsNeverReported() throws Exception {
     Path shared = java.nio.file.Files.createDirectory(sharedParent.resolve("registry"));
-    node(client, Map.of("hami.io/mutex.lock", "2024-01-01T00:00:00Z,default,train"));
-    pod(
-        client,
-        "train",
-        1L,
-        Map.of(
-            "huawei.com/vnpu-mode",
-            "hami-core",
-            "hami.io/Ascend910B3-devices-to-allocate",
-            "U0,Ascend910B3,1024,40:;",
-            "huawei.com/Ascend910B3",
-            "[{\"UUID\":\"U0\",\"memory\":1024,\"core\":40}]"),
-        List.of(),
-        List.of("main"));
-    SoftSplitLayout layout =
-        SoftSplitLayout.upstream(hook)
-            .withLimiterDir(
-                LimiterFixture.installInto(limiterRoot.resolve("hami-vnpu-core"))
-                    .hostDir()
-                    .toString());
-    HamiOptions opts =
-        HamiOptions.defaults(NODE)
-            .withSoftSplit(layout, Optional.of(QuotaRegionFactory.writing(new QuotaRegions())));
-    FakeDeviceManager dm =
-        new FakeDeviceManager(
-            List.of(FakeDeviceManager.npu("U0", 0, 4), FakeDeviceManager.npu("U1", 1, 5)));
+    trainPod();
     HamiComponents c =
-        new HamiComponents(
-            client,
-            dm,
-            new HamiChipSettings(
-                "910B3", "Ascend910B3", "huawei.com/Ascend910B3", 65536, 65536, 20, List.of()),
-            HamiNodeSettings.defaults(true),
-            opts,
-            new MutableClock(Instant.EPOCH),
-            new RecordingScheduler());
-    c.inventory().refresh();
+        components(twoNpus(), Optional.of(QuotaRegionFactory.writing(new QuotaRegions())));
     PrometheusRegistry registry = new PrometheusRegistry();
-    AtomicLong nanos = new AtomicLong(1_000_000_000L);
-    registry.register(
-        new SliceCollector(
-            NODE,
-            new HamiSliceSource(client, NODE, c.slices()),
-            d -> d.equals("/hami-shared-region") ? Optional.of(shared) : Optional.empty(),
-            EnumSet.allOf(CompatNames.class),
-            nanos::get));
+    registry.register(sliceCollector(c, shared, new AtomicLong(1_000_000_000L)));
     ContainerAllocation a = c.resourceManager().allocate(List.of("U0-0"));
-    Path region =
-        Path.of(
-                a.mounts().stream()
-                    .filter(m -> m.containerPath().equals("/hami-vnpu-shmem"))
-                    .map(Mount::hostPath)
-                    .findFirst()
-                    .orElseThrow())
-            .resolve("vnpu_local_shmem");
-    String slice =
-        "{container=\"main\",device_index=\"0\",namespace=\"default\",node=\"node-1\","
-            + "npu_uuid=\"U0\",phy_id=\"4\",pod=\"train\"}";
+    Path region = regionOf(a);
     try (OpsServer server = OpsServer.start("127.0.0.1", 0, registry, Map.of(), Map.of());
         QuotaRegion tenant = new QuotaRegions().open(region)) {
       Map<String, String> honest = scrape(server);
-      assertThat(honest).containsEntry("vnpu_slice_memory_limit_bytes" + slice, "1.073741824E9");
+      assertThat(honest).containsEntry("vnpu_slice_memory_limit_bytes" + SLICE, "1.073741824E9");
       assertThat(honest.keySet()).noneMatch(k -> k.startsWith("vnpu_slice_region_mismatch"));
 
       io.vnpu.quota.model.RegionConfig charged = tenant.readConfig();
@@ -296,7 +197,7 @@ class SliceMetricsScrapeTest {
 
       Map<String, String> after = scrape(server);
       assertThat(after)
-          .containsEntry("vnpu_slice_memory_limit_bytes" + slice, "1.073741824E9")
+          .containsEntry("vnpu_slice_memory_limit_bytes" + SLICE, "1.073741824E9")
           .containsEntry(
               "hami_vgpu_memory_limit_bytes{container=\"main\",device_uuid=\"U0\","
                   + "namespace=\"default\",pod=\"train\",vdevice_index=\"0\"}",
@@ -319,6 +220,183 @@ class SliceMetricsScrapeTest {
       assertThat(after.values()).doesNotContain("6.8719476736E10", "65536.0");
       assertThat(after.keySet()).noneMatch(k -> k.contains("U1") || k.contains("\"5\""));
     }
+  }
+
+  /**
+   * HAMi with regions the limiter makes itself (upstream hami-vnpu-core; here {@code libvnpu.so}
+   * under npu-burn, which creates the region from the Allocate environment): the scrape shows the
+   * limit the scheduler charged, labelled with the charged NPU, from the record Allocate wrote;
+   * after the tenant raises the limit in its region to 64 GiB, still the charge, with {@code
+   * memory_limit} flagged and nothing the tenant wrote. No AI-core series: the limiter's registry
+   * entries are its own.
+   */
+  @Test
+  void aRegionTheLimiterMadeShowsTheChargedLimitNeverTheTenants() throws Exception {
+    Path shared = java.nio.file.Files.createDirectory(sharedParent.resolve("registry"));
+    trainPod();
+    // no region factory: the limiter creates the regions on this node
+    HamiComponents c = components(twoNpus(), Optional.empty());
+    PrometheusRegistry registry = new PrometheusRegistry();
+    registry.register(sliceCollector(c, shared, new AtomicLong(1_000_000_000L)));
+    ContainerAllocation a = c.resourceManager().allocate(List.of("U0-0"));
+    Path region = regionOf(a);
+    assertThat(region).doesNotExist(); // the limiter's to create
+    assertThat(a.envs()).containsEntry("NPU_MEM_QUOTA", "1024");
+
+    // the workload under the limiter: 768 MiB admitted, 512 MiB more refused with 207001
+    Path nativeDir = LimiterFixture.nativeLibrary().getParent();
+    ProcessBuilder pb =
+        new ProcessBuilder(
+            nativeDir.resolve("npu-burn").toString(),
+            "--alloc-via",
+            "rt",
+            "alloc",
+            "768M",
+            "alloc",
+            "512M");
+    Map<String, String> env = pb.environment();
+    env.keySet()
+        .removeIf(k -> k.startsWith("NPU_") || k.startsWith("VNPU_") || k.equals("LD_PRELOAD"));
+    env.putAll(a.envs());
+    env.put("NPU_LOCAL_SHM_PATH", region.toString());
+    env.put("LD_PRELOAD", LimiterFixture.nativeLibrary().toString());
+    env.put("VNPU_SIM_ROOT", sharedParent.resolve("sim").toString());
+    env.put("VNPU_SIM_QUIET", "1");
+    pb.redirectErrorStream(true);
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as(out).isZero();
+    assertThat(out.lines().map(l -> l.replaceAll(" (ptr|pid|thread)=\\S+", "")))
+        .contains("alloc ok size=" + 768 * MIB, "alloc fail code=207001 size=" + 512 * MIB);
+    assertThat(region).isRegularFile();
+
+    try (OpsServer server = OpsServer.start("127.0.0.1", 0, registry, Map.of(), Map.of());
+        QuotaRegion tenant = new QuotaRegions().open(region)) {
+      // the limiter's own table: no phy ID or UUID of the charge in it
+      assertThat(tenant.readConfig().devices().get(0).physId()).isEqualTo(-1);
+      Map<String, String> honest = scrape(server);
+      assertThat(honest)
+          .containsEntry("vnpu_slice_memory_limit_bytes" + SLICE, "1.073741824E9")
+          .containsEntry("vnpu_slice_memory_peak_bytes" + SLICE, "8.05306368E8")
+          .containsEntry("vnpu_slice_oom_rejections_total" + SLICE, "1.0")
+          .containsEntry(
+              "hami_vgpu_memory_limit_bytes{container=\"main\",device_uuid=\"U0\","
+                  + "namespace=\"default\",pod=\"train\",vdevice_index=\"0\"}",
+              "1.073741824E9");
+      assertThat(honest.keySet())
+          .noneMatch(
+              k ->
+                  k.startsWith("vnpu_slice_region_mismatch")
+                      || k.startsWith("vnpu_slice_aicore")
+                      || k.startsWith("vnpu_slice_kernel_launches"));
+      // one series per charged device, not one per entry of the limiter's table
+      assertThat(honest.keySet())
+          .filteredOn(k -> k.startsWith("vnpu_slice_memory_limit_bytes"))
+          .containsExactly("vnpu_slice_memory_limit_bytes" + SLICE);
+
+      io.vnpu.quota.model.RegionConfig own = tenant.readConfig();
+      tenant.updateConfig(
+          own.withDevices(
+              own.devices().stream()
+                  .map(
+                      q ->
+                          new io.vnpu.quota.model.DeviceQuota(
+                              64L << 30, 10000, 0, Priority.HIGH, 5, "U1"))
+                  .toList()));
+      Map<String, String> after = scrape(server);
+      assertThat(after)
+          .containsEntry("vnpu_slice_memory_limit_bytes" + SLICE, "1.073741824E9")
+          .containsEntry(
+              "vnpu_pod_total_memory{container_name=\"main\",id=\"4\",namespace=\"default\","
+                  + "pod_name=\"train\",vdie_id=\"U0\"}",
+              "1024.0")
+          .containsEntry(
+              "vnpu_slice_region_mismatch{container=\"main\",field=\"memory_limit\","
+                  + "namespace=\"default\",node=\"node-1\",pod=\"train\"}",
+              "1.0");
+      assertThat(after.keySet())
+          .filteredOn(k -> k.startsWith("vnpu_slice_region_mismatch"))
+          .hasSize(1);
+      assertThat(after.values()).doesNotContain("6.8719476736E10", "65536.0");
+      assertThat(after.keySet()).noneMatch(k -> k.contains("U1") || k.contains("\"5\""));
+    }
+  }
+
+  /** The labels of the test pod's slice on U0 (phy ID 4). */
+  private static final String SLICE =
+      "{container=\"main\",device_index=\"0\",namespace=\"default\",node=\"node-1\","
+          + "npu_uuid=\"U0\",phy_id=\"4\",pod=\"train\"}";
+
+  /** The pod of every test: one hami-core container charged 1024 MiB and 40 % of U0. */
+  private void trainPod() {
+    node(client, Map.of("hami.io/mutex.lock", "2024-01-01T00:00:00Z,default,train"));
+    pod(
+        client,
+        "train",
+        1L,
+        Map.of(
+            "huawei.com/vnpu-mode",
+            "hami-core",
+            "hami.io/Ascend910B3-devices-to-allocate",
+            "U0,Ascend910B3,1024,40:;",
+            "huawei.com/Ascend910B3",
+            "[{\"UUID\":\"U0\",\"memory\":1024,\"core\":40}]"),
+        List.of(),
+        List.of("main"));
+  }
+
+  /** A node of two NPUs: U0 (logic 0, phy 4) and U1 (logic 1, phy 5). */
+  private static FakeDeviceManager twoNpus() {
+    return new FakeDeviceManager(
+        List.of(FakeDeviceManager.npu("U0", 0, 4), FakeDeviceManager.npu("U1", 1, 5)));
+  }
+
+  /**
+   * The agent's HAMi components on {@code dm} with the upstream layout and the real limiter; {@code
+   * regions} empty: the limiter creates the quota regions.
+   */
+  private HamiComponents components(FakeDeviceManager dm, Optional<QuotaRegionFactory> regions)
+      throws Exception {
+    SoftSplitLayout layout =
+        SoftSplitLayout.upstream(hook)
+            .withLimiterDir(
+                LimiterFixture.installInto(limiterRoot.resolve("hami-vnpu-core"))
+                    .hostDir()
+                    .toString());
+    HamiComponents c =
+        new HamiComponents(
+            client,
+            dm,
+            new HamiChipSettings(
+                "910B3", "Ascend910B3", "huawei.com/Ascend910B3", 65536, 65536, 20, List.of()),
+            HamiNodeSettings.defaults(true),
+            HamiOptions.defaults(NODE).withSoftSplit(layout, regions),
+            new MutableClock(Instant.EPOCH),
+            new RecordingScheduler());
+    c.inventory().refresh();
+    return c;
+  }
+
+  /** The slice series of {@code c}'s node, every compatibility name set, registries in shared. */
+  private SliceCollector sliceCollector(HamiComponents c, Path shared, AtomicLong nanos) {
+    return new SliceCollector(
+        NODE,
+        new HamiSliceSource(client, NODE, c.slices()),
+        d -> d.equals("/hami-shared-region") ? Optional.of(shared) : Optional.empty(),
+        EnumSet.allOf(CompatNames.class),
+        nanos::get);
+  }
+
+  /** The host path of the container's quota region in an Allocate answer. */
+  private static Path regionOf(ContainerAllocation a) {
+    return Path.of(
+            a.mounts().stream()
+                .filter(m -> m.containerPath().equals("/hami-vnpu-shmem"))
+                .map(Mount::hostPath)
+                .findFirst()
+                .orElseThrow())
+        .resolve("vnpu_local_shmem");
   }
 
   /** {@code series{labels} -> value} of every sample line of the text format. */

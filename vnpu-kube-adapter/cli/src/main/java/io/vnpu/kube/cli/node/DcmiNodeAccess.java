@@ -38,18 +38,7 @@ public final class DcmiNodeAccess implements NodeAccess {
               err.println(line);
               err.flush();
             })) {
-      // chip health from the fault engine (levels, card drop, link), as every adapter sees it
-      Map<Integer, ChipHealth> health =
-          DcmiHealth.create(
-                  node.deviceManager().dcmi(),
-                  FaultConfigs.shippedDefault(),
-                  ManualSeparationStore.inMemory(),
-                  ChipUsage.NONE,
-                  FaultNotifier.NONE,
-                  Duration.ofSeconds(1),
-                  Clock.systemUTC())
-              .monitor()
-              .pollOnce();
+      Map<Integer, ChipHealth> health = healthOnce(node);
       npus =
           node.deviceManager().discover().stream()
               .map(
@@ -62,5 +51,23 @@ public final class DcmiNodeAccess implements NodeAccess {
     }
     return new NodeInfo(
         npus, sel.library().path() + " (" + sel.library().origin() + ")", sim.orElse(null));
+  }
+
+  /**
+   * One poll of the fault engine on {@code node}: chip health (levels from the shipped
+   * faultCode.json, card drop, link) as every adapter sees it, by logic ID; for the CLI's one-shot
+   * views.
+   */
+  public static Map<Integer, ChipHealth> healthOnce(DcmiNodeSelector.OpenNode node) {
+    return DcmiHealth.create(
+            node.deviceManager().dcmi(),
+            FaultConfigs.shippedDefault(),
+            ManualSeparationStore.inMemory(),
+            ChipUsage.NONE,
+            FaultNotifier.NONE,
+            Duration.ofSeconds(1),
+            Clock.systemUTC())
+        .monitor()
+        .pollOnce();
   }
 }

@@ -43,12 +43,13 @@ import java.util.function.LongSupplier;
  * namespace/claim/request}, cut to 31 bytes), memory use and processes the region's. The devices,
  * memory limits and registry key are the agent's record of the region it created ({@link
  * ChargeRecords}), never the region's, which its container rewrites; where they disagree, that is
- * said once on {@code err}. Only a region without a readable record (made by the limiter, or a user
- * who may not read the agent's records) shows its own configuration. A slice without a registry
- * entry (memory only) is named by its directory. A region's PIDs are in its container's PID
- * namespace: no command is shown. Nothing is created, locked or changed: regions are opened as the
- * agents' metrics open them (non-blocking, a FIFO or link in place of a region is skipped and
- * reported).
+ * said once on {@code err}; a region the limiter made itself has a record of its charge and no
+ * registry entry of the agent's, so its weight, cap and priority are the record's too. Only a
+ * region without a readable record (a user who may not read the agent's records, or the limiter's
+ * region of an agent that kept none) shows its own configuration. A slice without a registry entry
+ * (memory only) is named by its directory. A region's PIDs are in its container's PID namespace: no
+ * command is shown. Nothing is created, locked or changed: regions are opened as the agents'
+ * metrics open them (non-blocking, a FIFO or link in place of a region is skipped and reported).
  */
 public final class KubeSliceScanner {
   /**
@@ -177,7 +178,7 @@ public final class KubeSliceScanner {
     RegionConfig config = charged.map(ChargedRegion::config).orElse(inRegion);
     if (charged.isPresent()) {
       Map<String, Integer> off = charged.get().disagreements(inRegion, usage, epoch);
-      epoch = charged.get().key(); // the key its registry entries have
+      epoch = charged.get().key().orElse(0); // the key its registry entries have
       if (!off.isEmpty())
         tell(
             dir,
@@ -192,7 +193,13 @@ public final class KubeSliceScanner {
     for (int i = 0; i < n; i++) {
       DeviceQuota q = config.devices().get(i);
       int phy = Math.max(0, q.physId());
-      RegistryEntry e = entries.computeIfAbsent(phy, p -> registry(registryDir, p)).get(epoch);
+      // a region the limiter made has no entry of the agent's (what the limiter registers is its
+      // own, not a charge): the record's weight and cap are shown
+      boolean limiterMade = charged.isPresent() && charged.get().key().isEmpty();
+      RegistryEntry e =
+          limiterMade
+              ? null
+              : entries.computeIfAbsent(phy, p -> registry(registryDir, p)).get(epoch);
       String base = e != null && !e.name().isEmpty() ? e.name() : dir.getFileName().toString();
       String name = n == 1 ? base : base + "#" + i;
       String meterKey = dir + "#" + i;

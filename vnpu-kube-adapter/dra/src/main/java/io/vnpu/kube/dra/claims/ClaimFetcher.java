@@ -28,14 +28,7 @@ public final class ClaimFetcher implements ClaimReader {
   public ResourceClaim fetch(ClaimRef ref) throws ClaimFetchException {
     ResourceClaim claim;
     try {
-      claim =
-          client
-              .dynamicResourceAllocation()
-              .v1()
-              .resourceClaims()
-              .inNamespace(ref.namespace())
-              .withName(ref.name())
-              .get();
+      claim = ResourceClaims.named(client, ref.namespace(), ref.name()).get();
     } catch (KubernetesClientException e) {
       throw new ClaimFetchException(
           "ResourceClaim "

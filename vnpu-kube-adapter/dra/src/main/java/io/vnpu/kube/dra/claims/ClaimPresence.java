@@ -51,14 +51,7 @@ public final class ClaimPresence {
       }
       ResourceClaim claim;
       try {
-        claim =
-            client
-                .dynamicResourceAllocation()
-                .v1()
-                .resourceClaims()
-                .inNamespace(ref.namespace())
-                .withName(ref.name())
-                .get();
+        claim = ResourceClaims.named(client, ref.namespace(), ref.name()).get();
       } catch (KubernetesClientException e) {
         problems.accept(
             "ResourceClaim " + ref + ": not checked against the API server: " + Causes.describe(e));
@@ -81,10 +74,7 @@ public final class ClaimPresence {
         String next = null;
         do {
           ResourceClaimList page =
-              client
-                  .dynamicResourceAllocation()
-                  .v1()
-                  .resourceClaims()
+              ResourceClaims.of(client)
                   .inAnyNamespace()
                   .list(
                       new io.fabric8.kubernetes.api.model.ListOptionsBuilder()

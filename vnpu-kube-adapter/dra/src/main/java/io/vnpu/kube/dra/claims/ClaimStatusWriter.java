@@ -67,12 +67,7 @@ public final class ClaimStatusWriter {
     String ns = claim.getMetadata().getNamespace();
     String name = claim.getMetadata().getName();
     try {
-      client
-          .dynamicResourceAllocation()
-          .v1()
-          .resourceClaims()
-          .inNamespace(ns)
-          .withName(name)
+      ResourceClaims.named(client, ns, name)
           .editStatus(
               c -> {
                 ResourceClaimStatus s = c.getStatus();

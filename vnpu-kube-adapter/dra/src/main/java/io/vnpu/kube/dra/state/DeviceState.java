@@ -60,10 +60,10 @@ import org.slf4j.LoggerFactory;
  * checkpoint survives). Unprepare needs nothing but the checkpoint (the claim may be gone from the
  * API server); an unknown UID is success.
  *
- * <p>Start-up ({@link #open}): a corrupt checkpoint is moved aside with a warning and the state
- * rebuilt from this plugin's CDI spec files, never a crash loop; half-prepared claims are rolled
- * back; completed claims whose CDI file is gone get it written again; a CDI spec of this plugin's
- * kind without a checkpoint entry (a prepare that crashed before recording) is removed.
+ * <p>Start-up ({@link Builder#open}): a corrupt checkpoint is moved aside with a warning and the
+ * state rebuilt from this plugin's CDI spec files, never a crash loop; half-prepared claims are
+ * rolled back; completed claims whose CDI file is gone get it written again; a CDI spec of this
+ * plugin's kind without a checkpoint entry (a prepare that crashed before recording) is removed.
  */
 public final class DeviceState {
 
@@ -158,74 +158,123 @@ public final class DeviceState {
     }
   }
 
-  /**
-   * Loads (or repairs) the checkpoint and reconciles it with the CDI directory.
-   *
-   * @param bootId the node's current boot ID ({@link BootId})
-   * @throws IOException when the checkpoint cannot be read, moved aside or written
-   */
-  public static DeviceState open(
-      CheckpointStore store,
-      CdiSpecWriter cdi,
-      ClaimSpecBuilder specs,
-      ClaimPlanner planner,
-      NpuInventory inventory,
-      String poolName,
-      String bootId,
-      Duration lockTimeout)
-      throws IOException {
-    return open(store, cdi, specs, planner, inventory, poolName, bootId, lockTimeout, NO_VNPUS);
+  /** The parts of a {@link DeviceState} to {@link Builder#open}. */
+  public static Builder builder() {
+    return new Builder();
   }
 
   /**
-   * As {@link #open(CheckpointStore, CdiSpecWriter, ClaimSpecBuilder, ClaimPlanner, NpuInventory,
-   * String, String, Duration)}, with the DCMI calls that create and destroy the hard vNPUs the
-   * planner asks for.
+   * What {@link Builder#open} takes: the checkpoint store, the CDI writer, the claim spec builder,
+   * the planner, the inventory, the pool name, the boot ID and the lock timeout are required; the
+   * vNPU driver (default: none, every call refused) and the soft slices (default: soft shares off)
+   * are optional.
    */
-  public static DeviceState open(
-      CheckpointStore store,
-      CdiSpecWriter cdi,
-      ClaimSpecBuilder specs,
-      ClaimPlanner planner,
-      NpuInventory inventory,
-      String poolName,
-      String bootId,
-      Duration lockTimeout,
-      VnpuDriver vnpus)
-      throws IOException {
-    return open(store, cdi, specs, planner, inventory, poolName, bootId, lockTimeout, vnpus, null);
+  public static final class Builder {
+    private CheckpointStore store;
+    private CdiSpecWriter cdi;
+    private ClaimSpecBuilder specs;
+    private ClaimPlanner planner;
+    private NpuInventory inventory;
+    private String poolName;
+    private String bootId;
+    private Duration lockTimeout;
+    private VnpuDriver vnpus = NO_VNPUS;
+    private SoftSlices softRegions;
+
+    private Builder() {}
+
+    public Builder store(CheckpointStore v) {
+      store = Objects.requireNonNull(v, "store");
+      return this;
+    }
+
+    public Builder cdi(CdiSpecWriter v) {
+      cdi = Objects.requireNonNull(v, "cdi");
+      return this;
+    }
+
+    public Builder specs(ClaimSpecBuilder v) {
+      specs = Objects.requireNonNull(v, "specs");
+      return this;
+    }
+
+    public Builder planner(ClaimPlanner v) {
+      planner = Objects.requireNonNull(v, "planner");
+      return this;
+    }
+
+    public Builder inventory(NpuInventory v) {
+      inventory = Objects.requireNonNull(v, "inventory");
+      return this;
+    }
+
+    public Builder poolName(String v) {
+      poolName = Objects.requireNonNull(v, "poolName");
+      return this;
+    }
+
+    /** The node's current boot ID ({@link BootId}). */
+    public Builder bootId(String v) {
+      bootId = Objects.requireNonNull(v, "bootId");
+      return this;
+    }
+
+    /** How long a call waits for the state lock another instance holds. */
+    public Builder lockTimeout(Duration v) {
+      lockTimeout = Objects.requireNonNull(v, "lockTimeout");
+      return this;
+    }
+
+    /** The DCMI calls that create and destroy the hard vNPUs the planner asks for. */
+    public Builder vnpus(VnpuDriver v) {
+      vnpus = Objects.requireNonNull(v, "vnpus");
+      return this;
+    }
+
+    /** The quota regions and compute registry entries of soft shares (soft slicing on). */
+    public Builder softRegions(SoftSlices v) {
+      softRegions = Objects.requireNonNull(v, "softRegions");
+      return this;
+    }
+
+    /**
+     * Loads (or repairs) the checkpoint and reconciles it with the CDI directory.
+     *
+     * @throws IllegalStateException naming the first required part not given
+     * @throws IOException when the checkpoint cannot be read, moved aside or written
+     */
+    public DeviceState open() throws IOException {
+      required(store, "store");
+      required(cdi, "cdi");
+      required(specs, "specs");
+      required(planner, "planner");
+      required(inventory, "inventory");
+      required(poolName, "poolName");
+      required(bootId, "bootId");
+      required(lockTimeout, "lockTimeout");
+      return DeviceState.open(this);
+    }
+
+    private static void required(Object part, String name) {
+      if (part == null)
+        throw new IllegalStateException("DeviceState.builder(): " + name + " not given");
+    }
   }
 
-  /**
-   * As {@link #open(CheckpointStore, CdiSpecWriter, ClaimSpecBuilder, ClaimPlanner, NpuInventory,
-   * String, String, Duration, VnpuDriver)}, with the quota regions and compute registry entries of
-   * soft shares ({@code softRegions}; null when soft slicing is off).
-   */
-  public static DeviceState open(
-      CheckpointStore store,
-      CdiSpecWriter cdi,
-      ClaimSpecBuilder specs,
-      ClaimPlanner planner,
-      NpuInventory inventory,
-      String poolName,
-      String bootId,
-      Duration lockTimeout,
-      VnpuDriver vnpus,
-      SoftSlices softRegions)
-      throws IOException {
+  private static DeviceState open(Builder b) throws IOException {
     DeviceState s;
     try {
       s =
           new DeviceState(
-              Objects.requireNonNull(store),
-              Objects.requireNonNull(cdi),
-              Objects.requireNonNull(specs),
-              Objects.requireNonNull(planner),
-              Objects.requireNonNull(inventory),
-              Objects.requireNonNull(poolName),
-              lockTimeout,
-              Objects.requireNonNull(vnpus, "vnpus"),
-              softRegions);
+              b.store,
+              b.cdi,
+              b.specs,
+              b.planner,
+              b.inventory,
+              b.poolName,
+              b.lockTimeout,
+              b.vnpus,
+              b.softRegions);
     } catch (java.io.UncheckedIOException e) {
       throw e.getCause();
     }
@@ -236,7 +285,7 @@ public final class DeviceState {
       throw new IOException(e.getMessage(), e);
     }
     try {
-      s.recover(bootId);
+      s.recover(b.bootId);
     } catch (IOException | RuntimeException e) {
       s.lock.release();
       s.lock.close();

@@ -62,17 +62,19 @@ class DeviceStateTest {
   }
 
   DeviceState open(String bootId) throws Exception {
-    return DeviceState.open(
-        store,
-        cdi,
-        new ClaimSpecBuilder(
-            KIND,
-            new AscendHostLayout(new DeviceNodeProbe(tmp.resolve("dev")), tmp.resolve("host"))),
-        new ClaimPlanner(DRIVER, POOL, KIND),
-        inventory,
-        POOL,
-        bootId,
-        Duration.ofSeconds(5));
+    return DeviceState.builder()
+        .store(store)
+        .cdi(cdi)
+        .specs(
+            new ClaimSpecBuilder(
+                KIND,
+                new AscendHostLayout(new DeviceNodeProbe(tmp.resolve("dev")), tmp.resolve("host"))))
+        .planner(new ClaimPlanner(DRIVER, POOL, KIND))
+        .inventory(inventory)
+        .poolName(POOL)
+        .bootId(bootId)
+        .lockTimeout(Duration.ofSeconds(5))
+        .open();
   }
 
   static ResourceClaim claim(String name, String uid, String... devices) {

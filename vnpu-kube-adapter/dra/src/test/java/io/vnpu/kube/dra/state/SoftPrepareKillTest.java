@@ -69,40 +69,44 @@ class SoftPrepareKillTest {
     for (String n : List.of("davinci0", "davinci_manager", "devmm_svm", "hisi_hdc")) {
       if (!Files.exists(dev.resolve(n))) Files.writeString(dev.resolve(n), "");
     }
-    return DeviceState.open(
-        store,
-        new CdiSpecWriter(root.resolve("cdi"), KIND),
-        new ClaimSpecBuilder(
-            KIND,
-            new AscendHostLayout(new DeviceNodeProbe(dev), root.resolve("host")),
-            layout(root)),
-        new ClaimPlanner(
-            DRIVER,
-            POOL,
-            KIND,
-            new ChipModes(HardVnpuChips.OFF, true, SoftCapacityNames.HAMI),
-            layout(root)),
-        inventory,
-        POOL,
-        "b1",
-        Duration.ofSeconds(30),
-        new io.vnpu.kube.dra.vnpu.VnpuDriver() {
-          @Override
-          public io.vnpu.api.model.Vnpu create(int logicId, String template) {
-            throw new AssertionError("no vNPU on a soft chip");
-          }
+    return DeviceState.builder()
+        .store(store)
+        .cdi(new CdiSpecWriter(root.resolve("cdi"), KIND))
+        .specs(
+            new ClaimSpecBuilder(
+                KIND,
+                new AscendHostLayout(new DeviceNodeProbe(dev), root.resolve("host")),
+                layout(root)))
+        .planner(
+            new ClaimPlanner(
+                DRIVER,
+                POOL,
+                KIND,
+                new ChipModes(HardVnpuChips.OFF, true, SoftCapacityNames.HAMI),
+                layout(root)))
+        .inventory(inventory)
+        .poolName(POOL)
+        .bootId("b1")
+        .lockTimeout(Duration.ofSeconds(30))
+        .vnpus(
+            new io.vnpu.kube.dra.vnpu.VnpuDriver() {
+              @Override
+              public io.vnpu.api.model.Vnpu create(int logicId, String template) {
+                throw new AssertionError("no vNPU on a soft chip");
+              }
 
-          @Override
-          public void destroy(int logicId, int vnpuId) {
-            throw new AssertionError("no vNPU on a soft chip");
-          }
+              @Override
+              public void destroy(int logicId, int vnpuId) {
+                throw new AssertionError("no vNPU on a soft chip");
+              }
 
-          @Override
-          public List<io.vnpu.api.model.Vnpu> list(int logicId) {
-            return List.of();
-          }
-        },
-        regions);
+              @Override
+              public List<io.vnpu.api.model.Vnpu> list(int logicId) {
+                return List.of();
+              }
+            })
+        .softRegions(regions)
+        .open();
   }
 
   static SoftSliceLayout layout(Path root) {

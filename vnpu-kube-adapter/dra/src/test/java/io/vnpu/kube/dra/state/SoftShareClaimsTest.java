@@ -99,33 +99,38 @@ class SoftShareClaimsTest {
             });
     ChipModes modes = new ChipModes(HardVnpuChips.OFF, true, SoftCapacityNames.HAMI);
     state =
-        DeviceState.open(
-            store,
-            cdi,
-            new ClaimSpecBuilder(
-                KIND, new AscendHostLayout(new DeviceNodeProbe(dev), tmp.resolve("host")), soft),
-            new ClaimPlanner(DRIVER, POOL, KIND, modes, soft),
-            inventory,
-            POOL,
-            "b1",
-            Duration.ofSeconds(5),
-            new io.vnpu.kube.dra.vnpu.VnpuDriver() {
-              @Override
-              public io.vnpu.api.model.Vnpu create(int logicId, String template) {
-                throw new AssertionError("no vNPU on a soft chip");
-              }
+        DeviceState.builder()
+            .store(store)
+            .cdi(cdi)
+            .specs(
+                new ClaimSpecBuilder(
+                    KIND,
+                    new AscendHostLayout(new DeviceNodeProbe(dev), tmp.resolve("host")),
+                    soft))
+            .planner(new ClaimPlanner(DRIVER, POOL, KIND, modes, soft))
+            .inventory(inventory)
+            .poolName(POOL)
+            .bootId("b1")
+            .lockTimeout(Duration.ofSeconds(5))
+            .vnpus(
+                new io.vnpu.kube.dra.vnpu.VnpuDriver() {
+                  @Override
+                  public io.vnpu.api.model.Vnpu create(int logicId, String template) {
+                    throw new AssertionError("no vNPU on a soft chip");
+                  }
 
-              @Override
-              public void destroy(int logicId, int vnpuId) {
-                throw new AssertionError("no vNPU on a soft chip");
-              }
+                  @Override
+                  public void destroy(int logicId, int vnpuId) {
+                    throw new AssertionError("no vNPU on a soft chip");
+                  }
 
-              @Override
-              public List<io.vnpu.api.model.Vnpu> list(int logicId) {
-                return List.of();
-              }
-            },
-            regions);
+                  @Override
+                  public List<io.vnpu.api.model.Vnpu> list(int logicId) {
+                    return List.of();
+                  }
+                })
+            .softRegions(regions)
+            .open();
   }
 
   @AfterEach

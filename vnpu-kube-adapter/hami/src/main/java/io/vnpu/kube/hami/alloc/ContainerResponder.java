@@ -2,6 +2,7 @@ package io.vnpu.kube.hami.alloc;
 
 import io.vnpu.api.model.Vnpu;
 import io.vnpu.api.slice.ContainerEdits;
+import io.vnpu.api.slice.RegionToCreate;
 import io.vnpu.api.slice.SharingPolicy;
 import io.vnpu.api.slice.SlicePlan;
 import io.vnpu.api.slice.VnpuToCreate;
@@ -17,10 +18,7 @@ import io.vnpu.kube.limiter.LimiterUnavailableException;
 import io.vnpu.kube.resource.AllocationException;
 import io.vnpu.kube.resource.ContainerAllocation;
 import io.vnpu.kube.softslice.SoftSlices;
-import io.vnpu.quota.files.HostFiles;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -208,12 +206,17 @@ public final class ContainerResponder {
   private PreparedContainer soft(ContainerTarget target, Path dir, SlicePlan plan)
       throws AllocationException {
     String who = target.namespace() + "/" + target.podName() + "/" + target.containerName();
+    // the soft-split plan always names the region: the agent creates it, or the limiter does and
+    // the agent records the same charge for the metrics
+    RegionToCreate region =
+        plan.region()
+            .orElseThrow(() -> new IllegalStateException("soft-split plan without a region"));
     Optional<SoftSlices.Prepared> prepared = Optional.empty();
     try {
-      if (agentRegions && plan.region().isPresent()) {
-        prepared = Optional.of(slices.prepare(dir, plan.region().get().devices(), who));
+      if (agentRegions) {
+        prepared = Optional.of(slices.prepare(dir, region.devices(), who));
       } else {
-        slices.prepareForLimiter(dir);
+        slices.prepareForLimiter(dir, region);
       }
     } catch (IOException | RuntimeException e) {
       throw new AllocationException(
@@ -225,9 +228,8 @@ public final class ContainerResponder {
         () -> {
           if (made.isPresent()) {
             slices.discard(made.get());
-          } else if (!HostFiles.deleteQuietly(dir)
-              && Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
-            LOG.warn("rollback: remove {} failed; the region cleanup retries", dir);
+          } else if (!slices.discardForLimiter(dir)) {
+            LOG.warn("rollback: remove {} or its charge record failed; the sweep retries", dir);
           }
         });
   }

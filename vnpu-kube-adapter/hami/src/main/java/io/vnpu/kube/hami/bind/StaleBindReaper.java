@@ -90,9 +90,7 @@ public final class StaleBindReaper {
 
   /** Terminal, or being deleted: the kubelet will not start its containers any more. */
   static boolean ended(Pod p) {
-    String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
-    return "Succeeded".equals(phase)
-        || "Failed".equals(phase)
+    return io.vnpu.kube.hami.kube.NodePods.finished(p)
         || p.getMetadata().getDeletionTimestamp() != null;
   }
 

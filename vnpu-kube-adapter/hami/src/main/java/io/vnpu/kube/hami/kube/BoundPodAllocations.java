@@ -48,24 +48,9 @@ public final class BoundPodAllocations implements LiveAllocations {
 
   @Override
   public Holders read() throws LiveAllocationsUnavailableException {
-    Map<String, Pod> pods = new HashMap<>();
+    List<Pod> pods;
     try {
-      // as PodFinder: by spec.nodeName, and by the hami.io/vgpu-node label the scheduler puts on
-      // its
-      // pods (found also where field selectors are unsupported); more pods only protect more
-      for (Pod p :
-          client.pods().inAnyNamespace().withField("spec.nodeName", nodeName).list().getItems()) {
-        pods.put(p.getMetadata().getUid(), p);
-      }
-      for (Pod p :
-          client
-              .pods()
-              .inAnyNamespace()
-              .withLabel(HamiNames.VGPU_NODE, nodeName)
-              .list()
-              .getItems()) {
-        pods.putIfAbsent(p.getMetadata().getUid(), p);
-      }
+      pods = NodePods.bound(client, nodeName);
     } catch (KubernetesClientException e) {
       throw new LiveAllocationsUnavailableException(
           "list pods bound to node " + nodeName + ": " + Causes.describe(e), e);
@@ -73,10 +58,8 @@ public final class BoundPodAllocations implements LiveAllocations {
     Set<String> uids = new HashSet<>();
     Set<String> npus = new HashSet<>();
     Map<String, Map<String, Integer>> templates = new HashMap<>();
-    for (Pod p : pods.values()) {
-      if (!nodeName.equals(p.getSpec() == null ? null : p.getSpec().getNodeName())) continue;
-      String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
-      if ("Succeeded".equals(phase) || "Failed".equals(phase)) continue;
+    for (Pod p : pods) {
+      if (NodePods.finished(p)) continue;
       uids.add(p.getMetadata().getUid());
       Map<String, String> ann = p.getMetadata().getAnnotations();
       String allocated = ann == null ? null : ann.get(names.devicesAllocated());

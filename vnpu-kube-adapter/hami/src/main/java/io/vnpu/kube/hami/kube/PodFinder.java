@@ -12,7 +12,6 @@ import io.vnpu.kube.hami.codec.NodeLock;
 import io.vnpu.kube.hami.codec.PendingContainer;
 import io.vnpu.kube.resource.AllocationException;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -135,31 +134,15 @@ public final class PodFinder {
    * time is not older than the lock (the scheduler locks, then writes the bind time).
    */
   private Pod fallback(int requested, Optional<NodeLock> lock) throws AllocationException {
-    Map<String, Pod> pods = new LinkedHashMap<>();
+    List<Pod> pods;
     try {
-      // upstream lists by spec.nodeName; the scheduler also labels its pods hami.io/vgpu-node,
-      // which
-      // finds them where field selectors are unsupported (and costs one more list only here)
-      for (Pod p :
-          client.pods().inAnyNamespace().withField("spec.nodeName", nodeName).list().getItems()) {
-        pods.put(p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(), p);
-      }
-      for (Pod p :
-          client
-              .pods()
-              .inAnyNamespace()
-              .withLabel(HamiNames.VGPU_NODE, nodeName)
-              .list()
-              .getItems()) {
-        pods.putIfAbsent(p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(), p);
-      }
+      pods = NodePods.bound(client, nodeName);
     } catch (KubernetesClientException e) {
       throw new AllocationException(
           "get pending pod: list pods on node " + nodeName + ": " + Causes.describe(e), e);
     }
     List<Pod> candidates =
-        pods.values().stream()
-            .filter(p -> nodeName.equals(p.getSpec() == null ? null : p.getSpec().getNodeName()))
+        pods.stream()
             .filter(p -> unsuitable(p, true).isEmpty())
             .sorted(
                 Comparator.comparingLong(PodFinder::bindTime)

@@ -116,15 +116,7 @@ public final class DynamicVnpuAllocator implements ContainerAllocator {
         if (done.isPresent()) return done.get();
       }
     }
-    throw new AllocationException(
-        "Allocate "
-            + resourceName
-            + " "
-            + kubeletIds
-            + ": the chosen pod was"
-            + " deleted or changed in "
-            + VolcanoAllocator.ATTEMPTS
-            + " rounds in a row; the kubelet will retry");
+    throw VolcanoAllocator.gaveUp(resourceName, kubeletIds, "chosen pod");
   }
 
   private Optional<ContainerAllocation> vnpu(

@@ -100,15 +100,7 @@ public final class SoftShareAllocator implements ContainerAllocator {
         if (done.isPresent()) return done.get();
       }
     }
-    throw new AllocationException(
-        "Allocate "
-            + resourceName
-            + " "
-            + deviceIds
-            + ": the soft-share pod was"
-            + " deleted or changed in "
-            + VolcanoAllocator.ATTEMPTS
-            + " rounds in a row; the kubelet will retry");
+    throw VolcanoAllocator.gaveUp(resourceName, deviceIds, "soft-share pod");
   }
 
   /**

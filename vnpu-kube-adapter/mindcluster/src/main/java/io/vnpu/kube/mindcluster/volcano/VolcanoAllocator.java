@@ -138,13 +138,24 @@ public final class VolcanoAllocator implements ContainerAllocator {
             claim == VolcanoPods.Claim.GONE ? "was deleted" : "changed");
       }
     }
-    throw new AllocationException(
+    throw gaveUp(resourceName, kubeletIds, "chosen pod");
+  }
+
+  /**
+   * What an Allocate that lost its pod {@value #ATTEMPTS} rounds in a row fails with (the one rule
+   * for the three Volcano allocators).
+   *
+   * @param which the pod as the allocator calls it, e.g. {@code chosen pod}
+   */
+  static AllocationException gaveUp(String resourceName, List<String> kubeletIds, String which) {
+    return new AllocationException(
         "Allocate "
             + resourceName
             + " "
             + kubeletIds
-            + ": the chosen pod was"
-            + " deleted or changed in "
+            + ": the "
+            + which
+            + " was deleted or changed in "
             + ATTEMPTS
             + " rounds in a row; the kubelet will retry");
   }
