@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reruns every row of docs/benchmarks.md (issue 29) in one go, about 7-8 minutes on 2 CPUs, and prints
+# Reruns every row of docs/benchmarks.md (issue 29) in one go, about 8-9 minutes on 2 CPUs, and prints
 # a summary table: row, goal, measured, met, load average (1 min) when the row started.
 #   Java rows: JMH with short but complete settings (1 fork, warm-up, several measured iterations;
 #              the per-row settings are printed with the results)
@@ -8,7 +8,7 @@
 # Needs the built jars (mvn -B -DskipTests package -pl benchmarks,vnpu-kube-adapter/cli -am; this
 # script builds them when missing), python3 (JMH JSON) and jq (native script).
 # Usage: benchmarks/run-all.sh [OUT_DIR]        (default benchmarks/target/run-all)
-#        VNPU_SKIP_NATIVE=1 benchmarks/run-all.sh   (Java rows only, ~4 minutes)
+#        VNPU_SKIP_NATIVE=1 benchmarks/run-all.sh   (Java rows only, ~5 minutes)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/benchmarks/target/run-all}
@@ -55,7 +55,11 @@ jmh admit '(QuotaRegionBenchmark.admitRelease|AdmitReleaseFloorBenchmark.fiveAto
 jmh snapshot 'FullRegionSnapshotBenchmark.(usageIntoBuffer256Slots|bareLoopOverTheMapping256Slots|bareLoopUnchecked256Slots|sizeCheckFloor|sizeCheckBareFstat)' \
   -f 1 -wi 3 -w 1 -i 5 -r 1
 # SampleTime rows (percentiles): 1 fork, 1 x 3 s warm-up, 3 x 5 s measured
-jmh prepare 'DraPrepareBenchmark' -p checkpointOn=disk -f 1 -wi 1 -w 3 -i 3 -r 5
+# Prepare: 4 x 10 s warm-up. The call's code (gRPC, Netty, the plugin) is compiled by C2 only after
+# ~30-40 s of prepares on 2 CPUs; after 3 s the measured calls ran in the interpreter and C1's
+# profiling tier with C2 compiling beside them (docs/benchmarks.md "DRA Prepare: where the time goes")
+jmh prepare 'DraPrepareBenchmark.nodePrepareResources$' -p checkpointOn=disk -f 1 -wi 4 -w 10 -i 3 -r 5
+jmh prepare-floor 'DraPrepareBenchmark.checkpointWriteFloor$' -p checkpointOn=disk -f 1 -wi 1 -w 3 -i 3 -r 5
 jmh allocate 'AllocateRoundTripBenchmark' -tu ms -f 1 -wi 1 -w 3 -i 3 -r 5
 jmh publish 'SlicePublishBenchmark' -f 1 -wi 1 -w 3 -i 3 -r 5
 
@@ -136,6 +140,13 @@ for share in ("whole", "soft"):
         pct(p, "nodePrepareResources", "99.0", checkpointOn="disk", share=share), 10, "{:.2f} ms", loads.get("prepare", "?"))
     rows.append(("  " + share + " p50", "", "n/a" if find(p, "nodePrepareResources", checkpointOn="disk", share=share) is None
                  else "{:.2f} ms".format(pct(p, "nodePrepareResources", "50.0", checkpointOn="disk", share=share)), "-", ""))
+pf = jmh("prepare-floor")
+for share in ("whole", "soft"):
+    m = find(pf, "checkpointWriteFloor", checkpointOn="disk", share=share)
+    if m is not None:
+        rows.append(("  its floor, " + share + ": fsync + rename p50 / p99", "(floor)",
+                     "{:.2f} / {:.2f} ms".format(m["scorePercentiles"]["50.0"], m["scorePercentiles"]["99.0"]), "-",
+                     loads.get("prepare-floor", "?")))
 row("node agent RSS (chart flags)", "<= 96 MiB", rss("agent-rss.txt", "agent_rss_kib"), 96, "{:.1f} MiB", loads.get("agent-rss", "?"))
 row("DRA plugin RSS (chart flags)", "<= 96 MiB", rss("dra-rss.txt", "dra_rss_kib"), 96, "{:.1f} MiB", loads.get("dra-rss", "?"))
 al = jmh("allocate")

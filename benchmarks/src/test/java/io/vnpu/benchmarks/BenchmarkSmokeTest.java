@@ -42,6 +42,8 @@ class BenchmarkSmokeTest {
     "hami.HamiCodecBenchmark.decodeDevicesToAllocate",
     "dra.DraPrepareBenchmark.nodePrepareResources",
     "dra.DraPrepareBenchmark.checkpointWriteFloor",
+    "dra.DraPrepareBenchmark.grpcRoundTrip",
+    "dra.DraPrepareBenchmark.prepareInProcess",
     "dra.DraPrepareConcurrentBenchmark.nodePrepareResources",
     "dra.SlicePublishBenchmark.publish16Npus",
   };

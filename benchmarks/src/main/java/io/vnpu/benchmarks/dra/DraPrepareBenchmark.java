@@ -90,6 +90,7 @@ public class DraPrepareBenchmark {
   UnixSocketTransport transport;
   ManagedChannel channel;
   DRAPluginGrpc.DRAPluginBlockingStub stub;
+  NpuDriver driver;
   int next;
   String current;
   Path floorFile;
@@ -180,13 +181,9 @@ public class DraPrepareBenchmark {
                 });
     if (softRegions != null) opening.softRegions(softRegions);
     state = opening.open();
-    server =
-        new KubeletPluginServer(
-            sockets,
-            DRIVER,
-            new NpuDriver(
-                soft ? DraPrepareBenchmark::softClaim : DraPrepareBenchmark::claim, state),
-            Duration.ofSeconds(1));
+    driver =
+        new NpuDriver(soft ? DraPrepareBenchmark::softClaim : DraPrepareBenchmark::claim, state);
+    server = new KubeletPluginServer(sockets, DRIVER, driver, Duration.ofSeconds(1));
     server.start();
     transport = new UnixSocketTransport(1);
     channel = transport.channel(sockets.draSocket());
@@ -265,6 +262,34 @@ public class DraPrepareBenchmark {
                     .build());
     if (!r.getClaimsOrThrow(current).getError().isEmpty()) {
       throw new IllegalStateException(r.getClaimsOrThrow(current).getError());
+    }
+    return r;
+  }
+
+  /**
+   * The kubelet's side of the call alone: an empty NodePrepareResources (the driver answers it at
+   * once, as it answers the kubelet's liveness probe) over the same channel to the same server, so
+   * the gRPC round trip (stub, HTTP/2 over the unix socket, the server's executor) without the
+   * plugin's work.
+   */
+  @Benchmark
+  public NodePrepareResourcesResponse grpcRoundTrip() {
+    return stub.withDeadlineAfter(45, TimeUnit.SECONDS)
+        .nodePrepareResources(NodePrepareResourcesRequest.getDefaultInstance());
+  }
+
+  /**
+   * The plugin's own work alone: the same prepare as {@link #nodePrepareResources}, called on the
+   * driver in this thread (claim lookup, plan, CDI spec, the checkpoint's durable write), without
+   * gRPC.
+   */
+  @Benchmark
+  public java.util.Map<String, io.vnpu.kube.dra.state.PrepareOutcome> prepareInProcess()
+      throws io.grpc.StatusException {
+    java.util.Map<String, io.vnpu.kube.dra.state.PrepareOutcome> r =
+        driver.prepare(List.of(new ClaimRef("bench", current, "c")));
+    if (!r.get(current).error().isEmpty()) {
+      throw new IllegalStateException(r.get(current).error());
     }
     return r;
   }
