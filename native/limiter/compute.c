@@ -262,7 +262,7 @@ static inline __attribute__((always_inline)) int64_t launch_charge(struct tcount
 
 /*
  * Small charges in batches. A launch whose charge (wall ns at the share) is below BATCH_CHARGE_NS is
- * admitted against the container's word plus the thread's unadded sum (vnpu_gcra_wait: a load, no
+ * admitted against the container's word plus the thread's unadded sum (vnpu_gcra_slack: a load, no
  * compare-and-swap) and joins the sum; the sum goes to the word in one step (vnpu_gcra_adjust) when
  * it would reach BATCH_CHARGE_NS, when the device or the share changes, when the thread reads the
  * clock again (at most CLOCK_REUSE launches, never across a measurement tick), before any wait, and
@@ -984,7 +984,7 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
                                     || tc->batch_charge + charge >= BATCH_CHARGE_NS))
             batch_flush(tc, now);
         int64_t slack = vnpu_gcra_slack(ds->tat, now, share, ds->reg.burst_ns, credit);
-        first_wait = tc->batch_charge > slack ? tc->batch_charge - slack : 0;
+        first_wait = vnpu_gcra_wait_beyond(tc->batch_charge, slack);
         if (first_wait == 0) {
             tc->batch_dev = d;
             tc->batch_share = share;

@@ -111,8 +111,7 @@ int64_t vnpu_gcra_slack(const int64_t *word, int64_t now, uint32_t share_ppm, in
 int64_t vnpu_gcra_wait(const int64_t *word, int64_t now, int64_t extra_ns, uint32_t share_ppm, int64_t burst_ns,
                        int64_t credit_ns)
 {
-    int64_t slack = vnpu_gcra_slack(word, now, share_ppm, burst_ns, credit_ns);
-    return extra_ns > slack ? extra_ns - slack : 0;
+    return vnpu_gcra_wait_beyond(extra_ns, vnpu_gcra_slack(word, now, share_ppm, burst_ns, credit_ns));
 }
 
 void vnpu_gcra_adjust(int64_t *word, int64_t now, int64_t delta_ns, uint32_t share_ppm, int64_t burst_ns)

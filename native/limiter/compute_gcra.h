@@ -52,9 +52,16 @@ int64_t vnpu_gcra_admit(int64_t *word, int64_t now, uint64_t cost_ns, uint32_t s
 int64_t vnpu_gcra_admit_charged(int64_t *word, int64_t now, int64_t charge_ns, uint32_t share_ppm, int64_t burst_ns,
                                 int64_t credit_ns);
 
+/* The wait (ns, 0 = conforms now) for extra_ns of summed charge against a slack from
+ * vnpu_gcra_slack: a sum conforms while it is at most the slack. */
+static inline int64_t vnpu_gcra_wait_beyond(int64_t extra_ns, int64_t slack_ns)
+{
+    return extra_ns > slack_ns ? extra_ns - slack_ns : 0;
+}
+
 /* How long (ns, 0 = conforms now) a launch would wait with extra_ns more wall-time charge on the word
- * than it holds (charges a caller has summed and not added yet); changes nothing. Equals
- * max(0, extra_ns - vnpu_gcra_slack(...)). */
+ * than it holds (charges a caller has summed and not added yet); changes nothing.
+ * vnpu_gcra_wait_beyond(extra_ns, vnpu_gcra_slack(...)). */
 int64_t vnpu_gcra_wait(const int64_t *word, int64_t now, int64_t extra_ns, uint32_t share_ppm, int64_t burst_ns,
                        int64_t credit_ns);
 
