@@ -154,6 +154,50 @@ class MindClusterDynamicVnpuTest {
     }
   }
 
+  /**
+   * A tenant rewrites its own pod's {@code huawei.com/AscendReal} after its vNPU on chip 2 was
+   * created and opened: dropping the vNPU's name let the next pod have chip 2 whole (two pods on
+   * one chip, the whole-chip one without any limit); adding chip 3 refused the pod Volcano gave
+   * chip 3. What this plugin handed out decides.
+   */
+  @Test
+  void aTenantRewritingItsOwnAscendRealNeitherFreesItsChipNorHoldsAnother() throws Exception {
+    volcanoPod(client, "infer", R, "2-vir05_1c_16g", 100L, 5);
+    try (PluginClient plugin = fleet.client(R)) {
+      assertThat(plugin.allocate(List.of(cores(40, 5))).getContainerResponses(0).getEnvsMap())
+          .containsEntry("ASCEND_VISIBLE_DEVICES", "132");
+      host.ctl("use", "2", "132", "1"); // its container opened the vNPU
+
+      editAnnotation("infer", "huawei.com/AscendReal", "Ascend910-3");
+      volcanoPod(client, "whole2", R, "2", 200L, 20);
+      assertThatThrownBy(() -> plugin.allocate(List.of(cores(60, 20))))
+          .isInstanceOf(StatusRuntimeException.class)
+          .hasMessageContaining(
+              "pod default/whole2 was given Ascend910-2 by Volcano, but default/infer holds"
+                  + " Ascend910-5c.1cpu.16g-132-2");
+      assertThat(annotations(client, "whole2")).containsEntry("predicate-time", "200");
+      client.pods().inNamespace("default").withName("whole2").delete();
+
+      volcanoPod(client, "whole3", R, "3", 300L, 20);
+      assertThat(plugin.allocate(List.of(cores(60, 20))).getContainerResponses(0).getEnvsMap())
+          .containsEntry("ASCEND_VISIBLE_DEVICES", "3");
+      assertThat(host.deviceManager.listVnpus(2)).hasSize(1);
+    }
+  }
+
+  /** The pod's owner edits its own annotation (pod owners may patch their pods). */
+  private void editAnnotation(String pod, String key, String value) {
+    client
+        .pods()
+        .inNamespace("default")
+        .withName(pod)
+        .edit(
+            p -> {
+              p.getMetadata().getAnnotations().put(key, value);
+              return p;
+            });
+  }
+
   @Test
   void aTemplateTheDriverRefusesIsNpuSegmentFailedAndConsumesNothing() throws Exception {
     // chip 5 is full: a vir10 plus another vir10 leave no AI Core for the pod's vir05

@@ -333,6 +333,33 @@ class MindClusterVolcanoTest {
     }
   }
 
+  /**
+   * A tenant rewrites its own running pod's {@code huawei.com/AscendReal}: adding a free chip made
+   * the next pod Volcano gave that chip fail its Allocate ("default/first holds it"), so one
+   * tenant's annotation denied every later pod of the node its chips; dropping the chip it holds
+   * must not free it for another pod either. What this plugin handed out decides.
+   */
+  @Test
+  void aTenantRewritingItsOwnAscendRealNeitherDeniesNorFreesAChip() throws Exception {
+    volcanoPod(client, "first", R, "Ascend910-2", 10L);
+    try (PluginClient plugin = fleet.client(R)) {
+      assertThat(plugin.admit(List.of("Ascend910-0")).getEnvsMap())
+          .containsEntry("ASCEND_VISIBLE_DEVICES", "2");
+      started("first");
+      tenantSets("first", "huawei.com/AscendReal", "Ascend910-2,Ascend910-5,Ascend910-6");
+      volcanoPod(client, "second", R, "Ascend910-5", 20L);
+      assertThat(plugin.admit(List.of("Ascend910-1")).getEnvsMap())
+          .containsEntry("ASCEND_VISIBLE_DEVICES", "5");
+
+      tenantSets("first", "huawei.com/AscendReal", "Ascend910-7");
+      volcanoPod(client, "third", R, "Ascend910-2", 30L);
+      assertThatThrownBy(() -> plugin.admit(List.of("Ascend910-3")))
+          .isInstanceOf(StatusRuntimeException.class)
+          .hasMessageContaining("pod default/third was given Ascend910-2 by Volcano, but");
+      assertThat(annotations(client, "third")).doesNotContainKey("huawei.com/AscendReal");
+    }
+  }
+
   @Test
   void aPodNamingAChipThisNodeLacksIsRefused() throws Exception {
     volcanoPod(client, "odd", R, "Ascend910-12", 10L);
