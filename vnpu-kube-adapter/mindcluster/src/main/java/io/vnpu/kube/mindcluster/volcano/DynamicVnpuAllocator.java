@@ -260,36 +260,29 @@ public final class DynamicVnpuAllocator implements ContainerAllocator {
 
   /**
    * Refuses whole chips another pod holds (whole or through a vNPU), and vNPUs on a chip another
-   * pod holds whole.
+   * pod holds whole ({@link KubeletDeviceMap#heldByOthers}).
    */
-  private static void checkNotHeld(PendingPod pod, Request request, List<Pod> live)
+  private void checkNotHeld(PendingPod pod, Request request, List<Pod> live)
       throws AllocationException {
-    for (Pod p : live) {
-      if (p.getMetadata().getUid().equals(pod.uid())) continue;
-      String real = VolcanoPods.annotations(p).get(VolcanoKeys.ASCEND_REAL);
-      if (real == null) continue;
-      for (String n : VolcanoAllocator.split(real)) {
-        String name = VolcanoAllocator.stripVgroup(n);
-        for (ChipState c : request.chips()) {
-          boolean wholeHeld = name.equals(c.name());
-          boolean vnpuOnChip =
-              name.startsWith(c.type().deviceName() + "-")
-                  && name.endsWith("-" + c.npu().phyId())
-                  && name.split("-").length == 4;
-          if (wholeHeld || (request.template().isEmpty() && vnpuOnChip)) {
-            throw new AllocationException(
-                "pod "
-                    + pod.key()
-                    + " was given "
-                    + c.name()
-                    + " by Volcano, but "
-                    + p.getMetadata().getNamespace()
-                    + "/"
-                    + p.getMetadata().getName()
-                    + " holds "
-                    + name
-                    + "; refusing to hand one chip to two pods");
-          }
+    for (Map.Entry<String, String> held : kubeletMap.heldByOthers(live, pod.uid()).entrySet()) {
+      String name = held.getKey();
+      for (ChipState c : request.chips()) {
+        boolean wholeHeld = name.equals(c.name());
+        boolean vnpuOnChip =
+            name.startsWith(c.type().deviceName() + "-")
+                && name.endsWith("-" + c.npu().phyId())
+                && name.split("-").length == 4;
+        if (wholeHeld || (request.template().isEmpty() && vnpuOnChip)) {
+          throw new AllocationException(
+              "pod "
+                  + pod.key()
+                  + " was given "
+                  + c.name()
+                  + " by Volcano, but "
+                  + held.getValue()
+                  + " holds "
+                  + name
+                  + "; refusing to hand one chip to two pods");
         }
       }
     }

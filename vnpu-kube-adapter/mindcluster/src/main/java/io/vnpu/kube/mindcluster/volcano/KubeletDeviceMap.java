@@ -1,7 +1,9 @@
 package io.vnpu.kube.mindcluster.volcano;
 
+import io.fabric8.kubernetes.api.model.Pod;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -12,11 +14,15 @@ import java.util.Set;
  * Kubelet device ID → the real chip Volcano chose for it (upstream {@code klt2RealDevMap}, spec
  * section 3.8 step 4), per pod. The kubelet believes it allocated its own IDs; ListAndWatch reports
  * the real chip's health under each of them, so a fault on the real chip reaches the pod holding
- * it. Entries of a pod are dropped when the pod is gone. Thread-safe.
+ * it. It is also what a pod this plugin served holds ({@link #heldByOthers}). Entries of a pod are
+ * dropped when the pod is gone. Thread-safe.
  */
 public final class KubeletDeviceMap {
-  /** One pod's mapping. */
-  private record Entry(String podUid, Map<String, String> kubeletToReal) {}
+  /**
+   * One pod's mapping, and every real device it holds (a kubelet ID left out of the mapping on a
+   * restore still leaves its real device held).
+   */
+  private record Entry(String podUid, Map<String, String> kubeletToReal, Set<String> holds) {}
 
   private final Map<String, Entry> byPodUid = new HashMap<>();
 
@@ -34,7 +40,7 @@ public final class KubeletDeviceMap {
     }
     Map<String, String> m = new HashMap<>();
     for (int i = 0; i < kubeletIds.size(); i++) m.put(kubeletIds.get(i), realIds.get(i));
-    byPodUid.put(podUid, new Entry(podUid, Map.copyOf(m)));
+    byPodUid.put(podUid, new Entry(podUid, Map.copyOf(m), Set.copyOf(realIds)));
   }
 
   /**
@@ -51,6 +57,7 @@ public final class KubeletDeviceMap {
    */
   public synchronized Restored restore(Map<String, Map<String, String>> annotationsByPodUid) {
     Map<String, Map<String, String>> found = new HashMap<>();
+    Map<String, Set<String>> holds = new HashMap<>();
     Map<String, Integer> claims = new HashMap<>();
     List<String> skipped = new java.util.ArrayList<>();
     annotationsByPodUid.forEach(
@@ -75,6 +82,7 @@ public final class KubeletDeviceMap {
             return;
           }
           found.put(uid, m.get());
+          holds.put(uid, Set.copyOf(r));
           m.get().keySet().forEach(id -> claims.merge(id, 1, Integer::sum));
         });
     for (Entry e : byPodUid.values())
@@ -89,7 +97,7 @@ public final class KubeletDeviceMap {
         }
       }
       if (m.isEmpty()) continue;
-      byPodUid.put(e.getKey(), new Entry(e.getKey(), Map.copyOf(m)));
+      byPodUid.put(e.getKey(), new Entry(e.getKey(), Map.copyOf(m), holds.get(e.getKey())));
       restored++;
     }
     return new Restored(restored, List.copyOf(skipped));
@@ -120,7 +128,44 @@ public final class KubeletDeviceMap {
   public synchronized Set<String> realInUse(String exceptPodUid) {
     Set<String> out = new HashSet<>();
     for (Entry e : byPodUid.values()) {
-      if (!e.podUid().equals(exceptPodUid)) out.addAll(e.kubeletToReal().values());
+      if (!e.podUid().equals(exceptPodUid)) out.addAll(e.holds());
+    }
+    return out;
+  }
+
+  /**
+   * The one rule for what other pods hold when a chip is handed out: real device name (vgroup
+   * suffix dropped) → its holder, over the live pods but {@code exceptPodUid} and the pods this
+   * plugin served that are no longer listed. A pod this plugin served (or whose mapping it
+   * restored) holds what it was handed, whatever its {@value VolcanoKeys#ASCEND_REAL} says now: the
+   * pod's owner can rewrite that annotation, and must neither free the chip it holds for another
+   * pod nor hold back one Volcano gave another. Any other pod (served before this plugin ran,
+   * mapping not restorable) holds what its annotation names.
+   *
+   * @return in the order of {@code live}, holders named {@code <namespace>/<name>}, or {@code a pod
+   *     this plugin allocated earlier} when no longer listed
+   */
+  public synchronized Map<String, String> heldByOthers(List<Pod> live, String exceptPodUid) {
+    Map<String, String> out = new LinkedHashMap<>();
+    Set<String> listed = new HashSet<>();
+    for (Pod p : live) {
+      String uid = p.getMetadata().getUid();
+      listed.add(uid);
+      if (Objects.equals(uid, exceptPodUid)) continue;
+      String who = p.getMetadata().getNamespace() + "/" + p.getMetadata().getName();
+      Entry e = uid == null ? null : byPodUid.get(uid);
+      if (e != null) {
+        e.holds().forEach(n -> out.putIfAbsent(n, who));
+        continue;
+      }
+      String real = VolcanoPods.annotations(p).get(VolcanoKeys.ASCEND_REAL);
+      if (real == null) continue;
+      for (String n : VolcanoAllocator.split(real))
+        out.putIfAbsent(VolcanoAllocator.stripVgroup(n), who);
+    }
+    for (Entry e : byPodUid.values()) {
+      if (listed.contains(e.podUid()) || e.podUid().equals(exceptPodUid)) continue;
+      e.holds().forEach(n -> out.putIfAbsent(n, "a pod this plugin allocated earlier"));
     }
     return out;
   }

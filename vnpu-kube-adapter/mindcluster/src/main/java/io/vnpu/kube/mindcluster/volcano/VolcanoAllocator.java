@@ -10,7 +10,6 @@ import io.vnpu.kube.resource.AllocationException;
 import io.vnpu.kube.resource.ContainerAllocation;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,11 +26,11 @@ import org.slf4j.LoggerFactory;
  * <p>Per Allocate, under one lock for the whole node: list this node's live pods; take, among the
  * {@link PendingPod}s (pods still waiting for their devices) whose annotation names as many chips
  * as the kubelet allocated and one of whose containers asks for that many in its spec, the one with
- * the smallest {@code predicate-time}; refuse if any of its chips is held by another live pod (its
- * {@code huawei.com/AscendReal}, or this plugin's kubelet map); claim it with one JSON patch that
- * tests its {@code predicate-time} is unchanged, consumes it and writes {@code
- * huawei.com/AscendReal}, {@code huawei.com/kltDev} and the rank table; then record kubelet ID →
- * real chip.
+ * the smallest {@code predicate-time}; refuse if any of its chips is held by another pod ({@link
+ * KubeletDeviceMap#heldByOthers}: what this plugin handed it, else its {@code
+ * huawei.com/AscendReal}); claim it with one JSON patch that tests its {@code predicate-time} is
+ * unchanged, consumes it and writes {@code huawei.com/AscendReal}, {@code huawei.com/kltDev} and
+ * the rank table; then record kubelet ID → real chip.
  *
  * <p>Defined outcomes: two pods pending → the smaller predicate-time now, the other at the next
  * Allocate; the chosen pod deleted (404) or claimed meanwhile (test failed) → the next candidate,
@@ -186,23 +185,13 @@ public final class VolcanoAllocator implements ContainerAllocator {
     return out;
   }
 
-  /** Refuses when another live pod already holds one of the chips. */
+  /**
+   * Refuses when another pod already holds one of the chips ({@link
+   * KubeletDeviceMap#heldByOthers}).
+   */
   private void checkNotHeld(PendingPod pod, List<ChipState> real, List<Pod> live)
       throws AllocationException {
-    Map<String, String> heldBy = new HashMap<>();
-    for (Pod p : live) {
-      if (p.getMetadata().getUid().equals(pod.uid())) continue;
-      String r = VolcanoPods.annotations(p).get(VolcanoKeys.ASCEND_REAL);
-      if (r == null) continue;
-      for (String n : r.split(",")) {
-        heldBy.put(
-            stripVgroup(n.strip()),
-            p.getMetadata().getNamespace() + "/" + p.getMetadata().getName());
-      }
-    }
-    for (String n : kubeletMap.realInUse(pod.uid())) {
-      heldBy.putIfAbsent(n, "a pod this plugin allocated earlier");
-    }
+    Map<String, String> heldBy = kubeletMap.heldByOthers(live, pod.uid());
     for (ChipState c : real) {
       String holder = heldBy.get(c.name());
       if (holder != null) {
