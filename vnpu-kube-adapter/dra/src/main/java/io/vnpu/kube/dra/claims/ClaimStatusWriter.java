@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * {@code physicalId}; for a hard vNPU {@code vnpuId} and {@code template}; for a soft share {@code
  * memory} (bytes), {@code cores} (percent charged), {@code computeWeight}, {@code computeCap}
  * (percent, 0 = none) and {@code priority}. Entries of other drivers and pools are kept; ours are
- * replaced; nothing is written when they already say the same.
+ * replaced; nothing is written when they already say the same, nor when the claim the API server
+ * has under that name by now is another one (other UID, or no status).
  */
 public final class ClaimStatusWriter {
 
@@ -66,16 +67,29 @@ public final class ClaimStatusWriter {
     }
     String ns = claim.getMetadata().getNamespace();
     String name = claim.getMetadata().getName();
+    String uid = claim.getMetadata().getUid();
     try {
       ResourceClaims.named(client, ns, name)
           .editStatus(
               c -> {
+                if (!Objects.equals(uid, c.getMetadata().getUid()) || c.getStatus() == null) {
+                  throw new Replaced(c.getMetadata().getUid());
+                }
                 ResourceClaimStatus s = c.getStatus();
                 List<AllocatedDeviceStatus> now =
                     s.getDevices() == null ? List.of() : s.getDevices();
                 s.setDevices(merged(now, ours));
                 return c;
               });
+    } catch (Replaced e) {
+      // the status is the claim's the API server has now: never another claim's devices
+      log.info(
+          "ResourceClaim {}/{}: replaced (uid {} -> {}) or no longer allocated before its"
+              + " status.devices were written; not written",
+          ns,
+          name,
+          uid,
+          e.uid);
     } catch (KubernetesClientException e) {
       if (e.getCode() == 403) {
         if (forbiddenTold.compareAndSet(false, true)) {
@@ -91,6 +105,20 @@ public final class ClaimStatusWriter {
       }
       log.warn(
           "ResourceClaim {}/{}: writing status.devices failed: {}", ns, name, Causes.describe(e));
+    }
+  }
+
+  /**
+   * The claim read for the status write is not the one prepared (deleted and created again under
+   * its name) or has no status (not allocated).
+   */
+  private static final class Replaced extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    final String uid;
+
+    Replaced(String uid) {
+      super(null, null, false, false);
+      this.uid = uid;
     }
   }
 
