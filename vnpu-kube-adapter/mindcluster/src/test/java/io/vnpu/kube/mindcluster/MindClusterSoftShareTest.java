@@ -189,6 +189,44 @@ class MindClusterSoftShareTest {
     }
   }
 
+  /**
+   * The kubelet picks the share copies itself (this plugin offers no GetPreferredAllocation, so the
+   * kubelet takes free healthy copies in its own order, {@code Ascend910-0-0} first), whatever chip
+   * Volcano placed the pod on. The share went to the kubelet's chip: pods Volcano spread over the
+   * chips by their quotas all landed on chip 0, whose HBM and AI-core time they then overbooked.
+   */
+  @Test
+  void theShareIsOnTheChipVolcanoChoseWhicheverCopyTheKubeletPicked() throws Exception {
+    start(LimiterFixture.installInto(dir.resolve("limiter")));
+    softPod("on3", "Ascend910-3", "60", "40960");
+    ContainerAllocateResponse r3 = allocate("Ascend910-0-0");
+    softPod("on5", "Ascend910-5", "60", "40960");
+    ContainerAllocateResponse r5 = allocate("Ascend910-0-1");
+
+    assertThat(r3.getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "3");
+    assertThat(r5.getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "5");
+    try (QuotaRegion region = regions.open(regionOf(r3))) {
+      assertThat(region.readConfig().devices()).extracting(DeviceQuota::physId).containsExactly(3);
+    }
+    try (QuotaRegion region = regions.open(regionOf(r5))) {
+      assertThat(region.readConfig().devices()).extracting(DeviceQuota::physId).containsExactly(5);
+    }
+    assertThat(annotations(client, "on3"))
+        .containsEntry("huawei.com/AscendReal", "Ascend910-3")
+        .containsEntry("huawei.com/kltDev", "Ascend910-0-0");
+    assertThat(registry(3)).hasSize(1);
+    assertThat(registry(5)).hasSize(1);
+
+    // a fault on chip 3 reaches the kubelet's copy that holds it, not chip 0's other copies
+    host.ctl("fault", "3", "0x80E01801");
+    health.pollOnce();
+    assertThat(components.resourceManager(R).orElseThrow().devices())
+        .filteredOn(d -> !d.healthy())
+        .extracting(d -> d.id())
+        .contains("Ascend910-0-0", "Ascend910-3-0")
+        .doesNotContain("Ascend910-0-1", "Ascend910-0-2");
+  }
+
   private static final long MIB = 1L << 20;
 
   /** The Allocate answer of one kubelet device of {@link #R}. */
