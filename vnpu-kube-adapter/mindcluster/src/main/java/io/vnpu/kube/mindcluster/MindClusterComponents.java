@@ -289,7 +289,7 @@ public final class MindClusterComponents implements AutoCloseable {
         inventory.current().chips().stream().anyMatch(c -> c.resourceName().equals(resource));
     if (options.softShare() && wholeChips && softShare.isPresent()) {
       return new SoftShareAllocator(
-          pods, inventory::current, catalog, responses, softShare.get(), nodeLock);
+          pods, inventory::current, catalog, responses, softShare.get(), kubeletMap, nodeLock);
     }
     if (options.volcanoType() && wholeChips && options.shareDevCount() == 1) {
       io.vnpu.kube.mindcluster.alloc.SlowNodeEnv slowNode =

@@ -58,11 +58,17 @@ public final class MindClusterResourceManager implements ResourceManager {
         devices.stream().collect(Collectors.toMap(AdvertisedDevice::id, Function.identity()));
     List<PluginDevice> out = new ArrayList<>(devices.size());
     for (AdvertisedDevice d : devices) {
+      // the real chip Volcano chose: an advertised device (whole chips), or a chip whose share
+      // copies the kubelet holds under other chips' IDs (soft sharing)
       boolean healthy =
           kubeletMap
               .realOf(d.id())
-              .map(byId::get)
-              .map(AdvertisedDevice::healthy)
+              .map(
+                  real ->
+                      Optional.ofNullable(byId.get(real))
+                          .map(AdvertisedDevice::healthy)
+                          .or(() -> snapshot.byName(real).map(c -> c.healthy()))
+                          .orElse(d.healthy()))
               .orElse(d.healthy());
       out.add(new PluginDevice(d.id(), healthy, d.chip().numaNodes()));
     }

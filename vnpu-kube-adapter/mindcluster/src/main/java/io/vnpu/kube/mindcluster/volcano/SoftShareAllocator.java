@@ -11,6 +11,7 @@ import io.vnpu.kube.mindcluster.alloc.ContainerAllocator;
 import io.vnpu.kube.mindcluster.alloc.ContainerResponses;
 import io.vnpu.kube.mindcluster.alloc.DirectAllocator;
 import io.vnpu.kube.mindcluster.devices.AdvertisedDevice;
+import io.vnpu.kube.mindcluster.devices.ChipState;
 import io.vnpu.kube.mindcluster.devices.DeviceCatalog;
 import io.vnpu.kube.mindcluster.devices.NodeChips;
 import io.vnpu.kube.resource.AllocationException;
@@ -33,18 +34,21 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Allocate of share copies on a soft-share node ({@code -shareDevCount=100}, {@code
- * -softShareDevConfigDir}): the kubelet's IDs give the chips (as {@link DirectAllocator}); the pod
- * Volcano placed with the softShareDev annotations ({@link SoftShareQuota}; among pending pods of
- * this resource, the smallest {@code predicate-time}) gives the quotas, which our quota region and
- * limiter enforce instead of vCANN-RT.
+ * -softShareDevConfigDir}): the pod Volcano placed with the softShareDev annotations ({@link
+ * SoftShareQuota}; among pending pods of this resource, the smallest {@code predicate-time}) gives
+ * the quotas, which our quota region and limiter enforce instead of vCANN-RT, and the chips, those
+ * its annotation {@code huawei.com/<type>} names (as {@link VolcanoAllocator}): the kubelet's copy
+ * IDs are only a count, it picks free copies in its own order (this plugin offers no
+ * GetPreferredAllocation) whatever chip Volcano charged. Each kubelet ID is mapped to the real chip
+ * ({@link KubeletDeviceMap}), so the chip's health reaches it.
  *
  * <p>Per Allocate, under the node lock: quotas parsed and checked (a bad value refuses, naming the
  * annotation and value, before anything is consumed; what the slice gets is what Volcano charged,
  * {@link SoftSliceRule}); the limiter verified (else refused, naming the file); the container's
  * slice prepared ({@link SoftSlices}: directory, region, compute registration); the pod claimed
- * (its {@code predicate-time} consumed, {@code huawei.com/AscendReal} written); on a failed claim
- * the registration and the directory are removed. No soft-share pod pending → the plain whole-chip
- * answer.
+ * (its {@code predicate-time} consumed, {@code huawei.com/AscendReal} and {@code huawei.com/kltDev}
+ * written); on a failed claim the registration and the directory are removed. No soft-share pod
+ * pending → the plain whole-chip answer.
  *
  * <p>The aicoreQuota is the container's <b>upper limit</b> of each chip's AI-core time (cap) and
  * its weight: busy containers whose quotas add up to more than 100 % split the chip in proportion
@@ -58,10 +62,12 @@ public final class SoftShareAllocator implements ContainerAllocator {
   private final DeviceCatalog catalog;
   private final ContainerResponses responses;
   private final SoftSlices slices;
+  private final KubeletDeviceMap kubeletMap;
   private final Object nodeLock;
 
   /**
    * @param slices the node's soft slices (one instance per agent: it holds the registry files open)
+   * @param kubeletMap kubelet ID → the real chip, shared with the resource manager's health
    */
   public SoftShareAllocator(
       VolcanoPods pods,
@@ -69,20 +75,23 @@ public final class SoftShareAllocator implements ContainerAllocator {
       DeviceCatalog catalog,
       ContainerResponses responses,
       SoftSlices slices,
+      KubeletDeviceMap kubeletMap,
       Object nodeLock) {
     this.pods = Objects.requireNonNull(pods, "pods");
     this.chips = Objects.requireNonNull(chips, "chips");
     this.catalog = Objects.requireNonNull(catalog, "catalog");
     this.responses = Objects.requireNonNull(responses, "responses");
     this.slices = Objects.requireNonNull(slices, "slices");
+    this.kubeletMap = Objects.requireNonNull(kubeletMap, "kubeletMap");
     this.nodeLock = Objects.requireNonNull(nodeLock, "nodeLock");
   }
 
   @Override
   public ContainerAllocation allocate(String resourceName, List<String> deviceIds)
       throws AllocationException {
+    NodeChips snapshot = chips.get();
     List<AdvertisedDevice> devices =
-        DirectAllocator.resolve(catalog, chips.get(), resourceName, deviceIds);
+        DirectAllocator.resolve(catalog, snapshot, resourceName, deviceIds);
     synchronized (nodeLock) {
       for (int attempt = 1; attempt <= VolcanoAllocator.ATTEMPTS; attempt++) {
         Optional<PendingPod> next =
@@ -96,7 +105,7 @@ public final class SoftShareAllocator implements ContainerAllocator {
           return DirectAllocator.respond(responses, devices, Map.of());
         }
         PendingPod pod = next.get();
-        Optional<ContainerAllocation> done = soft(pod, resourceName, deviceIds, devices);
+        Optional<ContainerAllocation> done = soft(pod, resourceName, deviceIds, snapshot);
         if (done.isPresent()) return done.get();
       }
     }
@@ -107,13 +116,15 @@ public final class SoftShareAllocator implements ContainerAllocator {
    * The soft-share answer for this pod; empty when the pod went away or changed before its claim.
    */
   private Optional<ContainerAllocation> soft(
-      PendingPod pod, String resourceName, List<String> deviceIds, List<AdvertisedDevice> devices)
+      PendingPod pod, String resourceName, List<String> deviceIds, NodeChips snapshot)
       throws AllocationException {
-    List<AdvertisedDevice> distinct =
-        devices.stream().filter(distinctBy(d -> d.chip().npu().phyId())).toList();
+    List<ChipState> distinct =
+        VolcanoAllocator.resolve(pod, snapshot, resourceName).stream()
+            .filter(distinctBy(c -> c.npu().phyId()))
+            .toList();
     long hbmMib =
         distinct.stream()
-            .mapToLong(d -> d.chip().npu().hbmBytes() / Units.MIB)
+            .mapToLong(c -> c.npu().hbmBytes() / Units.MIB)
             .filter(m -> m > 0)
             .min()
             .orElse(0);
@@ -132,8 +143,8 @@ public final class SoftShareAllocator implements ContainerAllocator {
       throw new AllocationException("pod " + pod.key() + ": " + e.getMessage());
     }
     List<SliceDevice> slice = new ArrayList<>();
-    for (AdvertisedDevice d : distinct) {
-      slice.add(new SliceDevice(NpuRef.of(d.chip().npu()), granted));
+    for (ChipState c : distinct) {
+      slice.add(new SliceDevice(NpuRef.of(c.npu()), granted));
     }
     SoftSlices.Prepared prepared;
     try {
@@ -150,7 +161,9 @@ public final class SoftShareAllocator implements ContainerAllocator {
               pod.predicateTime(),
               Map.of(
                   VolcanoKeys.ASCEND_REAL,
-                  String.join(",", distinct.stream().map(d -> d.chip().name()).toList())));
+                  String.join(",", distinct.stream().map(ChipState::name).toList()),
+                  VolcanoKeys.KLT_DEV,
+                  String.join(",", deviceIds)));
     } catch (AllocationException e) {
       slices.discard(prepared);
       throw e;
@@ -160,8 +173,11 @@ public final class SoftShareAllocator implements ContainerAllocator {
       LOG.info("soft-share pod {} changed before it was claimed; choosing again", pod.key());
       return Optional.empty();
     }
+    kubeletMap.put(pod.uid(), deviceIds, realOf(deviceIds, distinct));
     // upstream's runtime answer, then the slice's own edits (region, limiter, registries, env)
-    ContainerAllocation base = DirectAllocator.respond(responses, devices, Map.of());
+    ContainerAllocation base =
+        responses.chips(
+            distinct.get(0).type(), distinct.stream().map(c -> c.npu().phyId()).toList(), Map.of());
     ContainerEdits edits = slices.edits(prepared);
     Map<String, String> env = new LinkedHashMap<>(base.envs());
     env.putAll(edits.env());
@@ -172,12 +188,24 @@ public final class SoftShareAllocator implements ContainerAllocator {
         resourceName,
         deviceIds,
         pod.key(),
-        distinct.stream().map(d -> d.chip().name()).toList(),
+        distinct.stream().map(ChipState::name).toList(),
         quota.hbmMib(),
         quota.aicorePercent());
     return Optional.of(
         new ContainerAllocation(
             env, mounts, base.devices(), base.annotations(), base.cdiDevices()));
+  }
+
+  /**
+   * The real chip of each kubelet ID, {@code ids.size()} long: the IDs split over the chips in
+   * order, as many to each.
+   */
+  private static List<String> realOf(List<String> ids, List<ChipState> chips) {
+    List<String> out = new ArrayList<>(ids.size());
+    for (int i = 0; i < ids.size(); i++) {
+      out.add(chips.get((int) ((long) i * chips.size() / ids.size())).name());
+    }
+    return out;
   }
 
   private Path containerDir(PendingPod pod, String firstDeviceId) throws AllocationException {

@@ -159,8 +159,13 @@ public final class VolcanoAllocator implements ContainerAllocator {
             + " rounds in a row; the kubelet will retry");
   }
 
-  /** The pod's chips on this node, in annotation order. */
-  private static List<ChipState> resolve(PendingPod pod, NodeChips snapshot, String resourceName)
+  /**
+   * The pod's chips on this node, in annotation order.
+   *
+   * @throws AllocationException naming the pod, the annotation and the entry that is not a chip of
+   *     {@code resourceName} here
+   */
+  static List<ChipState> resolve(PendingPod pod, NodeChips snapshot, String resourceName)
       throws AllocationException {
     List<ChipState> out = new ArrayList<>();
     for (String name : pod.devices()) {
