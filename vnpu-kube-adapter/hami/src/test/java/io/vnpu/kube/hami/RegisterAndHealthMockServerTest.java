@@ -265,6 +265,39 @@ class RegisterAndHealthMockServerTest {
                 + "\"custominfo\":{\"NetworkID\":0},\"devicepairscore\":{}}]");
   }
 
+  /**
+   * A node with NPUs of two models (a 910B3 and a 310P3 card): HAMi's plugin serves one model, the
+   * one its config entry was chosen for (the first NPU's). The other model's NPU was registered and
+   * advertised as a 910B3 with 910B3's memory, AI cores and templates, so HAMi placed 910B3 pods on
+   * the 310P3 chip.
+   */
+  @Test
+  void anNpuOfAnotherModelIsNeitherRegisteredNorAdvertised() throws Exception {
+    node(client, Map.of());
+    FakeDeviceManager dm =
+        new FakeDeviceManager(
+            List.of(
+                FakeDeviceManager.npu("U0", 0, 0),
+                new io.vnpu.api.model.Npu(
+                    "P1", 1, 1, 1, 0, "310P3", 24L << 30, 8, 7, DeviceHealth.HEALTHY, -1)));
+    HamiComponents c =
+        new HamiComponents(
+            client,
+            dm,
+            chip(),
+            new HamiNodeSettings(false, 2, Set.of(), Set.of()),
+            HamiOptions.defaults(NODE),
+            clock,
+            new RecordingScheduler());
+    c.registerLoop().runOnce();
+    assertThat(c.resourceManager().devices())
+        .extracting(PluginDevice::id)
+        .containsExactly("U0-0", "U0-1");
+    assertThat(codec.decode(nodeAnnotations(client).get("hami.io/node-register-Ascend910B3")))
+        .extracting(RegisterDevice::id)
+        .containsExactly("U0");
+  }
+
   private List<Boolean> health(HamiComponents c) throws Exception {
     return codec.decode(nodeAnnotations(client).get("hami.io/node-register-Ascend910B3")).stream()
         .map(RegisterDevice::health)
