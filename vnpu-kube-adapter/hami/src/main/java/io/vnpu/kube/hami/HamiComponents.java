@@ -95,7 +95,7 @@ public final class HamiComponents implements AutoCloseable {
     this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
     this.health = Objects.requireNonNull(health, "health");
     HamiNames names = new HamiNames(chip.commonWord());
-    inventory = new DeviceInventory(deviceManager, health, node);
+    inventory = new DeviceInventory(deviceManager, health, chip, node);
     VnpuIdleTracker tracker = new VnpuIdleTracker();
     slices =
         new SoftSlices(

@@ -29,8 +29,15 @@ final class FakeDeviceManager implements DeviceManager {
   }
 
   static Npu npu(String uuid, int logicId, int phyId) {
+    return npu(uuid, logicId, phyId, "910B3");
+  }
+
+  /**
+   * An NPU of the chip model {@code chipName} (the DCMI name a config entry's chipName matches).
+   */
+  static Npu npu(String uuid, int logicId, int phyId, String chipName) {
     return new Npu(
-        uuid, logicId, phyId, logicId, 0, "910B3", 64L << 30, 20, 7, DeviceHealth.HEALTHY, -1);
+        uuid, logicId, phyId, logicId, 0, chipName, 64L << 30, 20, 7, DeviceHealth.HEALTHY, -1);
   }
 
   synchronized void setHealth(int logicId, DeviceHealth h) {

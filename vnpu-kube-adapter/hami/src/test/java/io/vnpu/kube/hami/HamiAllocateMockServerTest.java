@@ -83,7 +83,7 @@ class HamiAllocateMockServerTest {
   }
 
   private static List<Npu> uuid1AtPhy3() {
-    return List.of(FakeDeviceManager.npu("uuid1", 0, 3));
+    return List.of(FakeDeviceManager.npu("uuid1", 0, 3, "910A"));
   }
 
   private static Map<String, String> oneContainer(String runtimeInfo) {
@@ -132,7 +132,9 @@ class HamiAllocateMockServerTest {
         List.of(),
         List.of("a", "b"));
     HamiResourceManager rm =
-        rig(List.of(FakeDeviceManager.npu("uuid1", 0, 0), FakeDeviceManager.npu("uuid2", 1, 1)))
+        rig(List.of(
+                FakeDeviceManager.npu("uuid1", 0, 0, "910A"),
+                FakeDeviceManager.npu("uuid2", 1, 1, "910A")))
             .resourceManager();
     ContainerAllocation first = rm.allocate(List.of("uuid1-0"));
     assertThat(first.envs())
@@ -502,7 +504,9 @@ class HamiAllocateMockServerTest {
                     }));
     HamiResourceManager rm =
         rig(
-                List.of(FakeDeviceManager.npu("uuid1", 0, 4), FakeDeviceManager.npu("uuid2", 1, 5)),
+                List.of(
+                    FakeDeviceManager.npu("uuid1", 0, 4, "910A"),
+                    FakeDeviceManager.npu("uuid2", 1, 5, "910A")),
                 HamiNodeSettings.defaults(false),
                 opts)
             .resourceManager();

@@ -139,7 +139,8 @@ class HamiApiErrorMockServerTest {
   @Test
   void forbiddenPatchFailsBindAndReleasesLock() throws Exception {
     expectBind(403);
-    FakeDeviceManager dm = new FakeDeviceManager(List.of(FakeDeviceManager.npu("uuid1", 0, 3)));
+    FakeDeviceManager dm =
+        new FakeDeviceManager(List.of(FakeDeviceManager.npu("uuid1", 0, 3, "910A")));
     assertThatThrownBy(
             () ->
                 rig(dm, HardSplitStrategy.RUNTIME_CREATES_VNPU)
@@ -171,7 +172,8 @@ class HamiApiErrorMockServerTest {
   @Test
   void apiErrorAfterVnpuCreationDestroysTheVnpu() throws Exception {
     expectBind(409);
-    FakeDeviceManager dm = new FakeDeviceManager(List.of(FakeDeviceManager.npu("uuid1", 0, 3)));
+    FakeDeviceManager dm =
+        new FakeDeviceManager(List.of(FakeDeviceManager.npu("uuid1", 0, 3, "910A")));
     assertThatThrownBy(
             () ->
                 rig(dm, HardSplitStrategy.PLUGIN_CREATES_VNPU)

@@ -24,7 +24,9 @@ class HamiPreferredAllocationTest {
 
   private HamiResourceManager manager(String chipName, String cw) {
     List<Npu> npus =
-        IntStream.range(0, 8).mapToObj(i -> FakeDeviceManager.npu("U" + i, i, i)).toList();
+        IntStream.range(0, 8)
+            .mapToObj(i -> FakeDeviceManager.npu("U" + i, i, i, chipName))
+            .toList();
     HamiChipSettings chip =
         new HamiChipSettings(
             chipName,

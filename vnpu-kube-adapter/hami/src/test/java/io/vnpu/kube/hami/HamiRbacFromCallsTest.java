@@ -74,7 +74,8 @@ class HamiRbacFromCallsTest {
             32768,
             30,
             List.of(new VnpuTemplate("vir08", 8738, 8, 0)));
-    FakeDeviceManager dm = new FakeDeviceManager(List.of(FakeDeviceManager.npu("uuid1", 0, 3)));
+    FakeDeviceManager dm =
+        new FakeDeviceManager(List.of(FakeDeviceManager.npu("uuid1", 0, 3, "910A")));
     dm.addVnpu(0, 100, "vir08", false); // an orphan for the idle cleanup to look at
     RecordingScheduler scheduler = new RecordingScheduler();
     try (KubernetesClient agent = RbacFromCalls.clientAs(client, AGENT);

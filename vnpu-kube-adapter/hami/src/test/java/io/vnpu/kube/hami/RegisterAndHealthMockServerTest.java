@@ -86,7 +86,8 @@ class RegisterAndHealthMockServerTest {
             24576,
             8,
             List.of(new VnpuTemplate("vir01", 3072, 1, 1)));
-    FakeDeviceManager dm = new FakeDeviceManager(List.of(FakeDeviceManager.npu("U0", 0, 0)));
+    FakeDeviceManager dm =
+        new FakeDeviceManager(List.of(FakeDeviceManager.npu("U0", 0, 0, "310P3")));
     HamiComponents c =
         new HamiComponents(
             client,
