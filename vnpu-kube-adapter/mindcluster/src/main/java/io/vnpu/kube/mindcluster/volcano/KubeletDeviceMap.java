@@ -134,23 +134,20 @@ public final class KubeletDeviceMap {
   }
 
   /**
-   * The one rule for what other pods hold when a chip is handed out: real device name (vgroup
-   * suffix dropped) → its holder, over the live pods but {@code exceptPodUid} and the pods this
-   * plugin served that are no longer listed. A pod this plugin served (or whose mapping it
-   * restored) holds what it was handed, whatever its {@value VolcanoKeys#ASCEND_REAL} says now: the
-   * pod's owner can rewrite that annotation, and must neither free the chip it holds for another
-   * pod nor hold back one Volcano gave another. Any other pod (served before this plugin ran,
-   * mapping not restorable) holds what its annotation names.
+   * The one rule for what the other live pods hold when a chip is handed out: real device name
+   * (vgroup suffix dropped) → its holder, over {@code live} but {@code exceptPodUid}. A pod this
+   * plugin served (or whose mapping it restored) holds what it was handed, whatever its {@value
+   * VolcanoKeys#ASCEND_REAL} says now: the pod's owner can rewrite that annotation, and must
+   * neither free the chip it holds for another pod nor hold back one Volcano gave another. Any
+   * other pod (served before this plugin ran, mapping not restorable) holds what its annotation
+   * names.
    *
-   * @return in the order of {@code live}, holders named {@code <namespace>/<name>}, or {@code a pod
-   *     this plugin allocated earlier} when no longer listed
+   * @return in the order of {@code live}, holders named {@code <namespace>/<name>}
    */
   public synchronized Map<String, String> heldByOthers(List<Pod> live, String exceptPodUid) {
     Map<String, String> out = new LinkedHashMap<>();
-    Set<String> listed = new HashSet<>();
     for (Pod p : live) {
       String uid = p.getMetadata().getUid();
-      listed.add(uid);
       if (Objects.equals(uid, exceptPodUid)) continue;
       String who = p.getMetadata().getNamespace() + "/" + p.getMetadata().getName();
       Entry e = uid == null ? null : byPodUid.get(uid);
@@ -162,10 +159,6 @@ public final class KubeletDeviceMap {
       if (real == null) continue;
       for (String n : VolcanoAllocator.split(real))
         out.putIfAbsent(VolcanoAllocator.stripVgroup(n), who);
-    }
-    for (Entry e : byPodUid.values()) {
-      if (listed.contains(e.podUid()) || e.podUid().equals(exceptPodUid)) continue;
-      e.holds().forEach(n -> out.putIfAbsent(n, "a pod this plugin allocated earlier"));
     }
     return out;
   }

@@ -10,6 +10,7 @@ import io.vnpu.kube.resource.AllocationException;
 import io.vnpu.kube.resource.ContainerAllocation;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -196,7 +197,12 @@ public final class VolcanoAllocator implements ContainerAllocator {
    */
   private void checkNotHeld(PendingPod pod, List<ChipState> real, List<Pod> live)
       throws AllocationException {
-    Map<String, String> heldBy = kubeletMap.heldByOthers(live, pod.uid());
+    Map<String, String> heldBy = new HashMap<>(kubeletMap.heldByOthers(live, pod.uid()));
+    // a pod served here and no longer listed (terminating, or ended since the last refresh)
+    // holds what it was handed until the refresh drops it
+    for (String n : kubeletMap.realInUse(pod.uid())) {
+      heldBy.putIfAbsent(n, "a pod this plugin allocated earlier");
+    }
     for (ChipState c : real) {
       String holder = heldBy.get(c.name());
       if (holder != null) {
