@@ -227,16 +227,22 @@ public final class AgentFlags {
    * Builds the options from these flags and runs the agent until SIGTERM or give-up; what {@code
    * vnpu plugin} and every plain main class of a node agent call.
    *
+   * @param command the command as the user typed it ({@code vnpu plugin}), the first word of a
+   *     usage error's one line on {@code err}
    * @return the exit code ({@link NodeAgent#EXIT_OK}, {@link NodeAgent#EXIT_STARTUP_FAILED}, {@link
    *     NodeAgent#EXIT_PLUGIN_GAVE_UP})
    */
   public int launch(
-      DeviceManagerOpener opener, ResourceBackendFactory backends, Map<String, String> env) {
+      DeviceManagerOpener opener,
+      ResourceBackendFactory backends,
+      Map<String, String> env,
+      String command,
+      java.io.PrintWriter err) {
     NodeAgentOptions options;
     try {
       options = toOptions(env);
     } catch (IllegalArgumentException e) {
-      System.err.println("vnpu node agent: " + e.getMessage());
+      err.println(command + ": " + e.getMessage());
       return NodeAgent.EXIT_STARTUP_FAILED;
     }
     return new NodeAgent(options, opener, backends, UnaryOperator.identity()).run();
