@@ -85,21 +85,28 @@ class LauncherTest {
     Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rwxr-xr-x"));
   }
 
-  private Call launch() throws Exception {
+  private Process start(String tag) throws IOException {
     ProcessBuilder pb = new ProcessBuilder(checkout.resolve("vnpu").toString(), "--version");
     pb.environment().put("PATH", bin + ":" + System.getenv("PATH"));
-    Path out = dir.resolve("out");
-    Path err = dir.resolve("err");
-    pb.redirectOutput(out.toFile()).redirectError(err.toFile());
-    Process p = pb.start();
+    pb.redirectOutput(dir.resolve(tag + ".out").toFile());
+    pb.redirectError(dir.resolve(tag + ".err").toFile());
+    return pb.start();
+  }
+
+  /** Waits for {@code p}; the Maven runs are those of every launcher since the last call. */
+  private Call finish(Process p, String tag) throws Exception {
     assertThat(p.waitFor(30, TimeUnit.SECONDS)).as("launcher finished").isTrue();
     int runs = Files.exists(mvnLog) ? Files.readAllLines(mvnLog, StandardCharsets.UTF_8).size() : 0;
     Files.deleteIfExists(mvnLog);
     return new Call(
         p.exitValue(),
-        Files.readString(out, StandardCharsets.UTF_8),
-        Files.readString(err, StandardCharsets.UTF_8),
+        Files.readString(dir.resolve(tag + ".out"), StandardCharsets.UTF_8),
+        Files.readString(dir.resolve(tag + ".err"), StandardCharsets.UTF_8),
         runs);
+  }
+
+  private Call launch() throws Exception {
+    return finish(start("call"), "call");
   }
 
   @Test
@@ -178,6 +185,29 @@ class LauncherTest {
     assertThat(call.exit()).isEqualTo(1);
     assertThat(call.err()).contains("A.java:[3,1] class expected").contains("build failed");
     assertThat(call.out()).isEmpty();
+  }
+
+  @Test
+  void twoCallsAtOnceBuildOnce() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        Files.isExecutable(Path.of("/usr/bin/flock")) || Files.isExecutable(Path.of("/bin/flock")),
+        "flock (util-linux) is not installed: the launcher then builds without a lock");
+    // a build that takes a while, as Maven's does: the second call comes while it runs
+    stub("mvn", "echo \"$*\" >> '" + mvnLog + "'\nsleep 2\n");
+    touch("vnpu-quota/src/main/java/io/vnpu/quota/A.java", Instant.now().minusSeconds(5));
+    Process first = start("first");
+    Thread.sleep(500);
+    Process second = start("second");
+    Call b = finish(second, "second");
+    Call a = finish(first, "first");
+    assertThat(a.mavenRuns() + b.mavenRuns()).as("Maven runs of both calls").isEqualTo(1);
+    assertThat(a.err()).contains("building the CLI with Maven");
+    assertThat(b.err()).contains("another ./vnpu is building the CLI; waiting for it");
+    assertThat(b.err()).doesNotContain("building the CLI with Maven");
+    assertThat(a.out()).contains("--version");
+    assertThat(b.out()).contains("--version");
+    assertThat(a.exit()).isZero();
+    assertThat(b.exit()).isZero();
   }
 
   @Test
