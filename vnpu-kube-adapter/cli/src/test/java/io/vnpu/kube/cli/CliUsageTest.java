@@ -114,6 +114,13 @@ class CliUsageTest {
   }
 
   @Test
+  void resizeHelpSaysWhatCoreDoesToAnElasticSlice() {
+    assertThat(run("slices", "resize", "--help").out().replaceAll("\\s+", " "))
+        .contains("weight PCT (as vnpu run --core)")
+        .contains("A slice of --policy elastic or best-effort gets the cap too");
+  }
+
+  @Test
   void runHelpSaysPercent() {
     // the wrapping of the help text is picocli's: compare the words only
     assertThat(run("run", "--help").out().replaceAll("\\s+", " "))
