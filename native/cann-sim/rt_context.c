@@ -1,8 +1,12 @@
 /*
- * Contexts of the simulated runtime. A context only names a device here: streams, events and memory
- * belong to the process and its devices, not to a context. rtSetDevice makes the device's primary
- * context current for the calling thread; rtCtxCreate makes a new one current; rtCtxSetCurrent lets
- * a worker thread use a context created elsewhere, as multi-threaded ACL applications do.
+ * Contexts of the simulated runtime, as CANN has them: rtSetDevice makes the device's primary context
+ * current for the calling thread; rtCtxCreate[Ex] creates a user context and makes it current;
+ * rtCtxSetCurrent lets a worker thread use a context created elsewhere, as multi-threaded ACL
+ * applications do. A context owns the streams and models created while it is current, and a user
+ * context has a default stream of its own (rt_stream.c): rtCtxDestroy[Ex] frees them without any
+ * rtStreamDestroy or rtModelDestroy call, and a device reset that drops the last reference frees the
+ * primary context's. A primary context cannot be destroyed. Memory and events belong to the process
+ * and its devices.
  */
 #include "sim_internal.h"
 
@@ -21,6 +25,15 @@ static struct {
 static __thread struct sim_ctx *current;
 
 void sim_ctx_on_set_device(int dev) { current = &primary[dev]; }
+
+static int ctx_known(const struct sim_ctx *c);
+
+const void *sim_ctx_primary(int dev) { return dev >= 0 && dev < VNPU_SIM_MAX_DEVICES ? &primary[dev] : NULL; }
+
+const void *sim_ctx_current(void) { return current; }
+
+/* A context another thread destroyed is no context (CANN checks its set of live ones). */
+const void *sim_ctx_live_current(void) { return current != NULL && ctx_known(current) ? current : NULL; }
 
 static int ctx_known(const struct sim_ctx *c) {
     if (c >= &primary[0] && c < &primary[VNPU_SIM_MAX_DEVICES]) return sim_valid_device(c->dev) && c == &primary[c->dev];
@@ -53,6 +66,7 @@ rtError_t rtCtxCreateEx(rtContext_t *createCtx, uint32_t flags, int32_t devId) {
     return rtCtxCreate(createCtx, flags, devId);
 }
 
+/* A primary context is not in the list of created ones: destroying it is refused, as in CANN. */
 rtError_t rtCtxDestroy(rtContext_t destroyCtx) {
     if (destroyCtx == NULL) return ACL_ERROR_RT_PARAM_INVALID;
     pthread_mutex_lock(&ctxs.lock);
@@ -62,6 +76,7 @@ rtError_t rtCtxDestroy(rtContext_t destroyCtx) {
     if (c != NULL) *pp = c->next;
     pthread_mutex_unlock(&ctxs.lock);
     if (c == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    sim_streams_release_ctx(c); /* its streams, default stream and models go with it */
     if (current == c) {
         current = NULL;
         sim_set_current_device(-1);
@@ -69,6 +84,9 @@ rtError_t rtCtxDestroy(rtContext_t destroyCtx) {
     free(c);
     return RT_ERROR_NONE;
 }
+
+/* The target of aclrtDestroyContext (CANN's ACL calls the Ex form). */
+rtError_t rtCtxDestroyEx(rtContext_t destroyCtx) { return rtCtxDestroy(destroyCtx); }
 
 rtError_t rtCtxSetCurrent(rtContext_t currentCtx) {
     struct sim_ctx *c = currentCtx;

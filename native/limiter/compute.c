@@ -540,16 +540,23 @@ static int pool_n;
 static int smp_inflight; /* brackets taken by hooks and not yet returned */
 
 /* Streams whose launches are recorded, not run: bound to a model (model != NULL) or being captured.
- * Forgotten when unbound, when the capture ends, when their model or the stream is destroyed. */
+ * Forgotten when unbound, when the capture ends, when their model or the stream is destroyed, and
+ * when the context that owns them is torn down (vnpu_compute_context_gone): ctx and proc_dev are the
+ * binding thread's context and device (NULL / -1: not known, forgotten at any teardown). */
 struct special_stream {
     rtStream_t stm;
     rtModel_t mdl;
+    rtContext_t ctx;
+    int32_t proc_dev;
 };
 static int special_n; /* hooks read it without a lock */
 /* +1 whenever streams are destroyed (vnpu_compute_streams_gone): a new stream may then take a
  * destroyed one's address, on another device; the fast path's stream -> device memory is dropped */
 static uint32_t stream_gen;
 static struct special_stream special[MAX_SPECIAL];
+/* +1 whenever a context a device state may have borrowed (devstate.ctx) was torn down: the
+ * measurement thread then borrows again */
+static uint32_t ctx_gen;
 
 static int thread_state; /* 0 not started, 1 running, 2 failed */
 static pthread_mutex_t thr_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -628,8 +635,9 @@ static void dev_join(uint32_t d)
             if (rs != VNPU_REG_OK)
                 vnpu_reg_retry_later(&ds->reg, path); /* the agent may create or replace it later */
         }
-        if (rt.ctx_get && rt.ctx_get(&ds->ctx) != 0)
-            ds->ctx = NULL;
+        rtContext_t c = NULL;
+        if (rt.ctx_get && rt.ctx_get(&c) == 0)
+            __atomic_store_n(&ds->ctx, c, __ATOMIC_RELAXED);
         /* until the first share computation: what the registry says right now */
         struct vnpu_share_input in[VNPU_REG_ENTRY_COUNT + 1];
         int n = 0;
@@ -696,19 +704,44 @@ static void special_remove_at(int at)
     __atomic_store_n(&special_n, special_n - 1, __ATOMIC_RELEASE);
 }
 
+/* The binding thread's context and device, for forgetting the binding with its context. Resolved
+ * here, not with rt_ops_load: a model is usually bound before the process's first launch. */
+static void binding_owner(rtContext_t *ctx, int32_t *proc_dev)
+{
+    static void *get_ctx, *get_dev;
+    void *gc = __atomic_load_n(&get_ctx, __ATOMIC_ACQUIRE), *gd = __atomic_load_n(&get_dev, __ATOMIC_ACQUIRE);
+    if (!gc || !gd) {
+        gc = vnpu_rt_resolve("rtCtxGetCurrent");
+        gd = vnpu_rt_resolve("rtGetDevice");
+        __atomic_store_n(&get_ctx, gc, __ATOMIC_RELEASE);
+        __atomic_store_n(&get_dev, gd, __ATOMIC_RELEASE);
+    }
+    *ctx = NULL;
+    *proc_dev = -1;
+    if (gc && ((rtError_t(*)(rtContext_t *))gc)(ctx) != 0)
+        *ctx = NULL;
+    if (gd && ((rtError_t(*)(int32_t *))gd)(proc_dev) != 0)
+        *proc_dev = -1;
+}
+
 void vnpu_compute_stream_special(rtStream_t stm, rtModel_t mdl, int on)
 {
+    rtContext_t ctx = NULL;
+    int32_t proc_dev = -1;
+    if (on)
+        binding_owner(&ctx, &proc_dev);
     pthread_mutex_lock(&smp_mu);
     int at = -1;
     for (int i = 0; i < special_n; i++)
         if (special[i].stm == stm)
             at = i;
     if (on && at < 0 && special_n < MAX_SPECIAL) {
-        special[special_n].stm = stm;
-        special[special_n].mdl = mdl;
+        special[special_n] = (struct special_stream){stm, mdl, ctx, proc_dev};
         __atomic_store_n(&special_n, special_n + 1, __ATOMIC_RELEASE);
     } else if (on && at >= 0) {
         special[at].mdl = mdl;
+        special[at].ctx = ctx;
+        special[at].proc_dev = proc_dev;
     } else if (!on && at >= 0) {
         special_remove_at(at);
     }
@@ -716,6 +749,31 @@ void vnpu_compute_stream_special(rtStream_t stm, rtModel_t mdl, int on)
 }
 
 void vnpu_compute_streams_gone(void) { __atomic_fetch_add(&stream_gen, 1, __ATOMIC_RELAXED); }
+
+void vnpu_compute_context_gone(rtContext_t ctx, int32_t proc_dev)
+{
+    vnpu_compute_streams_gone();
+    pthread_mutex_lock(&smp_mu);
+    for (int i = special_n - 1; i >= 0; i--) {
+        const struct special_stream *e = &special[i];
+        int owned = ctx ? e->ctx == ctx : e->proc_dev == proc_dev;
+        if (owned || !e->ctx || e->proc_dev < 0)
+            special_remove_at(i);
+    }
+    pthread_mutex_unlock(&smp_mu);
+    /* a borrowed context that went (a reset's primary context is not named: the device's is dropped)
+     * is borrowed again from the next launch on that device */
+    uint32_t reset_dev = ctx || proc_dev < 0 ? VNPU_COMPUTE_MAX_DEVICES : vnpu_compute_map_device((uint32_t)proc_dev);
+    int dropped = 0;
+    for (uint32_t d = 0; d < VNPU_COMPUTE_MAX_DEVICES; d++) {
+        rtContext_t c = __atomic_load_n(&devs[d].ctx, __ATOMIC_RELAXED);
+        if (c && (c == ctx || d == reset_dev)
+            && __atomic_compare_exchange_n(&devs[d].ctx, &c, NULL, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            dropped = 1;
+    }
+    if (dropped)
+        __atomic_fetch_add(&ctx_gen, 1, __ATOMIC_RELEASE);
+}
 
 void vnpu_compute_forget(rtStream_t stm, rtModel_t mdl)
 {
@@ -914,6 +972,16 @@ static int measure_pending(struct costent *ce, uint64_t key)
     return s.pre == NULL;
 }
 
+/* The launching thread's context, for the measurement thread to borrow (vnpu_compute_context_gone
+ * dropped the one it had, or there was none at the device's join) */
+static __attribute__((noinline, cold)) void borrow_context(struct devstate *ds)
+{
+    rtContext_t c = NULL, none = NULL;
+    if (rt.ctx_get && rt.ctx_get(&c) == 0 && c
+        && __atomic_compare_exchange_n(&ds->ctx, &none, c, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        __atomic_fetch_add(&ctx_gen, 1, __ATOMIC_RELEASE);
+}
+
 static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t stm, int sync)
 {
     l->sync = sync;
@@ -949,6 +1017,8 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
         tc_add(&tc->launches[d][sym], 1);
     if (st != DEV_ON || stream_is_special(stm))
         return;
+    if (__builtin_expect(__atomic_load_n(&ds->ctx, __ATOMIC_RELAXED) == NULL, 0))
+        borrow_context(ds);
 
     int reused;
     int64_t now = launch_now(tc, &reused);
@@ -1375,16 +1445,24 @@ static void *measure_main(void *arg)
     (void)arg;
     scan_unhooked_launches();
     rtContext_t cur_ctx = NULL;
+    uint32_t seen_ctx_gen = 0;
     for (unsigned tick = 0;; tick++) {
         sleep_ns(POLL_NS);
         int64_t now = now_ns();
         __atomic_store_n(&clock_tick, clock_tick + 1, __ATOMIC_RELAXED); /* launch_now: reads go stale */
         /* events are queried in the launching thread's context, borrowed: rtCtxSetCurrent takes no
-         * device reference, so the application's rtDeviceReset still frees the device */
-        for (uint32_t d = 0; d < VNPU_COMPUTE_MAX_DEVICES && !cur_ctx; d++)
-            if (__atomic_load_n(&devs[d].state, __ATOMIC_ACQUIRE) == DEV_ON && devs[d].ctx && rt.ctx_set
-                && rt.ctx_set(devs[d].ctx) == 0)
-                cur_ctx = devs[d].ctx;
+         * device reference, so the application's rtDeviceReset still frees the device; a context the
+         * application tore down is given up (ctx_gen) for one still borrowed, or the next one */
+        uint32_t g = __atomic_load_n(&ctx_gen, __ATOMIC_ACQUIRE);
+        if (g != seen_ctx_gen) {
+            seen_ctx_gen = g;
+            cur_ctx = NULL;
+        }
+        for (uint32_t d = 0; d < VNPU_COMPUTE_MAX_DEVICES && !cur_ctx; d++) {
+            rtContext_t c = __atomic_load_n(&devs[d].ctx, __ATOMIC_RELAXED);
+            if (__atomic_load_n(&devs[d].state, __ATOMIC_ACQUIRE) == DEV_ON && c && rt.ctx_set && rt.ctx_set(c) == 0)
+                cur_ctx = c;
+        }
         measure_samples(now);
         settle_due(now);
         if (tick % SHARE_EVERY_POLLS != 0)
