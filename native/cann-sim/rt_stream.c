@@ -110,6 +110,8 @@ static struct handle *handle_remove(struct handle **list, const void *key) {
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 static unsigned stream_depth = DEFAULT_DEPTH;
 static uint64_t default_kernel_ns = VNPU_SIM_DEFAULT_KERNEL_NS;
+static uint64_t first_launch_ns; /* VNPU_SIM_FIRST_LAUNCH_NS */
+static int launched;             /* the process launched a kernel (first_launch_ns spent) */
 
 static void read_config(void) {
     const char *d = getenv("VNPU_SIM_STREAM_DEPTH");
@@ -125,6 +127,13 @@ static void read_config(void) {
         unsigned long long v = strtoull(k, &end, 10);
         if (*end == '\0' && v <= VNPU_SIM_MAX_KERNEL_NS) default_kernel_ns = v;
         else sim_log("ignoring VNPU_SIM_KERNEL_NS=%s: expected 0..%llu", k, VNPU_SIM_MAX_KERNEL_NS);
+    }
+    const char *f = getenv("VNPU_SIM_FIRST_LAUNCH_NS");
+    if (f != NULL) {
+        char *end;
+        unsigned long long v = strtoull(f, &end, 10);
+        if (*end == '\0' && v <= VNPU_SIM_MAX_KERNEL_NS) first_launch_ns = v;
+        else sim_log("ignoring VNPU_SIM_FIRST_LAUNCH_NS=%s: expected 0..%llu", f, VNPU_SIM_MAX_KERNEL_NS);
     }
 }
 
@@ -278,6 +287,10 @@ static rtError_t launch(rtStream_t stm, uint64_t duration_ns) {
      * RT_ERROR_STREAM_CONTEXT, 107003): another device's, or another context's of the same device. A
      * stream's context is alive (destroying it frees the stream), so a plain compare will do */
     if (s->ctx != sim_ctx_current()) return ACL_ERROR_RT_STREAM_CONTEXT;
+    /* the process's first launch does host work before its kernel is queued (as CANN sets up lazily) */
+    pthread_once(&config_once, read_config);
+    if (first_launch_ns > 0 && !__atomic_exchange_n(&launched, 1, __ATOMIC_RELAXED))
+        sim_sleep_until(sim_now_ns() + first_launch_ns);
     pthread_mutex_lock(&s->lock);
     struct sim_model *m = s->capture != NULL ? s->capture : s->bound;
     if (m != NULL) {
@@ -892,6 +905,7 @@ static void objs_atfork_prepare(void) { pthread_mutex_lock(&objs.lock); }
 static void objs_atfork_parent(void) { pthread_mutex_unlock(&objs.lock); }
 
 static void objs_atfork_child(void) {
+    launched = 0; /* the child's first launch sets up again */
     while (objs.streams != NULL) {
         struct sim_stream *s = (struct sim_stream *)handle_remove_locked(&objs.streams, objs.streams);
         free(s->ring);

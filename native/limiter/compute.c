@@ -35,6 +35,9 @@ const char *const vnpu_launch_symbol_names[VNPU_SYM_COUNT] = {VNPU_LAUNCH_SYMBOL
 #define POLL_NS             1000000LL    /* measurement thread: event poll period */
 #define SHARE_EVERY_POLLS   5            /* share recomputed every 5 polls */
 #define SAMPLE_TIMEOUT_NS   10000000000LL /* a bracket not complete after 10 s is dropped */
+#define HOST_STALL_NS       200000LL     /* a bracket whose host side took 200 us and a quarter of its
+                                            span waited for the host (bracket_stalled) ... */
+#define STALL_RETRIES       8            /* ... is bracketed again, up to 8 times in a row per key */
 #define COST_TABLE          4096         /* kernel keys; beyond, the least recently used are re-measured */
 #define COST_PROBE          8
 #define COST_TOUCH_NS       50000000LL   /* last_use_ns refreshed at most every 50 ms per key */
@@ -304,6 +307,7 @@ struct costent {
     int64_t last_use_ns;   /* approximate (COST_TOUCH_NS): picks the entry a new key takes over */
     uint64_t win_key;      /* measurement thread only: the key win belongs to */
     uint64_t measured_key; /* the key whose first measurement was charged (first_measurement) */
+    uint32_t stalls;       /* brackets in a row not taken because they waited for the host (bracket_stalled) */
     uint64_t pending_n;    /* launches of the key before its first measurement ... */
     uint64_t pending_charged; /* ... and the device ns they were charged (the seed each) */
     struct vnpu_cost_window win; /* measurement thread only */
@@ -531,6 +535,8 @@ struct sample {
     uint64_t direct_ns;
     uint64_t charged;  /* device ns charged at launch */
     uint32_t share;    /* share at launch, ppm */
+    int64_t host_ns;   /* host time from the pre event's record to the post event's */
+    int pre_done;      /* the pre event had completed when the launch returned: the stream was idle */
 };
 static pthread_mutex_t smp_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct sample smp[MAX_SAMPLES];
@@ -928,6 +934,41 @@ void vnpu_compute_after_sync(struct vnpu_launch *l, rtError_t rc, int64_t elapse
 }
 
 /*
+ * A bracket's span runs from the pre event to the post event on the launch's stream. When the stream
+ * was idle at the pre event (it had completed by the time the launch returned), the device may have
+ * waited inside the bracket for the host: for the runtime's own work before it queued the kernel (a
+ * first launch of a kernel, the simulator's first records) or for the launching thread, preempted on
+ * a loaded host. Such a span only says that the kernel took at most that long; taken as the kernel's
+ * cost, a 1 ms kernel was once charged 138 ms, which held a 4-process container at a 10 % cap to
+ * 0.1 % for seconds (its launches waited out the debt, so no better measurement came; issue: 3-9 %
+ * on a loaded host). So a span whose host side took at least HOST_STALL_NS and a quarter of the span
+ * is not taken and the key is bracketed again at its next launch; after STALL_RETRIES such spans in
+ * a row the next one is taken as it is (a host that always stalls still gets its kernels measured).
+ * A launch that blocked behind a full stream is not a stall: its pre event waited for the stream's
+ * own work. Calls that wait for their work by contract (rtModelExecuteSync) are never stalls.
+ */
+static int bracket_stalled(const struct sample *s, uint64_t span_ns)
+{
+    return s->pre_done && s->host_ns >= HOST_STALL_NS && (uint64_t)s->host_ns * 4 >= span_ns;
+}
+
+/* Whether the sample's span is dropped as a stall (and the key bracketed again); counts the stalls. */
+static int stall_retry(const struct sample *s, uint64_t span_ns)
+{
+    struct costent *ce = s->ce;
+    if (!ce || __atomic_load_n(&ce->key, __ATOMIC_ACQUIRE) != s->key)
+        return 0;
+    uint32_t n = __atomic_load_n(&ce->stalls, __ATOMIC_RELAXED);
+    if (!bracket_stalled(s, span_ns) || n >= STALL_RETRIES) {
+        __atomic_store_n(&ce->stalls, 0, __ATOMIC_RELAXED);
+        return 0;
+    }
+    __atomic_store_n(&ce->stalls, n + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&ce->last_sample_ns, 0, __ATOMIC_RELAXED); /* the next launch is bracketed */
+    return 1;
+}
+
+/*
  * A launch of a key whose earlier launch is measured but not yet read (the measurement thread polls
  * every millisecond; a caller that synchronised launches again at once): read it here, so that this
  * launch is charged the measured cost and the earlier ones their share of it before this one is
@@ -950,7 +991,8 @@ static int measure_pending(struct costent *ce, uint64_t key)
         return 0;
     float ms = 0;
     int done = rt.event_query(s.post) == 0;
-    if (done && rt.event_elapsed(&ms, s.pre, s.post) == 0 && ms > 0) {
+    if (done && rt.event_elapsed(&ms, s.pre, s.post) == 0 && ms > 0
+        && !stall_retry(&s, (uint64_t)((double)ms * 1e6))) {
         bracket_give_back(s.pre, s.post);
         s.pre = s.post = NULL;
         s.direct_ns = (uint64_t)((double)ms * 1e6);
@@ -1153,6 +1195,7 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
             if (rt.event_record(l->pre, stm) == 0) {
                 l->sampled = 1;
                 l->cost = ce;
+                l->host_ns = now_ns(); /* the bracket's host side begins (bracket_stalled) */
             } else {
                 bracket_give_back(l->pre, l->post);
             }
@@ -1162,6 +1205,11 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
 
 void vnpu_compute_after_sampled(struct vnpu_launch *l, rtError_t rc)
 {
+    int pre_done = 0;
+    if (rc == 0) { /* before the post event: was the stream idle, and how long was the host away */
+        pre_done = l->sym != VNPU_SYM_rtModelExecuteSync && rt.event_query(l->pre) == 0;
+        l->host_ns = now_ns() - l->host_ns;
+    }
     if (rc != 0 || rt.event_record(l->post, l->stream) != 0) {
         bracket_give_back(l->pre, l->post);
         return;
@@ -1184,6 +1232,8 @@ void vnpu_compute_after_sampled(struct vnpu_launch *l, rtError_t rc)
         smp[smp_n].charged = l->charged;
         smp[smp_n].share = l->share;
         smp[smp_n].key = l->key;
+        smp[smp_n].host_ns = l->host_ns;
+        smp[smp_n].pre_done = pre_done;
         smp_n++;
         pthread_mutex_unlock(&smp_mu);
         return;
@@ -1271,7 +1321,8 @@ static void measure_samples(int64_t now)
             continue;
         }
         float ms = 0;
-        if (!over && rt.event_elapsed(&ms, s->pre, s->post) == 0 && ms > 0)
+        if (!over && rt.event_elapsed(&ms, s->pre, s->post) == 0 && ms > 0
+            && !stall_retry(s, (uint64_t)((double)ms * 1e6)))
             take_sample(s, now, (uint64_t)((double)ms * 1e6));
         bracket_give_back(s->pre, s->post);
     }

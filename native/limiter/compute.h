@@ -126,6 +126,8 @@ struct vnpu_launch {
     uint64_t charged; /* device ns charged */
     uint64_t key;     /* kernel key */
     uint32_t share;   /* share at launch, ppm */
+    int64_t host_ns;  /* sampled: CLOCK_MONOTONIC ns the pre event was recorded, then the host time
+                         until the post event's record */
 };
 
 /* Address of a runtime function: the next definition after libvnpu.so, else libruntime.so's own
