@@ -111,7 +111,11 @@ static void ctx_atfork_parent(void) { pthread_mutex_unlock(&ctxs.lock); }
 /* Contexts stay valid handles in the child (memory is copied), so the child can set one current. */
 static void ctx_atfork_child(void) { pthread_mutex_unlock(&ctxs.lock); }
 
-__attribute__((constructor)) static void rt_context_ctor(void) {
+/* Lock order: the stream tables' lock (rt_stream.c) may be held while ctxs.lock is taken, never the
+ * reverse. Fork prepare handlers run in reverse order of registration, so these are registered
+ * before rt_stream.c's (a lower constructor priority runs first): at a fork the stream tables' lock
+ * is taken first, as everywhere else. */
+__attribute__((constructor(101))) static void rt_context_ctor(void) {
     for (int d = 0; d < VNPU_SIM_MAX_DEVICES; d++) primary[d].dev = d;
     pthread_atfork(ctx_atfork_prepare, ctx_atfork_parent, ctx_atfork_child);
 }

@@ -205,9 +205,9 @@ static struct sim_stream *default_stream_locked(rtError_t *rc) {
         *rc = objs.defaults[dev] == NULL ? ACL_ERROR_RT_NO_STREAM_RESOURCE : RT_ERROR_NONE;
         return objs.defaults[dev];
     }
-    pthread_mutex_unlock(&objs.lock); /* the context's validity is checked under its own lock */
+    /* checked under objs.lock (which may be taken before the contexts' lock, never after): a context
+     * destroyed meanwhile is either gone from the list already, or frees this stream after us */
     ctx = ctx == NULL ? NULL : sim_ctx_live_current();
-    pthread_mutex_lock(&objs.lock);
     if (ctx == NULL) {
         *rc = ACL_ERROR_RT_CONTEXT_NULL;
         return NULL;
@@ -485,11 +485,23 @@ rtError_t rtStreamCreate(rtStream_t *stm, int32_t priority) {
     (void)priority;
     if (stm == NULL) return ACL_ERROR_RT_PARAM_INVALID;
     int dev = sim_current_device();
-    const void *ctx = dev < 0 ? NULL : sim_ctx_live_current();
+    const void *ctx = dev < 0 ? NULL : sim_ctx_current();
     if (ctx == NULL) return ACL_ERROR_RT_CONTEXT_NULL;
     struct sim_stream *s = new_stream(dev, ctx);
     if (s == NULL) return ACL_ERROR_RT_NO_STREAM_RESOURCE;
-    handle_add(&objs.streams, &s->h, STREAM_MAGIC);
+    /* the context checked under objs.lock, as in default_stream_locked: never a stream of a context
+     * whose teardown already ran */
+    pthread_mutex_lock(&objs.lock);
+    int live = sim_ctx_live_current() == ctx;
+    if (live) {
+        s->h.next = objs.streams;
+        objs.streams = &s->h;
+    }
+    pthread_mutex_unlock(&objs.lock);
+    if (!live) {
+        free_stream(s);
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    }
     *stm = s;
     return RT_ERROR_NONE;
 }
