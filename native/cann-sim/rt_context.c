@@ -85,8 +85,10 @@ rtError_t rtCtxDestroy(rtContext_t destroyCtx) {
     return RT_ERROR_NONE;
 }
 
-/* The target of aclrtDestroyContext (CANN's ACL calls the Ex form). */
+/* The target of aclrtDestroyContext (CANN's ACL calls the Ex form), and the RTS layer's form. Calls
+ * inside the library bind locally: a hook on one never sees the others. */
 rtError_t rtCtxDestroyEx(rtContext_t destroyCtx) { return rtCtxDestroy(destroyCtx); }
+rtError_t rtsCtxDestroy(rtContext_t destroyCtx) { return rtCtxDestroyEx(destroyCtx); }
 
 rtError_t rtCtxSetCurrent(rtContext_t currentCtx) {
     struct sim_ctx *c = currentCtx;

@@ -9,8 +9,9 @@
  * rtModelUnbindStream, rtStreamBeginCapture, rtStreamEndCapture (launches on such streams are
  * recorded into a model, not run; the model's rtModelExecute is what gets charged). And what frees
  * streams, whose handles the runtime may hand out again for another device's: rtStreamDestroy,
- * rtModelDestroy, rtCtxDestroy and rtCtxDestroyEx (a context owns its streams and models;
- * aclrtDestroyContext calls the Ex form); device resets are in hooks.c.
+ * rtModelDestroy, rtCtxDestroy, rtCtxDestroyEx and rtsCtxDestroy (a context owns its streams and
+ * models; aclrtDestroyContext calls the Ex form, the RTS layer's form calls it inside the runtime,
+ * where the call may bind locally); device resets are in hooks.c.
  */
 #include <stddef.h>
 #include <time.h>
@@ -603,4 +604,10 @@ EXPORT rtError_t rtCtxDestroyEx(rtContext_t ctx)
 {
     static void *slot;
     return ctx_destroy(&slot, "rtCtxDestroyEx", ctx);
+}
+
+EXPORT rtError_t rtsCtxDestroy(rtContext_t ctx)
+{
+    static void *slot;
+    return ctx_destroy(&slot, "rtsCtxDestroy", ctx);
 }

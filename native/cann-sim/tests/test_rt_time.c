@@ -435,6 +435,12 @@ static void test_contexts_own_streams(void) {
     CHECK_EQ(rtGetDevice(&dev), ACL_ERROR_RT_CONTEXT_NULL); /* this thread's current one went too */
     CHECK_EQ(rtSetDevice(2), RT_ERROR_NONE);
     CHECK_EQ(rtDeviceReset(2), RT_ERROR_NONE);
+    /* the RTS layer's destroy is the same teardown */
+    CHECK_EQ(rtCtxCreate(&ctx, RT_CTX_NORMAL_MODE, 2), RT_ERROR_NONE);
+    CHECK_EQ(rtStreamCreate(&s, 0), RT_ERROR_NONE);
+    CHECK_EQ(rtsCtxDestroy(ctx), RT_ERROR_NONE);
+    CHECK_EQ(rtStreamQuery(s), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK_EQ(rtsCtxDestroy(ctx), ACL_ERROR_RT_PARAM_INVALID);
 }
 
 int main(void) {

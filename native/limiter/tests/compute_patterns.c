@@ -33,6 +33,7 @@
  *                  rtStreamDestroy), a context on device 1, a new stream and 20 2 us kernels, that
  *                  context destroyed, and again
  *   ctx-reuse-acl  the same through aclrtCreateContext / aclrtDestroyContext (rtCtxDestroyEx)
+ *   ctx-reuse-rts  the same, destroyed with rtsCtxDestroy
  * usage: compute_patterns MODE SECONDS
  */
 #include <pthread.h>
@@ -113,12 +114,16 @@ static int fork_mode(double secs)
     return pid > 0 ? 0 : 5;
 }
 
-/* a user context on device dev made current, and destroyed, through rt or (acl) ACL; 0 or -1 */
-static int ctx_make(rtContext_t *c, int32_t dev, int acl)
+/* a user context on device dev made current, and destroyed, through rt (via 0), ACL (1) or, for the
+ * destroy, the RTS layer (2); 0 or -1 */
+static int ctx_make(rtContext_t *c, int32_t dev, int via)
 {
-    return (acl ? aclrtCreateContext(c, dev) : rtCtxCreate(c, RT_CTX_NORMAL_MODE, dev)) == 0 ? 0 : -1;
+    return (via == 1 ? aclrtCreateContext(c, dev) : rtCtxCreate(c, RT_CTX_NORMAL_MODE, dev)) == 0 ? 0 : -1;
 }
-static int ctx_drop(rtContext_t c, int acl) { return (acl ? aclrtDestroyContext(c) : rtCtxDestroy(c)) == 0 ? 0 : -1; }
+static int ctx_drop(rtContext_t c, int via)
+{
+    return (via == 1 ? aclrtDestroyContext(c) : via == 2 ? rtsCtxDestroy(c) : rtCtxDestroy(c)) == 0 ? 0 : -1;
+}
 
 /* kernels on device 1 (see the modes above); the ground truth is the simulator's device-1 busy time */
 static int device_modes(const char *mode, double secs)
@@ -136,7 +141,7 @@ static int device_modes(const char *mode, double secs)
         rtStreamSynchronize(s1);
         printf("other-device refused=%d\n", (int)rc); /* the runtime's answer (107003 on CANN) */
     } else if (strncmp(mode, "ctx-reuse", 9) == 0) {
-        int acl = strcmp(mode, "ctx-reuse-acl") == 0;
+        int acl = strcmp(mode, "ctx-reuse-acl") == 0 ? 1 : strcmp(mode, "ctx-reuse-rts") == 0 ? 2 : 0;
         while (now_ns() < end) {
             rtContext_t c0, c1;
             rtStream_t s0, s1;
@@ -226,7 +231,7 @@ int main(int argc, char **argv)
         return device_modes(mode, secs);
     } else {
         fprintf(stderr, "usage: compute_patterns model-destroy|stream-reuse|ctx-bound|reset-bound|key-churn|keys|"
-                        "fork-mid-launch|other-device|reset-reuse|ctx-reuse|ctx-reuse-acl SECONDS\n");
+                        "fork-mid-launch|other-device|reset-reuse|ctx-reuse|ctx-reuse-acl|ctx-reuse-rts SECONDS\n");
         return 2;
     }
     struct vnpu_sim_kernel_args big = {VNPU_SIM_KERNEL_MAGIC, 1000000}, small = {VNPU_SIM_KERNEL_MAGIC, 10000};

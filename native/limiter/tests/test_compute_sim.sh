@@ -254,17 +254,17 @@ for mode in model-destroy stream-reuse ctx-bound reset-bound key-churn; do
 done
 
 # --- a stream destroyed with what owns it (no rtStreamDestroy): a device reset (the runtime frees the
-# primary context's streams), rtCtxDestroy or aclrtDestroyContext (rtCtxDestroyEx: a user context's
-# streams), whose handle the runtime hands out again for a stream of another device: what the launch
+# primary context's streams), rtCtxDestroy, aclrtDestroyContext (rtCtxDestroyEx) or rtsCtxDestroy (a
+# user context's streams), whose handle the runtime hands out again for a stream of another device: what the launch
 # path remembered of the old stream must not charge the new one's launches to the old device. A
 # two-device region (NPU 0 cap 100 %, NPU 1 cap 10 %); on NPU 1 a cycle's 20 2 us kernels (launch-on
-# charged them to NPU 0: 19.5 % under the 10 % cap after a reset before that fix; 20.6 % after a
-# context destroy, through rt and ACL alike, before the context hooks) ---
+# charged them to NPU 0: 19.5 % under the 10 % cap after a reset before that fix; 20.6-20.7 % after
+# a context destroy, through rt, ACL and RTS alike, before the context hooks) ---
 setup devreset
 mkdir -p "$REG/../containers/dr"
 "$TOOL" region "$REG/../containers/dr/vnpu_local_shmem" "$REG" 0,1 1 100,10 1 > /dev/null || fail "devreset: cannot create the two-device region"
 "$TOOL" register "$REG/npu0.reg" "$REG/../containers/dr/vnpu_local_shmem" 0 > /dev/null || fail "devreset: cannot register"
-for mode in reset-reuse ctx-reuse ctx-reuse-acl; do
+for mode in reset-reuse ctx-reuse ctx-reuse-acl ctx-reuse-rts; do
   line=$(LD_PRELOAD=$PRELOAD NPU_LOCAL_SHM_PATH=$REG/../containers/dr/vnpu_local_shmem VNPU_SIM_QUIET=1 \
          "$B/limiter/compute_patterns" "$mode" 2 | grep '^pattern done')
   reused=$(echo "$line" | field reused)
