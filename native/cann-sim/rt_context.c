@@ -90,11 +90,23 @@ rtError_t rtCtxDestroy(rtContext_t destroyCtx) {
 rtError_t rtCtxDestroyEx(rtContext_t destroyCtx) { return rtCtxDestroy(destroyCtx); }
 rtError_t rtsCtxDestroy(rtContext_t destroyCtx) { return rtCtxDestroyEx(destroyCtx); }
 
+/* The device is read under the list's lock for a user context: another thread may be destroying it
+ * right now (CANN checks its set of live contexts the same way). */
 rtError_t rtCtxSetCurrent(rtContext_t currentCtx) {
     struct sim_ctx *c = currentCtx;
-    if (c == NULL || !ctx_known(c)) return ACL_ERROR_RT_PARAM_INVALID;
+    if (c == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    int dev = -1;
+    if (c >= &primary[0] && c < &primary[VNPU_SIM_MAX_DEVICES]) {
+        if (ctx_known(c)) dev = c->dev;
+    } else {
+        pthread_mutex_lock(&ctxs.lock);
+        for (struct sim_ctx *p = ctxs.created; p != NULL && dev < 0; p = p->next)
+            if (p == c) dev = c->dev;
+        pthread_mutex_unlock(&ctxs.lock);
+    }
+    if (dev < 0) return ACL_ERROR_RT_PARAM_INVALID;
     current = c;
-    sim_set_current_device(c->dev);
+    sim_set_current_device(dev);
     return RT_ERROR_NONE;
 }
 

@@ -756,6 +756,20 @@ void vnpu_compute_stream_special(rtStream_t stm, rtModel_t mdl, int on)
 
 void vnpu_compute_streams_gone(void) { __atomic_fetch_add(&stream_gen, 1, __ATOMIC_RELAXED); }
 
+/* The measurement thread stops borrowing ctx (and the context borrowed for device index dev) */
+static void unborrow(rtContext_t ctx, uint32_t dev)
+{
+    int dropped = 0;
+    for (uint32_t d = 0; d < VNPU_COMPUTE_MAX_DEVICES; d++) {
+        rtContext_t c = __atomic_load_n(&devs[d].ctx, __ATOMIC_RELAXED);
+        if (c && (c == ctx || d == dev)
+            && __atomic_compare_exchange_n(&devs[d].ctx, &c, NULL, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            dropped = 1;
+    }
+    if (dropped)
+        __atomic_fetch_add(&ctx_gen, 1, __ATOMIC_RELEASE);
+}
+
 void vnpu_compute_context_gone(rtContext_t ctx, int32_t proc_dev)
 {
     vnpu_compute_streams_gone();
@@ -769,17 +783,10 @@ void vnpu_compute_context_gone(rtContext_t ctx, int32_t proc_dev)
     pthread_mutex_unlock(&smp_mu);
     /* a borrowed context that went (a reset's primary context is not named: the device's is dropped)
      * is borrowed again from the next launch on that device */
-    uint32_t reset_dev = ctx || proc_dev < 0 ? VNPU_COMPUTE_MAX_DEVICES : vnpu_compute_map_device((uint32_t)proc_dev);
-    int dropped = 0;
-    for (uint32_t d = 0; d < VNPU_COMPUTE_MAX_DEVICES; d++) {
-        rtContext_t c = __atomic_load_n(&devs[d].ctx, __ATOMIC_RELAXED);
-        if (c && (c == ctx || d == reset_dev)
-            && __atomic_compare_exchange_n(&devs[d].ctx, &c, NULL, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-            dropped = 1;
-    }
-    if (dropped)
-        __atomic_fetch_add(&ctx_gen, 1, __ATOMIC_RELEASE);
+    unborrow(ctx, ctx || proc_dev < 0 ? VNPU_COMPUTE_MAX_DEVICES : vnpu_compute_map_device((uint32_t)proc_dev));
 }
+
+void vnpu_compute_context_going(rtContext_t ctx) { unborrow(ctx, VNPU_COMPUTE_MAX_DEVICES); }
 
 void vnpu_compute_forget(rtStream_t stm, rtModel_t mdl)
 {

@@ -190,6 +190,9 @@ void vnpu_compute_streams_gone(void);
  * measurement thread stops borrowing the context. Call after the real call succeeded.
  */
 void vnpu_compute_context_gone(rtContext_t ctx, int32_t proc_dev);
+/* Before the real rtCtxDestroy[Ex] of ctx: the measurement thread stops borrowing it, so that it
+ * hardly ever hands the runtime a context being destroyed (the runtime checks its live contexts). */
+void vnpu_compute_context_going(rtContext_t ctx);
 
 /* Logs once per symbol that a launch arrived through a hook whose real function is missing. */
 void vnpu_compute_missing_symbol(int sym);

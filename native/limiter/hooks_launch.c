@@ -588,6 +588,8 @@ static rtError_t ctx_destroy(void **slot, const char *name, rtContext_t ctx)
     rtError_t (*real)(rtContext_t) = (rtError_t(*)(rtContext_t))resolve_cached(slot, name);
     if (!real)
         return FEATURE_NOT_SUPPORT;
+    if (ctx)
+        vnpu_compute_context_going(ctx);
     rtError_t rc = real(ctx);
     if (rc == 0 && ctx)
         vnpu_compute_context_gone(ctx, -1);
