@@ -224,6 +224,17 @@ public final class AgentFlags {
   }
 
   /**
+   * A usage error naming the flag for a file that is not there, before the agent starts (which
+   * would report it too, as a start-up failure among its log lines). Not in {@link #toOptions}: the
+   * chart's paths are checked there on a machine that has none of them.
+   */
+  private static void requireFile(String flag, Path file) {
+    if (file != null && !java.nio.file.Files.exists(file)) {
+      throw new IllegalArgumentException(flag + " " + file + ": no such file");
+    }
+  }
+
+  /**
    * Builds the options from these flags and runs the agent until SIGTERM or give-up; what {@code
    * vnpu plugin} and every plain main class of a node agent call.
    *
@@ -241,6 +252,8 @@ public final class AgentFlags {
     NodeAgentOptions options;
     try {
       options = toOptions(env);
+      requireFile("--config_file", configFile);
+      requireFile("--node_config_file", nodeConfigFile);
     } catch (IllegalArgumentException e) {
       err.println(command + ": " + e.getMessage());
       return NodeAgent.EXIT_STARTUP_FAILED;

@@ -157,6 +157,8 @@ class CliUsageTest {
         "plugin --simulate --bogus x | vnpu plugin: unknown options: '--bogus', 'x' (see 'vnpu plugin --help')",
         "plugin --mode mindcluster -volcanoType -bogus | vnpu plugin: unknown option: '-bogus' (see 'vnpu plugin --help')",
         "plugin --simulate | vnpu plugin: --config_file is required: the HAMi device config (device-config.yaml); --mode mindcluster runs without it",
+        "plugin --simulate --node_name n --config_file /nonexistent/device-config.yaml | vnpu plugin: --config_file /nonexistent/device-config.yaml: no such file",
+        "plugin --simulate --node_name n --config_file pom.xml --node_config_file /nonexistent/node-config.yaml | vnpu plugin: --node_config_file /nonexistent/node-config.yaml: no such file",
         "plugin --simulate --config_file c.yaml --metrics-port 99999 | vnpu plugin: --metrics-port = 99999: not a TCP port (0 turns metrics off)",
         "frobnicate | vnpu: unknown command: 'frobnicate' (see 'vnpu --help')",
         "config chek x.yaml | vnpu config: unknown command: 'chek' (see 'vnpu config --help')",
