@@ -10,6 +10,10 @@
  *                  primary context (the runtime often hands the freed address out again) and 1 ms
  *                  kernels on it; prints reused=1 when it got the address
  *   reset-bound    the same with a device reset freeing the primary context's bound stream
+ *   ctx-cross-bound a stream of a user context bound, from device 0's primary context, to a model
+ *                  of the primary context (CANN checks only the model's context), the user context
+ *                  destroyed (which frees the stream, not the model), then a new stream of the
+ *                  primary context (often at the freed address) and 1 ms kernels on it
  *   key-churn      1 ms kernels whose block count changes every step (a new kernel key each time),
  *                  a 10 us kernel in between, 2 ms of host work per step
  *   keys           first 2000 distinct kernel keys of 10 us kernels (more than a fixed-size cost table
@@ -219,6 +223,14 @@ int main(int argc, char **argv)
             return 3;
         if (rtSetDevice(0) || rtStreamCreate(&s, 0))
             return 3;
+    } else if (strcmp(mode, "ctx-cross-bound") == 0) {
+        rtContext_t primary = NULL, c = NULL;
+        if (rtCtxGetCurrent(&primary) || rtCtxCreate(&c, RT_CTX_NORMAL_MODE, 0) || rtStreamCreate(&old, 0)
+            || rtCtxSetCurrent(primary) || rtModelCreate(&m, 0) || rtModelBindStream(m, old, 0))
+            return 3;
+        /* the binding thread's context is not the stream's: the stream goes with its own */
+        if (rtCtxDestroy(c) || rtStreamCreate(&s, 0))
+            return 3;
     } else if (strcmp(mode, "key-churn") == 0) {
         if (rtStreamCreate(&s, 0))
             return 3;
@@ -230,7 +242,7 @@ int main(int argc, char **argv)
                || strncmp(mode, "ctx-reuse", 9) == 0) {
         return device_modes(mode, secs);
     } else {
-        fprintf(stderr, "usage: compute_patterns model-destroy|stream-reuse|ctx-bound|reset-bound|key-churn|keys|"
+        fprintf(stderr, "usage: compute_patterns model-destroy|stream-reuse|ctx-bound|reset-bound|ctx-cross-bound|key-churn|keys|"
                         "fork-mid-launch|other-device|reset-reuse|ctx-reuse|ctx-reuse-acl|ctx-reuse-rts SECONDS\n");
         return 2;
     }
