@@ -50,6 +50,56 @@ class ComputeRegistryTest {
   }
 
   @Test
+  void aRegistrationDoesNotWaitForAPublishRoundReadingTheRegions() throws Exception {
+    Path f = dir.resolve(RegistryLayout.fileName(0));
+    try (ComputeRegistry r = registries.createOrOpen(f, 0)) {
+      r.register(
+          new RegistryMember(
+              1L, "pod-a/main", 1, 0, Priority.NORMAL, 0, java.util.Optional.empty()));
+      java.util.concurrent.CountDownLatch parked = new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.CountDownLatch resume = new java.util.concurrent.CountDownLatch(1);
+      r.betweenReadAndSample =
+          () -> {
+            parked.countDown();
+            try {
+              resume.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          };
+      java.util.concurrent.ExecutorService pool =
+          java.util.concurrent.Executors.newFixedThreadPool(2);
+      try {
+        java.util.concurrent.Future<Boolean> round =
+            pool.submit(() -> r.publish(System.nanoTime(), 10, 100));
+        assertThat(parked.await(10, TimeUnit.SECONDS)).isTrue();
+        // a Prepare's registration and an Unprepare's removal while the round is parked
+        java.util.concurrent.Future<Integer> reg =
+            pool.submit(
+                () ->
+                    r.register(
+                        new RegistryMember(
+                            2L,
+                            "pod-b/main",
+                            1,
+                            0,
+                            Priority.NORMAL,
+                            0,
+                            java.util.Optional.empty())));
+        assertThat(reg.get(5, TimeUnit.SECONDS)).isEqualTo(1);
+        assertThat(r.unregister(1L)).isTrue();
+        resume.countDown();
+        assertThat(round.get(10, TimeUnit.SECONDS)).isTrue();
+        // the round wrote its figures into the registry as it is now: neither change is undone
+        assertThat(r.keys()).containsExactly(2L);
+      } finally {
+        resume.countDown();
+        pool.shutdownNow();
+      }
+    }
+  }
+
+  @Test
   void createdByJavaIsReadByCAndViceVersa() throws Exception {
     Path f = dir.resolve(RegistryLayout.fileName(2));
     try (ComputeRegistry r = registries.createOrOpen(f, 2)) {
