@@ -23,6 +23,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -924,6 +925,30 @@ public final class ComputeRegistry implements AutoCloseable {
   private final Object publishRound = new Object();
 
   /**
+   * The member table as a round last read it, with the entries' identities ({@link
+   * #entryIdentities}) and the registry file it was read against: a round reads the 32 KiB table
+   * again only when one of them changed. Every registration writes its member slot before its entry
+   * and changes the entry's generation or key, every removal its state, so an unchanged entry has
+   * an unchanged slot. Guarded by {@link #publishRound}.
+   */
+  private Map<Integer, Member> roundMembers = Map.of();
+
+  private long[] roundEntries;
+  private Object roundFile;
+
+  /** Per entry: its state and generation, and its key. */
+  private static long[] entryIdentities(ByteBuffer reg) {
+    long[] out = new long[2 * REG_ENTRY_COUNT];
+    for (int i = 0; i < REG_ENTRY_COUNT; i++) {
+      int o = entryOff(i);
+      out[2 * i] =
+          (long) reg.getInt(o + RE_STATE) << 32 | (reg.getInt(o + RE_GENERATION) & 0xffffffffL);
+      out[2 * i + 1] = reg.getLong(o + RE_KEY);
+    }
+    return out;
+  }
+
+  /**
    * Run by {@link #publish} after its first phase, outside this registry's monitor: a test parks a
    * round there to show that a registration does not wait for it.
    */
@@ -973,8 +998,15 @@ public final class ComputeRegistry implements AutoCloseable {
           if (publishing == null) return false;
         }
         reg = read(0, REG_FILE_BYTES);
-        loadMembers();
-        now = Map.copyOf(members);
+        long[] entries = entryIdentities(reg);
+        if (!Arrays.equals(entries, roundEntries)
+            || !java.util.Objects.equals(channelKey, roundFile)) {
+          loadMembers();
+          roundMembers = Map.copyOf(members);
+          roundEntries = entries;
+          roundFile = channelKey;
+        }
+        now = roundMembers;
       }
       betweenReadAndSample.run();
       sample(reg, now, nowNs, windowMs);

@@ -216,6 +216,45 @@ class ComputeRegistryTest {
     }
   }
 
+  /** What the publisher last wrote into entry {@code i}: the device time it published. */
+  private static long publishedBusyNs(Path registry, int i) throws IOException {
+    return ByteBuffer.wrap(Files.readAllBytes(registry))
+        .order(ByteOrder.LITTLE_ENDIAN)
+        .getLong(RegistryLayout.entryOff(i) + RegistryLayout.RE_BUSY_NS);
+  }
+
+  @Test
+  void aRoundReadsTheMemberTableAgainWhenAnEntryChanged() throws Exception {
+    Path first = tmp.resolve("first-region");
+    Path second = tmp.resolve("second-region");
+    Path third = tmp.resolve("third-region");
+    writeRegion(first, regionImage(1_000_000L, 0, 1));
+    writeRegion(second, regionImage(2_000_000L, 0, 1));
+    writeRegion(third, regionImage(3_000_000L, 0, 1));
+    Path f = dir.resolve("npu7.reg");
+    try (ComputeRegistry r = registries.createOrOpen(f, 7)) {
+      r.register(
+          new RegistryMember(0xaL, "a", 1, 0, Priority.NORMAL, 1, java.util.Optional.of(first)));
+      assertThat(r.publish(1_000_000_000L, 10, 100)).isTrue();
+      assertThat(publishedBusyNs(f, 0)).isEqualTo(1_000_000L);
+      // the same key registered again in place with another region: only its generation changes
+      r.register(
+          new RegistryMember(0xaL, "a", 1, 0, Priority.NORMAL, 1, java.util.Optional.of(second)));
+      assertThat(r.publish(1_100_000_000L, 10, 100)).isTrue();
+      assertThat(publishedBusyNs(f, 0)).isEqualTo(2_000_000L);
+      // another container in the freed entry
+      assertThat(r.unregister(0xaL)).isTrue();
+      r.register(
+          new RegistryMember(0xbL, "b", 1, 0, Priority.NORMAL, 1, java.util.Optional.of(third)));
+      assertThat(r.publish(1_200_000_000L, 10, 100)).isTrue();
+      assertThat(publishedBusyNs(f, 0)).isEqualTo(3_000_000L);
+      // nothing changed: the round publishes what the region says now, from the table it kept
+      writeRegion(third, regionImage(4_000_000L, 0, 2));
+      assertThat(r.publish(1_300_000_000L, 10, 100)).isTrue();
+      assertThat(publishedBusyNs(f, 0)).isEqualTo(4_000_000L);
+    }
+  }
+
   @Test
   void theRegionIsNamedOnlyInTheAgentsFileAndItsUsageIsPublished() throws Exception {
     Path region = tmp.resolve("c1-region");
