@@ -3,7 +3,8 @@
 # a summary table: row, goal, measured, met, load average (1 min) when the row started.
 #   Java rows: JMH with short but complete settings (1 fork, warm-up, several measured iterations;
 #              the per-row settings are printed with the results)
-#   RSS rows:  benchmarks/measure-agent-rss.sh and measure-dra-rss.sh (the chart's JVM flags)
+#   RSS rows:  benchmarks/measure-agent-rss.sh and measure-dra-rss.sh (the chart's JVM flags), and the
+#              DRA plugin's floor (VNPU_DRA_RSS_FLOOR=1 measure-dra-rss.sh: the libraries alone)
 #   native:    native/bench/run-bench.sh (its own summary is printed after this one)
 # Needs the built jars (mvn -B -DskipTests package -pl benchmarks,vnpu-kube-adapter/cli -am; this
 # script builds them when missing), python3 (JMH JSON) and jq (native script).
@@ -69,6 +70,9 @@ echo "agent-rss	$(load)" >> "$out/loads.tsv"
 echo "== DRA plugin RSS (load $(load))"
 echo "dra-rss	$(load)" >> "$out/loads.tsv"
 "$root/benchmarks/measure-dra-rss.sh" 20 > "$out/dra-rss.txt" 2>&1 || echo "   failed: $out/dra-rss.txt"
+echo "== DRA plugin RSS floor: the libraries alone (load $(load))"
+echo "dra-rss-floor	$(load)" >> "$out/loads.tsv"
+VNPU_DRA_RSS_FLOOR=1 "$root/benchmarks/measure-dra-rss.sh" 20 > "$out/dra-rss-floor.txt" 2>&1 || echo "   failed: $out/dra-rss-floor.txt"
 
 native_status=skipped
 if [ "${VNPU_SKIP_NATIVE:-0}" != 1 ]; then
@@ -149,6 +153,10 @@ for share in ("whole", "soft"):
                      loads.get("prepare-floor", "?")))
 row("node agent RSS (chart flags)", "<= 96 MiB", rss("agent-rss.txt", "agent_rss_kib"), 96, "{:.1f} MiB", loads.get("agent-rss", "?"))
 row("DRA plugin RSS (chart flags)", "<= 96 MiB", rss("dra-rss.txt", "dra_rss_kib"), 96, "{:.1f} MiB", loads.get("dra-rss", "?"))
+dra_floor = rss("dra-rss-floor.txt", "dra_rss_kib")
+if dra_floor is not None:
+    rows.append(("  its floor: fabric8 + grpc-java alone (DraRssFloor)", "(floor)", "{:.1f} MiB".format(dra_floor), "-",
+                 loads.get("dra-rss-floor", "?")))
 al = jmh("allocate")
 row("Allocate round trip p99", "<= 5 ms", pct(al, "allocateOneDevice", "99.0"), 5, "{:.2f} ms", loads.get("allocate", "?"))
 pu = jmh("publish")

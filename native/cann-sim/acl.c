@@ -52,7 +52,7 @@ aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId) {
 }
 
 aclError aclrtDestroyContext(aclrtContext context) {
-    return context == NULL ? ACL_ERROR_INVALID_PARAM : rtCtxDestroy(context);
+    return context == NULL ? ACL_ERROR_INVALID_PARAM : rtCtxDestroyEx(context);
 }
 
 aclError aclrtSetCurrentContext(aclrtContext context) {

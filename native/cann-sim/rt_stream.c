@@ -34,6 +34,7 @@ struct handle {
 struct sim_model {
     struct handle h;
     int dev; /* device of its creator (-1: unknown until executed on a stream) */
+    const void *ctx; /* the context it was created in (NULL: none), which frees it when destroyed */
     uint32_t tasks;
     uint64_t total_ns;
     int loaded;
@@ -42,6 +43,7 @@ struct sim_model {
 struct sim_stream {
     struct handle h;
     int dev;
+    const void *ctx; /* the context current at its creation, which owns it (NULL: a private stream) */
     pthread_mutex_t lock;
     uint64_t tail_end_ns;   /* end of the last task queued */
     uint64_t wait_until_ns; /* rtStreamWaitEvent: no task starts before */
@@ -62,7 +64,8 @@ struct objects {
     struct handle *streams; /* of struct sim_stream */
     struct handle *events;  /* of struct sim_event */
     struct handle *models;  /* of struct sim_model */
-    struct sim_stream *defaults[VNPU_SIM_MAX_DEVICES];
+    struct sim_stream *defaults[VNPU_SIM_MAX_DEVICES]; /* of the primary contexts */
+    struct handle *ctx_defaults; /* of struct sim_stream: the default streams of user contexts */
 };
 
 static struct objects objs = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -107,6 +110,8 @@ static struct handle *handle_remove(struct handle **list, const void *key) {
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 static unsigned stream_depth = DEFAULT_DEPTH;
 static uint64_t default_kernel_ns = VNPU_SIM_DEFAULT_KERNEL_NS;
+static uint64_t first_launch_ns; /* VNPU_SIM_FIRST_LAUNCH_NS */
+static int launched;             /* the process launched a kernel (first_launch_ns spent) */
 
 static void read_config(void) {
     const char *d = getenv("VNPU_SIM_STREAM_DEPTH");
@@ -122,6 +127,13 @@ static void read_config(void) {
         unsigned long long v = strtoull(k, &end, 10);
         if (*end == '\0' && v <= VNPU_SIM_MAX_KERNEL_NS) default_kernel_ns = v;
         else sim_log("ignoring VNPU_SIM_KERNEL_NS=%s: expected 0..%llu", k, VNPU_SIM_MAX_KERNEL_NS);
+    }
+    const char *f = getenv("VNPU_SIM_FIRST_LAUNCH_NS");
+    if (f != NULL) {
+        char *end;
+        unsigned long long v = strtoull(f, &end, 10);
+        if (*end == '\0' && v <= VNPU_SIM_MAX_KERNEL_NS) first_launch_ns = v;
+        else sim_log("ignoring VNPU_SIM_FIRST_LAUNCH_NS=%s: expected 0..%llu", f, VNPU_SIM_MAX_KERNEL_NS);
     }
 }
 
@@ -143,7 +155,7 @@ static pthread_mutex_t spare_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct sim_stream *spare[SPARE_STREAMS];
 static unsigned spare_n;
 
-static struct sim_stream *new_stream(int dev) {
+static struct sim_stream *new_stream(int dev, const void *ctx) {
     pthread_once(&config_once, read_config);
     struct sim_stream *s = NULL;
     pthread_mutex_lock(&spare_mu);
@@ -165,6 +177,7 @@ static struct sim_stream *new_stream(int dev) {
     }
     s->depth = stream_depth;
     s->dev = dev;
+    s->ctx = ctx;
     s->h.magic = STREAM_MAGIC;
     pthread_mutex_init(&s->lock, NULL);
     return s;
@@ -182,19 +195,45 @@ static void free_stream(struct sim_stream *s) {
     free(s);
 }
 
-/* The stream object for a handle: NULL means the thread's device default stream. */
+/* The default stream of the thread's current context, created on first use; objs.lock held. A
+ * primary context's is the device's; a user context has its own, freed with it. */
+static struct sim_stream *default_stream_locked(rtError_t *rc) {
+    int dev = sim_current_device();
+    const void *ctx = dev < 0 ? NULL : sim_ctx_current();
+    if (ctx == sim_ctx_primary(dev) && ctx != NULL) {
+        if (objs.defaults[dev] == NULL) objs.defaults[dev] = new_stream(dev, ctx);
+        *rc = objs.defaults[dev] == NULL ? ACL_ERROR_RT_NO_STREAM_RESOURCE : RT_ERROR_NONE;
+        return objs.defaults[dev];
+    }
+    /* checked under objs.lock (which may be taken before the contexts' lock, never after): a context
+     * destroyed meanwhile is either gone from the list already, or frees this stream after us */
+    ctx = ctx == NULL ? NULL : sim_ctx_live_current();
+    if (ctx == NULL) {
+        *rc = ACL_ERROR_RT_CONTEXT_NULL;
+        return NULL;
+    }
+    for (struct handle *h = objs.ctx_defaults; h != NULL; h = h->next)
+        if (((struct sim_stream *)h)->ctx == ctx) {
+            *rc = RT_ERROR_NONE;
+            return (struct sim_stream *)h;
+        }
+    struct sim_stream *s = new_stream(dev, ctx);
+    if (s == NULL) {
+        *rc = ACL_ERROR_RT_NO_STREAM_RESOURCE;
+        return NULL;
+    }
+    s->h.next = objs.ctx_defaults;
+    objs.ctx_defaults = &s->h;
+    *rc = RT_ERROR_NONE;
+    return s;
+}
+
+/* The stream object for a handle: NULL means the default stream of the thread's current context. */
 static struct sim_stream *resolve_stream(rtStream_t stm, rtError_t *rc) {
     pthread_mutex_lock(&objs.lock);
     struct sim_stream *found = NULL;
     if (stm == NULL) {
-        int dev = sim_current_device();
-        if (dev < 0) {
-            *rc = ACL_ERROR_RT_CONTEXT_NULL;
-        } else {
-            if (objs.defaults[dev] == NULL) objs.defaults[dev] = new_stream(dev);
-            found = objs.defaults[dev];
-            *rc = found == NULL ? ACL_ERROR_RT_NO_STREAM_RESOURCE : RT_ERROR_NONE;
-        }
+        found = default_stream_locked(rc);
     } else {
         found = (struct sim_stream *)*handle_link_locked(&objs.streams, stm);
         *rc = found == NULL ? ACL_ERROR_RT_PARAM_INVALID : RT_ERROR_NONE;
@@ -245,8 +284,13 @@ static rtError_t launch(rtStream_t stm, uint64_t duration_ns) {
     struct sim_stream *s = resolve_stream(stm, &rc);
     if (s == NULL) return rc;
     /* the runtime refuses a kernel on a stream outside the thread's current context (CANN:
-     * RT_ERROR_STREAM_CONTEXT, 107003); here a context names a device, so: another device's stream */
-    if (s->dev != sim_current_device()) return ACL_ERROR_RT_STREAM_CONTEXT;
+     * RT_ERROR_STREAM_CONTEXT, 107003): another device's, or another context's of the same device. A
+     * stream's context is alive (destroying it frees the stream), so a plain compare will do */
+    if (s->ctx != sim_ctx_current()) return ACL_ERROR_RT_STREAM_CONTEXT;
+    /* the process's first launch does host work before its kernel is queued (as CANN sets up lazily) */
+    pthread_once(&config_once, read_config);
+    if (first_launch_ns > 0 && !__atomic_exchange_n(&launched, 1, __ATOMIC_RELAXED))
+        sim_sleep_until(sim_now_ns() + first_launch_ns);
     pthread_mutex_lock(&s->lock);
     struct sim_model *m = s->capture != NULL ? s->capture : s->bound;
     if (m != NULL) {
@@ -441,10 +485,23 @@ rtError_t rtStreamCreate(rtStream_t *stm, int32_t priority) {
     (void)priority;
     if (stm == NULL) return ACL_ERROR_RT_PARAM_INVALID;
     int dev = sim_current_device();
-    if (dev < 0) return ACL_ERROR_RT_CONTEXT_NULL;
-    struct sim_stream *s = new_stream(dev);
+    const void *ctx = dev < 0 ? NULL : sim_ctx_current();
+    if (ctx == NULL) return ACL_ERROR_RT_CONTEXT_NULL;
+    struct sim_stream *s = new_stream(dev, ctx);
     if (s == NULL) return ACL_ERROR_RT_NO_STREAM_RESOURCE;
-    handle_add(&objs.streams, &s->h, STREAM_MAGIC);
+    /* the context checked under objs.lock, as in default_stream_locked: never a stream of a context
+     * whose teardown already ran */
+    pthread_mutex_lock(&objs.lock);
+    int live = sim_ctx_live_current() == ctx;
+    if (live) {
+        s->h.next = objs.streams;
+        objs.streams = &s->h;
+    }
+    pthread_mutex_unlock(&objs.lock);
+    if (!live) {
+        free_stream(s);
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    }
     *stm = s;
     return RT_ERROR_NONE;
 }
@@ -506,22 +563,54 @@ uint64_t sim_streams_tail(int dev) {
         struct sim_stream *s = (struct sim_stream *)h;
         if (s->dev == dev) t = max_u64(t, stream_tail(s));
     }
+    for (struct handle *h = objs.ctx_defaults; h != NULL; h = h->next) {
+        struct sim_stream *s = (struct sim_stream *)h;
+        if (s->dev == dev) t = max_u64(t, stream_tail(s));
+    }
     if (objs.defaults[dev] != NULL) t = max_u64(t, stream_tail(objs.defaults[dev]));
     pthread_mutex_unlock(&objs.lock);
     return t;
 }
 
-void sim_streams_release_device(int dev) {
-    pthread_mutex_lock(&objs.lock);
-    for (struct handle **link = &objs.streams; *link != NULL;) {
+static void model_free_locked(struct sim_model *m);
+
+/* Frees every stream of list owned by ctx; objs.lock held. */
+static void release_ctx_streams_locked(struct handle **list, const void *ctx) {
+    for (struct handle **link = list; *link != NULL;) {
         struct sim_stream *s = (struct sim_stream *)*link;
-        if (s->dev == dev) {
+        if (s->ctx == ctx) {
             *link = s->h.next;
-            free_stream(s);
+            free_stream(s); /* queued tasks keep their device slots, as with rtStreamDestroy */
         } else {
             link = &s->h.next;
         }
     }
+}
+
+/* A context's teardown: its models (unbound from any stream first), its streams and its default
+ * stream, with no rtModelDestroy or rtStreamDestroy call; their handles may come back for new ones. */
+void sim_streams_release_ctx(const void *ctx) {
+    if (ctx == NULL) return;
+    pthread_mutex_lock(&objs.lock);
+    for (struct handle **link = &objs.models; *link != NULL;) {
+        struct sim_model *m = (struct sim_model *)*link;
+        if (m->ctx == ctx) {
+            *link = m->h.next;
+            model_free_locked(m);
+        } else {
+            link = &m->h.next;
+        }
+    }
+    release_ctx_streams_locked(&objs.ctx_defaults, ctx);
+    release_ctx_streams_locked(&objs.streams, ctx); /* freed last: their handles come back first */
+    pthread_mutex_unlock(&objs.lock);
+}
+
+/* The last reference to dev went: its primary context is torn down (user contexts on dev keep
+ * theirs until rtCtxDestroy), and the device's default stream with it. */
+void sim_streams_release_device(int dev) {
+    sim_streams_release_ctx(sim_ctx_primary(dev));
+    pthread_mutex_lock(&objs.lock);
     if (objs.defaults[dev] != NULL) free_stream(objs.defaults[dev]);
     objs.defaults[dev] = NULL;
     pthread_mutex_unlock(&objs.lock);
@@ -529,10 +618,11 @@ void sim_streams_release_device(int dev) {
 
 /* ---- capture ---- */
 
-static struct sim_model *new_model(int dev) {
+static struct sim_model *new_model(int dev, const void *ctx) {
     struct sim_model *m = calloc(1, sizeof(*m));
     if (m == NULL) return NULL;
     m->dev = dev;
+    m->ctx = ctx;
     handle_add(&objs.models, &m->h, MODEL_MAGIC);
     return m;
 }
@@ -542,7 +632,7 @@ rtError_t rtStreamBeginCapture(rtStream_t stm, const rtStreamCaptureMode mode) {
     rtError_t rc;
     struct sim_stream *s = resolve_stream(stm, &rc);
     if (s == NULL) return rc;
-    struct sim_model *m = new_model(s->dev);
+    struct sim_model *m = new_model(s->dev, s->ctx);
     if (m == NULL) return ACL_ERROR_RT_NO_MODEL_RESOURCE;
     pthread_mutex_lock(&s->lock);
     rc = s->capture != NULL || s->bound != NULL ? ACL_ERROR_RT_STREAM_CAPTURED : RT_ERROR_NONE;
@@ -697,30 +787,42 @@ rtError_t rtEventGetTimeStamp(uint64_t *timeStamp, rtEvent_t evt) {
 rtError_t rtModelCreate(rtModel_t *mdl, uint32_t flag) {
     (void)flag;
     if (mdl == NULL) return ACL_ERROR_RT_PARAM_INVALID;
-    struct sim_model *m = new_model(sim_current_device());
+    struct sim_model *m = new_model(sim_current_device(), sim_ctx_live_current());
     if (m == NULL) return ACL_ERROR_RT_NO_MODEL_RESOURCE;
     *mdl = m;
     return RT_ERROR_NONE;
 }
 
-rtError_t rtModelDestroy(rtModel_t mdl) {
-    if (mdl == NULL) return ACL_ERROR_RT_PARAM_INVALID;
-    pthread_mutex_lock(&objs.lock);
-    struct sim_model *m = (struct sim_model *)handle_remove_locked(&objs.models, mdl);
-    if (m != NULL) {
-        for (struct handle *h = objs.streams; h != NULL; h = h->next) {
+/* Unbinds m from every stream and frees it; m is out of the models list, objs.lock held. */
+static void model_free_locked(struct sim_model *m) {
+    struct handle *lists[2] = {objs.streams, objs.ctx_defaults};
+    for (int i = 0; i < 2; i++)
+        for (struct handle *h = lists[i]; h != NULL; h = h->next) {
             struct sim_stream *s = (struct sim_stream *)h;
             pthread_mutex_lock(&s->lock);
             if (s->bound == m) s->bound = NULL;
             if (s->capture == m) s->capture = NULL;
             pthread_mutex_unlock(&s->lock);
         }
+    for (int d = 0; d < VNPU_SIM_MAX_DEVICES; d++) {
+        struct sim_stream *s = objs.defaults[d];
+        if (s == NULL) continue;
+        pthread_mutex_lock(&s->lock);
+        if (s->bound == m) s->bound = NULL;
+        if (s->capture == m) s->capture = NULL;
+        pthread_mutex_unlock(&s->lock);
     }
-    pthread_mutex_unlock(&objs.lock);
-    if (m == NULL) return ACL_ERROR_RT_PARAM_INVALID;
     m->h.magic = 0;
     free(m);
-    return RT_ERROR_NONE;
+}
+
+rtError_t rtModelDestroy(rtModel_t mdl) {
+    if (mdl == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    pthread_mutex_lock(&objs.lock);
+    struct sim_model *m = (struct sim_model *)handle_remove_locked(&objs.models, mdl);
+    if (m != NULL) model_free_locked(m);
+    pthread_mutex_unlock(&objs.lock);
+    return m == NULL ? ACL_ERROR_RT_PARAM_INVALID : RT_ERROR_NONE;
 }
 
 rtError_t rtModelBindStream(rtModel_t mdl, rtStream_t stm, uint32_t flag) {
@@ -793,7 +895,7 @@ rtError_t rtsModelExecute(rtModel_t mdl, int32_t timeout) {
     pthread_mutex_unlock(&objs.lock);
     if (!loaded) return ACL_ERROR_RT_MODEL_EXECUTE;
     if (dev < 0) return ACL_ERROR_RT_CONTEXT_NULL;
-    struct sim_stream *s = new_stream(dev);
+    struct sim_stream *s = new_stream(dev, NULL);
     if (s == NULL) return ACL_ERROR_RT_NO_STREAM_RESOURCE;
     pthread_mutex_lock(&s->lock);
     enqueue_locked(s, total);
@@ -815,6 +917,7 @@ static void objs_atfork_prepare(void) { pthread_mutex_lock(&objs.lock); }
 static void objs_atfork_parent(void) { pthread_mutex_unlock(&objs.lock); }
 
 static void objs_atfork_child(void) {
+    launched = 0; /* the child's first launch sets up again */
     while (objs.streams != NULL) {
         struct sim_stream *s = (struct sim_stream *)handle_remove_locked(&objs.streams, objs.streams);
         free(s->ring);
@@ -826,6 +929,11 @@ static void objs_atfork_child(void) {
             free(objs.defaults[d]);
         }
         objs.defaults[d] = NULL;
+    }
+    while (objs.ctx_defaults != NULL) {
+        struct sim_stream *s = (struct sim_stream *)handle_remove_locked(&objs.ctx_defaults, objs.ctx_defaults);
+        free(s->ring);
+        free(s);
     }
     while (objs.events != NULL) free(handle_remove_locked(&objs.events, objs.events));
     while (objs.models != NULL) free(handle_remove_locked(&objs.models, objs.models));

@@ -49,9 +49,19 @@ SIM_HIDDEN void sim_usage_reap_dead(void);
 /* Device timeline: schedules `duration_ns` on `dev` no earlier than `ready_ns`; returns the end. */
 SIM_HIDDEN uint64_t sim_device_schedule(int dev, uint64_t ready_ns, uint64_t duration_ns);
 
-/* Memory, streams: per-process tables. */
+/* Contexts (rt_context.c), handles compared and never dereferenced elsewhere: the calling thread's
+ * current one as set (NULL: none; it may have been destroyed by another thread since, so only
+ * compare it with a live object's context), the same validated (NULL when destroyed), and the
+ * primary context of host device dev. */
+SIM_HIDDEN const void *sim_ctx_current(void);
+SIM_HIDDEN const void *sim_ctx_live_current(void);
+SIM_HIDDEN const void *sim_ctx_primary(int dev);
+
+/* Memory, streams: per-process tables. A device reset with the last reference frees the device's
+ * memory and its primary context's streams and models; a destroyed context frees its own. */
 SIM_HIDDEN void sim_mem_release_device(int dev);
 SIM_HIDDEN void sim_streams_release_device(int dev);
+SIM_HIDDEN void sim_streams_release_ctx(const void *ctx);
 SIM_HIDDEN uint64_t sim_streams_tail(int dev);
 
 #endif

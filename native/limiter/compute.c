@@ -35,6 +35,9 @@ const char *const vnpu_launch_symbol_names[VNPU_SYM_COUNT] = {VNPU_LAUNCH_SYMBOL
 #define POLL_NS             1000000LL    /* measurement thread: event poll period */
 #define SHARE_EVERY_POLLS   5            /* share recomputed every 5 polls */
 #define SAMPLE_TIMEOUT_NS   10000000000LL /* a bracket not complete after 10 s is dropped */
+#define HOST_STALL_NS       200000LL     /* a bracket whose host side took 200 us and a quarter of its
+                                            span waited for the host (bracket_stalled) ... */
+#define STALL_RETRIES       8            /* ... is bracketed again, up to 8 times in a row per key */
 #define COST_TABLE          4096         /* kernel keys; beyond, the least recently used are re-measured */
 #define COST_PROBE          8
 #define COST_TOUCH_NS       50000000LL   /* last_use_ns refreshed at most every 50 ms per key */
@@ -304,6 +307,7 @@ struct costent {
     int64_t last_use_ns;   /* approximate (COST_TOUCH_NS): picks the entry a new key takes over */
     uint64_t win_key;      /* measurement thread only: the key win belongs to */
     uint64_t measured_key; /* the key whose first measurement was charged (first_measurement) */
+    uint32_t stalls;       /* brackets in a row not taken because they waited for the host (bracket_stalled) */
     uint64_t pending_n;    /* launches of the key before its first measurement ... */
     uint64_t pending_charged; /* ... and the device ns they were charged (the seed each) */
     struct vnpu_cost_window win; /* measurement thread only */
@@ -531,6 +535,8 @@ struct sample {
     uint64_t direct_ns;
     uint64_t charged;  /* device ns charged at launch */
     uint32_t share;    /* share at launch, ppm */
+    int64_t host_ns;   /* host time from the pre event's record to the post event's */
+    int pre_done;      /* the pre event had completed when the launch returned: the stream was idle */
 };
 static pthread_mutex_t smp_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct sample smp[MAX_SAMPLES];
@@ -540,16 +546,23 @@ static int pool_n;
 static int smp_inflight; /* brackets taken by hooks and not yet returned */
 
 /* Streams whose launches are recorded, not run: bound to a model (model != NULL) or being captured.
- * Forgotten when unbound, when the capture ends, when their model or the stream is destroyed. */
+ * Forgotten when unbound, when the capture ends, when their model or the stream is destroyed, and
+ * when the context that owns them is torn down (vnpu_compute_context_gone): ctx and proc_dev are the
+ * binding thread's context and device (NULL / -1: not known, forgotten at any teardown). */
 struct special_stream {
     rtStream_t stm;
     rtModel_t mdl;
+    rtContext_t ctx;
+    int32_t proc_dev;
 };
 static int special_n; /* hooks read it without a lock */
 /* +1 whenever streams are destroyed (vnpu_compute_streams_gone): a new stream may then take a
  * destroyed one's address, on another device; the fast path's stream -> device memory is dropped */
 static uint32_t stream_gen;
 static struct special_stream special[MAX_SPECIAL];
+/* +1 whenever a context a device state may have borrowed (devstate.ctx) was torn down: the
+ * measurement thread then borrows again */
+static uint32_t ctx_gen;
 
 static int thread_state; /* 0 not started, 1 running, 2 failed */
 static pthread_mutex_t thr_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -628,8 +641,9 @@ static void dev_join(uint32_t d)
             if (rs != VNPU_REG_OK)
                 vnpu_reg_retry_later(&ds->reg, path); /* the agent may create or replace it later */
         }
-        if (rt.ctx_get && rt.ctx_get(&ds->ctx) != 0)
-            ds->ctx = NULL;
+        rtContext_t c = NULL;
+        if (rt.ctx_get && rt.ctx_get(&c) == 0)
+            __atomic_store_n(&ds->ctx, c, __ATOMIC_RELAXED);
         /* until the first share computation: what the registry says right now */
         struct vnpu_share_input in[VNPU_REG_ENTRY_COUNT + 1];
         int n = 0;
@@ -696,19 +710,44 @@ static void special_remove_at(int at)
     __atomic_store_n(&special_n, special_n - 1, __ATOMIC_RELEASE);
 }
 
+/* The binding thread's context and device, for forgetting the binding with its context. Resolved
+ * here, not with rt_ops_load: a model is usually bound before the process's first launch. */
+static void binding_owner(rtContext_t *ctx, int32_t *proc_dev)
+{
+    static void *get_ctx, *get_dev;
+    void *gc = __atomic_load_n(&get_ctx, __ATOMIC_ACQUIRE), *gd = __atomic_load_n(&get_dev, __ATOMIC_ACQUIRE);
+    if (!gc || !gd) {
+        gc = vnpu_rt_resolve("rtCtxGetCurrent");
+        gd = vnpu_rt_resolve("rtGetDevice");
+        __atomic_store_n(&get_ctx, gc, __ATOMIC_RELEASE);
+        __atomic_store_n(&get_dev, gd, __ATOMIC_RELEASE);
+    }
+    *ctx = NULL;
+    *proc_dev = -1;
+    if (gc && ((rtError_t(*)(rtContext_t *))gc)(ctx) != 0)
+        *ctx = NULL;
+    if (gd && ((rtError_t(*)(int32_t *))gd)(proc_dev) != 0)
+        *proc_dev = -1;
+}
+
 void vnpu_compute_stream_special(rtStream_t stm, rtModel_t mdl, int on)
 {
+    rtContext_t ctx = NULL;
+    int32_t proc_dev = -1;
+    if (on)
+        binding_owner(&ctx, &proc_dev);
     pthread_mutex_lock(&smp_mu);
     int at = -1;
     for (int i = 0; i < special_n; i++)
         if (special[i].stm == stm)
             at = i;
     if (on && at < 0 && special_n < MAX_SPECIAL) {
-        special[special_n].stm = stm;
-        special[special_n].mdl = mdl;
+        special[special_n] = (struct special_stream){stm, mdl, ctx, proc_dev};
         __atomic_store_n(&special_n, special_n + 1, __ATOMIC_RELEASE);
     } else if (on && at >= 0) {
         special[at].mdl = mdl;
+        special[at].ctx = ctx;
+        special[at].proc_dev = proc_dev;
     } else if (!on && at >= 0) {
         special_remove_at(at);
     }
@@ -716,6 +755,38 @@ void vnpu_compute_stream_special(rtStream_t stm, rtModel_t mdl, int on)
 }
 
 void vnpu_compute_streams_gone(void) { __atomic_fetch_add(&stream_gen, 1, __ATOMIC_RELAXED); }
+
+/* The measurement thread stops borrowing ctx (and the context borrowed for device index dev) */
+static void unborrow(rtContext_t ctx, uint32_t dev)
+{
+    int dropped = 0;
+    for (uint32_t d = 0; d < VNPU_COMPUTE_MAX_DEVICES; d++) {
+        rtContext_t c = __atomic_load_n(&devs[d].ctx, __ATOMIC_RELAXED);
+        if (c && (c == ctx || d == dev)
+            && __atomic_compare_exchange_n(&devs[d].ctx, &c, NULL, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            dropped = 1;
+    }
+    if (dropped)
+        __atomic_fetch_add(&ctx_gen, 1, __ATOMIC_RELEASE);
+}
+
+void vnpu_compute_context_gone(rtContext_t ctx, int32_t proc_dev)
+{
+    vnpu_compute_streams_gone();
+    pthread_mutex_lock(&smp_mu);
+    for (int i = special_n - 1; i >= 0; i--) {
+        const struct special_stream *e = &special[i];
+        int owned = ctx ? e->ctx == ctx : e->proc_dev == proc_dev;
+        if (owned || !e->ctx || e->proc_dev < 0)
+            special_remove_at(i);
+    }
+    pthread_mutex_unlock(&smp_mu);
+    /* a borrowed context that went (a reset's primary context is not named: the device's is dropped)
+     * is borrowed again from the next launch on that device */
+    unborrow(ctx, ctx || proc_dev < 0 ? VNPU_COMPUTE_MAX_DEVICES : vnpu_compute_map_device((uint32_t)proc_dev));
+}
+
+void vnpu_compute_context_going(rtContext_t ctx) { unborrow(ctx, VNPU_COMPUTE_MAX_DEVICES); }
 
 void vnpu_compute_forget(rtStream_t stm, rtModel_t mdl)
 {
@@ -870,6 +941,41 @@ void vnpu_compute_after_sync(struct vnpu_launch *l, rtError_t rc, int64_t elapse
 }
 
 /*
+ * A bracket's span runs from the pre event to the post event on the launch's stream. When the stream
+ * was idle at the pre event (it had completed by the time the launch returned), the device may have
+ * waited inside the bracket for the host: for the runtime's own work before it queued the kernel (a
+ * first launch of a kernel, the simulator's first records) or for the launching thread, preempted on
+ * a loaded host. Such a span only says that the kernel took at most that long; taken as the kernel's
+ * cost, a 1 ms kernel was once charged 138 ms, which held a 4-process container at a 10 % cap to
+ * 0.1 % for seconds (its launches waited out the debt, so no better measurement came; issue: 3-9 %
+ * on a loaded host). So a span whose host side took at least HOST_STALL_NS and a quarter of the span
+ * is not taken and the key is bracketed again at its next launch; after STALL_RETRIES such spans in
+ * a row the next one is taken as it is (a host that always stalls still gets its kernels measured).
+ * A launch that blocked behind a full stream is not a stall: its pre event waited for the stream's
+ * own work. Calls that wait for their work by contract (rtModelExecuteSync) are never stalls.
+ */
+static int bracket_stalled(const struct sample *s, uint64_t span_ns)
+{
+    return s->pre_done && s->host_ns >= HOST_STALL_NS && (uint64_t)s->host_ns * 4 >= span_ns;
+}
+
+/* Whether the sample's span is dropped as a stall (and the key bracketed again); counts the stalls. */
+static int stall_retry(const struct sample *s, uint64_t span_ns)
+{
+    struct costent *ce = s->ce;
+    if (!ce || __atomic_load_n(&ce->key, __ATOMIC_ACQUIRE) != s->key)
+        return 0;
+    uint32_t n = __atomic_load_n(&ce->stalls, __ATOMIC_RELAXED);
+    if (!bracket_stalled(s, span_ns) || n >= STALL_RETRIES) {
+        __atomic_store_n(&ce->stalls, 0, __ATOMIC_RELAXED);
+        return 0;
+    }
+    __atomic_store_n(&ce->stalls, n + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&ce->last_sample_ns, 0, __ATOMIC_RELAXED); /* the next launch is bracketed */
+    return 1;
+}
+
+/*
  * A launch of a key whose earlier launch is measured but not yet read (the measurement thread polls
  * every millisecond; a caller that synchronised launches again at once): read it here, so that this
  * launch is charged the measured cost and the earlier ones their share of it before this one is
@@ -892,7 +998,8 @@ static int measure_pending(struct costent *ce, uint64_t key)
         return 0;
     float ms = 0;
     int done = rt.event_query(s.post) == 0;
-    if (done && rt.event_elapsed(&ms, s.pre, s.post) == 0 && ms > 0) {
+    if (done && rt.event_elapsed(&ms, s.pre, s.post) == 0 && ms > 0
+        && !stall_retry(&s, (uint64_t)((double)ms * 1e6))) {
         bracket_give_back(s.pre, s.post);
         s.pre = s.post = NULL;
         s.direct_ns = (uint64_t)((double)ms * 1e6);
@@ -912,6 +1019,16 @@ static int measure_pending(struct costent *ce, uint64_t key)
     if (!s.ce && s.pre)
         bracket_give_back(s.pre, s.post);
     return s.pre == NULL;
+}
+
+/* The launching thread's context, for the measurement thread to borrow (vnpu_compute_context_gone
+ * dropped the one it had, or there was none at the device's join) */
+static __attribute__((noinline, cold)) void borrow_context(struct devstate *ds)
+{
+    rtContext_t c = NULL, none = NULL;
+    if (rt.ctx_get && rt.ctx_get(&c) == 0 && c
+        && __atomic_compare_exchange_n(&ds->ctx, &none, c, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        __atomic_fetch_add(&ctx_gen, 1, __ATOMIC_RELEASE);
 }
 
 static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t stm, int sync)
@@ -949,6 +1066,8 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
         tc_add(&tc->launches[d][sym], 1);
     if (st != DEV_ON || stream_is_special(stm))
         return;
+    if (__builtin_expect(__atomic_load_n(&ds->ctx, __ATOMIC_RELAXED) == NULL, 0))
+        borrow_context(ds);
 
     int reused;
     int64_t now = launch_now(tc, &reused);
@@ -1083,6 +1202,7 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
             if (rt.event_record(l->pre, stm) == 0) {
                 l->sampled = 1;
                 l->cost = ce;
+                l->host_ns = now_ns(); /* the bracket's host side begins (bracket_stalled) */
             } else {
                 bracket_give_back(l->pre, l->post);
             }
@@ -1092,6 +1212,11 @@ static void before_impl(struct vnpu_launch *l, int sym, uint64_t key, rtStream_t
 
 void vnpu_compute_after_sampled(struct vnpu_launch *l, rtError_t rc)
 {
+    int pre_done = 0;
+    if (rc == 0) { /* before the post event: was the stream idle, and how long was the host away */
+        pre_done = l->sym != VNPU_SYM_rtModelExecuteSync && rt.event_query(l->pre) == 0;
+        l->host_ns = now_ns() - l->host_ns;
+    }
     if (rc != 0 || rt.event_record(l->post, l->stream) != 0) {
         bracket_give_back(l->pre, l->post);
         return;
@@ -1114,6 +1239,8 @@ void vnpu_compute_after_sampled(struct vnpu_launch *l, rtError_t rc)
         smp[smp_n].charged = l->charged;
         smp[smp_n].share = l->share;
         smp[smp_n].key = l->key;
+        smp[smp_n].host_ns = l->host_ns;
+        smp[smp_n].pre_done = pre_done;
         smp_n++;
         pthread_mutex_unlock(&smp_mu);
         return;
@@ -1201,7 +1328,8 @@ static void measure_samples(int64_t now)
             continue;
         }
         float ms = 0;
-        if (!over && rt.event_elapsed(&ms, s->pre, s->post) == 0 && ms > 0)
+        if (!over && rt.event_elapsed(&ms, s->pre, s->post) == 0 && ms > 0
+            && !stall_retry(s, (uint64_t)((double)ms * 1e6)))
             take_sample(s, now, (uint64_t)((double)ms * 1e6));
         bracket_give_back(s->pre, s->post);
     }
@@ -1375,16 +1503,24 @@ static void *measure_main(void *arg)
     (void)arg;
     scan_unhooked_launches();
     rtContext_t cur_ctx = NULL;
+    uint32_t seen_ctx_gen = 0;
     for (unsigned tick = 0;; tick++) {
         sleep_ns(POLL_NS);
         int64_t now = now_ns();
         __atomic_store_n(&clock_tick, clock_tick + 1, __ATOMIC_RELAXED); /* launch_now: reads go stale */
         /* events are queried in the launching thread's context, borrowed: rtCtxSetCurrent takes no
-         * device reference, so the application's rtDeviceReset still frees the device */
-        for (uint32_t d = 0; d < VNPU_COMPUTE_MAX_DEVICES && !cur_ctx; d++)
-            if (__atomic_load_n(&devs[d].state, __ATOMIC_ACQUIRE) == DEV_ON && devs[d].ctx && rt.ctx_set
-                && rt.ctx_set(devs[d].ctx) == 0)
-                cur_ctx = devs[d].ctx;
+         * device reference, so the application's rtDeviceReset still frees the device; a context the
+         * application tore down is given up (ctx_gen) for one still borrowed, or the next one */
+        uint32_t g = __atomic_load_n(&ctx_gen, __ATOMIC_ACQUIRE);
+        if (g != seen_ctx_gen) {
+            seen_ctx_gen = g;
+            cur_ctx = NULL;
+        }
+        for (uint32_t d = 0; d < VNPU_COMPUTE_MAX_DEVICES && !cur_ctx; d++) {
+            rtContext_t c = __atomic_load_n(&devs[d].ctx, __ATOMIC_RELAXED);
+            if (__atomic_load_n(&devs[d].state, __ATOMIC_ACQUIRE) == DEV_ON && c && rt.ctx_set && rt.ctx_set(c) == 0)
+                cur_ctx = c;
+        }
         measure_samples(now);
         settle_due(now);
         if (tick % SHARE_EVERY_POLLS != 0)

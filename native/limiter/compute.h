@@ -126,6 +126,8 @@ struct vnpu_launch {
     uint64_t charged; /* device ns charged */
     uint64_t key;     /* kernel key */
     uint32_t share;   /* share at launch, ppm */
+    int64_t host_ns;  /* sampled: CLOCK_MONOTONIC ns the pre event was recorded, then the host time
+                         until the post event's record */
 };
 
 /* Address of a runtime function: the next definition after libvnpu.so, else libruntime.so's own
@@ -175,10 +177,22 @@ void vnpu_compute_after_sync(struct vnpu_launch *l, rtError_t rc, int64_t elapse
 void vnpu_compute_stream_special(rtStream_t stm, rtModel_t mdl, int on);
 /* A destroyed stream (stm) or model (mdl, with every stream bound to it) is no longer special. */
 void vnpu_compute_forget(rtStream_t stm, rtModel_t mdl);
-/* The runtime destroyed streams (rtStreamDestroy, rtModelDestroy, or a device reset, which frees
- * every stream of the device): their handles may come back naming streams of another device, so
- * what the launch path remembers of a handle's device is dropped. Call after the real call. */
+/* The runtime destroyed streams (rtStreamDestroy, rtModelDestroy): their handles may come back
+ * naming streams of another device, so what the launch path remembers of a handle's device is
+ * dropped. Call after the real call. */
 void vnpu_compute_streams_gone(void);
+/*
+ * The runtime tore down a context and every stream and model it owned, without a destroy call for
+ * any of them: rtCtxDestroy[Ex] of user context ctx, or (ctx NULL) the reset that released the
+ * primary context of the process's device proc_dev. Their handles may come back naming another
+ * device's streams: the launch path forgets what it remembers of them (as vnpu_compute_streams_gone),
+ * bindings made in that context (or, for a reset, on that device) are no longer special, and the
+ * measurement thread stops borrowing the context. Call after the real call succeeded.
+ */
+void vnpu_compute_context_gone(rtContext_t ctx, int32_t proc_dev);
+/* Before the real rtCtxDestroy[Ex] of ctx: the measurement thread stops borrowing it, so that it
+ * hardly ever hands the runtime a context being destroyed (the runtime checks its live contexts). */
+void vnpu_compute_context_going(rtContext_t ctx);
 
 /* Logs once per symbol that a launch arrived through a hook whose real function is missing. */
 void vnpu_compute_missing_symbol(int sym);

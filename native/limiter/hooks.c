@@ -530,7 +530,7 @@ EXPORT rtError_t rtDeviceReset(int32_t devId) {
         }
         if (refs <= 1) {
             release_device(region_device((uint32_t)devId));
-            vnpu_compute_streams_gone(); /* the device's streams went with it */
+            vnpu_compute_context_gone(NULL, devId); /* its primary context's streams went with it */
         }
     }
     leave();
@@ -545,7 +545,7 @@ EXPORT rtError_t rtDeviceResetForce(int32_t devId) {
     if (rc == VNPU_RT_ERROR_NONE && devId >= 0 && devId < (int32_t)VNPU_REGION_MAX_DEVICES) {
         __atomic_store_n(&g_dev_refs[devId], 0, __ATOMIC_RELEASE);
         release_device(region_device((uint32_t)devId));
-        vnpu_compute_streams_gone(); /* the device's streams went with it */
+        vnpu_compute_context_gone(NULL, devId); /* its primary context's streams went with it */
     }
     leave();
     return rc;

@@ -7,7 +7,11 @@
  *
  * Also hooked, to keep capture and model building out of the accounting: rtModelBindStream,
  * rtModelUnbindStream, rtStreamBeginCapture, rtStreamEndCapture (launches on such streams are
- * recorded into a model, not run; the model's rtModelExecute is what gets charged).
+ * recorded into a model, not run; the model's rtModelExecute is what gets charged). And what frees
+ * streams, whose handles the runtime may hand out again for another device's: rtStreamDestroy,
+ * rtModelDestroy, rtCtxDestroy, rtCtxDestroyEx and rtsCtxDestroy (a context owns its streams and
+ * models; aclrtDestroyContext calls the Ex form, the RTS layer's form calls it inside the runtime,
+ * where the call may bind locally); device resets are in hooks.c.
  */
 #include <stddef.h>
 #include <time.h>
@@ -575,4 +579,37 @@ EXPORT rtError_t rtStreamDestroy(rtStream_t stm)
     if (rc == 0)
         vnpu_compute_forget(stm, NULL);
     return rc;
+}
+
+/* A destroyed context takes the streams and models it owns with it, with no rtStreamDestroy or
+ * rtModelDestroy call (docs/compute-registry.md, "Streams, contexts and devices"). */
+static rtError_t ctx_destroy(void **slot, const char *name, rtContext_t ctx)
+{
+    rtError_t (*real)(rtContext_t) = (rtError_t(*)(rtContext_t))resolve_cached(slot, name);
+    if (!real)
+        return FEATURE_NOT_SUPPORT;
+    if (ctx)
+        vnpu_compute_context_going(ctx);
+    rtError_t rc = real(ctx);
+    if (rc == 0 && ctx)
+        vnpu_compute_context_gone(ctx, -1);
+    return rc;
+}
+
+EXPORT rtError_t rtCtxDestroy(rtContext_t ctx)
+{
+    static void *slot;
+    return ctx_destroy(&slot, "rtCtxDestroy", ctx);
+}
+
+EXPORT rtError_t rtCtxDestroyEx(rtContext_t ctx)
+{
+    static void *slot;
+    return ctx_destroy(&slot, "rtCtxDestroyEx", ctx);
+}
+
+EXPORT rtError_t rtsCtxDestroy(rtContext_t ctx)
+{
+    static void *slot;
+    return ctx_destroy(&slot, "rtsCtxDestroy", ctx);
 }

@@ -46,10 +46,10 @@ TESTS   += $(B)/limiter/test_compute_core $(B)/limiter/test_compute_registry lim
 TSAN_TARGETS += $(B)/limiter/test_compute_core $(B)/limiter/test_compute_registry
 TSAN_TESTS   += $(B)/limiter/test_compute_core $(B)/limiter/test_compute_registry
 
-# launch patterns driven by test_compute_sim.sh (model-destroy, stream reuse, key churn)
-$(B)/limiter/compute_patterns: limiter/tests/compute_patterns.c $(B)/libruntime.so
+# launch patterns driven by test_compute_sim.sh (model-destroy, stream reuse, contexts, resets, key churn)
+$(B)/limiter/compute_patterns: limiter/tests/compute_patterns.c $(B)/libascendcl.so $(B)/libruntime.so
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) -L$(B) -lruntime -Wl,-rpath,'$$ORIGIN/..' $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) -L$(B) -lascendcl -lruntime -Wl,-rpath,'$$ORIGIN/..' $(LDLIBS)
 
 TARGETS += $(B)/limiter/compute_patterns
 

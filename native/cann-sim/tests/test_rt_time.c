@@ -1,12 +1,15 @@
 /*
  * Simulated device time: asynchronous launches, stream synchronisation (with timeout), events
  * (query, elapsed time), stream dependencies, bounded stream depth, model execution and capture,
- * per-process ground truth, and exclusivity of one device across processes.
+ * per-process ground truth, exclusivity of one device across processes, and contexts owning their
+ * streams, default streams and models (destroying one frees them, and their handles come back).
  *
  * Exclusivity and durations are checked on the shared timeline (exact); wall-clock checks only
  * use wide bounds, because the test machine is shared.
  */
 #include <fcntl.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -349,6 +352,97 @@ static void test_stale_timeline_ignored(void) {
     CHECK(test_now_ns() - t0 < 5000 * MS);
 }
 
+
+/* a thread using a context that another thread destroys meanwhile: it has none left (CANN checks
+ * its set of live contexts; 107002) */
+struct ctx_user {
+    rtContext_t ctx;
+    sem_t set, destroyed;
+};
+
+static void *use_destroyed_context(void *arg) {
+    struct ctx_user *u = arg;
+    CHECK_EQ(rtCtxSetCurrent(u->ctx), RT_ERROR_NONE);
+    sem_post(&u->set);
+    sem_wait(&u->destroyed);
+    rtStream_t s = NULL;
+    CHECK_EQ(rtStreamCreate(&s, 0), ACL_ERROR_RT_CONTEXT_NULL);
+    CHECK_EQ(launch_ms(NULL, 1), ACL_ERROR_RT_CONTEXT_NULL);
+    return NULL;
+}
+
+static void test_contexts_own_streams(void) {
+    rtContext_t ctx = NULL, primary = NULL;
+    rtStream_t s = NULL, mine = NULL, again = NULL;
+    rtModel_t m = NULL;
+    CHECK_EQ(rtSetDevice(1), RT_ERROR_NONE);
+    CHECK_EQ(rtCtxGetCurrent(&primary), RT_ERROR_NONE);
+    CHECK_EQ(rtCtxDestroy(primary), ACL_ERROR_RT_PARAM_INVALID); /* a primary context is the device's */
+    CHECK_EQ(rtStreamCreate(&mine, 0), RT_ERROR_NONE);           /* the primary context's */
+
+    CHECK_EQ(rtCtxCreate(&ctx, RT_CTX_NORMAL_MODE, 1), RT_ERROR_NONE); /* current from here on */
+    CHECK_EQ(rtStreamCreate(&s, 0), RT_ERROR_NONE);
+    CHECK_EQ(launch_ms(s, 1), RT_ERROR_NONE);
+    CHECK_EQ(launch_ms(mine, 1), ACL_ERROR_RT_STREAM_CONTEXT); /* same device, another context's stream */
+    CHECK_EQ(rtModelCreate(&m, 0), RT_ERROR_NONE);
+    CHECK_EQ(rtModelBindStream(m, s, 0), RT_ERROR_NONE);
+    /* the context's default stream is its own: busy here, idle in the primary context */
+    CHECK_EQ(launch_ms(NULL, 200), RT_ERROR_NONE);
+    CHECK_EQ(rtStreamQuery(NULL), ACL_ERROR_RT_STREAM_NOT_COMPLETE);
+    CHECK_EQ(rtCtxSetCurrent(primary), RT_ERROR_NONE);
+    CHECK_EQ(rtStreamQuery(NULL), RT_ERROR_NONE);
+    CHECK_EQ(launch_ms(s, 1), ACL_ERROR_RT_STREAM_CONTEXT);
+    CHECK_EQ(launch_ms(mine, 1), RT_ERROR_NONE);
+
+    /* destroying the context frees its stream and model: no rtStreamDestroy, no rtModelDestroy */
+    CHECK_EQ(rtCtxDestroyEx(ctx), RT_ERROR_NONE);
+    CHECK_EQ(rtStreamQuery(s), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK_EQ(rtStreamDestroy(s), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK_EQ(rtModelDestroy(m), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK_EQ(rtCtxDestroy(ctx), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK_EQ(launch_ms(mine, 1), RT_ERROR_NONE); /* another context's stream is untouched */
+    /* ... and the freed handle comes back for a stream of another device, as a runtime may */
+    CHECK_EQ(rtSetDevice(2), RT_ERROR_NONE);
+    CHECK_EQ(rtStreamCreate(&again, 0), RT_ERROR_NONE);
+    CHECK(again == s);
+    CHECK_EQ(launch_ms(again, 1), RT_ERROR_NONE);
+    CHECK_EQ(rtStreamSynchronize(again), RT_ERROR_NONE);
+    CHECK_EQ(rtStreamDestroy(again), RT_ERROR_NONE);
+
+    /* a device reset frees the primary context's streams, not a user context's (which holds the
+     * device until rtCtxDestroy) */
+    CHECK_EQ(rtCtxCreateEx(&ctx, RT_CTX_NORMAL_MODE, 1), RT_ERROR_NONE);
+    CHECK_EQ(rtStreamCreate(&s, 0), RT_ERROR_NONE);
+    CHECK_EQ(rtDeviceResetForce(1), RT_ERROR_NONE);
+    CHECK_EQ(rtStreamQuery(mine), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK_EQ(rtStreamQuery(s), RT_ERROR_NONE);
+    CHECK_EQ(launch_ms(s, 1), RT_ERROR_NONE);
+
+    /* another thread's current context destroyed under it */
+    struct ctx_user u = {.ctx = ctx};
+    sem_init(&u.set, 0, 0);
+    sem_init(&u.destroyed, 0, 0);
+    pthread_t t;
+    CHECK_EQ(pthread_create(&t, NULL, use_destroyed_context, &u), 0);
+    sem_wait(&u.set);
+    CHECK_EQ(rtCtxDestroy(ctx), RT_ERROR_NONE);
+    sem_post(&u.destroyed);
+    pthread_join(t, NULL);
+    sem_destroy(&u.set);
+    sem_destroy(&u.destroyed);
+    CHECK_EQ(rtStreamQuery(s), ACL_ERROR_RT_PARAM_INVALID);
+    int32_t dev = -1;
+    CHECK_EQ(rtGetDevice(&dev), ACL_ERROR_RT_CONTEXT_NULL); /* this thread's current one went too */
+    CHECK_EQ(rtSetDevice(2), RT_ERROR_NONE);
+    CHECK_EQ(rtDeviceReset(2), RT_ERROR_NONE);
+    /* the RTS layer's destroy is the same teardown */
+    CHECK_EQ(rtCtxCreate(&ctx, RT_CTX_NORMAL_MODE, 2), RT_ERROR_NONE);
+    CHECK_EQ(rtStreamCreate(&s, 0), RT_ERROR_NONE);
+    CHECK_EQ(rtsCtxDestroy(ctx), RT_ERROR_NONE);
+    CHECK_EQ(rtStreamQuery(s), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK_EQ(rtsCtxDestroy(ctx), ACL_ERROR_RT_PARAM_INVALID);
+}
+
 int main(void) {
     test_fresh_host("test_rt_time");
     setenv("VNPU_SIM_QUIET", "1", 1);
@@ -363,5 +457,6 @@ int main(void) {
     test_every_launch_symbol();
     test_stream_depth();
     test_exclusive_across_processes();
+    test_contexts_own_streams();
     TEST_DONE("test_rt_time");
 }

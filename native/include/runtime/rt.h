@@ -310,6 +310,8 @@ typedef enum tagCtxMode {
 rtError_t rtCtxCreate(rtContext_t *createCtx, uint32_t flags, int32_t devId);
 rtError_t rtCtxCreateEx(rtContext_t *createCtx, uint32_t flags, int32_t devId);
 rtError_t rtCtxDestroy(rtContext_t destroyCtx);
+rtError_t rtCtxDestroyEx(rtContext_t destroyCtx);
+rtError_t rtsCtxDestroy(rtContext_t destroyCtx); /* the RTS layer's (deprecated), calls rtCtxDestroyEx */
 rtError_t rtCtxSetCurrent(rtContext_t currentCtx);
 rtError_t rtCtxGetCurrent(rtContext_t *currentCtx);
 rtError_t rtCtxGetDevice(int32_t *devId);

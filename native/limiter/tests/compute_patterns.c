@@ -5,6 +5,11 @@
  *   model-destroy  a stream bound to a model, the model destroyed (the runtime unbinds), then 1 ms
  *                  kernels on that stream for SECONDS
  *   stream-reuse   bound, model and stream destroyed, a new stream (often at the same address)
+ *   ctx-bound      a stream of a user context bound to a model, the context destroyed (which frees
+ *                  both with no rtModelDestroy or rtStreamDestroy), then a new stream of device 0's
+ *                  primary context (the runtime often hands the freed address out again) and 1 ms
+ *                  kernels on it; prints reused=1 when it got the address
+ *   reset-bound    the same with a device reset freeing the primary context's bound stream
  *   key-churn      1 ms kernels whose block count changes every step (a new kernel key each time),
  *                  a 10 us kernel in between, 2 ms of host work per step
  *   keys           first 2000 distinct kernel keys of 10 us kernels (more than a fixed-size cost table
@@ -23,6 +28,12 @@
  *                  runtime often hands out the destroyed one's address) and 20 2 us kernels on it,
  *                  rtDeviceReset(1), and again; prints reused= (how many device-1 streams had the
  *                  address of the device-0 stream before them)
+ *   ctx-reuse      reset-reuse with user contexts instead of resets: a context on device 0, its
+ *                  stream, a 2 us kernel, rtCtxDestroy (which destroys the stream without
+ *                  rtStreamDestroy), a context on device 1, a new stream and 20 2 us kernels, that
+ *                  context destroyed, and again
+ *   ctx-reuse-acl  the same through aclrtCreateContext / aclrtDestroyContext (rtCtxDestroyEx)
+ *   ctx-reuse-rts  the same, destroyed with rtsCtxDestroy
  * usage: compute_patterns MODE SECONDS
  */
 #include <pthread.h>
@@ -32,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "acl/acl.h"
 #include "cann_sim/cann_sim.h"
 #include "runtime/rt.h"
 
@@ -102,6 +114,17 @@ static int fork_mode(double secs)
     return pid > 0 ? 0 : 5;
 }
 
+/* a user context on device dev made current, and destroyed, through rt (via 0), ACL (1) or, for the
+ * destroy, the RTS layer (2); 0 or -1 */
+static int ctx_make(rtContext_t *c, int32_t dev, int via)
+{
+    return (via == 1 ? aclrtCreateContext(c, dev) : rtCtxCreate(c, RT_CTX_NORMAL_MODE, dev)) == 0 ? 0 : -1;
+}
+static int ctx_drop(rtContext_t c, int via)
+{
+    return (via == 1 ? aclrtDestroyContext(c) : via == 2 ? rtsCtxDestroy(c) : rtCtxDestroy(c)) == 0 ? 0 : -1;
+}
+
 /* kernels on device 1 (see the modes above); the ground truth is the simulator's device-1 busy time */
 static int device_modes(const char *mode, double secs)
 {
@@ -117,6 +140,26 @@ static int device_modes(const char *mode, double secs)
             n++;
         rtStreamSynchronize(s1);
         printf("other-device refused=%d\n", (int)rc); /* the runtime's answer (107003 on CANN) */
+    } else if (strncmp(mode, "ctx-reuse", 9) == 0) {
+        int acl = strcmp(mode, "ctx-reuse-acl") == 0 ? 1 : strcmp(mode, "ctx-reuse-rts") == 0 ? 2 : 0;
+        while (now_ns() < end) {
+            rtContext_t c0, c1;
+            rtStream_t s0, s1;
+            if (ctx_make(&c0, 0, acl) || rtStreamCreate(&s0, 0))
+                return 3;
+            if (rtKernelLaunch(&ksmall, 1, &tiny, sizeof tiny, NULL, s0))
+                return 4;
+            if (ctx_drop(c0, acl) || ctx_make(&c1, 1, acl) || rtStreamCreate(&s1, 0))
+                return 3;
+            reused += s1 == s0;
+            for (int i = 0; i < 20; i++, n++)
+                if (rtKernelLaunch(&ksmall, 1, &tiny, sizeof tiny, NULL, s1))
+                    return 4;
+            rtStreamSynchronize(s1);
+            if (ctx_drop(c1, acl))
+                return 3;
+            cycles++;
+        }
     } else {
         if (rtDeviceReset(0)) /* main's reference: each cycle's reset is then the last one */
             return 3;
@@ -165,6 +208,17 @@ int main(int argc, char **argv)
         if (rtStreamCreate(&old, 0) || rtModelCreate(&m, 0) || rtModelBindStream(m, old, 0) || rtModelDestroy(m)
             || rtStreamDestroy(old) || rtStreamCreate(&s, 0))
             return 3;
+    } else if (strcmp(mode, "ctx-bound") == 0 || strcmp(mode, "reset-bound") == 0) {
+        rtContext_t c = NULL;
+        int ctx = strcmp(mode, "ctx-bound") == 0;
+        if ((ctx && rtCtxCreate(&c, RT_CTX_NORMAL_MODE, 0)) || rtStreamCreate(&old, 0) || rtModelCreate(&m, 0)
+            || rtModelBindStream(m, old, 0))
+            return 3;
+        /* the bound stream goes with its context: with the context, or with the device's last reference */
+        if (ctx ? rtCtxDestroy(c) : rtDeviceReset(0))
+            return 3;
+        if (rtSetDevice(0) || rtStreamCreate(&s, 0))
+            return 3;
     } else if (strcmp(mode, "key-churn") == 0) {
         if (rtStreamCreate(&s, 0))
             return 3;
@@ -172,10 +226,12 @@ int main(int argc, char **argv)
         return keys_mode(secs);
     } else if (strcmp(mode, "fork-mid-launch") == 0) {
         return fork_mode(secs);
-    } else if (strcmp(mode, "other-device") == 0 || strcmp(mode, "reset-reuse") == 0) {
+    } else if (strcmp(mode, "other-device") == 0 || strcmp(mode, "reset-reuse") == 0
+               || strncmp(mode, "ctx-reuse", 9) == 0) {
         return device_modes(mode, secs);
     } else {
-        fprintf(stderr, "usage: compute_patterns model-destroy|stream-reuse|key-churn|keys|fork-mid-launch|other-device|reset-reuse SECONDS\n");
+        fprintf(stderr, "usage: compute_patterns model-destroy|stream-reuse|ctx-bound|reset-bound|key-churn|keys|"
+                        "fork-mid-launch|other-device|reset-reuse|ctx-reuse|ctx-reuse-acl|ctx-reuse-rts SECONDS\n");
         return 2;
     }
     struct vnpu_sim_kernel_args big = {VNPU_SIM_KERNEL_MAGIC, 1000000}, small = {VNPU_SIM_KERNEL_MAGIC, 10000};
@@ -193,7 +249,7 @@ int main(int argc, char **argv)
         n++;
     }
     rtStreamSynchronize(s);
-    printf("pattern done mode=%s pid=%d launches=%ld wall_ns=%lld\n", mode, (int)getpid(), n,
-           (long long)(now_ns() - t0));
+    printf("pattern done mode=%s pid=%d launches=%ld reused=%d wall_ns=%lld\n", mode, (int)getpid(), n,
+           old != NULL && s == old, (long long)(now_ns() - t0));
     return 0;
 }

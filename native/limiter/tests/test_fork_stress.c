@@ -2,7 +2,9 @@
  * fork() never hangs while the limiter is active (issue 12). Threads launch kernels (compute limiting
  * on, so the measurement thread publishes every 5 ms), allocate and free device memory, and fork in a
  * loop; every child's first hooked call is a launch (the memory part initialises from inside the
- * compute part), then it allocates and exits. A watchdog fails the test when forks stop progressing
+ * compute part), then it allocates and exits. Another thread creates a user context, launches on a
+ * stream of it and binds a model there, and destroys the context (rtCtxDestroy: the limiter forgets
+ * the context's streams and bindings, and the measurement thread may lose the context it borrowed). A watchdog fails the test when forks stop progressing
  * for 10 s (a deadlock: the healthy rate is hundreds per second even under sanitizers).
  *
  * Built with the limiter compiled in (limiter sources linked into this program), so the same binary
@@ -30,7 +32,7 @@ struct vnpu_region *vnpu_limiter_region(void); /* hooks.c */
 
 #define STALL_LIMIT_S 10
 
-static long forks, launches, allocs, child_failures, spawns, batch_failures;
+static long forks, launches, allocs, child_failures, spawns, batch_failures, contexts;
 static int stop, finished;
 
 static void launch_some(rtStream_t s, int n)
@@ -53,6 +55,30 @@ static void *launcher(void *a)
     while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
         launch_some(s, 32);
         __atomic_add_fetch(&launches, 32, __ATOMIC_RELAXED);
+    }
+    __atomic_add_fetch(&finished, 1, __ATOMIC_RELAXED);
+    return NULL;
+}
+
+/* contexts created, used (a launch, a binding) and destroyed with what they own */
+static void *ctx_churner(void *a)
+{
+    (void)a;
+    while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+        rtContext_t c;
+        rtStream_t s, b;
+        rtModel_t m;
+        if (rtCtxCreate(&c, RT_CTX_NORMAL_MODE, 0) != 0 || rtStreamCreate(&s, 0) != 0 || rtStreamCreate(&b, 0) != 0
+            || rtModelCreate(&m, 0) != 0 || rtModelBindStream(m, b, 0) != 0) {
+            fprintf(stderr, "context churner: cannot set up a context\n");
+            exit(2);
+        }
+        launch_some(s, 4);
+        if (rtCtxDestroy(c) != 0) {
+            fprintf(stderr, "context churner: rtCtxDestroy failed\n");
+            exit(2);
+        }
+        __atomic_add_fetch(&contexts, 1, __ATOMIC_RELAXED);
     }
     __atomic_add_fetch(&finished, 1, __ATOMIC_RELAXED);
     return NULL;
@@ -165,7 +191,7 @@ static void *forker(void *a)
 int main(int argc, char **argv)
 {
     int secs = argc > 1 ? atoi(argv[1]) : 3;
-    pthread_t t[6];
+    pthread_t t[7];
     pthread_create(&t[0], NULL, launcher, NULL);
     while (__atomic_load_n(&launches, __ATOMIC_RELAXED) < 64)
         usleep(1000); /* measurement thread is up */
@@ -174,6 +200,7 @@ int main(int argc, char **argv)
     pthread_create(&t[3], NULL, forker, NULL);
     pthread_create(&t[4], NULL, batch_allocator, NULL);
     pthread_create(&t[5], NULL, spawner, NULL);
+    pthread_create(&t[6], NULL, ctx_churner, NULL);
     long last = -1;
     int stalled_ticks = 0;
     for (int tick = 0; tick < secs * 10; tick++) {
@@ -189,7 +216,7 @@ int main(int argc, char **argv)
     }
     __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
     /* bounded: a thread stuck in fork never finishes, so wait for all of them at most 10 s */
-    for (int tick = 0; __atomic_load_n(&finished, __ATOMIC_RELAXED) < 6; tick++) {
+    for (int tick = 0; __atomic_load_n(&finished, __ATOMIC_RELAXED) < 7; tick++) {
         if (tick >= STALL_LIMIT_S * 100) {
             printf("threads did not finish within %d s: forks=%ld\n", STALL_LIMIT_S, forks);
             fflush(stdout);
@@ -197,7 +224,7 @@ int main(int argc, char **argv)
         }
         usleep(10000);
     }
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < 7; i++)
         pthread_join(t[i], NULL);
     /* everything this process allocated was freed: its charge is back to 0, whatever its children did */
     struct vnpu_region *r = vnpu_limiter_region();
@@ -207,9 +234,10 @@ int main(int argc, char **argv)
         printf("FAIL: expected >= 10 spawns, no failed batch, nothing charged after the last free\n");
         return 1;
     }
-    printf("forks=%ld launches=%ld allocs=%ld child_failures=%ld\n", forks, launches, allocs, child_failures);
-    if (forks < 10 || child_failures != 0) {
-        printf("FAIL: expected >= 10 forks and no failed child\n");
+    printf("forks=%ld launches=%ld allocs=%ld child_failures=%ld contexts=%ld\n", forks, launches, allocs,
+           child_failures, contexts);
+    if (forks < 10 || child_failures != 0 || contexts < 10) {
+        printf("FAIL: expected >= 10 forks, no failed child and >= 10 contexts destroyed\n");
         return 1;
     }
     return 0;

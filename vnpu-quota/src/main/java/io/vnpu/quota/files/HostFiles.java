@@ -20,7 +20,6 @@ import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HexFormat;
@@ -58,14 +57,6 @@ public final class HostFiles {
    * Deepest directory nesting {@link #deleteTree} walks; a deeper tree is refused, not followed.
    */
   public static final int MAX_DELETE_DEPTH = 64;
-
-  /**
-   * The random part of temporary names: one instance for every write (SecureRandom is thread-safe).
-   * Building one per write looked the security provider up each time, a quarter of the JFR samples
-   * of an atomic write in the DRA plugin under the chart's JVM flags (docs/benchmarks.md "DRA
-   * Prepare: where the time goes").
-   */
-  private static final SecureRandom TEMP_NAMES = new SecureRandom();
 
   /** {@code rw-------}. */
   public static final Set<PosixFilePermission> OWNER_ONLY_FILE =
@@ -298,6 +289,19 @@ public final class HostFiles {
     replace(file, content, mode, false, false);
   }
 
+  /**
+   * A fresh name for a temporary file beside {@code file}: {@code .<name>.tmp-<16 hex digits>} in
+   * the same directory, so that a rename over {@code file} stays within one file system. The name
+   * is random (not guessable by whoever else can write to the directory) and not yet created;
+   * create it with {@link #createExclusive}.
+   */
+  public static Path temporarySibling(Path file) {
+    byte[] random = RandomIds.bytes(new byte[8]);
+    return file.toAbsolutePath()
+        .getParent()
+        .resolve("." + file.getFileName() + ".tmp-" + HexFormat.of().formatHex(random));
+  }
+
   private static void replace(
       Path file,
       byte[] content,
@@ -306,9 +310,7 @@ public final class HostFiles {
       boolean syncDirectory)
       throws IOException {
     Path dir = file.toAbsolutePath().getParent();
-    byte[] random = new byte[8];
-    TEMP_NAMES.nextBytes(random);
-    Path tmp = dir.resolve("." + file.getFileName() + ".tmp-" + HexFormat.of().formatHex(random));
+    Path tmp = temporarySibling(file);
     try (FileChannel ch = createExclusive(tmp, mode)) {
       ByteBuffer b = ByteBuffer.wrap(content);
       while (b.hasRemaining()) ch.write(b);

@@ -4,6 +4,7 @@ import static io.vnpu.quota.layout.RegionLayout.*;
 
 import io.vnpu.api.model.Priority;
 import io.vnpu.quota.files.HostFiles;
+import io.vnpu.quota.files.RandomIds;
 import io.vnpu.quota.mapped.MappedFileFault;
 import io.vnpu.quota.mapped.SharedMemory;
 import io.vnpu.quota.mapped.UncheckedWords;
@@ -24,7 +25,6 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -240,8 +240,7 @@ public final class QuotaRegion implements AutoCloseable {
     mem.setInt(H_DEVICE_COUNT, config.devices().size());
     mem.setInt(H_SLOT_COUNT, REGION_SLOT_COUNT);
     mem.setInt(H_SLOT_BYTES, SLOT_BYTES);
-    long epoch = new SecureRandom().nextLong();
-    mem.setLong(H_EPOCH, epoch == 0 ? 1 : epoch);
+    mem.setLong(H_EPOCH, RandomIds.nonZeroLong());
     long now = System.currentTimeMillis() * 1_000_000L;
     mem.setLong(H_CREATED_NS, now);
     mem.setInt(H_DEVCFG_STRIDE, DEVCFG_BYTES);

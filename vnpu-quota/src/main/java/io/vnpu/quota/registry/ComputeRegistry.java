@@ -4,6 +4,7 @@ import static io.vnpu.quota.layout.RegistryLayout.*;
 
 import io.vnpu.api.model.Priority;
 import io.vnpu.quota.files.HostFiles;
+import io.vnpu.quota.files.RandomIds;
 import io.vnpu.quota.files.TenantFileException;
 import io.vnpu.quota.files.TenantFiles;
 import io.vnpu.quota.layout.RegionLayout;
@@ -21,7 +22,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -169,13 +169,7 @@ public final class ComputeRegistry implements AutoCloseable {
       if (agf.getLong(m + AGF_KEY) == 0) continue;
       System.arraycopy(agf.array(), m + AGF_ENTRY, content, entryOff(i), REG_ENTRY_BYTES);
     }
-    Path tmp =
-        file.resolveSibling(
-            "."
-                + file.getFileName()
-                + "."
-                + Long.toHexString(new SecureRandom().nextLong())
-                + ".tmp");
+    Path tmp = HostFiles.temporarySibling(file);
     FileChannel ch = HostFiles.createExclusive(tmp, REGISTRY_FILE_MODE);
     try {
       ByteBuffer w = ByteBuffer.wrap(content);
@@ -371,10 +365,7 @@ public final class ComputeRegistry implements AutoCloseable {
     h.putInt(RH_ENTRY_COUNT, REG_ENTRY_COUNT);
     h.putInt(RH_ENTRY_BYTES, REG_ENTRY_BYTES);
     h.putInt(RH_PHYS_ID, physId);
-    long epoch = 0;
-    SecureRandom rnd = new SecureRandom();
-    while (epoch == 0) epoch = rnd.nextLong();
-    h.putLong(RH_EPOCH, epoch);
+    h.putLong(RH_EPOCH, RandomIds.nonZeroLong());
     java.time.Instant now = java.time.Instant.now();
     h.putLong(RH_CREATED_NS, now.getEpochSecond() * 1_000_000_000L + now.getNano());
     h.putInt(RH_ACTIVE_WINDOW_MS, REG_DEFAULT_ACTIVE_WINDOW_MS);
