@@ -1008,7 +1008,7 @@ public final class ComputeRegistry implements AutoCloseable {
   }
 
   /**
-   * The first phase of {@link #publish} without this registry's monitor: the counters of every
+   * The middle phase of {@link #publish}, without this registry's monitor: the counters of every
    * entry of {@code reg} whose member is in {@code snapshot} (both as read under the monitor), from
    * the regions' descriptors the publisher keeps in {@link #sampled}. A registration waits for none
    * of this.
