@@ -47,8 +47,9 @@ public record SliceResize(OptionalLong memoryLimitBytes, OptionalInt weight, Opt
   }
 
   /**
-   * A copy that sets a hard cap of {@code pct} % (1..100) with the same weight, as {@code vnpu run
-   * --core PCT} makes a slice.
+   * A copy that sets a hard cap of {@code pct} % (1..100) and the weight {@code pct}, as {@code
+   * vnpu run --core PCT} makes a slice without a sharing policy. The slice's sharing policy is
+   * kept: an elastic or best-effort slice gets this cap as well (it borrows no idle time above it).
    */
   public SliceResize withCore(int pct) {
     if (pct < 1 || pct > 100)

@@ -224,19 +224,38 @@ public final class AgentFlags {
   }
 
   /**
+   * A usage error naming the flag for a file that is not there, before the agent starts (which
+   * would report it too, as a start-up failure among its log lines). Not in {@link #toOptions}: the
+   * chart's paths are checked there on a machine that has none of them.
+   */
+  private static void requireFile(String flag, Path file) {
+    if (file != null && !java.nio.file.Files.exists(file)) {
+      throw new IllegalArgumentException(flag + " " + file + ": no such file");
+    }
+  }
+
+  /**
    * Builds the options from these flags and runs the agent until SIGTERM or give-up; what {@code
    * vnpu plugin} and every plain main class of a node agent call.
    *
+   * @param command the command as the user typed it ({@code vnpu plugin}), the first word of a
+   *     usage error's one line on {@code err}
    * @return the exit code ({@link NodeAgent#EXIT_OK}, {@link NodeAgent#EXIT_STARTUP_FAILED}, {@link
    *     NodeAgent#EXIT_PLUGIN_GAVE_UP})
    */
   public int launch(
-      DeviceManagerOpener opener, ResourceBackendFactory backends, Map<String, String> env) {
+      DeviceManagerOpener opener,
+      ResourceBackendFactory backends,
+      Map<String, String> env,
+      String command,
+      java.io.PrintWriter err) {
     NodeAgentOptions options;
     try {
       options = toOptions(env);
+      requireFile("--config_file", configFile);
+      requireFile("--node_config_file", nodeConfigFile);
     } catch (IllegalArgumentException e) {
-      System.err.println("vnpu node agent: " + e.getMessage());
+      err.println(command + ": " + e.getMessage());
       return NodeAgent.EXIT_STARTUP_FAILED;
     }
     return new NodeAgent(options, opener, backends, UnaryOperator.identity()).run();

@@ -22,6 +22,8 @@ public final class NodeAgentMain implements Callable<Integer> {
 
   @Mixin AgentFlags flags;
 
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
   private final DeviceManagerOpener opener;
   private final ResourceBackendFactory backends;
   private final Map<String, String> env;
@@ -39,7 +41,7 @@ public final class NodeAgentMain implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    return flags.launch(opener, backends, env);
+    return flags.launch(opener, backends, env, "vnpu-node-agent", spec.commandLine().getErr());
   }
 
   public static void main(String[] args) {

@@ -79,6 +79,6 @@ public final class PluginCommand implements Callable<Integer> {
     if (mode == Mode.mindcluster) {
       return MindClusterLauncher.launch(flags, mindCluster, env, spec.commandLine().getErr());
     }
-    return flags.launch(opener, backends, env);
+    return flags.launch(opener, backends, env, "vnpu plugin", spec.commandLine().getErr());
   }
 }

@@ -83,7 +83,9 @@ public final class RunCommand implements Callable<Integer> {
         names = "--core",
         paramLabel = "PCT",
         converter = OptionRanges.CorePercent.class,
-        description = "Hard cap: at most PCT %% of the NPU's AI-core time (1..100).")
+        description =
+            "Hard cap: at most PCT %% of the NPU's AI-core time (1..100), and share weight PCT "
+                + "among busy slices (with --policy: the share, see there).")
     Integer corePct;
 
     @Option(

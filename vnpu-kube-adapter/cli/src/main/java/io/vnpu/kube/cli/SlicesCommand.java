@@ -194,7 +194,9 @@ public final class SlicesCommand implements Callable<Integer> {
           paramLabel = "PCT",
           converter = OptionRanges.CorePercent.class,
           description =
-              "New hard cap: at most PCT %% of the NPU's AI-core time (1..100), weight PCT (as vnpu run --core).")
+              "New hard cap: at most PCT %% of the NPU's AI-core time (1..100), weight PCT (as vnpu run "
+                  + "--core). A slice of --policy elastic or best-effort gets the cap too: change its "
+                  + "share with --weight to keep it borrowing idle time.")
       Integer corePct;
 
       @Option(

@@ -34,7 +34,8 @@ import picocli.CommandLine.Spec;
     description = {
       "Show every slice on this host (vnpu run and the Kubernetes soft slices of HAMi, MindCluster and DRA), refreshed every second: memory used/limit as a bar, the AI-core "
           + "share achieved against the target, and the processes of each slice. Press q to quit.",
-      "The achieved share is measured between two refreshes; --once samples over one interval."
+      "The achieved share is measured between two refreshes; --once samples over one interval.",
+      "Not on a terminal (a pipe, a file), the views follow each other without clearing the screen."
     })
 public final class TopCommand implements Callable<Integer> {
 
@@ -88,15 +89,19 @@ public final class TopCommand implements Callable<Integer> {
   private final NodeAccess nodes;
   private final Map<String, String> environment;
   private final int uid;
+  private final boolean terminal;
 
   public TopCommand() {
-    this(CliServices.nodeAccess(), System.getenv(), CliServices.uid());
+    // a terminal gets the live view redrawn in place; a pipe or a file one view after another,
+    // without escape codes
+    this(CliServices.nodeAccess(), System.getenv(), CliServices.uid(), System.console() != null);
   }
 
-  TopCommand(NodeAccess nodes, Map<String, String> environment, int uid) {
+  TopCommand(NodeAccess nodes, Map<String, String> environment, int uid, boolean terminal) {
     this.nodes = nodes;
     this.environment = environment;
     this.uid = uid;
+    this.terminal = terminal;
   }
 
   @Override
@@ -162,7 +167,8 @@ public final class TopCommand implements Callable<Integer> {
     try (QuitKey keys = json ? QuitKey.sleepOnly() : QuitKey.forThisProcess()) {
       for (int i = 0; iterations == null || i < iterations; i++) {
         if (keys.awaitQuit(sleepMs)) break;
-        print(out, scanner.scan(), !json);
+        if (!json && !terminal && i > 0) out.println();
+        print(out, scanner.scan(), !json && terminal);
         printHealth(out, node);
       }
     }

@@ -114,9 +114,18 @@ class CliUsageTest {
   }
 
   @Test
+  void resizeHelpSaysWhatCoreDoesToAnElasticSlice() {
+    assertThat(run("slices", "resize", "--help").out().replaceAll("\\s+", " "))
+        .contains("weight PCT (as vnpu run --core)")
+        .contains("A slice of --policy elastic or best-effort gets the cap too");
+  }
+
+  @Test
   void runHelpSaysPercent() {
-    assertThat(run("run", "--help").out())
-        .contains("Hard cap: at most PCT % of the NPU's AI-core time");
+    // the wrapping of the help text is picocli's: compare the words only
+    assertThat(run("run", "--help").out().replaceAll("\\s+", " "))
+        .contains(
+            "Hard cap: at most PCT % of the NPU's AI-core time (1..100), and share weight PCT");
   }
 
   @Test
@@ -147,6 +156,10 @@ class CliUsageTest {
         "dra --simulate --bogus | vnpu dra: unknown option: '--bogus' (see 'vnpu dra --help')",
         "plugin --simulate --bogus x | vnpu plugin: unknown options: '--bogus', 'x' (see 'vnpu plugin --help')",
         "plugin --mode mindcluster -volcanoType -bogus | vnpu plugin: unknown option: '-bogus' (see 'vnpu plugin --help')",
+        "plugin --simulate | vnpu plugin: --config_file is required: the HAMi device config (device-config.yaml); --mode mindcluster runs without it",
+        "plugin --simulate --node_name n --config_file /nonexistent/device-config.yaml | vnpu plugin: --config_file /nonexistent/device-config.yaml: no such file",
+        "plugin --simulate --node_name n --config_file pom.xml --node_config_file /nonexistent/node-config.yaml | vnpu plugin: --node_config_file /nonexistent/node-config.yaml: no such file",
+        "plugin --simulate --config_file c.yaml --metrics-port 99999 | vnpu plugin: --metrics-port = 99999: not a TCP port (0 turns metrics off)",
         "frobnicate | vnpu: unknown command: 'frobnicate' (see 'vnpu --help')",
         "config chek x.yaml | vnpu config: unknown command: 'chek' (see 'vnpu config --help')",
         "run --memory -1 -- true | vnpu run: invalid value for option '--memory': '-1': a size must be larger than 0: write a quantity such as 8Gi or 512Mi, or an integer number of MiB (see 'vnpu run --help')",

@@ -25,7 +25,19 @@ public record ChipModePins(List<Range> ranges) {
       Pattern.compile("(0|[1-9][0-9]{0,8})(?:-(0|[1-9][0-9]{0,8}))?");
 
   /** Phy IDs {@code from..to} (inclusive) pinned to {@code mode}. */
-  public record Range(int from, int to, ChipMode mode) {}
+  public record Range(int from, int to, ChipMode mode) {
+    /** As the flag writes it: {@code 9=soft}, {@code 0-3=hard}. */
+    @Override
+    public String toString() {
+      String word =
+          switch (mode) {
+            case WHOLE -> "whole";
+            case HARD_VNPU -> "hard";
+            case SOFT -> "soft";
+          };
+      return (from == to ? Integer.toString(from) : from + "-" + to) + "=" + word;
+    }
+  }
 
   public ChipModePins {
     ranges = List.copyOf(ranges);
@@ -91,6 +103,16 @@ public record ChipModePins(List<Range> ranges) {
         .filter(r -> r.from() <= phyId && phyId <= r.to())
         .map(Range::mode)
         .findFirst();
+  }
+
+  /**
+   * The entries that pin no chip of a node with these phy IDs: a typo, or a flag shared by nodes
+   * with fewer chips (the DaemonSet passes one value to every node).
+   */
+  public List<Range> unmatched(java.util.Collection<Integer> phyIds) {
+    return ranges.stream()
+        .filter(r -> phyIds.stream().noneMatch(id -> r.from() <= id && id <= r.to()))
+        .toList();
   }
 
   private static String quoted(String s) {

@@ -1,5 +1,7 @@
 package io.vnpu.kube.dra.modes;
 
+import static java.util.stream.Collectors.joining;
+
 import io.vnpu.api.config.ChipConfig;
 import io.vnpu.api.model.Npu;
 import io.vnpu.kube.dra.devices.NpuDeviceNames;
@@ -71,6 +73,24 @@ public final class ChipModes {
     this.soft = soft;
     this.names = Objects.requireNonNull(names, "names");
     this.pins = Objects.requireNonNull(pins, "pins");
+  }
+
+  /**
+   * Logs once each {@code --chip-modes} entry that pins none of {@code npus} (the node's chips): it
+   * is ignored, not an error, since one DaemonSet value serves nodes with different chips.
+   */
+  public void warnUnmatchedPins(java.util.Collection<Npu> npus) {
+    List<Integer> phyIds = npus.stream().map(Npu::phyId).sorted().toList();
+    for (ChipModePins.Range r : pins.unmatched(phyIds)) {
+      if (told.add("unmatched-" + r)) {
+        log.warn(
+            "{} = {}: entry {} pins no chip of this node (phy IDs {}); ignored",
+            ChipModePins.FLAG,
+            pins.ranges().stream().map(ChipModePins.Range::toString).collect(joining(",")),
+            r,
+            phyIds);
+      }
+    }
   }
 
   /** Only hard vNPUs (or whole chips), as before soft slicing existed. */

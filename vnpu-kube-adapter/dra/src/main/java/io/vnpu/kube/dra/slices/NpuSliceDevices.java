@@ -100,12 +100,16 @@ public final class NpuSliceDevices {
     this.modes = Objects.requireNonNull(modes, "modes");
   }
 
+  /** The node's chips ordered by phy ID; a {@code --chip-modes} entry that pins none is logged. */
+  private java.util.stream.Stream<Npu> byPhyId(Collection<Npu> npus) {
+    modes.warnUnmatchedPins(npus);
+    return npus.stream().sorted((a, b) -> Integer.compare(a.phyId(), b.phyId()));
+  }
+
   /** Devices for {@code npus}, ordered by phy ID, untainted. */
   public List<Device> devices(Collection<Npu> npus) {
     List<Device> out = new ArrayList<>();
-    npus.stream()
-        .sorted((a, b) -> Integer.compare(a.phyId(), b.phyId()))
-        .forEach(n -> out.add(device(n)));
+    byPhyId(npus).forEach(n -> out.add(device(n)));
     return out;
   }
 
@@ -116,8 +120,7 @@ public final class NpuSliceDevices {
   public List<Device> devices(
       Collection<Npu> npus, Map<Integer, ChipHealth> health, NpuDeviceTaints taints) {
     List<Device> out = new ArrayList<>();
-    npus.stream()
-        .sorted((a, b) -> Integer.compare(a.phyId(), b.phyId()))
+    byPhyId(npus)
         .forEach(
             n -> {
               Device d = device(n);
@@ -141,8 +144,7 @@ public final class NpuSliceDevices {
       NpuDeviceTaints taints,
       boolean counters) {
     List<ChipCounters.ChipDevices> out = new ArrayList<>();
-    npus.stream()
-        .sorted((a, b) -> Integer.compare(a.phyId(), b.phyId()))
+    byPhyId(npus)
         .forEach(
             n -> {
               ChipHealth h = health.get(n.logicId());

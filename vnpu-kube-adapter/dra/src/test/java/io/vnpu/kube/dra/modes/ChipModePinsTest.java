@@ -22,6 +22,20 @@ class ChipModePinsTest {
   }
 
   @Test
+  void entriesThatPinNoChipOfTheNodeAreFoundAndWrittenAsTheFlagWritesThem() {
+    ChipModePins p = ChipModePins.parse("0-3=hard,4-7=soft,9=whole,12-15=soft", true, true);
+    // a 4-chip node: phy IDs 0, 1, 8, 9 (the 910B numbering skips 4..7 on some boards)
+    assertThat(p.unmatched(java.util.List.of(0, 1, 8, 9)))
+        .extracting(ChipModePins.Range::toString)
+        .containsExactly("4-7=soft", "12-15=soft");
+    assertThat(p.unmatched(java.util.List.of(3, 4, 9, 15))).isEmpty();
+    assertThat(ChipModePins.NONE.unmatched(java.util.List.of(0))).isEmpty();
+    assertThat(p.ranges())
+        .extracting(ChipModePins.Range::toString)
+        .containsExactly("0-3=hard", "4-7=soft", "9=whole", "12-15=soft");
+  }
+
+  @Test
   void eachFaultIsOneLineNamingTheFlagAndValue() {
     assertBad(
         "0-3=hrad",
