@@ -66,7 +66,8 @@ rtError_t rtCtxCreateEx(rtContext_t *createCtx, uint32_t flags, int32_t devId) {
     return rtCtxCreate(createCtx, flags, devId);
 }
 
-/* A primary context is not in the list of created ones: destroying it is refused, as in CANN. */
+/* A primary context is not in the list of created ones: destroying it is refused, as in CANN, with
+ * the code of a destroyed one (107002). */
 rtError_t rtCtxDestroy(rtContext_t destroyCtx) {
     if (destroyCtx == NULL) return ACL_ERROR_RT_PARAM_INVALID;
     pthread_mutex_lock(&ctxs.lock);
@@ -75,7 +76,7 @@ rtError_t rtCtxDestroy(rtContext_t destroyCtx) {
     struct sim_ctx *c = *pp;
     if (c != NULL) *pp = c->next;
     pthread_mutex_unlock(&ctxs.lock);
-    if (c == NULL) return ACL_ERROR_RT_PARAM_INVALID;
+    if (c == NULL) return ACL_ERROR_RT_CONTEXT_NULL; /* CANN: a primary or destroyed one is no user context */
     sim_streams_release_ctx(c); /* its streams, default stream and models go with it */
     if (current == c) {
         current = NULL;

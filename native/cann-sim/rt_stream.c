@@ -250,6 +250,14 @@ static struct sim_model *resolve_model(rtModel_t mdl) {
     return (struct sim_model *)handle_find(&objs.models, mdl);
 }
 
+/* CANN binds, unbinds and destroys a model only in the context it was created in (107004, "model not
+ * in current ctx"); with no live current context, 107002. The stream's context is not checked. */
+static rtError_t model_in_current_ctx(const struct sim_model *m) {
+    const void *cur = sim_ctx_live_current();
+    if (cur == NULL) return ACL_ERROR_RT_CONTEXT_NULL;
+    return m->ctx == cur ? RT_ERROR_NONE : ACL_ERROR_RT_MODEL_CONTEXT;
+}
+
 static void retire_finished(struct sim_stream *s, uint64_t now) {
     while (s->count > 0 && s->ring[s->head] <= now) {
         s->head = (s->head + 1) % s->depth;
@@ -818,11 +826,15 @@ static void model_free_locked(struct sim_model *m) {
 
 rtError_t rtModelDestroy(rtModel_t mdl) {
     if (mdl == NULL) return ACL_ERROR_RT_PARAM_INVALID;
-    pthread_mutex_lock(&objs.lock);
-    struct sim_model *m = (struct sim_model *)handle_remove_locked(&objs.models, mdl);
-    if (m != NULL) model_free_locked(m);
+    pthread_mutex_lock(&objs.lock); /* may be held while the contexts' lock is taken */
+    struct sim_model *m = (struct sim_model *)*handle_link_locked(&objs.models, mdl);
+    rtError_t rc = m == NULL ? ACL_ERROR_RT_PARAM_INVALID : model_in_current_ctx(m);
+    if (rc == RT_ERROR_NONE) {
+        handle_remove_locked(&objs.models, mdl);
+        model_free_locked(m);
+    }
     pthread_mutex_unlock(&objs.lock);
-    return m == NULL ? ACL_ERROR_RT_PARAM_INVALID : RT_ERROR_NONE;
+    return rc;
 }
 
 rtError_t rtModelBindStream(rtModel_t mdl, rtStream_t stm, uint32_t flag) {
@@ -830,6 +842,7 @@ rtError_t rtModelBindStream(rtModel_t mdl, rtStream_t stm, uint32_t flag) {
     struct sim_model *m = resolve_model(mdl);
     if (m == NULL || stm == NULL) return ACL_ERROR_RT_PARAM_INVALID;
     rtError_t rc;
+    if ((rc = model_in_current_ctx(m)) != RT_ERROR_NONE) return rc;
     struct sim_stream *s = resolve_stream(stm, &rc);
     if (s == NULL) return rc;
     pthread_mutex_lock(&s->lock);
@@ -843,6 +856,7 @@ rtError_t rtModelUnbindStream(rtModel_t mdl, rtStream_t stm) {
     struct sim_model *m = resolve_model(mdl);
     if (m == NULL || stm == NULL) return ACL_ERROR_RT_PARAM_INVALID;
     rtError_t rc;
+    if ((rc = model_in_current_ctx(m)) != RT_ERROR_NONE) return rc;
     struct sim_stream *s = resolve_stream(stm, &rc);
     if (s == NULL) return rc;
     pthread_mutex_lock(&s->lock);

@@ -11,7 +11,9 @@
  * streams, whose handles the runtime may hand out again for another device's: rtStreamDestroy,
  * rtModelDestroy, rtCtxDestroy, rtCtxDestroyEx and rtsCtxDestroy (a context owns its streams and
  * models; aclrtDestroyContext calls the Ex form, the RTS layer's form calls it inside the runtime,
- * where the call may bind locally); device resets are in hooks.c.
+ * where the call may bind locally); device resets are in hooks.c. And rtStreamCreate (what
+ * aclrtCreateStream calls): a new stream is never bound or captured, whatever the limiter missed
+ * of how the old stream at that address went.
  */
 #include <stddef.h>
 #include <time.h>
@@ -578,6 +580,22 @@ EXPORT rtError_t rtStreamDestroy(rtStream_t stm)
     rtError_t rc = real(stm);
     if (rc == 0)
         vnpu_compute_forget(stm, NULL);
+    return rc;
+}
+
+/* A stream handle the runtime hands out is a new stream: not bound, not captured, perhaps of another
+ * device than a destroyed stream at the same address. Forgotten here too because a stream can go
+ * with a context the limiter does not connect it with: CANN binds a stream of any context to a model
+ * of the current one, and frees it with its own context (ctx-cross-bound, 99.99 % under a 10 % cap). */
+EXPORT rtError_t rtStreamCreate(rtStream_t *stm, int32_t priority)
+{
+    static void *slot;
+    rtError_t (*real)(rtStream_t *, int32_t) = (rtError_t(*)(rtStream_t *, int32_t))resolve_cached(&slot, "rtStreamCreate");
+    if (!real)
+        return FEATURE_NOT_SUPPORT;
+    rtError_t rc = real(stm, priority);
+    if (rc == 0 && stm && *stm)
+        vnpu_compute_forget(*stm, NULL);
     return rc;
 }
 

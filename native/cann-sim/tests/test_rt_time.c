@@ -377,7 +377,10 @@ static void test_contexts_own_streams(void) {
     rtModel_t m = NULL;
     CHECK_EQ(rtSetDevice(1), RT_ERROR_NONE);
     CHECK_EQ(rtCtxGetCurrent(&primary), RT_ERROR_NONE);
-    CHECK_EQ(rtCtxDestroy(primary), ACL_ERROR_RT_PARAM_INVALID); /* a primary context is the device's */
+    /* a primary context is the device's (CANN: RT_ERROR_CONTEXT_NULL, 107002); no context at all is a
+     * bad parameter (107000) */
+    CHECK_EQ(rtCtxDestroy(primary), ACL_ERROR_RT_CONTEXT_NULL);
+    CHECK_EQ(rtCtxDestroy(NULL), ACL_ERROR_RT_PARAM_INVALID);
     CHECK_EQ(rtStreamCreate(&mine, 0), RT_ERROR_NONE);           /* the primary context's */
 
     CHECK_EQ(rtCtxCreate(&ctx, RT_CTX_NORMAL_MODE, 1), RT_ERROR_NONE); /* current from here on */
@@ -392,6 +395,16 @@ static void test_contexts_own_streams(void) {
     CHECK_EQ(rtCtxSetCurrent(primary), RT_ERROR_NONE);
     CHECK_EQ(rtStreamQuery(NULL), RT_ERROR_NONE);
     CHECK_EQ(launch_ms(s, 1), ACL_ERROR_RT_STREAM_CONTEXT);
+    /* a model is bound, unbound and destroyed in its own context only (CANN: "model not in current
+     * ctx", 107004); the stream's context is not checked */
+    rtModel_t pm = NULL;
+    CHECK_EQ(rtModelBindStream(m, mine, 0), ACL_ERROR_RT_MODEL_CONTEXT);
+    CHECK_EQ(rtModelUnbindStream(m, s), ACL_ERROR_RT_MODEL_CONTEXT);
+    CHECK_EQ(rtModelDestroy(m), ACL_ERROR_RT_MODEL_CONTEXT);
+    CHECK_EQ(rtModelCreate(&pm, 0), RT_ERROR_NONE);
+    CHECK_EQ(rtModelBindStream(pm, mine, 0), RT_ERROR_NONE);
+    CHECK_EQ(rtModelUnbindStream(pm, mine), RT_ERROR_NONE);
+    CHECK_EQ(rtModelDestroy(pm), RT_ERROR_NONE);
     CHECK_EQ(launch_ms(mine, 1), RT_ERROR_NONE);
 
     /* destroying the context frees its stream and model: no rtStreamDestroy, no rtModelDestroy */
@@ -399,7 +412,7 @@ static void test_contexts_own_streams(void) {
     CHECK_EQ(rtStreamQuery(s), ACL_ERROR_RT_PARAM_INVALID);
     CHECK_EQ(rtStreamDestroy(s), ACL_ERROR_RT_PARAM_INVALID);
     CHECK_EQ(rtModelDestroy(m), ACL_ERROR_RT_PARAM_INVALID);
-    CHECK_EQ(rtCtxDestroy(ctx), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK_EQ(rtCtxDestroy(ctx), ACL_ERROR_RT_CONTEXT_NULL); /* already destroyed (CANN: 107002) */
     CHECK_EQ(launch_ms(mine, 1), RT_ERROR_NONE); /* another context's stream is untouched */
     /* ... and the freed handle comes back for a stream of another device, as a runtime may */
     CHECK_EQ(rtSetDevice(2), RT_ERROR_NONE);
@@ -440,7 +453,7 @@ static void test_contexts_own_streams(void) {
     CHECK_EQ(rtStreamCreate(&s, 0), RT_ERROR_NONE);
     CHECK_EQ(rtsCtxDestroy(ctx), RT_ERROR_NONE);
     CHECK_EQ(rtStreamQuery(s), ACL_ERROR_RT_PARAM_INVALID);
-    CHECK_EQ(rtsCtxDestroy(ctx), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK_EQ(rtsCtxDestroy(ctx), ACL_ERROR_RT_CONTEXT_NULL);
 }
 
 int main(void) {

@@ -10,6 +10,15 @@
  *                  primary context (the runtime often hands the freed address out again) and 1 ms
  *                  kernels on it; prints reused=1 when it got the address
  *   reset-bound    the same with a device reset freeing the primary context's bound stream
+ *   ctx-cross-bound a stream of a user context bound, from device 0's primary context, to a model
+ *                  of the primary context (CANN checks only the model's context), the user context
+ *                  destroyed (which frees the stream, not the model), then a new stream of the
+ *                  primary context (often at the freed address) and 1 ms kernels on it
+ *   ctx-race       for SECONDS/2, cycles of: a user context on device 0 with 4 streams, 3 threads
+ *                  that make it current and launch 10 us kernels on its streams and its default
+ *                  stream without pause, the context destroyed under them by the main thread after
+ *                  3 ms (their launches then fail; none may crash or hang); then a new stream of the
+ *                  primary context and 1 ms kernels on it (cap holds); prints cycles=
  *   key-churn      1 ms kernels whose block count changes every step (a new kernel key each time),
  *                  a 10 us kernel in between, 2 ms of host work per step
  *   keys           first 2000 distinct kernel keys of 10 us kernels (more than a fixed-size cost table
@@ -114,6 +123,51 @@ static int fork_mode(double secs)
     return pid > 0 ? 0 : 5;
 }
 
+/* ctx-race: threads launching on a context's streams while the main thread destroys it */
+struct race {
+    rtContext_t ctx;
+    rtStream_t stm[4];
+    int stop;
+};
+static void *race_launcher(void *arg)
+{
+    struct race *r = arg;
+    struct vnpu_sim_kernel_args k = {VNPU_SIM_KERNEL_MAGIC, 10000};
+    if (rtCtxSetCurrent(r->ctx))
+        return NULL;
+    for (unsigned i = 0; !__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE); i++)
+        (void)rtKernelLaunch(&ksmall, 1 + i % 3, &k, sizeof k, NULL, i % 5 == 4 ? NULL : r->stm[i % 4]);
+    return NULL;
+}
+
+static int ctx_race(double secs, long *cycles)
+{
+    rtContext_t primary = NULL;
+    if (rtCtxGetCurrent(&primary))
+        return 3;
+    int64_t end = now_ns() + (int64_t)(secs * 1e9);
+    while (now_ns() < end) {
+        struct race r = {0};
+        if (rtCtxCreate(&r.ctx, RT_CTX_NORMAL_MODE, 0))
+            return 3;
+        for (int i = 0; i < 4; i++)
+            if (rtStreamCreate(&r.stm[i], 0))
+                return 3;
+        pthread_t t[3];
+        for (int i = 0; i < 3; i++)
+            if (pthread_create(&t[i], NULL, race_launcher, &r))
+                return 3;
+        usleep(3000);
+        if (rtCtxDestroy(r.ctx))
+            return 3;
+        __atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
+        for (int i = 0; i < 3; i++)
+            pthread_join(t[i], NULL);
+        (*cycles)++;
+    }
+    return rtCtxSetCurrent(primary) ? 3 : 0;
+}
+
 /* a user context on device dev made current, and destroyed, through rt (via 0), ACL (1) or, for the
  * destroy, the RTS layer (2); 0 or -1 */
 static int ctx_make(rtContext_t *c, int32_t dev, int via)
@@ -199,6 +253,8 @@ int main(int argc, char **argv)
     double secs = argc > 2 ? atof(argv[2]) : 2.0;
     rtStream_t s = NULL, old = NULL;
     rtModel_t m = NULL;
+    long race_cycles = 0;
+    const int64_t t_begin = now_ns(); /* ctx-race: its wall time covers the race too (so does its busy time) */
     if (rtSetDevice(0) != 0)
         return 2;
     if (strcmp(mode, "model-destroy") == 0) {
@@ -219,6 +275,18 @@ int main(int argc, char **argv)
             return 3;
         if (rtSetDevice(0) || rtStreamCreate(&s, 0))
             return 3;
+    } else if (strcmp(mode, "ctx-cross-bound") == 0) {
+        rtContext_t primary = NULL, c = NULL;
+        if (rtCtxGetCurrent(&primary) || rtCtxCreate(&c, RT_CTX_NORMAL_MODE, 0) || rtStreamCreate(&old, 0)
+            || rtCtxSetCurrent(primary) || rtModelCreate(&m, 0) || rtModelBindStream(m, old, 0))
+            return 3;
+        /* the binding thread's context is not the stream's: the stream goes with its own */
+        if (rtCtxDestroy(c) || rtStreamCreate(&s, 0))
+            return 3;
+    } else if (strcmp(mode, "ctx-race") == 0) {
+        int rc = ctx_race(secs / 2, &race_cycles);
+        if (rc || rtStreamCreate(&s, 0))
+            return rc ? rc : 3;
     } else if (strcmp(mode, "key-churn") == 0) {
         if (rtStreamCreate(&s, 0))
             return 3;
@@ -230,7 +298,7 @@ int main(int argc, char **argv)
                || strncmp(mode, "ctx-reuse", 9) == 0) {
         return device_modes(mode, secs);
     } else {
-        fprintf(stderr, "usage: compute_patterns model-destroy|stream-reuse|ctx-bound|reset-bound|key-churn|keys|"
+        fprintf(stderr, "usage: compute_patterns model-destroy|stream-reuse|ctx-bound|reset-bound|ctx-cross-bound|ctx-race|key-churn|keys|"
                         "fork-mid-launch|other-device|reset-reuse|ctx-reuse|ctx-reuse-acl|ctx-reuse-rts SECONDS\n");
         return 2;
     }
@@ -249,7 +317,7 @@ int main(int argc, char **argv)
         n++;
     }
     rtStreamSynchronize(s);
-    printf("pattern done mode=%s pid=%d launches=%ld reused=%d wall_ns=%lld\n", mode, (int)getpid(), n,
-           old != NULL && s == old, (long long)(now_ns() - t0));
+    printf("pattern done mode=%s pid=%d launches=%ld reused=%d cycles=%ld wall_ns=%lld\n", mode, (int)getpid(), n,
+           old != NULL && s == old, race_cycles, (long long)(now_ns() - (race_cycles ? t_begin : t0)));
     return 0;
 }

@@ -241,13 +241,19 @@ check victim-keeps-own-cap "$(share_of_line "$line")" 50 8
 
 # --- launch patterns that once escaped the limiter (issue 12), cap 10 %; ctx-bound and reset-bound:
 # a model-bound stream freed with its context (no unbind, no destroy call) whose handle comes back for
-# an ordinary stream, which must not stay exempt (both ran 99.99 % before the context hooks) ---
+# an ordinary stream, which must not stay exempt (both ran 99.99 % before the context hooks);
+# ctx-cross-bound: the same when the binding thread's context is not the stream's (99.99 % while a
+# binding was forgotten only with the binding thread's context); ctx-race: contexts destroyed under
+# threads launching on their streams (no crash, no hang, the cap holds over the whole run) ---
 setup patterns
-for mode in model-destroy stream-reuse ctx-bound reset-bound key-churn; do
+for mode in model-destroy stream-reuse ctx-bound reset-bound ctx-cross-bound ctx-race key-churn; do
   run "p-$mode" 1 10 1 launch 1000 1 > /dev/null # the agent's region + registration
   line=$(LD_PRELOAD=$PRELOAD NPU_LOCAL_SHM_PATH=$REG/../containers/p-$mode/vnpu_local_shmem VNPU_SIM_QUIET=1 \
          "$B/limiter/compute_patterns" "$mode" 2 | grep '^pattern done')
-  case $mode in ctx-bound | reset-bound)
+  case $mode in ctx-race)
+    [ "$(echo "$line" | field cycles)" -gt 0 ] 2> /dev/null || fail "ctx-race: no context destroyed under launching threads, or it crashed ($line)" ;;
+  esac
+  case $mode in ctx-bound | reset-bound | ctx-cross-bound)
     [ "$(echo "$line" | field reused)" = 1 ] || fail "$mode: the new stream did not get the freed one's handle ($line)" ;;
   esac
   check "$mode-cap10" "$(share_of_line "$line")" 10 5

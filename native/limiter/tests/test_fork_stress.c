@@ -208,7 +208,8 @@ int main(int argc, char **argv)
         long f = __atomic_load_n(&forks, __ATOMIC_RELAXED);
         stalled_ticks = f == last ? stalled_ticks + 1 : 0;
         if (stalled_ticks >= STALL_LIMIT_S * 10) {
-            printf("fork stuck for %d s: forks=%ld launches=%ld allocs=%ld\n", STALL_LIMIT_S, f, launches, allocs);
+            printf("fork stuck for %d s: forks=%ld launches=%ld allocs=%ld\n", STALL_LIMIT_S, f,
+                   __atomic_load_n(&launches, __ATOMIC_RELAXED), __atomic_load_n(&allocs, __ATOMIC_RELAXED));
             fflush(stdout);
             _exit(1);
         }
@@ -218,7 +219,10 @@ int main(int argc, char **argv)
     /* bounded: a thread stuck in fork never finishes, so wait for all of them at most 10 s */
     for (int tick = 0; __atomic_load_n(&finished, __ATOMIC_RELAXED) < 7; tick++) {
         if (tick >= STALL_LIMIT_S * 100) {
-            printf("threads did not finish within %d s: forks=%ld\n", STALL_LIMIT_S, forks);
+            /* read atomically: the threads still run (a plain read here was a TSan report that hid this line) */
+            printf("threads did not finish within %d s: finished=%d/7 forks=%ld launches=%ld contexts=%ld\n",
+                   STALL_LIMIT_S, __atomic_load_n(&finished, __ATOMIC_RELAXED), __atomic_load_n(&forks, __ATOMIC_RELAXED),
+                   __atomic_load_n(&launches, __ATOMIC_RELAXED), __atomic_load_n(&contexts, __ATOMIC_RELAXED));
             fflush(stdout);
             _exit(1);
         }

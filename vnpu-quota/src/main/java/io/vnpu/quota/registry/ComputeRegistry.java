@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -900,8 +901,49 @@ public final class ComputeRegistry implements AutoCloseable {
 
   // ---------------------------------------------------------------- the publisher
 
-  /** Per entry index: the usage window of the member it describes (the publisher's thread only). */
+  /**
+   * Per entry index: the usage window of the member it describes, and the descriptor of its region.
+   * Guarded by {@link #publishRound}, not by this registry's monitor.
+   */
   private final Map<Integer, Sampled> sampled = new java.util.HashMap<>();
+
+  /**
+   * Held for a whole {@link #publish} (one round at a time) and by {@link #close}; taken before
+   * this registry's monitor, never after it. The round holds the monitor only to read the registry
+   * and the member table and to write its figures, not while it reads the regions: a registration
+   * (a Prepare's) waited for the whole round before.
+   */
+  private final Object publishRound = new Object();
+
+  /**
+   * The member table as a round last read it, with the entries' identities ({@link
+   * #entryIdentities}) and the registry file it was read against: a round reads the 32 KiB table
+   * again only when one of them changed. Every registration writes its member slot before its entry
+   * and changes the entry's generation or key, every removal its state, so an unchanged entry has
+   * an unchanged slot. Guarded by {@link #publishRound}.
+   */
+  private Map<Integer, Member> roundMembers = Map.of();
+
+  private long[] roundEntries;
+  private Object roundFile;
+
+  /** Per entry: its state and generation, and its key. */
+  private static long[] entryIdentities(ByteBuffer reg) {
+    long[] out = new long[2 * REG_ENTRY_COUNT];
+    for (int i = 0; i < REG_ENTRY_COUNT; i++) {
+      int o = entryOff(i);
+      out[2 * i] =
+          (long) reg.getInt(o + RE_STATE) << 32 | (reg.getInt(o + RE_GENERATION) & 0xffffffffL);
+      out[2 * i + 1] = reg.getLong(o + RE_KEY);
+    }
+    return out;
+  }
+
+  /**
+   * Run by {@link #publish} after its first phase, outside this registry's monitor: a test parks a
+   * round there to show that a registration does not wait for it.
+   */
+  volatile Runnable betweenReadAndSample = () -> {};
 
   private static final class Sampled {
     final Member member;
@@ -936,21 +978,49 @@ public final class ComputeRegistry implements AutoCloseable {
    * @return true if this process published
    * @throws IOException if the registry or the agents' file cannot be read or written
    */
-  public synchronized boolean publish(long nowNs, int periodMs, int windowMs) throws IOException {
-    ensureOpen();
-    if (publishing == null) {
-      publishing = tryLock(locks(), REG_LOCK_PUBLISH, false);
-      if (publishing == null) return false;
+  public boolean publish(long nowNs, int periodMs, int windowMs) throws IOException {
+    synchronized (publishRound) {
+      ByteBuffer reg;
+      Map<Integer, Member> now;
+      synchronized (this) {
+        ensureOpen();
+        if (publishing == null) {
+          publishing = tryLock(locks(), REG_LOCK_PUBLISH, false);
+          if (publishing == null) return false;
+        }
+        reg = read(0, REG_FILE_BYTES);
+        long[] entries = entryIdentities(reg);
+        if (!Arrays.equals(entries, roundEntries)
+            || !java.util.Objects.equals(channelKey, roundFile)) {
+          loadMembers();
+          roundMembers = Map.copyOf(members);
+          roundEntries = entries;
+          roundFile = channelKey;
+        }
+        now = roundMembers;
+      }
+      betweenReadAndSample.run();
+      sample(reg, now, nowNs, windowMs);
+      synchronized (this) {
+        return !closed && writeFigures(nowNs, periodMs, windowMs);
+      }
     }
-    ByteBuffer reg = read(0, REG_FILE_BYTES);
+  }
+
+  /**
+   * The middle phase of {@link #publish}, without this registry's monitor: the counters of every
+   * entry of {@code reg} whose member is in {@code snapshot} (both as read under the monitor), from
+   * the regions' descriptors the publisher keeps in {@link #sampled}. A registration waits for none
+   * of this.
+   */
+  private void sample(ByteBuffer reg, Map<Integer, Member> snapshot, long nowNs, int windowMs) {
     int win = reg.getInt(RH_ACTIVE_WINDOW_MS);
     long activeWindowNs =
         (win >= 10 && win <= 10_000 ? win : REG_DEFAULT_ACTIVE_WINDOW_MS) * 1_000_000L;
-    loadMembers();
     ByteBuffer ds = ByteBuffer.allocate(RegionLayout.DEVSTATE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     for (int i = 0; i < REG_ENTRY_COUNT; i++) {
       int o = entryOff(i);
-      Member m = members.get(i);
+      Member m = snapshot.get(i);
       Sampled s = sampled.get(i);
       boolean active =
           reg.getInt(o + RE_STATE) == REG_ENTRY_ACTIVE
@@ -1024,11 +1094,19 @@ public final class ComputeRegistry implements AutoCloseable {
           ds.getLong(RegionLayout.DS_LAST_LAUNCH_NS),
           activeWindowNs);
     }
+  }
+
+  /**
+   * The last phase of {@link #publish}, under this registry's monitor: the figures of {@link
+   * #sampled} into the registry as it is now, under the admin lock and the seqlock. An entry
+   * registered or removed since {@link #sample} read it gets no figures (its key or state differs).
+   */
+  private boolean writeFigures(long nowNs, int periodMs, int windowMs) throws IOException {
     FileLock admin = tryLock(locks(), REG_LOCK_ADMIN, false);
     if (admin == null) return false; // a registration is under way: the next period publishes
     try {
       ensureCurrent();
-      reg = read(0, REG_FILE_BYTES);
+      ByteBuffer reg = read(0, REG_FILE_BYTES);
       for (int i = 0; i < REG_ENTRY_COUNT; i++) {
         int o = entryOff(i);
         Sampled s = sampled.get(i);
@@ -1097,15 +1175,19 @@ public final class ComputeRegistry implements AutoCloseable {
 
   @Override
   @SuppressWarnings("try") // the lock channel is closed by the try, after the data channel
-  public synchronized void close() throws IOException {
-    if (closed) return;
-    closed = true;
-    for (Sampled x : sampled.values()) closeQuietly(x.region);
-    sampled.clear();
-    try (FileChannel l = locks) {
-      channel.close(); // the publish lock goes with the agents' file
-    } finally {
-      owner.unregister(ownerKey);
+  public void close() throws IOException {
+    synchronized (publishRound) {
+      synchronized (this) {
+        if (closed) return;
+        closed = true;
+        for (Sampled x : sampled.values()) closeQuietly(x.region);
+        sampled.clear();
+        try (FileChannel l = locks) {
+          channel.close(); // the publish lock goes with the agents' file
+        } finally {
+          owner.unregister(ownerKey);
+        }
+      }
     }
   }
 }

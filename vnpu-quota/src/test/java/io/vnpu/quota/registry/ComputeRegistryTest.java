@@ -50,6 +50,56 @@ class ComputeRegistryTest {
   }
 
   @Test
+  void aRegistrationDoesNotWaitForAPublishRoundReadingTheRegions() throws Exception {
+    Path f = dir.resolve(RegistryLayout.fileName(0));
+    try (ComputeRegistry r = registries.createOrOpen(f, 0)) {
+      r.register(
+          new RegistryMember(
+              1L, "pod-a/main", 1, 0, Priority.NORMAL, 0, java.util.Optional.empty()));
+      java.util.concurrent.CountDownLatch parked = new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.CountDownLatch resume = new java.util.concurrent.CountDownLatch(1);
+      r.betweenReadAndSample =
+          () -> {
+            parked.countDown();
+            try {
+              resume.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          };
+      java.util.concurrent.ExecutorService pool =
+          java.util.concurrent.Executors.newFixedThreadPool(2);
+      try {
+        java.util.concurrent.Future<Boolean> round =
+            pool.submit(() -> r.publish(System.nanoTime(), 10, 100));
+        assertThat(parked.await(10, TimeUnit.SECONDS)).isTrue();
+        // a Prepare's registration and an Unprepare's removal while the round is parked
+        java.util.concurrent.Future<Integer> reg =
+            pool.submit(
+                () ->
+                    r.register(
+                        new RegistryMember(
+                            2L,
+                            "pod-b/main",
+                            1,
+                            0,
+                            Priority.NORMAL,
+                            0,
+                            java.util.Optional.empty())));
+        assertThat(reg.get(5, TimeUnit.SECONDS)).isEqualTo(1);
+        assertThat(r.unregister(1L)).isTrue();
+        resume.countDown();
+        assertThat(round.get(10, TimeUnit.SECONDS)).isTrue();
+        // the round wrote its figures into the registry as it is now: neither change is undone
+        assertThat(r.keys()).containsExactly(2L);
+      } finally {
+        resume.countDown();
+        pool.shutdownNow();
+      }
+    }
+  }
+
+  @Test
   void createdByJavaIsReadByCAndViceVersa() throws Exception {
     Path f = dir.resolve(RegistryLayout.fileName(2));
     try (ComputeRegistry r = registries.createOrOpen(f, 2)) {
@@ -163,6 +213,45 @@ class ComputeRegistryTest {
             java.nio.file.StandardOpenOption.CREATE,
             java.nio.file.StandardOpenOption.WRITE)) {
       ch.write(b.duplicate().clear(), 0);
+    }
+  }
+
+  /** What the publisher last wrote into entry {@code i}: the device time it published. */
+  private static long publishedBusyNs(Path registry, int i) throws IOException {
+    return ByteBuffer.wrap(Files.readAllBytes(registry))
+        .order(ByteOrder.LITTLE_ENDIAN)
+        .getLong(RegistryLayout.entryOff(i) + RegistryLayout.RE_BUSY_NS);
+  }
+
+  @Test
+  void aRoundReadsTheMemberTableAgainWhenAnEntryChanged() throws Exception {
+    Path first = tmp.resolve("first-region");
+    Path second = tmp.resolve("second-region");
+    Path third = tmp.resolve("third-region");
+    writeRegion(first, regionImage(1_000_000L, 0, 1));
+    writeRegion(second, regionImage(2_000_000L, 0, 1));
+    writeRegion(third, regionImage(3_000_000L, 0, 1));
+    Path f = dir.resolve("npu7.reg");
+    try (ComputeRegistry r = registries.createOrOpen(f, 7)) {
+      r.register(
+          new RegistryMember(0xaL, "a", 1, 0, Priority.NORMAL, 1, java.util.Optional.of(first)));
+      assertThat(r.publish(1_000_000_000L, 10, 100)).isTrue();
+      assertThat(publishedBusyNs(f, 0)).isEqualTo(1_000_000L);
+      // the same key registered again in place with another region: only its generation changes
+      r.register(
+          new RegistryMember(0xaL, "a", 1, 0, Priority.NORMAL, 1, java.util.Optional.of(second)));
+      assertThat(r.publish(1_100_000_000L, 10, 100)).isTrue();
+      assertThat(publishedBusyNs(f, 0)).isEqualTo(2_000_000L);
+      // another container in the freed entry
+      assertThat(r.unregister(0xaL)).isTrue();
+      r.register(
+          new RegistryMember(0xbL, "b", 1, 0, Priority.NORMAL, 1, java.util.Optional.of(third)));
+      assertThat(r.publish(1_200_000_000L, 10, 100)).isTrue();
+      assertThat(publishedBusyNs(f, 0)).isEqualTo(3_000_000L);
+      // nothing changed: the round publishes what the region says now, from the table it kept
+      writeRegion(third, regionImage(4_000_000L, 0, 2));
+      assertThat(r.publish(1_300_000_000L, 10, 100)).isTrue();
+      assertThat(publishedBusyNs(f, 0)).isEqualTo(4_000_000L);
     }
   }
 
